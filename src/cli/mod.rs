@@ -1,0 +1,50 @@
+//! The command line: clap definitions, one file per subcommand, and output rendering.
+//!
+//! Arguments are parsed here and turned into calls of the library; only `main` turns the outcome into an exit
+//! code. Results go to stdout, progress and logs to stderr.
+
+mod health;
+mod output;
+
+use crate::error::{Error, ExitCode};
+use clap::{Parser, Subcommand};
+
+/// berth: Kubernetes releases that are ready when berth says they are.
+#[derive(Debug, Parser)]
+#[command(name = "berth", version, about, long_about = None)]
+pub struct Cli {
+    /// More log output on stderr (-v info, -vv debug, -vvv trace); BERTH_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Compute the kstatus status of objects.
+    Health(health::HealthArgs),
+}
+
+/// Runs the parsed command line and returns the exit code it earned.
+///
+/// # Errors
+/// An [`Error`] when the run cannot go on (bad input, bad usage, output closed).
+pub fn run(cli: Cli) -> Result<ExitCode, Error> {
+    match cli.command {
+        Command::Health(args) => health::run(args),
+    }
+}
+
+/// Prints an error the way the user reads it: `error:` then each cause on its own line.
+pub fn report_error(error: &Error) {
+    eprintln!("error: {error}");
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        for line in text.lines() {
+            eprintln!("  {line}");
+        }
+        source = cause.source();
+    }
+}

@@ -1,0 +1,45 @@
+//! The top-level error type and the exit codes a user can rely on.
+//!
+//! Library modules return their own error enums; this type gathers the ones that end a run and decides the
+//! process exit code, so `main` stays a thin mapping.
+
+use crate::manifest;
+
+/// The documented exit codes (README, DESIGN.md "Conventions").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitCode {
+    /// Everything asked for is done and ready.
+    Success = 0,
+    /// The work ran, but something failed, is not ready or timed out.
+    NotReady = 1,
+    /// Bad input, bad usage, or the cluster cannot be reached.
+    BadInput = 2,
+    /// Cancelled by SIGINT/SIGTERM.
+    Cancelled = 130,
+}
+
+impl ExitCode {
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+}
+
+/// Why a run could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot load manifests")]
+    Manifest(#[from] manifest::LoadError),
+    #[error("{0}")]
+    Usage(String),
+    #[error("cannot write output")]
+    Output(#[source] std::io::Error),
+}
+
+impl Error {
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            Error::Manifest(_) | Error::Usage(_) => ExitCode::BadInput,
+            Error::Output(_) => ExitCode::NotReady,
+        }
+    }
+}

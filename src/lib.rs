@@ -1,0 +1,13 @@
+//! berth: Kubernetes releases that are ready when berth says they are.
+//!
+//! The library is organised as the design document describes: pure cores (`manifest`, `object`, `status`)
+//! and, on top of them, the command-line layer (`cli`). See `README.md` for the architecture.
+
+pub mod cli;
+pub mod error;
+pub mod manifest;
+pub mod object;
+pub mod status;
+pub mod wait;
+
+pub use error::{Error, ExitCode};

@@ -1,0 +1,31 @@
+//! The `berth` binary: parse arguments, run, map the outcome to an exit code.
+
+use berth::cli::{self, Cli};
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+
+fn main() {
+    let cli = Cli::parse();
+    init_logging(cli.verbose);
+    let code = match cli::run(cli) {
+        Ok(code) => code,
+        Err(error) => {
+            cli::report_error(&error);
+            error.exit_code()
+        }
+    };
+    std::process::exit(code.code());
+}
+
+/// Logs go to stderr; `BERTH_LOG` (a tracing filter such as `berth=debug`) overrides `-v`.
+fn init_logging(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = EnvFilter::try_from_env("BERTH_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    let color = std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty()) && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(color).with_target(false).init();
+}

@@ -1,0 +1,161 @@
+//! Splitting a file into documents and parsing each one, keeping document numbers and lines.
+//!
+//! YAML forbids a line that starts with `---` or `...` (followed by a space or the end of the line) inside
+//! any scalar, so such lines always separate documents. Splitting there first lets every document be parsed
+//! on its own: a syntax error in one document names that document and its line in the file, and the other
+//! documents are still checked.
+
+use super::Problem;
+use serde_json::Value;
+
+/// One parsed, non-empty document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    /// 1-based number among the file's documents, empty ones included (as a reader counts `---`).
+    pub number: usize,
+    /// 1-based line of the document's first content line.
+    pub line: usize,
+    pub value: Value,
+}
+
+/// Parses every document of `text`. JSON files may hold several concatenated values; YAML files several
+/// `---`-separated documents. Empty documents are skipped; problems are pushed onto `problems`.
+pub fn parse_documents(text: &str, file: &str, json: bool, problems: &mut Vec<Problem>) -> Vec<Document> {
+    if json { parse_json(text, file, problems) } else { parse_yaml(text, file, problems) }
+}
+
+fn parse_json(text: &str, file: &str, problems: &mut Vec<Problem>) -> Vec<Document> {
+    let mut documents = Vec::new();
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    let mut number = 0;
+    loop {
+        let start = stream.byte_offset();
+        let Some(next) = stream.next() else { break };
+        number += 1;
+        match next {
+            Ok(value) => {
+                let line = first_content_line(text, start);
+                documents.push(Document { number, line, value });
+            }
+            Err(error) => {
+                problems.push(Problem::Syntax {
+                    file: file.to_string(),
+                    document: number,
+                    line: Some(error.line()).filter(|line| *line > 0),
+                    format: "JSON",
+                    message: strip_position(&error.to_string()),
+                });
+                // The stream cannot resynchronise after a syntax error.
+                break;
+            }
+        }
+    }
+    documents
+}
+
+/// serde_json appends " at line L column C"; the line is reported on its own.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(index) => message[..index].to_string(),
+        None => message.to_string(),
+    }
+}
+
+/// The 1-based line of the first non-whitespace character at or after byte `start`.
+fn first_content_line(text: &str, start: usize) -> usize {
+    let rest = text.get(start..).unwrap_or_default();
+    let skipped = rest.len() - rest.trim_start().len();
+    line_of_offset(text, start + skipped)
+}
+
+fn line_of_offset(text: &str, offset: usize) -> usize {
+    text.as_bytes().iter().take(offset).filter(|byte| **byte == b'\n').count() + 1
+}
+
+/// A slice of the file's lines that forms one document (markers included).
+struct Chunk<'a> {
+    /// 0-based index of the chunk's first line in the file.
+    first_line: usize,
+    lines: Vec<&'a str>,
+    /// Whether the chunk opened with a `---` marker (so it counts as a document even when empty).
+    explicit: bool,
+}
+
+impl Chunk<'_> {
+    /// The 1-based file line of the first line with content (not blank, comment, marker or directive).
+    fn content_line(&self) -> Option<usize> {
+        self.lines.iter().enumerate().find_map(|(index, line)| {
+            let content = line.strip_prefix("---").filter(|_| is_marker(line, "---")).unwrap_or(line).trim();
+            let is_content = !content.is_empty() && !content.starts_with('#') && !line.starts_with('%');
+            is_content.then_some(self.first_line + index + 1)
+        })
+    }
+}
+
+/// `---` or `...` at column 0, followed by whitespace or the end of the line.
+fn is_marker(line: &str, marker: &str) -> bool {
+    line.strip_prefix(marker).is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '\r']))
+}
+
+fn split_chunks(text: &str) -> Vec<Chunk<'_>> {
+    let mut chunks = Vec::new();
+    let mut current = Chunk { first_line: 0, lines: Vec::new(), explicit: false };
+    for (index, line) in text.split('\n').enumerate() {
+        if is_marker(line, "---") {
+            let finished = std::mem::replace(&mut current, Chunk { first_line: index, lines: vec![line], explicit: true });
+            push_chunk(&mut chunks, finished, &mut current);
+        } else if is_marker(line, "...") {
+            // The document ends here; what follows (until the next marker) is a new, implicit document.
+            let finished = std::mem::replace(&mut current, Chunk { first_line: index + 1, lines: Vec::new(), explicit: false });
+            push_chunk(&mut chunks, finished, &mut current);
+        } else {
+            current.lines.push(line);
+        }
+    }
+    let last = Chunk { first_line: 0, lines: Vec::new(), explicit: false };
+    let finished = std::mem::replace(&mut current, last);
+    if finished.explicit || finished.content_line().is_some() {
+        chunks.push(finished);
+    }
+    chunks
+}
+
+/// Keeps `finished` as a document unless it is an implicit chunk with no content (a preamble of comments
+/// or directives), whose lines then move into `next` so directives still precede their document.
+fn push_chunk<'a>(chunks: &mut Vec<Chunk<'a>>, finished: Chunk<'a>, next: &mut Chunk<'a>) {
+    if finished.explicit || finished.content_line().is_some() {
+        chunks.push(finished);
+    } else if !finished.lines.is_empty() && next.explicit {
+        let mut lines = finished.lines;
+        lines.append(&mut next.lines);
+        next.lines = lines;
+        next.first_line = finished.first_line;
+    }
+}
+
+fn parse_yaml(text: &str, file: &str, problems: &mut Vec<Problem>) -> Vec<Document> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut documents = Vec::new();
+    for (index, chunk) in split_chunks(text).into_iter().enumerate() {
+        let number = index + 1;
+        let Some(line) = chunk.content_line() else { continue };
+        let source = chunk.lines.join("\n");
+        match serde_saphyr::from_str::<Option<Value>>(&source) {
+            Ok(Some(Value::Null)) | Ok(None) => {}
+            Ok(Some(value)) => documents.push(Document { number, line, value }),
+            Err(error) => problems.push(Problem::Syntax {
+                file: file.to_string(),
+                document: number,
+                line: error.location().map(|location| chunk.first_line + location.line() as usize),
+                format: "YAML",
+                message: first_line(&error.to_string()),
+            }),
+        }
+    }
+    documents
+}
+
+/// serde-saphyr renders a source snippet under its message; the message line is enough here.
+fn first_line(message: &str) -> String {
+    message.lines().next().unwrap_or(message).trim().to_string()
+}

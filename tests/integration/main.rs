@@ -1,0 +1,3 @@
+//! One integration-test binary (as ripgrep does) to keep link time down; each concern is a module.
+
+mod health_cli;
