@@ -102,11 +102,13 @@ fn split_chunks(text: &str) -> Vec<Chunk<'_>> {
     let mut current = Chunk { first_line: 0, lines: Vec::new(), explicit: false };
     for (index, line) in text.split('\n').enumerate() {
         if is_marker(line, "---") {
-            let finished = std::mem::replace(&mut current, Chunk { first_line: index, lines: vec![line], explicit: true });
+            let finished =
+                std::mem::replace(&mut current, Chunk { first_line: index, lines: vec![line], explicit: true });
             push_chunk(&mut chunks, finished, &mut current);
         } else if is_marker(line, "...") {
             // The document ends here; what follows (until the next marker) is a new, implicit document.
-            let finished = std::mem::replace(&mut current, Chunk { first_line: index + 1, lines: Vec::new(), explicit: false });
+            let finished =
+                std::mem::replace(&mut current, Chunk { first_line: index + 1, lines: Vec::new(), explicit: false });
             push_chunk(&mut chunks, finished, &mut current);
         } else {
             current.lines.push(line);

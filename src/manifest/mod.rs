@@ -51,13 +51,7 @@ pub enum Problem {
     #[error("{path}: cannot read: {message}")]
     Read { path: String, message: String },
     #[error("{file}: document {document}{}: invalid {format}: {message}", line_suffix(*.line))]
-    Syntax {
-        file: String,
-        document: usize,
-        line: Option<usize>,
-        format: &'static str,
-        message: String,
-    },
+    Syntax { file: String, document: usize, line: Option<usize>, format: &'static str, message: String },
     #[error("{origin}: {message}")]
     Invalid { origin: String, message: String },
     #[error("no objects found in {paths}")]
@@ -181,15 +175,15 @@ fn identity(object: &Value) -> Result<ObjectRef, String> {
     if name.is_none() {
         missing.push("metadata.name");
     }
-    if let Some(namespace) = value_at(object, &["metadata", "namespace"]).filter(|value| !value.is_string()) {
-        if !namespace.is_null() {
-            return Err(format!("{described}: metadata.namespace must be a string"));
-        }
+    let namespace = value_at(object, &["metadata", "namespace"]);
+    if namespace.is_some_and(|namespace| !namespace.is_string() && !namespace.is_null()) {
+        return Err(format!("{described}: metadata.namespace must be a string"));
     }
     if !missing.is_empty() {
         return Err(format!("{described}: missing {}", missing.join(", ")));
     }
-    ObjectRef::from_object(object).ok_or_else(|| format!("{described}: apiVersion, kind and metadata.name must be strings"))
+    ObjectRef::from_object(object)
+        .ok_or_else(|| format!("{described}: apiVersion, kind and metadata.name must be strings"))
 }
 
 fn invalid(source: &Source, message: String) -> Problem {

@@ -47,7 +47,10 @@ pub fn expand_paths(paths: &[PathBuf], problems: &mut Vec<Problem>) -> Vec<Input
         } else if path.exists() {
             inputs.push(Input { name: path.display().to_string(), path: Some(path.clone()) });
         } else {
-            problems.push(Problem::Read { path: path.display().to_string(), message: "no such file or directory".to_string() });
+            problems.push(Problem::Read {
+                path: path.display().to_string(),
+                message: "no such file or directory".to_string(),
+            });
         }
     }
     inputs
@@ -81,5 +84,7 @@ fn walk_directory(directory: &Path, inputs: &mut Vec<Input>, problems: &mut Vec<
 }
 
 fn is_manifest_file(path: &Path) -> bool {
-    path.extension().and_then(|extension| extension.to_str()).is_some_and(|extension| matches!(extension, "yaml" | "yml" | "json"))
+    path.extension()
+        .and_then(|extension| extension.to_str())
+        .is_some_and(|extension| matches!(extension, "yaml" | "yml" | "json"))
 }

@@ -71,7 +71,8 @@ fn expands_kind_list_items_in_order() {
 
 #[test]
 fn expands_typed_lists_from_kubectl_get() {
-    let text = "apiVersion: v1\nkind: ConfigMapList\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n";
+    let text =
+        "apiVersion: v1\nkind: ConfigMapList\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n";
     let (manifests, _) = parse(text);
     assert_eq!(names(&manifests), ["ConfigMap/a"]);
 }
@@ -112,10 +113,7 @@ fn reports_missing_identity_fields_naming_kind_and_name() {
         one_problem("apiVersion: v1\nkind: Service\nmetadata: nope\n"),
         "app.yaml: document 1 (line 1): Service object: metadata must be a mapping"
     );
-    assert_eq!(
-        one_problem("{}\n"),
-        "app.yaml: document 1 (line 1): object: missing apiVersion, kind, metadata.name"
-    );
+    assert_eq!(one_problem("{}\n"), "app.yaml: document 1 (line 1): object: missing apiVersion, kind, metadata.name");
 }
 
 #[test]
@@ -164,13 +162,17 @@ fn loads_directories_recursively_and_reports_missing_paths() {
     std::fs::write(directory.join("b.yaml"), "apiVersion: v1\nkind: Secret\nmetadata: {name: b}\n").unwrap();
     std::fs::write(directory.join("a.yml"), "apiVersion: v1\nkind: Secret\nmetadata: {name: a}\n").unwrap();
     std::fs::write(directory.join("notes.txt"), "not a manifest").unwrap();
-    std::fs::write(nested.join("c.json"), "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"c\"}}").unwrap();
+    std::fs::write(nested.join("c.json"), "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"c\"}}")
+        .unwrap();
     let manifests = load(std::slice::from_ref(&directory)).unwrap();
     assert_eq!(names(&manifests), ["Secret/a", "Secret/b", "Secret/c"]);
 
     let missing = directory.join("missing.yaml");
     let error = load(&[directory.clone(), missing.clone()]).unwrap_err();
-    assert_eq!(error.problems, [Problem::Read { path: missing.display().to_string(), message: "no such file or directory".into() }]);
+    assert_eq!(
+        error.problems,
+        [Problem::Read { path: missing.display().to_string(), message: "no such file or directory".into() }]
+    );
 
     let empty = directory.join("empty");
     std::fs::create_dir_all(&empty).unwrap();

@@ -57,7 +57,8 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         total_nanos = total_nanos.checked_add(nanos).ok_or_else(|| format!("invalid duration `{text}`: too large"))?;
         rest = after_unit;
     }
-    let seconds = u64::try_from(total_nanos / 1_000_000_000).map_err(|_| format!("invalid duration `{text}`: too large"))?;
+    let seconds =
+        u64::try_from(total_nanos / 1_000_000_000).map_err(|_| format!("invalid duration `{text}`: too large"))?;
     Ok(Duration::new(seconds, (total_nanos % 1_000_000_000) as u32))
 }
 

@@ -93,6 +93,9 @@ mod tests {
         assert!(ObjectRef::from_object(&json!({"kind": "ConfigMap", "metadata": {"name": "a"}})).is_none());
         assert!(ObjectRef::from_object(&json!({"apiVersion": "v1", "metadata": {"name": "a"}})).is_none());
         assert!(ObjectRef::from_object(&json!({"apiVersion": "v1", "kind": "ConfigMap"})).is_none());
-        assert!(ObjectRef::from_object(&json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": 3}})).is_none());
+        assert!(
+            ObjectRef::from_object(&json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": 3}}))
+                .is_none()
+        );
     }
 }

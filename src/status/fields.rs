@@ -10,92 +10,205 @@
 //! kstatus's. Nothing here allocates unless it builds an error.
 
 use super::StatusError;
-use crate::object::{str_at, value_at};
 use jiff::Timestamp;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
 
-/// The object as a map: an `Unstructured` is always one in Go, so anything else cannot be judged.
-pub(super) fn object_map(object: &Value) -> Result<&Map<String, Value>, StatusError> {
-    match object {
-        Value::Object(map) => Ok(map),
-        other => Err(StatusError(format!(
-            "object accessor error: {} is of the type {}, expected map[string]interface{{}}",
-            go_value(other),
-            go_type(other)
-        ))),
-    }
+/// The parts of an object the rules read, found in one pass over its top-level keys, and the getters
+/// over them. Paths are absolute (`["status", "replicas"]`), as in kstatus.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Object<'a> {
+    map: &'a Map<String, Value>,
+    api_version: Option<&'a Value>,
+    kind: Option<&'a Value>,
+    metadata: Option<&'a Value>,
+    spec: Option<&'a Value>,
+    status: Option<&'a Value>,
 }
 
-/// `unstructured.NestedFieldNoCopy`: a null on the way means "not found", a non-map on the way is an error
-/// (reported with the path up to and including the key that could not be looked up, as Go does).
-pub(super) fn nested<'a>(object: &'a Map<String, Value>, path: &[&str]) -> Result<Option<&'a Value>, StatusError> {
-    let mut current = object;
-    for (index, key) in path.iter().enumerate() {
-        let Some(value) = current.get(*key) else { return Ok(None) };
-        if index + 1 == path.len() {
-            return Ok(Some(value));
-        }
-        current = match value {
-            Value::Object(map) => map,
-            Value::Null => return Ok(None),
-            other => return Err(accessor_error(&path[..index + 2], other, "map[string]interface{}")),
+impl<'a> Object<'a> {
+    /// The view of `object`, which must be a map: an `Unstructured` always is one in Go, so anything else
+    /// cannot be judged.
+    pub fn new(object: &'a Value) -> Result<Object<'a>, StatusError> {
+        let Value::Object(map) = object else {
+            return Err(StatusError(format!(
+                "object accessor error: {} is of the type {}, expected map[string]interface{{}}",
+                go_value(object),
+                go_type(object)
+            )));
         };
+        let mut view = Object { map, api_version: None, kind: None, metadata: None, spec: None, status: None };
+        for (key, value) in map {
+            match key.as_str() {
+                "apiVersion" => view.api_version = Some(value),
+                "kind" => view.kind = Some(value),
+                "metadata" => view.metadata = Some(value),
+                "spec" => view.spec = Some(value),
+                "status" => view.status = Some(value),
+                _ => {}
+            }
+        }
+        Ok(view)
     }
-    Ok(None)
-}
 
-/// `unstructured.NestedString`: a found value that is not a string (null included) is an error.
-pub(super) fn nested_string<'a>(object: &'a Map<String, Value>, path: &[&str]) -> Result<Option<&'a str>, StatusError> {
-    match nested(object, path)? {
-        None => Ok(None),
-        Some(Value::String(text)) => Ok(Some(text)),
-        Some(other) => Err(accessor_error(path, other, "string")),
+    /// `Unstructured.GetAPIVersion`: the string, else empty.
+    pub fn api_version(&self) -> &'a str {
+        self.api_version.and_then(Value::as_str).unwrap_or("")
+    }
+
+    /// `Unstructured.GetKind`: the string, else empty.
+    pub fn kind(&self) -> &'a str {
+        self.kind.and_then(Value::as_str).unwrap_or("")
+    }
+
+    fn top(&self, key: &str) -> Option<&'a Value> {
+        match key {
+            "apiVersion" => self.api_version,
+            "kind" => self.kind,
+            "metadata" => self.metadata,
+            "spec" => self.spec,
+            "status" => self.status,
+            _ => get(self.map, key),
+        }
+    }
+
+    /// `unstructured.NestedFieldNoCopy`: a null on the way means "not found", a non-map on the way is an
+    /// error (reported with the path up to and including the key that could not be looked up, as Go does).
+    pub fn nested(&self, path: &[&str]) -> Result<Option<&'a Value>, StatusError> {
+        let Some((first, rest)) = path.split_first() else { return Ok(None) };
+        let Some(mut value) = self.top(first) else { return Ok(None) };
+        for (index, key) in rest.iter().enumerate() {
+            value = match value {
+                Value::Object(map) => match get(map, key) {
+                    Some(child) => child,
+                    None => return Ok(None),
+                },
+                Value::Null => return Ok(None),
+                other => return Err(accessor_error(&path[..index + 2], other, "map[string]interface{}")),
+            };
+        }
+        Ok(Some(value))
+    }
+
+    /// `unstructured.NestedString`: a found value that is not a string (null included) is an error.
+    pub fn nested_string(&self, path: &[&str]) -> Result<Option<&'a str>, StatusError> {
+        match self.nested(path)? {
+            None => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text)),
+            Some(other) => Err(accessor_error(path, other, "string")),
+        }
+    }
+
+    /// `unstructured.NestedInt64`: only integers that fit an int64 pass; Go decodes any other number as
+    /// float64.
+    pub fn nested_int64(&self, path: &[&str]) -> Result<Option<i64>, StatusError> {
+        match self.nested(path)? {
+            None => Ok(None),
+            Some(value) => match value.as_i64() {
+                Some(integer) => Ok(Some(integer)),
+                None => Err(accessor_error(path, value, "int64")),
+            },
+        }
+    }
+
+    /// `unstructured.NestedSlice`: a found value that is not a list (null included) is an error.
+    pub fn nested_slice(&self, path: &[&str]) -> Result<Option<&'a [Value]>, StatusError> {
+        match self.nested(path)? {
+            None => Ok(None),
+            Some(Value::Array(items)) => Ok(Some(items)),
+            Some(other) => Err(accessor_error(path, other, "[]interface{}")),
+        }
+    }
+
+    /// The value at `path` for kstatus's lenient getters, where any obstacle on the way means "not found".
+    /// (The error, built only for malformed objects, is dropped.)
+    fn lenient(&self, path: &[&str]) -> Option<&'a Value> {
+        self.nested(path).ok().flatten()
+    }
+
+    /// kstatus `GetStringField`: the string at `path`, else `default`.
+    pub fn string_field(&self, path: &[&str], default: &'a str) -> &'a str {
+        self.lenient(path).and_then(Value::as_str).unwrap_or(default)
+    }
+
+    /// kstatus `GetIntField`: the int64 at `path`, else `default`. Floats, even whole ones, take the default.
+    pub fn int_field(&self, path: &[&str], default: i64) -> i64 {
+        self.lenient(path).and_then(Value::as_i64).unwrap_or(default)
+    }
+
+    /// kstatus `GetBoolField`: the bool at `path`, else `default`.
+    pub fn bool_field(&self, path: &[&str], default: bool) -> bool {
+        self.lenient(path).and_then(Value::as_bool).unwrap_or(default)
+    }
+
+    /// `Unstructured.GetCreationTimestamp`: `None` stands for Go's zero time, which is what Go gets for a
+    /// missing, non-string, empty, `"null"` or unparsable value (the parse error is dropped there).
+    pub fn creation_timestamp(&self) -> Option<Timestamp> {
+        parse_rfc3339(self.string_field(&["metadata", "creationTimestamp"], ""))
+    }
+
+    /// kstatus `GetObjectWithConditions`: apimachinery's `FromUnstructured` into
+    /// `{status: {conditions: [{type, status, reason, message}]}}`. Every entry is checked, not only the one a
+    /// rule looks at, and the first bad field (entries in order, fields in struct order) is the error, in the
+    /// converter's words. Nulls convert to zero values; keys other than these four are ignored.
+    pub fn conditions(&self) -> Result<Conditions<'a>, StatusError> {
+        const NONE: Conditions<'static> = Conditions { entries: &[] };
+        let status = match self.status {
+            None | Some(Value::Null) => return Ok(NONE),
+            Some(Value::Object(status)) => status,
+            Some(other) => return Err(StatusError(format!("cannot restore struct from: {}", go_kind(other)))),
+        };
+        let entries = match get(status, "conditions") {
+            None | Some(Value::Null) => return Ok(NONE),
+            Some(Value::Array(entries)) => entries,
+            Some(other) => return Err(StatusError(format!("cannot restore slice from {}", go_kind(other)))),
+        };
+        for entry in entries {
+            match entry {
+                Value::Null => {}
+                Value::Object(fields) => check_condition_fields(fields)?,
+                other => return Err(StatusError(format!("cannot restore struct from: {}", go_kind(other)))),
+            }
+        }
+        Ok(Conditions { entries })
     }
 }
 
-/// `unstructured.NestedInt64`: only integers that fit an int64 pass; Go decodes any other number as float64.
-pub(super) fn nested_int64(object: &Map<String, Value>, path: &[&str]) -> Result<Option<i64>, StatusError> {
-    match nested(object, path)? {
-        None => Ok(None),
-        Some(value) => match value.as_i64() {
-            Some(integer) => Ok(Some(integer)),
-            None => Err(accessor_error(path, value, "int64")),
-        },
+/// The converter's verdict on one condition's fields, visited in struct order (type, status, reason,
+/// message), found in one pass over the entry.
+fn check_condition_fields(fields: &Map<String, Value>) -> Result<(), StatusError> {
+    let mut first_offender: Option<(usize, &'static str, &Value)> = None;
+    for (key, value) in fields {
+        let (position, go_target) = match key.as_str() {
+            "type" => (0, "string"),
+            "status" => (1, "v1.ConditionStatus"),
+            "reason" => (2, "string"),
+            "message" => (3, "string"),
+            _ => continue,
+        };
+        if matches!(value, Value::Null | Value::String(_)) {
+            continue;
+        }
+        if first_offender.is_none_or(|(earliest, _, _)| position < earliest) {
+            first_offender = Some((position, go_target, value));
+        }
+    }
+    match first_offender {
+        None => Ok(()),
+        // Go allows converting an integer to a string type, so the converter gets further and names both
+        // types; every other kind falls through to "unrecognized type".
+        Some((_, go_target, value)) if value.is_i64() => {
+            Err(StatusError(format!("cannot convert int64 to {go_target}")))
+        }
+        Some(_) => Err(StatusError("unrecognized type: string".to_string())),
     }
 }
 
-/// `unstructured.NestedSlice`: a found value that is not a list (null included) is an error.
-pub(super) fn nested_slice<'a>(
-    object: &'a Map<String, Value>,
-    path: &[&str],
-) -> Result<Option<&'a [Value]>, StatusError> {
-    match nested(object, path)? {
-        None => Ok(None),
-        Some(Value::Array(items)) => Ok(Some(items)),
-        Some(other) => Err(accessor_error(path, other, "[]interface{}")),
-    }
-}
-
-/// kstatus `GetStringField`: the string at `path`, else `default` (missing, wrong type or a non-map on the way).
-pub(super) fn string_field<'a>(object: &'a Value, path: &[&str], default: &'a str) -> &'a str {
-    str_at(object, path).unwrap_or(default)
-}
-
-/// kstatus `GetIntField`: the int64 at `path`, else `default`. Floats, even whole ones, take the default.
-pub(super) fn int_field(object: &Value, path: &[&str], default: i64) -> i64 {
-    value_at(object, path).and_then(Value::as_i64).unwrap_or(default)
-}
-
-/// kstatus `GetBoolField`: the bool at `path`, else `default`.
-pub(super) fn bool_field(object: &Value, path: &[&str], default: bool) -> bool {
-    value_at(object, path).and_then(Value::as_bool).unwrap_or(default)
-}
-
-/// `Unstructured.GetCreationTimestamp`: `None` stands for Go's zero time, which is what Go gets for a missing,
-/// non-string, empty, `"null"` or unparsable value (the parse error is dropped there).
-pub(super) fn creation_timestamp(object: &Value) -> Option<Timestamp> {
-    parse_rfc3339(str_at(object, &["metadata", "creationTimestamp"])?)
+/// A map lookup that compares lengths before bytes. `Map::get` orders keys by content, which reads the
+/// bytes of every key it passes from the heap; most keys of an object differ in length, so this touches less
+/// memory, which is what status computation over many objects is bound by.
+fn get<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    map.iter().find_map(|(candidate, value)| (candidate.as_str() == key).then_some(value))
 }
 
 /// Go's `time.Parse(time.RFC3339, ...)` fast path: `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)` with fixed widths,
@@ -175,9 +288,23 @@ pub(super) struct Condition<'a> {
 }
 
 impl<'a> Condition<'a> {
+    /// One pass over the entry's keys. Entries were checked by `Object::conditions`; anything else reads as
+    /// empty.
     fn read(entry: &'a Value) -> Condition<'a> {
-        let field = |name: &str| entry.get(name).and_then(Value::as_str).unwrap_or("");
-        Condition { condition_type: field("type"), status: field("status"), reason: field("reason"), message: field("message") }
+        let mut condition = Condition::default();
+        if let Value::Object(fields) = entry {
+            for (key, value) in fields {
+                let text = value.as_str().unwrap_or("");
+                match key.as_str() {
+                    "type" => condition.condition_type = text,
+                    "status" => condition.status = text,
+                    "reason" => condition.reason = text,
+                    "message" => condition.message = text,
+                    _ => {}
+                }
+            }
+        }
+        condition
     }
 }
 
@@ -198,45 +325,6 @@ impl<'a> Conditions<'a> {
     }
 }
 
-/// kstatus `GetObjectWithConditions`: apimachinery's `FromUnstructured` into
-/// `{status: {conditions: [{type, status, reason, message}]}}`. Every entry is checked, not only the one a rule
-/// looks at, and the first bad field (entries in order, fields in struct order) is the error, in the
-/// converter's words. Nulls convert to zero values; keys other than these four are ignored.
-pub(super) fn conditions(object: &Map<String, Value>) -> Result<Conditions<'_>, StatusError> {
-    const NONE: Conditions<'static> = Conditions { entries: &[] };
-    let status = match object.get("status") {
-        None | Some(Value::Null) => return Ok(NONE),
-        Some(Value::Object(status)) => status,
-        Some(other) => return Err(StatusError(format!("cannot restore struct from: {}", go_kind(other)))),
-    };
-    let entries = match status.get("conditions") {
-        None | Some(Value::Null) => return Ok(NONE),
-        Some(Value::Array(entries)) => entries,
-        Some(other) => return Err(StatusError(format!("cannot restore slice from {}", go_kind(other)))),
-    };
-    for entry in entries {
-        let fields = match entry {
-            Value::Null => continue,
-            Value::Object(fields) => fields,
-            other => return Err(StatusError(format!("cannot restore struct from: {}", go_kind(other)))),
-        };
-        for (name, go_target) in
-            [("type", "string"), ("status", "v1.ConditionStatus"), ("reason", "string"), ("message", "string")]
-        {
-            match fields.get(name) {
-                None | Some(Value::Null | Value::String(_)) => {}
-                // Go allows converting an integer to a string type, so the converter gets further and
-                // names both types; every other kind falls through to "unrecognized type".
-                Some(number @ Value::Number(_)) if number.is_i64() => {
-                    return Err(StatusError(format!("cannot convert int64 to {go_target}")));
-                }
-                Some(_) => return Err(StatusError("unrecognized type: string".to_string())),
-            }
-        }
-    }
-    Ok(Conditions { entries })
-}
-
 /// The error of apimachinery's accessors: `.a.b accessor error: <%v> is of the type <%T>, expected <type>`.
 pub(super) fn accessor_error(path: &[&str], value: &Value, expected: &str) -> StatusError {
     let mut message = String::new();
@@ -244,7 +332,13 @@ pub(super) fn accessor_error(path: &[&str], value: &Value, expected: &str) -> St
         message.push('.');
         message.push_str(key);
     }
-    let _ = write!(message, " accessor error: {} is of the type {}, expected {}", go_value(value), go_type(value), expected);
+    let _ = write!(
+        message,
+        " accessor error: {} is of the type {}, expected {}",
+        go_value(value),
+        go_type(value),
+        expected
+    );
     StatusError(message)
 }
 

@@ -4,36 +4,29 @@
 //! conditions before them (a decision here skips the kind's rule), the `Ready` condition after them for
 //! kinds that have no rule of their own.
 
-use super::fields::{self, Conditions};
-use super::{Status, StatusError, Verdict};
-use serde_json::{Map, Value};
-use std::borrow::Cow;
+use super::fields::{Conditions, Object};
+use super::{StatusError, Verdict};
 
 /// A non-empty `metadata.deletionTimestamp` is Terminating, whatever else the object says.
-pub(super) fn deletion(object: &Map<String, Value>) -> Result<Option<Verdict<'static>>, StatusError> {
-    let deletion_timestamp = fields::nested_string(object, &["metadata", "deletionTimestamp"])
+pub(super) fn deletion(object: &Object<'_>) -> Result<Option<Verdict<'static>>, StatusError> {
+    let deletion_timestamp = object
+        .nested_string(&["metadata", "deletionTimestamp"])
         .map_err(|error| wrap("looking up metadata.deletionTimestamp from resource", error))?;
     Ok(match deletion_timestamp {
-        Some(timestamp) if !timestamp.is_empty() => Some(Verdict {
-            status: Status::Terminating,
-            message: Cow::Borrowed("Resource scheduled for deletion"),
-            reason: "",
-        }),
+        Some(timestamp) if !timestamp.is_empty() => Some(Verdict::terminating("Resource scheduled for deletion")),
         _ => None,
     })
 }
 
 /// kstatus `checkGeneration`: InProgress while the controller has not observed the latest generation. Only
 /// judged when both `metadata.generation` and `status.observedGeneration` are present.
-pub(super) fn generation<'a>(
-    object: &Map<String, Value>,
-    kind: &'a str,
-) -> Result<Option<Verdict<'a>>, StatusError> {
+pub(super) fn generation<'a>(object: &Object<'a>) -> Result<Option<Verdict<'a>>, StatusError> {
     let Some(generation) = metadata_generation(object)? else { return Ok(None) };
     let Some(observed_generation) = observed_generation(object)? else { return Ok(None) };
     if observed_generation == generation {
         return Ok(None);
     }
+    let kind = object.kind();
     Ok(Some(Verdict::in_progress(
         "LatestGenerationNotObserved",
         format!("{kind} generation is {generation}, but latest observed generation is {observed_generation}"),
@@ -41,14 +34,16 @@ pub(super) fn generation<'a>(
 }
 
 /// `metadata.generation`, strictly typed (a wrong type is an error, as in kstatus).
-pub(super) fn metadata_generation(object: &Map<String, Value>) -> Result<Option<i64>, StatusError> {
-    fields::nested_int64(object, &["metadata", "generation"])
+pub(super) fn metadata_generation(object: &Object<'_>) -> Result<Option<i64>, StatusError> {
+    object
+        .nested_int64(&["metadata", "generation"])
         .map_err(|error| wrap("looking up metadata.generation from resource", error))
 }
 
 /// `status.observedGeneration`, strictly typed (a wrong type is an error, as in kstatus).
-pub(super) fn observed_generation(object: &Map<String, Value>) -> Result<Option<i64>, StatusError> {
-    fields::nested_int64(object, &["status", "observedGeneration"])
+pub(super) fn observed_generation(object: &Object<'_>) -> Result<Option<i64>, StatusError> {
+    object
+        .nested_int64(&["status", "observedGeneration"])
         .map_err(|error| wrap("looking up status.observedGeneration from resource", error))
 }
 

@@ -6,18 +6,15 @@
 //! checks found nothing, so they may assume the object is not being deleted, its latest generation has been
 //! observed (when it says so) and its conditions are well-formed.
 
-use super::fields::{self, Conditions};
+use super::fields::{self, Conditions, Object};
 use super::{StatusError, Verdict, generic};
 use crate::object::group_of;
 use jiff::{SignedDuration, Timestamp};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-/// What a kind rule may read: the object (as a value for the lenient getters and as a map for the strict
-/// ones), its kind, its validated conditions and the clock.
+/// What a kind rule may read: the object, its validated conditions and the clock.
 pub(super) struct Subject<'a> {
-    pub object: &'a Value,
-    pub map: &'a Map<String, Value>,
-    pub kind: &'a str,
+    pub object: Object<'a>,
     pub conditions: Conditions<'a>,
     pub now: Timestamp,
 }
@@ -72,8 +69,8 @@ fn always_ready<'a>(_: &Subject<'a>) -> Result<Verdict<'a>, StatusError> {
 
 /// A LoadBalancer Service waits for its cluster IP. The load balancer's ingress is not looked at.
 fn service<'a>(subject: &Subject<'a>) -> Result<Verdict<'a>, StatusError> {
-    let service_type = fields::string_field(subject.object, &["spec", "type"], "ClusterIP");
-    let cluster_ip = fields::string_field(subject.object, &["spec", "clusterIP"], "");
+    let service_type = subject.object.string_field(&["spec", "type"], "ClusterIP");
+    let cluster_ip = subject.object.string_field(&["spec", "clusterIP"], "");
     if service_type == "LoadBalancer" && cluster_ip.is_empty() {
         return Ok(Verdict::in_progress("NoIPAssigned", "ClusterIP not set. Service type: LoadBalancer"));
     }
@@ -81,7 +78,7 @@ fn service<'a>(subject: &Subject<'a>) -> Result<Verdict<'a>, StatusError> {
 }
 
 fn persistent_volume_claim<'a>(subject: &Subject<'a>) -> Result<Verdict<'a>, StatusError> {
-    let phase = fields::string_field(subject.object, &["status", "phase"], "unknown");
+    let phase = subject.object.string_field(&["status", "phase"], "unknown");
     if phase != "Bound" {
         return Ok(Verdict::in_progress("NotBound", format!("PVC is not Bound. phase: {phase}")));
     }
@@ -94,7 +91,7 @@ const SCHEDULE_WINDOW: SignedDuration = SignedDuration::from_secs(15);
 /// A finished Pod is Current whether it succeeded or not; a running one is Current once Ready and Failed
 /// when a container is in CrashLoopBackOff; a pending one is Failed only when Unschedulable past the window.
 fn pod<'a>(subject: &Subject<'a>) -> Result<Verdict<'a>, StatusError> {
-    let phase = fields::string_field(subject.object, &["status", "phase"], "");
+    let phase = subject.object.string_field(&["status", "phase"], "");
     match phase {
         "Succeeded" => Ok(Verdict::current("Pod has completed successfully")),
         "Failed" => Ok(Verdict::current("Pod has completed, but not successfully")),
@@ -102,14 +99,14 @@ fn pod<'a>(subject: &Subject<'a>) -> Result<Verdict<'a>, StatusError> {
             if subject.conditions.find("Ready", "True").is_some() {
                 return Ok(Verdict::current("Pod is Ready"));
             }
-            if let Some(names) = crash_looping_containers(subject.map)? {
+            if let Some(names) = crash_looping_containers(&subject.object)? {
                 return Ok(Verdict::failed("ContainerCrashLooping", format!("Containers in CrashLoop state: {names}")));
             }
             Ok(Verdict::in_progress("PodRunningNotReady", "Pod is running but is not Ready"))
         }
         "Pending" => match subject.conditions.find("PodScheduled", "False") {
             Some(scheduled) if scheduled.reason == "Unschedulable" => {
-                if is_within_schedule_window(fields::creation_timestamp(subject.object), subject.now) {
+                if is_within_schedule_window(subject.object.creation_timestamp(), subject.now) {
                     Ok(Verdict::in_progress("PodNotScheduled", "Pod has not been scheduled"))
                 } else {
                     Ok(Verdict::failed("PodUnschedulable", "Pod could not be scheduled"))
@@ -136,8 +133,8 @@ fn is_within_schedule_window(creation: Option<Timestamp>, now: Timestamp) -> boo
 /// kstatus `getCrashLoopingContainers`: the comma-joined names of the containers whose waiting reason is
 /// CrashLoopBackOff, `None` when there are none. Entries without a name, state, waiting state or reason are
 /// skipped as in Go; where Go's type assertions would panic on a wrong type, this returns an error instead.
-fn crash_looping_containers(object: &Map<String, Value>) -> Result<Option<String>, StatusError> {
-    let Some(container_statuses) = fields::nested_slice(object, &["status", "containerStatuses"])? else {
+fn crash_looping_containers(object: &Object<'_>) -> Result<Option<String>, StatusError> {
+    let Some(container_statuses) = object.nested_slice(&["status", "containerStatuses"])? else {
         return Ok(None);
     };
     let mut names: Option<String> = None;
@@ -176,16 +173,16 @@ fn crash_looping_containers(object: &Map<String, Value>) -> Result<Option<String
 
 /// The StatefulSet controller sets no conditions, so only counts and revisions are compared.
 fn stateful_set<'a>(subject: &Subject<'a>) -> Result<Verdict<'a>, StatusError> {
-    let object = subject.object;
-    if fields::string_field(object, &["spec", "updateStrategy", "type"], "") == "OnDelete" {
+    let object = &subject.object;
+    if object.string_field(&["spec", "updateStrategy", "type"], "") == "OnDelete" {
         return Ok(Verdict::current("StatefulSet is using the ondelete update strategy"));
     }
-    let spec_replicas = fields::int_field(object, &["spec", "replicas"], 1);
-    let ready_replicas = fields::int_field(object, &["status", "readyReplicas"], 0);
-    let current_replicas = fields::int_field(object, &["status", "currentReplicas"], 0);
-    let updated_replicas = fields::int_field(object, &["status", "updatedReplicas"], 0);
-    let status_replicas = fields::int_field(object, &["status", "replicas"], 0);
-    let partition = fields::int_field(object, &["spec", "updateStrategy", "rollingUpdate", "partition"], -1);
+    let spec_replicas = object.int_field(&["spec", "replicas"], 1);
+    let ready_replicas = object.int_field(&["status", "readyReplicas"], 0);
+    let current_replicas = object.int_field(&["status", "currentReplicas"], 0);
+    let updated_replicas = object.int_field(&["status", "updatedReplicas"], 0);
+    let status_replicas = object.int_field(&["status", "replicas"], 0);
+    let partition = object.int_field(&["spec", "updateStrategy", "rollingUpdate", "partition"], -1);
 
     if spec_replicas > status_replicas {
         return Ok(Verdict::in_progress("LessReplicas", format!("Replicas: {status_replicas}/{spec_replicas}")));
@@ -210,8 +207,8 @@ fn stateful_set<'a>(subject: &Subject<'a>) -> Result<Verdict<'a>, StatusError> {
     if spec_replicas > current_replicas {
         return Ok(Verdict::in_progress("LessCurrent", format!("current: {current_replicas}/{spec_replicas}")));
     }
-    let current_revision = fields::string_field(object, &["status", "currentRevision"], "");
-    let update_revision = fields::string_field(object, &["status", "updateRevision"], "");
+    let current_revision = object.string_field(&["status", "currentRevision"], "");
+    let update_revision = object.string_field(&["status", "updateRevision"], "");
     if current_revision != update_revision {
         return Ok(Verdict::in_progress("RevisionMismatch", "Waiting for updated revision to match current"));
     }
@@ -221,12 +218,11 @@ fn stateful_set<'a>(subject: &Subject<'a>) -> Result<Verdict<'a>, StatusError> {
 /// A Deployment is Failed only when its progress deadline is exceeded; otherwise counts, then the
 /// Progressing and Available conditions.
 fn deployment<'a>(subject: &Subject<'a>) -> Result<Verdict<'a>, StatusError> {
-    let object = subject.object;
+    let object = &subject.object;
     // Without a deadline (the controller's MaxInt32 means none) the controller sets no Progressing
     // condition, so the Deployment counts as progressing.
     let no_deadline = i64::from(i32::MAX);
-    let mut is_progressing =
-        fields::int_field(object, &["spec", "progressDeadlineSeconds"], no_deadline) == no_deadline;
+    let mut is_progressing = object.int_field(&["spec", "progressDeadlineSeconds"], no_deadline) == no_deadline;
     let mut is_available = false;
     for condition in subject.conditions.iter() {
         match condition.condition_type {
@@ -243,11 +239,11 @@ fn deployment<'a>(subject: &Subject<'a>) -> Result<Verdict<'a>, StatusError> {
         }
     }
 
-    let spec_replicas = fields::int_field(object, &["spec", "replicas"], 1);
-    let status_replicas = fields::int_field(object, &["status", "replicas"], 0);
-    let updated_replicas = fields::int_field(object, &["status", "updatedReplicas"], 0);
-    let ready_replicas = fields::int_field(object, &["status", "readyReplicas"], 0);
-    let available_replicas = fields::int_field(object, &["status", "availableReplicas"], 0);
+    let spec_replicas = object.int_field(&["spec", "replicas"], 1);
+    let status_replicas = object.int_field(&["status", "replicas"], 0);
+    let updated_replicas = object.int_field(&["status", "updatedReplicas"], 0);
+    let ready_replicas = object.int_field(&["status", "readyReplicas"], 0);
+    let available_replicas = object.int_field(&["status", "availableReplicas"], 0);
 
     if spec_replicas > status_replicas {
         return Ok(Verdict::in_progress("LessReplicas", format!("Replicas: {status_replicas}/{spec_replicas}")));
@@ -278,27 +274,21 @@ fn deployment<'a>(subject: &Subject<'a>) -> Result<Verdict<'a>, StatusError> {
 
 /// A ReplicaFailure condition is InProgress, not Failed: the controller keeps retrying.
 fn replica_set<'a>(subject: &Subject<'a>) -> Result<Verdict<'a>, StatusError> {
-    let object = subject.object;
+    let object = &subject.object;
     if subject.conditions.find("ReplicaFailure", "True").is_some() {
         return Ok(Verdict::in_progress("ReplicaFailure", "Replica Failure condition. Check Pods"));
     }
-    let spec_replicas = fields::int_field(object, &["spec", "replicas"], 1);
-    let status_replicas = fields::int_field(object, &["status", "replicas"], 0);
-    let ready_replicas = fields::int_field(object, &["status", "readyReplicas"], 0);
-    let available_replicas = fields::int_field(object, &["status", "availableReplicas"], 0);
-    let fully_labeled_replicas = fields::int_field(object, &["status", "fullyLabeledReplicas"], 0);
+    let spec_replicas = object.int_field(&["spec", "replicas"], 1);
+    let status_replicas = object.int_field(&["status", "replicas"], 0);
+    let ready_replicas = object.int_field(&["status", "readyReplicas"], 0);
+    let available_replicas = object.int_field(&["status", "availableReplicas"], 0);
+    let fully_labeled_replicas = object.int_field(&["status", "fullyLabeledReplicas"], 0);
 
     if spec_replicas > fully_labeled_replicas {
-        return Ok(Verdict::in_progress(
-            "LessLabelled",
-            format!("Labelled: {fully_labeled_replicas}/{spec_replicas}"),
-        ));
+        return Ok(Verdict::in_progress("LessLabelled", format!("Labelled: {fully_labeled_replicas}/{spec_replicas}")));
     }
     if spec_replicas > available_replicas {
-        return Ok(Verdict::in_progress(
-            "LessAvailable",
-            format!("Available: {available_replicas}/{spec_replicas}"),
-        ));
+        return Ok(Verdict::in_progress("LessAvailable", format!("Available: {available_replicas}/{spec_replicas}")));
     }
     if spec_replicas > ready_replicas {
         return Ok(Verdict::in_progress("LessReady", format!("Ready: {ready_replicas}/{spec_replicas}")));
@@ -312,19 +302,19 @@ fn replica_set<'a>(subject: &Subject<'a>) -> Result<Verdict<'a>, StatusError> {
 /// A DaemonSet the controller has acted on always has both generations set, so here (unlike the generic
 /// check) their absence means "not observed yet".
 fn daemon_set<'a>(subject: &Subject<'a>) -> Result<Verdict<'a>, StatusError> {
-    let kind = subject.kind;
-    if generic::metadata_generation(subject.map)?.is_none() {
+    let kind = subject.object.kind();
+    if generic::metadata_generation(&subject.object)?.is_none() {
         return Ok(Verdict::in_progress("NoGeneration", format!("{kind} metadata.generation not found")));
     }
-    if generic::observed_generation(subject.map)?.is_none() {
+    if generic::observed_generation(&subject.object)?.is_none() {
         return Ok(Verdict::in_progress("NoObservedGeneration", format!("{kind} status.observedGeneration not found")));
     }
-    let object = subject.object;
-    let desired = fields::int_field(object, &["status", "desiredNumberScheduled"], -1);
-    let current = fields::int_field(object, &["status", "currentNumberScheduled"], 0);
-    let updated = fields::int_field(object, &["status", "updatedNumberScheduled"], 0);
-    let available = fields::int_field(object, &["status", "numberAvailable"], 0);
-    let ready = fields::int_field(object, &["status", "numberReady"], 0);
+    let object = &subject.object;
+    let desired = object.int_field(&["status", "desiredNumberScheduled"], -1);
+    let current = object.int_field(&["status", "currentNumberScheduled"], 0);
+    let updated = object.int_field(&["status", "updatedNumberScheduled"], 0);
+    let available = object.int_field(&["status", "numberAvailable"], 0);
+    let ready = object.int_field(&["status", "numberReady"], 0);
 
     if desired == -1 {
         return Ok(Verdict::in_progress("NoDesiredNumber", "Missing .status.desiredNumberScheduled"));
@@ -353,14 +343,14 @@ fn pod_disruption_budget<'a>(_: &Subject<'a>) -> Result<Verdict<'a>, StatusError
 /// A Job is InProgress until it starts, then Current while running and once complete, Failed when failed,
 /// and Current while deliberately suspended.
 fn job<'a>(subject: &Subject<'a>) -> Result<Verdict<'a>, StatusError> {
-    let object = subject.object;
-    let parallelism = fields::int_field(object, &["spec", "parallelism"], 1);
-    let completions = fields::int_field(object, &["spec", "completions"], parallelism);
-    let succeeded = fields::int_field(object, &["status", "succeeded"], 0);
-    let active = fields::int_field(object, &["status", "active"], 0);
-    let failed = fields::int_field(object, &["status", "failed"], 0);
-    let start_time = fields::string_field(object, &["status", "startTime"], "");
-    let is_suspended = fields::bool_field(object, &["spec", "suspend"], false);
+    let object = &subject.object;
+    let parallelism = object.int_field(&["spec", "parallelism"], 1);
+    let completions = object.int_field(&["spec", "completions"], parallelism);
+    let succeeded = object.int_field(&["status", "succeeded"], 0);
+    let active = object.int_field(&["status", "active"], 0);
+    let failed = object.int_field(&["status", "failed"], 0);
+    let start_time = object.string_field(&["status", "startTime"], "");
+    let is_suspended = object.bool_field(&["spec", "suspend"], false);
 
     for condition in subject.conditions.iter() {
         match (condition.condition_type, condition.status) {
@@ -401,8 +391,5 @@ fn custom_resource_definition<'a>(subject: &Subject<'a>) -> Result<Verdict<'a>, 
 
 /// More Pods than wanted: the old ones are still terminating.
 fn extra_pods<'a>(status_replicas: i64, spec_replicas: i64) -> Verdict<'a> {
-    Verdict::in_progress(
-        "ExtraPods",
-        format!("Pending termination: {}", status_replicas.wrapping_sub(spec_replicas)),
-    )
+    Verdict::in_progress("ExtraPods", format!("Pending termination: {}", status_replicas.wrapping_sub(spec_replicas)))
 }

@@ -102,21 +102,19 @@ pub fn compute_or_unknown(object: &Value, now: Timestamp) -> StatusResult {
 /// kstatus's `Compute` over borrowed text: every rule returns at its first decision, so the one message
 /// that is formatted is the one that is kept.
 fn decide(object: &Value, now: Timestamp) -> Result<Verdict<'_>, StatusError> {
-    let map = fields::object_map(object)?;
-    if let Some(verdict) = generic::deletion(map)? {
+    let object = fields::Object::new(object)?;
+    if let Some(verdict) = generic::deletion(&object)? {
         return Ok(verdict);
     }
-    let kind = fields::string_field(object, &["kind"], "");
-    if let Some(verdict) = generic::generation(map, kind)? {
+    if let Some(verdict) = generic::generation(&object)? {
         return Ok(verdict);
     }
-    let conditions = fields::conditions(map)?;
+    let conditions = object.conditions()?;
     if let Some(verdict) = generic::standard_conditions(conditions) {
         return Ok(verdict);
     }
-    let api_version = fields::string_field(object, &["apiVersion"], "");
-    if let Some(rule) = kinds::rule_for(api_version, kind) {
-        return rule(&kinds::Subject { object, map, kind, conditions, now });
+    if let Some(rule) = kinds::rule_for(object.api_version(), object.kind()) {
+        return rule(&kinds::Subject { object, conditions, now });
     }
     if let Some(verdict) = generic::ready_condition(conditions) {
         return Ok(verdict);
@@ -135,6 +133,10 @@ struct Verdict<'a> {
 impl<'a> Verdict<'a> {
     fn current(message: impl Into<Cow<'a, str>>) -> Verdict<'a> {
         Verdict { status: Status::Current, message: message.into(), reason: "" }
+    }
+
+    fn terminating(message: &'static str) -> Verdict<'a> {
+        Verdict { status: Status::Terminating, message: Cow::Borrowed(message), reason: "" }
     }
 
     /// kstatus `newInProgressStatus`: InProgress with a Reconciling reason.

@@ -2456,10 +2456,33 @@ fn go_value_formatting() {
 /// Field names the rules read, so that generated objects reach deep into every rule.
 fn field_name() -> impl Strategy<Value = String> {
     prop::sample::select(vec![
-        "apiVersion", "kind", "metadata", "status", "spec", "generation", "observedGeneration",
-        "deletionTimestamp", "creationTimestamp", "conditions", "type", "reason", "message", "phase",
-        "containerStatuses", "name", "state", "waiting", "replicas", "readyReplicas", "updateStrategy",
-        "rollingUpdate", "partition", "suspend", "startTime", "desiredNumberScheduled", "clusterIP",
+        "apiVersion",
+        "kind",
+        "metadata",
+        "status",
+        "spec",
+        "generation",
+        "observedGeneration",
+        "deletionTimestamp",
+        "creationTimestamp",
+        "conditions",
+        "type",
+        "reason",
+        "message",
+        "phase",
+        "containerStatuses",
+        "name",
+        "state",
+        "waiting",
+        "replicas",
+        "readyReplicas",
+        "updateStrategy",
+        "rollingUpdate",
+        "partition",
+        "suspend",
+        "startTime",
+        "desiredNumberScheduled",
+        "clusterIP",
     ])
     .prop_map(str::to_string)
 }
@@ -2472,10 +2495,33 @@ fn scalar() -> impl Strategy<Value = Value> {
         any::<u64>().prop_map(Value::from),
         any::<f64>().prop_filter("finite", |number| number.is_finite()).prop_map(Value::from),
         prop::sample::select(vec![
-            "", "True", "False", "Unknown", "Ready", "Running", "Pending", "Unschedulable", "CrashLoopBackOff",
-            "OnDelete", "LoadBalancer", "2024-05-01T11:59:50Z", "2024-13-45T99:99:99Z", "apps/v1", "v1",
-            "batch/v1", "Pod", "Deployment", "StatefulSet", "DaemonSet", "Job", "CustomResourceDefinition",
-            "apiextensions.k8s.io/v1", "Reconciling", "Stalled", "NamesAccepted", "Established",
+            "",
+            "True",
+            "False",
+            "Unknown",
+            "Ready",
+            "Running",
+            "Pending",
+            "Unschedulable",
+            "CrashLoopBackOff",
+            "OnDelete",
+            "LoadBalancer",
+            "2024-05-01T11:59:50Z",
+            "2024-13-45T99:99:99Z",
+            "apps/v1",
+            "v1",
+            "batch/v1",
+            "Pod",
+            "Deployment",
+            "StatefulSet",
+            "DaemonSet",
+            "Job",
+            "CustomResourceDefinition",
+            "apiextensions.k8s.io/v1",
+            "Reconciling",
+            "Stalled",
+            "NamesAccepted",
+            "Established",
         ])
         .prop_map(Value::from),
     ]
@@ -2509,27 +2555,4 @@ proptest! {
         }
         let _ = compute_or_unknown(&base, now());
     }
-}
-
-/// Throughput over the case objects, for a quick look without criterion:
-/// `cargo test --release --lib status::tests::throughput -- --ignored --nocapture`.
-#[test]
-#[ignore = "timing; run by hand in release mode"]
-fn throughput() {
-    let objects: Vec<Value> = CASES.iter().map(|case| parse(case.0, case.1)).collect();
-    let now = now();
-    let rounds = 20_000;
-    let started = std::time::Instant::now();
-    let mut current = 0usize;
-    for _ in 0..rounds {
-        for object in &objects {
-            current += usize::from(compute_or_unknown(std::hint::black_box(object), now).status == Current);
-        }
-    }
-    let elapsed = started.elapsed();
-    let computations = rounds * objects.len();
-    println!(
-        "{computations} computations in {elapsed:?}: {:.0}/s ({current} Current)",
-        computations as f64 / elapsed.as_secs_f64()
-    );
 }

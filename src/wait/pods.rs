@@ -98,7 +98,8 @@ fn container_failure(pod: &str, status: &Value) -> Option<PodFailure> {
         // The back-off message says nothing about the crash; the last termination does.
         if let Some(terminated) = last_terminated {
             let exit_code = value_at(terminated, &["exitCode"]).and_then(Value::as_i64).unwrap_or_default();
-            let detail = str_at(terminated, &["message"]).or_else(|| str_at(terminated, &["reason"])).unwrap_or_default();
+            let detail =
+                str_at(terminated, &["message"]).or_else(|| str_at(terminated, &["reason"])).unwrap_or_default();
             message = format!("last exit code {exit_code}{}{detail}", if detail.is_empty() { "" } else { ": " });
         }
     }
@@ -155,7 +156,9 @@ mod tests {
     #[test]
     fn crash_loops_report_the_last_exit() {
         let failure = pod_failure(
-            &pod("metadata: {name: api-1}\nstatus:\n  phase: Running\n  containerStatuses:\n  - name: api\n    restartCount: 4\n    state: {waiting: {reason: CrashLoopBackOff, message: back-off 40s}}\n    lastState: {terminated: {exitCode: 1, reason: Error, message: 'panic: no DATABASE_URL'}}\n"),
+            &pod(
+                "metadata: {name: api-1}\nstatus:\n  phase: Running\n  containerStatuses:\n  - name: api\n    restartCount: 4\n    state: {waiting: {reason: CrashLoopBackOff, message: back-off 40s}}\n    lastState: {terminated: {exitCode: 1, reason: Error, message: 'panic: no DATABASE_URL'}}\n",
+            ),
             now(),
             &PodRules::default(),
         );
@@ -168,7 +171,9 @@ mod tests {
     #[test]
     fn init_containers_are_checked_too() {
         let failure = pod_failure(
-            &pod("metadata: {name: a}\nstatus:\n  phase: Pending\n  initContainerStatuses:\n  - name: migrate\n    state: {waiting: {reason: ErrImagePull}}\n"),
+            &pod(
+                "metadata: {name: a}\nstatus:\n  phase: Pending\n  initContainerStatuses:\n  - name: migrate\n    state: {waiting: {reason: ErrImagePull}}\n",
+            ),
             now(),
             &PodRules::default(),
         );
@@ -178,7 +183,9 @@ mod tests {
     #[test]
     fn transient_waiting_reasons_are_not_failures() {
         for reason in ["ContainerCreating", "PodInitializing"] {
-            let yaml = format!("metadata: {{name: a}}\nstatus:\n  phase: Pending\n  containerStatuses:\n  - name: web\n    state: {{waiting: {{reason: {reason}}}}}\n");
+            let yaml = format!(
+                "metadata: {{name: a}}\nstatus:\n  phase: Pending\n  containerStatuses:\n  - name: web\n    state: {{waiting: {{reason: {reason}}}}}\n"
+            );
             assert_eq!(pod_failure(&pod(&yaml), now(), &PodRules::default()), None, "{reason}");
         }
     }
@@ -188,7 +195,10 @@ mod tests {
         let once = "metadata: {name: a}\nstatus:\n  phase: Running\n  containerStatuses:\n  - name: web\n    restartCount: 1\n    state: {running: {}}\n    lastState: {terminated: {reason: OOMKilled, exitCode: 137}}\n";
         assert_eq!(pod_failure(&pod(once), now(), &PodRules::default()), None);
         let twice = once.replace("restartCount: 1", "restartCount: 2");
-        assert_eq!(pod_failure(&pod(&twice), now(), &PodRules::default()).map(|failure| failure.reason).as_deref(), Some("OOMKilled"));
+        assert_eq!(
+            pod_failure(&pod(&twice), now(), &PodRules::default()).map(|failure| failure.reason).as_deref(),
+            Some("OOMKilled")
+        );
     }
 
     #[test]
@@ -213,7 +223,13 @@ mod tests {
 
     #[test]
     fn malformed_pods_never_panic() {
-        for yaml in ["{}", "status: 3", "status: {containerStatuses: 3}", "status: {containerStatuses: [1, {state: 2}]}", "status: {conditions: [{type: PodScheduled, status: 'False', reason: Unschedulable}]}"] {
+        for yaml in [
+            "{}",
+            "status: 3",
+            "status: {containerStatuses: 3}",
+            "status: {containerStatuses: [1, {state: 2}]}",
+            "status: {conditions: [{type: PodScheduled, status: 'False', reason: Unschedulable}]}",
+        ] {
             assert_eq!(pod_failure(&pod(yaml), now(), &PodRules::default()), None, "{yaml}");
         }
     }

@@ -49,11 +49,24 @@ pub struct Tracker {
 impl Tracker {
     /// Tracks `objects`, all Unknown until their first status arrives (as kstatus's collector starts).
     /// `desired` is Current for apply waits and NotFound for delete waits.
-    pub fn new(objects: impl IntoIterator<Item = (ObjectRef, Option<Duration>)>, desired: Status, fail_fast: bool, now: Instant) -> Tracker {
+    pub fn new(
+        objects: impl IntoIterator<Item = (ObjectRef, Option<Duration>)>,
+        desired: Status,
+        fail_fast: bool,
+        now: Instant,
+    ) -> Tracker {
         let resources = objects
             .into_iter()
             .map(|(object, timeout)| {
-                (object, ResourceState { status: Status::Unknown, message: "Waiting for the first status".to_string(), since: now, timeout })
+                (
+                    object,
+                    ResourceState {
+                        status: Status::Unknown,
+                        message: "Waiting for the first status".to_string(),
+                        since: now,
+                        timeout,
+                    },
+                )
             })
             .collect();
         Tracker { resources, desired, fail_fast }
@@ -92,7 +105,8 @@ impl Tracker {
         if any_failed && self.fail_fast {
             return Outcome::Failed;
         }
-        let rest_ready = self.resources.values().all(|state| state.status == self.desired || state.status == Status::Failed);
+        let rest_ready =
+            self.resources.values().all(|state| state.status == self.desired || state.status == Status::Failed);
         match (rest_ready, any_failed) {
             (true, true) => Outcome::Failed,
             (true, false) => Outcome::Ready,
@@ -104,7 +118,9 @@ impl Tracker {
     pub fn expired(&self, elapsed: Duration) -> Vec<ObjectRef> {
         self.resources
             .iter()
-            .filter(|(_, state)| state.status != self.desired && state.timeout.is_some_and(|timeout| elapsed >= timeout))
+            .filter(|(_, state)| {
+                state.status != self.desired && state.timeout.is_some_and(|timeout| elapsed >= timeout)
+            })
             .map(|(object, _)| object.clone())
             .collect()
     }
@@ -112,12 +128,9 @@ impl Tracker {
     /// The not-ready object to name in the once-a-second progress line: first by `metadata.name`, then by
     /// kind and namespace (seed 000: one resource at a time, alphabetically by name).
     pub fn first_not_ready(&self) -> Option<(&ObjectRef, &ResourceState)> {
-        self.resources
-            .iter()
-            .filter(|(_, state)| state.status != self.desired)
-            .min_by(|(left, _), (right, _)| {
-                (&left.name, &left.kind, &left.namespace).cmp(&(&right.name, &right.kind, &right.namespace))
-            })
+        self.resources.iter().filter(|(_, state)| state.status != self.desired).min_by(|(left, _), (right, _)| {
+            (&left.name, &left.kind, &left.namespace).cmp(&(&right.name, &right.kind, &right.namespace))
+        })
     }
 
     /// How many objects are ready, of how many.
@@ -145,7 +158,11 @@ mod tests {
         let (mut tracker, now) = tracker(true);
         assert_eq!(tracker.outcome(), Outcome::Pending);
         for name in ["web", "migrate", "app"] {
-            let kind = match name { "web" => "Deployment", "migrate" => "Job", _ => "ConfigMap" };
+            let kind = match name {
+                "web" => "Deployment",
+                "migrate" => "Job",
+                _ => "ConfigMap",
+            };
             assert!(tracker.update(&object(kind, name), Status::Current, "ok", now));
         }
         assert_eq!(tracker.outcome(), Outcome::Ready);
@@ -186,7 +203,10 @@ mod tests {
     #[test]
     fn per_object_timeouts_expire_only_unready_objects() {
         let now = Instant::now();
-        let objects = [(object("Job", "slow"), Some(Duration::from_secs(5))), (object("Job", "fast"), Some(Duration::from_secs(5)))];
+        let objects = [
+            (object("Job", "slow"), Some(Duration::from_secs(5))),
+            (object("Job", "fast"), Some(Duration::from_secs(5))),
+        ];
         let mut tracker = Tracker::new(objects, Status::Current, true, now);
         tracker.update(&object("Job", "fast"), Status::Current, "", now);
         assert!(tracker.expired(Duration::from_secs(4)).is_empty());

@@ -20,7 +20,8 @@ fn berth(args: &[&str], stdin: Option<&str>) -> Output {
 
 fn json_entries(output: &Output) -> Vec<Value> {
     let text = String::from_utf8_lossy(&output.stdout);
-    let value: Value = serde_json::from_str(&text).unwrap_or_else(|error| panic!("stdout is not JSON ({error}): {text}"));
+    let value: Value =
+        serde_json::from_str(&text).unwrap_or_else(|error| panic!("stdout is not JSON ({error}): {text}"));
     value.as_array().expect("a JSON array").clone()
 }
 
@@ -55,7 +56,12 @@ fn broken_example_reports_each_problem_and_exits_one() {
     assert_eq!(output.status.code(), Some(1), "stderr: {}", stderr(&output));
     let statuses: Vec<(String, String)> = json_entries(&output)
         .iter()
-        .map(|entry| (format!("{}/{}", entry["kind"].as_str().unwrap(), entry["name"].as_str().unwrap()), entry["status"].as_str().unwrap().to_string()))
+        .map(|entry| {
+            (
+                format!("{}/{}", entry["kind"].as_str().unwrap(), entry["name"].as_str().unwrap()),
+                entry["status"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
     let expected = [
         ("Deployment/web", "InProgress"),
@@ -72,7 +78,10 @@ fn broken_example_reports_each_problem_and_exits_one() {
 
 #[test]
 fn table_output_is_aligned_text() {
-    let output = berth(&["health", "--local", "-f", "-"], Some("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: x}\n"));
+    let output = berth(
+        &["health", "--local", "-f", "-"],
+        Some("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: x}\n"),
+    );
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
@@ -92,11 +101,15 @@ fn malformed_status_is_unknown_with_the_reason() {
 
 #[test]
 fn bad_input_names_file_document_and_line_and_exits_two() {
-    let text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: apps/v1\nmetadata: {name: web}\n";
+    let text =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: apps/v1\nmetadata: {name: web}\n";
     let output = berth(&["health", "--local", "-f", "-", "-o", "json"], Some(text));
     assert_eq!(output.status.code(), Some(2));
     assert!(output.stdout.is_empty(), "nothing on stdout for bad input");
-    assert_eq!(stderr(&output), "error: cannot load manifests\n  <stdin>: document 2 (line 5): object `web`: missing kind\n");
+    assert_eq!(
+        stderr(&output),
+        "error: cannot load manifests\n  <stdin>: document 2 (line 5): object `web`: missing kind\n"
+    );
 }
 
 #[test]
@@ -107,7 +120,11 @@ fn invalid_yaml_and_missing_files_are_bad_input() {
 
     let output = berth(&["health", "--local", "-f", "does/not/exist.yaml"], None);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("does/not/exist.yaml: cannot read: no such file or directory"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("does/not/exist.yaml: cannot read: no such file or directory"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
