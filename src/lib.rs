@@ -4,6 +4,7 @@
 //! and, on top of them, the command-line layer (`cli`). See `README.md` for the architecture.
 
 pub mod cli;
+pub mod cluster;
 pub mod error;
 pub mod manifest;
 pub mod object;

@@ -1,5 +1,13 @@
 //! Waiting until objects are ready: watch-driven status tracking, fail-fast on root causes, timeouts and
-//! cancellation. `pods` holds the pure root-cause rules read from a workload's pods.
+//! cancellation.
+//!
+//! `engine` runs the loop, `watch` owns the cluster watches, `tracker` aggregates statuses and `pods` holds
+//! the pure root-cause rules read from a workload's pods.
 
+mod engine;
 pub mod pods;
 pub mod tracker;
+mod watch;
+
+pub use engine::{Judge, ResourceReport, Target, WaitEvent, WaitOptions, WaitReport, kstatus_judge, wait};
+pub use tracker::Outcome;

@@ -1,0 +1,96 @@
+//! Server-side apply and delete of single objects.
+
+use super::{Cluster, Resolved};
+use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams};
+use serde_json::Value;
+
+/// How objects are applied.
+#[derive(Debug, Clone)]
+pub struct ApplyOptions {
+    /// The field manager that owns what berth applies (`berth` by default).
+    pub field_manager: String,
+    /// Take over fields another manager owns instead of reporting a conflict.
+    pub force_conflicts: bool,
+    /// Ask the server to validate and default without persisting (`--dry-run=server`).
+    pub dry_run: bool,
+}
+
+impl Default for ApplyOptions {
+    fn default() -> ApplyOptions {
+        ApplyOptions { field_manager: "berth".to_string(), force_conflicts: false, dry_run: false }
+    }
+}
+
+/// Why one object could not be applied or deleted.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ApplyError {
+    /// Another field manager owns fields this apply sets; the message names the manager and fields.
+    #[error("conflict: {0}")]
+    Conflict(String),
+    /// The server refused the object (422 and the like) with this message.
+    #[error("rejected by the server: {0}")]
+    Rejected(String),
+    /// The request did not complete (connection, timeout, 5xx).
+    #[error("request failed: {0}")]
+    Request(String),
+}
+
+impl ApplyError {
+    fn from_kube(error: kube::Error) -> ApplyError {
+        match error {
+            kube::Error::Api(status) if status.code == 409 => ApplyError::Conflict(status.message.clone()),
+            kube::Error::Api(status) if status.code < 500 => ApplyError::Rejected(status.message.clone()),
+            other => ApplyError::Request(other.to_string()),
+        }
+    }
+}
+
+pub(crate) fn api_for(cluster: &Cluster, resolved: &Resolved) -> Api<DynamicObject> {
+    let resource = &resolved.resource.api_resource;
+    match &resolved.reference.namespace {
+        Some(namespace) => Api::namespaced_with(cluster.client.clone(), namespace, resource),
+        None => Api::all_with(cluster.client.clone(), resource),
+    }
+}
+
+/// Applies `object` with server-side apply and returns the object the server now holds.
+///
+/// # Errors
+/// [`ApplyError`] when the server refuses the object or cannot be reached.
+pub async fn apply_object(
+    cluster: &Cluster,
+    resolved: &Resolved,
+    object: &Value,
+    options: &ApplyOptions,
+) -> Result<Value, ApplyError> {
+    let mut body = object.clone();
+    if let Some(metadata) = body.get_mut("metadata").and_then(Value::as_object_mut) {
+        match &resolved.reference.namespace {
+            Some(namespace) => {
+                metadata.insert("namespace".to_string(), Value::String(namespace.clone()));
+            }
+            None => {
+                metadata.remove("namespace");
+            }
+        }
+    }
+    let mut params = PatchParams::apply(&options.field_manager);
+    params.force = options.force_conflicts;
+    params.dry_run = options.dry_run;
+    let api = api_for(cluster, resolved);
+    let applied = api.patch(&resolved.reference.name, &params, &Patch::Apply(&body)).await.map_err(ApplyError::from_kube)?;
+    serde_json::to_value(applied).map_err(|error| ApplyError::Request(error.to_string()))
+}
+
+/// Deletes the object in the background (dependents go by garbage collection); a missing object is fine.
+///
+/// # Errors
+/// [`ApplyError`] when the server refuses or cannot be reached.
+pub async fn delete_object(cluster: &Cluster, resolved: &Resolved) -> Result<(), ApplyError> {
+    let api = api_for(cluster, resolved);
+    match api.delete(&resolved.reference.name, &DeleteParams::background()).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
+        Err(error) => Err(ApplyError::from_kube(error)),
+    }
+}

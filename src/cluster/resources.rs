@@ -1,0 +1,118 @@
+//! Discovery: which resource types the cluster serves, and how an object's apiVersion and kind map to a
+//! URL path and a scope. Refreshed after CustomResourceDefinitions are applied, so their custom resources can
+//! be applied and watched in the same run (seed 000's "dynamic REST mapper").
+
+use crate::object::ObjectRef;
+use kube::api::{ApiResource, GroupVersionKind};
+use kube::discovery::{Discovery, Scope};
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+/// One served resource type.
+#[derive(Debug, Clone)]
+pub struct ResourceType {
+    pub api_resource: ApiResource,
+    pub namespaced: bool,
+}
+
+/// An object's identity once its type is known: namespaced objects carry their (possibly defaulted)
+/// namespace, cluster-scoped ones none.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub reference: ObjectRef,
+    pub resource: ResourceType,
+}
+
+/// The kind neither discovery nor anything else knows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the cluster does not serve kind `{kind}` in `{api_version}`")]
+pub struct UnknownKind {
+    pub api_version: String,
+    pub kind: String,
+}
+
+/// A shared, refreshable map from (apiVersion, kind) to resource type.
+#[derive(Debug, Clone, Default)]
+pub struct ResourceMap {
+    types: Arc<RwLock<HashMap<(String, String), ResourceType>>>,
+}
+
+impl ResourceMap {
+    /// Runs discovery (aggregated when the server offers it, else one request per group version).
+    ///
+    /// # Errors
+    /// The kube-rs error when the server cannot be asked.
+    pub async fn discover(client: &kube::Client) -> Result<ResourceMap, kube::Error> {
+        let map = ResourceMap::default();
+        map.refresh(client).await?;
+        Ok(map)
+    }
+
+    /// Re-runs discovery and replaces what is known.
+    ///
+    /// # Errors
+    /// The kube-rs error when the server cannot be asked.
+    pub async fn refresh(&self, client: &kube::Client) -> Result<(), kube::Error> {
+        let discovery = match Discovery::new(client.clone()).run_aggregated().await {
+            Ok(discovery) => discovery,
+            Err(error) => {
+                tracing::debug!(%error, "aggregated discovery failed; falling back to per-group discovery");
+                Discovery::new(client.clone()).run().await?
+            }
+        };
+        let mut types = HashMap::new();
+        for group in discovery.groups() {
+            for version in group.versions() {
+                for (api_resource, capabilities) in group.versioned_resources(version) {
+                    let namespaced = capabilities.scope == Scope::Namespaced;
+                    let key = (api_resource.api_version.clone(), api_resource.kind.clone());
+                    types.insert(key, ResourceType { api_resource, namespaced });
+                }
+            }
+        }
+        if let Ok(mut guard) = self.types.write() {
+            *guard = types;
+        }
+        Ok(())
+    }
+
+    /// The resource type serving `api_version` and `kind`.
+    pub fn get(&self, api_version: &str, kind: &str) -> Option<ResourceType> {
+        let guard = self.types.read().ok()?;
+        guard.get(&(api_version.to_string(), kind.to_string())).cloned()
+    }
+
+    /// Resolves `reference` to its type and scope, defaulting the namespace of namespaced objects and
+    /// dropping it from cluster-scoped ones (as kubectl does).
+    ///
+    /// # Errors
+    /// [`UnknownKind`] when the cluster serves no such type.
+    pub fn resolve(&self, reference: &ObjectRef, default_namespace: &str) -> Result<Resolved, UnknownKind> {
+        let resource = self.get(&reference.api_version, &reference.kind).ok_or_else(|| UnknownKind {
+            api_version: reference.api_version.clone(),
+            kind: reference.kind.clone(),
+        })?;
+        let namespace =
+            if resource.namespaced { Some(reference.namespace.clone().unwrap_or_else(|| default_namespace.to_string())) } else { None };
+        Ok(Resolved { reference: ObjectRef { namespace, ..reference.clone() }, resource })
+    }
+
+    /// A type a CustomResourceDefinition in the same set will serve, known before the CRD is applied.
+    pub fn from_crd(crd: &serde_json::Value) -> Vec<ResourceType> {
+        let text = |path: &[&str]| crate::object::str_at(crd, path).unwrap_or_default().to_string();
+        let group = text(&["spec", "group"]);
+        let kind = text(&["spec", "names", "kind"]);
+        let plural = text(&["spec", "names", "plural"]);
+        let namespaced = text(&["spec", "scope"]) != "Cluster";
+        let versions = crate::object::value_at(crd, &["spec", "versions"]).and_then(|versions| versions.as_array());
+        versions
+            .into_iter()
+            .flatten()
+            .filter_map(|version| version.get("name")?.as_str())
+            .map(|version| {
+                let gvk = GroupVersionKind::gvk(&group, version, &kind);
+                ResourceType { api_resource: ApiResource::from_gvk_with_plural(&gvk, &plural), namespaced }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,418 @@
+//! The wait loop: watches in, statuses through the rules, events and a report out.
+//!
+//! Every object is judged the moment its watch reports a change (no polling), by the status rules plus
+//! berth's pod root causes; a once-a-second tick names the first not-ready object (seed 000). The loop ends
+//! when the tracker says the wait is over, at the deadline, or within one scheduler turn of cancellation,
+//! and always returns the last known status of every object.
+
+use super::pods::{PodFailure, PodRules, pod_failure};
+use super::tracker::{Outcome, Tracker};
+use super::watch::{Seen, WatchGroup, run_watch};
+use crate::cluster::{Cluster, Resolved};
+use crate::object::{ObjectRef, str_at, value_at};
+use crate::status::{self, Status, StatusResult};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Decides one object's status; kstatus by default, user health rules when configured.
+pub type Judge = Arc<dyn Fn(&Value, jiff::Timestamp) -> StatusResult + Send + Sync>;
+
+/// The kstatus judge.
+pub fn kstatus_judge() -> Judge {
+    Arc::new(status::compute_or_unknown)
+}
+
+/// How to wait.
+#[derive(Clone)]
+pub struct WaitOptions {
+    /// The whole wait's limit; `None` waits until done or cancelled.
+    pub timeout: Option<Duration>,
+    /// End the wait at the first Failed object (default); otherwise wait for the rest, then fail.
+    pub fail_fast: bool,
+    /// Jobs are Current only once complete (as Helm 4's `--wait-for-jobs`); otherwise once started.
+    pub wait_for_jobs: bool,
+    pub pod_rules: PodRules,
+    /// Current for apply waits, NotFound for delete waits.
+    pub desired: Status,
+    /// How often to name the first not-ready object.
+    pub progress_interval: Duration,
+    pub judge: Judge,
+}
+
+impl Default for WaitOptions {
+    fn default() -> WaitOptions {
+        WaitOptions {
+            timeout: Some(Duration::from_secs(300)),
+            fail_fast: true,
+            wait_for_jobs: false,
+            pod_rules: PodRules::default(),
+            desired: Status::Current,
+            progress_interval: Duration::from_secs(1),
+            judge: kstatus_judge(),
+        }
+    }
+}
+
+impl std::fmt::Debug for WaitOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WaitOptions")
+            .field("timeout", &self.timeout)
+            .field("fail_fast", &self.fail_fast)
+            .field("wait_for_jobs", &self.wait_for_jobs)
+            .field("desired", &self.desired)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One object to wait for, with its own limit (`berth.dev/timeout`) if it has one.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub resolved: Resolved,
+    pub timeout: Option<Duration>,
+}
+
+/// What the wait tells its caller while it runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "event", rename_all = "camelCase")]
+pub enum WaitEvent {
+    /// An object's status or message changed.
+    #[serde(rename_all = "camelCase")]
+    StatusChanged { object: ObjectRef, status: Status, message: String },
+    /// The periodic reminder: the first not-ready object by name, and how far the wait has come.
+    #[serde(rename_all = "camelCase")]
+    Waiting { object: ObjectRef, status: Status, message: String, ready: usize, total: usize },
+}
+
+/// The last known state of one object at the end of a wait.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceReport {
+    #[serde(flatten)]
+    pub object: ObjectRef,
+    pub status: Status,
+    pub message: String,
+    /// The object's own `berth.dev/timeout` ran out.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub timed_out: bool,
+}
+
+/// How a wait ended, and every object's last status (also when cancelled or timed out).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WaitReport {
+    pub outcome: Outcome,
+    pub resources: Vec<ResourceReport>,
+    #[serde(skip)]
+    pub elapsed: Duration,
+}
+
+/// Kinds whose pods berth reads for root causes.
+const WORKLOAD_KINDS: [&str; 5] = ["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"];
+
+fn is_workload(reference: &ObjectRef) -> bool {
+    matches!(reference.group(), "apps" | "extensions" | "batch") && WORKLOAD_KINDS.contains(&reference.kind.as_str())
+}
+
+/// Waits until every target has the desired status, one fails (with fail-fast), time runs out, or `cancel`
+/// fires. Never returns an error: whatever happens, the report says what was last seen.
+pub async fn wait(
+    cluster: &Cluster,
+    targets: &[Target],
+    options: &WaitOptions,
+    cancel: &CancellationToken,
+    on_event: &mut (dyn FnMut(&WaitEvent) + Send),
+) -> WaitReport {
+    let started = Instant::now();
+    let mut state = WaitState::new(targets, options, started);
+    let (sender, mut receiver) = mpsc::unbounded_channel();
+    let mut watches = tokio::task::JoinSet::new();
+    for group in watch_groups(cluster, targets, options) {
+        watches.spawn(run_watch(cluster.clone(), group, sender.clone()));
+    }
+    drop(sender);
+
+    let deadline = options.timeout.map(|timeout| tokio::time::Instant::from_std(started) + timeout);
+    let mut ticker = tokio::time::interval(options.progress_interval);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    ticker.tick().await;
+    let outcome = loop {
+        let next_object_deadline = state.next_object_deadline().map(tokio::time::Instant::from_std);
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => break Outcome::Cancelled,
+            () = sleep_until(deadline) => {
+                break if state.tracker.outcome() == Outcome::Ready { Outcome::Ready } else { Outcome::TimedOut };
+            }
+            () = sleep_until(next_object_deadline) => {
+                if let Some(outcome) = state.expire_objects(Instant::now()) {
+                    break outcome;
+                }
+            }
+            seen = receiver.recv() => {
+                let Some(seen) = seen else { break Outcome::TimedOut };
+                state.record(seen);
+                let mut batch = 1;
+                // Take what else is already queued before judging, so a burst is judged once.
+                while batch < 256 {
+                    match receiver.try_recv() {
+                        Ok(seen) => state.record(seen),
+                        Err(_) => break,
+                    }
+                    batch += 1;
+                }
+                for event in state.judge_dirty() {
+                    on_event(&event);
+                }
+                if let Some(outcome) = state.finished() {
+                    break outcome;
+                }
+            }
+            _ = ticker.tick() => {
+                if let Some(event) = state.waiting_event() {
+                    on_event(&event);
+                }
+            }
+        }
+    };
+    watches.abort_all();
+    state.report(outcome, started.elapsed())
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The watches a wait needs: one per (type, namespace) of the targets, plus pods and replica sets in the
+/// namespaces of workloads when waiting for readiness.
+fn watch_groups(cluster: &Cluster, targets: &[Target], options: &WaitOptions) -> Vec<WatchGroup> {
+    let mut groups: BTreeMap<(String, String, Option<String>), WatchGroup> = BTreeMap::new();
+    let mut workload_namespaces = BTreeSet::new();
+    let mut deployment_namespaces = BTreeSet::new();
+    for target in targets {
+        let reference = &target.resolved.reference;
+        let api_resource = &target.resolved.resource.api_resource;
+        let key = (api_resource.api_version.clone(), api_resource.plural.clone(), reference.namespace.clone());
+        let group = groups.entry(key).or_insert_with(|| WatchGroup {
+            resource: target.resolved.resource.clone(),
+            namespace: reference.namespace.clone(),
+            names: Some(BTreeSet::new()),
+        });
+        if let Some(names) = group.names.as_mut() {
+            names.insert(reference.name.clone());
+        }
+        if options.desired == Status::Current && is_workload(reference) {
+            workload_namespaces.insert(reference.namespace.clone());
+            if reference.kind == "Deployment" {
+                deployment_namespaces.insert(reference.namespace.clone());
+            }
+        }
+    }
+    let mut extra = Vec::new();
+    let pod_type = cluster.resources.get("v1", "Pod");
+    let replica_set_type = cluster.resources.get("apps/v1", "ReplicaSet");
+    for namespace in workload_namespaces {
+        if let Some(resource) = &pod_type {
+            extra.push(WatchGroup { resource: resource.clone(), namespace: namespace.clone(), names: None });
+        }
+        if deployment_namespaces.contains(&namespace)
+            && let Some(resource) = &replica_set_type
+        {
+            extra.push(WatchGroup { resource: resource.clone(), namespace, names: None });
+        }
+    }
+    groups.into_values().chain(extra).collect()
+}
+
+/// Everything the loop knows; pure apart from reading the clock.
+struct WaitState<'a> {
+    options: &'a WaitOptions,
+    tracker: Tracker,
+    started: Instant,
+    objects: HashMap<ObjectRef, Option<Value>>,
+    /// Pods and replica sets by namespace, then name, for root causes.
+    pods: HashMap<Option<String>, BTreeMap<String, Value>>,
+    replica_sets: HashMap<Option<String>, BTreeMap<String, Value>>,
+    dirty: BTreeSet<ObjectRef>,
+    timed_out: BTreeSet<ObjectRef>,
+    timeouts: Vec<(ObjectRef, Duration)>,
+}
+
+impl<'a> WaitState<'a> {
+    fn new(targets: &[Target], options: &'a WaitOptions, started: Instant) -> WaitState<'a> {
+        let tracker = Tracker::new(
+            targets.iter().map(|target| (target.resolved.reference.clone(), target.timeout)),
+            options.desired,
+            options.fail_fast,
+            started,
+        );
+        let timeouts = targets
+            .iter()
+            .filter_map(|target| Some((target.resolved.reference.clone(), target.timeout?)))
+            .collect();
+        WaitState {
+            options,
+            tracker,
+            started,
+            objects: HashMap::new(),
+            pods: HashMap::new(),
+            replica_sets: HashMap::new(),
+            dirty: BTreeSet::new(),
+            timed_out: BTreeSet::new(),
+            timeouts,
+        }
+    }
+
+    fn record(&mut self, seen: Seen) {
+        let reference = seen.reference;
+        if self.tracker.get(&reference).is_some() {
+            self.objects.insert(reference.clone(), seen.object);
+            self.dirty.insert(reference);
+            return;
+        }
+        let store = match (reference.api_version.as_str(), reference.kind.as_str()) {
+            ("v1", "Pod") => &mut self.pods,
+            (_, "ReplicaSet") => &mut self.replica_sets,
+            _ => return,
+        };
+        let namespace = store.entry(reference.namespace.clone()).or_default();
+        match seen.object {
+            Some(object) => namespace.insert(reference.name.clone(), object),
+            None => namespace.remove(&reference.name),
+        };
+        // A pod changed: the workloads in its namespace may have a new root cause.
+        let workloads: Vec<ObjectRef> = self
+            .tracker
+            .resources()
+            .filter(|(target, _)| target.namespace == reference.namespace && is_workload(target))
+            .map(|(target, _)| target.clone())
+            .collect();
+        self.dirty.extend(workloads);
+    }
+
+    /// Judges every object that changed since the last call; returns the resulting events.
+    fn judge_dirty(&mut self) -> Vec<WaitEvent> {
+        let now = jiff::Timestamp::now();
+        let dirty = std::mem::take(&mut self.dirty);
+        let mut events = Vec::new();
+        for reference in dirty {
+            let Some(object) = self.objects.get(&reference) else { continue };
+            let (status, message) = self.judge(&reference, object.as_ref(), now);
+            if self.tracker.update(&reference, status, &message, Instant::now()) {
+                events.push(WaitEvent::StatusChanged { object: reference, status, message });
+            }
+        }
+        events
+    }
+
+    fn judge(&self, reference: &ObjectRef, object: Option<&Value>, now: jiff::Timestamp) -> (Status, String) {
+        let Some(object) = object else { return (Status::NotFound, "Resource not found".to_string()) };
+        let result = (self.options.judge)(object, now);
+        if self.options.desired != Status::Current {
+            return (result.status, result.message);
+        }
+        if reference.kind == "Job" && reference.group() == "batch" && self.options.wait_for_jobs && result.status == Status::Current {
+            if let Some(message) = job_not_complete(object) {
+                return (Status::InProgress, message);
+            }
+        }
+        if result.status == Status::InProgress && is_workload(reference)
+            && let Some(failure) = self.workload_failure(reference, object, now)
+        {
+            return (Status::Failed, failure.to_string());
+        }
+        (result.status, result.message)
+    }
+
+    /// The first root cause among the pods `workload` owns (directly, or through its replica sets).
+    fn workload_failure(&self, workload: &ObjectRef, object: &Value, now: jiff::Timestamp) -> Option<PodFailure> {
+        let uid = str_at(object, &["metadata", "uid"])?;
+        let mut owners = vec![uid.to_string()];
+        if workload.kind == "Deployment" {
+            let replica_sets = self.replica_sets.get(&workload.namespace).into_iter().flat_map(BTreeMap::values);
+            owners.extend(
+                replica_sets
+                    .filter(|replica_set| is_owned_by(replica_set, uid))
+                    .filter_map(|replica_set| str_at(replica_set, &["metadata", "uid"]).map(str::to_string)),
+            );
+        }
+        let pods = self.pods.get(&workload.namespace)?;
+        pods.values()
+            .filter(|pod| owners.iter().any(|owner| is_owned_by(pod, owner)))
+            .find_map(|pod| pod_failure(pod, now, &self.options.pod_rules))
+    }
+
+    fn finished(&self) -> Option<Outcome> {
+        if !self.timed_out.is_empty() && self.options.fail_fast {
+            return Some(Outcome::TimedOut);
+        }
+        match self.tracker.outcome() {
+            Outcome::Pending => None,
+            Outcome::Ready if !self.timed_out.is_empty() => Some(Outcome::TimedOut),
+            outcome => Some(outcome),
+        }
+    }
+
+    fn next_object_deadline(&self) -> Option<Instant> {
+        self.timeouts
+            .iter()
+            .filter(|(reference, _)| !self.timed_out.contains(reference))
+            .filter(|(reference, _)| self.tracker.get(reference).is_some_and(|state| !self.tracker.is_ready(state)))
+            .map(|(_, timeout)| self.started + *timeout)
+            .min()
+    }
+
+    /// Marks objects whose own limit ran out; the wait ends if that decides it.
+    fn expire_objects(&mut self, now: Instant) -> Option<Outcome> {
+        for reference in self.tracker.expired(now.duration_since(self.started)) {
+            self.timed_out.insert(reference);
+        }
+        self.finished()
+    }
+
+    fn waiting_event(&self) -> Option<WaitEvent> {
+        let (object, state) = self.tracker.first_not_ready()?;
+        let (ready, total) = self.tracker.counts();
+        Some(WaitEvent::Waiting { object: object.clone(), status: state.status, message: state.message.clone(), ready, total })
+    }
+
+    fn report(&self, outcome: Outcome, elapsed: Duration) -> WaitReport {
+        let resources = self
+            .tracker
+            .resources()
+            .map(|(object, state)| ResourceReport {
+                object: object.clone(),
+                status: state.status,
+                message: state.message.clone(),
+                timed_out: self.timed_out.contains(object),
+            })
+            .collect();
+        WaitReport { outcome, resources, elapsed }
+    }
+}
+
+fn is_owned_by(object: &Value, uid: &str) -> bool {
+    value_at(object, &["metadata", "ownerReferences"])
+        .and_then(Value::as_array)
+        .is_some_and(|owners| owners.iter().any(|owner| str_at(owner, &["uid"]) == Some(uid)))
+}
+
+/// Helm 4's job reader for `--wait-for-jobs`: a started Job is not done until Complete.
+fn job_not_complete(job: &Value) -> Option<String> {
+    let conditions = value_at(job, &["status", "conditions"]).and_then(Value::as_array);
+    let complete = conditions.into_iter().flatten().any(|condition| {
+        str_at(condition, &["type"]) == Some("Complete") && str_at(condition, &["status"]) == Some("True")
+    });
+    if complete {
+        return None;
+    }
+    let count = |field: &str| value_at(job, &["status", field]).and_then(Value::as_i64).unwrap_or(0);
+    Some(format!("Job in progress. active: {}, succeeded: {}, failed: {}", count("active"), count("succeeded"), count("failed")))
+}

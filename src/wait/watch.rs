@@ -1,0 +1,123 @@
+//! One watch per (resource type, namespace): the only way the wait engine reads the cluster.
+//!
+//! A group's watch forwards every change of the objects it was asked about as a `Seen` message. kube-rs's
+//! watcher re-lists after a 410 or a dropped connection; an object the re-list no longer shows is reported
+//! gone, so nothing deleted while the watch was down stays "present" forever.
+
+use crate::cluster::{Cluster, ResourceType};
+use crate::object::ObjectRef;
+use futures::StreamExt;
+use kube::api::{Api, DynamicObject};
+use kube::runtime::WatchStreamExt;
+use kube::runtime::watcher::{self, Event};
+use serde_json::Value;
+use std::collections::{BTreeSet, HashSet};
+use tokio::sync::mpsc;
+
+/// A change seen on a watch: the object as it is now, or `None` when it does not exist.
+#[derive(Debug)]
+pub struct Seen {
+    pub reference: ObjectRef,
+    pub object: Option<Value>,
+}
+
+/// What one watch covers: a resource type in one namespace (or cluster-wide) and, when not `all`, the names
+/// of the objects of interest.
+#[derive(Debug, Clone)]
+pub struct WatchGroup {
+    pub resource: ResourceType,
+    pub namespace: Option<String>,
+    /// `None`: forward every object of the type (pods and replica sets for root causes).
+    pub names: Option<BTreeSet<String>>,
+}
+
+impl WatchGroup {
+    fn wants(&self, name: &str) -> bool {
+        self.names.as_ref().is_none_or(|names| names.contains(name))
+    }
+
+    fn reference(&self, name: &str) -> ObjectRef {
+        let api_resource = &self.resource.api_resource;
+        ObjectRef {
+            api_version: api_resource.api_version.clone(),
+            kind: api_resource.kind.clone(),
+            namespace: self.namespace.clone(),
+            name: name.to_string(),
+        }
+    }
+}
+
+/// Runs the watch of `group` until the receiver is dropped, sending every change to `sender`.
+pub async fn run_watch(cluster: Cluster, group: WatchGroup, sender: mpsc::UnboundedSender<Seen>) {
+    let api: Api<DynamicObject> = match &group.namespace {
+        Some(namespace) => Api::namespaced_with(cluster.client.clone(), namespace, &group.resource.api_resource),
+        None => Api::all_with(cluster.client.clone(), &group.resource.api_resource),
+    };
+    let mut config = watcher::Config::default();
+    // One object: let the server filter. Several: one watch of the namespace, filtered here.
+    if let Some(names) = &group.names
+        && names.len() == 1
+        && let Some(name) = names.iter().next()
+    {
+        config = config.fields(&format!("metadata.name={name}"));
+    }
+    let mut stream = watcher::watcher(api, config).default_backoff().boxed();
+    let mut present: HashSet<String> = HashSet::new();
+    let mut listed: HashSet<String> = HashSet::new();
+    while let Some(event) = stream.next().await {
+        let sent = match event {
+            Ok(Event::Apply(object)) | Ok(Event::InitApply(object)) => {
+                let name = object.metadata.name.clone().unwrap_or_default();
+                listed.insert(name.clone());
+                present.insert(name.clone());
+                forward(&group, &sender, &name, Some(object))
+            }
+            Ok(Event::Delete(object)) => {
+                let name = object.metadata.name.clone().unwrap_or_default();
+                present.remove(&name);
+                forward(&group, &sender, &name, None)
+            }
+            Ok(Event::Init) => {
+                listed.clear();
+                true
+            }
+            Ok(Event::InitDone) => {
+                let mut ok = true;
+                // Objects asked about that the list did not show do not exist (now).
+                let missing: Vec<String> = match &group.names {
+                    Some(names) => names.iter().filter(|name| !listed.contains(*name)).cloned().collect(),
+                    None => present.iter().filter(|name| !listed.contains(*name)).cloned().collect(),
+                };
+                for name in missing {
+                    present.remove(&name);
+                    ok &= forward(&group, &sender, &name, None);
+                }
+                ok
+            }
+            Err(error) => {
+                tracing::debug!(%error, kind = %group.resource.api_resource.kind, "watch error; retrying with backoff");
+                true
+            }
+        };
+        if !sent {
+            return;
+        }
+    }
+}
+
+/// Sends one change if the group wants it; false when nobody listens any more.
+fn forward(group: &WatchGroup, sender: &mpsc::UnboundedSender<Seen>, name: &str, object: Option<DynamicObject>) -> bool {
+    if !group.wants(name) {
+        return true;
+    }
+    let api_resource = &group.resource.api_resource;
+    let object = object.and_then(|object| serde_json::to_value(object).ok()).map(|mut value| {
+        // List items may come without their type; the status rules need it.
+        if let Some(map) = value.as_object_mut() {
+            map.entry("apiVersion").or_insert_with(|| Value::String(api_resource.api_version.clone()));
+            map.entry("kind").or_insert_with(|| Value::String(api_resource.kind.clone()));
+        }
+        value
+    });
+    sender.send(Seen { reference: group.reference(name), object }).is_ok()
+}
