@@ -3,7 +3,7 @@
 //! Library modules return their own error enums; this type gathers the ones that end a run and decides the
 //! process exit code, so `main` stays a thin mapping.
 
-use crate::manifest;
+use crate::{apply, cluster, manifest};
 
 /// The documented exit codes (README, DESIGN.md "Conventions").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +31,10 @@ pub enum Error {
     Manifest(#[from] manifest::LoadError),
     #[error("{0}")]
     Usage(String),
+    #[error("cannot connect to the cluster")]
+    Cluster(#[source] cluster::ConnectError),
+    #[error("invalid objects; nothing was applied")]
+    Invalid(#[source] apply::InvalidSet),
     #[error("cannot write output")]
     Output(#[source] std::io::Error),
 }
@@ -38,7 +42,7 @@ pub enum Error {
 impl Error {
     pub fn exit_code(&self) -> ExitCode {
         match self {
-            Error::Manifest(_) | Error::Usage(_) => ExitCode::BadInput,
+            Error::Manifest(_) | Error::Usage(_) | Error::Cluster(_) | Error::Invalid(_) => ExitCode::BadInput,
             Error::Output(_) => ExitCode::NotReady,
         }
     }

@@ -3,6 +3,7 @@
 //! The library is organised as the design document describes: pure cores (`manifest`, `object`, `status`)
 //! and, on top of them, the command-line layer (`cli`). See `README.md` for the architecture.
 
+pub mod apply;
 pub mod cli;
 pub mod cluster;
 pub mod error;

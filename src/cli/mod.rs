@@ -3,8 +3,11 @@
 //! Arguments are parsed here and turned into calls of the library; only `main` turns the outcome into an exit
 //! code. Results go to stdout, progress and logs to stderr.
 
+mod apply;
+mod cluster_args;
 mod health;
 mod output;
+mod progress;
 
 use crate::error::{Error, ExitCode};
 use clap::{Parser, Subcommand};
@@ -24,6 +27,10 @@ pub struct Cli {
 pub enum Command {
     /// Compute the kstatus status of objects.
     Health(health::HealthArgs),
+    /// Apply manifests with server-side apply, CRDs first, and optionally wait until everything is ready.
+    Apply(apply::ApplyArgs),
+    /// Wait until objects already in the cluster are ready.
+    Wait(apply::WaitCommandArgs),
 }
 
 /// Runs the parsed command line and returns the exit code it earned.
@@ -33,6 +40,8 @@ pub enum Command {
 pub fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Health(args) => health::run(args),
+        Command::Apply(args) => apply::run_apply(args),
+        Command::Wait(args) => apply::run_wait(args),
     }
 }
 

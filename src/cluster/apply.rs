@@ -78,7 +78,8 @@ pub async fn apply_object(
     params.force = options.force_conflicts;
     params.dry_run = options.dry_run;
     let api = api_for(cluster, resolved);
-    let applied = api.patch(&resolved.reference.name, &params, &Patch::Apply(&body)).await.map_err(ApplyError::from_kube)?;
+    let applied =
+        api.patch(&resolved.reference.name, &params, &Patch::Apply(&body)).await.map_err(ApplyError::from_kube)?;
     serde_json::to_value(applied).map_err(|error| ApplyError::Request(error.to_string()))
 }
 

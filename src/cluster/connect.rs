@@ -32,8 +32,7 @@ pub enum ConnectError {
 /// [`ConnectError`] naming the step that failed: reading the kubeconfig, building the client, or reaching
 /// the API server.
 pub async fn connect(options: &ConnectOptions) -> Result<Cluster, ConnectError> {
-    let kube_options =
-        KubeConfigOptions { context: options.context.clone(), cluster: None, user: None };
+    let kube_options = KubeConfigOptions { context: options.context.clone(), cluster: None, user: None };
     let mut config = match &options.kubeconfig {
         Some(path) => {
             let kubeconfig = Kubeconfig::read_from(path).map_err(|error| ConnectError::Kubeconfig {

@@ -88,12 +88,14 @@ impl ResourceMap {
     /// # Errors
     /// [`UnknownKind`] when the cluster serves no such type.
     pub fn resolve(&self, reference: &ObjectRef, default_namespace: &str) -> Result<Resolved, UnknownKind> {
-        let resource = self.get(&reference.api_version, &reference.kind).ok_or_else(|| UnknownKind {
-            api_version: reference.api_version.clone(),
-            kind: reference.kind.clone(),
-        })?;
-        let namespace =
-            if resource.namespaced { Some(reference.namespace.clone().unwrap_or_else(|| default_namespace.to_string())) } else { None };
+        let resource = self
+            .get(&reference.api_version, &reference.kind)
+            .ok_or_else(|| UnknownKind { api_version: reference.api_version.clone(), kind: reference.kind.clone() })?;
+        let namespace = if resource.namespaced {
+            Some(reference.namespace.clone().unwrap_or_else(|| default_namespace.to_string()))
+        } else {
+            None
+        };
         Ok(Resolved { reference: ObjectRef { namespace, ..reference.clone() }, resource })
     }
 

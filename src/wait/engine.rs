@@ -82,10 +82,22 @@ pub struct Target {
 pub enum WaitEvent {
     /// An object's status or message changed.
     #[serde(rename_all = "camelCase")]
-    StatusChanged { object: ObjectRef, status: Status, message: String },
+    StatusChanged {
+        #[serde(flatten)]
+        object: ObjectRef,
+        status: Status,
+        message: String,
+    },
     /// The periodic reminder: the first not-ready object by name, and how far the wait has come.
     #[serde(rename_all = "camelCase")]
-    Waiting { object: ObjectRef, status: Status, message: String, ready: usize, total: usize },
+    Waiting {
+        #[serde(flatten)]
+        object: ObjectRef,
+        status: Status,
+        message: String,
+        ready: usize,
+        total: usize,
+    },
 }
 
 /// The last known state of one object at the end of a wait.
@@ -253,10 +265,8 @@ impl<'a> WaitState<'a> {
             options.fail_fast,
             started,
         );
-        let timeouts = targets
-            .iter()
-            .filter_map(|target| Some((target.resolved.reference.clone(), target.timeout?)))
-            .collect();
+        let timeouts =
+            targets.iter().filter_map(|target| Some((target.resolved.reference.clone(), target.timeout?))).collect();
         WaitState {
             options,
             tracker,
@@ -318,12 +328,16 @@ impl<'a> WaitState<'a> {
         if self.options.desired != Status::Current {
             return (result.status, result.message);
         }
-        if reference.kind == "Job" && reference.group() == "batch" && self.options.wait_for_jobs && result.status == Status::Current {
-            if let Some(message) = job_not_complete(object) {
-                return (Status::InProgress, message);
-            }
+        let is_job = reference.kind == "Job" && reference.group() == "batch";
+        if is_job
+            && self.options.wait_for_jobs
+            && result.status == Status::Current
+            && let Some(message) = job_not_complete(object)
+        {
+            return (Status::InProgress, message);
         }
-        if result.status == Status::InProgress && is_workload(reference)
+        if result.status == Status::InProgress
+            && is_workload(reference)
             && let Some(failure) = self.workload_failure(reference, object, now)
         {
             return (Status::Failed, failure.to_string());
@@ -380,7 +394,13 @@ impl<'a> WaitState<'a> {
     fn waiting_event(&self) -> Option<WaitEvent> {
         let (object, state) = self.tracker.first_not_ready()?;
         let (ready, total) = self.tracker.counts();
-        Some(WaitEvent::Waiting { object: object.clone(), status: state.status, message: state.message.clone(), ready, total })
+        Some(WaitEvent::Waiting {
+            object: object.clone(),
+            status: state.status,
+            message: state.message.clone(),
+            ready,
+            total,
+        })
     }
 
     fn report(&self, outcome: Outcome, elapsed: Duration) -> WaitReport {
@@ -414,5 +434,10 @@ fn job_not_complete(job: &Value) -> Option<String> {
         return None;
     }
     let count = |field: &str| value_at(job, &["status", field]).and_then(Value::as_i64).unwrap_or(0);
-    Some(format!("Job in progress. active: {}, succeeded: {}, failed: {}", count("active"), count("succeeded"), count("failed")))
+    Some(format!(
+        "Job in progress. active: {}, succeeded: {}, failed: {}",
+        count("active"),
+        count("succeeded"),
+        count("failed")
+    ))
 }

@@ -106,7 +106,12 @@ pub async fn run_watch(cluster: Cluster, group: WatchGroup, sender: mpsc::Unboun
 }
 
 /// Sends one change if the group wants it; false when nobody listens any more.
-fn forward(group: &WatchGroup, sender: &mpsc::UnboundedSender<Seen>, name: &str, object: Option<DynamicObject>) -> bool {
+fn forward(
+    group: &WatchGroup,
+    sender: &mpsc::UnboundedSender<Seen>,
+    name: &str,
+    object: Option<DynamicObject>,
+) -> bool {
     if !group.wants(name) {
         return true;
     }

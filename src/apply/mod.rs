@@ -1,0 +1,321 @@
+//! Applying a set of manifests and, if asked, waiting until they are ready.
+//!
+//! Everything is checked before the first write: every object's kind must be served by the cluster or
+//! defined by a CustomResourceDefinition in the same set, and every berth annotation must parse. Then
+//! CustomResourceDefinitions go first and are waited for until Established, discovery is refreshed, and the
+//! rest is applied (independent objects in parallel, bounded). Cancellation lets requests in flight finish
+//! and starts nothing new; the report always says what was applied and what each object's status was.
+
+mod order;
+
+use crate::cluster::{ApplyOptions, Cluster, Resolved, ResourceMap, ResourceType, apply_object};
+use crate::manifest::Manifest;
+use crate::object::{ObjectRef, parse_duration, str_at};
+use crate::status::Status;
+use crate::wait::{Outcome, ResourceReport, Target, WaitEvent, WaitOptions, WaitReport, wait};
+use futures::StreamExt;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+pub use order::install_order;
+
+/// The per-object wait limit annotation.
+pub const TIMEOUT_ANNOTATION: &str = "berth.dev/timeout";
+
+/// How many apply requests may be in flight at once.
+const APPLY_CONCURRENCY: usize = 16;
+
+/// What to do.
+#[derive(Debug, Clone, Default)]
+pub struct ApplyRequest {
+    pub apply: ApplyOptions,
+    /// Wait for readiness after applying; `None` applies only.
+    pub wait: Option<WaitOptions>,
+}
+
+/// What apply tells its caller while it runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "event", rename_all = "camelCase")]
+pub enum ApplyEvent {
+    /// The server accepted the object.
+    Applied {
+        #[serde(flatten)]
+        object: ObjectRef,
+    },
+    /// The server refused the object, or the request failed.
+    ApplyFailed {
+        #[serde(flatten)]
+        object: ObjectRef,
+        message: String,
+    },
+    /// An event of the wait.
+    #[serde(untagged)]
+    Wait(WaitEvent),
+}
+
+/// One object that could not be applied, with why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ApplyFailure {
+    #[serde(flatten)]
+    pub object: ObjectRef,
+    pub message: String,
+}
+
+/// The whole run: what was applied, what failed, how the wait ended and every object's last status.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApplyReport {
+    pub outcome: Outcome,
+    pub applied: Vec<ObjectRef>,
+    pub failed: Vec<ApplyFailure>,
+    /// Every object's last known status (for objects never applied: as last seen, or NotFound).
+    pub resources: Vec<ResourceReport>,
+    #[serde(skip)]
+    pub elapsed: Duration,
+}
+
+/// Problems that stop the run before anything is written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidSet {
+    #[error("{}", .0.join("\n"))]
+    Objects(Vec<String>),
+}
+
+/// An object resolved against the cluster (or a CRD of the set), with its manifest.
+#[derive(Debug, Clone)]
+struct Planned<'a> {
+    manifest: &'a Manifest,
+    resolved: Resolved,
+    timeout: Option<Duration>,
+    is_crd: bool,
+}
+
+/// Applies `manifests` and waits if `request.wait` says so.
+///
+/// # Errors
+/// [`InvalidSet`] when any object cannot be applied at all (unknown kind, bad annotation); nothing has been
+/// written then. Problems with single objects during the run are in the report, not errors.
+pub async fn apply(
+    cluster: &Cluster,
+    manifests: &[Manifest],
+    request: &ApplyRequest,
+    cancel: &CancellationToken,
+    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+) -> Result<ApplyReport, InvalidSet> {
+    let started = Instant::now();
+    let planned = resolve_all(cluster, manifests)?;
+    let (crds, rest): (Vec<&Planned>, Vec<&Planned>) = planned.iter().partition(|planned| planned.is_crd);
+    let mut applied = Vec::new();
+    let mut failed = Vec::new();
+    let mut wait_reports = Vec::new();
+
+    apply_batch(cluster, &crds, &request.apply, cancel, on_event, &mut applied, &mut failed).await;
+    let crds_applied: Vec<&Planned> =
+        crds.iter().copied().filter(|planned| applied.contains(&planned.resolved.reference)).collect();
+    if !crds_applied.is_empty() && !cancel.is_cancelled() && !request.apply.dry_run {
+        // Custom resources need their CRD Established before the server serves them.
+        let options = crd_wait_options(request.wait.as_ref(), started);
+        let report = wait_for(cluster, &crds_applied, &options, cancel, on_event).await;
+        let established = report.outcome == Outcome::Ready;
+        wait_reports.push(report);
+        if established && let Err(error) = cluster.resources.refresh(&cluster.client).await {
+            tracing::warn!(%error, "discovery refresh after CRDs failed");
+        }
+    }
+    if !cancel.is_cancelled() {
+        apply_batch(cluster, &rest, &request.apply, cancel, on_event, &mut applied, &mut failed).await;
+    }
+
+    let mut outcome = if cancel.is_cancelled() {
+        Outcome::Cancelled
+    } else if failed.is_empty() {
+        Outcome::Ready
+    } else {
+        Outcome::Failed
+    };
+    if let Some(options) = &request.wait
+        && outcome == Outcome::Ready
+        && !request.apply.dry_run
+    {
+        let remaining = options.timeout.map(|timeout| timeout.saturating_sub(started.elapsed()));
+        let options = WaitOptions { timeout: remaining, ..options.clone() };
+        let all: Vec<&Planned> = planned.iter().collect();
+        let report = wait_for(cluster, &all, &options, cancel, on_event).await;
+        outcome = report.outcome;
+        wait_reports.push(report);
+    }
+    let resources = merge_statuses(&planned, &applied, &failed, &wait_reports);
+    Ok(ApplyReport { outcome, applied, failed, resources, elapsed: started.elapsed() })
+}
+
+/// Resolves every object's type and scope, and reads its berth annotations; all problems at once.
+fn resolve_all<'a>(cluster: &Cluster, manifests: &'a [Manifest]) -> Result<Vec<Planned<'a>>, InvalidSet> {
+    let crd_types: HashMap<(String, String), ResourceType> = manifests
+        .iter()
+        .filter(|manifest| is_crd(&manifest.reference))
+        .flat_map(|manifest| ResourceMap::from_crd(&manifest.object))
+        .map(|resource| ((resource.api_resource.api_version.clone(), resource.api_resource.kind.clone()), resource))
+        .collect();
+    let mut problems = Vec::new();
+    let mut planned = Vec::new();
+    for manifest in manifests {
+        let reference = &manifest.reference;
+        let resolved = match cluster.resources.resolve(reference, &cluster.default_namespace) {
+            Ok(resolved) => Some(resolved),
+            Err(unknown) => match crd_types.get(&(reference.api_version.clone(), reference.kind.clone())) {
+                Some(resource) => {
+                    let namespace = resource
+                        .namespaced
+                        .then(|| reference.namespace.clone().unwrap_or_else(|| cluster.default_namespace.clone()));
+                    Some(Resolved {
+                        reference: ObjectRef { namespace, ..reference.clone() },
+                        resource: resource.clone(),
+                    })
+                }
+                None => {
+                    problems.push(format!("{}: {} `{}`: {unknown}", manifest.source, reference.kind, reference.name));
+                    None
+                }
+            },
+        };
+        let timeout = match str_at(&manifest.object, &["metadata", "annotations", TIMEOUT_ANNOTATION]) {
+            Some(text) => match parse_duration(text) {
+                Ok(timeout) => Some(timeout),
+                Err(error) => {
+                    problems.push(format!(
+                        "{}: {} `{}`: annotation {TIMEOUT_ANNOTATION}: {error}",
+                        manifest.source, reference.kind, reference.name
+                    ));
+                    None
+                }
+            },
+            None => None,
+        };
+        if let Some(resolved) = resolved {
+            planned.push(Planned { manifest, is_crd: is_crd(reference), resolved, timeout });
+        }
+    }
+    if !problems.is_empty() {
+        return Err(InvalidSet::Objects(problems));
+    }
+    planned.sort_by_key(|planned| install_order(&planned.resolved.reference.kind));
+    Ok(planned)
+}
+
+fn is_crd(reference: &ObjectRef) -> bool {
+    reference.kind == "CustomResourceDefinition" && reference.group() == "apiextensions.k8s.io"
+}
+
+/// Applies `batch` with bounded concurrency; checks for cancellation before starting each request.
+async fn apply_batch(
+    cluster: &Cluster,
+    batch: &[&Planned<'_>],
+    options: &ApplyOptions,
+    cancel: &CancellationToken,
+    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+    applied: &mut Vec<ObjectRef>,
+    failed: &mut Vec<ApplyFailure>,
+) {
+    let requests = batch.iter().map(|planned| async move {
+        if cancel.is_cancelled() {
+            return None;
+        }
+        let result = apply_object(cluster, &planned.resolved, &planned.manifest.object, options).await;
+        Some((planned.resolved.reference.clone(), result))
+    });
+    let mut results = futures::stream::iter(requests).buffered(APPLY_CONCURRENCY);
+    while let Some(result) = results.next().await {
+        match result {
+            Some((object, Ok(_))) => {
+                on_event(&ApplyEvent::Applied { object: object.clone() });
+                applied.push(object);
+            }
+            Some((object, Err(error))) => {
+                let message = error.to_string();
+                on_event(&ApplyEvent::ApplyFailed { object: object.clone(), message: message.clone() });
+                failed.push(ApplyFailure { object, message });
+            }
+            None => {}
+        }
+    }
+}
+
+async fn wait_for(
+    cluster: &Cluster,
+    planned: &[&Planned<'_>],
+    options: &WaitOptions,
+    cancel: &CancellationToken,
+    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+) -> WaitReport {
+    let targets: Vec<Target> =
+        planned.iter().map(|planned| Target { resolved: planned.resolved.clone(), timeout: planned.timeout }).collect();
+    let mut forward = |event: &WaitEvent| on_event(&ApplyEvent::Wait(event.clone()));
+    wait(cluster, &targets, options, cancel, &mut forward).await
+}
+
+/// CRDs are waited for even without `--wait` (their custom resources cannot be applied before), under the
+/// wait's timeout or a minute.
+fn crd_wait_options(wait: Option<&WaitOptions>, started: Instant) -> WaitOptions {
+    let base = wait.cloned().unwrap_or_default();
+    let limit = wait.and_then(|options| options.timeout).unwrap_or(Duration::from_secs(60));
+    WaitOptions { timeout: Some(limit.saturating_sub(started.elapsed())), desired: Status::Current, ..base }
+}
+
+/// Every object's last status: from the last wait that saw it, else Failed for refused applies, else
+/// NotFound (never applied: the run was cancelled or stopped before it) or Unknown (applied, not waited on).
+fn merge_statuses(
+    planned: &[Planned],
+    applied: &[ObjectRef],
+    failed: &[ApplyFailure],
+    waits: &[WaitReport],
+) -> Vec<ResourceReport> {
+    planned
+        .iter()
+        .map(|planned| {
+            let object = &planned.resolved.reference;
+            let from_wait = waits
+                .iter()
+                .rev()
+                .flat_map(|report| report.resources.iter())
+                .find(|resource| &resource.object == object);
+            if let Some(resource) = from_wait {
+                return resource.clone();
+            }
+            let (status, message) = if let Some(failure) = failed.iter().find(|failure| &failure.object == object) {
+                (Status::Failed, failure.message.clone())
+            } else if applied.contains(object) {
+                (Status::Unknown, "Applied; not waited for".to_string())
+            } else {
+                (Status::NotFound, "Not applied".to_string())
+            };
+            ResourceReport { object: object.clone(), status, message, timed_out: false }
+        })
+        .collect()
+}
+
+/// Waits for objects already in the cluster (`berth wait`): the same resolution and wait as apply, no
+/// writes.
+///
+/// # Errors
+/// [`InvalidSet`] when an object's kind is not served or an annotation is malformed.
+pub async fn wait_only(
+    cluster: &Cluster,
+    manifests: &[Manifest],
+    options: &WaitOptions,
+    cancel: &CancellationToken,
+    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+) -> Result<ApplyReport, InvalidSet> {
+    let started = Instant::now();
+    let planned = resolve_all(cluster, manifests)?;
+    let all: Vec<&Planned> = planned.iter().collect();
+    let report = wait_for(cluster, &all, options, cancel, on_event).await;
+    Ok(ApplyReport {
+        outcome: report.outcome,
+        applied: Vec::new(),
+        failed: Vec::new(),
+        resources: report.resources,
+        elapsed: started.elapsed(),
+    })
+}

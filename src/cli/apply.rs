@@ -1,0 +1,212 @@
+//! `berth apply` and `berth wait`: apply manifests and wait until they are ready, or only wait.
+
+use super::cluster_args::ClusterArgs;
+use super::output::{Table, print_stdout};
+use super::progress::{Progress, ProgressMode};
+use crate::apply::{self, ApplyReport, ApplyRequest};
+use crate::cluster::{self, ApplyOptions, Cluster};
+use crate::error::{Error, ExitCode};
+use crate::manifest;
+use crate::object::parse_duration;
+use crate::status::Status;
+use crate::wait::{Outcome, WaitOptions, pods::PodRules};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProgressOutput {
+    Human,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DryRun {
+    /// Send every request with dryRun=All: the server validates and defaults, nothing is persisted.
+    Server,
+}
+
+/// The flags that shape a wait, shared by `apply --wait` and `wait`.
+#[derive(Debug, Clone, Args)]
+pub struct WaitArgs {
+    /// Limit for the whole run (Go duration: 90s, 5m); 0 waits without limit.
+    #[arg(long, default_value = "5m", value_parser = duration_arg)]
+    pub timeout: Duration,
+    /// Jobs must complete (otherwise a started Job counts as ready, as in Helm 4).
+    #[arg(long)]
+    pub wait_for_jobs: bool,
+    /// Keep waiting for the other objects when one fails.
+    #[arg(long)]
+    pub no_fail_fast: bool,
+    /// How long a pod may stay Unschedulable before its workload counts as failed.
+    #[arg(long, default_value = "60s", value_parser = duration_arg)]
+    pub unschedulable_grace: Duration,
+    /// Progress and result format: human text (stderr, summary on stdout) or one JSON event per line on stdout.
+    #[arg(short, long, value_enum, default_value_t = ProgressOutput::Human)]
+    pub output: ProgressOutput,
+}
+
+impl WaitArgs {
+    fn options(&self) -> WaitOptions {
+        WaitOptions {
+            timeout: (!self.timeout.is_zero()).then_some(self.timeout),
+            fail_fast: !self.no_fail_fast,
+            wait_for_jobs: self.wait_for_jobs,
+            pod_rules: PodRules { unschedulable_grace: self.unschedulable_grace },
+            ..WaitOptions::default()
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ApplyArgs {
+    /// Files, directories (recursively: *.yaml, *.yml, *.json) or `-` for stdin.
+    #[arg(short = 'f', long = "filename", required = true, num_args = 1..)]
+    pub paths: Vec<PathBuf>,
+    /// Wait until every object is ready.
+    #[arg(long)]
+    pub wait: bool,
+    #[command(flatten)]
+    pub wait_args: WaitArgs,
+    /// Field manager for server-side apply.
+    #[arg(long, default_value = "berth")]
+    pub field_manager: String,
+    /// Take ownership of fields other managers own instead of failing with a conflict.
+    #[arg(long)]
+    pub force_conflicts: bool,
+    /// Validate against the server without persisting anything.
+    #[arg(long, value_enum)]
+    pub dry_run: Option<DryRun>,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct WaitCommandArgs {
+    /// Files, directories (recursively: *.yaml, *.yml, *.json) or `-` for stdin naming the objects to wait for.
+    #[arg(short = 'f', long = "filename", required = true, num_args = 1..)]
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub wait_args: WaitArgs,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+pub fn run_apply(args: ApplyArgs) -> Result<ExitCode, Error> {
+    let manifests = manifest::load(&args.paths)?;
+    let request = ApplyRequest {
+        apply: ApplyOptions {
+            field_manager: args.field_manager.clone(),
+            force_conflicts: args.force_conflicts,
+            dry_run: args.dry_run.is_some(),
+        },
+        wait: args.wait.then(|| args.wait_args.options()),
+    };
+    let json = args.wait_args.output == ProgressOutput::Json;
+    run_with_cluster(&args.cluster, json, async move |cluster, cancel, progress| {
+        let mut on_event = |event: &apply::ApplyEvent| progress.on_event(event);
+        apply::apply(cluster, &manifests, &request, cancel, &mut on_event).await
+    })
+}
+
+pub fn run_wait(args: WaitCommandArgs) -> Result<ExitCode, Error> {
+    let manifests = manifest::load(&args.paths)?;
+    let options = args.wait_args.options();
+    let json = args.wait_args.output == ProgressOutput::Json;
+    run_with_cluster(&args.cluster, json, async move |cluster, cancel, progress| {
+        let mut on_event = |event: &apply::ApplyEvent| progress.on_event(event);
+        apply::wait_only(cluster, &manifests, &options, cancel, &mut on_event).await
+    })
+}
+
+/// Connects (or starts the simulated cluster), installs the signal handlers, runs `work` and reports.
+fn run_with_cluster<F>(cluster_args: &ClusterArgs, json: bool, work: F) -> Result<ExitCode, Error>
+where
+    F: AsyncFnOnce(&Cluster, &CancellationToken, &mut Progress) -> Result<ApplyReport, apply::InvalidSet>,
+{
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| Error::Usage(format!("cannot start the async runtime: {error}")))?;
+    runtime.block_on(async move {
+        let cancel = CancellationToken::new();
+        spawn_signal_handler(cancel.clone());
+        let cluster = connect(cluster_args).await?;
+        let mut progress = Progress::new(ProgressMode::detect(json));
+        let report = work(&cluster, &cancel, &mut progress).await.map_err(Error::Invalid)?;
+        progress.finish();
+        print_report(&report, json)?;
+        Ok(exit_code(report.outcome))
+    })
+}
+
+async fn connect(args: &ClusterArgs) -> Result<Cluster, Error> {
+    if args.sim {
+        return Err(Error::Usage("--sim needs the simulated cluster, which is not built yet".to_string()));
+    }
+    cluster::connect(&args.connect_options()).await.map_err(Error::Cluster)
+}
+
+/// SIGINT or SIGTERM cancels the run: requests in flight finish, nothing new starts.
+fn spawn_signal_handler(cancel: CancellationToken) {
+    tokio::spawn(async move {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let Ok(mut terminate) = signal(SignalKind::terminate()) else { return };
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = terminate.recv() => {}
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        eprintln!("cancelling: requests in flight will finish, nothing new starts");
+        cancel.cancel();
+    });
+}
+
+fn exit_code(outcome: Outcome) -> ExitCode {
+    match outcome {
+        Outcome::Ready => ExitCode::Success,
+        Outcome::Cancelled => ExitCode::Cancelled,
+        Outcome::Pending | Outcome::Failed | Outcome::TimedOut => ExitCode::NotReady,
+    }
+}
+
+fn print_report(report: &ApplyReport, json: bool) -> Result<(), Error> {
+    if json {
+        let mut value = serde_json::to_value(report).unwrap_or_default();
+        if let Some(map) = value.as_object_mut() {
+            map.insert("event".to_string(), "result".into());
+            map.insert("elapsedSeconds".to_string(), report.elapsed.as_secs_f64().into());
+        }
+        return print_stdout(&format!("{value}\n"));
+    }
+    let mut table = Table::new(vec!["NAMESPACE", "KIND", "NAME", "STATUS", "MESSAGE"]);
+    for resource in &report.resources {
+        table.push(vec![
+            resource.object.namespace.clone().unwrap_or_default(),
+            resource.object.kind.clone(),
+            resource.object.name.clone(),
+            if resource.timed_out { "TimedOut".to_string() } else { resource.status.to_string() },
+            resource.message.clone(),
+        ]);
+    }
+    print_stdout(&table.render())?;
+    let ready = report.resources.iter().filter(|resource| resource.status == Status::Current).count();
+    let summary = match report.outcome {
+        Outcome::Ready => format!("ready: {ready}/{} objects", report.resources.len()),
+        Outcome::Failed => "failed".to_string(),
+        Outcome::TimedOut => "timed out".to_string(),
+        Outcome::Cancelled => "cancelled".to_string(),
+        Outcome::Pending => "not ready".to_string(),
+    };
+    eprintln!("{summary} after {:.1}s", report.elapsed.as_secs_f64());
+    Ok(())
+}
+
+fn duration_arg(text: &str) -> Result<Duration, String> {
+    parse_duration(text)
+}
