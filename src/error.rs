@@ -3,7 +3,7 @@
 //! Library modules return their own error enums; this type gathers the ones that end a run and decides the
 //! process exit code, so `main` stays a thin mapping.
 
-use crate::{apply, cluster, manifest};
+use crate::{apply, cluster, health, manifest, plan};
 
 /// The documented exit codes (README, DESIGN.md "Conventions").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,12 +37,24 @@ pub enum Error {
     Invalid(#[source] apply::InvalidSet),
     #[error("cannot write output")]
     Output(#[source] std::io::Error),
+    #[error("invalid health rules")]
+    HealthRules(#[source] health::RulesError),
+    #[error("invalid health annotations; nothing was judged or applied")]
+    HealthAnnotations(#[source] health::AnnotationErrors),
+    #[error("cannot plan the order of writes; nothing was applied")]
+    Plan(#[source] plan::PlanError),
 }
 
 impl Error {
     pub fn exit_code(&self) -> ExitCode {
         match self {
-            Error::Manifest(_) | Error::Usage(_) | Error::Cluster(_) | Error::Invalid(_) => ExitCode::BadInput,
+            Error::Manifest(_)
+            | Error::Usage(_)
+            | Error::Cluster(_)
+            | Error::Invalid(_)
+            | Error::HealthRules(_)
+            | Error::HealthAnnotations(_)
+            | Error::Plan(_) => ExitCode::BadInput,
             Error::Output(_) => ExitCode::NotReady,
         }
     }

@@ -7,8 +7,10 @@ pub mod apply;
 pub mod cli;
 pub mod cluster;
 pub mod error;
+pub mod health;
 pub mod manifest;
 pub mod object;
+pub mod plan;
 pub mod status;
 pub mod wait;
 

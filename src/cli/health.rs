@@ -1,9 +1,14 @@
-//! `berth health`: the status of objects, computed by the kstatus port.
+//! `berth health`: the status of objects, computed by the kstatus port and the user's health rules.
+//!
+//! With `--local` and `--health-rules` this is the offline way to test a rule against saved objects: the rules
+//! file is compiled first (a syntax error stops the run before anything is read), every object's health
+//! annotations are checked, then each object is judged; `--explain` names the rule that decided.
 
 use super::output::{Table, print_stdout};
 use crate::error::{Error, ExitCode};
+use crate::health::{HealthRules, Judgement};
 use crate::manifest;
-use crate::status::{self, Status, StatusResult};
+use crate::status::Status;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -19,6 +24,12 @@ pub struct HealthArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = HealthOutput::Table)]
     pub output: HealthOutput,
+    /// CEL health rules: a YAML list of {apiVersion, kind, current, inProgress, failed} (Flux `healthCheckExprs`).
+    #[arg(long = "health-rules", value_name = "FILE")]
+    pub health_rules: Option<PathBuf>,
+    /// Say which rule decided each object: a DECIDED BY column, or a `decidedBy` key with `-o json`.
+    #[arg(long)]
+    pub explain: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -27,7 +38,8 @@ pub enum HealthOutput {
     Json,
 }
 
-/// One line of the `-o json` contract (DESIGN.md): identity, status and message.
+/// One line of the `-o json` contract (DESIGN.md): identity, status and message; `decidedBy` only with
+/// `--explain`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct HealthEntry<'a> {
@@ -37,6 +49,8 @@ struct HealthEntry<'a> {
     name: &'a str,
     status: Status,
     message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decided_by: Option<String>,
 }
 
 pub fn run(args: HealthArgs) -> Result<ExitCode, Error> {
@@ -46,25 +60,34 @@ pub fn run(args: HealthArgs) -> Result<ExitCode, Error> {
                 .to_string(),
         ));
     }
+    // Rules first: a broken rules file stops the run before any input is read.
+    let rules = match &args.health_rules {
+        Some(path) => HealthRules::from_file(path).map_err(Error::HealthRules)?,
+        None => HealthRules::new(),
+    };
     let manifests = manifest::load(&args.paths)?;
+    let warnings = rules.check(&manifests).into_result().map_err(Error::HealthAnnotations)?;
+    for warning in warnings {
+        eprintln!("warning: {warning}");
+    }
     let now = jiff::Timestamp::now();
-    let results: Vec<StatusResult> =
-        manifests.iter().map(|manifest| status::compute_or_unknown(&manifest.object, now)).collect();
+    let judgements: Vec<Judgement> = manifests.iter().map(|manifest| rules.judge(&manifest.object, now)).collect();
     let entries: Vec<HealthEntry> = manifests
         .iter()
-        .zip(results)
-        .map(|(manifest, result)| HealthEntry {
+        .zip(judgements)
+        .map(|(manifest, judgement)| HealthEntry {
             api_version: &manifest.reference.api_version,
             kind: &manifest.reference.kind,
             namespace: manifest.reference.namespace.as_deref().unwrap_or_default(),
             name: &manifest.reference.name,
-            status: result.status,
-            message: result.message,
+            status: judgement.status,
+            message: judgement.message,
+            decided_by: args.explain.then(|| judgement.decided_by.to_string()),
         })
         .collect();
     let text = match args.output {
         HealthOutput::Json => render_json(&entries),
-        HealthOutput::Table => render_table(&entries),
+        HealthOutput::Table => render_table(&entries, args.explain),
     };
     print_stdout(&text)?;
     let all_current = entries.iter().all(|entry| entry.status == Status::Current);
@@ -77,16 +100,21 @@ fn render_json(entries: &[HealthEntry]) -> String {
     text
 }
 
-fn render_table(entries: &[HealthEntry]) -> String {
-    let mut table = Table::new(vec!["NAMESPACE", "KIND", "NAME", "STATUS", "MESSAGE"]);
+fn render_table(entries: &[HealthEntry], explain: bool) -> String {
+    let mut header = vec!["NAMESPACE", "KIND", "NAME", "STATUS"];
+    if explain {
+        header.push("DECIDED BY");
+    }
+    header.push("MESSAGE");
+    let mut table = Table::new(header);
     for entry in entries {
-        table.push(vec![
-            entry.namespace.to_string(),
-            entry.kind.to_string(),
-            entry.name.to_string(),
-            entry.status.to_string(),
-            entry.message.clone(),
-        ]);
+        let mut row =
+            vec![entry.namespace.to_string(), entry.kind.to_string(), entry.name.to_string(), entry.status.to_string()];
+        if let Some(decided_by) = entry.decided_by.as_ref().filter(|_| explain) {
+            row.push(decided_by.clone());
+        }
+        row.push(entry.message.clone());
+        table.push(row);
     }
     table.render()
 }

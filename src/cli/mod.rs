@@ -7,6 +7,7 @@ mod apply;
 mod cluster_args;
 mod health;
 mod output;
+mod plan;
 mod progress;
 
 use crate::error::{Error, ExitCode};
@@ -25,12 +26,14 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Compute the kstatus status of objects.
+    /// Compute the status of objects: kstatus, or the health rules of annotations and --health-rules.
     Health(health::HealthArgs),
     /// Apply manifests with server-side apply, CRDs first, and optionally wait until everything is ready.
     Apply(apply::ApplyArgs),
     /// Wait until objects already in the cluster are ready.
     Wait(apply::WaitCommandArgs),
+    /// Show the order of writes and what each object waits for and why, without a cluster.
+    Plan(plan::PlanArgs),
 }
 
 /// Runs the parsed command line and returns the exit code it earned.
@@ -42,6 +45,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Health(args) => health::run(args),
         Command::Apply(args) => apply::run_apply(args),
         Command::Wait(args) => apply::run_wait(args),
+        Command::Plan(args) => plan::run(args),
     }
 }
 

@@ -51,6 +51,14 @@ pub async fn connect(options: &ConnectOptions) -> Result<Cluster, ConnectError> 
     if let Some(namespace) = &options.namespace {
         config.default_namespace = namespace.clone();
     }
+    connect_config(config).await
+}
+
+/// Connects with a ready kube-rs configuration (the simulated cluster builds one for its own URL).
+///
+/// # Errors
+/// [`ConnectError`] when the client cannot be built or the server cannot be reached.
+pub async fn connect_config(config: kube::Config) -> Result<Cluster, ConnectError> {
     let url = config.cluster_url.to_string();
     let default_namespace = config.default_namespace.clone();
     let client = kube::Client::try_from(config).map_err(|error| ConnectError::Client(error.to_string()))?;

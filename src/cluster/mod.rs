@@ -8,7 +8,7 @@ mod connect;
 mod resources;
 
 pub use apply::{ApplyError, ApplyOptions, apply_object, delete_object};
-pub use connect::{ConnectError, ConnectOptions, connect};
+pub use connect::{ConnectError, ConnectOptions, connect, connect_config};
 pub use resources::{Resolved, ResourceMap, ResourceType, UnknownKind};
 
 /// A connected cluster: a kube-rs client, the namespace for objects that name none, and what discovery found.
