@@ -5,6 +5,36 @@
 //! CustomResourceDefinitions go first and are waited for until Established, discovery is refreshed, and the
 //! rest is applied (independent objects in parallel, bounded). Cancellation lets requests in flight finish
 //! and starts nothing new; the report always says what was applied and what each object's status was.
+//!
+//! # Example
+//!
+//! Applying a manifest and waiting for it from another program (a controller, say), here against the
+//! embedded simulated cluster; on a real cluster, connect with [`crate::cluster::connect`] instead.
+//!
+//! ```
+//! # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use berth::apply::{ApplyEvent, ApplyRequest, apply};
+//! use berth::sim::{SimCluster, SimConfig};
+//! use berth::wait::{Outcome, WaitOptions};
+//! use tokio_util::sync::CancellationToken;
+//!
+//! let sim = SimCluster::start(SimConfig::default()).await?;
+//! let cluster = berth::cluster::connect_config(sim.kube_config()).await?;
+//! let yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: fast\n";
+//! let mut problems = Vec::new();
+//! let manifests = berth::manifest::parse_text(yaml, "settings.yaml", false, &mut problems);
+//! assert!(problems.is_empty());
+//!
+//! let request = ApplyRequest { wait: Some(WaitOptions::default()), ..ApplyRequest::default() };
+//! // Cancel this token from anywhere (a newer revision arrived, SIGTERM...) to stop cleanly.
+//! let cancel = CancellationToken::new();
+//! let mut on_event = |event: &ApplyEvent| println!("{}", serde_json::to_string(event).unwrap_or_default());
+//! let report = apply(&cluster, &manifests, &request, &cancel, &mut on_event).await?;
+//! assert_eq!(report.outcome, Outcome::Ready);
+//! # Ok(())
+//! # }
+//! ```
 
 mod order;
 

@@ -8,6 +8,7 @@ use crate::cluster::{self, ApplyOptions, Cluster};
 use crate::error::{Error, ExitCode};
 use crate::manifest;
 use crate::object::parse_duration;
+use crate::sim::{SimCluster, SimConfig};
 use crate::status::Status;
 use crate::wait::{Outcome, WaitOptions, pods::PodRules};
 use clap::{Args, ValueEnum};
@@ -104,7 +105,8 @@ pub fn run_apply(args: ApplyArgs) -> Result<ExitCode, Error> {
         wait: args.wait.then(|| args.wait_args.options()),
     };
     let json = args.wait_args.output == ProgressOutput::Json;
-    run_with_cluster(&args.cluster, json, async move |cluster, cancel, progress| {
+    let waited = args.wait;
+    run_with_cluster(&args.cluster, json, waited, async move |cluster, cancel, progress| {
         let mut on_event = |event: &apply::ApplyEvent| progress.on_event(event);
         apply::apply(cluster, &manifests, &request, cancel, &mut on_event).await
     })
@@ -114,14 +116,14 @@ pub fn run_wait(args: WaitCommandArgs) -> Result<ExitCode, Error> {
     let manifests = manifest::load(&args.paths)?;
     let options = args.wait_args.options();
     let json = args.wait_args.output == ProgressOutput::Json;
-    run_with_cluster(&args.cluster, json, async move |cluster, cancel, progress| {
+    run_with_cluster(&args.cluster, json, true, async move |cluster, cancel, progress| {
         let mut on_event = |event: &apply::ApplyEvent| progress.on_event(event);
         apply::wait_only(cluster, &manifests, &options, cancel, &mut on_event).await
     })
 }
 
 /// Connects (or starts the simulated cluster), installs the signal handlers, runs `work` and reports.
-fn run_with_cluster<F>(cluster_args: &ClusterArgs, json: bool, work: F) -> Result<ExitCode, Error>
+fn run_with_cluster<F>(cluster_args: &ClusterArgs, json: bool, waited: bool, work: F) -> Result<ExitCode, Error>
 where
     F: AsyncFnOnce(&Cluster, &CancellationToken, &mut Progress) -> Result<ApplyReport, apply::InvalidSet>,
 {
@@ -132,20 +134,28 @@ where
     runtime.block_on(async move {
         let cancel = CancellationToken::new();
         spawn_signal_handler(cancel.clone());
-        let cluster = connect(cluster_args).await?;
+        let (cluster, _simulated) = connect(cluster_args).await?;
         let mut progress = Progress::new(ProgressMode::detect(json));
         let report = work(&cluster, &cancel, &mut progress).await.map_err(Error::Invalid)?;
         progress.finish();
-        print_report(&report, json)?;
+        print_report(&report, json, waited)?;
         Ok(exit_code(report.outcome))
     })
 }
 
-async fn connect(args: &ClusterArgs) -> Result<Cluster, Error> {
-    if args.sim {
-        return Err(Error::Usage("--sim needs the simulated cluster, which is not built yet".to_string()));
+/// Connects to the cluster the flags name, or starts the embedded simulated cluster for `--sim` (kept alive
+/// by the returned handle until the command ends).
+async fn connect(args: &ClusterArgs) -> Result<(Cluster, Option<SimCluster>), Error> {
+    if !args.sim {
+        return Ok((cluster::connect(&args.connect_options()).await.map_err(Error::Cluster)?, None));
     }
-    cluster::connect(&args.connect_options()).await.map_err(Error::Cluster)
+    let simulated = SimCluster::start(SimConfig::default()).await.map_err(|error| Error::Usage(error.to_string()))?;
+    let mut config = simulated.kube_config();
+    if let Some(namespace) = &args.namespace {
+        config.default_namespace = namespace.clone();
+    }
+    let cluster = cluster::connect_config(config).await.map_err(Error::Cluster)?;
+    Ok((cluster, Some(simulated)))
 }
 
 /// SIGINT or SIGTERM cancels the run: requests in flight finish, nothing new starts.
@@ -175,7 +185,7 @@ fn exit_code(outcome: Outcome) -> ExitCode {
     }
 }
 
-fn print_report(report: &ApplyReport, json: bool) -> Result<(), Error> {
+fn print_report(report: &ApplyReport, json: bool, waited: bool) -> Result<(), Error> {
     if json {
         let mut value = serde_json::to_value(report).unwrap_or_default();
         if let Some(map) = value.as_object_mut() {
@@ -195,13 +205,16 @@ fn print_report(report: &ApplyReport, json: bool) -> Result<(), Error> {
         ]);
     }
     print_stdout(&table.render())?;
+    let total = report.resources.len();
     let ready = report.resources.iter().filter(|resource| resource.status == Status::Current).count();
+    let failed = report.resources.iter().filter(|resource| resource.status == Status::Failed).count();
     let summary = match report.outcome {
-        Outcome::Ready => format!("ready: {ready}/{} objects", report.resources.len()),
-        Outcome::Failed => "failed".to_string(),
-        Outcome::TimedOut => "timed out".to_string(),
-        Outcome::Cancelled => "cancelled".to_string(),
-        Outcome::Pending => "not ready".to_string(),
+        Outcome::Ready if !waited => format!("applied: {}/{total} objects (not waited for)", report.applied.len()),
+        Outcome::Ready => format!("ready: {ready}/{total} objects"),
+        Outcome::Failed => format!("failed: {} failed, {ready}/{total} ready", failed.max(report.failed.len())),
+        Outcome::TimedOut => format!("timed out: {ready}/{total} ready"),
+        Outcome::Cancelled => format!("cancelled: {ready}/{total} ready"),
+        Outcome::Pending => format!("not ready: {ready}/{total} ready"),
     };
     eprintln!("{summary} after {:.1}s", report.elapsed.as_secs_f64());
     Ok(())

@@ -9,6 +9,7 @@ mod health;
 mod output;
 mod plan;
 mod progress;
+mod sim;
 
 use crate::error::{Error, ExitCode};
 use clap::{Parser, Subcommand};
@@ -34,6 +35,8 @@ pub enum Command {
     Wait(apply::WaitCommandArgs),
     /// Show the order of writes and what each object waits for and why, without a cluster.
     Plan(plan::PlanArgs),
+    /// Run the simulated cluster (a Kubernetes API server with simulated controllers) for kubectl, Helm or berth.
+    Sim(sim::SimArgs),
 }
 
 /// Runs the parsed command line and returns the exit code it earned.
@@ -46,6 +49,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Apply(args) => apply::run_apply(args),
         Command::Wait(args) => apply::run_wait(args),
         Command::Plan(args) => plan::run(args),
+        Command::Sim(args) => sim::run(args),
     }
 }
 

@@ -1,5 +1,6 @@
 //! Server-side apply and delete of single objects.
 
+use super::retry::with_retry;
 use super::{Cluster, Resolved};
 use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams};
 use serde_json::Value;
@@ -78,8 +79,9 @@ pub async fn apply_object(
     params.force = options.force_conflicts;
     params.dry_run = options.dry_run;
     let api = api_for(cluster, resolved);
-    let applied =
-        api.patch(&resolved.reference.name, &params, &Patch::Apply(&body)).await.map_err(ApplyError::from_kube)?;
+    let name = &resolved.reference.name;
+    let patch = Patch::Apply(&body);
+    let applied = with_retry("apply", || api.patch(name, &params, &patch)).await.map_err(ApplyError::from_kube)?;
     serde_json::to_value(applied).map_err(|error| ApplyError::Request(error.to_string()))
 }
 
@@ -89,7 +91,9 @@ pub async fn apply_object(
 /// [`ApplyError`] when the server refuses or cannot be reached.
 pub async fn delete_object(cluster: &Cluster, resolved: &Resolved) -> Result<(), ApplyError> {
     let api = api_for(cluster, resolved);
-    match api.delete(&resolved.reference.name, &DeleteParams::background()).await {
+    let name = &resolved.reference.name;
+    let params = DeleteParams::background();
+    match with_retry("delete", || api.delete(name, &params)).await {
         Ok(_) => Ok(()),
         Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
         Err(error) => Err(ApplyError::from_kube(error)),

@@ -6,6 +6,7 @@
 mod apply;
 mod connect;
 mod resources;
+pub mod retry;
 
 pub use apply::{ApplyError, ApplyOptions, apply_object, delete_object};
 pub use connect::{ConnectError, ConnectOptions, connect, connect_config};

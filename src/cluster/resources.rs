@@ -2,6 +2,7 @@
 //! URL path and a scope. Refreshed after CustomResourceDefinitions are applied, so their custom resources can
 //! be applied and watched in the same run (seed 000's "dynamic REST mapper").
 
+use super::retry::with_retry;
 use crate::object::ObjectRef;
 use kube::api::{ApiResource, GroupVersionKind};
 use kube::discovery::{Discovery, Scope};
@@ -53,11 +54,11 @@ impl ResourceMap {
     /// # Errors
     /// The kube-rs error when the server cannot be asked.
     pub async fn refresh(&self, client: &kube::Client) -> Result<(), kube::Error> {
-        let discovery = match Discovery::new(client.clone()).run_aggregated().await {
+        let discovery = match with_retry("discovery", || Discovery::new(client.clone()).run_aggregated()).await {
             Ok(discovery) => discovery,
             Err(error) => {
                 tracing::debug!(%error, "aggregated discovery failed; falling back to per-group discovery");
-                Discovery::new(client.clone()).run().await?
+                with_retry("discovery", || Discovery::new(client.clone()).run()).await?
             }
         };
         let mut types = HashMap::new();

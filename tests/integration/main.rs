@@ -1,5 +1,11 @@
 //! One integration-test binary (as ripgrep does) to keep link time down; each concern is a module.
 
+mod apply_cli;
+mod apply_sim;
 mod health_cli;
 mod health_rules_cli;
+mod peers;
 mod plan_cli;
+mod sim_helm;
+mod sim_kube;
+mod sim_kubectl;

@@ -1,0 +1,170 @@
+//! Errors as a real API server reports them: a `metav1.Status` with the HTTP code, reason and details that
+//! clients (kube-rs, kubectl, Helm) switch on.
+
+use serde_json::{Value, json};
+
+/// One failed request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    pub code: u16,
+    pub reason: &'static str,
+    pub message: String,
+    /// `details` of the Status: name, group, kind and causes when known.
+    pub details: Option<Value>,
+    /// `Retry-After` seconds for 429 and some 5xx answers.
+    pub retry_after: Option<u64>,
+}
+
+impl ApiError {
+    fn new(code: u16, reason: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError { code, reason, message: message.into(), details: None, retry_after: None }
+    }
+
+    fn with_details(mut self, group: &str, plural: &str, name: &str) -> ApiError {
+        self.details = Some(json!({"name": name, "group": group, "kind": plural}));
+        self
+    }
+
+    /// `configmaps "demo" not found`
+    pub fn not_found(group: &str, plural: &str, name: &str) -> ApiError {
+        let qualified = qualified(group, plural);
+        ApiError::new(404, "NotFound", format!("{qualified} \"{name}\" not found")).with_details(group, plural, name)
+    }
+
+    /// A path that names no served resource.
+    pub fn no_route() -> ApiError {
+        ApiError::new(404, "NotFound", "the server could not find the requested resource").with_details_value(
+            json!({"causes": [{"reason": "UnexpectedServerResponse", "message": "404 page not found"}]}),
+        )
+    }
+
+    pub fn already_exists(group: &str, plural: &str, name: &str) -> ApiError {
+        let qualified = qualified(group, plural);
+        ApiError::new(409, "AlreadyExists", format!("{qualified} \"{name}\" already exists"))
+            .with_details(group, plural, name)
+    }
+
+    /// Optimistic concurrency failure (a stale `resourceVersion` on update).
+    pub fn modified(group: &str, plural: &str, name: &str) -> ApiError {
+        let qualified = qualified(group, plural);
+        let message = format!(
+            "Operation cannot be fulfilled on {qualified} \"{name}\": the object has been modified; please apply your \
+             changes to the latest version and try again"
+        );
+        ApiError::new(409, "Conflict", message).with_details(group, plural, name)
+    }
+
+    /// A server-side apply ownership conflict; `conflicts` are (manager, field).
+    pub fn apply_conflict(
+        group: &str,
+        plural: &str,
+        name: &str,
+        message: &str,
+        conflicts: &[(String, String)],
+    ) -> ApiError {
+        let causes: Vec<Value> = conflicts
+            .iter()
+            .map(|(manager, field)| {
+                json!({"reason": "FieldManagerConflict", "message": format!("conflict with \"{manager}\""), "field": field})
+            })
+            .collect();
+        ApiError::new(409, "Conflict", message)
+            .with_details_value(json!({"name": name, "group": group, "kind": plural, "causes": causes}))
+    }
+
+    /// 422: `ConfigMap "demo" is invalid: metadata.name: Required value`
+    pub fn invalid(group: &str, kind: &str, name: &str, cause: &str) -> ApiError {
+        ApiError::new(422, "Invalid", format!("{kind} \"{name}\" is invalid: {cause}"))
+            .with_details_value(json!({"name": name, "group": group, "kind": kind, "causes": [{"message": cause}]}))
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError::new(400, "BadRequest", message)
+    }
+
+    pub fn method_not_allowed(message: impl Into<String>) -> ApiError {
+        ApiError::new(405, "MethodNotAllowed", message)
+    }
+
+    pub fn unsupported_media_type(content_type: &str) -> ApiError {
+        ApiError::new(
+            415,
+            "UnsupportedMediaType",
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (got {content_type:?})"
+            ),
+        )
+    }
+
+    /// 410 on a watch or list from a resourceVersion the server no longer has.
+    pub fn gone(resource_version: u64, oldest: u64) -> ApiError {
+        ApiError::new(410, "Expired", format!("too old resource version: {resource_version} ({oldest})"))
+    }
+
+    pub fn too_many_requests(retry_after: u64) -> ApiError {
+        let mut error = ApiError::new(
+            429,
+            "TooManyRequests",
+            "the server has received too many requests and has asked us to try again later",
+        );
+        error.retry_after = Some(retry_after);
+        error.details = Some(json!({"retryAfterSeconds": retry_after}));
+        error
+    }
+
+    pub fn internal(message: impl Into<String>) -> ApiError {
+        ApiError::new(500, "InternalError", message)
+    }
+
+    /// 403 for writes into a namespace that is being deleted.
+    pub fn forbidden(message: impl Into<String>) -> ApiError {
+        ApiError::new(403, "Forbidden", message)
+    }
+
+    fn with_details_value(mut self, details: Value) -> ApiError {
+        self.details = Some(details);
+        self
+    }
+
+    /// The `metav1.Status` body.
+    pub fn to_status(&self) -> Value {
+        let mut status = json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        });
+        if let (Some(details), Some(map)) = (&self.details, status.as_object_mut()) {
+            map.insert("details".to_string(), details.clone());
+        }
+        status
+    }
+}
+
+fn qualified(group: &str, plural: &str) -> String {
+    if group.is_empty() { plural.to_string() } else { format!("{plural}.{group}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_found_reads_as_a_real_server_writes_it() {
+        let status = ApiError::not_found("apps", "deployments", "web").to_status();
+        assert_eq!(status["message"], "deployments.apps \"web\" not found");
+        assert_eq!(status["reason"], "NotFound");
+        assert_eq!(status["code"], 404);
+        assert_eq!(status["details"]["kind"], "deployments");
+    }
+
+    #[test]
+    fn too_many_requests_carries_retry_after() {
+        let error = ApiError::too_many_requests(2);
+        assert_eq!(error.retry_after, Some(2));
+        assert_eq!(error.to_status()["details"]["retryAfterSeconds"], 2);
+    }
+}

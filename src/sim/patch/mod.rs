@@ -1,0 +1,1 @@
+//! Patch semantics of the simulated API server (being written).

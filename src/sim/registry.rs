@@ -1,0 +1,355 @@
+//! Which resource types the simulated cluster serves: a table of built-in types and the types that
+//! CustomResourceDefinitions add. Discovery, OpenAPI and request routing all read this one table.
+
+use serde_json::Value;
+
+/// One served resource type (one version of it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceDef {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub plural: String,
+    pub singular: String,
+    pub namespaced: bool,
+    pub short_names: Vec<String>,
+    pub categories: Vec<String>,
+    /// Serves the `status` subresource: status is written only through it and spec changes bump `generation`.
+    pub has_status: bool,
+    /// Serves the `scale` subresource.
+    pub has_scale: bool,
+    /// Defined by a CustomResourceDefinition (always gets `generation`).
+    pub custom: bool,
+}
+
+impl ResourceDef {
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
+    }
+
+    pub fn list_kind(&self) -> String {
+        format!("{}List", self.kind)
+    }
+
+    /// Storage is shared by all versions of a resource: the key is (group, plural).
+    pub fn type_key(&self) -> TypeKey {
+        TypeKey { group: self.group.clone(), plural: self.plural.clone() }
+    }
+
+    /// `deployments.apps`, `configmaps`: the name used in error messages.
+    pub fn qualified_plural(&self) -> String {
+        if self.group.is_empty() { self.plural.clone() } else { format!("{}.{}", self.plural, self.group) }
+    }
+
+    /// Whether `metadata.generation` is kept (types with a spec/status split and every custom resource).
+    pub fn tracks_generation(&self) -> bool {
+        self.has_status || self.custom
+    }
+
+    /// The URL path of the collection, for `selfLink`-like messages and tests.
+    pub fn collection_path(&self, namespace: Option<&str>) -> String {
+        let prefix = if self.group.is_empty() {
+            format!("/api/{}", self.version)
+        } else {
+            format!("/apis/{}/{}", self.group, self.version)
+        };
+        match namespace {
+            Some(namespace) if self.namespaced => format!("{prefix}/namespaces/{namespace}/{}", self.plural),
+            _ => format!("{prefix}/{}", self.plural),
+        }
+    }
+}
+
+/// Identifies stored objects of one resource across its versions.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TypeKey {
+    pub group: String,
+    pub plural: String,
+}
+
+/// (group, version, kind, plural, namespaced, status, scale, short names, categories)
+type Row = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    bool,
+    bool,
+    bool,
+    &'static [&'static str],
+    &'static [&'static str],
+);
+
+const ALL: &[&str] = &["all"];
+const NONE: &[&str] = &[];
+
+/// The built-in types, as a real 1.35 server names them.
+const BUILT_IN: &[Row] = &[
+    ("", "v1", "Namespace", "namespaces", false, true, false, &["ns"], NONE),
+    ("", "v1", "ConfigMap", "configmaps", true, false, false, &["cm"], NONE),
+    ("", "v1", "Secret", "secrets", true, false, false, NONE, NONE),
+    ("", "v1", "Service", "services", true, true, false, &["svc"], ALL),
+    ("", "v1", "ServiceAccount", "serviceaccounts", true, false, false, &["sa"], NONE),
+    ("", "v1", "Pod", "pods", true, true, false, &["po"], ALL),
+    ("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", true, true, false, &["pvc"], NONE),
+    ("", "v1", "PersistentVolume", "persistentvolumes", false, true, false, &["pv"], NONE),
+    ("", "v1", "Node", "nodes", false, true, false, &["no"], NONE),
+    ("", "v1", "Event", "events", true, false, false, &["ev"], NONE),
+    ("", "v1", "Endpoints", "endpoints", true, false, false, &["ep"], NONE),
+    ("", "v1", "LimitRange", "limitranges", true, false, false, &["limits"], NONE),
+    ("", "v1", "ResourceQuota", "resourcequotas", true, true, false, &["quota"], NONE),
+    ("", "v1", "ReplicationController", "replicationcontrollers", true, true, true, &["rc"], ALL),
+    ("apps", "v1", "Deployment", "deployments", true, true, true, &["deploy"], ALL),
+    ("apps", "v1", "StatefulSet", "statefulsets", true, true, true, &["sts"], ALL),
+    ("apps", "v1", "DaemonSet", "daemonsets", true, true, false, &["ds"], ALL),
+    ("apps", "v1", "ReplicaSet", "replicasets", true, true, true, &["rs"], ALL),
+    ("apps", "v1", "ControllerRevision", "controllerrevisions", true, false, false, NONE, NONE),
+    ("batch", "v1", "Job", "jobs", true, true, false, NONE, ALL),
+    ("batch", "v1", "CronJob", "cronjobs", true, true, false, &["cj"], ALL),
+    ("autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", true, true, false, &["hpa"], ALL),
+    ("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", true, true, false, &["pdb"], NONE),
+    ("networking.k8s.io", "v1", "Ingress", "ingresses", true, true, false, &["ing"], NONE),
+    ("networking.k8s.io", "v1", "IngressClass", "ingressclasses", false, false, false, NONE, NONE),
+    ("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", true, false, false, &["netpol"], NONE),
+    ("rbac.authorization.k8s.io", "v1", "Role", "roles", true, false, false, NONE, NONE),
+    ("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", true, false, false, NONE, NONE),
+    ("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", false, false, false, NONE, NONE),
+    ("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", false, false, false, NONE, NONE),
+    ("storage.k8s.io", "v1", "StorageClass", "storageclasses", false, false, false, &["sc"], NONE),
+    ("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", false, false, false, &["pc"], NONE),
+    ("coordination.k8s.io", "v1", "Lease", "leases", true, false, false, NONE, NONE),
+    ("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", true, false, false, NONE, NONE),
+    (
+        "admissionregistration.k8s.io",
+        "v1",
+        "MutatingWebhookConfiguration",
+        "mutatingwebhookconfigurations",
+        false,
+        false,
+        false,
+        NONE,
+        NONE,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "v1",
+        "ValidatingWebhookConfiguration",
+        "validatingwebhookconfigurations",
+        false,
+        false,
+        false,
+        NONE,
+        NONE,
+    ),
+    (
+        "apiextensions.k8s.io",
+        "v1",
+        "CustomResourceDefinition",
+        "customresourcedefinitions",
+        false,
+        true,
+        false,
+        &["crd", "crds"],
+        NONE,
+    ),
+];
+
+fn strings(values: &[&str]) -> Vec<String> {
+    values.iter().map(|value| (*value).to_string()).collect()
+}
+
+/// The served types: built-ins first, then those of each established CRD in creation order.
+#[derive(Debug, Clone)]
+pub struct Registry {
+    built_in: Vec<ResourceDef>,
+    custom: Vec<(String, Vec<ResourceDef>)>,
+}
+
+impl Default for Registry {
+    fn default() -> Registry {
+        Registry::new()
+    }
+}
+
+impl Registry {
+    pub fn new() -> Registry {
+        let built_in = BUILT_IN
+            .iter()
+            .map(|&(group, version, kind, plural, namespaced, has_status, has_scale, short_names, categories)| {
+                ResourceDef {
+                    group: group.to_string(),
+                    version: version.to_string(),
+                    kind: kind.to_string(),
+                    plural: plural.to_string(),
+                    singular: kind.to_lowercase(),
+                    namespaced,
+                    short_names: strings(short_names),
+                    categories: strings(categories),
+                    has_status,
+                    has_scale,
+                    custom: false,
+                }
+            })
+            .collect();
+        Registry { built_in, custom: Vec::new() }
+    }
+
+    pub fn all(&self) -> impl Iterator<Item = &ResourceDef> {
+        self.built_in.iter().chain(self.custom.iter().flat_map(|(_, defs)| defs.iter()))
+    }
+
+    /// The type served at `group`/`version` under `plural`.
+    pub fn find(&self, group: &str, version: &str, plural: &str) -> Option<&ResourceDef> {
+        self.all().find(|def| def.group == group && def.version == version && def.plural == plural)
+    }
+
+    /// The type of objects with this apiVersion and kind.
+    pub fn find_kind(&self, api_version: &str, kind: &str) -> Option<&ResourceDef> {
+        self.all().find(|def| def.kind == kind && def.api_version() == api_version)
+    }
+
+    /// Some version of the resource stored under `key` (for garbage collection across versions).
+    pub fn find_key(&self, key: &TypeKey) -> Option<&ResourceDef> {
+        self.all().find(|def| def.group == key.group && def.plural == key.plural)
+    }
+
+    /// Whether `group`/`version` is served at all.
+    pub fn serves_group_version(&self, group: &str, version: &str) -> bool {
+        self.all().any(|def| def.group == group && def.version == version)
+    }
+
+    /// Groups in discovery order (core first) with their versions, preferred first.
+    pub fn groups(&self) -> Vec<(String, Vec<String>)> {
+        let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+        for def in self.all() {
+            match groups.iter_mut().find(|(group, _)| *group == def.group) {
+                Some((_, versions)) => {
+                    if !versions.contains(&def.version) {
+                        versions.push(def.version.clone());
+                    }
+                }
+                None => groups.push((def.group.clone(), vec![def.version.clone()])),
+            }
+        }
+        groups
+    }
+
+    /// The types of one group version.
+    pub fn group_version(&self, group: &str, version: &str) -> Vec<&ResourceDef> {
+        self.all().filter(|def| def.group == group && def.version == version).collect()
+    }
+
+    /// Serves (or stops serving, with `None`) the types of the CRD named `name`.
+    pub fn set_custom(&mut self, name: &str, defs: Option<Vec<ResourceDef>>) {
+        self.custom.retain(|(existing, _)| existing != name);
+        if let Some(defs) = defs {
+            self.custom.push((name.to_string(), defs));
+        }
+    }
+}
+
+/// The types a CustomResourceDefinition serves, or why it is invalid (422 message).
+///
+/// # Errors
+/// A message naming the missing or wrong field, as a real server's validation would.
+pub fn crd_resources(crd: &Value) -> Result<Vec<ResourceDef>, String> {
+    let spec = crd.get("spec").ok_or("spec: Required value")?;
+    let group = spec.get("group").and_then(Value::as_str).ok_or("spec.group: Required value")?;
+    let names = spec.get("names").ok_or("spec.names: Required value")?;
+    let plural = names.get("plural").and_then(Value::as_str).ok_or("spec.names.plural: Required value")?;
+    let kind = names.get("kind").and_then(Value::as_str).ok_or("spec.names.kind: Required value")?;
+    let singular = names.get("singular").and_then(Value::as_str).map_or_else(|| kind.to_lowercase(), str::to_string);
+    let scope = spec.get("scope").and_then(Value::as_str).ok_or("spec.scope: Required value")?;
+    let namespaced = match scope {
+        "Namespaced" => true,
+        "Cluster" => false,
+        other => {
+            return Err(format!(
+                "spec.scope: Unsupported value: \"{other}\": supported values: \"Cluster\", \"Namespaced\""
+            ));
+        }
+    };
+    let expected_name = format!("{plural}.{group}");
+    let name = crd.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+    if name != expected_name {
+        return Err(format!("metadata.name: Invalid value: \"{name}\": must be spec.names.plural+\".\"+spec.group"));
+    }
+    let list = |field: &str| -> Vec<String> {
+        names
+            .get(field)
+            .and_then(Value::as_array)
+            .map(|values| values.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .unwrap_or_default()
+    };
+    let versions = spec.get("versions").and_then(Value::as_array).ok_or("spec.versions: Required value")?;
+    let mut defs = Vec::new();
+    for version in versions {
+        let Some(version_name) = version.get("name").and_then(Value::as_str) else {
+            return Err("spec.versions[].name: Required value".to_string());
+        };
+        if version.get("served").and_then(Value::as_bool) == Some(false) {
+            continue;
+        }
+        let subresources = version.get("subresources");
+        defs.push(ResourceDef {
+            group: group.to_string(),
+            version: version_name.to_string(),
+            kind: kind.to_string(),
+            plural: plural.to_string(),
+            singular: singular.clone(),
+            namespaced,
+            short_names: list("shortNames"),
+            categories: list("categories"),
+            has_status: subresources.and_then(|sub| sub.get("status")).is_some(),
+            has_scale: subresources.and_then(|sub| sub.get("scale")).is_some(),
+            custom: true,
+        });
+    }
+    if defs.is_empty() {
+        return Err("spec.versions: Invalid value: must have exactly one version marked as storage version".into());
+    }
+    Ok(defs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn built_ins_are_found_by_path_and_kind() {
+        let registry = Registry::new();
+        let deployments = registry.find("apps", "v1", "deployments").map(ResourceDef::list_kind);
+        assert_eq!(deployments.as_deref(), Some("DeploymentList"));
+        assert!(registry.find_kind("v1", "Namespace").is_some_and(|def| !def.namespaced));
+        assert!(registry.find_kind("apps/v1", "Namespace").is_none());
+        assert_eq!(registry.groups()[0], (String::new(), vec!["v1".to_string()]));
+    }
+
+    #[test]
+    fn a_crd_adds_and_removes_its_served_versions() {
+        let crd = json!({
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"plural": "widgets", "kind": "Widget", "shortNames": ["wd"]},
+                "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}}},
+                             {"name": "v0", "served": false, "storage": false}]}
+        });
+        let mut registry = Registry::new();
+        let defs = crd_resources(&crd);
+        assert!(defs.as_ref().is_ok_and(|defs| defs.len() == 1 && defs[0].has_status && defs[0].singular == "widget"));
+        registry.set_custom("widgets.example.com", defs.ok());
+        assert!(registry.find("example.com", "v1", "widgets").is_some());
+        assert!(registry.serves_group_version("example.com", "v1"));
+        registry.set_custom("widgets.example.com", None);
+        assert!(registry.find("example.com", "v1", "widgets").is_none());
+    }
+
+    #[test]
+    fn an_invalid_crd_names_the_field() {
+        let crd = json!({"metadata": {"name": "wrong"}, "spec": {"group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "widgets", "kind": "Widget"}, "versions": [{"name": "v1", "served": true}]}});
+        assert!(crd_resources(&crd).is_err_and(|message| message.starts_with("metadata.name")));
+        assert!(crd_resources(&json!({})).is_err_and(|message| message.starts_with("spec")));
+    }
+}

@@ -1,0 +1,187 @@
+//! Label and field selectors of list and watch requests, parsed once per request and matched per object.
+
+use serde_json::Value;
+
+#[derive(Debug, Clone, PartialEq)]
+enum LabelRequirement {
+    Exists(String),
+    NotExists(String),
+    In(String, Vec<String>),
+    NotIn(String, Vec<String>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct FieldRequirement {
+    path: Vec<String>,
+    value: String,
+    equal: bool,
+}
+
+/// The selectors of one request; empty matches everything.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Selector {
+    labels: Vec<LabelRequirement>,
+    fields: Vec<FieldRequirement>,
+}
+
+/// Fields every type can be selected on, plus the few per-type ones clients use.
+const SELECTABLE_FIELDS: &[&str] =
+    &["metadata.name", "metadata.namespace", "status.phase", "spec.nodeName", "type", "involvedObject.name"];
+
+impl Selector {
+    /// Parses `labelSelector` and `fieldSelector` query values.
+    ///
+    /// # Errors
+    /// A message like a real server's 400 answer, naming the bad requirement.
+    pub fn parse(label_selector: Option<&str>, field_selector: Option<&str>) -> Result<Selector, String> {
+        let labels = match label_selector {
+            Some(text) => split_top_level(text).into_iter().map(parse_label).collect::<Result<_, _>>()?,
+            None => Vec::new(),
+        };
+        let fields = match field_selector {
+            Some(text) => split_top_level(text).into_iter().map(parse_field).collect::<Result<_, _>>()?,
+            None => Vec::new(),
+        };
+        Ok(Selector { labels, fields })
+    }
+
+    pub fn matches(&self, object: &Value) -> bool {
+        let labels = object.pointer("/metadata/labels");
+        let label = |key: &str| labels.and_then(|labels| labels.get(key)).and_then(Value::as_str);
+        let labels_match = self.labels.iter().all(|requirement| match requirement {
+            LabelRequirement::Exists(key) => label(key).is_some(),
+            LabelRequirement::NotExists(key) => label(key).is_none(),
+            LabelRequirement::In(key, values) => label(key).is_some_and(|value| values.iter().any(|v| v == value)),
+            LabelRequirement::NotIn(key, values) => label(key).is_none_or(|value| values.iter().all(|v| v != value)),
+        });
+        labels_match
+            && self.fields.iter().all(|requirement| {
+                let mut current = Some(object);
+                for step in &requirement.path {
+                    current = current.and_then(|value| value.get(step));
+                }
+                let actual = current.and_then(Value::as_str).unwrap_or_default();
+                (actual == requirement.value) == requirement.equal
+            })
+    }
+
+    /// The single name a `metadata.name=` field selector pins, if any.
+    pub fn pinned_name(&self) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|requirement| requirement.equal && requirement.path == ["metadata", "name"])
+            .map(|requirement| requirement.value.as_str())
+    }
+}
+
+/// Splits at commas that are not inside parentheses.
+fn split_top_level(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (index, character) in text.char_indices() {
+        match character {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                parts.push(text[start..index].trim());
+                start = index + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(text[start..].trim());
+    parts.into_iter().filter(|part| !part.is_empty()).collect()
+}
+
+fn parse_label(text: &str) -> Result<LabelRequirement, String> {
+    let invalid =
+        || format!("unable to parse requirement: found '{text}', expected: in, notin, =, ==, !=, or identifier");
+    if let Some(key) = text.strip_prefix('!') {
+        return valid_key(key.trim()).map(LabelRequirement::NotExists).ok_or_else(invalid);
+    }
+    if let Some((key, value)) = text.split_once("!=") {
+        let key = valid_key(key.trim()).ok_or_else(invalid)?;
+        return Ok(LabelRequirement::NotIn(key, vec![value.trim().to_string()]));
+    }
+    if let Some((key, value)) = text.split_once("==").or_else(|| text.split_once('=')) {
+        let key = valid_key(key.trim()).ok_or_else(invalid)?;
+        return Ok(LabelRequirement::In(key, vec![value.trim().to_string()]));
+    }
+    for (operator, negate) in [(" notin ", true), (" in ", false)] {
+        if let Some((key, values)) = text.split_once(operator) {
+            let key = valid_key(key.trim()).ok_or_else(invalid)?;
+            let values = values.trim().strip_prefix('(').and_then(|rest| rest.strip_suffix(')')).ok_or_else(invalid)?;
+            let values: Vec<String> = values.split(',').map(|value| value.trim().to_string()).collect();
+            return Ok(if negate { LabelRequirement::NotIn(key, values) } else { LabelRequirement::In(key, values) });
+        }
+    }
+    valid_key(text).map(LabelRequirement::Exists).ok_or_else(invalid)
+}
+
+fn valid_key(key: &str) -> Option<String> {
+    let is_valid = !key.is_empty()
+        && key.len() <= 317
+        && key.chars().all(|character| character.is_ascii_alphanumeric() || "-_./".contains(character));
+    is_valid.then(|| key.to_string())
+}
+
+fn parse_field(text: &str) -> Result<FieldRequirement, String> {
+    let (field, value, equal) = if let Some((field, value)) = text.split_once("!=") {
+        (field, value, false)
+    } else if let Some((field, value)) = text.split_once("==").or_else(|| text.split_once('=')) {
+        (field, value, true)
+    } else {
+        return Err(format!("invalid selector: '{text}'; can't understand '{text}'"));
+    };
+    let field = field.trim();
+    if !SELECTABLE_FIELDS.contains(&field) {
+        return Err(format!("field label not supported: {field}"));
+    }
+    Ok(FieldRequirement {
+        path: field.split('.').map(str::to_string).collect(),
+        value: value.trim().to_string(),
+        equal,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn object() -> Value {
+        json!({"metadata": {"name": "web", "namespace": "shop", "labels": {"app": "web", "tier": "front"}}})
+    }
+
+    #[test]
+    fn label_selectors_follow_kubernetes_grammar() {
+        let cases = [
+            ("app=web", true),
+            ("app==web", true),
+            ("app!=web", false),
+            ("app", true),
+            ("!app", false),
+            ("missing", false),
+            ("!missing", true),
+            ("tier in (front,back)", true),
+            ("tier notin (front,back)", false),
+            ("app=web,tier=back", false),
+            ("app=web, tier in (front)", true),
+            ("missing!=x", true),
+        ];
+        for (text, expected) in cases {
+            let selector = Selector::parse(Some(text), None);
+            assert_eq!(selector.map(|selector| selector.matches(&object())), Ok(expected), "{text}");
+        }
+    }
+
+    #[test]
+    fn field_selectors_match_name_and_namespace() {
+        let selector = Selector::parse(None, Some("metadata.name=web,metadata.namespace!=default"));
+        assert_eq!(selector.as_ref().map(|selector| selector.matches(&object())), Ok(true));
+        assert_eq!(selector.as_ref().ok().and_then(Selector::pinned_name), Some("web"));
+        assert!(Selector::parse(None, Some("spec.foo=bar")).is_err_and(|message| message.contains("spec.foo")));
+        assert!(Selector::parse(Some("a in b"), None).is_err());
+    }
+}

@@ -1,0 +1,951 @@
+//! The simulated cluster's storage: every object, one resourceVersion counter, the event log that watches
+//! replay from, and the write record tests read to check what happened in which order.
+//!
+//! All writes go through [`Store::write`], which applies the server's rules in one place under one lock:
+//! identity and timestamps, generation bumped on spec changes only, status written only through the status
+//! subresource, finalizers, garbage collection of dependents, namespace and CRD lifecycles.
+
+use super::api_error::ApiError;
+use super::registry::{Registry, ResourceDef, TypeKey, crd_resources};
+use super::selector::Selector;
+use jiff::Timestamp;
+use serde_json::{Map, Value, json};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::broadcast;
+
+/// ADDED, MODIFIED or DELETED.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl EventType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+        }
+    }
+}
+
+/// One change, as watches deliver it.
+#[derive(Debug, Clone)]
+pub struct WatchEvent {
+    pub event_type: EventType,
+    pub key: TypeKey,
+    pub namespace: String,
+    pub name: String,
+    pub resource_version: u64,
+    pub object: Arc<Value>,
+    /// The object before the change (for selector transitions on watches).
+    pub previous: Option<Arc<Value>>,
+}
+
+/// What kind of write a record entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verb {
+    Create,
+    Update,
+    Patch,
+    Apply,
+    UpdateStatus,
+    /// Deletion requested and the object still exists (finalizers): `deletionTimestamp` set.
+    MarkDeleted,
+    Delete,
+}
+
+/// One entry of the write record: what changed, when, by whom.
+#[derive(Debug, Clone)]
+pub struct WriteRecord {
+    pub at: Timestamp,
+    pub verb: Verb,
+    pub manager: String,
+    pub event: Arc<WatchEvent>,
+}
+
+impl WriteRecord {
+    pub fn kind(&self) -> &str {
+        self.event.object.get("kind").and_then(Value::as_str).unwrap_or_default()
+    }
+}
+
+/// Where a write goes and who makes it.
+#[derive(Debug, Clone)]
+pub struct Target<'a> {
+    pub def: &'a ResourceDef,
+    pub namespace: Option<&'a str>,
+    pub name: &'a str,
+}
+
+/// Options of a write.
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    pub verb: Verb,
+    pub manager: String,
+    pub dry_run: bool,
+    /// Create the object when it does not exist (POST, server-side apply); otherwise 404.
+    pub create: bool,
+    /// Only the status subresource is written.
+    pub status_only: bool,
+}
+
+/// How dependents are treated when their owner is deleted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Propagation {
+    #[default]
+    Background,
+    Foreground,
+    Orphan,
+}
+
+/// A page of a list.
+#[derive(Debug, Clone)]
+pub struct ListPage {
+    pub items: Vec<Arc<Value>>,
+    pub resource_version: u64,
+    pub continue_token: Option<String>,
+    pub remaining: usize,
+}
+
+/// Where a watch starts: replayed events, then the live receiver.
+pub struct WatchStart {
+    pub backlog: Vec<Arc<WatchEvent>>,
+    pub receiver: broadcast::Receiver<Arc<WatchEvent>>,
+    pub resource_version: u64,
+}
+
+type Objects = BTreeMap<(String, String), Arc<Value>>;
+
+struct State {
+    registry: Registry,
+    resource_version: u64,
+    objects: HashMap<TypeKey, Objects>,
+    log: VecDeque<Arc<WatchEvent>>,
+    /// Events up to this resourceVersion are no longer in the log (a watch from before gets 410).
+    compacted_through: u64,
+    record: Vec<WriteRecord>,
+    uid_counter: u64,
+}
+
+/// The store. Cheap to share behind an `Arc`.
+pub struct Store {
+    state: Mutex<State>,
+    events: broadcast::Sender<Arc<WatchEvent>>,
+    log_capacity: usize,
+    keep_record: bool,
+}
+
+const EVENT_CHANNEL_CAPACITY: usize = 65_536;
+
+impl Store {
+    /// An empty cluster with the `default`, `kube-system` and `kube-public` namespaces.
+    pub fn new(log_capacity: usize, keep_record: bool) -> Store {
+        let (events, _) = broadcast::channel(EVENT_CHANNEL_CAPACITY);
+        let state = State {
+            registry: Registry::new(),
+            resource_version: 100,
+            objects: HashMap::new(),
+            log: VecDeque::new(),
+            compacted_through: 100,
+            record: Vec::new(),
+            uid_counter: 0,
+        };
+        let store = Store { state: Mutex::new(state), events, log_capacity: log_capacity.max(1), keep_record };
+        for namespace in ["default", "kube-system", "kube-public", "kube-node-lease"] {
+            let object = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}});
+            // Creating the built-in namespaces cannot fail: the names are valid and nothing exists yet.
+            let _ = store.create_system(object);
+        }
+        store
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock would be a bug in the store; keep serving what is there.
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Creates an object as the system (`kube-controller-manager`), for bootstrap and controllers.
+    ///
+    /// # Errors
+    /// As [`Store::write`].
+    pub fn create_system(&self, object: Value) -> Result<Arc<Value>, ApiError> {
+        let (api_version, kind) = type_meta(&object);
+        let def = self.registry().find_kind(&api_version, &kind).cloned().ok_or_else(|| {
+            ApiError::bad_request(format!("no kind \"{kind}\" is registered for version \"{api_version}\""))
+        })?;
+        let namespace = object.pointer("/metadata/namespace").and_then(Value::as_str).map(str::to_string);
+        let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string();
+        let target = Target { def: &def, namespace: namespace.as_deref(), name: &name };
+        let options = WriteOptions {
+            verb: Verb::Create,
+            manager: "kube-controller-manager".to_string(),
+            dry_run: false,
+            create: true,
+            status_only: false,
+        };
+        self.write(&target, &options, |_| Ok(object)).map(|(object, _)| object)
+    }
+
+    /// The type served at `group`/`version` under `plural`.
+    pub fn find(&self, group: &str, version: &str, plural: &str) -> Option<ResourceDef> {
+        self.lock().registry.find(group, version, plural).cloned()
+    }
+
+    /// A snapshot of the served types.
+    pub fn registry(&self) -> Registry {
+        self.lock().registry.clone()
+    }
+
+    /// The newest resourceVersion.
+    pub fn resource_version(&self) -> u64 {
+        self.lock().resource_version
+    }
+
+    /// Every write so far, in order (empty when the record is off).
+    pub fn record(&self) -> Vec<WriteRecord> {
+        self.lock().record.clone()
+    }
+
+    /// Subscribes to every change (controllers use this).
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<WatchEvent>> {
+        self.events.subscribe()
+    }
+
+    /// How many objects are stored.
+    pub fn object_count(&self) -> usize {
+        self.lock().objects.values().map(BTreeMap::len).sum()
+    }
+
+    pub fn get(&self, def: &ResourceDef, namespace: Option<&str>, name: &str) -> Result<Arc<Value>, ApiError> {
+        let state = self.lock();
+        let key = object_key(def, namespace, name);
+        state
+            .objects
+            .get(&def.type_key())
+            .and_then(|objects| objects.get(&key))
+            .map(|object| with_version(object, def))
+            .ok_or_else(|| ApiError::not_found(&def.group, &def.plural, name))
+    }
+
+    /// Lists objects of one type, in one namespace or all, in (namespace, name) order.
+    pub fn list(
+        &self,
+        def: &ResourceDef,
+        namespace: Option<&str>,
+        selector: &Selector,
+        limit: Option<usize>,
+        continue_token: Option<&str>,
+    ) -> Result<ListPage, ApiError> {
+        let start = match continue_token {
+            Some(token) => Some(decode_continue(token).ok_or_else(|| {
+                ApiError::bad_request("continue key is not valid: illegal base64 data at input byte 0")
+            })?),
+            None => None,
+        };
+        let state = self.lock();
+        let mut matching = state
+            .objects
+            .get(&def.type_key())
+            .into_iter()
+            .flat_map(BTreeMap::iter)
+            .filter(|((object_namespace, _), _)| namespace.is_none_or(|namespace| namespace == object_namespace))
+            .filter(|(key, _)| start.as_ref().is_none_or(|start| *key > start))
+            .filter(|(_, object)| selector.matches(object))
+            .map(|(key, object)| (key, with_version(object, def)));
+        let mut items = Vec::new();
+        let mut last_key = None;
+        let limit = limit.filter(|limit| *limit > 0).unwrap_or(usize::MAX);
+        for (key, object) in matching.by_ref() {
+            if items.len() == limit {
+                let remaining = 1 + matching.count();
+                let token = last_key.map(encode_continue);
+                return Ok(ListPage {
+                    items,
+                    resource_version: state.resource_version,
+                    continue_token: token,
+                    remaining,
+                });
+            }
+            items.push(object);
+            last_key = Some(key);
+        }
+        Ok(ListPage { items, resource_version: state.resource_version, continue_token: None, remaining: 0 })
+    }
+
+    /// Starts a watch on one type: the events after `since` (or synthetic ADDED events for what exists when
+    /// `since` is None), and a receiver for what comes next, taken under the same lock so nothing is missed.
+    ///
+    /// # Errors
+    /// 410 Gone when `since` is older than the event log.
+    pub fn watch(
+        &self,
+        def: &ResourceDef,
+        namespace: Option<&str>,
+        since: Option<u64>,
+    ) -> Result<WatchStart, ApiError> {
+        let state = self.lock();
+        let receiver = self.events.subscribe();
+        let key = def.type_key();
+        let in_scope = |event_namespace: &str| namespace.is_none_or(|namespace| namespace == event_namespace);
+        let backlog = match since {
+            None => state
+                .objects
+                .get(&key)
+                .into_iter()
+                .flat_map(BTreeMap::iter)
+                .filter(|((object_namespace, _), _)| in_scope(object_namespace))
+                .map(|((object_namespace, name), object)| {
+                    Arc::new(WatchEvent {
+                        event_type: EventType::Added,
+                        key: key.clone(),
+                        namespace: object_namespace.clone(),
+                        name: name.clone(),
+                        resource_version: object_resource_version(object),
+                        object: object.clone(),
+                        previous: None,
+                    })
+                })
+                .collect(),
+            Some(since) if since < state.compacted_through => {
+                return Err(ApiError::gone(since, state.compacted_through + 1));
+            }
+            Some(since) => state
+                .log
+                .iter()
+                .filter(|event| event.resource_version > since && event.key == key && in_scope(&event.namespace))
+                .cloned()
+                .collect(),
+        };
+        Ok(WatchStart { backlog, receiver, resource_version: state.resource_version })
+    }
+
+    /// Writes one object: `compute` gets the current object (None when absent) and returns the desired one.
+    /// Returns the stored object and whether it was created.
+    ///
+    /// # Errors
+    /// What the server would answer: 404 when absent and not creating, 409 on stale resourceVersion,
+    /// 422 on invalid objects, and any error from `compute`.
+    pub fn write(
+        &self,
+        target: &Target<'_>,
+        options: &WriteOptions,
+        compute: impl FnOnce(Option<&Value>) -> Result<Value, ApiError>,
+    ) -> Result<(Arc<Value>, bool), ApiError> {
+        let mut state = self.lock();
+        let def = target.def;
+        let namespace = scope_namespace(def, target.namespace)?;
+        let key = (namespace.clone(), target.name.to_string());
+        let old = state.objects.get(&def.type_key()).and_then(|objects| objects.get(&key)).cloned();
+        if old.is_none() && !options.create {
+            return Err(ApiError::not_found(&def.group, &def.plural, target.name));
+        }
+        if old.is_none() && options.status_only {
+            return Err(ApiError::not_found(&def.group, &def.plural, target.name));
+        }
+        let old_view = old.as_ref().map(|object| with_version(object, def));
+        let mut new = compute(old_view.as_deref())?;
+        let name = admit_identity(&mut new, def, &namespace, target.name)?;
+        match &old {
+            None => {
+                check_namespace(&state, def, &namespace)?;
+                prepare_create(&mut new, def, &mut state.uid_counter);
+            }
+            Some(old) => prepare_update(&mut new, old, def, options.status_only)?,
+        }
+        if def.kind == "CustomResourceDefinition" && def.group == "apiextensions.k8s.io" {
+            let defs = crd_resources(&new).map_err(|cause| ApiError::invalid(&def.group, &def.kind, &name, &cause))?;
+            establish_crd(&mut new, &defs);
+        }
+        if options.dry_run {
+            return Ok((Arc::new(new), old.is_none()));
+        }
+        if let (Some(old), false) = (&old, options.status_only) {
+            if without_volatile(old) == without_volatile(&new) {
+                // A no-op write: real servers keep the resourceVersion and send no event.
+                return Ok((with_version(old, def), false));
+            }
+        }
+        let created = old.is_none();
+        let finished_deleting = !created && is_deleting(&new) && finalizers_empty(&new);
+        if finished_deleting {
+            let stored = self.remove(&mut state, def, &namespace, &name, options);
+            return Ok((stored, false));
+        }
+        let event_type = if created { EventType::Added } else { EventType::Modified };
+        let stored = self.commit(&mut state, def, &namespace, &name, new, event_type, options);
+        if def.kind == "CustomResourceDefinition" && def.group == "apiextensions.k8s.io" {
+            let defs = crd_resources(&stored).ok();
+            state.registry.set_custom(&name, defs);
+        }
+        Ok((with_version(&stored, def), created))
+    }
+
+    /// Deletes an object: marks it (deletionTimestamp) when finalizers remain, else removes it and its
+    /// dependents as `propagation` says. Returns the object as last stored.
+    ///
+    /// # Errors
+    /// 404 when absent.
+    pub fn delete(
+        &self,
+        def: &ResourceDef,
+        namespace: Option<&str>,
+        name: &str,
+        propagation: Propagation,
+        manager: &str,
+        dry_run: bool,
+    ) -> Result<Arc<Value>, ApiError> {
+        let mut state = self.lock();
+        let namespace = scope_namespace(def, namespace)?;
+        let key = (namespace.clone(), name.to_string());
+        let Some(old) = state.objects.get(&def.type_key()).and_then(|objects| objects.get(&key)).cloned() else {
+            return Err(ApiError::not_found(&def.group, &def.plural, name));
+        };
+        if dry_run {
+            return Ok(with_version(&old, def));
+        }
+        let options = WriteOptions {
+            verb: Verb::Delete,
+            manager: manager.to_string(),
+            dry_run: false,
+            create: false,
+            status_only: false,
+        };
+        self.delete_locked(&mut state, def, &namespace, name, propagation, &options);
+        let current = state.objects.get(&def.type_key()).and_then(|objects| objects.get(&key)).cloned();
+        Ok(with_version(&current.unwrap_or(old), def))
+    }
+
+    fn delete_locked(
+        &self,
+        state: &mut State,
+        def: &ResourceDef,
+        namespace: &str,
+        name: &str,
+        propagation: Propagation,
+        options: &WriteOptions,
+    ) {
+        let key = (namespace.to_string(), name.to_string());
+        let Some(old) = state.objects.get(&def.type_key()).and_then(|objects| objects.get(&key)).cloned() else {
+            return;
+        };
+        let is_namespace = def.group.is_empty() && def.kind == "Namespace";
+        if is_namespace {
+            self.delete_namespace_contents(state, name, options);
+        }
+        let namespace_has_contents = is_namespace && namespace_has_objects(state, name);
+        if !finalizers_empty(&old) || namespace_has_contents {
+            if !is_deleting(&old) {
+                let mut marked = (*old).clone();
+                mark_deleting(&mut marked, is_namespace);
+                let mark = WriteOptions { verb: Verb::MarkDeleted, ..options.clone() };
+                self.commit(state, def, namespace, name, marked, EventType::Modified, &mark);
+            }
+            return;
+        }
+        if propagation == Propagation::Foreground {
+            self.delete_dependents(state, &old, propagation, options);
+        }
+        self.remove(state, def, namespace, name, options);
+        if propagation == Propagation::Orphan {
+            self.orphan_dependents(state, &old, options);
+        } else if propagation == Propagation::Background {
+            self.delete_dependents(state, &old, propagation, options);
+        }
+    }
+
+    fn delete_namespace_contents(&self, state: &mut State, namespace: &str, options: &WriteOptions) {
+        let mut contents = Vec::new();
+        for (key, objects) in &state.objects {
+            for (object_namespace, name) in objects.keys() {
+                if object_namespace == namespace {
+                    contents.push((key.clone(), name.clone()));
+                }
+            }
+        }
+        for (key, name) in contents {
+            if let Some(def) = state.registry.find_key(&key).cloned() {
+                self.delete_locked(state, &def, namespace, &name, Propagation::Background, options);
+            }
+        }
+    }
+
+    fn dependents_of(state: &State, owner: &Value) -> Vec<(ResourceDef, String, String)> {
+        let Some(uid) = owner.pointer("/metadata/uid").and_then(Value::as_str) else {
+            return Vec::new();
+        };
+        let mut dependents = Vec::new();
+        for (key, objects) in &state.objects {
+            for ((namespace, name), object) in objects {
+                let owned =
+                    object.pointer("/metadata/ownerReferences").and_then(Value::as_array).is_some_and(|owners| {
+                        owners.iter().any(|owner| owner.get("uid").and_then(Value::as_str) == Some(uid))
+                    });
+                if owned && let Some(def) = state.registry.find_key(key) {
+                    dependents.push((def.clone(), namespace.clone(), name.clone()));
+                }
+            }
+        }
+        dependents
+    }
+
+    fn delete_dependents(&self, state: &mut State, owner: &Value, propagation: Propagation, options: &WriteOptions) {
+        let options = WriteOptions { manager: "generic-garbage-collector".to_string(), ..options.clone() };
+        for (def, namespace, name) in Store::dependents_of(state, owner) {
+            self.delete_locked(state, &def, &namespace, &name, propagation, &options);
+        }
+    }
+
+    fn orphan_dependents(&self, state: &mut State, owner: &Value, options: &WriteOptions) {
+        let uid = owner.pointer("/metadata/uid").cloned();
+        let options =
+            WriteOptions { verb: Verb::Update, manager: "generic-garbage-collector".to_string(), ..options.clone() };
+        for (def, namespace, name) in Store::dependents_of(state, owner) {
+            let key = (namespace.clone(), name.clone());
+            let Some(object) = state.objects.get(&def.type_key()).and_then(|objects| objects.get(&key)).cloned() else {
+                continue;
+            };
+            let mut orphan = (*object).clone();
+            if let Some(owners) = orphan.pointer_mut("/metadata/ownerReferences").and_then(Value::as_array_mut) {
+                owners.retain(|owner| owner.get("uid") != uid.as_ref());
+            }
+            self.commit(state, &def, &namespace, &name, orphan, EventType::Modified, &options);
+        }
+    }
+
+    /// Stores `object` with the next resourceVersion and publishes the event.
+    #[allow(clippy::too_many_arguments)]
+    fn commit(
+        &self,
+        state: &mut State,
+        def: &ResourceDef,
+        namespace: &str,
+        name: &str,
+        mut object: Value,
+        event_type: EventType,
+        options: &WriteOptions,
+    ) -> Arc<Value> {
+        state.resource_version += 1;
+        let resource_version = state.resource_version;
+        if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+            metadata.insert("resourceVersion".to_string(), Value::String(resource_version.to_string()));
+        }
+        let object = Arc::new(object);
+        let key = (namespace.to_string(), name.to_string());
+        let previous = state.objects.entry(def.type_key()).or_default().insert(key, object.clone());
+        self.publish(state, def, namespace, name, event_type, object.clone(), previous, options);
+        object
+    }
+
+    fn remove(
+        &self,
+        state: &mut State,
+        def: &ResourceDef,
+        namespace: &str,
+        name: &str,
+        options: &WriteOptions,
+    ) -> Arc<Value> {
+        state.resource_version += 1;
+        let resource_version = state.resource_version;
+        let key = (namespace.to_string(), name.to_string());
+        let previous = state.objects.get_mut(&def.type_key()).and_then(|objects| objects.remove(&key));
+        let mut last = previous.as_deref().cloned().unwrap_or(Value::Null);
+        if let Some(metadata) = last.get_mut("metadata").and_then(Value::as_object_mut) {
+            metadata.insert("resourceVersion".to_string(), Value::String(resource_version.to_string()));
+        }
+        let last = Arc::new(last);
+        let delete = WriteOptions { verb: Verb::Delete, ..options.clone() };
+        self.publish(state, def, namespace, name, EventType::Deleted, last.clone(), previous, &delete);
+        if def.kind == "CustomResourceDefinition" && def.group == "apiextensions.k8s.io" {
+            self.remove_custom_resources(state, &last, options);
+            state.registry.set_custom(name, None);
+        }
+        self.finish_namespace_if_empty(state, namespace, options);
+        last
+    }
+
+    fn remove_custom_resources(&self, state: &mut State, crd: &Value, options: &WriteOptions) {
+        let Ok(defs) = crd_resources(crd) else { return };
+        let Some(def) = defs.first() else { return };
+        let names: Vec<(String, String)> =
+            state.objects.get(&def.type_key()).map(|objects| objects.keys().cloned().collect()).unwrap_or_default();
+        for (namespace, name) in names {
+            self.remove(state, def, &namespace, &name, options);
+        }
+    }
+
+    /// A terminating namespace goes away with its last object.
+    fn finish_namespace_if_empty(&self, state: &mut State, namespace: &str, options: &WriteOptions) {
+        if namespace.is_empty() || namespace_has_objects(state, namespace) {
+            return;
+        }
+        let Some(def) = state.registry.find_kind("v1", "Namespace").cloned() else { return };
+        let key = (String::new(), namespace.to_string());
+        let terminating =
+            state.objects.get(&def.type_key()).and_then(|objects| objects.get(&key)).is_some_and(|ns| is_deleting(ns));
+        if terminating {
+            self.remove(state, &def, "", namespace, options);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn publish(
+        &self,
+        state: &mut State,
+        def: &ResourceDef,
+        namespace: &str,
+        name: &str,
+        event_type: EventType,
+        object: Arc<Value>,
+        previous: Option<Arc<Value>>,
+        options: &WriteOptions,
+    ) {
+        let event = Arc::new(WatchEvent {
+            event_type,
+            key: def.type_key(),
+            namespace: namespace.to_string(),
+            name: name.to_string(),
+            resource_version: state.resource_version,
+            object,
+            previous,
+        });
+        state.log.push_back(event.clone());
+        while state.log.len() > self.log_capacity {
+            if let Some(dropped) = state.log.pop_front() {
+                state.compacted_through = dropped.resource_version;
+            }
+        }
+        if self.keep_record {
+            state.record.push(WriteRecord {
+                at: Timestamp::now(),
+                verb: options.verb,
+                manager: options.manager.clone(),
+                event: event.clone(),
+            });
+        }
+        // No receivers is normal (nobody watching).
+        let _ = self.events.send(event);
+    }
+}
+
+fn type_meta(object: &Value) -> (String, String) {
+    let field = |name: &str| object.get(name).and_then(Value::as_str).unwrap_or_default().to_string();
+    (field("apiVersion"), field("kind"))
+}
+
+fn object_key(def: &ResourceDef, namespace: Option<&str>, name: &str) -> (String, String) {
+    let namespace = if def.namespaced { namespace.unwrap_or_default() } else { "" };
+    (namespace.to_string(), name.to_string())
+}
+
+fn scope_namespace(def: &ResourceDef, namespace: Option<&str>) -> Result<String, ApiError> {
+    match (def.namespaced, namespace) {
+        (true, Some(namespace)) if !namespace.is_empty() => Ok(namespace.to_string()),
+        (true, _) => Err(ApiError::bad_request("an empty namespace may not be set during creation")),
+        (false, _) => Ok(String::new()),
+    }
+}
+
+/// The stored object as served under `def`'s version (all versions share storage; no schema conversion).
+fn with_version(object: &Arc<Value>, def: &ResourceDef) -> Arc<Value> {
+    let api_version = def.api_version();
+    if object.get("apiVersion").and_then(Value::as_str) == Some(api_version.as_str()) {
+        return object.clone();
+    }
+    let mut converted = (**object).clone();
+    if let Some(map) = converted.as_object_mut() {
+        map.insert("apiVersion".to_string(), Value::String(api_version));
+    }
+    Arc::new(converted)
+}
+
+fn object_resource_version(object: &Value) -> u64 {
+    object.pointer("/metadata/resourceVersion").and_then(Value::as_str).and_then(|rv| rv.parse().ok()).unwrap_or(0)
+}
+
+/// Checks apiVersion, kind, name and namespace of a written object against the request; returns the name.
+fn admit_identity(object: &mut Value, def: &ResourceDef, namespace: &str, url_name: &str) -> Result<String, ApiError> {
+    let Some(map) = object.as_object_mut() else {
+        return Err(ApiError::bad_request("the object provided is not a JSON object"));
+    };
+    let api_version = def.api_version();
+    match map.get("apiVersion").and_then(Value::as_str) {
+        Some(given) if given != api_version && !(def.custom && given.starts_with(&format!("{}/", def.group))) => {
+            return Err(ApiError::bad_request(format!(
+                "the API version in the data ({given}) does not match the expected API version ({api_version})"
+            )));
+        }
+        _ => {}
+    }
+    match map.get("kind").and_then(Value::as_str) {
+        Some(given) if given != def.kind => {
+            return Err(ApiError::bad_request(format!(
+                "the kind in the data ({given}) does not match the expected kind ({})",
+                def.kind
+            )));
+        }
+        _ => {}
+    }
+    map.insert("apiVersion".to_string(), Value::String(api_version));
+    map.insert("kind".to_string(), Value::String(def.kind.clone()));
+    let metadata = map.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
+    let Some(metadata) = metadata.as_object_mut() else {
+        return Err(ApiError::bad_request("metadata must be an object"));
+    };
+    let name = match metadata.get("name").and_then(Value::as_str) {
+        Some(name) if !name.is_empty() => name.to_string(),
+        _ if !url_name.is_empty() => url_name.to_string(),
+        _ => {
+            return Err(ApiError::invalid(
+                &def.group,
+                &def.kind,
+                "",
+                "metadata.name: Required value: name or generateName is required",
+            ));
+        }
+    };
+    if !url_name.is_empty() && name != url_name {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({name}) does not match the name on the URL ({url_name})"
+        )));
+    }
+    if let Some(problem) = name_problem(&name) {
+        return Err(ApiError::invalid(
+            &def.group,
+            &def.kind,
+            &name,
+            &format!("metadata.name: Invalid value: \"{name}\": {problem}"),
+        ));
+    }
+    metadata.insert("name".to_string(), Value::String(name.clone()));
+    if def.namespaced {
+        match metadata.get("namespace").and_then(Value::as_str) {
+            Some(given) if !given.is_empty() && given != namespace => {
+                return Err(ApiError::bad_request(
+                    "the namespace of the provided object does not match the namespace sent on the request",
+                ));
+            }
+            _ => {}
+        }
+        metadata.insert("namespace".to_string(), Value::String(namespace.to_string()));
+    } else {
+        metadata.remove("namespace");
+    }
+    Ok(name)
+}
+
+/// DNS-1123 subdomain rules (what most kinds require).
+fn name_problem(name: &str) -> Option<&'static str> {
+    let valid_characters = name
+        .chars()
+        .all(|character| character.is_ascii_lowercase() || character.is_ascii_digit() || "-.".contains(character));
+    let valid_ends =
+        name.starts_with(|c: char| c.is_ascii_alphanumeric()) && name.ends_with(|c: char| c.is_ascii_alphanumeric());
+    if name.len() > 253 {
+        Some("must be no more than 253 characters")
+    } else if !valid_characters || !valid_ends {
+        Some(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must \
+             start and end with an alphanumeric character",
+        )
+    } else {
+        None
+    }
+}
+
+fn check_namespace(state: &State, def: &ResourceDef, namespace: &str) -> Result<(), ApiError> {
+    if !def.namespaced {
+        return Ok(());
+    }
+    let key = (String::new(), namespace.to_string());
+    let found = state
+        .objects
+        .get(&TypeKey { group: String::new(), plural: "namespaces".to_string() })
+        .and_then(|ns| ns.get(&key));
+    match found {
+        None => Err(ApiError::not_found("", "namespaces", namespace)),
+        Some(object) if is_deleting(object) => Err(ApiError::forbidden(format!(
+            "{} \"{}\" is forbidden: unable to create new content in namespace {namespace} because it is being terminated",
+            def.plural,
+            object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default()
+        ))),
+        Some(_) => Ok(()),
+    }
+}
+
+fn prepare_create(object: &mut Value, def: &ResourceDef, uid_counter: &mut u64) {
+    *uid_counter += 1;
+    let uid = format!("00000000-0000-4000-8000-{:012x}", *uid_counter);
+    let now = Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+    if def.has_status
+        && let Some(map) = object.as_object_mut()
+    {
+        map.remove("status");
+    }
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        metadata.insert("uid".to_string(), Value::String(uid));
+        metadata.insert("creationTimestamp".to_string(), Value::String(now));
+        metadata.remove("deletionTimestamp");
+        metadata.remove("resourceVersion");
+        if def.tracks_generation() {
+            metadata.insert("generation".to_string(), json!(1));
+        } else {
+            metadata.remove("generation");
+        }
+    }
+    if def.group.is_empty() && def.kind == "Namespace" {
+        if let Some(map) = object.as_object_mut() {
+            map.insert("spec".to_string(), json!({"finalizers": ["kubernetes"]}));
+            map.insert("status".to_string(), json!({"phase": "Active"}));
+        }
+    }
+}
+
+fn prepare_update(object: &mut Value, old: &Value, def: &ResourceDef, status_only: bool) -> Result<(), ApiError> {
+    let given_version = object.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or_default();
+    let old_version = old.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or_default();
+    if !given_version.is_empty() && given_version != old_version {
+        let name = old.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+        return Err(ApiError::modified(&def.group, &def.plural, name));
+    }
+    if status_only {
+        let status = object.get("status").cloned();
+        let managed_fields = object.pointer("/metadata/managedFields").cloned();
+        *object = old.clone();
+        if let Some(map) = object.as_object_mut() {
+            match status {
+                Some(status) => map.insert("status".to_string(), status),
+                None => map.remove("status"),
+            };
+        }
+        if let (Some(fields), Some(metadata)) =
+            (managed_fields, object.get_mut("metadata").and_then(Value::as_object_mut))
+        {
+            metadata.insert("managedFields".to_string(), fields);
+        }
+        return Ok(());
+    }
+    let Some(map) = object.as_object_mut() else {
+        return Err(ApiError::bad_request("the object provided is not a JSON object"));
+    };
+    if def.has_status {
+        match old.get("status") {
+            Some(status) => map.insert("status".to_string(), status.clone()),
+            None => map.remove("status"),
+        };
+    }
+    if def.group.is_empty() && def.kind == "Namespace" {
+        for field in ["spec", "status"] {
+            if let Some(value) = old.get(field) {
+                map.insert(field.to_string(), value.clone());
+            }
+        }
+    }
+    let spec_changed = spec_of(old) != spec_of(object);
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        for field in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"] {
+            match old.pointer(&format!("/metadata/{field}")) {
+                Some(value) => metadata.insert(field.to_string(), value.clone()),
+                None => metadata.remove(field),
+            };
+        }
+        if is_deleting(old) {
+            // Finalizers may only be removed once deletion started; new ones are refused by real servers, kept here.
+        }
+        if def.tracks_generation() && spec_changed {
+            let generation = old.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(0) + 1;
+            metadata.insert("generation".to_string(), json!(generation));
+        }
+    }
+    Ok(())
+}
+
+/// Everything but metadata and status: what counts as the spec for generation.
+fn spec_of(object: &Value) -> Value {
+    let mut spec = object.clone();
+    if let Some(map) = spec.as_object_mut() {
+        for field in ["metadata", "status", "apiVersion", "kind"] {
+            map.remove(field);
+        }
+    }
+    spec
+}
+
+/// The object without fields that change on every write, to detect no-op writes.
+fn without_volatile(object: &Value) -> Value {
+    let mut object = object.clone();
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        metadata.remove("resourceVersion");
+        metadata.remove("managedFields");
+    }
+    object
+}
+
+fn is_deleting(object: &Value) -> bool {
+    object.pointer("/metadata/deletionTimestamp").is_some_and(|value| !value.is_null())
+}
+
+fn finalizers_empty(object: &Value) -> bool {
+    let metadata_empty = object.pointer("/metadata/finalizers").and_then(Value::as_array).is_none_or(Vec::is_empty);
+    metadata_empty
+}
+
+fn mark_deleting(object: &mut Value, is_namespace: bool) {
+    let now = Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        metadata.insert("deletionTimestamp".to_string(), Value::String(now));
+        metadata.insert("deletionGracePeriodSeconds".to_string(), json!(0));
+    }
+    if is_namespace && let Some(map) = object.as_object_mut() {
+        map.insert("status".to_string(), json!({"phase": "Terminating"}));
+    }
+}
+
+fn namespace_has_objects(state: &State, namespace: &str) -> bool {
+    state.objects.values().any(|objects| {
+        objects.range((namespace.to_string(), String::new())..).next().is_some_and(|((ns, _), _)| ns == namespace)
+    })
+}
+
+/// A CRD is accepted and established as soon as it is stored (a real server takes milliseconds).
+fn establish_crd(crd: &mut Value, defs: &[ResourceDef]) {
+    let names = crd.pointer("/spec/names").cloned().unwrap_or(Value::Null);
+    let now = Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let condition = |kind: &str, reason: &str, message: &str| json!({"type": kind, "status": "True", "lastTransitionTime": now, "reason": reason, "message": message});
+    let stored_versions: Vec<&str> = defs.iter().take(1).map(|def| def.version.as_str()).collect();
+    if let Some(map) = crd.as_object_mut() {
+        map.insert(
+            "status".to_string(),
+            json!({
+                "acceptedNames": names,
+                "conditions": [
+                    condition("NamesAccepted", "NoConflicts", "no conflicts found"),
+                    condition("Established", "InitialNamesAccepted", "the initial names have been accepted"),
+                ],
+                "storedVersions": stored_versions,
+            }),
+        );
+    }
+}
+
+fn encode_continue(key: &(String, String)) -> String {
+    let raw = format!("{}\u{0}{}", key.0, key.1);
+    raw.bytes().map(|byte| format!("{byte:02x}")).collect()
+}
+
+fn decode_continue(token: &str) -> Option<(String, String)> {
+    if token.len() % 2 != 0 || !token.is_ascii() {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> =
+        (0..token.len()).step_by(2).map(|index| u8::from_str_radix(&token[index..index + 2], 16).ok()).collect();
+    let text = String::from_utf8(bytes?).ok()?;
+    let (namespace, name) = text.split_once('\u{0}')?;
+    Some((namespace.to_string(), name.to_string()))
+}
+
+#[cfg(test)]
+mod tests;

