@@ -36,26 +36,24 @@
 //! # }
 //! ```
 
-mod order;
+mod delete;
+mod execute;
 
-use crate::cluster::{ApplyOptions, Cluster, Resolved, ResourceMap, ResourceType, apply_object};
+pub use delete::delete;
+
+use crate::cluster::{ApplyOptions, Cluster, Resolved, ResourceMap, ResourceType};
 use crate::manifest::Manifest;
 use crate::object::{ObjectRef, parse_duration, str_at};
+use crate::plan;
 use crate::status::Status;
 use crate::wait::{Outcome, ResourceReport, Target, WaitEvent, WaitOptions, WaitReport, wait};
-use futures::StreamExt;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
-pub use order::install_order;
-
 /// The per-object wait limit annotation.
 pub const TIMEOUT_ANNOTATION: &str = "berth.dev/timeout";
-
-/// How many apply requests may be in flight at once.
-const APPLY_CONCURRENCY: usize = 16;
 
 /// What to do.
 #[derive(Debug, Clone, Default)]
@@ -80,6 +78,19 @@ pub enum ApplyEvent {
         object: ObjectRef,
         message: String,
     },
+    /// Not applied because something it depends on failed, was skipped or timed out.
+    Skipped {
+        #[serde(flatten)]
+        object: ObjectRef,
+        message: String,
+    },
+    /// The server accepted the deletion.
+    Deleted {
+        #[serde(flatten)]
+        object: ObjectRef,
+    },
+    /// A dependency outside the set: berth waits for it before applying what depends on it.
+    External { dependency: String, message: String },
     /// An event of the wait.
     #[serde(untagged)]
     Wait(WaitEvent),
@@ -100,6 +111,8 @@ pub struct ApplyReport {
     pub outcome: Outcome,
     pub applied: Vec<ObjectRef>,
     pub failed: Vec<ApplyFailure>,
+    /// Objects not applied because a dependency failed, with why.
+    pub skipped: Vec<ApplyFailure>,
     /// Every object's last known status (for objects never applied: as last seen, or NotFound).
     pub resources: Vec<ResourceReport>,
     #[serde(skip)]
@@ -136,35 +149,25 @@ pub async fn apply(
 ) -> Result<ApplyReport, InvalidSet> {
     let started = Instant::now();
     let planned = resolve_all(cluster, manifests)?;
-    let (crds, rest): (Vec<&Planned>, Vec<&Planned>) = planned.iter().partition(|planned| planned.is_crd);
-    let mut applied = Vec::new();
-    let mut failed = Vec::new();
-    let mut wait_reports = Vec::new();
+    let plan = plan::build(manifests).map_err(|error| InvalidSet::Objects(vec![error.to_string()]))?;
+    let wait_options = request
+        .wait
+        .clone()
+        .unwrap_or_else(|| WaitOptions { timeout: Some(execute::DEFAULT_GATE_TIMEOUT), ..WaitOptions::default() });
+    let gate_options = WaitOptions { fail_fast: false, wait_for_jobs: true, desired: Status::Current, ..wait_options };
+    let run = execute::Run { cluster, planned: &planned, plan: &plan, options: &request.apply, gate_options, started };
+    let execution = execute::execute(&run, cancel, on_event).await;
 
-    apply_batch(cluster, &crds, &request.apply, cancel, on_event, &mut applied, &mut failed).await;
-    let crds_applied: Vec<&Planned> =
-        crds.iter().copied().filter(|planned| applied.contains(&planned.resolved.reference)).collect();
-    if !crds_applied.is_empty() && !cancel.is_cancelled() && !request.apply.dry_run {
-        // Custom resources need their CRD Established before the server serves them.
-        let options = crd_wait_options(request.wait.as_ref(), started);
-        let report = wait_for(cluster, &crds_applied, &options, cancel, on_event).await;
-        let established = report.outcome == Outcome::Ready;
-        wait_reports.push(report);
-        if established && let Err(error) = cluster.resources.refresh(&cluster.client).await {
-            tracing::warn!(%error, "discovery refresh after CRDs failed");
-        }
-    }
-    if !cancel.is_cancelled() {
-        apply_batch(cluster, &rest, &request.apply, cancel, on_event, &mut applied, &mut failed).await;
-    }
-
-    let mut outcome = if cancel.is_cancelled() {
+    let mut outcome = if execution.cancelled {
         Outcome::Cancelled
-    } else if failed.is_empty() {
-        Outcome::Ready
-    } else {
+    } else if !execution.failed.is_empty() || !execution.skipped.is_empty() {
         Outcome::Failed
+    } else if execution.timed_out {
+        Outcome::TimedOut
+    } else {
+        Outcome::Ready
     };
+    let mut wait_reports = execution.gate_reports;
     if let Some(options) = &request.wait
         && outcome == Outcome::Ready
         && !request.apply.dry_run
@@ -176,8 +179,15 @@ pub async fn apply(
         outcome = report.outcome;
         wait_reports.push(report);
     }
-    let resources = merge_statuses(&planned, &applied, &failed, &wait_reports);
-    Ok(ApplyReport { outcome, applied, failed, resources, elapsed: started.elapsed() })
+    let resources = merge_statuses(&planned, &execution.applied, &execution.failed, &execution.skipped, &wait_reports);
+    Ok(ApplyReport {
+        outcome,
+        applied: execution.applied,
+        failed: execution.failed,
+        skipped: execution.skipped,
+        resources,
+        elapsed: started.elapsed(),
+    })
 }
 
 /// Resolves every object's type and scope, and reads its berth annotations; all problems at once.
@@ -230,46 +240,11 @@ fn resolve_all<'a>(cluster: &Cluster, manifests: &'a [Manifest]) -> Result<Vec<P
     if !problems.is_empty() {
         return Err(InvalidSet::Objects(problems));
     }
-    planned.sort_by_key(|planned| install_order(&planned.resolved.reference.kind));
     Ok(planned)
 }
 
 fn is_crd(reference: &ObjectRef) -> bool {
     reference.kind == "CustomResourceDefinition" && reference.group() == "apiextensions.k8s.io"
-}
-
-/// Applies `batch` with bounded concurrency; checks for cancellation before starting each request.
-async fn apply_batch(
-    cluster: &Cluster,
-    batch: &[&Planned<'_>],
-    options: &ApplyOptions,
-    cancel: &CancellationToken,
-    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
-    applied: &mut Vec<ObjectRef>,
-    failed: &mut Vec<ApplyFailure>,
-) {
-    let requests = batch.iter().map(|planned| async move {
-        if cancel.is_cancelled() {
-            return None;
-        }
-        let result = apply_object(cluster, &planned.resolved, &planned.manifest.object, options).await;
-        Some((planned.resolved.reference.clone(), result))
-    });
-    let mut results = futures::stream::iter(requests).buffered(APPLY_CONCURRENCY);
-    while let Some(result) = results.next().await {
-        match result {
-            Some((object, Ok(_))) => {
-                on_event(&ApplyEvent::Applied { object: object.clone() });
-                applied.push(object);
-            }
-            Some((object, Err(error))) => {
-                let message = error.to_string();
-                on_event(&ApplyEvent::ApplyFailed { object: object.clone(), message: message.clone() });
-                failed.push(ApplyFailure { object, message });
-            }
-            None => {}
-        }
-    }
 }
 
 async fn wait_for(
@@ -285,20 +260,13 @@ async fn wait_for(
     wait(cluster, &targets, options, cancel, &mut forward).await
 }
 
-/// CRDs are waited for even without `--wait` (their custom resources cannot be applied before), under the
-/// wait's timeout or a minute.
-fn crd_wait_options(wait: Option<&WaitOptions>, started: Instant) -> WaitOptions {
-    let base = wait.cloned().unwrap_or_default();
-    let limit = wait.and_then(|options| options.timeout).unwrap_or(Duration::from_secs(60));
-    WaitOptions { timeout: Some(limit.saturating_sub(started.elapsed())), desired: Status::Current, ..base }
-}
-
 /// Every object's last status: from the last wait that saw it, else Failed for refused applies, else
 /// NotFound (never applied: the run was cancelled or stopped before it) or Unknown (applied, not waited on).
 fn merge_statuses(
     planned: &[Planned],
     applied: &[ObjectRef],
     failed: &[ApplyFailure],
+    skipped: &[ApplyFailure],
     waits: &[WaitReport],
 ) -> Vec<ResourceReport> {
     planned
@@ -315,6 +283,8 @@ fn merge_statuses(
             }
             let (status, message) = if let Some(failure) = failed.iter().find(|failure| &failure.object == object) {
                 (Status::Failed, failure.message.clone())
+            } else if let Some(skip) = skipped.iter().find(|skip| &skip.object == object) {
+                (Status::NotFound, skip.message.clone())
             } else if applied.contains(object) {
                 (Status::Unknown, "Applied; not waited for".to_string())
             } else {
@@ -345,6 +315,7 @@ pub async fn wait_only(
         outcome: report.outcome,
         applied: Vec::new(),
         failed: Vec::new(),
+        skipped: Vec::new(),
         resources: report.resources,
         elapsed: started.elapsed(),
     })

@@ -84,6 +84,20 @@ pub struct ApplyArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct DeleteArgs {
+    /// Files, directories (recursively: *.yaml, *.yml, *.json) or `-` for stdin naming the objects to delete.
+    #[arg(short = 'f', long = "filename", required = true, num_args = 1..)]
+    pub paths: Vec<PathBuf>,
+    /// Wait until every object is gone (objects others depend on are always waited for before their turn).
+    #[arg(long)]
+    pub wait: bool,
+    #[command(flatten)]
+    pub wait_args: WaitArgs,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
 pub struct WaitCommandArgs {
     /// Files, directories (recursively: *.yaml, *.yml, *.json) or `-` for stdin naming the objects to wait for.
     #[arg(short = 'f', long = "filename", required = true, num_args = 1..)]
@@ -105,10 +119,21 @@ pub fn run_apply(args: ApplyArgs) -> Result<ExitCode, Error> {
         wait: args.wait.then(|| args.wait_args.options()),
     };
     let json = args.wait_args.output == ProgressOutput::Json;
-    let waited = args.wait;
-    run_with_cluster(&args.cluster, json, waited, async move |cluster, cancel, progress| {
+    let summary = if args.wait { Summary::Ready } else { Summary::Applied };
+    run_with_cluster(&args.cluster, json, summary, async move |cluster, cancel, progress| {
         let mut on_event = |event: &apply::ApplyEvent| progress.on_event(event);
         apply::apply(cluster, &manifests, &request, cancel, &mut on_event).await
+    })
+}
+
+pub fn run_delete(args: DeleteArgs) -> Result<ExitCode, Error> {
+    let manifests = manifest::load(&args.paths)?;
+    let options = args.wait_args.options();
+    let json = args.wait_args.output == ProgressOutput::Json;
+    let wait = args.wait;
+    run_with_cluster(&args.cluster, json, Summary::Deleted, async move |cluster, cancel, progress| {
+        let mut on_event = |event: &apply::ApplyEvent| progress.on_event(event);
+        apply::delete(cluster, &manifests, &options, wait, cancel, &mut on_event).await
     })
 }
 
@@ -116,14 +141,14 @@ pub fn run_wait(args: WaitCommandArgs) -> Result<ExitCode, Error> {
     let manifests = manifest::load(&args.paths)?;
     let options = args.wait_args.options();
     let json = args.wait_args.output == ProgressOutput::Json;
-    run_with_cluster(&args.cluster, json, true, async move |cluster, cancel, progress| {
+    run_with_cluster(&args.cluster, json, Summary::Ready, async move |cluster, cancel, progress| {
         let mut on_event = |event: &apply::ApplyEvent| progress.on_event(event);
         apply::wait_only(cluster, &manifests, &options, cancel, &mut on_event).await
     })
 }
 
 /// Connects (or starts the simulated cluster), installs the signal handlers, runs `work` and reports.
-fn run_with_cluster<F>(cluster_args: &ClusterArgs, json: bool, waited: bool, work: F) -> Result<ExitCode, Error>
+fn run_with_cluster<F>(cluster_args: &ClusterArgs, json: bool, summary: Summary, work: F) -> Result<ExitCode, Error>
 where
     F: AsyncFnOnce(&Cluster, &CancellationToken, &mut Progress) -> Result<ApplyReport, apply::InvalidSet>,
 {
@@ -138,7 +163,7 @@ where
         let mut progress = Progress::new(ProgressMode::detect(json));
         let report = work(&cluster, &cancel, &mut progress).await.map_err(Error::Invalid)?;
         progress.finish();
-        print_report(&report, json, waited)?;
+        print_report(&report, json, summary)?;
         Ok(exit_code(report.outcome))
     })
 }
@@ -185,7 +210,7 @@ fn exit_code(outcome: Outcome) -> ExitCode {
     }
 }
 
-fn print_report(report: &ApplyReport, json: bool, waited: bool) -> Result<(), Error> {
+fn print_report(report: &ApplyReport, json: bool, summary: Summary) -> Result<(), Error> {
     if json {
         let mut value = serde_json::to_value(report).unwrap_or_default();
         if let Some(map) = value.as_object_mut() {
@@ -208,16 +233,31 @@ fn print_report(report: &ApplyReport, json: bool, waited: bool) -> Result<(), Er
     let total = report.resources.len();
     let ready = report.resources.iter().filter(|resource| resource.status == Status::Current).count();
     let failed = report.resources.iter().filter(|resource| resource.status == Status::Failed).count();
-    let summary = match report.outcome {
-        Outcome::Ready if !waited => format!("applied: {}/{total} objects (not waited for)", report.applied.len()),
-        Outcome::Ready => format!("ready: {ready}/{total} objects"),
-        Outcome::Failed => format!("failed: {} failed, {ready}/{total} ready", failed.max(report.failed.len())),
-        Outcome::TimedOut => format!("timed out: {ready}/{total} ready"),
-        Outcome::Cancelled => format!("cancelled: {ready}/{total} ready"),
-        Outcome::Pending => format!("not ready: {ready}/{total} ready"),
+    let gone = report.resources.iter().filter(|resource| resource.status == Status::NotFound).count();
+    let summary = match (report.outcome, summary) {
+        (Outcome::Ready, Summary::Applied) => {
+            format!("applied: {}/{total} objects (not waited for)", report.applied.len())
+        }
+        (Outcome::Ready, Summary::Deleted) => format!("deleted: {}/{total} objects, {gone} gone", report.applied.len()),
+        (Outcome::Ready, Summary::Ready) => format!("ready: {ready}/{total} objects"),
+        (Outcome::Failed, _) => format!("failed: {} failed, {ready}/{total} ready", failed.max(report.failed.len())),
+        (Outcome::TimedOut, _) => format!("timed out: {ready}/{total} ready"),
+        (Outcome::Cancelled, _) => format!("cancelled: {ready}/{total} ready"),
+        (Outcome::Pending, _) => format!("not ready: {ready}/{total} ready"),
     };
     eprintln!("{summary} after {:.1}s", report.elapsed.as_secs_f64());
     Ok(())
+}
+
+/// Which summary line a command ends with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Summary {
+    /// Applied without waiting.
+    Applied,
+    /// Waited for readiness.
+    Ready,
+    /// Deleted.
+    Deleted,
 }
 
 fn duration_arg(text: &str) -> Result<Duration, String> {

@@ -31,6 +31,8 @@ pub enum Command {
     Health(health::HealthArgs),
     /// Apply manifests with server-side apply, CRDs first, and optionally wait until everything is ready.
     Apply(apply::ApplyArgs),
+    /// Delete objects in reverse dependency order: each one after everything that depends on it is gone.
+    Delete(apply::DeleteArgs),
     /// Wait until objects already in the cluster are ready.
     Wait(apply::WaitCommandArgs),
     /// Show the order of writes and what each object waits for and why, without a cluster.
@@ -48,6 +50,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Health(args) => health::run(args),
         Command::Apply(args) => apply::run_apply(args),
         Command::Wait(args) => apply::run_wait(args),
+        Command::Delete(args) => apply::run_delete(args),
         Command::Plan(args) => plan::run(args),
         Command::Sim(args) => sim::run(args),
     }

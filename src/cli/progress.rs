@@ -86,11 +86,13 @@ impl Progress {
     fn remember(&mut self, event: &ApplyEvent) {
         let (object, status, message) = match event {
             ApplyEvent::Applied { object } => (object, Status::Unknown, "Applied".to_string()),
+            ApplyEvent::Deleted { object } => (object, Status::Terminating, "Deletion requested".to_string()),
             ApplyEvent::ApplyFailed { object, message } => (object, Status::Failed, message.clone()),
+            ApplyEvent::Skipped { object, message } => (object, Status::NotFound, message.clone()),
             ApplyEvent::Wait(WaitEvent::StatusChanged { object, status, message }) => {
                 (object, *status, message.clone())
             }
-            ApplyEvent::Wait(WaitEvent::Waiting { .. }) => return,
+            ApplyEvent::Wait(WaitEvent::Waiting { .. }) | ApplyEvent::External { .. } => return,
         };
         let row = self.rows.entry(object.clone()).or_insert_with(|| Row {
             status,
@@ -142,7 +144,10 @@ fn json_line(event: &ApplyEvent) {
 pub fn plain_line(event: &ApplyEvent) -> Option<String> {
     Some(match event {
         ApplyEvent::Applied { object } => format!("applied {}", display_name(object)),
+        ApplyEvent::Deleted { object } => format!("deleted {}", display_name(object)),
         ApplyEvent::ApplyFailed { object, message } => format!("failed to apply {}: {message}", display_name(object)),
+        ApplyEvent::Skipped { object, message } => format!("skipped {}: {message}", display_name(object)),
+        ApplyEvent::External { dependency, message } => format!("external dependency {dependency}: {message}"),
         ApplyEvent::Wait(WaitEvent::StatusChanged { object, status, message }) => {
             format!("{} is {status}: {message}", display_name(object))
         }

@@ -77,6 +77,17 @@ impl ResourceMap {
         Ok(())
     }
 
+    /// A resource type serving `kind` in `group`, whatever the version (for references that name no version).
+    pub fn find_group_kind(&self, group: &str, kind: &str) -> Option<ResourceType> {
+        let guard = self.types.read().ok()?;
+        let mut matching: Vec<&ResourceType> = guard
+            .values()
+            .filter(|resource| resource.api_resource.group == group && resource.api_resource.kind == kind)
+            .collect();
+        matching.sort_by(|a, b| a.api_resource.api_version.cmp(&b.api_resource.api_version));
+        matching.first().map(|resource| (*resource).clone())
+    }
+
     /// The resource type serving `api_version` and `kind`.
     pub fn get(&self, api_version: &str, kind: &str) -> Option<ResourceType> {
         let guard = self.types.read().ok()?;

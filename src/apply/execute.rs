@@ -1,0 +1,355 @@
+//! Executing a plan: each object is applied as soon as everything it depends on is ready, independent
+//! objects go in parallel (bounded), and a failure skips what depends on it, with the reason.
+//!
+//! Readiness gates are waits run beside the applies: when an object that others depend on has been applied,
+//! a wait on it (and on whatever else was applied with it) starts in its own task and reports each status
+//! change back; a Current object releases its dependents at once, not when its whole batch is done. External
+//! dependencies (objects outside the set) are waited for the same way from the start. Objects nobody
+//! depends on are left to the final wait (`--wait`). Gates wait for Jobs to complete ("deployment foo
+//! depends on job bar completing"), whatever `--wait-for-jobs` says for the final wait.
+
+use super::{ApplyEvent, ApplyFailure, Planned};
+use crate::cluster::{ApplyError, ApplyOptions, Cluster, Resolved, apply_object};
+use crate::object::ObjectRef;
+use crate::plan::{DependencyRef, Plan, Scheduler, Skipped, Target as PlanTarget};
+use crate::status::Status;
+use crate::wait::{Outcome, Target, WaitEvent, WaitOptions, WaitReport, wait};
+use futures::stream::FuturesUnordered;
+use futures::{FutureExt, StreamExt};
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// How many apply requests may be in flight at once.
+const APPLY_CONCURRENCY: usize = 16;
+
+/// What the executor did.
+#[derive(Debug, Default)]
+pub struct Execution {
+    pub applied: Vec<ObjectRef>,
+    pub failed: Vec<ApplyFailure>,
+    pub skipped: Vec<ApplyFailure>,
+    /// Reports of the readiness gates (last statuses of gated objects).
+    pub gate_reports: Vec<WaitReport>,
+    pub cancelled: bool,
+    /// A gate or external dependency ran out of time.
+    pub timed_out: bool,
+}
+
+/// Who a gate waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gated {
+    Object(usize),
+    External(usize),
+}
+
+enum GateMessage {
+    Status { gated: Gated, status: Status, event: WaitEvent },
+    Finished { members: Vec<Gated>, report: WaitReport },
+}
+
+type ApplyFuture<'a> = Pin<Box<dyn Future<Output = (usize, Result<(), ApplyError>)> + Send + 'a>>;
+
+/// The inputs of one run.
+pub struct Run<'a> {
+    pub cluster: &'a Cluster,
+    pub planned: &'a [Planned<'a>],
+    pub plan: &'a Plan,
+    pub options: &'a ApplyOptions,
+    /// Options of the gates (timeout, judge); fail-fast is off and Jobs must complete.
+    pub gate_options: WaitOptions,
+    pub started: Instant,
+}
+
+struct Executor<'a> {
+    run: &'a Run<'a>,
+    scheduler: Scheduler<'a>,
+    queue: VecDeque<usize>,
+    by_reference: HashMap<ObjectRef, Gated>,
+    gate_sender: mpsc::UnboundedSender<GateMessage>,
+    gates: tokio::task::JoinSet<()>,
+    gate_cancel: CancellationToken,
+    execution: Execution,
+}
+
+/// Runs the plan until every object is done, failed or skipped, or `cancel` fires.
+pub async fn execute(
+    run: &Run<'_>,
+    cancel: &CancellationToken,
+    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+) -> Execution {
+    let (gate_sender, mut gate_receiver) = mpsc::unbounded_channel();
+    let by_reference = run
+        .planned
+        .iter()
+        .enumerate()
+        .map(|(index, planned)| (planned.resolved.reference.clone(), Gated::Object(index)))
+        .collect();
+    let mut executor = Executor {
+        run,
+        scheduler: run.plan.scheduler(),
+        queue: VecDeque::new(),
+        by_reference,
+        gate_sender,
+        gates: tokio::task::JoinSet::new(),
+        gate_cancel: cancel.child_token(),
+        execution: Execution::default(),
+    };
+    executor.start_externals(on_event);
+    let mut applying: FuturesUnordered<ApplyFuture<'_>> = FuturesUnordered::new();
+    loop {
+        executor.queue.extend(executor.scheduler.ready());
+        while applying.len() < APPLY_CONCURRENCY && !cancel.is_cancelled() {
+            let Some(index) = executor.queue.pop_front() else { break };
+            applying.push(apply_one(run, index));
+        }
+        if applying.is_empty() && (executor.scheduler.is_finished() || cancel.is_cancelled()) {
+            break;
+        }
+        let mut gate_batch = Vec::new();
+        tokio::select! {
+            biased;
+            () = cancel.cancelled(), if applying.is_empty() => break,
+            Some((index, result)) = applying.next() => {
+                if let Some(index) = executor.applied(index, result, on_event) {
+                    gate_batch.push(index);
+                }
+                // Collect the other applies that finished meanwhile, so they share one gate.
+                while let Some(Some((index, result))) = applying.next().now_or_never() {
+                    if let Some(index) = executor.applied(index, result, on_event) {
+                        gate_batch.push(index);
+                    }
+                }
+            }
+            Some(message) = gate_receiver.recv() => executor.gate_message(message, on_event).await,
+        }
+        if !gate_batch.is_empty() {
+            executor.start_gate(gate_batch.into_iter().map(Gated::Object).collect());
+        }
+    }
+    executor.gate_cancel.cancel();
+    executor.gates.abort_all();
+    executor.execution.cancelled = cancel.is_cancelled();
+    executor.execution
+}
+
+fn apply_one<'a>(run: &'a Run<'a>, index: usize) -> ApplyFuture<'a> {
+    Box::pin(async move {
+        let Some(planned) = run.planned.get(index) else {
+            return (index, Err(ApplyError::Request("object index out of range".to_string())));
+        };
+        let result = apply_object(run.cluster, &planned.resolved, &planned.manifest.object, run.options).await;
+        (index, result.map(|_| ()))
+    })
+}
+
+impl Executor<'_> {
+    fn reference(&self, index: usize) -> ObjectRef {
+        self.run.planned.get(index).map(|planned| planned.resolved.reference.clone()).unwrap_or_else(|| ObjectRef {
+            api_version: String::new(),
+            kind: String::new(),
+            namespace: None,
+            name: format!("#{index}"),
+        })
+    }
+
+    /// Records an apply result; returns the index when the object must pass a readiness gate.
+    fn applied(
+        &mut self,
+        index: usize,
+        result: Result<(), ApplyError>,
+        on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+    ) -> Option<usize> {
+        let object = self.reference(index);
+        match result {
+            Ok(()) => {
+                on_event(&ApplyEvent::Applied { object: object.clone() });
+                self.execution.applied.push(object);
+                let gated = !self.run.options.dry_run && !self.run.plan.dependents(index).is_empty();
+                if gated {
+                    return Some(index);
+                }
+                self.scheduler.mark_done(index);
+                None
+            }
+            Err(error) => {
+                let message = error.to_string();
+                on_event(&ApplyEvent::ApplyFailed { object: object.clone(), message: message.clone() });
+                self.execution.failed.push(ApplyFailure { object, message });
+                let skipped = self.scheduler.mark_failed(index);
+                self.skip(skipped, on_event);
+                None
+            }
+        }
+    }
+
+    fn target_name(&self, target: PlanTarget) -> String {
+        match target {
+            PlanTarget::Object(index) => self.reference(index).to_string(),
+            PlanTarget::External(external) => {
+                self.run.plan.externals().get(external).map(DependencyRef::to_string).unwrap_or_default()
+            }
+        }
+    }
+
+    fn skip(&mut self, skipped: Vec<Skipped>, on_event: &mut (dyn FnMut(&ApplyEvent) + Send)) {
+        for skip in skipped {
+            let object = self.reference(skip.index);
+            let waited_for = self.target_name(skip.waited_for);
+            let cause = self.target_name(skip.cause);
+            let message = if waited_for == cause {
+                format!("Skipped: waits for {cause}, which failed")
+            } else {
+                format!("Skipped: waits for {waited_for}, skipped because {cause} failed")
+            };
+            on_event(&ApplyEvent::Skipped { object: object.clone(), message: message.clone() });
+            self.execution.skipped.push(ApplyFailure { object, message });
+        }
+    }
+
+    fn remaining_options(&self) -> WaitOptions {
+        let mut options = self.run.gate_options.clone();
+        options.timeout = options.timeout.map(|timeout| timeout.saturating_sub(self.run.started.elapsed()));
+        options
+    }
+
+    /// Starts one wait over `members`, reporting back through the gate channel.
+    fn start_gate(&mut self, members: Vec<Gated>) {
+        let targets: Vec<Target> = members.iter().filter_map(|gated| self.gate_target(*gated)).collect();
+        let cluster = self.run.cluster.clone();
+        let options = self.remaining_options();
+        let cancel = self.gate_cancel.clone();
+        let sender = self.gate_sender.clone();
+        let by_reference: HashMap<ObjectRef, Gated> = targets
+            .iter()
+            .filter_map(|target| {
+                let reference = &target.resolved.reference;
+                self.by_reference.get(reference).map(|gated| (reference.clone(), *gated))
+            })
+            .collect();
+        self.gates.spawn(async move {
+            let mut forward = |event: &WaitEvent| {
+                let (WaitEvent::StatusChanged { object, status, .. } | WaitEvent::Waiting { object, status, .. }) =
+                    event;
+                if let Some(gated) = by_reference.get(object) {
+                    let _ = sender.send(GateMessage::Status { gated: *gated, status: *status, event: event.clone() });
+                }
+            };
+            let report = wait(&cluster, &targets, &options, &cancel, &mut forward).await;
+            let _ = sender.send(GateMessage::Finished { members, report });
+        });
+    }
+
+    fn gate_target(&self, gated: Gated) -> Option<Target> {
+        match gated {
+            Gated::Object(index) => {
+                let planned = self.run.planned.get(index)?;
+                Some(Target { resolved: planned.resolved.clone(), timeout: planned.timeout })
+            }
+            Gated::External(external) => {
+                let dependency = self.run.plan.externals().get(external)?;
+                external_target(self.run.cluster, dependency).ok()
+            }
+        }
+    }
+
+    /// Waits for every external dependency from the start; one that names a kind the cluster does not serve
+    /// fails at once.
+    fn start_externals(&mut self, on_event: &mut (dyn FnMut(&ApplyEvent) + Send)) {
+        let mut members = Vec::new();
+        for (external, dependency) in self.run.plan.externals().iter().enumerate() {
+            match external_target(self.run.cluster, dependency) {
+                Ok(target) => {
+                    on_event(&ApplyEvent::External {
+                        dependency: dependency.to_string(),
+                        message: "waiting for it to exist and be Current before applying what depends on it"
+                            .to_string(),
+                    });
+                    self.by_reference.insert(target.resolved.reference.clone(), Gated::External(external));
+                    members.push(Gated::External(external));
+                }
+                Err(message) => {
+                    on_event(&ApplyEvent::External { dependency: dependency.to_string(), message: message.clone() });
+                    let skipped = self.scheduler.mark_external_failed(external);
+                    self.skip(skipped, on_event);
+                }
+            }
+        }
+        if !members.is_empty() {
+            self.start_gate(members);
+        }
+    }
+
+    async fn gate_message(&mut self, message: GateMessage, on_event: &mut (dyn FnMut(&ApplyEvent) + Send)) {
+        match message {
+            GateMessage::Status { gated, status, event } => {
+                if matches!(event, WaitEvent::StatusChanged { .. }) || matches!(gated, Gated::External(_)) {
+                    on_event(&ApplyEvent::Wait(event));
+                }
+                match (gated, status) {
+                    (Gated::Object(index), Status::Current) => {
+                        let is_crd = self.run.planned.get(index).is_some_and(|planned| planned.is_crd);
+                        if is_crd && let Err(error) = self.run.cluster.resources.refresh(&self.run.cluster.client).await
+                        {
+                            tracing::warn!(%error, "discovery refresh after a CRD became established failed");
+                        }
+                        self.scheduler.mark_done(index);
+                    }
+                    (Gated::Object(index), Status::Failed) => {
+                        let skipped = self.scheduler.mark_failed(index);
+                        self.skip(skipped, on_event);
+                    }
+                    (Gated::External(external), Status::Current) => {
+                        self.scheduler.mark_external_done(external);
+                    }
+                    _ => {}
+                }
+            }
+            GateMessage::Finished { members, report } => {
+                if report.outcome == Outcome::TimedOut {
+                    self.execution.timed_out = true;
+                }
+                if report.outcome != Outcome::Cancelled {
+                    for gated in members {
+                        match gated {
+                            Gated::Object(index) => {
+                                let skipped = self.scheduler.mark_failed(index);
+                                self.skip(skipped, on_event);
+                            }
+                            Gated::External(external) => {
+                                let skipped = self.scheduler.mark_external_failed(external);
+                                self.skip(skipped, on_event);
+                            }
+                        }
+                    }
+                }
+                self.execution.gate_reports.push(report);
+            }
+        }
+    }
+}
+
+/// Resolves an external dependency (group and kind, no version) through discovery.
+fn external_target(cluster: &Cluster, dependency: &DependencyRef) -> Result<Target, String> {
+    let resource = cluster.resources.find_group_kind(&dependency.group, &dependency.kind).ok_or_else(|| {
+        format!("the cluster does not serve kind `{}` in group `{}`", dependency.kind, dependency.group)
+    })?;
+    let namespace = if resource.namespaced {
+        Some(dependency.namespace.clone().unwrap_or_else(|| cluster.default_namespace.clone()))
+    } else {
+        None
+    };
+    let reference = ObjectRef {
+        api_version: resource.api_resource.api_version.clone(),
+        kind: dependency.kind.clone(),
+        namespace,
+        name: dependency.name.clone(),
+    };
+    Ok(Target { resolved: Resolved { reference, resource }, timeout: None })
+}
+
+/// The default limit of readiness gates when the run has no `--wait` limit.
+pub const DEFAULT_GATE_TIMEOUT: Duration = Duration::from_secs(300);
