@@ -53,7 +53,9 @@ fn config_map(name: &str) -> String {
 }
 
 fn service(name: &str) -> String {
-    format!("apiVersion: v1\nkind: Service\nmetadata:\n  name: {name}\nspec:\n  selector: {{app: {name}}}\n  ports: [{{port: 80}}]\n---\n")
+    format!(
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: {name}\nspec:\n  selector: {{app: {name}}}\n  ports: [{{port: 80}}]\n---\n"
+    )
 }
 
 fn small_app() -> String {
@@ -88,7 +90,8 @@ struct Workload {
 impl Workload {
     fn new(yaml: &str) -> Workload {
         let dir = tempfile::tempdir().unwrap_or_else(|error| panic!("temporary directory: {error}"));
-        let write = |path: PathBuf, text: &str| std::fs::write(path, text).unwrap_or_else(|error| panic!("write: {error}"));
+        let write =
+            |path: PathBuf, text: &str| std::fs::write(path, text).unwrap_or_else(|error| panic!("write: {error}"));
         write(dir.path().join("app.yaml"), yaml);
         std::fs::create_dir_all(dir.path().join("chart/templates")).unwrap_or_else(|error| panic!("chart: {error}"));
         write(dir.path().join("chart/Chart.yaml"), "apiVersion: v2\nname: bench\nversion: 0.1.0\n");
@@ -155,13 +158,22 @@ enum Tool {
 async fn install(tool: Tool, peers: &Path, workload: &Workload, home: &Path) -> (bool, SystemTime, Duration) {
     let strings = |args: &[&str]| args.iter().map(|arg| (*arg).to_string()).collect::<Vec<_>>();
     match tool {
-        Tool::Berth => timed(berth_binary(), strings(&["apply", "-f", &workload.manifests(), "--wait", "--timeout", "10m"]), home).await,
+        Tool::Berth => {
+            timed(berth_binary(), strings(&["apply", "-f", &workload.manifests(), "--wait", "--timeout", "10m"]), home)
+                .await
+        }
         Tool::Helm => {
-            timed(peers.join("helm"), strings(&["install", "bench", &workload.chart(), "--wait", "--timeout", "10m"]), home).await
+            timed(
+                peers.join("helm"),
+                strings(&["install", "bench", &workload.chart(), "--wait", "--timeout", "10m"]),
+                home,
+            )
+            .await
         }
         Tool::Kubectl => {
             let started = Instant::now();
-            let (applied, _, _) = timed(peers.join("kubectl"), strings(&["apply", "-f", &workload.manifests()]), home).await;
+            let (applied, _, _) =
+                timed(peers.join("kubectl"), strings(&["apply", "-f", &workload.manifests()]), home).await;
             let wait = strings(&["wait", "--for=condition=Available", "deployments", "--all", "--timeout=600s"]);
             let (waited, exited, _) = timed(peers.join("kubectl"), wait, home).await;
             (applied && waited, exited, started.elapsed())
@@ -173,7 +185,11 @@ async fn wait_overhead(peers: &Path, report: &mut String) {
     let workload = Workload::new(&small_app());
     let _ = writeln!(report, "| tool | wait overhead, median of 5 (exit − last ready write) | runs ok |");
     let _ = writeln!(report, "|---|---|---|");
-    for (tool, name) in [(Tool::Berth, "berth apply --wait"), (Tool::Helm, "helm install --wait"), (Tool::Kubectl, "kubectl apply + wait")] {
+    for (tool, name) in [
+        (Tool::Berth, "berth apply --wait"),
+        (Tool::Helm, "helm install --wait"),
+        (Tool::Kubectl, "kubectl apply + wait"),
+    ] {
         let mut overheads = Vec::new();
         let mut ok = 0;
         for _ in 0..5 {
@@ -212,7 +228,11 @@ async fn requests_per_wait(report: &mut String) {
             (0..count).map(|index| config_map(&format!("c{index}"))).collect::<String>()
         } else {
             (0..count / 3)
-                .map(|index| config_map(&format!("c{index}")) + &service(&format!("s{index}")) + &deployment(&format!("d{index}"), "0s"))
+                .map(|index| {
+                    config_map(&format!("c{index}"))
+                        + &service(&format!("s{index}"))
+                        + &deployment(&format!("d{index}"), "0s")
+                })
                 .collect()
         };
         let workload = Workload::new(&yaml);
@@ -226,7 +246,14 @@ async fn requests_per_wait(report: &mut String) {
         timed(berth_binary(), vec!["wait".to_string(), "-f".to_string(), workload.manifests()], home.path()).await;
         let after = counts(&cluster);
         let delta: Vec<u64> = after.iter().zip(before).map(|(after, before)| after - before).collect();
-        let _ = writeln!(report, "| {count} | {types} | {} | {} | {} | {} |", delta[0], delta[1], delta[2], delta.iter().sum::<u64>());
+        let _ = writeln!(
+            report,
+            "| {count} | {types} | {} | {} | {} | {} |",
+            delta[0],
+            delta[1],
+            delta[2],
+            delta.iter().sum::<u64>()
+        );
     }
 }
 
@@ -250,9 +277,15 @@ async fn peak_memory(report: &mut String) {
     let kilobytes = output
         .ok()
         .and_then(Result::ok)
-        .and_then(|output| String::from_utf8_lossy(&output.stderr).lines().last().and_then(|line| line.trim().parse::<u64>().ok()))
+        .and_then(|output| {
+            String::from_utf8_lossy(&output.stderr).lines().last().and_then(|line| line.trim().parse::<u64>().ok())
+        })
         .unwrap_or(0);
-    let _ = writeln!(report, "\n| peak memory, berth apply --wait of {count} ConfigMaps | {:.0} MiB (max RSS) |", kilobytes as f64 / 1024.0);
+    let _ = writeln!(
+        report,
+        "\n| peak memory, berth apply --wait of {count} ConfigMaps | {:.0} MiB (max RSS) |",
+        kilobytes as f64 / 1024.0
+    );
 }
 
 fn main() {

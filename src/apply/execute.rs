@@ -141,7 +141,8 @@ fn apply_one<'a>(run: &'a Run<'a>, index: usize) -> ApplyFuture<'a> {
         let Some(planned) = run.planned.get(index) else {
             return (index, Err(ApplyError::Request("object index out of range".to_string())));
         };
-        let result = apply_object(run.cluster, &planned.resolved, &planned.manifest.object, run.options).await;
+        let object = super::judge::deliverable(&planned.manifest.object);
+        let result = apply_object(run.cluster, &planned.resolved, &object, run.options).await;
         (index, result.map(|_| ()))
     })
 }
@@ -329,6 +330,22 @@ impl Executor<'_> {
                 self.execution.gate_reports.push(report);
             }
         }
+    }
+}
+
+/// Looks an external dependency up: its status now (NotFound when absent), as `berth plan --cluster` shows.
+pub async fn external_status(cluster: &Cluster, dependency: &DependencyRef) -> (Status, String) {
+    let target = match external_target(cluster, dependency) {
+        Ok(target) => target,
+        Err(message) => return (Status::Unknown, message),
+    };
+    match crate::cluster::get_object(cluster, &target.resolved).await {
+        Ok(Some(object)) => {
+            let result = crate::status::compute_or_unknown(&object, jiff::Timestamp::now());
+            (result.status, result.message)
+        }
+        Ok(None) => (Status::NotFound, "Resource not found".to_string()),
+        Err(error) => (Status::Unknown, error.to_string()),
     }
 }
 

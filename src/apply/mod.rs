@@ -38,17 +38,23 @@
 
 mod delete;
 mod execute;
+mod judge;
+mod observe;
 
 pub use delete::delete;
+pub use execute::external_status;
+pub use observe::{Observed, observe};
 
 use crate::cluster::{ApplyOptions, Cluster, Resolved, ResourceMap, ResourceType};
+use crate::health::HealthRules;
 use crate::manifest::Manifest;
 use crate::object::{ObjectRef, parse_duration, str_at};
 use crate::plan;
 use crate::status::Status;
-use crate::wait::{Outcome, ResourceReport, Target, WaitEvent, WaitOptions, WaitReport, wait};
+use crate::wait::{Judge, Outcome, ResourceReport, Target, WaitEvent, WaitOptions, WaitReport, wait};
 use serde::Serialize;
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
@@ -61,6 +67,8 @@ pub struct ApplyRequest {
     pub apply: ApplyOptions,
     /// Wait for readiness after applying; `None` applies only.
     pub wait: Option<WaitOptions>,
+    /// Health rules (annotations, a rules file) for waits and readiness gates; `None` uses the wait's judge.
+    pub health: Option<Arc<HealthRules>>,
 }
 
 /// What apply tells its caller while it runs.
@@ -150,10 +158,14 @@ pub async fn apply(
     let started = Instant::now();
     let planned = resolve_all(cluster, manifests)?;
     let plan = plan::build(manifests).map_err(|error| InvalidSet::Objects(vec![error.to_string()]))?;
-    let wait_options = request
+    let health_judge = checked_health(request.health.as_ref(), manifests, &planned)?;
+    let mut wait_options = request
         .wait
         .clone()
         .unwrap_or_else(|| WaitOptions { timeout: Some(execute::DEFAULT_GATE_TIMEOUT), ..WaitOptions::default() });
+    if let Some(judge) = &health_judge {
+        wait_options.judge = judge.clone();
+    }
     let gate_options = WaitOptions { fail_fast: false, wait_for_jobs: true, desired: Status::Current, ..wait_options };
     let run = execute::Run { cluster, planned: &planned, plan: &plan, options: &request.apply, gate_options, started };
     let execution = execute::execute(&run, cancel, on_event).await;
@@ -173,7 +185,8 @@ pub async fn apply(
         && !request.apply.dry_run
     {
         let remaining = options.timeout.map(|timeout| timeout.saturating_sub(started.elapsed()));
-        let options = WaitOptions { timeout: remaining, ..options.clone() };
+        let judge = health_judge.unwrap_or_else(|| options.judge.clone());
+        let options = WaitOptions { timeout: remaining, judge, ..options.clone() };
         let all: Vec<&Planned> = planned.iter().collect();
         let report = wait_for(cluster, &all, &options, cancel, on_event).await;
         outcome = report.outcome;
@@ -188,6 +201,22 @@ pub async fn apply(
         resources,
         elapsed: started.elapsed(),
     })
+}
+
+/// Checks every health annotation of the set (errors stop the run before anything is written; warnings are
+/// logged) and returns the judge that applies the rules, when there are rules.
+fn checked_health(
+    rules: Option<&Arc<HealthRules>>,
+    manifests: &[Manifest],
+    planned: &[Planned<'_>],
+) -> Result<Option<Judge>, InvalidSet> {
+    let Some(rules) = rules else { return Ok(None) };
+    let warnings =
+        rules.check(manifests).into_result().map_err(|error| InvalidSet::Objects(vec![error.to_string()]))?;
+    for warning in warnings {
+        tracing::warn!("{warning}");
+    }
+    Ok(Some(judge::rules_judge(rules.clone(), planned)))
 }
 
 /// Resolves every object's type and scope, and reads its berth annotations; all problems at once.
@@ -304,11 +333,17 @@ pub async fn wait_only(
     cluster: &Cluster,
     manifests: &[Manifest],
     options: &WaitOptions,
+    health: Option<&Arc<HealthRules>>,
     cancel: &CancellationToken,
     on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
 ) -> Result<ApplyReport, InvalidSet> {
     let started = Instant::now();
     let planned = resolve_all(cluster, manifests)?;
+    let mut options = options.clone();
+    if let Some(judge) = checked_health(health, manifests, &planned)? {
+        options.judge = judge;
+    }
+    let options = &options;
     let all: Vec<&Planned> = planned.iter().collect();
     let report = wait_for(cluster, &all, options, cancel, on_event).await;
     Ok(ApplyReport {

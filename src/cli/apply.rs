@@ -4,15 +4,16 @@ use super::cluster_args::ClusterArgs;
 use super::output::{Table, print_stdout};
 use super::progress::{Progress, ProgressMode};
 use crate::apply::{self, ApplyReport, ApplyRequest};
-use crate::cluster::{self, ApplyOptions, Cluster};
+use crate::cluster::{ApplyOptions, Cluster};
 use crate::error::{Error, ExitCode};
+use crate::health::HealthRules;
 use crate::manifest;
 use crate::object::parse_duration;
-use crate::sim::{SimCluster, SimConfig};
 use crate::status::Status;
 use crate::wait::{Outcome, WaitOptions, pods::PodRules};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -46,9 +47,21 @@ pub struct WaitArgs {
     /// Progress and result format: human text (stderr, summary on stdout) or one JSON event per line on stdout.
     #[arg(short, long, value_enum, default_value_t = ProgressOutput::Human)]
     pub output: ProgressOutput,
+    /// CEL health rules for custom resources (a YAML list with Flux `healthCheckExprs` keys).
+    #[arg(long = "health-rules", value_name = "FILE")]
+    pub health_rules: Option<PathBuf>,
 }
 
 impl WaitArgs {
+    /// The health rules: the rules file's, plus the objects' own annotations (always read).
+    fn health(&self) -> Result<Arc<HealthRules>, Error> {
+        let rules = match &self.health_rules {
+            Some(path) => HealthRules::from_file(path).map_err(Error::HealthRules)?,
+            None => HealthRules::new(),
+        };
+        Ok(Arc::new(rules))
+    }
+
     fn options(&self) -> WaitOptions {
         WaitOptions {
             timeout: (!self.timeout.is_zero()).then_some(self.timeout),
@@ -117,6 +130,7 @@ pub fn run_apply(args: ApplyArgs) -> Result<ExitCode, Error> {
             dry_run: args.dry_run.is_some(),
         },
         wait: args.wait.then(|| args.wait_args.options()),
+        health: Some(args.wait_args.health()?),
     };
     let json = args.wait_args.output == ProgressOutput::Json;
     let summary = if args.wait { Summary::Ready } else { Summary::Applied };
@@ -138,12 +152,13 @@ pub fn run_delete(args: DeleteArgs) -> Result<ExitCode, Error> {
 }
 
 pub fn run_wait(args: WaitCommandArgs) -> Result<ExitCode, Error> {
+    let health = args.wait_args.health()?;
     let manifests = manifest::load(&args.paths)?;
     let options = args.wait_args.options();
     let json = args.wait_args.output == ProgressOutput::Json;
     run_with_cluster(&args.cluster, json, Summary::Ready, async move |cluster, cancel, progress| {
         let mut on_event = |event: &apply::ApplyEvent| progress.on_event(event);
-        apply::wait_only(cluster, &manifests, &options, cancel, &mut on_event).await
+        apply::wait_only(cluster, &manifests, &options, Some(&health), cancel, &mut on_event).await
     })
 }
 
@@ -159,28 +174,13 @@ where
     runtime.block_on(async move {
         let cancel = CancellationToken::new();
         spawn_signal_handler(cancel.clone());
-        let (cluster, _simulated) = connect(cluster_args).await?;
+        let (cluster, _simulated) = cluster_args.connect().await?;
         let mut progress = Progress::new(ProgressMode::detect(json));
         let report = work(&cluster, &cancel, &mut progress).await.map_err(Error::Invalid)?;
         progress.finish();
         print_report(&report, json, summary)?;
         Ok(exit_code(report.outcome))
     })
-}
-
-/// Connects to the cluster the flags name, or starts the embedded simulated cluster for `--sim` (kept alive
-/// by the returned handle until the command ends).
-async fn connect(args: &ClusterArgs) -> Result<(Cluster, Option<SimCluster>), Error> {
-    if !args.sim {
-        return Ok((cluster::connect(&args.connect_options()).await.map_err(Error::Cluster)?, None));
-    }
-    let simulated = SimCluster::start(SimConfig::default()).await.map_err(|error| Error::Usage(error.to_string()))?;
-    let mut config = simulated.kube_config();
-    if let Some(namespace) = &args.namespace {
-        config.default_namespace = namespace.clone();
-    }
-    let cluster = cluster::connect_config(config).await.map_err(Error::Cluster)?;
-    Ok((cluster, Some(simulated)))
 }
 
 /// SIGINT or SIGTERM cancels the run: requests in flight finish, nothing new starts.

@@ -1,6 +1,8 @@
 //! The flags every cluster command shares, as kubectl spells them.
 
-use crate::cluster::ConnectOptions;
+use crate::cluster::{self, Cluster, ConnectOptions};
+use crate::error::Error;
+use crate::sim::{SimCluster, SimConfig};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -27,5 +29,22 @@ impl ClusterArgs {
             context: self.context.clone(),
             namespace: self.namespace.clone(),
         }
+    }
+
+    /// Connects to the cluster the flags name, or starts the embedded simulated cluster for `--sim` (kept alive
+    /// by the returned handle until the command ends).
+    pub async fn connect(&self) -> Result<(Cluster, Option<SimCluster>), Error> {
+        let args = self;
+        if !args.sim {
+            return Ok((cluster::connect(&args.connect_options()).await.map_err(Error::Cluster)?, None));
+        }
+        let simulated =
+            SimCluster::start(SimConfig::default()).await.map_err(|error| Error::Usage(error.to_string()))?;
+        let mut config = simulated.kube_config();
+        if let Some(namespace) = &args.namespace {
+            config.default_namespace = namespace.clone();
+        }
+        let cluster = cluster::connect_config(config).await.map_err(Error::Cluster)?;
+        Ok((cluster, Some(simulated)))
     }
 }

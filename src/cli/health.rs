@@ -2,13 +2,16 @@
 //!
 //! With `--local` and `--health-rules` this is the offline way to test a rule against saved objects: the rules
 //! file is compiled first (a syntax error stops the run before anything is read), every object's health
-//! annotations are checked, then each object is judged; `--explain` names the rule that decided.
+//! annotations are checked, then each object is judged; `--explain` names the rule that decided. Without
+//! `--local`, each object is read from the cluster and judged with the rules its manifest declares.
 
+use super::cluster_args::ClusterArgs;
 use super::output::{Table, print_stdout};
 use crate::error::{Error, ExitCode};
 use crate::health::{HealthRules, Judgement};
-use crate::manifest;
+use crate::object::ObjectRef;
 use crate::status::Status;
+use crate::{apply, manifest};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -30,6 +33,9 @@ pub struct HealthArgs {
     /// Say which rule decided each object: a DECIDED BY column, or a `decidedBy` key with `-o json`.
     #[arg(long)]
     pub explain: bool,
+    /// Without --local: the cluster to read the objects from.
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -54,34 +60,31 @@ struct HealthEntry<'a> {
 }
 
 pub fn run(args: HealthArgs) -> Result<ExitCode, Error> {
-    if !args.local {
-        return Err(Error::Usage(
-            "`berth health` reads objects from a cluster in a later release; pass --local to judge the objects in the files"
-                .to_string(),
-        ));
-    }
     // Rules first: a broken rules file stops the run before any input is read.
     let rules = match &args.health_rules {
         Some(path) => HealthRules::from_file(path).map_err(Error::HealthRules)?,
         None => HealthRules::new(),
     };
     let manifests = manifest::load(&args.paths)?;
-    let warnings = rules.check(&manifests).into_result().map_err(Error::HealthAnnotations)?;
-    for warning in warnings {
-        eprintln!("warning: {warning}");
-    }
-    let now = jiff::Timestamp::now();
-    let judgements: Vec<Judgement> = manifests.iter().map(|manifest| rules.judge(&manifest.object, now)).collect();
-    let entries: Vec<HealthEntry> = manifests
+    let judged: Vec<(ObjectRef, Judgement)> = if args.local {
+        let warnings = rules.check(&manifests).into_result().map_err(Error::HealthAnnotations)?;
+        for warning in warnings {
+            eprintln!("warning: {warning}");
+        }
+        let now = jiff::Timestamp::now();
+        manifests.iter().map(|manifest| (manifest.reference.clone(), rules.judge(&manifest.object, now))).collect()
+    } else {
+        observe_cluster(&args.cluster, &manifests, &rules)?
+    };
+    let entries: Vec<HealthEntry> = judged
         .iter()
-        .zip(judgements)
-        .map(|(manifest, judgement)| HealthEntry {
-            api_version: &manifest.reference.api_version,
-            kind: &manifest.reference.kind,
-            namespace: manifest.reference.namespace.as_deref().unwrap_or_default(),
-            name: &manifest.reference.name,
+        .map(|(object, judgement)| HealthEntry {
+            api_version: &object.api_version,
+            kind: &object.kind,
+            namespace: object.namespace.as_deref().unwrap_or_default(),
+            name: &object.name,
             status: judgement.status,
-            message: judgement.message,
+            message: judgement.message.clone(),
             decided_by: args.explain.then(|| judgement.decided_by.to_string()),
         })
         .collect();
@@ -92,6 +95,23 @@ pub fn run(args: HealthArgs) -> Result<ExitCode, Error> {
     print_stdout(&text)?;
     let all_current = entries.iter().all(|entry| entry.status == Status::Current);
     Ok(if all_current { ExitCode::Success } else { ExitCode::NotReady })
+}
+
+/// Reads the objects from the cluster the flags name and judges them.
+fn observe_cluster(
+    cluster_args: &ClusterArgs,
+    manifests: &[manifest::Manifest],
+    rules: &HealthRules,
+) -> Result<Vec<(ObjectRef, Judgement)>, Error> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| Error::Usage(format!("cannot start the async runtime: {error}")))?;
+    runtime.block_on(async {
+        let (cluster, _simulated) = cluster_args.connect().await?;
+        let observed = apply::observe(&cluster, manifests, rules).await.map_err(Error::Invalid)?;
+        Ok(observed.into_iter().map(|observed| (observed.object, observed.judgement)).collect())
+    })
 }
 
 fn render_json(entries: &[HealthEntry]) -> String {

@@ -4,9 +4,12 @@
 //! Loading and planning report every problem at once (malformed ordering annotations, undeclared resource
 //! groups, cycles with each object's file and document) and exit 2; a valid plan prints to stdout and exits 0.
 
+use super::cluster_args::ClusterArgs;
 use super::output::print_stdout;
 use crate::error::{Error, ExitCode};
-use crate::{manifest, plan};
+use crate::plan::DependencyRef;
+use crate::status::Status;
+use crate::{apply, manifest, plan};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -18,9 +21,11 @@ pub struct PlanArgs {
     /// Output format: text (what each object waits for and why), json (DESIGN.md contract) or dot (Graphviz).
     #[arg(short, long, value_enum, default_value_t = PlanOutput::Text)]
     pub output: PlanOutput,
-    /// Look up external dependencies in the cluster (not available yet).
+    /// Also look up external dependencies in the cluster (needs cluster access: --kubeconfig, --context, --sim).
     #[arg(long)]
     pub cluster: bool,
+    #[command(flatten)]
+    pub cluster_args: ClusterArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -31,19 +36,62 @@ pub enum PlanOutput {
 }
 
 pub fn run(args: PlanArgs) -> Result<ExitCode, Error> {
-    if args.cluster {
-        return Err(Error::Usage(
-            "`berth plan --cluster` is not available yet; without it, external dependencies are listed but not looked up"
-                .to_string(),
-        ));
-    }
     let manifests = manifest::load(&args.paths)?;
     let plan = plan::build(&manifests).map_err(Error::Plan)?;
+    let externals = if args.cluster { look_up_externals(&plan, &args.cluster_args)? } else { Vec::new() };
     let text = match args.output {
-        PlanOutput::Text => plan::to_text(&plan),
+        PlanOutput::Text => {
+            let mut text = plan::to_text(&plan);
+            if args.cluster {
+                text.push_str(&externals_text(&externals));
+            }
+            text
+        }
+        PlanOutput::Json if args.cluster => {
+            let mut document = serde_json::to_value(plan::document(&plan)).unwrap_or_default();
+            let entries: Vec<serde_json::Value> = externals
+                .iter()
+                .map(|(dependency, status, message)| {
+                    serde_json::json!({"reference": dependency.to_string(), "status": status, "message": message})
+                })
+                .collect();
+            document["externals"] = serde_json::Value::Array(entries);
+            format!("{}\n", serde_json::to_string_pretty(&document).unwrap_or_default())
+        }
         PlanOutput::Json => plan::to_json(&plan),
         PlanOutput::Dot => plan::to_dot(&plan),
     };
     print_stdout(&text)?;
     Ok(ExitCode::Success)
+}
+
+/// Each external dependency with its status in the cluster now.
+fn look_up_externals(
+    plan: &plan::Plan,
+    cluster_args: &ClusterArgs,
+) -> Result<Vec<(DependencyRef, Status, String)>, Error> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| Error::Usage(format!("cannot start the async runtime: {error}")))?;
+    runtime.block_on(async {
+        let (cluster, _simulated) = cluster_args.connect().await?;
+        let mut found = Vec::new();
+        for dependency in plan.externals() {
+            let (status, message) = apply::external_status(&cluster, dependency).await;
+            found.push((dependency.clone(), status, message));
+        }
+        Ok(found)
+    })
+}
+
+fn externals_text(externals: &[(DependencyRef, Status, String)]) -> String {
+    if externals.is_empty() {
+        return "No external dependencies.\n".to_string();
+    }
+    let mut text = String::from("External dependencies in the cluster:\n");
+    for (dependency, status, message) in externals {
+        text.push_str(&format!("  {dependency}: {status} ({message})\n"));
+    }
+    text
 }

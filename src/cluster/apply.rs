@@ -99,3 +99,14 @@ pub async fn delete_object(cluster: &Cluster, resolved: &Resolved) -> Result<(),
         Err(error) => Err(ApplyError::from_kube(error)),
     }
 }
+
+/// Reads the object as the server holds it; `None` when it does not exist.
+///
+/// # Errors
+/// [`ApplyError`] when the server refuses or cannot be reached.
+pub async fn get_object(cluster: &Cluster, resolved: &Resolved) -> Result<Option<Value>, ApplyError> {
+    let api = api_for(cluster, resolved);
+    let name = &resolved.reference.name;
+    let found = with_retry("get", || api.get_opt(name)).await.map_err(ApplyError::from_kube)?;
+    found.map(|object| serde_json::to_value(object).map_err(|error| ApplyError::Request(error.to_string()))).transpose()
+}

@@ -8,7 +8,7 @@ mod connect;
 mod resources;
 pub mod retry;
 
-pub use apply::{ApplyError, ApplyOptions, apply_object, delete_object};
+pub use apply::{ApplyError, ApplyOptions, apply_object, delete_object, get_object};
 pub use connect::{ConnectError, ConnectOptions, connect, connect_config};
 pub use resources::{Resolved, ResourceMap, ResourceType, UnknownKind};
 

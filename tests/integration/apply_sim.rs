@@ -277,3 +277,45 @@ async fn waits_watch_per_type_instead_of_polling_objects() {
     let gets = sim.requests().get(berth::sim::server::RequestVerb::Get);
     assert!(gets < 10, "{gets} GETs for 41 objects: the wait must not poll objects one by one");
 }
+
+const DECLARED_HEALTH: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+---
+apiVersion: example.com/v1
+kind: Gadget
+metadata:
+  name: g1
+  annotations:
+    sim.berth.dev/generic-ready: \"true\"
+    helm.sh/health/status/phase: \"==Running\"
+spec: {size: 1}
+";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn declared_health_rules_drive_the_wait_and_never_reach_the_server() {
+    let (sim, cluster) = start(fast()).await;
+    let request =
+        ApplyRequest { health: Some(Arc::new(berth::health::HealthRules::new())), ..waiting(Duration::from_secs(3)) };
+    let (report, _) = run(&cluster, DECLARED_HEALTH, &request).await;
+    // kstatus alone would call the Gadget ready (its Ready condition is True); its own rule wants a phase.
+    assert_eq!(report.outcome, Outcome::TimedOut, "{report:#?}");
+    let (status, message) = status_of(&report, "Gadget", "g1");
+    assert_eq!(*status, Status::InProgress);
+    assert!(message.contains("helm.sh/health/status/phase"), "{message}");
+    let stored = stored(&sim, "example.com/v1", "Gadget", Some("default"), "g1").expect("stored");
+    assert!(stored["metadata"]["annotations"].get("helm.sh/health/status/phase").is_none());
+    assert!(stored["status"]["conditions"].as_array().is_some_and(|conditions| !conditions.is_empty()));
+}

@@ -185,3 +185,19 @@ fn half_a_readiness_pair_warns_and_falls_back_to_kstatus() {
     assert_eq!(entries[0]["decidedBy"], "kstatus");
     assert_eq!(entries[0]["status"], "Current");
 }
+
+#[test]
+fn health_reads_objects_from_the_cluster() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_berth"))
+        .args(["health", "--sim", "-f", "examples/app/", "-o", "json"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("berth runs");
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    let entries: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let statuses: Vec<&str> =
+        entries.as_array().into_iter().flatten().filter_map(|entry| entry["status"].as_str()).collect();
+    assert_eq!(statuses, ["NotFound"; 7], "an empty cluster holds none of them");
+    assert_eq!(entries[1]["namespace"], "shop");
+}

@@ -296,15 +296,11 @@ error: cannot plan the order of writes; nothing was applied
 }
 
 #[test]
-fn cluster_lookup_is_not_available_yet() {
-    assert_run(
-        &["plan", "-f", "examples/plan/external.yaml", "--cluster"],
-        None,
-        2,
-        "",
-        "error: `berth plan --cluster` is not available yet; without it, external dependencies are listed but not \
-         looked up\n",
-    );
+fn cluster_lookup_without_a_cluster_exits_two() {
+    let output = berth(&["plan", "-f", "examples/plan/external.yaml", "--cluster", "--kubeconfig", "examples/plan/none"], None);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(stdout(&output), "");
+    assert!(stderr(&output).starts_with("error: cannot connect to the cluster\n  cannot read kubeconfig examples/plan/none"), "{}", stderr(&output));
 }
 
 #[test]
@@ -316,4 +312,19 @@ fn unreadable_input_exits_two() {
         "",
         "error: cannot load manifests\n  examples/plan/missing.yaml: cannot read: no such file or directory\n",
     );
+}
+
+#[test]
+fn cluster_lookup_reports_external_dependencies_status() {
+    let output = berth(&["plan", "-f", "examples/plan/external.yaml", "--cluster", "--sim"], None);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        text.ends_with("External dependencies in the cluster:\n  /namespaces/payments/Secret/db-credentials: NotFound (Resource not found)\n"),
+        "{text}"
+    );
+    let output = berth(&["plan", "-f", "examples/plan/external.yaml", "--cluster", "--sim", "-o", "json"], None);
+    let document: Value = serde_json::from_str(&stdout(&output)).expect("JSON");
+    assert_eq!(document["externals"][0]["status"], "NotFound");
+    assert!(document["objects"].is_array());
 }

@@ -1,1 +1,0 @@
-//! Protobuf request bodies (being written).
