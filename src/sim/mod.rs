@@ -4,6 +4,7 @@
 //! a rollout. [`SimCluster::start`] serves it on an ephemeral loopback port, so parallel tests never collide.
 
 pub mod api_error;
+pub mod controllers;
 pub mod faults;
 mod interim;
 pub mod patch;
@@ -69,6 +70,8 @@ impl SimCluster {
         let address = listener.local_addr().map_err(|source| SimError::Listen { port: config.port, source })?;
         let shutdown = CancellationToken::new();
         let store = Arc::new(Store::new(config.event_log_capacity, config.keep_record));
+        // Detached: the controllers stop with `shutdown`.
+        drop(controllers::spawn(store.clone(), config.profile.clone(), shutdown.clone()));
         let state = Arc::new(ServerState {
             store,
             faults: FaultInjector::new(config.profile.faults.clone()),

@@ -53,7 +53,7 @@ fn json_output_is_one_event_per_line_ending_with_the_result() {
     assert_eq!(applied, 7);
     assert!(events.iter().any(|event| event["event"] == "statusChanged" && event["status"] == "Current"));
     let result = events.last().expect("a result");
-    assert_eq!((result["event"].clone(), result["outcome"].clone()), ("result".into(), "ready".into()));
+    assert_eq!((result["event"].clone(), result["outcome"].clone()), ("result".into(), "Ready".into()));
     assert_eq!(result["resources"].as_array().map(Vec::len), Some(7));
 }
 
@@ -127,6 +127,6 @@ async fn sigint_cancels_prints_the_partial_report_and_exits_130() {
         tokio::time::timeout(Duration::from_secs(30), output).await.expect("bounded").expect("joined");
     assert_eq!(status.code(), Some(130), "{lines:?}");
     let result: Value = serde_json::from_str(lines.last().expect("result line")).expect("JSON");
-    assert_eq!(result["outcome"], "cancelled");
+    assert_eq!(result["outcome"], "Cancelled");
     assert_eq!(result["resources"][0]["status"], "InProgress");
 }

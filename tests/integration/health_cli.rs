@@ -128,9 +128,9 @@ fn invalid_yaml_and_missing_files_are_bad_input() {
 }
 
 #[test]
-fn without_local_it_is_a_usage_error() {
-    let output = berth(&["health", "-f", "examples/status/"], None);
+fn without_local_it_reads_the_cluster_and_needs_one() {
+    let output = berth(&["health", "-f", "examples/status/", "--kubeconfig", "examples/status/none"], None);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("--local"));
+    assert!(stderr(&output).starts_with("error: cannot connect to the cluster"), "{}", stderr(&output));
     assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/status").is_dir());
 }

@@ -297,10 +297,16 @@ error: cannot plan the order of writes; nothing was applied
 
 #[test]
 fn cluster_lookup_without_a_cluster_exits_two() {
-    let output = berth(&["plan", "-f", "examples/plan/external.yaml", "--cluster", "--kubeconfig", "examples/plan/none"], None);
+    let output =
+        berth(&["plan", "-f", "examples/plan/external.yaml", "--cluster", "--kubeconfig", "examples/plan/none"], None);
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(stdout(&output), "");
-    assert!(stderr(&output).starts_with("error: cannot connect to the cluster\n  cannot read kubeconfig examples/plan/none"), "{}", stderr(&output));
+    assert!(
+        stderr(&output)
+            .starts_with("error: cannot connect to the cluster\n  cannot read kubeconfig examples/plan/none"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]

@@ -35,10 +35,6 @@ impl ControllerError {
     pub fn is_already_exists(&self) -> bool {
         matches!(self, ControllerError::Write { reason: "AlreadyExists", .. })
     }
-
-    pub fn is_not_found(&self) -> bool {
-        matches!(self, ControllerError::Write { code: 404, .. })
-    }
 }
 
 /// The built-in types the controllers handle, looked up once.

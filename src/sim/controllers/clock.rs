@@ -21,11 +21,6 @@ impl Seen {
     pub fn elapsed(&self) -> Duration {
         self.at.elapsed()
     }
-
-    /// The instant `delay` after this one.
-    pub fn after(&self, delay: Duration) -> Instant {
-        self.at + delay
-    }
 }
 
 /// First sightings by uid and generation (0 for "the object itself").

@@ -30,7 +30,13 @@ pub(super) struct DaemonSetPlan {
 }
 
 /// Decides one sync of `daemon_set` (whose current template hash is `hash`) over `eligible` node names.
-pub(super) fn plan(daemon_set: &Value, eligible: &[String], pods: &[Arc<Value>], hash: &str, now: Timestamp) -> DaemonSetPlan {
+pub(super) fn plan(
+    daemon_set: &Value,
+    eligible: &[String],
+    pods: &[Arc<Value>],
+    hash: &str,
+    now: Timestamp,
+) -> DaemonSetPlan {
     let min_ready_seconds = meta::int_at(daemon_set, &["spec", "minReadySeconds"]).unwrap_or(0);
     let active: Vec<&Value> = pods.iter().map(Arc::as_ref).filter(|pod| workload::is_active(pod)).collect();
     let mut by_node: BTreeMap<&str, Vec<&Value>> = BTreeMap::new();
@@ -115,10 +121,8 @@ pub(super) fn reconcile(context: &mut Context, namespace: &str, name: &str) -> R
     let hash = template::template_hash(&template, collision_count);
     let pods = context.client.list_controlled(&types.pods, namespace, meta::uid(&daemon_set));
     let plan = plan(&daemon_set, &eligible, &pods, &hash, Timestamp::now());
-    let labels = [
-        (REVISION_LABEL, hash.clone()),
-        ("pod-template-generation", meta::generation(&daemon_set).to_string()),
-    ];
+    let labels =
+        [(REVISION_LABEL, hash.clone()), ("pod-template-generation", meta::generation(&daemon_set).to_string())];
     for node_name in &plan.create {
         let mut node_template = template.clone();
         meta::set_at(&mut node_template, &["spec", "nodeName"], json!(node_name));
@@ -190,7 +194,11 @@ mod tests {
 
     #[test]
     fn rolling_updates_replace_within_max_unavailable_and_on_delete_waits() {
-        let pods = [pod("a", "sim-node-0", "old", true), pod("b", "sim-node-1", "old", true), pod("c", "sim-node-2", "old", false)];
+        let pods = [
+            pod("a", "sim-node-0", "old", true),
+            pod("b", "sim-node-1", "old", true),
+            pod("c", "sim-node-2", "old", false),
+        ];
         let rolling = plan(&daemon_set(json!({})), &nodes(3), &pods, "new", Timestamp::UNIX_EPOCH);
         assert_eq!(rolling.delete, ["c"], "the unavailable old pod uses the budget of one");
         let wider = daemon_set(json!({"rollingUpdate": {"maxUnavailable": 2}}));

@@ -29,7 +29,11 @@ const NO_DEADLINE: i64 = i32::MAX as i64;
 pub(super) enum Action {
     Create(Value),
     /// Set `spec.replicas` and these annotations on an existing ReplicaSet.
-    Update { name: String, replicas: i64, annotations: Map<String, Value> },
+    Update {
+        name: String,
+        replicas: i64,
+        annotations: Map<String, Value>,
+    },
     Delete(String),
 }
 
@@ -63,7 +67,8 @@ struct Set {
 impl Set {
     fn new(replica_set: &Value) -> Set {
         let annotations = meta::map_at(replica_set, &["metadata", "annotations"]);
-        let revision = annotations.get(REVISION).and_then(Value::as_str).and_then(|text| text.parse().ok()).unwrap_or(0);
+        let revision =
+            annotations.get(REVISION).and_then(Value::as_str).and_then(|text| text.parse().ok()).unwrap_or(0);
         let status_int = |field: &str| meta::int_at(replica_set, &["status", field]).unwrap_or(0);
         Set {
             name: meta::name(replica_set).to_string(),
@@ -238,7 +243,10 @@ pub(super) fn plan(deployment: &Value, replica_sets: &[&Value], now: Timestamp) 
             created = Some(replica_set);
             if facts.has_progress_deadline() {
                 let message = format!("Created new replica set \"{set_name}\"");
-                conditions::set(&mut conditions, facts.condition("Progressing", "True", "NewReplicaSetCreated", message));
+                conditions::set(
+                    &mut conditions,
+                    facts.condition("Progressing", "True", "NewReplicaSetCreated", message),
+                );
             }
         }
         match facts.strategy {
@@ -293,7 +301,8 @@ fn check_paused_condition(facts: &Facts<'_>, paused: bool, conditions: &mut Vec<
     if current.is_some_and(|condition| conditions::field(condition, "reason") == "ProgressDeadlineExceeded") {
         return;
     }
-    let is_paused_condition = current.is_some_and(|condition| conditions::field(condition, "reason") == "DeploymentPaused");
+    let is_paused_condition =
+        current.is_some_and(|condition| conditions::field(condition, "reason") == "DeploymentPaused");
     if paused && !is_paused_condition {
         let condition = facts.condition("Progressing", "Unknown", "DeploymentPaused", "Deployment is paused".into());
         conditions::set(conditions, condition);
@@ -440,7 +449,12 @@ fn reconcile_old(facts: &Facts<'_>, sets: &mut [Set], new_index: usize) -> bool 
 }
 
 /// `calculateStatus`: counts from the ReplicaSets, the Available condition, the other conditions kept.
-fn calculate_status(facts: &Facts<'_>, sets: &[Set], new_set: Option<&Set>, mut conditions: Vec<Value>) -> Map<String, Value> {
+fn calculate_status(
+    facts: &Facts<'_>,
+    sets: &[Set],
+    new_set: Option<&Set>,
+    mut conditions: Vec<Value>,
+) -> Map<String, Value> {
     let sum = |field: fn(&Set) -> i64| sets.iter().map(field).sum::<i64>();
     let available = sum(|set| set.available);
     let total = sum(|set| set.replicas);

@@ -11,7 +11,7 @@ use super::behaviour::{self, JobOutcome};
 use super::client::{ControllerError, KUBELET, SCHEDULER};
 use super::driver::Context;
 use super::queue::{Controller, Work};
-use super::{meta, node, template, workload};
+use super::{meta, node, template};
 use crate::object::str_at;
 use crate::sim::profile::Profile;
 use jiff::Timestamp;
@@ -50,7 +50,8 @@ impl PodBehaviour {
         let mut sources = vec![pod];
         sources.extend(owner);
         let owned_by_job = owner.is_some_and(|owner| str_at(owner, &["kind"]) == Some("Job"));
-        let has_duration = sources.iter().any(|object| behaviour::annotation(object, behaviour::JOB_DURATION).is_some());
+        let has_duration =
+            sources.iter().any(|object| behaviour::annotation(object, behaviour::JOB_DURATION).is_some());
         let run = (owned_by_job || has_duration).then(|| Run {
             duration: behaviour::delay(profile, &sources, behaviour::JOB_DURATION, profile.delays.job),
             outcome: behaviour::job_outcome(&sources),
@@ -83,7 +84,12 @@ pub(super) struct PodState {
 }
 
 /// The status of a pod no node can take (the scheduler's `PodScheduled=False`).
-pub(super) fn unschedulable_status(pod: &Value, schedulable_nodes: usize, total_nodes: usize, since: Timestamp) -> Value {
+pub(super) fn unschedulable_status(
+    pod: &Value,
+    schedulable_nodes: usize,
+    total_nodes: usize,
+    since: Timestamp,
+) -> Value {
     let message = if total_nodes == 0 {
         "no nodes available to schedule pods".to_string()
     } else {
@@ -465,8 +471,7 @@ fn containers<'a>(pod: &'a Value, field: &str) -> impl Iterator<Item = &'a Value
 
 /// `containers with unready status: [a b]`
 fn unready_message(pod: &Value) -> String {
-    let names: Vec<&str> =
-        containers(pod, "containers").filter_map(|container| str_at(container, &["name"])).collect();
+    let names: Vec<&str> = containers(pod, "containers").filter_map(|container| str_at(container, &["name"])).collect();
     format!("containers with unready status: [{}]", names.join(" "))
 }
 
@@ -484,7 +489,9 @@ fn waiting_message(reason: &str, container: &Value) -> String {
              \"{full}\": {full}: not found"
         ),
         "InvalidImageName" => {
-            format!("Failed to apply default image tag \"{image}\": couldn't parse image name \"{image}\": invalid reference format")
+            format!(
+                "Failed to apply default image tag \"{image}\": couldn't parse image name \"{image}\": invalid reference format"
+            )
         }
         "CreateContainerConfigError" => missing_reference(container),
         "ContainerCreating" | "PodInitializing" => String::new(),
@@ -554,9 +561,9 @@ fn qos_class(pod: &Value) -> &'static str {
     let all: Vec<&Value> = containers(pod, "containers").chain(containers(pod, "initContainers")).collect();
     let resources = |container: &Value, kind: &str| container.pointer(&format!("/resources/{kind}")).cloned();
     let has_any = all.iter().any(|container| {
-        ["requests", "limits"]
-            .iter()
-            .any(|kind| resources(container, kind).and_then(|value| value.as_object().map(|map| !map.is_empty())) == Some(true))
+        ["requests", "limits"].iter().any(|kind| {
+            resources(container, kind).and_then(|value| value.as_object().map(|map| !map.is_empty())) == Some(true)
+        })
     });
     if !has_any {
         return "BestEffort";
@@ -756,9 +763,11 @@ mod tests {
         assert_eq!(status_of(&pod, &state), Status::Failed, "kstatus: containers in CrashLoop");
         let later = state_at(&pod, None, 200 + 10_000 + 20_000 + 1);
         assert_eq!(later.status["containerStatuses"][0]["restartCount"], 3);
-        assert!(later.status["containerStatuses"][0]["state"]["waiting"]["message"]
-            .as_str()
-            .is_some_and(|text| text.starts_with("back-off 40s")));
+        assert!(
+            later.status["containerStatuses"][0]["state"]["waiting"]["message"]
+                .as_str()
+                .is_some_and(|text| text.starts_with("back-off 40s"))
+        );
     }
 
     #[test]

@@ -62,7 +62,8 @@ pub(super) fn controller_of(object: &Value) -> Option<&Value> {
 
 /// Whether `object` is controlled by the object with `owner_uid`.
 pub(super) fn is_controlled_by(object: &Value, owner_uid: &str) -> bool {
-    !owner_uid.is_empty() && controller_of(object).and_then(|owner| owner.get("uid")).and_then(Value::as_str) == Some(owner_uid)
+    !owner_uid.is_empty()
+        && controller_of(object).and_then(|owner| owner.get("uid")).and_then(Value::as_str) == Some(owner_uid)
 }
 
 /// The Kubernetes form of a time: RFC 3339 in UTC with seconds.

@@ -68,8 +68,7 @@ impl Nodes {
 
     /// The next schedulable node that `fits`, round-robin.
     pub fn pick(&mut self, fits: impl Fn(&NodeInfo) -> bool) -> Option<NodeInfo> {
-        let candidates: Vec<NodeInfo> =
-            self.schedulable().into_iter().filter(|node| fits(node)).cloned().collect();
+        let candidates: Vec<NodeInfo> = self.schedulable().into_iter().filter(|node| fits(node)).cloned().collect();
         if candidates.is_empty() {
             return None;
         }
@@ -141,7 +140,8 @@ fn node_status(index: u32, now: Timestamp) -> Value {
         json!({"type": condition_type, "status": status, "lastHeartbeatTime": time, "lastTransitionTime": time,
                "reason": reason, "message": message})
     };
-    let resources = json!({"cpu": "8", "ephemeral-storage": "100Gi", "hugepages-2Mi": "0", "memory": "32Gi", "pods": "110"});
+    let resources =
+        json!({"cpu": "8", "ephemeral-storage": "100Gi", "hugepages-2Mi": "0", "memory": "32Gi", "pods": "110"});
     let name = format!("sim-node-{index}");
     let machine = super::template::digest(&name);
     json!({

@@ -139,10 +139,12 @@ mod tests {
 
     fn pod(name: &str, phase: &str, ready: bool, created: &str) -> Arc<Value> {
         let status = if ready { "True" } else { "False" };
-        Arc::new(json!({"metadata": {"name": name, "uid": name, "labels": {"app": "web"}, "creationTimestamp": created},
+        Arc::new(
+            json!({"metadata": {"name": name, "uid": name, "labels": {"app": "web"}, "creationTimestamp": created},
                         "spec": {"nodeName": if phase == "Pending" { "" } else { "sim-node-0" }},
                         "status": {"phase": phase, "conditions": [{"type": "Ready", "status": status,
-                                   "lastTransitionTime": "2025-01-01T00:00:00Z"}]}}))
+                                   "lastTransitionTime": "2025-01-01T00:00:00Z"}]}}),
+        )
     }
 
     fn now() -> Timestamp {
@@ -170,7 +172,8 @@ mod tests {
             pod("not-ready", "Running", false, "t2"),
             pod("pending", "Pending", false, "t1"),
         ];
-        let cases = [(3, vec!["pending"]), (2, vec!["pending", "not-ready"]), (1, vec!["pending", "not-ready", "new-ready"])];
+        let cases =
+            [(3, vec!["pending"]), (2, vec!["pending", "not-ready"]), (1, vec!["pending", "not-ready", "new-ready"])];
         for (replicas, expected) in cases {
             assert_eq!(plan(&replica_set(replicas, 0), &pods, now()).delete, expected, "{replicas}");
         }

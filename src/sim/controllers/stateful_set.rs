@@ -178,11 +178,13 @@ pub(super) fn pod_for(set: &Value, template: &Value, revision: &str, ordinal: i6
     }
     let claims = claim_templates(set);
     if !claims.is_empty() {
-        let mut volumes: Vec<Value> = pod.pointer("/spec/volumes").and_then(Value::as_array).cloned().unwrap_or_default();
+        let mut volumes: Vec<Value> =
+            pod.pointer("/spec/volumes").and_then(Value::as_array).cloned().unwrap_or_default();
         for claim in claims {
             let volume = meta::name(claim);
             volumes.retain(|existing| existing.get("name").and_then(Value::as_str) != Some(volume));
-            volumes.push(json!({"name": volume, "persistentVolumeClaim": {"claimName": claim_name(set, claim, ordinal)}}));
+            volumes
+                .push(json!({"name": volume, "persistentVolumeClaim": {"claimName": claim_name(set, claim, ordinal)}}));
         }
         meta::set_at(&mut pod, &["spec", "volumes"], Value::Array(volumes));
     }
@@ -190,7 +192,10 @@ pub(super) fn pod_for(set: &Value, template: &Value, revision: &str, ordinal: i6
 }
 
 fn claim_templates(set: &Value) -> Vec<&Value> {
-    set.pointer("/spec/volumeClaimTemplates").and_then(Value::as_array).map(|claims| claims.iter().collect()).unwrap_or_default()
+    set.pointer("/spec/volumeClaimTemplates")
+        .and_then(Value::as_array)
+        .map(|claims| claims.iter().collect())
+        .unwrap_or_default()
 }
 
 fn claim_name(set: &Value, claim: &Value, ordinal: i64) -> String {
@@ -260,7 +265,8 @@ pub(super) fn reconcile(context: &mut Context, namespace: &str, name: &str) -> R
     let update = format!("{name}-{hash}");
     let recorded = context.client.list_controlled(&types.controller_revisions, namespace, meta::uid(&set));
     if !recorded.iter().any(|revision| meta::name(revision) == update) {
-        let number = recorded.iter().filter_map(|revision| meta::int_at(revision, &["revision"])).max().unwrap_or(0) + 1;
+        let number =
+            recorded.iter().filter_map(|revision| meta::int_at(revision, &["revision"])).max().unwrap_or(0) + 1;
         let revision = controller_revision(&set, &update_template, &hash, number);
         match context.client.create(&types.controller_revisions, revision, CONTROLLER_MANAGER) {
             Err(error) if !error.is_already_exists() => return Err(error),

@@ -4,7 +4,7 @@
 use super::body::{content_type, decode_object, error_response, json_response, object_response};
 use super::{Query, RequestVerb, ResourcePath, ServerState, table, watch};
 use crate::sim::api_error::ApiError;
-use crate::sim::interim::patch::{self, PatchError, managed};
+use crate::sim::patch::{self, PatchError, managed};
 use crate::sim::registry::ResourceDef;
 use crate::sim::selector::Selector;
 use crate::sim::store::{Propagation, Target, Verb, WriteOptions};

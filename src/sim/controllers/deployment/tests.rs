@@ -84,7 +84,10 @@ fn a_new_deployment_creates_its_replica_set_with_hash_revision_and_owner() {
     assert_eq!(annotations["sim.berth.dev/ready-after"], "1s", "annotations are copied");
     assert!(annotations.get("kubectl.kubernetes.io/last-applied-configuration").is_none());
     let owner = &replica_set["metadata"]["ownerReferences"][0];
-    assert_eq!((owner["kind"].as_str(), owner["uid"].as_str(), owner["controller"].as_bool()), (Some("Deployment"), Some("d1"), Some(true)));
+    assert_eq!(
+        (owner["kind"].as_str(), owner["uid"].as_str(), owner["controller"].as_bool()),
+        (Some("Deployment"), Some("d1"), Some(true))
+    );
     assert_eq!(plan.revision.as_deref(), Some("1"));
     assert_eq!(plan.status["observedGeneration"], 2);
     assert_eq!(condition(&plan, "Available"), ("False", "MinimumReplicasUnavailable"));
@@ -132,7 +135,9 @@ fn a_complete_rollout_says_new_replica_set_available() {
 #[test]
 fn a_template_change_rolls_within_surge_and_unavailability() {
     let old = replica_set("nginx:1", 3, (3, 3), 1, "t1");
-    let deployment = deployment(3, "nginx:2");
+    // The Deployment as the controller left it before the change.
+    let settled = plan(&deployment(3, "nginx:1"), &[&old], now());
+    let deployment = with_status(deployment(3, "nginx:2"), &settled);
     let first = plan(&deployment, &[&old], now());
     let [Action::Create(created)] = first.actions.as_slice() else { panic!("{:?}", first.actions) };
     assert_eq!(created["spec"]["replicas"], 1, "25% surge of 3 rounds up to 1");
@@ -213,7 +218,10 @@ fn no_progress_past_the_deadline_fails_the_deployment() {
     let failed = plan(&deployment, &[&current], now());
     assert_eq!(condition(&failed, "Progressing"), ("False", "ProgressDeadlineExceeded"));
     let message = failed.status["conditions"].as_array().and_then(|all| conditions::find(all, "Progressing").cloned());
-    assert!(message.is_some_and(|condition| conditions::field(&condition, "message").ends_with("has timed out progressing.")));
+    assert!(
+        message
+            .is_some_and(|condition| conditions::field(&condition, "message").ends_with("has timed out progressing."))
+    );
     assert_eq!(kstatus(&with_status(deployment, &failed)), Status::Failed);
 }
 
@@ -260,7 +268,9 @@ fn rolling_back_to_an_old_template_reuses_its_replica_set_with_a_new_revision() 
     let plan = plan(&deployment(2, "nginx:1"), &[&old, &current], now());
     assert!(!plan.actions.iter().any(|action| matches!(action, Action::Create(_))));
     let update = plan.actions.iter().find_map(|action| match action {
-        Action::Update { name, annotations, replicas } if name == meta::name(&old) => Some((annotations.clone(), *replicas)),
+        Action::Update { name, annotations, replicas } if name == meta::name(&old) => {
+            Some((annotations.clone(), *replicas))
+        }
         _ => None,
     });
     let (annotations, replicas) = update.unwrap_or_default();

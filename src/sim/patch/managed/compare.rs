@@ -2,7 +2,7 @@
 //! ownership change (an Update takes what changed, an Apply conflicts on what it would change).
 
 use super::fieldpath::{FieldSet, Path, PathElement};
-use super::shape::{ListShape, element_key, list_shape};
+use super::shape::{ListShape, element_key, is_atomic_map, list_shape};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -56,7 +56,9 @@ fn walk(path: &mut Path, field: Option<&str>, old: Option<&Value>, new: Option<&
         }
         (Some(kind), _) | (None, Some(kind)) => kind,
     };
+    let is_atomic = || old.into_iter().chain(new).any(|value| is_atomic_map(field, value));
     match shared_kind {
+        Kind::Map if is_atomic() => leaf(path, old, new, out),
         Kind::Map => walk_maps(path, old.and_then(Value::as_object), new.and_then(Value::as_object), out),
         Kind::List => walk_lists(path, field, old.and_then(Value::as_array), new.and_then(Value::as_array), out),
         Kind::Scalar => leaf(path, old, new, out),

@@ -2,7 +2,7 @@
 //! structured-merge-diff's `Merge` and `prune`.
 
 use super::fieldpath::{FieldSet, PathElement};
-use super::shape::{ListShape, element_key, is_key_field, list_shape, remove_path};
+use super::shape::{ListShape, element_key, is_atomic_map, is_key_field, list_shape, remove_path};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -15,9 +15,9 @@ pub(crate) fn merge(live: &Value, config: &Value) -> Value {
 
 fn merge_value(field: Option<&str>, live: Option<&Value>, config: &Value) -> Value {
     match (live, config) {
-        (Some(Value::Object(live)), Value::Object(config)) => {
+        (Some(Value::Object(live)), Value::Object(settings)) if !is_atomic_map(field, config) => {
             let mut merged = live.clone();
-            for (key, value) in config {
+            for (key, value) in settings {
                 if value.is_null() {
                     merged.remove(key);
                 } else {

@@ -60,6 +60,14 @@ pub(crate) fn tracked(object: &Value, scope: Scope) -> Value {
     }
 }
 
+/// Whether a map is one value, as a schema's `+structType=atomic` makes it: label selectors, told from a
+/// Service's plain `selector` map by their fields.
+pub(crate) fn is_atomic_map(field: Option<&str>, value: &Value) -> bool {
+    let is_selector_field = matches!(field, Some("selector" | "labelSelector" | "namespaceSelector"));
+    is_selector_field
+        && value.as_object().is_some_and(|map| map.contains_key("matchLabels") || map.contains_key("matchExpressions"))
+}
+
 /// How a list is tracked and merged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ListShape {
@@ -219,6 +227,7 @@ fn collect_fields(value: &Value, field: Option<&str>, path: &mut Path, set: &mut
                 match child {
                     Value::Null => set.insert(path),
                     Value::Object(child_map) if child_map.is_empty() => set.insert(path),
+                    _ if is_atomic_map(Some(key), child) => set.insert(path),
                     _ => collect_fields(child, Some(key), path, set),
                 }
                 path.pop();

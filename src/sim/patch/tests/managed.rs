@@ -420,3 +420,34 @@ fn sent_managed_fields_replace_stored_ones_and_an_empty_list_clears_them() {
     record_update(Some(&cleared), &mut later, "tool", "v1", LATER, None);
     assert_eq!(later["metadata"].get("managedFields"), None);
 }
+
+#[test]
+fn label_selectors_are_atomic_and_service_selectors_granular() {
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+                            "spec": {"selector": {"matchLabels": {"app": "web"}}}});
+    let object = apply(None, &deployment, "berth", false, "apps/v1", NOW).expect("deployment");
+    assert_eq!(fields_of(&object, "berth", "Apply"), Some(json!({"f:spec": {"f:selector": {}}})));
+    let service = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+                         "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}});
+    let object = applied(None, &service, "berth");
+    assert_eq!(
+        fields_of(&object, "berth", "Apply"),
+        Some(json!({"f:spec": {
+            "f:ports": {"k:{\"port\":80,\"protocol\":\"TCP\"}": {".": {}, "f:port": {}}},
+            "f:selector": {"f:app": {}},
+        }}))
+    );
+}
+
+#[test]
+fn conflicts_name_the_subresource_an_updater_wrote_through() {
+    let object = applied(None, &config_map(json!({"a": "1"})), "berth");
+    let mut scaled = object.clone();
+    scaled["data"]["a"] = json!("5");
+    record_update(Some(&object), &mut scaled, "autoscaler", "v1", LATER, Some("scale"));
+    let (message, _) = conflict(apply(Some(&scaled), &config_map(json!({"a": "1"})), "berth", false, "v1", LATER));
+    assert_eq!(
+        message,
+        r#"Apply failed with 1 conflict: conflict with "autoscaler" with subresource "scale" using v1: .data.a"#
+    );
+}

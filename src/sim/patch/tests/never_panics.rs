@@ -101,4 +101,28 @@ proptest! {
             prop_assert!(apply(Some(&applied), &object(second), "berth", false, "v1", "2024-05-01T12:00:00Z").is_ok());
         }
     }
+
+    /// Random values grafted where the rules look (containers, env, ports, finalizers, selector, status).
+    #[test]
+    fn grafted_values_never_panic(graft in json_value(), slot in 0usize..6) {
+        let mut object = json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "finalizers": ["a"]},
+            "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {"spec": {"containers": [
+                {"name": "web", "env": [{"name": "A"}], "ports": [{"containerPort": 80}]},
+            ]}}},
+        });
+        let pointer = ["/metadata/finalizers", "/spec/selector", "/spec/template/spec/containers",
+                       "/spec/template/spec/containers/0/env", "/spec/template/spec/containers/0/ports", "/metadata"][slot];
+        let mut grafted = object.clone();
+        if let Some(place) = grafted.pointer_mut(pointer) {
+            *place = graft.clone();
+        }
+        record_update(None, &mut object, "creator", "apps/v1", "2024-05-01T12:00:00Z", None);
+        let _ = strategic_merge_patch(&object, &grafted);
+        let _ = apply(Some(&object), &grafted, "kubectl", false, "apps/v1", "2024-05-01T12:00:00Z");
+        let _ = apply(Some(&object), &grafted, "berth", true, "apps/v1", "2024-05-01T12:00:00Z");
+        let mut updated = grafted.clone();
+        record_update(Some(&object), &mut updated, "editor", "apps/v1", "2024-05-01T12:00:00Z", None);
+    }
 }

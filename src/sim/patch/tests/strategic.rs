@@ -234,3 +234,10 @@ fn a_null_patch_changes_nothing() {
     let target = json!({"a": 1});
     assert_eq!(strategic_merge_patch(&target, &Value::Null), Ok(target));
 }
+
+#[test]
+fn patch_merge_on_a_map_is_a_plain_merge() {
+    let target = json!({"metadata": {"labels": {"a": "1"}}});
+    let patch = json!({"metadata": {"labels": {"$patch": "merge", "b": "2"}}});
+    assert_eq!(patched(target, patch), json!({"metadata": {"labels": {"a": "1", "b": "2"}}}));
+}
