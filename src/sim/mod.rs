@@ -6,7 +6,6 @@
 pub mod api_error;
 pub mod controllers;
 pub mod faults;
-mod interim;
 pub mod patch;
 pub mod profile;
 pub mod protobuf;

@@ -223,7 +223,7 @@ impl Context {
                 self.recheck(work, RETRY);
             }
             done += 1;
-            if done % BATCH == 0 {
+            if done.is_multiple_of(BATCH) {
                 tokio::task::yield_now().await;
                 if shutdown.is_cancelled() {
                     return;

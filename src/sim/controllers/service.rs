@@ -107,17 +107,17 @@ pub(super) fn allocated_spec(service: &Value, addresses: &mut Addresses) -> Opti
             }
         }
     }
-    if matches!(service_type(service), "NodePort" | "LoadBalancer") {
-        if let Some(ports) = spec.get_mut("ports").and_then(Value::as_array_mut) {
-            for port in ports.iter_mut() {
-                match port.get("nodePort").and_then(Value::as_i64) {
-                    Some(taken) => {
-                        addresses.node_ports.insert(taken);
-                    }
-                    None => {
-                        meta::set_at(port, &["nodePort"], json!(addresses.node_port()));
-                        changed = true;
-                    }
+    if matches!(service_type(service), "NodePort" | "LoadBalancer")
+        && let Some(ports) = spec.get_mut("ports").and_then(Value::as_array_mut)
+    {
+        for port in ports.iter_mut() {
+            match port.get("nodePort").and_then(Value::as_i64) {
+                Some(taken) => {
+                    addresses.node_ports.insert(taken);
+                }
+                None => {
+                    meta::set_at(port, &["nodePort"], json!(addresses.node_port()));
+                    changed = true;
                 }
             }
         }

@@ -1,5 +1,5 @@
 //! Which `apiVersion`/`kind` pairs the codec converts, and the message type of each. Adding a kind is one row
-//! here and its name in `gen_schema.py`'s roots.
+//! here and its name in `scripts/gen-protobuf-schema.py`'s roots.
 
 use super::schema::Message;
 use super::schema::generated::*;

@@ -1,7 +1,7 @@
 //! The shape of every protobuf message the simulator converts, as data: field number, JSON name, value kind and
 //! the Go rule that decides whether a value appears in JSON.
 //!
-//! The tables in `generated.rs` are produced from the Go struct tags of k8s.io/api (see `gen_schema.py`), so one
+//! The tables in `generated.rs` are produced from the Go struct tags of k8s.io/api (see `scripts/gen-protobuf-schema.py`), so one
 //! generic converter serves all kinds instead of hand-written code per type. k8s-pb's prost structs carry the
 //! same field numbers but neither the JSON names (acronyms such as `hostIPC` do not survive snake_case) nor Go's
 //! pointer-ness, which decides whether `replicas: 0` or `allowPrivilegeEscalation: false` is written.

@@ -2,7 +2,7 @@
 //! else), with the content types a real server uses.
 
 use crate::sim::api_error::ApiError;
-use crate::sim::interim::protobuf;
+use crate::sim::protobuf;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
