@@ -12,7 +12,9 @@
 //!   wall time of `berth apply --wait` and `helm install --wait`;
 //! - requests per wait: requests the simulated cluster answered during `berth wait` on sets of one and three
 //!   resource types, 10 to 1,000 objects;
-//! - peak memory (VmHWM) of `berth apply --wait` with 10,000 ConfigMaps.
+//! - dependency delay: in a chain of 20 Jobs, the time from the write that completed one to the apply
+//!   request of the next (from the simulated cluster's write record), median;
+//! - peak memory (max RSS) of `berth apply --wait` with 10,000 ConfigMaps.
 
 use berth::sim::profile::{Faults, Profile};
 use berth::sim::server::RequestVerb;
@@ -140,7 +142,7 @@ async fn timed(program: PathBuf, args: Vec<String>, home: &Path) -> (bool, Syste
 
 fn last_write(cluster: &SimCluster) -> SystemTime {
     let last = cluster.record().last().map(|entry| entry.at);
-    last.and_then(|at| SystemTime::try_from(at).ok()).unwrap_or(SystemTime::UNIX_EPOCH)
+    last.map_or(SystemTime::UNIX_EPOCH, SystemTime::from)
 }
 
 fn median(mut values: Vec<Duration>) -> Duration {
@@ -257,6 +259,59 @@ async fn requests_per_wait(report: &mut String) {
     }
 }
 
+/// A chain of Jobs, each depending on the one before (`berth.dev/depends-on`): the delay from the write that
+/// completed a Job to the apply request of the next, both read from the simulated cluster's write record.
+async fn dependency_delay(report: &mut String) {
+    let links = 20;
+    let yaml: String = (0..links)
+        .map(|index| {
+            let depends = if index == 0 {
+                String::new()
+            } else {
+                format!("    berth.dev/depends-on: batch/namespaces/default/Job/step-{}\n", index - 1)
+            };
+            format!(
+                "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: step-{index}\n  annotations:\n    sim.berth.dev/job-duration: 100ms\n{depends}\
+                 spec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{{name: step, image: step:1}}]\n---\n"
+            )
+        })
+        .collect();
+    let workload = Workload::new(&yaml);
+    let (cluster, home) = start(Duration::ZERO).await;
+    let args = vec![
+        "apply".to_string(),
+        "-f".to_string(),
+        workload.manifests(),
+        "--wait".to_string(),
+        "--wait-for-jobs".to_string(),
+    ];
+    let (success, _, _) = timed(berth_binary(), args, home.path()).await;
+    let record = cluster.record();
+    let mut delays = Vec::new();
+    for index in 1..links {
+        let completed = record.iter().find(|entry| {
+            entry.event.name == format!("step-{}", index - 1)
+                && entry.kind() == "Job"
+                && entry.event.object["status"]["conditions"].as_array().is_some_and(|conditions| {
+                    conditions.iter().any(|c| c["type"] == "Complete" && c["status"] == "True")
+                })
+        });
+        let applied =
+            record.iter().find(|entry| entry.event.name == format!("step-{index}") && entry.manager == "berth");
+        if let (Some(completed), Some(applied)) = (completed, applied) {
+            let delay = applied.at.duration_since(completed.at);
+            delays.push(Duration::try_from(delay).unwrap_or_default());
+        }
+    }
+    let measured = delays.len();
+    let _ = writeln!(
+        report,
+        "\n| dependency ready → dependent's apply request ({measured} links of a Job chain) | median {:.1} ms, max {:.1} ms | ok: {success} |",
+        median(delays.clone()).as_secs_f64() * 1000.0,
+        delays.iter().max().copied().unwrap_or_default().as_secs_f64() * 1000.0
+    );
+}
+
 async fn peak_memory(report: &mut String) {
     let count = scale(10_000);
     let workload = Workload::new(&(0..count).map(|index| config_map(&format!("c{index}"))).collect::<String>());
@@ -307,6 +362,7 @@ fn main() {
         wait_overhead(&peers, &mut report).await;
         thousand_objects(&peers, &mut report).await;
         requests_per_wait(&mut report).await;
+        dependency_delay(&mut report).await;
         peak_memory(&mut report).await;
     });
     println!("{report}");

@@ -11,6 +11,7 @@ pub mod health;
 pub mod manifest;
 pub mod object;
 pub mod plan;
+pub mod release;
 pub mod sim;
 pub mod status;
 pub mod wait;

@@ -16,7 +16,7 @@ use crate::status::Status;
 use crate::wait::{Outcome, Target, WaitEvent, WaitOptions, WaitReport, wait};
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::time::{Duration, Instant};
@@ -51,7 +51,14 @@ enum GateMessage {
     Finished { members: Vec<Gated>, report: WaitReport },
 }
 
-type ApplyFuture<'a> = Pin<Box<dyn Future<Output = (usize, Result<(), ApplyError>)> + Send + 'a>>;
+/// Whether an object was written or left as the previous revision had it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Written {
+    Applied,
+    Unchanged,
+}
+
+type ApplyFuture<'a> = Pin<Box<dyn Future<Output = (usize, Result<Written, ApplyError>)> + Send + 'a>>;
 
 /// The inputs of one run.
 pub struct Run<'a> {
@@ -62,6 +69,8 @@ pub struct Run<'a> {
     /// Options of the gates (timeout, judge); fail-fast is off and Jobs must complete.
     pub gate_options: WaitOptions,
     pub started: Instant,
+    /// Input indices of objects identical to the previous revision's: not written again, still waited for.
+    pub unchanged: &'a HashSet<usize>,
 }
 
 struct Executor<'a> {
@@ -141,9 +150,12 @@ fn apply_one<'a>(run: &'a Run<'a>, index: usize) -> ApplyFuture<'a> {
         let Some(planned) = run.planned.get(index) else {
             return (index, Err(ApplyError::Request("object index out of range".to_string())));
         };
+        if run.unchanged.contains(&index) {
+            return (index, Ok(Written::Unchanged));
+        }
         let object = super::judge::deliverable(&planned.manifest.object);
         let result = apply_object(run.cluster, &planned.resolved, &object, run.options).await;
-        (index, result.map(|_| ()))
+        (index, result.map(|_| Written::Applied))
     })
 }
 
@@ -161,13 +173,17 @@ impl Executor<'_> {
     fn applied(
         &mut self,
         index: usize,
-        result: Result<(), ApplyError>,
+        result: Result<Written, ApplyError>,
         on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
     ) -> Option<usize> {
         let object = self.reference(index);
         match result {
-            Ok(()) => {
-                on_event(&ApplyEvent::Applied { object: object.clone() });
+            Ok(written) => {
+                if written == Written::Applied {
+                    on_event(&ApplyEvent::Applied { object: object.clone() });
+                } else {
+                    on_event(&ApplyEvent::Unchanged { object: object.clone() });
+                }
                 self.execution.applied.push(object);
                 let gated = !self.run.options.dry_run && !self.run.plan.dependents(index).is_empty();
                 if gated {

@@ -53,7 +53,7 @@ use crate::plan;
 use crate::status::Status;
 use crate::wait::{Judge, Outcome, ResourceReport, Target, WaitEvent, WaitOptions, WaitReport, wait};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
@@ -69,6 +69,9 @@ pub struct ApplyRequest {
     pub wait: Option<WaitOptions>,
     /// Health rules (annotations, a rules file) for waits and readiness gates; `None` uses the wait's judge.
     pub health: Option<Arc<HealthRules>>,
+    /// Input indices of objects the cluster already holds as given (an upgrade's unchanged objects): they are
+    /// not written again, but still gate their dependents and are waited for.
+    pub unchanged: HashSet<usize>,
 }
 
 /// What apply tells its caller while it runs.
@@ -91,6 +94,11 @@ pub enum ApplyEvent {
         #[serde(flatten)]
         object: ObjectRef,
         message: String,
+    },
+    /// Identical to the previous revision: not written again.
+    Unchanged {
+        #[serde(flatten)]
+        object: ObjectRef,
     },
     /// The server accepted the deletion.
     Deleted {
@@ -167,7 +175,15 @@ pub async fn apply(
         wait_options.judge = judge.clone();
     }
     let gate_options = WaitOptions { fail_fast: false, wait_for_jobs: true, desired: Status::Current, ..wait_options };
-    let run = execute::Run { cluster, planned: &planned, plan: &plan, options: &request.apply, gate_options, started };
+    let run = execute::Run {
+        cluster,
+        planned: &planned,
+        plan: &plan,
+        options: &request.apply,
+        gate_options,
+        started,
+        unchanged: &request.unchanged,
+    };
     let execution = execute::execute(&run, cancel, on_event).await;
 
     let mut outcome = if execution.cancelled {
@@ -201,6 +217,18 @@ pub async fn apply(
         resources,
         elapsed: started.elapsed(),
     })
+}
+
+/// Checks a set as apply would before its first write: kinds served (or defined by a CRD of the set), berth
+/// annotations, and the order (no cycle, no malformed ordering annotation).
+///
+/// # Errors
+/// [`InvalidSet`] listing the problems.
+pub fn check(cluster: &Cluster, manifests: &[Manifest]) -> Result<(), InvalidSet> {
+    let planned = resolve_all(cluster, manifests)?;
+    plan::build(manifests).map_err(|error| InvalidSet::Objects(vec![error.to_string()]))?;
+    checked_health(Some(&Arc::new(HealthRules::new())), manifests, &planned)?;
+    Ok(())
 }
 
 /// Checks every health annotation of the set (errors stop the run before anything is written; warnings are

@@ -131,6 +131,7 @@ pub fn run_apply(args: ApplyArgs) -> Result<ExitCode, Error> {
         },
         wait: args.wait.then(|| args.wait_args.options()),
         health: Some(args.wait_args.health()?),
+        ..ApplyRequest::default()
     };
     let json = args.wait_args.output == ProgressOutput::Json;
     let summary = if args.wait { Summary::Ready } else { Summary::Applied };

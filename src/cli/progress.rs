@@ -87,6 +87,7 @@ impl Progress {
         let (object, status, message) = match event {
             ApplyEvent::Applied { object } => (object, Status::Unknown, "Applied".to_string()),
             ApplyEvent::Deleted { object } => (object, Status::Terminating, "Deletion requested".to_string()),
+            ApplyEvent::Unchanged { object } => (object, Status::Unknown, "Unchanged".to_string()),
             ApplyEvent::ApplyFailed { object, message } => (object, Status::Failed, message.clone()),
             ApplyEvent::Skipped { object, message } => (object, Status::NotFound, message.clone()),
             ApplyEvent::Wait(WaitEvent::StatusChanged { object, status, message }) => {
@@ -145,6 +146,7 @@ pub fn plain_line(event: &ApplyEvent) -> Option<String> {
     Some(match event {
         ApplyEvent::Applied { object } => format!("applied {}", display_name(object)),
         ApplyEvent::Deleted { object } => format!("deleted {}", display_name(object)),
+        ApplyEvent::Unchanged { object } => format!("unchanged {}", display_name(object)),
         ApplyEvent::ApplyFailed { object, message } => format!("failed to apply {}: {message}", display_name(object)),
         ApplyEvent::Skipped { object, message } => format!("skipped {}: {message}", display_name(object)),
         ApplyEvent::External { dependency, message } => format!("external dependency {dependency}: {message}"),

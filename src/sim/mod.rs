@@ -5,6 +5,7 @@
 
 pub mod api_error;
 pub mod controllers;
+pub mod defaults;
 pub mod faults;
 pub mod patch;
 pub mod profile;

@@ -6,6 +6,7 @@
 //! subresource, finalizers, garbage collection of dependents, namespace and CRD lifecycles.
 
 use super::api_error::ApiError;
+use super::defaults::apply_defaults;
 use super::registry::{Registry, ResourceDef, TypeKey, crd_resources};
 use super::selector::Selector;
 use jiff::Timestamp;
@@ -353,8 +354,16 @@ impl Store {
             None => {
                 check_namespace(&state, def, &namespace)?;
                 prepare_create(&mut new, def, &mut state.uid_counter);
+                if !def.custom {
+                    apply_defaults(&def.group, &def.kind, &mut new);
+                }
             }
-            Some(old) => prepare_update(&mut new, old, def, options.status_only)?,
+            Some(old) => {
+                if !def.custom && !options.status_only {
+                    apply_defaults(&def.group, &def.kind, &mut new);
+                }
+                prepare_update(&mut new, old, def, options.status_only)?;
+            }
         }
         if def.kind == "CustomResourceDefinition" && def.group == "apiextensions.k8s.io" {
             let defs = crd_resources(&new).map_err(|cause| ApiError::invalid(&def.group, &def.kind, &name, &cause))?;
@@ -363,11 +372,11 @@ impl Store {
         if options.dry_run {
             return Ok((Arc::new(new), old.is_none()));
         }
-        if let (Some(old), false) = (&old, options.status_only) {
-            if without_volatile(old) == without_volatile(&new) {
-                // A no-op write: real servers keep the resourceVersion and send no event.
-                return Ok((with_version(old, def), false));
-            }
+        if let (Some(old), false) = (&old, options.status_only)
+            && without_volatile(old) == without_volatile(&new)
+        {
+            // A no-op write: real servers keep the resourceVersion and send no event.
+            return Ok((with_version(old, def), false));
         }
         let created = old.is_none();
         let finished_deleting = !created && is_deleting(&new) && finalizers_empty(&new);
@@ -796,11 +805,12 @@ fn prepare_create(object: &mut Value, def: &ResourceDef, uid_counter: &mut u64) 
             metadata.remove("generation");
         }
     }
-    if def.group.is_empty() && def.kind == "Namespace" {
-        if let Some(map) = object.as_object_mut() {
-            map.insert("spec".to_string(), json!({"finalizers": ["kubernetes"]}));
-            map.insert("status".to_string(), json!({"phase": "Active"}));
-        }
+    if def.group.is_empty()
+        && def.kind == "Namespace"
+        && let Some(map) = object.as_object_mut()
+    {
+        map.insert("spec".to_string(), json!({"finalizers": ["kubernetes"]}));
+        map.insert("status".to_string(), json!({"phase": "Active"}));
     }
 }
 
@@ -889,8 +899,7 @@ fn is_deleting(object: &Value) -> bool {
 }
 
 fn finalizers_empty(object: &Value) -> bool {
-    let metadata_empty = object.pointer("/metadata/finalizers").and_then(Value::as_array).is_none_or(Vec::is_empty);
-    metadata_empty
+    object.pointer("/metadata/finalizers").and_then(Value::as_array).is_none_or(Vec::is_empty)
 }
 
 fn mark_deleting(object: &mut Value, is_namespace: bool) {
@@ -937,7 +946,7 @@ fn encode_continue(key: &(String, String)) -> String {
 }
 
 fn decode_continue(token: &str) -> Option<(String, String)> {
-    if token.len() % 2 != 0 || !token.is_ascii() {
+    if !token.len().is_multiple_of(2) || !token.is_ascii() {
         return None;
     }
     let bytes: Option<Vec<u8>> =

@@ -29,6 +29,9 @@ async fn the_helm_create_chart_installs_upgrades_and_uninstalls() {
     let names: Vec<&str> =
         secrets["items"].as_array().into_iter().flatten().filter_map(|s| s["metadata"]["name"].as_str()).collect();
     assert_eq!(names, ["sh.helm.release.v1.demo.v1"]);
+    // The field manager comes from the user agent, as on a real server: Helm's is `Helm/4.1.4 ...`.
+    let stored_by_helm = peer.cluster.record().iter().any(|entry| entry.kind() == "Secret" && entry.manager == "Helm");
+    assert!(stored_by_helm, "Helm's typed client wrote its release Secret (a protobuf body)");
 
     let upgraded = peer
         .ok("helm", &["upgrade", "demo", "./demo-chart", "--set", "replicaCount=2", "--wait", "--timeout", "60s"])

@@ -149,3 +149,46 @@ async fn unknown_kinds_and_bad_input_get_real_errors() {
         String::from_utf8_lossy(&invalid.stderr)
     );
 }
+
+const STATEFUL_AND_DAEMON: &str = "apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+spec:
+  replicas: 2
+  serviceName: db
+  selector:
+    matchLabels: {app: db}
+  template:
+    metadata:
+      labels: {app: db}
+    spec:
+      containers: [{name: db, image: postgres:17}]
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent
+spec:
+  selector:
+    matchLabels: {app: agent}
+  template:
+    metadata:
+      labels: {app: agent}
+    spec:
+      containers: [{name: agent, image: agent:1}]
+";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stateful_sets_and_daemon_sets_roll_out_with_server_defaults() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    let file = peer.file("workloads.yaml", STATEFUL_AND_DAEMON);
+    peer.ok("kubectl", &["apply", "-f", &file]).await;
+    for workload in ["statefulset/db", "daemonset/agent"] {
+        let rolled = peer.ok("kubectl", &["rollout", "status", workload, "--timeout=30s"]).await;
+        assert!(rolled.contains("roll") && !rolled.contains("error"), "{workload}: {rolled}");
+    }
+    let stateful_set = json(&peer.ok("kubectl", &["get", "statefulset", "db", "-o", "json"]).await);
+    assert_eq!(stateful_set["spec"]["updateStrategy"]["type"], "RollingUpdate");
+    assert_eq!(stateful_set["status"]["readyReplicas"], 2);
+}

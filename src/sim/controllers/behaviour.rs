@@ -42,7 +42,14 @@ pub(super) fn duration(object: &Value, key: &str) -> Option<Duration> {
 /// The delay to apply: the first of `objects` carrying `key`, else `default`, scaled by the profile's speed.
 pub(super) fn delay(profile: &Profile, objects: &[&Value], key: &str, default: Duration) -> Duration {
     let chosen = objects.iter().find_map(|object| duration(object, key)).unwrap_or(default);
-    profile.scaled(chosen)
+    scaled(profile, chosen)
+}
+
+/// `delay` divided by the profile's speed, like [`Profile::scaled`] but total: a speed that is not a positive
+/// number counts as 1 and a result too large for a duration is the largest one.
+pub(super) fn scaled(profile: &Profile, delay: Duration) -> Duration {
+    let speed = if profile.speed.is_finite() && profile.speed > 0.0 { profile.speed } else { 1.0 };
+    Duration::try_from_secs_f64(delay.as_secs_f64() / speed).unwrap_or(Duration::MAX)
 }
 
 /// How a simulated Job's pods end.
@@ -117,6 +124,10 @@ mod tests {
         for (objects, expected) in cases {
             assert_eq!(delay(&profile, &objects, READY_AFTER, default), expected);
         }
+        let broken = Profile { speed: 0.0, ..Profile::default() };
+        assert_eq!(scaled(&broken, default), default);
+        let slow = Profile { speed: 1e-300, ..Profile::default() };
+        assert_eq!(scaled(&slow, default), Duration::MAX);
     }
 
     #[test]

@@ -119,7 +119,7 @@ pub(super) fn reconcile(context: &mut Context, namespace: &str, name: &str) -> R
     let template = daemon_set.pointer("/spec/template").cloned().unwrap_or_else(|| json!({}));
     let collision_count = meta::int_at(&daemon_set, &["status", "collisionCount"]).unwrap_or(0);
     let hash = template::template_hash(&template, collision_count);
-    let pods = context.client.list_controlled(&types.pods, namespace, meta::uid(&daemon_set));
+    let pods = context.controlled_pods(meta::uid(&daemon_set));
     let plan = plan(&daemon_set, &eligible, &pods, &hash, Timestamp::now());
     let labels =
         [(REVISION_LABEL, hash.clone()), ("pod-template-generation", meta::generation(&daemon_set).to_string())];

@@ -100,6 +100,12 @@ impl Set {
             self.changed = true;
         }
     }
+
+    fn unannotate(&mut self, key: &str) {
+        if self.annotations.remove(key).is_some() {
+            self.changed = true;
+        }
+    }
 }
 
 /// The rollout strategy, resolved against `spec.replicas`.
@@ -203,6 +209,13 @@ pub(super) fn plan(deployment: &Value, replica_sets: &[&Value], now: Timestamp) 
         for (key, value) in &copied {
             if let Some(text) = value.as_str() {
                 set.annotate(key, text.to_string());
+            }
+        }
+        // The real controller never removes copied annotations; the simulation's own follow the Deployment
+        // both ways, so removing `pod-waiting-reason` heals its pods.
+        for key in behaviour::ALL {
+            if !copied.contains_key(key) {
+                set.unannotate(key);
             }
         }
         if facts.has_progress_deadline() && conditions::find(&conditions, "Progressing").is_none() {

@@ -8,6 +8,7 @@
 use super::client::{Client, ControllerError};
 use super::clock::Clock;
 use super::node::Nodes;
+use super::ownership::PodIndex;
 use super::queue::{Controller, Work, WorkQueue};
 use super::service::Addresses;
 use super::{
@@ -36,6 +37,8 @@ pub(super) struct Context {
     pub clock: Clock,
     pub nodes: Nodes,
     pub addresses: Addresses,
+    /// The pods of each workload.
+    pub pods: PodIndex,
     /// Makes generated names unique within the run.
     pub name_counter: u64,
 }
@@ -49,6 +52,7 @@ impl Context {
             clock: Clock::default(),
             nodes: Nodes::default(),
             addresses: Addresses::default(),
+            pods: PodIndex::default(),
             name_counter: 0,
         };
         context.nodes.refresh(&context.client);
@@ -61,9 +65,11 @@ impl Context {
         super::template::name_suffix(&format!("{owner_uid}/{}", self.name_counter))
     }
 
-    /// Reconciles `work` again after `delay`.
+    /// Reconciles `work` again after `delay` (a delay beyond what the clock can represent is never).
     pub fn recheck(&mut self, work: Work, delay: Duration) {
-        self.queue.at(work, Instant::now() + delay);
+        if let Some(at) = Instant::now().checked_add(delay) {
+            self.queue.at(work, at);
+        }
     }
 
     /// Queues the work a store event calls for.
@@ -101,6 +107,7 @@ impl Context {
             }
             ("batch", "cronjobs") => self.queue.push(Work::new(Controller::CronJob, namespace, name)),
             ("", "pods") => {
+                self.pods.observe(event.event_type, event.previous.as_deref(), object);
                 if deleted {
                     self.nodes.forget_pod(meta::uid(object));
                 } else {
@@ -146,9 +153,22 @@ impl Context {
         self.queue.push(Work::new(controller, namespace, name));
     }
 
+    /// The pods controlled by the object with `owner_uid`, as stored now.
+    pub fn controlled_pods(&self, owner_uid: &str) -> Vec<Arc<serde_json::Value>> {
+        let pods = &self.client.types.pods;
+        self.pods
+            .pods_of(owner_uid)
+            .iter()
+            .filter_map(|(namespace, name)| self.client.get(pods, namespace, name))
+            .filter(|pod| meta::is_controlled_by(pod, owner_uid))
+            .collect()
+    }
+
     /// Queues every object any controller handles: at start and after missed events.
     pub fn resync(&mut self) {
         self.nodes.refresh(&self.client);
+        let all_pods = self.client.list(&self.client.types.pods, None);
+        self.pods.rebuild(all_pods.iter().map(|pod| pod.as_ref()));
         let types = self.client.types.clone();
         let table = [
             (&types.deployments, Controller::Deployment),
@@ -203,7 +223,7 @@ impl Context {
                 Ok(())
             }
             Controller::OwnedPods => {
-                let pods = self.client.list_controlled(&self.client.types.pods, namespace, name);
+                let pods = self.controlled_pods(name);
                 for pod in pods {
                     self.queue.push(Work::new(Controller::Kubelet, namespace, meta::name(&pod)));
                 }
@@ -212,12 +232,31 @@ impl Context {
         }
     }
 
-    /// Reconciles everything queued (and due), yielding to the runtime between batches.
-    async fn drain(&mut self, shutdown: &CancellationToken) {
+    /// Observes every event published so far; false when the store is gone.
+    fn pump(&mut self, events: &mut broadcast::Receiver<Arc<WatchEvent>>) -> bool {
+        loop {
+            match events.try_recv() {
+                Ok(event) => self.observe(&event),
+                Err(TryRecvError::Lagged(missed)) => {
+                    tracing::debug!(missed, "the simulated controllers missed events; resyncing");
+                    self.resync();
+                }
+                Err(TryRecvError::Empty) => return true,
+                Err(TryRecvError::Closed) => return false,
+            }
+        }
+    }
+
+    /// Reconciles everything queued (and due), yielding to the runtime between batches. Events are observed
+    /// before each reconcile, so what a reconcile reads from the indexes is as fresh as the store.
+    async fn drain(&mut self, events: &mut broadcast::Receiver<Arc<WatchEvent>>, shutdown: &CancellationToken) -> bool {
         let mut done = 0usize;
         loop {
+            if !self.pump(events) {
+                return false;
+            }
             self.queue.release_due(Instant::now());
-            let Some(work) = self.queue.pop() else { return };
+            let Some(work) = self.queue.pop() else { return true };
             if let Err(error) = self.reconcile(&work) {
                 tracing::warn!(%error, work = %work, "a simulated controller will retry");
                 self.recheck(work, RETRY);
@@ -226,7 +265,7 @@ impl Context {
             if done.is_multiple_of(BATCH) {
                 tokio::task::yield_now().await;
                 if shutdown.is_cancelled() {
-                    return;
+                    return false;
                 }
             }
         }
@@ -241,7 +280,9 @@ pub(super) async fn run(
 ) {
     context.resync();
     loop {
-        context.drain(&shutdown).await;
+        if !context.drain(&mut events, &shutdown).await {
+            return;
+        }
         let deadline = context.queue.next_deadline();
         let timer = async move {
             match deadline {
@@ -261,14 +302,6 @@ pub(super) async fn run(
                 Err(RecvError::Closed) => return,
             },
             () = timer => {}
-        }
-        loop {
-            match events.try_recv() {
-                Ok(event) => context.observe(&event),
-                Err(TryRecvError::Lagged(_)) => context.resync(),
-                Err(TryRecvError::Empty) => break,
-                Err(TryRecvError::Closed) => return,
-            }
         }
     }
 }

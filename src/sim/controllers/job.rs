@@ -230,7 +230,7 @@ pub(super) fn reconcile(context: &mut Context, namespace: &str, name: &str) -> R
     if meta::is_deleting(&job) {
         return Ok(());
     }
-    let pods = context.client.list_controlled(&types.pods, namespace, meta::uid(&job));
+    let pods = context.controlled_pods(meta::uid(&job));
     let plan = plan(&job, &pods, Timestamp::now());
     for index in plan.create {
         let prefix = match index {

@@ -60,7 +60,7 @@ impl PodBehaviour {
             ready_after: behaviour::delay(profile, &sources, behaviour::READY_AFTER, profile.delays.pod_ready),
             waiting_reason: behaviour::waiting_reason(&sources),
             run,
-            back_off: profile.scaled(BACK_OFF),
+            back_off: behaviour::scaled(profile, BACK_OFF),
         }
     }
 

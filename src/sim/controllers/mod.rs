@@ -24,6 +24,7 @@ mod job;
 mod kubelet;
 mod meta;
 mod node;
+mod ownership;
 mod queue;
 mod replica_set;
 mod service;

@@ -90,7 +90,7 @@ pub(super) fn reconcile(context: &mut Context, namespace: &str, name: &str) -> R
     if meta::is_deleting(&replica_set) {
         return Ok(());
     }
-    let pods = context.client.list_controlled(&types.pods, namespace, meta::uid(&replica_set));
+    let pods = context.controlled_pods(meta::uid(&replica_set));
     let plan = plan(&replica_set, &pods, Timestamp::now());
     let template = replica_set.pointer("/spec/template").cloned().unwrap_or_else(|| json!({}));
     for _ in 0..plan.create {

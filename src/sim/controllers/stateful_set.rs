@@ -280,7 +280,7 @@ pub(super) fn reconcile(context: &mut Context, namespace: &str, name: &str) -> R
         .and_then(|revision| recorded_template(revision))
         .unwrap_or_else(|| update_template.clone());
     let revisions = Revisions { current: current.to_string(), update: update.clone() };
-    let pods = context.client.list_controlled(&types.pods, namespace, meta::uid(&set));
+    let pods = context.controlled_pods(meta::uid(&set));
     let plan = plan(&set, &pods, &revisions, Timestamp::now());
     for (ordinal, from_update) in plan.create {
         for claim in claim_templates(&set) {

@@ -265,6 +265,14 @@ async fn image_pull_back_off_keeps_the_deployment_in_progress_with_the_reason_on
     assert_eq!(kstatus(&web), Status::InProgress);
     assert_eq!(condition(&web, "Available"), ("False", "MinimumReplicasUnavailable"));
     assert!(web["status"].get("readyReplicas").is_none());
+
+    // Without the annotation the same pods start.
+    cluster.edit("apps/v1", "Deployment", "web", |web| web["metadata"]["annotations"] = json!({}));
+    cluster
+        .until_object("apps/v1", "Deployment", "web", |web| web["status"]["readyReplicas"] == 2 && is_current(web))
+        .await;
+    let names = |pods: &[Arc<Value>]| pods.iter().map(|pod| pod["metadata"]["name"].clone()).collect::<Vec<_>>();
+    assert_eq!(names(&cluster.list("v1", "Pod")), names(&pods));
 }
 
 #[tokio::test]
@@ -554,4 +562,27 @@ async fn a_sim_cluster_runs_the_controllers() {
     assert_eq!(cluster.list("v1", "Node").len(), 3);
     cluster.put(deployment("web", 1, "nginx:1", json!({})));
     cluster.until_object("apps/v1", "Deployment", "web", |web| web["status"]["readyReplicas"] == 1).await;
+}
+
+#[tokio::test]
+async fn settled_objects_are_not_written_again() {
+    let cluster = start(fast());
+    cluster.put(deployment("web", 2, "nginx:1", json!({})));
+    cluster.put(stateful_set(1, "OrderedReady"));
+    cluster.until_object("apps/v1", "Deployment", "web", is_current).await;
+    cluster.until_object("apps/v1", "StatefulSet", "db", |db| db["status"]["readyReplicas"] == 1).await;
+    let settled = cluster.store.record().len();
+    // Wake every controller of these objects: a label on the Deployment, then a Service as a marker that the
+    // queue (first in, first out) got past that work.
+    cluster.edit("apps/v1", "Deployment", "web", |web| web["metadata"]["labels"] = json!({"touched": "yes"}));
+    cluster.edit("apps/v1", "StatefulSet", "db", |db| db["metadata"]["labels"] = json!({"touched": "yes"}));
+    cluster.put(json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "marker", "namespace": "default"},
+                       "spec": {"ports": [{"port": 80}]}}));
+    cluster.until_object("v1", "Service", "marker", |service| service["status"]["loadBalancer"].is_object()).await;
+    let churn: Vec<String> = cluster.store.record()[settled..]
+        .iter()
+        .filter(|entry| entry.manager != "test" && entry.kind() != "Service")
+        .map(|entry| format!("{} {} {:?}", entry.kind(), entry.event.name, entry.verb))
+        .collect();
+    assert!(churn.is_empty(), "{churn:?}");
 }

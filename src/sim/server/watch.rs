@@ -98,10 +98,10 @@ async fn stream(
 ) {
     let mut last_version = start_version;
     for event in &backlog {
-        if let Some(line) = event_line(&request, event) {
-            if sender.send(line).await.is_err() {
-                return;
-            }
+        if let Some(line) = event_line(&request, event)
+            && sender.send(line).await.is_err()
+        {
+            return;
         }
     }
     if request.initial_events_end {
@@ -128,10 +128,10 @@ async fn stream(
                     continue;
                 }
                 last_version = event.resource_version;
-                if let Some(line) = event_line(&request, &event) {
-                    if sender.send(line).await.is_err() {
-                        return;
-                    }
+                if let Some(line) = event_line(&request, &event)
+                    && sender.send(line).await.is_err()
+                {
+                    return;
                 }
             }
         }

@@ -278,3 +278,17 @@ fn rolling_back_to_an_old_template_reuses_its_replica_set_with_a_new_revision() 
     assert_eq!(replicas, 1, "scaled up within the surge");
     assert_eq!(plan.revision.as_deref(), Some("3"));
 }
+
+#[test]
+fn simulation_annotations_follow_the_deployment_both_ways() {
+    let mut current = replica_set("nginx:1", 1, (1, 0), 1, "t1");
+    current["metadata"]["annotations"][behaviour::POD_WAITING_REASON] = json!("ImagePullBackOff");
+    let plan = plan(&deployment(1, "nginx:1"), &[&current], now());
+    let annotations = plan.actions.iter().find_map(|action| match action {
+        Action::Update { annotations, .. } => Some(annotations.clone()),
+        _ => None,
+    });
+    let annotations = annotations.unwrap_or_default();
+    assert!(annotations.get(behaviour::POD_WAITING_REASON).is_none());
+    assert_eq!(annotations.get(behaviour::READY_AFTER), Some(&json!("1s")));
+}

@@ -1,0 +1,377 @@
+//! Release commands, as Helm users know them: install, upgrade, rollback, uninstall, history, list, status.
+//! Releases are stored as Helm stores them, so Helm and berth can each continue the other's releases.
+
+use super::cluster_args::ClusterArgs;
+use super::output::{Table, print_stdout};
+use super::progress::{Progress, ProgressMode};
+use crate::error::{Error, ExitCode};
+use crate::release::lifecycle::{self, Operation, OperationReport, ReleaseOptions};
+use crate::release::{Release, Storage};
+use crate::wait::Outcome;
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// `--dry-run` modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DryRunMode {
+    /// Print what would be applied; no cluster writes, no release record.
+    Client,
+    /// Let the server validate every object (`dryRun=All`); no release record.
+    Server,
+}
+
+/// Output of the read commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReadOutput {
+    Table,
+    Json,
+}
+
+/// Flags shared by install, upgrade and rollback.
+#[derive(Debug, Clone, Args)]
+pub struct ChangeArgs {
+    /// Wait until every object is ready (ordered as `berth plan` shows).
+    #[arg(long)]
+    pub wait: bool,
+    /// Limit for the whole operation (Go duration).
+    #[arg(long, default_value = "5m", value_parser = super::apply::duration_arg)]
+    pub timeout: Duration,
+    /// Jobs must complete.
+    #[arg(long)]
+    pub wait_for_jobs: bool,
+    /// A failed or cancelled operation goes back to the last deployed revision (install: is uninstalled).
+    #[arg(long, alias = "atomic")]
+    pub rollback_on_failure: bool,
+    /// Delete objects this operation created when it fails.
+    #[arg(long)]
+    pub cleanup_on_fail: bool,
+    /// Revisions to keep (0: all).
+    #[arg(long, default_value_t = 10)]
+    pub history_max: usize,
+    #[arg(long, value_enum)]
+    pub dry_run: Option<DryRunMode>,
+    /// Progress: human text, or one JSON event per line.
+    #[arg(short, long, value_enum, default_value_t = super::apply::ProgressOutput::Human)]
+    pub output: super::apply::ProgressOutput,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    pub name: String,
+    /// A file or directory of manifests (recorded as the release's chart).
+    pub path: PathBuf,
+    #[command(flatten)]
+    pub change: ChangeArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct UpgradeArgs {
+    pub name: String,
+    pub path: PathBuf,
+    /// Install when the release does not exist.
+    #[arg(short, long)]
+    pub install: bool,
+    #[command(flatten)]
+    pub change: ChangeArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct RollbackArgs {
+    pub name: String,
+    /// The revision to go back to (default: the one before the current).
+    pub revision: Option<u32>,
+    #[command(flatten)]
+    pub change: ChangeArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    pub name: String,
+    /// Keep the release records, marked uninstalled.
+    #[arg(long)]
+    pub keep_history: bool,
+    /// Wait until every object is gone.
+    #[arg(long)]
+    pub wait: bool,
+    #[arg(long, default_value = "5m", value_parser = super::apply::duration_arg)]
+    pub timeout: Duration,
+    #[arg(short, long, value_enum, default_value_t = super::apply::ProgressOutput::Human)]
+    pub output: super::apply::ProgressOutput,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// The release (not for `list`).
+    pub name: Option<String>,
+    /// All namespaces (`list`).
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    #[arg(short, long, value_enum, default_value_t = ReadOutput::Table)]
+    pub output: ReadOutput,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, Error> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| Error::Usage(format!("cannot start the async runtime: {error}")))
+}
+
+fn release_options(change: &ChangeArgs) -> ReleaseOptions {
+    ReleaseOptions {
+        wait: change.wait,
+        timeout: change.timeout,
+        wait_for_jobs: change.wait_for_jobs,
+        rollback_on_failure: change.rollback_on_failure,
+        cleanup_on_fail: change.cleanup_on_fail,
+        history_max: change.history_max,
+        dry_run_server: change.dry_run == Some(DryRunMode::Server),
+    }
+}
+
+pub fn run_change(operation: Operation, change: &ChangeArgs) -> Result<ExitCode, Error> {
+    if change.dry_run == Some(DryRunMode::Client) {
+        let text = lifecycle::render(&operation).map_err(Error::Release)?;
+        print_stdout(&text)?;
+        return Ok(ExitCode::Success);
+    }
+    let options = release_options(change);
+    let json = change.output == super::apply::ProgressOutput::Json;
+    runtime()?.block_on(async move {
+        let cancel = CancellationToken::new();
+        super::apply::spawn_signal_handler(cancel.clone());
+        let (cluster, _simulated) = change.cluster.connect().await?;
+        let mut progress = Progress::new(ProgressMode::detect(json));
+        let mut on_event = |event: &crate::apply::ApplyEvent| progress.on_event(event);
+        let report = lifecycle::run(&cluster, &operation, &options, &cancel, &mut on_event).await.map_err(Error::Release)?;
+        progress.finish();
+        print_operation(&report, json)?;
+        Ok(exit_code(&report))
+    })
+}
+
+pub fn run_uninstall(args: UninstallArgs) -> Result<ExitCode, Error> {
+    let json = args.output == super::apply::ProgressOutput::Json;
+    runtime()?.block_on(async move {
+        let cancel = CancellationToken::new();
+        super::apply::spawn_signal_handler(cancel.clone());
+        let (cluster, _simulated) = args.cluster.connect().await?;
+        let mut progress = Progress::new(ProgressMode::detect(json));
+        let mut on_event = |event: &crate::apply::ApplyEvent| progress.on_event(event);
+        let operation = Operation::Uninstall { name: args.name.clone(), keep_history: args.keep_history };
+        let options = ReleaseOptions { wait: args.wait, timeout: args.timeout, ..ReleaseOptions::default() };
+        let report = lifecycle::run(&cluster, &operation, &options, &cancel, &mut on_event).await.map_err(Error::Release)?;
+        progress.finish();
+        print_operation(&report, json)?;
+        Ok(exit_code(&report))
+    })
+}
+
+fn exit_code(report: &OperationReport) -> ExitCode {
+    match report.outcome {
+        Outcome::Ready => ExitCode::Success,
+        Outcome::Cancelled => ExitCode::Cancelled,
+        _ => ExitCode::NotReady,
+    }
+}
+
+fn print_operation(report: &OperationReport, json: bool) -> Result<(), Error> {
+    if json {
+        let value = serde_json::json!({
+            "event": "result",
+            "outcome": report.outcome,
+            "release": report.release.name,
+            "namespace": report.release.namespace,
+            "revision": report.release.version,
+            "status": report.release.info.status.to_string(),
+            "description": report.release.info.description,
+        });
+        return print_stdout(&format!("{value}\n"));
+    }
+    let release = &report.release;
+    let text = format!(
+        "NAME: {}\nNAMESPACE: {}\nREVISION: {}\nSTATUS: {}\nDESCRIPTION: {}\n",
+        release.name, release.namespace, release.version, release.info.status, release.info.description
+    );
+    print_stdout(&text)
+}
+
+/// `berth list`, `berth history NAME`, `berth status NAME`.
+pub fn run_read(kind: ReadKind, args: ReadArgs) -> Result<ExitCode, Error> {
+    runtime()?.block_on(async move {
+        let (cluster, _simulated) = args.cluster.connect().await?;
+        let storage = if args.all_namespaces {
+            Storage::all_namespaces(cluster.client.clone())
+        } else {
+            Storage::new(cluster.client.clone(), &cluster.default_namespace)
+        };
+        let name = || args.name.clone().ok_or_else(|| Error::Usage("a release name is needed".to_string()));
+        let text = match kind {
+            ReadKind::List => {
+                let releases = storage.list().await.map_err(|error| Error::Release(error.into()))?;
+                render_list(&releases, args.output)
+            }
+            ReadKind::History => {
+                let name = name()?;
+                let history = storage.history(&name).await.map_err(|error| Error::Release(error.into()))?;
+                if history.is_empty() {
+                    return Err(Error::Release(lifecycle::LifecycleError::NotFound(name)));
+                }
+                render_history(&history, args.output)
+            }
+            ReadKind::Status => {
+                let name = name()?;
+                let release = storage.last(&name).await.map_err(|error| Error::Release(error.into()))?;
+                let release = release.ok_or_else(|| Error::Release(lifecycle::LifecycleError::NotFound(name)))?;
+                let resources = lifecycle::resource_statuses(&cluster, &release).await;
+                render_status(&release, &resources, args.output)
+            }
+        };
+        print_stdout(&text)?;
+        Ok(ExitCode::Success)
+    })
+}
+
+/// Which read command.
+#[derive(Debug, Clone, Copy)]
+pub enum ReadKind {
+    List,
+    History,
+    Status,
+}
+
+fn chart_label(release: &Release) -> String {
+    format!("{}-{}", release.chart.metadata.name, release.chart.metadata.version)
+}
+
+fn render_list(releases: &[Release], output: ReadOutput) -> String {
+    if output == ReadOutput::Json {
+        let entries: Vec<serde_json::Value> = releases
+            .iter()
+            .map(|release| {
+                serde_json::json!({
+                    "name": release.name,
+                    "namespace": release.namespace,
+                    "revision": release.version.to_string(),
+                    "updated": release.info.last_deployed,
+                    "status": release.info.status.to_string(),
+                    "chart": chart_label(release),
+                    "app_version": release.chart.metadata.app_version.clone().unwrap_or_default(),
+                })
+            })
+            .collect();
+        return format!("{}\n", serde_json::Value::Array(entries));
+    }
+    let mut table = Table::new(vec!["NAME", "NAMESPACE", "REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION"]);
+    for release in releases {
+        table.push(vec![
+            release.name.clone(),
+            release.namespace.clone(),
+            release.version.to_string(),
+            release.info.last_deployed.clone(),
+            release.info.status.to_string(),
+            chart_label(release),
+            release.chart.metadata.app_version.clone().unwrap_or_default(),
+        ]);
+    }
+    table.render()
+}
+
+fn render_history(history: &[Release], output: ReadOutput) -> String {
+    if output == ReadOutput::Json {
+        let entries: Vec<serde_json::Value> = history
+            .iter()
+            .map(|release| {
+                serde_json::json!({
+                    "revision": release.version,
+                    "updated": release.info.last_deployed,
+                    "status": release.info.status.to_string(),
+                    "chart": chart_label(release),
+                    "app_version": release.chart.metadata.app_version.clone().unwrap_or_default(),
+                    "description": release.info.description,
+                })
+            })
+            .collect();
+        return format!("{}\n", serde_json::Value::Array(entries));
+    }
+    let mut table = Table::new(vec!["REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "DESCRIPTION"]);
+    for release in history {
+        table.push(vec![
+            release.version.to_string(),
+            release.info.last_deployed.clone(),
+            release.info.status.to_string(),
+            chart_label(release),
+            release.chart.metadata.app_version.clone().unwrap_or_default(),
+            release.info.description.clone(),
+        ]);
+    }
+    table.render()
+}
+
+fn render_status(release: &Release, resources: &[lifecycle::ResourceStatus], output: ReadOutput) -> String {
+    if output == ReadOutput::Json {
+        let entries: Vec<serde_json::Value> = resources
+            .iter()
+            .map(|resource| {
+                serde_json::json!({
+                    "apiVersion": resource.object.api_version,
+                    "kind": resource.object.kind,
+                    "namespace": resource.object.namespace.clone().unwrap_or_default(),
+                    "name": resource.object.name,
+                    "status": resource.status,
+                    "message": resource.message,
+                })
+            })
+            .collect();
+        let value = serde_json::json!({
+            "name": release.name,
+            "namespace": release.namespace,
+            "version": release.version,
+            "info": {"status": release.info.status.to_string(), "description": release.info.description,
+                     "last_deployed": release.info.last_deployed},
+            "chart": chart_label(release),
+            "resources": entries,
+        });
+        return format!("{value}\n");
+    }
+    let mut text = format!(
+        "NAME: {}\nLAST DEPLOYED: {}\nNAMESPACE: {}\nSTATUS: {}\nREVISION: {}\nDESCRIPTION: {}\n\n",
+        release.name, release.info.last_deployed, release.namespace, release.info.status, release.version, release.info.description
+    );
+    let mut table = Table::new(vec!["NAMESPACE", "KIND", "NAME", "STATUS", "MESSAGE"]);
+    for resource in resources {
+        table.push(vec![
+            resource.object.namespace.clone().unwrap_or_default(),
+            resource.object.kind.clone(),
+            resource.object.name.clone(),
+            resource.status.to_string(),
+            resource.message.clone(),
+        ]);
+    }
+    text.push_str(&table.render());
+    text
+}
+
+/// Runs an operation's command after building it.
+pub fn install(args: InstallArgs) -> Result<ExitCode, Error> {
+    let operation = Operation::Install { name: args.name.clone(), path: args.path.clone() };
+    run_change(operation, &args.change)
+}
+
+pub fn upgrade(args: UpgradeArgs) -> Result<ExitCode, Error> {
+    let operation = Operation::Upgrade { name: args.name.clone(), path: args.path.clone(), install: args.install };
+    run_change(operation, &args.change)
+}
+
+pub fn rollback(args: RollbackArgs) -> Result<ExitCode, Error> {
+    let operation = Operation::Rollback { name: args.name.clone(), revision: args.revision };
+    run_change(operation, &args.change)
+}

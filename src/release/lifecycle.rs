@@ -1,0 +1,522 @@
+//! The release lifecycle on top of apply, wait, sequencing and delete: install, upgrade, rollback and
+//! uninstall, each recorded as Helm records it.
+//!
+//! The record is the promise: a revision is created (`pending-*`) before anything is written, and whatever
+//! happens after (success, failure, timeout, cancellation), it ends `deployed`, `failed`, `superseded` or
+//! `uninstalled` before berth returns. A rollback after a failure (`--rollback-on-failure`) runs under a fresh
+//! deadline and a fresh cancellation token, never the cancelled or expired one.
+
+use super::{ChartMetadata, Release, ReleaseStatus, Storage, StorageError};
+use crate::apply::{self, ApplyEvent, ApplyReport, ApplyRequest, InvalidSet};
+use crate::cluster::{ApplyOptions, Cluster};
+use crate::manifest::{self, LoadError, Manifest};
+use crate::object::ObjectRef;
+use crate::status::Status;
+use crate::wait::{Outcome, WaitOptions};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// What to do.
+#[derive(Debug, Clone)]
+pub enum Operation {
+    Install { name: String, path: PathBuf },
+    Upgrade { name: String, path: PathBuf, install: bool },
+    Rollback { name: String, revision: Option<u32> },
+    Uninstall { name: String, keep_history: bool },
+}
+
+/// How to do it.
+#[derive(Debug, Clone)]
+pub struct ReleaseOptions {
+    pub wait: bool,
+    pub timeout: Duration,
+    pub wait_for_jobs: bool,
+    pub rollback_on_failure: bool,
+    pub cleanup_on_fail: bool,
+    /// Revisions kept (0: all).
+    pub history_max: usize,
+    pub dry_run_server: bool,
+}
+
+impl Default for ReleaseOptions {
+    fn default() -> ReleaseOptions {
+        ReleaseOptions {
+            wait: false,
+            timeout: Duration::from_secs(300),
+            wait_for_jobs: false,
+            rollback_on_failure: false,
+            cleanup_on_fail: false,
+            history_max: 10,
+            dry_run_server: false,
+        }
+    }
+}
+
+/// How an operation ended and the release record it left.
+#[derive(Debug, Clone)]
+pub struct OperationReport {
+    pub outcome: Outcome,
+    pub release: Release,
+    /// The apply (or delete) report of the operation itself.
+    pub report: Option<ApplyReport>,
+}
+
+/// Why an operation could not run (nothing was changed) or could not record its end.
+#[derive(Debug, thiserror::Error)]
+pub enum LifecycleError {
+    #[error("release `{0}` not found")]
+    NotFound(String),
+    #[error("cannot install `{0}`: a release of that name is still in use (upgrade it, or uninstall it first)")]
+    InUse(String),
+    #[error(
+        "release `{name}` has an operation in progress (revision {version} is {status}); if no other berth or Helm \
+         is working on it, recover with `berth rollback {name}`"
+    )]
+    Pending { name: String, version: u32, status: ReleaseStatus },
+    #[error("release `{name}` has no revision {version}")]
+    NoRevision { name: String, version: u32 },
+    #[error("release `{0}` is already uninstalled")]
+    AlreadyUninstalled(String),
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error("{0}")]
+    Invalid(#[from] InvalidSet),
+    #[error("cannot read the manifest recorded in release `{name}` revision {version}: {message}")]
+    RecordedManifest { name: String, version: u32, message: String },
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+}
+
+/// One resource of a release, as the cluster holds it now.
+#[derive(Debug, Clone)]
+pub struct ResourceStatus {
+    pub object: ObjectRef,
+    pub status: Status,
+    pub message: String,
+}
+
+fn now() -> String {
+    jiff::Timestamp::now().to_string()
+}
+
+/// The manifests of `path` as the text a release records (`---` and a `# Source:` line before each object).
+fn manifest_text(manifests: &[Manifest]) -> String {
+    let mut text = String::new();
+    for manifest in manifests {
+        let yaml = serde_saphyr::to_string(&manifest.object).unwrap_or_default();
+        text.push_str(&format!("---\n# Source: {}\n{yaml}", manifest.source.file));
+        if !yaml.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    text
+}
+
+fn recorded_manifests(release: &Release) -> Result<Vec<Manifest>, LifecycleError> {
+    let mut problems = Vec::new();
+    let origin = format!("release {} revision {}", release.name, release.version);
+    let manifests = manifest::parse_text(&release.manifest, &origin, false, &mut problems);
+    match problems.first() {
+        Some(problem) => Err(LifecycleError::RecordedManifest {
+            name: release.name.clone(),
+            version: release.version,
+            message: problem.to_string(),
+        }),
+        None => Ok(manifests),
+    }
+}
+
+/// The chart metadata recorded for a path of manifests: its `Chart.yaml` when it has one, else its name.
+fn chart_metadata(path: &Path) -> ChartMetadata {
+    let chart_file = path.join("Chart.yaml");
+    if let Ok(text) = std::fs::read_to_string(&chart_file)
+        && let Ok(chart) = serde_saphyr::from_str::<serde_json::Value>(&text)
+    {
+        let field = |name: &str| chart.get(name).and_then(serde_json::Value::as_str).map(str::to_string);
+        if let (Some(name), Some(version)) = (field("name"), field("version")) {
+            return ChartMetadata::new(&name, &version, field("appVersion").as_deref());
+        }
+    }
+    let stem = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or("manifests");
+    ChartMetadata::new(stem, "0.0.0", None)
+}
+
+/// Identity of an object as a release compares revisions: group, kind, namespace, name.
+fn identity(manifest: &Manifest, default_namespace: &str) -> (String, String, String, String) {
+    let reference = &manifest.reference;
+    (
+        reference.group().to_string(),
+        reference.kind.clone(),
+        reference.namespace.clone().unwrap_or_else(|| default_namespace.to_string()),
+        reference.name.clone(),
+    )
+}
+
+/// Input indices of `new` objects identical to one of `old`.
+fn unchanged(new: &[Manifest], old: &[Manifest], namespace: &str) -> HashSet<usize> {
+    new.iter()
+        .enumerate()
+        .filter(|(_, manifest)| {
+            old.iter().any(|previous| {
+                identity(previous, namespace) == identity(manifest, namespace) && previous.object == manifest.object
+            })
+        })
+        .map(|(index, _)| index)
+        .collect()
+}
+
+/// Objects of `old` that `new` no longer has.
+fn removed(old: &[Manifest], new: &[Manifest], namespace: &str) -> Vec<Manifest> {
+    old.iter()
+        .filter(|previous| !new.iter().any(|manifest| identity(manifest, namespace) == identity(previous, namespace)))
+        .cloned()
+        .collect()
+}
+
+fn request(options: &ReleaseOptions, deadline: Duration, unchanged: HashSet<usize>) -> ApplyRequest {
+    let wait = WaitOptions { timeout: Some(deadline), wait_for_jobs: options.wait_for_jobs, ..WaitOptions::default() };
+    ApplyRequest {
+        apply: ApplyOptions { dry_run: options.dry_run_server, ..ApplyOptions::default() },
+        wait: options.wait.then_some(wait),
+        health: Some(std::sync::Arc::new(crate::health::HealthRules::new())),
+        unchanged,
+    }
+}
+
+fn describe_failure(verb: &str, name: &str, report: &ApplyReport) -> String {
+    let reason = match report.outcome {
+        Outcome::Cancelled => "cancelled".to_string(),
+        Outcome::TimedOut => "timed out waiting for the resources to be ready".to_string(),
+        _ => report
+            .resources
+            .iter()
+            .find(|resource| resource.status == Status::Failed)
+            .map(|resource| format!("{}: {}", resource.object, resource.message))
+            .or_else(|| report.skipped.first().map(|skip| format!("{}: {}", skip.object, skip.message)))
+            .unwrap_or_else(|| "not ready".to_string()),
+    };
+    format!("{verb} \"{name}\" failed: {reason}")
+}
+
+/// Renders what an install or upgrade would apply (`--dry-run=client`).
+///
+/// # Errors
+/// [`LifecycleError::Load`] for bad input.
+pub fn render(operation: &Operation) -> Result<String, LifecycleError> {
+    match operation {
+        Operation::Install { path, .. } | Operation::Upgrade { path, .. } => {
+            Ok(manifest_text(&manifest::load(std::slice::from_ref(path))?))
+        }
+        Operation::Rollback { name, .. } | Operation::Uninstall { name, .. } => Err(LifecycleError::NotFound(name.clone())),
+    }
+}
+
+/// Runs one operation.
+///
+/// # Errors
+/// [`LifecycleError`] when the operation cannot start (nothing changed then) or its end cannot be recorded.
+pub async fn run(
+    cluster: &Cluster,
+    operation: &Operation,
+    options: &ReleaseOptions,
+    cancel: &CancellationToken,
+    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+) -> Result<OperationReport, LifecycleError> {
+    let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
+    let context = Context { cluster, storage: &storage, options, on_event };
+    match operation {
+        Operation::Install { name, path } => context.install(name, path, cancel).await,
+        Operation::Upgrade { name, path, install } => context.upgrade(name, path, *install, cancel).await,
+        Operation::Rollback { name, revision } => context.rollback(name, *revision, cancel).await,
+        Operation::Uninstall { name, keep_history } => context.uninstall(name, *keep_history, cancel).await,
+    }
+}
+
+struct Context<'a, 'e> {
+    cluster: &'a Cluster,
+    storage: &'a Storage,
+    options: &'a ReleaseOptions,
+    on_event: &'e mut (dyn FnMut(&ApplyEvent) + Send),
+}
+
+impl Context<'_, '_> {
+    fn namespace(&self) -> &str {
+        &self.cluster.default_namespace
+    }
+
+    async fn apply(
+        &mut self,
+        manifests: &[Manifest],
+        unchanged: HashSet<usize>,
+        cancel: &CancellationToken,
+    ) -> Result<ApplyReport, LifecycleError> {
+        let request = request(self.options, self.options.timeout, unchanged);
+        Ok(apply::apply(self.cluster, manifests, &request, cancel, self.on_event).await?)
+    }
+
+    async fn delete(&mut self, manifests: &[Manifest], cancel: &CancellationToken) -> Result<ApplyReport, LifecycleError> {
+        let options = WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() };
+        Ok(apply::delete(self.cluster, manifests, &options, self.options.wait, cancel, self.on_event).await?)
+    }
+
+    async fn check_not_pending(&self, name: &str, history: &[Release]) -> Result<(), LifecycleError> {
+        match history.last() {
+            Some(last) if last.info.status.is_pending() => Err(LifecycleError::Pending {
+                name: name.to_string(),
+                version: last.version,
+                status: last.info.status,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    async fn install(&mut self, name: &str, path: &Path, cancel: &CancellationToken) -> Result<OperationReport, LifecycleError> {
+        let manifests = manifest::load(&[path.to_path_buf()])?;
+        apply::check(self.cluster, &manifests)?;
+        let history = self.storage.history(name).await?;
+        self.check_not_pending(name, &history).await?;
+        if history.last().is_some_and(|last| last.info.status != ReleaseStatus::Uninstalled) {
+            return Err(LifecycleError::InUse(name.to_string()));
+        }
+        let version = history.last().map_or(1, |last| last.version + 1);
+        let mut release = Release::new(name, self.namespace(), version, chart_metadata(path), manifest_text(&manifests));
+        release.info.status = ReleaseStatus::PendingInstall;
+        release.info.description = "Initial install underway".to_string();
+        if self.options.dry_run_server {
+            let report = self.apply(&manifests, HashSet::new(), cancel).await?;
+            return Ok(OperationReport { outcome: report.outcome, release, report: Some(report) });
+        }
+        self.storage.create(&release).await?;
+        let report = self.apply(&manifests, HashSet::new(), cancel).await;
+        let report = match report {
+            Ok(report) => report,
+            Err(error) => {
+                self.finish(&mut release, ReleaseStatus::Failed, &format!("Install \"{name}\" failed: {error}")).await?;
+                return Err(error);
+            }
+        };
+        if report.outcome == Outcome::Ready {
+            self.finish(&mut release, ReleaseStatus::Deployed, "Install complete").await?;
+            return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report) });
+        }
+        let description = describe_failure("Install", name, &report);
+        self.finish(&mut release, ReleaseStatus::Failed, &description).await?;
+        if self.options.rollback_on_failure || self.options.cleanup_on_fail {
+            // A fresh token and deadline: the failed or cancelled one must not stop the clean-up.
+            let fresh = CancellationToken::new();
+            self.delete(&manifests, &fresh).await?;
+            if self.options.rollback_on_failure {
+                release.info.status = ReleaseStatus::Uninstalled;
+                release.info.description = format!("{description}; uninstalled (--rollback-on-failure)");
+                for revision in self.storage.history(name).await? {
+                    self.storage.delete(name, revision.version).await?;
+                }
+            }
+        }
+        Ok(OperationReport { outcome: report.outcome, release, report: Some(report) })
+    }
+
+    async fn finish(&self, release: &mut Release, status: ReleaseStatus, description: &str) -> Result<(), LifecycleError> {
+        release.info.status = status;
+        release.info.description = description.to_string();
+        release.info.last_deployed = now();
+        self.storage.update(release).await?;
+        Ok(())
+    }
+
+    async fn upgrade(
+        &mut self,
+        name: &str,
+        path: &Path,
+        install: bool,
+        cancel: &CancellationToken,
+    ) -> Result<OperationReport, LifecycleError> {
+        let history = self.storage.history(name).await?;
+        let Some(last) = history.last().cloned() else {
+            if install {
+                return self.install(name, path, cancel).await;
+            }
+            return Err(LifecycleError::NotFound(name.to_string()));
+        };
+        if last.info.status == ReleaseStatus::Uninstalled && install {
+            return self.install(name, path, cancel).await;
+        }
+        self.check_not_pending(name, &history).await?;
+        let manifests = manifest::load(&[path.to_path_buf()])?;
+        apply::check(self.cluster, &manifests)?;
+        let previous = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
+        let old = match &previous {
+            Some(previous) => recorded_manifests(previous)?,
+            None => Vec::new(),
+        };
+        let mut release = Release::new(name, self.namespace(), last.version + 1, chart_metadata(path), manifest_text(&manifests));
+        release.info.first_deployed = history.first().map(|first| first.info.first_deployed.clone()).unwrap_or_else(now);
+        release.info.status = ReleaseStatus::PendingUpgrade;
+        release.info.description = "Preparing upgrade".to_string();
+        let unchanged = unchanged(&manifests, &old, self.namespace());
+        if self.options.dry_run_server {
+            let report = self.apply(&manifests, unchanged, cancel).await?;
+            return Ok(OperationReport { outcome: report.outcome, release, report: Some(report) });
+        }
+        self.storage.create(&release).await?;
+        let report = match self.apply(&manifests, unchanged, cancel).await {
+            Ok(report) => report,
+            Err(error) => {
+                self.finish(&mut release, ReleaseStatus::Failed, &format!("Upgrade \"{name}\" failed: {error}")).await?;
+                return Err(error);
+            }
+        };
+        if report.outcome == Outcome::Ready {
+            let gone = removed(&old, &manifests, self.namespace());
+            if !gone.is_empty() {
+                self.delete(&gone, cancel).await?;
+            }
+            if let Some(mut previous) = previous {
+                previous.info.status = ReleaseStatus::Superseded;
+                self.storage.update(&previous).await?;
+            }
+            self.finish(&mut release, ReleaseStatus::Deployed, "Upgrade complete").await?;
+            self.storage.prune(name, self.options.history_max).await?;
+            return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report) });
+        }
+        let description = describe_failure("Upgrade", name, &report);
+        self.finish(&mut release, ReleaseStatus::Failed, &description).await?;
+        if self.options.cleanup_on_fail {
+            let created = removed(&manifests, &old, self.namespace());
+            if !created.is_empty() {
+                self.delete(&created, &CancellationToken::new()).await?;
+            }
+        }
+        if self.options.rollback_on_failure && let Some(previous) = previous {
+            let fresh = CancellationToken::new();
+            let rolled = self.rollback(name, Some(previous.version), &fresh).await?;
+            return Ok(OperationReport { outcome: report.outcome, release: rolled.release, report: Some(report) });
+        }
+        self.storage.prune(name, self.options.history_max).await?;
+        Ok(OperationReport { outcome: report.outcome, release, report: Some(report) })
+    }
+
+    async fn rollback(
+        &mut self,
+        name: &str,
+        revision: Option<u32>,
+        cancel: &CancellationToken,
+    ) -> Result<OperationReport, LifecycleError> {
+        let history = self.storage.history(name).await?;
+        let Some(mut last) = history.last().cloned() else {
+            return Err(LifecycleError::NotFound(name.to_string()));
+        };
+        let version = revision.unwrap_or(last.version.saturating_sub(1)).max(1);
+        let target = history
+            .iter()
+            .find(|release| release.version == version)
+            .cloned()
+            .ok_or(LifecycleError::NoRevision { name: name.to_string(), version })?;
+        if last.info.status.is_pending() {
+            // Rollback is the way out of a revision left pending by a crashed client.
+            last.info.status = ReleaseStatus::Failed;
+            last.info.description = format!("{}; marked failed by berth rollback", last.info.description);
+            self.storage.update(&last).await?;
+        }
+        let current = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
+        let manifests = recorded_manifests(&target)?;
+        let old = match &current {
+            Some(current) => recorded_manifests(current)?,
+            None => Vec::new(),
+        };
+        let mut release = target.clone();
+        release.version = last.version + 1;
+        release.info.status = ReleaseStatus::PendingRollback;
+        release.info.description = format!("Rollback to {version}");
+        release.info.last_deployed = now();
+        self.storage.create(&release).await?;
+        let report = match self.apply(&manifests, unchanged(&manifests, &old, self.namespace()), cancel).await {
+            Ok(report) => report,
+            Err(error) => {
+                self.finish(&mut release, ReleaseStatus::Failed, &format!("Rollback \"{name}\" failed: {error}")).await?;
+                return Err(error);
+            }
+        };
+        if report.outcome == Outcome::Ready {
+            let gone = removed(&old, &manifests, self.namespace());
+            if !gone.is_empty() {
+                self.delete(&gone, cancel).await?;
+            }
+            if let Some(mut current) = current {
+                current.info.status = ReleaseStatus::Superseded;
+                self.storage.update(&current).await?;
+            }
+            self.finish(&mut release, ReleaseStatus::Deployed, &format!("Rollback to {version}")).await?;
+            self.storage.prune(name, self.options.history_max).await?;
+            return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report) });
+        }
+        let description = describe_failure("Rollback", name, &report);
+        self.finish(&mut release, ReleaseStatus::Failed, &description).await?;
+        Ok(OperationReport { outcome: report.outcome, release, report: Some(report) })
+    }
+
+    async fn uninstall(
+        &mut self,
+        name: &str,
+        keep_history: bool,
+        cancel: &CancellationToken,
+    ) -> Result<OperationReport, LifecycleError> {
+        let history = self.storage.history(name).await?;
+        let Some(mut last) = history.last().cloned() else {
+            return Err(LifecycleError::NotFound(name.to_string()));
+        };
+        if last.info.status == ReleaseStatus::Uninstalled {
+            return Err(LifecycleError::AlreadyUninstalled(name.to_string()));
+        }
+        let manifests = recorded_manifests(&last)?;
+        last.info.status = ReleaseStatus::Uninstalling;
+        last.info.description = "Deletion in progress".to_string();
+        self.storage.update(&last).await?;
+        let report = match self.delete(&manifests, cancel).await {
+            Ok(report) => report,
+            Err(error) => {
+                self.finish(&mut last, ReleaseStatus::Failed, &format!("Uninstallation failed: {error}")).await?;
+                return Err(error);
+            }
+        };
+        if report.outcome != Outcome::Ready {
+            let description = describe_failure("Uninstallation of", name, &report);
+            self.finish(&mut last, ReleaseStatus::Failed, &description).await?;
+            return Ok(OperationReport { outcome: report.outcome, release: last, report: Some(report) });
+        }
+        last.info.deleted = now();
+        if keep_history {
+            self.finish(&mut last, ReleaseStatus::Uninstalled, "Uninstallation complete").await?;
+        } else {
+            last.info.status = ReleaseStatus::Uninstalled;
+            last.info.description = "Uninstallation complete".to_string();
+            for revision in &history {
+                self.storage.delete(name, revision.version).await?;
+            }
+        }
+        Ok(OperationReport { outcome: Outcome::Ready, release: last, report: Some(report) })
+    }
+}
+
+/// Each object of the release's last revision with its status in the cluster now (`berth status`).
+pub async fn resource_statuses(cluster: &Cluster, release: &Release) -> Vec<ResourceStatus> {
+    let Ok(manifests) = recorded_manifests(release) else { return Vec::new() };
+    let rules = crate::health::HealthRules::new();
+    match apply::observe(cluster, &manifests, &rules).await {
+        Ok(observed) => observed
+            .into_iter()
+            .map(|observed| ResourceStatus {
+                object: observed.object,
+                status: observed.judgement.status,
+                message: observed.judgement.message,
+            })
+            .collect(),
+        Err(error) => vec![ResourceStatus {
+            object: ObjectRef { api_version: String::new(), kind: String::new(), namespace: None, name: String::new() },
+            status: Status::Unknown,
+            message: error.to_string(),
+        }],
+    }
+}

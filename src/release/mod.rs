@@ -1,0 +1,19 @@
+//! Helm-compatible release storage: the record Helm keeps for each revision of a release, and the Secrets
+//! it keeps them in. berth reads releases Helm made and writes releases Helm can read, so a user can switch
+//! tools on a live release.
+//!
+//! - `record.rs`: [`Release`] and its parts, field for field Helm's JSON; [`encode`]/[`decode`] of the
+//!   text in a Secret (base64 of gzipped JSON).
+//! - `storage.rs`: [`Storage`], Helm's `secret` driver: one Secret per revision, found by labels.
+
+mod record;
+mod storage;
+
+pub use record::{
+    Chart, ChartFile, ChartMetadata, HelmTime, Hook, HookExecution, Info, Maintainer, Release, ReleaseStatus,
+    UnknownStatus, decode, encode,
+};
+pub use storage::{SECRET_TYPE, Storage, StorageError, secret_name};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,453 @@
+//! Release records in Secrets, exactly as Helm's default `secret` driver keeps them
+//! (`pkg/storage/driver/secrets.go`, `pkg/storage/storage.go`), so Helm and berth can take turns on a release.
+//!
+//! One Secret per revision: name `sh.helm.release.v1.<release>.v<revision>`, type `helm.sh/release.v1`,
+//! labels `owner=helm`, `name`, `status`, `version`, `createdAt` (set on create) and `modifiedAt` (set on
+//! update), both unix seconds; `data.release` holds [`encode`]'s text. Revisions are found by label selector,
+//! as Helm finds them. A Secret whose record cannot be decoded is skipped with a warning when listing, as
+//! Helm skips it.
+
+use super::record::{Release, ReleaseStatus, decode, encode};
+use crate::cluster::retry::with_retry;
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, PostParams};
+use std::collections::{BTreeMap, HashMap};
+
+/// The Secret's type (Helm: `<domain>/<object>.v<object version>`).
+pub const SECRET_TYPE: &str = "helm.sh/release.v1";
+
+/// The key in `data` holding the record.
+const DATA_KEY: &str = "release";
+
+/// The value of the `owner` label on every release Secret.
+const OWNER: &str = "helm";
+
+/// Labels Helm writes itself (`systemLabels` in `util.go`); a release's own labels are the others.
+const SYSTEM_LABELS: [&str; 6] = ["name", "owner", "status", "version", "createdAt", "modifiedAt"];
+
+/// The storage Secret's name for one revision (Helm's `makeKey`).
+pub fn secret_name(name: &str, version: u32) -> String {
+    format!("sh.helm.release.v1.{name}.v{version}")
+}
+
+/// Why a storage operation could not be done.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    /// The API server refused or could not be reached (after retries).
+    #[error("cannot {what}")]
+    Request {
+        what: String,
+        #[source]
+        source: kube::Error,
+    },
+    /// A release Secret holds something that is not a release record.
+    #[error("cannot decode the release in Secret `{secret}`: {message}")]
+    Decode { secret: String, message: String },
+    /// [`decode`](super::decode) was given text that is not a release record.
+    #[error("malformed release record: {message}")]
+    Record { message: String },
+    /// [`encode`](super::encode) could not write the record.
+    #[error("cannot encode release `{name}`: {message}")]
+    Encode { name: String, message: String },
+    /// `create` found the revision already stored (HTTP 409).
+    #[error("release `{name}` revision {version} already exists")]
+    Exists { name: String, version: u32 },
+    /// `update` found no Secret for the revision.
+    #[error("release `{name}` revision {version} does not exist")]
+    NotFound { name: String, version: u32 },
+    /// The name cannot be a label value, so no selector could find the release.
+    #[error("`{name}` is not a valid release name: at most 63 characters, letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit")]
+    InvalidName { name: String },
+    /// A storage reading all namespaces was asked to write.
+    #[error("cannot {what}: a storage over all namespaces is read-only")]
+    AllNamespaces { what: String },
+}
+
+/// The releases of one namespace (or, read-only, of all namespaces), kept in Secrets.
+#[derive(Clone)]
+pub struct Storage {
+    client: kube::Client,
+    /// `None` reads every namespace.
+    namespace: Option<String>,
+}
+
+impl std::fmt::Debug for Storage {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("Storage").field("namespace", &self.namespace).finish_non_exhaustive()
+    }
+}
+
+impl Storage {
+    /// The releases in `namespace`; their Secrets live there.
+    pub fn new(client: kube::Client, namespace: &str) -> Storage {
+        Storage { client, namespace: Some(namespace.to_string()) }
+    }
+
+    /// The releases of every namespace, for `list --all-namespaces`. Reads only: writes return
+    /// [`StorageError::AllNamespaces`].
+    pub fn all_namespaces(client: kube::Client) -> Storage {
+        Storage { client, namespace: None }
+    }
+
+    /// The namespace this storage keeps releases in; `None` when it reads all namespaces.
+    pub fn namespace(&self) -> Option<&str> {
+        self.namespace.as_deref()
+    }
+
+    /// Every stored revision of release `name`, ascending by version (then namespace, when reading all).
+    ///
+    /// # Errors
+    /// [`StorageError::InvalidName`], or [`StorageError::Request`] if the Secrets cannot be listed.
+    pub async fn history(&self, name: &str) -> Result<Vec<Release>, StorageError> {
+        validate_name(name)?;
+        let what = format!("list the revisions of release `{name}` {}", self.scope());
+        let mut releases = self.query(&format!("owner={OWNER},name={name}"), &what).await?;
+        releases.sort_by(|a, b| (a.version, &a.namespace).cmp(&(b.version, &b.namespace)));
+        Ok(releases)
+    }
+
+    /// Revision `version` of release `name`, or `None` if it is not stored.
+    ///
+    /// # Errors
+    /// [`StorageError::InvalidName`], [`StorageError::Request`], or [`StorageError::Decode`] if the Secret
+    /// holds no release record.
+    pub async fn get(&self, name: &str, version: u32) -> Result<Option<Release>, StorageError> {
+        validate_name(name)?;
+        let secret = secret_name(name, version);
+        let what = format!("read release `{name}` revision {version} (Secret `{secret}`) {}", self.scope());
+        let Some(namespace) = &self.namespace else {
+            let selector = format!("owner={OWNER},name={name},version={version}");
+            return Ok(self.query(&selector, &what).await?.into_iter().max_by_key(|release| release.version));
+        };
+        let api: Api<Secret> = Api::namespaced(self.client.clone(), namespace);
+        let found = with_retry(&what, || api.get_opt(&secret))
+            .await
+            .map_err(|source| StorageError::Request { what: what.clone(), source })?;
+        found.map(|secret| release_from_secret(&secret)).transpose()
+    }
+
+    /// The highest revision of release `name`, whatever its status.
+    ///
+    /// # Errors
+    /// As [`Storage::history`].
+    pub async fn last(&self, name: &str) -> Result<Option<Release>, StorageError> {
+        Ok(self.history(name).await?.pop())
+    }
+
+    /// The highest revision of release `name` whose status is `deployed` (found by the `status` label, as
+    /// Helm's `Deployed`).
+    ///
+    /// # Errors
+    /// As [`Storage::history`].
+    pub async fn deployed(&self, name: &str) -> Result<Option<Release>, StorageError> {
+        validate_name(name)?;
+        let what = format!("find the deployed revision of release `{name}` {}", self.scope());
+        let selector = format!("owner={OWNER},name={name},status={}", ReleaseStatus::Deployed);
+        let releases = self.query(&selector, &what).await?;
+        Ok(releases.into_iter().filter(|release| release.info.status == ReleaseStatus::Deployed).max_by_key(|release| release.version))
+    }
+
+    /// The releases as `helm list` (Helm 4) shows them by default: the highest revision of each release (per
+    /// namespace), in any status but `unknown` (`ListAll` in `pkg/action/list.go` leaves out `ListUnknown`),
+    /// so a release uninstalled with `--keep-history` is listed as `uninstalled`, and a failed or pending one
+    /// as such. Sorted by name, then namespace. Callers filter statuses as `helm list --deployed` etc. do.
+    ///
+    /// # Errors
+    /// [`StorageError::Request`] if the Secrets cannot be listed.
+    pub async fn list(&self) -> Result<Vec<Release>, StorageError> {
+        let what = format!("list releases {}", self.scope());
+        let mut latest: HashMap<(String, String), Release> = HashMap::new();
+        for release in self.query(&format!("owner={OWNER}"), &what).await? {
+            let key = (release.namespace.clone(), release.name.clone());
+            match latest.get(&key) {
+                Some(kept) if kept.version > release.version => {}
+                _ => {
+                    latest.insert(key, release);
+                }
+            }
+        }
+        let mut releases: Vec<Release> =
+            latest.into_values().filter(|release| release.info.status != ReleaseStatus::Unknown).collect();
+        releases.sort_by(|a, b| (&a.name, &a.namespace).cmp(&(&b.name, &b.namespace)));
+        Ok(releases)
+    }
+
+    /// Stores a new revision (Helm's `Create`): labels `createdAt` now.
+    ///
+    /// # Errors
+    /// [`StorageError::Exists`] if the revision is already stored, [`StorageError::InvalidName`],
+    /// [`StorageError::Encode`], [`StorageError::AllNamespaces`], or [`StorageError::Request`].
+    pub async fn create(&self, release: &Release) -> Result<(), StorageError> {
+        validate_name(&release.name)?;
+        let (name, version) = (release.name.as_str(), release.version);
+        let what = format!("create release `{name}` revision {version} {}", self.scope());
+        let api = self.writable(&what)?;
+        let secret = secret_for(release, ("createdAt", jiff::Timestamp::now()))?;
+        let params = PostParams::default();
+        let mut attempts = 0;
+        let created = with_retry(&what, || {
+            attempts += 1;
+            api.create(&params, &secret)
+        })
+        .await;
+        match created {
+            Ok(_) => Ok(()),
+            Err(error) if is_status(&error, 409) => {
+                // A retry after a lost response finds the Secret an earlier attempt created: that is success.
+                if attempts > 1 && self.stored_data(&api, name, version).await? == secret.data {
+                    return Ok(());
+                }
+                Err(StorageError::Exists { name: name.to_string(), version })
+            }
+            Err(source) => Err(StorageError::Request { what, source }),
+        }
+    }
+
+    /// Rewrites a stored revision (Helm's `Update`, a whole-object replace): labels `modifiedAt` now, keeps
+    /// `createdAt` from [`Release::created_at`].
+    ///
+    /// # Errors
+    /// [`StorageError::NotFound`] if the revision is not stored, [`StorageError::InvalidName`],
+    /// [`StorageError::Encode`], [`StorageError::AllNamespaces`], or [`StorageError::Request`].
+    pub async fn update(&self, release: &Release) -> Result<(), StorageError> {
+        validate_name(&release.name)?;
+        let (name, version) = (release.name.as_str(), release.version);
+        let what = format!("update release `{name}` revision {version} {}", self.scope());
+        let api = self.writable(&what)?;
+        let secret = secret_for(release, ("modifiedAt", jiff::Timestamp::now()))?;
+        let (secret_name, params) = (secret_name(name, version), PostParams::default());
+        match with_retry(&what, || api.replace(&secret_name, &params, &secret)).await {
+            Ok(_) => Ok(()),
+            Err(error) if is_status(&error, 404) => Err(StorageError::NotFound { name: name.to_string(), version }),
+            Err(source) => Err(StorageError::Request { what, source }),
+        }
+    }
+
+    /// Deletes a stored revision; a revision that is not stored is not an error.
+    ///
+    /// # Errors
+    /// [`StorageError::InvalidName`], [`StorageError::AllNamespaces`], or [`StorageError::Request`].
+    pub async fn delete(&self, name: &str, version: u32) -> Result<(), StorageError> {
+        validate_name(name)?;
+        let what = format!("delete release `{name}` revision {version} {}", self.scope());
+        let api = self.writable(&what)?;
+        let (secret_name, params) = (secret_name(name, version), DeleteParams::default());
+        match with_retry(&what, || api.delete(&secret_name, &params)).await {
+            Ok(_) => Ok(()),
+            Err(error) if is_status(&error, 404) => Ok(()),
+            Err(source) => Err(StorageError::Request { what, source }),
+        }
+    }
+
+    /// Helm's `--history-max`: deletes the oldest revisions until `max` remain, never the last deployed one
+    /// nor the newest one. `max` 0 keeps everything. Returns the deleted versions, ascending.
+    ///
+    /// Called right after storing a new revision, this leaves what Helm leaves (Helm prunes to `max - 1`
+    /// before it stores the new one, `removeLeastRecent` in `pkg/storage/storage.go`): the last deployed
+    /// revision counts towards `max`, and when it is older than the others it stays besides the newest.
+    ///
+    /// # Errors
+    /// As [`Storage::history`] and [`Storage::delete`]; revisions deleted before a failure stay deleted.
+    pub async fn prune(&self, name: &str, max: usize) -> Result<Vec<u32>, StorageError> {
+        if max == 0 {
+            return Ok(Vec::new());
+        }
+        self.writable(&format!("prune the history of release `{name}`"))?;
+        let history = self.history(name).await?;
+        let versions: Vec<u32> = history.iter().map(|release| release.version).collect();
+        let deployed = history
+            .iter()
+            .filter(|release| release.info.status == ReleaseStatus::Deployed)
+            .map(|release| release.version)
+            .max();
+        let doomed = versions_to_prune(&versions, deployed, max);
+        for version in &doomed {
+            self.delete(name, *version).await?;
+        }
+        if !doomed.is_empty() {
+            tracing::debug!(release = name, deleted = ?doomed, "pruned release history");
+        }
+        Ok(doomed)
+    }
+
+    /// Lists the release Secrets matching `selector` and decodes them, skipping (with a warning) those that
+    /// hold no release record.
+    async fn query(&self, selector: &str, what: &str) -> Result<Vec<Release>, StorageError> {
+        let api: Api<Secret> = match &self.namespace {
+            Some(namespace) => Api::namespaced(self.client.clone(), namespace),
+            None => Api::all(self.client.clone()),
+        };
+        let params = ListParams::default().labels(selector);
+        let list = with_retry(what, || api.list(&params))
+            .await
+            .map_err(|source| StorageError::Request { what: what.to_string(), source })?;
+        let mut releases = Vec::with_capacity(list.items.len());
+        for secret in &list.items {
+            match release_from_secret(secret) {
+                Ok(release) => releases.push(release),
+                Err(error) => tracing::warn!(%error, "skipping a release Secret that cannot be decoded"),
+            }
+        }
+        Ok(releases)
+    }
+
+    /// The `data` of a stored revision (empty if it is gone).
+    async fn stored_data(
+        &self,
+        api: &Api<Secret>,
+        name: &str,
+        version: u32,
+    ) -> Result<Option<BTreeMap<String, ByteString>>, StorageError> {
+        let what = format!("read release `{name}` revision {version} {}", self.scope());
+        let secret = secret_name(name, version);
+        let found = with_retry(&what, || api.get_opt(&secret))
+            .await
+            .map_err(|source| StorageError::Request { what: what.clone(), source })?;
+        Ok(found.and_then(|secret| secret.data))
+    }
+
+    fn writable(&self, what: &str) -> Result<Api<Secret>, StorageError> {
+        match &self.namespace {
+            Some(namespace) => Ok(Api::namespaced(self.client.clone(), namespace)),
+            None => Err(StorageError::AllNamespaces { what: what.to_string() }),
+        }
+    }
+
+    fn scope(&self) -> String {
+        match &self.namespace {
+            Some(namespace) => format!("in namespace `{namespace}`"),
+            None => "in all namespaces".to_string(),
+        }
+    }
+}
+
+/// The versions [`Storage::prune`] deletes from `versions` (ascending): the oldest first, skipping the last
+/// deployed one, never the newest, until `max` remain.
+fn versions_to_prune(versions: &[u32], deployed: Option<u32>, max: usize) -> Vec<u32> {
+    let Some((_newest, older)) = versions.split_last() else {
+        return Vec::new();
+    };
+    let mut remaining = versions.len();
+    let mut doomed = Vec::new();
+    for version in older {
+        if remaining <= max {
+            break;
+        }
+        if Some(*version) != deployed {
+            doomed.push(*version);
+            remaining -= 1;
+        }
+    }
+    doomed
+}
+
+/// The Secret Helm's `newSecretsObject` builds: the release's own labels, then Helm's, and `stamp` (`createdAt`
+/// or `modifiedAt`, unix seconds). An update keeps the `createdAt` the record was read with.
+fn secret_for(release: &Release, stamp: (&str, jiff::Timestamp)) -> Result<Secret, StorageError> {
+    let mut labels: BTreeMap<String, String> = release
+        .labels
+        .iter()
+        .filter(|(key, _)| !SYSTEM_LABELS.contains(&key.as_str()))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    if let Some(created_at) = release.created_at {
+        labels.insert("createdAt".to_string(), created_at.as_second().to_string());
+    }
+    labels.insert(stamp.0.to_string(), stamp.1.as_second().to_string());
+    labels.insert("name".to_string(), release.name.clone());
+    labels.insert("owner".to_string(), OWNER.to_string());
+    labels.insert("status".to_string(), release.info.status.to_string());
+    labels.insert("version".to_string(), release.version.to_string());
+    let data = BTreeMap::from([(DATA_KEY.to_string(), ByteString(encode(release)?.into_bytes()))]);
+    Ok(Secret {
+        metadata: ObjectMeta {
+            name: Some(secret_name(&release.name, release.version)),
+            labels: Some(labels),
+            ..ObjectMeta::default()
+        },
+        type_: Some(SECRET_TYPE.to_string()),
+        data: Some(data),
+        ..Secret::default()
+    })
+}
+
+/// Decodes a release Secret. The release's labels are the Secret's minus Helm's own (as Helm's `Get`);
+/// `createdAt` goes to [`Release::created_at`]; a record without a namespace gets the Secret's.
+fn release_from_secret(secret: &Secret) -> Result<Release, StorageError> {
+    let secret_name = secret.metadata.name.clone().unwrap_or_default();
+    let failed = |message: String| StorageError::Decode { secret: secret_name.clone(), message };
+    let data = secret
+        .data
+        .as_ref()
+        .and_then(|data| data.get(DATA_KEY))
+        .ok_or_else(|| failed(format!("no `data.{DATA_KEY}`")))?;
+    let text = std::str::from_utf8(&data.0).map_err(|error| failed(format!("`data.{DATA_KEY}` is not text: {error}")))?;
+    let mut release = decode(text).map_err(|error| match error {
+        StorageError::Record { message } => failed(message),
+        other => other,
+    })?;
+    let labels = secret.metadata.labels.clone().unwrap_or_default();
+    release.created_at = labels
+        .get("createdAt")
+        .and_then(|seconds| seconds.parse::<i64>().ok())
+        .and_then(|seconds| jiff::Timestamp::from_second(seconds).ok());
+    release.labels = labels.into_iter().filter(|(key, _)| !SYSTEM_LABELS.contains(&key.as_str())).collect();
+    if release.namespace.is_empty() {
+        release.namespace = secret.metadata.namespace.clone().unwrap_or_default();
+    }
+    Ok(release)
+}
+
+/// Whether `error` is the API server answering with HTTP `code`.
+fn is_status(error: &kube::Error, code: u16) -> bool {
+    matches!(error, kube::Error::Api(status) if status.code == code)
+}
+
+/// A release name must be a valid label value (Helm's `Query` checks the same), or selectors would break.
+fn validate_name(name: &str) -> Result<(), StorageError> {
+    let bytes = name.as_bytes();
+    let edge_ok = |byte: Option<&u8>| byte.is_some_and(u8::is_ascii_alphanumeric);
+    let valid = bytes.len() <= 63
+        && edge_ok(bytes.first())
+        && edge_ok(bytes.last())
+        && bytes.iter().all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.'));
+    if valid { Ok(()) } else { Err(StorageError::InvalidName { name: name.to_string() }) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pruning_keeps_the_newest_and_the_last_deployed() {
+        // (versions, last deployed, max, deleted): Helm's removeLeastRecent(max - 1) before the newest was stored.
+        let cases: [(&[u32], Option<u32>, usize, &[u32]); 7] = [
+            (&[1, 2, 3], Some(3), 5, &[]),
+            (&[1, 2, 3, 4, 5], Some(4), 3, &[1, 2]),
+            (&[1, 2, 3, 4, 5], Some(1), 3, &[2, 3]),
+            (&[1, 2, 3, 4, 5], Some(1), 1, &[2, 3, 4]),
+            (&[1, 2, 3, 4, 5], None, 1, &[1, 2, 3, 4]),
+            (&[1, 2, 3, 4, 5], Some(5), 1, &[1, 2, 3, 4]),
+            (&[], None, 1, &[]),
+        ];
+        for (versions, deployed, max, expected) in cases {
+            assert_eq!(versions_to_prune(versions, deployed, max), expected, "{versions:?} {deployed:?} {max}");
+        }
+    }
+
+    #[test]
+    fn release_names_must_be_label_values() {
+        for name in ["demo", "a", "my-app.v2", "x_1", &"a".repeat(63)] {
+            assert!(validate_name(name).is_ok(), "{name}");
+        }
+        for name in ["", "-demo", "demo-", "de mo", "demo,owner=x", "dé", &"a".repeat(64)] {
+            assert!(matches!(validate_name(name), Err(StorageError::InvalidName { .. })), "{name}");
+        }
+    }
+
+    #[test]
+    fn secret_names_are_helms_keys() {
+        assert_eq!(secret_name("demo", 12), "sh.helm.release.v1.demo.v12");
+    }
+}

@@ -1,0 +1,195 @@
+//! Storage against the simulated cluster over real HTTP: the Secrets it writes are Helm's, and it reads
+//! back what it wrote. (Interoperation with the real Helm binary is in `tests/integration/release_storage.rs`.)
+
+use super::*;
+use crate::sim::{SimCluster, SimConfig};
+use k8s_openapi::api::core::v1::{Namespace, Secret};
+use kube::api::{Api, PostParams};
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::time::Duration;
+
+const BOUND: Duration = Duration::from_secs(60);
+
+async fn bounded<T>(test: impl Future<Output = T>) -> T {
+    tokio::time::timeout(BOUND, test).await.expect("test finished in time")
+}
+
+async fn start() -> (SimCluster, kube::Client) {
+    let cluster = SimCluster::start(SimConfig::default()).await.expect("simulated cluster starts");
+    let client = kube::Client::try_from(cluster.kube_config()).expect("client");
+    (cluster, client)
+}
+
+fn revision(name: &str, namespace: &str, version: u32, status: ReleaseStatus) -> Release {
+    Release {
+        name: name.to_string(),
+        namespace: namespace.to_string(),
+        version,
+        manifest: format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  revision: \"{version}\"\n"),
+        info: Info {
+            first_deployed: Some(HelmTime::now()),
+            last_deployed: Some(HelmTime::now()),
+            description: format!("revision {version}"),
+            status,
+            ..Info::default()
+        },
+        chart: Chart {
+            metadata: ChartMetadata {
+                name: "demo-chart".to_string(),
+                version: "0.1.0".to_string(),
+                app_version: Some("1.0".to_string()),
+                ..ChartMetadata::default()
+            },
+            ..Chart::default()
+        },
+        ..Release::default()
+    }
+}
+
+fn versions(releases: &[Release]) -> Vec<u32> {
+    releases.iter().map(|release| release.version).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_stored_secret_is_the_one_helm_writes() {
+    bounded(async {
+        let (_cluster, client) = start().await;
+        let storage = Storage::new(client.clone(), "default");
+        let mut release = revision("demo", "default", 1, ReleaseStatus::Deployed);
+        release.labels = BTreeMap::from([("team".to_string(), "blue".to_string())]);
+        let before = jiff::Timestamp::now().as_second();
+        storage.create(&release).await.expect("created");
+
+        let secrets: Api<Secret> = Api::namespaced(client, "default");
+        let secret = secrets.get("sh.helm.release.v1.demo.v1").await.expect("Secret stored under Helm's key");
+        assert_eq!(secret.type_.as_deref(), Some("helm.sh/release.v1"));
+        let mut labels = secret.metadata.labels.clone().expect("labels");
+        let created_at: i64 = labels.remove("createdAt").expect("createdAt").parse().expect("unix seconds");
+        assert!((before..=before + 60).contains(&created_at), "{created_at}");
+        let expected = [("name", "demo"), ("owner", "helm"), ("status", "deployed"), ("team", "blue"), ("version", "1")];
+        assert_eq!(labels, expected.map(|(key, value)| (key.to_string(), value.to_string())).into());
+        let data = secret.data.expect("data");
+        assert_eq!(data.keys().collect::<Vec<_>>(), ["release"]);
+        let text = std::str::from_utf8(&data["release"].0).expect("base64 text");
+        let stored = decode(text).expect("data.release is encode()'s text");
+        assert_eq!(stored.manifest, release.manifest);
+
+        let read = storage.get("demo", 1).await.expect("get").expect("found");
+        assert_eq!(read.labels, release.labels, "Helm's own labels are not the release's");
+        assert_eq!(read.created_at.map(|at| at.as_second()), Some(created_at));
+        assert_eq!(Release { labels: BTreeMap::new(), created_at: None, ..read }, Release { labels: BTreeMap::new(), ..release });
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn revisions_are_created_read_updated_deleted_and_pruned() {
+    bounded(async {
+        let (_cluster, client) = start().await;
+        let storage = Storage::new(client.clone(), "default");
+        assert_eq!(storage.last("demo").await.expect("last"), None);
+        assert_eq!(storage.get("demo", 1).await.expect("get"), None);
+        assert!(storage.history("demo").await.expect("history").is_empty());
+
+        // Created out of order; history sorts by version, not by name (v10 sorts before v2 as text).
+        for version in [2, 1, 10, 3] {
+            let status = if version == 10 { ReleaseStatus::PendingUpgrade } else { ReleaseStatus::Superseded };
+            storage.create(&revision("demo", "default", version, status)).await.expect("created");
+        }
+        storage.create(&revision("other", "default", 1, ReleaseStatus::Deployed)).await.expect("created");
+        let again = storage.create(&revision("demo", "default", 3, ReleaseStatus::Failed)).await;
+        assert!(matches!(&again, Err(StorageError::Exists { name, version: 3 }) if name == "demo"), "{again:?}");
+
+        assert_eq!(versions(&storage.history("demo").await.expect("history")), [1, 2, 3, 10]);
+        assert_eq!(storage.last("demo").await.expect("last").map(|release| release.version), Some(10));
+        assert_eq!(storage.deployed("demo").await.expect("deployed"), None);
+
+        let mut third = storage.get("demo", 3).await.expect("get").expect("found");
+        third.info.status = ReleaseStatus::Deployed;
+        storage.update(&third).await.expect("updated");
+        let secrets: Api<Secret> = Api::namespaced(client.clone(), "default");
+        let labels = secrets.get("sh.helm.release.v1.demo.v3").await.expect("Secret").metadata.labels.expect("labels");
+        assert_eq!(labels["status"], "deployed");
+        assert!(labels.contains_key("modifiedAt") && labels.contains_key("createdAt"), "{labels:?}");
+        let deployed = storage.deployed("demo").await.expect("deployed").expect("a deployed revision");
+        assert_eq!((deployed.version, deployed.info.status), (3, ReleaseStatus::Deployed));
+
+        let missing = storage.update(&revision("demo", "default", 7, ReleaseStatus::Failed)).await;
+        assert!(matches!(missing, Err(StorageError::NotFound { version: 7, .. })), "{missing:?}");
+
+        storage.delete("demo", 2).await.expect("deleted");
+        storage.delete("demo", 2).await.expect("deleting a missing revision is fine");
+        assert_eq!(versions(&storage.history("demo").await.expect("history")), [1, 3, 10]);
+
+        for version in 11..=14 {
+            storage.create(&revision("demo", "default", version, ReleaseStatus::Superseded)).await.expect("created");
+        }
+        assert_eq!(storage.prune("demo", 0).await.expect("unlimited"), Vec::<u32>::new());
+        // The last deployed revision (3) stays and counts towards the three kept.
+        assert_eq!(storage.prune("demo", 3).await.expect("pruned"), [1, 10, 11, 12]);
+        assert_eq!(versions(&storage.history("demo").await.expect("history")), [3, 13, 14]);
+        assert_eq!(versions(&storage.history("other").await.expect("history")), [1], "other releases untouched");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_shows_the_latest_revision_of_each_release_in_every_namespace() {
+    bounded(async {
+        let (_cluster, client) = start().await;
+        let default = Storage::new(client.clone(), "default");
+        let namespaces: Api<Namespace> = Api::all(client.clone());
+        let mut namespace = Namespace::default();
+        namespace.metadata.name = Some("apps".to_string());
+        namespaces.create(&PostParams::default(), &namespace).await.expect("namespace created");
+        let apps = Storage::new(client.clone(), "apps");
+        default.create(&revision("web", "default", 1, ReleaseStatus::Superseded)).await.expect("created");
+        default.create(&revision("web", "default", 2, ReleaseStatus::Failed)).await.expect("created");
+        default.create(&revision("gone", "default", 1, ReleaseStatus::Uninstalled)).await.expect("created");
+        default.create(&revision("odd", "default", 1, ReleaseStatus::Unknown)).await.expect("created");
+        apps.create(&revision("web", "apps", 1, ReleaseStatus::Deployed)).await.expect("created");
+        apps.create(&revision("api", "apps", 4, ReleaseStatus::PendingInstall)).await.expect("created");
+
+        // A Secret labelled as Helm's that holds no release is skipped, as Helm skips it.
+        let secrets: Api<Secret> = Api::namespaced(client.clone(), "apps");
+        let mut broken = Secret::default();
+        broken.metadata.name = Some("sh.helm.release.v1.broken.v1".to_string());
+        broken.metadata.labels = Some(BTreeMap::from([
+            ("owner".to_string(), "helm".to_string()),
+            ("name".to_string(), "broken".to_string()),
+        ]));
+        broken.data = Some(BTreeMap::from([("release".to_string(), k8s_openapi::ByteString(b"%%%".to_vec()))]));
+        secrets.create(&PostParams::default(), &broken).await.expect("broken Secret created");
+
+        let summary = |releases: Vec<Release>| -> Vec<(String, String, u32, ReleaseStatus)> {
+            releases.into_iter().map(|r| (r.name, r.namespace, r.version, r.info.status)).collect()
+        };
+        let all = Storage::all_namespaces(client.clone());
+        assert_eq!(
+            summary(all.list().await.expect("list -A")),
+            [
+                ("api".to_string(), "apps".to_string(), 4, ReleaseStatus::PendingInstall),
+                ("gone".to_string(), "default".to_string(), 1, ReleaseStatus::Uninstalled),
+                ("web".to_string(), "apps".to_string(), 1, ReleaseStatus::Deployed),
+                ("web".to_string(), "default".to_string(), 2, ReleaseStatus::Failed),
+            ]
+        );
+        assert_eq!(
+            summary(default.list().await.expect("list")),
+            [
+                ("gone".to_string(), "default".to_string(), 1, ReleaseStatus::Uninstalled),
+                ("web".to_string(), "default".to_string(), 2, ReleaseStatus::Failed),
+            ]
+        );
+        assert_eq!(all.get("api", 4).await.expect("get").map(|r| r.namespace), Some("apps".to_string()));
+        assert_eq!(versions(&all.history("web").await.expect("history")), [1, 1, 2]);
+        let write = all.create(&revision("new", "default", 1, ReleaseStatus::Deployed)).await;
+        assert!(matches!(write, Err(StorageError::AllNamespaces { .. })), "{write:?}");
+        let named = default.get("broken", 1).await;
+        assert_eq!(named.map(|found| found.is_some()).ok(), Some(false), "the broken Secret is in `apps`");
+        let broken = Storage::new(client, "apps").get("broken", 1).await;
+        assert!(matches!(&broken, Err(StorageError::Decode { secret, .. }) if secret == "sh.helm.release.v1.broken.v1"), "{broken:?}");
+    })
+    .await;
+}
