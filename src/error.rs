@@ -3,7 +3,7 @@
 //! Library modules return their own error enums; this type gathers the ones that end a run and decides the
 //! process exit code, so `main` stays a thin mapping.
 
-use crate::{apply, cluster, health, manifest, plan};
+use crate::{apply, cluster, health, manifest, plan, release};
 
 /// The documented exit codes (README, DESIGN.md "Conventions").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +43,8 @@ pub enum Error {
     HealthAnnotations(#[source] health::AnnotationErrors),
     #[error("cannot plan the order of writes; nothing was applied")]
     Plan(#[source] plan::PlanError),
+    #[error("release operation failed")]
+    Release(#[source] release::lifecycle::LifecycleError),
 }
 
 impl Error {
@@ -55,7 +57,8 @@ impl Error {
             | Error::HealthRules(_)
             | Error::HealthAnnotations(_)
             | Error::Plan(_) => ExitCode::BadInput,
-            Error::Output(_) => ExitCode::NotReady,
+            Error::Release(release::lifecycle::LifecycleError::Storage(_)) | Error::Output(_) => ExitCode::NotReady,
+            Error::Release(_) => ExitCode::BadInput,
         }
     }
 }

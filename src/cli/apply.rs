@@ -185,7 +185,7 @@ where
 }
 
 /// SIGINT or SIGTERM cancels the run: requests in flight finish, nothing new starts.
-fn spawn_signal_handler(cancel: CancellationToken) {
+pub(crate) fn spawn_signal_handler(cancel: CancellationToken) {
     tokio::spawn(async move {
         #[cfg(unix)]
         {
@@ -261,6 +261,6 @@ enum Summary {
     Deleted,
 }
 
-fn duration_arg(text: &str) -> Result<Duration, String> {
+pub(crate) fn duration_arg(text: &str) -> Result<Duration, String> {
     parse_duration(text)
 }

@@ -9,6 +9,7 @@ mod health;
 mod output;
 mod plan;
 mod progress;
+mod release;
 mod sim;
 
 use crate::error::{Error, ExitCode};
@@ -37,6 +38,20 @@ pub enum Command {
     Wait(apply::WaitCommandArgs),
     /// Show the order of writes and what each object waits for and why, without a cluster.
     Plan(plan::PlanArgs),
+    /// Install a release: apply a file or directory of manifests in order and record it as Helm does.
+    Install(release::InstallArgs),
+    /// Upgrade a release to new manifests (changed and new objects applied in order, removed ones deleted).
+    Upgrade(release::UpgradeArgs),
+    /// Roll a release back to an earlier revision.
+    Rollback(release::RollbackArgs),
+    /// Uninstall a release: delete its objects in reverse order.
+    Uninstall(release::UninstallArgs),
+    /// Show a release's revisions.
+    History(release::ReadArgs),
+    /// List releases.
+    List(release::ReadArgs),
+    /// Show a release and the status of each of its objects now.
+    Status(release::ReadArgs),
     /// Run the simulated cluster (a Kubernetes API server with simulated controllers) for kubectl, Helm or berth.
     Sim(sim::SimArgs),
 }
@@ -53,6 +68,13 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Delete(args) => apply::run_delete(args),
         Command::Plan(args) => plan::run(args),
         Command::Sim(args) => sim::run(args),
+        Command::Install(args) => release::install(args),
+        Command::Upgrade(args) => release::upgrade(args),
+        Command::Rollback(args) => release::rollback(args),
+        Command::Uninstall(args) => release::run_uninstall(args),
+        Command::History(args) => release::run_read(release::ReadKind::History, args),
+        Command::List(args) => release::run_read(release::ReadKind::List, args),
+        Command::Status(args) => release::run_read(release::ReadKind::Status, args),
     }
 }
 

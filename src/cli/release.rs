@@ -6,7 +6,7 @@ use super::output::{Table, print_stdout};
 use super::progress::{Progress, ProgressMode};
 use crate::error::{Error, ExitCode};
 use crate::release::lifecycle::{self, Operation, OperationReport, ReleaseOptions};
-use crate::release::{Release, Storage};
+use crate::release::{HelmTime, Release, Storage};
 use crate::wait::Outcome;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -151,7 +151,8 @@ pub fn run_change(operation: Operation, change: &ChangeArgs) -> Result<ExitCode,
         let (cluster, _simulated) = change.cluster.connect().await?;
         let mut progress = Progress::new(ProgressMode::detect(json));
         let mut on_event = |event: &crate::apply::ApplyEvent| progress.on_event(event);
-        let report = lifecycle::run(&cluster, &operation, &options, &cancel, &mut on_event).await.map_err(Error::Release)?;
+        let report =
+            lifecycle::run(&cluster, &operation, &options, &cancel, &mut on_event).await.map_err(Error::Release)?;
         progress.finish();
         print_operation(&report, json)?;
         Ok(exit_code(&report))
@@ -168,7 +169,8 @@ pub fn run_uninstall(args: UninstallArgs) -> Result<ExitCode, Error> {
         let mut on_event = |event: &crate::apply::ApplyEvent| progress.on_event(event);
         let operation = Operation::Uninstall { name: args.name.clone(), keep_history: args.keep_history };
         let options = ReleaseOptions { wait: args.wait, timeout: args.timeout, ..ReleaseOptions::default() };
-        let report = lifecycle::run(&cluster, &operation, &options, &cancel, &mut on_event).await.map_err(Error::Release)?;
+        let report =
+            lifecycle::run(&cluster, &operation, &options, &cancel, &mut on_event).await.map_err(Error::Release)?;
         progress.finish();
         print_operation(&report, json)?;
         Ok(exit_code(&report))
@@ -248,6 +250,10 @@ pub enum ReadKind {
     Status,
 }
 
+fn time_text(time: Option<HelmTime>) -> String {
+    time.map(|time| time.to_string()).unwrap_or_default()
+}
+
 fn chart_label(release: &Release) -> String {
     format!("{}-{}", release.chart.metadata.name, release.chart.metadata.version)
 }
@@ -261,7 +267,7 @@ fn render_list(releases: &[Release], output: ReadOutput) -> String {
                     "name": release.name,
                     "namespace": release.namespace,
                     "revision": release.version.to_string(),
-                    "updated": release.info.last_deployed,
+                    "updated": time_text(release.info.last_deployed),
                     "status": release.info.status.to_string(),
                     "chart": chart_label(release),
                     "app_version": release.chart.metadata.app_version.clone().unwrap_or_default(),
@@ -276,7 +282,7 @@ fn render_list(releases: &[Release], output: ReadOutput) -> String {
             release.name.clone(),
             release.namespace.clone(),
             release.version.to_string(),
-            release.info.last_deployed.clone(),
+            time_text(release.info.last_deployed),
             release.info.status.to_string(),
             chart_label(release),
             release.chart.metadata.app_version.clone().unwrap_or_default(),
@@ -292,7 +298,7 @@ fn render_history(history: &[Release], output: ReadOutput) -> String {
             .map(|release| {
                 serde_json::json!({
                     "revision": release.version,
-                    "updated": release.info.last_deployed,
+                    "updated": time_text(release.info.last_deployed),
                     "status": release.info.status.to_string(),
                     "chart": chart_label(release),
                     "app_version": release.chart.metadata.app_version.clone().unwrap_or_default(),
@@ -306,7 +312,7 @@ fn render_history(history: &[Release], output: ReadOutput) -> String {
     for release in history {
         table.push(vec![
             release.version.to_string(),
-            release.info.last_deployed.clone(),
+            time_text(release.info.last_deployed),
             release.info.status.to_string(),
             chart_label(release),
             release.chart.metadata.app_version.clone().unwrap_or_default(),
@@ -336,7 +342,7 @@ fn render_status(release: &Release, resources: &[lifecycle::ResourceStatus], out
             "namespace": release.namespace,
             "version": release.version,
             "info": {"status": release.info.status.to_string(), "description": release.info.description,
-                     "last_deployed": release.info.last_deployed},
+                     "last_deployed": time_text(release.info.last_deployed)},
             "chart": chart_label(release),
             "resources": entries,
         });
@@ -344,7 +350,12 @@ fn render_status(release: &Release, resources: &[lifecycle::ResourceStatus], out
     }
     let mut text = format!(
         "NAME: {}\nLAST DEPLOYED: {}\nNAMESPACE: {}\nSTATUS: {}\nREVISION: {}\nDESCRIPTION: {}\n\n",
-        release.name, release.info.last_deployed, release.namespace, release.info.status, release.version, release.info.description
+        release.name,
+        time_text(release.info.last_deployed),
+        release.namespace,
+        release.info.status,
+        release.version,
+        release.info.description
     );
     let mut table = Table::new(vec!["NAMESPACE", "KIND", "NAME", "STATUS", "MESSAGE"]);
     for resource in resources {

@@ -6,7 +6,7 @@
 //! `uninstalled` before berth returns. A rollback after a failure (`--rollback-on-failure`) runs under a fresh
 //! deadline and a fresh cancellation token, never the cancelled or expired one.
 
-use super::{ChartMetadata, Release, ReleaseStatus, Storage, StorageError};
+use super::{Chart, ChartMetadata, HelmTime, Info, Release, ReleaseStatus, Storage, StorageError};
 use crate::apply::{self, ApplyEvent, ApplyReport, ApplyRequest, InvalidSet};
 use crate::cluster::{ApplyOptions, Cluster};
 use crate::manifest::{self, LoadError, Manifest};
@@ -97,8 +97,31 @@ pub struct ResourceStatus {
     pub message: String,
 }
 
-fn now() -> String {
-    jiff::Timestamp::now().to_string()
+fn now() -> Option<HelmTime> {
+    Some(HelmTime::now())
+}
+
+fn chart(name: &str, version: &str, app_version: Option<&str>) -> ChartMetadata {
+    ChartMetadata {
+        name: name.to_string(),
+        version: version.to_string(),
+        app_version: app_version.map(str::to_string),
+        ..ChartMetadata::default()
+    }
+}
+
+/// A new revision, applied with server-side apply (Helm 4's `ssa`).
+fn new_release(name: &str, namespace: &str, version: u32, metadata: ChartMetadata, manifest: String) -> Release {
+    Release {
+        name: name.to_string(),
+        namespace: namespace.to_string(),
+        version,
+        manifest,
+        chart: Chart { metadata, ..Chart::default() },
+        info: Info { first_deployed: now(), last_deployed: now(), ..Info::default() },
+        apply_method: "ssa".to_string(),
+        ..Release::default()
+    }
 }
 
 /// The manifests of `path` as the text a release records (`---` and a `# Source:` line before each object).
@@ -132,15 +155,15 @@ fn recorded_manifests(release: &Release) -> Result<Vec<Manifest>, LifecycleError
 fn chart_metadata(path: &Path) -> ChartMetadata {
     let chart_file = path.join("Chart.yaml");
     if let Ok(text) = std::fs::read_to_string(&chart_file)
-        && let Ok(chart) = serde_saphyr::from_str::<serde_json::Value>(&text)
+        && let Ok(chart_file) = serde_saphyr::from_str::<serde_json::Value>(&text)
     {
-        let field = |name: &str| chart.get(name).and_then(serde_json::Value::as_str).map(str::to_string);
+        let field = |name: &str| chart_file.get(name).and_then(serde_json::Value::as_str).map(str::to_string);
         if let (Some(name), Some(version)) = (field("name"), field("version")) {
-            return ChartMetadata::new(&name, &version, field("appVersion").as_deref());
+            return chart(&name, &version, field("appVersion").as_deref());
         }
     }
     let stem = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or("manifests");
-    ChartMetadata::new(stem, "0.0.0", None)
+    chart(stem, "0.0.0", None)
 }
 
 /// Identity of an object as a release compares revisions: group, kind, namespace, name.
@@ -177,8 +200,10 @@ fn removed(old: &[Manifest], new: &[Manifest], namespace: &str) -> Vec<Manifest>
 
 fn request(options: &ReleaseOptions, deadline: Duration, unchanged: HashSet<usize>) -> ApplyRequest {
     let wait = WaitOptions { timeout: Some(deadline), wait_for_jobs: options.wait_for_jobs, ..WaitOptions::default() };
+    // A release owns what it declares: fields another manager set (Helm's `helm` when berth continues a
+    // release Helm made, or `kubectl` after a manual edit) are taken over, as Helm's own upgrades overwrite them.
     ApplyRequest {
-        apply: ApplyOptions { dry_run: options.dry_run_server, ..ApplyOptions::default() },
+        apply: ApplyOptions { dry_run: options.dry_run_server, force_conflicts: true, ..ApplyOptions::default() },
         wait: options.wait.then_some(wait),
         health: Some(std::sync::Arc::new(crate::health::HealthRules::new())),
         unchanged,
@@ -209,7 +234,9 @@ pub fn render(operation: &Operation) -> Result<String, LifecycleError> {
         Operation::Install { path, .. } | Operation::Upgrade { path, .. } => {
             Ok(manifest_text(&manifest::load(std::slice::from_ref(path))?))
         }
-        Operation::Rollback { name, .. } | Operation::Uninstall { name, .. } => Err(LifecycleError::NotFound(name.clone())),
+        Operation::Rollback { name, .. } | Operation::Uninstall { name, .. } => {
+            Err(LifecycleError::NotFound(name.clone()))
+        }
     }
 }
 
@@ -225,7 +252,7 @@ pub async fn run(
     on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
 ) -> Result<OperationReport, LifecycleError> {
     let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
-    let context = Context { cluster, storage: &storage, options, on_event };
+    let mut context = Context { cluster, storage: &storage, options, on_event };
     match operation {
         Operation::Install { name, path } => context.install(name, path, cancel).await,
         Operation::Upgrade { name, path, install } => context.upgrade(name, path, *install, cancel).await,
@@ -256,23 +283,30 @@ impl Context<'_, '_> {
         Ok(apply::apply(self.cluster, manifests, &request, cancel, self.on_event).await?)
     }
 
-    async fn delete(&mut self, manifests: &[Manifest], cancel: &CancellationToken) -> Result<ApplyReport, LifecycleError> {
+    async fn delete(
+        &mut self,
+        manifests: &[Manifest],
+        cancel: &CancellationToken,
+    ) -> Result<ApplyReport, LifecycleError> {
         let options = WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() };
         Ok(apply::delete(self.cluster, manifests, &options, self.options.wait, cancel, self.on_event).await?)
     }
 
     async fn check_not_pending(&self, name: &str, history: &[Release]) -> Result<(), LifecycleError> {
         match history.last() {
-            Some(last) if last.info.status.is_pending() => Err(LifecycleError::Pending {
-                name: name.to_string(),
-                version: last.version,
-                status: last.info.status,
-            }),
+            Some(last) if last.info.status.is_pending() => {
+                Err(LifecycleError::Pending { name: name.to_string(), version: last.version, status: last.info.status })
+            }
             _ => Ok(()),
         }
     }
 
-    async fn install(&mut self, name: &str, path: &Path, cancel: &CancellationToken) -> Result<OperationReport, LifecycleError> {
+    async fn install(
+        &mut self,
+        name: &str,
+        path: &Path,
+        cancel: &CancellationToken,
+    ) -> Result<OperationReport, LifecycleError> {
         let manifests = manifest::load(&[path.to_path_buf()])?;
         apply::check(self.cluster, &manifests)?;
         let history = self.storage.history(name).await?;
@@ -281,7 +315,7 @@ impl Context<'_, '_> {
             return Err(LifecycleError::InUse(name.to_string()));
         }
         let version = history.last().map_or(1, |last| last.version + 1);
-        let mut release = Release::new(name, self.namespace(), version, chart_metadata(path), manifest_text(&manifests));
+        let mut release = new_release(name, self.namespace(), version, chart_metadata(path), manifest_text(&manifests));
         release.info.status = ReleaseStatus::PendingInstall;
         release.info.description = "Initial install underway".to_string();
         if self.options.dry_run_server {
@@ -293,7 +327,8 @@ impl Context<'_, '_> {
         let report = match report {
             Ok(report) => report,
             Err(error) => {
-                self.finish(&mut release, ReleaseStatus::Failed, &format!("Install \"{name}\" failed: {error}")).await?;
+                self.finish(&mut release, ReleaseStatus::Failed, &format!("Install \"{name}\" failed: {error}"))
+                    .await?;
                 return Err(error);
             }
         };
@@ -318,7 +353,12 @@ impl Context<'_, '_> {
         Ok(OperationReport { outcome: report.outcome, release, report: Some(report) })
     }
 
-    async fn finish(&self, release: &mut Release, status: ReleaseStatus, description: &str) -> Result<(), LifecycleError> {
+    async fn finish(
+        &self,
+        release: &mut Release,
+        status: ReleaseStatus,
+        description: &str,
+    ) -> Result<(), LifecycleError> {
         release.info.status = status;
         release.info.description = description.to_string();
         release.info.last_deployed = now();
@@ -347,15 +387,16 @@ impl Context<'_, '_> {
         let manifests = manifest::load(&[path.to_path_buf()])?;
         apply::check(self.cluster, &manifests)?;
         let previous = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
-        let old = match &previous {
-            Some(previous) => recorded_manifests(previous)?,
-            None => Vec::new(),
-        };
-        let mut release = Release::new(name, self.namespace(), last.version + 1, chart_metadata(path), manifest_text(&manifests));
-        release.info.first_deployed = history.first().map(|first| first.info.first_deployed.clone()).unwrap_or_else(now);
+        // What the cluster holds comes from the last revision, whatever its status; objects are skipped as
+        // unchanged only when that revision was fully applied (deployed).
+        let old = recorded_manifests(&last)?;
+        let last_deployed = last.info.status == ReleaseStatus::Deployed;
+        let mut release =
+            new_release(name, self.namespace(), last.version + 1, chart_metadata(path), manifest_text(&manifests));
+        release.info.first_deployed = history.first().and_then(|first| first.info.first_deployed).or_else(now);
         release.info.status = ReleaseStatus::PendingUpgrade;
         release.info.description = "Preparing upgrade".to_string();
-        let unchanged = unchanged(&manifests, &old, self.namespace());
+        let unchanged = if last_deployed { unchanged(&manifests, &old, self.namespace()) } else { HashSet::new() };
         if self.options.dry_run_server {
             let report = self.apply(&manifests, unchanged, cancel).await?;
             return Ok(OperationReport { outcome: report.outcome, release, report: Some(report) });
@@ -364,7 +405,8 @@ impl Context<'_, '_> {
         let report = match self.apply(&manifests, unchanged, cancel).await {
             Ok(report) => report,
             Err(error) => {
-                self.finish(&mut release, ReleaseStatus::Failed, &format!("Upgrade \"{name}\" failed: {error}")).await?;
+                self.finish(&mut release, ReleaseStatus::Failed, &format!("Upgrade \"{name}\" failed: {error}"))
+                    .await?;
                 return Err(error);
             }
         };
@@ -389,7 +431,9 @@ impl Context<'_, '_> {
                 self.delete(&created, &CancellationToken::new()).await?;
             }
         }
-        if self.options.rollback_on_failure && let Some(previous) = previous {
+        if self.options.rollback_on_failure
+            && let Some(previous) = previous
+        {
             let fresh = CancellationToken::new();
             let rolled = self.rollback(name, Some(previous.version), &fresh).await?;
             return Ok(OperationReport { outcome: report.outcome, release: rolled.release, report: Some(report) });
@@ -422,20 +466,21 @@ impl Context<'_, '_> {
         }
         let current = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
         let manifests = recorded_manifests(&target)?;
-        let old = match &current {
-            Some(current) => recorded_manifests(current)?,
-            None => Vec::new(),
-        };
+        let old = recorded_manifests(&last)?;
+        let last_deployed = last.info.status == ReleaseStatus::Deployed;
         let mut release = target.clone();
         release.version = last.version + 1;
         release.info.status = ReleaseStatus::PendingRollback;
         release.info.description = format!("Rollback to {version}");
+        release.info.rollback_revision = version;
         release.info.last_deployed = now();
         self.storage.create(&release).await?;
-        let report = match self.apply(&manifests, unchanged(&manifests, &old, self.namespace()), cancel).await {
+        let skip = if last_deployed { unchanged(&manifests, &old, self.namespace()) } else { HashSet::new() };
+        let report = match self.apply(&manifests, skip, cancel).await {
             Ok(report) => report,
             Err(error) => {
-                self.finish(&mut release, ReleaseStatus::Failed, &format!("Rollback \"{name}\" failed: {error}")).await?;
+                self.finish(&mut release, ReleaseStatus::Failed, &format!("Rollback \"{name}\" failed: {error}"))
+                    .await?;
                 return Err(error);
             }
         };

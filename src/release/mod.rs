@@ -5,7 +5,9 @@
 //! - `record.rs`: [`Release`] and its parts, field for field Helm's JSON; [`encode`]/[`decode`] of the
 //!   text in a Secret (base64 of gzipped JSON).
 //! - `storage.rs`: [`Storage`], Helm's `secret` driver: one Secret per revision, found by labels.
+//! - `lifecycle.rs`: install, upgrade, rollback and uninstall on top of apply, wait, sequencing and delete.
 
+pub mod lifecycle;
 mod record;
 mod storage;
 

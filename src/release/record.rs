@@ -82,10 +82,7 @@ impl ReleaseStatus {
     /// Whether an operation holds the release (Helm's `IsPending`): another install, upgrade or rollback
     /// must not start. `uninstalling` is not pending, as in Helm.
     pub fn is_pending(self) -> bool {
-        matches!(
-            self,
-            ReleaseStatus::PendingInstall | ReleaseStatus::PendingUpgrade | ReleaseStatus::PendingRollback
-        )
+        matches!(self, ReleaseStatus::PendingInstall | ReleaseStatus::PendingUpgrade | ReleaseStatus::PendingRollback)
     }
 }
 
@@ -435,7 +432,8 @@ const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 /// [`StorageError::Encode`] if the JSON cannot be written (a value map holding a non-finite number cannot
 /// occur in `serde_json::Value`, so in practice this does not fail).
 pub fn encode(release: &Release) -> Result<String, StorageError> {
-    let failed = |error: &dyn fmt::Display| StorageError::Encode { name: release.name.clone(), message: error.to_string() };
+    let failed =
+        |error: &dyn fmt::Display| StorageError::Encode { name: release.name.clone(), message: error.to_string() };
     let json = serde_json::to_vec(release).map_err(|error| failed(&error))?;
     let mut gzip = GzEncoder::new(Vec::new(), Compression::best());
     gzip.write_all(&json).map_err(|error| failed(&error))?;
@@ -638,7 +636,8 @@ mod tests {
         let text = STANDARD.encode(helm_written().to_string());
         let release = decode(&text).expect("decodes");
         assert_eq!(release.name, "demo");
-        let wrapped: String = text.as_bytes().chunks(76).map(|line| format!("{}\n", String::from_utf8_lossy(line))).collect();
+        let wrapped: String =
+            text.as_bytes().chunks(76).map(|line| format!("{}\n", String::from_utf8_lossy(line))).collect();
         assert_eq!(decode(&wrapped).expect("line breaks are skipped").name, "demo");
     }
 

@@ -57,7 +57,9 @@ pub enum StorageError {
     #[error("release `{name}` revision {version} does not exist")]
     NotFound { name: String, version: u32 },
     /// The name cannot be a label value, so no selector could find the release.
-    #[error("`{name}` is not a valid release name: at most 63 characters, letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit")]
+    #[error(
+        "`{name}` is not a valid release name: at most 63 characters, letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit"
+    )]
     InvalidName { name: String },
     /// A storage reading all namespaces was asked to write.
     #[error("cannot {what}: a storage over all namespaces is read-only")]
@@ -145,7 +147,10 @@ impl Storage {
         let what = format!("find the deployed revision of release `{name}` {}", self.scope());
         let selector = format!("owner={OWNER},name={name},status={}", ReleaseStatus::Deployed);
         let releases = self.query(&selector, &what).await?;
-        Ok(releases.into_iter().filter(|release| release.info.status == ReleaseStatus::Deployed).max_by_key(|release| release.version))
+        Ok(releases
+            .into_iter()
+            .filter(|release| release.info.status == ReleaseStatus::Deployed)
+            .max_by_key(|release| release.version))
     }
 
     /// The releases as `helm list` (Helm 4) shows them by default: the highest revision of each release (per
@@ -382,7 +387,8 @@ fn release_from_secret(secret: &Secret) -> Result<Release, StorageError> {
         .as_ref()
         .and_then(|data| data.get(DATA_KEY))
         .ok_or_else(|| failed(format!("no `data.{DATA_KEY}`")))?;
-    let text = std::str::from_utf8(&data.0).map_err(|error| failed(format!("`data.{DATA_KEY}` is not text: {error}")))?;
+    let text =
+        std::str::from_utf8(&data.0).map_err(|error| failed(format!("`data.{DATA_KEY}` is not text: {error}")))?;
     let mut release = decode(text).map_err(|error| match error {
         StorageError::Record { message } => failed(message),
         other => other,
@@ -422,7 +428,8 @@ mod tests {
     #[test]
     fn pruning_keeps_the_newest_and_the_last_deployed() {
         // (versions, last deployed, max, deleted): Helm's removeLeastRecent(max - 1) before the newest was stored.
-        let cases: [(&[u32], Option<u32>, usize, &[u32]); 7] = [
+        type Case = (&'static [u32], Option<u32>, usize, &'static [u32]);
+        let cases: [Case; 7] = [
             (&[1, 2, 3], Some(3), 5, &[]),
             (&[1, 2, 3, 4, 5], Some(4), 3, &[1, 2]),
             (&[1, 2, 3, 4, 5], Some(1), 3, &[2, 3]),

@@ -26,7 +26,9 @@ fn revision(name: &str, namespace: &str, version: u32, status: ReleaseStatus) ->
         name: name.to_string(),
         namespace: namespace.to_string(),
         version,
-        manifest: format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  revision: \"{version}\"\n"),
+        manifest: format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  revision: \"{version}\"\n"
+        ),
         info: Info {
             first_deployed: Some(HelmTime::now()),
             last_deployed: Some(HelmTime::now()),
@@ -67,7 +69,8 @@ async fn the_stored_secret_is_the_one_helm_writes() {
         let mut labels = secret.metadata.labels.clone().expect("labels");
         let created_at: i64 = labels.remove("createdAt").expect("createdAt").parse().expect("unix seconds");
         assert!((before..=before + 60).contains(&created_at), "{created_at}");
-        let expected = [("name", "demo"), ("owner", "helm"), ("status", "deployed"), ("team", "blue"), ("version", "1")];
+        let expected =
+            [("name", "demo"), ("owner", "helm"), ("status", "deployed"), ("team", "blue"), ("version", "1")];
         assert_eq!(labels, expected.map(|(key, value)| (key.to_string(), value.to_string())).into());
         let data = secret.data.expect("data");
         assert_eq!(data.keys().collect::<Vec<_>>(), ["release"]);
@@ -78,7 +81,10 @@ async fn the_stored_secret_is_the_one_helm_writes() {
         let read = storage.get("demo", 1).await.expect("get").expect("found");
         assert_eq!(read.labels, release.labels, "Helm's own labels are not the release's");
         assert_eq!(read.created_at.map(|at| at.as_second()), Some(created_at));
-        assert_eq!(Release { labels: BTreeMap::new(), created_at: None, ..read }, Release { labels: BTreeMap::new(), ..release });
+        assert_eq!(
+            Release { labels: BTreeMap::new(), created_at: None, ..read },
+            Release { labels: BTreeMap::new(), ..release }
+        );
     })
     .await;
 }
@@ -189,7 +195,10 @@ async fn list_shows_the_latest_revision_of_each_release_in_every_namespace() {
         let named = default.get("broken", 1).await;
         assert_eq!(named.map(|found| found.is_some()).ok(), Some(false), "the broken Secret is in `apps`");
         let broken = Storage::new(client, "apps").get("broken", 1).await;
-        assert!(matches!(&broken, Err(StorageError::Decode { secret, .. }) if secret == "sh.helm.release.v1.broken.v1"), "{broken:?}");
+        assert!(
+            matches!(&broken, Err(StorageError::Decode { secret, .. }) if secret == "sh.helm.release.v1.broken.v1"),
+            "{broken:?}"
+        );
     })
     .await;
 }

@@ -6,6 +6,7 @@ mod health_cli;
 mod health_rules_cli;
 mod peers;
 mod plan_cli;
+mod release_cli;
 mod release_storage;
 mod sequence_sim;
 mod sim_helm;

@@ -93,6 +93,15 @@ async fn helm_reads_and_uninstalls_a_release_berth_stored() {
     .await;
 }
 
+/// A Secret's labels as kubectl shows them, after checking `modifiedAt` is unix seconds (and removing it).
+async fn labels_but_modified_at(peer: &PeerCluster, secret: &str) -> serde_json::Map<String, Value> {
+    let secret = json(&peer.ok("kubectl", &["get", "secret", secret, "-o", "json"]).await);
+    let mut labels = secret["metadata"]["labels"].as_object().cloned().unwrap_or_default();
+    let modified_at = labels.remove("modifiedAt");
+    assert!(modified_at.is_some_and(|at| at.as_str().is_some_and(|at| at.parse::<i64>().is_ok())), "{secret}");
+    labels
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn berth_reads_and_rewrites_a_release_helm_installed() {
     bounded(async {
@@ -121,15 +130,19 @@ async fn berth_reads_and_rewrites_a_release_helm_installed() {
         assert_eq!(metadata.app_version.as_deref(), Some("3.1"));
         assert_eq!(metadata.description.as_deref(), Some("A tiny chart"));
         assert_eq!(installed.chart.templates[0].name, "templates/cm.yaml");
-        assert!(installed.created_at.is_some(), "Helm's createdAt label is read");
         assert_eq!(storage.deployed("tiny").await.expect("deployed").map(|release| release.version), Some(1));
-        assert_eq!(storage.history("tiny").await.expect("history"), [installed.clone()]);
+        assert_eq!(storage.history("tiny").await.expect("history"), std::slice::from_ref(&installed));
 
         // berth upgrades: the old revision is superseded, a new one deployed.
         let mut superseded = installed.clone();
         superseded.info.status = ReleaseStatus::Superseded;
         superseded.info.description = "Superseded by berth".to_string();
+        let helm_labels = labels_but_modified_at(&peer, "sh.helm.release.v1.tiny.v1").await;
         storage.update(&superseded).await.expect("revision 1 rewritten");
+        let mut expected = helm_labels.clone();
+        expected.insert("status".to_string(), json!("superseded"));
+        let rewritten = labels_but_modified_at(&peer, "sh.helm.release.v1.tiny.v1").await;
+        assert_eq!(rewritten, expected, "the labels Helm's own update writes");
         let mut upgraded = installed.clone();
         upgraded.version = 2;
         upgraded.info.status = ReleaseStatus::Deployed;
@@ -166,7 +179,8 @@ async fn berth_reads_and_rewrites_a_release_helm_installed() {
             history.iter().map(|release| (release.version, release.info.status)).collect();
         use ReleaseStatus::{Deployed, Superseded};
         assert_eq!(statuses, [(1, Superseded), (2, Superseded), (3, Superseded), (4, Deployed)]);
-        assert_eq!(history[3].info.rollback_revision, 1);
+        // Helm v4.1.4 predates `info.rollback_revision`; its description names the revision.
+        assert_eq!(history[3].info.description, "Rollback to 1");
         assert_eq!(history[3].manifest, installed.manifest);
     })
     .await;

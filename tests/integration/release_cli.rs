@@ -1,0 +1,238 @@
+//! Releases end to end: `berth install/upgrade/rollback/uninstall/history/list/status` on a simulated
+//! cluster, read back by real Helm 4.1.4, continuing releases Helm made, and never leaving a release pending.
+
+use crate::peers::PeerCluster;
+use berth::sim::SimConfig;
+use berth::sim::profile::{Faults, Profile};
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+const V1: &str = "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  mode: one
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: token
+stringData:
+  token: abc
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  annotations:
+    berth.dev/depends-on: /namespaces/default/ConfigMap/settings
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers: [{name: web, image: web:1}]
+";
+
+fn v2() -> String {
+    // The ConfigMap changes, the Secret is gone.
+    let without_secret: Vec<&str> = V1.split("---\n").filter(|document| !document.contains("kind: Secret")).collect();
+    without_secret.join("---\n").replace("mode: one", "mode: two")
+}
+
+fn berth_command(peer: &PeerCluster, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_berth"));
+    command
+        .args(args)
+        .arg("--kubeconfig")
+        .arg(peer.kubeconfig())
+        .current_dir(peer.dir.path())
+        .env("NO_COLOR", "1")
+        .env_remove("BERTH_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+async fn berth(peer: &PeerCluster, args: &[&str]) -> Output {
+    let mut command = berth_command(peer, args);
+    tokio::task::spawn_blocking(move || command.output().expect("berth runs")).await.expect("joined")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+async fn helm_history(peer: &PeerCluster, name: &str) -> Vec<(u64, String)> {
+    let history: Value = serde_json::from_str(&peer.ok("helm", &["history", name, "-o", "json"]).await).expect("JSON");
+    history
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|entry| {
+            (entry["revision"].as_u64().unwrap_or(0), entry["status"].as_str().unwrap_or_default().to_string())
+        })
+        .collect()
+}
+
+fn assert_ok(output: &Output) {
+    assert_eq!(output.status.code(), Some(0), "stdout:\n{}\nstderr:\n{}", text(&output.stdout), text(&output.stderr));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn install_upgrade_rollback_uninstall_read_by_helm() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    let v1 = peer.file("v1.yaml", V1);
+    let v2 = peer.file("v2.yaml", &v2());
+    assert_ok(&berth(&peer, &["install", "shop", &v1, "--wait"]).await);
+    let listed: Value = serde_json::from_str(&peer.ok("helm", &["list", "-o", "json"]).await).expect("JSON");
+    assert_eq!((listed[0]["name"].clone(), listed[0]["status"].clone()), ("shop".into(), "deployed".into()));
+    assert!(peer.ok("helm", &["get", "manifest", "shop"]).await.contains("name: token"));
+
+    assert_ok(&berth(&peer, &["upgrade", "shop", &v2, "--wait"]).await);
+    assert_eq!(helm_history(&peer, "shop").await, [(1, "superseded".into()), (2, "deployed".into())]);
+    let settings = peer.ok("kubectl", &["get", "configmap", "settings", "-o", "jsonpath={.data.mode}"]).await;
+    assert_eq!(settings, "two");
+    let gone = peer.run("kubectl", &["get", "secret", "token"]).await;
+    assert!(!gone.status.success(), "the object removed from the release was deleted");
+
+    assert_ok(&berth(&peer, &["rollback", "shop", "1", "--wait"]).await);
+    assert_eq!(
+        helm_history(&peer, "shop").await,
+        [(1, "superseded".into()), (2, "superseded".into()), (3, "deployed".into())]
+    );
+    assert!(peer.run("kubectl", &["get", "secret", "token"]).await.status.success(), "rollback restored it");
+    let status = berth(&peer, &["status", "shop", "-o", "json"]).await;
+    assert_ok(&status);
+    let status: Value = serde_json::from_slice(&status.stdout).expect("JSON");
+    assert_eq!(status["version"], 3);
+    assert!(status["resources"].as_array().is_some_and(|resources| resources.len() == 3));
+
+    assert_ok(&berth(&peer, &["uninstall", "shop", "--wait"]).await);
+    assert_eq!(peer.ok("helm", &["list", "-o", "json"]).await.trim(), "[]");
+    assert!(!peer.run("kubectl", &["get", "deployment", "web"]).await.status.success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn berth_continues_a_release_helm_made() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    peer.ok("helm", &["create", "chart"]).await;
+    peer.ok("helm", &["install", "demo", "./chart", "--wait"]).await;
+    let rendered = peer.ok("helm", &["template", "demo", "./chart", "--set", "replicaCount=2"]).await;
+    // `helm template` also renders the test hook; a release applies templates, not hooks.
+    let without_hooks: Vec<&str> =
+        rendered.split("---\n").filter(|document| !document.contains("helm.sh/hook")).collect();
+    let file = peer.file("demo-v2.yaml", &without_hooks.join("---\n"));
+    assert_ok(&berth(&peer, &["upgrade", "demo", &file, "--wait"]).await);
+    assert_eq!(helm_history(&peer, "demo").await, [(1, "superseded".into()), (2, "deployed".into())]);
+    let replicas = peer.ok("kubectl", &["get", "deployment", "demo-chart", "-o", "jsonpath={.spec.replicas}"]).await;
+    assert_eq!(replicas, "2");
+    assert_ok(&berth(&peer, &["rollback", "demo", "--wait"]).await);
+    assert_eq!(helm_history(&peer, "demo").await.last(), Some(&(3, "deployed".to_string())));
+    peer.ok("helm", &["status", "demo"]).await;
+    assert_ok(&berth(&peer, &["uninstall", "demo", "--keep-history"]).await);
+    assert_eq!(helm_history(&peer, "demo").await.last(), Some(&(3, "uninstalled".to_string())));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_upgrade_rolls_back_and_a_pending_release_blocks() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    let v1 = peer.file("v1.yaml", V1);
+    assert_ok(&berth(&peer, &["install", "shop", &v1, "--wait"]).await);
+    let broken = V1.replace(
+        "name: web\n  annotations:",
+        "name: web\n  annotations:\n    sim.berth.dev/pod-waiting-reason: ImagePullBackOff",
+    );
+    let broken = peer.file("broken.yaml", &broken.replace("image: web:1", "image: web:typo"));
+    let failed = berth(&peer, &["upgrade", "shop", &broken, "--wait", "--rollback-on-failure"]).await;
+    assert_eq!(failed.status.code(), Some(1), "{}", text(&failed.stderr));
+    let history = helm_history(&peer, "shop").await;
+    assert_eq!(history, [(1, "superseded".into()), (2, "failed".into()), (3, "deployed".into())]);
+    let image = peer
+        .ok("kubectl", &["get", "deployment", "web", "-o", "jsonpath={.spec.template.spec.containers[0].image}"])
+        .await;
+    assert_eq!(image, "web:1", "rolled back to revision 1");
+
+    // A revision left pending (a client that died) blocks the next operation, with the way out.
+    let client = kube::Client::try_from(peer.cluster.kube_config()).expect("client");
+    let storage = berth::release::Storage::new(client, "default");
+    let mut last = storage.last("shop").await.expect("read").expect("a release");
+    last.info.status = berth::release::ReleaseStatus::PendingUpgrade;
+    storage.update(&last).await.expect("marked pending");
+    let blocked = berth(&peer, &["upgrade", "shop", &v1]).await;
+    assert_eq!(blocked.status.code(), Some(2));
+    assert!(
+        text(&blocked.stderr).contains("operation in progress")
+            && text(&blocked.stderr).contains("berth rollback shop"),
+        "{}",
+        text(&blocked.stderr)
+    );
+    assert_ok(&berth(&peer, &["rollback", "shop", "1", "--wait"]).await);
+    assert_eq!(helm_history(&peer, "shop").await.last(), Some(&(4, "deployed".to_string())));
+}
+
+const SLOW: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: slow
+  annotations: {sim.berth.dev/ready-after: 1h}
+spec:
+  selector: {matchLabels: {app: slow}}
+  template:
+    metadata: {labels: {app: slow}}
+    spec: {containers: [{name: slow, image: slow:1}]}
+";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigint_during_the_wait_records_the_revision_failed_not_pending() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    let v1 = peer.file("v1.yaml", V1);
+    assert_ok(&berth(&peer, &["install", "shop", &v1, "--wait"]).await);
+    let slow = peer.file("slow.yaml", &format!("{V1}---\n{SLOW}"));
+    let mut child =
+        berth_command(&peer, &["upgrade", "shop", &slow, "--wait", "-o", "json"]).spawn().expect("berth runs");
+    let stdout = child.stdout.take().expect("stdout");
+    let waited = tokio::task::spawn_blocking(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if line.contains("\"statusChanged\"") && line.contains("\"slow\"") {
+                break;
+            }
+        }
+        Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill runs");
+        child.wait().expect("berth ends")
+    });
+    let status = tokio::time::timeout(Duration::from_secs(30), waited).await.expect("bounded").expect("joined");
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(helm_history(&peer, "shop").await, [(1, "deployed".into()), (2, "failed".into())]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_errors_and_throttling_lose_no_record() {
+    let faults = Faults {
+        seed: 7,
+        error_rate: 0.2,
+        throttle_rate: 0.2,
+        watch_close_after: Duration::from_millis(500),
+        ..Faults::default()
+    };
+    let peer =
+        PeerCluster::start(SimConfig { profile: Profile { faults, ..Profile::default() }, ..SimConfig::default() })
+            .await;
+    let v1 = peer.file("v1.yaml", V1);
+    let v2 = peer.file("v2.yaml", &v2());
+    assert_ok(&berth(&peer, &["install", "shop", &v1, "--wait"]).await);
+    assert_ok(&berth(&peer, &["upgrade", "shop", &v2, "--wait"]).await);
+    let history = berth(&peer, &["history", "shop", "-o", "json"]).await;
+    assert_ok(&history);
+    let history: Value = serde_json::from_slice(&history.stdout).expect("JSON");
+    let statuses: Vec<&str> =
+        history.as_array().into_iter().flatten().filter_map(|entry| entry["status"].as_str()).collect();
+    assert_eq!(statuses, ["superseded", "deployed"]);
+}
