@@ -14,7 +14,12 @@
 //!   resource types, 10 to 1,000 objects;
 //! - dependency delay: in a chain of 20 Jobs, the time from the write that completed one to the apply
 //!   request of the next (from the simulated cluster's write record), median;
+//! - release upgrade: a 500-object release upgraded with 10 objects changed, `berth upgrade --wait` against
+//!   `helm upgrade --wait` (also with client-go's rate limit lifted);
 //! - peak memory (max RSS) of `berth apply --wait` with 10,000 ConfigMaps.
+//!
+//! `cargo bench --bench apply -- upgrade delay` runs only the named sections (overhead, thousand, requests,
+//! delay, upgrade, memory).
 
 use berth::sim::profile::{Faults, Profile};
 use berth::sim::server::RequestVerb;
@@ -328,6 +333,52 @@ async fn dependency_delay(report: &mut String) {
     );
 }
 
+/// Upgrade of a 500-object release (200 ConfigMaps, 150 Services, 150 Deployments) changing 10 ConfigMaps,
+/// with `--wait`: `berth upgrade` against `helm upgrade` on the same kind of simulated cluster.
+async fn release_upgrade(peers: &Path, report: &mut String) {
+    let count = scale(500);
+    let before = Workload::new(&mixed(count));
+    let mut changed_yaml = mixed(count);
+    for index in 0..10 {
+        changed_yaml = changed_yaml.replacen(
+            &format!("name: config-{index}\ndata:\n  key: value\n"),
+            &format!("name: config-{index}\ndata:\n  key: changed\n"),
+            1,
+        );
+    }
+    let after = Workload::new(&changed_yaml);
+    let strings = |args: &[&str]| args.iter().map(|arg| (*arg).to_string()).collect::<Vec<_>>();
+    let (_cluster, home) = start(Duration::ZERO).await;
+    timed(berth_binary(), strings(&["install", "bench", &before.manifests(), "--wait"]), home.path()).await;
+    let (berth_ok, _, berth_time) =
+        timed(berth_binary(), strings(&["upgrade", "bench", &after.manifests(), "--wait"]), home.path()).await;
+    let (_cluster, home) = start(Duration::ZERO).await;
+    let helm = peers.join("helm");
+    timed(helm.clone(), strings(&["install", "bench", &before.chart(), "--wait"]), home.path()).await;
+    let (helm_ok, _, helm_time) =
+        timed(helm.clone(), strings(&["upgrade", "bench", &after.chart(), "--wait"]), home.path()).await;
+    let (_cluster, home) = start(Duration::ZERO).await;
+    let unthrottled = ["--qps", "1000", "--burst-limit", "1000"];
+    let mut install = strings(&["install", "bench", &before.chart(), "--wait"]);
+    install.extend(strings(&unthrottled));
+    timed(helm.clone(), install, home.path()).await;
+    let mut upgrade = strings(&["upgrade", "bench", &after.chart(), "--wait"]);
+    upgrade.extend(strings(&unthrottled));
+    let (fast_ok, _, fast_time) = timed(helm, upgrade, home.path()).await;
+    let _ = writeln!(report, "\n| upgrade of a {count}-object release changing 10 objects, --wait | wall time | ok |");
+    let _ = writeln!(report, "|---|---|---|");
+    let _ = writeln!(report, "| berth upgrade | {:.2} s | {berth_ok} |", berth_time.as_secs_f64());
+    let _ = writeln!(report, "| helm upgrade | {:.2} s | {helm_ok} |", helm_time.as_secs_f64());
+    let _ = writeln!(
+        report,
+        "| helm upgrade --qps 1000 --burst-limit 1000 | {:.2} s | {fast_ok} |",
+        fast_time.as_secs_f64()
+    );
+    let ratio = berth_time.as_secs_f64() / helm_time.as_secs_f64().max(f64::EPSILON);
+    let fast_ratio = berth_time.as_secs_f64() / fast_time.as_secs_f64().max(f64::EPSILON);
+    let _ = writeln!(report, "| ratio berth / helm (defaults; unthrottled) | **{ratio:.3}**; **{fast_ratio:.3}** | |");
+}
+
 async fn peak_memory(report: &mut String) {
     let count = scale(10_000);
     let workload = Workload::new(&(0..count).map(|index| config_map(&format!("c{index}"))).collect::<String>());
@@ -374,12 +425,28 @@ fn main() {
     }
     let Ok(runtime) = tokio::runtime::Builder::new_multi_thread().enable_all().build() else { return };
     let mut report = String::new();
+    // `cargo bench --bench apply -- NAME...` runs only the named sections.
+    let wanted: Vec<String> = std::env::args().skip(1).filter(|arg| !arg.starts_with('-')).collect();
+    let runs = |name: &str| wanted.is_empty() || wanted.iter().any(|wanted| wanted == name);
     runtime.block_on(async {
-        wait_overhead(&peers, &mut report).await;
-        thousand_objects(&peers, &mut report).await;
-        requests_per_wait(&mut report).await;
-        dependency_delay(&mut report).await;
-        peak_memory(&mut report).await;
+        if runs("overhead") {
+            wait_overhead(&peers, &mut report).await;
+        }
+        if runs("thousand") {
+            thousand_objects(&peers, &mut report).await;
+        }
+        if runs("requests") {
+            requests_per_wait(&mut report).await;
+        }
+        if runs("delay") {
+            dependency_delay(&mut report).await;
+        }
+        if runs("upgrade") {
+            release_upgrade(&peers, &mut report).await;
+        }
+        if runs("memory") {
+            peak_memory(&mut report).await;
+        }
     });
     println!("{report}");
 }

@@ -190,27 +190,68 @@ spec:
     spec: {containers: [{name: slow, image: slow:1}]}
 ";
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sigint_during_the_wait_records_the_revision_failed_not_pending() {
-    let peer = PeerCluster::start(SimConfig::default()).await;
-    let v1 = peer.file("v1.yaml", V1);
-    assert_ok(&berth(&peer, &["install", "shop", &v1, "--wait"]).await);
-    let slow = peer.file("slow.yaml", &format!("{V1}---\n{SLOW}"));
-    let mut child =
-        berth_command(&peer, &["upgrade", "shop", &slow, "--wait", "-o", "json"]).spawn().expect("berth runs");
+/// Runs berth with `-o json`, sends SIGINT once a line contains `trigger`, and returns the exit code.
+async fn interrupt(peer: &PeerCluster, args: &[&str], trigger: &'static str) -> Option<i32> {
+    let mut child = berth_command(peer, args).spawn().expect("berth runs");
     let stdout = child.stdout.take().expect("stdout");
     let waited = tokio::task::spawn_blocking(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if line.contains("\"statusChanged\"") && line.contains("\"slow\"") {
+            if line.contains(trigger) {
                 break;
             }
         }
         Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill runs");
         child.wait().expect("berth ends")
     });
-    let status = tokio::time::timeout(Duration::from_secs(30), waited).await.expect("bounded").expect("joined");
-    assert_eq!(status.code(), Some(130));
+    tokio::time::timeout(Duration::from_secs(30), waited).await.expect("bounded").expect("joined").code()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigint_during_the_wait_records_the_revision_failed_not_pending() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    let v1 = peer.file("v1.yaml", V1);
+    assert_ok(&berth(&peer, &["install", "shop", &v1, "--wait"]).await);
+    let slow = peer.file("slow.yaml", &format!("{V1}---\n{SLOW}"));
+    let code =
+        interrupt(&peer, &["upgrade", "shop", &slow, "--wait", "-o", "json"], "\"name\":\"slow\",\"status\"").await;
+    assert_eq!(code, Some(130));
     assert_eq!(helm_history(&peer, "shop").await, [(1, "deployed".into()), (2, "failed".into())]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigint_during_the_applies_records_the_install_failed() {
+    // 5 ms per request and 300 objects: the applies are still going when the first one is reported.
+    let faults = Faults { latency: Duration::from_millis(5), ..Faults::default() };
+    let peer =
+        PeerCluster::start(SimConfig { profile: Profile { faults, ..Profile::default() }, ..SimConfig::default() })
+            .await;
+    let many: String =
+        (0..300).map(|index| format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{index}\n---\n")).collect();
+    let file = peer.file("many.yaml", &many);
+    let code = interrupt(&peer, &["install", "many", &file, "-o", "json"], "\"applied\"").await;
+    assert_eq!(code, Some(130));
+    let history = berth(&peer, &["history", "many", "-o", "json"]).await;
+    let history: Value = serde_json::from_slice(&history.stdout).expect("JSON");
+    assert_eq!(history[0]["status"], "failed", "{history}");
+    let applied =
+        peer.cluster.record().iter().filter(|entry| entry.kind() == "ConfigMap" && entry.manager == "berth").count();
+    assert!(applied < 300, "cancellation stopped the applies ({applied} of 300 written)");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigint_during_a_rollback_records_it_failed() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    let slow = peer.file("slow.yaml", &format!("{V1}---\n{SLOW}"));
+    let v1 = peer.file("v1.yaml", V1);
+    assert_ok(&berth(&peer, &["install", "shop", &slow]).await);
+    assert_ok(&berth(&peer, &["upgrade", "shop", &v1, "--wait"]).await);
+    let code =
+        interrupt(&peer, &["rollback", "shop", "1", "--wait", "-o", "json"], "\"name\":\"slow\",\"status\"").await;
+    assert_eq!(code, Some(130));
+    assert_eq!(
+        helm_history(&peer, "shop").await,
+        [(1, "superseded".into()), (2, "deployed".into()), (3, "failed".into())]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

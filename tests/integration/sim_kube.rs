@@ -179,3 +179,54 @@ async fn the_status_subresource_is_the_only_way_to_write_status() {
     assert_eq!(written.status.as_ref().and_then(|status| status.replicas), Some(7));
     assert_eq!(written.metadata.generation, Some(1));
 }
+
+/// Sends one raw HTTP/1.1 request and returns the status code and body.
+async fn raw(cluster: &SimCluster, method: &str, path: &str, content_type: &str, body: &[u8]) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(cluster.address()).await.expect("connects");
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: sim\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.expect("head");
+    stream.write_all(body).await.expect("body");
+    let mut response = Vec::new();
+    tokio::time::timeout(BOUND, stream.read_to_end(&mut response)).await.expect("answered in time").expect("read");
+    let text = String::from_utf8_lossy(&response).into_owned();
+    let code = text.split_whitespace().nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map(|(_, body)| body.to_string()).unwrap_or_default();
+    (code, body)
+}
+
+#[tokio::test]
+async fn bad_requests_get_what_a_real_server_answers() {
+    let (cluster, _client) = start().await;
+    let collection = "/api/v1/namespaces/default/configmaps";
+    let cases: [(&str, &str, &str, &[u8], u16, &str); 6] = [
+        ("POST", collection, "application/json", b"{", 400, "BadRequest"),
+        ("POST", collection, "text/plain", b"hello", 415, "UnsupportedMediaType"),
+        ("POST", collection, "application/vnd.kubernetes.protobuf", b"k8s\x00\xff\xff", 400, "BadRequest"),
+        ("GET", "/apis/example.com/v1/gadgets", "application/json", b"", 404, "NotFound"),
+        (
+            "POST",
+            collection,
+            "application/json",
+            br#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"Bad_Name"}}"#,
+            422,
+            "Invalid",
+        ),
+        (
+            "PATCH",
+            "/api/v1/namespaces/default/configmaps/missing",
+            "application/merge-patch+json",
+            b"{}",
+            404,
+            "NotFound",
+        ),
+    ];
+    for (method, path, content_type, body, code, reason) in cases {
+        let (answered, text) = raw(&cluster, method, path, content_type, body).await;
+        assert_eq!(answered, code, "{method} {path} ({content_type}): {text}");
+        assert!(text.contains(&format!("\"reason\":\"{reason}\"")), "{method} {path}: {text}");
+    }
+}
