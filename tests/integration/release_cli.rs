@@ -277,3 +277,22 @@ async fn server_errors_and_throttling_lose_no_record() {
         history.as_array().into_iter().flatten().filter_map(|entry| entry["status"].as_str()).collect();
     assert_eq!(statuses, ["superseded", "deployed"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dry_runs_record_nothing_and_history_is_pruned() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    let v1 = peer.file("v1.yaml", V1);
+    let client_side = berth(&peer, &["install", "shop", &v1, "--dry-run", "client"]).await;
+    assert_ok(&client_side);
+    assert!(text(&client_side.stdout).starts_with("---\n# Source: "), "{}", text(&client_side.stdout));
+    assert_ok(&berth(&peer, &["install", "shop", &v1, "--dry-run", "server"]).await);
+    assert_eq!(peer.ok("helm", &["list", "-o", "json"]).await.trim(), "[]", "a dry run records no release");
+    assert!(!peer.run("kubectl", &["get", "configmap", "settings"]).await.status.success(), "nor writes objects");
+
+    assert_ok(&berth(&peer, &["install", "shop", &v1, "--history-max", "2"]).await);
+    for mode in ["two", "three", "four"] {
+        let changed = peer.file("changed.yaml", &V1.replace("mode: one", &format!("mode: {mode}")));
+        assert_ok(&berth(&peer, &["upgrade", "shop", &changed, "--history-max", "2"]).await);
+    }
+    assert_eq!(helm_history(&peer, "shop").await, [(3, "superseded".into()), (4, "deployed".into())]);
+}
