@@ -9,6 +9,7 @@ mod plan_cli;
 mod release_cli;
 mod release_storage;
 mod sequence_sim;
+mod sim_cli;
 mod sim_helm;
 mod sim_kube;
 mod sim_kubectl;
