@@ -198,11 +198,14 @@ async fn raw(cluster: &SimCluster, method: &str, path: &str, content_type: &str,
     (code, body)
 }
 
+type BadRequest = (&'static str, &'static str, &'static str, &'static [u8], u16, &'static str);
+
 #[tokio::test]
 async fn bad_requests_get_what_a_real_server_answers() {
     let (cluster, _client) = start().await;
     let collection = "/api/v1/namespaces/default/configmaps";
-    let cases: [(&str, &str, &str, &[u8], u16, &str); 6] = [
+    // (method, path, content type, body, expected code, expected reason)
+    let cases: [BadRequest; 6] = [
         ("POST", collection, "application/json", b"{", 400, "BadRequest"),
         ("POST", collection, "text/plain", b"hello", 415, "UnsupportedMediaType"),
         ("POST", collection, "application/vnd.kubernetes.protobuf", b"k8s\x00\xff\xff", 400, "BadRequest"),
