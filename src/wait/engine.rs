@@ -123,6 +123,9 @@ pub struct WaitReport {
     pub elapsed: Duration,
 }
 
+/// The revision a Deployment and its ReplicaSets carry.
+const REVISION_ANNOTATION: &str = "deployment.kubernetes.io/revision";
+
 /// Kinds whose pods berth reads for root causes.
 const WORKLOAD_KINDS: [&str; 5] = ["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"];
 
@@ -346,20 +349,43 @@ impl<'a> WaitState<'a> {
     }
 
     /// The first root cause among the pods `workload` owns (directly, or through its replica sets).
+    /// Only pods of the workload's current revision count: during a rollout (or a rollback away from a broken
+    /// revision) the old pods may still fail while they are being replaced. Until the controller has observed
+    /// the latest generation, which revision is current is not known, so nothing counts yet.
     fn workload_failure(&self, workload: &ObjectRef, object: &Value, now: jiff::Timestamp) -> Option<PodFailure> {
         let uid = str_at(object, &["metadata", "uid"])?;
+        let generation = value_at(object, &["metadata", "generation"]).and_then(Value::as_i64);
+        let observed = value_at(object, &["status", "observedGeneration"]).and_then(Value::as_i64);
+        if let (Some(generation), Some(observed)) = (generation, observed)
+            && observed < generation
+        {
+            return None;
+        }
         let mut owners = vec![uid.to_string()];
         if workload.kind == "Deployment" {
+            let revision = str_at(object, &["metadata", "annotations", REVISION_ANNOTATION]);
             let replica_sets = self.replica_sets.get(&workload.namespace).into_iter().flat_map(BTreeMap::values);
             owners.extend(
                 replica_sets
                     .filter(|replica_set| is_owned_by(replica_set, uid))
+                    .filter(|replica_set| {
+                        revision.is_none_or(|revision| {
+                            str_at(replica_set, &["metadata", "annotations", REVISION_ANNOTATION]) == Some(revision)
+                        })
+                    })
                     .filter_map(|replica_set| str_at(replica_set, &["metadata", "uid"]).map(str::to_string)),
             );
         }
+        let update_revision =
+            (workload.kind == "StatefulSet").then(|| str_at(object, &["status", "updateRevision"])).flatten();
         let pods = self.pods.get(&workload.namespace)?;
         pods.values()
             .filter(|pod| owners.iter().any(|owner| is_owned_by(pod, owner)))
+            .filter(|pod| {
+                update_revision.is_none_or(|revision| {
+                    str_at(pod, &["metadata", "labels", "controller-revision-hash"]).is_none_or(|hash| hash == revision)
+                })
+            })
             .find_map(|pod| pod_failure(pod, now, &self.options.pod_rules))
     }
 
@@ -440,4 +466,60 @@ fn job_not_complete(job: &Value) -> Option<String> {
         count("succeeded"),
         count("failed")
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::{Resolved, ResourceType};
+    use kube::api::{ApiResource, GroupVersionKind};
+    use serde_json::json;
+
+    fn reference(api_version: &str, kind: &str, name: &str) -> ObjectRef {
+        ObjectRef {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            namespace: Some("shop".into()),
+            name: name.into(),
+        }
+    }
+
+    fn replica_set(name: &str, uid: &str, revision: &str) -> Value {
+        json!({"metadata": {"name": name, "uid": uid, "annotations": {REVISION_ANNOTATION: revision},
+            "ownerReferences": [{"uid": "deploy-uid", "controller": true}]}})
+    }
+
+    fn pulling_pod(name: &str, owner: &str) -> Value {
+        json!({"metadata": {"name": name, "ownerReferences": [{"uid": owner, "controller": true}]},
+            "status": {"phase": "Pending", "containerStatuses": [{"name": "web", "ready": false,
+                "state": {"waiting": {"reason": "ImagePullBackOff", "message": "Back-off pulling image"}}}]}})
+    }
+
+    #[test]
+    fn only_pods_of_the_current_revision_give_root_causes() {
+        let web = reference("apps/v1", "Deployment", "web");
+        let gvk = GroupVersionKind::gvk("apps", "v1", "Deployment");
+        let resource = ResourceType { api_resource: ApiResource::from_gvk(&gvk), namespaced: true };
+        let targets = [Target { resolved: Resolved { reference: web.clone(), resource }, timeout: None }];
+        let options = WaitOptions::default();
+        let mut state = WaitState::new(&targets, &options, Instant::now());
+        let seen = |reference: ObjectRef, object: Value| Seen { reference, object: Some(object) };
+        state.record(seen(reference("apps/v1", "ReplicaSet", "web-old"), replica_set("web-old", "rs-old", "1")));
+        state.record(seen(reference("apps/v1", "ReplicaSet", "web-new"), replica_set("web-new", "rs-new", "2")));
+        state.record(seen(reference("v1", "Pod", "web-old-a"), pulling_pod("web-old-a", "rs-old")));
+        let deployment = |revision: &str, observed: i64| {
+            json!({"metadata": {"uid": "deploy-uid", "generation": 2, "annotations": {REVISION_ANNOTATION: revision}},
+                "status": {"observedGeneration": observed}})
+        };
+        let now = jiff::Timestamp::now();
+        assert!(
+            state.workload_failure(&web, &deployment("2", 2), now).is_none(),
+            "the old revision's pods do not count"
+        );
+        assert!(state.workload_failure(&web, &deployment("1", 2), now).is_some(), "the current revision's do");
+        assert!(
+            state.workload_failure(&web, &deployment("1", 1), now).is_none(),
+            "nothing counts before the controller caught up"
+        );
+    }
 }
