@@ -60,8 +60,15 @@ impl Progress {
         match self.mode {
             ProgressMode::Json => json_line(event),
             ProgressMode::Lines => {
+                // A readiness gate and the final wait may both report the same status: print it once.
+                let repeated = match event {
+                    ApplyEvent::Wait(WaitEvent::StatusChanged { object, status, message }) => {
+                        self.rows.get(object).is_some_and(|row| row.status == *status && row.message == *message)
+                    }
+                    _ => false,
+                };
                 self.remember(event);
-                if let Some(line) = plain_line(event) {
+                if !repeated && let Some(line) = plain_line(event) {
                     eprintln!("{line}");
                 }
             }
