@@ -77,7 +77,6 @@ struct Executor<'a> {
     run: &'a Run<'a>,
     scheduler: Scheduler<'a>,
     queue: VecDeque<usize>,
-    by_reference: HashMap<ObjectRef, Gated>,
     gate_sender: mpsc::UnboundedSender<GateMessage>,
     gates: tokio::task::JoinSet<()>,
     gate_cancel: CancellationToken,
@@ -91,17 +90,10 @@ pub async fn execute(
     on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
 ) -> Execution {
     let (gate_sender, mut gate_receiver) = mpsc::unbounded_channel();
-    let by_reference = run
-        .planned
-        .iter()
-        .enumerate()
-        .map(|(index, planned)| (planned.resolved.reference.clone(), Gated::Object(index)))
-        .collect();
     let mut executor = Executor {
         run,
         scheduler: run.plan.scheduler(),
         queue: VecDeque::new(),
-        by_reference,
         gate_sender,
         gates: tokio::task::JoinSet::new(),
         gate_cancel: cancel.child_token(),
@@ -136,7 +128,8 @@ pub async fn execute(
             Some(message) = gate_receiver.recv() => executor.gate_message(message, on_event).await,
         }
         if !gate_batch.is_empty() {
-            executor.start_gate(gate_batch.into_iter().map(Gated::Object).collect());
+            let members = gate_batch.into_iter().filter_map(|index| executor.object_target(index)).collect();
+            executor.start_gate(members);
         }
     }
     executor.gate_cancel.cancel();
@@ -233,20 +226,21 @@ impl Executor<'_> {
         options
     }
 
+    /// The wait target of an object of the set.
+    fn object_target(&self, index: usize) -> Option<(Gated, Target)> {
+        let planned = self.run.planned.get(index)?;
+        Some((Gated::Object(index), Target { resolved: planned.resolved.clone(), timeout: planned.timeout }))
+    }
+
     /// Starts one wait over `members`, reporting back through the gate channel.
-    fn start_gate(&mut self, members: Vec<Gated>) {
-        let targets: Vec<Target> = members.iter().filter_map(|gated| self.gate_target(*gated)).collect();
+    fn start_gate(&mut self, members: Vec<(Gated, Target)>) {
         let cluster = self.run.cluster.clone();
         let options = self.remaining_options();
         let cancel = self.gate_cancel.clone();
         let sender = self.gate_sender.clone();
-        let by_reference: HashMap<ObjectRef, Gated> = targets
-            .iter()
-            .filter_map(|target| {
-                let reference = &target.resolved.reference;
-                self.by_reference.get(reference).map(|gated| (reference.clone(), *gated))
-            })
-            .collect();
+        let by_reference: HashMap<ObjectRef, Gated> =
+            members.iter().map(|(gated, target)| (target.resolved.reference.clone(), *gated)).collect();
+        let (gated, targets): (Vec<Gated>, Vec<Target>) = members.into_iter().unzip();
         self.gates.spawn(async move {
             let mut forward = |event: &WaitEvent| {
                 let (WaitEvent::StatusChanged { object, status, .. } | WaitEvent::Waiting { object, status, .. }) =
@@ -256,21 +250,8 @@ impl Executor<'_> {
                 }
             };
             let report = wait(&cluster, &targets, &options, &cancel, &mut forward).await;
-            let _ = sender.send(GateMessage::Finished { members, report });
+            let _ = sender.send(GateMessage::Finished { members: gated, report });
         });
-    }
-
-    fn gate_target(&self, gated: Gated) -> Option<Target> {
-        match gated {
-            Gated::Object(index) => {
-                let planned = self.run.planned.get(index)?;
-                Some(Target { resolved: planned.resolved.clone(), timeout: planned.timeout })
-            }
-            Gated::External(external) => {
-                let dependency = self.run.plan.externals().get(external)?;
-                external_target(self.run.cluster, dependency).ok()
-            }
-        }
     }
 
     /// Waits for every external dependency from the start; one that names a kind the cluster does not serve
@@ -285,8 +266,7 @@ impl Executor<'_> {
                         message: "waiting for it to exist and be Current before applying what depends on it"
                             .to_string(),
                     });
-                    self.by_reference.insert(target.resolved.reference.clone(), Gated::External(external));
-                    members.push(Gated::External(external));
+                    members.push((Gated::External(external), target));
                 }
                 Err(message) => {
                     on_event(&ApplyEvent::External { dependency: dependency.to_string(), message: message.clone() });

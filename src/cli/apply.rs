@@ -168,13 +168,10 @@ fn run_with_cluster<F>(cluster_args: &ClusterArgs, json: bool, summary: Summary,
 where
     F: AsyncFnOnce(&Cluster, &CancellationToken, &mut Progress) -> Result<ApplyReport, apply::InvalidSet>,
 {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|error| Error::Usage(format!("cannot start the async runtime: {error}")))?;
+    let runtime = super::runtime::runtime()?;
     runtime.block_on(async move {
         let cancel = CancellationToken::new();
-        spawn_signal_handler(cancel.clone());
+        super::runtime::spawn_signal_handler(cancel.clone());
         let (cluster, _simulated) = cluster_args.connect().await?;
         let mut progress = Progress::new(ProgressMode::detect(json));
         let report = work(&cluster, &cancel, &mut progress).await.map_err(Error::Invalid)?;
@@ -182,25 +179,6 @@ where
         print_report(&report, json, summary)?;
         Ok(exit_code(report.outcome))
     })
-}
-
-/// SIGINT or SIGTERM cancels the run: requests in flight finish, nothing new starts.
-pub(crate) fn spawn_signal_handler(cancel: CancellationToken) {
-    tokio::spawn(async move {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            let Ok(mut terminate) = signal(SignalKind::terminate()) else { return };
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = terminate.recv() => {}
-            }
-        }
-        #[cfg(not(unix))]
-        let _ = tokio::signal::ctrl_c().await;
-        eprintln!("cancelling: requests in flight will finish, nothing new starts");
-        cancel.cancel();
-    });
 }
 
 fn exit_code(outcome: Outcome) -> ExitCode {

@@ -103,10 +103,7 @@ fn observe_cluster(
     manifests: &[manifest::Manifest],
     rules: &HealthRules,
 ) -> Result<Vec<(ObjectRef, Judgement)>, Error> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|error| Error::Usage(format!("cannot start the async runtime: {error}")))?;
+    let runtime = super::runtime::runtime()?;
     runtime.block_on(async {
         let (cluster, _simulated) = cluster_args.connect().await?;
         let observed = apply::observe(&cluster, manifests, rules).await.map_err(Error::Invalid)?;

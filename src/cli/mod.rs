@@ -10,6 +10,7 @@ mod output;
 mod plan;
 mod progress;
 mod release;
+mod runtime;
 mod sim;
 
 use crate::error::{Error, ExitCode};

@@ -70,10 +70,7 @@ fn look_up_externals(
     plan: &plan::Plan,
     cluster_args: &ClusterArgs,
 ) -> Result<Vec<(DependencyRef, Status, String)>, Error> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|error| Error::Usage(format!("cannot start the async runtime: {error}")))?;
+    let runtime = super::runtime::runtime()?;
     runtime.block_on(async {
         let (cluster, _simulated) = cluster_args.connect().await?;
         let mut found = Vec::new();

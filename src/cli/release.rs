@@ -118,13 +118,6 @@ pub struct ReadArgs {
     pub cluster: ClusterArgs,
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime, Error> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|error| Error::Usage(format!("cannot start the async runtime: {error}")))
-}
-
 fn release_options(change: &ChangeArgs) -> ReleaseOptions {
     ReleaseOptions {
         wait: change.wait,
@@ -143,34 +136,31 @@ pub fn run_change(operation: Operation, change: &ChangeArgs) -> Result<ExitCode,
         print_stdout(&text)?;
         return Ok(ExitCode::Success);
     }
-    let options = release_options(change);
     let json = change.output == super::apply::ProgressOutput::Json;
-    runtime()?.block_on(async move {
-        let cancel = CancellationToken::new();
-        super::apply::spawn_signal_handler(cancel.clone());
-        let (cluster, _simulated) = change.cluster.connect().await?;
-        let mut progress = Progress::new(ProgressMode::detect(json));
-        let mut on_event = |event: &crate::apply::ApplyEvent| progress.on_event(event);
-        let report =
-            lifecycle::run(&cluster, &operation, &options, &cancel, &mut on_event).await.map_err(Error::Release)?;
-        progress.finish();
-        print_operation(&report, json)?;
-        Ok(exit_code(&report))
-    })
+    run_operation(&operation, &release_options(change), &change.cluster, json)
 }
 
 pub fn run_uninstall(args: UninstallArgs) -> Result<ExitCode, Error> {
-    let json = args.output == super::apply::ProgressOutput::Json;
-    runtime()?.block_on(async move {
+    let operation = Operation::Uninstall { name: args.name.clone(), keep_history: args.keep_history };
+    let options = ReleaseOptions { wait: args.wait, timeout: args.timeout, ..ReleaseOptions::default() };
+    run_operation(&operation, &options, &args.cluster, args.output == super::apply::ProgressOutput::Json)
+}
+
+/// Connects, runs one operation with progress and SIGINT/SIGTERM cancellation, and reports it.
+fn run_operation(
+    operation: &Operation,
+    options: &ReleaseOptions,
+    cluster_args: &ClusterArgs,
+    json: bool,
+) -> Result<ExitCode, Error> {
+    super::runtime::runtime()?.block_on(async move {
         let cancel = CancellationToken::new();
-        super::apply::spawn_signal_handler(cancel.clone());
-        let (cluster, _simulated) = args.cluster.connect().await?;
+        super::runtime::spawn_signal_handler(cancel.clone());
+        let (cluster, _simulated) = cluster_args.connect().await?;
         let mut progress = Progress::new(ProgressMode::detect(json));
         let mut on_event = |event: &crate::apply::ApplyEvent| progress.on_event(event);
-        let operation = Operation::Uninstall { name: args.name.clone(), keep_history: args.keep_history };
-        let options = ReleaseOptions { wait: args.wait, timeout: args.timeout, ..ReleaseOptions::default() };
         let report =
-            lifecycle::run(&cluster, &operation, &options, &cancel, &mut on_event).await.map_err(Error::Release)?;
+            lifecycle::run(&cluster, operation, options, &cancel, &mut on_event).await.map_err(Error::Release)?;
         progress.finish();
         print_operation(&report, json)?;
         Ok(exit_code(&report))
@@ -208,7 +198,7 @@ fn print_operation(report: &OperationReport, json: bool) -> Result<(), Error> {
 
 /// `berth list`, `berth history NAME`, `berth status NAME`.
 pub fn run_read(kind: ReadKind, args: ReadArgs) -> Result<ExitCode, Error> {
-    runtime()?.block_on(async move {
+    super::runtime::runtime()?.block_on(async move {
         let (cluster, _simulated) = args.cluster.connect().await?;
         let storage = if args.all_namespaces {
             Storage::all_namespaces(cluster.client.clone())

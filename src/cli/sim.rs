@@ -42,10 +42,7 @@ fn run_serve(args: ServeArgs) -> Result<ExitCode, Error> {
         Some(path) => Profile::from_file(path).map_err(|error| Error::Usage(error.to_string()))?,
         None => Profile::default(),
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|error| Error::Usage(format!("cannot start the async runtime: {error}")))?;
+    let runtime = super::runtime::runtime()?;
     runtime.block_on(async move {
         let config = SimConfig { profile, port: args.port, keep_record: false, ..SimConfig::default() };
         let cluster = SimCluster::start(config).await.map_err(|error| Error::Usage(error.to_string()))?;
@@ -53,26 +50,9 @@ fn run_serve(args: ServeArgs) -> Result<ExitCode, Error> {
             cluster.write_kubeconfig(path).map_err(|error| Error::Usage(error.to_string()))?;
         }
         eprintln!("simulated cluster serving at {}", cluster.url());
-        wait_for_signal().await;
+        super::runtime::shutdown_signal().await;
         eprintln!("simulated cluster stopping");
         cluster.stop();
         Ok(ExitCode::Success)
     })
-}
-
-async fn wait_for_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let Ok(mut terminate) = signal(SignalKind::terminate()) else {
-            let _ = tokio::signal::ctrl_c().await;
-            return;
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = terminate.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = tokio::signal::ctrl_c().await;
 }

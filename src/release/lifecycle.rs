@@ -190,6 +190,12 @@ fn unchanged(new: &[Manifest], old: &[Manifest], namespace: &str) -> HashSet<usi
         .collect()
 }
 
+/// What need not be written again: objects identical to the last revision's, but only when that revision was
+/// fully applied (deployed); after a failed or cancelled revision the cluster may hold anything.
+fn skippable(new: &[Manifest], old: &[Manifest], last_deployed: bool, namespace: &str) -> HashSet<usize> {
+    if last_deployed { unchanged(new, old, namespace) } else { HashSet::new() }
+}
+
 /// Objects of `old` that `new` no longer has.
 fn removed(old: &[Manifest], new: &[Manifest], namespace: &str) -> Vec<Manifest> {
     old.iter()
@@ -292,7 +298,7 @@ impl Context<'_, '_> {
         Ok(apply::delete(self.cluster, manifests, &options, self.options.wait, cancel, self.on_event).await?)
     }
 
-    async fn check_not_pending(&self, name: &str, history: &[Release]) -> Result<(), LifecycleError> {
+    fn check_not_pending(&self, name: &str, history: &[Release]) -> Result<(), LifecycleError> {
         match history.last() {
             Some(last) if last.info.status.is_pending() => {
                 Err(LifecycleError::Pending { name: name.to_string(), version: last.version, status: last.info.status })
@@ -310,7 +316,7 @@ impl Context<'_, '_> {
         let manifests = manifest::load(&[path.to_path_buf()])?;
         apply::check(self.cluster, &manifests)?;
         let history = self.storage.history(name).await?;
-        self.check_not_pending(name, &history).await?;
+        self.check_not_pending(name, &history)?;
         if history.last().is_some_and(|last| last.info.status != ReleaseStatus::Uninstalled) {
             return Err(LifecycleError::InUse(name.to_string()));
         }
@@ -323,15 +329,7 @@ impl Context<'_, '_> {
             return Ok(OperationReport { outcome: report.outcome, release, report: Some(report) });
         }
         self.storage.create(&release).await?;
-        let report = self.apply(&manifests, HashSet::new(), cancel).await;
-        let report = match report {
-            Ok(report) => report,
-            Err(error) => {
-                self.finish(&mut release, ReleaseStatus::Failed, &format!("Install \"{name}\" failed: {error}"))
-                    .await?;
-                return Err(error);
-            }
-        };
+        let report = self.apply_recorded(&mut release, "Install", &manifests, HashSet::new(), cancel).await?;
         if report.outcome == Outcome::Ready {
             self.finish(&mut release, ReleaseStatus::Deployed, "Install complete").await?;
             return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report) });
@@ -366,6 +364,49 @@ impl Context<'_, '_> {
         Ok(())
     }
 
+    /// Applies a recorded revision; when the run cannot even start, records the revision failed first.
+    async fn apply_recorded(
+        &mut self,
+        release: &mut Release,
+        verb: &str,
+        manifests: &[Manifest],
+        unchanged: HashSet<usize>,
+        cancel: &CancellationToken,
+    ) -> Result<ApplyReport, LifecycleError> {
+        match self.apply(manifests, unchanged, cancel).await {
+            Ok(report) => Ok(report),
+            Err(error) => {
+                let description = format!("{verb} \"{}\" failed: {error}", release.name);
+                self.finish(release, ReleaseStatus::Failed, &description).await?;
+                Err(error)
+            }
+        }
+    }
+
+    /// A new revision is ready: objects the previous one had and this one has not are deleted, the previous
+    /// deployed revision is superseded, this one deployed, and the history pruned.
+    async fn promote(
+        &mut self,
+        release: &mut Release,
+        description: &str,
+        old: &[Manifest],
+        new: &[Manifest],
+        previous: Option<Release>,
+        cancel: &CancellationToken,
+    ) -> Result<(), LifecycleError> {
+        let gone = removed(old, new, self.namespace());
+        if !gone.is_empty() {
+            self.delete(&gone, cancel).await?;
+        }
+        if let Some(mut previous) = previous {
+            previous.info.status = ReleaseStatus::Superseded;
+            self.storage.update(&previous).await?;
+        }
+        self.finish(release, ReleaseStatus::Deployed, description).await?;
+        self.storage.prune(&release.name, self.options.history_max).await?;
+        Ok(())
+    }
+
     async fn upgrade(
         &mut self,
         name: &str,
@@ -383,7 +424,7 @@ impl Context<'_, '_> {
         if last.info.status == ReleaseStatus::Uninstalled && install {
             return self.install(name, path, cancel).await;
         }
-        self.check_not_pending(name, &history).await?;
+        self.check_not_pending(name, &history)?;
         let manifests = manifest::load(&[path.to_path_buf()])?;
         apply::check(self.cluster, &manifests)?;
         let previous = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
@@ -396,31 +437,15 @@ impl Context<'_, '_> {
         release.info.first_deployed = history.first().and_then(|first| first.info.first_deployed).or_else(now);
         release.info.status = ReleaseStatus::PendingUpgrade;
         release.info.description = "Preparing upgrade".to_string();
-        let unchanged = if last_deployed { unchanged(&manifests, &old, self.namespace()) } else { HashSet::new() };
+        let unchanged = skippable(&manifests, &old, last_deployed, self.namespace());
         if self.options.dry_run_server {
             let report = self.apply(&manifests, unchanged, cancel).await?;
             return Ok(OperationReport { outcome: report.outcome, release, report: Some(report) });
         }
         self.storage.create(&release).await?;
-        let report = match self.apply(&manifests, unchanged, cancel).await {
-            Ok(report) => report,
-            Err(error) => {
-                self.finish(&mut release, ReleaseStatus::Failed, &format!("Upgrade \"{name}\" failed: {error}"))
-                    .await?;
-                return Err(error);
-            }
-        };
+        let report = self.apply_recorded(&mut release, "Upgrade", &manifests, unchanged, cancel).await?;
         if report.outcome == Outcome::Ready {
-            let gone = removed(&old, &manifests, self.namespace());
-            if !gone.is_empty() {
-                self.delete(&gone, cancel).await?;
-            }
-            if let Some(mut previous) = previous {
-                previous.info.status = ReleaseStatus::Superseded;
-                self.storage.update(&previous).await?;
-            }
-            self.finish(&mut release, ReleaseStatus::Deployed, "Upgrade complete").await?;
-            self.storage.prune(name, self.options.history_max).await?;
+            self.promote(&mut release, "Upgrade complete", &old, &manifests, previous, cancel).await?;
             return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report) });
         }
         let description = describe_failure("Upgrade", name, &report);
@@ -475,26 +500,11 @@ impl Context<'_, '_> {
         release.info.rollback_revision = version;
         release.info.last_deployed = now();
         self.storage.create(&release).await?;
-        let skip = if last_deployed { unchanged(&manifests, &old, self.namespace()) } else { HashSet::new() };
-        let report = match self.apply(&manifests, skip, cancel).await {
-            Ok(report) => report,
-            Err(error) => {
-                self.finish(&mut release, ReleaseStatus::Failed, &format!("Rollback \"{name}\" failed: {error}"))
-                    .await?;
-                return Err(error);
-            }
-        };
+        let skip = skippable(&manifests, &old, last_deployed, self.namespace());
+        let report = self.apply_recorded(&mut release, "Rollback", &manifests, skip, cancel).await?;
         if report.outcome == Outcome::Ready {
-            let gone = removed(&old, &manifests, self.namespace());
-            if !gone.is_empty() {
-                self.delete(&gone, cancel).await?;
-            }
-            if let Some(mut current) = current {
-                current.info.status = ReleaseStatus::Superseded;
-                self.storage.update(&current).await?;
-            }
-            self.finish(&mut release, ReleaseStatus::Deployed, &format!("Rollback to {version}")).await?;
-            self.storage.prune(name, self.options.history_max).await?;
+            let description = format!("Rollback to {version}");
+            self.promote(&mut release, &description, &old, &manifests, current, cancel).await?;
             return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report) });
         }
         let description = describe_failure("Rollback", name, &report);

@@ -191,6 +191,11 @@ impl Store {
         self.write(&target, &options, |_| Ok(object)).map(|(object, _)| object)
     }
 
+    /// Whether `group`/`version` serves `plural` (routing asks this without copying the type).
+    pub fn serves(&self, group: &str, version: &str, plural: &str) -> bool {
+        self.lock().registry.find(group, version, plural).is_some()
+    }
+
     /// The type served at `group`/`version` under `plural`.
     pub fn find(&self, group: &str, version: &str, plural: &str) -> Option<ResourceDef> {
         self.lock().registry.find(group, version, plural).cloned()
@@ -365,10 +370,13 @@ impl Store {
                 prepare_update(&mut new, old, def, options.status_only)?;
             }
         }
-        if def.kind == "CustomResourceDefinition" && def.group == "apiextensions.k8s.io" {
+        let crd_defs = if def.kind == "CustomResourceDefinition" && def.group == "apiextensions.k8s.io" {
             let defs = crd_resources(&new).map_err(|cause| ApiError::invalid(&def.group, &def.kind, &name, &cause))?;
             establish_crd(&mut new, &defs);
-        }
+            Some(defs)
+        } else {
+            None
+        };
         if options.dry_run {
             return Ok((Arc::new(new), old.is_none()));
         }
@@ -386,9 +394,8 @@ impl Store {
         }
         let event_type = if created { EventType::Added } else { EventType::Modified };
         let stored = self.commit(&mut state, def, &namespace, &name, new, event_type, options);
-        if def.kind == "CustomResourceDefinition" && def.group == "apiextensions.k8s.io" {
-            let defs = crd_resources(&stored).ok();
-            state.registry.set_custom(&name, defs);
+        if crd_defs.is_some() {
+            state.registry.set_custom(&name, crd_defs);
         }
         Ok((with_version(&stored, def), created))
     }
@@ -640,6 +647,11 @@ impl Store {
     }
 }
 
+/// The Kubernetes form of a time: RFC 3339 in UTC, whole seconds.
+pub fn kube_time(at: Timestamp) -> String {
+    at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
 fn type_meta(object: &Value) -> (String, String) {
     let field = |name: &str| object.get(name).and_then(Value::as_str).unwrap_or_default().to_string();
     (field("apiVersion"), field("kind"))
@@ -788,7 +800,7 @@ fn check_namespace(state: &State, def: &ResourceDef, namespace: &str) -> Result<
 fn prepare_create(object: &mut Value, def: &ResourceDef, uid_counter: &mut u64) {
     *uid_counter += 1;
     let uid = format!("00000000-0000-4000-8000-{:012x}", *uid_counter);
-    let now = Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let now = kube_time(Timestamp::now());
     if def.has_status
         && let Some(map) = object.as_object_mut()
     {
@@ -862,9 +874,6 @@ fn prepare_update(object: &mut Value, old: &Value, def: &ResourceDef, status_onl
                 None => metadata.remove(field),
             };
         }
-        if is_deleting(old) {
-            // Finalizers may only be removed once deletion started; new ones are refused by real servers, kept here.
-        }
         if def.tracks_generation() && spec_changed {
             let generation = old.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(0) + 1;
             metadata.insert("generation".to_string(), json!(generation));
@@ -903,7 +912,7 @@ fn finalizers_empty(object: &Value) -> bool {
 }
 
 fn mark_deleting(object: &mut Value, is_namespace: bool) {
-    let now = Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let now = kube_time(Timestamp::now());
     if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         metadata.insert("deletionTimestamp".to_string(), Value::String(now));
         metadata.insert("deletionGracePeriodSeconds".to_string(), json!(0));
@@ -922,7 +931,7 @@ fn namespace_has_objects(state: &State, namespace: &str) -> bool {
 /// A CRD is accepted and established as soon as it is stored (a real server takes milliseconds).
 fn establish_crd(crd: &mut Value, defs: &[ResourceDef]) {
     let names = crd.pointer("/spec/names").cloned().unwrap_or(Value::Null);
-    let now = Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let now = kube_time(Timestamp::now());
     let condition = |kind: &str, reason: &str, message: &str| json!({"type": kind, "status": "True", "lastTransitionTime": now, "reason": reason, "message": message});
     let stored_versions: Vec<&str> = defs.iter().take(1).map(|def| def.version.as_str()).collect();
     if let Some(map) = crd.as_object_mut() {

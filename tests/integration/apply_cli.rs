@@ -2,18 +2,12 @@
 //! on one started by the test (`--kubeconfig`), checking exit codes, the summary, JSON events and SIGINT.
 
 use crate::peers::PeerCluster;
+use crate::run::command as berth;
 use berth::sim::SimConfig;
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
-
-fn berth(args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_berth"));
-    command.args(args).current_dir(env!("CARGO_MANIFEST_DIR")).env_remove("BERTH_LOG").env("NO_COLOR", "1");
-    command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    command
-}
 
 fn run(args: &[&str]) -> Output {
     berth(args).output().expect("berth runs")

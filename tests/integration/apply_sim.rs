@@ -2,6 +2,7 @@
 //! failure come from the simulated controllers; what the tests check about the cluster comes from the
 //! simulated cluster's own state and write record, not from berth's report alone.
 
+use crate::fixtures::crd;
 use berth::apply::{self, ApplyEvent, ApplyReport, ApplyRequest};
 use berth::cluster::{self, Cluster};
 use berth::manifest::{self, Manifest};
@@ -86,23 +87,8 @@ async fn the_example_app_becomes_ready_and_is_ready_in_the_cluster() {
     assert_eq!(applies, 7, "each object written once by berth");
 }
 
-const CRD_AND_CR: &str = "apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
----
-apiVersion: example.com/v1
+/// The custom resource, after its CRD (`fixtures::crd`).
+const CRD_AND_CR_RESOURCE: &str = "apiVersion: example.com/v1
 kind: Widget
 metadata:
   name: w1
@@ -113,10 +99,14 @@ spec:
   size: 3
 ";
 
+fn crd_and_cr() -> String {
+    format!("{}---\n{CRD_AND_CR_RESOURCE}", crd("widgets", "widget", "Widget"))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crd_and_its_custom_resource_in_one_apply() {
     let (sim, cluster) = start(fast()).await;
-    let (report, _) = run(&cluster, CRD_AND_CR, &waiting(Duration::from_secs(30))).await;
+    let (report, _) = run(&cluster, &crd_and_cr(), &waiting(Duration::from_secs(30))).await;
     assert_eq!(report.outcome, Outcome::Ready, "{report:#?}");
     let widget = stored(&sim, "example.com/v1", "Widget", Some("default"), "w1").expect("widget stored");
     let conditions = widget["status"]["conditions"].as_array().cloned().unwrap_or_default();
@@ -278,23 +268,8 @@ async fn waits_watch_per_type_instead_of_polling_objects() {
     assert!(gets < 10, "{gets} GETs for 41 objects: the wait must not poll objects one by one");
 }
 
-const DECLARED_HEALTH: &str = "apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gadgets.example.com
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {plural: gadgets, singular: gadget, kind: Gadget}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
----
-apiVersion: example.com/v1
+/// The custom resource, after its CRD (`fixtures::crd`).
+const DECLARED_HEALTH_RESOURCE: &str = "apiVersion: example.com/v1
 kind: Gadget
 metadata:
   name: g1
@@ -304,12 +279,16 @@ metadata:
 spec: {size: 1}
 ";
 
+fn declared_health() -> String {
+    format!("{}---\n{DECLARED_HEALTH_RESOURCE}", crd("gadgets", "gadget", "Gadget"))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn declared_health_rules_drive_the_wait_and_never_reach_the_server() {
     let (sim, cluster) = start(fast()).await;
     let request =
         ApplyRequest { health: Some(Arc::new(berth::health::HealthRules::new())), ..waiting(Duration::from_secs(3)) };
-    let (report, _) = run(&cluster, DECLARED_HEALTH, &request).await;
+    let (report, _) = run(&cluster, &declared_health(), &request).await;
     // kstatus alone would call the Gadget ready (its Ready condition is True); its own rule wants a phase.
     assert_eq!(report.outcome, Outcome::TimedOut, "{report:#?}");
     let (status, message) = status_of(&report, "Gadget", "g1");

@@ -1,33 +1,8 @@
 //! `berth health --local` end to end: the real binary, its stdout contract, stderr and exit codes.
 
+use crate::run::{berth, json_entries, stderr};
 use serde_json::Value;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
-fn berth(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_berth"));
-    command.args(args).current_dir(env!("CARGO_MANIFEST_DIR")).env_remove("BERTH_LOG");
-    command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-    command.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = command.spawn().expect("start berth");
-    if let Some(text) = stdin {
-        let mut pipe = child.stdin.take().expect("stdin pipe");
-        pipe.write_all(text.as_bytes()).expect("write stdin");
-    }
-    child.wait_with_output().expect("berth output")
-}
-
-fn json_entries(output: &Output) -> Vec<Value> {
-    let text = String::from_utf8_lossy(&output.stdout);
-    let value: Value =
-        serde_json::from_str(&text).unwrap_or_else(|error| panic!("stdout is not JSON ({error}): {text}"));
-    value.as_array().expect("a JSON array").clone()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 #[test]
 fn healthy_example_is_all_current_and_exits_zero() {

@@ -1,37 +1,8 @@
 //! `berth health --local --health-rules --explain` end to end: the real binary judging the saved custom
 //! resources in `examples/health/` with `examples/health-rules.yaml`, and stopping on broken rules.
 
+use crate::run::{berth, json_entries, stderr, stdout};
 use serde_json::Value;
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-fn berth(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_berth"));
-    command.args(args).current_dir(env!("CARGO_MANIFEST_DIR")).env_remove("BERTH_LOG");
-    command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-    command.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = command.spawn().expect("start berth");
-    if let Some(text) = stdin {
-        let mut pipe = child.stdin.take().expect("stdin pipe");
-        pipe.write_all(text.as_bytes()).expect("write stdin");
-    }
-    child.wait_with_output().expect("berth output")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn json_entries(output: &Output) -> Vec<Value> {
-    let text = stdout(output);
-    let value: Value =
-        serde_json::from_str(&text).unwrap_or_else(|error| panic!("stdout is not JSON ({error}): {text}"));
-    value.as_array().expect("a JSON array").clone()
-}
 
 /// `Kind/name status` per entry, in output order.
 fn statuses(entries: &[Value]) -> Vec<String> {
@@ -188,12 +159,7 @@ fn half_a_readiness_pair_warns_and_falls_back_to_kstatus() {
 
 #[test]
 fn health_reads_objects_from_the_cluster() {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_berth"))
-        .args(["health", "--sim", "-f", "examples/app/", "-o", "json"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("berth runs");
+    let output = berth(&["health", "--sim", "-f", "examples/app/", "-o", "json"], None);
     assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
     let entries: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
     let statuses: Vec<&str> =

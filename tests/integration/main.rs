@@ -2,12 +2,14 @@
 
 mod apply_cli;
 mod apply_sim;
+mod fixtures;
 mod health_cli;
 mod health_rules_cli;
 mod peers;
 mod plan_cli;
 mod release_cli;
 mod release_storage;
+mod run;
 mod sequence_sim;
 mod sim_cli;
 mod sim_helm;

@@ -1,30 +1,8 @@
 //! `berth plan` end to end: the real binary on the examples in `examples/plan/` and on inline input, whole
 //! stdout and stderr compared, and exit codes (0 for a valid plan, 2 for bad input or a cycle).
 
+use crate::run::{berth, stderr, stdout};
 use serde_json::Value;
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-fn berth(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_berth"));
-    command.args(args).current_dir(env!("CARGO_MANIFEST_DIR")).env_remove("BERTH_LOG").env("NO_COLOR", "1");
-    command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-    command.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = command.spawn().expect("start berth");
-    if let Some(text) = stdin {
-        let mut pipe = child.stdin.take().expect("stdin pipe");
-        pipe.write_all(text.as_bytes()).expect("write stdin");
-    }
-    child.wait_with_output().expect("berth output")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 /// Runs berth and checks the exit code and the whole of both streams.
 fn assert_run(args: &[&str], stdin: Option<&str>, code: i32, expected_stdout: &str, expected_stderr: &str) {

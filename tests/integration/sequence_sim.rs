@@ -1,6 +1,7 @@
 //! Sequencing on the simulated cluster: the order of writes and the readiness they waited for are read from
 //! the simulated cluster's own write record, not from berth's output.
 
+use crate::fixtures::crd;
 use berth::apply::{self, ApplyEvent, ApplyReport, ApplyRequest};
 use berth::cluster::{self, Cluster};
 use berth::manifest::{self, Manifest};
@@ -129,34 +130,23 @@ async fn cancellation_mid_sequence_writes_nothing_more() {
     assert!(first(&sim.record(), |entry| is(entry, "Deployment", "web")).is_none());
 }
 
-const CRD_AND_CR: &str = "apiVersion: example.com/v1
+/// The custom resource first: the plan puts its CRD before it whatever the input order.
+const CR_FIRST: &str = "apiVersion: example.com/v1
 kind: Widget
 metadata:
   name: w1
   annotations: {sim.berth.dev/generic-ready: \"true\"}
 spec: {size: 1}
----
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-";
+---\n";
+
+fn crd_and_cr() -> String {
+    format!("{CR_FIRST}{}", crd("widgets", "widget", "Widget"))
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crd_goes_before_its_custom_resource_whatever_the_input_order() {
     let (sim, cluster) = start().await;
-    let report = apply_yaml(&cluster, CRD_AND_CR, &CancellationToken::new()).await;
+    let report = apply_yaml(&cluster, &crd_and_cr(), &CancellationToken::new()).await;
     assert_eq!(report.outcome, Outcome::Ready, "{report:#?}");
     let record = sim.record();
     let crd = first(&record, |entry| is(entry, "CustomResourceDefinition", "widgets.example.com")).expect("crd");

@@ -68,7 +68,7 @@ pub(super) fn is_controlled_by(object: &Value, owner_uid: &str) -> bool {
 
 /// The Kubernetes form of a time: RFC 3339 in UTC with seconds.
 pub(super) fn time(at: Timestamp) -> String {
-    at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    crate::sim::store::kube_time(at)
 }
 
 /// `at` plus `delay`, saturating.

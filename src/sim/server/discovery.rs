@@ -85,10 +85,8 @@ pub fn group(registry: &Registry, name: &str) -> Option<Value> {
     Some(document)
 }
 
-fn verbs(def: &ResourceDef) -> Vec<&'static str> {
-    let _ = def;
-    vec!["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
-}
+/// Every served type takes every verb.
+const VERBS: [&str; 8] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
 /// `GET /api/v1` or `GET /apis/{group}/{version}`
 pub fn resource_list(registry: &Registry, group: &str, version: &str) -> Option<Value> {
@@ -103,7 +101,7 @@ pub fn resource_list(registry: &Registry, group: &str, version: &str) -> Option<
             "singularName": def.singular,
             "namespaced": def.namespaced,
             "kind": def.kind,
-            "verbs": verbs(def),
+            "verbs": VERBS,
             "shortNames": def.short_names,
             "categories": def.categories,
             "storageVersionHash": storage_hash(def),
@@ -169,7 +167,7 @@ fn aggregated_resource(def: &ResourceDef) -> Value {
         "responseKind": response_kind,
         "scope": if def.namespaced { "Namespaced" } else { "Cluster" },
         "singularResource": def.singular,
-        "verbs": verbs(def),
+        "verbs": VERBS,
         "shortNames": def.short_names,
         "categories": def.categories,
         "subresources": subresources,

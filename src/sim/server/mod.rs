@@ -165,7 +165,7 @@ async fn handle(
     let content_type = headers.get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).unwrap_or_default();
     tracing::debug!(%method, %uri, content_type, "simulated cluster request");
     let store = &state.store;
-    let route = route(uri.path(), |group, version, plural| store.find(group, version, plural).is_some());
+    let route = route(uri.path(), |group, version, plural| store.serves(group, version, plural));
     let accept = headers.get(header::ACCEPT).and_then(|value| value.to_str().ok()).unwrap_or_default().to_string();
     let is_read = method == Method::GET;
     if !is_read && !matches!(route, Route::Resource(_)) {

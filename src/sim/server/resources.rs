@@ -92,7 +92,7 @@ struct Request<'a> {
 }
 
 fn now() -> String {
-    jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    crate::sim::store::kube_time(jiff::Timestamp::now())
 }
 
 fn patch_error(def: &ResourceDef, name: &str, error: PatchError) -> ApiError {
@@ -294,18 +294,21 @@ impl Request<'_> {
         Ok((StatusCode::OK, scale_of(&stored)))
     }
 
-    fn propagation(&self) -> Result<Propagation, ApiError> {
-        let from_body = if self.body.is_empty() {
-            None
-        } else {
-            let options = decode_object(&content_type(self.headers), self.body)?;
-            options.get("propagationPolicy").and_then(Value::as_str).map(str::to_string)
-        };
-        let policy = from_body.or_else(|| self.query.get("propagationPolicy").cloned());
-        match policy.as_deref() {
-            None | Some("Background") => Ok(Propagation::Background),
-            Some("Foreground") => Ok(Propagation::Foreground),
-            Some("Orphan") => Ok(Propagation::Orphan),
+    /// The propagation policy and dry-run of a DELETE, from its DeleteOptions body or the query.
+    fn delete_options(&self) -> Result<(Propagation, bool), ApiError> {
+        let body =
+            if self.body.is_empty() { None } else { Some(decode_object(&content_type(self.headers), self.body)?) };
+        let from_body = body.as_ref().and_then(|options| options.get("propagationPolicy")).and_then(Value::as_str);
+        let policy = from_body.or_else(|| self.query.get("propagationPolicy").map(String::as_str));
+        let dry_run = self.is_dry_run()
+            || body
+                .as_ref()
+                .and_then(|options| options.get("dryRun"))
+                .is_some_and(|dry_run| *dry_run == json!(["All"]));
+        let propagation = match policy {
+            None | Some("Background") => Propagation::Background,
+            Some("Foreground") => Propagation::Foreground,
+            Some("Orphan") => Propagation::Orphan,
             Some(other) => Err(ApiError::invalid(
                 "meta.k8s.io",
                 "DeleteOptions.meta.k8s.io",
@@ -313,36 +316,32 @@ impl Request<'_> {
                 &format!(
                     "propagationPolicy: Unsupported value: \"{other}\": supported values: \"Foreground\", \"Background\", \"Orphan\""
                 ),
-            )),
-        }
+            ))?,
+        };
+        Ok((propagation, dry_run))
     }
 
     fn delete(&self) -> Answer {
         if self.path.subresource.is_some() {
             return Err(ApiError::method_not_allowed("delete is not allowed on subresources"));
         }
-        let propagation = self.propagation()?;
-        let dry_run = self.is_dry_run()
-            || (!self.body.is_empty()
-                && decode_object(&content_type(self.headers), self.body)
-                    .ok()
-                    .and_then(|options| options.get("dryRun").cloned())
-                    .is_some_and(|dry_run| dry_run == json!(["All"])));
+        let (propagation, dry_run) = self.delete_options()?;
         let object =
             self.state.store.delete(self.def, self.namespace(), self.name(), propagation, &self.manager(), dry_run)?;
-        let still_there = self.state.store.get(self.def, self.namespace(), self.name()).is_ok();
-        Ok((if still_there && !dry_run { StatusCode::ACCEPTED } else { StatusCode::OK }, (*object).clone()))
+        // The store returns the object as it remains (marked with deletionTimestamp) or as it was when removed.
+        let remains = object.pointer("/metadata/deletionTimestamp").is_some_and(|value| !value.is_null());
+        Ok((if remains && !dry_run { StatusCode::ACCEPTED } else { StatusCode::OK }, (*object).clone()))
     }
 
     fn delete_collection(&self) -> Answer {
         let selector = self.selector()?;
-        let propagation = self.propagation()?;
+        let (propagation, dry_run) = self.delete_options()?;
         let page = self.state.store.list(self.def, self.path.namespace.as_deref(), &selector, None, None)?;
         let mut deleted = Vec::new();
         for item in page.items {
             let namespace = item.pointer("/metadata/namespace").and_then(Value::as_str);
             let name = item.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
-            match self.state.store.delete(self.def, namespace, name, propagation, &self.manager(), self.is_dry_run()) {
+            match self.state.store.delete(self.def, namespace, name, propagation, &self.manager(), dry_run) {
                 Ok(object) => deleted.push((*object).clone()),
                 Err(error) if error.code == 404 => {}
                 Err(error) => return Err(error),

@@ -157,14 +157,21 @@ fn event_line(request: &WatchRequest, event: &WatchEvent) -> Option<Bytes> {
         _ => return None,
     };
     let api_version = request.def.api_version();
-    let object = if event.object.get("apiVersion").and_then(Value::as_str) == Some(api_version.as_str()) {
-        serde_json::to_value(&*event.object).ok()?
-    } else {
-        let mut converted = (*event.object).clone();
-        converted["apiVersion"] = json!(api_version);
-        converted
-    };
-    line(&json!({"type": event_type.as_str(), "object": object}))
+    if event.object.get("apiVersion").and_then(Value::as_str) == Some(api_version.as_str()) {
+        // The common case: serialize the stored object in place, without copying it per watcher.
+        return line(&WatchLine { event_type: event_type.as_str(), object: &event.object });
+    }
+    let mut converted = (*event.object).clone();
+    converted["apiVersion"] = json!(api_version);
+    line(&WatchLine { event_type: event_type.as_str(), object: &converted })
+}
+
+/// One line of a watch stream.
+#[derive(serde::Serialize)]
+struct WatchLine<'a> {
+    #[serde(rename = "type")]
+    event_type: &'a str,
+    object: &'a Value,
 }
 
 fn bookmark_line(def: &ResourceDef, resource_version: u64, initial_events_end: bool) -> Bytes {
@@ -180,7 +187,7 @@ fn error_line(error: &ApiError) -> Bytes {
     line(&json!({"type": "ERROR", "object": error.to_status()})).unwrap_or_default()
 }
 
-fn line(value: &Value) -> Option<Bytes> {
+fn line(value: &impl serde::Serialize) -> Option<Bytes> {
     let mut bytes = serde_json::to_vec(value).ok()?;
     bytes.push(b'\n');
     Some(Bytes::from(bytes))
