@@ -33,6 +33,11 @@ pub(crate) mod go;
 /// for advanced use cases like [`Template::add_parse_tree`].
 pub mod parse;
 pub(crate) mod value;
+pub mod crypto;
+mod functions;
+pub mod sprig;
+pub mod yaml;
+pub use functions::helm_functions;
 
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
