@@ -21,9 +21,9 @@
 //! `cargo bench --bench apply -- upgrade delay` runs only the named sections (overhead, thousand, requests,
 //! delay, upgrade, memory).
 
-use berth::sim::profile::{Faults, Profile};
-use berth::sim::server::RequestVerb;
-use berth::sim::{SimCluster, SimConfig};
+use berth_sim::profile::{Faults, Profile};
+use berth_sim::server::RequestVerb;
+use berth_sim::{SimCluster, SimConfig};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

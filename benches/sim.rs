@@ -9,7 +9,7 @@
 //! - memory: resident set size growth while 100,000 ConfigMaps (about 300 bytes of data each) are stored
 //!   through the store's write path (events logged, no HTTP).
 
-use berth::sim::{SimCluster, SimConfig};
+use berth_sim::{SimCluster, SimConfig};
 use futures::{StreamExt, TryStreamExt, stream};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams, PostParams, WatchEvent, WatchParams};
@@ -82,7 +82,7 @@ fn resident_bytes() -> u64 {
 
 fn memory(count: usize) -> (u64, u64) {
     let config = SimConfig { keep_record: false, event_log_capacity: 1000, ..SimConfig::default() };
-    let store = berth::sim::store::Store::new(config.event_log_capacity, config.keep_record);
+    let store = berth_sim::store::Store::new(config.event_log_capacity, config.keep_record);
     let before = resident_bytes();
     for index in 0..count {
         let object = json!({"apiVersion": "v1", "kind": "ConfigMap",

@@ -4,16 +4,11 @@
 //! and, on top of them, the command-line layer (`cli`). See `README.md` for the architecture.
 
 pub mod apply;
-pub mod cli;
 pub mod cluster;
-pub mod error;
 pub mod health;
 pub mod manifest;
 pub mod object;
 pub mod plan;
 pub mod release;
-pub mod sim;
 pub mod status;
 pub mod wait;
-
-pub use error::{Error, ExitCode};

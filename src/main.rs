@@ -1,7 +1,9 @@
 //! The `berth` binary: parse arguments, run, map the outcome to an exit code.
 
-use berth::cli::{self, Cli};
+mod cli;
+
 use clap::Parser;
+use cli::Cli;
 use tracing_subscriber::EnvFilter;
 
 fn main() {

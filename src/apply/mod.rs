@@ -15,7 +15,7 @@
 //! # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use berth::apply::{ApplyEvent, ApplyRequest, apply};
-//! use berth::sim::{SimCluster, SimConfig};
+//! use berth_sim::{SimCluster, SimConfig};
 //! use berth::wait::{Outcome, WaitOptions};
 //! use tokio_util::sync::CancellationToken;
 //!

@@ -1,8 +1,8 @@
 //! The flags every cluster command shares, as kubectl spells them.
 
-use crate::cluster::{self, Cluster, ConnectOptions};
-use crate::error::Error;
-use crate::sim::{SimCluster, SimConfig};
+use crate::cli::error::Error;
+use berth::cluster::{self, Cluster, ConnectOptions};
+use berth_sim::{SimCluster, SimConfig};
 use clap::Args;
 use std::path::PathBuf;
 

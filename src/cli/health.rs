@@ -7,11 +7,11 @@
 
 use super::cluster_args::ClusterArgs;
 use super::output::{Table, print_stdout};
-use crate::error::{Error, ExitCode};
-use crate::health::{HealthRules, Judgement};
-use crate::object::ObjectRef;
-use crate::status::Status;
-use crate::{apply, manifest};
+use crate::cli::error::{Error, ExitCode};
+use berth::health::{HealthRules, Judgement};
+use berth::object::ObjectRef;
+use berth::status::Status;
+use berth::{apply, manifest};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::path::PathBuf;

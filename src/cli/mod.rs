@@ -5,6 +5,7 @@
 
 mod apply;
 mod cluster_args;
+mod error;
 mod health;
 mod output;
 mod plan;
@@ -13,7 +14,7 @@ mod release;
 mod runtime;
 mod sim;
 
-use crate::error::{Error, ExitCode};
+use crate::cli::error::{Error, ExitCode};
 use clap::{Parser, Subcommand};
 
 /// berth: Kubernetes releases that are ready when berth says they are.

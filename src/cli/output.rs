@@ -1,6 +1,6 @@
 //! Output rendering shared by subcommands: aligned text tables and JSON.
 
-use crate::error::Error;
+use crate::cli::error::Error;
 use std::io::Write;
 
 /// A text table with a header row, columns padded to their widest cell, as kubectl prints them.

@@ -6,10 +6,10 @@
 
 use super::cluster_args::ClusterArgs;
 use super::output::print_stdout;
-use crate::error::{Error, ExitCode};
-use crate::plan::DependencyRef;
-use crate::status::Status;
-use crate::{apply, manifest, plan};
+use crate::cli::error::{Error, ExitCode};
+use berth::plan::DependencyRef;
+use berth::status::Status;
+use berth::{apply, manifest, plan};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 

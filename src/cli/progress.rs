@@ -4,10 +4,10 @@
 //! status, message, elapsed) is redrawn in place on stderr; elsewhere (CI logs, pipes) one line per status
 //! change and, every second, one line naming the first not-ready object (seed 000).
 
-use crate::apply::ApplyEvent;
-use crate::object::ObjectRef;
-use crate::status::Status;
-use crate::wait::WaitEvent;
+use berth::apply::ApplyEvent;
+use berth::object::ObjectRef;
+use berth::status::Status;
+use berth::wait::WaitEvent;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};

@@ -4,10 +4,10 @@
 use super::cluster_args::ClusterArgs;
 use super::output::{Table, print_stdout};
 use super::progress::{Progress, ProgressMode};
-use crate::error::{Error, ExitCode};
-use crate::release::lifecycle::{self, Operation, OperationReport, ReleaseOptions};
-use crate::release::{HelmTime, Release, Storage};
-use crate::wait::Outcome;
+use crate::cli::error::{Error, ExitCode};
+use berth::release::lifecycle::{self, Operation, OperationReport, ReleaseOptions};
+use berth::release::{HelmTime, Release, Storage};
+use berth::wait::Outcome;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -158,7 +158,7 @@ fn run_operation(
         super::runtime::spawn_signal_handler(cancel.clone());
         let (cluster, _simulated) = cluster_args.connect().await?;
         let mut progress = Progress::new(ProgressMode::detect(json));
-        let mut on_event = |event: &crate::apply::ApplyEvent| progress.on_event(event);
+        let mut on_event = |event: &berth::apply::ApplyEvent| progress.on_event(event);
         let report =
             lifecycle::run(&cluster, operation, options, &cancel, &mut on_event).await.map_err(Error::Release)?;
         progress.finish();

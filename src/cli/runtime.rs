@@ -1,7 +1,7 @@
 //! What every cluster command needs around its work: an async runtime, and SIGINT/SIGTERM as a
 //! cancellation (requests in flight finish, nothing new starts).
 
-use crate::error::Error;
+use crate::cli::error::Error;
 use tokio_util::sync::CancellationToken;
 
 /// The multi-threaded runtime a command runs its cluster work on.

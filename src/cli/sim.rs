@@ -1,8 +1,8 @@
 //! `berth sim serve`: run the simulated cluster until SIGINT/SIGTERM, for kubectl, Helm or berth to talk to.
 
-use crate::error::{Error, ExitCode};
-use crate::sim::profile::Profile;
-use crate::sim::{SimCluster, SimConfig};
+use crate::cli::error::{Error, ExitCode};
+use berth_sim::profile::Profile;
+use berth_sim::{SimCluster, SimConfig};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! back what it wrote. (Interoperation with the real Helm binary is in `tests/integration/release_storage.rs`.)
 
 use super::*;
-use crate::sim::{SimCluster, SimConfig};
+use berth_sim::{SimCluster, SimConfig};
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::api::{Api, PostParams};
 use std::collections::BTreeMap;

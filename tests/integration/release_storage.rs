@@ -3,7 +3,7 @@
 
 use crate::peers::PeerCluster;
 use berth::release::{Chart, ChartMetadata, HelmTime, Info, Release, ReleaseStatus, Storage};
-use berth::sim::SimConfig;
+use berth_sim::SimConfig;
 use serde_json::{Value, json};
 use std::future::Future;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! them (protobuf bodies).
 
 use crate::peers::PeerCluster;
-use berth::sim::SimConfig;
+use berth_sim::SimConfig;
 use serde_json::Value;
 
 fn json(text: &str) -> Value {

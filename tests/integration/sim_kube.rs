@@ -1,7 +1,7 @@
 //! The simulated cluster against kube-rs, the client berth itself uses, over real loopback HTTP: discovery
 //! (legacy and aggregated), typed and dynamic CRUD, server-side apply, watches with resume and 410, CRDs.
 
-use berth::sim::{SimCluster, SimConfig};
+use berth_sim::{SimCluster, SimConfig};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};

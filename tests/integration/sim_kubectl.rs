@@ -2,7 +2,7 @@
 //! server come from an independent client, not from berth's own.
 
 use crate::peers::PeerCluster;
-use berth::sim::SimConfig;
+use berth_sim::SimConfig;
 use serde_json::Value;
 
 const CONFIG_MAP: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: demo\ndata:\n  a: \"1\"\n";

@@ -43,14 +43,6 @@ pub use functions::helm_functions;
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 
 
-/// Go `html/template`-style context-aware auto-escaping.
-///
-/// Provides [`html::Template`], a drop-in analog of [`Template`] whose output is
-/// contextually auto-escaped for HTML text, attributes, URLs, JavaScript, and
-/// CSS. Available only with the `html` feature.
-#[cfg(feature = "html")]
-#[cfg_attr(docsrs, doc(cfg(feature = "html")))]
-pub mod html;
 
 // Public re-exports
 // All user-facing types are available at the crate root.

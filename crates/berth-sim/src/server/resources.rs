@@ -1,0 +1,423 @@
+//! Resource requests: get, list, watch, create, replace, patch (merge, JSON, strategic, server-side apply),
+//! delete and deletecollection, on main resources and their status and scale subresources.
+
+use super::body::{content_type, decode_object, error_response, json_response, object_response};
+use super::{Query, RequestVerb, ResourcePath, ServerState, table, watch};
+use crate::api_error::ApiError;
+use crate::patch::{self, PatchError, managed};
+use crate::registry::ResourceDef;
+use crate::selector::Selector;
+use crate::store::{Propagation, Target, Verb, WriteOptions};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::response::Response;
+use serde_json::{Value, json};
+
+/// Answers one resource request.
+pub async fn handle(
+    state: &ServerState,
+    method: &Method,
+    path: &ResourcePath,
+    query: &Query,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Response {
+    let Some(def) = state.store.find(&path.group, &path.version, &path.plural) else {
+        state.requests.count(RequestVerb::Other);
+        return error_response(&ApiError::no_route());
+    };
+    let verb = request_verb(method, path, query);
+    state.requests.count(verb);
+    let latency = state.faults.latency();
+    if !latency.is_zero() {
+        tokio::time::sleep(latency).await;
+    }
+    if let Some(fault) = state.faults.request_fault() {
+        return error_response(&fault);
+    }
+    if verb == RequestVerb::Watch {
+        return watch::serve(state, &def, path, query).await;
+    }
+    let request = Request { state, def: &def, path, query, headers, body };
+    let result = match verb {
+        RequestVerb::Get => request.get(),
+        RequestVerb::List => request.list(),
+        RequestVerb::Create => request.create(),
+        RequestVerb::Update => request.replace(),
+        RequestVerb::Patch => request.patch(),
+        RequestVerb::Delete if path.name.is_some() => request.delete(),
+        RequestVerb::Delete => request.delete_collection(),
+        _ => Err(ApiError::method_not_allowed(format!(
+            "the server does not allow this method on the requested resource ({method})"
+        ))),
+    };
+    let accept = headers.get(header::ACCEPT).and_then(|value| value.to_str().ok()).unwrap_or_default();
+    let is_read = matches!(verb, RequestVerb::Get | RequestVerb::List) && path.subresource.is_none();
+    match result {
+        Ok((status, value)) if is_read && table::wants_table(accept) => {
+            let version = value.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or_default();
+            let objects: Vec<&Value> = match value.get("items").and_then(Value::as_array) {
+                Some(items) if verb == RequestVerb::List => items.iter().collect(),
+                _ => vec![&value],
+            };
+            json_response(status, &table::table(&def.kind, &objects, version))
+        }
+        Ok((status, value)) => object_response(status, &value, headers),
+        Err(error) => error_response(&error),
+    }
+}
+
+fn request_verb(method: &Method, path: &ResourcePath, query: &Query) -> RequestVerb {
+    let is_watch = query.get("watch").is_some_and(|value| value == "true" || value == "1");
+    match (method, path.name.is_some()) {
+        (&Method::GET, true) => RequestVerb::Get,
+        (&Method::GET, false) if is_watch => RequestVerb::Watch,
+        (&Method::GET, false) => RequestVerb::List,
+        (&Method::POST, false) => RequestVerb::Create,
+        (&Method::PUT, true) => RequestVerb::Update,
+        (&Method::PATCH, true) => RequestVerb::Patch,
+        (&Method::DELETE, _) => RequestVerb::Delete,
+        _ => RequestVerb::Other,
+    }
+}
+
+type Answer = Result<(StatusCode, Value), ApiError>;
+
+struct Request<'a> {
+    state: &'a ServerState,
+    def: &'a ResourceDef,
+    path: &'a ResourcePath,
+    query: &'a Query,
+    headers: &'a HeaderMap,
+    body: &'a [u8],
+}
+
+fn now() -> String {
+    crate::store::kube_time(jiff::Timestamp::now())
+}
+
+fn patch_error(def: &ResourceDef, name: &str, error: PatchError) -> ApiError {
+    match error {
+        PatchError::BadRequest(message) => ApiError::bad_request(message),
+        PatchError::Invalid(message) => ApiError::invalid(&def.group, &def.kind, name, &message),
+        PatchError::Conflict { message, conflicts } => {
+            ApiError::apply_conflict(&def.group, &def.plural, name, &message, &conflicts)
+        }
+    }
+}
+
+impl Request<'_> {
+    fn namespace(&self) -> Option<&str> {
+        if self.def.namespaced { self.path.namespace.as_deref() } else { None }
+    }
+
+    fn name(&self) -> &str {
+        self.path.name.as_deref().unwrap_or_default()
+    }
+
+    fn is_dry_run(&self) -> bool {
+        self.query.get("dryRun").is_some_and(|value| value == "All")
+    }
+
+    fn subresource(&self) -> Result<Option<&str>, ApiError> {
+        match self.path.subresource.as_deref() {
+            None => Ok(None),
+            Some("status") if self.def.has_status => Ok(Some("status")),
+            Some("scale") if self.def.has_scale => Ok(Some("scale")),
+            Some(_) => Err(ApiError::no_route()),
+        }
+    }
+
+    /// The field manager: the query parameter, else the user agent's program name, as a real server does.
+    fn manager(&self) -> String {
+        if let Some(manager) = self.query.get("fieldManager").filter(|manager| !manager.is_empty()) {
+            return manager.clone();
+        }
+        let agent = self.headers.get(header::USER_AGENT).and_then(|value| value.to_str().ok()).unwrap_or("unknown");
+        agent.split('/').next().unwrap_or("unknown").to_string()
+    }
+
+    fn target(&self) -> Target<'_> {
+        Target { def: self.def, namespace: self.path.namespace.as_deref(), name: self.name() }
+    }
+
+    fn get(&self) -> Answer {
+        let object = self.state.store.get(self.def, self.namespace(), self.name())?;
+        match self.subresource()? {
+            Some("scale") => Ok((StatusCode::OK, scale_of(&object))),
+            _ => Ok((StatusCode::OK, (*object).clone())),
+        }
+    }
+
+    fn selector(&self) -> Result<Selector, ApiError> {
+        Selector::parse(
+            self.query.get("labelSelector").map(String::as_str),
+            self.query.get("fieldSelector").map(String::as_str),
+        )
+        .map_err(ApiError::bad_request)
+    }
+
+    fn list(&self) -> Answer {
+        let selector = self.selector()?;
+        let limit = self.query.get("limit").and_then(|limit| limit.parse().ok());
+        let page = self.state.store.list(
+            self.def,
+            self.path.namespace.as_deref(),
+            &selector,
+            limit,
+            self.query.get("continue").map(String::as_str),
+        )?;
+        let mut metadata = json!({"resourceVersion": page.resource_version.to_string()});
+        if let Some(token) = &page.continue_token {
+            metadata["continue"] = json!(token);
+            metadata["remainingItemCount"] = json!(page.remaining);
+        }
+        let items: Vec<Value> = page.items.iter().map(|item| (**item).clone()).collect();
+        Ok((
+            StatusCode::OK,
+            json!({"apiVersion": self.def.api_version(), "kind": self.def.list_kind(), "metadata": metadata, "items": items}),
+        ))
+    }
+
+    fn options(&self, verb: Verb, create: bool, status_only: bool) -> WriteOptions {
+        WriteOptions { verb, manager: self.manager(), dry_run: self.is_dry_run(), create, status_only }
+    }
+
+    fn create(&self) -> Answer {
+        if self.path.subresource.is_some() {
+            return Err(ApiError::method_not_allowed("create is not allowed on subresources"));
+        }
+        let mut object = decode_object(&content_type(self.headers), self.body)?;
+        let name = generated_name(&mut object)?;
+        let target = Target { def: self.def, namespace: self.path.namespace.as_deref(), name: &name };
+        let manager = self.manager();
+        let api_version = self.def.api_version();
+        let (stored, created) = self.state.store.write(&target, &self.options(Verb::Create, true, false), |old| {
+            if old.is_some() {
+                return Err(ApiError::already_exists(&self.def.group, &self.def.plural, &name));
+            }
+            managed::record_update(None, &mut object, &manager, &api_version, &now(), None);
+            Ok(object)
+        })?;
+        Ok((if created { StatusCode::CREATED } else { StatusCode::OK }, (*stored).clone()))
+    }
+
+    fn replace(&self) -> Answer {
+        let subresource = self.subresource()?;
+        let mut object = decode_object(&content_type(self.headers), self.body)?;
+        if subresource == Some("scale") {
+            let replicas = object.pointer("/spec/replicas").cloned().unwrap_or(Value::Null);
+            return self.write_scale(replicas);
+        }
+        let manager = self.manager();
+        let api_version = self.def.api_version();
+        let status_only = subresource == Some("status");
+        let verb = if status_only { Verb::UpdateStatus } else { Verb::Update };
+        let (stored, _) = self.state.store.write(&self.target(), &self.options(verb, false, status_only), |old| {
+            managed::record_update(old, &mut object, &manager, &api_version, &now(), subresource);
+            Ok(object)
+        })?;
+        Ok((StatusCode::OK, (*stored).clone()))
+    }
+
+    fn patch(&self) -> Answer {
+        let subresource = self.subresource()?;
+        let media_type = content_type(self.headers);
+        let patch_body = decode_object(&media_type, self.body)?;
+        if subresource == Some("scale") {
+            let current = self.state.store.get(self.def, self.namespace(), self.name())?;
+            let scale = patch::merge_patch(&scale_of(&current), &patch_body);
+            return self.write_scale(scale.pointer("/spec/replicas").cloned().unwrap_or(Value::Null));
+        }
+        let is_apply = media_type == "application/apply-patch+yaml";
+        if media_type == "application/strategic-merge-patch+json" && self.def.custom {
+            return Err(ApiError::unsupported_media_type(&media_type));
+        }
+        let manager = self.manager();
+        if is_apply && self.query.get("fieldManager").is_none_or(String::is_empty) {
+            return Err(ApiError::invalid(
+                "meta.k8s.io",
+                "PatchOptions.meta.k8s.io",
+                "",
+                "fieldManager: Required value: is required for apply patch",
+            ));
+        }
+        let force = self.query.get("force").is_some_and(|value| value == "true");
+        let api_version = self.def.api_version();
+        let status_only = subresource == Some("status");
+        let verb = match (is_apply, status_only) {
+            (_, true) => Verb::UpdateStatus,
+            (true, false) => Verb::Apply,
+            (false, false) => Verb::Patch,
+        };
+        let name = self.name().to_string();
+        let def = self.def;
+        let (stored, created) =
+            self.state.store.write(&self.target(), &self.options(verb, is_apply, status_only), |old| {
+                let mut new = match (media_type.as_str(), old) {
+                    ("application/apply-patch+yaml", live) => {
+                        managed::apply(live, &patch_body, &manager, force, &api_version, &now())
+                            .map_err(|error| patch_error(def, &name, error))?
+                    }
+                    (_, None) => return Err(ApiError::not_found(&def.group, &def.plural, &name)),
+                    ("application/merge-patch+json", Some(live)) => patch::merge_patch(live, &patch_body),
+                    ("application/json-patch+json", Some(live)) => {
+                        patch::json_patch(live, &patch_body).map_err(|error| patch_error(def, &name, error))?
+                    }
+                    ("application/strategic-merge-patch+json", Some(live)) => {
+                        patch::strategic_merge_patch(live, &patch_body)
+                            .map_err(|error| patch_error(def, &name, error))?
+                    }
+                    (other, Some(_)) => return Err(ApiError::unsupported_media_type(other)),
+                };
+                if !is_apply {
+                    managed::record_update(old, &mut new, &manager, &api_version, &now(), subresource);
+                }
+                Ok(new)
+            })?;
+        Ok((if created { StatusCode::CREATED } else { StatusCode::OK }, (*stored).clone()))
+    }
+
+    fn write_scale(&self, replicas: Value) -> Answer {
+        if !replicas.is_i64() {
+            return Err(ApiError::invalid(
+                "autoscaling",
+                "Scale",
+                self.name(),
+                "spec.replicas: Invalid value: must be an integer",
+            ));
+        }
+        let (stored, _) = self.state.store.write(&self.target(), &self.options(Verb::Update, false, false), |old| {
+            let mut object = old.cloned().unwrap_or_default();
+            object["spec"]["replicas"] = replicas;
+            Ok(object)
+        })?;
+        Ok((StatusCode::OK, scale_of(&stored)))
+    }
+
+    /// The propagation policy and dry-run of a DELETE, from its DeleteOptions body or the query.
+    fn delete_options(&self) -> Result<(Propagation, bool), ApiError> {
+        let body =
+            if self.body.is_empty() { None } else { Some(decode_object(&content_type(self.headers), self.body)?) };
+        let from_body = body.as_ref().and_then(|options| options.get("propagationPolicy")).and_then(Value::as_str);
+        let policy = from_body.or_else(|| self.query.get("propagationPolicy").map(String::as_str));
+        let dry_run = self.is_dry_run()
+            || body
+                .as_ref()
+                .and_then(|options| options.get("dryRun"))
+                .is_some_and(|dry_run| *dry_run == json!(["All"]));
+        let propagation = match policy {
+            None | Some("Background") => Propagation::Background,
+            Some("Foreground") => Propagation::Foreground,
+            Some("Orphan") => Propagation::Orphan,
+            Some(other) => Err(ApiError::invalid(
+                "meta.k8s.io",
+                "DeleteOptions.meta.k8s.io",
+                "",
+                &format!(
+                    "propagationPolicy: Unsupported value: \"{other}\": supported values: \"Foreground\", \"Background\", \"Orphan\""
+                ),
+            ))?,
+        };
+        Ok((propagation, dry_run))
+    }
+
+    fn delete(&self) -> Answer {
+        if self.path.subresource.is_some() {
+            return Err(ApiError::method_not_allowed("delete is not allowed on subresources"));
+        }
+        let (propagation, dry_run) = self.delete_options()?;
+        let object =
+            self.state.store.delete(self.def, self.namespace(), self.name(), propagation, &self.manager(), dry_run)?;
+        // The store returns the object as it remains (marked with deletionTimestamp) or as it was when removed.
+        let remains = object.pointer("/metadata/deletionTimestamp").is_some_and(|value| !value.is_null());
+        Ok((if remains && !dry_run { StatusCode::ACCEPTED } else { StatusCode::OK }, (*object).clone()))
+    }
+
+    fn delete_collection(&self) -> Answer {
+        let selector = self.selector()?;
+        let (propagation, dry_run) = self.delete_options()?;
+        let page = self.state.store.list(self.def, self.path.namespace.as_deref(), &selector, None, None)?;
+        let mut deleted = Vec::new();
+        for item in page.items {
+            let namespace = item.pointer("/metadata/namespace").and_then(Value::as_str);
+            let name = item.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+            match self.state.store.delete(self.def, namespace, name, propagation, &self.manager(), dry_run) {
+                Ok(object) => deleted.push((*object).clone()),
+                Err(error) if error.code == 404 => {}
+                Err(error) => return Err(error),
+            }
+        }
+        let metadata = json!({"resourceVersion": self.state.store.resource_version().to_string()});
+        Ok((
+            StatusCode::OK,
+            json!({"apiVersion": self.def.api_version(), "kind": self.def.list_kind(), "metadata": metadata, "items": deleted}),
+        ))
+    }
+}
+
+/// `metadata.generateName` turns into a name with a random-looking suffix.
+fn generated_name(object: &mut Value) -> Result<String, ApiError> {
+    let metadata = object.get("metadata");
+    if let Some(name) =
+        metadata.and_then(|metadata| metadata.get("name")).and_then(Value::as_str).filter(|name| !name.is_empty())
+    {
+        return Ok(name.to_string());
+    }
+    let Some(prefix) = metadata.and_then(|metadata| metadata.get("generateName")).and_then(Value::as_str) else {
+        return Ok(String::new());
+    };
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let suffix: String = (0..5).map(|_| char::from(ALPHABET[fastrand::usize(..ALPHABET.len())])).collect();
+    let name = format!("{prefix}{suffix}");
+    object["metadata"]["name"] = json!(name);
+    Ok(name)
+}
+
+/// The `autoscaling/v1` Scale view of a scalable object.
+fn scale_of(object: &Value) -> Value {
+    let selector = object
+        .pointer("/spec/selector/matchLabels")
+        .and_then(Value::as_object)
+        .map(|labels| {
+            labels
+                .iter()
+                .map(|(key, value)| format!("{key}={}", value.as_str().unwrap_or_default()))
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .unwrap_or_default();
+    let metadata = object.get("metadata").cloned().unwrap_or_default();
+    let pick = |field: &str| metadata.get(field).cloned().unwrap_or(Value::Null);
+    json!({
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {"name": pick("name"), "namespace": pick("namespace"), "uid": pick("uid"),
+                     "resourceVersion": pick("resourceVersion"), "creationTimestamp": pick("creationTimestamp")},
+        "spec": {"replicas": object.pointer("/spec/replicas").cloned().unwrap_or(json!(1))},
+        "status": {"replicas": object.pointer("/status/replicas").cloned().unwrap_or(json!(0)), "selector": selector}
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generate_name_adds_a_suffix() {
+        let mut object = json!({"metadata": {"generateName": "job-"}});
+        let name = generated_name(&mut object).unwrap_or_default();
+        assert!(name.starts_with("job-") && name.len() == 9);
+        assert_eq!(object["metadata"]["name"], json!(name));
+    }
+
+    #[test]
+    fn scale_reads_replicas_and_selector() {
+        let object = json!({"metadata": {"name": "web"}, "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}},
+            "status": {"replicas": 2}});
+        let scale = scale_of(&object);
+        assert_eq!(
+            (scale["spec"]["replicas"].clone(), scale["status"]["selector"].clone()),
+            (json!(3), json!("app=web"))
+        );
+    }
+}
