@@ -15,7 +15,7 @@
 
 use berth::manifest::{Manifest, Source};
 use berth::object::ObjectRef;
-use berth::plan::{self, Plan};
+use berth::plan::{self, Plan, Scheduler};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Map, Value, json};
 use std::hint::black_box;
@@ -146,7 +146,7 @@ fn bench_plan(criterion: &mut Criterion) {
     group.bench_function("build/mixed", |bencher| bencher.iter(|| plan::build(black_box(&mixed))));
     group.bench_function("schedule/depends_on", |bencher| {
         bencher.iter(|| {
-            let mut scheduler = depends_on_plan.scheduler();
+            let mut scheduler = Scheduler::new(&depends_on_plan);
             loop {
                 let ready = scheduler.ready();
                 if ready.is_empty() {

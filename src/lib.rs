@@ -8,6 +8,7 @@ pub mod cluster;
 pub mod health;
 pub mod manifest;
 pub mod object;
+pub mod observe;
 pub mod plan;
 pub mod release;
 pub mod status;

@@ -3,11 +3,13 @@
 //! CRD. Objects whose dependents are all gone are deleted together (bounded parallel), then waited for until
 //! they are gone, layer by layer.
 
-use super::{ApplyEvent, ApplyFailure, ApplyReport, InvalidSet, Planned, resolve_all, wait_for};
+use super::prepare::{InvalidSet, Planned, Prepared, prepare};
+use super::report::{ApplyEvent, ApplyFailure, ApplyReport};
+use super::run::wait_for;
 use crate::cluster::{Cluster, delete_object};
 use crate::manifest::Manifest;
 use crate::object::ObjectRef;
-use crate::plan::{self, Target as PlanTarget};
+use crate::plan::Target as PlanTarget;
 use crate::status::Status;
 use crate::wait::{Outcome, ResourceReport, WaitOptions, WaitReport};
 use futures::StreamExt;
@@ -30,8 +32,7 @@ pub async fn delete(
     on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
 ) -> Result<ApplyReport, InvalidSet> {
     let started = Instant::now();
-    let planned = resolve_all(cluster, manifests)?;
-    let plan = plan::build(manifests).map_err(|error| InvalidSet::Objects(vec![error.to_string()]))?;
+    let Prepared { planned, plan, .. } = prepare(cluster, manifests, None)?;
     // Per object: dependents in the set not gone yet.
     let mut remaining: Vec<usize> = (0..planned.len()).map(|index| plan.dependents(index).len()).collect();
     let mut gone = vec![false; planned.len()];

@@ -8,8 +8,9 @@
 //! depends on are left to the final wait (`--wait`). Gates wait for Jobs to complete ("deployment foo
 //! depends on job bar completing"), whatever `--wait-for-jobs` says for the final wait.
 
-use super::{ApplyEvent, ApplyFailure, Planned};
-use crate::cluster::{ApplyError, ApplyOptions, Cluster, Resolved, apply_object};
+use super::prepare::Planned;
+use super::report::{ApplyEvent, ApplyFailure};
+use crate::cluster::{ApplyError, ApplyOptions, Cluster, apply_object};
 use crate::object::ObjectRef;
 use crate::plan::{DependencyRef, Plan, Scheduler, Skipped, Target as PlanTarget};
 use crate::status::Status;
@@ -92,7 +93,7 @@ pub async fn execute(
     let (gate_sender, mut gate_receiver) = mpsc::unbounded_channel();
     let mut executor = Executor {
         run,
-        scheduler: run.plan.scheduler(),
+        scheduler: Scheduler::new(run.plan),
         queue: VecDeque::new(),
         gate_sender,
         gates: tokio::task::JoinSet::new(),
@@ -329,39 +330,16 @@ impl Executor<'_> {
     }
 }
 
-/// Looks an external dependency up: its status now (NotFound when absent), as `berth plan --cluster` shows.
-pub async fn external_status(cluster: &Cluster, dependency: &DependencyRef) -> (Status, String) {
-    let target = match external_target(cluster, dependency) {
-        Ok(target) => target,
-        Err(message) => return (Status::Unknown, message),
-    };
-    match crate::cluster::get_object(cluster, &target.resolved).await {
-        Ok(Some(object)) => {
-            let result = crate::status::compute_or_unknown(&object, jiff::Timestamp::now());
-            (result.status, result.message)
-        }
-        Ok(None) => (Status::NotFound, "Resource not found".to_string()),
-        Err(error) => (Status::Unknown, error.to_string()),
-    }
-}
-
 /// Resolves an external dependency (group and kind, no version) through discovery.
 fn external_target(cluster: &Cluster, dependency: &DependencyRef) -> Result<Target, String> {
-    let resource = cluster.resources.find_group_kind(&dependency.group, &dependency.kind).ok_or_else(|| {
-        format!("the cluster does not serve kind `{}` in group `{}`", dependency.kind, dependency.group)
-    })?;
-    let namespace = if resource.namespaced {
-        Some(dependency.namespace.clone().unwrap_or_else(|| cluster.default_namespace.clone()))
-    } else {
-        None
-    };
-    let reference = ObjectRef {
-        api_version: resource.api_resource.api_version.clone(),
-        kind: dependency.kind.clone(),
-        namespace,
-        name: dependency.name.clone(),
-    };
-    Ok(Target { resolved: Resolved { reference, resource }, timeout: None })
+    let resolved = cluster.resources.resolve_group_kind(
+        &dependency.group,
+        &dependency.kind,
+        dependency.namespace.as_deref(),
+        &dependency.name,
+        &cluster.default_namespace,
+    )?;
+    Ok(Target { resolved, timeout: None })
 }
 
 /// The default limit of readiness gates when the run has no `--wait` limit.

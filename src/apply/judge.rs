@@ -2,9 +2,8 @@
 //! declared rules from its manifest (seed 001 keys cannot reach the API server), and the manifest as it is
 //! sent: annotation keys the API server would reject (more than one `/`) are left out.
 
-use super::Planned;
 use crate::health::HealthRules;
-use crate::object::{group_of, str_at};
+use crate::object::{ObjectRef, group_of, str_at};
 use crate::status::StatusResult;
 use crate::wait::Judge;
 use serde_json::Value;
@@ -25,19 +24,18 @@ fn key_of(object: &Value) -> Key {
     )
 }
 
-/// A judge applying `rules` to live objects with the annotations their manifests declared.
-pub fn rules_judge(rules: Arc<HealthRules>, planned: &[Planned<'_>]) -> Judge {
-    let declared: HashMap<Key, Value> = planned
-        .iter()
-        .map(|planned| {
-            let reference = &planned.resolved.reference;
+/// A judge applying `rules` to live objects with the annotations their manifests declared: `declared` gives
+/// each object as the cluster knows it (namespace resolved) with its manifest.
+pub fn rules_judge<'a>(rules: Arc<HealthRules>, declared: impl Iterator<Item = (&'a ObjectRef, &'a Value)>) -> Judge {
+    let declared: HashMap<Key, Value> = declared
+        .map(|(reference, manifest)| {
             let key = (
                 reference.group().to_string(),
                 reference.kind.clone(),
                 reference.namespace.clone(),
                 reference.name.clone(),
             );
-            (key, planned.manifest.object.clone())
+            (key, manifest.clone())
         })
         .collect();
     Arc::new(move |object: &Value, now| {

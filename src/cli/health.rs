@@ -9,9 +9,9 @@ use super::cluster_args::ClusterArgs;
 use super::output::{Table, print_stdout};
 use crate::cli::error::{Error, ExitCode};
 use berth::health::{HealthRules, Judgement};
+use berth::manifest;
 use berth::object::ObjectRef;
 use berth::status::Status;
-use berth::{apply, manifest};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -106,7 +106,7 @@ fn observe_cluster(
     let runtime = super::runtime::runtime()?;
     runtime.block_on(async {
         let (cluster, _simulated) = cluster_args.connect().await?;
-        let observed = apply::observe(&cluster, manifests, rules).await.map_err(Error::Invalid)?;
+        let observed = berth::observe::observe(&cluster, manifests, rules).await.map_err(Error::Invalid)?;
         Ok(observed.into_iter().map(|observed| (observed.object, observed.judgement)).collect())
     })
 }

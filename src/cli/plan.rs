@@ -9,7 +9,7 @@ use super::output::print_stdout;
 use crate::cli::error::{Error, ExitCode};
 use berth::plan::DependencyRef;
 use berth::status::Status;
-use berth::{apply, manifest, plan};
+use berth::{manifest, plan};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -75,7 +75,7 @@ fn look_up_externals(
         let (cluster, _simulated) = cluster_args.connect().await?;
         let mut found = Vec::new();
         for dependency in plan.externals() {
-            let (status, message) = apply::external_status(&cluster, dependency).await;
+            let (status, message) = berth::observe::external_status(&cluster, dependency).await;
             found.push((dependency.clone(), status, message));
         }
         Ok(found)

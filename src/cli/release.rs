@@ -5,11 +5,12 @@ use super::cluster_args::ClusterArgs;
 use super::output::{Table, print_stdout};
 use super::progress::{Progress, ProgressMode};
 use crate::cli::error::{Error, ExitCode};
+use berth::manifest;
 use berth::release::lifecycle::{self, Operation, OperationReport, ReleaseOptions};
-use berth::release::{HelmTime, Release, Storage};
+use berth::release::{ChartMetadata, HelmTime, Release, Rendered, Storage};
 use berth::wait::Outcome;
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -132,9 +133,15 @@ fn release_options(change: &ChangeArgs) -> ReleaseOptions {
 
 pub fn run_change(operation: Operation, change: &ChangeArgs) -> Result<ExitCode, Error> {
     if change.dry_run == Some(DryRunMode::Client) {
-        let text = lifecycle::render(&operation).map_err(Error::Release)?;
-        print_stdout(&text)?;
-        return Ok(ExitCode::Success);
+        return match &operation {
+            Operation::Install { rendered, .. } | Operation::Upgrade { rendered, .. } => {
+                print_stdout(&rendered.manifest)?;
+                Ok(ExitCode::Success)
+            }
+            Operation::Rollback { name, .. } | Operation::Uninstall { name, .. } => {
+                Err(Error::Release(lifecycle::LifecycleError::NotFound(name.clone())))
+            }
+        };
     }
     let json = change.output == super::apply::ProgressOutput::Json;
     run_operation(&operation, &release_options(change), &change.cluster, json)
@@ -361,14 +368,43 @@ fn render_status(release: &Release, resources: &[lifecycle::ResourceStatus], out
     text
 }
 
+/// Reads PATH, a file or directory of manifests, as a release's input; a `Chart.yaml` beside them names the
+/// chart, otherwise the directory does.
+fn read_rendered(path: &Path) -> Result<Rendered, Error> {
+    let manifests = manifest::load(&[path.to_path_buf()])?;
+    Ok(Rendered::from_manifests(manifests, chart_metadata(path)))
+}
+
+/// The chart metadata recorded for a path of manifests: its `Chart.yaml` when it has one, else its name.
+fn chart_metadata(path: &Path) -> ChartMetadata {
+    let chart = |name: &str, version: &str, app_version: Option<&str>| ChartMetadata {
+        name: name.to_string(),
+        version: version.to_string(),
+        app_version: app_version.map(str::to_string),
+        ..ChartMetadata::default()
+    };
+    let chart_file = path.join("Chart.yaml");
+    if let Ok(text) = std::fs::read_to_string(&chart_file)
+        && let Ok(chart_file) = serde_saphyr::from_str::<serde_json::Value>(&text)
+    {
+        let field = |name: &str| chart_file.get(name).and_then(serde_json::Value::as_str).map(str::to_string);
+        if let (Some(name), Some(version)) = (field("name"), field("version")) {
+            return chart(&name, &version, field("appVersion").as_deref());
+        }
+    }
+    let stem = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or("manifests");
+    chart(stem, "0.0.0", None)
+}
+
 /// Runs an operation's command after building it.
 pub fn install(args: InstallArgs) -> Result<ExitCode, Error> {
-    let operation = Operation::Install { name: args.name.clone(), path: args.path.clone() };
+    let operation = Operation::Install { name: args.name.clone(), rendered: read_rendered(&args.path)? };
     run_change(operation, &args.change)
 }
 
 pub fn upgrade(args: UpgradeArgs) -> Result<ExitCode, Error> {
-    let operation = Operation::Upgrade { name: args.name.clone(), path: args.path.clone(), install: args.install };
+    let rendered = read_rendered(&args.path)?;
+    let operation = Operation::Upgrade { name: args.name.clone(), rendered, install: args.install };
     run_change(operation, &args.change)
 }
 

@@ -3,6 +3,7 @@
 //! be applied and watched in the same run (seed 000's "dynamic REST mapper").
 
 use super::retry::with_retry;
+use crate::manifest::Manifest;
 use crate::object::ObjectRef;
 use kube::api::{ApiResource, GroupVersionKind};
 use kube::discovery::{Discovery, Scope};
@@ -109,6 +110,57 @@ impl ResourceMap {
             None
         };
         Ok(Resolved { reference: ObjectRef { namespace, ..reference.clone() }, resource })
+    }
+
+    /// Resolves every object of a set: through discovery, or through a CustomResourceDefinition of the same
+    /// set that is not applied yet. One result per manifest, in input order.
+    pub fn resolve_set(&self, manifests: &[Manifest], default_namespace: &str) -> Vec<Result<Resolved, UnknownKind>> {
+        let crd_types: HashMap<(String, String), ResourceType> = manifests
+            .iter()
+            .filter(|manifest| manifest.reference.is_crd())
+            .flat_map(|manifest| ResourceMap::from_crd(&manifest.object))
+            .map(|resource| ((resource.api_resource.api_version.clone(), resource.api_resource.kind.clone()), resource))
+            .collect();
+        manifests
+            .iter()
+            .map(|manifest| {
+                let reference = &manifest.reference;
+                self.resolve(reference, default_namespace).or_else(|unknown| {
+                    let resource =
+                        crd_types.get(&(reference.api_version.clone(), reference.kind.clone())).ok_or(unknown)?;
+                    let namespace = resource
+                        .namespaced
+                        .then(|| reference.namespace.clone().unwrap_or_else(|| default_namespace.to_string()));
+                    Ok(Resolved { reference: ObjectRef { namespace, ..reference.clone() }, resource: resource.clone() })
+                })
+            })
+            .collect()
+    }
+
+    /// Resolves a reference that names a group and kind but no version (an external dependency), through
+    /// discovery.
+    ///
+    /// # Errors
+    /// A message when the cluster serves no such kind in the group.
+    pub fn resolve_group_kind(
+        &self,
+        group: &str,
+        kind: &str,
+        namespace: Option<&str>,
+        name: &str,
+        default_namespace: &str,
+    ) -> Result<Resolved, String> {
+        let resource = self
+            .find_group_kind(group, kind)
+            .ok_or_else(|| format!("the cluster does not serve kind `{kind}` in group `{group}`"))?;
+        let namespace = resource.namespaced.then(|| namespace.unwrap_or(default_namespace).to_string());
+        let reference = ObjectRef {
+            api_version: resource.api_resource.api_version.clone(),
+            kind: kind.to_string(),
+            namespace,
+            name: name.to_string(),
+        };
+        Ok(Resolved { reference, resource })
     }
 
     /// A type a CustomResourceDefinition in the same set will serve, known before the CRD is applied.

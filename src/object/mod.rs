@@ -23,6 +23,11 @@ pub struct ObjectRef {
 }
 
 impl ObjectRef {
+    /// Whether this is a CustomResourceDefinition (whose custom resources depend on it).
+    pub fn is_crd(&self) -> bool {
+        self.kind == "CustomResourceDefinition" && self.group() == "apiextensions.k8s.io"
+    }
+
     /// Reads the identity of `object`; `None` when apiVersion, kind or metadata.name is missing or not a string.
     pub fn from_object(object: &Value) -> Option<ObjectRef> {
         Some(ObjectRef {

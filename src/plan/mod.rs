@@ -24,7 +24,7 @@
 //!
 //! ```
 //! use berth::manifest::parse_text;
-//! use berth::plan::{self, Target};
+//! use berth::plan::{self, Scheduler, Target};
 //!
 //! let yaml = r#"
 //! apiVersion: apps/v1
@@ -45,7 +45,7 @@
 //! assert_eq!(plan.order(), &[1, 0]); // the Job, then the Deployment
 //! assert_eq!(plan.dependencies(0)[0].target, Target::Object(1));
 //!
-//! let mut scheduler = plan.scheduler();
+//! let mut scheduler = Scheduler::new(&plan);
 //! assert_eq!(scheduler.ready(), vec![1]);
 //! scheduler.mark_done(1);
 //! assert_eq!(scheduler.ready(), vec![0]);

@@ -7,7 +7,6 @@ use super::fast_hash::FastMap;
 use super::graph::{EdgeKind, Gate, Graph};
 use super::reason::{Reason, WeightAnnotation};
 use super::reference::DependencyRef;
-use super::schedule::Scheduler;
 use super::weights::Weight;
 use crate::manifest::Source;
 use crate::object::ObjectRef;
@@ -157,11 +156,6 @@ impl Plan {
             collected.add(Target::Object(object as usize), Reason::DependsOn { annotation });
         }
         self.collect_dependents(collected)
-    }
-
-    /// A scheduler that hands out objects as their dependencies become ready.
-    pub fn scheduler(&self) -> Scheduler<'_> {
-        Scheduler::new(self)
     }
 
     fn collect_dependents(&self, collected: Collector) -> Vec<Dependent> {

@@ -704,7 +704,7 @@ fn an_empty_input_is_an_empty_plan() {
     assert_eq!(plan.step_count(), 0);
     assert_eq!(to_text(&plan), "\n0 objects in 0 steps.\n");
     assert_eq!(to_json(&plan), "{\n  \"objects\": []\n}\n");
-    assert!(plan.scheduler().is_finished());
+    assert!(Scheduler::new(&plan).is_finished());
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -718,7 +718,7 @@ fn scheduler_hands_out_objects_as_their_dependencies_finish() {
     let job = index_of(&plan, "Job/shop/migrate");
     let redis = index_of(&plan, "Redis/shop/sessions");
     let web = index_of(&plan, "Deployment/shop/web");
-    let mut scheduler = plan.scheduler();
+    let mut scheduler = Scheduler::new(&plan);
     assert_eq!(scheduler.ready(), [namespace, crd]);
     assert_eq!(scheduler.ready(), Vec::<usize>::new(), "each object is handed out once");
     assert!(!scheduler.mark_done(job), "not ready yet");
@@ -751,7 +751,7 @@ fn a_failure_skips_everything_that_waits_for_it() {
     ]
     .concat();
     let plan = plan_of(&yaml);
-    let mut scheduler = plan.scheduler();
+    let mut scheduler = Scheduler::new(&plan);
     assert_eq!(scheduler.ready(), [3]);
     assert!(scheduler.mark_done(3));
     assert_eq!(scheduler.ready(), [0]);
@@ -779,7 +779,7 @@ fn a_failed_external_dependency_skips_its_dependents_transitively() {
     ]
     .concat();
     let plan = plan_of(&yaml);
-    let mut scheduler = plan.scheduler();
+    let mut scheduler = Scheduler::new(&plan);
     assert!(scheduler.ready().is_empty());
     assert_eq!(
         scheduler.mark_external_failed(0),
@@ -849,7 +849,7 @@ proptest! {
         }
         if let Ok(plan) = built {
             let _ = (to_text(&plan), to_json(&plan), to_dot(&plan));
-            let mut scheduler = plan.scheduler();
+            let mut scheduler = Scheduler::new(&plan);
             let mut rounds = 0;
             while !scheduler.is_finished() && rounds <= manifests.len() + plan.externals().len() + 1 {
                 for index in scheduler.ready() {
@@ -930,7 +930,7 @@ proptest! {
                 }
             }
         }
-        let mut scheduler = plan.scheduler();
+        let mut scheduler = Scheduler::new(&plan);
         let mut done = vec![false; count];
         let mut handed_out = 0;
         loop {

@@ -6,23 +6,25 @@
 //! `uninstalled` before berth returns. A rollback after a failure (`--rollback-on-failure`) runs under a fresh
 //! deadline and a fresh cancellation token, never the cancelled or expired one.
 
-use super::{Chart, ChartMetadata, HelmTime, Info, Release, ReleaseStatus, Storage, StorageError};
-use crate::apply::{self, ApplyEvent, ApplyReport, ApplyRequest, InvalidSet};
+use super::rendered::Rendered;
+use super::{HelmTime, Info, Release, ReleaseStatus, Storage, StorageError};
+use crate::apply::{self, ApplyEvent, ApplyReport, ApplyRequest, InvalidSet, Prepared};
 use crate::cluster::{ApplyOptions, Cluster};
-use crate::manifest::{self, LoadError, Manifest};
+use crate::health::HealthRules;
+use crate::manifest::{self, Manifest};
 use crate::object::ObjectRef;
 use crate::status::Status;
 use crate::wait::{Outcome, WaitOptions};
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// What to do.
 #[derive(Debug, Clone)]
 pub enum Operation {
-    Install { name: String, path: PathBuf },
-    Upgrade { name: String, path: PathBuf, install: bool },
+    Install { name: String, rendered: Rendered },
+    Upgrade { name: String, rendered: Rendered, install: bool },
     Rollback { name: String, revision: Option<u32> },
     Uninstall { name: String, keep_history: bool },
 }
@@ -79,8 +81,6 @@ pub enum LifecycleError {
     NoRevision { name: String, version: u32 },
     #[error("release `{0}` is already uninstalled")]
     AlreadyUninstalled(String),
-    #[error(transparent)]
-    Load(#[from] LoadError),
     #[error("{0}")]
     Invalid(#[from] InvalidSet),
     #[error("cannot read the manifest recorded in release `{name}` revision {version}: {message}")]
@@ -101,40 +101,19 @@ fn now() -> Option<HelmTime> {
     Some(HelmTime::now())
 }
 
-fn chart(name: &str, version: &str, app_version: Option<&str>) -> ChartMetadata {
-    ChartMetadata {
-        name: name.to_string(),
-        version: version.to_string(),
-        app_version: app_version.map(str::to_string),
-        ..ChartMetadata::default()
-    }
-}
-
 /// A new revision, applied with server-side apply (Helm 4's `ssa`).
-fn new_release(name: &str, namespace: &str, version: u32, metadata: ChartMetadata, manifest: String) -> Release {
+fn new_release(name: &str, namespace: &str, version: u32, rendered: &Rendered) -> Release {
     Release {
         name: name.to_string(),
         namespace: namespace.to_string(),
         version,
-        manifest,
-        chart: Chart { metadata, ..Chart::default() },
-        info: Info { first_deployed: now(), last_deployed: now(), ..Info::default() },
+        manifest: rendered.manifest.clone(),
+        chart: rendered.chart.clone(),
+        config: rendered.config.clone(),
+        info: Info { first_deployed: now(), last_deployed: now(), notes: rendered.notes.clone(), ..Info::default() },
         apply_method: "ssa".to_string(),
         ..Release::default()
     }
-}
-
-/// The manifests of `path` as the text a release records (`---` and a `# Source:` line before each object).
-fn manifest_text(manifests: &[Manifest]) -> String {
-    let mut text = String::new();
-    for manifest in manifests {
-        let yaml = serde_saphyr::to_string(&manifest.object).unwrap_or_default();
-        text.push_str(&format!("---\n# Source: {}\n{yaml}", manifest.source.file));
-        if !yaml.ends_with('\n') {
-            text.push('\n');
-        }
-    }
-    text
 }
 
 fn recorded_manifests(release: &Release) -> Result<Vec<Manifest>, LifecycleError> {
@@ -149,21 +128,6 @@ fn recorded_manifests(release: &Release) -> Result<Vec<Manifest>, LifecycleError
         }),
         None => Ok(manifests),
     }
-}
-
-/// The chart metadata recorded for a path of manifests: its `Chart.yaml` when it has one, else its name.
-fn chart_metadata(path: &Path) -> ChartMetadata {
-    let chart_file = path.join("Chart.yaml");
-    if let Ok(text) = std::fs::read_to_string(&chart_file)
-        && let Ok(chart_file) = serde_saphyr::from_str::<serde_json::Value>(&text)
-    {
-        let field = |name: &str| chart_file.get(name).and_then(serde_json::Value::as_str).map(str::to_string);
-        if let (Some(name), Some(version)) = (field("name"), field("version")) {
-            return chart(&name, &version, field("appVersion").as_deref());
-        }
-    }
-    let stem = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or("manifests");
-    chart(stem, "0.0.0", None)
 }
 
 /// Identity of an object as a release compares revisions: group, kind, namespace, name.
@@ -211,7 +175,7 @@ fn request(options: &ReleaseOptions, deadline: Duration, unchanged: HashSet<usiz
     ApplyRequest {
         apply: ApplyOptions { dry_run: options.dry_run_server, force_conflicts: true, ..ApplyOptions::default() },
         wait: options.wait.then_some(wait),
-        health: Some(std::sync::Arc::new(crate::health::HealthRules::new())),
+        health: None,
         unchanged,
     }
 }
@@ -231,21 +195,6 @@ fn describe_failure(verb: &str, name: &str, report: &ApplyReport) -> String {
     format!("{verb} \"{name}\" failed: {reason}")
 }
 
-/// Renders what an install or upgrade would apply (`--dry-run=client`).
-///
-/// # Errors
-/// [`LifecycleError::Load`] for bad input.
-pub fn render(operation: &Operation) -> Result<String, LifecycleError> {
-    match operation {
-        Operation::Install { path, .. } | Operation::Upgrade { path, .. } => {
-            Ok(manifest_text(&manifest::load(std::slice::from_ref(path))?))
-        }
-        Operation::Rollback { name, .. } | Operation::Uninstall { name, .. } => {
-            Err(LifecycleError::NotFound(name.clone()))
-        }
-    }
-}
-
 /// Runs one operation.
 ///
 /// # Errors
@@ -258,10 +207,11 @@ pub async fn run(
     on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
 ) -> Result<OperationReport, LifecycleError> {
     let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
-    let mut context = Context { cluster, storage: &storage, options, on_event };
+    let health = Arc::new(HealthRules::new());
+    let mut context = Context { cluster, storage: &storage, options, health: &health, on_event };
     match operation {
-        Operation::Install { name, path } => context.install(name, path, cancel).await,
-        Operation::Upgrade { name, path, install } => context.upgrade(name, path, *install, cancel).await,
+        Operation::Install { name, rendered } => context.install(name, rendered, cancel).await,
+        Operation::Upgrade { name, rendered, install } => context.upgrade(name, rendered, *install, cancel).await,
         Operation::Rollback { name, revision } => context.rollback(name, *revision, cancel).await,
         Operation::Uninstall { name, keep_history } => context.uninstall(name, *keep_history, cancel).await,
     }
@@ -271,6 +221,8 @@ struct Context<'a, 'e> {
     cluster: &'a Cluster,
     storage: &'a Storage,
     options: &'a ReleaseOptions,
+    /// The rules every revision is prepared with (the objects' own health annotations).
+    health: &'a Arc<HealthRules>,
     on_event: &'e mut (dyn FnMut(&ApplyEvent) + Send),
 }
 
@@ -279,14 +231,19 @@ impl Context<'_, '_> {
         &self.cluster.default_namespace
     }
 
+    /// Checks a revision's objects as apply will, once, before anything is recorded or written.
+    fn prepare<'m>(&self, manifests: &'m [Manifest]) -> Result<Prepared<'m>, LifecycleError> {
+        Ok(apply::prepare(self.cluster, manifests, Some(self.health))?)
+    }
+
     async fn apply(
         &mut self,
-        manifests: &[Manifest],
+        prepared: &Prepared<'_>,
         unchanged: HashSet<usize>,
         cancel: &CancellationToken,
-    ) -> Result<ApplyReport, LifecycleError> {
+    ) -> ApplyReport {
         let request = request(self.options, self.options.timeout, unchanged);
-        Ok(apply::apply(self.cluster, manifests, &request, cancel, self.on_event).await?)
+        apply::apply_prepared(self.cluster, prepared, &request, cancel, self.on_event).await
     }
 
     async fn delete(
@@ -310,26 +267,26 @@ impl Context<'_, '_> {
     async fn install(
         &mut self,
         name: &str,
-        path: &Path,
+        rendered: &Rendered,
         cancel: &CancellationToken,
     ) -> Result<OperationReport, LifecycleError> {
-        let manifests = manifest::load(&[path.to_path_buf()])?;
-        apply::check(self.cluster, &manifests)?;
+        let manifests = &rendered.manifests;
+        let prepared = self.prepare(manifests)?;
         let history = self.storage.history(name).await?;
         self.check_not_pending(name, &history)?;
         if history.last().is_some_and(|last| last.info.status != ReleaseStatus::Uninstalled) {
             return Err(LifecycleError::InUse(name.to_string()));
         }
         let version = history.last().map_or(1, |last| last.version + 1);
-        let mut release = new_release(name, self.namespace(), version, chart_metadata(path), manifest_text(&manifests));
+        let mut release = new_release(name, self.namespace(), version, rendered);
         release.info.status = ReleaseStatus::PendingInstall;
         release.info.description = "Initial install underway".to_string();
         if self.options.dry_run_server {
-            let report = self.apply(&manifests, HashSet::new(), cancel).await?;
+            let report = self.apply(&prepared, HashSet::new(), cancel).await;
             return Ok(OperationReport { outcome: report.outcome, release, report: Some(report) });
         }
         self.storage.create(&release).await?;
-        let report = self.apply_recorded(&mut release, "Install", &manifests, HashSet::new(), cancel).await?;
+        let report = self.apply(&prepared, HashSet::new(), cancel).await;
         if report.outcome == Outcome::Ready {
             self.finish(&mut release, ReleaseStatus::Deployed, "Install complete").await?;
             return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report) });
@@ -339,7 +296,7 @@ impl Context<'_, '_> {
         if self.options.rollback_on_failure || self.options.cleanup_on_fail {
             // A fresh token and deadline: the failed or cancelled one must not stop the clean-up.
             let fresh = CancellationToken::new();
-            self.delete(&manifests, &fresh).await?;
+            self.delete(manifests, &fresh).await?;
             if self.options.rollback_on_failure {
                 release.info.status = ReleaseStatus::Uninstalled;
                 release.info.description = format!("{description}; uninstalled (--rollback-on-failure)");
@@ -362,25 +319,6 @@ impl Context<'_, '_> {
         release.info.last_deployed = now();
         self.storage.update(release).await?;
         Ok(())
-    }
-
-    /// Applies a recorded revision; when the run cannot even start, records the revision failed first.
-    async fn apply_recorded(
-        &mut self,
-        release: &mut Release,
-        verb: &str,
-        manifests: &[Manifest],
-        unchanged: HashSet<usize>,
-        cancel: &CancellationToken,
-    ) -> Result<ApplyReport, LifecycleError> {
-        match self.apply(manifests, unchanged, cancel).await {
-            Ok(report) => Ok(report),
-            Err(error) => {
-                let description = format!("{verb} \"{}\" failed: {error}", release.name);
-                self.finish(release, ReleaseStatus::Failed, &description).await?;
-                Err(error)
-            }
-        }
     }
 
     /// A new revision is ready: objects the previous one had and this one has not are deleted, the previous
@@ -410,48 +348,47 @@ impl Context<'_, '_> {
     async fn upgrade(
         &mut self,
         name: &str,
-        path: &Path,
+        rendered: &Rendered,
         install: bool,
         cancel: &CancellationToken,
     ) -> Result<OperationReport, LifecycleError> {
         let history = self.storage.history(name).await?;
         let Some(last) = history.last().cloned() else {
             if install {
-                return self.install(name, path, cancel).await;
+                return self.install(name, rendered, cancel).await;
             }
             return Err(LifecycleError::NotFound(name.to_string()));
         };
         if last.info.status == ReleaseStatus::Uninstalled && install {
-            return self.install(name, path, cancel).await;
+            return self.install(name, rendered, cancel).await;
         }
         self.check_not_pending(name, &history)?;
-        let manifests = manifest::load(&[path.to_path_buf()])?;
-        apply::check(self.cluster, &manifests)?;
+        let manifests = &rendered.manifests;
+        let prepared = self.prepare(manifests)?;
         let previous = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
         // What the cluster holds comes from the last revision, whatever its status; objects are skipped as
         // unchanged only when that revision was fully applied (deployed).
         let old = recorded_manifests(&last)?;
         let last_deployed = last.info.status == ReleaseStatus::Deployed;
-        let mut release =
-            new_release(name, self.namespace(), last.version + 1, chart_metadata(path), manifest_text(&manifests));
+        let mut release = new_release(name, self.namespace(), last.version + 1, rendered);
         release.info.first_deployed = history.first().and_then(|first| first.info.first_deployed).or_else(now);
         release.info.status = ReleaseStatus::PendingUpgrade;
         release.info.description = "Preparing upgrade".to_string();
-        let unchanged = skippable(&manifests, &old, last_deployed, self.namespace());
+        let unchanged = skippable(manifests, &old, last_deployed, self.namespace());
         if self.options.dry_run_server {
-            let report = self.apply(&manifests, unchanged, cancel).await?;
+            let report = self.apply(&prepared, unchanged, cancel).await;
             return Ok(OperationReport { outcome: report.outcome, release, report: Some(report) });
         }
         self.storage.create(&release).await?;
-        let report = self.apply_recorded(&mut release, "Upgrade", &manifests, unchanged, cancel).await?;
+        let report = self.apply(&prepared, unchanged, cancel).await;
         if report.outcome == Outcome::Ready {
-            self.promote(&mut release, "Upgrade complete", &old, &manifests, previous, cancel).await?;
+            self.promote(&mut release, "Upgrade complete", &old, manifests, previous, cancel).await?;
             return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report) });
         }
         let description = describe_failure("Upgrade", name, &report);
         self.finish(&mut release, ReleaseStatus::Failed, &description).await?;
         if self.options.cleanup_on_fail {
-            let created = removed(&manifests, &old, self.namespace());
+            let created = removed(manifests, &old, self.namespace());
             if !created.is_empty() {
                 self.delete(&created, &CancellationToken::new()).await?;
             }
@@ -491,6 +428,7 @@ impl Context<'_, '_> {
         }
         let current = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
         let manifests = recorded_manifests(&target)?;
+        let prepared = self.prepare(&manifests)?;
         let old = recorded_manifests(&last)?;
         let last_deployed = last.info.status == ReleaseStatus::Deployed;
         let mut release = target.clone();
@@ -501,7 +439,7 @@ impl Context<'_, '_> {
         release.info.last_deployed = now();
         self.storage.create(&release).await?;
         let skip = skippable(&manifests, &old, last_deployed, self.namespace());
-        let report = self.apply_recorded(&mut release, "Rollback", &manifests, skip, cancel).await?;
+        let report = self.apply(&prepared, skip, cancel).await;
         if report.outcome == Outcome::Ready {
             let description = format!("Rollback to {version}");
             self.promote(&mut release, &description, &old, &manifests, current, cancel).await?;
@@ -559,7 +497,7 @@ impl Context<'_, '_> {
 pub async fn resource_statuses(cluster: &Cluster, release: &Release) -> Vec<ResourceStatus> {
     let Ok(manifests) = recorded_manifests(release) else { return Vec::new() };
     let rules = crate::health::HealthRules::new();
-    match apply::observe(cluster, &manifests, &rules).await {
+    match crate::observe::observe(cluster, &manifests, &rules).await {
         Ok(observed) => observed
             .into_iter()
             .map(|observed| ResourceStatus {

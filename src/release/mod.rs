@@ -5,16 +5,19 @@
 //! - `record.rs`: [`Release`] and its parts, field for field Helm's JSON; [`encode`]/[`decode`] of the
 //!   text in a Secret (base64 of gzipped JSON).
 //! - `storage.rs`: [`Storage`], Helm's `secret` driver: one Secret per revision, found by labels.
+//! - `rendered.rs`: [`Rendered`], what an install or upgrade releases, built by the caller (no file is read here).
 //! - `lifecycle.rs`: install, upgrade, rollback and uninstall on top of apply, wait, sequencing and delete.
 
 pub mod lifecycle;
 mod record;
+mod rendered;
 mod storage;
 
 pub use record::{
-    Chart, ChartFile, ChartMetadata, HelmTime, Hook, HookExecution, Info, Maintainer, Release, ReleaseStatus,
-    UnknownStatus, decode, encode,
+    Chart, ChartFile, ChartMetadata, HelmTime, Hook, HookExecution, Info, Maintainer, RecordError, Release,
+    ReleaseStatus, UnknownStatus, decode, encode,
 };
+pub use rendered::{Rendered, manifest_text};
 pub use storage::{SECRET_TYPE, Storage, StorageError, secret_name};
 
 #[cfg(test)]

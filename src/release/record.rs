@@ -8,7 +8,6 @@
 //! Fields berth does not model (a chart's files and lock, `info.resources`, fields a later Helm adds) are kept
 //! in each struct's `extra` map, so decoding a release and encoding it again loses nothing.
 
-use super::storage::StorageError;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use flate2::Compression;
@@ -425,19 +424,32 @@ pub struct HookExecution {
 /// The first bytes of a gzip stream (`magicGzip` in Helm's `util.go`).
 const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 
+/// Why a release record cannot be written or read; each variant names the layer and keeps its cause.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("cannot write the release as JSON")]
+    WriteJson(#[source] serde_json::Error),
+    #[error("cannot compress the release")]
+    Compress(#[source] std::io::Error),
+    #[error("invalid base64")]
+    Base64(#[source] base64::DecodeError),
+    #[error("invalid gzip")]
+    Gzip(#[source] std::io::Error),
+    #[error("invalid release JSON")]
+    Json(#[source] serde_json::Error),
+}
+
 /// The text Helm stores in a Secret's `data.release`: standard base64 of the gzipped (best compression)
 /// JSON of the release.
 ///
 /// # Errors
-/// [`StorageError::Encode`] if the JSON cannot be written (a value map holding a non-finite number cannot
-/// occur in `serde_json::Value`, so in practice this does not fail).
-pub fn encode(release: &Release) -> Result<String, StorageError> {
-    let failed =
-        |error: &dyn fmt::Display| StorageError::Encode { name: release.name.clone(), message: error.to_string() };
-    let json = serde_json::to_vec(release).map_err(|error| failed(&error))?;
+/// [`RecordError::WriteJson`] or [`RecordError::Compress`] (neither happens for a `Release` in memory in
+/// practice: its values cannot hold non-finite numbers).
+pub fn encode(release: &Release) -> Result<String, RecordError> {
+    let json = serde_json::to_vec(release).map_err(RecordError::WriteJson)?;
     let mut gzip = GzEncoder::new(Vec::new(), Compression::best());
-    gzip.write_all(&json).map_err(|error| failed(&error))?;
-    let compressed = gzip.finish().map_err(|error| failed(&error))?;
+    gzip.write_all(&json).map_err(RecordError::Compress)?;
+    let compressed = gzip.finish().map_err(RecordError::Compress)?;
     Ok(STANDARD.encode(compressed))
 }
 
@@ -446,21 +458,18 @@ pub fn encode(release: &Release) -> Result<String, StorageError> {
 /// Line breaks in the base64 are skipped, as Go's decoder does.
 ///
 /// # Errors
-/// [`StorageError::Record`] naming the layer that failed: base64, gzip or JSON.
-pub fn decode(text: &str) -> Result<Release, StorageError> {
-    let record = |message: String| StorageError::Record { message };
+/// A [`RecordError`] naming the layer that failed: base64, gzip or JSON.
+pub fn decode(text: &str) -> Result<Release, RecordError> {
     let base64: Vec<u8> = text.bytes().filter(|byte| *byte != b'\n' && *byte != b'\r').collect();
-    let bytes = STANDARD.decode(base64).map_err(|error| record(format!("invalid base64: {error}")))?;
+    let bytes = STANDARD.decode(base64).map_err(RecordError::Base64)?;
     let json = if bytes.len() > GZIP_MAGIC.len() && bytes.starts_with(&GZIP_MAGIC) {
         let mut json = Vec::new();
-        MultiGzDecoder::new(bytes.as_slice())
-            .read_to_end(&mut json)
-            .map_err(|error| record(format!("invalid gzip: {error}")))?;
+        MultiGzDecoder::new(bytes.as_slice()).read_to_end(&mut json).map_err(RecordError::Gzip)?;
         json
     } else {
         bytes
     };
-    serde_json::from_slice(&json).map_err(|error| record(format!("invalid release JSON: {error}")))
+    serde_json::from_slice(&json).map_err(RecordError::Json)
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! as Helm finds them. A Secret whose record cannot be decoded is skipped with a warning when listing, as
 //! Helm skips it.
 
-use super::record::{Release, ReleaseStatus, decode, encode};
+use super::record::{RecordError, Release, ReleaseStatus, decode, encode};
 use crate::cluster::retry::with_retry;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
@@ -41,15 +41,23 @@ pub enum StorageError {
         #[source]
         source: kube::Error,
     },
+    /// A release Secret has no `data.release` text.
+    #[error("Secret `{secret}` holds no release: {problem}")]
+    NoRecord { secret: String, problem: &'static str },
     /// A release Secret holds something that is not a release record.
-    #[error("cannot decode the release in Secret `{secret}`: {message}")]
-    Decode { secret: String, message: String },
-    /// [`decode`](super::decode) was given text that is not a release record.
-    #[error("malformed release record: {message}")]
-    Record { message: String },
+    #[error("cannot decode the release in Secret `{secret}`")]
+    Decode {
+        secret: String,
+        #[source]
+        source: RecordError,
+    },
     /// [`encode`](super::encode) could not write the record.
-    #[error("cannot encode release `{name}`: {message}")]
-    Encode { name: String, message: String },
+    #[error("cannot encode release `{name}`")]
+    Encode {
+        name: String,
+        #[source]
+        source: RecordError,
+    },
     /// `create` found the revision already stored (HTTP 409).
     #[error("release `{name}` revision {version} already exists")]
     Exists { name: String, version: u32 },
@@ -364,7 +372,12 @@ fn secret_for(release: &Release, stamp: (&str, jiff::Timestamp)) -> Result<Secre
     labels.insert("owner".to_string(), OWNER.to_string());
     labels.insert("status".to_string(), release.info.status.to_string());
     labels.insert("version".to_string(), release.version.to_string());
-    let data = BTreeMap::from([(DATA_KEY.to_string(), ByteString(encode(release)?.into_bytes()))]);
+    let data = BTreeMap::from([(
+        DATA_KEY.to_string(),
+        ByteString(
+            encode(release).map_err(|source| StorageError::Encode { name: release.name.clone(), source })?.into_bytes(),
+        ),
+    )]);
     Ok(Secret {
         metadata: ObjectMeta {
             name: Some(secret_name(&release.name, release.version)),
@@ -381,18 +394,10 @@ fn secret_for(release: &Release, stamp: (&str, jiff::Timestamp)) -> Result<Secre
 /// `createdAt` goes to [`Release::created_at`]; a record without a namespace gets the Secret's.
 fn release_from_secret(secret: &Secret) -> Result<Release, StorageError> {
     let secret_name = secret.metadata.name.clone().unwrap_or_default();
-    let failed = |message: String| StorageError::Decode { secret: secret_name.clone(), message };
-    let data = secret
-        .data
-        .as_ref()
-        .and_then(|data| data.get(DATA_KEY))
-        .ok_or_else(|| failed(format!("no `data.{DATA_KEY}`")))?;
-    let text =
-        std::str::from_utf8(&data.0).map_err(|error| failed(format!("`data.{DATA_KEY}` is not text: {error}")))?;
-    let mut release = decode(text).map_err(|error| match error {
-        StorageError::Record { message } => failed(message),
-        other => other,
-    })?;
+    let missing = |problem| StorageError::NoRecord { secret: secret_name.clone(), problem };
+    let data = secret.data.as_ref().and_then(|data| data.get(DATA_KEY)).ok_or_else(|| missing("no `data.release`"))?;
+    let text = std::str::from_utf8(&data.0).map_err(|_| missing("`data.release` is not UTF-8 text"))?;
+    let mut release = decode(text).map_err(|source| StorageError::Decode { secret: secret_name.clone(), source })?;
     let labels = secret.metadata.labels.clone().unwrap_or_default();
     release.created_at = labels
         .get("createdAt")

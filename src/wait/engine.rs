@@ -8,8 +8,9 @@
 use super::pods::{PodFailure, PodRules, pod_failure};
 use super::tracker::{Outcome, Tracker};
 use super::watch::{Seen, WatchGroup, run_watch};
+use super::workloads::{Pods, is_owned_by, workload_kind};
 use crate::cluster::{Cluster, Resolved};
-use crate::object::{ObjectRef, str_at, value_at};
+use crate::object::{ObjectRef, value_at};
 use crate::status::{self, Status, StatusResult};
 use serde::Serialize;
 use serde_json::Value;
@@ -123,14 +124,8 @@ pub struct WaitReport {
     pub elapsed: Duration,
 }
 
-/// The revision a Deployment and its ReplicaSets carry.
-const REVISION_ANNOTATION: &str = "deployment.kubernetes.io/revision";
-
-/// Kinds whose pods berth reads for root causes.
-const WORKLOAD_KINDS: [&str; 5] = ["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"];
-
 fn is_workload(reference: &ObjectRef) -> bool {
-    matches!(reference.group(), "apps" | "extensions" | "batch") && WORKLOAD_KINDS.contains(&reference.kind.as_str())
+    workload_kind(reference).is_some()
 }
 
 /// Waits until every target has the desired status, one fails (with fail-fast), time runs out, or `cancel`
@@ -225,7 +220,7 @@ fn watch_groups(cluster: &Cluster, targets: &[Target], options: &WaitOptions) ->
         }
         if options.desired == Status::Current && is_workload(reference) {
             workload_namespaces.insert(reference.namespace.clone());
-            if reference.kind == "Deployment" {
+            if workload_kind(reference).is_some_and(|workload| workload.pods == Pods::ThroughReplicaSets) {
                 deployment_namespaces.insert(reference.namespace.clone());
             }
         }
@@ -331,11 +326,9 @@ impl<'a> WaitState<'a> {
         if self.options.desired != Status::Current {
             return (result.status, result.message);
         }
-        let is_job = reference.kind == "Job" && reference.group() == "batch";
-        if is_job
-            && self.options.wait_for_jobs
+        if self.options.wait_for_jobs
             && result.status == Status::Current
-            && let Some(message) = job_not_complete(object)
+            && let Some(message) = workload_kind(reference).and_then(|workload| workload.not_complete(object))
         {
             return (Status::InProgress, message);
         }
@@ -353,7 +346,7 @@ impl<'a> WaitState<'a> {
     /// revision) the old pods may still fail while they are being replaced. Until the controller has observed
     /// the latest generation, which revision is current is not known, so nothing counts yet.
     fn workload_failure(&self, workload: &ObjectRef, object: &Value, now: jiff::Timestamp) -> Option<PodFailure> {
-        let uid = str_at(object, &["metadata", "uid"])?;
+        let kind = workload_kind(workload)?;
         let generation = value_at(object, &["metadata", "generation"]).and_then(Value::as_i64);
         let observed = value_at(object, &["status", "observedGeneration"]).and_then(Value::as_i64);
         if let (Some(generation), Some(observed)) = (generation, observed)
@@ -361,31 +354,12 @@ impl<'a> WaitState<'a> {
         {
             return None;
         }
-        let mut owners = vec![uid.to_string()];
-        if workload.kind == "Deployment" {
-            let revision = str_at(object, &["metadata", "annotations", REVISION_ANNOTATION]);
-            let replica_sets = self.replica_sets.get(&workload.namespace).into_iter().flat_map(BTreeMap::values);
-            owners.extend(
-                replica_sets
-                    .filter(|replica_set| is_owned_by(replica_set, uid))
-                    .filter(|replica_set| {
-                        revision.is_none_or(|revision| {
-                            str_at(replica_set, &["metadata", "annotations", REVISION_ANNOTATION]) == Some(revision)
-                        })
-                    })
-                    .filter_map(|replica_set| str_at(replica_set, &["metadata", "uid"]).map(str::to_string)),
-            );
-        }
-        let update_revision =
-            (workload.kind == "StatefulSet").then(|| str_at(object, &["status", "updateRevision"])).flatten();
+        let replica_sets = self.replica_sets.get(&workload.namespace).into_iter().flat_map(BTreeMap::values);
+        let owners = kind.pod_owners(object, replica_sets);
         let pods = self.pods.get(&workload.namespace)?;
         pods.values()
             .filter(|pod| owners.iter().any(|owner| is_owned_by(pod, owner)))
-            .filter(|pod| {
-                update_revision.is_none_or(|revision| {
-                    str_at(pod, &["metadata", "labels", "controller-revision-hash"]).is_none_or(|hash| hash == revision)
-                })
-            })
+            .filter(|pod| kind.is_current_pod(object, pod))
             .find_map(|pod| pod_failure(pod, now, &self.options.pod_rules))
     }
 
@@ -444,34 +418,11 @@ impl<'a> WaitState<'a> {
     }
 }
 
-fn is_owned_by(object: &Value, uid: &str) -> bool {
-    value_at(object, &["metadata", "ownerReferences"])
-        .and_then(Value::as_array)
-        .is_some_and(|owners| owners.iter().any(|owner| str_at(owner, &["uid"]) == Some(uid)))
-}
-
-/// Helm 4's job reader for `--wait-for-jobs`: a started Job is not done until Complete.
-fn job_not_complete(job: &Value) -> Option<String> {
-    let conditions = value_at(job, &["status", "conditions"]).and_then(Value::as_array);
-    let complete = conditions.into_iter().flatten().any(|condition| {
-        str_at(condition, &["type"]) == Some("Complete") && str_at(condition, &["status"]) == Some("True")
-    });
-    if complete {
-        return None;
-    }
-    let count = |field: &str| value_at(job, &["status", field]).and_then(Value::as_i64).unwrap_or(0);
-    Some(format!(
-        "Job in progress. active: {}, succeeded: {}, failed: {}",
-        count("active"),
-        count("succeeded"),
-        count("failed")
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cluster::{Resolved, ResourceType};
+    use crate::wait::workloads::REVISION_ANNOTATION;
     use kube::api::{ApiResource, GroupVersionKind};
     use serde_json::json;
 

@@ -9,8 +9,8 @@
 //! history limits are deleted.
 
 use super::client::{CONTROLLER_MANAGER, ControllerError};
+use super::context::Context;
 use super::cron_schedule::Schedule;
-use super::driver::Context;
 use super::queue::{Controller, Work};
 use super::{conditions, meta};
 use crate::fields::str_at;

@@ -5,7 +5,7 @@
 //! Simplified: taints, tolerations, affinity and `maxSurge` are not simulated; no ControllerRevisions are kept.
 
 use super::client::{CONTROLLER_MANAGER, ControllerError};
-use super::driver::Context;
+use super::context::Context;
 use super::node::{self, NodeInfo};
 use super::queue::{Controller, Work};
 use super::replica_set::insert_nonzero;

@@ -9,7 +9,7 @@
 
 use super::behaviour;
 use super::client::{CONTROLLER_MANAGER, ControllerError};
-use super::driver::Context;
+use super::context::Context;
 use super::queue::{Controller, Work};
 use super::{conditions, meta, template, workload};
 use jiff::Timestamp;

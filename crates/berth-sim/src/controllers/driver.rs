@@ -5,17 +5,11 @@
 //! concerns its kubelet and its owner). A lagging subscription (events dropped) triggers a full resync, so
 //! nothing is lost for good.
 
-use super::client::{Client, ControllerError};
-use super::clock::Clock;
-use super::node::Nodes;
-use super::ownership::PodIndex;
-use super::queue::{Controller, Work, WorkQueue};
-use super::service::Addresses;
-use super::{
-    behaviour, cron_job, daemon_set, deployment, generic, kubelet, meta, replica_set, service, stateful_set, volume,
-};
-use crate::profile::Profile;
-use crate::store::{EventType, WatchEvent};
+use super::client::ControllerError;
+use super::context::Context;
+use super::queue::{Controller, Work};
+use super::{cron_job, daemon_set, deployment, generic, kubelet, meta, replica_set, service, stateful_set, volume};
+use crate::store::WatchEvent;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
@@ -28,174 +22,7 @@ const RETRY: Duration = Duration::from_millis(250);
 /// Reconciles between yields to the runtime, so a burst of work does not starve the API server.
 const BATCH: usize = 32;
 
-/// What the controllers share: the store, the profile, the queue and the simulated cluster's state that is
-/// not stored in objects (first sightings, node placement, allocated addresses, name counters).
-pub(super) struct Context {
-    pub client: Client,
-    pub profile: Profile,
-    pub queue: WorkQueue,
-    pub clock: Clock,
-    pub nodes: Nodes,
-    pub addresses: Addresses,
-    /// The pods of each workload.
-    pub pods: PodIndex,
-    /// Makes generated names unique within the run.
-    pub name_counter: u64,
-}
-
 impl Context {
-    pub fn new(client: Client, profile: Profile) -> Context {
-        let mut context = Context {
-            client,
-            profile,
-            queue: WorkQueue::default(),
-            clock: Clock::default(),
-            nodes: Nodes::default(),
-            addresses: Addresses::default(),
-            pods: PodIndex::default(),
-            name_counter: 0,
-        };
-        context.nodes.refresh(&context.client);
-        context
-    }
-
-    /// A fresh generated-name suffix for children of the object with `owner_uid`.
-    pub fn name_suffix(&mut self, owner_uid: &str) -> String {
-        self.name_counter += 1;
-        super::template::name_suffix(&format!("{owner_uid}/{}", self.name_counter))
-    }
-
-    /// Reconciles `work` again after `delay` (a delay beyond what the clock can represent is never).
-    pub fn recheck(&mut self, work: Work, delay: Duration) {
-        if let Some(at) = Instant::now().checked_add(delay) {
-            self.queue.at(work, at);
-        }
-    }
-
-    /// Queues the work a store event calls for.
-    pub fn observe(&mut self, event: &WatchEvent) {
-        let object = &event.object;
-        let namespace = event.namespace.as_str();
-        let name = event.name.as_str();
-        let deleted = event.event_type == EventType::Deleted;
-        if deleted {
-            self.clock.forget(meta::uid(object));
-        }
-        let annotations_changed =
-            event.previous.as_ref().is_some_and(|previous| behaviour::changed(previous, object)) && !deleted;
-        let owned_pods = Work::new(Controller::OwnedPods, namespace, meta::uid(object));
-        match (event.key.group.as_str(), event.key.plural.as_str()) {
-            ("apps", "deployments") => self.queue.push(Work::new(Controller::Deployment, namespace, name)),
-            ("apps", "replicasets") => {
-                self.queue.push(Work::new(Controller::ReplicaSet, namespace, name));
-                self.push_owner(object, namespace);
-                if annotations_changed {
-                    self.queue.push(owned_pods);
-                }
-            }
-            ("apps", "statefulsets") | ("apps", "daemonsets") | ("batch", "jobs") => {
-                let controller = match event.key.plural.as_str() {
-                    "statefulsets" => Controller::StatefulSet,
-                    "daemonsets" => Controller::DaemonSet,
-                    _ => Controller::Job,
-                };
-                self.queue.push(Work::new(controller, namespace, name));
-                self.push_owner(object, namespace);
-                if annotations_changed {
-                    self.queue.push(owned_pods);
-                }
-            }
-            ("batch", "cronjobs") => self.queue.push(Work::new(Controller::CronJob, namespace, name)),
-            ("", "pods") => {
-                self.pods.observe(event.event_type, event.previous.as_deref(), object);
-                if deleted {
-                    self.nodes.forget_pod(meta::uid(object));
-                } else {
-                    self.queue.push(Work::new(Controller::Kubelet, namespace, name));
-                }
-                self.push_owner(object, namespace);
-            }
-            ("", "persistentvolumeclaims") => self.queue.push(Work::new(Controller::Claim, namespace, name)),
-            ("", "services") => {
-                if deleted {
-                    self.addresses.release(meta::uid(object));
-                } else {
-                    self.queue.push(Work::new(Controller::Service, namespace, name));
-                }
-            }
-            ("", "nodes") => {
-                self.nodes.refresh(&self.client);
-                self.queue.push(Work::new(Controller::NodesChanged, "", ""));
-            }
-            ("apiextensions.k8s.io", "customresourcedefinitions") => self.client.forget_custom_types(),
-            _ => {
-                if !deleted && behaviour::is_generic_ready(object) && self.client.custom_type(&event.key).is_some() {
-                    self.queue.push(Work::new(Controller::Generic(event.key.clone()), namespace, name));
-                }
-            }
-        }
-    }
-
-    /// Queues the controller of `object` (a pod's ReplicaSet, a ReplicaSet's Deployment, a Job's CronJob).
-    fn push_owner(&mut self, object: &serde_json::Value, namespace: &str) {
-        let Some(owner) = meta::controller_of(object) else { return };
-        let kind = owner.get("kind").and_then(serde_json::Value::as_str).unwrap_or_default();
-        let name = owner.get("name").and_then(serde_json::Value::as_str).unwrap_or_default();
-        let controller = match kind {
-            "Deployment" => Controller::Deployment,
-            "ReplicaSet" => Controller::ReplicaSet,
-            "StatefulSet" => Controller::StatefulSet,
-            "DaemonSet" => Controller::DaemonSet,
-            "Job" => Controller::Job,
-            "CronJob" => Controller::CronJob,
-            _ => return,
-        };
-        self.queue.push(Work::new(controller, namespace, name));
-    }
-
-    /// The pods controlled by the object with `owner_uid`, as stored now.
-    pub fn controlled_pods(&self, owner_uid: &str) -> Vec<Arc<serde_json::Value>> {
-        let pods = &self.client.types.pods;
-        self.pods
-            .pods_of(owner_uid)
-            .iter()
-            .filter_map(|(namespace, name)| self.client.get(pods, namespace, name))
-            .filter(|pod| meta::is_controlled_by(pod, owner_uid))
-            .collect()
-    }
-
-    /// Queues every object any controller handles: at start and after missed events.
-    pub fn resync(&mut self) {
-        self.nodes.refresh(&self.client);
-        let all_pods = self.client.list(&self.client.types.pods, None);
-        self.pods.rebuild(all_pods.iter().map(|pod| pod.as_ref()));
-        let types = self.client.types.clone();
-        let table = [
-            (&types.deployments, Controller::Deployment),
-            (&types.replica_sets, Controller::ReplicaSet),
-            (&types.stateful_sets, Controller::StatefulSet),
-            (&types.daemon_sets, Controller::DaemonSet),
-            (&types.pods, Controller::Kubelet),
-            (&types.jobs, Controller::Job),
-            (&types.cron_jobs, Controller::CronJob),
-            (&types.claims, Controller::Claim),
-            (&types.services, Controller::Service),
-        ];
-        for (def, controller) in table {
-            for object in self.client.list(def, None) {
-                self.queue.push(Work::new(controller.clone(), meta::namespace(&object), meta::name(&object)));
-            }
-        }
-        for def in self.client.custom_types() {
-            for object in self.client.list(&def, None) {
-                if behaviour::is_generic_ready(&object) {
-                    let controller = Controller::Generic(def.type_key());
-                    self.queue.push(Work::new(controller, meta::namespace(&object), meta::name(&object)));
-                }
-            }
-        }
-    }
-
     /// Reconciles one work item.
     fn reconcile(&mut self, work: &Work) -> Result<(), ControllerError> {
         let (namespace, name) = (work.namespace.as_str(), work.name.as_str());

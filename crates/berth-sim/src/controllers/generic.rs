@@ -8,7 +8,7 @@
 
 use super::behaviour;
 use super::client::{CONTROLLER_MANAGER, ControllerError};
-use super::driver::Context;
+use super::context::Context;
 use super::queue::{Controller, Work};
 use super::{conditions, meta};
 use crate::registry::TypeKey;

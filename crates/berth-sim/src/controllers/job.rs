@@ -9,7 +9,7 @@
 //! `sim.berth.dev/job-duration` as the annotation promises.
 
 use super::client::{CONTROLLER_MANAGER, ControllerError};
-use super::driver::Context;
+use super::context::Context;
 use super::queue::{Controller, Work};
 use super::replica_set::insert_nonzero;
 use super::{conditions, meta, template, workload};

@@ -9,7 +9,7 @@
 
 use super::behaviour::{self, JobOutcome};
 use super::client::{ControllerError, KUBELET, SCHEDULER};
-use super::driver::Context;
+use super::context::Context;
 use super::queue::{Controller, Work};
 use super::{meta, node, template};
 use crate::fields::str_at;

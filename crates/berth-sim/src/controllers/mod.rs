@@ -10,10 +10,12 @@
 //! (deterministic, no write races between controllers), and keeps a timer queue for delayed transitions
 //! (a pod becoming ready after `sim.berth.dev/ready-after`). Nothing polls.
 
+mod addresses;
 mod behaviour;
 mod client;
 mod clock;
 mod conditions;
+mod context;
 mod cron_job;
 mod cron_schedule;
 mod daemon_set;
@@ -52,7 +54,7 @@ pub fn spawn(store: Arc<Store>, profile: Profile, shutdown: CancellationToken) -
     let context = match client::Client::new(store) {
         Ok(client) => {
             node::create_nodes(&client, profile.nodes);
-            Some(driver::Context::new(client, profile))
+            Some(context::Context::new(client, profile))
         }
         Err(error) => {
             tracing::warn!(%error, "the simulated controllers cannot start");

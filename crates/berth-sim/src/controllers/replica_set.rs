@@ -2,7 +2,7 @@
 //! replicas, fullyLabeledReplicas, readyReplicas, availableReplicas and observedGeneration as the real one.
 
 use super::client::{CONTROLLER_MANAGER, ControllerError};
-use super::driver::Context;
+use super::context::Context;
 use super::queue::{Controller, Work};
 use super::{meta, node, template, workload};
 use crate::fields::str_at;

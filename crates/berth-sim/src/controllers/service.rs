@@ -6,82 +6,14 @@
 //! event; a client reading in between sees no cluster IP (kstatus then says InProgress for LoadBalancers,
 //! which is true to the moment).
 
+use super::addresses::Addresses;
 use super::behaviour;
 use super::client::{CONTROLLER_MANAGER, ControllerError};
-use super::driver::Context;
+use super::context::Context;
 use super::meta;
 use super::queue::{Controller, Work};
 use crate::fields::str_at;
 use serde_json::{Value, json};
-use std::collections::{HashMap, HashSet};
-
-/// Addresses handed out, kept per Service uid so an update that drops them gets the same ones back.
-#[derive(Debug, Default)]
-pub(super) struct Addresses {
-    cluster_ips: HashMap<String, String>,
-    used_cluster_ips: HashSet<String>,
-    next_cluster_ip: u32,
-    load_balancer_ips: HashMap<String, String>,
-    next_load_balancer_ip: u32,
-    node_ports: HashSet<i64>,
-    next_node_port: i64,
-}
-
-impl Addresses {
-    /// The cluster IP of the Service with `uid`, allocated once.
-    fn cluster_ip(&mut self, uid: &str) -> String {
-        if let Some(address) = self.cluster_ips.get(uid) {
-            return address.clone();
-        }
-        loop {
-            // 10.96.0.1 is the `kubernetes` Service and 10.96.0.10 the DNS in a real cluster: start after.
-            let index = 11 + self.next_cluster_ip % (254 * 254 - 11);
-            self.next_cluster_ip = self.next_cluster_ip.wrapping_add(1);
-            let address = format!("10.96.{}.{}", index / 254, index % 254 + 1);
-            if self.used_cluster_ips.insert(address.clone()) {
-                self.cluster_ips.insert(uid.to_string(), address.clone());
-                return address;
-            }
-        }
-    }
-
-    /// Marks a cluster IP written by someone else as taken.
-    fn claim_cluster_ip(&mut self, uid: &str, address: &str) {
-        if address.parse::<std::net::Ipv4Addr>().is_ok() {
-            self.used_cluster_ips.insert(address.to_string());
-            self.cluster_ips.entry(uid.to_string()).or_insert_with(|| address.to_string());
-        }
-    }
-
-    fn load_balancer_ip(&mut self, uid: &str) -> String {
-        if let Some(address) = self.load_balancer_ips.get(uid) {
-            return address.clone();
-        }
-        let index = self.next_load_balancer_ip % (254 * 56);
-        self.next_load_balancer_ip = self.next_load_balancer_ip.wrapping_add(1);
-        let address = format!("172.18.{}.{}", 200 + index / 254, index % 254 + 1);
-        self.load_balancer_ips.insert(uid.to_string(), address.clone());
-        address
-    }
-
-    fn node_port(&mut self) -> i64 {
-        loop {
-            let port = 30000 + self.next_node_port % 2768;
-            self.next_node_port += 1;
-            if self.node_ports.insert(port) {
-                return port;
-            }
-        }
-    }
-
-    /// Frees what a deleted Service held.
-    pub fn release(&mut self, uid: &str) {
-        if let Some(address) = self.cluster_ips.remove(uid) {
-            self.used_cluster_ips.remove(&address);
-        }
-        self.load_balancer_ips.remove(uid);
-    }
-}
 
 fn service_type(service: &Value) -> &str {
     str_at(service, &["spec", "type"]).unwrap_or("ClusterIP")
@@ -112,9 +44,7 @@ pub(super) fn allocated_spec(service: &Value, addresses: &mut Addresses) -> Opti
     {
         for port in ports.iter_mut() {
             match port.get("nodePort").and_then(Value::as_i64) {
-                Some(taken) => {
-                    addresses.node_ports.insert(taken);
-                }
+                Some(taken) => addresses.claim_node_port(taken),
                 None => {
                     meta::set_at(port, &["nodePort"], json!(addresses.node_port()));
                     changed = true;

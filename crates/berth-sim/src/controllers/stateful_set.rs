@@ -6,7 +6,7 @@
 //! Simplified: `maxUnavailable` is always 1; claims are not resized or deleted on scale-down.
 
 use super::client::{CONTROLLER_MANAGER, ControllerError};
-use super::driver::Context;
+use super::context::Context;
 use super::queue::{Controller, Work};
 use super::replica_set::insert_nonzero;
 use super::{meta, template, workload};

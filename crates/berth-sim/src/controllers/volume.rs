@@ -7,7 +7,7 @@
 
 use super::behaviour;
 use super::client::{CONTROLLER_MANAGER, ControllerError};
-use super::driver::Context;
+use super::context::Context;
 use super::meta;
 use super::queue::{Controller, Work};
 use crate::fields::str_at;

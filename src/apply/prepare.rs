@@ -1,0 +1,129 @@
+//! Everything apply checks before its first write, computed once: each object resolved against the cluster
+//! (or a CustomResourceDefinition of the same set), its `berth.dev/timeout`, the plan of writes, and the judge of
+//! the health rules. A release operation prepares before it writes its record and applies what it prepared.
+
+use super::judge;
+use crate::cluster::{Cluster, Resolved};
+use crate::health::HealthRules;
+use crate::manifest::Manifest;
+use crate::object::{ObjectRef, parse_duration, str_at};
+use crate::plan::{self, Plan};
+use crate::wait::Judge;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The per-object wait limit annotation.
+pub const TIMEOUT_ANNOTATION: &str = "berth.dev/timeout";
+
+/// Problems that stop the run before anything is written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidSet {
+    #[error("{}", .0.join("\n"))]
+    Objects(Vec<String>),
+}
+
+/// An object resolved against the cluster (or a CRD of the set), with its manifest.
+#[derive(Debug, Clone)]
+pub(super) struct Planned<'a> {
+    pub(super) manifest: &'a Manifest,
+    pub(super) resolved: Resolved,
+    pub(super) timeout: Option<Duration>,
+    pub(super) is_crd: bool,
+}
+
+/// A set checked and resolved, ready to apply (or delete).
+pub struct Prepared<'a> {
+    pub(super) manifests: &'a [Manifest],
+    pub(super) planned: Vec<Planned<'a>>,
+    pub(super) plan: Plan,
+    /// The judge applying the health rules, when rules were given.
+    pub(super) judge: Option<Judge>,
+}
+
+impl<'a> Prepared<'a> {
+    /// The manifests, in input order.
+    pub fn manifests(&self) -> &'a [Manifest] {
+        self.manifests
+    }
+
+    /// The order of writes.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// Each object as the cluster will know it (namespace defaulted or dropped), in input order.
+    pub fn objects(&self) -> impl Iterator<Item = &ObjectRef> {
+        self.planned.iter().map(|planned| &planned.resolved.reference)
+    }
+}
+
+/// Checks `manifests` as apply does before its first write and keeps what it computed: kinds served (or
+/// defined by a CRD of the set), berth annotations, the order (no cycle, no malformed ordering annotation)
+/// and, with `health`, every health annotation.
+///
+/// # Errors
+/// [`InvalidSet`] listing the problems; nothing has been written.
+pub fn prepare<'a>(
+    cluster: &Cluster,
+    manifests: &'a [Manifest],
+    health: Option<&Arc<HealthRules>>,
+) -> Result<Prepared<'a>, InvalidSet> {
+    let planned = resolve_all(cluster, manifests)?;
+    let plan = plan::build(manifests).map_err(|error| InvalidSet::Objects(vec![error.to_string()]))?;
+    let judge = checked_health(health, manifests, &planned)?;
+    Ok(Prepared { manifests, planned, plan, judge })
+}
+
+/// Checks every health annotation of the set (errors stop the run before anything is written; warnings are
+/// logged) and returns the judge that applies the rules, when there are rules.
+pub(super) fn checked_health(
+    rules: Option<&Arc<HealthRules>>,
+    manifests: &[Manifest],
+    planned: &[Planned<'_>],
+) -> Result<Option<Judge>, InvalidSet> {
+    let Some(rules) = rules else { return Ok(None) };
+    let warnings =
+        rules.check(manifests).into_result().map_err(|error| InvalidSet::Objects(vec![error.to_string()]))?;
+    for warning in warnings {
+        tracing::warn!("{warning}");
+    }
+    let declared = planned.iter().map(|planned| (&planned.resolved.reference, &planned.manifest.object));
+    Ok(Some(judge::rules_judge(rules.clone(), declared)))
+}
+
+/// Resolves every object's type and scope, and reads its berth annotations; all problems at once.
+pub(super) fn resolve_all<'a>(cluster: &Cluster, manifests: &'a [Manifest]) -> Result<Vec<Planned<'a>>, InvalidSet> {
+    let resolutions = cluster.resources.resolve_set(manifests, &cluster.default_namespace);
+    let mut problems = Vec::new();
+    let mut planned = Vec::new();
+    for (manifest, resolution) in manifests.iter().zip(resolutions) {
+        let reference = &manifest.reference;
+        let resolved = match resolution {
+            Ok(resolved) => Some(resolved),
+            Err(unknown) => {
+                problems.push(format!("{}: {} `{}`: {unknown}", manifest.source, reference.kind, reference.name));
+                None
+            }
+        };
+        let timeout = match str_at(&manifest.object, &["metadata", "annotations", TIMEOUT_ANNOTATION]) {
+            Some(text) => match parse_duration(text) {
+                Ok(timeout) => Some(timeout),
+                Err(error) => {
+                    problems.push(format!(
+                        "{}: {} `{}`: annotation {TIMEOUT_ANNOTATION}: {error}",
+                        manifest.source, reference.kind, reference.name
+                    ));
+                    None
+                }
+            },
+            None => None,
+        };
+        if let Some(resolved) = resolved {
+            planned.push(Planned { manifest, is_crd: reference.is_crd(), resolved, timeout });
+        }
+    }
+    if !problems.is_empty() {
+        return Err(InvalidSet::Objects(problems));
+    }
+    Ok(planned)
+}

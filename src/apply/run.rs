@@ -1,0 +1,153 @@
+//! Running a prepared set: the plan executed with its readiness gates, then, if asked, one wait for every
+//! object; and `berth wait`'s wait for objects already in the cluster.
+
+use super::execute;
+use super::prepare::{InvalidSet, Planned, Prepared, checked_health, prepare, resolve_all};
+use super::report::{ApplyEvent, ApplyReport, merge_statuses};
+use crate::cluster::{ApplyOptions, Cluster};
+use crate::health::HealthRules;
+use crate::manifest::Manifest;
+use crate::status::Status;
+use crate::wait::{Outcome, Target, WaitEvent, WaitOptions, WaitReport, wait};
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// What to do.
+#[derive(Debug, Clone, Default)]
+pub struct ApplyRequest {
+    pub apply: ApplyOptions,
+    /// Wait for readiness after applying; `None` applies only.
+    pub wait: Option<WaitOptions>,
+    /// Health rules (annotations, a rules file) for waits and readiness gates; `None` uses the wait's judge.
+    pub health: Option<Arc<HealthRules>>,
+    /// Input indices of objects the cluster already holds as given (an upgrade's unchanged objects): they are
+    /// not written again, but still gate their dependents and are waited for.
+    pub unchanged: HashSet<usize>,
+}
+
+/// Applies `manifests` and waits if `request.wait` says so: [`prepare`], then [`apply_prepared`].
+///
+/// # Errors
+/// [`InvalidSet`] when any object cannot be applied at all (unknown kind, bad annotation); nothing has been
+/// written then. Problems with single objects during the run are in the report, not errors.
+pub async fn apply(
+    cluster: &Cluster,
+    manifests: &[Manifest],
+    request: &ApplyRequest,
+    cancel: &CancellationToken,
+    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+) -> Result<ApplyReport, InvalidSet> {
+    let prepared = prepare(cluster, manifests, request.health.as_ref())?;
+    Ok(apply_prepared(cluster, &prepared, request, cancel, on_event).await)
+}
+
+/// Applies a prepared set and waits if `request.wait` says so. The health rules are those the set was
+/// prepared with (`request.health` is not read again).
+pub async fn apply_prepared(
+    cluster: &Cluster,
+    prepared: &Prepared<'_>,
+    request: &ApplyRequest,
+    cancel: &CancellationToken,
+    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+) -> ApplyReport {
+    let started = Instant::now();
+    let planned = &prepared.planned;
+    let health_judge = prepared.judge.clone();
+    let mut wait_options = request
+        .wait
+        .clone()
+        .unwrap_or_else(|| WaitOptions { timeout: Some(execute::DEFAULT_GATE_TIMEOUT), ..WaitOptions::default() });
+    if let Some(judge) = &health_judge {
+        wait_options.judge = judge.clone();
+    }
+    let gate_options = WaitOptions { fail_fast: false, wait_for_jobs: true, desired: Status::Current, ..wait_options };
+    let run = execute::Run {
+        cluster,
+        planned,
+        plan: &prepared.plan,
+        options: &request.apply,
+        gate_options,
+        started,
+        unchanged: &request.unchanged,
+    };
+    let execution = execute::execute(&run, cancel, on_event).await;
+
+    let mut outcome = if execution.cancelled {
+        Outcome::Cancelled
+    } else if !execution.failed.is_empty() || !execution.skipped.is_empty() {
+        Outcome::Failed
+    } else if execution.timed_out {
+        Outcome::TimedOut
+    } else {
+        Outcome::Ready
+    };
+    let mut wait_reports = execution.gate_reports;
+    if let Some(options) = &request.wait
+        && outcome == Outcome::Ready
+        && !request.apply.dry_run
+    {
+        let remaining = options.timeout.map(|timeout| timeout.saturating_sub(started.elapsed()));
+        let judge = health_judge.unwrap_or_else(|| options.judge.clone());
+        let options = WaitOptions { timeout: remaining, judge, ..options.clone() };
+        let all: Vec<&Planned> = planned.iter().collect();
+        let report = wait_for(cluster, &all, &options, cancel, on_event).await;
+        outcome = report.outcome;
+        wait_reports.push(report);
+    }
+    let resources = merge_statuses(planned, &execution.applied, &execution.failed, &execution.skipped, &wait_reports);
+    ApplyReport {
+        outcome,
+        applied: execution.applied,
+        failed: execution.failed,
+        skipped: execution.skipped,
+        resources,
+        elapsed: started.elapsed(),
+    }
+}
+
+pub(super) async fn wait_for(
+    cluster: &Cluster,
+    planned: &[&Planned<'_>],
+    options: &WaitOptions,
+    cancel: &CancellationToken,
+    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+) -> WaitReport {
+    let targets: Vec<Target> =
+        planned.iter().map(|planned| Target { resolved: planned.resolved.clone(), timeout: planned.timeout }).collect();
+    let mut forward = |event: &WaitEvent| on_event(&ApplyEvent::Wait(event.clone()));
+    wait(cluster, &targets, options, cancel, &mut forward).await
+}
+
+/// Waits for objects already in the cluster (`berth wait`): the same resolution and wait as apply, no
+/// writes.
+///
+/// # Errors
+/// [`InvalidSet`] when an object's kind is not served or an annotation is malformed.
+pub async fn wait_only(
+    cluster: &Cluster,
+    manifests: &[Manifest],
+    options: &WaitOptions,
+    health: Option<&Arc<HealthRules>>,
+    cancel: &CancellationToken,
+    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+) -> Result<ApplyReport, InvalidSet> {
+    let started = Instant::now();
+    let planned = resolve_all(cluster, manifests)?;
+    let mut options = options.clone();
+    if let Some(judge) = checked_health(health, manifests, &planned)? {
+        options.judge = judge;
+    }
+    let options = &options;
+    let all: Vec<&Planned> = planned.iter().collect();
+    let report = wait_for(cluster, &all, options, cancel, on_event).await;
+    Ok(ApplyReport {
+        outcome: report.outcome,
+        applied: Vec::new(),
+        failed: Vec::new(),
+        skipped: Vec::new(),
+        resources: report.resources,
+        elapsed: started.elapsed(),
+    })
+}

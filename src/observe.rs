@@ -1,0 +1,87 @@
+//! Read-only observation: each object of a set read once from the cluster and judged by the health rules with
+//! the annotations its manifest declares (`berth health` against a cluster, `berth status`), and an external
+//! dependency looked up (`berth plan --cluster`). No watch and no write: a snapshot, as `kubectl get` gives.
+
+use crate::apply::InvalidSet;
+use crate::cluster::{Cluster, get_object};
+use crate::health::{DecidedBy, HealthRules, Judgement};
+use crate::manifest::Manifest;
+use crate::object::ObjectRef;
+use crate::plan::DependencyRef;
+use crate::status::Status;
+use futures::StreamExt;
+
+/// One object's judgement as the cluster holds it now.
+#[derive(Debug, Clone)]
+pub struct Observed {
+    pub object: ObjectRef,
+    pub judgement: Judgement,
+}
+
+const READ_CONCURRENCY: usize = 16;
+
+/// Reads every object of `manifests` from the cluster and judges it.
+///
+/// # Errors
+/// [`InvalidSet`] when an object's kind is not served or a health annotation is malformed.
+pub async fn observe(
+    cluster: &Cluster,
+    manifests: &[Manifest],
+    rules: &HealthRules,
+) -> Result<Vec<Observed>, InvalidSet> {
+    let mut problems = Vec::new();
+    let mut resolved = Vec::new();
+    for (manifest, resolution) in
+        manifests.iter().zip(cluster.resources.resolve_set(manifests, &cluster.default_namespace))
+    {
+        match resolution {
+            Ok(target) => resolved.push((manifest, target)),
+            Err(unknown) => problems.push(format!(
+                "{}: {} `{}`: {unknown}",
+                manifest.source, manifest.reference.kind, manifest.reference.name
+            )),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(InvalidSet::Objects(problems));
+    }
+    rules.check(manifests).into_result().map_err(|error| InvalidSet::Objects(vec![error.to_string()]))?;
+    let reads = resolved.iter().map(|(manifest, target)| async move {
+        let now = jiff::Timestamp::now();
+        let judgement = match get_object(cluster, target).await {
+            Ok(Some(live)) => rules.judge_declared(&manifest.object, &live, now),
+            Ok(None) => Judgement {
+                status: Status::NotFound,
+                message: "Resource not found".to_string(),
+                decided_by: DecidedBy::Kstatus,
+            },
+            Err(error) => {
+                Judgement { status: Status::Unknown, message: error.to_string(), decided_by: DecidedBy::Kstatus }
+            }
+        };
+        Observed { object: target.reference.clone(), judgement }
+    });
+    Ok(futures::stream::iter(reads).buffered(READ_CONCURRENCY).collect().await)
+}
+
+/// Looks an external dependency up: its status now (NotFound when absent), as `berth plan --cluster` shows.
+pub async fn external_status(cluster: &Cluster, dependency: &DependencyRef) -> (Status, String) {
+    let resolved = match cluster.resources.resolve_group_kind(
+        &dependency.group,
+        &dependency.kind,
+        dependency.namespace.as_deref(),
+        &dependency.name,
+        &cluster.default_namespace,
+    ) {
+        Ok(resolved) => resolved,
+        Err(message) => return (Status::Unknown, message),
+    };
+    match get_object(cluster, &resolved).await {
+        Ok(Some(object)) => {
+            let result = crate::status::compute_or_unknown(&object, jiff::Timestamp::now());
+            (result.status, result.message)
+        }
+        Ok(None) => (Status::NotFound, "Resource not found".to_string()),
+        Err(error) => (Status::Unknown, error.to_string()),
+    }
+}
