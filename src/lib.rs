@@ -1,7 +1,21 @@
 //! berth: Kubernetes releases that are ready when berth says they are.
 //!
-//! The library is organised as the design document describes: pure cores (`manifest`, `object`, `status`)
-//! and, on top of them, the command-line layer (`cli`). See `README.md` for the architecture.
+//! Pure cores, tested with inline data and never touching the network:
+//! - [`manifest`]: YAML/JSON from files, directories and stdin, with file, document and line of each object;
+//! - [`object`]: object identity and field access; [`problems`]: errors that list every problem at once;
+//! - [`status`]: the kstatus port; [`health`]: seed 001, HIP-0025 and CEL health rules;
+//! - [`plan`]: the order of writes from annotations and implicit rules.
+//!
+//! On top of them, what talks to a cluster:
+//! - [`cluster`]: kube-rs connection, discovery, server-side apply, retries (the only module speaking HTTP);
+//! - [`wait`]: watch-driven readiness with pod root causes, and the per-kind workload table;
+//! - [`observe`]: objects read once and judged (no watch, no write);
+//! - [`apply`]: prepare once, then execute a plan with readiness gates; delete in reverse order;
+//! - [`release`]: Helm-compatible release records and the install/upgrade/rollback/uninstall lifecycle on
+//!   rendered input.
+//!
+//! The command line lives in the `berth` binary, and the simulated cluster in the `berth-sim` crate. See
+//! `README.md` for the architecture.
 
 pub mod apply;
 pub mod cluster;
@@ -10,6 +24,7 @@ pub mod manifest;
 pub mod object;
 pub mod observe;
 pub mod plan;
+pub mod problems;
 pub mod release;
 pub mod status;
 pub mod wait;

@@ -2,12 +2,13 @@
 //! the annotations its manifest declares (`berth health` against a cluster, `berth status`), and an external
 //! dependency looked up (`berth plan --cluster`). No watch and no write: a snapshot, as `kubectl get` gives.
 
-use crate::apply::InvalidSet;
+use crate::apply::{InvalidSet, ObjectProblem};
 use crate::cluster::{Cluster, get_object};
 use crate::health::{DecidedBy, HealthRules, Judgement};
 use crate::manifest::Manifest;
 use crate::object::ObjectRef;
 use crate::plan::DependencyRef;
+use crate::problems::Problems;
 use crate::status::Status;
 use futures::StreamExt;
 
@@ -36,16 +37,11 @@ pub async fn observe(
     {
         match resolution {
             Ok(target) => resolved.push((manifest, target)),
-            Err(unknown) => problems.push(format!(
-                "{}: {} `{}`: {unknown}",
-                manifest.source, manifest.reference.kind, manifest.reference.name
-            )),
+            Err(unknown) => problems.push(ObjectProblem::unknown_kind(manifest, unknown)),
         }
     }
-    if !problems.is_empty() {
-        return Err(InvalidSet::Objects(problems));
-    }
-    rules.check(manifests).into_result().map_err(|error| InvalidSet::Objects(vec![error.to_string()]))?;
+    Problems::into_result(problems, ()).map_err(InvalidSet::Objects)?;
+    rules.check(manifests).into_result().map_err(InvalidSet::Health)?;
     let reads = resolved.iter().map(|(manifest, target)| async move {
         let now = jiff::Timestamp::now();
         let judgement = match get_object(cluster, target).await {

@@ -52,17 +52,16 @@ pub async fn delete(
             outcome = Outcome::Cancelled;
             break;
         }
-        let results: Vec<(usize, Result<(), String>)> =
-            futures::stream::iter(layer.iter().copied())
-                .map(|index| {
-                    let planned = &planned[index];
-                    async move {
-                        (index, delete_object(cluster, &planned.resolved).await.map_err(|error| error.to_string()))
-                    }
-                })
-                .buffer_unordered(DELETE_CONCURRENCY)
-                .collect()
-                .await;
+        let results: Vec<(usize, Result<(), String>)> = futures::stream::iter(layer.iter().copied())
+            .map(|index| {
+                let planned = &planned[index];
+                async move {
+                    (index, delete_object(cluster, &planned.resolved).await.map_err(|error| error.to_report_message()))
+                }
+            })
+            .buffer_unordered(DELETE_CONCURRENCY)
+            .collect()
+            .await;
         let mut requested = Vec::new();
         for (index, result) in results {
             let object = planned[index].resolved.reference.clone();

@@ -142,7 +142,7 @@ pub async fn execute(
 fn apply_one<'a>(run: &'a Run<'a>, index: usize) -> ApplyFuture<'a> {
     Box::pin(async move {
         let Some(planned) = run.planned.get(index) else {
-            return (index, Err(ApplyError::Request("object index out of range".to_string())));
+            return (index, Err(ApplyError::Internal("object index out of range")));
         };
         if run.unchanged.contains(&index) {
             return (index, Ok(Written::Unchanged));
@@ -187,7 +187,7 @@ impl Executor<'_> {
                 None
             }
             Err(error) => {
-                let message = error.to_string();
+                let message = error.to_report_message();
                 on_event(&ApplyEvent::ApplyFailed { object: object.clone(), message: message.clone() });
                 self.execution.failed.push(ApplyFailure { object, message });
                 let skipped = self.scheduler.mark_failed(index);

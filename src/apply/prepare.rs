@@ -3,11 +3,12 @@
 //! the health rules. A release operation prepares before it writes its record and applies what it prepared.
 
 use super::judge;
-use crate::cluster::{Cluster, Resolved};
-use crate::health::HealthRules;
-use crate::manifest::Manifest;
+use crate::cluster::{Cluster, Resolved, UnknownKind};
+use crate::health::{AnnotationErrors, HealthRules};
+use crate::manifest::{Manifest, Source};
 use crate::object::{ObjectRef, parse_duration, str_at};
-use crate::plan::{self, Plan};
+use crate::plan::{self, Plan, PlanError};
+use crate::problems::Problems;
 use crate::wait::Judge;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,11 +16,39 @@ use std::time::Duration;
 /// The per-object wait limit annotation.
 pub const TIMEOUT_ANNOTATION: &str = "berth.dev/timeout";
 
-/// Problems that stop the run before anything is written.
+/// Problems that stop the run before anything is written, by the check that found them.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InvalidSet {
-    #[error("{}", .0.join("\n"))]
-    Objects(Vec<String>),
+    #[error(transparent)]
+    Objects(Problems<ObjectProblem>),
+    #[error("cannot plan the order of writes")]
+    Plan(#[source] PlanError),
+    #[error("invalid health annotations")]
+    Health(#[source] AnnotationErrors),
+}
+
+/// One object the cluster cannot take as it is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ObjectProblem {
+    /// Neither discovery nor a CustomResourceDefinition of the set knows its kind.
+    #[error("{origin}: {kind} `{name}`: {cause}")]
+    UnknownKind { origin: Source, kind: String, name: String, cause: UnknownKind },
+    /// Its `berth.dev/timeout` is not a duration.
+    #[error("{origin}: {kind} `{name}`: annotation {TIMEOUT_ANNOTATION}: {message}")]
+    Timeout { origin: Source, kind: String, name: String, message: String },
+}
+
+impl ObjectProblem {
+    /// The problem of a manifest whose kind is not served.
+    pub fn unknown_kind(manifest: &Manifest, cause: UnknownKind) -> ObjectProblem {
+        let reference = &manifest.reference;
+        ObjectProblem::UnknownKind {
+            origin: manifest.source.clone(),
+            kind: reference.kind.clone(),
+            name: reference.name.clone(),
+            cause,
+        }
+    }
 }
 
 /// An object resolved against the cluster (or a CRD of the set), with its manifest.
@@ -69,7 +98,7 @@ pub fn prepare<'a>(
     health: Option<&Arc<HealthRules>>,
 ) -> Result<Prepared<'a>, InvalidSet> {
     let planned = resolve_all(cluster, manifests)?;
-    let plan = plan::build(manifests).map_err(|error| InvalidSet::Objects(vec![error.to_string()]))?;
+    let plan = plan::build(manifests).map_err(InvalidSet::Plan)?;
     let judge = checked_health(health, manifests, &planned)?;
     Ok(Prepared { manifests, planned, plan, judge })
 }
@@ -82,8 +111,7 @@ pub(super) fn checked_health(
     planned: &[Planned<'_>],
 ) -> Result<Option<Judge>, InvalidSet> {
     let Some(rules) = rules else { return Ok(None) };
-    let warnings =
-        rules.check(manifests).into_result().map_err(|error| InvalidSet::Objects(vec![error.to_string()]))?;
+    let warnings = rules.check(manifests).into_result().map_err(InvalidSet::Health)?;
     for warning in warnings {
         tracing::warn!("{warning}");
     }
@@ -101,18 +129,20 @@ pub(super) fn resolve_all<'a>(cluster: &Cluster, manifests: &'a [Manifest]) -> R
         let resolved = match resolution {
             Ok(resolved) => Some(resolved),
             Err(unknown) => {
-                problems.push(format!("{}: {} `{}`: {unknown}", manifest.source, reference.kind, reference.name));
+                problems.push(ObjectProblem::unknown_kind(manifest, unknown));
                 None
             }
         };
         let timeout = match str_at(&manifest.object, &["metadata", "annotations", TIMEOUT_ANNOTATION]) {
             Some(text) => match parse_duration(text) {
                 Ok(timeout) => Some(timeout),
-                Err(error) => {
-                    problems.push(format!(
-                        "{}: {} `{}`: annotation {TIMEOUT_ANNOTATION}: {error}",
-                        manifest.source, reference.kind, reference.name
-                    ));
+                Err(message) => {
+                    problems.push(ObjectProblem::Timeout {
+                        origin: manifest.source.clone(),
+                        kind: reference.kind.clone(),
+                        name: reference.name.clone(),
+                        message,
+                    });
                     None
                 }
             },
@@ -122,8 +152,5 @@ pub(super) fn resolve_all<'a>(cluster: &Cluster, manifests: &'a [Manifest]) -> R
             planned.push(Planned { manifest, is_crd: reference.is_crd(), resolved, timeout });
         }
     }
-    if !problems.is_empty() {
-        return Err(InvalidSet::Objects(problems));
-    }
-    Ok(planned)
+    Problems::into_result(problems, planned).map_err(InvalidSet::Objects)
 }

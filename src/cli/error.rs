@@ -1,9 +1,13 @@
-//! The top-level error type and the exit codes a user can rely on.
+//! The top-level error type, the exit codes a user can rely on, and how an error is printed.
 //!
 //! Library modules return their own error enums; this type gathers the ones that end a run and decides the
-//! process exit code, so `main` stays a thin mapping.
+//! process exit code, so `main` stays a thin mapping. An error prints as uv prints them: `error:` and what could
+//! not be done, a `Caused by:` line for each cause in the chain, then a `hint:` when there is a way out.
 
+use berth::release::lifecycle::LifecycleError;
 use berth::{apply, cluster, health, manifest, plan, release};
+use std::error::Error as _;
+use std::fmt::Write as _;
 
 /// The documented exit codes (README, DESIGN.md "Conventions").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,4 +65,75 @@ impl Error {
             Error::Release(_) => ExitCode::BadInput,
         }
     }
+}
+
+impl Error {
+    /// The way out, when berth knows one.
+    pub fn hint(&self) -> Option<String> {
+        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(self);
+        while let Some(error) = cause {
+            if let Some(hint) = hint_for(error) {
+                return Some(hint);
+            }
+            cause = error.source();
+        }
+        None
+    }
+
+    /// The whole text as the user reads it on stderr.
+    pub fn render(&self) -> String {
+        let mut text = format!("error: {self}\n");
+        let mut cause = self.source();
+        let mut previous = String::new();
+        while let Some(error) = cause {
+            let message = error.to_string();
+            cause = error.source();
+            // Some libraries put their cause in their own message as well: say it once.
+            if !previous.is_empty() && previous.contains(message.as_str()) {
+                continue;
+            }
+            let mut lines = message.lines();
+            let _ = writeln!(text, "  Caused by: {}", lines.next().unwrap_or_default());
+            for line in lines {
+                let _ = writeln!(text, "             {line}");
+            }
+            previous = message;
+        }
+        if let Some(hint) = self.hint() {
+            let _ = writeln!(text, "hint: {hint}");
+        }
+        text
+    }
+}
+
+/// The hint one error of the chain gives, if any.
+fn hint_for(error: &(dyn std::error::Error + 'static)) -> Option<String> {
+    if let Some(plan) = error.downcast_ref::<plan::PlanError>()
+        && plan.problems.iter().any(|problem| matches!(problem, plan::PlanProblem::Cycle(_)))
+    {
+        return Some("remove one of these dependencies or change a weight to break the cycle".to_string());
+    }
+    if let Some(apply::InvalidSet::Objects(objects)) = error.downcast_ref::<apply::InvalidSet>()
+        && objects.problems.iter().any(|problem| matches!(problem, apply::ObjectProblem::UnknownKind { .. }))
+    {
+        return Some(
+            "check the apiVersion and kind; a custom resource needs its CustomResourceDefinition installed first or \
+             in the same set"
+                .to_string(),
+        );
+    }
+    if let Some(LifecycleError::Pending { name, .. }) = error.downcast_ref::<LifecycleError>() {
+        return Some(format!("if no other berth or Helm is working on it, recover with `berth rollback {name}`"));
+    }
+    if let Some(LifecycleError::InUse(name)) = error.downcast_ref::<LifecycleError>() {
+        return Some(format!("upgrade it with `berth upgrade {name} ...`, or uninstall it first"));
+    }
+    if let Some(cluster::ConnectError::Unreachable { .. }) = error.downcast_ref::<cluster::ConnectError>() {
+        return Some(
+            "check that the cluster is running and that the kubeconfig (`--kubeconfig`, `KUBECONFIG`, `--context`) \
+             points at it; `--sim` runs berth on its embedded simulated cluster"
+                .to_string(),
+        );
+    }
+    None
 }

@@ -80,15 +80,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
     }
 }
 
-/// Prints an error the way the user reads it: `error:` then each cause on its own line.
+/// Prints an error the way the user reads it: `error:`, `Caused by:` lines, then a `hint:`.
 pub fn report_error(error: &Error) {
-    eprintln!("error: {error}");
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        for line in text.lines() {
-            eprintln!("  {line}");
-        }
-        source = cause.source();
-    }
+    eprint!("{}", error.render());
 }

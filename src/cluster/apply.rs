@@ -22,8 +22,9 @@ impl Default for ApplyOptions {
     }
 }
 
-/// Why one object could not be applied or deleted.
-#[derive(Debug, Clone, thiserror::Error)]
+/// Why one object could not be applied or deleted. The server's own message is the text (it is what the user
+/// must read); a request that did not complete keeps the client's error as its source.
+#[derive(Debug, thiserror::Error)]
 pub enum ApplyError {
     /// Another field manager owns fields this apply sets; the message names the manager and fields.
     #[error("conflict: {0}")]
@@ -32,8 +33,14 @@ pub enum ApplyError {
     #[error("rejected by the server: {0}")]
     Rejected(String),
     /// The request did not complete (connection, timeout, 5xx).
-    #[error("request failed: {0}")]
-    Request(String),
+    #[error("request failed")]
+    Request(#[source] kube::Error),
+    /// The server's answer is not an object.
+    #[error("cannot read the server's answer")]
+    Response(#[source] serde_json::Error),
+    /// berth asked for an object it does not have (a bug, reported rather than a panic).
+    #[error("internal error: {0}")]
+    Internal(&'static str),
 }
 
 impl ApplyError {
@@ -41,8 +48,19 @@ impl ApplyError {
         match error {
             kube::Error::Api(status) if status.code == 409 => ApplyError::Conflict(status.message.clone()),
             kube::Error::Api(status) if status.code < 500 => ApplyError::Rejected(status.message.clone()),
-            other => ApplyError::Request(other.to_string()),
+            other => ApplyError::Request(other),
         }
+    }
+
+    /// The whole message, causes included, as a report line shows it.
+    pub fn to_report_message(&self) -> String {
+        let mut message = self.to_string();
+        let mut source = std::error::Error::source(self);
+        while let Some(cause) = source {
+            message.push_str(&format!(": {cause}"));
+            source = cause.source();
+        }
+        message
     }
 }
 
@@ -82,7 +100,7 @@ pub async fn apply_object(
     let name = &resolved.reference.name;
     let patch = Patch::Apply(&body);
     let applied = with_retry("apply", || api.patch(name, &params, &patch)).await.map_err(ApplyError::from_kube)?;
-    serde_json::to_value(applied).map_err(|error| ApplyError::Request(error.to_string()))
+    serde_json::to_value(applied).map_err(ApplyError::Response)
 }
 
 /// Deletes the object in the background (dependents go by garbage collection); a missing object is fine.
@@ -108,5 +126,5 @@ pub async fn get_object(cluster: &Cluster, resolved: &Resolved) -> Result<Option
     let api = api_for(cluster, resolved);
     let name = &resolved.reference.name;
     let found = with_retry("get", || api.get_opt(name)).await.map_err(ApplyError::from_kube)?;
-    found.map(|object| serde_json::to_value(object).map_err(|error| ApplyError::Request(error.to_string()))).transpose()
+    found.map(|object| serde_json::to_value(object).map_err(ApplyError::Response)).transpose()
 }

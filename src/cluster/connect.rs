@@ -1,7 +1,7 @@
 //! Connecting as kubectl does: `--kubeconfig`, `KUBECONFIG`, `--context`, `-n`, or in-cluster config.
 
 use super::{Cluster, ResourceMap};
-use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::config::{InferConfigError, KubeConfigOptions, Kubeconfig, KubeconfigError};
 use std::path::PathBuf;
 
 /// How to find the cluster; the same flags as kubectl.
@@ -14,16 +14,27 @@ pub struct ConnectOptions {
     pub namespace: Option<String>,
 }
 
+/// Why berth could not connect, by the step that failed; the cause is kept as the source.
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectError {
-    #[error("cannot read kubeconfig {path}: {message}")]
-    Kubeconfig { path: String, message: String },
-    #[error("cannot configure cluster access: {0}")]
-    Config(String),
-    #[error("cannot create the cluster client: {0}")]
-    Client(String),
-    #[error("cannot reach the cluster at {url}: {message}")]
-    Unreachable { url: String, message: String },
+    #[error("cannot read kubeconfig `{path}`")]
+    Kubeconfig {
+        path: String,
+        #[source]
+        source: KubeconfigError,
+    },
+    #[error("cannot configure cluster access from the kubeconfig")]
+    Config(#[source] KubeconfigError),
+    #[error("cannot find cluster access (no kubeconfig, no in-cluster configuration)")]
+    Infer(#[source] InferConfigError),
+    #[error("cannot create the cluster client")]
+    Client(#[source] kube::Error),
+    #[error("cannot reach the cluster at {url}")]
+    Unreachable {
+        url: String,
+        #[source]
+        source: kube::Error,
+    },
 }
 
 /// Builds a client and runs discovery; an unreachable server is an error here, before any work starts.
@@ -35,18 +46,14 @@ pub async fn connect(options: &ConnectOptions) -> Result<Cluster, ConnectError> 
     let kube_options = KubeConfigOptions { context: options.context.clone(), cluster: None, user: None };
     let mut config = match &options.kubeconfig {
         Some(path) => {
-            let kubeconfig = Kubeconfig::read_from(path).map_err(|error| ConnectError::Kubeconfig {
-                path: path.display().to_string(),
-                message: error.to_string(),
-            })?;
-            kube::Config::from_custom_kubeconfig(kubeconfig, &kube_options)
-                .await
-                .map_err(|error| ConnectError::Config(error.to_string()))?
+            let kubeconfig = Kubeconfig::read_from(path)
+                .map_err(|source| ConnectError::Kubeconfig { path: path.display().to_string(), source })?;
+            kube::Config::from_custom_kubeconfig(kubeconfig, &kube_options).await.map_err(ConnectError::Config)?
         }
-        None if options.context.is_some() => kube::Config::from_kubeconfig(&kube_options)
-            .await
-            .map_err(|error| ConnectError::Config(error.to_string()))?,
-        None => kube::Config::infer().await.map_err(|error| ConnectError::Config(error.to_string()))?,
+        None if options.context.is_some() => {
+            kube::Config::from_kubeconfig(&kube_options).await.map_err(ConnectError::Config)?
+        }
+        None => kube::Config::infer().await.map_err(ConnectError::Infer)?,
     };
     if let Some(namespace) = &options.namespace {
         config.default_namespace = namespace.clone();
@@ -61,9 +68,7 @@ pub async fn connect(options: &ConnectOptions) -> Result<Cluster, ConnectError> 
 pub async fn connect_config(config: kube::Config) -> Result<Cluster, ConnectError> {
     let url = config.cluster_url.to_string();
     let default_namespace = config.default_namespace.clone();
-    let client = kube::Client::try_from(config).map_err(|error| ConnectError::Client(error.to_string()))?;
-    let resources = ResourceMap::discover(&client)
-        .await
-        .map_err(|error| ConnectError::Unreachable { url, message: error.to_string() })?;
+    let client = kube::Client::try_from(config).map_err(ConnectError::Client)?;
+    let resources = ResourceMap::discover(&client).await.map_err(|source| ConnectError::Unreachable { url, source })?;
     Ok(Cluster { client, default_namespace, resources })
 }

@@ -5,7 +5,7 @@
 //! and for CEL the position inside the expression.
 
 use super::cel::SyntaxError;
-use std::fmt;
+use crate::problems::Problems;
 
 /// One problem with a health rule. Each variant names the step that failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -32,39 +32,7 @@ pub enum RuleProblem {
 }
 
 /// Every problem found in a rules file; the file is rejected as a whole.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RulesError {
-    pub problems: Vec<RuleProblem>,
-}
-
-impl fmt::Display for RulesError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_lines(f, &self.problems)
-    }
-}
-
-impl std::error::Error for RulesError {}
+pub type RulesError = Problems<RuleProblem>;
 
 /// Every malformed health annotation found in a set of manifests.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AnnotationErrors {
-    pub problems: Vec<RuleProblem>,
-}
-
-impl fmt::Display for AnnotationErrors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_lines(f, &self.problems)
-    }
-}
-
-impl std::error::Error for AnnotationErrors {}
-
-fn write_lines(f: &mut fmt::Formatter<'_>, problems: &[RuleProblem]) -> fmt::Result {
-    for (index, problem) in problems.iter().enumerate() {
-        if index > 0 {
-            writeln!(f)?;
-        }
-        write!(f, "{problem}")?;
-    }
-    Ok(())
-}
+pub type AnnotationErrors = Problems<RuleProblem>;

@@ -63,24 +63,7 @@ fn line_suffix(line: Option<usize>) -> String {
 }
 
 /// Every problem found in the input; loading reports them all at once.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LoadError {
-    pub problems: Vec<Problem>,
-}
-
-impl fmt::Display for LoadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (index, problem) in self.problems.iter().enumerate() {
-            if index > 0 {
-                writeln!(f)?;
-            }
-            write!(f, "{problem}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for LoadError {}
+pub type LoadError = crate::problems::Problems<Problem>;
 
 /// Loads every object from `paths`: files, directories (recursively: *.yaml, *.yml, *.json) and `-` for stdin.
 ///

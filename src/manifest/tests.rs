@@ -1,3 +1,5 @@
+//! Loading manifests: documents, lines, lists and every problem at once, with inline YAML and JSON.
+
 use super::*;
 use proptest::prelude::*;
 

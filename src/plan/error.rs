@@ -84,26 +84,9 @@ impl fmt::Display for Cycle {
         for step in &self.steps {
             write!(f, "\n  {} ({}) waits for {} ({})", step.object, step.source, step.waits_for, join(&step.reasons))?;
         }
-        write!(f, "\n  hint: remove one of these dependencies or change a weight to break the cycle")
-    }
-}
-
-/// Every problem found; nothing was planned.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlanError {
-    pub problems: Vec<PlanProblem>,
-}
-
-impl fmt::Display for PlanError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (index, problem) in self.problems.iter().enumerate() {
-            if index > 0 {
-                writeln!(f)?;
-            }
-            write!(f, "{problem}")?;
-        }
         Ok(())
     }
 }
 
-impl std::error::Error for PlanError {}
+/// Every problem found; nothing was planned.
+pub type PlanError = crate::problems::Problems<PlanProblem>;

@@ -294,8 +294,7 @@ fn depending_on_its_own_group_is_a_cycle() {
     assert_eq!(
         error_of(&yaml),
         "dependency cycle: ConfigMap/a -> ConfigMap/a\n  \
-         ConfigMap/a (test.yaml: document 1 (line 2)) waits for ConfigMap/a (helm.sh/depends-on/resource-groups: db)\n  \
-         hint: remove one of these dependencies or change a weight to break the cycle"
+         ConfigMap/a (test.yaml: document 1 (line 2)) waits for ConfigMap/a (helm.sh/depends-on/resource-groups: db)"
     );
 }
 
@@ -631,8 +630,7 @@ fn a_cycle_is_reported_whole_with_every_source() {
         "dependency cycle: Job/shop/migrate -> Deployment/shop/web -> Service/shop/web -> Job/shop/migrate\n  \
          Job/shop/migrate (test.yaml: document 1 (line 2)) waits for Deployment/shop/web (helm.sh/weight: 1 after 0)\n  \
          Deployment/shop/web (test.yaml: document 3 (line 19)) waits for Service/shop/web (config.kubernetes.io/depends-on)\n  \
-         Service/shop/web (test.yaml: document 4 (line 27)) waits for Job/shop/migrate (berth.dev/depends-on)\n  \
-         hint: remove one of these dependencies or change a weight to break the cycle"
+         Service/shop/web (test.yaml: document 4 (line 27)) waits for Job/shop/migrate (berth.dev/depends-on)"
     );
 }
 

@@ -11,8 +11,9 @@ use super::{HelmTime, Info, Release, ReleaseStatus, Storage, StorageError};
 use crate::apply::{self, ApplyEvent, ApplyReport, ApplyRequest, InvalidSet, Prepared};
 use crate::cluster::{ApplyOptions, Cluster};
 use crate::health::HealthRules;
-use crate::manifest::{self, Manifest};
+use crate::manifest::{self, LoadError, Manifest};
 use crate::object::ObjectRef;
+use crate::problems::Problems;
 use crate::status::Status;
 use crate::wait::{Outcome, WaitOptions};
 use std::collections::HashSet;
@@ -70,21 +71,23 @@ pub struct OperationReport {
 pub enum LifecycleError {
     #[error("release `{0}` not found")]
     NotFound(String),
-    #[error("cannot install `{0}`: a release of that name is still in use (upgrade it, or uninstall it first)")]
+    #[error("cannot install `{0}`: a release of that name is still in use")]
     InUse(String),
-    #[error(
-        "release `{name}` has an operation in progress (revision {version} is {status}); if no other berth or Helm \
-         is working on it, recover with `berth rollback {name}`"
-    )]
+    #[error("release `{name}` has an operation in progress (revision {version} is {status})")]
     Pending { name: String, version: u32, status: ReleaseStatus },
     #[error("release `{name}` has no revision {version}")]
     NoRevision { name: String, version: u32 },
     #[error("release `{0}` is already uninstalled")]
     AlreadyUninstalled(String),
-    #[error("{0}")]
+    #[error("the release's objects cannot be applied; nothing was changed")]
     Invalid(#[from] InvalidSet),
-    #[error("cannot read the manifest recorded in release `{name}` revision {version}: {message}")]
-    RecordedManifest { name: String, version: u32, message: String },
+    #[error("cannot read the manifest recorded in release `{name}` revision {version}")]
+    RecordedManifest {
+        name: String,
+        version: u32,
+        #[source]
+        source: LoadError,
+    },
     #[error(transparent)]
     Storage(#[from] StorageError),
 }
@@ -120,14 +123,11 @@ fn recorded_manifests(release: &Release) -> Result<Vec<Manifest>, LifecycleError
     let mut problems = Vec::new();
     let origin = format!("release {} revision {}", release.name, release.version);
     let manifests = manifest::parse_text(&release.manifest, &origin, false, &mut problems);
-    match problems.first() {
-        Some(problem) => Err(LifecycleError::RecordedManifest {
-            name: release.name.clone(),
-            version: release.version,
-            message: problem.to_string(),
-        }),
-        None => Ok(manifests),
-    }
+    Problems::into_result(problems, manifests).map_err(|source| LifecycleError::RecordedManifest {
+        name: release.name.clone(),
+        version: release.version,
+        source,
+    })
 }
 
 /// Identity of an object as a release compares revisions: group, kind, namespace, name.

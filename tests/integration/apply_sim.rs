@@ -251,7 +251,7 @@ async fn an_unknown_kind_is_refused_before_anything_is_written() {
     let mut on_event = |_: &ApplyEvent| {};
     let result = apply::apply(&cluster, &manifests, &waiting(Duration::from_secs(5)), &cancel, &mut on_event).await;
     let error = result.expect_err("the set is refused");
-    assert!(error.to_string().contains("Gadget"), "{error}");
+    assert!(crate::run::chain(&error).contains("Gadget"), "{error}");
     assert!(sim.record().iter().all(|entry| entry.manager != "berth"), "nothing was written");
 }
 

@@ -83,7 +83,7 @@ fn bad_input_names_file_document_and_line_and_exits_two() {
     assert!(output.stdout.is_empty(), "nothing on stdout for bad input");
     assert_eq!(
         stderr(&output),
-        "error: cannot load manifests\n  <stdin>: document 2 (line 5): object `web`: missing kind\n"
+        "error: cannot load manifests\n  Caused by: <stdin>: document 2 (line 5): object `web`: missing kind\n"
     );
 }
 

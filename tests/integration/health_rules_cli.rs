@@ -123,12 +123,12 @@ fn a_syntax_error_in_the_rules_file_stops_the_run_before_reading_input() {
     let problem = lines.next().unwrap_or_default();
     assert!(
         problem.starts_with(&format!(
-            "  {rules_path}: rule [0] (cert-manager.io/v1 Certificate): `current` at line 1, column 49: Syntax error:"
+            "  Caused by: {rules_path}: rule [0] (cert-manager.io/v1 Certificate): `current` at line 1, column 49: Syntax error:"
         )),
         "{text}"
     );
-    assert_eq!(lines.next(), Some("    | status.conditions.exists(c, c.type == 'Ready' &&)"));
-    assert_eq!(lines.next(), Some("    |                                                 ^"));
+    assert_eq!(lines.next(), Some("               | status.conditions.exists(c, c.type == 'Ready' &&)"));
+    assert_eq!(lines.next(), Some("               |                                                 ^"));
 }
 
 #[test]
@@ -139,7 +139,7 @@ fn malformed_annotations_are_bad_input_naming_object_and_source() {
     assert!(output.stdout.is_empty());
     assert_eq!(
         stderr(&output),
-        "error: invalid health annotations; nothing was judged or applied\n  <stdin>: document 2 (line 5): ScaledObject/shop/worker: annotation `helm.sh/readiness-success`: condition `{.conditions[?(@.type==\"Ready\")].status == True` has no closing `}`\n"
+        "error: invalid health annotations; nothing was judged or applied\n  Caused by: <stdin>: document 2 (line 5): ScaledObject/shop/worker: annotation `helm.sh/readiness-success`: condition `{.conditions[?(@.type==\"Ready\")].status == True` has no closing `}`\n"
     );
 }
 

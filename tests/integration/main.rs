@@ -15,3 +15,4 @@ mod sim_cli;
 mod sim_helm;
 mod sim_kube;
 mod sim_kubectl;
+mod snapshots_cli;

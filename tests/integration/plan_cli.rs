@@ -232,10 +232,10 @@ fn a_cycle_is_rejected_with_its_whole_path() {
         "",
         "\
 error: cannot plan the order of writes; nothing was applied
-  dependency cycle: Job/shop/migrate -> Deployment/shop/web -> Job/shop/migrate
-    Job/shop/migrate (<stdin>: document 1 (line 1)) waits for Deployment/shop/web (config.kubernetes.io/depends-on)
-    Deployment/shop/web (<stdin>: document 2 (line 9)) waits for Job/shop/migrate (berth.dev/depends-on)
-    hint: remove one of these dependencies or change a weight to break the cycle
+  Caused by: dependency cycle: Job/shop/migrate -> Deployment/shop/web -> Job/shop/migrate
+               Job/shop/migrate (<stdin>: document 1 (line 1)) waits for Deployment/shop/web (config.kubernetes.io/depends-on)
+               Deployment/shop/web (<stdin>: document 2 (line 9)) waits for Job/shop/migrate (berth.dev/depends-on)
+hint: remove one of these dependencies or change a weight to break the cycle
 ",
     );
 }
@@ -266,9 +266,9 @@ metadata:
         "",
         "\
 error: cannot plan the order of writes; nothing was applied
-  <stdin>: document 1 (line 1): ConfigMap/settings: annotation `helm.sh/weight`: `first` is not an integer; expected one such as \"-1\" or \"5\"
-  <stdin>: document 1 (line 1): ConfigMap/settings: annotation `helm.sh/depends-on/resource-groups`: no object declares resource group `databse`; declared groups: database
-  <stdin>: document 2 (line 9): StatefulSet/db: annotation `config.kubernetes.io/depends-on`: `v1/ConfigMap`: expected 3 or 5 fields separated by `/`, found 2: `<group>/<Kind>/<name>` or `<group>/namespaces/<namespace>/<Kind>/<name>`
+  Caused by: <stdin>: document 1 (line 1): ConfigMap/settings: annotation `helm.sh/weight`: `first` is not an integer; expected one such as \"-1\" or \"5\"
+             <stdin>: document 1 (line 1): ConfigMap/settings: annotation `helm.sh/depends-on/resource-groups`: no object declares resource group `databse`; declared groups: database
+             <stdin>: document 2 (line 9): StatefulSet/db: annotation `config.kubernetes.io/depends-on`: `v1/ConfigMap`: expected 3 or 5 fields separated by `/`, found 2: `<group>/<Kind>/<name>` or `<group>/namespaces/<namespace>/<Kind>/<name>`
 ",
     );
 }
@@ -280,8 +280,9 @@ fn cluster_lookup_without_a_cluster_exits_two() {
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(stdout(&output), "");
     assert!(
-        stderr(&output)
-            .starts_with("error: cannot connect to the cluster\n  cannot read kubeconfig examples/plan/none"),
+        stderr(&output).starts_with(
+            "error: cannot connect to the cluster\n  Caused by: cannot read kubeconfig `examples/plan/none`"
+        ),
         "{}",
         stderr(&output)
     );
@@ -294,7 +295,7 @@ fn unreadable_input_exits_two() {
         None,
         2,
         "",
-        "error: cannot load manifests\n  examples/plan/missing.yaml: cannot read: no such file or directory\n",
+        "error: cannot load manifests\n  Caused by: examples/plan/missing.yaml: cannot read: no such file or directory\n",
     );
 }
 

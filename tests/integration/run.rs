@@ -41,3 +41,14 @@ pub fn json_entries(output: &Output) -> Vec<Value> {
         serde_json::from_str(&text).unwrap_or_else(|error| panic!("stdout is not JSON ({error}): {text}"));
     value.as_array().expect("a JSON array").clone()
 }
+
+/// An error and all its causes, as one line: what a user would read.
+pub fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
+}

@@ -1,3 +1,5 @@
+//! The store: resource versions, generations, watches and deletion, as the API server keeps them.
+
 use super::*;
 use serde_json::json;
 

@@ -1,3 +1,5 @@
+//! The Deployment controller's pure decisions (ReplicaSets, rolling updates, status), judged with berth's kstatus port.
+
 use super::*;
 use berth::status::{Status, compute};
 

@@ -1,3 +1,5 @@
+//! JSON merge patches and JSON patches as kube-apiserver applies and refuses them.
+
 use crate::patch::{PatchError, json_patch, merge_patch};
 use serde_json::json;
 

@@ -1,3 +1,5 @@
+//! Server-side apply: managed fields, ownership and conflicts, against kube-apiserver's shapes and messages.
+
 use crate::patch::PatchError;
 use crate::patch::managed::{apply, record_update};
 use serde_json::{Value, json};

@@ -1,3 +1,5 @@
+//! Strategic merge patches: merge keys, directives and the errors a real server gives.
+
 use crate::patch::{PatchError, strategic_merge_patch};
 use serde_json::{Value, json};
 
