@@ -65,7 +65,7 @@ pub struct Lock {
 }
 
 /// A chart and its subcharts.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Chart {
     pub metadata: Metadata,
     pub lock: Option<Lock>,
@@ -81,6 +81,21 @@ pub struct Chart {
     pub raw: Vec<File>,
     /// Subcharts from `charts/`, as directories or archives.
     pub dependencies: Vec<Chart>,
+}
+
+impl Default for Chart {
+    fn default() -> Chart {
+        Chart {
+            metadata: Metadata::default(),
+            lock: None,
+            templates: Vec::new(),
+            values: Value::Nil,
+            schema: None,
+            files: Vec::new(),
+            raw: Vec::new(),
+            dependencies: Vec::new(),
+        }
+    }
 }
 
 impl Chart {
