@@ -2,3 +2,5 @@
 //! subcharts, `.Values`, `.Chart`, `.Release`, `.Capabilities`, `.Template`, `.Files`, `.Subcharts`,
 //! `include`, `tpl`, `required`, `fail`, `lookup`; then the output split into manifests sorted by kind,
 //! hooks, CRDs and NOTES.
+
+pub mod output;
