@@ -1,8 +1,33 @@
-//! The Sprig v3.3.0 functions Helm registers (strings, lists, dicts, math, conversion, regex, encoding, JSON, semver, dates, reflection), with Go's semantics.
+//! The Sprig v3.3.0 functions Helm registers (strings, lists, dicts, math, conversion, regex, encoding, JSON,
+//! semver, dates, reflection), with Go's semantics. Each area is one file with a table of its functions;
+//! [`register`] adds every table to a function map.
 
-use crate::FuncMap;
+mod args;
+mod cast;
+mod conversion;
+mod gotype;
+mod json;
+mod json_decode;
+mod json_encode;
+mod strconv;
+
+use alloc::string::ToString;
+use alloc::sync::Arc;
+
+use crate::error::Result;
+use crate::{FuncMap, Value};
+
+/// A Sprig function: Go's typed function with text/template's argument checks done inside.
+type SprigFn = fn(&[Value]) -> Result<Value>;
+
+/// Every area's table, in registration order.
+const TABLES: &[&[(&str, SprigFn)]] = &[conversion::FUNCTIONS, json::FUNCTIONS];
 
 /// Adds this module's functions to `functions`.
 pub fn register(functions: &mut FuncMap) {
-    let _ = functions;
+    for table in TABLES {
+        for (name, function) in *table {
+            functions.insert(name.to_string(), Arc::new(*function));
+        }
+    }
 }
