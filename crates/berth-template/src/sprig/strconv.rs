@@ -148,11 +148,7 @@ pub(crate) fn parse_float(s: &str) -> Option<f64> {
 /// Go's `int64(f)` on amd64: truncation, and the "integer indefinite" value for NaN and out-of-range floats.
 pub(crate) fn float_to_int(f: f64) -> i64 {
     let limit = (1u64 << 63) as f64;
-    if !(-limit..limit).contains(&f) {
-        i64::MIN
-    } else {
-        f as i64
-    }
+    if !(-limit..limit).contains(&f) { i64::MIN } else { f as i64 }
 }
 
 #[cfg(test)]
