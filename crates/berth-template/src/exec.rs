@@ -16,20 +16,18 @@
 //! - **recursion depth**: guards against stack overflow from recursive
 //!   `{{template}}` calls.
 
-use alloc::boxed::Box;
-use alloc::collections::BTreeMap;
-use alloc::format;
-use alloc::string::{String, ToString};
-use alloc::sync::Arc;
-use alloc::vec;
-use alloc::vec::Vec;
 use core::fmt::Write;
+use std::boxed::Box;
+use std::collections::BTreeMap;
+use std::format;
+use std::string::{String, ToString};
+use std::sync::Arc;
+use std::vec;
+use std::vec::Vec;
 
 use crate::parse::SmolStr;
 
-#[cfg(feature = "std")]
 use std::any::Any;
-#[cfg(feature = "std")]
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::error::{Result, TemplateError};
@@ -87,9 +85,7 @@ impl core::str::FromStr for MissingKey {
             "invalid" | "default" => Ok(MissingKey::Invalid),
             "zero" => Ok(MissingKey::ZeroValue),
             "error" => Ok(MissingKey::Error),
-            _ => Err(TemplateError::Exec(format!(
-                "unrecognized missingkey value: {s:?}"
-            ))),
+            _ => Err(TemplateError::Exec(format!("unrecognized missingkey value: {s:?}"))),
         }
     }
 }
@@ -121,13 +117,6 @@ impl From<TemplateError> for ExecSignal {
     }
 }
 
-#[cfg(feature = "std")]
-impl From<std::io::Error> for ExecSignal {
-    fn from(e: std::io::Error) -> Self {
-        ExecSignal::Err(Box::new(TemplateError::Io(e)))
-    }
-}
-
 impl From<core::fmt::Error> for ExecSignal {
     fn from(_: core::fmt::Error) -> Self {
         ExecSignal::Err(Box::new(TemplateError::Write))
@@ -148,9 +137,7 @@ struct VarScope {
 
 impl VarScope {
     fn new() -> Self {
-        VarScope {
-            frames: vec![BTreeMap::new()],
-        }
+        VarScope { frames: vec![BTreeMap::new()] }
     }
 
     fn push(&mut self) {
@@ -285,10 +272,7 @@ macro_rules! range_loop {
 /// bare magnitude).
 fn ensure_single_range_var(branch: &BranchNode, val: &Value) -> ExecResult<()> {
     if branch.pipe.decl.len() > 1 {
-        return Err(TemplateError::Exec(format!(
-            "can't use {val} to iterate over more than one variable"
-        ))
-        .into());
+        return Err(TemplateError::Exec(format!("can't use {val} to iterate over more than one variable")).into());
     }
     Ok(())
 }
@@ -299,10 +283,7 @@ impl<'a> Executor<'a> {
     /// `funcs` should contain all [built-in](crate::funcs::builtins) and
     /// user-defined functions. `templates` holds the named templates from
     /// `{{define}}` blocks.
-    pub fn new(
-        funcs: &'a BTreeMap<String, ValueFunc>,
-        templates: &'a BTreeMap<String, Arc<ListNode>>,
-    ) -> Self {
+    pub fn new(funcs: &'a BTreeMap<String, ValueFunc>, templates: &'a BTreeMap<String, Arc<ListNode>>) -> Self {
         Executor {
             funcs,
             templates,
@@ -332,19 +313,12 @@ impl<'a> Executor<'a> {
     ///
     /// Returns a [`TemplateError`] on undefined references, type errors,
     /// I/O failures, or exceeding the recursion depth limit.
-    pub fn execute<W: Write>(
-        &mut self,
-        writer: &mut W,
-        tree: &ListNode,
-        dot: &Value,
-    ) -> Result<()> {
+    pub fn execute<W: Write>(&mut self, writer: &mut W, tree: &ListNode, dot: &Value) -> Result<()> {
         self.vars.set(&DOLLAR_KEY, dot.clone());
         self.walk(writer, tree, dot).map_err(|sig| match sig {
             ExecSignal::Err(e) => *e,
             ExecSignal::Break => TemplateError::Exec("unexpected break outside of range".into()),
-            ExecSignal::Continue => {
-                TemplateError::Exec("unexpected continue outside of range".into())
-            }
+            ExecSignal::Continue => TemplateError::Exec("unexpected continue outside of range".into()),
         })
     }
 
@@ -416,12 +390,7 @@ impl<'a> Executor<'a> {
         result
     }
 
-    fn walk_with<W: Write>(
-        &mut self,
-        w: &mut W,
-        branch: &BranchNode,
-        dot: &Value,
-    ) -> ExecResult<()> {
+    fn walk_with<W: Write>(&mut self, w: &mut W, branch: &BranchNode, dot: &Value) -> ExecResult<()> {
         self.depth += 1;
         let depth_ok = self.check_depth();
         self.vars.push();
@@ -442,26 +411,14 @@ impl<'a> Executor<'a> {
         result
     }
 
-    fn walk_range<W: Write>(
-        &mut self,
-        w: &mut W,
-        branch: &BranchNode,
-        dot: &Value,
-    ) -> ExecResult<()> {
+    fn walk_range<W: Write>(&mut self, w: &mut W, branch: &BranchNode, dot: &Value) -> ExecResult<()> {
         self.depth += 1;
-        let result = self
-            .check_depth()
-            .and_then(|()| self.walk_range_inner(w, branch, dot));
+        let result = self.check_depth().and_then(|()| self.walk_range_inner(w, branch, dot));
         self.depth -= 1;
         result
     }
 
-    fn walk_range_inner<W: Write>(
-        &mut self,
-        w: &mut W,
-        branch: &BranchNode,
-        dot: &Value,
-    ) -> ExecResult<()> {
+    fn walk_range_inner<W: Write>(&mut self, w: &mut W, branch: &BranchNode, dot: &Value) -> ExecResult<()> {
         // `range` binds its own per-iteration vars via `range_loop!`; use the
         // decl-free evaluator so pipe.decl names do not leak into the outer
         // scope or get pre-bound to the pipeline's final value.
@@ -474,15 +431,7 @@ impl<'a> Executor<'a> {
                 }
             }
             Value::List(items) => {
-                range_loop!(
-                    self,
-                    w,
-                    branch,
-                    items
-                        .iter()
-                        .enumerate()
-                        .map(|(i, v)| (Value::Int(i as i64), v.clone()))
-                );
+                range_loop!(self, w, branch, items.iter().enumerate().map(|(i, v)| (Value::Int(i as i64), v.clone())));
             }
             Value::Map(map) if map.is_empty() => {
                 if let Some(ref else_body) = branch.else_body {
@@ -494,8 +443,7 @@ impl<'a> Executor<'a> {
                     self,
                     w,
                     branch,
-                    map.iter()
-                        .map(|(k, v)| (Value::String(Arc::clone(k)), v.clone()))
+                    map.snapshot().iter().map(|(k, v)| (Value::String(Arc::clone(k)), v.clone())).collect::<Vec<_>>()
                 );
             }
             Value::Int(n) => {
@@ -507,12 +455,7 @@ impl<'a> Executor<'a> {
                         self.walk(w, else_body, dot)?;
                     }
                 } else {
-                    range_loop!(
-                        self,
-                        w,
-                        branch,
-                        (0..count).map(|i| (Value::Int(i), Value::Int(i)))
-                    );
+                    range_loop!(self, w, branch, (0..count).map(|i| (Value::Int(i), Value::Int(i))));
                 }
             }
             Value::Uint(n) => {
@@ -524,12 +467,7 @@ impl<'a> Executor<'a> {
                         self.walk(w, else_body, dot)?;
                     }
                 } else {
-                    range_loop!(
-                        self,
-                        w,
-                        branch,
-                        (0..count).map(|i| (Value::Uint(i), Value::Uint(i)))
-                    );
+                    range_loop!(self, w, branch, (0..count).map(|i| (Value::Uint(i), Value::Uint(i))));
                 }
             }
             Value::Nil => {
@@ -546,31 +484,15 @@ impl<'a> Executor<'a> {
         Ok(())
     }
 
-    fn walk_template<W: Write>(
-        &mut self,
-        w: &mut W,
-        tmpl: &TemplateNode,
-        dot: &Value,
-    ) -> ExecResult<()> {
+    fn walk_template<W: Write>(&mut self, w: &mut W, tmpl: &TemplateNode, dot: &Value) -> ExecResult<()> {
         self.depth += 1;
-        let result = self
-            .check_depth()
-            .and_then(|()| self.walk_template_inner(w, tmpl, dot));
+        let result = self.check_depth().and_then(|()| self.walk_template_inner(w, tmpl, dot));
         self.depth -= 1;
         result
     }
 
-    fn walk_template_inner<W: Write>(
-        &mut self,
-        w: &mut W,
-        tmpl: &TemplateNode,
-        dot: &Value,
-    ) -> ExecResult<()> {
-        let new_dot = if let Some(ref pipe) = tmpl.pipe {
-            self.eval_pipeline(dot, pipe)?
-        } else {
-            dot.clone()
-        };
+    fn walk_template_inner<W: Write>(&mut self, w: &mut W, tmpl: &TemplateNode, dot: &Value) -> ExecResult<()> {
+        let new_dot = if let Some(ref pipe) = tmpl.pipe { self.eval_pipeline(dot, pipe)? } else { dot.clone() };
 
         let tree = Arc::clone(
             self.templates
@@ -595,11 +517,7 @@ impl<'a> Executor<'a> {
             // Move the previous stage's result rather than cloning: it is
             // only used by the next command, and any downstream need for it
             // is already covered by the new `val` we're about to assign.
-            let prev = if i > 0 {
-                Some(core::mem::replace(&mut val, Value::Nil))
-            } else {
-                None
-            };
+            let prev = if i > 0 { Some(core::mem::replace(&mut val, Value::Nil)) } else { None };
             val = self.eval_command(dot, cmd, prev)?;
         }
         Ok(val)
@@ -618,22 +536,15 @@ impl<'a> Executor<'a> {
                 }
             }
             n => {
-                return Err(TemplateError::Exec(format!(
-                    "cannot assign {} variables outside a range pipeline",
-                    n
-                ))
-                .into());
+                return Err(
+                    TemplateError::Exec(format!("cannot assign {} variables outside a range pipeline", n)).into()
+                );
             }
         }
         Ok(val)
     }
 
-    fn eval_command(
-        &mut self,
-        dot: &Value,
-        cmd: &CommandNode,
-        piped: Option<Value>,
-    ) -> ExecResult<Value> {
+    fn eval_command(&mut self, dot: &Value, cmd: &CommandNode, piped: Option<Value>) -> ExecResult<Value> {
         let first = &cmd.args[0];
 
         // If the first arg is an identifier, it's a function call
@@ -661,11 +572,7 @@ impl<'a> Executor<'a> {
         // Non-function command: cannot accept piped values or extra arguments.
         // Go errors with "can't give argument to non-function".
         if piped.is_some() || cmd.args.len() > 1 {
-            return Err(TemplateError::Exec(format!(
-                "can't give argument to non-function {}",
-                expr_name(first)
-            ))
-            .into());
+            return Err(TemplateError::Exec(format!("can't give argument to non-function {}", expr_name(first))).into());
         }
 
         // Go: nil is not a valid command. It cannot be printed or used
@@ -693,12 +600,7 @@ impl<'a> Executor<'a> {
         // We need at least 1 argument (plus maybe piped)
         let total = arg_exprs.len() + if piped.is_some() { 1 } else { 0 };
         if total < 1 {
-            return Err(TemplateError::ArgCount {
-                name: name.to_string(),
-                expected: 1,
-                got: 0,
-            }
-            .into());
+            return Err(TemplateError::ArgCount { name: name.to_string(), expected: 1, got: 0 }.into());
         }
 
         let mut last = Value::Nil;
@@ -735,13 +637,9 @@ impl<'a> Executor<'a> {
         arg_exprs: &[Expr],
         piped: Option<Value>,
     ) -> ExecResult<Value> {
-        let func = self
-            .funcs
-            .get(name)
-            .ok_or_else(|| TemplateError::UndefinedFunction(name.to_string()))?;
+        let func = self.funcs.get(name).ok_or_else(|| TemplateError::UndefinedFunction(name.to_string()))?;
 
-        let mut args: Vec<Value> =
-            Vec::with_capacity(arg_exprs.len() + usize::from(piped.is_some()));
+        let mut args: Vec<Value> = Vec::with_capacity(arg_exprs.len() + usize::from(piped.is_some()));
         for expr in arg_exprs {
             args.push(self.eval_expr(dot, expr)?);
         }
@@ -764,40 +662,43 @@ impl<'a> Executor<'a> {
 
     /// Access a field on a value, respecting missingkey option.
     fn field_access(&self, val: &Value, name: &str) -> ExecResult<Value> {
-        match val.field(name) {
-            Some(v) => Ok(v.clone()),
-            None if matches!(val, Value::Map(_)) => match self.missing_key {
-                MissingKey::Error => Err(TemplateError::MissingKey {
-                    key: name.to_string(),
+        if let Value::Object(object) = val {
+            // Go looks for a method first, then a field (exec.go `evalField`).
+            if let Some(signature) = object.method(name) {
+                if !signature.params.is_empty() {
+                    return Err(TemplateError::Exec(format!(
+                        "wrong number of args for {name}: want {} got 0",
+                        signature.params.len()
+                    ))
+                    .into());
                 }
-                .into()),
+                return object.call_method(name, &[]).map_err(ExecSignal::from);
+            }
+            return object.field(name).ok_or_else(|| {
+                TemplateError::Exec(format!("can't evaluate field {name} in type {}", object.type_name())).into()
+            });
+        }
+        match val.field(name) {
+            Some(v) => Ok(v),
+            None if matches!(val, Value::Map(_)) => match self.missing_key {
+                MissingKey::Error => Err(TemplateError::MissingKey { key: name.to_string() }.into()),
                 _ => Ok(Value::Nil),
             },
             None if matches!(val, Value::Nil) => Ok(Value::Nil),
-            None => Err(TemplateError::Exec(format!(
-                "can't evaluate field {} in type {}",
-                name,
-                val.type_name()
-            ))
-            .into()),
+            None => {
+                Err(TemplateError::Exec(format!("can't evaluate field {} in type {}", name, val.type_name())).into())
+            }
         }
     }
 
-    #[cfg(feature = "std")]
     fn invoke_func(&self, name: &str, func: &ValueFunc, args: &[Value]) -> ExecResult<Value> {
         match catch_unwind(AssertUnwindSafe(|| func(args))) {
             Ok(result) => result.map_err(ExecSignal::from),
-            Err(payload) => Err(TemplateError::FuncPanic {
-                name: name.to_string(),
-                message: panic_payload_to_string(payload),
+            Err(payload) => {
+                Err(TemplateError::FuncPanic { name: name.to_string(), message: panic_payload_to_string(payload) }
+                    .into())
             }
-            .into()),
         }
-    }
-
-    #[cfg(not(feature = "std"))]
-    fn invoke_func(&self, _name: &str, func: &ValueFunc, args: &[Value]) -> ExecResult<Value> {
-        func(args).map_err(ExecSignal::from)
     }
 
     fn eval_expr(&mut self, dot: &Value, expr: &Expr) -> ExecResult<Value> {
@@ -807,11 +708,8 @@ impl<'a> Executor<'a> {
             Expr::Field(_, fields) => self.walk_fields(dot.clone(), fields),
 
             Expr::Variable(_, name, fields) => {
-                let val = self
-                    .vars
-                    .get(name)
-                    .cloned()
-                    .ok_or_else(|| TemplateError::UndefinedVariable(name.to_string()))?;
+                let val =
+                    self.vars.get(name).cloned().ok_or_else(|| TemplateError::UndefinedVariable(name.to_string()))?;
                 self.walk_fields(val, fields)
             }
 
@@ -849,7 +747,6 @@ impl<'a> Executor<'a> {
     }
 }
 
-#[cfg(feature = "std")]
 fn panic_payload_to_string(payload: Box<dyn Any + Send>) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_string()
@@ -938,10 +835,7 @@ mod tests {
         let data = tmap! {
             "Items" => Vec::<String>::new(),
         };
-        assert_eq!(
-            exec("{{range .Items}}{{.}}{{else}}empty{{end}}", &data),
-            "empty"
-        );
+        assert_eq!(exec("{{range .Items}}{{.}}{{else}}empty{{end}}", &data), "empty");
     }
 
     #[test]
@@ -949,10 +843,7 @@ mod tests {
         let data = tmap! {
             "User" => tmap! { "Name" => "Charlie" },
         };
-        assert_eq!(
-            exec("{{with .User}}Name: {{.Name}}{{end}}", &data),
-            "Name: Charlie"
-        );
+        assert_eq!(exec("{{with .User}}Name: {{.Name}}{{end}}", &data), "Name: Charlie");
     }
 
     #[test]
@@ -982,10 +873,7 @@ mod tests {
     #[test]
     fn test_template_call() {
         let data = tmap! { "Name" => "Eve" };
-        let result = exec(
-            "{{define \"greeting\"}}Hi, {{.Name}}!{{end}}{{template \"greeting\" .}}",
-            &data,
-        );
+        let result = exec("{{define \"greeting\"}}Hi, {{.Name}}!{{end}}{{template \"greeting\" .}}", &data);
         assert_eq!(result, "Hi, Eve!");
     }
 
@@ -1051,45 +939,24 @@ mod tests {
         let data = tmap! {
             "Items" => vec!["one".to_string(), "two".to_string()],
         };
-        assert_eq!(
-            exec("Items:{{range .Items}}\n- {{.}}{{end}}", &data),
-            "Items:\n- one\n- two"
-        );
-        assert_eq!(
-            exec("Items:\n{{- range .Items}}\n- {{.}}{{end}}", &data),
-            "Items:\n- one\n- two"
-        );
+        assert_eq!(exec("Items:{{range .Items}}\n- {{.}}{{end}}", &data), "Items:\n- one\n- two");
+        assert_eq!(exec("Items:\n{{- range .Items}}\n- {{.}}{{end}}", &data), "Items:\n- one\n- two");
     }
 
     #[test]
     fn test_comment() {
-        assert_eq!(
-            exec("hello{{/* this is a comment */}} world", &Value::Nil),
-            "hello world"
-        );
+        assert_eq!(exec("hello{{/* this is a comment */}} world", &Value::Nil), "hello world");
     }
 
     #[test]
     fn test_break_in_range() {
         let data = tmap! { "Items" => vec![1i64, 2, 3, 4, 5] };
-        assert_eq!(
-            exec(
-                "{{range .Items}}{{if eq . 3}}{{break}}{{end}}{{.}} {{end}}",
-                &data
-            ),
-            "1 2 "
-        );
+        assert_eq!(exec("{{range .Items}}{{if eq . 3}}{{break}}{{end}}{{.}} {{end}}", &data), "1 2 ");
     }
 
     #[test]
     fn test_continue_in_range() {
         let data = tmap! { "Items" => vec![1i64, 2, 3, 4, 5] };
-        assert_eq!(
-            exec(
-                "{{range .Items}}{{if eq . 3}}{{continue}}{{end}}{{.}} {{end}}",
-                &data
-            ),
-            "1 2 4 5 "
-        );
+        assert_eq!(exec("{{range .Items}}{{if eq . 3}}{{continue}}{{end}}{{.}} {{end}}", &data), "1 2 4 5 ");
     }
 }

@@ -10,10 +10,10 @@
 //!
 //! This module is primarily used internally by the [`Parser`](crate::parse::Parser).
 
-use alloc::borrow::Cow;
-use alloc::format;
-use alloc::string::String;
-use alloc::vec::Vec;
+use std::borrow::Cow;
+use std::format;
+use std::string::String;
+use std::vec::Vec;
 
 use super::node::Number;
 use crate::error::{Result, TemplateError};
@@ -37,11 +37,7 @@ fn int_parse_msg(kind: &str, err: &core::num::ParseIntError) -> String {
 /// Mirrors Go: a non-negative literal that overflows `i64` is retried as `u64`
 /// and becomes [`Number::Uint`]. A negative literal cannot be unsigned, so it
 /// keeps the `i64` overflow error.
-fn radix_number(
-    digits: &str,
-    radix: u32,
-    negative: bool,
-) -> core::result::Result<Number, core::num::ParseIntError> {
+fn radix_number(digits: &str, radix: u32, negative: bool) -> core::result::Result<Number, core::num::ParseIntError> {
     match i64::from_str_radix(digits, radix) {
         Ok(n) => Ok(Number::Int(if negative { -n } else { n })),
         Err(e) => {
@@ -64,11 +60,7 @@ fn is_go_space(b: u8) -> bool {
 }
 
 fn strip_underscores(raw: &str) -> Cow<'_, str> {
-    if raw.contains('_') {
-        Cow::Owned(raw.replace('_', ""))
-    } else {
-        Cow::Borrowed(raw)
-    }
+    if raw.contains('_') { Cow::Owned(raw.replace('_', "")) } else { Cow::Borrowed(raw) }
 }
 
 // Token types
@@ -146,18 +138,9 @@ impl Token<'_> {
     /// `self.pos` is a byte offset. Columns count UTF-8 *characters*, not bytes,
     /// so multi-byte characters advance the column by one.
     pub fn line_col(&self, source: &str) -> (usize, usize) {
-        debug_assert!(
-            self.pos <= source.len(),
-            "token pos {} exceeds source length {}",
-            self.pos,
-            source.len()
-        );
+        debug_assert!(self.pos <= source.len(), "token pos {} exceeds source length {}", self.pos, source.len());
         let end = self.pos.min(source.len());
-        debug_assert!(
-            source.is_char_boundary(end),
-            "token pos {} is not on a UTF-8 char boundary",
-            end
-        );
+        debug_assert!(source.is_char_boundary(end), "token pos {} is not on a UTF-8 char boundary", end);
         let mut line = 1;
         let mut col = 1;
         for ch in source[..end].chars() {
@@ -226,9 +209,7 @@ impl<'a> Lexer<'a> {
         let bytes = self.input.as_bytes();
         self.starts_with(self.left_delim)
             && bytes.get(self.pos + self.left_delim.len()) == Some(&b'-')
-            && bytes
-                .get(self.pos + self.left_delim.len() + 1)
-                .is_some_and(|b| is_go_space(*b))
+            && bytes.get(self.pos + self.left_delim.len() + 1).is_some_and(|b| is_go_space(*b))
     }
 
     /// Detect a right trim marker at the current position. `ws_before` must be
@@ -276,10 +257,7 @@ impl<'a> Lexer<'a> {
     /// moves by whole UTF-8 characters starting from 0.
     fn backup(&mut self) {
         debug_assert!(self.pos > 0, "backup with self.pos == 0");
-        debug_assert!(
-            self.input.is_char_boundary(self.pos),
-            "backup from non-boundary offset"
-        );
+        debug_assert!(self.input.is_char_boundary(self.pos), "backup from non-boundary offset");
         let bytes = self.input.as_bytes();
         let mut i = self.pos;
         loop {
@@ -313,36 +291,18 @@ impl<'a> Lexer<'a> {
 
     fn emit(&mut self, kind: TokenKind) {
         let val = Cow::Borrowed(self.current_str());
-        self.tokens.push(Token {
-            kind,
-            val,
-            num: None,
-            pos: self.start,
-            line: self.line,
-        });
+        self.tokens.push(Token { kind, val, num: None, pos: self.start, line: self.line });
         self.start = self.pos;
     }
 
     fn emit_val(&mut self, kind: TokenKind, val: Cow<'a, str>) {
-        self.tokens.push(Token {
-            kind,
-            val,
-            num: None,
-            pos: self.start,
-            line: self.line,
-        });
+        self.tokens.push(Token { kind, val, num: None, pos: self.start, line: self.line });
         self.start = self.pos;
     }
 
     fn emit_num(&mut self, kind: TokenKind, num: Number) {
         let val = Cow::Borrowed(self.current_str());
-        self.tokens.push(Token {
-            kind,
-            val,
-            num: Some(num),
-            pos: self.start,
-            line: self.line,
-        });
+        self.tokens.push(Token { kind, val, num: Some(num), pos: self.start, line: self.line });
         self.start = self.pos;
     }
 
@@ -361,12 +321,7 @@ impl<'a> Lexer<'a> {
             Some(nl) => prefix[nl + 1..].chars().count() + 1,
             None => prefix.chars().count() + 1,
         };
-        TemplateError::Lex {
-            name: self.parse_name.map(String::from),
-            line: self.line,
-            col,
-            message: msg.into(),
-        }
+        TemplateError::Lex { name: self.parse_name.map(String::from), line: self.line, col, message: msg.into() }
     }
 
     // State: Scanning text outside delimiters
@@ -441,10 +396,7 @@ impl<'a> Lexer<'a> {
             return Ok(trims);
         }
         self.lex_inside()?;
-        Ok(self
-            .tokens
-            .last()
-            .is_some_and(|t| t.kind == TokenKind::RightTrimDelim))
+        Ok(self.tokens.last().is_some_and(|t| t.kind == TokenKind::RightTrimDelim))
     }
 
     /// Try to lex a comment after the left delimiter has been consumed.
@@ -506,10 +458,7 @@ impl<'a> Lexer<'a> {
 
         // Remove the LeftDelim/LeftTrimDelim token that was already emitted.
         // Check if the open was a trim delimiter.
-        let open_was_trim = self
-            .tokens
-            .last()
-            .is_some_and(|t| t.kind == TokenKind::LeftTrimDelim);
+        let open_was_trim = self.tokens.last().is_some_and(|t| t.kind == TokenKind::LeftTrimDelim);
         self.tokens.pop();
 
         // The caller (lex_text) needs to know if trailing whitespace should be
@@ -753,10 +702,7 @@ impl<'a> Lexer<'a> {
                         }
                     }
                     if is_legacy_octal && has_octal_digits {
-                        while self
-                            .peek()
-                            .is_some_and(|c| ('0'..='7').contains(&c) || c == '_')
-                        {
+                        while self.peek().is_some_and(|c| ('0'..='7').contains(&c) || c == '_') {
                             self.next_char();
                         }
                         let raw = self.current_str();
@@ -808,16 +754,9 @@ impl<'a> Lexer<'a> {
         // Parse hex int
         let negative = clean.starts_with('-');
         let hex_str = if negative {
-            clean
-                .trim_start_matches('-')
-                .trim_start_matches('+')
-                .trim_start_matches("0x")
-                .trim_start_matches("0X")
+            clean.trim_start_matches('-').trim_start_matches('+').trim_start_matches("0x").trim_start_matches("0X")
         } else {
-            clean
-                .trim_start_matches('+')
-                .trim_start_matches("0x")
-                .trim_start_matches("0X")
+            clean.trim_start_matches('+').trim_start_matches("0x").trim_start_matches("0X")
         };
         match radix_number(hex_str, 16, negative) {
             Ok(num) => self.emit_num(TokenKind::Number, num),
@@ -902,11 +841,7 @@ impl<'a> Lexer<'a> {
     fn lex_decimal_number(&mut self) -> Result<()> {
         let mut has_dot = false;
         let mut has_exp = false;
-        let mut has_digits = self
-            .input
-            .as_bytes()
-            .get(self.pos.saturating_sub(1))
-            .is_some_and(u8::is_ascii_digit);
+        let mut has_digits = self.input.as_bytes().get(self.pos.saturating_sub(1)).is_some_and(u8::is_ascii_digit);
 
         while let Some(ch) = self.peek() {
             if ch.is_ascii_digit() {
@@ -937,19 +872,12 @@ impl<'a> Lexer<'a> {
         // Strip underscores for parsing; borrow when the literal has none.
         let clean = strip_underscores(raw);
         let num = if has_dot || has_exp {
-            clean
-                .parse::<f64>()
-                .map(Number::Float)
-                .map_err(|_| self.error("invalid number"))?
+            clean.parse::<f64>().map(Number::Float).map_err(|_| self.error("invalid number"))?
         } else {
             // Strip the sign so a non-negative overflow can fall back to u64.
             let negative = clean.starts_with('-');
-            let digits = clean
-                .strip_prefix('-')
-                .or_else(|| clean.strip_prefix('+'))
-                .unwrap_or(clean.as_ref());
-            radix_number(digits, 10, negative)
-                .map_err(|e| self.error(int_parse_msg("decimal", &e)))?
+            let digits = clean.strip_prefix('-').or_else(|| clean.strip_prefix('+')).unwrap_or(clean.as_ref());
+            radix_number(digits, 10, negative).map_err(|e| self.error(int_parse_msg("decimal", &e)))?
         };
         // Emit with underscore-stripped val so existing consumers (error
         // messages, tests) see a clean decimal string; the parser reads `num`.
@@ -980,20 +908,16 @@ impl<'a> Lexer<'a> {
                     Some('f') => '\x0C', // form feed
                     Some('v') => '\x0B', // vertical tab
                     Some('x') => self.read_hex_escape(2, "invalid hex escape in char literal")?,
-                    Some('u') => {
-                        self.read_hex_escape(4, "invalid unicode escape in char literal")?
-                    }
-                    Some('U') => {
-                        self.read_hex_escape(8, "invalid unicode escape in char literal")?
-                    }
+                    Some('u') => self.read_hex_escape(4, "invalid unicode escape in char literal")?,
+                    Some('U') => self.read_hex_escape(8, "invalid unicode escape in char literal")?,
                     // Octal: \NNN — exactly three octal digits, value ≤ 255
                     // (Go parity). Shares `decode_octal_escape` with the
                     // string-literal path so the two cannot drift; `\0`, `\12`,
                     // and `\8` are rejected just as Go rejects them in char
                     // constants.
                     Some(d1 @ '0'..='7') => {
-                        let byte = decode_octal_escape(d1, self.next_char(), self.next_char())
-                            .map_err(|m| self.error(m))?;
+                        let byte =
+                            decode_octal_escape(d1, self.next_char(), self.next_char()).map_err(|m| self.error(m))?;
                         char::from(byte)
                     }
                     Some(c) => c,
@@ -1120,30 +1044,23 @@ fn unescape(s: &str) -> core::result::Result<String, String> {
 // three-digit octal escape. `d1` is the already-consumed leading digit; `d2`
 // and `d3` are the next two characters from the caller's cursor. Returns the
 // message (without position) so the caller can attach line/col via `error`.
-fn decode_octal_escape(
-    d1: char,
-    d2: Option<char>,
-    d3: Option<char>,
-) -> core::result::Result<u8, String> {
+fn decode_octal_escape(d1: char, d2: Option<char>, d3: Option<char>) -> core::result::Result<u8, String> {
     let (c2, c3) = match (d2, d3) {
         (Some(c2 @ '0'..='7'), Some(c3 @ '0'..='7')) => (c2, c3),
         _ => {
-            return Err(format!(
-                "invalid octal escape (need three octal digits after \\{d1})"
-            ));
+            return Err(format!("invalid octal escape (need three octal digits after \\{d1})"));
         }
     };
     // Each digit is validated above; to_digit cannot fail.
     #[allow(clippy::unwrap_used, reason = "validated octal digit")]
-    let n: u32 =
-        d1.to_digit(8).unwrap() * 64 + c2.to_digit(8).unwrap() * 8 + c3.to_digit(8).unwrap();
+    let n: u32 = d1.to_digit(8).unwrap() * 64 + c2.to_digit(8).unwrap() * 8 + c3.to_digit(8).unwrap();
     u8::try_from(n).map_err(|_| format!("octal escape value out of range: \\{d1}{c2}{c3}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloc::vec;
+    use std::vec;
 
     fn lex(input: &str) -> Vec<Token<'_>> {
         Lexer::new(input, "{{", "}}").tokenize().unwrap()
@@ -1165,12 +1082,7 @@ mod tests {
         let tokens = lex("{{.Name}}");
         assert_eq!(
             kinds(&tokens),
-            vec![
-                TokenKind::LeftDelim,
-                TokenKind::Field,
-                TokenKind::RightDelim,
-                TokenKind::Eof,
-            ]
+            vec![TokenKind::LeftDelim, TokenKind::Field, TokenKind::RightDelim, TokenKind::Eof,]
         );
         assert_eq!(tokens[1].val, ".Name");
     }
@@ -1246,10 +1158,7 @@ mod tests {
     fn test_left_trim_only() {
         let tokens = lex("  hello  {{- .X }}  ");
         // "  hello" should have trailing whitespace trimmed to "  hello"
-        let text_tokens: Vec<&Token> = tokens
-            .iter()
-            .filter(|t| t.kind == TokenKind::Text)
-            .collect();
+        let text_tokens: Vec<&Token> = tokens.iter().filter(|t| t.kind == TokenKind::Text).collect();
         assert_eq!(text_tokens.len(), 2);
         assert_eq!(text_tokens[0].val, "  hello"); // trailing spaces trimmed
         assert_eq!(text_tokens[1].val, "  "); // following text NOT trimmed
@@ -1259,10 +1168,7 @@ mod tests {
     fn test_right_trim_only() {
         let tokens = lex("  {{.X -}}  hello  ");
         // Following "  hello  " should have leading whitespace trimmed
-        let text_tokens: Vec<&Token> = tokens
-            .iter()
-            .filter(|t| t.kind == TokenKind::Text)
-            .collect();
+        let text_tokens: Vec<&Token> = tokens.iter().filter(|t| t.kind == TokenKind::Text).collect();
         assert_eq!(text_tokens.len(), 2);
         assert_eq!(text_tokens[0].val, "  "); // preceding text NOT trimmed
         assert_eq!(text_tokens[1].val, "hello  "); // leading spaces trimmed
@@ -1334,9 +1240,7 @@ mod tests {
     #[test]
     fn test_literal_overflowing_u64_errors() {
         // One digit past u64::MAX overflows even the uint fallback.
-        let err = Lexer::new("{{18446744073709551616}}", "{{", "}}")
-            .tokenize()
-            .expect_err("expected overflow error");
+        let err = Lexer::new("{{18446744073709551616}}", "{{", "}}").tokenize().expect_err("expected overflow error");
         assert!(format!("{err}").contains("overflow"), "got: {err}");
     }
 
@@ -1392,10 +1296,7 @@ mod tests {
     fn test_comment() {
         let tokens = lex("hello{{/* a comment */}}world");
         // Comment should be completely removed; only text remains
-        let text_tokens: Vec<&Token> = tokens
-            .iter()
-            .filter(|t| t.kind == TokenKind::Text)
-            .collect();
+        let text_tokens: Vec<&Token> = tokens.iter().filter(|t| t.kind == TokenKind::Text).collect();
         assert_eq!(text_tokens.len(), 2);
         assert_eq!(text_tokens[0].val, "hello");
         assert_eq!(text_tokens[1].val, "world");
@@ -1404,10 +1305,7 @@ mod tests {
     #[test]
     fn test_comment_with_trim() {
         let tokens = lex("hello  {{- /* a comment */ -}}  world");
-        let text_tokens: Vec<&Token> = tokens
-            .iter()
-            .filter(|t| t.kind == TokenKind::Text)
-            .collect();
+        let text_tokens: Vec<&Token> = tokens.iter().filter(|t| t.kind == TokenKind::Text).collect();
         assert_eq!(text_tokens.len(), 2);
         assert_eq!(text_tokens[0].val, "hello");
         assert_eq!(text_tokens[1].val, "world");

@@ -18,8 +18,8 @@ mod parser;
 
 // Re-export AST node types
 pub use node::{
-    ActionNode, BranchNode, CommandNode, DefineNode, Expr, IfNode, ListNode, Node, Number,
-    PipeNode, Pos, RangeNode, TemplateNode, TextNode, WithNode, is_empty_tree,
+    ActionNode, BranchNode, CommandNode, DefineNode, Expr, IfNode, ListNode, Node, Number, PipeNode, Pos, RangeNode,
+    TemplateNode, TextNode, WithNode, is_empty_tree,
 };
 
 // Re-export the parser

@@ -6,9 +6,9 @@
 //!
 //! The top-level enum is [`Node`], with expression-level atoms in [`Expr`].
 
-use alloc::boxed::Box;
-use alloc::sync::Arc;
-use alloc::vec::Vec;
+use std::boxed::Box;
+use std::sync::Arc;
+use std::vec::Vec;
 
 use super::SmolStr;
 

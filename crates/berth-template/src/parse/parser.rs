@@ -1,11 +1,11 @@
 //! Recursive-descent parser that converts a token stream into an AST.
 
-use alloc::boxed::Box;
-use alloc::format;
-use alloc::string::String;
-use alloc::sync::Arc;
-use alloc::vec;
-use alloc::vec::Vec;
+use std::boxed::Box;
+use std::format;
+use std::string::String;
+use std::sync::Arc;
+use std::vec;
+use std::vec::Vec;
 
 use super::SmolStr;
 use super::lexer::{Lexer, Token, TokenKind};
@@ -23,10 +23,7 @@ fn parse_number(s: &str) -> Option<Number> {
     } else {
         // Fall back to u64 for a non-negative literal that overflows i64
         // (Go treats it as an unsigned constant), mirroring the lexer.
-        s.parse::<i64>()
-            .ok()
-            .map(Number::Int)
-            .or_else(|| s.parse::<u64>().ok().map(Number::Uint))
+        s.parse::<i64>().ok().map(Number::Int).or_else(|| s.parse::<u64>().ok().map(Number::Uint))
     }
 }
 
@@ -85,13 +82,7 @@ impl<'a> Parser<'a> {
     ) -> Result<Self> {
         let lexer = Lexer::new(source, left_delim, right_delim).with_name(parse_name);
         let tokens = lexer.tokenize()?;
-        Ok(Parser {
-            tokens,
-            pos: 0,
-            source,
-            depth: 0,
-            parse_name,
-        })
+        Ok(Parser { tokens, pos: 0, source, depth: 0, parse_name })
     }
 
     fn err_name(&self) -> Option<String> {
@@ -105,7 +96,7 @@ impl<'a> Parser<'a> {
                 name: self.err_name(),
                 line: 0,
                 col: 0,
-                message: alloc::format!("template nesting depth exceeded {}", MAX_PARSE_DEPTH),
+                message: std::format!("template nesting depth exceeded {}", MAX_PARSE_DEPTH),
             });
         }
         Ok(())
@@ -175,12 +166,7 @@ impl<'a> Parser<'a> {
     fn error(&self, msg: impl Into<String>) -> TemplateError {
         let tok = self.peek();
         let (line, col) = tok.line_col(self.source);
-        TemplateError::Parse {
-            name: self.err_name(),
-            line,
-            col,
-            message: msg.into(),
-        }
+        TemplateError::Parse { name: self.err_name(), line, col, message: msg.into() }
     }
 
     /// Build a `TemplateError::Parse` anchored at an arbitrary token's location.
@@ -188,12 +174,7 @@ impl<'a> Parser<'a> {
     /// `self.peek()` no longer points at the offending token.
     fn token_error(&self, tok: &Token<'a>, msg: impl Into<String>) -> TemplateError {
         let (line, col) = tok.line_col(self.source);
-        TemplateError::Parse {
-            name: self.err_name(),
-            line,
-            col,
-            message: msg.into(),
-        }
+        TemplateError::Parse { name: self.err_name(), line, col, message: msg.into() }
     }
 
     // parse_list: the core loop
@@ -260,10 +241,7 @@ impl<'a> Parser<'a> {
                         _ => {
                             let pipe = self.parse_pipeline(true)?;
                             self.expect_close_delim()?;
-                            nodes.push(Node::Action(ActionNode {
-                                pos: pipe.pos,
-                                pipe,
-                            }));
+                            nodes.push(Node::Action(ActionNode { pos: pipe.pos, pipe }));
                         }
                     }
                 }
@@ -279,11 +257,7 @@ impl<'a> Parser<'a> {
     }
 
     // Control structure parsers
-    fn parse_branch(
-        &mut self,
-        defines: &mut Vec<DefineNode>,
-        allow_multi_decl: bool,
-    ) -> Result<BranchNode> {
+    fn parse_branch(&mut self, defines: &mut Vec<DefineNode>, allow_multi_decl: bool) -> Result<BranchNode> {
         let pos = self.cur_pos();
         self.next();
 
@@ -298,17 +272,11 @@ impl<'a> Parser<'a> {
             if self.peek().kind == TokenKind::If {
                 let inner_if = self.parse_if(defines)?;
                 self.expect_close_delim_or_end()?;
-                Some(ListNode {
-                    pos: self.cur_pos(),
-                    nodes: vec![inner_if],
-                })
+                Some(ListNode { pos: self.cur_pos(), nodes: vec![inner_if] })
             } else if self.peek().kind == TokenKind::With {
                 let inner_with = self.parse_with(defines)?;
                 self.expect_close_delim_or_end()?;
-                Some(ListNode {
-                    pos: self.cur_pos(),
-                    nodes: vec![inner_with],
-                })
+                Some(ListNode { pos: self.cur_pos(), nodes: vec![inner_with] })
             } else {
                 self.expect_close_delim()?;
                 let else_list = self.parse_list(defines)?;
@@ -318,12 +286,7 @@ impl<'a> Parser<'a> {
             None
         };
 
-        Ok(BranchNode {
-            pos,
-            pipe,
-            body,
-            else_body,
-        })
+        Ok(BranchNode { pos, pipe, body, else_body })
     }
 
     fn parse_if(&mut self, defines: &mut Vec<DefineNode>) -> Result<Node> {
@@ -350,11 +313,7 @@ impl<'a> Parser<'a> {
 
         let body = self.parse_list(defines)?;
 
-        Ok(DefineNode {
-            pos,
-            name: SmolStr::from(name_tok.val.as_ref()),
-            body,
-        })
+        Ok(DefineNode { pos, name: SmolStr::from(name_tok.val.as_ref()), body })
     }
 
     fn parse_template_call(&mut self) -> Result<Node> {
@@ -366,9 +325,7 @@ impl<'a> Parser<'a> {
             return Err(self.error("template expects a string name"));
         }
 
-        let pipe = if self.peek().kind != TokenKind::RightDelim
-            && self.peek().kind != TokenKind::RightTrimDelim
-        {
+        let pipe = if self.peek().kind != TokenKind::RightDelim && self.peek().kind != TokenKind::RightTrimDelim {
             Some(self.parse_pipeline(false)?)
         } else {
             None
@@ -376,11 +333,7 @@ impl<'a> Parser<'a> {
 
         self.expect_close_delim()?;
 
-        Ok(Node::Template(TemplateNode {
-            pos,
-            name: SmolStr::from(name_tok.val.as_ref()),
-            pipe,
-        }))
+        Ok(Node::Template(TemplateNode { pos, name: SmolStr::from(name_tok.val.as_ref()), pipe }))
     }
 
     fn parse_block(&mut self, defines: &mut Vec<DefineNode>) -> Result<(Node, DefineNode)> {
@@ -392,9 +345,7 @@ impl<'a> Parser<'a> {
             return Err(self.error("block expects a string name"));
         }
 
-        let pipe = if self.peek().kind != TokenKind::RightDelim
-            && self.peek().kind != TokenKind::RightTrimDelim
-        {
+        let pipe = if self.peek().kind != TokenKind::RightDelim && self.peek().kind != TokenKind::RightTrimDelim {
             Some(self.parse_pipeline(false)?)
         } else {
             None
@@ -404,11 +355,7 @@ impl<'a> Parser<'a> {
         let body = self.parse_list(defines)?;
 
         let name = SmolStr::from(name_tok.val.as_ref());
-        let define = DefineNode {
-            pos,
-            name: name.clone(),
-            body: body.clone(),
-        };
+        let define = DefineNode { pos, name: name.clone(), body: body.clone() };
 
         let tmpl = Node::Template(TemplateNode { pos, name, pipe });
 
@@ -420,11 +367,7 @@ impl<'a> Parser<'a> {
         self.parse_pipeline_full(allow_decl, false)
     }
 
-    fn parse_pipeline_full(
-        &mut self,
-        allow_decl: bool,
-        allow_multi_decl: bool,
-    ) -> Result<PipeNode> {
+    fn parse_pipeline_full(&mut self, allow_decl: bool, allow_multi_decl: bool) -> Result<PipeNode> {
         let pos = self.cur_pos();
         let mut decl = Vec::new();
         let mut is_assign = false;
@@ -456,10 +399,7 @@ impl<'a> Parser<'a> {
         }
 
         if !allow_multi_decl && decl.len() > 1 {
-            return Err(self.error(format!(
-                "cannot assign {} variables outside a range pipeline",
-                decl.len()
-            )));
+            return Err(self.error(format!("cannot assign {} variables outside a range pipeline", decl.len())));
         }
         // Go caps range declarations at two (key, value); a third is a parse
         // error ("too many declarations in range"), not a silently-dropped
@@ -477,12 +417,7 @@ impl<'a> Parser<'a> {
             commands.push(self.parse_command()?);
         }
 
-        Ok(PipeNode {
-            pos,
-            decl,
-            commands,
-            is_assign,
-        })
+        Ok(PipeNode { pos, decl, commands, is_assign })
     }
 
     fn parse_command(&mut self) -> Result<CommandNode> {
@@ -491,10 +426,7 @@ impl<'a> Parser<'a> {
 
         loop {
             match self.peek().kind {
-                TokenKind::RightDelim
-                | TokenKind::RightTrimDelim
-                | TokenKind::Pipe
-                | TokenKind::Eof => break,
+                TokenKind::RightDelim | TokenKind::RightTrimDelim | TokenKind::Pipe | TokenKind::Eof => break,
 
                 TokenKind::End | TokenKind::Else => break,
 
@@ -512,11 +444,7 @@ impl<'a> Parser<'a> {
                     if fields.is_empty() {
                         args.push(Expr::Pipe(paren_pos, pipe));
                     } else {
-                        args.push(Expr::Chain(
-                            paren_pos,
-                            Box::new(Expr::Pipe(paren_pos, pipe)),
-                            fields,
-                        ));
+                        args.push(Expr::Chain(paren_pos, Box::new(Expr::Pipe(paren_pos, pipe)), fields));
                     }
                 }
 
@@ -543,11 +471,7 @@ impl<'a> Parser<'a> {
                     let tok = self.next().clone();
                     let mut fields = Vec::new();
                     self.extend_field_chain(tok.pos + tok.val.len(), &mut fields);
-                    args.push(Expr::Variable(
-                        Pos::new(tok.pos, tok.line),
-                        SmolStr::from(tok.val.as_ref()),
-                        fields,
-                    ));
+                    args.push(Expr::Variable(Pos::new(tok.pos, tok.line), SmolStr::from(tok.val.as_ref()), fields));
                 }
 
                 TokenKind::Identifier => {
@@ -559,28 +483,20 @@ impl<'a> Parser<'a> {
                     if fields.is_empty() {
                         args.push(Expr::Identifier(ident_pos, name));
                     } else {
-                        args.push(Expr::Chain(
-                            ident_pos,
-                            Box::new(Expr::Identifier(ident_pos, name)),
-                            fields,
-                        ));
+                        args.push(Expr::Chain(ident_pos, Box::new(Expr::Identifier(ident_pos, name)), fields));
                     }
                 }
 
                 TokenKind::String => {
                     let tok = self.next().clone();
-                    args.push(Expr::String(
-                        Pos::new(tok.pos, tok.line),
-                        Arc::from(tok.val.as_ref()),
-                    ));
+                    args.push(Expr::String(Pos::new(tok.pos, tok.line), Arc::from(tok.val.as_ref())));
                 }
                 TokenKind::Number => {
                     let tok = self.next().clone();
                     let num = match tok.num {
                         Some(n) => n,
-                        None => parse_number(&tok.val).ok_or_else(|| {
-                            self.token_error(&tok, format!("invalid number: {}", tok.val))
-                        })?,
+                        None => parse_number(&tok.val)
+                            .ok_or_else(|| self.token_error(&tok, format!("invalid number: {}", tok.val)))?,
                     };
                     args.push(Expr::Number(Pos::new(tok.pos, tok.line), num));
                 }
@@ -594,9 +510,8 @@ impl<'a> Parser<'a> {
                 }
                 TokenKind::Char => {
                     let tok = self.next().clone();
-                    let num = tok.num.ok_or_else(|| {
-                        self.token_error(&tok, format!("invalid char literal: {}", tok.val))
-                    })?;
+                    let num =
+                        tok.num.ok_or_else(|| self.token_error(&tok, format!("invalid char literal: {}", tok.val)))?;
                     args.push(Expr::Number(Pos::new(tok.pos, tok.line), num));
                 }
 
@@ -612,12 +527,7 @@ impl<'a> Parser<'a> {
     }
 
     fn push_field_chain(field_str: &str, out: &mut Vec<SmolStr>) {
-        out.extend(
-            field_str
-                .split('.')
-                .filter(|s| !s.is_empty())
-                .map(SmolStr::from),
-        );
+        out.extend(field_str.split('.').filter(|s| !s.is_empty()).map(SmolStr::from));
     }
 
     /// Consume any `Field` tokens that immediately follow a chain's tail
@@ -664,10 +574,7 @@ impl<'a> Parser<'a> {
                 // Valid: we're past the end of the control block.
             }
             _ => {
-                return Err(self.error(format!(
-                    "unexpected token after else-if/else-with: {:?}",
-                    self.peek().kind
-                )));
+                return Err(self.error(format!("unexpected token after else-if/else-with: {:?}", self.peek().kind)));
             }
         }
         Ok(())
