@@ -4,12 +4,12 @@
 //! Helm fails, with Go's wording.
 #![allow(dead_code, reason = "helpers for the Sprig areas still being ported")]
 
-use alloc::format;
-use alloc::string::String;
+use std::format;
+use std::string::String;
 
 use super::gotype::argument_type_name;
-use crate::Value;
 use crate::error::{Result, TemplateError};
+use crate::{Map, Value};
 
 /// An error a function returns (Go: the `error` result or a recovered panic, printed by text/template after
 /// `error calling NAME: `).
@@ -77,9 +77,23 @@ pub(crate) fn boolean(value: &Value) -> Result<bool> {
 }
 
 /// A `map[string]interface{}` parameter.
-pub(crate) fn map(value: &Value) -> Result<&Value> {
+pub(crate) fn map(value: &Value) -> Result<&Map> {
     match value {
-        Value::Map(_) => Ok(value),
+        Value::Map(map) => Ok(map),
         other => Err(wrong_type("map[string]interface {}", other)),
     }
+}
+
+/// Go's message for a panic inside reflection on a nil interface (`reflect.TypeOf(nil).Kind()`).
+pub(crate) fn nil_dereference() -> TemplateError {
+    call_error("runtime error: invalid memory address or nil pointer dereference")
+}
+
+/// Go's message for a failed type assertion `v.(T)` on an `interface{}` value.
+pub(crate) fn interface_conversion(value: &Value, wanted: &str) -> TemplateError {
+    let actual = match value {
+        Value::Nil => "nil",
+        other => other.type_name(),
+    };
+    call_error(format!("interface conversion: interface {{}} is {actual}, not {wanted}"))
 }

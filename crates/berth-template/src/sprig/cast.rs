@@ -2,7 +2,7 @@
 //! `strval` (`%v` formatting unless the value is a string or a Stringer). Shared by the conversion, math, list and
 //! dict functions, which all convert their loosely typed arguments this way.
 
-use alloc::string::{String, ToString};
+use std::string::{String, ToString};
 
 use super::strconv::{float_to_int, parse_float, parse_int};
 use crate::Value;

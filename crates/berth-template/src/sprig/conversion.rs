@@ -1,8 +1,8 @@
 //! Sprig's type conversions (functions.go, numeric.go, strings.go): `atoi`, `int`, `int64`, `float64`,
 //! `toDecimal`, `toString`, `toStrings`, each as lenient as Sprig (bad input converts to 0, never an error).
 
-use alloc::sync::Arc;
-use alloc::vec::Vec;
+use std::sync::Arc;
+use std::vec::Vec;
 
 use super::SprigFn;
 use super::args::{fixed, string};
@@ -37,7 +37,7 @@ fn int(args: &[Value]) -> Result<Value> {
 
 fn int64(args: &[Value]) -> Result<Value> {
     let [value] = fixed("int64", args)?;
-    Ok(Value::Int(to_int64(value)))
+    Ok(Value::Int64(to_int64(value)))
 }
 
 fn float64(args: &[Value]) -> Result<Value> {
@@ -65,11 +65,11 @@ pub(crate) fn string_list(value: &Value) -> Vec<Value> {
             .map(|item| Value::String(Arc::from(strval(item))))
             .collect(),
         Value::Nil => Vec::new(),
-        other => alloc::vec![Value::String(Arc::from(strval(other)))],
+        other => std::vec![Value::String(Arc::from(strval(other)))],
     }
 }
 
 fn to_strings(args: &[Value]) -> Result<Value> {
     let [value] = fixed("toStrings", args)?;
-    Ok(Value::List(Arc::from(string_list(value))))
+    Ok(Value::list(string_list(value)))
 }

@@ -2,10 +2,10 @@
 //! standard encodings: padded output, newlines ignored when decoding, and a decoding error returned as the text
 //! of Go's `CorruptInputError` (`illegal base64 data at input byte 4`) instead of the data, as Sprig does.
 
-use alloc::format;
-use alloc::string::String;
-use alloc::sync::Arc;
-use alloc::vec::Vec;
+use std::format;
+use std::string::String;
+use std::sync::Arc;
+use std::vec::Vec;
 
 use super::SprigFn;
 use super::args::{fixed, string};

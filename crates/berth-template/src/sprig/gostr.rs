@@ -3,8 +3,8 @@
 //! `ToTitle` of the `ǆ` digraphs), its predicates (`IsPunct` leaves `$+<=>^`|~` to the symbols), `strings.Split`
 //! and `strings.Title`.
 
-use alloc::string::String;
-use alloc::vec::Vec;
+use std::string::String;
+use std::vec::Vec;
 
 /// Bytes cut from a Go string as Go's `range` and encoders read them: valid UTF-8 kept, each byte of an invalid
 /// sequence one U+FFFD.

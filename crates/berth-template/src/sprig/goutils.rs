@@ -2,8 +2,8 @@
 //! `AbbreviateFull`, `WrapCustom`, `Initials`, `SwapCase`, `Uncapitalize`, `DeleteWhiteSpace`. Several work on
 //! bytes, not runes, and so mangle non-ASCII text exactly as Go does; the ports keep that.
 
-use alloc::string::String;
-use alloc::vec::Vec;
+use std::string::String;
+use std::vec::Vec;
 
 use super::gostr::{byte_slice, from_go_bytes, is_lower, is_space, is_title, is_upper, to_lower, to_title, to_upper};
 

@@ -3,16 +3,15 @@
 //! swallow encoding errors to "" where Go does and return them (or panic, which text/template reports the same
 //! way) where Go does.
 
-use alloc::collections::BTreeMap;
-use alloc::string::String;
-use alloc::sync::Arc;
+use std::string::String;
+use std::sync::Arc;
 
 use super::SprigFn;
 use super::args::{call_error, fixed, string};
 use super::json_decode::{decode, kind_word};
 use super::json_encode::{MARSHAL, Style, encode};
-use crate::Value;
 use crate::error::Result;
+use crate::{Map, Value};
 
 pub(super) const FUNCTIONS: &[(&str, SprigFn)] = &[
     ("toJson", to_json),
@@ -76,14 +75,14 @@ fn must_to_raw_json(args: &[Value]) -> Result<Value> {
 fn from_json(args: &[Value]) -> Result<Value> {
     let [document] = fixed("fromJson", args)?;
     let document = string(document)?;
-    let (mut entries, error) = match decode(document) {
-        Err(syntax) => (BTreeMap::new(), Some(syntax)),
+    let (map, error) = match decode(document) {
+        Err(syntax) => (Map::new(), Some(syntax)),
         Ok(decoded) => match decoded.value {
-            Value::Map(map) => (Arc::try_unwrap(map).unwrap_or_else(|shared| (*shared).clone()), decoded.type_error),
+            Value::Map(map) => (map, decoded.type_error),
             Value::Nil if kind_word(document) == "null" => return Ok(Value::Nil),
             _ => (
-                BTreeMap::new(),
-                Some(alloc::format!(
+                Map::new(),
+                Some(std::format!(
                     "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
                     kind_word(document)
                 )),
@@ -91,9 +90,9 @@ fn from_json(args: &[Value]) -> Result<Value> {
         },
     };
     if let Some(error) = error {
-        entries.insert(Arc::from("Error"), text(error));
+        map.insert("Error", text(error));
     }
-    Ok(Value::Map(Arc::new(entries)))
+    Ok(Value::Map(map))
 }
 
 /// Helm's `fromJSONArray`: an array, or a one-element list holding the error text.
@@ -107,11 +106,11 @@ fn from_json_array(args: &[Value]) -> Result<Value> {
             (_, Some(error)) => error,
             (Value::Nil, None) => return Ok(Value::Nil),
             _ => {
-                alloc::format!("json: cannot unmarshal {} into Go value of type []interface {{}}", kind_word(document))
+                std::format!("json: cannot unmarshal {} into Go value of type []interface {{}}", kind_word(document))
             }
         },
     };
-    Ok(Value::List(Arc::from(alloc::vec![text(error)])))
+    Ok(Value::list([text(error)]))
 }
 
 /// Sprig's `mustFromJson`: any JSON value, errors returned.

@@ -4,13 +4,13 @@
 //! goes on (`json: cannot unmarshal number 1e400 into Go value of type float64`). Iterative, so deep input cannot
 //! overflow the stack; nesting beyond Go's 10000 levels is Go's `exceeded max depth` error.
 
-use alloc::collections::BTreeMap;
-use alloc::format;
-use alloc::string::String;
-use alloc::sync::Arc;
-use alloc::vec::Vec;
+use std::collections::BTreeMap;
+use std::format;
+use std::string::String;
+use std::sync::Arc;
+use std::vec::Vec;
 
-use crate::Value;
+use crate::{Map, Value};
 
 /// Go's `maxNestingDepth`.
 const MAX_NESTING_DEPTH: usize = 10000;
@@ -98,11 +98,7 @@ impl Decoder<'_> {
                     let close = if c == b'{' { b'}' } else { b']' };
                     if self.next_token()? == close {
                         self.pos += 1;
-                        if c == b'{' {
-                            Value::Map(Arc::new(BTreeMap::new()))
-                        } else {
-                            Value::List(Arc::from(Vec::new()))
-                        }
+                        if c == b'{' { Value::Map(Map::new()) } else { Value::list(Vec::new()) }
                     } else if c == b'{' {
                         let key = self.object_key()?;
                         stack.push(Frame::Map(BTreeMap::new(), key));
@@ -141,7 +137,7 @@ impl Decoder<'_> {
                                 let Some(Frame::List(items)) = stack.pop() else {
                                     return Err(String::from("json: decoder stack out of step"));
                                 };
-                                value = Value::List(Arc::from(items));
+                                value = Value::list(items);
                             }
                             c => return Err(invalid(c, "after array element")),
                         }
@@ -160,7 +156,7 @@ impl Decoder<'_> {
                                 let Some(Frame::Map(entries, _)) = stack.pop() else {
                                     return Err(String::from("json: decoder stack out of step"));
                                 };
-                                value = Value::Map(Arc::new(entries));
+                                value = Value::Map(Map::from_entries(entries));
                             }
                             c => return Err(invalid(c, "after object key:value pair")),
                         }
@@ -377,10 +373,10 @@ mod tests {
         let decoded = decode(r#"{"b":[1,-0.5e1,true,null],"a":"\u00e9\ud83d\ude00\ud800"}"#).unwrap();
         assert!(decoded.type_error.is_none());
         let Value::Map(map) = decoded.value else { panic!("not a map") };
-        assert_eq!(map.get("a"), Some(&Value::from("é😀\u{FFFD}")));
+        assert_eq!(map.get("a"), Some(Value::from("é😀\u{FFFD}")));
         assert_eq!(
             map.get("b"),
-            Some(&Value::List(Arc::from(vec![Value::Float(1.0), Value::Float(-5.0), Value::Bool(true), Value::Nil])))
+            Some(Value::list(vec![Value::Float(1.0), Value::Float(-5.0), Value::Bool(true), Value::Nil]))
         );
     }
 
@@ -391,7 +387,7 @@ mod tests {
             decoded.type_error.as_deref(),
             Some("json: cannot unmarshal number 1e400 into Go value of type float64")
         );
-        assert_eq!(decoded.value, Value::List(Arc::from(vec![Value::Nil, Value::Float(2.0)])));
+        assert_eq!(decoded.value, Value::list(vec![Value::Nil, Value::Float(2.0)]));
     }
 
     #[test]

@@ -2,11 +2,10 @@
 //! (`<` as `\u003c`), float64 written as `floatEncoder` writes it, `MarshalIndent`'s layout, and its errors for
 //! values JSON cannot hold (NaN, infinities, functions).
 
-use alloc::format;
-use alloc::string::String;
 use core::fmt::Write;
+use std::format;
+use std::string::String;
 
-use super::gotype::type_name;
 use crate::Value;
 
 /// How deep the encoder follows nested lists and maps. Go starts looking for cycles after 1000 levels
@@ -41,7 +40,7 @@ impl Encoder<'_, '_> {
         match value {
             Value::Nil => self.out.push_str("null"),
             Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
-            Value::Int(n) => {
+            Value::Int(n) | Value::Int64(n) => {
                 let _ = write!(self.out, "{n}");
             }
             Value::Uint(n) => {
@@ -68,10 +67,11 @@ impl Encoder<'_, '_> {
                 self.newline(depth);
                 self.out.push(']');
             }
-            Value::Map(entries) => {
+            Value::Map(map) => {
                 if depth >= MAX_DEPTH {
                     return Err(cycle_error(value));
                 }
+                let entries = map.snapshot();
                 if entries.is_empty() {
                     self.out.push_str("{}");
                     return Ok(());
@@ -93,8 +93,10 @@ impl Encoder<'_, '_> {
                 self.out.push('}');
             }
             Value::Function(_) => {
-                return Err(format!("json: unsupported type: {}", type_name(value)));
+                return Err(format!("json: unsupported type: {}", value.type_name()));
             }
+            // Go encodes a struct through its exported fields or its MarshalJSON; the object says what that is.
+            Value::Object(object) => self.value(&object.to_data(), depth + 1)?,
         }
         Ok(())
     }
@@ -110,7 +112,7 @@ impl Encoder<'_, '_> {
 }
 
 fn cycle_error(value: &Value) -> String {
-    format!("json: unsupported value: encountered a cycle via {}", type_name(value))
+    format!("json: unsupported value: encountered a cycle via {}", value.type_name())
 }
 
 /// Go's `floatEncoder` for float64: shortest digits, `%f` layout unless the magnitude is below 1e-6 or at least

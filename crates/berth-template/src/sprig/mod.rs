@@ -5,6 +5,9 @@
 mod args;
 mod cast;
 mod conversion;
+mod decimal;
+mod defaults;
+mod dicts;
 mod encoding;
 mod gostr;
 mod gotype;
@@ -12,13 +15,16 @@ mod goutils;
 mod json;
 mod json_decode;
 mod json_encode;
+mod lists;
+mod math;
 mod random;
+mod reflect;
 mod strconv;
 mod strings;
 mod xstrings;
 
-use alloc::string::ToString;
-use alloc::sync::Arc;
+use std::string::ToString;
+use std::sync::Arc;
 
 use crate::error::Result;
 use crate::{FuncMap, Value};
@@ -27,8 +33,18 @@ use crate::{FuncMap, Value};
 type SprigFn = fn(&[Value]) -> Result<Value>;
 
 /// Every area's table, in registration order.
-const TABLES: &[&[(&str, SprigFn)]] =
-    &[conversion::FUNCTIONS, encoding::FUNCTIONS, json::FUNCTIONS, random::FUNCTIONS, strings::FUNCTIONS];
+const TABLES: &[&[(&str, SprigFn)]] = &[
+    conversion::FUNCTIONS,
+    defaults::FUNCTIONS,
+    dicts::FUNCTIONS,
+    encoding::FUNCTIONS,
+    json::FUNCTIONS,
+    lists::FUNCTIONS,
+    math::FUNCTIONS,
+    random::FUNCTIONS,
+    reflect::FUNCTIONS,
+    strings::FUNCTIONS,
+];
 
 /// Adds this module's functions to `functions`.
 pub fn register(functions: &mut FuncMap) {

@@ -2,9 +2,9 @@
 //! alphabets), `randInt` (`rand.Intn(max-min) + min`, which panics when max <= min), `shuffle` (xstrings) and
 //! `uuidv4` (google/uuid `New`). Randomness comes from the operating system, as Go's crypto/rand does.
 
-use alloc::format;
-use alloc::string::String;
-use alloc::sync::Arc;
+use std::format;
+use std::string::String;
+use std::sync::Arc;
 
 use super::SprigFn;
 use super::args::{call_error, fixed, int, string};
@@ -80,7 +80,7 @@ fn rand_numeric(args: &[Value]) -> Result<Value> {
 
 /// goutils' `CryptoRandomAscii`: code points 32 to 126.
 fn rand_ascii(args: &[Value]) -> Result<Value> {
-    let printable: alloc::vec::Vec<u8> = (32u8..127).collect();
+    let printable: std::vec::Vec<u8> = (32u8..127).collect();
     random_string("randAscii", args, &printable)
 }
 

@@ -2,11 +2,10 @@
 //! `trunc`/`substr` (and Go's runtime error when `substr` is out of range), `strings.Split` edge cases, simple
 //! Unicode case mappings, `%q` quoting, and the argument order Sprig chose for pipelines (`"foo" | repeat 3`).
 
-use alloc::collections::BTreeMap;
-use alloc::format;
-use alloc::string::String;
-use alloc::sync::Arc;
-use alloc::vec::Vec;
+use std::format;
+use std::string::String;
+use std::sync::Arc;
+use std::vec::Vec;
 
 use super::SprigFn;
 use super::args::{call_error, fixed, int, string};
@@ -315,9 +314,7 @@ fn plural(args: &[Value]) -> Result<Value> {
 
 /// Parts as Sprig's `split` map: keys `_0`, `_1`, ...
 fn indexed_map(parts: Vec<&str>) -> Value {
-    let entries: BTreeMap<Arc<str>, Value> =
-        parts.into_iter().enumerate().map(|(i, part)| (Arc::from(format!("_{i}")), text(part))).collect();
-    Value::Map(Arc::new(entries))
+    Value::map(parts.into_iter().enumerate().map(|(i, part)| (format!("_{i}"), text(part))))
 }
 
 /// `split(sep, orig string) map[string]string`.
@@ -336,7 +333,7 @@ fn splitn(args: &[Value]) -> Result<Value> {
 fn split_list(args: &[Value]) -> Result<Value> {
     let [separator, s] = fixed("splitList", args)?;
     let parts: Vec<Value> = split_n(string(s)?, string(separator)?, -1).into_iter().map(text).collect();
-    Ok(Value::List(Arc::from(parts)))
+    Ok(Value::list(parts))
 }
 
 /// `join(sep string, v interface{})`: the `strslice` of v joined.

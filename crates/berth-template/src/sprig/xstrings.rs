@@ -2,8 +2,8 @@
 //! xstrings' `ToPascalCase` since Sprig 3.3) and `shuffle`: the word splitter `nextWord` with its word types and
 //! the rules for numbers between words ("HTTP20xOK" → "http_20x_ok").
 
-use alloc::string::String;
-use alloc::vec::Vec;
+use std::string::String;
+use std::vec::Vec;
 
 use super::gostr::{is_letter, is_number, is_punct, is_space, is_upper, to_lower, to_upper};
 

@@ -236,7 +236,7 @@ pub fn assert_areas(prefix: &str, load_values: impl Fn(&str) -> Value, pending: 
             let reason = pending.iter().find(|(name, _)| *name == label).map(|(_, why)| *why);
             match (mismatch, reason) {
                 (Some(mismatch), None) => failures.push(mismatch),
-                (Some(_), Some(why)) => eprintln!("pending: {label}: {why}"),
+                (Some(mismatch), Some(why)) => eprintln!("pending: {label}: {why}\n{mismatch}"),
                 (None, Some(_)) => failures.push(format!("{label}: matches Helm now; remove it from the pending list")),
                 (None, None) => {}
             }
