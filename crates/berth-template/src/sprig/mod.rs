@@ -9,6 +9,7 @@ mod decimal;
 mod defaults;
 mod dicts;
 mod encoding;
+mod goregexp;
 mod gostr;
 mod gotype;
 mod goutils;
@@ -17,10 +18,14 @@ mod json_decode;
 mod json_encode;
 mod lists;
 mod math;
+mod network;
+mod paths;
 mod random;
 mod reflect;
+mod regex;
 mod strconv;
 mod strings;
+mod url;
 mod xstrings;
 
 use std::string::ToString;
@@ -41,9 +46,13 @@ const TABLES: &[&[(&str, SprigFn)]] = &[
     json::FUNCTIONS,
     lists::FUNCTIONS,
     math::FUNCTIONS,
+    network::FUNCTIONS,
+    paths::FUNCTIONS,
     random::FUNCTIONS,
     reflect::FUNCTIONS,
+    regex::FUNCTIONS,
     strings::FUNCTIONS,
+    url::FUNCTIONS,
 ];
 
 /// Adds this module's functions to `functions`.
