@@ -5,12 +5,14 @@
 mod args;
 mod cast;
 mod conversion;
+mod dates;
 mod decimal;
 mod defaults;
 mod dicts;
 mod encoding;
 mod goregexp;
 mod gostr;
+mod gotime;
 mod gotype;
 mod goutils;
 mod json;
@@ -41,6 +43,7 @@ type SprigFn = fn(&[Value]) -> Result<Value>;
 /// Every area's table, in registration order.
 const TABLES: &[&[(&str, SprigFn)]] = &[
     conversion::FUNCTIONS,
+    dates::FUNCTIONS,
     defaults::FUNCTIONS,
     dicts::FUNCTIONS,
     encoding::FUNCTIONS,
