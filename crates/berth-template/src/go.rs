@@ -10,14 +10,10 @@
 //! | Category | Functions | Go equivalent |
 //! |----------|-----------|---------------|
 //! | sprintf | [`sprintf`] | `fmt.Sprintf` |
-//! | Sprint spacing | [`needs_space`] | `fmt.Sprint` inter-arg spacing rule |
 //! | Quoting | [`go_quote_into`], [`try_backquote_into`] | `strconv.Quote`, `%#q` |
 //! | Sci-notation | [`write_normalized_sci`] | Exponent `e+00` format |
 //! | `%g` formatting | [`write_g_default`], [`write_g_with_precision`] | `%g` / `%.Ng` |
 //! | Integer bases | [`format_int_base_into`] | `%x`, `%o`, `%b` with sign handling |
-//! | HTML escape | [`html_escape`] | `template.HTMLEscapeString` |
-//! | JS escape | [`js_escape`] | `template.JSEscapeString` |
-//! | URL encode | [`url_encode`] | `template.URLQueryEscaper` |
 //! | Hex float parse | [`parse_hex_float`] | Hex float literal `0x1.Fp10` |
 
 use core::fmt::Write;
@@ -28,29 +24,6 @@ use crate::error::Result;
 use crate::value::Value;
 
 // fmt.Sprint spacing
-/// Returns `true` when Go's `fmt.Sprint` would insert a space between two
-/// adjacent arguments (i.e. neither is a string).
-pub(crate) fn needs_space(prev: &Value, next: &Value) -> bool {
-    // Trusted content (`Value::Safe`) is string-kind, so — like a plain string —
-    // it does not get a surrounding space in `print`.
-    fn is_stringish(v: &Value) -> bool {
-        matches!(v, Value::String(_))
-    }
-    !is_stringish(prev) && !is_stringish(next)
-}
-
-/// `fmt.Sprint`: render every argument, inserting a space between two adjacent
-/// args exactly when [`needs_space`] says so.
-pub(crate) fn sprint(args: &[Value]) -> String {
-    let mut out = String::new();
-    for (i, arg) in args.iter().enumerate() {
-        if i > 0 && needs_space(&args[i - 1], arg) {
-            out.push(' ');
-        }
-        let _ = write!(out, "{arg}");
-    }
-    out
-}
 
 // sprintf
 /// Maximum allowed printf width or precision. Larger values are clamped to
@@ -963,80 +936,6 @@ fn format_magnitude_base_into(out: &mut String, mag: u64, sign: Option<char>, ba
 }
 
 // Escaping functions
-/// HTML-escape a string, replacing `&`, `<`, `>`, `"`, `'`, and NUL bytes.
-///
-/// Matches Go's `template.HTMLEscapeString`. NUL bytes are replaced with the
-/// Unicode replacement character (U+FFFD). Quotes use numeric entities
-/// (`&#34;`, `&#39;`) for brevity, matching Go's choice.
-pub fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '\0' => out.push('\u{FFFD}'), // Go replaces NUL with Unicode replacement char
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&#34;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(ch),
-        }
-    }
-    out
-}
-
-/// JavaScript-escape a string for safe embedding in JS string literals.
-///
-/// Matches Go's `template.JSEscapeString`. Escapes backslash, quotes,
-/// angle brackets (`<`, `>`), ampersand, equals sign, all control
-/// characters below U+0020, and the JSON-in-HTML-hostile line/paragraph
-/// separators U+2028 / U+2029 — all as `\uXXXX`.
-pub fn js_escape(s: &str) -> String {
-    let mut out = String::new();
-    for ch in s.chars() {
-        match ch {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\'' => out.push_str("\\'"),
-            // Go's JSEscape uses \uXXXX (uppercase hex) for all control
-            // characters, including \t, \n, \r (no shorthand escapes).
-            '<' => out.push_str("\\u003C"),
-            '>' => out.push_str("\\u003E"),
-            '&' => out.push_str("\\u0026"),
-            '=' => out.push_str("\\u003D"),
-            // U+2028 LINE SEPARATOR / U+2029 PARAGRAPH SEPARATOR — valid
-            // in JSON but illegal mid-string in JavaScript pre-ES2019.
-            // Go escapes both to keep `<script>` payloads safe.
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            _ if (ch as u32) < 0x20 => {
-                write!(out, "\\u{:04X}", ch as u32).ok();
-            }
-            _ => out.push(ch),
-        }
-    }
-    out
-}
-
-/// Percent-encode a string for use in URL query parameters (form-encoding).
-///
-/// Matches Go's `template.URLQueryEscaper` / `url.QueryEscape`: unreserved
-/// characters (`A-Z`, `a-z`, `0-9`, `-`, `_`, `.`, `~`) pass through, space
-/// becomes `+`, and everything else is `%XX`-encoded.
-pub fn url_encode(s: &str) -> String {
-    let mut out = String::new();
-    for byte in s.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(byte as char);
-            }
-            b' ' => out.push('+'),
-            _ => {
-                write!(out, "%{:02X}", byte).ok();
-            }
-        }
-    }
-    out
-}
 
 // Hex float parsing
 /// Parse a hex float literal like `0x1.Fp10` or `-0x1p-2`.
@@ -1160,29 +1059,6 @@ mod tests {
     }
 
     // needs_space
-    #[test]
-    fn needs_space_two_ints() {
-        assert!(needs_space(&Value::Int(1), &Value::Int(2)));
-    }
-
-    #[test]
-    fn needs_space_two_strings() {
-        let a = Value::String("a".into());
-        let b = Value::String("b".into());
-        assert!(!needs_space(&a, &b));
-    }
-
-    #[test]
-    fn needs_space_string_int() {
-        let s = Value::String("x".into());
-        assert!(!needs_space(&s, &Value::Int(1)));
-        assert!(!needs_space(&Value::Int(1), &s));
-    }
-
-    #[test]
-    fn needs_space_bool_bool() {
-        assert!(needs_space(&Value::Bool(true), &Value::Bool(false)));
-    }
 
     // go_quote
     #[test]
@@ -1485,109 +1361,10 @@ mod tests {
     }
 
     // html_escape
-    #[test]
-    fn html_basic() {
-        assert_eq!(html_escape("<b>hi</b>"), "&lt;b&gt;hi&lt;/b&gt;");
-    }
-
-    #[test]
-    fn html_ampersand() {
-        assert_eq!(html_escape("a&b"), "a&amp;b");
-    }
-
-    #[test]
-    fn html_quotes() {
-        assert_eq!(html_escape(r#"a"b'c"#), "a&#34;b&#39;c");
-    }
-
-    #[test]
-    fn html_nul() {
-        assert_eq!(html_escape("a\0b"), "a\u{FFFD}b");
-    }
-
-    #[test]
-    fn html_passthrough() {
-        assert_eq!(html_escape("hello world"), "hello world");
-    }
-
-    #[test]
-    fn html_empty() {
-        assert_eq!(html_escape(""), "");
-    }
 
     // js_escape
-    #[test]
-    fn js_basic() {
-        assert_eq!(js_escape("It'd be nice."), "It\\'d be nice.");
-    }
-
-    #[test]
-    fn js_backslash_and_quotes() {
-        assert_eq!(js_escape(r#"a\b"c"#), r#"a\\b\"c"#);
-    }
-
-    #[test]
-    fn js_newline_tab() {
-        assert_eq!(js_escape("a\nb\tc"), "a\\u000Ab\\u0009c");
-    }
-
-    #[test]
-    fn js_angle_brackets_ampersand_equals() {
-        assert_eq!(js_escape("<b>&="), "\\u003Cb\\u003E\\u0026\\u003D");
-    }
-
-    #[test]
-    fn js_control_char() {
-        assert_eq!(js_escape("\x01"), "\\u0001"); // already uppercase (single digit)
-    }
-
-    #[test]
-    fn js_carriage_return() {
-        assert_eq!(js_escape("\r"), "\\u000D");
-    }
-
-    #[test]
-    fn js_passthrough() {
-        assert_eq!(js_escape("hello"), "hello");
-    }
-
-    #[test]
-    fn js_empty() {
-        assert_eq!(js_escape(""), "");
-    }
 
     // url_encode
-    #[test]
-    fn url_basic() {
-        // Form-encoding: space → '+', not '%20'.
-        assert_eq!(url_encode("hello world"), "hello+world");
-    }
-
-    #[test]
-    fn url_unreserved_passthrough() {
-        assert_eq!(url_encode("az-AZ-09-_.~"), "az-AZ-09-_.~");
-    }
-
-    #[test]
-    fn url_special_chars() {
-        assert_eq!(url_encode("a&b=c"), "a%26b%3Dc");
-    }
-
-    #[test]
-    fn url_slash() {
-        assert_eq!(url_encode("http://www.example.org/"), "http%3A%2F%2Fwww.example.org%2F");
-    }
-
-    #[test]
-    fn url_unicode() {
-        // é = 0xC3 0xA9 in UTF-8
-        assert_eq!(url_encode("café"), "caf%C3%A9");
-    }
-
-    #[test]
-    fn url_empty() {
-        assert_eq!(url_encode(""), "");
-    }
 
     // parse_hex_float
     #[test]
