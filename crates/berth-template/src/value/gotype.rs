@@ -24,6 +24,8 @@ pub enum GoType {
     Int64,
     /// `uint64`.
     Uint64,
+    /// `uint32`.
+    Uint32,
     /// `float64`.
     Float64,
     /// `[]interface{}`.
@@ -47,6 +49,7 @@ impl GoType {
             GoType::Int => "int",
             GoType::Int64 => "int64",
             GoType::Uint64 => "uint64",
+            GoType::Uint32 => "uint32",
             GoType::Float64 => "float64",
             GoType::List => "[]interface {}",
             GoType::StringList => "[]string",
