@@ -287,6 +287,8 @@ fn samples() -> Vec<Value> {
         Value::Int(-1),
         Value::Int(2),
         Value::Int64(3),
+        Value::Int(i64::MAX),
+        Value::Int64(i64::MIN),
         Value::Float(1.5),
         Value::Float(f64::NAN),
         Value::Bool(true),
