@@ -163,9 +163,8 @@ impl Time {
     /// `time.Date(...)` in `location` (for a zone, the offset in effect at that wall time).
     fn date(clock: [i64; 7], location: Location) -> Time {
         let [year, month, day, hour, minute, second, nanos] = clock;
-        let local_seconds = days_from_civil(year, month, day)
-            .wrapping_mul(86_400)
-            .wrapping_add(hour * 3_600 + minute * 60 + second);
+        let local_seconds =
+            days_from_civil(year, month, day).wrapping_mul(86_400).wrapping_add(hour * 3_600 + minute * 60 + second);
         // Go's Date: assume the offset at the wall time read as UTC, then correct once.
         let (_, guess) = location.lookup(local_seconds);
         let mut seconds = local_seconds.saturating_sub(i64::from(guess));
