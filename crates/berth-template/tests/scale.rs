@@ -51,7 +51,11 @@ fn a_chart_of_300_files_renders() {
         ("replicas", Value::Float(3.0)),
         (
             "image",
-            Value::map([("registry", Value::from("r.io")), ("repository", Value::from("app")), ("tag", Value::from("1.0"))]),
+            Value::map([
+                ("registry", Value::from("r.io")),
+                ("repository", Value::from("app")),
+                ("tag", Value::from("1.0")),
+            ]),
         ),
         ("resources", Value::map([("cpu", Value::from("100m")), ("memory", Value::from("128Mi"))])),
         ("env", Value::map((0..5).map(|i| (format!("K{i}"), Value::from(format!("v{i}").as_str()))))),
