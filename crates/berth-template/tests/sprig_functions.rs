@@ -365,3 +365,22 @@ fn to_json_then_must_from_json_gives_the_same_tree() {
         assert_eq!(back, value, "round trip of {text:?}");
     }
 }
+
+#[test]
+fn deep_and_cyclic_values_fail_cleanly() {
+    let functions = registered();
+    let call = |name: &str, args: &[Value]| functions[name](args);
+    // Go's decoder accepts 10000 levels; encoding stops at 1000 as Go's cycle check does.
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    let decoded = call("mustFromJson", &[Value::from(deep)]).expect("10000 levels decode");
+    let error = call("mustToJson", &[decoded]).expect_err("too deep to encode");
+    assert!(error.to_string().contains("encountered a cycle"), "{error}");
+    // A map that contains itself: merge and toJson end with an error, not a stack overflow.
+    let looped = berth_template::Map::new();
+    looped.insert("self", Value::Map(looped.clone()));
+    let error = call("mustToJson", &[Value::Map(looped.clone())]).expect_err("cycle");
+    assert!(error.to_string().contains("encountered a cycle via map[string]interface {}"), "{error}");
+    let error = call("mergeOverwrite", &[Value::Map(looped.clone()), Value::Map(looped.clone())]).expect_err("cycle");
+    assert!(error.to_string().contains("nested deeper"), "{error}");
+    looped.remove("self");
+}
