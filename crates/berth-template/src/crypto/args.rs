@@ -1,0 +1,117 @@
+//! Arguments as Go's text/template hands them to Sprig's typed parameters (`string`, `int`, `uint32`,
+//! `[]interface{}`), with Go's messages when a value does not fit, and the error type of this module's
+//! functions: a message worded as Go words it.
+
+use core::fmt;
+
+use crate::{TemplateError, Value};
+
+/// A failed crypto function, with the message Helm prints after `error calling NAME: `.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FunctionError(String);
+
+impl FunctionError {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        FunctionError(message.into())
+    }
+}
+
+impl fmt::Display for FunctionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<FunctionError> for TemplateError {
+    fn from(error: FunctionError) -> Self {
+        TemplateError::Exec(error.0)
+    }
+}
+
+/// Go's arity check for a function with a fixed parameter list.
+pub(crate) fn expect_count(name: &str, arguments: &[Value], want: usize) -> Result<(), FunctionError> {
+    if arguments.len() == want {
+        Ok(())
+    } else {
+        Err(FunctionError::new(format!("wrong number of args for {name}: want {want} got {}", arguments.len())))
+    }
+}
+
+/// A `string` parameter.
+pub(crate) fn string(value: &Value) -> Result<&str, FunctionError> {
+    match value {
+        Value::String(text) => Ok(text),
+        other => Err(mismatch(other, "string")),
+    }
+}
+
+/// An `int` parameter. Go refuses a float64 here unless it is a constant in the template; berth cannot
+/// tell the two apart and takes any whole float64.
+pub(crate) fn int(value: &Value) -> Result<i64, FunctionError> {
+    match value {
+        Value::Int(number) => Ok(*number),
+        Value::Uint(number) => i64::try_from(*number).map_err(|_| mismatch(value, "int")),
+        Value::Float(number) if is_whole(*number) => Ok(*number as i64),
+        other => Err(mismatch(other, "int")),
+    }
+}
+
+/// A `uint32` parameter: negative numbers are refused and larger ones truncated, as Go does with a
+/// constant.
+pub(crate) fn uint32(value: &Value) -> Result<u32, FunctionError> {
+    let number = match value {
+        Value::Int(number) => i128::from(*number),
+        Value::Uint(number) => i128::from(*number),
+        Value::Float(number) if is_whole(*number) => *number as i128,
+        other => return Err(mismatch(other, "uint32")),
+    };
+    if number < 0 {
+        return Err(FunctionError::new(format!("expected unsigned integer; found {number}")));
+    }
+    Ok(number as u32)
+}
+
+/// A whole number in the range of `i64`.
+fn is_whole(number: f64) -> bool {
+    number.fract() == 0.0 && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&number)
+}
+
+fn mismatch(value: &Value, expected: &str) -> FunctionError {
+    match value {
+        Value::Nil => FunctionError::new(format!("invalid value; expected {expected}")),
+        other => FunctionError::new(format!("wrong type for value; expected {expected}; got {}", go_type_name(other))),
+    }
+}
+
+/// The Go type a template value has when it comes from Helm's values or from Sprig.
+pub(crate) fn go_type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Nil => "<nil>",
+        Value::Bool(_) => "bool",
+        Value::Int(_) => "int",
+        Value::Uint(_) => "uint64",
+        Value::Float(_) => "float64",
+        Value::String(_) => "string",
+        Value::List(_) => "[]interface {}",
+        Value::Map(_) => "map[string]interface {}",
+        Value::Function(_) => "func",
+        #[allow(unreachable_patterns)]
+        _ => "string",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_convert_as_go_parameters_take_them() {
+        assert_eq!(int(&Value::Int(365)), Ok(365));
+        assert_eq!(int(&Value::Float(365.0)), Ok(365));
+        assert_eq!(int(&Value::Float(1.5)).unwrap_err().to_string(), "wrong type for value; expected int; got float64");
+        assert_eq!(int(&Value::Nil).unwrap_err().to_string(), "invalid value; expected int");
+        assert_eq!(uint32(&Value::Int(4_294_967_297)), Ok(1));
+        assert_eq!(uint32(&Value::Int(-1)).unwrap_err().to_string(), "expected unsigned integer; found -1");
+        assert_eq!(string(&Value::Int(5)).unwrap_err().to_string(), "wrong type for value; expected string; got int");
+    }
+}
