@@ -14,6 +14,11 @@ impl FunctionError {
     pub(crate) fn new(message: impl Into<String>) -> Self {
         FunctionError(message.into())
     }
+
+    /// The same error with `context: ` before it, as Go's `fmt.Errorf("context: %s", err)`.
+    pub(crate) fn context(self, context: &str) -> Self {
+        FunctionError(format!("{context}: {}", self.0))
+    }
 }
 
 impl fmt::Display for FunctionError {
@@ -71,6 +76,20 @@ pub(crate) fn uint32(value: &Value) -> Result<u32, FunctionError> {
     Ok(number as u32)
 }
 
+/// A `[]interface{}` parameter: a list, or nil for an empty one.
+pub(crate) fn interface_list(value: &Value) -> Result<&[Value], FunctionError> {
+    match value {
+        Value::Nil => Ok(&[]),
+        Value::List(items) => Ok(items),
+        other => Err(mismatch(other, "[]interface {}")),
+    }
+}
+
+/// How Go's `%v` prints a value.
+pub(crate) fn go_text(value: &Value) -> String {
+    crate::go::sprint(core::slice::from_ref(value))
+}
+
 /// A whole number in the range of `i64`.
 fn is_whole(number: f64) -> bool {
     number.fract() == 0.0 && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&number)
@@ -113,5 +132,10 @@ mod tests {
         assert_eq!(uint32(&Value::Int(4_294_967_297)), Ok(1));
         assert_eq!(uint32(&Value::Int(-1)).unwrap_err().to_string(), "expected unsigned integer; found -1");
         assert_eq!(string(&Value::Int(5)).unwrap_err().to_string(), "wrong type for value; expected string; got int");
+        assert_eq!(interface_list(&Value::Nil).map(<[Value]>::len), Ok(0));
+        assert_eq!(
+            interface_list(&Value::String("1.2.3.4".into())).unwrap_err().to_string(),
+            "wrong type for value; expected []interface {}; got string"
+        );
     }
 }

@@ -5,10 +5,14 @@
 mod aes;
 mod args;
 mod bcrypt;
+mod certificates;
+mod der;
 mod encoding;
 mod hashes;
+mod keys;
 mod master_password;
 mod random;
+mod x509;
 
 use std::sync::Arc;
 
@@ -17,11 +21,19 @@ use crate::{FuncMap, Value};
 type Function = fn(&[Value]) -> Result<Value, args::FunctionError>;
 
 /// Every function of this module by template name.
-const FUNCTIONS: [(&str, Function); 6] = [
+const FUNCTIONS: [(&str, Function); 14] = [
     ("bcrypt", bcrypt::bcrypt),
     ("htpasswd", bcrypt::htpasswd),
     ("derivePassword", master_password::derive_password),
     ("randBytes", random::rand_bytes),
+    ("genPrivateKey", keys::generate_private_key),
+    ("buildCustomCert", certificates::build_custom_cert),
+    ("genCA", certificates::gen_ca),
+    ("genCAWithKey", certificates::gen_ca_with_key),
+    ("genSelfSignedCert", certificates::gen_self_signed_cert),
+    ("genSelfSignedCertWithKey", certificates::gen_self_signed_cert_with_key),
+    ("genSignedCert", certificates::gen_signed_cert),
+    ("genSignedCertWithKey", certificates::gen_signed_cert_with_key),
     ("encryptAES", aes::encrypt_aes),
     ("decryptAES", aes::decrypt_aes),
 ];

@@ -21,6 +21,16 @@ pub(crate) fn bytes<const N: usize>() -> Result<[u8; N], FunctionError> {
     Ok(buffer)
 }
 
+/// The generator RustCrypto's key generation takes.
+pub(crate) fn rng() -> getrandom::SysRng {
+    getrandom::SysRng
+}
+
+/// The generator ring takes.
+pub(crate) fn ring_rng() -> ring::rand::SystemRandom {
+    ring::rand::SystemRandom::new()
+}
+
 /// `randBytes count`: base64 of `count` random bytes (Sprig `randBytes`).
 pub(crate) fn rand_bytes(arguments: &[Value]) -> Result<Value, FunctionError> {
     args::expect_count("randBytes", arguments, 1)?;
