@@ -1,6 +1,7 @@
-//! Arguments as Go's text/template hands them to Sprig's typed parameters (`string`, `int`, `uint32`,
-//! `[]interface{}`), with Go's messages when a value does not fit, and the error type of this module's
-//! functions: a message worded as Go words it.
+//! Arguments read as Sprig's typed parameters (`string`, `int`, `uint32`, `[]interface{}`), and the error
+//! type of this module's functions: a message worded as Go words it. In templates the engine has already
+//! checked the arguments against Sprig's Go signatures (`signatures.rs`); these readers give Go's messages
+//! when a function is called directly with values that do not fit.
 
 use core::fmt;
 
@@ -54,7 +55,7 @@ pub(crate) fn string(value: &Value) -> Result<&str, FunctionError> {
 /// tell the two apart and takes any whole float64.
 pub(crate) fn int(value: &Value) -> Result<i64, FunctionError> {
     match value {
-        Value::Int(number) => Ok(*number),
+        Value::Int(number) | Value::Int64(number) => Ok(*number),
         Value::Uint(number) => i64::try_from(*number).map_err(|_| mismatch(value, "int")),
         Value::Float(number) if is_whole(*number) => Ok(*number as i64),
         other => Err(mismatch(other, "int")),
@@ -65,7 +66,7 @@ pub(crate) fn int(value: &Value) -> Result<i64, FunctionError> {
 /// constant.
 pub(crate) fn uint32(value: &Value) -> Result<u32, FunctionError> {
     let number = match value {
-        Value::Int(number) => i128::from(*number),
+        Value::Int(number) | Value::Int64(number) => i128::from(*number),
         Value::Uint(number) => i128::from(*number),
         Value::Float(number) if is_whole(*number) => *number as i128,
         other => return Err(mismatch(other, "uint32")),
@@ -80,14 +81,14 @@ pub(crate) fn uint32(value: &Value) -> Result<u32, FunctionError> {
 pub(crate) fn interface_list(value: &Value) -> Result<&[Value], FunctionError> {
     match value {
         Value::Nil => Ok(&[]),
-        Value::List(items) => Ok(items),
+        Value::List(items) => Ok(&items[..]),
         other => Err(mismatch(other, "[]interface {}")),
     }
 }
 
 /// How Go's `%v` prints a value.
 pub(crate) fn go_text(value: &Value) -> String {
-    crate::go::sprint(core::slice::from_ref(value))
+    value.to_string()
 }
 
 /// A whole number in the range of `i64`.
@@ -98,24 +99,7 @@ fn is_whole(number: f64) -> bool {
 fn mismatch(value: &Value, expected: &str) -> FunctionError {
     match value {
         Value::Nil => FunctionError::new(format!("invalid value; expected {expected}")),
-        other => FunctionError::new(format!("wrong type for value; expected {expected}; got {}", go_type_name(other))),
-    }
-}
-
-/// The Go type a template value has when it comes from Helm's values or from Sprig.
-pub(crate) fn go_type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Nil => "<nil>",
-        Value::Bool(_) => "bool",
-        Value::Int(_) => "int",
-        Value::Uint(_) => "uint64",
-        Value::Float(_) => "float64",
-        Value::String(_) => "string",
-        Value::List(_) => "[]interface {}",
-        Value::Map(_) => "map[string]interface {}",
-        Value::Function(_) => "func",
-        #[allow(unreachable_patterns)]
-        _ => "string",
+        other => FunctionError::new(format!("wrong type for value; expected {expected}; got {}", other.type_name())),
     }
 }
 

@@ -3,8 +3,8 @@
 //! templates of Sprig's `getBaseCertTemplate` and `generateCertificateAuthorityWithKeyInternal`, and its
 //! `certificate` result (`.Cert` and `.Key`, both PEM).
 
+use std::fmt;
 use std::net::IpAddr;
-use std::sync::Arc;
 
 use super::args::{self, FunctionError};
 use super::encoding::{base64, pem};
@@ -15,38 +15,62 @@ use super::x509::create::{
 };
 use super::x509::parse::{ParsedCertificate, parse_certificate};
 use super::x509::time;
-use crate::Value;
+use crate::{Object, Value};
 
-/// Sprig's `certificate` struct.
+/// Sprig's `certificate` struct: `.Cert` and `.Key`, both PEM.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Certificate {
     pub(crate) cert: String,
     pub(crate) key: String,
 }
 
-impl Certificate {
-    /// The template value: a map with `Cert` and `Key`, read with `.Cert` and `.Key`.
-    fn into_value(self) -> Value {
-        let mut fields = std::collections::BTreeMap::new();
-        fields.insert(Arc::from("Cert"), Value::String(self.cert.into()));
-        fields.insert(Arc::from("Key"), Value::String(self.key.into()));
-        Value::Map(Arc::new(fields))
+/// Its Go type, which the engine checks `genSignedCert`'s parameter against.
+const TYPE_NAME: &str = "sprig.certificate";
+
+impl Object for Certificate {
+    fn type_name(&self) -> &str {
+        TYPE_NAME
     }
 
-    /// A `certificate` parameter: what the functions above return.
-    fn from_value(value: &Value) -> Result<Certificate, FunctionError> {
-        let field = |name: &str| match value {
-            Value::Map(fields) => match fields.get(name) {
-                Some(Value::String(text)) => Some(text.to_string()),
-                Some(Value::Nil) | None => Some(String::new()),
-                Some(_) => None,
-            },
+    fn field(&self, name: &str) -> Option<Value> {
+        match name {
+            "Cert" => Some(Value::String(self.cert.as_str().into())),
+            "Key" => Some(Value::String(self.key.as_str().into())),
             _ => None,
-        };
-        match (field("Cert"), field("Key")) {
-            (Some(cert), Some(key)) => Ok(Certificate { cert, key }),
-            _ => Err(FunctionError::new(format!(
-                "wrong type for value; expected sprig.certificate; got {}",
-                args::go_type_name(value)
+        }
+    }
+
+    /// Go prints a struct as `{field field}`.
+    fn fmt_value(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{{{} {}}}", self.cert, self.key)
+    }
+
+    /// encoding/json writes the exported fields under their names.
+    fn to_data(&self) -> Value {
+        Value::map([
+            ("Cert", Value::String(self.cert.as_str().into())),
+            ("Key", Value::String(self.key.as_str().into())),
+        ])
+    }
+
+    /// A struct of strings compares field by field.
+    fn equals(&self, other: &dyn Object) -> Option<bool> {
+        Some(other.downcast_ref::<Certificate>() == Some(self))
+    }
+}
+
+impl Certificate {
+    fn into_value(self) -> Value {
+        Value::object(self)
+    }
+
+    /// A `sprig.certificate` parameter.
+    fn from_value(value: &Value) -> Result<Certificate, FunctionError> {
+        match value.as_object().and_then(|object| object.downcast_ref::<Certificate>()) {
+            Some(certificate) => Ok(certificate.clone()),
+            None => Err(FunctionError::new(format!(
+                "wrong type for value; expected {TYPE_NAME}; got {}",
+                value.type_name()
             ))),
         }
     }

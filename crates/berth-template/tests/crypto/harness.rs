@@ -22,7 +22,7 @@ pub fn functions() -> FuncMap {
 
 /// Renders `source` with berth.
 pub fn render(source: &str) -> Result<String, TemplateError> {
-    Template::new("probe").funcs(functions()).parse(source)?.execute_to_string(&Value::Map(Arc::new(BTreeMap::new())))
+    Template::new("probe").funcs(functions()).parse(source)?.execute_to_string(&Value::map(Vec::<(&str, Value)>::new()))
 }
 
 /// berth's rendering of a probe chart's template.

@@ -52,10 +52,7 @@ fn string(value: Value) -> String {
 }
 
 fn field(value: &Value, name: &str) -> String {
-    match value {
-        Value::Map(fields) => string(fields[name].clone()),
-        other => panic!("not a certificate: {other:?}"),
-    }
+    string(value.as_object().and_then(|object| object.field(name)).unwrap_or_else(|| panic!("no {name} in {value:?}")))
 }
 
 fn go_literal(text: &str) -> String {
