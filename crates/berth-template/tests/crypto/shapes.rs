@@ -13,9 +13,20 @@ use sha2::Digest as _;
 use x509_parser::prelude::{FromDer as _, GeneralName, ParsedExtension, X509Certificate};
 use x509_parser::public_key::PublicKey;
 
-use super::harness::{call, helm_output, render_probe, text, values};
+use super::harness::{call, text, values};
+use super::probe_support::{self, Expected};
+use super::probes::RANDOM_AREA;
 
-const CHART: &str = "crypto-certificates";
+/// berth's rendering of the random probe and Helm's, as `key: "value"` maps.
+fn renderings() -> (BTreeMap<String, String>, BTreeMap<String, String>) {
+    let probes = probe_support::probes(RANDOM_AREA);
+    assert_eq!(probes.len(), 1, "{RANDOM_AREA} holds one template");
+    let probe = &probes[0];
+    let Expected::Output(helm) = &probe.expected else { panic!("Helm failed on {RANDOM_AREA}: {:?}", probe.expected) };
+    let ours = probe_support::render(probe, probe_support::json_values(RANDOM_AREA), berth_template::helm_functions())
+        .unwrap_or_else(|error| panic!("berth failed on {RANDOM_AREA}: {error}"));
+    (values(&ours), values(helm))
+}
 
 /// The certificates of the probe, by entry name prefix, with the entry of the certificate that issued them
 /// (`None`: self-signed).
@@ -40,9 +51,8 @@ const KEYS: [&str; 4] = ["key_rsa", "key_ecdsa", "key_ed25519", "key_dsa"];
 #[test]
 fn keys_and_certificates_have_helms_shape() {
     let started = now();
-    let ours = values(&render_probe(CHART));
+    let (ours, helm) = renderings();
     let finished = now();
-    let helm = values(&helm_output(CHART));
 
     for name in KEYS {
         let (our_shape, helm_shape) = (key_shape(&ours[name]), key_shape(&helm[name]));
@@ -70,8 +80,7 @@ fn keys_and_certificates_have_helms_shape() {
 
 #[test]
 fn random_values_aes_and_bcrypt_have_helms_shape() {
-    let ours = values(&render_probe(CHART));
-    let helm = values(&helm_output(CHART));
+    let (ours, helm) = renderings();
     for output in [&ours, &helm] {
         let random = base64::engine::general_purpose::STANDARD.decode(&output["rand_bytes"]).expect("base64");
         assert_eq!(random.len(), 24);
