@@ -1,7 +1,7 @@
 //! New keys, as Sprig's `generatePrivateKey` and the certificate functions make them: RSA 4096 (2048 for
 //! certificates) with exponent 65537, DSA with L=2048/N=256 parameters, ECDSA on P-256, Ed25519.
 
-use super::{DsaKey, EcdsaKey, PrivateKey};
+use super::{DsaKey, PrivateKey};
 use crate::Value;
 use crate::crypto::args::{self, FunctionError};
 use crate::crypto::der::reader::{Reader, tag};
@@ -60,7 +60,7 @@ fn ecdsa_p256() -> Result<PrivateKey, FunctionError> {
         .ok_or_else(|| FunctionError::new("ecdsa: unexpected key document from ring"))?;
     let key = super::parse::ec_private_key(&inner, Some(crate::crypto::der::oid::CURVE_P256))
         .map_err(|error| FunctionError::new(error.to_string()))?;
-    Ok(PrivateKey::Ecdsa(EcdsaKey { ..key }))
+    Ok(PrivateKey::Ecdsa(key))
 }
 
 /// `ed25519.GenerateKey(rand.Reader)`: a random seed.
