@@ -101,6 +101,8 @@ pub(crate) fn gen_ca_with_key(arguments: &[Value]) -> Result<Value, FunctionErro
 pub(crate) fn gen_self_signed_cert(arguments: &[Value]) -> Result<Value, FunctionError> {
     args::expect_count("genSelfSignedCert", arguments, 4)?;
     let request = Request::from_arguments(arguments)?;
+    // Sprig makes the key before it checks the addresses; key generation cannot fail, so checking first
+    // gives the same errors without the cost of a key.
     let template = request.template()?;
     let key = rsa_key()?;
     certificate_and_key(&template, &key, None, &key).map(Certificate::into_value)
@@ -121,6 +123,7 @@ pub(crate) fn gen_signed_cert(arguments: &[Value]) -> Result<Value, FunctionErro
     let request = Request::from_arguments(arguments)?;
     let authority = Certificate::from_value(&arguments[4])?;
     let (parent, parent_key) = signer(&authority)?;
+    // As in genSelfSignedCert, the key is made last, after everything that can fail but signing.
     let template = request.template()?;
     let key = rsa_key()?;
     certificate_and_key(&template, &key, Some(&parent), &parent_key).map(Certificate::into_value)
