@@ -133,44 +133,57 @@ pub(crate) fn marshal(value: &Value) -> Result<String, String> {
 }
 
 /// A yaml.v3 encoder with `SetIndent(2)`, writing `value` as Go holds it (ints stay ints, floats in `'g'` form);
-/// `Encode` without `Close`, as `toYamlPretty` does.
+/// `Encode` without `Close`, as `toYamlPretty` does. Host objects are written as their data view. A map that
+/// contains itself is an error here (Go recurses until the process dies).
 pub(crate) fn marshal_pretty(value: &Value) -> Result<String, String> {
-    enum Work<'a> {
-        Value(&'a Value),
+    enum Work {
+        Value(Value),
         End(EventType),
-        Key(&'a str),
+        Key(std::sync::Arc<str>),
+        LeaveMap,
     }
     let mut writer = Writer::new(Settings { v3: true, indent: 2, width: -1 })?;
-    let mut work = vec![Work::Value(value)];
+    let mut path: Vec<usize> = Vec::new();
+    let mut work = vec![Work::Value(value.clone())];
     while let Some(item) = work.pop() {
         match item {
             Work::End(typ) => writer.emit(event(typ))?,
-            Work::Key(key) => writer.emit(string_event(key, true))?,
+            Work::LeaveMap => {
+                path.pop();
+            }
+            Work::Key(key) => writer.emit(string_event(&key, true))?,
             Work::Value(value) => match value {
                 Value::Nil => writer.emit(scalar("null", ScalarStyle::Plain))?,
-                Value::Bool(b) => writer.emit(scalar(if *b { "true" } else { "false" }, ScalarStyle::Plain))?,
-                Value::Int(n) => writer.emit(scalar(&n.to_string(), ScalarStyle::Plain))?,
+                Value::Bool(b) => writer.emit(scalar(if b { "true" } else { "false" }, ScalarStyle::Plain))?,
+                Value::Int(n) | Value::Int64(n) => writer.emit(scalar(&n.to_string(), ScalarStyle::Plain))?,
                 Value::Uint(n) => writer.emit(scalar(&n.to_string(), ScalarStyle::Plain))?,
-                Value::Float(f) => writer.emit(scalar(&float_text(*f), ScalarStyle::Plain))?,
-                Value::String(s) => writer.emit(string_event(s, true))?,
+                Value::Float(f) => writer.emit(scalar(&float_text(f), ScalarStyle::Plain))?,
+                Value::String(s) => writer.emit(string_event(&s, true))?,
                 Value::List(items) => {
                     writer.emit(collection(EventType::SequenceStart))?;
                     work.push(Work::End(EventType::SequenceEnd));
-                    work.extend(items.iter().rev().map(Work::Value));
+                    work.extend(items.iter().rev().cloned().map(Work::Value));
                 }
                 Value::Map(map) => {
+                    if path.contains(&map.id()) {
+                        return Err("map contains itself".to_string());
+                    }
+                    path.push(map.id());
                     writer.emit(collection(EventType::MappingStart))?;
+                    work.push(Work::LeaveMap);
                     work.push(Work::End(EventType::MappingEnd));
-                    let mut entries: Vec<(&str, &Value)> = map.iter().map(|(k, v)| (k.as_ref(), v)).collect();
-                    go_sort(&mut entries, &|a: &(&str, &Value), b: &(&str, &Value)| key_less(a.0, b.0, true));
+                    let snapshot = map.snapshot();
+                    let mut entries: Vec<(&std::sync::Arc<str>, &Value)> = snapshot.iter().collect();
+                    go_sort(&mut entries, &|a: &(&std::sync::Arc<str>, &Value), b: &(&std::sync::Arc<str>, &Value)| {
+                        key_less(a.0, b.0, true)
+                    });
                     for (key, item) in entries.into_iter().rev() {
-                        work.push(Work::Value(item));
-                        work.push(Work::Key(key));
+                        work.push(Work::Value(item.clone()));
+                        work.push(Work::Key(key.clone()));
                     }
                 }
+                Value::Object(object) => work.push(Work::Value(object.to_data())),
                 Value::Function(_) => return Err("cannot marshal type: func".to_string()),
-                #[allow(unreachable_patterns)]
-                _ => return Err("cannot marshal type".to_string()),
             },
         }
     }

@@ -60,60 +60,71 @@ pub(crate) fn format_float(f: f64) -> Result<String, String> {
     }
 }
 
-/// `json.Marshal(v)`; the error is Go's message (`json: unsupported value: NaN`, `json: unsupported type: ...`).
+/// `json.Marshal(v)`; the error is Go's message (`json: unsupported value: NaN`, `json: unsupported type: ...`,
+/// `json: unsupported value: encountered a cycle via map[string]interface {}` for a map that contains itself).
 pub(crate) fn marshal(value: &Value) -> Result<String, String> {
-    enum Work<'a> {
-        Value(&'a Value),
+    enum Work {
+        Value(Value),
         Text(&'static str),
-        Key(&'a str),
+        Key(std::sync::Arc<str>),
+        /// Leaving a map: pop it from the path used for cycle detection.
+        LeaveMap,
     }
     let mut out = String::new();
-    let mut work = vec![Work::Value(value)];
+    let mut path: Vec<usize> = Vec::new();
+    let mut work = vec![Work::Value(value.clone())];
     while let Some(item) = work.pop() {
         match item {
             Work::Text(text) => out.push_str(text),
+            Work::LeaveMap => {
+                path.pop();
+            }
             Work::Key(key) => {
-                write_string(&mut out, key);
+                write_string(&mut out, &key);
                 out.push(':');
             }
             Work::Value(value) => match value {
                 Value::Nil => out.push_str("null"),
-                Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-                Value::Int(n) => {
+                Value::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+                Value::Int(n) | Value::Int64(n) => {
                     let _ = write!(out, "{n}");
                 }
                 Value::Uint(n) => {
                     let _ = write!(out, "{n}");
                 }
-                Value::Float(f) => out.push_str(&format_float(*f)?),
-                Value::String(s) => write_string(&mut out, s),
+                Value::Float(f) => out.push_str(&format_float(f)?),
+                Value::String(s) => write_string(&mut out, &s),
                 Value::List(items) => {
                     out.push('[');
                     work.push(Work::Text("]"));
                     for (index, item) in items.iter().enumerate().rev() {
-                        work.push(Work::Value(item));
+                        work.push(Work::Value(item.clone()));
                         if index > 0 {
                             work.push(Work::Text(","));
                         }
                     }
                 }
                 Value::Map(map) => {
+                    if path.contains(&map.id()) {
+                        return Err("json: unsupported value: encountered a cycle via map[string]interface {}".to_string());
+                    }
+                    path.push(map.id());
                     out.push('{');
+                    work.push(Work::LeaveMap);
                     work.push(Work::Text("}"));
-                    let entries: Vec<_> = map.iter().collect();
-                    for (index, (key, item)) in entries.into_iter().enumerate().rev() {
-                        work.push(Work::Value(item));
-                        work.push(Work::Key(key));
+                    let entries = map.snapshot();
+                    for (index, (key, item)) in entries.iter().enumerate().rev() {
+                        work.push(Work::Value(item.clone()));
+                        work.push(Work::Key(key.clone()));
                         if index > 0 {
                             work.push(Work::Text(","));
                         }
                     }
                 }
+                Value::Object(object) => work.push(Work::Value(object.to_data())),
                 Value::Function(_) => {
                     return Err("json: unsupported type: func(...) (interface {}, error)".to_string());
                 }
-                #[allow(unreachable_patterns)]
-                _ => return Err("json: unsupported type".to_string()),
             },
         }
     }

@@ -121,13 +121,13 @@ pub fn load_values(input: &str) -> Result<Value, YamlError> {
     Ok(values)
 }
 
-/// `loader.MergeMaps`: `b` over `a`, recursing where both sides hold maps.
+/// `loader.MergeMaps`: a new map with `b` over `a`, recursing where both sides hold maps.
 pub fn merge_maps(a: &Value, b: &Value) -> Value {
     let (Value::Map(a_map), Value::Map(b_map)) = (a, b) else {
         return b.clone();
     };
-    let mut out: BTreeMap<Arc<str>, Value> = a_map.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-    for (key, value) in b_map.iter() {
+    let mut out: BTreeMap<Arc<str>, Value> = (*a_map.snapshot()).clone();
+    for (key, value) in b_map.snapshot().iter() {
         if let (Value::Map(_), Some(existing @ Value::Map(_))) = (value, out.get(key)) {
             let merged = merge_maps(existing, value);
             out.insert(key.clone(), merged);
