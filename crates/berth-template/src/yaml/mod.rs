@@ -12,15 +12,20 @@ mod functions;
 mod go_json;
 mod go_value;
 mod libyaml;
+mod manifest;
 mod read;
 mod resolve;
 mod sigs;
 mod sort;
 mod strconv;
 mod timestamp;
+mod typed;
 
+pub use encode::{to_yaml, to_yaml_pretty};
 pub use error::YamlError;
-pub use read::{load_values, merge_maps, parse_any, parse_document, split_documents};
+pub use manifest::{ManifestHead, ManifestMetadata, read_manifest_head, split_manifests};
+pub use read::{load_values, merge_maps, parse_any, parse_document, parse_stream};
+pub use typed::{GoShape, GoStruct, unmarshal_typed};
 
 use crate::FuncMap;
 
