@@ -1,16 +1,48 @@
 //! Map key order of the go-yaml encoders: `keyList.Less` of yaml.v2 and yaml.v3 (letters after other characters,
-//! digit runs compared as numbers) applied through Go's `sort.Sort` (pdqsort), ported step by step so that even
-//! keys the comparison orders inconsistently end up where Go puts them.
+//! digit runs compared as numbers) applied through Go's `sort.Sort` (pdqsort). `Less` is not a total order for
+//! some key sets (leading zeros next to letters); Go then prints them in an order that varies with map iteration,
+//! and this port picks one. pdqsort is ported rather than using `slice::sort_by`, which may panic on such orders.
 
-/// `unicode.IsLetter`, approximated by Rust's alphabetic property (equal for every letter; they differ only on a
-/// few non-letter marks and number letters).
-fn is_letter(c: char) -> bool {
-    if c.is_ascii() { c.is_ascii_alphabetic() } else { c.is_alphabetic() }
+use std::cmp::Ordering;
+use std::sync::LazyLock;
+
+use regex_syntax::hir::{Class, HirKind};
+
+/// The ranges of a Unicode general category, from regex-syntax's tables.
+fn category(name: &str) -> Vec<(char, char)> {
+    let Ok(hir) = regex_syntax::ParserBuilder::new().build().parse(&format!("\\p{{{name}}}")) else {
+        return Vec::new();
+    };
+    match hir.kind() {
+        HirKind::Class(Class::Unicode(class)) => class.ranges().iter().map(|r| (r.start(), r.end())).collect(),
+        _ => Vec::new(),
+    }
 }
 
-/// `unicode.IsDigit` (decimal digits; non-ASCII ones approximated by `char::is_numeric`).
+fn in_ranges(ranges: &[(char, char)], c: char) -> bool {
+    ranges
+        .binary_search_by(|(start, end)| {
+            if *end < c {
+                Ordering::Less
+            } else if *start > c {
+                Ordering::Greater
+            } else {
+                Ordering::Equal
+            }
+        })
+        .is_ok()
+}
+
+/// `unicode.IsLetter`: general category L.
+fn is_letter(c: char) -> bool {
+    static LETTERS: LazyLock<Vec<(char, char)>> = LazyLock::new(|| category("L"));
+    if c.is_ascii() { c.is_ascii_alphabetic() } else { in_ranges(&LETTERS, c) }
+}
+
+/// `unicode.IsDigit`: general category Nd.
 fn is_digit(c: char) -> bool {
-    if c.is_ascii() { c.is_ascii_digit() } else { c.is_numeric() }
+    static DIGITS: LazyLock<Vec<(char, char)>> = LazyLock::new(|| category("Nd"));
+    if c.is_ascii() { c.is_ascii_digit() } else { in_ranges(&DIGITS, c) }
 }
 
 /// `keyList.Less` for two string keys; `v3` adds yaml.v3's rule for a letter after a digit run.
@@ -358,6 +390,16 @@ mod tests {
         go_sort(&mut keys, &|a: &&str, b: &&str| key_less(a, b, false));
         // The order Helm 4.1.4 prints for these keys.
         assert_eq!(keys, vec!["_x", "1", "2", "10", "A", "a", "a1", "a01", "a9", "a10", "b", "z", "é"]);
+    }
+
+    #[test]
+    fn unicode_categories_follow_go() {
+        // Roman numeral twelve is a number letter (Nl), superscript two is No, Arabic-Indic one is Nd.
+        assert!(!is_letter('Ⅻ'));
+        assert!(!is_digit('²'));
+        assert!(is_digit('١'));
+        assert!(is_letter('日'));
+        assert!(!is_letter('\u{0903}'));
     }
 
     #[test]
