@@ -48,6 +48,11 @@ pub use value::{
     Entries, GoType, Kind, List, MAX_DEPTH, Map, Object, Signature, ToValue, TooDeep, Value, ValueFunc, format_float,
 };
 
+/// Go's `strconv.Quote`, as Go's (and Helm's) messages quote names and texts.
+pub fn go_quote(s: &str) -> String {
+    parse::quote::quote(s)
+}
+
 /// Go's `template.IsTrue`.
 pub fn is_true(value: &Value) -> bool {
     value.is_truthy()

@@ -460,16 +460,11 @@ impl<'t> Exec<'t, '_> {
         self.at(At::Node(node));
         match value {
             Slot::Invalid => self.write("<no value>"),
-            Slot::Val(Value::String(s)) => self.write(&s),
-            Slot::Val(Value::Function(_)) => {
-                let v = Value::Nil;
-                let _ = v;
-                self.fail(format!(
-                    "can't print {node} of type {}",
-                    Value::Function(std::sync::Arc::new(|_| Ok(Value::Nil))).type_name()
-                ))
+            Slot::Val(Value::String(s)) | Slot::Elem(Value::String(s)) => self.write(&s),
+            Slot::Val(Value::Function(_)) | Slot::Elem(Value::Function(_)) => {
+                self.fail(format!("can't print {node} of type {}", crate::value::FUNC_TYPE_NAME))
             }
-            Slot::Val(v) => {
+            Slot::Val(v) | Slot::Elem(v) => {
                 let text = self.format_value(&v)?;
                 self.write(&text)
             }

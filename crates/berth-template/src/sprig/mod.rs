@@ -5,12 +5,14 @@
 mod args;
 mod cast;
 mod conversion;
+mod dates;
 mod decimal;
 mod defaults;
 mod dicts;
 mod encoding;
 mod goregexp;
 mod gostr;
+mod gotime;
 mod gotype;
 mod goutils;
 mod json;
@@ -23,6 +25,7 @@ mod paths;
 mod random;
 mod reflect;
 mod regex;
+mod semver;
 mod strconv;
 mod strings;
 mod url;
@@ -40,6 +43,7 @@ type SprigFn = fn(&[Value]) -> Result<Value>;
 /// Every area's table, in registration order.
 const TABLES: &[&[(&str, SprigFn)]] = &[
     conversion::FUNCTIONS,
+    dates::FUNCTIONS,
     defaults::FUNCTIONS,
     dicts::FUNCTIONS,
     encoding::FUNCTIONS,
@@ -51,6 +55,7 @@ const TABLES: &[&[(&str, SprigFn)]] = &[
     random::FUNCTIONS,
     reflect::FUNCTIONS,
     regex::FUNCTIONS,
+    semver::FUNCTIONS,
     strings::FUNCTIONS,
     url::FUNCTIONS,
 ];
