@@ -19,6 +19,7 @@ mod sigs;
 mod sort;
 mod strconv;
 mod timestamp;
+mod toml;
 mod typed;
 
 pub use encode::{to_yaml, to_yaml_pretty};
