@@ -92,23 +92,23 @@ fn equal_fold(a: &str, b: &str) -> bool {
 
 /// `convertToJSONableObject`'s number and boolean coercion into a string target.
 fn coerce_to_string(value: GoValue) -> GoValue {
-    match value {
+    match &value {
         GoValue::Int(n) => GoValue::Str(n.to_string()),
         GoValue::Uint(n) => GoValue::Str(n.to_string()),
-        GoValue::Float(f) => GoValue::Str(format_float32_g(f)),
+        GoValue::Float(f) => GoValue::Str(format_float32_g(*f)),
         GoValue::Bool(b) => GoValue::Str(b.to_string()),
-        other => other,
+        _ => value,
     }
 }
 
-/// `convertToJSONableObject` guided by the target type: only the string coercions depend on it. Recursive, with
-/// depth bounded by the shape (a shape is finite), then plain values below.
-fn coerce(value: GoValue, target: Option<GoShape>) -> GoValue {
+/// `convertToJSONableObject` guided by the target type: only the string coercions depend on it. Recursive only
+/// as deep as the shape (a shape is finite); values below are moved, not walked.
+fn coerce(mut value: GoValue, target: Option<GoShape>) -> GoValue {
     let target = target.map(GoShape::indirect);
-    match (value, target) {
+    match (&mut value, target) {
         (GoValue::Map(map), Some(GoShape::Struct(go_struct))) => {
             let mut out = GoMap::default();
-            for (key, value) in map.entries().iter().cloned() {
+            for (key, value) in map.take_entries() {
                 let field = key_string(&key).and_then(|name| go_struct.field(&name)).map(|(_, shape)| shape);
                 out.insert(key, coerce(value, field));
             }
@@ -116,16 +116,16 @@ fn coerce(value: GoValue, target: Option<GoShape>) -> GoValue {
         }
         (GoValue::Map(map), Some(GoShape::Map(element))) => {
             let mut out = GoMap::default();
-            for (key, value) in map.entries().iter().cloned() {
+            for (key, value) in map.take_entries() {
                 out.insert(key, coerce(value, Some(*element)));
             }
             GoValue::Map(out)
         }
         (GoValue::Seq(items), Some(GoShape::List(element))) => {
-            GoValue::Seq(items.into_iter().map(|item| coerce(item, Some(*element))).collect())
+            GoValue::Seq(std::mem::take(items).into_iter().map(|item| coerce(item, Some(*element))).collect())
         }
-        (value, Some(GoShape::String)) => coerce_to_string(value),
-        (value, _) => value,
+        (_, Some(GoShape::String)) => coerce_to_string(value),
+        _ => value,
     }
 }
 
@@ -162,7 +162,7 @@ impl Context {
 
 /// `json.Unmarshal` of `json` into `shape`: the decoded value (`None` where JSON null leaves the Go value
 /// untouched) and the first type error; decoding goes on after an error, as Go's does.
-fn decode(json: &Json, shape: GoShape, context: &Context, first_error: &mut Option<String>) -> Option<Value> {
+fn decode(json: &mut Json, shape: GoShape, context: &Context, first_error: &mut Option<String>) -> Option<Value> {
     let mut fail = |what: String| {
         first_error.get_or_insert_with(|| context.error(what, shape));
         None
@@ -171,7 +171,7 @@ fn decode(json: &Json, shape: GoShape, context: &Context, first_error: &mut Opti
         return None;
     }
     match shape {
-        GoShape::Any => Some(super::sigs::json_to_value(json.clone())),
+        GoShape::Any => Some(super::sigs::json_to_value(std::mem::replace(json, Json::Null))),
         GoShape::Pointer(target) => decode(json, *target, context, first_error),
         GoShape::String => match json {
             Json::String(s) => Some(Value::String(Arc::from(s.as_str()))),
@@ -201,14 +201,14 @@ fn decode(json: &Json, shape: GoShape, context: &Context, first_error: &mut Opti
         },
         GoShape::List(element) => match json {
             Json::Array(items) => Some(Value::list(
-                items.iter().map(|item| decode(item, *element, context, first_error).unwrap_or(Value::Nil)),
+                items.iter_mut().map(|item| decode(item, *element, context, first_error).unwrap_or(Value::Nil)),
             )),
             other => fail(json_kind(other)),
         },
         GoShape::Map(element) => match json {
             Json::Object(entries) => {
                 let mut out = BTreeMap::<Arc<str>, Value>::new();
-                for (key, item) in entries {
+                for (key, item) in entries.iter_mut() {
                     let value = decode(item, *element, context, first_error).unwrap_or(Value::Nil);
                     out.insert(Arc::from(key.as_str()), value);
                 }
@@ -219,8 +219,9 @@ fn decode(json: &Json, shape: GoShape, context: &Context, first_error: &mut Opti
         GoShape::Struct(go_struct) => match json {
             Json::Object(entries) => {
                 let mut out = BTreeMap::<Arc<str>, Value>::new();
-                for (key, item) in entries {
+                for (key, item) in entries.iter_mut() {
                     let Some((name, field_shape)) = go_struct.field(key) else { continue };
+                    let is_null = matches!(item, Json::Null);
                     let mut inner = context.clone();
                     inner.in_struct = Some(go_struct.name);
                     inner.fields.push(name);
@@ -229,7 +230,7 @@ fn decode(json: &Json, shape: GoShape, context: &Context, first_error: &mut Opti
                             out.insert(Arc::from(name), value);
                         }
                         // JSON null sets a pointer, map, slice or interface to nil and leaves other kinds alone.
-                        None if matches!(item, Json::Null)
+                        None if is_null
                             && matches!(
                                 field_shape,
                                 GoShape::Pointer(_) | GoShape::Map(_) | GoShape::List(_) | GoShape::Any
@@ -259,10 +260,10 @@ pub fn unmarshal_typed(input: impl AsRef<[u8]>, shape: GoShape) -> Result<Option
     let converting = |message: String| YamlError::new(format!("error converting YAML to JSON: {message}"), None);
     let go = yaml_v2_unmarshal(input.as_ref())
         .map_err(|(message, line)| YamlError::new(format!("error converting YAML to JSON: {message}"), line))?;
-    let json = to_jsonable(coerce(go, Some(shape))).map_err(converting)?;
+    let mut json = to_jsonable(coerce(go, Some(shape))).map_err(converting)?;
     check_marshalable(&json).map_err(converting)?;
     let mut first_error = None;
-    let value = decode(&json, shape, &Context::default(), &mut first_error);
+    let value = decode(&mut json, shape, &Context::default(), &mut first_error);
     match first_error {
         Some(message) => Err(YamlError::new(format!("error unmarshaling JSON: while decoding JSON: {message}"), None)),
         None => Ok(value),

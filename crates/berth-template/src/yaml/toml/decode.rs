@@ -647,7 +647,10 @@ fn close_inline(table: &mut Table) {
 }
 
 fn is_date(s: &str) -> bool {
-    let b = s.as_bytes();
+    is_date_bytes(s.as_bytes())
+}
+
+fn is_date_bytes(b: &[u8]) -> bool {
     b.len() == 10
         && b[4] == b'-'
         && b[7] == b'-'
@@ -689,7 +692,7 @@ fn parse_clock(s: &str) -> Option<(u32, u32, u32, u32, &str)> {
 /// Offset date-time, local date-time, local date or local time.
 fn parse_datetime(token: &str) -> Option<TomlTime> {
     let b = token.as_bytes();
-    if b.len() >= 10 && is_date(&token[..10]) {
+    if b.len() >= 10 && is_date_bytes(&b[..10]) {
         let year: i64 = token[..4].parse().ok()?;
         let month = two(b, 5)?;
         let day = two(b, 8)?;

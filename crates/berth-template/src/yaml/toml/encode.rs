@@ -74,9 +74,14 @@ fn resolve(value: &Value) -> Value {
     }
 }
 
+/// Nesting beyond which encoding stops with an error instead of recursing further (Go's stack grows; berth's
+/// recursion here is bounded).
+const MAX_NESTING: usize = crate::MAX_DEPTH;
+
 struct Encoder {
     out: String,
     written: bool,
+    depth: usize,
     /// Maps on the current path, to refuse a map that contains itself (Go recurses until it dies).
     path: Vec<usize>,
 }
@@ -101,6 +106,13 @@ impl Encoder {
 
     /// `tomlTypeOfGo` (which also refuses nil elements in arrays it classifies).
     fn kind(value: &Value) -> Encode<Kind> {
+        Self::kind_at(value, 0)
+    }
+
+    fn kind_at(value: &Value, depth: usize) -> Encode<Kind> {
+        if depth > MAX_NESTING {
+            return Err(format!("toml: value nests more than {MAX_NESTING} levels deep"));
+        }
         Ok(match resolve(value) {
             Value::Nil => Kind::Nil,
             Value::Map(_) => Kind::Table,
@@ -110,7 +122,7 @@ impl Encoder {
                 }
                 let mut all_tables = true;
                 for item in items.iter() {
-                    let kind = Self::kind(item)?;
+                    let kind = Self::kind_at(item, depth + 1)?;
                     if kind == Kind::Nil {
                         return Err("toml: cannot encode array with nil element".to_string());
                     }
@@ -147,8 +159,23 @@ impl Encoder {
         }
     }
 
+    fn descend(&mut self) -> Encode {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(format!("toml: value nests more than {MAX_NESTING} levels deep"));
+        }
+        Ok(())
+    }
+
     /// `eElement`: a value in key-value or array position.
     fn element(&mut self, value: &Value) -> Encode {
+        self.descend()?;
+        let result = self.element_inner(value);
+        self.depth -= 1;
+        result
+    }
+
+    fn element_inner(&mut self, value: &Value) -> Encode {
         match resolve(value) {
             Value::String(s) => self.write(&quote(&s)),
             Value::Bool(b) => self.write(if b { "true" } else { "false" }),
@@ -224,6 +251,13 @@ impl Encoder {
 
     /// `eMap`: plain values first, then tables, each group sorted by key bytes; nil values skipped.
     fn map(&mut self, key: &[Arc<str>], map: &Map, inline: bool) -> Encode {
+        self.descend()?;
+        let result = self.map_inner(key, map, inline);
+        self.depth -= 1;
+        result
+    }
+
+    fn map_inner(&mut self, key: &[Arc<str>], map: &Map, inline: bool) -> Encode {
         self.enter(map)?;
         let entries = map.snapshot();
         let mut direct = Vec::new();
@@ -270,7 +304,7 @@ pub(crate) fn to_toml(value: &Value) -> Result<String, String> {
         // Go's reflect panics on the zero Value before encoding starts.
         return Err("reflect: call of reflect.Value.Type on zero Value".to_string());
     }
-    let mut encoder = Encoder { out: String::new(), written: false, path: Vec::new() };
+    let mut encoder = Encoder { out: String::new(), written: false, depth: 0, path: Vec::new() };
     encoder.encode(&[], value)?;
     Ok(encoder.out)
 }
