@@ -47,31 +47,42 @@ fn is_digit(c: char) -> bool {
 
 /// `keyList.Less` for two string keys; `v3` adds yaml.v3's rule for a letter after a digit run.
 pub(crate) fn key_less(a: &str, b: &str, v3: bool) -> bool {
+    if a.is_ascii() && b.is_ascii() {
+        // Runes are bytes: no need to collect them.
+        return less_runes(a.as_bytes(), b.as_bytes(), v3);
+    }
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
+    less_runes(&ar, &br, v3)
+}
+
+/// `keyList.Less` over the runes of two strings.
+fn less_runes<T: Copy + Into<char>>(a: &[T], b: &[T], v3: bool) -> bool {
+    let ar = |i: usize| -> char { a[i].into() };
+    let br = |i: usize| -> char { b[i].into() };
     let mut digits = false;
     let mut i = 0;
-    while i < ar.len() && i < br.len() {
-        if ar[i] == br[i] {
-            digits = is_digit(ar[i]);
+    while i < a.len() && i < b.len() {
+        if ar(i) == br(i) {
+            digits = is_digit(ar(i));
             i += 1;
             continue;
         }
-        let al = is_letter(ar[i]);
-        let bl = is_letter(br[i]);
+        let al = is_letter(ar(i));
+        let bl = is_letter(br(i));
         if al && bl {
-            return ar[i] < br[i];
+            return ar(i) < br(i);
         }
         if al || bl {
             return if v3 && digits { al } else { bl };
         }
         let mut an: i64 = 0;
         let mut bn: i64 = 0;
-        if ar[i] == '0' || br[i] == '0' {
+        if ar(i) == '0' || br(i) == '0' {
             let mut j = i;
-            while j > 0 && is_digit(ar[j - 1]) {
+            while j > 0 && is_digit(ar(j - 1)) {
                 j -= 1;
-                if ar[j] != '0' {
+                if ar(j) != '0' {
                     an = 1;
                     bn = 1;
                     break;
@@ -79,13 +90,13 @@ pub(crate) fn key_less(a: &str, b: &str, v3: bool) -> bool {
             }
         }
         let mut ai = i;
-        while ai < ar.len() && is_digit(ar[ai]) {
-            an = an.wrapping_mul(10).wrapping_add(i64::from(ar[ai] as u32) - i64::from(b'0'));
+        while ai < a.len() && is_digit(ar(ai)) {
+            an = an.wrapping_mul(10).wrapping_add(i64::from(ar(ai) as u32) - i64::from(b'0'));
             ai += 1;
         }
         let mut bi = i;
-        while bi < br.len() && is_digit(br[bi]) {
-            bn = bn.wrapping_mul(10).wrapping_add(i64::from(br[bi] as u32) - i64::from(b'0'));
+        while bi < b.len() && is_digit(br(bi)) {
+            bn = bn.wrapping_mul(10).wrapping_add(i64::from(br(bi) as u32) - i64::from(b'0'));
             bi += 1;
         }
         if an != bn {
@@ -94,9 +105,9 @@ pub(crate) fn key_less(a: &str, b: &str, v3: bool) -> bool {
         if ai != bi {
             return ai < bi;
         }
-        return ar[i] < br[i];
+        return ar(i) < br(i);
     }
-    ar.len() < br.len()
+    a.len() < b.len()
 }
 
 /// Go's `sort.Sort` over `data` with `less` (pdqsort from Go's sort package).
