@@ -1,9 +1,6 @@
-//! Go-compatible formatting, escaping, and number parsing.
-//!
-//! Holds the adaptations needed to match Go's `fmt` package and `text/template`
-//! output conventions. Used by the built-in template functions
-//! ([`print`](crate::funcs), [`printf`](crate::funcs), etc.) and by the lexer
-//! for number literal parsing.
+//! Go's `fmt.Sprintf` as templates use it (`printf`): directives, flags, width and precision, argument
+//! indexes, and the formatting of every operand type with its error markers (`%!d(string=x)`,
+//! `%!s(MISSING)`, `%!(EXTRA ...)`); plus hexadecimal float parsing for number literals.
 //!
 //! # What lives here
 //!

@@ -2,17 +2,17 @@
 //! it and compared byte for byte with the outputs `tests/probes/regen.sh` recorded from `helm template`.
 //! Error probes compare the engine's errors, reprinted as Helm reprints them, with Helm's stderr.
 //!
-//! Rendering runs on a thread with a large stack and a matching stack budget, as the chart renderer must
+//! Rendering runs on a thread with a 64 MiB stack and a 60 MiB stack budget, as the chart renderer must
 //! (Helm allows 1000 nested `include`s of one template, and one probe reaches that limit).
 
 #[path = "support/helm.rs"]
 mod helm;
+#[path = "support/objects.rs"]
+mod objects;
 
 use std::path::{Path, PathBuf};
 
 use berth_template::Value;
-
-const STACK: usize = 256 * 1024 * 1024;
 
 fn probes() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/probes")
@@ -40,7 +40,19 @@ fn values() -> Value {
             ]),
         ),
         ("Chart", Value::map([("Name", Value::from("probe")), ("Version", Value::from("0.1.0"))])),
+        ("Capabilities", objects::default_capabilities()),
+        ("Files", Value::object(objects::Files(std::sync::Arc::new(chart_files())))),
     ])
+}
+
+/// The chart's non-template files, as Helm loads them (paths relative to the chart).
+fn chart_files() -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    for name in ["a.txt", "b.txt"] {
+        let bytes = std::fs::read(probes().join("files").join(name)).expect("probe file");
+        files.insert(format!("files/{name}"), bytes);
+    }
+    files
 }
 
 fn chart_file(dir: &str, name: &str) -> helm::File {
@@ -61,15 +73,11 @@ fn files_in(dir: &str) -> Vec<String> {
 /// Runs `f` on a thread with a large stack, as the chart renderer runs templates.
 fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     std::thread::Builder::new()
-        .stack_size(STACK)
+        .stack_size(helm::THREAD_STACK)
         .spawn(f)
         .expect("spawn render thread")
         .join()
         .expect("render thread panicked")
-}
-
-fn with_limits(files: Vec<helm::File>) -> Vec<helm::File> {
-    files
 }
 
 #[test]
@@ -78,8 +86,8 @@ fn probes_render_as_helm_renders_them() {
     assert!(names.len() >= 10, "probe templates missing");
     let mut files = vec![chart_file("templates", "_helpers.tpl")];
     files.extend(names.iter().map(|n| chart_file("templates", n)));
-    let rendered = on_big_stack(move || helm::render(&with_limits(files), &values()))
-        .unwrap_or_else(|e| panic!("render failed: {e}"));
+    let rendered =
+        on_big_stack(move || helm::render(&files, &values())).unwrap_or_else(|e| panic!("render failed: {e}"));
     let mut failures = Vec::new();
     for name in &names {
         let stem = name.trim_end_matches(".yaml");
@@ -110,7 +118,7 @@ fn error_probes_fail_as_helm_fails() {
             .unwrap_or_else(|| panic!("{name}: unexpected Helm stderr {stderr:?}"))
             .to_string();
         let files = vec![chart_file("templates", "_helpers.tpl"), chart_file("errors", &name)];
-        let result = on_big_stack(move || helm::render(&with_limits(files), &values()));
+        let result = on_big_stack(move || helm::render(&files, &values()));
         match result {
             Ok(_) => failures.push(format!("== {name}: rendered without error; Helm: {want}")),
             Err(got) if got != want => failures.push(format!("== {name}\n--- helm\n{want}\n--- berth\n{got}")),

@@ -143,6 +143,8 @@ impl<'t> Exec<'t, '_> {
                     guarded(name, || f(&values)).map(Slot::from_result)
                 }
                 Callable::Context(f) => {
+                    // A context function executes templates: the recursion the stack guard must see.
+                    self.check_stack()?;
                     let values: Vec<Value> = argv.into_iter().map(Slot::into_value).collect();
                     let mut context = Context::new(self.env, self.depth, self.budget);
                     guarded(name, || f(&mut context, &values)).map(Slot::from_result)

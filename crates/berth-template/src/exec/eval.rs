@@ -21,6 +21,7 @@ impl<'t> Exec<'t, '_> {
             return Ok(Slot::Invalid);
         };
         self.at(At::Pipe(pipe));
+        self.check_stack()?;
         let mut value: Option<Slot> = None;
         for cmd in &pipe.cmds {
             let result = self.eval_command(dot, cmd, value.take())?;

@@ -204,7 +204,7 @@ impl<'t> Exec<'t, '_> {
         Err(self.error(message).into())
     }
 
-    fn check_stack(&self) -> Walk<()> {
+    pub fn check_stack(&self) -> Walk<()> {
         if self.budget.guard.exceeded() {
             return self.fail(format!(
                 "exceeded maximum template depth (stack budget of {} bytes spent)",

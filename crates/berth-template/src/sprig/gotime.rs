@@ -77,14 +77,15 @@ pub(crate) struct Time {
 const ZERO_TIME_UNIX: i64 = -62_135_596_800;
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+/// Arithmetic wraps where the year is beyond what int64 seconds hold, as Go's int arithmetic does.
 fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
+    let y = if month <= 2 { year.wrapping_sub(1) } else { year };
     let era = y.div_euclid(400);
-    let yoe = y - era * 400;
+    let yoe = y.wrapping_sub(era.wrapping_mul(400));
     let mp = (month + 9) % 12;
     let doy = (153 * mp + 2) / 5 + day - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    era.wrapping_mul(146_097).wrapping_add(doe).wrapping_sub(719_468)
 }
 
 /// The date of a day count since 1970-01-01.
@@ -162,13 +163,14 @@ impl Time {
     /// `time.Date(...)` in `location` (for a zone, the offset in effect at that wall time).
     fn date(clock: [i64; 7], location: Location) -> Time {
         let [year, month, day, hour, minute, second, nanos] = clock;
-        let local_seconds = days_from_civil(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second;
+        let local_seconds =
+            days_from_civil(year, month, day).wrapping_mul(86_400).wrapping_add(hour * 3_600 + minute * 60 + second);
         // Go's Date: assume the offset at the wall time read as UTC, then correct once.
         let (_, guess) = location.lookup(local_seconds);
-        let mut seconds = local_seconds - i64::from(guess);
+        let mut seconds = local_seconds.saturating_sub(i64::from(guess));
         let (_, actual) = location.lookup(seconds);
         if actual != guess {
-            seconds = local_seconds - i64::from(actual);
+            seconds = local_seconds.saturating_sub(i64::from(actual));
         }
         Time { seconds, nanos: nanos as u32, location }
     }
@@ -183,7 +185,7 @@ impl Time {
 
     pub(crate) fn clock(&self) -> Clock {
         let (zone, offset) = self.location.lookup(self.seconds);
-        let local = self.seconds + i64::from(offset);
+        let local = self.seconds.saturating_add(i64::from(offset));
         let days = local.div_euclid(86_400);
         let rest = local.rem_euclid(86_400);
         let (year, month, day) = civil_from_days(days);
@@ -222,10 +224,10 @@ impl Time {
     /// `t.AddDate(years, months, days)`: normalised through `Date`.
     pub(crate) fn add_date(&self, years: i64, months: i64, days: i64) -> Time {
         let c = self.clock();
-        let total_months = c.month - 1 + months;
-        let year = c.year + years + total_months.div_euclid(12);
+        let total_months = (c.month - 1).wrapping_add(months);
+        let year = c.year.wrapping_add(years).wrapping_add(total_months.div_euclid(12));
         let month = total_months.rem_euclid(12) + 1;
-        let base = days_from_civil(year, month, 1) + c.day - 1 + days;
+        let base = days_from_civil(year, month, 1).wrapping_add(c.day - 1).wrapping_add(days);
         let (y, m, d) = civil_from_days(base);
         Time::date([y, m, d, c.hour, c.minute, c.second, i64::from(self.nanos)], self.location.clone())
     }
@@ -1171,6 +1173,16 @@ mod tests {
 
     fn time_rfc3339() -> &'static str {
         "2006-01-02T15:04:05Z07:00"
+    }
+
+    #[test]
+    fn extreme_instants_do_not_overflow() {
+        let far = Time { seconds: i64::MAX, nanos: 0, location: Location::Fixed(String::from("X"), 3600) };
+        assert!(!far.format("2006-01-02").is_empty());
+        let moved = far.add_date(i64::MAX, i64::MIN, i64::MAX);
+        assert!(!moved.format("2006").is_empty());
+        let early = Time { seconds: i64::MIN, nanos: 0, location: Location::Fixed(String::new(), -3600) };
+        assert!(!early.go_string().is_empty());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 #
 #   templates/X.yaml  -> golden/X.out          (stdout of `helm template probe . --show-only templates/X.yaml`)
 #   errors/X.yaml     -> golden/errors/X.txt   (exit code and stderr of `helm template` on a chart holding
-#                                               values.yaml, templates/_helpers.tpl and X.yaml only)
+#                                               values.yaml, files/, templates/_helpers.tpl and X.yaml only)
 #
 # Usage: tests/probes/regen.sh [HELM]   (default: $HELM, else the binary scripts/fetch-peers.sh provides)
 set -euo pipefail
@@ -42,6 +42,7 @@ for file in "$here"/errors/*.yaml; do
   mkdir -p "$chart/templates"
   cp "$here/Chart.yaml" "$here/values.yaml" "$chart/"
   cp "$here/templates/_helpers.tpl" "$chart/templates/"
+  cp -r "$here/files" "$chart/"
   cp "$file" "$chart/templates/$name.yaml"
   set +e
   run_helm "$chart" > /dev/null 2> "$work/stderr"

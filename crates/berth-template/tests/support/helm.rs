@@ -7,9 +7,13 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use berth_template::{Context, GoType, MissingKey, Signature, Template, TemplateError, Value, go_quote};
+use berth_template::{Context, GoType, Limits, MissingKey, Signature, Template, TemplateError, Value, go_quote};
 
 const RECURSION_MAX: usize = 1000;
+
+/// The stack the renderer runs templates with, and the budget it gives the engine (a margin below it).
+pub const THREAD_STACK: usize = 64 * 1024 * 1024;
+pub const STACK_BUDGET: usize = 60 * 1024 * 1024;
 const WARN_START: &str = "HELM_ERR_START";
 const WARN_END: &str = "HELM_ERR_END";
 
@@ -66,6 +70,7 @@ pub fn build(files: &[File]) -> Result<Template, String> {
     let counts = Arc::new(Mutex::new(HashMap::new()));
     let mut set = Template::new("gotpl")
         .missing_key(MissingKey::ZeroValue)
+        .limits(Limits { stack_budget: STACK_BUDGET, ..Limits::default() })
         .funcs(berth_template::helm_functions())
         .context_func("include", Some(Signature::fixed(&[GoType::String, GoType::Any])), move |ctx, args| {
             include(&counts, ctx, args)
