@@ -1278,3 +1278,12 @@ fn test_context_function_executes_templates_of_the_current_set() {
     // The tpl copy did not leak its define into the set.
     assert!(set.lookup("inner").is_none());
 }
+
+#[test]
+fn test_sets_values_and_errors_cross_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Template>();
+    send_sync::<Value>();
+    send_sync::<berth_template::Map>();
+    send_sync::<berth_template::TemplateError>();
+}

@@ -357,14 +357,14 @@ impl<'t> Exec<'t, '_> {
             Some(Value::List(items)) => {
                 let items = items.clone();
                 for (i, item) in items.iter().enumerate() {
-                    self.one_iteration(r, mark, Slot::Val(Value::Int(i as i64)), Slot::Val(item.clone()))?;
+                    self.one_iteration(r, mark, Slot::Val(Value::Int(i as i64)), Slot::Elem(item.clone()))?;
                 }
                 !items.is_empty()
             }
             Some(Value::Map(map)) => {
                 let entries = map.snapshot();
                 for (key, item) in entries.iter() {
-                    self.one_iteration(r, mark, Slot::Val(Value::String(Arc::clone(key))), Slot::Val(item.clone()))?;
+                    self.one_iteration(r, mark, Slot::Val(Value::String(Arc::clone(key))), Slot::Elem(item.clone()))?;
                 }
                 !entries.is_empty()
             }
