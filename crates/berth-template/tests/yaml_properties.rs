@@ -126,6 +126,16 @@ fn json_semantics(value: &Value) -> Value {
     }
 }
 
+/// Whether a string or key anywhere in `value` satisfies `test`.
+fn any_string(value: &Value, test: &dyn Fn(&str) -> bool) -> bool {
+    match value {
+        Value::String(s) => test(s),
+        Value::List(items) => items.iter().any(|item| any_string(item, test)),
+        Value::Map(map) => map.snapshot().iter().any(|(key, item)| test(key) || any_string(item, test)),
+        _ => false,
+    }
+}
+
 /// Structural equality, with 0.0 and -0.0 equal (JSON keeps the sign, yaml.v2 reads "-0" as the integer 0).
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
@@ -155,6 +165,9 @@ proptest! {
 
     #[test]
     fn to_yaml_pretty_reads_back_as_the_same_value(value in value()) {
+        // yaml.v3 writes a multi-line string that starts with a tab as a literal block without an indentation
+        // indicator, which no YAML reader accepts; Helm's toYamlPretty prints the same unreadable text.
+        prop_assume!(!any_string(&value, &|s: &str| s.starts_with('\t') && s.contains('\n')));
         let text = yaml::to_yaml_pretty(&value).expect("finite values encode");
         let back = yaml::parse_any(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         let want = json_semantics(&value);
