@@ -17,17 +17,33 @@
 //! `exists_one`, `map`, `filter`; optional values `.?field`, `orValue`, `hasValue`; `timestamp`, `duration`;
 //! `matches`) with the strings and lists extensions (`lowerAscii`, `split`, `startsWith`, `replace`, ...).
 
+use super::cel_cost;
 use crate::status::Status;
+use cel::common::ast::{EntryExpr, Expr, IdedExpr};
 use cel::common::types::{CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, CelUInt};
 use cel::common::value::Val;
 use cel::{Context, Env, Program};
 use serde_json::Value;
 use std::collections::HashMap;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, LazyLock};
 
 /// Nesting beyond this depth is bound as `null`: no Kubernetes object comes near it, and it bounds recursion.
 const MAX_DEPTH: usize = 256;
+
+/// The longest expression accepted, in bytes. Health expressions are a few hundred bytes; this bounds what
+/// parsing one can cost (cel-go's own default is 100,000 code points; Kubernetes bounds expressions by cost).
+pub const MAX_EXPRESSION_BYTES: usize = 8 * 1024;
+
+/// The deepest expression tree accepted: `1 + 1 + ...` with more terms than this, or operations nested
+/// deeper, is refused when the rule is read (the interpreter recurses once per level). cel 0.15's parser
+/// stops parenthesised nesting at 96; the macros add a few levels each.
+pub const MAX_NESTING: usize = 100;
+
+/// The stack of the thread that parses and evaluates: ample for [`MAX_NESTING`] levels of the interpreter,
+/// the parser's own recursion on [`MAX_EXPRESSION_BYTES`] and objects nested [`MAX_DEPTH`] deep (measured in
+/// `nesting_limits_keep_every_stack_bounded`: it passes with 8 MiB in a debug build and overflows with 4 MiB,
+/// parsing the longest chain). Only the pages used are committed.
+const STACK_BYTES: usize = 64 * 1024 * 1024;
 
 /// The shared environment: built once per process, read by every compile and evaluation.
 static ENVIRONMENT: LazyLock<Arc<Env>> = LazyLock::new(|| {
@@ -147,11 +163,30 @@ impl CelRule {
         Ok(CelRule { expressions, variables })
     }
 
-    /// Judges `object` with Flux's order; the message says which expression decided.
+    /// Judges `object` with Flux's order; the message says which expression decided. Runs on a thread of its
+    /// own (see the module documentation) and blocks the caller until it ends: async callers run it where
+    /// blocking is allowed (`tokio::task::spawn_blocking`).
     pub fn judge(&self, object: &Value) -> (Status, String) {
         if let Some(message) = generation_not_observed(object) {
             return (Status::InProgress, message);
         }
+        on_cel_thread(|| self.evaluate(object)).unwrap_or_else(|message| (Status::Unknown, message))
+    }
+
+    /// The first expression whose cost on `object` could exceed the budget, with that cost: checked when an
+    /// object's own rule is read (its manifest as the object), so a rule that can never run is refused then.
+    pub fn over_budget(&self, object: &Value) -> Option<(Field, u64)> {
+        on_cel_thread(|| {
+            self.expressions.iter().find_map(|expression| {
+                let cost = cel_cost::estimate(expression.program.expression(), object);
+                (cost > cel_cost::BUDGET).then_some((expression.field, cost))
+            })
+        })
+        .ok()
+        .flatten()
+    }
+
+    fn evaluate(&self, object: &Value) -> (Status, String) {
         let mut context = Context::with_env(Arc::clone(&ENVIRONMENT));
         for name in &self.variables {
             match object.get(name.as_str()) {
@@ -164,9 +199,12 @@ impl CelRule {
         }
         for expression in &self.expressions {
             let key = expression.field.key();
-            let result = catch_unwind(AssertUnwindSafe(|| expression.program.execute(&context)));
-            match result {
-                Ok(Ok(cel::Value::Bool(true))) => {
+            let cost = cel_cost::estimate(expression.program.expression(), object);
+            if cost > cel_cost::BUDGET {
+                return (Status::Unknown, over_budget_message(expression.field, cost));
+            }
+            match expression.program.execute(&context) {
+                Ok(cel::Value::Bool(true)) => {
                     let status = expression.field.status();
                     let message = match condition_hint(object).filter(|_| status != Status::Current) {
                         Some(hint) => format!("`{key}` is true; {hint}"),
@@ -174,12 +212,11 @@ impl CelRule {
                     };
                     return (status, message);
                 }
-                Ok(Ok(cel::Value::Bool(false))) => {}
-                Ok(Ok(other)) => {
+                Ok(cel::Value::Bool(false)) => {}
+                Ok(other) => {
                     return (Status::Unknown, format!("`{key}` returned a {}, not a bool", other.type_of()));
                 }
-                Ok(Err(error)) => return (Status::Unknown, format!("`{key}` cannot be evaluated: {error}")),
-                Err(_) => return (Status::Unknown, format!("`{key}` cannot be evaluated: the CEL interpreter failed")),
+                Err(error) => return (Status::Unknown, format!("`{key}` cannot be evaluated: {error}")),
             }
         }
         let message = match condition_hint(object) {
@@ -190,11 +227,54 @@ impl CelRule {
     }
 }
 
-/// Parses one expression; the error carries a 1-based line and column inside it.
+/// Why an expression was not evaluated.
+pub fn over_budget_message(field: Field, cost: u64) -> String {
+    let cost = if cost == u64::MAX { "an unbounded amount".to_string() } else { format!("up to {cost} units") };
+    format!(
+        "`{}` was not evaluated: on this object it could cost {cost}, over the budget of {} per evaluation",
+        field.key(),
+        cel_cost::BUDGET
+    )
+}
+
+/// Runs `work` on a thread with [`STACK_BYTES`] of stack and waits for it.
+///
+/// # Errors
+/// A message when the thread cannot start or `work` panics (the interpreter failed).
+fn on_cel_thread<T: Send>(work: impl FnOnce() -> T + Send) -> Result<T, String> {
+    std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new()
+            .name("berth-cel".to_string())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, work)
+            .map_err(|error| format!("cannot start the CEL evaluation thread: {error}"))?;
+        handle.join().map_err(|_| "the CEL interpreter failed".to_string())
+    })
+}
+
+/// Parses one expression on the CEL thread, refusing what is too long or too deeply nested; the error carries
+/// a 1-based line and column inside it.
 fn compile_one(source: &str) -> Result<Program, (usize, usize, String)> {
-    match catch_unwind(AssertUnwindSafe(|| ENVIRONMENT.compile(source))) {
-        Ok(Ok(program)) => Ok(program),
-        Ok(Err(errors)) => {
+    if source.len() > MAX_EXPRESSION_BYTES {
+        return Err((
+            1,
+            1,
+            format!("the expression is {} bytes long; at most {MAX_EXPRESSION_BYTES} are accepted", source.len()),
+        ));
+    }
+    on_cel_thread(|| match ENVIRONMENT.compile(source) {
+        Ok(program) => {
+            let depth = nesting(program.expression());
+            if depth > MAX_NESTING {
+                return Err((
+                    1,
+                    1,
+                    format!("the expression nests {depth} levels deep; at most {MAX_NESTING} are accepted"),
+                ));
+            }
+            Ok(program)
+        }
+        Err(errors) => {
             let Some(first) = errors.errors.first() else {
                 return Err((1, 1, "syntax error".to_string()));
             };
@@ -202,8 +282,59 @@ fn compile_one(source: &str) -> Result<Program, (usize, usize, String)> {
             let column = usize::try_from(first.pos.1).unwrap_or(1).max(1);
             Err((line, column, first.msg.clone()))
         }
-        Err(_) => Err((1, 1, "the CEL parser failed on this expression".to_string())),
+    })
+    .unwrap_or_else(|message| Err((1, 1, message)))
+}
+
+/// The depth of an expression tree, without recursion (the tree may be thousands of levels deep).
+fn nesting(expression: &IdedExpr) -> usize {
+    let mut deepest = 0;
+    let mut pending = vec![(expression, 1usize)];
+    while let Some((expression, depth)) = pending.pop() {
+        deepest = deepest.max(depth);
+        let next = depth + 1;
+        match &expression.expr {
+            Expr::Call(call) => {
+                pending.extend(call.target.iter().map(|target| (&**target, next)));
+                pending.extend(call.args.iter().map(|arg| (arg, next)));
+            }
+            Expr::Comprehension(comprehension) => pending.extend(
+                [
+                    &comprehension.iter_range,
+                    &comprehension.accu_init,
+                    &comprehension.loop_cond,
+                    &comprehension.loop_step,
+                    &comprehension.result,
+                ]
+                .map(|part| (part, next)),
+            ),
+            Expr::List(list) => pending.extend(list.elements.iter().map(|element| (element, next))),
+            Expr::Map(map) => {
+                for entry in &map.entries {
+                    if let EntryExpr::MapEntry(entry) = &entry.expr {
+                        pending.push((&entry.key, next));
+                        pending.push((&entry.value, next));
+                    }
+                }
+            }
+            Expr::Struct(structure) => {
+                for entry in &structure.entries {
+                    if let EntryExpr::StructField(field) = &entry.expr {
+                        pending.push((&field.value, next));
+                    }
+                }
+            }
+            Expr::Select(select) => pending.push((&select.operand, next)),
+            Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+        }
     }
+    deepest
+}
+
+/// An expression compiled in the rules' environment, for the cost estimator's tests.
+#[cfg(test)]
+pub(super) fn compiled(source: &str) -> Program {
+    ENVIRONMENT.compile(source).unwrap_or_else(|errors| panic!("{source}: {errors:?}"))
 }
 
 /// The offending line with a caret, indented under the error line.
@@ -397,5 +528,62 @@ mod tests {
             errors[0].to_string(),
             "`current` at line 1, column 1: the expression is empty; `current` is required"
         );
+    }
+
+    #[test]
+    fn hostile_expressions_are_refused_when_read() {
+        let long_chain = vec!["1"; 7000].join(" + ");
+        let errors = CelRule::compile(&format!("{long_chain} > 0"), None, None).expect_err("too long");
+        assert!(errors[0].message.contains("at most 8192 are accepted"), "{}", errors[0].message);
+        let deep_chain = vec!["1"; 2000].join("+");
+        let errors = CelRule::compile(&format!("{deep_chain} > 0"), None, None).expect_err("too deep");
+        assert!(errors[0].message.contains("levels deep; at most 100 are accepted"), "{}", errors[0].message);
+        let nested = format!("{}true{}", "(".repeat(200), ")".repeat(200));
+        assert!(CelRule::compile(&nested, None, None).is_err());
+        let within = vec!["1"; 90].join(" + ");
+        assert_eq!(rule(&format!("{within} == 90"), None, None).judge(&json!({})).0, Status::Current);
+    }
+
+    #[test]
+    fn evaluations_over_the_budget_are_unknown_never_current() {
+        let mut bomb = "1".to_string();
+        for level in 0..7 {
+            bomb = format!("[0,1,2,3,4,5,6,7,8,9].map(x{level}, {bomb})");
+        }
+        let bomb = rule(&format!("size({bomb}) > 0"), Some("false"), None);
+        let (status, message) = bomb.judge(&json!({}));
+        assert_eq!(status, Status::Unknown);
+        assert!(message.starts_with("`current` was not evaluated: on this object it could cost up to "), "{message}");
+        assert!(message.ends_with("over the budget of 1000000 per evaluation"), "{message}");
+        assert_eq!(bomb.over_budget(&json!({})).map(|(field, _)| field), Some(Field::Current));
+
+        // The same rule is cheap on a small object and over budget on a large one.
+        let pairs = rule("status.items.all(a, status.items.all(b, a != b || a == b))", None, None);
+        let object = |count: usize| json!({"status": {"items": (0..count).collect::<Vec<_>>()}});
+        assert_eq!(pairs.judge(&object(50)), (Status::Current, "`current` is true".into()));
+        assert!(pairs.over_budget(&object(50)).is_none());
+        assert_eq!(pairs.judge(&object(3000)).0, Status::Unknown);
+        let unbounded = rule("lists.range(size(status.items)).size() > 0", None, None);
+        let (status, message) = unbounded.judge(&object(3));
+        assert_eq!(status, Status::Unknown);
+        assert!(message.contains("an unbounded amount"), "{message}");
+    }
+
+    #[test]
+    fn nesting_limits_keep_every_stack_bounded() {
+        // The deepest expression accepted, on the deepest object the conversion reads, on the CEL thread.
+        let mut deep = json!("leaf");
+        for _ in 0..300 {
+            deep = json!({"a": deep});
+        }
+        // `(1 + 1 + ... == 98) && has(spec.a)`: the leftmost `1` is MAX_NESTING levels down.
+        let chain = vec!["1"; 98].join(" + ");
+        let source = format!("{chain} == 98 && has(spec.a)");
+        assert_eq!(on_cel_thread(|| nesting(compiled(&source).expression())), Ok(MAX_NESTING));
+        let rule = rule(&source, None, None);
+        assert_eq!(rule.judge(&json!({"spec": deep})).0, Status::Current);
+        // A parse tree as deep as the longest expression allows, refused without exhausting the stack.
+        let chain = vec!["1"; MAX_EXPRESSION_BYTES / 2 - 2].join("+");
+        assert!(CelRule::compile(&chain, None, None).is_err());
     }
 }

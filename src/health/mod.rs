@@ -24,6 +24,7 @@
 
 mod annotations;
 mod cel;
+mod cel_cost;
 mod compare;
 mod jsonpath;
 mod problem;
@@ -169,6 +170,15 @@ impl HealthRules {
         for manifest in manifests {
             let Some(declared) = self.declared(&manifest.object) else { continue };
             let origin = format!("{}: {}", manifest.source, manifest.reference);
+            if let Some(Ok(rule)) = &declared.cel
+                && let Some((field, cost)) = rule.over_budget(&manifest.object)
+            {
+                report.errors.push(RuleProblem::InvalidAnnotation {
+                    origin: origin.clone(),
+                    annotation: CEL_ANNOTATION.to_string(),
+                    message: cel::over_budget_message(field, cost),
+                });
+            }
             for problem in &declared.problems {
                 report.errors.push(match problem {
                     DeclaredProblem::Annotation { annotation, message } => RuleProblem::InvalidAnnotation {
