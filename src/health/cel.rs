@@ -201,7 +201,7 @@ impl CelRule {
             let key = expression.field.key();
             let cost = cel_cost::estimate(expression.program.expression(), object);
             if cost > cel_cost::BUDGET {
-                return (Status::Unknown, over_budget_message(expression.field, cost));
+                return (Status::Unknown, format!("{}; not evaluated", over_budget_message(expression.field, cost)));
             }
             match expression.program.execute(&context) {
                 Ok(cel::Value::Bool(true)) => {
@@ -231,7 +231,7 @@ impl CelRule {
 pub fn over_budget_message(field: Field, cost: u64) -> String {
     let cost = if cost == u64::MAX { "an unbounded amount".to_string() } else { format!("up to {cost} units") };
     format!(
-        "`{}` was not evaluated: on this object it could cost {cost}, over the budget of {} per evaluation",
+        "`{}` could cost {cost} on this object, over the budget of {} per evaluation",
         field.key(),
         cel_cost::BUDGET
     )
@@ -553,8 +553,11 @@ mod tests {
         let bomb = rule(&format!("size({bomb}) > 0"), Some("false"), None);
         let (status, message) = bomb.judge(&json!({}));
         assert_eq!(status, Status::Unknown);
-        assert!(message.starts_with("`current` was not evaluated: on this object it could cost up to "), "{message}");
-        assert!(message.ends_with("over the budget of 1000000 per evaluation"), "{message}");
+        assert!(message.starts_with("`current` could cost up to "), "{message}");
+        assert!(
+            message.ends_with(" on this object, over the budget of 1000000 per evaluation; not evaluated"),
+            "{message}"
+        );
         assert_eq!(bomb.over_budget(&json!({})).map(|(field, _)| field), Some(Field::Current));
 
         // The same rule is cheap on a small object and over budget on a large one.

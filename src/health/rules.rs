@@ -217,6 +217,10 @@ fn compile_entry(index: usize, item: &Value, path: &str) -> Result<RuleEntry, Ve
         return Err(problems);
     }
     match sources.compile() {
+        // An expression that exceeds the budget on an empty object exceeds it on every object.
+        Ok(rule) if let Some((field, cost)) = rule.over_budget(&Value::Object(Map::new())) => {
+            Err(vec![RuleProblem::InvalidRule { origin, message: super::cel::over_budget_message(field, cost) }])
+        }
         Ok(rule) => Ok(RuleEntry {
             index,
             api_version: api_version.unwrap_or_default().to_string(),
@@ -421,5 +425,16 @@ mod tests {
         assert!(
             matches!(compile_annotation("current: 'a ='"), Err(AnnotationProblem::Syntax(errors)) if errors.len() == 1)
         );
+    }
+
+    #[test]
+    fn rules_that_exceed_the_budget_on_any_object_are_refused_when_read() {
+        let ten = "[0,1,2,3,4,5,6,7,8,9]";
+        let bomb =
+            format!("{ten}.map(a, {ten}.map(b, {ten}.map(c, {ten}.map(d, {ten}.map(e, {ten}.map(f, 1)))))).size() > 0");
+        let text = format!("- apiVersion: example.com/v1\n  current: '{bomb}'\n");
+        let error = RulesFile::parse(&text, "rules.yaml").expect_err("over budget");
+        let message = error.to_string();
+        assert!(message.starts_with("rules.yaml: rule [0] (example.com/v1): `current` could cost up to "), "{message}");
     }
 }
