@@ -20,6 +20,10 @@ use serde_json::Value;
 /// The key prefix of seed 001 field checks.
 pub const PREFIX: &str = "helm.sh/health/";
 
+/// The most steps a path may have; evaluation recurses once per step. Kubernetes objects are not nested
+/// half as deep.
+pub const MAX_STEPS: usize = 64;
+
 /// One step of a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Step {
@@ -64,6 +68,10 @@ impl FieldCheck {
         let path = path.strip_suffix('/').unwrap_or(path);
         if path.is_empty() {
             return Err("the key names no field: write a path after `helm.sh/health/`, e.g. `status/phase`".into());
+        }
+        let count = path.split('/').count();
+        if count > MAX_STEPS {
+            return Err(format!("the path has {count} steps; at most {MAX_STEPS} are accepted"));
         }
         let mut steps = Vec::new();
         for (index, segment) in path.split('/').enumerate() {
@@ -373,6 +381,8 @@ mod tests {
             ("helm.sh/health/status/phase", "==", "has no literal after `==`"),
             ("helm.sh/health/status/a~2b", "==1", "JSON Pointer escapes"),
         ];
+        let deep = format!("helm.sh/health/status{}", "/a".repeat(100_000));
+        let cases = cases.into_iter().chain([(deep.as_str(), "==x", "the path has 100001 steps; at most 64")]);
         for (key, value, expected) in cases {
             let error = FieldCheck::parse(key, value).expect_err(key);
             assert!(error.contains(expected), "{key}: {value}: {error}");

@@ -15,7 +15,6 @@
 use super::compare::{self, Literal, Operator, TextOrdering};
 use super::jsonpath;
 use serde_json::Value;
-use serde_json_path::JsonPath;
 
 /// The annotation listing success conditions.
 pub const SUCCESS: &str = "helm.sh/readiness-success";
@@ -26,7 +25,7 @@ pub const FAILURE: &str = "helm.sh/readiness-failure";
 #[derive(Debug, Clone)]
 pub struct Condition {
     text: String,
-    path: JsonPath,
+    path: jsonpath::Query,
     operator: Operator,
     literal: Literal,
 }
@@ -89,7 +88,7 @@ impl Condition {
 
     /// Whether the condition holds on `object`, and the values the path found (for messages).
     fn evaluate<'a>(&self, object: &'a Value) -> (bool, Vec<&'a Value>) {
-        let found = self.path.query(object).all();
+        let found = self.path.query(object);
         let holds =
             found.iter().any(|value| compare::holds(value, self.operator, &self.literal, TextOrdering::NotComparable));
         (holds, found)
