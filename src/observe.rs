@@ -11,6 +11,7 @@ use crate::plan::DependencyRef;
 use crate::problems::Problems;
 use crate::status::Status;
 use futures::StreamExt;
+use std::sync::Arc;
 
 /// One object's judgement as the cluster holds it now.
 #[derive(Debug, Clone)]
@@ -21,14 +22,15 @@ pub struct Observed {
 
 const READ_CONCURRENCY: usize = 16;
 
-/// Reads every object of `manifests` from the cluster and judges it.
+/// Reads every object of `manifests` from the cluster and judges it. Judging runs on the blocking pool, off
+/// the async threads (a CEL rule may take its whole cost budget).
 ///
 /// # Errors
 /// [`InvalidSet`] when an object's kind is not served or a health annotation is malformed.
 pub async fn observe(
     cluster: &Cluster,
     manifests: &[Manifest],
-    rules: &HealthRules,
+    rules: &Arc<HealthRules>,
 ) -> Result<Vec<Observed>, InvalidSet> {
     let mut problems = Vec::new();
     let mut resolved = Vec::new();
@@ -45,7 +47,16 @@ pub async fn observe(
     let reads = resolved.iter().map(|(manifest, target)| async move {
         let now = jiff::Timestamp::now();
         let judgement = match get_object(cluster, target).await {
-            Ok(Some(live)) => rules.judge_declared(&manifest.object, &live, now),
+            Ok(Some(live)) => {
+                let (rules, declared) = (Arc::clone(rules), manifest.object.clone());
+                tokio::task::spawn_blocking(move || rules.judge_declared(&declared, &live, now)).await.unwrap_or_else(
+                    |_| Judgement {
+                        status: Status::Unknown,
+                        message: "the health rules failed on this object".to_string(),
+                        decided_by: DecidedBy::Kstatus,
+                    },
+                )
+            }
             Ok(None) => Judgement {
                 status: Status::NotFound,
                 message: "Resource not found".to_string(),

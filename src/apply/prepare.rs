@@ -6,6 +6,7 @@ use super::judge;
 use crate::cluster::{Cluster, Resolved, UnknownKind};
 use crate::health::{AnnotationErrors, HealthRules};
 use crate::manifest::{Manifest, Source};
+use crate::object::validation::{self, Invalid};
 use crate::object::{ObjectRef, parse_duration, str_at};
 use crate::plan::{self, Plan, PlanError};
 use crate::problems::Problems;
@@ -33,6 +34,10 @@ pub enum ObjectProblem {
     /// Neither discovery nor a CustomResourceDefinition of the set knows its kind.
     #[error("{origin}: {kind} `{name}`: {cause}")]
     UnknownKind { origin: Source, kind: String, name: String, cause: UnknownKind },
+    /// The API server would refuse it: a name, namespace, label or annotation breaks Kubernetes' rules, or it
+    /// is too large (see [`crate::object::validation`]).
+    #[error("{origin}: {kind} `{name}`: {invalid}")]
+    Invalid { origin: Source, kind: String, name: String, invalid: Invalid },
     /// Its `berth.dev/timeout` is not a duration.
     #[error("{origin}: {kind} `{name}`: annotation {TIMEOUT_ANNOTATION}: {message}")]
     Timeout { origin: Source, kind: String, name: String, message: String },
@@ -120,7 +125,8 @@ pub(super) fn checked_health(
     Ok(Some(judge::rules_judge(rules.clone(), declared)))
 }
 
-/// Resolves every object's type and scope, and reads its berth annotations; all problems at once.
+/// Resolves every object's type and scope, checks it as the API server will (names by kind, namespace,
+/// labels, annotations, sizes) and reads its berth annotations; all problems at once.
 pub(super) fn resolve_all<'a>(cluster: &Cluster, manifests: &'a [Manifest]) -> Result<Vec<Planned<'a>>, InvalidSet> {
     let resolutions = cluster.resources.resolve_set(manifests, &cluster.default_namespace);
     let mut problems = Vec::new();
@@ -150,6 +156,16 @@ pub(super) fn resolve_all<'a>(cluster: &Cluster, manifests: &'a [Manifest]) -> R
             None => None,
         };
         if let Some(resolved) = resolved {
+            let sent = judge::deliverable(&manifest.object);
+            let namespace = resolved.reference.namespace.as_deref();
+            for invalid in validation::check_object(&sent, reference.group(), &reference.kind, namespace) {
+                problems.push(ObjectProblem::Invalid {
+                    origin: manifest.source.clone(),
+                    kind: reference.kind.clone(),
+                    name: reference.name.clone(),
+                    invalid,
+                });
+            }
             planned.push(Planned { manifest, is_crd: reference.is_crd(), resolved, timeout });
         }
     }

@@ -15,6 +15,7 @@ use berth::status::Status;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 #[derive(Debug, Args)]
 pub struct HealthArgs {
@@ -61,10 +62,10 @@ struct HealthEntry<'a> {
 
 pub fn run(args: HealthArgs) -> Result<ExitCode, Error> {
     // Rules first: a broken rules file stops the run before any input is read.
-    let rules = match &args.health_rules {
+    let rules = Arc::new(match &args.health_rules {
         Some(path) => HealthRules::from_file(path).map_err(Error::HealthRules)?,
         None => HealthRules::new(),
-    };
+    });
     let manifests = manifest::load(&args.paths)?;
     let judged: Vec<(ObjectRef, Judgement)> = if args.local {
         let warnings = rules.check(&manifests).into_result().map_err(Error::HealthAnnotations)?;
@@ -101,7 +102,7 @@ pub fn run(args: HealthArgs) -> Result<ExitCode, Error> {
 fn observe_cluster(
     cluster_args: &ClusterArgs,
     manifests: &[manifest::Manifest],
-    rules: &HealthRules,
+    rules: &Arc<HealthRules>,
 ) -> Result<Vec<(ObjectRef, Judgement)>, Error> {
     let runtime = super::runtime::runtime()?;
     runtime.block_on(async {

@@ -385,7 +385,8 @@ fn chart_metadata(path: &Path) -> ChartMetadata {
     };
     let chart_file = path.join("Chart.yaml");
     if let Ok(text) = std::fs::read_to_string(&chart_file)
-        && let Ok(chart_file) = serde_saphyr::from_str::<serde_json::Value>(&text)
+        && let Ok(chart_file) =
+            serde_saphyr::from_str_with_options::<serde_json::Value>(&text, manifest::yaml_options())
     {
         let field = |name: &str| chart_file.get(name).and_then(serde_json::Value::as_str).map(str::to_string);
         if let (Some(name), Some(version)) = (field("name"), field("version")) {

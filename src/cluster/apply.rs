@@ -2,6 +2,7 @@
 
 use super::retry::with_retry;
 use super::{Cluster, Resolved};
+use crate::object::validation::{path_segment_name, url_segment};
 use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams};
 use serde_json::Value;
 
@@ -64,10 +65,25 @@ impl ApplyError {
     }
 }
 
+/// The object's name as one URL path segment; a name that could address anything else (`web/scale`, `..`)
+/// is refused before any request (validation refuses it earlier; this is the last line).
+fn name_segment(resolved: &Resolved) -> Result<std::borrow::Cow<'_, str>, ApplyError> {
+    let name = &resolved.reference.name;
+    let namespace_ok = resolved.reference.namespace.as_deref().is_none_or(is_one_segment);
+    if !is_one_segment(name) || !namespace_ok {
+        return Err(ApplyError::Internal("a name or namespace that is not one URL path segment"));
+    }
+    Ok(url_segment(name))
+}
+
+fn is_one_segment(name: &str) -> bool {
+    !name.is_empty() && path_segment_name(name).is_empty()
+}
+
 pub(crate) fn api_for(cluster: &Cluster, resolved: &Resolved) -> Api<DynamicObject> {
     let resource = &resolved.resource.api_resource;
     match &resolved.reference.namespace {
-        Some(namespace) => Api::namespaced_with(cluster.client.clone(), namespace, resource),
+        Some(namespace) => Api::namespaced_with(cluster.client.clone(), &url_segment(namespace), resource),
         None => Api::all_with(cluster.client.clone(), resource),
     }
 }
@@ -97,7 +113,8 @@ pub async fn apply_object(
     params.force = options.force_conflicts;
     params.dry_run = options.dry_run;
     let api = api_for(cluster, resolved);
-    let name = &resolved.reference.name;
+    let name = name_segment(resolved)?;
+    let name = name.as_ref();
     let patch = Patch::Apply(&body);
     let applied = with_retry("apply", || api.patch(name, &params, &patch)).await.map_err(ApplyError::from_kube)?;
     serde_json::to_value(applied).map_err(ApplyError::Response)
@@ -109,7 +126,8 @@ pub async fn apply_object(
 /// [`ApplyError`] when the server refuses or cannot be reached.
 pub async fn delete_object(cluster: &Cluster, resolved: &Resolved) -> Result<(), ApplyError> {
     let api = api_for(cluster, resolved);
-    let name = &resolved.reference.name;
+    let name = name_segment(resolved)?;
+    let name = name.as_ref();
     let params = DeleteParams::background();
     match with_retry("delete", || api.delete(name, &params)).await {
         Ok(_) => Ok(()),
@@ -124,7 +142,8 @@ pub async fn delete_object(cluster: &Cluster, resolved: &Resolved) -> Result<(),
 /// [`ApplyError`] when the server refuses or cannot be reached.
 pub async fn get_object(cluster: &Cluster, resolved: &Resolved) -> Result<Option<Value>, ApplyError> {
     let api = api_for(cluster, resolved);
-    let name = &resolved.reference.name;
+    let name = name_segment(resolved)?;
+    let name = name.as_ref();
     let found = with_retry("get", || api.get_opt(name)).await.map_err(ApplyError::from_kube)?;
     found.map(|object| serde_json::to_value(object).map_err(ApplyError::Response)).transpose()
 }

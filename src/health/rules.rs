@@ -297,7 +297,7 @@ pub enum AnnotationProblem {
 /// # Errors
 /// An [`AnnotationProblem`] saying what is wrong.
 pub fn compile_annotation(text: &str) -> Result<CelRule, AnnotationProblem> {
-    let value: Value = serde_saphyr::from_str(text).map_err(|error| {
+    let value: Value = serde_saphyr::from_str_with_options(text, crate::manifest::yaml_options()).map_err(|error| {
         let message = error.to_string();
         let first = message.lines().next().unwrap_or_default().trim().to_string();
         AnnotationProblem::Shape(format!("invalid YAML: {first}"))

@@ -4,9 +4,27 @@
 //! any scalar, so such lines always separate documents. Splitting there first lets every document be parsed
 //! on its own: a syntax error in one document names that document and its line in the file, and the other
 //! documents are still checked.
+//!
+//! Every YAML document is parsed under a budget: nesting up to [`MAX_YAML_DEPTH`] levels (a
+//! CustomResourceDefinition with 30 levels of schema nests about 70), and serde-saphyr's default bounds on
+//! aliases, anchors, nodes and scalar bytes, so an alias bomb ("billion laughs") is refused rather than
+//! expanded.
 
 use super::Problem;
 use serde_json::Value;
+
+/// The deepest YAML accepted: the recursion limit of serde_json, so a YAML manifest may nest as deeply as a
+/// JSON one, and as deeply as berth can read the object back from the server (its answers are JSON).
+pub const MAX_YAML_DEPTH: usize = 128;
+
+/// serde-saphyr's options for everything berth reads as YAML: [`MAX_YAML_DEPTH`] and the default budget.
+pub fn yaml_options() -> serde_saphyr::Options {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_depth = MAX_YAML_DEPTH;
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(budget);
+    options
+}
 
 /// One parsed, non-empty document.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +60,7 @@ fn parse_json(text: &str, file: &str, problems: &mut Vec<Problem>) -> Vec<Docume
                     file: file.to_string(),
                     document: number,
                     line: Some(error.line()).filter(|line| *line > 0),
+                    column: Some(error.column()).filter(|column| *column > 0),
                     format: "JSON",
                     message: strip_position(&error.to_string()),
                 });
@@ -135,29 +154,72 @@ fn push_chunk<'a>(chunks: &mut Vec<Chunk<'a>>, finished: Chunk<'a>, next: &mut C
     }
 }
 
+/// The stack of the thread YAML is parsed on: serde-saphyr and serde recurse once or more per level, and a
+/// debug build needs more than 2 MiB (a tokio worker's stack) for [`MAX_YAML_DEPTH`] levels. Only the pages
+/// used are committed.
+const YAML_STACK_BYTES: usize = 64 * 1024 * 1024;
+
+/// Parses YAML on a thread with [`YAML_STACK_BYTES`] of stack, so the caller's stack does not matter.
 fn parse_yaml(text: &str, file: &str, problems: &mut Vec<Problem>) -> Vec<Document> {
+    let parsed = std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("berth-yaml".to_string())
+            .stack_size(YAML_STACK_BYTES)
+            .spawn_scoped(scope, || {
+                let mut found = Vec::new();
+                let documents = parse_yaml_here(text, file, &mut found);
+                (documents, found)
+            });
+        spawned.map(|handle| handle.join())
+    });
+    match parsed {
+        Ok(Ok((documents, found))) => {
+            problems.extend(found);
+            documents
+        }
+        Ok(Err(_)) | Err(_) => {
+            problems.push(Problem::Read { path: file.to_string(), message: "the YAML parser failed".to_string() });
+            Vec::new()
+        }
+    }
+}
+
+fn parse_yaml_here(text: &str, file: &str, problems: &mut Vec<Problem>) -> Vec<Document> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut documents = Vec::new();
     for (index, chunk) in split_chunks(text).into_iter().enumerate() {
         let number = index + 1;
         let Some(line) = chunk.content_line() else { continue };
         let source = chunk.lines.join("\n");
-        match serde_saphyr::from_str::<Option<Value>>(&source) {
+        match serde_saphyr::from_str_with_options::<Option<Value>>(&source, yaml_options()) {
             Ok(Some(Value::Null)) | Ok(None) => {}
             Ok(Some(value)) => documents.push(Document { number, line, value }),
-            Err(error) => problems.push(Problem::Syntax {
-                file: file.to_string(),
-                document: number,
-                line: error.location().map(|location| chunk.first_line + location.line() as usize),
-                format: "YAML",
-                message: first_line(&error.to_string()),
-            }),
+            Err(error) => {
+                let location = error.location();
+                problems.push(Problem::Syntax {
+                    file: file.to_string(),
+                    document: number,
+                    // The chunk's lines are numbered from 1 and its first line is `first_line` (0-based) of the file.
+                    line: location.map(|location| chunk.first_line + location.line() as usize),
+                    column: location.map(|location| location.column() as usize),
+                    format: "YAML",
+                    message: yaml_message(&error.to_string()),
+                })
+            }
         }
     }
     documents
 }
 
-/// serde-saphyr renders a source snippet under its message; the message line is enough here.
-fn first_line(message: &str) -> String {
-    message.lines().next().unwrap_or(message).trim().to_string()
+/// serde-saphyr renders a source snippet under its message and starts it with `error: line L column C: `,
+/// counting lines in the document; the message alone is kept, the position is reported in the file's lines.
+pub(crate) fn yaml_message(message: &str) -> String {
+    let first = message.lines().next().unwrap_or(message).trim();
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    let without_position = first
+        .strip_prefix("line ")
+        .and_then(|rest| rest.split_once(": "))
+        .filter(|(position, _)| position.split(" column ").all(|number| number.trim().parse::<u64>().is_ok()))
+        .map_or(first, |(_, rest)| rest);
+    without_position.to_string()
 }

@@ -13,7 +13,7 @@ use serde_json::Value;
 use std::fmt;
 use std::path::PathBuf;
 
-pub use documents::parse_documents;
+pub use documents::{MAX_YAML_DEPTH, parse_documents, yaml_options};
 pub use paths::{STDIN, expand_paths};
 
 /// Where an object was read: file (`-` for stdin), 1-based document number in that file and 1-based line
@@ -50,8 +50,17 @@ pub struct Manifest {
 pub enum Problem {
     #[error("{path}: cannot read: {message}")]
     Read { path: String, message: String },
-    #[error("{file}: document {document}{}: invalid {format}: {message}", line_suffix(*.line))]
-    Syntax { file: String, document: usize, line: Option<usize>, format: &'static str, message: String },
+    #[error("{file}: document {document}{}{}: invalid {format}: {message}", line_suffix(*.line), column_suffix(*.column))]
+    Syntax {
+        file: String,
+        document: usize,
+        /// 1-based line in the file.
+        line: Option<usize>,
+        /// 1-based column on that line.
+        column: Option<usize>,
+        format: &'static str,
+        message: String,
+    },
     #[error("{origin}: {message}")]
     Invalid { origin: String, message: String },
     #[error("no objects found in {paths}")]
@@ -60,6 +69,10 @@ pub enum Problem {
 
 fn line_suffix(line: Option<usize>) -> String {
     line.map(|line| format!(", line {line}")).unwrap_or_default()
+}
+
+fn column_suffix(column: Option<usize>) -> String {
+    column.map(|column| format!(", column {column}")).unwrap_or_default()
 }
 
 /// Every problem found in the input; loading reports them all at once.

@@ -85,8 +85,62 @@ fn reports_invalid_yaml_with_document_and_file_line() {
     let message = one_problem(text);
     assert!(message.starts_with("app.yaml: document 2, line "), "{message}");
     assert!(message.contains("invalid YAML"), "{message}");
-    let line: usize = message["app.yaml: document 2, line ".len()..].split(':').next().unwrap().parse().unwrap();
+    let line: usize = message["app.yaml: document 2, line ".len()..].split(',').next().unwrap().parse().unwrap();
     assert!((6..=7).contains(&line), "line {line} in {message}");
+}
+
+/// The position is given once, in the file's lines: serde-saphyr's own, counted in the document, is dropped.
+#[test]
+fn yaml_errors_name_one_line_and_column_of_the_file() {
+    let text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  labels: [a\n";
+    assert_eq!(
+        one_problem(&text.replace("\\n", "\n")),
+        "app.yaml: document 2, line 9, column 11: invalid YAML: unclosed bracket '['"
+    );
+}
+
+fn nested_yaml(levels: usize) -> String {
+    let mut text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep}\ndata:\n".to_string();
+    for level in 0..levels {
+        text.push_str(&"  ".repeat(level + 1));
+        text.push_str(&format!("l{level}:\n"));
+    }
+    text.push_str(&"  ".repeat(levels + 1));
+    text.push_str("leaf: x\n");
+    text
+}
+
+/// A CustomResourceDefinition with 30 levels of schema nests about 70 deep; the limit is the JSON one.
+#[test]
+fn deep_yaml_is_accepted_up_to_the_json_limit_and_refused_beyond() {
+    let (manifests, problems) = parse(&nested_yaml(MAX_YAML_DEPTH - 3));
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(manifests.len(), 1);
+    let message = one_problem(&nested_yaml(MAX_YAML_DEPTH + 10));
+    assert!(message.starts_with("app.yaml: document 1, line "), "{message}");
+    assert!(message.contains("depth"), "{message}");
+    // Loading runs on async threads too (a release's recorded manifest): 2 MiB of stack is enough.
+    let text = nested_yaml(MAX_YAML_DEPTH - 3);
+    let parsed = std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(move || parse(&text).0.len())
+        .expect("thread")
+        .join()
+        .expect("no overflow");
+    assert_eq!(parsed, 1);
+}
+
+#[test]
+fn alias_bombs_are_refused_not_expanded() {
+    let mut text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata:\n  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n".to_string();
+    for level in 1..10 {
+        let previous = format!("*a{}", level - 1);
+        text.push_str(&format!("  a{level}: &a{level} [{}]\n", [previous.as_str(); 10].join(", ")));
+    }
+    let started = std::time::Instant::now();
+    let message = one_problem(&text);
+    assert!(message.contains("invalid YAML"), "{message}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
 }
 
 #[test]
@@ -153,7 +207,7 @@ fn invalid_json_names_the_line() {
     parse_text("{\"apiVersion\": \"v1\",\n \"kind\": }\n", "app.json", true, &mut problems);
     assert_eq!(problems.len(), 1);
     let message = problems[0].to_string();
-    assert!(message.starts_with("app.json: document 1, line 2: invalid JSON: "), "{message}");
+    assert!(message.starts_with("app.json: document 1, line 2, column 10: invalid JSON: "), "{message}");
 }
 
 #[test]

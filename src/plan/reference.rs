@@ -8,6 +8,7 @@
 //! reference listed twice in one annotation is an error (cli-utils' `DuplicateDependencyError`).
 
 use crate::object::ObjectRef;
+use crate::object::validation::path_segment_name;
 use std::fmt;
 
 /// What a `depends-on` reference names: group and kind (no version), namespace and name.
@@ -64,6 +65,12 @@ impl DependencyRef {
         }
         if name.is_empty() {
             return Err(format!("`{text}`: the name is empty; expected {FORMS}"));
+        }
+        // A name is one URL path segment when the reference is looked up.
+        for (what, value) in [("name", Some(name)), ("namespace", namespace)] {
+            if let Some(message) = value.and_then(|value| path_segment_name(value).into_iter().next()) {
+                return Err(format!("`{text}`: the {what} {message}"));
+            }
         }
         Ok(DependencyRef {
             group: group.to_string(),

@@ -431,6 +431,8 @@ fn dependency_references_parse_as_cli_utils_parses_them() {
         ("apps//web", "the kind is empty"),
         ("apps/Deployment/ ", "the name is empty"),
         ("a/b/c/d/e/f", "found 6"),
+        ("/ConfigMap/..", "the name may not be '..'"),
+        ("/namespaces/%2e%2e/ConfigMap/a", "the namespace may not contain '%'"),
     ];
     for (text, message) in bad {
         let error = DependencyRef::parse(text).err().unwrap_or_else(|| panic!("{text:?} parsed"));

@@ -496,7 +496,7 @@ impl Context<'_, '_> {
 /// Each object of the release's last revision with its status in the cluster now (`berth status`).
 pub async fn resource_statuses(cluster: &Cluster, release: &Release) -> Vec<ResourceStatus> {
     let Ok(manifests) = recorded_manifests(release) else { return Vec::new() };
-    let rules = crate::health::HealthRules::new();
+    let rules = Arc::new(crate::health::HealthRules::new());
     match crate::observe::observe(cluster, &manifests, &rules).await {
         Ok(observed) => observed
             .into_iter()

@@ -3,7 +3,10 @@
 //! Every object is judged the moment its watch reports a change (no polling), by the status rules plus
 //! berth's pod root causes; a once-a-second tick names the first not-ready object (seed 000). The loop ends
 //! when the tracker says the wait is over, at the deadline, or within one scheduler turn of cancellation,
-//! and always returns the last known status of every object.
+//! and always returns the last known status of every object. Judging runs on the blocking pool
+//! (`spawn_blocking`), raced against cancellation and the deadline: a health rule that takes long (CEL
+//! evaluation is bounded by its cost budget, but a budget's worth still takes a while) never holds up a
+//! cancel, and the async threads never run rule evaluation.
 
 use super::pods::{PodFailure, PodRules, pod_failure};
 use super::tracker::{Outcome, Tracker};
@@ -175,7 +178,19 @@ pub async fn wait(
                     }
                     batch += 1;
                 }
-                for event in state.judge_dirty() {
+                let dirty = state.take_dirty();
+                let judge = Arc::clone(&options.judge);
+                let now = jiff::Timestamp::now();
+                let judging = tokio::task::spawn_blocking(move || judge_all(&judge, dirty, now));
+                let judged = tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => break Outcome::Cancelled,
+                    () = sleep_until(deadline) => {
+                        break if state.tracker.outcome() == Outcome::Ready { Outcome::Ready } else { Outcome::TimedOut };
+                    }
+                    judged = judging => judged.unwrap_or_default(),
+                };
+                for event in state.record_judgements(judged, now) {
                     on_event(&event);
                 }
                 if let Some(outcome) = state.finished() {
@@ -241,12 +256,30 @@ fn watch_groups(cluster: &Cluster, targets: &[Target], options: &WaitOptions) ->
     groups.into_values().chain(extra).collect()
 }
 
+/// One object judged on the blocking pool: what the judge said, `None` when the object is gone.
+struct Judged {
+    reference: ObjectRef,
+    object: Option<Arc<Value>>,
+    result: Option<StatusResult>,
+}
+
+/// Runs the judge (health rules, CEL included) over every changed object.
+fn judge_all(judge: &Judge, dirty: Vec<(ObjectRef, Option<Arc<Value>>)>, now: jiff::Timestamp) -> Vec<Judged> {
+    dirty
+        .into_iter()
+        .map(|(reference, object)| {
+            let result = object.as_deref().map(|object| judge(object, now));
+            Judged { reference, object, result }
+        })
+        .collect()
+}
+
 /// Everything the loop knows; pure apart from reading the clock.
 struct WaitState<'a> {
     options: &'a WaitOptions,
     tracker: Tracker,
     started: Instant,
-    objects: HashMap<ObjectRef, Option<Value>>,
+    objects: HashMap<ObjectRef, Option<Arc<Value>>>,
     /// Pods and replica sets by namespace, then name, for root causes.
     pods: HashMap<Option<String>, BTreeMap<String, Value>>,
     replica_sets: HashMap<Option<String>, BTreeMap<String, Value>>,
@@ -281,7 +314,7 @@ impl<'a> WaitState<'a> {
     fn record(&mut self, seen: Seen) {
         let reference = seen.reference;
         if self.tracker.get(&reference).is_some() {
-            self.objects.insert(reference.clone(), seen.object);
+            self.objects.insert(reference.clone(), seen.object.map(Arc::new));
             self.dirty.insert(reference);
             return;
         }
@@ -305,14 +338,24 @@ impl<'a> WaitState<'a> {
         self.dirty.extend(workloads);
     }
 
-    /// Judges every object that changed since the last call; returns the resulting events.
-    fn judge_dirty(&mut self) -> Vec<WaitEvent> {
-        let now = jiff::Timestamp::now();
+    /// The objects that changed since the last call, as last seen, to be judged.
+    fn take_dirty(&mut self) -> Vec<(ObjectRef, Option<Arc<Value>>)> {
         let dirty = std::mem::take(&mut self.dirty);
+        dirty
+            .into_iter()
+            .filter_map(|reference| {
+                let object = self.objects.get(&reference)?.clone();
+                Some((reference, object))
+            })
+            .collect()
+    }
+
+    /// Adds berth's own rules (pod root causes, `--wait-for-jobs`) to the judge's results and records them;
+    /// returns the resulting events.
+    fn record_judgements(&mut self, judged: Vec<Judged>, now: jiff::Timestamp) -> Vec<WaitEvent> {
         let mut events = Vec::new();
-        for reference in dirty {
-            let Some(object) = self.objects.get(&reference) else { continue };
-            let (status, message) = self.judge(&reference, object.as_ref(), now);
+        for Judged { reference, object, result } in judged {
+            let (status, message) = self.judge(&reference, object.as_deref(), result, now);
             if self.tracker.update(&reference, status, &message, Instant::now()) {
                 events.push(WaitEvent::StatusChanged { object: reference, status, message });
             }
@@ -320,9 +363,16 @@ impl<'a> WaitState<'a> {
         events
     }
 
-    fn judge(&self, reference: &ObjectRef, object: Option<&Value>, now: jiff::Timestamp) -> (Status, String) {
-        let Some(object) = object else { return (Status::NotFound, "Resource not found".to_string()) };
-        let result = (self.options.judge)(object, now);
+    fn judge(
+        &self,
+        reference: &ObjectRef,
+        object: Option<&Value>,
+        result: Option<StatusResult>,
+        now: jiff::Timestamp,
+    ) -> (Status, String) {
+        let (Some(object), Some(result)) = (object, result) else {
+            return (Status::NotFound, "Resource not found".to_string());
+        };
         if self.options.desired != Status::Current {
             return (result.status, result.message);
         }

@@ -50,7 +50,11 @@ impl WatchGroup {
 /// Runs the watch of `group` until the receiver is dropped, sending every change to `sender`.
 pub async fn run_watch(cluster: Cluster, group: WatchGroup, sender: mpsc::UnboundedSender<Seen>) {
     let api: Api<DynamicObject> = match &group.namespace {
-        Some(namespace) => Api::namespaced_with(cluster.client.clone(), namespace, &group.resource.api_resource),
+        Some(namespace) => Api::namespaced_with(
+            cluster.client.clone(),
+            &crate::object::validation::url_segment(namespace),
+            &group.resource.api_resource,
+        ),
         None => Api::all_with(cluster.client.clone(), &group.resource.api_resource),
     };
     let mut config = watcher::Config::default();

@@ -108,6 +108,28 @@ enum Route {
     NotFound,
 }
 
+/// The path as Go's `net/http` hands it to kube-apiserver (`URL.Path`): percent-decoded before it is split
+/// into segments, so an encoded `/` separates segments there too.
+fn decode_path(path: &str) -> String {
+    let bytes = path.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let hex = |offset: usize| bytes.get(index + offset).and_then(|byte| char::from(*byte).to_digit(16));
+        match (bytes[index], hex(1), hex(2)) {
+            (b'%', Some(high), Some(low)) => {
+                decoded.push(u8::try_from(high * 16 + low).unwrap_or(b'%'));
+                index += 3;
+            }
+            (byte, _, _) => {
+                decoded.push(byte);
+                index += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
+}
+
 fn route(path: &str, is_served: impl Fn(&str, &str, &str) -> bool) -> Route {
     let segments: Vec<&str> = path.trim_matches('/').split('/').filter(|segment| !segment.is_empty()).collect();
     match segments.as_slice() {
@@ -165,7 +187,8 @@ async fn handle(
     let content_type = headers.get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).unwrap_or_default();
     tracing::debug!(%method, %uri, content_type, "simulated cluster request");
     let store = &state.store;
-    let route = route(uri.path(), |group, version, plural| store.serves(group, version, plural));
+    let path = decode_path(uri.path());
+    let route = route(&path, |group, version, plural| store.serves(group, version, plural));
     let accept = headers.get(header::ACCEPT).and_then(|value| value.to_str().ok()).unwrap_or_default().to_string();
     let is_read = method == Method::GET;
     if !is_read && !matches!(route, Route::Resource(_)) {
@@ -251,6 +274,12 @@ mod tests {
         assert_eq!(route("/openapi/v3/apis/apps/v1", served), Route::OpenApi("apps".into(), "v1".into()));
         assert_eq!(route("/nothing/here", served), Route::NotFound);
         assert_eq!(route("/api/v1/namespaces/a/pods/b/c/d", served), Route::NotFound);
+        assert_eq!(
+            decode_path("/apis/rbac.authorization.k8s.io/v1/roles/read%20only%3F"),
+            "/apis/rbac.authorization.k8s.io/v1/roles/read only?"
+        );
+        let encoded = resource(&decode_path("/apis/apps/v1/namespaces/shop/deployments/web%2Fscale"));
+        assert!(encoded.is_some_and(|path| path.subresource.as_deref() == Some("scale")), "as kube-apiserver reads it");
     }
 
     #[test]
