@@ -16,6 +16,9 @@ fn main() {
             error.exit_code()
         }
     };
+    if let Some(line) = cli::retry_summary() {
+        eprintln!("warning: {line}");
+    }
     std::process::exit(code.code());
 }
 
@@ -28,6 +31,13 @@ fn init_logging(verbose: u8) {
         _ => "trace",
     };
     let filter = EnvFilter::try_from_env("BERTH_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    // kube-rs's client logs a whole server answer it cannot decode at WARN (a Secret's data included) and
+    // every failed attempt at ERROR (retries included): never shown, whatever the verbosity. berth says what
+    // failed and sums up its retries itself.
+    let filter = match "kube_client::client=off".parse() {
+        Ok(directive) => filter.add_directive(directive),
+        Err(_) => filter,
+    };
     let color = std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
         && std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::fmt()

@@ -290,7 +290,9 @@ impl Executor<'_> {
                 match (gated, status) {
                     (Gated::Object(index), Status::Current) => {
                         let is_crd = self.run.planned.get(index).is_some_and(|planned| planned.is_crd);
-                        if is_crd && let Err(error) = self.run.cluster.resources.refresh(&self.run.cluster.client).await
+                        let cluster = self.run.cluster;
+                        if is_crd
+                            && let Err(error) = cluster.resources.refresh(&cluster.client, &self.gate_cancel).await
                         {
                             tracing::warn!(%error, "discovery refresh after a CRD became established failed");
                         }

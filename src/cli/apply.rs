@@ -3,6 +3,7 @@
 use super::cluster_args::ClusterArgs;
 use super::output::{Table, print_stdout};
 use super::progress::{Progress, ProgressMode};
+use super::runtime::Interrupts;
 use crate::cli::error::{Error, ExitCode};
 use berth::apply::{self, ApplyReport, ApplyRequest};
 use berth::cluster::{ApplyOptions, Cluster};
@@ -170,11 +171,18 @@ where
 {
     let runtime = super::runtime::runtime()?;
     runtime.block_on(async move {
-        let cancel = CancellationToken::new();
-        super::runtime::spawn_signal_handler(cancel.clone());
-        let (cluster, _simulated) = cluster_args.connect().await?;
+        let interrupts = Interrupts::install();
+        let (cluster, _simulated) =
+            interrupts.unless_cancelled("while connecting to the cluster", cluster_args.connect()).await?;
         let mut progress = Progress::new(ProgressMode::detect(json));
-        let report = work(&cluster, &cancel, &mut progress).await.map_err(Error::Invalid)?;
+        let report = tokio::select! {
+            report = work(&cluster, &interrupts.cancel, &mut progress) => report.map_err(Error::Invalid)?,
+            // The second interrupt: what was in flight is abandoned; nothing here keeps a record.
+            () = interrupts.abort.cancelled() => {
+                eprintln!("stopped: requests in flight were abandoned");
+                return Ok(ExitCode::Cancelled);
+            }
+        };
         progress.finish();
         print_report(&report, json, summary)?;
         Ok(exit_code(report.outcome))

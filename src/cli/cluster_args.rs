@@ -36,7 +36,7 @@ impl ClusterArgs {
     pub async fn connect(&self) -> Result<(Cluster, Option<SimCluster>), Error> {
         let args = self;
         if !args.sim {
-            return Ok((cluster::connect(&args.connect_options()).await.map_err(Error::Cluster)?, None));
+            return Ok((cluster::connect(&args.connect_options()).await.map_err(Error::connect)?, None));
         }
         let simulated =
             SimCluster::start(SimConfig::default()).await.map_err(|error| Error::Usage(error.to_string()))?;
@@ -44,7 +44,7 @@ impl ClusterArgs {
         if let Some(namespace) = &args.namespace {
             config.default_namespace = namespace.clone();
         }
-        let cluster = cluster::connect_config(config).await.map_err(Error::Cluster)?;
+        let cluster = cluster::connect_config(config).await.map_err(Error::connect)?;
         Ok((cluster, Some(simulated)))
     }
 }

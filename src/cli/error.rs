@@ -37,6 +37,12 @@ pub enum Error {
     Usage(String),
     #[error("cannot connect to the cluster")]
     Cluster(#[source] cluster::ConnectError),
+    /// No connection could be made: one line, the reason classified, with a hint.
+    #[error("{0}")]
+    NoConnection(cluster::ConnectError),
+    /// SIGINT or SIGTERM before anything was written.
+    #[error("cancelled {0}; nothing was written")]
+    Cancelled(&'static str),
     #[error("invalid objects; nothing was applied")]
     Invalid(#[source] apply::InvalidSet),
     #[error("cannot write output")]
@@ -52,17 +58,27 @@ pub enum Error {
 }
 
 impl Error {
+    /// A failure to connect, as the user should read it: one line for a connection that could not be made.
+    pub fn connect(error: cluster::ConnectError) -> Error {
+        match error {
+            cluster::ConnectError::NoConnection { .. } => Error::NoConnection(error),
+            other => Error::Cluster(other),
+        }
+    }
+
     pub fn exit_code(&self) -> ExitCode {
         match self {
             Error::Manifest(_)
             | Error::Usage(_)
             | Error::Cluster(_)
+            | Error::NoConnection(_)
             | Error::Invalid(_)
             | Error::HealthRules(_)
             | Error::HealthAnnotations(_)
             | Error::Plan(_) => ExitCode::BadInput,
             Error::Release(release::lifecycle::LifecycleError::Storage(_)) | Error::Output(_) => ExitCode::NotReady,
             Error::Release(_) => ExitCode::BadInput,
+            Error::Cancelled(_) => ExitCode::Cancelled,
         }
     }
 }
@@ -127,6 +143,14 @@ fn hint_for(error: &(dyn std::error::Error + 'static)) -> Option<String> {
     }
     if let Some(LifecycleError::InUse(name)) = error.downcast_ref::<LifecycleError>() {
         return Some(format!("upgrade it with `berth upgrade {name} ...`, or uninstall it first"));
+    }
+    if let Some(cluster::ConnectError::NoConnection { failure, .. }) = error.downcast_ref::<cluster::ConnectError>() {
+        return Some(failure.hint().to_string());
+    }
+    if let Some(Error::NoConnection(cluster::ConnectError::NoConnection { failure, .. })) =
+        error.downcast_ref::<Error>()
+    {
+        return Some(failure.hint().to_string());
     }
     if let Some(cluster::ConnectError::Unreachable { .. }) = error.downcast_ref::<cluster::ConnectError>() {
         return Some(

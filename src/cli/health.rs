@@ -106,9 +106,14 @@ fn observe_cluster(
 ) -> Result<Vec<(ObjectRef, Judgement)>, Error> {
     let runtime = super::runtime::runtime()?;
     runtime.block_on(async {
-        let (cluster, _simulated) = cluster_args.connect().await?;
-        let observed = berth::observe::observe(&cluster, manifests, rules).await.map_err(Error::Invalid)?;
-        Ok(observed.into_iter().map(|observed| (observed.object, observed.judgement)).collect())
+        let interrupts = super::runtime::Interrupts::install();
+        interrupts
+            .unless_cancelled("while reading the objects", async {
+                let (cluster, _simulated) = cluster_args.connect().await?;
+                let observed = berth::observe::observe(&cluster, manifests, rules).await.map_err(Error::Invalid)?;
+                Ok(observed.into_iter().map(|observed| (observed.object, observed.judgement)).collect())
+            })
+            .await
     })
 }
 

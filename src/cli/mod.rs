@@ -80,6 +80,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
     }
 }
 
+pub use runtime::retry_summary;
+
 /// Prints an error the way the user reads it: `error:`, `Caused by:` lines, then a `hint:`.
 pub fn report_error(error: &Error) {
     eprint!("{}", error.render());

@@ -72,13 +72,18 @@ fn look_up_externals(
 ) -> Result<Vec<(DependencyRef, Status, String)>, Error> {
     let runtime = super::runtime::runtime()?;
     runtime.block_on(async {
-        let (cluster, _simulated) = cluster_args.connect().await?;
-        let mut found = Vec::new();
-        for dependency in plan.externals() {
-            let (status, message) = berth::observe::external_status(&cluster, dependency).await;
-            found.push((dependency.clone(), status, message));
-        }
-        Ok(found)
+        let interrupts = super::runtime::Interrupts::install();
+        interrupts
+            .unless_cancelled("while looking up external dependencies", async {
+                let (cluster, _simulated) = cluster_args.connect().await?;
+                let mut found = Vec::new();
+                for dependency in plan.externals() {
+                    let (status, message) = berth::observe::external_status(&cluster, dependency).await;
+                    found.push((dependency.clone(), status, message));
+                }
+                Ok(found)
+            })
+            .await
     })
 }
 

@@ -4,6 +4,7 @@
 use super::cluster_args::ClusterArgs;
 use super::output::{Table, print_stdout};
 use super::progress::{Progress, ProgressMode};
+use super::runtime::Interrupts;
 use crate::cli::error::{Error, ExitCode};
 use berth::manifest;
 use berth::release::lifecycle::{self, Operation, OperationReport, ReleaseOptions};
@@ -12,7 +13,6 @@ use berth::wait::Outcome;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use tokio_util::sync::CancellationToken;
 
 /// `--dry-run` modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -161,14 +161,19 @@ fn run_operation(
     json: bool,
 ) -> Result<ExitCode, Error> {
     super::runtime::runtime()?.block_on(async move {
-        let cancel = CancellationToken::new();
-        super::runtime::spawn_signal_handler(cancel.clone());
-        let (cluster, _simulated) = cluster_args.connect().await?;
+        let interrupts = Interrupts::install();
+        let (cluster, _simulated) =
+            interrupts.unless_cancelled("while connecting to the cluster", cluster_args.connect()).await?;
         let mut progress = Progress::new(ProgressMode::detect(json));
         let mut on_event = |event: &berth::apply::ApplyEvent| progress.on_event(event);
-        let report =
-            lifecycle::run(&cluster, operation, options, &cancel, &mut on_event).await.map_err(Error::Release)?;
+        let (cancel, abort) = (&interrupts.cancel, &interrupts.abort);
+        let report = lifecycle::run_abortable(&cluster, operation, options, cancel, abort, &mut on_event)
+            .await
+            .map_err(Error::Release)?;
         progress.finish();
+        if report.is_not_started() {
+            return Err(Error::Cancelled("before the release was recorded"));
+        }
         print_operation(&report, json)?;
         Ok(exit_code(&report))
     })
@@ -206,6 +211,13 @@ fn print_operation(report: &OperationReport, json: bool) -> Result<(), Error> {
 /// `berth list`, `berth history NAME`, `berth status NAME`.
 pub fn run_read(kind: ReadKind, args: ReadArgs) -> Result<ExitCode, Error> {
     super::runtime::runtime()?.block_on(async move {
+        let interrupts = Interrupts::install();
+        interrupts.unless_cancelled("while reading the release", read(kind, &args)).await
+    })
+}
+
+async fn read(kind: ReadKind, args: &ReadArgs) -> Result<ExitCode, Error> {
+    {
         let (cluster, _simulated) = args.cluster.connect().await?;
         let storage = if args.all_namespaces {
             Storage::all_namespaces(cluster.client.clone())
@@ -236,7 +248,7 @@ pub fn run_read(kind: ReadKind, args: ReadArgs) -> Result<ExitCode, Error> {
         };
         print_stdout(&text)?;
         Ok(ExitCode::Success)
-    })
+    }
 }
 
 /// Which read command.

@@ -1,6 +1,6 @@
 //! Connecting as kubectl does: `--kubeconfig`, `KUBECONFIG`, `--context`, `-n`, or in-cluster config.
 
-use super::{Cluster, ResourceMap};
+use super::{Cluster, ConnectionFailure, ResourceMap};
 use kube::config::{InferConfigError, KubeConfigOptions, Kubeconfig, KubeconfigError};
 use std::path::PathBuf;
 
@@ -29,12 +29,16 @@ pub enum ConnectError {
     Infer(#[source] InferConfigError),
     #[error("cannot create the cluster client")]
     Client(#[source] kube::Error),
+    /// The server answered, but not with its API (401, 403, a proxy's page...).
     #[error("cannot reach the cluster at {url}")]
     Unreachable {
         url: String,
         #[source]
         source: kube::Error,
     },
+    /// No connection could be made; the reason is classified, the whole chain is logged at debug level.
+    #[error("cannot reach the cluster at {url}: {failure}")]
+    NoConnection { url: String, failure: ConnectionFailure },
 }
 
 /// Builds a client and runs discovery; an unreachable server is an error here, before any work starts.
@@ -69,6 +73,18 @@ pub async fn connect_config(config: kube::Config) -> Result<Cluster, ConnectErro
     let url = config.cluster_url.to_string();
     let default_namespace = config.default_namespace.clone();
     let client = kube::Client::try_from(config).map_err(ConnectError::Client)?;
-    let resources = ResourceMap::discover(&client).await.map_err(|source| ConnectError::Unreachable { url, source })?;
+    let resources = ResourceMap::discover(&client).await.map_err(|source| match ConnectionFailure::of(&source) {
+        Some(failure) => {
+            let mut chain = source.to_string();
+            let mut cause = std::error::Error::source(&source);
+            while let Some(error) = cause {
+                chain.push_str(&format!(": {error}"));
+                cause = error.source();
+            }
+            tracing::debug!(error = chain, "connection failed");
+            ConnectError::NoConnection { url: url.clone(), failure }
+        }
+        None => ConnectError::Unreachable { url: url.clone(), source },
+    })?;
     Ok(Cluster { client, default_namespace, resources })
 }

@@ -5,11 +5,13 @@
 
 mod apply;
 mod connect;
+mod failure;
 mod resources;
 pub mod retry;
 
 pub use apply::{ApplyError, ApplyOptions, apply_object, delete_object, get_object};
 pub use connect::{ConnectError, ConnectOptions, connect, connect_config};
+pub use failure::ConnectionFailure;
 pub use resources::{Resolved, ResourceMap, ResourceType, UnknownKind};
 
 /// A connected cluster: a kube-rs client, the namespace for objects that name none, and what discovery found.

@@ -2,13 +2,14 @@
 //! URL path and a scope. Refreshed after CustomResourceDefinitions are applied, so their custom resources can
 //! be applied and watched in the same run (seed 000's "dynamic REST mapper").
 
-use super::retry::with_retry;
+use super::retry::{Retry, with_retry_until};
 use crate::manifest::Manifest;
 use crate::object::ObjectRef;
 use kube::api::{ApiResource, GroupVersionKind};
 use kube::discovery::{Discovery, Scope};
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
+use tokio_util::sync::CancellationToken;
 
 /// One served resource type.
 #[derive(Debug, Clone)]
@@ -44,22 +45,36 @@ impl ResourceMap {
     ///
     /// # Errors
     /// The kube-rs error when the server cannot be asked.
+    /// The first contact: a connection that cannot be made fails at once (only the server's 429 and 5xx
+    /// answers are retried).
     pub async fn discover(client: &kube::Client) -> Result<ResourceMap, kube::Error> {
         let map = ResourceMap::default();
-        map.refresh(client).await?;
+        map.run(client, Retry::Answers, None).await?;
         Ok(map)
     }
 
-    /// Re-runs discovery and replaces what is known.
+    /// Re-runs discovery and replaces what is known; no new attempt starts once `cancel` fires.
     ///
     /// # Errors
     /// The kube-rs error when the server cannot be asked.
-    pub async fn refresh(&self, client: &kube::Client) -> Result<(), kube::Error> {
-        let discovery = match with_retry("discovery", || Discovery::new(client.clone()).run_aggregated()).await {
+    pub async fn refresh(&self, client: &kube::Client, cancel: &CancellationToken) -> Result<(), kube::Error> {
+        self.run(client, Retry::Transient, Some(cancel)).await
+    }
+
+    async fn run(
+        &self,
+        client: &kube::Client,
+        policy: Retry,
+        cancel: Option<&CancellationToken>,
+    ) -> Result<(), kube::Error> {
+        let aggregated =
+            with_retry_until("discovery", policy, cancel, || Discovery::new(client.clone()).run_aggregated()).await;
+        let discovery = match aggregated {
             Ok(discovery) => discovery,
+            Err(error) if super::ConnectionFailure::of(&error).is_some() => return Err(error),
             Err(error) => {
                 tracing::debug!(%error, "aggregated discovery failed; falling back to per-group discovery");
-                with_retry("discovery", || Discovery::new(client.clone()).run()).await?
+                with_retry_until("discovery", policy, cancel, || Discovery::new(client.clone()).run()).await?
             }
         };
         let mut types = HashMap::new();

@@ -5,6 +5,12 @@
 //! happens after (success, failure, timeout, cancellation), it ends `deployed`, `failed`, `superseded` or
 //! `uninstalled` before berth returns. A rollback after a failure (`--rollback-on-failure`) runs under a fresh
 //! deadline and a fresh cancellation token, never the cancelled or expired one.
+//!
+//! Cancelling (`cancel`) before the revision is created records nothing: the report says so (`report: None`)
+//! and the release is as it was. Cancelling after lets the requests in flight finish and records the revision
+//! failed. Aborting (`abort`, a second SIGINT) abandons what is in flight, skips any clean-up or rollback and
+//! records the revision failed at once (within [`ABORT_RECORD_LIMIT`]): the record is finished or never
+//! started, never left pending.
 
 use super::rendered::Rendered;
 use super::{HelmTime, Info, Release, ReleaseStatus, Storage, StorageError};
@@ -57,13 +63,30 @@ impl Default for ReleaseOptions {
     }
 }
 
+/// How long recording the end of an aborted operation may take before berth gives up (the revision is then
+/// left pending, and `berth rollback` recovers it).
+pub const ABORT_RECORD_LIMIT: Duration = Duration::from_secs(5);
+
 /// How an operation ended and the release record it left.
 #[derive(Debug, Clone)]
 pub struct OperationReport {
     pub outcome: Outcome,
     pub release: Release,
-    /// The apply (or delete) report of the operation itself.
+    /// The apply (or delete) report of the operation itself; `None` when it was cancelled before anything
+    /// was written, and no revision was recorded.
     pub report: Option<ApplyReport>,
+}
+
+impl OperationReport {
+    /// Cancelled before the revision was created: nothing was written or recorded.
+    fn not_started(release: Release) -> OperationReport {
+        OperationReport { outcome: Outcome::Cancelled, release, report: None }
+    }
+
+    /// Whether the operation was cancelled before anything was written.
+    pub fn is_not_started(&self) -> bool {
+        self.outcome == Outcome::Cancelled && self.report.is_none()
+    }
 }
 
 /// Why an operation could not run (nothing was changed) or could not record its end.
@@ -71,6 +94,12 @@ pub struct OperationReport {
 pub enum LifecycleError {
     #[error("release `{0}` not found")]
     NotFound(String),
+    /// Helm's rule (`chartutil.ValidateReleaseName`): the name is part of the record's Secret name and of
+    /// the objects' names charts build from it.
+    #[error(
+        "invalid release name `{0}`: must match regex {RELEASE_NAME_REGEX} and the length must not be longer than 53"
+    )]
+    InvalidName(String),
     #[error("cannot install `{0}`: a release of that name is still in use")]
     InUse(String),
     #[error("release `{name}` has an operation in progress (revision {version} is {status})")]
@@ -195,6 +224,17 @@ fn describe_failure(verb: &str, name: &str, report: &ApplyReport) -> String {
     format!("{verb} \"{name}\" failed: {reason}")
 }
 
+const RELEASE_NAME_REGEX: &str = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+
+/// Helm's `ValidateReleaseName`: a DNS-1123 subdomain of at most 53 characters.
+///
+/// # Errors
+/// [`LifecycleError::InvalidName`].
+pub fn validate_release_name(name: &str) -> Result<(), LifecycleError> {
+    let valid = !name.is_empty() && name.len() <= 53 && crate::object::validation::dns1123_subdomain(name).is_empty();
+    if valid { Ok(()) } else { Err(LifecycleError::InvalidName(name.to_string())) }
+}
+
 /// Runs one operation.
 ///
 /// # Errors
@@ -206,9 +246,32 @@ pub async fn run(
     cancel: &CancellationToken,
     on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
 ) -> Result<OperationReport, LifecycleError> {
+    run_abortable(cluster, operation, options, cancel, &CancellationToken::new(), on_event).await
+}
+
+/// [`run`], and `abort` stops at once: what is in flight is abandoned and the revision is recorded failed.
+///
+/// # Errors
+/// As [`run`].
+pub async fn run_abortable(
+    cluster: &Cluster,
+    operation: &Operation,
+    options: &ReleaseOptions,
+    cancel: &CancellationToken,
+    abort: &CancellationToken,
+    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+) -> Result<OperationReport, LifecycleError> {
+    let name = match operation {
+        Operation::Install { name, .. }
+        | Operation::Upgrade { name, .. }
+        | Operation::Rollback { name, .. }
+        | Operation::Uninstall { name, .. } => name,
+    };
+    validate_release_name(name)?;
     let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
     let health = Arc::new(HealthRules::new());
-    let mut context = Context { cluster, storage: &storage, options, health: &health, on_event };
+    let abort = abort.clone();
+    let mut context = Context { cluster, storage: &storage, options, health: &health, abort, on_event };
     match operation {
         Operation::Install { name, rendered } => context.install(name, rendered, cancel).await,
         Operation::Upgrade { name, rendered, install } => context.upgrade(name, rendered, *install, cancel).await,
@@ -223,6 +286,8 @@ struct Context<'a, 'e> {
     options: &'a ReleaseOptions,
     /// The rules every revision is prepared with (the objects' own health annotations).
     health: &'a Arc<HealthRules>,
+    /// Fires at a second interrupt: stop at once, record the end.
+    abort: CancellationToken,
     on_event: &'e mut (dyn FnMut(&ApplyEvent) + Send),
 }
 
@@ -243,7 +308,11 @@ impl Context<'_, '_> {
         cancel: &CancellationToken,
     ) -> ApplyReport {
         let request = request(self.options, self.options.timeout, unchanged);
-        apply::apply_prepared(self.cluster, prepared, &request, cancel, self.on_event).await
+        let abort = self.abort.clone();
+        tokio::select! {
+            report = apply::apply_prepared(self.cluster, prepared, &request, cancel, self.on_event) => report,
+            () = abort.cancelled() => aborted(),
+        }
     }
 
     async fn delete(
@@ -252,7 +321,17 @@ impl Context<'_, '_> {
         cancel: &CancellationToken,
     ) -> Result<ApplyReport, LifecycleError> {
         let options = WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() };
-        Ok(apply::delete(self.cluster, manifests, &options, self.options.wait, cancel, self.on_event).await?)
+        let abort = self.abort.clone();
+        tokio::select! {
+            report = apply::delete(self.cluster, manifests, &options, self.options.wait, cancel, self.on_event) => {
+                Ok(report?)
+            }
+            () = abort.cancelled() => Ok(aborted()),
+        }
+    }
+
+    fn is_aborted(&self) -> bool {
+        self.abort.is_cancelled()
     }
 
     fn check_not_pending(&self, name: &str, history: &[Release]) -> Result<(), LifecycleError> {
@@ -285,6 +364,9 @@ impl Context<'_, '_> {
             let report = self.apply(&prepared, HashSet::new(), cancel).await;
             return Ok(OperationReport { outcome: report.outcome, release, report: Some(report) });
         }
+        if cancel.is_cancelled() {
+            return Ok(OperationReport::not_started(release));
+        }
         self.storage.create(&release).await?;
         let report = self.apply(&prepared, HashSet::new(), cancel).await;
         if report.outcome == Outcome::Ready {
@@ -293,7 +375,7 @@ impl Context<'_, '_> {
         }
         let description = describe_failure("Install", name, &report);
         self.finish(&mut release, ReleaseStatus::Failed, &description).await?;
-        if self.options.rollback_on_failure || self.options.cleanup_on_fail {
+        if (self.options.rollback_on_failure || self.options.cleanup_on_fail) && !self.is_aborted() {
             // A fresh token and deadline: the failed or cancelled one must not stop the clean-up.
             let fresh = CancellationToken::new();
             self.delete(manifests, &fresh).await?;
@@ -314,9 +396,20 @@ impl Context<'_, '_> {
         status: ReleaseStatus,
         description: &str,
     ) -> Result<(), LifecycleError> {
+        let stored = release.info.status;
         release.info.status = status;
         release.info.description = description.to_string();
         release.info.last_deployed = now();
+        if self.is_aborted() {
+            return match tokio::time::timeout(ABORT_RECORD_LIMIT, self.storage.update(release)).await {
+                Ok(result) => Ok(result?),
+                Err(_) => Err(LifecycleError::Pending {
+                    name: release.name.clone(),
+                    version: release.version,
+                    status: stored,
+                }),
+            };
+        }
         self.storage.update(release).await?;
         Ok(())
     }
@@ -379,6 +472,9 @@ impl Context<'_, '_> {
             let report = self.apply(&prepared, unchanged, cancel).await;
             return Ok(OperationReport { outcome: report.outcome, release, report: Some(report) });
         }
+        if cancel.is_cancelled() {
+            return Ok(OperationReport::not_started(release));
+        }
         self.storage.create(&release).await?;
         let report = self.apply(&prepared, unchanged, cancel).await;
         if report.outcome == Outcome::Ready {
@@ -387,6 +483,9 @@ impl Context<'_, '_> {
         }
         let description = describe_failure("Upgrade", name, &report);
         self.finish(&mut release, ReleaseStatus::Failed, &description).await?;
+        if self.is_aborted() {
+            return Ok(OperationReport { outcome: report.outcome, release, report: Some(report) });
+        }
         if self.options.cleanup_on_fail {
             let created = removed(manifests, &old, self.namespace());
             if !created.is_empty() {
@@ -437,6 +536,9 @@ impl Context<'_, '_> {
         release.info.description = format!("Rollback to {version}");
         release.info.rollback_revision = version;
         release.info.last_deployed = now();
+        if cancel.is_cancelled() {
+            return Ok(OperationReport::not_started(release));
+        }
         self.storage.create(&release).await?;
         let skip = skippable(&manifests, &old, last_deployed, self.namespace());
         let report = self.apply(&prepared, skip, cancel).await;
@@ -464,6 +566,9 @@ impl Context<'_, '_> {
             return Err(LifecycleError::AlreadyUninstalled(name.to_string()));
         }
         let manifests = recorded_manifests(&last)?;
+        if cancel.is_cancelled() {
+            return Ok(OperationReport::not_started(last));
+        }
         last.info.status = ReleaseStatus::Uninstalling;
         last.info.description = "Deletion in progress".to_string();
         self.storage.update(&last).await?;
@@ -490,6 +595,18 @@ impl Context<'_, '_> {
             }
         }
         Ok(OperationReport { outcome: Outcome::Ready, release: last, report: Some(report) })
+    }
+}
+
+/// The report of an operation abandoned at a second interrupt: what was applied is not known.
+fn aborted() -> ApplyReport {
+    ApplyReport {
+        outcome: Outcome::Cancelled,
+        applied: Vec::new(),
+        failed: Vec::new(),
+        skipped: Vec::new(),
+        resources: Vec::new(),
+        elapsed: Duration::ZERO,
     }
 }
 

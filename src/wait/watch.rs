@@ -99,6 +99,7 @@ pub async fn run_watch(cluster: Cluster, group: WatchGroup, sender: mpsc::Unboun
                 ok
             }
             Err(error) => {
+                crate::cluster::retry::count_watch_restart();
                 tracing::debug!(%error, kind = %group.resource.api_resource.kind, "watch error; retrying with backoff");
                 true
             }
