@@ -56,7 +56,8 @@ pub async fn delete(
             .map(|index| {
                 let planned = &planned[index];
                 async move {
-                    (index, delete_object(cluster, &planned.resolved).await.map_err(|error| error.to_report_message()))
+                    let deleted = delete_object(cluster, &planned.resolved, cancel).await;
+                    (index, deleted.map_err(|error| error.to_report_message()))
                 }
             })
             .buffer_unordered(DELETE_CONCURRENCY)

@@ -106,7 +106,7 @@ pub async fn execute(
         executor.queue.extend(executor.scheduler.ready());
         while applying.len() < APPLY_CONCURRENCY && !cancel.is_cancelled() {
             let Some(index) = executor.queue.pop_front() else { break };
-            applying.push(apply_one(run, index));
+            applying.push(apply_one(run, index, cancel));
         }
         if applying.is_empty() && (executor.scheduler.is_finished() || cancel.is_cancelled()) {
             break;
@@ -139,7 +139,7 @@ pub async fn execute(
     executor.execution
 }
 
-fn apply_one<'a>(run: &'a Run<'a>, index: usize) -> ApplyFuture<'a> {
+fn apply_one<'a>(run: &'a Run<'a>, index: usize, cancel: &'a CancellationToken) -> ApplyFuture<'a> {
     Box::pin(async move {
         let Some(planned) = run.planned.get(index) else {
             return (index, Err(ApplyError::Internal("object index out of range")));
@@ -148,7 +148,7 @@ fn apply_one<'a>(run: &'a Run<'a>, index: usize) -> ApplyFuture<'a> {
             return (index, Ok(Written::Unchanged));
         }
         let object = super::judge::deliverable(&planned.manifest.object);
-        let result = apply_object(run.cluster, &planned.resolved, &object, run.options).await;
+        let result = apply_object(run.cluster, &planned.resolved, &object, run.options, cancel).await;
         (index, result.map(|_| Written::Applied))
     })
 }

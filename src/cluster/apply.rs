@@ -1,10 +1,11 @@
 //! Server-side apply and delete of single objects.
 
-use super::retry::with_retry;
+use super::retry::{Retry, with_retry, with_retry_until};
 use super::{Cluster, Resolved};
 use crate::object::validation::{path_segment_name, url_segment};
 use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams};
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 /// How objects are applied.
 #[derive(Debug, Clone)]
@@ -88,7 +89,8 @@ pub(crate) fn api_for(cluster: &Cluster, resolved: &Resolved) -> Api<DynamicObje
     }
 }
 
-/// Applies `object` with server-side apply and returns the object the server now holds.
+/// Applies `object` with server-side apply and returns the object the server now holds. Once `cancel` fires,
+/// a refused attempt is not retried.
 ///
 /// # Errors
 /// [`ApplyError`] when the server refuses the object or cannot be reached.
@@ -97,6 +99,7 @@ pub async fn apply_object(
     resolved: &Resolved,
     object: &Value,
     options: &ApplyOptions,
+    cancel: &CancellationToken,
 ) -> Result<Value, ApplyError> {
     let mut body = object.clone();
     if let Some(metadata) = body.get_mut("metadata").and_then(Value::as_object_mut) {
@@ -116,20 +119,27 @@ pub async fn apply_object(
     let name = name_segment(resolved)?;
     let name = name.as_ref();
     let patch = Patch::Apply(&body);
-    let applied = with_retry("apply", || api.patch(name, &params, &patch)).await.map_err(ApplyError::from_kube)?;
+    let applied = with_retry_until("apply", Retry::Transient, Some(cancel), || api.patch(name, &params, &patch))
+        .await
+        .map_err(ApplyError::from_kube)?;
     serde_json::to_value(applied).map_err(ApplyError::Response)
 }
 
 /// Deletes the object in the background (dependents go by garbage collection); a missing object is fine.
+/// Once `cancel` fires, a refused attempt is not retried.
 ///
 /// # Errors
 /// [`ApplyError`] when the server refuses or cannot be reached.
-pub async fn delete_object(cluster: &Cluster, resolved: &Resolved) -> Result<(), ApplyError> {
+pub async fn delete_object(
+    cluster: &Cluster,
+    resolved: &Resolved,
+    cancel: &CancellationToken,
+) -> Result<(), ApplyError> {
     let api = api_for(cluster, resolved);
     let name = name_segment(resolved)?;
     let name = name.as_ref();
     let params = DeleteParams::background();
-    match with_retry("delete", || api.delete(name, &params)).await {
+    match with_retry_until("delete", Retry::Transient, Some(cancel), || api.delete(name, &params)).await {
         Ok(_) => Ok(()),
         Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
         Err(error) => Err(ApplyError::from_kube(error)),

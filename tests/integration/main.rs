@@ -3,6 +3,7 @@
 mod apply_cli;
 mod apply_sim;
 mod fixtures;
+mod hardening_cli;
 mod health_cli;
 mod health_rules_cli;
 mod peers;
@@ -10,6 +11,7 @@ mod plan_cli;
 mod release_cli;
 mod release_storage;
 mod run;
+mod secrets_cli;
 mod sequence_sim;
 mod sim_cli;
 mod sim_helm;

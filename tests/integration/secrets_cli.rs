@@ -1,0 +1,144 @@
+//! Nothing of a Secret reaches any output (issue 14, item 3): a Secret holding a canary value goes through
+//! every command that reads or writes objects or releases, at every verbosity and in JSON, and every byte of
+//! stdout and stderr is searched for the canary and its base64 forms. A Secret the client library cannot
+//! decode (it logs the whole answer at WARN) is read too.
+
+use crate::peers::PeerCluster;
+use base64::Engine;
+use berth_sim::SimConfig;
+use std::path::PathBuf;
+use std::process::Command;
+
+const CANARY: &str = "canary-7f9d2c41-do-not-print";
+
+fn secret(mode: &str) -> String {
+    let encoded = base64::engine::general_purpose::STANDARD.encode(CANARY);
+    format!(
+        "apiVersion: v1
+kind: Secret
+metadata:
+  name: credentials
+  annotations: {{mode: {mode}}}
+stringData:
+  password: {CANARY}
+data:
+  token: {encoded}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  annotations:
+    berth.dev/depends-on: /namespaces/default/Secret/credentials
+data:
+  mode: {mode}
+"
+    )
+}
+
+/// Every form the canary could leak in.
+fn forms() -> Vec<String> {
+    use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+    vec![
+        CANARY.to_string(),
+        STANDARD.encode(CANARY),
+        STANDARD_NO_PAD.encode(CANARY),
+        URL_SAFE_NO_PAD.encode(CANARY),
+        // base64 of base64: the `data` field as a JSON string inside an encoded record.
+        STANDARD_NO_PAD.encode(STANDARD.encode(CANARY)),
+    ]
+}
+
+struct Transcript {
+    kubeconfig: PathBuf,
+    dir: PathBuf,
+    runs: usize,
+    text: String,
+}
+
+impl Transcript {
+    fn run(&mut self, args: &[&str]) {
+        let output = Command::new(env!("CARGO_BIN_EXE_berth"))
+            .args(args)
+            .arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .current_dir(&self.dir)
+            .env("NO_COLOR", "1")
+            .env_remove("BERTH_LOG")
+            .output()
+            .expect("berth runs");
+        self.runs += 1;
+        self.text.push_str(&format!("$ berth {}\n", args.join(" ")));
+        self.text.push_str(&String::from_utf8_lossy(&output.stdout));
+        self.text.push_str(&String::from_utf8_lossy(&output.stderr));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_command_prints_a_secret_at_any_verbosity() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    let v1 = peer.file("v1.yaml", &secret("one"));
+    let v2 = peer.file("v2.yaml", &secret("two"));
+    // A Secret the client library cannot decode (a label that is a number): kube-rs logs such answers whole.
+    let broken = serde_json::json!({"apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "undecodable", "namespace": "default", "labels": {"replicas": 3}},
+        "data": {"token": base64::engine::general_purpose::STANDARD.encode(CANARY)}});
+    peer.cluster.store().create_system(broken).expect("stored as is");
+    let undecodable = peer.file("undecodable.yaml", "apiVersion: v1\nkind: Secret\nmetadata: {name: undecodable}\n");
+    let (kubeconfig, dir) = (peer.kubeconfig(), peer.dir.path().to_path_buf());
+    let transcript = tokio::task::spawn_blocking(move || {
+        let mut transcript = Transcript { kubeconfig, dir, runs: 0, text: String::new() };
+        for (level, verbosity) in ["", "-v", "-vv", "-vvv"].into_iter().enumerate() {
+            let release = format!("shop{level}");
+            let with = |args: &[&str]| -> Vec<String> {
+                let mut all: Vec<String> = args.iter().map(|arg| (*arg).to_string()).collect();
+                if !verbosity.is_empty() {
+                    all.push(verbosity.to_string());
+                }
+                all
+            };
+            let mut run = |args: &[&str]| {
+                let args = with(args);
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                transcript.run(&args);
+            };
+            for output in [&[][..], &["-o", "json"][..]] {
+                run(&[&["apply", "-f", &v1, "--wait"][..], output].concat());
+                run(&[&["wait", "-f", &v1][..], output].concat());
+                run(&[&["install", &release, &v1, "--wait"][..], output].concat());
+                run(&[&["upgrade", &release, &v2, "--wait"][..], output].concat());
+                run(&[&["rollback", &release, "1", "--wait"][..], output].concat());
+                run(&[&["uninstall", &release][..], output].concat());
+                run(&[&["delete", "-f", &v1][..], output].concat());
+            }
+            run(&["health", "-f", &v1]);
+            run(&["health", "-f", &v1, "-o", "json", "--explain"]);
+            run(&["health", "--local", "-f", &v1, "-o", "json"]);
+            run(&["health", "-f", &undecodable]);
+            run(&["health", "-f", &undecodable, "-o", "json"]);
+            run(&["plan", "-f", &v1]);
+            run(&["plan", "-f", &v1, "-o", "json", "--cluster"]);
+            run(&["install", &release, &v1]);
+            run(&["status", &release]);
+            run(&["status", &release, "-o", "json"]);
+            run(&["history", &release]);
+            run(&["history", &release, "-o", "json"]);
+            run(&["list", "-o", "json"]);
+            run(&["list"]);
+            run(&["upgrade", &release, &v2, "--dry-run", "server", "-o", "json"]);
+        }
+        transcript
+    })
+    .await
+    .expect("joined");
+    assert!(transcript.runs >= 100, "{} runs", transcript.runs);
+    // The transcript is real: the commands ran and reached the Secret.
+    assert!(transcript.text.contains("Secret/default/credentials") || transcript.text.contains("credentials"));
+    assert!(transcript.text.contains("TRACE"), "-vvv logs were captured");
+    for form in forms() {
+        if let Some(at) = transcript.text.find(&form) {
+            let start = at.saturating_sub(300);
+            panic!("`{form}` leaked:\n{}", &transcript.text[start..(at + form.len() + 100).min(transcript.text.len())]);
+        }
+    }
+}
