@@ -4,6 +4,7 @@ mod apply_cli;
 mod apply_sim;
 mod fixtures;
 mod hardening_cli;
+mod hardening_sim;
 mod health_cli;
 mod health_rules_cli;
 mod peers;
