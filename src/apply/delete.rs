@@ -33,6 +33,8 @@ pub async fn delete(
 ) -> Result<ApplyReport, InvalidSet> {
     let started = Instant::now();
     let Prepared { planned, plan, .. } = prepare(cluster, manifests, None)?;
+    let order = plan.order().iter().rev().filter_map(|index| planned.get(*index));
+    on_event(&ApplyEvent::Planned { objects: order.map(|planned| planned.resolved.reference.clone()).collect() });
     // Per object: dependents in the set not gone yet.
     let mut remaining: Vec<usize> = (0..planned.len()).map(|index| plan.dependents(index).len()).collect();
     let mut gone = vec![false; planned.len()];

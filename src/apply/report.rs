@@ -11,6 +11,8 @@ use std::time::Duration;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "camelCase")]
 pub enum ApplyEvent {
+    /// The objects of the run, in the order they are written (deleted, for a delete), before anything else.
+    Planned { objects: Vec<ObjectRef> },
     /// The server accepted the object.
     Applied {
         #[serde(flatten)]

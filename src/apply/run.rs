@@ -72,6 +72,13 @@ pub async fn apply_prepared(
         started,
         unchanged: &request.unchanged,
     };
+    let objects = prepared
+        .plan
+        .order()
+        .iter()
+        .filter_map(|index| planned.get(*index))
+        .map(|planned| planned.resolved.reference.clone());
+    on_event(&ApplyEvent::Planned { objects: objects.collect() });
     let execution = execute::execute(&run, cancel, on_event).await;
 
     let mut outcome = if execution.cancelled {
@@ -140,6 +147,9 @@ pub async fn wait_only(
         options.judge = judge;
     }
     let options = &options;
+    on_event(&ApplyEvent::Planned {
+        objects: planned.iter().map(|planned| planned.resolved.reference.clone()).collect(),
+    });
     let all: Vec<&Planned> = planned.iter().collect();
     let report = wait_for(cluster, &all, options, cancel, on_event).await;
     Ok(ApplyReport {

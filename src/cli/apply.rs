@@ -2,7 +2,7 @@
 
 use super::cluster_args::ClusterArgs;
 use super::output::{Table, print_stdout};
-use super::progress::{Progress, ProgressMode};
+use super::progress::{Goal, Progress, ProgressMode};
 use super::runtime::Interrupts;
 use crate::cli::error::{Error, ExitCode};
 use berth::apply::{self, ApplyReport, ApplyRequest};
@@ -136,7 +136,8 @@ pub fn run_apply(args: ApplyArgs) -> Result<ExitCode, Error> {
     };
     let json = args.wait_args.output == ProgressOutput::Json;
     let summary = if args.wait { Summary::Ready } else { Summary::Applied };
-    run_with_cluster(&args.cluster, json, summary, async move |cluster, cancel, progress| {
+    let timeout = args.wait_args.options().timeout.filter(|_| args.wait);
+    run_with_cluster(&args.cluster, json, summary, timeout, async move |cluster, cancel, progress| {
         let mut on_event = |event: &apply::ApplyEvent| progress.on_event(event);
         apply::apply(cluster, &manifests, &request, cancel, &mut on_event).await
     })
@@ -147,7 +148,8 @@ pub fn run_delete(args: DeleteArgs) -> Result<ExitCode, Error> {
     let options = args.wait_args.options();
     let json = args.wait_args.output == ProgressOutput::Json;
     let wait = args.wait;
-    run_with_cluster(&args.cluster, json, Summary::Deleted, async move |cluster, cancel, progress| {
+    let timeout = options.timeout.filter(|_| wait);
+    run_with_cluster(&args.cluster, json, Summary::Deleted, timeout, async move |cluster, cancel, progress| {
         let mut on_event = |event: &apply::ApplyEvent| progress.on_event(event);
         apply::delete(cluster, &manifests, &options, wait, cancel, &mut on_event).await
     })
@@ -158,14 +160,21 @@ pub fn run_wait(args: WaitCommandArgs) -> Result<ExitCode, Error> {
     let manifests = manifest::load(&args.paths)?;
     let options = args.wait_args.options();
     let json = args.wait_args.output == ProgressOutput::Json;
-    run_with_cluster(&args.cluster, json, Summary::Ready, async move |cluster, cancel, progress| {
+    let timeout = options.timeout;
+    run_with_cluster(&args.cluster, json, Summary::Ready, timeout, async move |cluster, cancel, progress| {
         let mut on_event = |event: &apply::ApplyEvent| progress.on_event(event);
         apply::wait_only(cluster, &manifests, &options, Some(&health), cancel, &mut on_event).await
     })
 }
 
 /// Connects (or starts the simulated cluster), installs the signal handlers, runs `work` and reports.
-fn run_with_cluster<F>(cluster_args: &ClusterArgs, json: bool, summary: Summary, work: F) -> Result<ExitCode, Error>
+fn run_with_cluster<F>(
+    cluster_args: &ClusterArgs,
+    json: bool,
+    summary: Summary,
+    timeout: Option<Duration>,
+    work: F,
+) -> Result<ExitCode, Error>
 where
     F: AsyncFnOnce(&Cluster, &CancellationToken, &mut Progress) -> Result<ApplyReport, apply::InvalidSet>,
 {
@@ -174,7 +183,12 @@ where
         let interrupts = Interrupts::install();
         let (cluster, _simulated) =
             interrupts.unless_cancelled("while connecting to the cluster", cluster_args.connect()).await?;
-        let mut progress = Progress::new(ProgressMode::detect(json));
+        let goal = match summary {
+            Summary::Applied => Goal::Applied,
+            Summary::Ready => Goal::Ready,
+            Summary::Deleted => Goal::Deleted,
+        };
+        let mut progress = Progress::new(ProgressMode::detect(json), goal, timeout);
         let report = tokio::select! {
             report = work(&cluster, &interrupts.cancel, &mut progress) => report.map_err(Error::Invalid)?,
             // The second interrupt: what was in flight is abandoned; nothing here keeps a record.

@@ -7,6 +7,7 @@ mod apply;
 mod cluster_args;
 mod error;
 mod health;
+mod live;
 mod output;
 mod plan;
 mod progress;

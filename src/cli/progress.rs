@@ -4,11 +4,11 @@
 //! status, message, elapsed) is redrawn in place on stderr; elsewhere (CI logs, pipes) one line per status
 //! change and, every second, one line naming the first not-ready object (seed 000).
 
+use super::live::{Header, LiveTable, Row};
 use berth::apply::ApplyEvent;
 use berth::object::ObjectRef;
 use berth::status::Status;
 use berth::wait::WaitEvent;
-use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
@@ -37,23 +37,41 @@ impl ProgressMode {
     }
 }
 
-struct Row {
-    status: Status,
-    message: String,
-    since: Instant,
+/// What the command is after: which rows count as done in the live table's header and order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Goal {
+    /// Every object ready (Current).
+    Ready,
+    /// Every object applied (no wait).
+    Applied,
+    /// Every object gone.
+    Deleted,
+}
+
+/// One object as the live table shows it.
+struct Tracked {
+    row: Row,
+    /// When its status last changed.
+    changed: Instant,
+    done: bool,
 }
 
 /// Renders events as they come.
 pub struct Progress {
     mode: ProgressMode,
-    rows: BTreeMap<ObjectRef, Row>,
-    drawn_lines: usize,
-    last_draw: Option<Instant>,
+    goal: Goal,
+    started: Instant,
+    /// The run's time limit, for the header's deadline.
+    timeout: Option<Duration>,
+    /// The objects in plan order (as announced), then any others in the order they appeared.
+    rows: Vec<Tracked>,
+    table: Option<LiveTable>,
 }
 
 impl Progress {
-    pub fn new(mode: ProgressMode) -> Progress {
-        Progress { mode, rows: BTreeMap::new(), drawn_lines: 0, last_draw: None }
+    pub fn new(mode: ProgressMode, goal: Goal, timeout: Option<Duration>) -> Progress {
+        let table = matches!(mode, ProgressMode::Live { .. }).then(LiveTable::stderr);
+        Progress { mode, goal, started: Instant::now(), timeout, rows: Vec::new(), table }
     }
 
     pub fn on_event(&mut self, event: &ApplyEvent) {
@@ -62,9 +80,9 @@ impl Progress {
             ProgressMode::Lines => {
                 // A readiness gate and the final wait may both report the same status: print it once.
                 let repeated = match event {
-                    ApplyEvent::Wait(WaitEvent::StatusChanged { object, status, message }) => {
-                        self.rows.get(object).is_some_and(|row| row.status == *status && row.message == *message)
-                    }
+                    ApplyEvent::Wait(WaitEvent::StatusChanged { object, status, message }) => self
+                        .find(object)
+                        .is_some_and(|tracked| tracked.row.status == *status && tracked.row.message == *message),
                     _ => false,
                 };
                 self.remember(event);
@@ -74,69 +92,86 @@ impl Progress {
             }
             ProgressMode::Live { color } => {
                 self.remember(event);
-                let is_tick = matches!(event, ApplyEvent::Wait(WaitEvent::Waiting { .. }));
-                let recent = self.last_draw.is_some_and(|last| last.elapsed() < Duration::from_millis(100));
-                if is_tick || !recent {
-                    self.redraw(color);
-                }
+                self.draw(color);
             }
         }
     }
 
-    /// Clears the live table so the summary follows cleanly.
+    /// Clears the live table: the final report is printed once, in its place.
     pub fn finish(&mut self) {
-        if let ProgressMode::Live { color } = self.mode {
-            self.redraw(color);
+        if let Some(table) = &self.table {
+            table.clear();
         }
+    }
+
+    fn find(&self, object: &ObjectRef) -> Option<&Tracked> {
+        self.rows.iter().find(|tracked| tracked.row.object == *object)
     }
 
     fn remember(&mut self, event: &ApplyEvent) {
-        let (object, status, message) = match event {
-            ApplyEvent::Applied { object } => (object, Status::Unknown, "Applied".to_string()),
-            ApplyEvent::Deleted { object } => (object, Status::Terminating, "Deletion requested".to_string()),
-            ApplyEvent::Unchanged { object } => (object, Status::Unknown, "Unchanged".to_string()),
-            ApplyEvent::ApplyFailed { object, message } => (object, Status::Failed, message.clone()),
-            ApplyEvent::Skipped { object, message } => (object, Status::NotFound, message.clone()),
-            ApplyEvent::Wait(WaitEvent::StatusChanged { object, status, message }) => {
-                (object, *status, message.clone())
+        if let ApplyEvent::Planned { objects } = event {
+            for object in objects {
+                self.track(object, Status::Unknown, "Not applied yet".to_string(), false);
             }
-            ApplyEvent::Wait(WaitEvent::Waiting { .. }) | ApplyEvent::External { .. } => return,
-        };
-        let row = self.rows.entry(object.clone()).or_insert_with(|| Row {
-            status,
-            message: String::new(),
-            since: Instant::now(),
-        });
-        if row.status != status {
-            row.since = Instant::now();
+            return;
         }
-        row.status = status;
-        row.message = message;
+        let applied = self.goal == Goal::Applied;
+        let (object, status, message, done) = match event {
+            ApplyEvent::Applied { object } => (object, Status::Unknown, "Applied".to_string(), applied),
+            ApplyEvent::Deleted { object } => (object, Status::Terminating, "Deletion requested".to_string(), false),
+            ApplyEvent::Unchanged { object } => (object, Status::Unknown, "Unchanged".to_string(), applied),
+            ApplyEvent::ApplyFailed { object, message } => (object, Status::Failed, message.clone(), false),
+            ApplyEvent::Skipped { object, message } => (object, Status::NotFound, message.clone(), false),
+            ApplyEvent::Wait(WaitEvent::StatusChanged { object, status, message }) => {
+                let done = match self.goal {
+                    Goal::Ready => *status == Status::Current,
+                    Goal::Deleted => *status == Status::NotFound,
+                    Goal::Applied => applied,
+                };
+                (object, *status, message.clone(), done)
+            }
+            ApplyEvent::Planned { .. } | ApplyEvent::Wait(WaitEvent::Waiting { .. }) | ApplyEvent::External { .. } => {
+                return;
+            }
+        };
+        self.track(object, status, message, done);
     }
 
-    fn redraw(&mut self, color: bool) {
-        let mut text = String::new();
-        if self.drawn_lines > 0 {
-            // Up to the first line of the previous table, then clear to the end of the screen.
-            text.push_str(&format!("\x1b[{}F\x1b[J", self.drawn_lines));
+    fn track(&mut self, object: &ObjectRef, status: Status, message: String, done: bool) {
+        let now = Instant::now();
+        match self.rows.iter_mut().find(|tracked| tracked.row.object == *object) {
+            Some(tracked) => {
+                if tracked.row.status != status {
+                    tracked.changed = now;
+                }
+                // Once applied, an object stays applied whatever its wait says.
+                tracked.done = done || (tracked.done && self.goal == Goal::Applied);
+                tracked.row.status = status;
+                tracked.row.message = message;
+            }
+            None => self.rows.push(Tracked {
+                row: Row { object: object.clone(), status, message, since: Duration::ZERO, done },
+                changed: now,
+                done,
+            }),
         }
-        let width = self.rows.keys().map(|object| display_name(object).len()).max().unwrap_or(0).max(8);
-        for (object, row) in &self.rows {
-            let status = format!("{:<11}", row.status.as_str());
-            let status = if color { paint(row.status, &status) } else { status };
-            let elapsed = row.since.elapsed().as_secs();
-            text.push_str(&format!(
-                "{:<width$}  {status}  {:>4}s  {}\n",
-                display_name(object),
-                elapsed,
-                truncate(&row.message, 80)
-            ));
-        }
-        let mut stderr = std::io::stderr().lock();
-        let _ = stderr.write_all(text.as_bytes());
-        let _ = stderr.flush();
-        self.drawn_lines = self.rows.len();
-        self.last_draw = Some(Instant::now());
+    }
+
+    fn draw(&mut self, color: bool) {
+        let Some(table) = &self.table else { return };
+        let now = Instant::now();
+        let rows: Vec<Row> = self
+            .rows
+            .iter()
+            .map(|tracked| Row {
+                since: now.duration_since(tracked.changed),
+                done: tracked.done,
+                ..tracked.row.clone()
+            })
+            .collect();
+        let elapsed = self.started.elapsed();
+        let header = Header { elapsed, remaining: self.timeout.map(|timeout| timeout.saturating_sub(elapsed)) };
+        table.draw(&rows, header, color);
     }
 }
 
@@ -151,6 +186,7 @@ fn json_line(event: &ApplyEvent) {
 /// The plain-text line for an event, `None` for events that only feed the table.
 pub fn plain_line(event: &ApplyEvent) -> Option<String> {
     Some(match event {
+        ApplyEvent::Planned { .. } => return None,
         ApplyEvent::Applied { object } => format!("applied {}", display_name(object)),
         ApplyEvent::Deleted { object } => format!("deleted {}", display_name(object)),
         ApplyEvent::Unchanged { object } => format!("unchanged {}", display_name(object)),
@@ -169,25 +205,6 @@ pub fn plain_line(event: &ApplyEvent) -> Option<String> {
 /// `Kind/namespace/name` as kubectl users read it.
 pub fn display_name(object: &ObjectRef) -> String {
     object.to_string()
-}
-
-fn truncate(text: &str, limit: usize) -> String {
-    if text.chars().count() <= limit {
-        return text.to_string();
-    }
-    let mut short: String = text.chars().take(limit.saturating_sub(1)).collect();
-    short.push('…');
-    short
-}
-
-fn paint(status: Status, text: &str) -> String {
-    let code = match status {
-        Status::Current => "32",
-        Status::Failed => "31",
-        Status::InProgress | Status::Terminating => "33",
-        Status::NotFound | Status::Unknown => "90",
-    };
-    format!("\x1b[{code}m{text}\x1b[0m")
 }
 
 #[cfg(test)]
@@ -238,11 +255,5 @@ mod tests {
             applied,
             serde_json::json!({"event": "applied", "apiVersion": "apps/v1", "kind": "Deployment", "namespace": "shop", "name": "web"})
         );
-    }
-
-    #[test]
-    fn long_messages_are_cut() {
-        assert_eq!(truncate("abcdef", 4), "abc…");
-        assert_eq!(truncate("abc", 4), "abc");
     }
 }

@@ -3,7 +3,7 @@
 
 use super::cluster_args::ClusterArgs;
 use super::output::{Table, print_stdout};
-use super::progress::{Progress, ProgressMode};
+use super::progress::{Goal, Progress, ProgressMode};
 use super::runtime::Interrupts;
 use crate::cli::error::{Error, ExitCode};
 use berth::manifest;
@@ -164,7 +164,12 @@ fn run_operation(
         let interrupts = Interrupts::install();
         let (cluster, _simulated) =
             interrupts.unless_cancelled("while connecting to the cluster", cluster_args.connect()).await?;
-        let mut progress = Progress::new(ProgressMode::detect(json));
+        let goal = match operation {
+            Operation::Uninstall { .. } => Goal::Deleted,
+            _ if options.wait => Goal::Ready,
+            _ => Goal::Applied,
+        };
+        let mut progress = Progress::new(ProgressMode::detect(json), goal, Some(options.timeout));
         let mut on_event = |event: &berth::apply::ApplyEvent| progress.on_event(event);
         let (cancel, abort) = (&interrupts.cancel, &interrupts.abort);
         let report = lifecycle::run_abortable(&cluster, operation, options, cancel, abort, &mut on_event)
