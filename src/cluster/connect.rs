@@ -69,7 +69,11 @@ pub async fn connect(options: &ConnectOptions) -> Result<Cluster, ConnectError> 
 ///
 /// # Errors
 /// [`ConnectError`] when the client cannot be built or the server cannot be reached.
-pub async fn connect_config(config: kube::Config) -> Result<Cluster, ConnectError> {
+pub async fn connect_config(mut config: kube::Config) -> Result<Cluster, ConnectError> {
+    // kube-rs retries 429, 503 and 504 inside each request, up to 15 times and waits of up to 1000 s, unseen
+    // and not cancellable: a request "in flight" could outlast a cancel by minutes. berth's own retries
+    // (`retry.rs`) are bounded, counted and stop at a cancel.
+    config.default_retry = false;
     let url = config.cluster_url.to_string();
     let default_namespace = config.default_namespace.clone();
     let client = kube::Client::try_from(config).map_err(ConnectError::Client)?;

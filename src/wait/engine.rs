@@ -205,8 +205,21 @@ pub async fn wait(
         }
     };
     watches.abort_all();
+    if outcome == Outcome::Ready {
+        // A Job counts as ready once started; its last status may be older than the wait's end (a watch that
+        // was down when it completed). Read such Jobs once more, so the report says how they stand now.
+        let refresh = state.refresh_unfinished(cluster, targets);
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => {}
+            _ = tokio::time::timeout(REFRESH_LIMIT, refresh) => {}
+        }
+    }
     state.report(outcome, started.elapsed())
 }
+
+/// How long the end-of-wait read of unfinished Jobs may take.
+const REFRESH_LIMIT: Duration = Duration::from_secs(5);
 
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     match deadline {
@@ -411,6 +424,34 @@ impl<'a> WaitState<'a> {
             .filter(|pod| owners.iter().any(|owner| is_owned_by(pod, owner)))
             .filter(|pod| kind.is_current_pod(object, pod))
             .find_map(|pod| pod_failure(pod, now, &self.options.pod_rules))
+    }
+
+    /// Reads again the targets that completed no work yet by their last status (Jobs in progress), and records
+    /// what the judge says of them now.
+    async fn refresh_unfinished(&mut self, cluster: &Cluster, targets: &[Target]) {
+        if self.options.desired != Status::Current || self.options.wait_for_jobs {
+            return;
+        }
+        for target in targets {
+            let reference = &target.resolved.reference;
+            let unfinished = self
+                .objects
+                .get(reference)
+                .and_then(Option::as_ref)
+                .zip(workload_kind(reference))
+                .is_some_and(|(object, workload)| workload.not_complete(object).is_some());
+            if !unfinished {
+                continue;
+            }
+            let Ok(Some(object)) = crate::cluster::get_object(cluster, &target.resolved).await else { continue };
+            let object = Arc::new(object);
+            let judge = Arc::clone(&self.options.judge);
+            let now = jiff::Timestamp::now();
+            let dirty = vec![(reference.clone(), Some(Arc::clone(&object)))];
+            let Ok(judged) = tokio::task::spawn_blocking(move || judge_all(&judge, dirty, now)).await else { continue };
+            self.objects.insert(reference.clone(), Some(object));
+            self.record_judgements(judged, now);
+        }
     }
 
     fn finished(&self) -> Option<Outcome> {

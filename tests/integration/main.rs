@@ -19,3 +19,4 @@ mod sim_helm;
 mod sim_kube;
 mod sim_kubectl;
 mod snapshots_cli;
+mod soak_sim;
