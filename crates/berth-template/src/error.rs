@@ -1,321 +1,232 @@
-//! Error types for the template engine.
+//! Errors, worded and shaped as Go's text/template prints them.
 //!
-//! All fallible operations return [`Result<T>`], an alias for
-//! `std::result::Result<T, TemplateError>`. Variants are split by phase
-//! (lexing, parsing, execution) so callers can pattern-match for targeted
-//! diagnostics.
+//! Helm parses and reprints Go's error strings (`cleanupParseError`, `reformatExecErrorMsg`), so the
+//! `Display` of every error here is byte-for-byte Go's: `template: NAME:LINE: MSG` for parse errors,
+//! `template: NAME:LINE:COL: executing "NAME" at <NODE>: MSG` for runtime errors, with the error of a
+//! failing function appended after `error calling FUNC: `. The same data is available structured
+//! ([`ParseError`], [`ExecError`], [`std::error::Error::source`] for the chain) for callers that print
+//! errors their own way.
 
-use alloc::format;
-use alloc::string::String;
-use thiserror::Error;
+use std::fmt;
 
-/// Shared formatter for source-location errors (parse and lex). With a name,
-/// the format matches Go: `template: foo.tmpl:12:5: msg`. Without a name, the
-/// name segment is dropped but the rest of the format stays the same.
-fn fmt_src_err(name: &Option<String>, line: usize, col: usize, message: &str) -> String {
-    match name {
-        Some(n) => format!("template: {n}:{line}:{col}: {message}"),
-        None => format!("template: {line}:{col}: {message}"),
+use crate::parse::quote::quote;
+
+/// A parse error: `template: NAME:LINE: MSG`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// The name of the text being parsed (Go's `ParseName`).
+    pub name: String,
+    /// The line of the last item read when the error was found.
+    pub line: usize,
+    /// Go's message (`unexpected EOF`, `function "x" not defined`, ...).
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "template: {}:{}: {}", self.name, self.line, self.message)
     }
 }
 
-/// Formatter for context-aware escaping errors, mirroring Go's
-/// `html/template` `Error.Error()`. Go emits one of three shapes depending on
-/// how much position it captured:
-/// - `html/template:<name>:<line>:<col>: <description>` for errors that carry a
-///   parse node (a `{{...}}` action, branch, or `{{template}}` call), via Go's
-///   `Tree.ErrorContext`;
-/// - `html/template:<name>:<line>: <description>` when only a line is known;
-/// - `html/template:<name>: <description>` when no position is known — which is
-///   what Go itself produces for errors raised inside the text/tag transition
-///   machine (e.g. `ErrBadHTML`, `ErrEndContext`), since those carry no node.
-///
-/// Documented divergence: this port reproduces the line but **not** the column.
-/// The escaping pass works over parsed trees with the source text no longer in
-/// hand, and reconstructing Go's byte column would require both retaining the
-/// source and matching Go's exact node-position convention. A `line == 0`
-/// therefore renders as the position-less form, faithfully matching Go for the
-/// transition-machine errors; the node-carrying errors match Go up to the
-/// missing `:<col>`.
-#[cfg(feature = "html")]
-fn fmt_escape_err(name: &Option<String>, line: usize, description: &str) -> String {
-    match (name, line) {
-        (Some(n), l) if l != 0 => format!("html/template:{n}:{l}: {description}"),
-        (Some(n), _) => format!("html/template:{n}: {description}"),
-        (None, l) if l != 0 => format!("html/template::{l}: {description}"),
-        (None, _) => format!("html/template: {description}"),
+impl std::error::Error for ParseError {}
+
+/// Where a runtime error happened: the text's name, 1-based line, and column as Go counts it (the byte
+/// offset from the start of the line, 0-based on the first line too).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The name of the text the node was parsed from.
+    pub name: String,
+    /// 1-based line.
+    pub line: usize,
+    /// Byte offset within the line.
+    pub col: usize,
+}
+
+/// A runtime error: Go's `ExecError`.
+#[derive(Debug, Clone)]
+pub struct ExecError {
+    /// The template being executed (`executing "NAME"`).
+    pub template: String,
+    /// Where, when Go knows the node (otherwise the error reads `template: NAME: MSG`).
+    pub location: Option<Location>,
+    /// The node's text, as Go's `Node.String()` prints it (`.Values.foo.bar`, `include "x" .`).
+    pub node: String,
+    /// The message (`nil pointer evaluating interface {}.bar`, or `error calling include` when `cause`
+    /// holds the function's error).
+    pub message: String,
+    /// The error a function returned (`error calling FUNC: <cause>`); it may itself be a template error of
+    /// a nested execution (`include`, `tpl`).
+    pub cause: Option<Box<TemplateError>>,
+}
+
+impl fmt::Display for ExecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.location {
+            Some(loc) => write!(
+                f,
+                "template: {}:{}:{}: executing {} at <{}>: {}",
+                loc.name,
+                loc.line,
+                loc.col,
+                quote(&self.template),
+                self.node,
+                self.message
+            )?,
+            None => write!(f, "template: {}: {}", self.template, self.message)?,
+        }
+        if let Some(cause) = &self.cause {
+            write!(f, ": {cause}")?;
+        }
+        Ok(())
     }
 }
 
-/// The code for a context-aware escaping error, mirroring the `ErrorCode`
-/// values of Go's `html/template` package (its `error.go`). Available only with
-/// the `html` feature.
-#[cfg(feature = "html")]
-#[cfg_attr(docsrs, doc(cfg(feature = "html")))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EscapeErrorCode {
-    /// A `{{.}}` appears in an ambiguous context within a URL, e.g.
-    /// `<a href="{{if .C}}/foo?a={{else}}/bar/{{end}}{{.X}}">`.
-    AmbigContext,
-    /// The template produced malformed HTML: a banned rune in a tag or
-    /// attribute name, or an unquoted attribute value that cannot be escaped.
-    BadHtml,
-    /// `{{if}}`, `{{range}}`, or `{{with}}` branches end in different contexts.
-    BranchEnd,
-    /// The template ended in a non-text context (e.g. an unclosed tag, quote,
-    /// or `<script>` element).
-    EndContext,
-    /// A `{{template}}` action referenced a template that is not defined.
-    NoSuchTemplate,
-    /// The output context of a (recursively called) template could not be
-    /// computed.
-    OutputContext,
-    /// A JavaScript regexp character set `/foo[a-z/` was left unclosed.
-    PartialCharset,
-    /// A `{{.}}` interrupted an unfinished escape sequence, e.g. `\{{.X}}`.
-    PartialEscape,
-    /// A `{{range}}` body re-enters ending in a different context than it began.
-    ///
-    /// Retained for parity with Go's `ErrRangeLoopReentry` code, but — like Go
-    /// — never emitted: this failure surfaces as [`BranchEnd`](Self::BranchEnd)
-    /// with an `"on range loop re-entry: …"` description prefix.
-    RangeLoopReentry,
-    /// A `/` in JavaScript could be a division operator or a regexp start and
-    /// the context is ambiguous.
-    SlashAmbig,
-    /// A predefined escaper (`html`/`urlquery`) was used where it is disallowed.
-    PredefinedEscaper,
-    /// Deprecated in Go and never emitted: an action inside a JS template
-    /// literal (now escaped like any other JS context). Present for parity.
-    JsTemplate,
-}
-
-/// The error type returned by all template operations.
-///
-/// Variants group by phase: lexing ([`Lex`](Self::Lex)), parsing
-/// ([`Parse`](Self::Parse)), execution (several structured variants, plus
-/// [`Exec`](Self::Exec) as a catch-all string for rare cases), and I/O
-/// ([`Io`](Self::Io), [`ReadFile`](Self::ReadFile)). Prefer matching on the
-/// structured variants when available rather than parsing [`Exec`](Self::Exec)
-/// strings.
-///
-/// # Examples
-///
-/// ```
-/// use berth_template::Template;
-///
-/// let result = Template::new("t").parse("{{.X");
-/// assert!(result.is_err());
-/// let err = result.err().unwrap();
-/// assert!(err.to_string().contains("unclosed action"));
-/// ```
-#[derive(Debug, Error)]
+/// Every error the engine returns.
+#[derive(Debug, Clone)]
 pub enum TemplateError {
-    /// A syntax error found during parsing, with source location.
-    ///
-    /// The optional `name` tags the template's origin (e.g. the file name
-    /// when parsing via [`parse_files`](crate::Template::parse_files)). It is
-    /// prefixed Go-style in the `Display` output:
-    /// `template: <name>:<line>:<col>: <message>`.
-    #[error("{}", fmt_src_err(name, *line, *col, message))]
-    Parse {
-        /// Source of the template (e.g. file name) if known.
-        name: Option<String>,
-        /// 1-based line number in the template source.
-        line: usize,
-        /// 1-based column number in the template source.
-        col: usize,
-        /// Human-readable description of the parse error.
-        message: String,
+    /// A syntax error.
+    Parse(ParseError),
+    /// A runtime error at a node of a template.
+    Runtime(Box<ExecError>),
+    /// `ExecuteTemplate` was asked for a template the set does not have.
+    NoTemplate {
+        /// The requested name.
+        name: String,
+        /// The set's own name.
+        set: String,
     },
-
-    /// An error found during lexical scanning.
-    ///
-    /// Shares the `Parse` variant's shape and `Display` format. The message
-    /// itself describes the lex-specific failure, so no extra preamble is
-    /// added.
-    #[error("{}", fmt_src_err(name, *line, *col, message))]
-    Lex {
-        /// Source of the template (e.g. file name) if known.
-        name: Option<String>,
-        /// 1-based line number in the template source.
-        line: usize,
-        /// 1-based column number in the template source.
-        col: usize,
-        /// Human-readable description of the lex error.
-        message: String,
-    },
-
-    /// A general execution error (type mismatch, invalid operation, etc.).
-    ///
-    /// Prefer the structured variants below when they apply.
-    #[error("execution error: {0}")]
+    /// The error a function or method returned, as Go's `errors.New(message)`: it prints as the message
+    /// alone, and the engine wraps it as `error calling NAME: message`.
     Exec(String),
-
-    /// An index or slice bound was outside the sequence it addressed.
-    #[error("index out of range: {index}")]
+    /// A function's index argument was out of range: `index out of range: N`.
     IndexOutOfRange {
-        /// The offending index as supplied (may be negative).
+        /// The index.
         index: i64,
     },
-
-    /// A value had the wrong type for the operation attempted on it.
-    #[error("type mismatch: expected {expected}, got {got}")]
+    /// A function got a value of the wrong type: `wrong type for value; expected T; got U`.
     TypeMismatch {
-        /// The type name the operation required (e.g. `"int"`, `"list"`).
+        /// The Go type expected.
         expected: &'static str,
-        /// The actual type of the offending value.
+        /// The Go type received.
         got: &'static str,
     },
-
-    /// A required map key was missing and [`MissingKey::Error`](crate::MissingKey::Error) is set.
-    #[error("map has no entry for key: {key}")]
-    MissingKey {
-        /// The key that was looked up.
-        key: String,
-    },
-
-    /// Executor recursion depth exceeded.
-    ///
-    /// Triggered by deeply nested `{{template}}` calls or `{{if}}`/`{{with}}`/
-    /// `{{range}}` bodies. The limit is internal and not configurable.
-    #[error("recursion limit exceeded")]
-    RecursionLimit,
-
-    /// The per-execution `{{range}}` iteration budget was exhausted.
-    ///
-    /// Configurable via [`Template::max_range_iters`](crate::Template::max_range_iters).
-    #[error("range iteration budget exhausted")]
-    RangeIterLimit,
-
-    /// A user-registered template function panicked.
-    #[cfg(feature = "std")]
-    #[error("function {name} panicked: {message}")]
-    FuncPanic {
-        /// Name of the function that panicked.
-        name: String,
-        /// Best-effort description of the panic payload.
-        message: String,
-    },
-
-    /// A `{{template "name"}}` action referenced a template that was never defined.
-    #[error("undefined template: {0}")]
-    UndefinedTemplate(String),
-
-    /// A template action referenced a function that is not registered.
-    ///
-    /// Register custom functions with [`Template::func`](crate::Template::func)
-    /// before calling [`parse`](crate::Template::parse).
-    #[error("undefined function: {0}")]
-    UndefinedFunction(String),
-
-    /// A template action referenced a variable that has not been declared.
-    #[error("undefined variable: {0}")]
-    UndefinedVariable(String),
-
-    /// A function was called with the wrong number of arguments.
-    #[error("wrong number of arguments: {name} expects {expected}, got {got}")]
+    /// A function got the wrong number of arguments: `wrong number of args for F: want N got M`.
     ArgCount {
-        /// Name of the function that was called.
+        /// The function.
         name: String,
-        /// Minimum number of arguments expected.
+        /// How many it takes.
         expected: usize,
-        /// Actual number of arguments provided.
+        /// How many it got.
         got: usize,
     },
-
-    /// A `{{range}}` action was applied to a value that is not iterable
-    /// ([`Value::List`](crate::value::Value::List), [`Value::Map`](crate::value::Value::Map),
-    /// or [`Value::Int`](crate::value::Value::Int)).
-    #[error("cannot range over {0}")]
-    NotIterable(String),
-
-    /// Failed to read a template file passed to
-    /// [`Template::parse_files`](crate::Template::parse_files).
-    #[cfg(feature = "std")]
-    #[error("failed to read template file {path}: {source}")]
-    ReadFile {
-        /// The path that failed to open.
-        path: String,
-        /// The underlying I/O error.
-        #[source]
-        source: std::io::Error,
-    },
-
-    /// [`Template::parse_files`](crate::Template::parse_files) was called
-    /// with an empty slice of filenames.
-    #[cfg(feature = "std")]
-    #[error("no files named in call to parse_files")]
-    NoFiles,
-
-    /// A glob pattern passed to
-    /// [`Template::parse_glob`](crate::Template::parse_glob) was malformed
-    /// (e.g. unbalanced `[`).
-    #[cfg(feature = "glob")]
-    #[error("invalid pattern {pattern:?} at position {pos}: {msg}")]
-    BadPattern {
-        /// The offending pattern.
-        pattern: String,
-        /// Approximate character index into `pattern` where the failure was
-        /// detected, as reported by the [`glob`] crate.
-        pos: usize,
-        /// Static description of the failure, as reported by the [`glob`] crate.
-        msg: &'static str,
-    },
-
-    /// An I/O error occurred while writing template output.
-    #[cfg(feature = "std")]
-    #[error("io error: {0}")]
-    Io(#[from] std::io::Error),
-
-    /// A formatting/write error occurred while writing template output.
-    #[error("write error")]
-    Write,
-
-    /// A context-aware escaping error from the `html` feature's escaping pass.
-    ///
-    /// Raised while escaping a [`html::Template`](crate::html::Template) (lazily,
-    /// on first execute) when the template cannot be safely contextualized —
-    /// see [`EscapeErrorCode`] for the specific reason. Mirrors the errors from
-    /// Go's `html/template`. The rendered message reproduces Go's line but not
-    /// its byte column; a `line` of `0` renders without any position, matching
-    /// Go's own output for transition-machine errors.
-    #[cfg(feature = "html")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "html")))]
-    #[error("{}", fmt_escape_err(name, *line, description))]
-    Escape {
-        /// The specific escaping-failure code.
-        code: EscapeErrorCode,
-        /// Name of the template being escaped, if known.
-        name: Option<String>,
-        /// 1-based line number in the template source (`0` when unknown, which
-        /// — matching Go — renders without any position). The byte column Go
-        /// also reports for node-carrying errors is not tracked.
-        line: usize,
-        /// Human-readable description of the escaping error.
-        description: String,
-    },
 }
 
-impl From<core::fmt::Error> for TemplateError {
-    fn from(_: core::fmt::Error) -> Self {
-        TemplateError::Write
+impl TemplateError {
+    /// A function error with this message (Go's `errors.New`/`fmt.Errorf` result).
+    pub fn msg(message: impl fmt::Display) -> Self {
+        TemplateError::Exec(message.to_string())
+    }
+
+    /// The runtime error, if this is one.
+    pub fn as_exec(&self) -> Option<&ExecError> {
+        match self {
+            TemplateError::Runtime(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The parse error, if this is one.
+    pub fn as_parse(&self) -> Option<&ParseError> {
+        match self {
+            TemplateError::Parse(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The innermost error of the chain (the function error at the bottom of nested `include`s).
+    pub fn root_cause(&self) -> &TemplateError {
+        let mut current = self;
+        while let TemplateError::Runtime(e) = current {
+            match &e.cause {
+                Some(cause) => current = cause,
+                None => break,
+            }
+        }
+        current
     }
 }
 
-/// Lets [`TemplateError`] serve as the error type of the `serde` feature's
-/// [`Value`](crate::Value) serializer. Serialization failures (unrepresentable
-/// map keys, out-of-range 128-bit integers) surface as [`Exec`](Self::Exec).
-/// Reusing the catch-all variant avoids an enum addition that would break
-/// downstream exhaustive matches.
-#[cfg(feature = "serde")]
-#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
-impl serde::ser::Error for TemplateError {
-    fn custom<T: core::fmt::Display>(msg: T) -> Self {
-        TemplateError::Exec(alloc::string::ToString::to_string(&msg))
+impl fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TemplateError::Parse(e) => write!(f, "{e}"),
+            TemplateError::Runtime(e) => write!(f, "{e}"),
+            TemplateError::NoTemplate { name, set } => {
+                write!(f, "template: no template {} associated with template {}", quote(name), quote(set))
+            }
+            TemplateError::Exec(message) => f.write_str(message),
+            TemplateError::IndexOutOfRange { index } => write!(f, "index out of range: {index}"),
+            TemplateError::TypeMismatch { expected, got } => {
+                write!(f, "wrong type for value; expected {expected}; got {got}")
+            }
+            TemplateError::ArgCount { name, expected, got } => {
+                write!(f, "wrong number of args for {name}: want {expected} got {got}")
+            }
+        }
     }
 }
 
-/// Alias for `Result<T, TemplateError>`, the return type of every fallible
-/// operation in this crate.
-pub type Result<T> = core::result::Result<T, TemplateError>;
+impl std::error::Error for TemplateError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            TemplateError::Runtime(e) => e.cause.as_deref().map(|c| c as &(dyn std::error::Error + 'static)),
+            _ => None,
+        }
+    }
+}
+
+impl From<ParseError> for TemplateError {
+    fn from(e: ParseError) -> Self {
+        TemplateError::Parse(e)
+    }
+}
+
+impl From<ExecError> for TemplateError {
+    fn from(e: ExecError) -> Self {
+        TemplateError::Runtime(Box::new(e))
+    }
+}
+
+/// `Result<T, TemplateError>`.
+pub type Result<T> = std::result::Result<T, TemplateError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_errors_print_as_go() {
+        let inner = ExecError {
+            template: "x".into(),
+            location: Some(Location { name: "c/templates/_h.tpl".into(), line: 2, col: 10 }),
+            node: ".Values.foo.bar".into(),
+            message: "nil pointer evaluating interface {}.bar".into(),
+            cause: None,
+        };
+        let outer = ExecError {
+            template: "c/templates/a.yaml".into(),
+            location: Some(Location { name: "c/templates/a.yaml".into(), line: 1, col: 3 }),
+            node: "include \"x\" .".into(),
+            message: "error calling include".into(),
+            cause: Some(Box::new(inner.into())),
+        };
+        let err = TemplateError::from(outer);
+        assert_eq!(
+            err.to_string(),
+            "template: c/templates/a.yaml:1:3: executing \"c/templates/a.yaml\" at <include \"x\" .>: \
+             error calling include: template: c/templates/_h.tpl:2:10: executing \"x\" at \
+             <.Values.foo.bar>: nil pointer evaluating interface {}.bar"
+        );
+        assert!(err.root_cause().to_string().starts_with("template: c/templates/_h.tpl"));
+    }
+}

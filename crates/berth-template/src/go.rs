@@ -10,52 +10,20 @@
 //! | Category | Functions | Go equivalent |
 //! |----------|-----------|---------------|
 //! | sprintf | [`sprintf`] | `fmt.Sprintf` |
-//! | Sprint spacing | [`needs_space`] | `fmt.Sprint` inter-arg spacing rule |
 //! | Quoting | [`go_quote_into`], [`try_backquote_into`] | `strconv.Quote`, `%#q` |
 //! | Sci-notation | [`write_normalized_sci`] | Exponent `e+00` format |
 //! | `%g` formatting | [`write_g_default`], [`write_g_with_precision`] | `%g` / `%.Ng` |
 //! | Integer bases | [`format_int_base_into`] | `%x`, `%o`, `%b` with sign handling |
-//! | HTML escape | [`html_escape`] | `template.HTMLEscapeString` |
-//! | JS escape | [`js_escape`] | `template.JSEscapeString` |
-//! | URL encode | [`url_encode`] | `template.URLQueryEscaper` |
 //! | Hex float parse | [`parse_hex_float`] | Hex float literal `0x1.Fp10` |
 
-use alloc::format;
-use alloc::string::String;
 use core::fmt::Write;
+use std::format;
+use std::string::String;
 
 use crate::error::Result;
 use crate::value::Value;
 
 // fmt.Sprint spacing
-/// Returns `true` when Go's `fmt.Sprint` would insert a space between two
-/// adjacent arguments (i.e. neither is a string).
-pub(crate) fn needs_space(prev: &Value, next: &Value) -> bool {
-    // Trusted content (`Value::Safe`) is string-kind, so — like a plain string —
-    // it does not get a surrounding space in `print`.
-    fn is_stringish(v: &Value) -> bool {
-        match v {
-            Value::String(_) => true,
-            #[cfg(feature = "html")]
-            Value::Safe { .. } => true,
-            _ => false,
-        }
-    }
-    !is_stringish(prev) && !is_stringish(next)
-}
-
-/// `fmt.Sprint`: render every argument, inserting a space between two adjacent
-/// args exactly when [`needs_space`] says so.
-pub(crate) fn sprint(args: &[Value]) -> String {
-    let mut out = String::new();
-    for (i, arg) in args.iter().enumerate() {
-        if i > 0 && needs_space(&args[i - 1], arg) {
-            out.push(' ');
-        }
-        let _ = write!(out, "{arg}");
-    }
-    out
-}
 
 // sprintf
 /// Maximum allowed printf width or precision. Larger values are clamped to
@@ -65,11 +33,7 @@ pub(crate) fn sprint(args: &[Value]) -> String {
 pub(crate) const PRINTF_MAX_LEN: usize = u16::MAX as usize;
 
 fn clamp_fmt_len(n: usize) -> usize {
-    if n > PRINTF_MAX_LEN {
-        PRINTF_MAX_LEN
-    } else {
-        n
-    }
+    if n > PRINTF_MAX_LEN { PRINTF_MAX_LEN } else { n }
 }
 
 /// Parsed printf format specifier (`flags`, `width`, `precision`).
@@ -212,9 +176,7 @@ fn parse_uint_digits(chars: &mut core::iter::Peekable<core::str::Chars<'_>>) -> 
     let mut n: usize = 0;
     let mut any = false;
     while let Some(c) = chars.next_if(|c| c.is_ascii_digit()) {
-        n = n
-            .saturating_mul(10)
-            .saturating_add((c as u8 - b'0') as usize);
+        n = n.saturating_mul(10).saturating_add((c as u8 - b'0') as usize);
         any = true;
     }
     any.then_some(n)
@@ -422,10 +384,7 @@ fn sprintf_into(out: &mut String, fmt_str: &str, args: &[Value]) -> Result<()> {
         // `[N]` already fired in this directive, to avoid double-reorder
         // on `%[1][2]d`.
         if !had_index_marker
-            && matches!(
-                consume_index(&mut chars, out, &mut arg_idx, &mut reordered, args.len()),
-                IndexOutcome::Bad
-            )
+            && matches!(consume_index(&mut chars, out, &mut arg_idx, &mut reordered, args.len()), IndexOutcome::Bad)
         {
             continue;
         }
@@ -470,17 +429,6 @@ fn sprintf_into(out: &mut String, fmt_str: &str, args: &[Value]) -> Result<()> {
                     }
                     spec.pad_in_place(out, start, false);
                 }
-                // Trusted content prints as its underlying string.
-                #[cfg(feature = "html")]
-                Value::Safe { .. } => {
-                    match spec.precision {
-                        Some(prec) => write_display_truncated(out, arg, prec),
-                        None => {
-                            let _ = write!(out, "{}", arg);
-                        }
-                    }
-                    spec.pad_in_place(out, start, false);
-                }
                 _ => write_bad_verb(out, verb, arg),
             },
             'd' => match arg {
@@ -516,11 +464,7 @@ fn sprintf_into(out: &mut String, fmt_str: &str, args: &[Value]) -> Result<()> {
             'e' | 'E' => match arg.as_float() {
                 Some(f) => {
                     let prec = spec.precision.unwrap_or(6);
-                    let raw = if verb == 'e' {
-                        format!("{:.prec$e}", f)
-                    } else {
-                        format!("{:.prec$E}", f)
-                    };
+                    let raw = if verb == 'e' { format!("{:.prec$e}", f) } else { format!("{:.prec$E}", f) };
                     write_normalized_sci(out, &raw, verb == 'E', false);
                     apply_float_sign_in_place(out, start, f, &spec);
                     spec.pad_in_place(out, start, true);
@@ -564,10 +508,7 @@ fn sprintf_into(out: &mut String, fmt_str: &str, args: &[Value]) -> Result<()> {
                             // Surrogates, > U+10FFFF, and control chars get no quote —
                             // matching Go's `strconv.IsPrint` gate (close enough for
                             // ASCII; full Unicode-graphic parity would need a table).
-                            if let Some(c) = u32::try_from(u)
-                                .ok()
-                                .and_then(char::from_u32)
-                                .filter(|c| !c.is_control())
+                            if let Some(c) = u32::try_from(u).ok().and_then(char::from_u32).filter(|c| !c.is_control())
                             {
                                 let _ = write!(out, " '{}'", c);
                             }
@@ -682,10 +623,7 @@ fn write_display_truncated(out: &mut String, arg: &Value, max_chars: usize) {
             Ok(())
         }
     }
-    let mut w = Truncate {
-        out,
-        remaining: max_chars,
-    };
+    let mut w = Truncate { out, remaining: max_chars };
     let _ = write!(w, "{}", arg);
 }
 
@@ -740,17 +678,10 @@ fn write_bad_arg(out: &mut String, arg: &Value) {
 /// consumed, yielding `2 * N` hex characters, not `N`.
 fn format_string_hex_into(out: &mut String, s: &str, upper: bool, spec: &FmtSpec) {
     let bytes = s.as_bytes();
-    let take = spec
-        .precision
-        .map(|p| p.min(bytes.len()))
-        .unwrap_or(bytes.len());
+    let take = spec.precision.map(|p| p.min(bytes.len())).unwrap_or(bytes.len());
     out.reserve(take * 2);
     for b in &bytes[..take] {
-        let _ = if upper {
-            write!(out, "{:02X}", b)
-        } else {
-            write!(out, "{:02x}", b)
-        };
+        let _ = if upper { write!(out, "{:02X}", b) } else { write!(out, "{:02x}", b) };
     }
 }
 
@@ -826,11 +757,7 @@ fn write_normalized_sci(out: &mut String, raw: &str, upper: bool, strip_zeros: b
     let e_pos = raw.bytes().position(|b| b == b'e' || b == b'E');
     let Some(e_pos) = e_pos else {
         // No exponent: emit the mantissa-only form, optionally stripped.
-        out.push_str(if strip_zeros {
-            trim_trailing_zeros_view(raw)
-        } else {
-            raw
-        });
+        out.push_str(if strip_zeros { trim_trailing_zeros_view(raw) } else { raw });
         return;
     };
     let mut mantissa = &raw[..e_pos];
@@ -872,9 +799,7 @@ fn trim_trailing_zeros_view(s: &str) -> &str {
 /// a power-of-ten boundary (e.g. `999999.999…` rounding up to `1e6`).
 fn decimal_exp(f: f64) -> i32 {
     let s = format!("{:e}", f.abs());
-    s.find('e')
-        .and_then(|i| s[i + 1..].parse::<i32>().ok())
-        .unwrap_or(0)
+    s.find('e').and_then(|i| s[i + 1..].parse::<i32>().ok()).unwrap_or(0)
 }
 
 /// Write a float into `out` using Go's `%g` default precision (shortest
@@ -908,11 +833,7 @@ fn write_g_with_precision(out: &mut String, f: f64, prec: usize, upper: bool) {
         let raw = format!("{:.prec$e}", f, prec = e_prec);
         write_normalized_sci(out, &raw, upper, true);
     } else {
-        let f_prec = if prec as i32 > exp + 1 {
-            (prec as i32 - exp - 1) as usize
-        } else {
-            0
-        };
+        let f_prec = if prec as i32 > exp + 1 { (prec as i32 - exp - 1) as usize } else { 0 };
         let raw = format!("{:.prec$}", f, prec = f_prec);
         out.push_str(trim_trailing_zeros_view(&raw));
     }
@@ -961,23 +882,14 @@ fn format_uint_base_into(out: &mut String, u: u64, base: char, spec: &FmtSpec) {
 /// Shared core for the signed and unsigned base formatters: writes `mag`'s
 /// digits in `base` with `sign` prepended, applying Go's zero-pad / precision /
 /// `#`-prefix rules described on [`format_int_base_into`].
-fn format_magnitude_base_into(
-    out: &mut String,
-    mag: u64,
-    sign: Option<char>,
-    base: char,
-    spec: &FmtSpec,
-) {
+fn format_magnitude_base_into(out: &mut String, mag: u64, sign: Option<char>, base: char, spec: &FmtSpec) {
     let mut digits = String::new();
     let _ = match base {
         'x' => write!(digits, "{:x}", mag),
         'X' => write!(digits, "{:X}", mag),
         'o' => write!(digits, "{:o}", mag),
         'b' => write!(digits, "{:b}", mag),
-        #[allow(
-            clippy::unreachable,
-            reason = "private helper; callers only pass 'x', 'X', 'o', 'b'"
-        )]
+        #[allow(clippy::unreachable, reason = "private helper; callers only pass 'x', 'X', 'o', 'b'")]
         _ => unreachable!(),
     };
 
@@ -986,10 +898,9 @@ fn format_magnitude_base_into(
     // over the zero flag.
     let digit_target = match spec.precision {
         Some(p) => p,
-        None if spec.zero && !spec.left_align => spec
-            .width
-            .map(|w| w.saturating_sub(sign.is_some() as usize))
-            .unwrap_or(0),
+        None if spec.zero && !spec.left_align => {
+            spec.width.map(|w| w.saturating_sub(sign.is_some() as usize)).unwrap_or(0)
+        }
         None => 0,
     };
     if digits.len() < digit_target {
@@ -1017,10 +928,7 @@ fn format_magnitude_base_into(
                     out.push('0');
                 }
             }
-            #[allow(
-                clippy::unreachable,
-                reason = "private helper; callers only pass 'x', 'X', 'o', 'b'"
-            )]
+            #[allow(clippy::unreachable, reason = "private helper; callers only pass 'x', 'X', 'o', 'b'")]
             _ => unreachable!(),
         }
     }
@@ -1028,80 +936,6 @@ fn format_magnitude_base_into(
 }
 
 // Escaping functions
-/// HTML-escape a string, replacing `&`, `<`, `>`, `"`, `'`, and NUL bytes.
-///
-/// Matches Go's `template.HTMLEscapeString`. NUL bytes are replaced with the
-/// Unicode replacement character (U+FFFD). Quotes use numeric entities
-/// (`&#34;`, `&#39;`) for brevity, matching Go's choice.
-pub fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '\0' => out.push('\u{FFFD}'), // Go replaces NUL with Unicode replacement char
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&#34;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(ch),
-        }
-    }
-    out
-}
-
-/// JavaScript-escape a string for safe embedding in JS string literals.
-///
-/// Matches Go's `template.JSEscapeString`. Escapes backslash, quotes,
-/// angle brackets (`<`, `>`), ampersand, equals sign, all control
-/// characters below U+0020, and the JSON-in-HTML-hostile line/paragraph
-/// separators U+2028 / U+2029 — all as `\uXXXX`.
-pub fn js_escape(s: &str) -> String {
-    let mut out = String::new();
-    for ch in s.chars() {
-        match ch {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\'' => out.push_str("\\'"),
-            // Go's JSEscape uses \uXXXX (uppercase hex) for all control
-            // characters, including \t, \n, \r (no shorthand escapes).
-            '<' => out.push_str("\\u003C"),
-            '>' => out.push_str("\\u003E"),
-            '&' => out.push_str("\\u0026"),
-            '=' => out.push_str("\\u003D"),
-            // U+2028 LINE SEPARATOR / U+2029 PARAGRAPH SEPARATOR — valid
-            // in JSON but illegal mid-string in JavaScript pre-ES2019.
-            // Go escapes both to keep `<script>` payloads safe.
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            _ if (ch as u32) < 0x20 => {
-                write!(out, "\\u{:04X}", ch as u32).ok();
-            }
-            _ => out.push(ch),
-        }
-    }
-    out
-}
-
-/// Percent-encode a string for use in URL query parameters (form-encoding).
-///
-/// Matches Go's `template.URLQueryEscaper` / `url.QueryEscape`: unreserved
-/// characters (`A-Z`, `a-z`, `0-9`, `-`, `_`, `.`, `~`) pass through, space
-/// becomes `+`, and everything else is `%XX`-encoded.
-pub fn url_encode(s: &str) -> String {
-    let mut out = String::new();
-    for byte in s.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(byte as char);
-            }
-            b' ' => out.push('+'),
-            _ => {
-                write!(out, "%{:02X}", byte).ok();
-            }
-        }
-    }
-    out
-}
 
 // Hex float parsing
 /// Parse a hex float literal like `0x1.Fp10` or `-0x1p-2`.
@@ -1112,25 +946,13 @@ pub(crate) fn parse_hex_float(s: &str) -> Option<f64> {
     let s = s.trim_start_matches('+').trim_start_matches('-');
     let s = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
 
-    let (mantissa_str, exp_str) = if let Some(p) = s.find(['p', 'P']) {
-        (&s[..p], &s[p + 1..])
-    } else {
-        (s, "0")
-    };
+    let (mantissa_str, exp_str) = if let Some(p) = s.find(['p', 'P']) { (&s[..p], &s[p + 1..]) } else { (s, "0") };
 
     let mantissa = if let Some(dot) = mantissa_str.find('.') {
         let int_part = &mantissa_str[..dot];
         let frac_part = &mantissa_str[dot + 1..];
-        let int_val = if int_part.is_empty() {
-            0u64
-        } else {
-            u64::from_str_radix(int_part, 16).ok()?
-        };
-        let frac_val = if frac_part.is_empty() {
-            0u64
-        } else {
-            u64::from_str_radix(frac_part, 16).ok()?
-        };
+        let int_val = if int_part.is_empty() { 0u64 } else { u64::from_str_radix(int_part, 16).ok()? };
+        let frac_val = if frac_part.is_empty() { 0u64 } else { u64::from_str_radix(frac_part, 16).ok()? };
         let frac_bits = frac_part.len() as i32 * 4;
         int_val as f64 + frac_val as f64 / (2f64).powi(frac_bits)
     } else {
@@ -1149,7 +971,7 @@ pub(crate) fn parse_hex_float(s: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloc::string::ToString;
+    use std::string::ToString;
 
     // Helper: run sprintf with Value args and return the String.
     fn sf(fmt: &str, args: &[Value]) -> String {
@@ -1182,11 +1004,7 @@ mod tests {
 
     fn go_backquote(s: &str) -> Option<String> {
         let mut out = String::new();
-        if try_backquote_into(&mut out, s) {
-            Some(out)
-        } else {
-            None
-        }
+        if try_backquote_into(&mut out, s) { Some(out) } else { None }
     }
 
     // `base` is a single-char string (`"x"`, `"X"`, `"o"`, `"b"`) so the
@@ -1241,29 +1059,6 @@ mod tests {
     }
 
     // needs_space
-    #[test]
-    fn needs_space_two_ints() {
-        assert!(needs_space(&Value::Int(1), &Value::Int(2)));
-    }
-
-    #[test]
-    fn needs_space_two_strings() {
-        let a = Value::String("a".into());
-        let b = Value::String("b".into());
-        assert!(!needs_space(&a, &b));
-    }
-
-    #[test]
-    fn needs_space_string_int() {
-        let s = Value::String("x".into());
-        assert!(!needs_space(&s, &Value::Int(1)));
-        assert!(!needs_space(&Value::Int(1), &s));
-    }
-
-    #[test]
-    fn needs_space_bool_bool() {
-        assert!(needs_space(&Value::Bool(true), &Value::Bool(false)));
-    }
 
     // go_quote
     #[test]
@@ -1566,112 +1361,10 @@ mod tests {
     }
 
     // html_escape
-    #[test]
-    fn html_basic() {
-        assert_eq!(html_escape("<b>hi</b>"), "&lt;b&gt;hi&lt;/b&gt;");
-    }
-
-    #[test]
-    fn html_ampersand() {
-        assert_eq!(html_escape("a&b"), "a&amp;b");
-    }
-
-    #[test]
-    fn html_quotes() {
-        assert_eq!(html_escape(r#"a"b'c"#), "a&#34;b&#39;c");
-    }
-
-    #[test]
-    fn html_nul() {
-        assert_eq!(html_escape("a\0b"), "a\u{FFFD}b");
-    }
-
-    #[test]
-    fn html_passthrough() {
-        assert_eq!(html_escape("hello world"), "hello world");
-    }
-
-    #[test]
-    fn html_empty() {
-        assert_eq!(html_escape(""), "");
-    }
 
     // js_escape
-    #[test]
-    fn js_basic() {
-        assert_eq!(js_escape("It'd be nice."), "It\\'d be nice.");
-    }
-
-    #[test]
-    fn js_backslash_and_quotes() {
-        assert_eq!(js_escape(r#"a\b"c"#), r#"a\\b\"c"#);
-    }
-
-    #[test]
-    fn js_newline_tab() {
-        assert_eq!(js_escape("a\nb\tc"), "a\\u000Ab\\u0009c");
-    }
-
-    #[test]
-    fn js_angle_brackets_ampersand_equals() {
-        assert_eq!(js_escape("<b>&="), "\\u003Cb\\u003E\\u0026\\u003D");
-    }
-
-    #[test]
-    fn js_control_char() {
-        assert_eq!(js_escape("\x01"), "\\u0001"); // already uppercase (single digit)
-    }
-
-    #[test]
-    fn js_carriage_return() {
-        assert_eq!(js_escape("\r"), "\\u000D");
-    }
-
-    #[test]
-    fn js_passthrough() {
-        assert_eq!(js_escape("hello"), "hello");
-    }
-
-    #[test]
-    fn js_empty() {
-        assert_eq!(js_escape(""), "");
-    }
 
     // url_encode
-    #[test]
-    fn url_basic() {
-        // Form-encoding: space → '+', not '%20'.
-        assert_eq!(url_encode("hello world"), "hello+world");
-    }
-
-    #[test]
-    fn url_unreserved_passthrough() {
-        assert_eq!(url_encode("az-AZ-09-_.~"), "az-AZ-09-_.~");
-    }
-
-    #[test]
-    fn url_special_chars() {
-        assert_eq!(url_encode("a&b=c"), "a%26b%3Dc");
-    }
-
-    #[test]
-    fn url_slash() {
-        assert_eq!(
-            url_encode("http://www.example.org/"),
-            "http%3A%2F%2Fwww.example.org%2F"
-        );
-    }
-
-    #[test]
-    fn url_unicode() {
-        // é = 0xC3 0xA9 in UTF-8
-        assert_eq!(url_encode("café"), "caf%C3%A9");
-    }
-
-    #[test]
-    fn url_empty() {
-        assert_eq!(url_encode(""), "");
-    }
 
     // parse_hex_float
     #[test]
@@ -2122,12 +1815,7 @@ mod tests {
         assert_eq!(
             sf(
                 "%d %s %d %s",
-                &[
-                    Value::Int(1),
-                    Value::String("one".into()),
-                    Value::Int(2),
-                    Value::String("two".into())
-                ]
+                &[Value::Int(1), Value::String("one".into()), Value::Int(2), Value::String("two".into())]
             ),
             "1 one 2 two"
         );

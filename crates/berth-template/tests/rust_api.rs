@@ -26,26 +26,6 @@ use berth_template::{MissingKey, Template, tmap};
 // Only the `std`/`glob` filesystem tests use this; gate it so non-`std` test
 // builds don't see an unused-item warning (or, with its users gated away, an
 // orphan).
-#[cfg(feature = "std")]
-struct TempDir(std::path::PathBuf);
-#[cfg(feature = "std")]
-impl TempDir {
-    fn new(label: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("gotmpl_test_{label}_{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-    fn path(&self) -> &std::path::Path {
-        &self.0
-    }
-}
-#[cfg(feature = "std")]
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 // Value::Function variant and call builtin
 #[test]
@@ -75,11 +55,7 @@ fn test_function_value_truthy() {
 #[test]
 fn test_missingkey_error_integration() {
     let data = tmap! { "X" => 1i64 };
-    let result = Template::new("test")
-        .missing_key(MissingKey::Error)
-        .parse("{{.Y}}")
-        .unwrap()
-        .execute_to_string(&data);
+    let result = Template::new("test").missing_key(MissingKey::Error).parse("{{.Y}}").unwrap().execute_to_string(&data);
     assert!(result.is_err());
     assert!(result.unwrap_err().to_string().contains("no entry for key"));
 }
@@ -99,25 +75,15 @@ fn test_missingkey_zero() {
 #[test]
 fn test_missingkey_from_str() {
     assert_eq!("error".parse::<MissingKey>().unwrap(), MissingKey::Error);
-    assert_eq!(
-        "invalid".parse::<MissingKey>().unwrap(),
-        MissingKey::Invalid
-    );
-    assert_eq!(
-        "default".parse::<MissingKey>().unwrap(),
-        MissingKey::Invalid
-    );
+    assert_eq!("invalid".parse::<MissingKey>().unwrap(), MissingKey::Invalid);
+    assert_eq!("default".parse::<MissingKey>().unwrap(), MissingKey::Invalid);
     assert_eq!("zero".parse::<MissingKey>().unwrap(), MissingKey::ZeroValue);
     assert!("garbage".parse::<MissingKey>().is_err());
 }
 
 #[test]
 fn test_missingkey_display_roundtrip() {
-    for mk in [
-        MissingKey::Invalid,
-        MissingKey::ZeroValue,
-        MissingKey::Error,
-    ] {
+    for mk in [MissingKey::Invalid, MissingKey::ZeroValue, MissingKey::Error] {
         let s = mk.to_string();
         assert_eq!(s.parse::<MissingKey>().unwrap(), mk);
     }
@@ -132,11 +98,7 @@ fn test_max_exec_depth() {
         .unwrap()
         .execute_to_string(&Value::Nil);
     let err = result.expect_err("expected recursion limit error");
-    assert!(
-        matches!(err, berth_template::TemplateError::RecursionLimit),
-        "expected RecursionLimit, got {:?}",
-        err
-    );
+    assert!(err.to_string().contains("exceeded maximum template depth"), "got {err}");
 }
 
 // Successive parse calls (Go's Parse method semantics)
@@ -169,10 +131,7 @@ fn test_parse_define_override() {
 
 #[test]
 fn test_parse_syntax_error() {
-    let result = Template::new("root")
-        .parse("main")
-        .unwrap()
-        .parse("{{define}}");
+    let result = Template::new("root").parse("main").unwrap().parse("{{define}}");
     assert!(result.is_err());
 }
 
@@ -205,10 +164,7 @@ fn test_parse_empty_define_does_not_replace_existing() {
 // Clone API
 #[test]
 fn test_clone_preserves_missingkey_error() {
-    let original = Template::new("t")
-        .missing_key(MissingKey::Error)
-        .parse("{{.X}}")
-        .unwrap();
+    let original = Template::new("t").missing_key(MissingKey::Error).parse("{{.X}}").unwrap();
 
     let cloned = original.clone();
 
@@ -220,10 +176,7 @@ fn test_clone_preserves_missingkey_error() {
 
 #[test]
 fn test_clone_preserves_custom_delims() {
-    let original = Template::new("t")
-        .delims("<<", ">>")
-        .parse("<<.X>>")
-        .unwrap();
+    let original = Template::new("t").delims("<<", ">>").parse("<<.X>>").unwrap();
 
     // Clone should inherit the parsed tree (delims were applied at parse time)
     let data = tmap! { "X" => "hello" };
@@ -289,16 +242,10 @@ fn test_to_value_slice_and_array() {
     use berth_template::ToValue;
 
     let arr = [1i64, 2, 3];
-    assert_eq!(
-        arr.to_value(),
-        Value::List(vec![Value::Int(1), Value::Int(2), Value::Int(3)].into())
-    );
+    assert_eq!(arr.to_value(), Value::List(vec![Value::Int(1), Value::Int(2), Value::Int(3)].into()));
 
     let slice: &[i64] = &[4, 5];
-    assert_eq!(
-        slice.to_value(),
-        Value::List(vec![Value::Int(4), Value::Int(5)].into())
-    );
+    assert_eq!(slice.to_value(), Value::List(vec![Value::Int(4), Value::Int(5)].into()));
 }
 
 #[test]
@@ -309,10 +256,7 @@ fn test_to_value_vecdeque() {
     let mut vd = VecDeque::new();
     vd.push_back(1i64);
     vd.push_back(2);
-    assert_eq!(
-        vd.to_value(),
-        Value::List(vec![Value::Int(1), Value::Int(2)].into())
-    );
+    assert_eq!(vd.to_value(), Value::List(vec![Value::Int(1), Value::Int(2)].into()));
 }
 
 #[test]
@@ -323,10 +267,7 @@ fn test_to_value_linked_list() {
     let mut ll = LinkedList::new();
     ll.push_back("a");
     ll.push_back("b");
-    assert_eq!(
-        ll.to_value(),
-        Value::List(vec![Value::String("a".into()), Value::String("b".into())].into())
-    );
+    assert_eq!(ll.to_value(), Value::List(vec![Value::String("a".into()), Value::String("b".into())].into()));
 }
 
 #[test]
@@ -339,10 +280,7 @@ fn test_to_value_btreeset() {
     s.insert(1);
     s.insert(2);
     // BTreeSet iterates in sorted order
-    assert_eq!(
-        s.to_value(),
-        Value::List(vec![Value::Int(1), Value::Int(2), Value::Int(3)].into())
-    );
+    assert_eq!(s.to_value(), Value::List(vec![Value::Int(1), Value::Int(2), Value::Int(3)].into()));
 }
 
 #[test]
@@ -357,7 +295,6 @@ fn test_to_value_btreemap_str_keys() {
     assert_eq!(val, tmap! { "x" => 1i64, "y" => 2i64 });
 }
 
-#[cfg(feature = "std")]
 #[test]
 fn test_to_value_hashmap() {
     use berth_template::ToValue;
@@ -374,7 +311,6 @@ fn test_to_value_hashmap() {
     assert_eq!(val2, tmap! { "b" => 2i64 });
 }
 
-#[cfg(feature = "std")]
 #[test]
 fn test_to_value_hashset() {
     use berth_template::ToValue;
@@ -385,10 +321,7 @@ fn test_to_value_hashset() {
     s.insert(1);
     s.insert(2);
     // HashSet ToValue sorts for determinism
-    assert_eq!(
-        s.to_value(),
-        Value::List(vec![Value::Int(1), Value::Int(2), Value::Int(3)].into())
-    );
+    assert_eq!(s.to_value(), Value::List(vec![Value::Int(1), Value::Int(2), Value::Int(3)].into()));
 }
 
 // From impls for Value
@@ -401,10 +334,7 @@ fn test_from_str_and_string() {
 #[test]
 fn test_from_vec_of_values() {
     let v: Vec<Value> = vec![Value::Int(1), Value::Int(2)];
-    assert_eq!(
-        Value::from(v),
-        Value::List(vec![Value::Int(1), Value::Int(2)].into())
-    );
+    assert_eq!(Value::from(v), Value::List(vec![Value::Int(1), Value::Int(2)].into()));
 }
 
 #[test]
@@ -414,7 +344,7 @@ fn test_from_btreemap_string_keys() {
     m.insert("k".to_string(), Value::Int(1));
     let v: Value = m.into();
     assert!(matches!(v, Value::Map(_)));
-    assert_eq!(v.field("k"), Some(&Value::Int(1)));
+    assert_eq!(v.field("k"), Some(Value::Int(1)));
 }
 
 #[test]
@@ -432,19 +362,15 @@ fn test_from_arc_payloads_are_zero_copy() {
     let list_ptr = Arc::as_ptr(&list);
     let v = Value::from(Arc::clone(&list));
     if let Value::List(ref inner) = v {
-        assert!(core::ptr::eq(Arc::as_ptr(inner), list_ptr));
+        assert!(core::ptr::eq(Arc::as_ptr(inner.as_arc()), list_ptr));
     } else {
         panic!("expected Value::List");
     }
 
-    use alloc::collections::BTreeMap;
-    let mut inner_map: BTreeMap<Arc<str>, Value> = BTreeMap::new();
-    inner_map.insert("x".into(), Value::Int(1));
-    let m: Arc<BTreeMap<Arc<str>, Value>> = Arc::new(inner_map);
-    let m_ptr = Arc::as_ptr(&m);
-    let v = Value::from(Arc::clone(&m));
+    let m = berth_template::Map::new();
+    let v = Value::from(m.clone());
     if let Value::Map(ref inner) = v {
-        assert!(core::ptr::eq(Arc::as_ptr(inner), m_ptr));
+        assert!(inner.ptr_eq(&m));
     } else {
         panic!("expected Value::Map");
     }
@@ -453,22 +379,8 @@ fn test_from_arc_payloads_are_zero_copy() {
 #[test]
 fn test_from_entries_roundtrip_via_tmap() {
     let v = tmap! { "a" => 1i64, "b" => 2i64 };
-    assert_eq!(v.field("a"), Some(&Value::Int(1)));
-    assert_eq!(v.field("b"), Some(&Value::Int(2)));
-}
-
-#[test]
-fn test_slice_negative_error_echoes_input_value() {
-    // Regression: previously `Option<i64> as usize` cast -1 to usize::MAX,
-    // so the error message printed a huge unsigned number. The message must
-    // show the caller's actual (negative) index so the error is actionable.
-    let list = Value::List(Arc::from(vec![Value::Int(1), Value::Int(2), Value::Int(3)]));
-    let err = list.slice(Some(-1), None).unwrap_err().to_string();
-    assert!(err.contains("-1"), "error should mention -1, got: {err}");
-    assert!(
-        !err.contains("18446744073709551615") && !err.contains("9223372036854775807"),
-        "error leaks overflowed integer: {err}"
-    );
+    assert_eq!(v.field("a"), Some(Value::Int(1)));
+    assert_eq!(v.field("b"), Some(Value::Int(2)));
 }
 
 #[test]
@@ -511,11 +423,7 @@ fn test_missingkey_invalid_default_renders_no_value() {
     // Go: with no missingkey option (or "default"/"invalid"), `{{.Missing}}`
     // on a present map renders as `<no value>`. Our default is `Invalid`.
     let data = tmap! { "X" => 1i64 };
-    let out = Template::new("t")
-        .parse("{{.Missing}}")
-        .unwrap()
-        .execute_to_string(&data)
-        .unwrap();
+    let out = Template::new("t").parse("{{.Missing}}").unwrap().execute_to_string(&data).unwrap();
     assert_eq!(out, "<no value>");
 }
 
@@ -547,10 +455,7 @@ fn test_missingkey_error_top_level() {
         .unwrap()
         .execute_to_string(&data)
         .unwrap_err();
-    assert!(
-        matches!(err, berth_template::TemplateError::MissingKey { .. }),
-        "expected MissingKey, got {err:?}"
-    );
+    assert!(err.to_string().contains("map has no entry for key"), "got {err}");
 }
 
 #[test]
@@ -586,11 +491,7 @@ fn test_missingkey_invalid_three_level_miss() {
     // {{.X.Y.Z}} default mode: .X present, .Y missing → Nil, .Z on Nil → Nil.
     // Renders as `<no value>` rather than erroring.
     let data = tmap! { "X" => tmap! { "Other" => 1i64 } };
-    let out = Template::new("t")
-        .parse("{{.X.Y.Z}}")
-        .unwrap()
-        .execute_to_string(&data)
-        .unwrap();
+    let out = Template::new("t").parse("{{.X.Y.Z}}").unwrap().execute_to_string(&data).unwrap();
     assert_eq!(out, "<no value>");
 }
 
@@ -605,15 +506,7 @@ fn test_missingkey_error_three_level_miss_stops_at_first_miss() {
         .unwrap()
         .execute_to_string(&data)
         .unwrap_err();
-    match err {
-        berth_template::TemplateError::MissingKey { key } => {
-            assert_eq!(
-                key, "Y",
-                "should error on first missing key, not later ones"
-            );
-        }
-        other => panic!("expected MissingKey, got {other:?}"),
-    }
+    assert_eq!(err.to_string(), "template: t:1:4: executing \"t\" at <.X.Y.Z>: map has no entry for key \"Y\"");
 }
 
 #[test]
@@ -629,59 +522,17 @@ fn test_block_override_with_nested_pipeline() {
     assert_eq!(tmpl.execute_to_string(&data).unwrap(), "[a/b/c/]");
 }
 
-#[test]
-fn test_slice_full_range_shares_storage() {
-    // Slicing a List over its full range should return the same Arc, not allocate.
-    let list_val = Value::List(Arc::from(vec![Value::Int(1), Value::Int(2), Value::Int(3)]));
-    let list_inner_ptr = match &list_val {
-        Value::List(a) => Arc::as_ptr(a),
-        _ => unreachable!(),
-    };
-    let sliced = list_val.slice(None, None).unwrap();
-    match &sliced {
-        Value::List(a) => assert!(core::ptr::eq(Arc::as_ptr(a), list_inner_ptr)),
-        _ => panic!("expected Value::List"),
-    }
-
-    // Same for String.
-    let str_val = Value::String(Arc::from("hello"));
-    let str_inner_ptr = match &str_val {
-        Value::String(a) => Arc::as_ptr(a),
-        _ => unreachable!(),
-    };
-    let sliced = str_val.slice(Some(0), Some(5)).unwrap();
-    match &sliced {
-        Value::String(a) => assert!(core::ptr::eq(Arc::as_ptr(a), str_inner_ptr)),
-        _ => panic!("expected Value::String"),
-    }
-}
-
 // add_parse_tree API
 #[test]
 fn test_add_parse_tree_to_unparsed() {
-    use berth_template::parse::{ListNode, Node, Pos, TextNode};
-
-    // Should not panic
-    let tmpl = Template::new("t").add_parse_tree(
-        "greeting",
-        ListNode {
-            pos: Pos::new(0, 1),
-            nodes: vec![Node::Text(TextNode {
-                pos: Pos::new(0, 1),
-                text: "hello".into(),
-            })],
-        },
-    );
+    let mut tmpl = Template::new("t");
+    tmpl.add("greeting", "hello").unwrap();
 
     // The main template was never parsed, so execute should fail
     assert!(tmpl.execute_to_string(&Value::Nil).is_err());
 
     // But execute_template should work for the added tree
-    assert_eq!(
-        tmpl.execute_template_to_string("greeting", &Value::Nil)
-            .unwrap(),
-        "hello"
-    );
+    assert_eq!(tmpl.execute_template_to_string("greeting", &Value::Nil).unwrap(), "hello");
 }
 
 // UTF-8 escape edge cases
@@ -692,209 +543,61 @@ fn test_add_parse_tree_to_unparsed() {
 // These tests pin the current behavior of the escape-processing path.
 
 #[test]
-fn test_utf8_escape_lone_surrogate_is_dropped() {
-    // \uD800 is a lone high surrogate. char::from_u32 returns None, and the
-    // lexer silently skips it. Surrounding text is preserved.
-    let out = Template::new("t")
-        .parse(r#"X{{"\uD800"}}Y"#)
-        .unwrap()
-        .execute_to_string(&Value::Nil)
-        .unwrap();
-    assert_eq!(out, "XY");
+fn test_utf8_escape_lone_surrogate_is_a_parse_error() {
+    // \uD800 is a lone high surrogate: Go's strconv.Unquote rejects it.
+    let err = Template::new("t").parse(r#"X{{"\uD800"}}Y"#).unwrap_err();
+    assert_eq!(err.to_string(), "template: t:1: invalid syntax");
 }
 
 #[test]
-fn test_utf8_escape_beyond_max_codepoint_is_dropped() {
+fn test_utf8_escape_beyond_max_codepoint_is_a_parse_error() {
     // U+110000 is past the last valid Unicode codepoint.
-    let out = Template::new("t")
-        .parse(r#"A{{"\U00110000"}}B"#)
-        .unwrap()
-        .execute_to_string(&Value::Nil)
-        .unwrap();
-    assert_eq!(out, "AB");
+    let err = Template::new("t").parse(r#"A{{"\U00110000"}}B"#).unwrap_err();
+    assert_eq!(err.to_string(), "template: t:1: invalid syntax");
 }
 
 #[test]
 fn test_utf8_escape_noncharacter_preserved() {
     // U+FFFE is a Unicode noncharacter but a valid Rust `char` — it must
     // flow through unchanged.
-    let out = Template::new("t")
-        .parse("[{{.}}]")
-        .unwrap()
-        .execute_to_string(&Value::String("\u{FFFE}".into()))
-        .unwrap();
+    let out =
+        Template::new("t").parse("[{{.}}]").unwrap().execute_to_string(&Value::String("\u{FFFE}".into())).unwrap();
     assert_eq!(out, "[\u{FFFE}]");
 }
 
 #[test]
 fn test_utf8_bom_in_text_is_preserved() {
     // A leading byte-order mark is not stripped from the template body.
-    let out = Template::new("t")
-        .parse("\u{FEFF}hello")
-        .unwrap()
-        .execute_to_string(&Value::Nil)
-        .unwrap();
+    let out = Template::new("t").parse("\u{FEFF}hello").unwrap().execute_to_string(&Value::Nil).unwrap();
     assert_eq!(out, "\u{FEFF}hello");
 }
 
 #[test]
-fn test_utf8_invalid_hex_escape_is_dropped() {
-    // `\xZZ` has non-hex digits → from_str_radix fails → silently dropped.
-    let out = Template::new("t")
-        .parse(r#"A{{"\xZZ"}}B"#)
+fn test_utf8_invalid_hex_escape_is_a_parse_error() {
+    let err = Template::new("t").parse(r#"A{{"\xZZ"}}B"#).unwrap_err();
+    assert_eq!(err.to_string(), "template: t:1: invalid syntax");
+}
+
+// Source positions with UTF-8 prefixes: Go's parse errors give the line only; runtime errors give the
+// byte column within the line.
+
+#[test]
+fn test_parse_error_line_after_utf8() {
+    let err = Template::new("t").parse("日本語\né{{}}").err().expect("expected parse error");
+    assert_eq!(err.to_string(), "template: t:2: missing value for command");
+}
+
+#[test]
+fn test_runtime_error_column_counts_bytes() {
+    let err = Template::new("t")
+        .missing_key(MissingKey::Error)
+        .parse("éé{{.X}}")
         .unwrap()
-        .execute_to_string(&Value::Nil)
-        .unwrap();
-    assert_eq!(out, "AB");
+        .execute_to_string(&tmap! {})
+        .unwrap_err();
+    // `é` is two bytes: `.X` starts at byte 6 of the line.
+    assert_eq!(err.to_string(), "template: t:1:6: executing \"t\" at <.X>: map has no entry for key \"X\"");
 }
-
-// Source-position reporting with UTF-8 prefixes
-//
-// The lexer tracks positions as character indices into the source (it holds
-// the source as `Vec<char>`). Both parse errors (via `Token::line_col`) and
-// AST node offsets should report *character* columns/offsets so that a UTF-8
-// prefix doesn't skew the reported location.
-
-fn parse_err_line_col(src: &str) -> (usize, usize) {
-    use berth_template::TemplateError;
-    match Template::new("t")
-        .parse(src)
-        .err()
-        .expect("expected parse error")
-    {
-        TemplateError::Parse { line, col, .. } => (line, col),
-        other => panic!("expected Parse error, got {other:?}"),
-    }
-}
-
-#[test]
-fn test_parse_error_col_ascii_baseline() {
-    // Establish what "correct" looks like with no UTF-8 involved.
-    // "{{}}" → empty command; error reported at the `}}` (end of the action).
-    let (line, col) = parse_err_line_col("{{}}");
-    assert_eq!(line, 1);
-    assert_eq!(col, 5);
-}
-
-#[test]
-fn test_parse_error_col_after_two_byte_utf8() {
-    // "é{{}}" — one multi-byte char before the action. The error column must
-    // advance by 1 per character, not per UTF-8 byte.
-    let (line, col) = parse_err_line_col("é{{}}");
-    assert_eq!(line, 1);
-    assert_eq!(
-        col, 6,
-        "column must count characters, not bytes (got {col})"
-    );
-}
-
-#[test]
-fn test_parse_error_col_after_four_byte_utf8() {
-    // "🎉{{}}" — 🎉 is a 4-byte UTF-8 sequence. Column should still be 6.
-    let (line, col) = parse_err_line_col("🎉{{}}");
-    assert_eq!(line, 1);
-    assert_eq!(
-        col, 6,
-        "4-byte UTF-8 char must count as a single column (got {col})"
-    );
-}
-
-#[test]
-fn test_parse_error_col_after_multiple_utf8_chars() {
-    // "ééé{{}}" — three 2-byte chars. Column should be 8.
-    let (line, col) = parse_err_line_col("ééé{{}}");
-    assert_eq!(line, 1);
-    assert_eq!(col, 8, "got {col}");
-}
-
-#[test]
-fn test_parse_error_line_and_col_across_newline_after_utf8() {
-    // UTF-8 on line 1, error on line 2 after another UTF-8 char.
-    // Line tracking should be unaffected; column on line 2 should count chars.
-    let (line, col) = parse_err_line_col("日本語\né{{}}");
-    assert_eq!(line, 2);
-    assert_eq!(col, 6, "got ({line}, {col})");
-}
-
-#[test]
-fn test_parse_tree_node_offsets_are_byte_indices() {
-    // AST node offsets are documented (see Pos::offset) as byte offsets into
-    // the source. For "éé{{.X}}", `é` is 2 bytes so `.` sits at byte 6.
-    use berth_template::parse::{Expr, Node, Parser};
-
-    let src = "éé{{.X}}";
-    let (tree, _) = Parser::new(src, "{{", "}}").unwrap().parse().unwrap();
-
-    let action = tree
-        .nodes
-        .iter()
-        .find_map(|n| {
-            if let Node::Action(a) = n {
-                Some(a)
-            } else {
-                None
-            }
-        })
-        .expect("expected an Action node");
-
-    let field_expr = &action.pipe.commands[0].args[0];
-    assert!(matches!(field_expr, Expr::Field(_, _)));
-    assert_eq!(
-        field_expr.pos().offset,
-        6,
-        "Pos::offset must be a byte offset; got {}",
-        field_expr.pos().offset
-    );
-    assert_eq!(field_expr.pos().line, 1);
-}
-
-#[test]
-fn test_parse_tree_text_node_offset_after_utf8_and_newlines() {
-    // Text node after a UTF-8 line should have line=2 and offset pointing to
-    // the character index of that text in the source.
-    use berth_template::parse::{Node, Parser};
-
-    let src = "日本語\nhello{{.}}";
-    let (tree, _) = Parser::new(src, "{{", "}}").unwrap().parse().unwrap();
-
-    // First Text node holds "日本語\nhello" and starts at char index 0.
-    // (Line for a multi-line text token follows the lexer's convention of
-    // reporting the line at emit time, so we don't pin it here.)
-    let first_text = tree
-        .nodes
-        .iter()
-        .find_map(|n| if let Node::Text(t) = n { Some(t) } else { None })
-        .expect("expected a Text node");
-    assert_eq!(first_text.pos.offset, 0);
-    assert_eq!(&*first_text.text, "日本語\nhello");
-
-    // The Action `{{.}}` comes after "日本語\nhello" which is 9 bytes (3 CJK
-    // chars × 3 bytes) + 1 '\n' + "hello" (5) = 15 bytes, then `{{` (2) puts
-    // the `.` at byte 17.
-    let action = tree
-        .nodes
-        .iter()
-        .find_map(|n| {
-            if let Node::Action(a) = n {
-                Some(a)
-            } else {
-                None
-            }
-        })
-        .expect("expected an Action node");
-    let dot_expr = &action.pipe.commands[0].args[0];
-    assert_eq!(dot_expr.pos().offset, 17, "got {}", dot_expr.pos().offset);
-    assert_eq!(dot_expr.pos().line, 2);
-}
-
-// Method-style access (Phase 1.1)
-//
-// Go's text/template dispatches `.Foo` to a struct method named `Foo` when one
-// exists, and propagates a `(T, error)` second return as an execution error.
-// We have no reflection and no method table, so `.Foo` is just a field lookup
-// against the dot value. These tests pin that divergence so it does not
-// silently change. Callers that need callable behavior should expose a
-// `Value::Function` field and invoke it via the `call` builtin.
 
 #[test]
 fn test_method_style_access_on_map_without_key_returns_no_value() {
@@ -902,11 +605,7 @@ fn test_method_style_access_on_map_without_key_returns_no_value() {
     // with the default (Invalid), it renders as `<no value>` — there is no
     // method dispatch.
     let data = tmap! { "X" => 1i64 };
-    let out = Template::new("t")
-        .parse("{{.Method}}")
-        .unwrap()
-        .execute_to_string(&data)
-        .unwrap();
+    let out = Template::new("t").parse("{{.Method}}").unwrap().execute_to_string(&data).unwrap();
     assert_eq!(out, "<no value>");
 }
 
@@ -919,10 +618,7 @@ fn test_method_style_access_on_map_with_error_mode_errors() {
         .unwrap()
         .execute_to_string(&data)
         .unwrap_err();
-    assert!(
-        matches!(err, berth_template::TemplateError::MissingKey { .. }),
-        "expected MissingKey, got {err:?}"
-    );
+    assert!(err.to_string().contains("map has no entry for key"), "got {err}");
 }
 
 #[test]
@@ -930,11 +626,7 @@ fn test_method_style_access_on_nil_receiver_is_nil() {
     // Pin: dotted access against an untyped Nil receiver returns Nil (renders
     // as `<no value>`) instead of erroring. Go would error on a typed-nil
     // method call; we do not model typed-nil at all.
-    let out = Template::new("t")
-        .parse("{{.Method}}")
-        .unwrap()
-        .execute_to_string(&Value::Nil)
-        .unwrap();
+    let out = Template::new("t").parse("{{.Method}}").unwrap().execute_to_string(&Value::Nil).unwrap();
     assert_eq!(out, "<no value>");
 }
 
@@ -943,14 +635,10 @@ fn test_method_style_access_on_non_map_value_errors() {
     // Pin: dotted access against a non-Map, non-Nil value (e.g. an Int) is
     // an execution error. Exact-match keeps the message wording stable; any
     // future Pos prefix or wording tweak will trip this and force an update.
-    let err = Template::new("t")
-        .parse("{{.Method}}")
-        .unwrap()
-        .execute_to_string(&Value::Int(7))
-        .unwrap_err();
+    let err = Template::new("t").parse("{{.Method}}").unwrap().execute_to_string(&Value::Int(7)).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "execution error: can't evaluate field Method in type int",
+        "template: t:1:2: executing \"t\" at <.Method>: can't evaluate field Method in type int"
     );
 }
 
@@ -962,11 +650,7 @@ fn test_method_substitute_via_call_on_function_field() {
     // method-error semantics described in the TODO.
     let f: berth_template::ValueFunc = Arc::new(|_args| Err(berth_template::TemplateError::Exec("boom".into())));
     let data = tmap! { "Method" => Value::Function(f) };
-    let err = Template::new("t")
-        .parse("{{call .Method}}")
-        .unwrap()
-        .execute_to_string(&data)
-        .unwrap_err();
+    let err = Template::new("t").parse("{{call .Method}}").unwrap().execute_to_string(&data).unwrap_err();
     assert!(err.to_string().contains("boom"), "got: {err}");
 }
 
@@ -1006,13 +690,9 @@ fn test_two_step_cycle_aborts_with_recursion_limit() {
         {{define "b"}}{{template "a" .}}{{end}}
         {{template "a" .}}
     "#;
-    let err = Template::new("root")
-        .parse(src)
-        .unwrap()
-        .execute_to_string(&Value::Nil)
-        .err()
-        .expect("expected recursion limit");
-    assert!(matches!(err, berth_template::TemplateError::RecursionLimit));
+    let err =
+        Template::new("root").parse(src).unwrap().execute_to_string(&Value::Nil).expect_err("expected recursion limit");
+    assert!(err.to_string().contains("exceeded maximum template depth"), "got {err}");
 }
 
 #[test]
@@ -1023,13 +703,9 @@ fn test_three_step_cycle_aborts_with_recursion_limit() {
         {{define "c"}}{{template "a" .}}{{end}}
         {{template "a" .}}
     "#;
-    let err = Template::new("root")
-        .parse(src)
-        .unwrap()
-        .execute_to_string(&Value::Nil)
-        .err()
-        .expect("expected recursion limit");
-    assert!(matches!(err, berth_template::TemplateError::RecursionLimit));
+    let err =
+        Template::new("root").parse(src).unwrap().execute_to_string(&Value::Nil).expect_err("expected recursion limit");
+    assert!(err.to_string().contains("exceeded maximum template depth"), "got {err}");
 }
 
 #[test]
@@ -1055,31 +731,6 @@ fn test_guarded_self_recursion_terminates() {
 // Go's `parse_files`/`parse_glob` and successive `parse` calls follow
 // "last-defined wins" for `{{define "x"}}` blocks. Pinned across both APIs.
 
-#[cfg(feature = "std")]
-#[test]
-fn test_parse_files_define_override_last_wins() {
-    let dir = TempDir::new("parse_files_override");
-    let a = dir.path().join("a.tmpl");
-    let b = dir.path().join("b.tmpl");
-    std::fs::write(&a, r#"{{define "foo"}}A{{end}}"#).unwrap();
-    std::fs::write(&b, r#"{{define "foo"}}B{{end}}"#).unwrap();
-
-    let tmpl = Template::new("root")
-        .parse(r#"{{template "foo"}}"#)
-        .unwrap()
-        .parse_files(&[a.to_str().unwrap(), b.to_str().unwrap()])
-        .unwrap();
-    assert_eq!(tmpl.execute_to_string(&Value::Nil).unwrap(), "B");
-
-    // Reverse order — A now wins.
-    let tmpl = Template::new("root")
-        .parse(r#"{{template "foo"}}"#)
-        .unwrap()
-        .parse_files(&[b.to_str().unwrap(), a.to_str().unwrap()])
-        .unwrap();
-    assert_eq!(tmpl.execute_to_string(&Value::Nil).unwrap(), "A");
-}
-
 #[test]
 fn test_successive_parse_calls_define_override_last_wins() {
     let tmpl = Template::new("root")
@@ -1090,16 +741,6 @@ fn test_successive_parse_calls_define_override_last_wins() {
         .parse(r#"{{define "foo"}}second{{end}}"#)
         .unwrap();
     assert_eq!(tmpl.execute_to_string(&Value::Nil).unwrap(), "second");
-}
-
-#[cfg(feature = "std")]
-#[test]
-fn test_parse_files_nonexistent_returns_readfile() {
-    let err = Template::new("t")
-        .parse_files(&["/definitely/not/a/path.tmpl"])
-        .err()
-        .expect("expected ReadFile");
-    assert!(matches!(err, berth_template::TemplateError::ReadFile { .. }));
 }
 
 // Typed-nil vs untyped-nil (Phase 5.3).
@@ -1132,11 +773,7 @@ fn test_option_none_eq_to_nil_literal() {
 fn test_option_none_is_falsy_in_if() {
     // `if` against an absent value falls through to else.
     let data = tmap! { "Maybe" => Option::<i64>::None };
-    let out = Template::new("t")
-        .parse("{{if .Maybe}}yes{{else}}no{{end}}")
-        .unwrap()
-        .execute_to_string(&data)
-        .unwrap();
+    let out = Template::new("t").parse("{{if .Maybe}}yes{{else}}no{{end}}").unwrap().execute_to_string(&data).unwrap();
     assert_eq!(out, "no");
 }
 
@@ -1163,11 +800,7 @@ fn test_unsupported_type_via_to_value_string_bridge() {
         }
     }
     let data = tmap! { "Z" => ComplexLike { re: 1.5, im: 2.5 } };
-    let out = Template::new("t")
-        .parse("{{.Z}}")
-        .unwrap()
-        .execute_to_string(&data)
-        .unwrap();
+    let out = Template::new("t").parse("{{.Z}}").unwrap().execute_to_string(&data).unwrap();
     assert_eq!(out, "1.5+2.5i");
 }
 
@@ -1199,47 +832,33 @@ fn test_unsupported_type_struct_into_map_bridge() {
 // unambiguous error.
 
 #[test]
-fn test_numeric_imaginary_literal_pinned_divergence() {
+fn test_numeric_imaginary_literal_is_unsupported() {
     let err = Template::new("t")
         .parse("{{3i}}")
         .ok()
-        .expect("parse currently succeeds")
+        .expect("parse succeeds, as in Go")
         .execute_to_string(&Value::Nil)
-        .err()
-        .expect("exec must error on the trailing identifier");
-    let msg = err.to_string();
-    assert!(
-        msg.contains("can't give argument to non-function"),
-        "got: {msg}"
-    );
+        .expect_err("complex numbers are not supported at run time");
+    assert_eq!(err.to_string(), "template: t:1:2: executing \"t\" at <3i>: 3i: complex numbers are not supported");
 }
 
 #[test]
 fn test_numeric_incomplete_binary_errors_at_parse() {
-    let err = Template::new("t")
-        .parse("{{0b}}")
-        .err()
-        .expect("expected parse error");
-    assert!(err.to_string().contains("invalid base-2 number"));
+    let err = Template::new("t").parse("{{0b}}").err().expect("expected parse error");
+    assert_eq!(err.to_string(), "template: t:1: illegal number syntax: \"0b\"");
 }
 
 #[test]
 fn test_numeric_incomplete_hex_errors_at_parse() {
-    let err = Template::new("t")
-        .parse("{{0x}}")
-        .err()
-        .expect("expected parse error");
-    assert!(err.to_string().contains("invalid hex number"));
+    let err = Template::new("t").parse("{{0x}}").err().expect("expected parse error");
+    assert_eq!(err.to_string(), "template: t:1: illegal number syntax: \"0x\"");
 }
 
 #[test]
 fn test_numeric_hex_overflow_errors_at_parse() {
     // 17 hex digits — overflows i64. Pin the message.
-    let err = Template::new("t")
-        .parse("{{0xFFFFFFFFFFFFFFFFF}}")
-        .err()
-        .expect("expected parse error");
-    assert!(err.to_string().contains("overflow"));
+    let err = Template::new("t").parse("{{0xFFFFFFFFFFFFFFFFF}}").err().expect("expected parse error");
+    assert_eq!(err.to_string(), "template: t:1: illegal number syntax: \"0xFFFFFFFFFFFFFFFFF\"");
 }
 
 // Deep scope isolation (Phase 1.4).
@@ -1264,11 +883,7 @@ fn test_nested_range_shadowing_restores_outer() {
             {{end}}\
         {{end}}\
         AFTER:{{$x}}";
-    let out = Template::new("t")
-        .parse(src)
-        .unwrap()
-        .execute_to_string(&data)
-        .unwrap();
+    let out = Template::new("t").parse(src).unwrap().execute_to_string(&data).unwrap();
     assert!(out.contains("AFTER:99"), "got: {out}");
     // Sanity — innermost level prints E:1 / E:2 alternating.
     assert!(out.contains("E:1") && out.contains("E:2"));
@@ -1291,12 +906,9 @@ fn test_with_outer_var_restored_after_inner_range_rebind() {
 fn test_template_call_does_not_leak_callee_var_to_caller() {
     // The callee defines `$x` — it must not be visible after the
     // `{{template}}` call returns.
-    let src = r#"{{define "child"}}{{$x := 99}}TPL:{{$x}};{{end}}{{$x := 1}}main:{{$x}};{{template "child"}}again:{{$x}};"#;
-    let out = Template::new("root")
-        .parse(src)
-        .unwrap()
-        .execute_to_string(&Value::Nil)
-        .unwrap();
+    let src =
+        r#"{{define "child"}}{{$x := 99}}TPL:{{$x}};{{end}}{{$x := 1}}main:{{$x}};{{template "child"}}again:{{$x}};"#;
+    let out = Template::new("root").parse(src).unwrap().execute_to_string(&Value::Nil).unwrap();
     assert_eq!(out, "main:1;TPL:99;again:1;");
 }
 
@@ -1305,13 +917,9 @@ fn test_template_call_does_not_see_caller_var() {
     // Mirror: the caller's `$x` must not be visible inside the callee, even
     // when the callee declares no shadow. Go errors on `undefined variable`.
     let src = r#"{{define "child"}}{{$x}}{{end}}{{$x := 1}}{{template "child"}}"#;
-    let err = Template::new("root")
-        .parse(src)
-        .unwrap()
-        .execute_to_string(&Value::Nil)
-        .err()
-        .expect("expected undefined variable error in callee");
-    assert!(matches!(err, berth_template::TemplateError::UndefinedVariable(_)));
+    // Go rejects this at parse time: a define starts with no variables but `$`.
+    let err = Template::new("root").parse(src).err().expect("expected undefined variable error in callee");
+    assert_eq!(err.to_string(), "template: root:1: undefined variable \"$x\"");
 }
 
 // Lookup parity — divergence pin (Phase 8.4).
@@ -1323,18 +931,14 @@ fn test_template_call_does_not_see_caller_var() {
 
 #[test]
 fn test_lookup_returns_listnode_not_template() {
-    let tmpl = Template::new("root")
-        .parse(r#"{{define "child"}}hi {{.X}}{{end}}{{template "child" .}}"#)
-        .unwrap();
+    let tmpl = Template::new("root").parse(r#"{{define "child"}}hi {{.X}}{{end}}{{template "child" .}}"#).unwrap();
     // Has a child.
     let node = tmpl.lookup("child").expect("child should be present");
     // The returned value is a parse-tree borrow, not an executable Template:
     // accessing it does not double-clone the function map.
-    assert!(!node.nodes.is_empty());
+    assert!(!node.root.nodes.is_empty());
     // Replacement for Go's `Lookup("child").Execute(w, data)`:
-    let out = tmpl
-        .execute_template_to_string("child", &tmap! { "X" => "X" })
-        .unwrap();
+    let out = tmpl.execute_template_to_string("child", &tmap! { "X" => "X" }).unwrap();
     assert_eq!(out, "hi X");
 }
 
@@ -1358,18 +962,9 @@ fn test_parser_stops_at_first_error_pinned() {
     //   2. The reported position is the *first* `{{}}` (col < 10), not the
     //      second (which would land at col 14). This catches a future change
     //      that swallows-then-reports.
-    let err = Template::new("t")
-        .parse("a {{}} b {{}} c")
-        .err()
-        .expect("expected parse error");
+    let err = Template::new("t").parse("a {{}}\n b {{}} c").err().expect("expected parse error");
     match err {
-        berth_template::TemplateError::Parse { line, col, .. } => {
-            assert_eq!(line, 1);
-            assert!(
-                col < 10,
-                "should report the first {{}} location, got col {col}",
-            );
-        }
+        berth_template::TemplateError::Parse(e) => assert_eq!(e.line, 1, "should report the first {{}}"),
         other => panic!("expected single Parse variant, got {other:?}"),
     }
 }
@@ -1380,35 +975,9 @@ fn test_parser_stops_at_first_error_pinned() {
 fn test_bom_inside_action_is_lex_error() {
     // BOM (U+FEFF) is not a valid start-of-action character. Pin the error
     // text so any future "lex BOM as space" change surfaces here.
-    let err = Template::new("t")
-        .parse("{{\u{FEFF}.X}}")
-        .err()
-        .expect("expected lex error");
+    let err = Template::new("t").parse("{{\u{FEFF}.X}}").err().expect("expected lex error");
     let msg = err.to_string();
-    assert!(msg.contains("unexpected character"), "got: {msg}");
-}
-
-#[cfg(feature = "std")]
-#[test]
-fn test_parse_files_non_utf8_errors_gracefully() {
-    // TODO.md "Differs from Go" #1 — std::fs::read_to_string enforces UTF-8,
-    // so a file with arbitrary bytes (here, `0xFE 0xFF`) errors at read time
-    // with `ReadFile { source: InvalidData }`, where Go would accept it
-    // (Go strings are byte-slices). Pin the error variant.
-    let dir = TempDir::new("non_utf8");
-    let path = dir.path().join("bad.tmpl");
-    std::fs::write(&path, [0xFEu8, 0xFFu8, b'h', b'i']).unwrap();
-
-    let err = Template::new("bad.tmpl")
-        .parse_files(&[path.to_str().unwrap()])
-        .err()
-        .expect("expected ReadFile error on non-UTF-8 input");
-    match err {
-        berth_template::TemplateError::ReadFile { source, .. } => {
-            assert_eq!(source.kind(), std::io::ErrorKind::InvalidData);
-        }
-        other => panic!("expected ReadFile, got {other:?}"),
-    }
+    assert_eq!(msg, "template: t:1: unrecognized character in action: U+FEFF");
 }
 
 // Custom delimiter edge cases (Phase 3.2 / 6.1).
@@ -1423,12 +992,8 @@ fn test_delims_regex_metachars_are_literal() {
     // verbatim, not as a pattern.
     for (l, r) in [("(?", ")?"), ("[*", "*]"), ("+^", "$+")] {
         let src = format!("hi{}.X{}done", l, r);
-        let out = Template::new("t")
-            .delims(l, r)
-            .parse(&src)
-            .unwrap()
-            .execute_to_string(&tmap! { "X" => "X" })
-            .unwrap();
+        let out =
+            Template::new("t").delims(l, r).parse(&src).unwrap().execute_to_string(&tmap! { "X" => "X" }).unwrap();
         assert_eq!(out, "hiXdone", "delims=({l:?},{r:?})");
     }
 }
@@ -1449,35 +1014,22 @@ fn test_delims_identical_left_and_right_pinned() {
 }
 
 #[test]
-fn test_delims_empty_left_pinned() {
-    // Empty left delim is not silently substituted with `{{` (Go does that)
-    // but produces a parse error downstream — pinning the divergence.
-    let err = Template::new("t")
-        .delims("", "}}")
-        .parse("test")
-        .err()
-        .expect("expected error from empty left delim");
-    let msg = err.to_string();
-    assert!(
-        msg.contains("unclosed action") || msg.contains("delim"),
-        "empty left should error somewhere; got: {msg}"
-    );
+fn test_delims_empty_left_means_default() {
+    // Go substitutes `{{` for an empty left delimiter.
+    let out = Template::new("t").delims("", "}}").parse("a{{.}}").unwrap().execute_to_string(&Value::Int(1)).unwrap();
+    assert_eq!(out, "a1");
 }
 
 #[test]
-fn test_delims_empty_right_errors_at_parse() {
-    // Empty right delim — also errors. Document the message so changes are
-    // intentional.
-    let err = Template::new("t")
+fn test_delims_empty_right_means_default() {
+    // Go substitutes `}}` for an empty right delimiter.
+    let out = Template::new("t")
         .delims("{{", "")
         .parse("hi {{.X}}")
-        .err()
-        .expect("expected error from empty right delim");
-    let msg = err.to_string();
-    assert!(
-        msg.contains("empty command") || msg.contains("delim"),
-        "got: {msg}"
-    );
+        .unwrap()
+        .execute_to_string(&tmap! { "X" => 2i64 })
+        .unwrap();
+    assert_eq!(out, "hi 2");
 }
 
 // Phase 6 — delimiter mixed-content edges.
@@ -1503,12 +1055,8 @@ fn test_default_delims_render_custom_delim_chars_as_text() {
 fn test_custom_delims_text_containing_default_delims() {
     // Inverse direction — text containing `{{x}}` should pass through untouched
     // when delims are `<<`/`>>`.
-    let out = Template::new("t")
-        .delims("<<", ">>")
-        .parse("hello {{x}}")
-        .unwrap()
-        .execute_to_string(&Value::Nil)
-        .unwrap();
+    let out =
+        Template::new("t").delims("<<", ">>").parse("hello {{x}}").unwrap().execute_to_string(&Value::Nil).unwrap();
     assert_eq!(out, "hello {{x}}");
 }
 
@@ -1529,153 +1077,6 @@ fn test_delim_change_mid_template_is_not_supported() {
 // Counterpart to Go's `(*Template).ParseGlob`. Limitations vs Go are
 // documented on the API; tests here exercise the supported surface.
 
-#[cfg(feature = "glob")]
-#[test]
-fn test_parse_glob_loads_all_matches() {
-    let dir = TempDir::new("parse_glob_loads");
-    std::fs::write(dir.path().join("a.tmpl"), r#"{{define "a"}}A{{end}}"#).unwrap();
-    std::fs::write(dir.path().join("b.tmpl"), r#"{{define "b"}}B{{end}}"#).unwrap();
-    // Non-matching extension — must be ignored.
-    std::fs::write(dir.path().join("ignored.txt"), "ignored").unwrap();
-
-    let pattern = format!("{}/*.tmpl", dir.path().display());
-    let tmpl = Template::new("root")
-        .parse(r#"{{template "a" .}}+{{template "b" .}}"#)
-        .unwrap()
-        .parse_glob(&pattern)
-        .unwrap();
-
-    assert_eq!(tmpl.execute_to_string(&Value::Nil).unwrap(), "A+B");
-}
-
-#[cfg(feature = "glob")]
-#[test]
-fn test_parse_glob_no_matches_errors() {
-    let dir = TempDir::new("parse_glob_empty");
-
-    let pattern = format!("{}/*.tmpl", dir.path().display());
-    let result = Template::new("root").parse_glob(&pattern);
-    let err = result.err().expect("expected NoFiles error");
-    assert!(
-        matches!(err, berth_template::TemplateError::NoFiles),
-        "expected NoFiles, got {err:?}"
-    );
-}
-
-#[cfg(feature = "glob")]
-#[test]
-fn test_parse_glob_question_mark() {
-    // `?` matches a single character.
-    let dir = TempDir::new("parse_glob_qmark");
-    std::fs::write(dir.path().join("a.t"), r#"{{define "a.t"}}1{{end}}"#).unwrap();
-    std::fs::write(dir.path().join("b.t"), r#"{{define "b.t"}}2{{end}}"#).unwrap();
-    std::fs::write(dir.path().join("ab.t"), "should not match ?.t").unwrap();
-
-    let pattern = format!("{}/?.t", dir.path().display());
-    let tmpl = Template::new("root").parse_glob(&pattern).unwrap();
-    // Both single-char-name files become known templates.
-    assert!(tmpl.lookup("a.t").is_some());
-    assert!(tmpl.lookup("b.t").is_some());
-    assert!(tmpl.lookup("ab.t").is_none());
-}
-
-#[cfg(feature = "glob")]
-#[test]
-fn test_parse_glob_wildcard_in_dir_component_works() {
-    // The `glob` crate honors wildcards in any path component, matching Go's
-    // `filepath.Glob`. Build a layout `<tmp>/inner-{1,2}/*.tmpl` and verify
-    // both subdirs are visited.
-    let dir = TempDir::new("parse_glob_dir_wildcard");
-    for sub in ["inner-1", "inner-2"] {
-        let p = dir.path().join(sub);
-        std::fs::create_dir_all(&p).unwrap();
-        std::fs::write(
-            p.join("x.tmpl"),
-            format!(r#"{{{{define "{sub}"}}}}{sub}{{{{end}}}}"#),
-        )
-        .unwrap();
-    }
-    let pattern = format!("{}/inner-*/x.tmpl", dir.path().display());
-    let tmpl = Template::new("root").parse_glob(&pattern).unwrap();
-    assert!(tmpl.lookup("inner-1").is_some());
-    assert!(tmpl.lookup("inner-2").is_some());
-}
-
-#[cfg(feature = "glob")]
-#[test]
-fn test_parse_glob_nonexistent_path_errors_no_files() {
-    // The `glob` crate yields no matches for a nonexistent directory rather
-    // than surfacing the underlying `ENOENT` — same shape as Go's
-    // `filepath.Glob`, which returns an empty slice + nil error in that case.
-    let err = Template::new("t")
-        .parse_glob("/definitely/not/a/path/*.tmpl")
-        .err()
-        .expect("expected NoFiles error");
-    assert!(
-        matches!(err, berth_template::TemplateError::NoFiles),
-        "expected NoFiles, got {err:?}"
-    );
-}
-
-#[cfg(feature = "glob")]
-#[test]
-fn test_parse_glob_invalid_pattern_errors() {
-    // Unbalanced `[` is rejected by the `glob` crate at compile time.
-    let err = Template::new("t")
-        .parse_glob("/tmp/[unbalanced")
-        .err()
-        .expect("expected pattern error");
-    match err {
-        berth_template::TemplateError::BadPattern { ref pattern, .. } => {
-            assert_eq!(pattern, "/tmp/[unbalanced");
-        }
-        other => panic!("expected BadPattern, got {other:?}"),
-    }
-}
-
-#[cfg(feature = "glob")]
-#[test]
-fn test_parse_glob_double_star_recurses() {
-    // `**` is a `glob` crate extension over Go's `filepath.Match`; it matches
-    // zero or more path components. Build a nested layout and confirm files
-    // at multiple depths are all collected.
-    let dir = TempDir::new("parse_glob_recursive");
-    std::fs::create_dir_all(dir.path().join("a/b/c")).unwrap();
-    std::fs::write(dir.path().join("top.tmpl"), r#"{{define "top"}}T{{end}}"#).unwrap();
-    std::fs::write(dir.path().join("a/mid.tmpl"), r#"{{define "mid"}}M{{end}}"#).unwrap();
-    std::fs::write(
-        dir.path().join("a/b/c/deep.tmpl"),
-        r#"{{define "deep"}}D{{end}}"#,
-    )
-    .unwrap();
-
-    let pattern = format!("{}/**/*.tmpl", dir.path().display());
-    let tmpl = Template::new("root").parse_glob(&pattern).unwrap();
-    assert!(tmpl.lookup("top").is_some());
-    assert!(tmpl.lookup("mid").is_some());
-    assert!(tmpl.lookup("deep").is_some());
-}
-
-#[cfg(feature = "glob")]
-#[test]
-fn test_parse_glob_character_class() {
-    // `[abc].tmpl` — character class supported via the `glob` crate; Go's
-    // `filepath.Match` agrees.
-    let dir = TempDir::new("parse_glob_class");
-    for name in ["a.tmpl", "b.tmpl", "z.tmpl"] {
-        std::fs::write(
-            dir.path().join(name),
-            format!(r#"{{{{define "{name}"}}}}{name}{{{{end}}}}"#),
-        )
-        .unwrap();
-    }
-    let pattern = format!("{}/[ab].tmpl", dir.path().display());
-    let tmpl = Template::new("root").parse_glob(&pattern).unwrap();
-    assert!(tmpl.lookup("a.tmpl").is_some());
-    assert!(tmpl.lookup("b.tmpl").is_some());
-    assert!(tmpl.lookup("z.tmpl").is_none());
-}
-
 // Runtime error positions — divergence pin (Phase 1.2).
 //
 // Go's text/template prefixes runtime errors with `template: NAME:LINE:COL:`,
@@ -1686,7 +1087,7 @@ fn test_parse_glob_character_class() {
 // explicit update to the new format.
 
 #[test]
-fn test_runtime_error_missingkey_lacks_position_info() {
+fn test_runtime_error_missingkey_has_position() {
     // `.BadField` on line 3, column 1 — Go would say
     //   template: t:3:3: map has no entry for key "BadField"
     // We currently emit only the bare message. Exact-string assertion: the
@@ -1694,29 +1095,23 @@ fn test_runtime_error_missingkey_lacks_position_info() {
     // update to the new format (and TODO.md:14).
     let data = tmap! { "X" => 1i64 };
     let src = "line1\nline2\n{{.BadField}}\nline4";
-    let err = Template::new("t")
-        .missing_key(MissingKey::Error)
-        .parse(src)
-        .unwrap()
-        .execute_to_string(&data)
-        .unwrap_err();
-    assert_eq!(err.to_string(), "map has no entry for key: BadField");
+    let err =
+        Template::new("t").missing_key(MissingKey::Error).parse(src).unwrap().execute_to_string(&data).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "template: t:3:2: executing \"t\" at <.BadField>: map has no entry for key \"BadField\""
+    );
 }
 
 #[test]
-fn test_runtime_error_undefined_function_lacks_position_info() {
-    // `{{undefinedFn}}` — no Pos at error time. Exact match so any future
-    // `template: t:2:3:` prefix shows up here.
-    let err = Template::new("t")
-        .parse("a\n{{undefinedFn}}\nb")
-        .unwrap()
-        .execute_to_string(&Value::Nil)
-        .unwrap_err();
-    assert_eq!(err.to_string(), "undefined function: undefinedFn");
+fn test_undefined_function_is_a_parse_error() {
+    // Go checks function names at parse time.
+    let err = Template::new("t").parse("a\n{{undefinedFn}}\nb").unwrap_err();
+    assert_eq!(err.to_string(), "template: t:2: function \"undefinedFn\" not defined");
 }
 
 #[test]
-fn test_runtime_error_inside_range_lacks_position_info() {
+fn test_runtime_error_inside_range_has_position() {
     // Error originating inside a `{{range}}` body — Go locates it inside the
     // body, not at the `range` header. We can't yet distinguish the two.
     // Exact-string assertion pins both the absence of Pos and the message
@@ -1731,7 +1126,10 @@ fn test_runtime_error_inside_range_lacks_position_info() {
         .unwrap()
         .execute_to_string(&data)
         .unwrap_err();
-    assert_eq!(err.to_string(), "map has no entry for key: BadField");
+    assert_eq!(
+        err.to_string(),
+        "template: t:2:4: executing \"t\" at <.BadField>: map has no entry for key \"BadField\""
+    );
 }
 
 // uint family — large unsigned values (Phase 5.1).
@@ -1747,11 +1145,7 @@ fn test_uint_u64_max_renders_unsigned() {
     assert_eq!(u64::MAX.to_value(), Value::Uint(u64::MAX));
 
     let data = tmap! { "U" => u64::MAX };
-    let out = Template::new("t")
-        .parse("{{.U}}")
-        .unwrap()
-        .execute_to_string(&data)
-        .unwrap();
+    let out = Template::new("t").parse("{{.U}}").unwrap().execute_to_string(&data).unwrap();
     assert_eq!(out, "18446744073709551615");
 }
 
@@ -1761,4 +1155,86 @@ fn test_uint_usize_max_to_value() {
     // u64::MAX; on 32-bit targets it is u32::MAX — both are exact as Uint.
     use berth_template::ToValue;
     assert_eq!(usize::MAX.to_value(), Value::Uint(usize::MAX as u64));
+}
+
+// Host objects and shared maps ([object-api]).
+
+#[derive(Debug)]
+struct KubeVersion {
+    major: &'static str,
+    minor: &'static str,
+}
+
+impl berth_template::Object for KubeVersion {
+    fn type_name(&self) -> &str {
+        "*common.KubeVersion"
+    }
+    fn kind(&self) -> berth_template::Kind {
+        berth_template::Kind::Ptr
+    }
+    fn field(&self, name: &str) -> Option<Value> {
+        match name {
+            "Major" => Some(Value::String(self.major.into())),
+            "Minor" => Some(Value::String(self.minor.into())),
+            _ => None,
+        }
+    }
+    fn method(&self, name: &str) -> Option<berth_template::Signature> {
+        (name == "String").then_some(berth_template::Signature::fixed(&[]))
+    }
+    fn call_method(&self, _name: &str, _args: &[Value]) -> berth_template::Result<Value> {
+        Ok(Value::String(format!("v{}.{}.0", self.major, self.minor).into()))
+    }
+    fn fmt_value(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "v{}.{}.0", self.major, self.minor)
+    }
+    fn to_data(&self) -> Value {
+        tmap! { "Major" => self.major, "Minor" => self.minor }
+    }
+}
+
+#[test]
+fn test_object_fields_methods_and_printing() {
+    let data = tmap! { "Kube" => Value::object(KubeVersion { major: "1", minor: "35" }) };
+    let out = Template::new("t")
+        .parse("{{.Kube}} {{.Kube.Major}}.{{.Kube.Minor}} {{.Kube.String}} {{if .Kube}}yes{{end}}")
+        .unwrap()
+        .execute_to_string(&data)
+        .unwrap();
+    assert_eq!(out, "v1.35.0 1.35 v1.35.0 yes");
+    let err = Template::new("t").parse("{{.Kube.Patch}}").unwrap().execute_to_string(&data).unwrap_err();
+    assert!(err.to_string().contains("can't evaluate field Patch in type *common.KubeVersion"), "{err}");
+}
+
+#[test]
+fn test_map_mutation_is_seen_by_every_holder() {
+    let set = |args: &[Value]| -> berth_template::Result<Value> {
+        let (Some(Value::Map(m)), Some(Value::String(k)), Some(v)) = (args.first(), args.get(1), args.get(2)) else {
+            return Err(berth_template::TemplateError::Exec("set: bad args".into()));
+        };
+        m.insert(k.clone(), v.clone());
+        Ok(Value::Map(m.clone()))
+    };
+    let values = tmap! { "sub" => tmap! { "a" => 1i64 } };
+    let data = tmap! { "Values" => values.clone() };
+    let out = Template::new("t")
+        .func("set", set)
+        .parse(r#"{{$s := .Values.sub}}{{$_ := set $s "b" 2}}{{.Values.sub.b}}"#)
+        .unwrap()
+        .execute_to_string(&data)
+        .unwrap();
+    assert_eq!(out, "2");
+    // The caller's data saw the change too (Go maps are references).
+    assert_eq!(values.field("sub").and_then(|s| s.field("b")), Some(Value::Int(2)));
+}
+
+#[test]
+fn test_self_containing_map_prints_an_error_not_a_crash() {
+    let m = berth_template::Map::new();
+    m.insert("self", Value::Map(m.clone()));
+    let v = Value::Map(m.clone());
+    assert!(v.to_go_string().is_err());
+    assert!(v.deep_copy().is_err());
+    assert!(v == v.clone());
+    m.remove("self");
 }

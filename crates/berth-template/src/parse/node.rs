@@ -1,327 +1,381 @@
-//! Abstract Syntax Tree (AST) node types for the template language.
+//! The parse tree: Go's `text/template/parse/node.go` node types, with Go's `String()` text.
 //!
-//! The AST is produced by the [`Parser`](super::Parser) and consumed by the
-//! executor. Go's implementation uses an interface with a tree of concrete
-//! types; in Rust we use enums, which fit sum types more naturally.
-//!
-//! The top-level enum is [`Node`], with expression-level atoms in [`Expr`].
+//! Runtime errors quote the node being evaluated (`executing "x" at <.Values.foo.bar>`), so every node
+//! prints itself exactly as Go's `Node.String()` does, and keeps the byte offset Go reports positions from.
 
-use alloc::boxed::Box;
-use alloc::sync::Arc;
-use alloc::vec::Vec;
+use std::fmt::{self, Write};
+use std::sync::Arc;
 
-use super::SmolStr;
+use smol_str::SmolStr;
 
-/// Byte-level position in the template source, used for error reporting.
-///
-/// Carried by every AST node so that execution errors can point back to the
-/// originating source location.
-#[derive(Debug, Clone, Copy)]
-pub struct Pos {
-    /// Byte offset from the start of the template source.
-    pub offset: usize,
-    /// 1-based line number (tracked by the lexer).
-    pub line: usize,
+use super::number::NumberNode;
+use super::quote;
+
+/// One parsed template: Go's `parse.Tree` (name, the name of the text it was parsed from, and the text,
+/// which error positions are computed against).
+#[derive(Debug)]
+pub struct Tree {
+    /// The template's name (`define` name, or the file name for a top-level text).
+    pub name: Arc<str>,
+    /// The name of the text being parsed when this tree was made (error locations use it).
+    pub parse_name: Arc<str>,
+    /// The whole text this tree was parsed from (shared by every `define` of that text).
+    pub text: Arc<str>,
+    /// The body.
+    pub root: ListNode,
 }
 
-impl Pos {
-    /// Create a new source position.
-    pub fn new(offset: usize, line: usize) -> Self {
-        Pos { offset, line }
+impl Tree {
+    /// Go's `Tree.ErrorContext`: `parse_name:line:col` of a byte offset, where the column is the byte offset
+    /// from the start of the line (counting from 0 on the first line, as Go does).
+    pub fn location(&self, pos: usize) -> (usize, usize) {
+        let upto = self.text.get(..pos.min(self.text.len())).unwrap_or("");
+        let line = 1 + upto.bytes().filter(|&b| b == b'\n').count();
+        let col = match upto.rfind('\n') {
+            Some(nl) => pos - (nl + 1),
+            None => pos,
+        };
+        (line, col)
+    }
+
+    /// Whether the body is empty of everything but space (Go's `IsEmptyTree`).
+    pub fn is_empty(&self) -> bool {
+        self.root.is_empty_tree()
     }
 }
 
-/// A top-level AST node produced by the parser.
-///
-/// Each variant corresponds to a syntactic construct in the Go template
-/// language. The executor walks a tree of these nodes to produce output.
-#[derive(Debug, Clone)]
-pub enum Node {
-    /// A sequence of nodes (the body of a template or control-flow branch).
-    ///
-    /// Corresponds to Go's `parse.ListNode`.
-    List(ListNode),
-
-    /// Raw text to emit verbatim (everything outside `{{ }}`).
-    Text(TextNode),
-
-    /// A `{{ pipeline }}` action that evaluates a [`PipeNode`] and prints the result.
-    ///
-    /// If the pipeline contains variable declarations (`$x := ...`), the result
-    /// is assigned instead of printed.
-    Action(ActionNode),
-
-    /// `{{if pipeline}}...{{end}}`: conditional execution.
-    If(IfNode),
-
-    /// `{{range pipeline}}...{{end}}`: iteration over a list, map, or integer.
-    Range(RangeNode),
-
-    /// `{{with pipeline}}...{{end}}`: sets dot to the pipeline value if truthy.
-    With(WithNode),
-
-    /// `{{template "name" pipeline}}`: invokes a named template.
-    Template(TemplateNode),
-
-    /// `{{define "name"}}...{{end}}`: defines a named template.
-    ///
-    /// Collected at parse time and stored separately from the main AST.
-    Define(DefineNode),
-
-    /// `{{break}}`: exits the innermost `{{range}}` loop.
-    Break(Pos),
-
-    /// `{{continue}}`: skips to the next iteration of the innermost `{{range}}` loop.
-    Continue(Pos),
-}
-
-/// A sequence of [`Node`]s, the body of a template or a branch.
-#[derive(Debug, Clone)]
+/// A sequence of nodes.
+#[derive(Debug, Clone, Default)]
 pub struct ListNode {
-    /// Source position of the first node in the list.
-    pub pos: Pos,
-    /// The ordered sequence of child nodes.
+    /// Byte offset.
+    pub pos: usize,
+    /// The nodes in lexical order.
     pub nodes: Vec<Node>,
 }
 
 impl ListNode {
-    /// Reports whether this list is empty of everything but whitespace.
-    /// Convenience wrapper around [`is_empty_tree`] for a `ListNode` body.
-    #[must_use]
+    /// Go's `IsEmptyTree` for a list: only whitespace text.
     pub fn is_empty_tree(&self) -> bool {
-        self.nodes.iter().all(is_empty_tree)
+        self.nodes.iter().all(|n| match n {
+            // `bytes.TrimSpace` trims Unicode white space, as `char::is_whitespace` does.
+            Node::Text(t) => t.text.trim_matches(char::is_whitespace).is_empty(),
+            _ => false,
+        })
     }
 }
 
-/// Reports whether a tree is empty of everything but whitespace.
-///
-/// Mirrors Go's `parse.IsEmptyTree`. The single source of truth for the
-/// "empty body" rule used by [`Template::parse`](crate::Template::parse)
-/// when deciding whether to replace an existing body or define.
-pub fn is_empty_tree(n: &Node) -> bool {
-    match n {
-        Node::List(list) => list.is_empty_tree(),
-        Node::Text(t) => t.text.chars().all(char::is_whitespace),
-        Node::Action(_)
-        | Node::If(_)
-        | Node::Range(_)
-        | Node::With(_)
-        | Node::Template(_)
-        | Node::Define(_)
-        | Node::Break(_)
-        | Node::Continue(_) => false,
-    }
-}
-
-/// Raw text outside delimiters, emitted verbatim during execution.
+/// A node of a template body.
 #[derive(Debug, Clone)]
-pub struct TextNode {
-    /// Source position of the text.
-    pub pos: Pos,
-    /// The literal text content (after any whitespace trimming by the lexer).
-    ///
-    /// Stored as [`Arc<str>`] so AST clones (e.g., when `{{block}}` duplicates
-    /// its body into the template definition map) only bump a refcount.
-    pub text: Arc<str>,
+pub enum Node {
+    /// Plain text.
+    Text(TextNode),
+    /// `{{pipeline}}`.
+    Action(ActionNode),
+    /// `{{if}}`.
+    If(BranchNode),
+    /// `{{range}}`.
+    Range(BranchNode),
+    /// `{{with}}`.
+    With(BranchNode),
+    /// `{{template "name" pipeline}}`.
+    Template(TemplateNode),
+    /// `{{break}}` (byte offset).
+    Break(usize),
+    /// `{{continue}}` (byte offset).
+    Continue(usize),
 }
 
-/// A `{{ pipeline }}` action that evaluates and prints.
-///
-/// If [`PipeNode::decl`] is non-empty, the result is assigned to those variables
-/// instead of being printed.
-#[derive(Debug, Clone)]
-pub struct ActionNode {
-    /// Source position of the opening delimiter.
-    pub pos: Pos,
-    /// The pipeline to evaluate.
-    pub pipe: PipeNode,
-}
-
-/// A pipeline: one or more [`CommandNode`]s separated by `|`.
-///
-/// Optionally declares or assigns variables:
-/// - `$x := pipeline`: declare with `:=`
-/// - `$x = pipeline`: assign with `=`
-/// - `$i, $v := range .Items`: multiple declarations in range
-/// - `$i, $v = range .Items`: multiple assignments in range
-///
-/// When piped, each command's result becomes the **last** argument of the
-/// next command (matching Go's convention).
-#[derive(Debug, Clone)]
-pub struct PipeNode {
-    /// Source position.
-    pub pos: Pos,
-    /// Variable names being declared or assigned (e.g., `["$x"]` or `["$i", "$v"]`).
-    ///
-    /// Empty when the pipeline has no variable binding.
-    pub decl: Vec<SmolStr>,
-    /// The sequence of commands in the pipeline, left to right.
-    pub commands: Vec<CommandNode>,
-    /// `true` for assignment (`=`), `false` for declaration (`:=`).
-    ///
-    /// Only meaningful when [`decl`](Self::decl) is non-empty.
-    pub is_assign: bool,
-}
-
-/// A single command in a pipeline, either a function call or a bare value.
-///
-/// The first element of [`args`](Self::args) determines the command type:
-/// - [`Expr::Identifier`]: a function call; remaining args are its arguments.
-/// - Any other [`Expr`]: a bare value (only valid as the first or sole command).
-#[derive(Debug, Clone)]
-pub struct CommandNode {
-    /// Source position.
-    pub pos: Pos,
-    /// The arguments/operands of this command.
-    pub args: Vec<Expr>,
-}
-
-/// A parsed numeric literal: either an integer or a floating-point value.
-///
-/// Produced by the parser from `Number` and `Char` tokens. Character literals
-/// are stored as `Int` holding the Unicode code point.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Number {
-    /// An integer literal (decimal, hex, octal, binary, or char code point).
-    Int(i64),
-    /// An unsigned integer literal that overflows `i64` but fits in `u64`
-    /// (e.g. `18446744073709551615`, `0xFFFFFFFFFFFFFFFF`).
-    ///
-    /// Go treats such constants as unsigned; the lexer falls back to this
-    /// variant only when `i64` parsing overflows on a non-negative literal.
-    Uint(u64),
-    /// A floating-point literal (decimal float or hex float).
-    Float(f64),
-}
-
-/// An expression, the atomic building blocks of commands.
-///
-/// Each variant carries a [`Pos`] for error reporting.
-#[derive(Debug, Clone)]
-pub enum Expr {
-    /// The dot cursor (`.`), refers to the current context value.
-    Dot(Pos),
-
-    /// Field access on dot: `.Name`, `.User.Email`.
-    ///
-    /// The vector contains the chain of field names (e.g., `["User", "Email"]`).
-    Field(Pos, Vec<SmolStr>),
-
-    /// Variable access: `$x`, or chained: `$x.Name`.
-    ///
-    /// Fields: `(pos, variable_name, field_chain)`.
-    Variable(Pos, SmolStr, Vec<SmolStr>),
-
-    /// A function or method identifier (e.g., `printf`, `len`).
-    ///
-    /// Resolved to a [`ValueFunc`](crate::ValueFunc) during execution.
-    Identifier(Pos, SmolStr),
-
-    /// A string literal (`"hello"` or `` `raw` ``).
-    ///
-    /// Stored as [`Arc<str>`] so execution can cheaply clone it into
-    /// [`Value::String`](crate::Value::String) via a refcount bump.
-    String(Pos, Arc<str>),
-
-    /// A numeric literal, already parsed to an `i64` or `f64`.
-    ///
-    /// Hex, octal, binary, decimal, and character literals are all normalized
-    /// to this form at parse time. The executor consumes the parsed value
-    /// directly, avoiding a second `str::parse` on every evaluation.
-    Number(Pos, Number),
-
-    /// A boolean literal (`true` or `false`).
-    Bool(Pos, bool),
-
-    /// The `nil` literal.
-    Nil(Pos),
-
-    /// A parenthesized sub-pipeline used as an argument: `(pipeline)`.
-    Pipe(Pos, PipeNode),
-
-    /// Chained field access on an expression result: `(expr).Field` or `func.Field`.
-    ///
-    /// Fields: `(pos, inner_expression, field_chain)`.
-    Chain(Pos, Box<Expr>, Vec<SmolStr>),
-}
-
-impl Expr {
-    /// Returns the source position of this expression.
-    pub fn pos(&self) -> Pos {
+impl Node {
+    /// Byte offset (Go's `Position()`).
+    pub fn pos(&self) -> usize {
         match self {
-            Expr::Dot(p)
-            | Expr::Field(p, _)
-            | Expr::Variable(p, _, _)
-            | Expr::Identifier(p, _)
-            | Expr::String(p, _)
-            | Expr::Number(p, _)
-            | Expr::Bool(p, _)
-            | Expr::Nil(p)
-            | Expr::Pipe(p, _)
-            | Expr::Chain(p, _, _) => *p,
+            Node::Text(t) => t.pos,
+            Node::Action(a) => a.pos,
+            Node::If(b) | Node::Range(b) | Node::With(b) => b.pos,
+            Node::Template(t) => t.pos,
+            Node::Break(p) | Node::Continue(p) => *p,
         }
     }
 }
 
-/// Shared structure for `{{if}}`, `{{with}}`, and `{{range}}` nodes.
-///
-/// All three have the same shape: a condition/value pipeline, a body to execute
-/// when the condition is truthy (or for each iteration), and an optional else branch.
-///
-/// The type aliases [`IfNode`], [`WithNode`], and [`RangeNode`] all resolve to this type.
+/// Plain text.
 #[derive(Debug, Clone)]
-pub struct BranchNode {
-    /// Source position of the keyword (`if`, `with`, or `range`).
-    pub pos: Pos,
-    /// The condition or iteration pipeline.
-    ///
-    /// For `range`, this pipeline's [`decl`](PipeNode::decl) may contain loop
-    /// variable names (`$i`, `$v`).
-    pub pipe: PipeNode,
-    /// The body executed when the condition is truthy (or for each iteration).
-    pub body: ListNode,
-    /// The optional `{{else}}` branch.
-    pub else_body: Option<ListNode>,
+pub struct TextNode {
+    /// Byte offset.
+    pub pos: usize,
+    /// The text.
+    pub text: Arc<str>,
 }
 
-/// Type alias for an `{{if}}` node. See [`BranchNode`] for fields.
-pub type IfNode = BranchNode;
+/// An action such as `{{.X}}`.
+#[derive(Debug, Clone)]
+pub struct ActionNode {
+    /// Byte offset of the first token of the pipeline.
+    pub pos: usize,
+    /// The pipeline.
+    pub pipe: PipeNode,
+}
 
-/// Type alias for a `{{with}}` node. See [`BranchNode`] for fields.
-///
-/// Unlike `if`, `with` sets dot to the pipeline result inside the body.
-pub type WithNode = BranchNode;
+/// `{{if}}`, `{{range}}` or `{{with}}`.
+#[derive(Debug, Clone)]
+pub struct BranchNode {
+    /// Byte offset (of the pipeline).
+    pub pos: usize,
+    /// The pipeline.
+    pub pipe: PipeNode,
+    /// The body.
+    pub list: ListNode,
+    /// The `{{else}}` body.
+    pub else_list: Option<ListNode>,
+}
 
-/// Type alias for a `{{range}}` node. See [`BranchNode`] for fields.
-///
-/// The pipeline's [`decl`](PipeNode::decl) may contain one or two variable names
-/// for the loop index and value (e.g., `$i, $v := range .Items` or
-/// `$i, $v = range .Items` for assignment to existing variables).
-pub type RangeNode = BranchNode;
-
-/// A `{{template "name" pipeline}}` invocation node.
+/// `{{template "name" pipeline}}`.
 #[derive(Debug, Clone)]
 pub struct TemplateNode {
-    /// Source position of the `template` keyword.
-    pub pos: Pos,
-    /// The name of the template to invoke (from a `{{define}}` or `{{block}}`).
-    pub name: SmolStr,
-    /// Optional pipeline whose result becomes dot inside the invoked template.
-    ///
-    /// `None` when invoked without arguments: `{{template "name"}}`.
+    /// Byte offset of the name.
+    pub pos: usize,
+    /// The template name.
+    pub name: Arc<str>,
+    /// The argument pipeline.
     pub pipe: Option<PipeNode>,
 }
 
-/// A `{{define "name"}}...{{end}}` template definition.
-///
-/// Collected by the parser and stored in the [`Template`](crate::Template)'s
-/// definition map, keyed by [`name`](Self::name).
+/// A pipeline with optional declarations: `$x := a | b`.
 #[derive(Debug, Clone)]
-pub struct DefineNode {
-    /// Source position of the `define` keyword.
-    pub pos: Pos,
-    /// The name of the defined template.
-    pub name: SmolStr,
-    /// The body of the defined template.
-    pub body: ListNode,
+pub struct PipeNode {
+    /// Byte offset.
+    pub pos: usize,
+    /// `=` rather than `:=`.
+    pub is_assign: bool,
+    /// Declared or assigned variables, in lexical order.
+    pub decl: Vec<VariableNode>,
+    /// The commands.
+    pub cmds: Vec<CommandNode>,
+}
+
+/// One command of a pipeline: operands separated by spaces.
+#[derive(Debug, Clone)]
+pub struct CommandNode {
+    /// Byte offset.
+    pub pos: usize,
+    /// The operands; the first decides what the command does.
+    pub args: Vec<Operand>,
+}
+
+/// A `$variable`, possibly followed by fields (`$x.a.b`).
+#[derive(Debug, Clone)]
+pub struct VariableNode {
+    /// Byte offset.
+    pub pos: usize,
+    /// The variable name (with `$`) then the field names.
+    pub ident: Vec<SmolStr>,
+}
+
+/// An operand of a command (Go's node types that can appear as arguments).
+#[derive(Debug, Clone)]
+pub enum Operand {
+    /// A function name.
+    Identifier {
+        /// Byte offset.
+        pos: usize,
+        /// The name.
+        name: SmolStr,
+    },
+    /// `.`
+    Dot(usize),
+    /// `nil`
+    Nil(usize),
+    /// `.a.b` (field names without dots).
+    Field {
+        /// Byte offset.
+        pos: usize,
+        /// The field names.
+        ident: Vec<SmolStr>,
+    },
+    /// `$x.a`
+    Variable(VariableNode),
+    /// `true` / `false`
+    Bool {
+        /// Byte offset.
+        pos: usize,
+        /// The value.
+        value: bool,
+    },
+    /// A number literal.
+    Number(Box<NumberNode>),
+    /// A string literal.
+    String {
+        /// Byte offset.
+        pos: usize,
+        /// The literal as written, with quotes.
+        quoted: Arc<str>,
+        /// The unquoted text.
+        text: Arc<str>,
+    },
+    /// `(pipeline)`
+    Pipe(Box<PipeNode>),
+    /// `(pipeline).a.b` or `fn.a`: a term followed by fields.
+    Chain {
+        /// Byte offset (of the first field, as Go records it).
+        pos: usize,
+        /// The term.
+        node: Box<Operand>,
+        /// The field names.
+        fields: Vec<SmolStr>,
+    },
+}
+
+impl Operand {
+    /// Byte offset (Go's `Position()`).
+    pub fn pos(&self) -> usize {
+        match self {
+            Operand::Identifier { pos, .. }
+            | Operand::Dot(pos)
+            | Operand::Nil(pos)
+            | Operand::Field { pos, .. }
+            | Operand::Bool { pos, .. }
+            | Operand::String { pos, .. }
+            | Operand::Chain { pos, .. } => *pos,
+            Operand::Variable(v) => v.pos,
+            Operand::Number(n) => n.pos,
+            Operand::Pipe(p) => p.pos,
+        }
+    }
+}
+
+// Go's String() text of every node.
+
+impl fmt::Display for ListNode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for n in &self.nodes {
+            write!(f, "{n}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Node {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Node::Text(t) => f.write_str(&t.text),
+            Node::Action(a) => write!(f, "{a}"),
+            Node::If(b) => b.write("if", f),
+            Node::Range(b) => b.write("range", f),
+            Node::With(b) => b.write("with", f),
+            Node::Template(t) => write!(f, "{t}"),
+            Node::Break(_) => f.write_str("{{break}}"),
+            Node::Continue(_) => f.write_str("{{continue}}"),
+        }
+    }
+}
+
+impl fmt::Display for ActionNode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{{{{{}}}}}", self.pipe)
+    }
+}
+
+impl BranchNode {
+    /// Go's `BranchNode.String()` for the given keyword.
+    pub fn write(&self, keyword: &str, f: &mut impl Write) -> fmt::Result {
+        write!(f, "{{{{{keyword} {}}}}}{}", self.pipe, self.list)?;
+        if let Some(else_list) = &self.else_list {
+            write!(f, "{{{{else}}}}{else_list}")?;
+        }
+        f.write_str("{{end}}")
+    }
+}
+
+impl fmt::Display for TemplateNode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{{{{template {}", quote::quote(&self.name))?;
+        if let Some(pipe) = &self.pipe {
+            write!(f, " {pipe}")?;
+        }
+        f.write_str("}}")
+    }
+}
+
+impl fmt::Display for PipeNode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.decl.is_empty() {
+            for (i, v) in self.decl.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{v}")?;
+            }
+            // Go writes ":=" for assignments too.
+            f.write_str(" := ")?;
+        }
+        for (i, c) in self.cmds.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" | ")?;
+            }
+            write!(f, "{c}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for CommandNode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, arg) in self.args.iter().enumerate() {
+            if i > 0 {
+                f.write_char(' ')?;
+            }
+            if let Operand::Pipe(p) = arg {
+                write!(f, "({p})")?;
+            } else {
+                write!(f, "{arg}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for VariableNode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, id) in self.ident.iter().enumerate() {
+            if i > 0 {
+                f.write_char('.')?;
+            }
+            f.write_str(id)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Operand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Operand::Identifier { name, .. } => f.write_str(name),
+            Operand::Dot(_) => f.write_char('.'),
+            Operand::Nil(_) => f.write_str("nil"),
+            Operand::Field { ident, .. } => {
+                for id in ident {
+                    f.write_char('.')?;
+                    f.write_str(id)?;
+                }
+                Ok(())
+            }
+            Operand::Variable(v) => write!(f, "{v}"),
+            Operand::Bool { value, .. } => f.write_str(if *value { "true" } else { "false" }),
+            Operand::Number(n) => f.write_str(&n.text),
+            Operand::String { quoted, .. } => f.write_str(quoted),
+            Operand::Pipe(p) => write!(f, "{p}"),
+            Operand::Chain { node, fields, .. } => {
+                if let Operand::Pipe(p) = node.as_ref() {
+                    write!(f, "({p})")?;
+                } else {
+                    write!(f, "{node}")?;
+                }
+                for field in fields {
+                    f.write_char('.')?;
+                    f.write_str(field)?;
+                }
+                Ok(())
+            }
+        }
+    }
 }

@@ -1,823 +1,718 @@
-//! Recursive-descent parser that converts a token stream into an AST.
+//! The parser: Go's `text/template/parse/parse.go`, function for function.
+//!
+//! Keeping Go's structure (three-item look-ahead, `errorf` reporting the line of the last item read, the
+//! same contexts in `unexpected X in Y`) is what makes parse errors read exactly as Go's do, which Helm
+//! then reformats (`cleanupParseError`).
 
-use alloc::boxed::Box;
-use alloc::format;
-use alloc::string::String;
-use alloc::sync::Arc;
-use alloc::vec;
-use alloc::vec::Vec;
+use std::sync::Arc;
 
-use super::SmolStr;
-use super::lexer::{Lexer, Token, TokenKind};
-use super::node::*;
-use crate::error::{Result, TemplateError};
+use smol_str::SmolStr;
 
-/// Parse a decimal-form number token into a [`Number`].
-///
-/// The lexer already normalizes hex/octal/binary integer literals to decimal
-/// and hex floats to their decimal-float form, so this only has to discriminate
-/// between integer and float on the final text.
-fn parse_number(s: &str) -> Option<Number> {
-    if s.contains('.') || s.contains('e') || s.contains('E') {
-        s.parse::<f64>().ok().map(Number::Float)
-    } else {
-        // Fall back to u64 for a non-negative literal that overflows i64
-        // (Go treats it as an unsigned constant), mirroring the lexer.
-        s.parse::<i64>()
-            .ok()
-            .map(Number::Int)
-            .or_else(|| s.parse::<u64>().ok().map(Number::Uint))
+use super::lex::{Item, ItemType, ItemVal, Lexer};
+use super::node::{
+    ActionNode, BranchNode, CommandNode, ListNode, Node, Operand, PipeNode, TemplateNode, TextNode, Tree, VariableNode,
+};
+use super::number::{NumberKind, NumberNode};
+use super::quote;
+use crate::error::ParseError;
+use crate::stack::StackGuard;
+
+/// Go's `maxStackDepth` for nested parenthesized expressions.
+const MAX_PAREN_DEPTH: usize = 10000;
+/// Go's `maxPipelineCmds`.
+const MAX_PIPELINE_CMDS: usize = 100_000;
+
+type PResult<T> = Result<T, ParseError>;
+
+/// What `textOrAction` produced: a node, or the `{{end}}` / `{{else}}` that closes a list.
+enum Parsed {
+    Node(Node),
+    End,
+    Else { pos: usize },
+}
+
+impl Parsed {
+    fn describe(&self) -> &'static str {
+        match self {
+            Parsed::End => "{{end}}",
+            Parsed::Else { .. } => "{{else}}",
+            Parsed::Node(_) => "node",
+        }
     }
 }
 
-/// Recursion cap for nested `{{if}}`/`{{with}}`/`{{range}}`/`{{block}}`
-/// bodies and parenthesised pipelines, to keep pathological input from
-/// blowing the thread stack.
-const MAX_PARSE_DEPTH: usize = 100;
-
-/// Recursive-descent parser for Go template source.
-///
-/// Created from a source string via [`new`](Self::new), then invoked via
-/// [`parse`](Self::parse) to produce the AST.
-///
-/// # Examples
-///
-/// ```
-/// use berth_template::parse::{Parser, Node};
-///
-/// let parser = Parser::new("Hello, {{.Name}}!", "{{", "}}").unwrap();
-/// let (tree, defines) = parser.parse().unwrap();
-/// assert_eq!(tree.nodes.len(), 3); // Text, Action, Text
-/// assert!(defines.is_empty());
-/// ```
-pub struct Parser<'a> {
-    tokens: Vec<Token<'a>>,
-    pos: usize,
-    source: &'a str,
-    depth: usize,
-    parse_name: Option<&'a str>,
+/// Parses `text` (named `name`) into trees: the top-level one and one per `define`/`block`, in the order Go
+/// adds them to its tree set. `has_function` answers whether a function name is defined (Go checks at
+/// parse time).
+pub(crate) fn parse(
+    name: &str,
+    text: &str,
+    left_delim: &str,
+    right_delim: &str,
+    has_function: &dyn Fn(&str) -> bool,
+    stack_budget: usize,
+) -> PResult<Vec<Tree>> {
+    let shared_text: Arc<str> = Arc::from(text);
+    let parse_name: Arc<str> = Arc::from(name);
+    let mut lexer = Lexer::new(text, left_delim, right_delim);
+    lexer.options.break_ok = !has_function("break");
+    lexer.options.continue_ok = !has_function("continue");
+    let mut parser = Parser {
+        tree_name: Arc::clone(&parse_name),
+        parse_name,
+        text: shared_text,
+        lex: lexer,
+        token: [eof_item(), eof_item(), eof_item()],
+        peek_count: 0,
+        vars: vec![SmolStr::new_static("$")],
+        trees: Vec::new(),
+        has_function,
+        action_line: 0,
+        range_depth: 0,
+        paren_depth: 0,
+        guard: StackGuard::new(stack_budget),
+    };
+    let root = parser.parse_top()?;
+    parser.add(root)?;
+    Ok(parser.trees)
 }
 
-impl<'a> Parser<'a> {
-    /// Create a new parser for the given template source.
-    ///
-    /// Runs the lexer internally to produce the token stream.
-    ///
-    /// # Errors
-    ///
-    /// Returns a [`TemplateError::Lex`] if
-    /// the source contains lexical errors (unterminated strings, invalid characters, etc.).
-    pub fn new(source: &'a str, left_delim: &'a str, right_delim: &'a str) -> Result<Self> {
-        Self::with_name(None, source, left_delim, right_delim)
-    }
+fn eof_item<'a>() -> Item<'a> {
+    Item { typ: ItemType::Eof, pos: 0, val: ItemVal::Slice(""), line: 1 }
+}
 
-    /// Like [`new`](Self::new) but tags the parser with a source name (typically
-    /// a file path) that is prefixed onto lex and parse error messages, matching
-    /// Go's `template: <name>:<line>:<col>: <message>` format.
-    ///
-    /// The name is borrowed for the parser's lifetime and only copied into the
-    /// error's owned `String` when an error is actually emitted.
-    pub fn with_name(
-        parse_name: Option<&'a str>,
-        source: &'a str,
-        left_delim: &'a str,
-        right_delim: &'a str,
-    ) -> Result<Self> {
-        let lexer = Lexer::new(source, left_delim, right_delim).with_name(parse_name);
-        let tokens = lexer.tokenize()?;
-        Ok(Parser {
-            tokens,
-            pos: 0,
-            source,
-            depth: 0,
-            parse_name,
-        })
-    }
+struct Parser<'a, 'f> {
+    /// Name of the tree being built (changes inside `define` and `block`).
+    tree_name: Arc<str>,
+    parse_name: Arc<str>,
+    text: Arc<str>,
+    lex: Lexer<'a>,
+    token: [Item<'a>; 3],
+    peek_count: usize,
+    vars: Vec<SmolStr>,
+    trees: Vec<Tree>,
+    has_function: &'f dyn Fn(&str) -> bool,
+    action_line: usize,
+    range_depth: usize,
+    paren_depth: usize,
+    guard: StackGuard,
+}
 
-    fn err_name(&self) -> Option<String> {
-        self.parse_name.map(String::from)
-    }
+impl<'a> Parser<'a, '_> {
+    // Token handling (Go's next, backup, backup2, backup3, peek, nextNonSpace, peekNonSpace).
 
-    fn enter(&mut self) -> Result<()> {
-        self.depth += 1;
-        if self.depth > MAX_PARSE_DEPTH {
-            return Err(TemplateError::Parse {
-                name: self.err_name(),
-                line: 0,
-                col: 0,
-                message: alloc::format!("template nesting depth exceeded {}", MAX_PARSE_DEPTH),
-            });
+    fn next(&mut self) -> Item<'a> {
+        if self.peek_count > 0 {
+            self.peek_count -= 1;
+        } else {
+            self.token[0] = self.lex.next_item();
         }
-        Ok(())
+        self.token[self.peek_count].clone()
     }
 
-    fn leave(&mut self) {
-        self.depth = self.depth.saturating_sub(1);
+    fn backup(&mut self) {
+        self.peek_count += 1;
     }
 
-    /// Parse the entire template into an AST.
-    ///
-    /// Returns a tuple of:
-    /// - [`ListNode`]: the top-level node sequence (the template body)
-    /// - [`Vec<DefineNode>`]: any `{{define "name"}}...{{end}}` blocks found
-    ///
-    /// # Errors
-    ///
-    /// Returns a [`TemplateError::Parse`] on
-    /// syntax errors (unexpected tokens, unclosed blocks, etc.).
-    pub fn parse(mut self) -> Result<(ListNode, Vec<DefineNode>)> {
-        let mut defines = Vec::new();
-        let list = self.parse_list(&mut defines)?;
-        Ok((list, defines))
+    fn backup2(&mut self, t1: Item<'a>) {
+        self.token[1] = t1;
+        self.peek_count = 2;
     }
 
-    // Token navigation
-    fn peek(&self) -> &Token<'a> {
-        &self.tokens[self.pos]
+    fn backup3(&mut self, t2: Item<'a>, t1: Item<'a>) {
+        self.token[1] = t1;
+        self.token[2] = t2;
+        self.peek_count = 3;
     }
 
-    fn next(&mut self) -> &Token<'a> {
-        let tok = &self.tokens[self.pos];
-        self.pos += 1;
-        tok
-    }
-
-    /// Consume the next token and return just its `(pos, line)`. Lets sites
-    /// that only need the source span advance the cursor without cloning
-    /// the whole `Token`.
-    fn next_span(&mut self) -> (usize, usize) {
-        let t = self.next();
-        (t.pos, t.line)
-    }
-
-    fn expect(&mut self, kind: TokenKind) -> Result<()> {
-        let idx = self.pos;
-        self.pos += 1;
-        let tok = &self.tokens[idx];
-        if tok.kind != kind {
-            let tok_kind = tok.kind.clone();
-            let tok_val = tok.val.clone();
-            let (line, col) = tok.line_col(self.source);
-            return Err(TemplateError::Parse {
-                name: self.err_name(),
-                line,
-                col,
-                message: format!("expected {:?}, got {:?} ({:?})", kind, tok_kind, tok_val),
-            });
+    fn peek(&mut self) -> Item<'a> {
+        if self.peek_count > 0 {
+            return self.token[self.peek_count - 1].clone();
         }
-        Ok(())
+        self.peek_count = 1;
+        self.token[0] = self.lex.next_item();
+        self.token[0].clone()
     }
 
-    fn cur_pos(&self) -> Pos {
-        Pos::new(self.peek().pos, self.peek().line)
-    }
-
-    fn error(&self, msg: impl Into<String>) -> TemplateError {
-        let tok = self.peek();
-        let (line, col) = tok.line_col(self.source);
-        TemplateError::Parse {
-            name: self.err_name(),
-            line,
-            col,
-            message: msg.into(),
-        }
-    }
-
-    /// Build a `TemplateError::Parse` anchored at an arbitrary token's location.
-    /// Used for errors surfaced after a token has already been consumed, where
-    /// `self.peek()` no longer points at the offending token.
-    fn token_error(&self, tok: &Token<'a>, msg: impl Into<String>) -> TemplateError {
-        let (line, col) = tok.line_col(self.source);
-        TemplateError::Parse {
-            name: self.err_name(),
-            line,
-            col,
-            message: msg.into(),
-        }
-    }
-
-    // parse_list: the core loop
-    fn parse_list(&mut self, defines: &mut Vec<DefineNode>) -> Result<ListNode> {
-        self.enter()?;
-        let pos = self.cur_pos();
-        let mut nodes = Vec::new();
-
+    fn next_non_space(&mut self) -> Item<'a> {
         loop {
-            match self.peek().kind {
-                TokenKind::Eof => break,
-                TokenKind::Text => {
-                    let tok = self.next().clone();
-                    nodes.push(Node::Text(TextNode {
-                        pos: Pos::new(tok.pos, tok.line),
-                        text: Arc::from(tok.val.as_ref()),
-                    }));
-                }
-                TokenKind::LeftDelim | TokenKind::LeftTrimDelim => {
-                    self.next(); // consume delimiter
+            let token = self.next();
+            if token.typ != ItemType::Space {
+                return token;
+            }
+        }
+    }
 
-                    match self.peek().kind {
-                        TokenKind::End => {
-                            self.next();
-                            self.expect_close_delim()?;
-                            break;
+    fn peek_non_space(&mut self) -> Item<'a> {
+        let token = self.next_non_space();
+        self.backup();
+        token
+    }
+
+    // Errors.
+
+    /// Go's `errorf`: `template: NAME:LINE: MSG`, with the line of the last item read.
+    fn error(&self, message: impl Into<String>) -> ParseError {
+        ParseError { name: self.parse_name.to_string(), line: self.token[0].line, message: message.into() }
+    }
+
+    fn unexpected(&self, token: &Item<'_>, context: &str) -> ParseError {
+        if token.typ == ItemType::Error {
+            let mut extra = String::new();
+            if self.action_line != 0 && self.action_line != token.line {
+                extra = format!(" in action started at {}:{}", self.parse_name, self.action_line);
+                if token.val().ends_with(" action") {
+                    extra = extra[" in action".len()..].to_string();
+                }
+            }
+            return self.error(format!("{token}{extra}"));
+        }
+        self.error(format!("unexpected {token} in {context}"))
+    }
+
+    fn expect(&mut self, expected: ItemType, context: &str) -> PResult<Item<'a>> {
+        let token = self.next_non_space();
+        if token.typ != expected {
+            return Err(self.unexpected(&token, context));
+        }
+        Ok(token)
+    }
+
+    fn check_stack(&self) -> PResult<()> {
+        if self.guard.exceeded() {
+            return Err(self.error(format!(
+                "template nesting too deep (parser stack budget of {} bytes spent)",
+                self.guard.budget()
+            )));
+        }
+        Ok(())
+    }
+
+    // Tree set.
+
+    /// Go's `Tree.add`: installs a tree unless a non-empty one of that name exists.
+    fn add(&mut self, root: ListNode) -> PResult<()> {
+        let name = Arc::clone(&self.tree_name);
+        let tree = Tree {
+            name: Arc::clone(&name),
+            parse_name: Arc::clone(&self.parse_name),
+            text: Arc::clone(&self.text),
+            root,
+        };
+        match self.trees.iter().position(|t| t.name == name) {
+            None => self.trees.push(tree),
+            Some(i) if self.trees[i].is_empty() => self.trees[i] = tree,
+            Some(_) => {
+                if !tree.is_empty() {
+                    return Err(
+                        self.error(format!("template: multiple definition of template {}", quote::quote(&name)))
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // Parsing.
+
+    /// Go's `parse`: the top level, which may also hold `define`s. Runs to EOF.
+    fn parse_top(&mut self) -> PResult<ListNode> {
+        let mut root = ListNode { pos: self.peek().pos, nodes: Vec::new() };
+        while self.peek().typ != ItemType::Eof {
+            if self.peek().typ == ItemType::LeftDelim {
+                let delim = self.next();
+                if self.next_non_space().typ == ItemType::Define {
+                    self.parse_definition()?;
+                    continue;
+                }
+                self.backup2(delim);
+            }
+            match self.text_or_action()? {
+                Parsed::Node(n) => root.nodes.push(n),
+                other => return Err(self.error(format!("unexpected {}", other.describe()))),
+            }
+        }
+        Ok(root)
+    }
+
+    /// Go's `parseDefinition`: `{{define "name"}} ... {{end}}`, the keyword already read.
+    fn parse_definition(&mut self) -> PResult<()> {
+        const CONTEXT: &str = "define clause";
+        let token = self.next_non_space();
+        if token.typ != ItemType::String && token.typ != ItemType::RawString {
+            return Err(self.unexpected(&token, CONTEXT));
+        }
+        let name = quote::unquote(token.val()).map_err(|e| self.error(e.to_string()))?;
+        self.expect(ItemType::RightDelim, CONTEXT)?;
+        // A definition is a new tree: its own name and variables, no enclosing range.
+        let saved_name = std::mem::replace(&mut self.tree_name, Arc::from(name.as_str()));
+        let saved_vars = std::mem::replace(&mut self.vars, vec![SmolStr::new_static("$")]);
+        let saved_range = std::mem::replace(&mut self.range_depth, 0);
+        let saved_paren = std::mem::replace(&mut self.paren_depth, 0);
+        let result = (|| {
+            let (list, end) = self.item_list()?;
+            if !matches!(end, Parsed::End) {
+                return Err(self.error(format!("unexpected {} in {CONTEXT}", end.describe())));
+            }
+            self.add(list)
+        })();
+        self.tree_name = saved_name;
+        self.vars = saved_vars;
+        self.range_depth = saved_range;
+        self.paren_depth = saved_paren;
+        result
+    }
+
+    /// Go's `itemList`: nodes up to `{{end}}` or `{{else}}`, returned separately.
+    fn item_list(&mut self) -> PResult<(ListNode, Parsed)> {
+        self.check_stack()?;
+        let mut list = ListNode { pos: self.peek_non_space().pos, nodes: Vec::new() };
+        while self.peek_non_space().typ != ItemType::Eof {
+            match self.text_or_action()? {
+                Parsed::Node(n) => list.nodes.push(n),
+                end => return Ok((list, end)),
+            }
+        }
+        Err(self.error("unexpected EOF"))
+    }
+
+    /// Go's `textOrAction`.
+    fn text_or_action(&mut self) -> PResult<Parsed> {
+        let token = self.next_non_space();
+        match token.typ {
+            ItemType::Text => Ok(Parsed::Node(Node::Text(TextNode { pos: token.pos, text: Arc::from(token.val()) }))),
+            ItemType::LeftDelim => {
+                self.action_line = token.line;
+                let result = self.action();
+                self.action_line = 0;
+                result
+            }
+            _ => Err(self.unexpected(&token, "input")),
+        }
+    }
+
+    /// Go's `action`: a control keyword or a pipeline, the left delimiter already read.
+    fn action(&mut self) -> PResult<Parsed> {
+        let token = self.next_non_space();
+        match token.typ {
+            ItemType::Block => return self.block_control().map(Parsed::Node),
+            ItemType::Break => return self.break_control(token.pos, "{{break}}", true),
+            ItemType::Continue => return self.break_control(token.pos, "{{continue}}", false),
+            ItemType::Else => return self.else_control(),
+            ItemType::End => return self.end_control(),
+            ItemType::If => return self.branch_control("if").map(|b| Parsed::Node(Node::If(b))),
+            ItemType::Range => {
+                return self.branch_control("range").map(|b| Parsed::Node(Node::Range(b)));
+            }
+            ItemType::Template => return self.template_control().map(Parsed::Node),
+            ItemType::With => {
+                return self.branch_control("with").map(|b| Parsed::Node(Node::With(b)));
+            }
+            _ => {}
+        }
+        self.backup();
+        let token = self.peek();
+        // Variables are not popped: they persist until "end".
+        let pipe = self.pipeline("command", ItemType::RightDelim)?;
+        Ok(Parsed::Node(Node::Action(ActionNode { pos: token.pos, pipe })))
+    }
+
+    /// Go's `breakControl` / `continueControl`.
+    fn break_control(&mut self, pos: usize, context: &str, is_break: bool) -> PResult<Parsed> {
+        let token = self.next_non_space();
+        if token.typ != ItemType::RightDelim {
+            return Err(self.unexpected(&token, context));
+        }
+        if self.range_depth == 0 {
+            return Err(self.error(format!("{context} outside {{{{range}}}}")));
+        }
+        Ok(Parsed::Node(if is_break { Node::Break(pos) } else { Node::Continue(pos) }))
+    }
+
+    /// Go's `pipeline`: declarations, then commands up to `end`.
+    fn pipeline(&mut self, context: &str, end: ItemType) -> PResult<PipeNode> {
+        let token = self.peek_non_space();
+        let mut pipe = PipeNode { pos: token.pos, is_assign: false, decl: Vec::new(), cmds: Vec::new() };
+        // Declarations or assignments?
+        'decls: loop {
+            let v = self.peek_non_space();
+            if v.typ != ItemType::Variable {
+                break;
+            }
+            self.next();
+            // Three-token look-ahead: in "$x foo" we must read "foo" to know $x is an argument.
+            let token_after_variable = self.peek();
+            let next = self.peek_non_space();
+            if next.typ == ItemType::Assign || next.typ == ItemType::Declare {
+                pipe.is_assign = next.typ == ItemType::Assign;
+                self.next_non_space();
+                pipe.decl.push(new_variable(v.pos, v.val()));
+                self.vars.push(SmolStr::from(v.val()));
+            } else if next.typ == ItemType::Char && next.val() == "," {
+                self.next_non_space();
+                pipe.decl.push(new_variable(v.pos, v.val()));
+                self.vars.push(SmolStr::from(v.val()));
+                if context == "range" && pipe.decl.len() < 2 {
+                    match self.peek_non_space().typ {
+                        ItemType::Variable | ItemType::RightDelim | ItemType::RightParen => {
+                            // Second initialized variable in a range pipeline.
+                            continue 'decls;
                         }
-                        TokenKind::Else => {
-                            break;
-                        }
-                        TokenKind::If => {
-                            nodes.push(self.parse_if(defines)?);
-                        }
-                        TokenKind::Range => {
-                            nodes.push(self.parse_range(defines)?);
-                        }
-                        TokenKind::With => {
-                            nodes.push(self.parse_with(defines)?);
-                        }
-                        TokenKind::Define => {
-                            let def = self.parse_define(defines)?;
-                            defines.push(def);
-                        }
-                        TokenKind::Template => {
-                            nodes.push(self.parse_template_call()?);
-                        }
-                        TokenKind::Break => {
-                            let pos = self.cur_pos();
-                            self.next();
-                            self.expect_close_delim()?;
-                            nodes.push(Node::Break(pos));
-                        }
-                        TokenKind::Continue => {
-                            let pos = self.cur_pos();
-                            self.next();
-                            self.expect_close_delim()?;
-                            nodes.push(Node::Continue(pos));
-                        }
-                        TokenKind::Block => {
-                            let (node, def) = self.parse_block(defines)?;
-                            nodes.push(node);
-                            defines.push(def);
-                        }
-                        _ => {
-                            let pipe = self.parse_pipeline(true)?;
-                            self.expect_close_delim()?;
-                            nodes.push(Node::Action(ActionNode {
-                                pos: pipe.pos,
-                                pipe,
-                            }));
-                        }
+                        _ => return Err(self.error("range can only initialize variables")),
                     }
                 }
-                _ => {
-                    self.leave();
-                    return Err(self.error(format!("unexpected token: {:?}", self.peek().kind)));
+                return Err(self.error(format!("too many declarations in {context}")));
+            } else if token_after_variable.typ == ItemType::Space {
+                self.backup3(v, token_after_variable);
+            } else {
+                self.backup2(v);
+            }
+            break;
+        }
+        loop {
+            let token = self.next_non_space();
+            match token.typ {
+                t if t == end => {
+                    self.check_pipeline(&pipe, context)?;
+                    return Ok(pipe);
+                }
+                ItemType::Bool
+                | ItemType::CharConstant
+                | ItemType::Complex
+                | ItemType::Dot
+                | ItemType::Field
+                | ItemType::Identifier
+                | ItemType::Number
+                | ItemType::Nil
+                | ItemType::RawString
+                | ItemType::String
+                | ItemType::Variable
+                | ItemType::LeftParen => {
+                    self.backup();
+                    let cmd = self.command()?;
+                    pipe.cmds.push(cmd);
+                    if pipe.cmds.len() > MAX_PIPELINE_CMDS {
+                        return Err(self.error("pipeline too long"));
+                    }
+                }
+                _ => return Err(self.unexpected(&token, context)),
+            }
+        }
+    }
+
+    /// Go's `checkPipeline`.
+    fn check_pipeline(&self, pipe: &PipeNode, context: &str) -> PResult<()> {
+        if pipe.cmds.is_empty() {
+            return Err(self.error(format!("missing value for {context}")));
+        }
+        for (i, c) in pipe.cmds.iter().enumerate().skip(1) {
+            if matches!(
+                c.args.first(),
+                Some(
+                    Operand::Bool { .. }
+                        | Operand::Dot(_)
+                        | Operand::Nil(_)
+                        | Operand::Number(_)
+                        | Operand::String { .. }
+                )
+            ) {
+                return Err(self.error(format!("non executable command in pipeline stage {}", i + 1)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Go's `parseControl` for `if`, `range` and `with`.
+    fn branch_control(&mut self, context: &str) -> PResult<BranchNode> {
+        let vars_mark = self.vars.len();
+        let result = self.branch_control_inner(context);
+        self.vars.truncate(vars_mark);
+        result
+    }
+
+    fn branch_control_inner(&mut self, context: &str) -> PResult<BranchNode> {
+        self.check_stack()?;
+        let pipe = self.pipeline(context, ItemType::RightDelim)?;
+        if context == "range" {
+            self.range_depth += 1;
+        }
+        let listed = self.item_list();
+        if context == "range" {
+            self.range_depth -= 1;
+        }
+        let (list, next) = listed?;
+        let mut else_list = None;
+        match next {
+            Parsed::End => {}
+            Parsed::Else { pos } => {
+                // "{{else if ...}}" / "{{else with ...}}": parse the inner control up to its {{end}}, which
+                // also ends this one.
+                let peeked = self.peek().typ;
+                if context == "if" && peeked == ItemType::If {
+                    self.next();
+                    let inner = self.branch_control("if")?;
+                    else_list = Some(ListNode { pos, nodes: vec![Node::If(inner)] });
+                } else if context == "with" && peeked == ItemType::With {
+                    self.next();
+                    let inner = self.branch_control("with")?;
+                    else_list = Some(ListNode { pos, nodes: vec![Node::With(inner)] });
+                } else {
+                    let (list, next) = self.item_list()?;
+                    if !matches!(next, Parsed::End) {
+                        return Err(self.error(format!("expected end; found {}", next.describe())));
+                    }
+                    else_list = Some(list);
                 }
             }
+            Parsed::Node(_) => {}
         }
-
-        self.leave();
-        Ok(ListNode { pos, nodes })
+        Ok(BranchNode { pos: pipe.pos, pipe, list, else_list })
     }
 
-    // Control structure parsers
-    fn parse_branch(
-        &mut self,
-        defines: &mut Vec<DefineNode>,
-        allow_multi_decl: bool,
-    ) -> Result<BranchNode> {
-        let pos = self.cur_pos();
-        self.next();
+    /// Go's `endControl`.
+    fn end_control(&mut self) -> PResult<Parsed> {
+        self.expect(ItemType::RightDelim, "end")?;
+        Ok(Parsed::End)
+    }
 
-        let pipe = self.parse_pipeline_full(true, allow_multi_decl)?;
-        self.expect_close_delim()?;
+    /// Go's `elseControl`: `{{else}}`, or the `else` of `{{else if}}` / `{{else with}}`.
+    fn else_control(&mut self) -> PResult<Parsed> {
+        let peek = self.peek_non_space();
+        if peek.typ == ItemType::If || peek.typ == ItemType::With {
+            return Ok(Parsed::Else { pos: peek.pos });
+        }
+        let token = self.expect(ItemType::RightDelim, "else")?;
+        Ok(Parsed::Else { pos: token.pos })
+    }
 
-        let body = self.parse_list(defines)?;
+    /// Go's `blockControl`: `{{block "name" pipeline}} ... {{end}}` defines and invokes.
+    fn block_control(&mut self) -> PResult<Node> {
+        const CONTEXT: &str = "block clause";
+        let token = self.next_non_space();
+        let name = self.parse_template_name(&token, CONTEXT)?;
+        let pipe = self.pipeline(CONTEXT, ItemType::RightDelim)?;
 
-        let else_body = if self.pos < self.tokens.len() && self.peek().kind == TokenKind::Else {
-            self.next();
-
-            if self.peek().kind == TokenKind::If {
-                let inner_if = self.parse_if(defines)?;
-                self.expect_close_delim_or_end()?;
-                Some(ListNode {
-                    pos: self.cur_pos(),
-                    nodes: vec![inner_if],
-                })
-            } else if self.peek().kind == TokenKind::With {
-                let inner_with = self.parse_with(defines)?;
-                self.expect_close_delim_or_end()?;
-                Some(ListNode {
-                    pos: self.cur_pos(),
-                    nodes: vec![inner_with],
-                })
-            } else {
-                self.expect_close_delim()?;
-                let else_list = self.parse_list(defines)?;
-                Some(else_list)
+        let saved_name = std::mem::replace(&mut self.tree_name, Arc::from(name.as_str()));
+        let saved_vars = std::mem::replace(&mut self.vars, vec![SmolStr::new_static("$")]);
+        let saved_range = std::mem::replace(&mut self.range_depth, 0);
+        let saved_paren = std::mem::replace(&mut self.paren_depth, 0);
+        let result = (|| {
+            let (list, end) = self.item_list()?;
+            if !matches!(end, Parsed::End) {
+                return Err(self.error(format!("unexpected {} in {CONTEXT}", end.describe())));
             }
-        } else {
-            None
-        };
+            self.add(list)
+        })();
+        self.tree_name = saved_name;
+        self.vars = saved_vars;
+        self.range_depth = saved_range;
+        self.paren_depth = saved_paren;
+        result?;
 
-        Ok(BranchNode {
-            pos,
-            pipe,
-            body,
-            else_body,
-        })
+        Ok(Node::Template(TemplateNode { pos: token.pos, name: Arc::from(name.as_str()), pipe: Some(pipe) }))
     }
 
-    fn parse_if(&mut self, defines: &mut Vec<DefineNode>) -> Result<Node> {
-        Ok(Node::If(self.parse_branch(defines, false)?))
-    }
-
-    fn parse_range(&mut self, defines: &mut Vec<DefineNode>) -> Result<Node> {
-        Ok(Node::Range(self.parse_branch(defines, true)?))
-    }
-
-    fn parse_with(&mut self, defines: &mut Vec<DefineNode>) -> Result<Node> {
-        Ok(Node::With(self.parse_branch(defines, false)?))
-    }
-
-    fn parse_define(&mut self, defines: &mut Vec<DefineNode>) -> Result<DefineNode> {
-        let pos = self.cur_pos();
-        self.next();
-
-        let name_tok = self.next().clone();
-        if name_tok.kind != TokenKind::String {
-            return Err(self.error("define expects a string name"));
+    /// Go's `templateControl`.
+    fn template_control(&mut self) -> PResult<Node> {
+        const CONTEXT: &str = "template clause";
+        let token = self.next_non_space();
+        let name = self.parse_template_name(&token, CONTEXT)?;
+        let mut pipe = None;
+        if self.next_non_space().typ != ItemType::RightDelim {
+            self.backup();
+            pipe = Some(self.pipeline(CONTEXT, ItemType::RightDelim)?);
         }
-        self.expect_close_delim()?;
-
-        let body = self.parse_list(defines)?;
-
-        Ok(DefineNode {
-            pos,
-            name: SmolStr::from(name_tok.val.as_ref()),
-            body,
-        })
+        Ok(Node::Template(TemplateNode { pos: token.pos, name: Arc::from(name.as_str()), pipe }))
     }
 
-    fn parse_template_call(&mut self) -> Result<Node> {
-        let pos = self.cur_pos();
-        self.next();
-
-        let name_tok = self.next().clone();
-        if name_tok.kind != TokenKind::String {
-            return Err(self.error("template expects a string name"));
+    fn parse_template_name(&self, token: &Item<'_>, context: &str) -> PResult<String> {
+        match token.typ {
+            ItemType::String | ItemType::RawString => {
+                quote::unquote(token.val()).map_err(|e| self.error(e.to_string()))
+            }
+            _ => Err(self.unexpected(token, context)),
         }
+    }
 
-        let pipe = if self.peek().kind != TokenKind::RightDelim
-            && self.peek().kind != TokenKind::RightTrimDelim
-        {
-            Some(self.parse_pipeline(false)?)
-        } else {
-            None
+    /// Go's `command`: operands separated by spaces, up to `|` or the end of the pipeline.
+    fn command(&mut self) -> PResult<CommandNode> {
+        let mut cmd = CommandNode { pos: self.peek_non_space().pos, args: Vec::new() };
+        loop {
+            self.peek_non_space(); // skip leading spaces.
+            if let Some(operand) = self.operand()? {
+                cmd.args.push(operand);
+            }
+            let token = self.next();
+            match token.typ {
+                ItemType::Space => continue,
+                ItemType::RightDelim | ItemType::RightParen => self.backup(),
+                ItemType::Pipe => {}
+                _ => return Err(self.unexpected(&token, "operand")),
+            }
+            break;
+        }
+        if cmd.args.is_empty() {
+            return Err(self.error("empty command"));
+        }
+        Ok(cmd)
+    }
+
+    /// Go's `operand`: a term possibly followed by field accesses.
+    fn operand(&mut self) -> PResult<Option<Operand>> {
+        let Some(node) = self.term()? else {
+            return Ok(None);
         };
-
-        self.expect_close_delim()?;
-
-        Ok(Node::Template(TemplateNode {
-            pos,
-            name: SmolStr::from(name_tok.val.as_ref()),
-            pipe,
+        if self.peek().typ != ItemType::Field {
+            return Ok(Some(node));
+        }
+        let chain_pos = self.peek().pos;
+        let mut fields: Vec<SmolStr> = Vec::new();
+        while self.peek().typ == ItemType::Field {
+            let field = self.next();
+            let name = field.val().strip_prefix('.').unwrap_or(field.val());
+            fields.push(SmolStr::from(name));
+        }
+        // Fields after a field or variable extend it; after a literal they are an error.
+        Ok(Some(match node {
+            Operand::Field { mut ident, .. } => {
+                ident.extend(fields);
+                Operand::Field { pos: chain_pos, ident }
+            }
+            Operand::Variable(mut v) => {
+                v.ident.extend(fields);
+                v.pos = chain_pos;
+                Operand::Variable(v)
+            }
+            Operand::Bool { .. } | Operand::String { .. } | Operand::Number(_) | Operand::Nil(_) | Operand::Dot(_) => {
+                return Err(self.error(format!("unexpected . after term {}", quote::quote(&node.to_string()))));
+            }
+            other => Operand::Chain { pos: chain_pos, node: Box::new(other), fields },
         }))
     }
 
-    fn parse_block(&mut self, defines: &mut Vec<DefineNode>) -> Result<(Node, DefineNode)> {
-        let pos = self.cur_pos();
-        self.next();
-
-        let name_tok = self.next().clone();
-        if name_tok.kind != TokenKind::String {
-            return Err(self.error("block expects a string name"));
-        }
-
-        let pipe = if self.peek().kind != TokenKind::RightDelim
-            && self.peek().kind != TokenKind::RightTrimDelim
-        {
-            Some(self.parse_pipeline(false)?)
-        } else {
-            None
-        };
-
-        self.expect_close_delim()?;
-        let body = self.parse_list(defines)?;
-
-        let name = SmolStr::from(name_tok.val.as_ref());
-        let define = DefineNode {
-            pos,
-            name: name.clone(),
-            body: body.clone(),
-        };
-
-        let tmpl = Node::Template(TemplateNode { pos, name, pipe });
-
-        Ok((tmpl, define))
-    }
-
-    // Pipeline and command parsing
-    fn parse_pipeline(&mut self, allow_decl: bool) -> Result<PipeNode> {
-        self.parse_pipeline_full(allow_decl, false)
-    }
-
-    fn parse_pipeline_full(
-        &mut self,
-        allow_decl: bool,
-        allow_multi_decl: bool,
-    ) -> Result<PipeNode> {
-        let pos = self.cur_pos();
-        let mut decl = Vec::new();
-        let mut is_assign = false;
-
-        if allow_decl && self.peek().kind == TokenKind::Variable {
-            let saved = self.pos;
-            let mut vars = Vec::new();
-
-            while self.peek().kind == TokenKind::Variable {
-                let var_tok = self.next().clone();
-                vars.push(SmolStr::from(var_tok.val.as_ref()));
-
-                if self.peek().kind == TokenKind::Comma {
-                    self.next();
+    /// Go's `term`: a literal, function name, `.`, field, variable or parenthesized pipeline.
+    fn term(&mut self) -> PResult<Option<Operand>> {
+        let token = self.next_non_space();
+        let pos = token.pos;
+        Ok(Some(match token.typ {
+            ItemType::Identifier => {
+                if !(self.has_function)(token.val()) {
+                    return Err(self.error(format!("function {} not defined", quote::quote(token.val()))));
                 }
+                Operand::Identifier { pos, name: SmolStr::from(token.val()) }
             }
-
-            if self.peek().kind == TokenKind::Declare {
-                self.next();
-                decl = vars;
-                is_assign = false;
-            } else if self.peek().kind == TokenKind::Assign {
-                self.next();
-                decl = vars;
-                is_assign = true;
-            } else {
-                self.pos = saved;
+            ItemType::Dot => Operand::Dot(pos),
+            ItemType::Nil => Operand::Nil(pos),
+            ItemType::Variable => self.use_var(pos, token.val())?,
+            ItemType::Field => {
+                Operand::Field { pos, ident: vec![SmolStr::from(token.val().strip_prefix('.').unwrap_or(""))] }
             }
-        }
-
-        if !allow_multi_decl && decl.len() > 1 {
-            return Err(self.error(format!(
-                "cannot assign {} variables outside a range pipeline",
-                decl.len()
-            )));
-        }
-        // Go caps range declarations at two (key, value); a third is a parse
-        // error ("too many declarations in range"), not a silently-dropped
-        // variable. `range_loop!` only binds decl[0]/decl[1], so without this
-        // a `{{range $i, $v, $w := …}}` would otherwise drop `$w` unnoticed.
-        if allow_multi_decl && decl.len() > 2 {
-            return Err(self.error("too many declarations in range"));
-        }
-
-        let mut commands = Vec::new();
-        commands.push(self.parse_command()?);
-
-        while self.peek().kind == TokenKind::Pipe {
-            self.next();
-            commands.push(self.parse_command()?);
-        }
-
-        Ok(PipeNode {
-            pos,
-            decl,
-            commands,
-            is_assign,
-        })
-    }
-
-    fn parse_command(&mut self) -> Result<CommandNode> {
-        let pos = self.cur_pos();
-        let mut args = Vec::new();
-
-        loop {
-            match self.peek().kind {
-                TokenKind::RightDelim
-                | TokenKind::RightTrimDelim
-                | TokenKind::Pipe
-                | TokenKind::Eof => break,
-
-                TokenKind::End | TokenKind::Else => break,
-
-                TokenKind::LeftParen => {
-                    let paren_pos = self.cur_pos();
-                    self.next();
-                    self.enter()?;
-                    let pipe_result = self.parse_pipeline(false);
-                    self.leave();
-                    let pipe = pipe_result?;
-                    self.expect(TokenKind::RightParen)?;
-                    let chain_end = self.tokens[self.pos - 1].pos + 1;
-                    let mut fields = Vec::new();
-                    self.extend_field_chain(chain_end, &mut fields);
-                    if fields.is_empty() {
-                        args.push(Expr::Pipe(paren_pos, pipe));
-                    } else {
-                        args.push(Expr::Chain(
-                            paren_pos,
-                            Box::new(Expr::Pipe(paren_pos, pipe)),
-                            fields,
-                        ));
-                    }
-                }
-
-                TokenKind::Dot => {
-                    let (tok_pos, tok_line) = self.next_span();
-                    let mut fields = Vec::new();
-                    self.extend_field_chain(tok_pos + 1, &mut fields);
-                    if fields.is_empty() {
-                        args.push(Expr::Dot(Pos::new(tok_pos, tok_line)));
-                    } else {
-                        args.push(Expr::Field(Pos::new(tok_pos, tok_line), fields));
-                    }
-                }
-
-                TokenKind::Field => {
-                    let tok = self.next().clone();
-                    let mut fields = Vec::new();
-                    Self::push_field_chain(&tok.val, &mut fields);
-                    self.extend_field_chain(tok.pos + tok.val.len(), &mut fields);
-                    args.push(Expr::Field(Pos::new(tok.pos, tok.line), fields));
-                }
-
-                TokenKind::Variable => {
-                    let tok = self.next().clone();
-                    let mut fields = Vec::new();
-                    self.extend_field_chain(tok.pos + tok.val.len(), &mut fields);
-                    args.push(Expr::Variable(
-                        Pos::new(tok.pos, tok.line),
-                        SmolStr::from(tok.val.as_ref()),
-                        fields,
-                    ));
-                }
-
-                TokenKind::Identifier => {
-                    let tok = self.next().clone();
-                    let mut fields = Vec::new();
-                    self.extend_field_chain(tok.pos + tok.val.len(), &mut fields);
-                    let ident_pos = Pos::new(tok.pos, tok.line);
-                    let name = SmolStr::from(tok.val.as_ref());
-                    if fields.is_empty() {
-                        args.push(Expr::Identifier(ident_pos, name));
-                    } else {
-                        args.push(Expr::Chain(
-                            ident_pos,
-                            Box::new(Expr::Identifier(ident_pos, name)),
-                            fields,
-                        ));
-                    }
-                }
-
-                TokenKind::String => {
-                    let tok = self.next().clone();
-                    args.push(Expr::String(
-                        Pos::new(tok.pos, tok.line),
-                        Arc::from(tok.val.as_ref()),
-                    ));
-                }
-                TokenKind::Number => {
-                    let tok = self.next().clone();
-                    let num = match tok.num {
-                        Some(n) => n,
-                        None => parse_number(&tok.val).ok_or_else(|| {
-                            self.token_error(&tok, format!("invalid number: {}", tok.val))
-                        })?,
-                    };
-                    args.push(Expr::Number(Pos::new(tok.pos, tok.line), num));
-                }
-                TokenKind::Bool => {
-                    let t = self.next();
-                    args.push(Expr::Bool(Pos::new(t.pos, t.line), t.val == "true"));
-                }
-                TokenKind::Nil => {
-                    let (pos, line) = self.next_span();
-                    args.push(Expr::Nil(Pos::new(pos, line)));
-                }
-                TokenKind::Char => {
-                    let tok = self.next().clone();
-                    let num = tok.num.ok_or_else(|| {
-                        self.token_error(&tok, format!("invalid char literal: {}", tok.val))
-                    })?;
-                    args.push(Expr::Number(Pos::new(tok.pos, tok.line), num));
-                }
-
-                _ => break,
+            ItemType::Bool => Operand::Bool { pos, value: token.val() == "true" },
+            ItemType::CharConstant | ItemType::Complex | ItemType::Number => {
+                let kind = match token.typ {
+                    ItemType::CharConstant => NumberKind::Char,
+                    ItemType::Complex => NumberKind::Complex,
+                    _ => NumberKind::Number,
+                };
+                let number = NumberNode::parse(pos, token.val(), kind).map_err(|e| self.error(e))?;
+                Operand::Number(Box::new(number))
             }
-        }
-
-        if args.is_empty() {
-            return Err(self.error("empty command"));
-        }
-
-        Ok(CommandNode { pos, args })
-    }
-
-    fn push_field_chain(field_str: &str, out: &mut Vec<SmolStr>) {
-        out.extend(
-            field_str
-                .split('.')
-                .filter(|s| !s.is_empty())
-                .map(SmolStr::from),
-        );
-    }
-
-    /// Consume any `Field` tokens that immediately follow a chain's tail
-    /// (no whitespace between them) and append their components to `fields`.
-    fn extend_field_chain(&mut self, mut chain_end: usize, fields: &mut Vec<SmolStr>) {
-        while self.peek().kind == TokenKind::Field && self.peek().pos == chain_end {
-            let ftok = self.next().clone();
-            chain_end = ftok.pos + ftok.val.len();
-            Self::push_field_chain(&ftok.val, fields);
-        }
-    }
-
-    // Delimiter helpers
-    fn expect_close_delim(&mut self) -> Result<()> {
-        let tok = self.next();
-        match tok.kind {
-            TokenKind::RightDelim | TokenKind::RightTrimDelim => Ok(()),
-            _ => {
-                let (line, col) = self.tokens[self.pos - 1].line_col(self.source);
-                Err(TemplateError::Parse {
-                    name: self.err_name(),
-                    line,
-                    col,
-                    message: format!(
-                        "expected closing delimiter, got {:?} ({:?})",
-                        self.tokens[self.pos - 1].kind,
-                        self.tokens[self.pos - 1].val
-                    ),
-                })
+            ItemType::LeftParen => {
+                if self.paren_depth >= MAX_PAREN_DEPTH {
+                    return Err(self.error("max expression depth exceeded"));
+                }
+                self.check_stack()?;
+                self.paren_depth += 1;
+                let pipe = self.pipeline("parenthesized pipeline", ItemType::RightParen);
+                self.paren_depth -= 1;
+                Operand::Pipe(Box::new(pipe?))
             }
-        }
-    }
-
-    /// After parsing an `else if` / `else with` chain, the inner branch
-    /// has already consumed `{{end}}`. Verify we stopped at a valid position.
-    fn expect_close_delim_or_end(&mut self) -> Result<()> {
-        // The inner branch consumed its own `{{end}}`.
-        // If we're at a right delimiter here, consume it (an outer end was seen).
-        match self.peek().kind {
-            TokenKind::RightDelim | TokenKind::RightTrimDelim => {
-                self.next();
-            }
-            TokenKind::Eof | TokenKind::LeftDelim | TokenKind::LeftTrimDelim | TokenKind::Text => {
-                // Valid: we're past the end of the control block.
+            ItemType::String | ItemType::RawString => {
+                let text = quote::unquote(token.val()).map_err(|e| self.error(e.to_string()))?;
+                Operand::String { pos, quoted: Arc::from(token.val()), text: Arc::from(text.as_str()) }
             }
             _ => {
-                return Err(self.error(format!(
-                    "unexpected token after else-if/else-with: {:?}",
-                    self.peek().kind
-                )));
+                self.backup();
+                return Ok(None);
             }
-        }
-        Ok(())
+        }))
     }
+
+    /// Go's `useVar`: a variable reference must name a declared variable.
+    fn use_var(&self, pos: usize, name: &str) -> PResult<Operand> {
+        let v = new_variable(pos, name);
+        let first = v.ident.first().cloned().unwrap_or_default();
+        if self.vars.contains(&first) {
+            return Ok(Operand::Variable(v));
+        }
+        Err(self.error(format!("undefined variable {}", quote::quote(&first))))
+    }
+}
+
+fn new_variable(pos: usize, ident: &str) -> VariableNode {
+    VariableNode { pos, ident: ident.split('.').map(SmolStr::from).collect() }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn parse(input: &str) -> (ListNode, Vec<DefineNode>) {
-        Parser::new(input, "{{", "}}").unwrap().parse().unwrap()
-    }
-
-    #[test]
-    fn test_parse_text() {
-        let (list, _) = parse("hello world");
-        assert_eq!(list.nodes.len(), 1);
-        match &list.nodes[0] {
-            Node::Text(t) => assert_eq!(&*t.text, "hello world"),
-            _ => panic!("expected Text node"),
+    fn parse_err(text: &str) -> String {
+        let known = |name: &str| matches!(name, "printf" | "len" | "and" | "not" | "index");
+        match parse("t", text, "", "", &known, 1 << 20) {
+            Ok(_) => "ok".to_string(),
+            Err(e) => e.to_string(),
         }
     }
 
     #[test]
-    fn test_parse_action() {
-        let (list, _) = parse("{{.Name}}");
-        assert_eq!(list.nodes.len(), 1);
-        match &list.nodes[0] {
-            Node::Action(a) => {
-                assert_eq!(a.pipe.commands.len(), 1);
-                assert_eq!(a.pipe.commands[0].args.len(), 1);
-            }
-            _ => panic!("expected Action node"),
+    fn errors_are_worded_as_go() {
+        let cases = [
+            ("{{.X", "template: t:1: unclosed action"),
+            ("{{if .X}}", "template: t:1: unexpected EOF"),
+            ("{{end}}", "template: t:1: unexpected {{end}}"),
+            ("{{foo}}", "template: t:1: function \"foo\" not defined"),
+            ("{{$x}}", "template: t:1: undefined variable \"$x\""),
+            ("{{range .X}}{{else}}{{else}}{{end}}", "template: t:1: expected end; found {{else}}"),
+            ("{{break}}", "template: t:1: {{break}} outside {{range}}"),
+            ("{{.X | 3}}", "template: t:1: non executable command in pipeline stage 2"),
+            ("{{\"a\".b}}", "template: t:1: unexpected . after term \"\\\"a\\\"\""),
+            (
+                "{{define \"a\"}}x{{end}}{{define \"a\"}}y{{end}}",
+                "template: t:1: template: multiple definition of template \"a\"",
+            ),
+            ("\n\n{{if}}", "template: t:3: missing value for if"),
+            ("{{template .X}}", "template: t:1: unexpected \".X\" in template clause"),
+            ("{{#}}", "template: t:1: unexpected \"#\" in command"),
+            ("{{range $a, $b, $c := .}}{{end}}", "template: t:1: too many declarations in range"),
+            ("{{with $x, $y := 1}}{{end}}", "template: t:1: too many declarations in with"),
+            ("{{with $x := 1, 2}}{{end}}", "template: t:1: unexpected \",\" in operand"),
+            ("{{.X\n}", "template: t:2: unexpected \"}\" in operand"),
+            ("{{(1}}", "template: t:1: unclosed left paren"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parse_err(text), want, "{text:?}");
         }
     }
 
     #[test]
-    fn test_parse_if() {
-        let (list, _) = parse("{{if .OK}}yes{{end}}");
-        assert_eq!(list.nodes.len(), 1);
-        match &list.nodes[0] {
-            Node::If(branch) => {
-                assert_eq!(branch.body.nodes.len(), 1);
-                assert!(branch.else_body.is_none());
-            }
-            _ => panic!("expected If node"),
-        }
+    fn node_text_and_positions_match_go() {
+        let trees = parse("t", "ab{{ .Values.foo.bar }}", "", "", &|_| true, 1 << 20).unwrap();
+        let Some(Node::Action(action)) = trees[0].root.nodes.get(1) else {
+            panic!("expected an action");
+        };
+        assert_eq!(action.to_string(), "{{.Values.foo.bar}}");
+        // Go records a chained field at the position of its second element.
+        let field = &action.pipe.cmds[0].args[0];
+        assert_eq!(field.pos(), 12);
+        assert_eq!(trees[0].location(field.pos()), (1, 12));
     }
 
     #[test]
-    fn test_parse_if_else() {
-        let (list, _) = parse("{{if .OK}}yes{{else}}no{{end}}");
-        match &list.nodes[0] {
-            Node::If(branch) => {
-                assert!(branch.else_body.is_some());
-            }
-            _ => panic!("expected If node"),
-        }
-    }
-
-    #[test]
-    fn test_parse_range() {
-        let (list, _) = parse("{{range .Items}}{{.}}{{end}}");
-        match &list.nodes[0] {
-            Node::Range(_) => {}
-            _ => panic!("expected Range node"),
-        }
-    }
-
-    #[test]
-    fn test_parse_pipeline() {
-        let (list, _) = parse("{{.Name | len}}");
-        match &list.nodes[0] {
-            Node::Action(a) => {
-                assert_eq!(a.pipe.commands.len(), 2);
-            }
-            _ => panic!("expected Action with pipeline"),
-        }
-    }
-
-    #[test]
-    fn test_parse_define() {
-        let (_, defines) = parse("{{define \"header\"}}Header{{end}}");
-        assert_eq!(defines.len(), 1);
-        assert_eq!(&*defines[0].name, "header");
-    }
-
-    #[test]
-    fn test_parse_template_call() {
-        let (list, _) = parse("{{template \"header\" .}}");
-        match &list.nodes[0] {
-            Node::Template(t) => {
-                assert_eq!(&*t.name, "header");
-                assert!(t.pipe.is_some());
-            }
-            _ => panic!("expected Template node"),
-        }
-    }
-
-    #[test]
-    fn test_parse_number_helper_discriminates_int_and_float() {
-        assert_eq!(parse_number("42"), Some(Number::Int(42)));
-        assert_eq!(parse_number("-7"), Some(Number::Int(-7)));
-        assert_eq!(parse_number("1.5"), Some(Number::Float(1.5)));
-        assert_eq!(parse_number("2e3"), Some(Number::Float(2000.0)));
-        assert_eq!(parse_number("2E-1"), Some(Number::Float(0.2)));
-        assert!(parse_number("not a number").is_none());
-    }
-
-    #[test]
-    fn test_parse_number_expr_carries_parsed_variant() {
-        // Integer literal -> Expr::Number(_, Number::Int(_))
-        let (list, _) = parse("{{42}}");
-        match &list.nodes[0] {
-            Node::Action(a) => match &a.pipe.commands[0].args[0] {
-                Expr::Number(_, Number::Int(42)) => {}
-                other => panic!("expected Number::Int(42), got {:?}", other),
-            },
-            _ => panic!("expected Action node"),
-        }
-
-        // Float literal -> Expr::Number(_, Number::Float(_))
-        let (list, _) = parse("{{2.5}}");
-        match &list.nodes[0] {
-            Node::Action(a) => match &a.pipe.commands[0].args[0] {
-                Expr::Number(_, Number::Float(f)) if (*f - 2.5).abs() < 1e-9 => {}
-                other => panic!("expected Number::Float(2.5), got {:?}", other),
-            },
-            _ => panic!("expected Action node"),
-        }
-
-        // Hex literal is normalized to decimal by the lexer, still an Int.
-        let (list, _) = parse("{{0xff}}");
-        match &list.nodes[0] {
-            Node::Action(a) => match &a.pipe.commands[0].args[0] {
-                Expr::Number(_, Number::Int(255)) => {}
-                other => panic!("expected Number::Int(255), got {:?}", other),
-            },
-            _ => panic!("expected Action node"),
-        }
-
-        // Char literal is emitted as its Unicode code point (also an Int).
-        let (list, _) = parse("{{'A'}}");
-        match &list.nodes[0] {
-            Node::Action(a) => match &a.pipe.commands[0].args[0] {
-                Expr::Number(_, Number::Int(65)) => {}
-                other => panic!("expected Number::Int(65), got {:?}", other),
-            },
-            _ => panic!("expected Action node"),
-        }
+    fn defines_are_separate_trees() {
+        let trees =
+            parse("t", "a{{define \"x\"}}b{{end}}{{block \"y\" .}}c{{end}}", "", "", &|_| true, 1 << 20).unwrap();
+        let names: Vec<&str> = trees.iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(names, ["x", "y", "t"]);
     }
 }
