@@ -98,7 +98,8 @@ pub fn prepare<'a>(
     health: Option<&Arc<HealthRules>>,
 ) -> Result<Prepared<'a>, InvalidSet> {
     let planned = resolve_all(cluster, manifests)?;
-    let plan = plan::build(manifests).map_err(InvalidSet::Plan)?;
+    let namespaces = planned.iter().map(|planned| planned.resolved.reference.namespace.as_deref()).collect();
+    let plan = plan::build_in_namespaces(manifests, namespaces).map_err(InvalidSet::Plan)?;
     let judge = checked_health(health, manifests, &planned)?;
     Ok(Prepared { manifests, planned, plan, judge })
 }

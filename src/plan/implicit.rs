@@ -1,6 +1,9 @@
 //! Implicit edges, as cli-utils adds them: a Namespace before the objects in it, and a
 //! CustomResourceDefinition before its custom resources.
 //!
+//! An object's namespace is the one it names, or the one the cluster will give it when the caller knows it
+//! (`build_in_namespaces`): objects that take their namespace from `-n` wait for that Namespace too.
+//!
 //! Only objects of the input are linked. An object in a namespace the input does not create waits for
 //! nothing: the namespace is expected to exist, and if it does not, the server says so on the first write.
 //! The same holds for a custom resource whose CRD is not in the input.
@@ -25,8 +28,8 @@ pub(super) fn add_namespace_edges(set: &ObjectSet, graph: &mut GraphBuilder) {
     if namespaces.is_empty() {
         return;
     }
-    for (index, manifest) in set.manifests.iter().enumerate() {
-        if let Some(namespace) = manifest.reference.namespace.as_deref()
+    for index in 0..set.manifests.len() {
+        if let Some(namespace) = set.namespace(index)
             && let Some(&namespace_index) = namespaces.get(namespace)
             && namespace_index != index
         {

@@ -95,8 +95,20 @@ use set::ObjectSet;
 /// A [`PlanError`] with every problem found: malformed ordering annotations, dependencies on undeclared
 /// resource groups, objects declared twice, dependency cycles. No plan is returned then.
 pub fn build(manifests: &[Manifest]) -> Result<Plan, PlanError> {
+    let namespaces = manifests.iter().map(|manifest| manifest.reference.namespace.as_deref()).collect();
+    build_in_namespaces(manifests, namespaces)
+}
+
+/// [`build`], with each object's namespace as the cluster will have it (`namespaces`, one per manifest:
+/// the namespace it names, or the default one for a namespaced object that names none, `None` for a
+/// cluster-scoped object). Objects defaulted into a Namespace of the input wait for it, and an object given
+/// once with and once without its namespace is caught as declared twice.
+///
+/// # Errors
+/// As [`build`].
+pub fn build_in_namespaces(manifests: &[Manifest], namespaces: Vec<Option<&str>>) -> Result<Plan, PlanError> {
     let mut problems = Vec::new();
-    let set = ObjectSet::new(manifests, &mut problems);
+    let set = ObjectSet::new(manifests, namespaces, &mut problems);
     let mut graph = GraphBuilder::new(manifests.len());
     implicit::add_namespace_edges(&set, &mut graph);
     implicit::add_crd_edges(&set, &mut graph);

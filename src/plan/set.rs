@@ -21,19 +21,26 @@ type Identity<'a> = (&'a str, &'a str, Option<&'a str>, &'a str);
 
 pub(super) struct ObjectSet<'a> {
     pub manifests: &'a [Manifest],
+    /// Each object's namespace: as written, or as the cluster will default it when the caller knows.
+    namespaces: Vec<Option<&'a str>>,
     annotations: Vec<Ordering<'a>>,
     by_identity: FastMap<Identity<'a>, usize>,
 }
 
 impl<'a> ObjectSet<'a> {
-    /// Indexes `manifests`; an object declared twice and annotations that are not a mapping are problems.
-    pub fn new(manifests: &'a [Manifest], problems: &mut Vec<PlanProblem>) -> ObjectSet<'a> {
+    /// Indexes `manifests` in `namespaces` (one per manifest); an object declared twice (after namespace
+    /// defaulting) and annotations that are not a mapping are problems.
+    pub fn new(
+        manifests: &'a [Manifest],
+        namespaces: Vec<Option<&'a str>>,
+        problems: &mut Vec<PlanProblem>,
+    ) -> ObjectSet<'a> {
         let mut by_identity = FastMap::with_capacity_and_hasher(manifests.len(), Default::default());
         let mut annotations = Vec::with_capacity(manifests.len());
         for (index, manifest) in manifests.iter().enumerate() {
             let reference = &manifest.reference;
-            let identity =
-                (reference.group(), reference.kind.as_str(), reference.namespace.as_deref(), reference.name.as_str());
+            let namespace = namespaces.get(index).copied().flatten();
+            let identity = (reference.group(), reference.kind.as_str(), namespace, reference.name.as_str());
             match by_identity.entry(identity) {
                 Entry::Vacant(entry) => {
                     entry.insert(index);
@@ -53,7 +60,12 @@ impl<'a> ObjectSet<'a> {
                 }
             });
         }
-        ObjectSet { manifests, annotations, by_identity }
+        ObjectSet { manifests, namespaces, annotations, by_identity }
+    }
+
+    /// Object `index`'s namespace (as written, or defaulted by the caller).
+    pub fn namespace(&self, index: usize) -> Option<&'a str> {
+        self.namespaces.get(index).copied().flatten()
     }
 
     pub fn len(&self) -> usize {

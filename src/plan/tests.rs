@@ -949,3 +949,32 @@ proptest! {
         prop_assert!(scheduler.is_finished());
     }
 }
+
+#[test]
+fn objects_defaulted_into_a_namespace_of_the_input_wait_for_it() {
+    let yaml = [
+        object("v1", "ConfigMap", None, "settings", &[]),
+        object("v1", "Namespace", None, "team-a", &[]),
+        object("rbac.authorization.k8s.io/v1", "ClusterRole", None, "reader", &[]),
+    ]
+    .concat();
+    let manifests = load(&yaml);
+    // As the cluster will have them: the ConfigMap lands in `team-a` (`-n team-a`); the others are cluster-scoped.
+    let plan = build_in_namespaces(&manifests, vec![Some("team-a"), None, None]).expect("plan");
+    assert_eq!(plan.dependencies(0).len(), 1, "the ConfigMap waits for its Namespace");
+    assert_eq!(plan.dependencies(0)[0].target, Target::Object(1));
+    assert!(plan.dependencies(2).is_empty(), "a cluster-scoped object waits for nothing");
+    // Without the defaulted namespaces nothing links them.
+    assert!(build(&manifests).expect("plan").dependencies(0).is_empty());
+}
+
+#[test]
+fn an_object_given_with_and_without_its_default_namespace_is_declared_twice() {
+    let yaml =
+        [object("v1", "ConfigMap", None, "settings", &[]), object("v1", "ConfigMap", Some("default"), "settings", &[])]
+            .concat();
+    let manifests = load(&yaml);
+    let error = build_in_namespaces(&manifests, vec![Some("default"), Some("default")]).expect_err("a duplicate");
+    assert!(matches!(error.problems[..], [PlanProblem::DuplicateObject { index: 1, .. }]), "{error}");
+    assert!(build(&manifests).is_ok(), "without defaulting the plan cannot tell");
+}
