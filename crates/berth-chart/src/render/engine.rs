@@ -32,7 +32,13 @@ pub struct Release {
 impl Release {
     /// What `helm template NAME` renders with (Helm's defaults: revision 1, an install).
     pub fn install(name: &str, namespace: &str) -> Release {
-        Release { name: name.to_string(), namespace: namespace.to_string(), revision: 1, is_install: true, is_upgrade: false }
+        Release {
+            name: name.to_string(),
+            namespace: namespace.to_string(),
+            revision: 1,
+            is_install: true,
+            is_upgrade: false,
+        }
     }
 
     fn to_value(&self) -> Value {
@@ -90,7 +96,32 @@ struct Renderable {
 ///
 /// # Errors
 /// [`RenderError`] with Helm's text for the first template that does not parse or fails.
-pub fn render_templates(chart: &Chart, values: &Value, options: &RenderOptions) -> Result<BTreeMap<String, String>, RenderError> {
+pub fn render_templates(
+    chart: &Chart,
+    values: &Value,
+    options: &RenderOptions,
+) -> Result<BTreeMap<String, String>, RenderError> {
+    std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new()
+            .name("berth-render".to_string())
+            .stack_size(RENDER_STACK_SIZE)
+            .spawn_scoped(scope, || render_on_this_thread(chart, values, options));
+        match thread.map(|handle| handle.join()) {
+            Ok(Ok(result)) => result,
+            Ok(Err(_)) => Err(RenderError::Execute("rendering template failed: the renderer panicked".to_string())),
+            Err(error) => {
+                Err(RenderError::Execute(format!("rendering template failed: cannot start the renderer: {error}")))
+            }
+        }
+    })
+}
+
+/// [`render_templates`] on the calling thread, which must have [`RENDER_STACK_SIZE`] of stack.
+fn render_on_this_thread(
+    chart: &Chart,
+    values: &Value,
+    options: &RenderOptions,
+) -> Result<BTreeMap<String, String>, RenderError> {
     let to_yaml = yaml_writer();
     let shared = Shared {
         release: options.release.to_value(),
@@ -117,7 +148,10 @@ pub fn render_templates(chart: &Chart, values: &Value, options: &RenderOptions) 
         let Some(renderable) = renderables.get(&name) else { continue };
         renderable.data.insert(
             "Template",
-            Value::map([("Name", Value::from(name.as_str())), ("BasePath", Value::from(renderable.base_path.as_str()))]),
+            Value::map([
+                ("Name", Value::from(name.as_str())),
+                ("BasePath", Value::from(renderable.base_path.as_str())),
+            ]),
         );
         let output = template
             .execute_template_to_string(&name, &Value::Map(renderable.data.clone()))
@@ -195,7 +229,11 @@ fn chart_value(chart: &Chart, is_root: bool) -> Value {
     let text = |value: &str| Value::from(value);
     let strings = |values: &[String]| Value::list(values.iter().map(|value| text(value)));
     let maintainers = metadata.maintainers.iter().map(|maintainer| {
-        Value::map([("Name", text(&maintainer.name)), ("Email", text(&maintainer.email)), ("URL", text(&maintainer.url))])
+        Value::map([
+            ("Name", text(&maintainer.name)),
+            ("Email", text(&maintainer.email)),
+            ("URL", text(&maintainer.url)),
+        ])
     });
     let dependencies = metadata.dependencies.iter().map(|dependency| {
         Value::map([
@@ -259,45 +297,60 @@ fn yaml_writer() -> Arc<dyn Fn(&Value) -> String + Send + Sync> {
     }
 }
 
-/// Stack a render may use; the thread rendering must have more (see [`super::render_on_large_stack`]).
-pub(super) const STACK_BUDGET: usize = 200 * 1024 * 1024;
+/// Stack a render may use: Helm's 1,000 nested `include`s of one name cost about 10 MiB in a debug build (the
+/// engine's measurement). The thread rendering must have more: see [`RENDER_STACK_SIZE`].
+pub(super) const STACK_BUDGET: usize = 60 * 1024 * 1024;
+
+/// The stack of the thread [`render_templates`] runs on.
+pub const RENDER_STACK_SIZE: usize = 64 * 1024 * 1024;
 
 /// The template set with Helm's functions.
 fn template_set(options: &RenderOptions) -> Template {
     let included: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
     let limits = Limits { stack_budget: STACK_BUDGET, ..Limits::default() };
-    let template = Template::new("gotpl").missing_key(MissingKey::ZeroValue).limits(limits).funcs(berth_template::helm_functions());
+    let template = Template::new("gotpl")
+        .missing_key(MissingKey::ZeroValue)
+        .limits(limits)
+        .funcs(berth_template::helm_functions());
     let include_counts = included.clone();
-    let template = template.context_func("include", Some(Signature::fixed(&[GoType::String, GoType::Any])), move |context, args| {
-        let name = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
-        let data = args.get(1).cloned().unwrap_or(Value::Nil);
-        let depth = {
-            let mut counts = include_counts.lock().map_err(|_| TemplateError::msg("include counter poisoned"))?;
-            let count = counts.entry(name.clone()).or_insert(0);
-            *count += 1;
-            *count
-        };
-        if depth > INCLUDE_RECURSION_LIMIT + 1 {
-            decrement(&include_counts, &name);
-            return Err(TemplateError::msg(format!(
-                "rendering template has a nested reference name: {name}: unable to execute template"
-            )));
-        }
-        let result = context.execute_template(&name, &data);
-        decrement(&include_counts, &name);
-        result.map(Value::from)
-    });
-    let template = template.context_func("tpl", Some(Signature::fixed(&[GoType::String, GoType::Any])), |context, args| {
-        let text = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
-        let data = args.get(1).cloned().unwrap_or(Value::Nil);
-        match context.execute_text("gotpl", &text, &data) {
-            Ok(output) => Ok(Value::from(output.replace("<no value>", "").as_str())),
-            Err(error @ TemplateError::Parse(_)) => {
-                Err(TemplateError::msg(format!("cannot parse template {}: {error}", go_quote(&text))))
+    let template = template.context_func(
+        "include",
+        Some(Signature::fixed(&[GoType::String, GoType::Any])),
+        move |context, args| {
+            let name = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
+            let data = args.get(1).cloned().unwrap_or(Value::Nil);
+            let depth = {
+                let mut counts = include_counts.lock().map_err(|_| TemplateError::msg("include counter poisoned"))?;
+                let count = counts.entry(name.clone()).or_insert(0);
+                *count += 1;
+                *count
+            };
+            if depth > INCLUDE_RECURSION_LIMIT + 1 {
+                decrement(&include_counts, &name);
+                return Err(TemplateError::msg(format!(
+                    "rendering template has a nested reference name: {name}: unable to execute template"
+                )));
             }
-            Err(error) => Err(TemplateError::msg(format!("error during tpl function execution for {}: {error}", go_quote(&text)))),
-        }
-    });
+            let result = context.execute_template(&name, &data);
+            decrement(&include_counts, &name);
+            result.map(Value::from)
+        },
+    );
+    let template =
+        template.context_func("tpl", Some(Signature::fixed(&[GoType::String, GoType::Any])), |context, args| {
+            let text = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
+            let data = args.get(1).cloned().unwrap_or(Value::Nil);
+            match context.execute_text("gotpl", &text, &data) {
+                Ok(output) => Ok(Value::from(output.replace("<no value>", "").as_str())),
+                Err(error @ TemplateError::Parse(_)) => {
+                    Err(TemplateError::msg(format!("cannot parse template {}: {error}", go_quote(&text))))
+                }
+                Err(error) => Err(TemplateError::msg(format!(
+                    "error during tpl function execution for {}: {error}",
+                    go_quote(&text)
+                ))),
+            }
+        });
     let template = template.func_with_signature("required", Signature::fixed(&[GoType::String, GoType::Any]), |args| {
         let warning = args.first().and_then(Value::as_str).unwrap_or_default();
         let value = args.get(1).cloned().unwrap_or(Value::Nil);

@@ -76,7 +76,11 @@ pub(super) fn render_error(file: &str, error: &TemplateError) -> String {
 fn parse_traceable(text: &str) -> Option<Traceable> {
     let remainder = text.strip_prefix("template: ")?;
     if remainder.starts_with("no template ") {
-        return Some(Traceable { location: String::new(), executed_function: String::new(), message: text.to_string() });
+        return Some(Traceable {
+            location: String::new(),
+            executed_function: String::new(),
+            message: text.to_string(),
+        });
     }
     if let Some(index) = remainder.find(": executing ") {
         let template = &remainder[..index];

@@ -35,7 +35,13 @@ pub fn read_head(document: &str) -> Result<Head, String> {
                 Some(other) => return Err(type_error(&other, "SimpleHead.metadata.annotations", "map[string]string")),
             }
         }
-        Some(other) => return Err(type_error(&other, "SimpleHead.metadata", "struct { Name string \"json:\\\"name\\\"\"; Annotations map[string]string \"json:\\\"annotations\\\"\" }")),
+        Some(other) => {
+            return Err(type_error(
+                &other,
+                "SimpleHead.metadata",
+                "struct { Name string \"json:\\\"name\\\"\"; Annotations map[string]string \"json:\\\"annotations\\\"\" }",
+            ));
+        }
     }
     Ok(head)
 }
@@ -58,8 +64,11 @@ fn type_error(value: &Value, field: &str, go_type: &str) -> String {
         Value::List(_) => "array",
         _ => "object",
     };
-    let target =
-        if field.is_empty() { format!("Go value of type {go_type}") } else { format!("Go struct field {field} of type {go_type}") };
+    let target = if field.is_empty() {
+        format!("Go value of type {go_type}")
+    } else {
+        format!("Go struct field {field} of type {go_type}")
+    };
     format!("error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {json_kind} into {target}")
 }
 
@@ -80,7 +89,8 @@ mod tests {
 
     #[test]
     fn a_number_where_helm_wants_a_string_is_an_error() {
-        let error = read_head("kind: Job\nmetadata:\n  name: j\n  annotations:\n    helm.sh/hook-weight: 5\n").expect_err("number");
+        let error = read_head("kind: Job\nmetadata:\n  name: j\n  annotations:\n    helm.sh/hook-weight: 5\n")
+            .expect_err("number");
         assert!(error.contains("cannot unmarshal number into Go struct field"), "{error}");
     }
 }

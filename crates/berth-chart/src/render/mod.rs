@@ -7,9 +7,9 @@
 //! - `objects.rs`: `.Capabilities` and `.Files` as Go objects; `glob.rs`: `.Files.Glob` patterns;
 //! - `output.rs`: the rendered files sorted and printed as Helm does.
 
+mod capabilities;
 mod engine;
 mod errors;
-mod capabilities;
 mod glob;
 pub mod head;
 pub mod objects;

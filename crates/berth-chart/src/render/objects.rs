@@ -299,7 +299,9 @@ impl Files {
     /// Base names to contents (later paths of one base name win, as Go's random map order lets one win).
     fn by_base_name(&self, encode: impl Fn(&[u8]) -> String) -> Value {
         Value::map(
-            self.files.iter().map(|(name, data)| (name.rsplit('/').next().unwrap_or(name), Value::from(encode(data).as_str()))),
+            self.files
+                .iter()
+                .map(|(name, data)| (name.rsplit('/').next().unwrap_or(name), Value::from(encode(data).as_str()))),
         )
     }
 
@@ -343,9 +345,12 @@ impl Object for Files {
             "GetBytes" => Ok(Value::object(Bytes(self.get_bytes(argument)))),
             "Glob" => Ok(Value::object(self.glob(argument))),
             "Lines" => self.lines(argument),
-            "AsConfig" => Ok(Value::from((self.to_yaml)(&self.by_base_name(|data| String::from_utf8_lossy(data).into_owned())).as_str())),
+            "AsConfig" => Ok(Value::from(
+                (self.to_yaml)(&self.by_base_name(|data| String::from_utf8_lossy(data).into_owned())).as_str(),
+            )),
             "AsSecrets" => Ok(Value::from(
-                (self.to_yaml)(&self.by_base_name(|data| base64::engine::general_purpose::STANDARD.encode(data))).as_str(),
+                (self.to_yaml)(&self.by_base_name(|data| base64::engine::general_purpose::STANDARD.encode(data)))
+                    .as_str(),
             )),
             other => Err(TemplateError::msg(format!("can't evaluate field {other} in type engine.files"))),
         }
