@@ -6,9 +6,11 @@
 //!   text in a Secret (base64 of gzipped JSON).
 //! - `storage.rs`: [`Storage`], Helm's `secret` driver: one Secret per revision, found by labels.
 //! - `rendered.rs`: [`Rendered`], what an install or upgrade releases, built by the caller (no file is read here).
+//! - `ownership.rs`: Helm's ownership marks on the objects and the field manager both tools share.
 //! - `lifecycle.rs`: install, upgrade, rollback and uninstall on top of apply, wait, sequencing and delete.
 
 pub mod lifecycle;
+pub mod ownership;
 mod record;
 mod rendered;
 mod storage;
