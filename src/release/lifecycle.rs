@@ -128,6 +128,7 @@ fn new_release(name: &str, namespace: &str, version: u32, rendered: &Rendered) -
         namespace: namespace.to_string(),
         version,
         manifest: rendered.manifest.clone(),
+        hooks: rendered.hooks.iter().map(|hook| hook.record.clone()).collect(),
         chart: rendered.chart.clone(),
         config: rendered.config.clone(),
         info: Info { first_deployed: now(), last_deployed: now(), notes: rendered.notes.clone(), ..Info::default() },

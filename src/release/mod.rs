@@ -19,7 +19,7 @@ pub use record::{
     Chart, ChartFile, ChartMetadata, HelmTime, Hook, HookExecution, Info, Maintainer, RecordError, Release,
     ReleaseStatus, UnknownStatus, decode, encode,
 };
-pub use rendered::{Rendered, manifest_text};
+pub use rendered::{Rendered, RenderedHook, manifest_text};
 pub use storage::{SECRET_TYPE, Storage, StorageError, secret_name};
 
 #[cfg(test)]
