@@ -86,7 +86,7 @@ impl Error {
         let mut cause = self.source();
         let mut previous = String::new();
         while let Some(error) = cause {
-            let message = error.to_string();
+            let message = readable(error);
             cause = error.source();
             // Some libraries put their cause in their own message as well: say it once.
             if !previous.is_empty() && previous.contains(message.as_str()) {
@@ -103,6 +103,14 @@ impl Error {
             let _ = writeln!(text, "hint: {hint}");
         }
         text
+    }
+}
+
+/// An error's text; a Kubernetes API error is its server's message and reason, not kube-rs's debug dump.
+fn readable(error: &(dyn std::error::Error + 'static)) -> String {
+    match error.downcast_ref::<kube::Error>() {
+        Some(kube::Error::Api(status)) => format!("{} ({}, {})", status.message, status.reason, status.code),
+        _ => error.to_string(),
     }
 }
 
@@ -124,6 +132,12 @@ fn hint_for(error: &(dyn std::error::Error + 'static)) -> Option<String> {
     }
     if let Some(LifecycleError::Pending { name, .. }) = error.downcast_ref::<LifecycleError>() {
         return Some(format!("if no other berth or Helm is working on it, recover with `berth rollback {name}`"));
+    }
+    if let Some(LifecycleError::NoNamespace(_)) = error.downcast_ref::<LifecycleError>() {
+        return Some("create it first, or pass `--create-namespace`".to_string());
+    }
+    if let Some(LifecycleError::NoRevision { name, .. }) = error.downcast_ref::<LifecycleError>() {
+        return Some(format!("`berth history {name}` lists the revisions there are"));
     }
     if let Some(LifecycleError::InUse(name)) = error.downcast_ref::<LifecycleError>() {
         return Some(format!("upgrade it with `berth upgrade {name} ...`, or uninstall it first"));

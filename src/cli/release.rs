@@ -53,6 +53,9 @@ pub struct ChangeArgs {
     pub history_max: usize,
     #[arg(long, value_enum)]
     pub dry_run: Option<DryRunMode>,
+    /// Create the release's namespace (`-n`) when it does not exist.
+    #[arg(long)]
+    pub create_namespace: bool,
     /// Progress: human text, or one JSON event per line.
     #[arg(short, long, value_enum, default_value_t = super::apply::ProgressOutput::Human)]
     pub output: super::apply::ProgressOutput,
@@ -121,13 +124,15 @@ pub struct ReadArgs {
 
 fn release_options(change: &ChangeArgs) -> ReleaseOptions {
     ReleaseOptions {
-        wait: change.wait,
+        // As in Helm 4, rolling back on failure needs to know the release failed: it waits.
+        wait: change.wait || change.rollback_on_failure,
         timeout: change.timeout,
         wait_for_jobs: change.wait_for_jobs,
         rollback_on_failure: change.rollback_on_failure,
         cleanup_on_fail: change.cleanup_on_fail,
         history_max: change.history_max,
         dry_run_server: change.dry_run == Some(DryRunMode::Server),
+        create_namespace: change.create_namespace,
     }
 }
 
@@ -138,9 +143,14 @@ pub fn run_change(operation: Operation, change: &ChangeArgs) -> Result<ExitCode,
                 print_stdout(&rendered.manifest)?;
                 Ok(ExitCode::Success)
             }
-            Operation::Rollback { name, .. } | Operation::Uninstall { name, .. } => {
-                Err(Error::Release(lifecycle::LifecycleError::NotFound(name.clone())))
+            Operation::Rollback { name, revision } => {
+                let text = rollback_manifest(name, *revision, &change.cluster)?;
+                print_stdout(&text)?;
+                Ok(ExitCode::Success)
             }
+            Operation::Uninstall { name, .. } => Err(Error::Usage(format!(
+                "`--dry-run client` applies to install, upgrade and rollback, not to uninstalling `{name}`"
+            ))),
         };
     }
     let json = change.output == super::apply::ProgressOutput::Json;
@@ -184,7 +194,7 @@ fn exit_code(report: &OperationReport) -> ExitCode {
 
 fn print_operation(report: &OperationReport, json: bool) -> Result<(), Error> {
     if json {
-        let value = serde_json::json!({
+        let mut value = serde_json::json!({
             "event": "result",
             "outcome": report.outcome,
             "release": report.release.name,
@@ -193,13 +203,26 @@ fn print_operation(report: &OperationReport, json: bool) -> Result<(), Error> {
             "status": report.release.info.status.to_string(),
             "description": report.release.info.description,
         });
+        if let Some(rolled_back) = &report.rolled_back {
+            value["rolledBack"] = serde_json::json!({
+                "revision": rolled_back.version,
+                "status": rolled_back.info.status.to_string(),
+                "description": rolled_back.info.description,
+            });
+        }
         return print_stdout(&format!("{value}\n"));
     }
     let release = &report.release;
-    let text = format!(
+    let mut text = format!(
         "NAME: {}\nNAMESPACE: {}\nREVISION: {}\nSTATUS: {}\nDESCRIPTION: {}\n",
         release.name, release.namespace, release.version, release.info.status, release.info.description
     );
+    if let Some(rolled_back) = &report.rolled_back {
+        text.push_str(&format!(
+            "ROLLED BACK: revision {} ({}): {}\n",
+            rolled_back.version, rolled_back.info.status, rolled_back.info.description
+        ));
+    }
     print_stdout(&text)
 }
 
@@ -366,6 +389,23 @@ fn render_status(release: &Release, resources: &[lifecycle::ResourceStatus], out
     }
     text.push_str(&table.render());
     text
+}
+
+/// What a rollback would apply (`--dry-run client`): the manifest of the revision it goes back to.
+fn rollback_manifest(name: &str, revision: Option<u32>, cluster_args: &ClusterArgs) -> Result<String, Error> {
+    super::runtime::runtime()?.block_on(async move {
+        let (cluster, _simulated) = cluster_args.connect().await?;
+        let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
+        let history = storage.history(name).await.map_err(|error| Error::Release(error.into()))?;
+        let last =
+            history.last().ok_or_else(|| Error::Release(lifecycle::LifecycleError::NotFound(name.to_string())))?;
+        let version = revision.unwrap_or(last.version.saturating_sub(1));
+        let target = history
+            .iter()
+            .find(|release| release.version == version)
+            .ok_or_else(|| Error::Release(lifecycle::LifecycleError::NoRevision { name: name.to_string(), version }))?;
+        Ok(target.manifest.clone())
+    })
 }
 
 /// Reads PATH, a file or directory of manifests, as a release's input; a `Chart.yaml` beside them names the

@@ -6,10 +6,11 @@
 //! `uninstalled` before berth returns. A rollback after a failure (`--rollback-on-failure`) runs under a fresh
 //! deadline and a fresh cancellation token, never the cancelled or expired one.
 
+use super::ownership;
 use super::rendered::Rendered;
 use super::{HelmTime, Info, Release, ReleaseStatus, Storage, StorageError};
 use crate::apply::{self, ApplyEvent, ApplyReport, ApplyRequest, InvalidSet, Prepared};
-use crate::cluster::{ApplyOptions, Cluster};
+use crate::cluster::{ApplyError, ApplyOptions, Cluster, get_object};
 use crate::health::HealthRules;
 use crate::manifest::{self, LoadError, Manifest};
 use crate::object::ObjectRef;
@@ -41,6 +42,8 @@ pub struct ReleaseOptions {
     /// Revisions kept (0: all).
     pub history_max: usize,
     pub dry_run_server: bool,
+    /// Create the release's namespace when it does not exist (`--create-namespace`).
+    pub create_namespace: bool,
 }
 
 impl Default for ReleaseOptions {
@@ -53,6 +56,7 @@ impl Default for ReleaseOptions {
             cleanup_on_fail: false,
             history_max: 10,
             dry_run_server: false,
+            create_namespace: false,
         }
     }
 }
@@ -64,6 +68,8 @@ pub struct OperationReport {
     pub release: Release,
     /// The apply (or delete) report of the operation itself.
     pub report: Option<ApplyReport>,
+    /// When the operation failed and `--rollback-on-failure` went back: the rollback's revision.
+    pub rolled_back: Option<Release>,
 }
 
 /// Why an operation could not run (nothing was changed) or could not record its end.
@@ -79,6 +85,14 @@ pub enum LifecycleError {
     NoRevision { name: String, version: u32 },
     #[error("release `{0}` is already uninstalled")]
     AlreadyUninstalled(String),
+    #[error("namespace `{0}` does not exist")]
+    NoNamespace(String),
+    #[error("cannot create namespace `{namespace}`")]
+    CreateNamespace {
+        namespace: String,
+        #[source]
+        source: ApplyError,
+    },
     #[error("the release's objects cannot be applied; nothing was changed")]
     Invalid(#[from] InvalidSet),
     #[error("cannot read the manifest recorded in release `{name}` revision {version}")]
@@ -100,6 +114,9 @@ pub struct ResourceStatus {
     pub message: String,
 }
 
+/// What a dry run's revision says, as Helm's.
+const DRY_RUN_DESCRIPTION: &str = "Dry run complete";
+
 fn now() -> Option<HelmTime> {
     Some(HelmTime::now())
 }
@@ -111,6 +128,7 @@ fn new_release(name: &str, namespace: &str, version: u32, rendered: &Rendered) -
         namespace: namespace.to_string(),
         version,
         manifest: rendered.manifest.clone(),
+        hooks: rendered.hooks.iter().map(|hook| hook.record.clone()).collect(),
         chart: rendered.chart.clone(),
         config: rendered.config.clone(),
         info: Info { first_deployed: now(), last_deployed: now(), notes: rendered.notes.clone(), ..Info::default() },
@@ -173,7 +191,11 @@ fn request(options: &ReleaseOptions, deadline: Duration, unchanged: HashSet<usiz
     // A release owns what it declares: fields another manager set (Helm's `helm` when berth continues a
     // release Helm made, or `kubectl` after a manual edit) are taken over, as Helm's own upgrades overwrite them.
     ApplyRequest {
-        apply: ApplyOptions { dry_run: options.dry_run_server, force_conflicts: true, ..ApplyOptions::default() },
+        apply: ApplyOptions {
+            field_manager: ownership::FIELD_MANAGER.to_string(),
+            dry_run: options.dry_run_server,
+            force_conflicts: true,
+        },
         wait: options.wait.then_some(wait),
         health: None,
         unchanged,
@@ -231,6 +253,36 @@ impl Context<'_, '_> {
         &self.cluster.default_namespace
     }
 
+    /// The release's namespace exists, or is created with `--create-namespace` (labelled `name: NAMESPACE` as
+    /// Helm creates it); otherwise nothing is written and the error says so.
+    async fn ensure_namespace(&self) -> Result<(), LifecycleError> {
+        let namespace = self.namespace().to_string();
+        let Some(resource) = self.cluster.resources.get("v1", "Namespace") else { return Ok(()) };
+        let reference =
+            ObjectRef { api_version: "v1".into(), kind: "Namespace".into(), namespace: None, name: namespace.clone() };
+        let resolved = crate::cluster::Resolved { reference, resource };
+        let creation = |source| LifecycleError::CreateNamespace { namespace: namespace.clone(), source };
+        if get_object(self.cluster, &resolved).await.map_err(creation)?.is_some() {
+            return Ok(());
+        }
+        if !self.options.create_namespace {
+            return Err(LifecycleError::NoNamespace(namespace));
+        }
+        let object = serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": namespace, "labels": {"name": namespace}},
+        });
+        let options = ApplyOptions { field_manager: ownership::FIELD_MANAGER.to_string(), ..ApplyOptions::default() };
+        crate::cluster::apply_object(self.cluster, &resolved, &object, &options).await.map_err(creation)?;
+        Ok(())
+    }
+
+    /// A revision's objects as the release applies them: with Helm's ownership marks.
+    fn owned(&self, manifests: &[Manifest], name: &str) -> Vec<Manifest> {
+        ownership::owned(manifests, name, self.namespace())
+    }
+
     /// Checks a revision's objects as apply will, once, before anything is recorded or written.
     fn prepare<'m>(&self, manifests: &'m [Manifest]) -> Result<Prepared<'m>, LifecycleError> {
         Ok(apply::prepare(self.cluster, manifests, Some(self.health))?)
@@ -271,11 +323,15 @@ impl Context<'_, '_> {
         cancel: &CancellationToken,
     ) -> Result<OperationReport, LifecycleError> {
         let manifests = &rendered.manifests;
-        let prepared = self.prepare(manifests)?;
+        let owned = self.owned(manifests, name);
+        let prepared = self.prepare(&owned)?;
         let history = self.storage.history(name).await?;
         self.check_not_pending(name, &history)?;
         if history.last().is_some_and(|last| last.info.status != ReleaseStatus::Uninstalled) {
             return Err(LifecycleError::InUse(name.to_string()));
+        }
+        if !self.options.dry_run_server {
+            self.ensure_namespace().await?;
         }
         let version = history.last().map_or(1, |last| last.version + 1);
         let mut release = new_release(name, self.namespace(), version, rendered);
@@ -283,13 +339,14 @@ impl Context<'_, '_> {
         release.info.description = "Initial install underway".to_string();
         if self.options.dry_run_server {
             let report = self.apply(&prepared, HashSet::new(), cancel).await;
-            return Ok(OperationReport { outcome: report.outcome, release, report: Some(report) });
+            release.info.description = DRY_RUN_DESCRIPTION.to_string();
+            return Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None });
         }
         self.storage.create(&release).await?;
         let report = self.apply(&prepared, HashSet::new(), cancel).await;
         if report.outcome == Outcome::Ready {
             self.finish(&mut release, ReleaseStatus::Deployed, "Install complete").await?;
-            return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report) });
+            return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report), rolled_back: None });
         }
         let description = describe_failure("Install", name, &report);
         self.finish(&mut release, ReleaseStatus::Failed, &description).await?;
@@ -305,7 +362,7 @@ impl Context<'_, '_> {
                 }
             }
         }
-        Ok(OperationReport { outcome: report.outcome, release, report: Some(report) })
+        Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None })
     }
 
     async fn finish(
@@ -364,7 +421,8 @@ impl Context<'_, '_> {
         }
         self.check_not_pending(name, &history)?;
         let manifests = &rendered.manifests;
-        let prepared = self.prepare(manifests)?;
+        let owned = self.owned(manifests, name);
+        let prepared = self.prepare(&owned)?;
         let previous = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
         // What the cluster holds comes from the last revision, whatever its status; objects are skipped as
         // unchanged only when that revision was fully applied (deployed).
@@ -377,13 +435,14 @@ impl Context<'_, '_> {
         let unchanged = skippable(manifests, &old, last_deployed, self.namespace());
         if self.options.dry_run_server {
             let report = self.apply(&prepared, unchanged, cancel).await;
-            return Ok(OperationReport { outcome: report.outcome, release, report: Some(report) });
+            release.info.description = DRY_RUN_DESCRIPTION.to_string();
+            return Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None });
         }
         self.storage.create(&release).await?;
         let report = self.apply(&prepared, unchanged, cancel).await;
         if report.outcome == Outcome::Ready {
             self.promote(&mut release, "Upgrade complete", &old, manifests, previous, cancel).await?;
-            return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report) });
+            return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report), rolled_back: None });
         }
         let description = describe_failure("Upgrade", name, &report);
         self.finish(&mut release, ReleaseStatus::Failed, &description).await?;
@@ -398,10 +457,15 @@ impl Context<'_, '_> {
         {
             let fresh = CancellationToken::new();
             let rolled = self.rollback(name, Some(previous.version), &fresh).await?;
-            return Ok(OperationReport { outcome: report.outcome, release: rolled.release, report: Some(report) });
+            return Ok(OperationReport {
+                outcome: report.outcome,
+                release,
+                report: Some(report),
+                rolled_back: Some(rolled.release),
+            });
         }
         self.storage.prune(name, self.options.history_max).await?;
-        Ok(OperationReport { outcome: report.outcome, release, report: Some(report) })
+        Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None })
     }
 
     async fn rollback(
@@ -414,21 +478,20 @@ impl Context<'_, '_> {
         let Some(mut last) = history.last().cloned() else {
             return Err(LifecycleError::NotFound(name.to_string()));
         };
-        let version = revision.unwrap_or(last.version.saturating_sub(1)).max(1);
-        let target = history
-            .iter()
-            .find(|release| release.version == version)
-            .cloned()
-            .ok_or(LifecycleError::NoRevision { name: name.to_string(), version })?;
-        if last.info.status.is_pending() {
-            // Rollback is the way out of a revision left pending by a crashed client.
+        let version = revision.unwrap_or(last.version.saturating_sub(1));
+        let target = history.iter().find(|release| release.version == version).cloned();
+        if last.info.status.is_pending() && !self.options.dry_run_server {
+            // Rollback is the way out of a revision left pending by a crashed client, even when there is nothing
+            // to go back to.
             last.info.status = ReleaseStatus::Failed;
             last.info.description = format!("{}; marked failed by berth rollback", last.info.description);
             self.storage.update(&last).await?;
         }
+        let target = target.ok_or(LifecycleError::NoRevision { name: name.to_string(), version })?;
         let current = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
         let manifests = recorded_manifests(&target)?;
-        let prepared = self.prepare(&manifests)?;
+        let owned = self.owned(&manifests, name);
+        let prepared = self.prepare(&owned)?;
         let old = recorded_manifests(&last)?;
         let last_deployed = last.info.status == ReleaseStatus::Deployed;
         let mut release = target.clone();
@@ -437,17 +500,22 @@ impl Context<'_, '_> {
         release.info.description = format!("Rollback to {version}");
         release.info.rollback_revision = version;
         release.info.last_deployed = now();
-        self.storage.create(&release).await?;
         let skip = skippable(&manifests, &old, last_deployed, self.namespace());
+        if self.options.dry_run_server {
+            let report = self.apply(&prepared, skip, cancel).await;
+            release.info.description = DRY_RUN_DESCRIPTION.to_string();
+            return Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None });
+        }
+        self.storage.create(&release).await?;
         let report = self.apply(&prepared, skip, cancel).await;
         if report.outcome == Outcome::Ready {
             let description = format!("Rollback to {version}");
             self.promote(&mut release, &description, &old, &manifests, current, cancel).await?;
-            return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report) });
+            return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report), rolled_back: None });
         }
         let description = describe_failure("Rollback", name, &report);
         self.finish(&mut release, ReleaseStatus::Failed, &description).await?;
-        Ok(OperationReport { outcome: report.outcome, release, report: Some(report) })
+        Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None })
     }
 
     async fn uninstall(
@@ -477,7 +545,12 @@ impl Context<'_, '_> {
         if report.outcome != Outcome::Ready {
             let description = describe_failure("Uninstallation of", name, &report);
             self.finish(&mut last, ReleaseStatus::Failed, &description).await?;
-            return Ok(OperationReport { outcome: report.outcome, release: last, report: Some(report) });
+            return Ok(OperationReport {
+                outcome: report.outcome,
+                release: last,
+                report: Some(report),
+                rolled_back: None,
+            });
         }
         last.info.deleted = now();
         if keep_history {
@@ -489,7 +562,7 @@ impl Context<'_, '_> {
                 self.storage.delete(name, revision.version).await?;
             }
         }
-        Ok(OperationReport { outcome: Outcome::Ready, release: last, report: Some(report) })
+        Ok(OperationReport { outcome: Outcome::Ready, release: last, report: Some(report), rolled_back: None })
     }
 }
 
