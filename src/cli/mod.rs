@@ -4,6 +4,7 @@
 //! code. Results go to stdout, progress and logs to stderr.
 
 mod apply;
+mod chart_args;
 mod cluster_args;
 mod error;
 mod health;
@@ -12,7 +13,9 @@ mod plan;
 mod progress;
 mod release;
 mod runtime;
+mod show;
 mod sim;
+mod template;
 
 use crate::cli::error::{Error, ExitCode};
 use clap::{Parser, Subcommand};
@@ -54,6 +57,10 @@ pub enum Command {
     List(release::ReadArgs),
     /// Show a release and the status of each of its objects now.
     Status(release::ReadArgs),
+    /// Render a chart locally and print it, exactly as `helm template` prints it.
+    Template(template::TemplateArgs),
+    /// Show a chart's Chart.yaml, values, README or CRDs, as `helm show`.
+    Show(show::ShowArgs),
     /// Run the simulated cluster (a Kubernetes API server with simulated controllers) for kubectl, Helm or berth.
     Sim(sim::SimArgs),
 }
@@ -70,6 +77,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Delete(args) => apply::run_delete(args),
         Command::Plan(args) => plan::run(args),
         Command::Sim(args) => sim::run(args),
+        Command::Template(args) => template::run(args),
+        Command::Show(args) => show::run(args),
         Command::Install(args) => release::install(args),
         Command::Upgrade(args) => release::upgrade(args),
         Command::Rollback(args) => release::rollback(args),

@@ -109,3 +109,86 @@ impl Chart {
         self.metadata.chart_type == "library"
     }
 }
+
+impl Metadata {
+    /// The metadata as encoding/json writes Helm's `chart.Metadata` (its JSON names, empty fields left out):
+    /// what `helm show chart` prints (through `toYaml`) and what a release record stores.
+    pub fn json_view(&self) -> Value {
+        let mut fields: Vec<(&str, Value)> = Vec::new();
+        let strings = |values: &[String]| Value::list(values.iter().map(|value| Value::from(value.as_str())));
+        let push_text = |fields: &mut Vec<(&str, Value)>, name: &'static str, value: &str| {
+            if !value.is_empty() {
+                fields.push((name, Value::from(value)));
+            }
+        };
+        push_text(&mut fields, "name", &self.name);
+        push_text(&mut fields, "home", &self.home);
+        if !self.sources.is_empty() {
+            fields.push(("sources", strings(&self.sources)));
+        }
+        push_text(&mut fields, "version", &self.version);
+        push_text(&mut fields, "description", &self.description);
+        if !self.keywords.is_empty() {
+            fields.push(("keywords", strings(&self.keywords)));
+        }
+        if !self.maintainers.is_empty() {
+            fields.push((
+                "maintainers",
+                Value::list(self.maintainers.iter().map(|maintainer| {
+                    let mut entry: Vec<(&str, Value)> = Vec::new();
+                    push_text(&mut entry, "name", &maintainer.name);
+                    push_text(&mut entry, "email", &maintainer.email);
+                    push_text(&mut entry, "url", &maintainer.url);
+                    Value::map(entry)
+                })),
+            ));
+        }
+        push_text(&mut fields, "icon", &self.icon);
+        push_text(&mut fields, "apiVersion", &self.api_version);
+        push_text(&mut fields, "condition", &self.condition);
+        push_text(&mut fields, "tags", &self.tags);
+        push_text(&mut fields, "appVersion", &self.app_version);
+        if self.deprecated {
+            fields.push(("deprecated", Value::Bool(true)));
+        }
+        if !self.annotations.is_empty() {
+            fields.push((
+                "annotations",
+                Value::map(self.annotations.iter().map(|(key, value)| (key.as_str(), Value::from(value.as_str())))),
+            ));
+        }
+        push_text(&mut fields, "kubeVersion", &self.kube_version);
+        if !self.dependencies.is_empty() {
+            fields.push(("dependencies", Value::list(self.dependencies.iter().map(Dependency::json_view))));
+        }
+        push_text(&mut fields, "type", &self.chart_type);
+        Value::map(fields)
+    }
+}
+
+impl Dependency {
+    /// The dependency as encoding/json writes Helm's `chart.Dependency` (`name` and `repository` always).
+    pub fn json_view(&self) -> Value {
+        let mut fields: Vec<(&str, Value)> = vec![("name", Value::from(self.name.as_str()))];
+        if !self.version.is_empty() {
+            fields.push(("version", Value::from(self.version.as_str())));
+        }
+        fields.push(("repository", Value::from(self.repository.as_str())));
+        if !self.condition.is_empty() {
+            fields.push(("condition", Value::from(self.condition.as_str())));
+        }
+        if !self.tags.is_empty() {
+            fields.push(("tags", Value::list(self.tags.iter().map(|tag| Value::from(tag.as_str())))));
+        }
+        if self.enabled {
+            fields.push(("enabled", Value::Bool(true)));
+        }
+        if !self.import_values.is_empty() {
+            fields.push(("import-values", Value::list(self.import_values.iter().cloned())));
+        }
+        if !self.alias.is_empty() {
+            fields.push(("alias", Value::from(self.alias.as_str())));
+        }
+        Value::map(fields)
+    }
+}

@@ -9,10 +9,12 @@
 //!   subcharts in `charts/`), and `values.schema.json` validation;
 //! - [`values`]: values exactly as Helm computes them: `-f` files, the `--set` family (strvals), coalescing
 //!   with the chart's defaults, subcharts' conditions, tags, aliases, import-values and globals;
+//! - [`pipeline`]: the whole way from a loaded chart and the user's values to what a release holds;
 //! - [`render`]: the templates executed with Helm's engine semantics, and the output assembled as Helm does
 //!   (manifests sorted by kind, hooks apart, CRDs, NOTES).
 
 pub mod chart;
 pub mod load;
+pub mod pipeline;
 pub mod render;
 pub mod values;
