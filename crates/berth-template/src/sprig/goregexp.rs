@@ -351,6 +351,16 @@ impl GoRegexp {
         found
     }
 
+    /// `FindStringSubmatch`: the groups of the leftmost match.
+    pub(crate) fn captures<'s>(&self, s: &'s str) -> Option<regex::Captures<'s>> {
+        self.regex.captures(s)
+    }
+
+    /// `FindAllStringSubmatch(s, n)`: the groups of every match `find_all` finds.
+    pub(crate) fn captures_all<'s>(&self, s: &'s str, n: i64) -> Vec<regex::Captures<'s>> {
+        self.find_all(s, n).into_iter().filter_map(|(start, _)| self.regex.captures_at(s, start)).collect()
+    }
+
     /// `FindString`: the leftmost match, or "".
     pub(crate) fn find<'s>(&self, s: &'s str) -> &'s str {
         self.regex.find(s).map_or("", |m| m.as_str())

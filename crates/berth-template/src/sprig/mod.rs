@@ -23,6 +23,7 @@ mod paths;
 mod random;
 mod reflect;
 mod regex;
+mod semver;
 mod strconv;
 mod strings;
 mod url;
@@ -51,6 +52,7 @@ const TABLES: &[&[(&str, SprigFn)]] = &[
     random::FUNCTIONS,
     reflect::FUNCTIONS,
     regex::FUNCTIONS,
+    semver::FUNCTIONS,
     strings::FUNCTIONS,
     url::FUNCTIONS,
 ];
