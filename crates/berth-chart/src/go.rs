@@ -73,11 +73,6 @@ pub(crate) fn is_space(c: char) -> bool {
         || (c as u32 > 0xFF && c.is_whitespace())
 }
 
-/// `%T` of a value as Helm's data holds it.
-pub(crate) fn type_name(value: &Value) -> &str {
-    value.type_name()
-}
-
 /// `%t` of a value: a bool prints as itself, anything else as Go's bad-verb text `%!t(type=value)`
 /// (a nil interface prints `%!t(<nil>)`; lists apply the verb to each element).
 pub(crate) fn format_t(value: &Value) -> String {

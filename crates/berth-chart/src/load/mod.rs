@@ -26,7 +26,7 @@ use archive::{ArchiveError, ensure_archive, load_archive_files};
 /// could otherwise nest until the stack ends.
 pub const MAX_CHART_DEPTH: usize = 64;
 
-pub(crate) use chartfile::{parse_yaml, string_pair};
+pub(crate) use chartfile::string_pair;
 
 /// A chart could not be loaded. The message is the text Helm prints after `Error: `.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
