@@ -15,6 +15,7 @@ struct Run {
     name: String,
     args: Vec<String>,
     stdin: Option<String>,
+    chart: Option<String>,
 }
 
 struct Golden {
@@ -36,13 +37,17 @@ fn read_runs(case: &Path) -> Vec<Run> {
             let name = fields.next().expect("run name");
             let mut args = Vec::new();
             let mut stdin = None;
+            let mut chart = None;
             for field in fields {
-                match field.strip_prefix("stdin=") {
-                    Some(file) => stdin = Some(file.to_string()),
-                    None => args.push(field),
+                if let Some(file) = field.strip_prefix("stdin=") {
+                    stdin = Some(file.to_string());
+                } else if let Some(path) = field.strip_prefix("chart=") {
+                    chart = Some(path.to_string());
+                } else {
+                    args.push(field);
                 }
             }
-            Run { name, args, stdin }
+            Run { name, args, stdin, chart }
         })
         .collect()
 }
@@ -103,7 +108,11 @@ fn berth_run(case: &Path, run: &Run) -> Result<BTreeMap<String, String>, String>
     let (options, compute) = parse_args(&run.args);
     let mut files = CaseFiles { dir: case.to_path_buf(), stdin: run.stdin.clone() };
     let user = options.merge_values(&mut files)?;
-    let chart_path = if case.join("chart").exists() { case.join("chart") } else { case.join("chart.tgz") };
+    let chart_path = match &run.chart {
+        Some(path) => case.join(path),
+        None if case.join("chart").exists() => case.join("chart"),
+        None => case.join("chart.tgz"),
+    };
     let loaded = berth_chart::load::load(&chart_path).map_err(|e| e.to_string())?;
     let computed = berth_chart::values::compute(&loaded.chart, &user, &compute).map_err(|e| e.to_string())?;
     let mut out = BTreeMap::new();

@@ -10,7 +10,8 @@
 #                         first (subcharts as archives in charts/, packaged top charts); the archives are committed
 #   runs                  one run per line: NAME<TAB>ARG<TAB>ARG...; `#` starts a comment line. ARGs are passed to
 #                         `helm template r CHART` as they are (-f, --set..., --skip-schema-validation), except
-#                         `stdin=FILE`, which feeds FILE to Helm's standard input
+#                         `stdin=FILE`, which feeds FILE to Helm's standard input, and `chart=PATH`, which gives
+#                         another chart than chart/ (cases with many small charts)
 #   values files          whatever the runs name, relative to the case directory
 #
 # Each run writes golden/NAME.txt: the exit code, Helm's stdout and its stderr, with the case directory's absolute
@@ -45,7 +46,7 @@ for name in "$@"; do
     done <packages
   fi
   chart=chart
-  [ -e chart ] || chart=chart.tgz
+  [ -e chart ] || [ ! -e chart.tgz ] || chart=chart.tgz
   rm -rf golden
   mkdir golden
   count=0
@@ -56,14 +57,16 @@ for name in "$@"; do
     run="${fields[0]}"
     args=()
     input=/dev/null
+    run_chart="$chart"
     for arg in "${fields[@]:1}"; do
       case "$arg" in
         stdin=*) input="${arg#stdin=}" ;;
+        chart=*) run_chart="${arg#chart=}" ;;
         *) args+=("$arg") ;;
       esac
     done
     code=0
-    HOME="$(mktemp -d "$scratch/home.XXXXXX")" "$helm" template r "$chart" "${args[@]}" \
+    HOME="$(mktemp -d "$scratch/home.XXXXXX")" "$helm" template r "$run_chart" "${args[@]}" \
       <"$input" >"$scratch/stdout" 2>"$scratch/stderr" || code=$?
     {
       echo "exit: $code"

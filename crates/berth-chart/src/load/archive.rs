@@ -161,7 +161,11 @@ pub(crate) fn clean_path(path: &str) -> String {
 
 /// `EnsureArchive`: an actionable error when a file given as a chart is not gzip.
 pub(crate) fn ensure_archive(name: &str, head: &[u8]) -> Result<(), String> {
-    let head = &head[..head.len().min(512)];
+    // Helm sniffs its whole 512-byte buffer, zeros after a short file included (so short text reads as binary).
+    let mut buffer = [0u8; 512];
+    let len = head.len().min(512);
+    buffer[..len].copy_from_slice(&head[..len]);
+    let head = &buffer[..];
     let content_type = detect_content_type(head);
     if content_type != "application/x-gzip" && !head.starts_with(b"\x1F\x8B\x08") {
         if name.ends_with(".yml") || name.ends_with(".yaml") {
@@ -282,6 +286,10 @@ mod tests {
         );
         assert_eq!(
             ensure_archive("c.tgz", b"a: 1\n").unwrap_err(),
+            "file 'c.tgz' does not appear to be a gzipped archive; got 'application/octet-stream'"
+        );
+        assert_eq!(
+            ensure_archive("c.tgz", "text ".repeat(120).as_bytes()).unwrap_err(),
             "file 'c.tgz' does not appear to be a gzipped archive; got 'text/plain; charset=utf-8'"
         );
         assert_eq!(
