@@ -265,15 +265,15 @@ mod tests {
         assert_eq!(entry_name("chart/templates/a.yaml").unwrap(), "templates/a.yaml");
         assert_eq!(entry_name("chart\\templates\\a.yaml").unwrap(), "templates/a.yaml");
         assert_eq!(entry_name("chart//etc/passwd").unwrap_err().to_string(), "chart illegally contains absolute paths");
-        assert_eq!(
-            entry_name("chart/../../x").unwrap_err().to_string(),
-            "chart illegally references parent directory"
-        );
+        assert_eq!(entry_name("chart/../../x").unwrap_err().to_string(), "chart illegally references parent directory");
         assert_eq!(
             entry_name("chart").unwrap_err().to_string(),
             "chart illegally contains content outside the base directory: \"chart\""
         );
-        assert_eq!(entry_name("Chart.yaml").unwrap_err().to_string(), "chart illegally contains content outside the base directory: \"Chart.yaml\"");
+        assert_eq!(
+            entry_name("Chart.yaml").unwrap_err().to_string(),
+            "chart illegally contains content outside the base directory: \"Chart.yaml\""
+        );
         assert_eq!(entry_name("x/c:/evil").unwrap_err().to_string(), "chart contains illegally named files");
     }
 

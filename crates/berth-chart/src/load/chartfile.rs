@@ -92,7 +92,7 @@ impl Decoder {
     }
 
     /// The fields of a JSON object matched to a struct's fields, exact names first, then case-insensitively.
-    fn fields<'a>(map: &'a Value, names: &[&'static str]) -> Vec<(&'static str, Value)> {
+    fn fields(map: &Value, names: &[&'static str]) -> Vec<(&'static str, Value)> {
         let Value::Map(map) = map else {
             return Vec::new();
         };
@@ -137,8 +137,7 @@ impl Decoder {
             Value::Nil => None,
             Value::Map(_) => {
                 let mut dependency = Dependency::default();
-                let names =
-                    ["name", "version", "repository", "condition", "tags", "enabled", "import-values", "alias"];
+                let names = ["name", "version", "repository", "condition", "tags", "enabled", "import-values", "alias"];
                 for (field, item) in Self::fields(value, &names) {
                     let path = format!("{prefix}.{field}");
                     match field {
@@ -180,11 +179,7 @@ impl Decoder {
 /// gives JSON numbers), so integral values print as integers, as Helm prints YAML ints; other floats print as
 /// `FormatFloat(f, 'g', -1, 32)` does.
 fn number_as_string(f: f64) -> String {
-    if f.fract() == 0.0 && f.abs() < 9.0e15 {
-        format!("{}", f as i64)
-    } else {
-        format_float32_g(f)
-    }
+    if f.fract() == 0.0 && f.abs() < 9.0e15 { format!("{}", f as i64) } else { format_float32_g(f) }
 }
 
 /// The JSON kind Go names in `cannot unmarshal KIND`.
@@ -215,7 +210,9 @@ fn decode_error(message: String) -> String {
 fn not_an_object(value: &Value, go_type: &str) -> Option<String> {
     match value {
         Value::Nil | Value::Map(_) => None,
-        other => Some(decode_error(format!("json: cannot unmarshal {} into Go value of type {go_type}", json_kind(other)))),
+        other => {
+            Some(decode_error(format!("json: cannot unmarshal {} into Go value of type {go_type}", json_kind(other))))
+        }
     }
 }
 
@@ -324,7 +321,17 @@ pub(crate) fn decode_lock(data: &[u8]) -> Result<Lock, String> {
 
 /// `sanitizeString`: spaces become ' ', non-printable characters are dropped.
 fn sanitize(text: &str) -> String {
-    text.chars().filter_map(|c| if is_space(c) { Some(' ') } else if is_print(c) { Some(c) } else { None }).collect()
+    text.chars()
+        .filter_map(|c| {
+            if is_space(c) {
+                Some(' ')
+            } else if is_print(c) {
+                Some(c)
+            } else {
+                None
+            }
+        })
+        .collect()
 }
 
 fn sanitize_all(texts: &mut [String]) {
@@ -457,7 +464,10 @@ mod tests {
         ];
         for (text, want) in cases {
             let error = decode(text).unwrap_err();
-            assert!(error.starts_with("error unmarshaling JSON: while decoding JSON: json: cannot unmarshal "), "{error}");
+            assert!(
+                error.starts_with("error unmarshaling JSON: while decoding JSON: json: cannot unmarshal "),
+                "{error}"
+            );
             assert!(error.ends_with(want), "{text}: {error}");
         }
     }
@@ -488,11 +498,26 @@ mod tests {
             ("apiVersion: v2\nname: a/b\nversion: 1.0.0\n", "validation: chart.metadata.name \"a/b\" is invalid"),
             ("apiVersion: v2\nname: e\n", "validation: chart.metadata.version is required"),
             ("apiVersion: v2\nname: e\nversion: x.y\n", "validation: chart.metadata.version \"x.y\" is invalid"),
-            ("apiVersion: v2\nname: e\nversion: 1.0.0\ntype: foo\n", "validation: chart.metadata.type must be application or library"),
-            ("apiVersion: v2\nname: e\nversion: 1.0.0\nmaintainers: [null]\n", "validation: maintainers must not contain empty or null nodes"),
-            ("apiVersion: v2\nname: e\nversion: 1.0.0\ndependencies: [null]\n", "validation: dependencies must not contain empty or null nodes"),
-            ("apiVersion: v2\nname: e\nversion: 1.0.0\ndependencies:\n- name: a\n  alias: b.c\n", "validation: dependency \"a\" has disallowed characters in the alias"),
-            ("apiVersion: v2\nname: e\nversion: 1.0.0\ndependencies:\n- name: a\n- name: b\n  alias: a\n", "validation: more than one dependency with name or alias \"a\""),
+            (
+                "apiVersion: v2\nname: e\nversion: 1.0.0\ntype: foo\n",
+                "validation: chart.metadata.type must be application or library",
+            ),
+            (
+                "apiVersion: v2\nname: e\nversion: 1.0.0\nmaintainers: [null]\n",
+                "validation: maintainers must not contain empty or null nodes",
+            ),
+            (
+                "apiVersion: v2\nname: e\nversion: 1.0.0\ndependencies: [null]\n",
+                "validation: dependencies must not contain empty or null nodes",
+            ),
+            (
+                "apiVersion: v2\nname: e\nversion: 1.0.0\ndependencies:\n- name: a\n  alias: b.c\n",
+                "validation: dependency \"a\" has disallowed characters in the alias",
+            ),
+            (
+                "apiVersion: v2\nname: e\nversion: 1.0.0\ndependencies:\n- name: a\n- name: b\n  alias: a\n",
+                "validation: more than one dependency with name or alias \"a\"",
+            ),
         ];
         for (text, want) in cases {
             let mut raw = decode(text).unwrap();

@@ -125,13 +125,15 @@ impl Walk<'_> {
         }
         if metadata.len() > MAX_DECOMPRESSED_FILE_SIZE as u64 {
             // Helm names the file by its base name (the link target's when it is a link).
-            let base = resolved.unwrap_or(path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let base =
+                resolved.unwrap_or(path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             return Err(format!(
                 "chart file {} is larger than the maximum file size {MAX_DECOMPRESSED_FILE_SIZE}",
                 quote(&base)
             ));
         }
-        let data = fs::read(path).map_err(|error| format!("error reading {relative}: {}", os_error("open", display, &error)))?;
+        let data = fs::read(path)
+            .map_err(|error| format!("error reading {relative}: {}", os_error("open", display, &error)))?;
         let data = match data.strip_prefix(UTF8_BOM) {
             Some(rest) => rest.to_vec(),
             None => data,
@@ -167,7 +169,17 @@ mod tests {
         let dir = temp_chart();
         let files = read_dir_files(dir.path()).unwrap();
         let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
-        assert_eq!(names, [".helmignore", "Chart.yaml", "templates/a.yaml", "templates/b.yaml", "templates/sub/c.yaml", "values.yaml"]);
+        assert_eq!(
+            names,
+            [
+                ".helmignore",
+                "Chart.yaml",
+                "templates/a.yaml",
+                "templates/b.yaml",
+                "templates/sub/c.yaml",
+                "values.yaml"
+            ]
+        );
         assert_eq!(files[5].data, b"a: 1\n");
     }
 

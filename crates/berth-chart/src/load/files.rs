@@ -169,7 +169,10 @@ mod tests {
         .unwrap();
         assert_eq!(chart.name(), "top");
         assert_eq!(chart.templates.len(), 1);
-        assert_eq!(chart.files.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["README.md", "charts/sub-0.1.0.tgz.prov"]);
+        assert_eq!(
+            chart.files.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
+            ["README.md", "charts/sub-0.1.0.tgz.prov"]
+        );
         assert_eq!(chart.raw.len(), 9);
         assert_eq!(chart.schema.as_deref(), Some(&b"{}"[..]));
         assert_eq!(chart.dependencies.len(), 1);
@@ -180,11 +183,9 @@ mod tests {
     #[test]
     fn missing_chart_yaml_and_subchart_errors_name_the_chart() {
         assert_eq!(load(vec![file("values.yaml", "")]).unwrap_err(), "Chart.yaml file is missing");
-        let error = load(vec![
-            file("Chart.yaml", "apiVersion: v2\nname: top\nversion: 1.0.0\n"),
-            file("charts/README", "x"),
-        ])
-        .unwrap_err();
+        let error =
+            load(vec![file("Chart.yaml", "apiVersion: v2\nname: top\nversion: 1.0.0\n"), file("charts/README", "x")])
+                .unwrap_err();
         assert_eq!(error, "error unpacking subchart README in top: Chart.yaml file is missing");
     }
 

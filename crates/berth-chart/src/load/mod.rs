@@ -98,8 +98,9 @@ fn load_directory(path: &Path) -> Result<Loaded, LoadError> {
 /// `EnsureArchive`).
 fn load_file(path: &Path, display: &str) -> Result<Loaded, LoadError> {
     use std::io::Read;
-    let cannot_read =
-        |error: std::io::Error| LoadError::new(format!("file '{display}' cannot be read: {}", crate::go::errno_text(&error)));
+    let cannot_read = |error: std::io::Error| {
+        LoadError::new(format!("file '{display}' cannot be read: {}", crate::go::errno_text(&error)))
+    };
     let mut file = std::fs::File::open(path).map_err(|error| LoadError::new(os_error("open", display, &error)))?;
     let mut head = Vec::with_capacity(512);
     (&mut file).take(512).read_to_end(&mut head).map_err(cannot_read)?;
@@ -107,9 +108,9 @@ fn load_file(path: &Path, display: &str) -> Result<Loaded, LoadError> {
     // The version-detecting loader reads the archive once; any failure but a bad gzip header is reported
     // without detail.
     let files = load_archive_files(head.as_slice().chain(file)).map_err(|error| match error {
-        ArchiveError::GzipHeader => LoadError::new(format!(
-            "file '{display}' does not appear to be a valid chart file (details: {error})"
-        )),
+        ArchiveError::GzipHeader => {
+            LoadError::new(format!("file '{display}' does not appear to be a valid chart file (details: {error})"))
+        }
         ArchiveError::Other(_) => LoadError::new("unable to load chart archive"),
     })?;
     load_archive_file_list(files)

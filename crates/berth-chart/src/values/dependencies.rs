@@ -18,9 +18,9 @@ pub(crate) fn process_dependencies(chart: &mut Chart, values: &Value, warnings: 
 /// `getAliasDependency`: the first loaded subchart with the dependency's name and a version in its range, copied
 /// and renamed to the alias.
 fn alias_dependency(charts: &[Chart], dependency: &Dependency) -> Option<Chart> {
-    let found = charts.iter().find(|c| {
-        c.name() == dependency.name && is_compatible_range(&dependency.version, &c.metadata.version)
-    })?;
+    let found = charts
+        .iter()
+        .find(|c| c.name() == dependency.name && is_compatible_range(&dependency.version, &c.metadata.version))?;
     let mut copy = found.clone();
     if !dependency.alias.is_empty() {
         copy.metadata.name = dependency.alias.clone();
@@ -35,15 +35,16 @@ fn process_enabled(chart: &mut Chart, values: &Value, path: &str, warnings: &mut
     }
     let loaded = std::mem::take(&mut chart.dependencies);
     // Subcharts no dependency entry names (with a matching version) are kept as they are.
-    let mut dependencies: Vec<Chart> = loaded
-        .iter()
-        .filter(|existing| {
-            !chart.metadata.dependencies.iter().any(|req| {
-                existing.name() == req.name && is_compatible_range(&req.version, &existing.metadata.version)
+    let mut dependencies: Vec<Chart> =
+        loaded
+            .iter()
+            .filter(|existing| {
+                !chart.metadata.dependencies.iter().any(|req| {
+                    existing.name() == req.name && is_compatible_range(&req.version, &existing.metadata.version)
+                })
             })
-        })
-        .cloned()
-        .collect();
+            .cloned()
+            .collect();
     for req in &mut chart.metadata.dependencies {
         if let Some(copy) = alias_dependency(&loaded, req) {
             dependencies.push(copy);
@@ -163,10 +164,8 @@ fn process_import_values(chart: &mut Chart, warnings: &mut Warnings) -> Result<(
                         Ok(found) => {
                             coalesce_tables(&imported, &path_to_map(&parent, found), "", true, warnings);
                         }
-                        Err(error) => warnings.push(format!(
-                            "ImportValues missing table from chart chart={} error={error}",
-                            req.name
-                        )),
+                        Err(error) => warnings
+                            .push(format!("ImportValues missing table from chart chart={} error={error}", req.name)),
                     }
                 }
                 Value::String(name) => {

@@ -195,10 +195,9 @@ impl Scanner<'_> {
                 Some(b) if b == *expected => self.pos += 1,
                 Some(_) => {
                     let name = String::from_utf8_lossy(word);
-                    return Err(self.invalid(&format!(
-                        "in literal {name} (expecting {})",
-                        quote_char(char::from(word[i]))
-                    )));
+                    return Err(
+                        self.invalid(&format!("in literal {name} (expecting {})", quote_char(char::from(word[i]))))
+                    );
                 }
             }
         }

@@ -72,8 +72,8 @@ impl ValueOptions {
         for value in &self.json_values {
             let trimmed = value.trim_matches(crate::go::is_space);
             if trimmed.starts_with('{') {
-                let parsed = unmarshal_object(trimmed)
-                    .map_err(|_| format!("failed parsing --set-json data JSON: {value}"))?;
+                let parsed =
+                    unmarshal_object(trimmed).map_err(|_| format!("failed parsing --set-json data JSON: {value}"))?;
                 let incoming = match parsed {
                     Some(map) => Value::Map(map),
                     None => Value::Map(Map::new()),
@@ -165,11 +165,26 @@ mod tests {
     #[test]
     fn errors_name_the_flag() {
         let cases = [
-            (ValueOptions { value_files: vec!["nope.yaml".into()], ..Default::default() }, "open nope.yaml: no such file or directory"),
-            (ValueOptions { values: vec!["a".into()], ..Default::default() }, "failed parsing --set data: key \"a\" has no value"),
-            (ValueOptions { json_values: vec!["{bad".into()], ..Default::default() }, "failed parsing --set-json data JSON: {bad"),
-            (ValueOptions { json_values: vec!["a={bad".into()], ..Default::default() }, "failed parsing --set-json data a={bad"),
-            (ValueOptions { file_values: vec!["a=nope".into()], ..Default::default() }, "failed parsing --set-file data: open nope: no such file or directory"),
+            (
+                ValueOptions { value_files: vec!["nope.yaml".into()], ..Default::default() },
+                "open nope.yaml: no such file or directory",
+            ),
+            (
+                ValueOptions { values: vec!["a".into()], ..Default::default() },
+                "failed parsing --set data: key \"a\" has no value",
+            ),
+            (
+                ValueOptions { json_values: vec!["{bad".into()], ..Default::default() },
+                "failed parsing --set-json data JSON: {bad",
+            ),
+            (
+                ValueOptions { json_values: vec!["a={bad".into()], ..Default::default() },
+                "failed parsing --set-json data a={bad",
+            ),
+            (
+                ValueOptions { file_values: vec!["a=nope".into()], ..Default::default() },
+                "failed parsing --set-file data: open nope: no such file or directory",
+            ),
         ];
         for (options, want) in cases {
             assert_eq!(options.merge_values(&mut files()).unwrap_err(), want);

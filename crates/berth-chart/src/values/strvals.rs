@@ -141,8 +141,7 @@ fn atoi(text: &str) -> Result<i64, Error> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(syntax());
     }
-    text.parse::<i64>()
-        .map_err(|_| Error::new(format!("strconv.Atoi: parsing {}: value out of range", quote(text))))
+    text.parse::<i64>().map_err(|_| Error::new(format!("strconv.Atoi: parsing {}: value out of range", quote(text))))
 }
 
 /// `typedVal`.
@@ -164,10 +163,11 @@ fn typed_value(text: &str, string_only: bool) -> Value {
     }
     if !text.is_empty() && !text.starts_with('0') {
         let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
-        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-            if let Ok(n) = text.parse::<i64>() {
-                return Value::Int64(n);
-            }
+        if !digits.is_empty()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && let Ok(n) = text.parse::<i64>()
+        {
+            return Value::Int64(n);
         }
     }
     Value::from(text)
@@ -354,7 +354,10 @@ impl Parser<'_> {
     /// `listItem`: the part after `name[i]`, applied to `list`.
     fn list_item(&mut self, list: Vec<Value>, index: i64, level: usize) -> (Vec<Value>, Result<(), Error>) {
         if self.list_depth >= MAX_LIST_NESTING {
-            return (list, Err(Error::new(format!("list indexes are nested more than {MAX_LIST_NESTING} levels deep"))));
+            return (
+                list,
+                Err(Error::new(format!("list indexes are nested more than {MAX_LIST_NESTING} levels deep"))),
+            );
         }
         self.list_depth += 1;
         let result = self.list_item_inner(list, index, level);
@@ -547,7 +550,10 @@ mod tests {
             ("name", "key \"name\" has no value"),
             ("name,", "key \"name\" has no value (cannot end with ,)"),
             ("a.=1", "key map \"a\" has no value"),
-            ("a=1,a.b=2", "unable to parse key: interface conversion: interface {} is int64, not map[string]interface {}"),
+            (
+                "a=1,a.b=2",
+                "unable to parse key: interface conversion: interface {} is int64, not map[string]interface {}",
+            ),
             ("a=1,a[0]=2", "unable to parse key: interface conversion: interface {} is int64, not []interface {}"),
             ("a[x]=1", "error parsing index: strconv.Atoi: parsing \"x\": invalid syntax"),
             ("a[-1]=1", "negative -1 index not allowed"),
@@ -608,7 +614,11 @@ mod tests {
     #[test]
     fn file_mode_reads_through_the_reader() {
         let mut reader = |path: &str| -> Result<Value, String> {
-            if path == "missing" { Err(format!("open {path}: no such file or directory")) } else { Ok(Value::from(format!("<{path}>"))) }
+            if path == "missing" {
+                Err(format!("open {path}: no such file or directory"))
+            } else {
+                Ok(Value::from(format!("<{path}>")))
+            }
         };
         let map = Map::new();
         parse_into("a=f1,b={f2,f3}", &map, Mode::File(&mut reader)).unwrap();
