@@ -1,4 +1,8 @@
 //! A loaded chart, field for field what Helm's `chart.Chart` (v2) holds, with its subcharts.
+//!
+//! Helm keeps a parent pointer in every subchart; here the parent relation is the nesting itself (a chart owns
+//! its [`Chart::dependencies`]), and the paths Helm derives from parent pointers (`ChartPath`,
+//! `ChartFullPath`) are computed while walking down from the root ([`Chart::full_path_of`]).
 
 use berth_template::Value;
 
@@ -51,7 +55,8 @@ pub struct Dependency {
     pub tags: Vec<String>,
     /// Set while processing dependencies (Helm's `Enabled`).
     pub enabled: bool,
-    /// `import-values`: strings (`exports.x` or child paths) or `{child, parent}` maps, as written.
+    /// `import-values`: strings (`exports.x` or child paths) or `{child, parent}` maps, as written. After
+    /// dependency processing every entry is a `{child, parent}` map of strings, as Helm rewrites them.
     pub import_values: Vec<Value>,
     pub alias: String,
 }
@@ -59,6 +64,7 @@ pub struct Dependency {
 /// `Chart.lock` (or `requirements.lock`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Lock {
+    /// The `generated` timestamp as written (Helm parses it as RFC 3339).
     pub generated: String,
     pub digest: String,
     pub dependencies: Vec<Dependency>,
@@ -69,9 +75,10 @@ pub struct Lock {
 pub struct Chart {
     pub metadata: Metadata,
     pub lock: Option<Lock>,
-    /// `templates/**`, in the order they were loaded.
+    /// `templates/**`, in the order they were loaded (directory: lexical path order; archive: archive order).
     pub templates: Vec<File>,
-    /// `values.yaml`, parsed as Helm parses it (numbers are float64).
+    /// `values.yaml`, parsed as Helm parses it (a map; numbers are float64). After dependency processing it
+    /// holds what Helm's `processImportValues` leaves there (the chart's values merged with its subcharts').
     pub values: Value,
     /// `values.schema.json`, as written.
     pub schema: Option<Vec<u8>>,
@@ -89,7 +96,7 @@ impl Default for Chart {
             metadata: Metadata::default(),
             lock: None,
             templates: Vec::new(),
-            values: Value::Nil,
+            values: Value::Map(berth_template::Map::new()),
             schema: None,
             files: Vec::new(),
             raw: Vec::new(),
@@ -99,7 +106,7 @@ impl Default for Chart {
 }
 
 impl Chart {
-    /// The chart's name.
+    /// The chart's name (after dependency processing, an aliased subchart carries its alias).
     pub fn name(&self) -> &str {
         &self.metadata.name
     }
@@ -107,6 +114,81 @@ impl Chart {
     /// Whether this is a library chart (never rendered on its own).
     pub fn is_library(&self) -> bool {
         self.metadata.chart_type == "library"
+    }
+
+    /// The raw text of `values.yaml` as written (what `helm show values` prints), if the chart has one.
+    pub fn raw_values(&self) -> Option<&[u8]> {
+        self.raw.iter().find(|file| file.name == "values.yaml").map(|file| file.data.as_slice())
+    }
+
+    /// Helm's `ChartFullPath` of a subchart reached from this (root) chart through `names`:
+    /// `root/charts/a/charts/b`.
+    pub fn full_path_of(&self, names: &[&str]) -> String {
+        let mut path = self.name().to_string();
+        for name in names {
+            path.push_str("/charts/");
+            path.push_str(name);
+        }
+        path
+    }
+
+    /// The files of `crds/` with a manifest extension (`.yaml`, `.yml`, `.json`, any case), this chart's first
+    /// and then its subcharts', each with its `ChartFullPath`-based file name (Helm's `CRDObjects`).
+    pub fn crd_objects(&self) -> Vec<(String, &File)> {
+        let mut out = Vec::new();
+        let mut pending: Vec<(String, &Chart)> = vec![(self.name().to_string(), self)];
+        // Depth-first in dependency order, without recursion: children are pushed in reverse.
+        while let Some((full_path, chart)) = pending.pop() {
+            for file in &chart.files {
+                if file.name.starts_with("crds/") && has_manifest_extension(&file.name) {
+                    out.push((format!("{full_path}/{}", file.name), file));
+                }
+            }
+            for child in chart.dependencies.iter().rev() {
+                pending.push((format!("{full_path}/charts/{}", child.name()), child));
+            }
+        }
+        out
+    }
+}
+
+/// `hasManifestExtension`: `.yaml`, `.yml` or `.json`, compared case-insensitively.
+fn has_manifest_extension(name: &str) -> bool {
+    let base = name.rsplit('/').next().unwrap_or(name);
+    match base.rfind('.') {
+        Some(dot) => {
+            let ext = &base[dot..];
+            [".yaml", ".yml", ".json"].iter().any(|known| ext.eq_ignore_ascii_case(known))
+        }
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart(name: &str, files: &[&str], dependencies: Vec<Chart>) -> Chart {
+        Chart {
+            metadata: Metadata { name: name.into(), ..Metadata::default() },
+            files: files.iter().map(|f| File { name: (*f).into(), data: Vec::new() }).collect(),
+            dependencies,
+            ..Chart::default()
+        }
+    }
+
+    #[test]
+    fn crd_objects_walk_parent_first_with_full_paths() {
+        let sub = chart("sub", &["crds/b.YML", "crds/notes.txt"], vec![]);
+        let top = chart("top", &["crds/a.yaml", "README.md"], vec![sub]);
+        let names: Vec<String> = top.crd_objects().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["top/crds/a.yaml", "top/charts/sub/crds/b.YML"]);
+    }
+
+    #[test]
+    fn full_path_names_every_level() {
+        let top = chart("top", &[], vec![]);
+        assert_eq!(top.full_path_of(&["a", "b"]), "top/charts/a/charts/b");
     }
 }
 
