@@ -28,7 +28,8 @@ pub struct ShowArgs {
 }
 
 pub fn run(args: ShowArgs) -> Result<ExitCode, Error> {
-    let loaded = berth_chart::load::load(&args.chart).map_err(|error| Error::Chart(args.chart.clone(), ChartProblem(error.to_string())))?;
+    let loaded = berth_chart::load::load(&args.chart)
+        .map_err(|error| Error::Chart(args.chart.clone(), ChartProblem(error.to_string())))?;
     print_stdout(&show(&loaded.chart, args.what))?;
     Ok(ExitCode::Success)
 }
@@ -49,9 +50,10 @@ fn show(chart: &Chart, what: ShowWhat) -> String {
         }
     }
     if what == ShowWhat::Readme || all {
-        let readme = chart.files.iter().find(|file| {
-            ["readme.md", "readme.txt", "readme"].iter().any(|name| file.name.eq_ignore_ascii_case(name))
-        });
+        let readme = chart
+            .files
+            .iter()
+            .find(|file| ["readme.md", "readme.txt", "readme"].iter().any(|name| file.name.eq_ignore_ascii_case(name)));
         if let Some(readme) = readme {
             if all {
                 out.push_str("---\n");

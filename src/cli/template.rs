@@ -69,11 +69,13 @@ pub fn run(args: TemplateArgs) -> Result<ExitCode, Error> {
     };
     let kube_version = match &args.kube_version {
         Some(text) => Some(
-            KubeVersion::parse(text).map_err(|error| Error::Usage(format!("invalid kube version '{text}': {error}")))?,
+            KubeVersion::parse(text)
+                .map_err(|error| Error::Usage(format!("invalid kube version '{text}': {error}")))?,
         ),
         None => None,
     };
-    let loaded = berth_chart::load::load(&chart_path).map_err(|error| Error::Chart(chart_path.clone(), ChartProblem(error.to_string())))?;
+    let loaded = berth_chart::load::load(&chart_path)
+        .map_err(|error| Error::Chart(chart_path.clone(), ChartProblem(error.to_string())))?;
     for warning in &loaded.warnings {
         tracing::warn!("{warning}");
     }

@@ -164,34 +164,6 @@ fn has_manifest_extension(name: &str) -> bool {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn chart(name: &str, files: &[&str], dependencies: Vec<Chart>) -> Chart {
-        Chart {
-            metadata: Metadata { name: name.into(), ..Metadata::default() },
-            files: files.iter().map(|f| File { name: (*f).into(), data: Vec::new() }).collect(),
-            dependencies,
-            ..Chart::default()
-        }
-    }
-
-    #[test]
-    fn crd_objects_walk_parent_first_with_full_paths() {
-        let sub = chart("sub", &["crds/b.YML", "crds/notes.txt"], vec![]);
-        let top = chart("top", &["crds/a.yaml", "README.md"], vec![sub]);
-        let names: Vec<String> = top.crd_objects().into_iter().map(|(n, _)| n).collect();
-        assert_eq!(names, ["top/crds/a.yaml", "top/charts/sub/crds/b.YML"]);
-    }
-
-    #[test]
-    fn full_path_names_every_level() {
-        let top = chart("top", &[], vec![]);
-        assert_eq!(top.full_path_of(&["a", "b"]), "top/charts/a/charts/b");
-    }
-}
-
 impl Metadata {
     /// The metadata as encoding/json writes Helm's `chart.Metadata` (its JSON names, empty fields left out):
     /// what `helm show chart` prints (through `toYaml`) and what a release record stores.
@@ -272,5 +244,33 @@ impl Dependency {
             fields.push(("alias", Value::from(self.alias.as_str())));
         }
         Value::map(fields)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart(name: &str, files: &[&str], dependencies: Vec<Chart>) -> Chart {
+        Chart {
+            metadata: Metadata { name: name.into(), ..Metadata::default() },
+            files: files.iter().map(|f| File { name: (*f).into(), data: Vec::new() }).collect(),
+            dependencies,
+            ..Chart::default()
+        }
+    }
+
+    #[test]
+    fn crd_objects_walk_parent_first_with_full_paths() {
+        let sub = chart("sub", &["crds/b.YML", "crds/notes.txt"], vec![]);
+        let top = chart("top", &["crds/a.yaml", "README.md"], vec![sub]);
+        let names: Vec<String> = top.crd_objects().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["top/crds/a.yaml", "top/charts/sub/crds/b.YML"]);
+    }
+
+    #[test]
+    fn full_path_names_every_level() {
+        let top = chart("top", &[], vec![]);
+        assert_eq!(top.full_path_of(&["a", "b"]), "top/charts/a/charts/b");
     }
 }

@@ -43,7 +43,11 @@ pub struct ReleaseOptions {
 ///
 /// # Errors
 /// [`ChartError`] with Helm's message.
-pub fn render_release(chart: &Chart, user_values: Value, options: &ReleaseOptions) -> Result<RenderedRelease, ChartError> {
+pub fn render_release(
+    chart: &Chart,
+    user_values: Value,
+    options: &ReleaseOptions,
+) -> Result<RenderedRelease, ChartError> {
     let computed = compute(chart, &user_values, &options.compute)?;
     let rendered = render_chart(&computed.chart, &computed.values, &options.render, options.sub_notes)?;
     Ok(RenderedRelease {

@@ -33,7 +33,8 @@ mod tests {
 
     #[test]
     fn a_number_where_helm_wants_a_string_is_an_error() {
-        let error = read_head("kind: Job\nmetadata:\n  name: j\n  annotations:\n    helm.sh/hook-weight: 5\n").expect_err("number");
+        let error = read_head("kind: Job\nmetadata:\n  name: j\n  annotations:\n    helm.sh/hook-weight: 5\n")
+            .expect_err("number");
         assert!(error.contains("cannot unmarshal number"), "{error}");
     }
 }
