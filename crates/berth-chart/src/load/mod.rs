@@ -16,7 +16,7 @@ mod tar;
 
 use std::path::Path;
 
-pub use archive::{MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE};
+pub use archive::{MAX_ARCHIVE_ENTRIES, MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE};
 
 use crate::chart::Chart;
 use crate::go::os_error;
