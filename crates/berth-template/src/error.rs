@@ -59,8 +59,9 @@ pub struct ExecError {
     pub cause: Option<Box<TemplateError>>,
 }
 
-impl fmt::Display for ExecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl ExecError {
+    /// This error's own text, without the cause.
+    fn write_own(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.location {
             Some(loc) => write!(
                 f,
@@ -71,13 +72,41 @@ impl fmt::Display for ExecError {
                 quote(&self.template),
                 self.node,
                 self.message
-            )?,
-            None => write!(f, "template: {}: {}", self.template, self.message)?,
+            ),
+            None => write!(f, "template: {}: {}", self.template, self.message),
         }
-        if let Some(cause) = &self.cause {
-            write!(f, ": {cause}")?;
+    }
+}
+
+impl fmt::Display for ExecError {
+    /// Go's text: this error, then `: ` and its cause, for the whole chain. Written in a loop, not by
+    /// recursion: a chain is as long as the nesting of `include`s that produced it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut current = self;
+        loop {
+            current.write_own(f)?;
+            match current.cause.as_deref() {
+                None => return Ok(()),
+                Some(TemplateError::Runtime(next)) => {
+                    f.write_str(": ")?;
+                    current = next;
+                }
+                Some(other) => return write!(f, ": {other}"),
+            }
         }
-        Ok(())
+    }
+}
+
+impl Drop for ExecError {
+    /// Drops a long cause chain without recursion.
+    fn drop(&mut self) {
+        let mut next = self.cause.take();
+        while let Some(cause) = next {
+            next = match *cause {
+                TemplateError::Runtime(mut inner) => inner.cause.take(),
+                _ => None,
+            };
+        }
     }
 }
 

@@ -1,16 +1,13 @@
-//! Go-compatible formatting, escaping, and number parsing.
-//!
-//! Holds the adaptations needed to match Go's `fmt` package and `text/template`
-//! output conventions. Used by the built-in template functions
-//! ([`print`](crate::funcs), [`printf`](crate::funcs), etc.) and by the lexer
-//! for number literal parsing.
+//! Go's `fmt.Sprintf` as templates use it (`printf`): directives, flags, width and precision, argument
+//! indexes, and the formatting of every operand type with its error markers (`%!d(string=x)`,
+//! `%!s(MISSING)`, `%!(EXTRA ...)`); plus hexadecimal float parsing for number literals.
 //!
 //! # What lives here
 //!
 //! | Category | Functions | Go equivalent |
 //! |----------|-----------|---------------|
 //! | sprintf | [`sprintf`] | `fmt.Sprintf` |
-//! | Quoting | [`go_quote_into`], [`try_backquote_into`] | `strconv.Quote`, `%#q` |
+//! | Quoting | [`try_backquote_into`] | `%#q` |
 //! | Sci-notation | [`write_normalized_sci`] | Exponent `e+00` format |
 //! | `%g` formatting | [`write_g_default`], [`write_g_with_precision`] | `%g` / `%.Ng` |
 //! | Integer bases | [`format_int_base_into`] | `%x`, `%o`, `%b` with sign handling |
@@ -20,7 +17,7 @@ use core::fmt::Write;
 use std::format;
 use std::string::String;
 
-use crate::error::Result;
+use crate::error::{Result, TemplateError};
 use crate::value::Value;
 
 // fmt.Sprint spacing
@@ -116,31 +113,6 @@ impl FmtSpec {
         } else {
             insert_repeated(out, start, ' ', pad_count);
         }
-    }
-
-    /// Write a signed integer with sign flags (`+`, ` `) applied into `out`.
-    fn write_signed(&self, out: &mut String, n: i64) {
-        if n >= 0 {
-            if self.plus {
-                out.push('+');
-            } else if self.space {
-                out.push(' ');
-            }
-        }
-        let _ = write!(out, "{}", n);
-    }
-
-    /// Write an unsigned integer (a [`Value::Uint`]) with sign flags applied.
-    ///
-    /// Unsigned values are always non-negative, so a `-` is never emitted; Go
-    /// still honors the `+` / space flags, prepending the requested sign.
-    fn write_unsigned(&self, out: &mut String, n: u64) {
-        if self.plus {
-            out.push('+');
-        } else if self.space {
-            out.push(' ');
-        }
-        let _ = write!(out, "{}", n);
     }
 }
 
@@ -417,171 +389,12 @@ fn sprintf_into(out: &mut String, fmt_str: &str, args: &[Value]) -> Result<()> {
             continue;
         };
 
-        let start = out.len();
-        match verb {
-            's' => match arg {
-                Value::String(_) => {
-                    match spec.precision {
-                        Some(prec) => write_display_truncated(out, arg, prec),
-                        None => {
-                            let _ = write!(out, "{}", arg);
-                        }
-                    }
-                    spec.pad_in_place(out, start, false);
-                }
-                _ => write_bad_verb(out, verb, arg),
-            },
-            'd' => match arg {
-                // Match Uint before the as_int() path: a u64 above i64::MAX
-                // must print its true magnitude, not the wrapped signed value.
-                Value::Uint(u) => {
-                    spec.write_unsigned(out, *u);
-                    spec.pad_in_place(out, start, true);
-                }
-                _ => match arg.as_int() {
-                    Some(n) => {
-                        spec.write_signed(out, n);
-                        spec.pad_in_place(out, start, true);
-                    }
-                    None => write_bad_verb(out, verb, arg),
-                },
-            },
-            'f' => match arg.as_float() {
-                Some(f) => {
-                    let prec = spec.precision.unwrap_or(6);
-                    if f >= 0.0 && !f.is_nan() {
-                        if spec.plus {
-                            out.push('+');
-                        } else if spec.space {
-                            out.push(' ');
-                        }
-                    }
-                    let _ = write!(out, "{:.prec$}", f);
-                    spec.pad_in_place(out, start, true);
-                }
-                None => write_bad_verb(out, verb, arg),
-            },
-            'e' | 'E' => match arg.as_float() {
-                Some(f) => {
-                    let prec = spec.precision.unwrap_or(6);
-                    let raw = if verb == 'e' { format!("{:.prec$e}", f) } else { format!("{:.prec$E}", f) };
-                    write_normalized_sci(out, &raw, verb == 'E', false);
-                    apply_float_sign_in_place(out, start, f, &spec);
-                    spec.pad_in_place(out, start, true);
-                }
-                None => write_bad_verb(out, verb, arg),
-            },
-            'g' | 'G' => match arg.as_float() {
-                Some(f) => {
-                    if f.is_nan() || f.is_infinite() {
-                        let _ = write!(out, "{}", f);
-                    } else if let Some(prec) = spec.precision {
-                        write_g_with_precision(out, f, prec.max(1), verb == 'G');
-                    } else {
-                        write_g_default(out, f, verb == 'G');
-                    };
-                    apply_float_sign_in_place(out, start, f, &spec);
-                    spec.pad_in_place(out, start, true);
-                }
-                None => write_bad_verb(out, verb, arg),
-            },
-            'v' => {
-                let _ = write!(out, "{}", arg);
-                spec.pad_in_place(out, start, false);
-            }
-            'U' => {
-                // Go casts the int to uint64 and prints as hex with min 4 digits,
-                // so negative ints wrap (`-1` → `U+FFFFFFFFFFFFFFFF`) and values
-                // outside the Unicode range still format as bare hex. A Uint is
-                // used as-is. (`as_int() as u64` would round-trip but also accept
-                // floats, which Go rejects — so match the integer kinds directly.)
-                let code = match arg {
-                    Value::Int(n) => Some(*n as u64),
-                    Value::Uint(n) => Some(*n),
-                    _ => None,
-                };
-                match code {
-                    Some(u) => {
-                        let _ = write!(out, "U+{:04X}", u);
-                        if spec.hash {
-                            // Only quote when the value is a valid, non-control rune.
-                            // Surrogates, > U+10FFFF, and control chars get no quote —
-                            // matching Go's `strconv.IsPrint` gate (close enough for
-                            // ASCII; full Unicode-graphic parity would need a table).
-                            if let Some(c) = u32::try_from(u).ok().and_then(char::from_u32).filter(|c| !c.is_control())
-                            {
-                                let _ = write!(out, " '{}'", c);
-                            }
-                        }
-                        spec.pad_in_place(out, start, false);
-                    }
-                    None => write_bad_verb(out, verb, arg),
-                }
-            }
-            'q' => match arg {
-                Value::String(s) => {
-                    if !(spec.hash && try_backquote_into(out, s)) {
-                        go_quote_into(out, s);
-                    }
-                    spec.pad_in_place(out, start, false);
-                }
-                // Go's %q on an integer emits a single-quoted rune literal,
-                // signed and unsigned alike. Either fits a rune only if it
-                // round-trips through u32.
-                Value::Int(_) | Value::Uint(_) => {
-                    let rune = match arg {
-                        Value::Int(n) => u32::try_from(*n).ok(),
-                        Value::Uint(n) => u32::try_from(*n).ok(),
-                        _ => None,
-                    }
-                    .and_then(char::from_u32);
-                    if let Some(c) = rune {
-                        let _ = write!(out, "'{}'", c.escape_default());
-                        spec.pad_in_place(out, start, false);
-                    } else {
-                        write_bad_verb(out, verb, arg);
-                    }
-                }
-                _ => write_bad_verb(out, verb, arg),
-            },
-            't' => match arg {
-                Value::Bool(b) => {
-                    out.push_str(if *b { "true" } else { "false" });
-                    spec.pad_in_place(out, start, false);
-                }
-                _ => write_bad_verb(out, verb, arg),
-            },
-            'x' | 'X' | 'o' | 'b' => match arg {
-                Value::String(s) if verb == 'x' || verb == 'X' => {
-                    format_string_hex_into(out, s, verb == 'X', &spec);
-                    spec.pad_in_place(out, start, false);
-                }
-                // Unsigned magnitude: route around as_int() (which would wrap a
-                // u64 above i64::MAX to a negative i64 and emit a spurious `-`).
-                Value::Uint(u) => {
-                    format_uint_base_into(out, *u, verb, &spec);
-                    spec.pad_in_place(out, start, false);
-                }
-                _ => match arg.as_int() {
-                    Some(n) => {
-                        format_int_base_into(out, n, verb, &spec);
-                        // Zero-padding is already baked into the digit string
-                        // (Go's scheme: pad digits, then prepend prefix), so
-                        // only space-pad the overall field here.
-                        spec.pad_in_place(out, start, false);
-                    }
-                    None => write_bad_verb(out, verb, arg),
-                },
-            },
-            'c' => match arg.as_int() {
-                Some(n) => match u32::try_from(n).ok().and_then(char::from_u32) {
-                    Some(c) => out.push(c),
-                    None => out.push('\u{FFFD}'),
-                },
-                None => write_bad_verb(out, verb, arg),
-            },
-            _ => write_bad_verb(out, verb, arg),
+        if verb == 'v' {
+            // `%+v` and `%#v` are Go's struct-field and Go-syntax forms: the flags do not sign numbers.
+            spec.plus = false;
+            spec.hash = false;
         }
+        print_arg(out, arg, verb, &spec, 0, true)?;
     }
 
     // Trailing %!(EXTRA …) marker for unconsumed args.
@@ -595,7 +408,7 @@ fn sprintf_into(out: &mut String, fmt_str: &str, args: &[Value]) -> Result<()> {
             if i > 0 {
                 out.push_str(", ");
             }
-            write_bad_arg(out, v);
+            write_bad_arg(out, v, &FmtSpec::default())?;
         }
         out.push(')');
     }
@@ -603,73 +416,230 @@ fn sprintf_into(out: &mut String, fmt_str: &str, args: &[Value]) -> Result<()> {
     Ok(())
 }
 
-/// Write `arg`'s `Display` output into `out`, truncated to at most
-/// `max_chars` Unicode scalars. Avoids the "format then collect" double
-/// allocation used by the naive `%.Ns` path.
-fn write_display_truncated(out: &mut String, arg: &Value, max_chars: usize) {
-    struct Truncate<'a> {
-        out: &'a mut String,
-        remaining: usize,
+/// Go's `printArg`/`printValue`: formats one operand with `verb`. Lists and maps apply the verb to every
+/// element (and map key), as Go's `fmt` does; a nil inside them prints `<nil>` whatever the verb.
+fn print_arg(out: &mut String, arg: &Value, verb: char, spec: &FmtSpec, depth: usize, top: bool) -> Result<()> {
+    if depth > crate::value::MAX_DEPTH {
+        return Err(TemplateError::msg(crate::value::TooDeep));
     }
-    impl core::fmt::Write for Truncate<'_> {
-        fn write_str(&mut self, s: &str) -> core::fmt::Result {
-            for ch in s.chars() {
-                if self.remaining == 0 {
-                    return Ok(());
-                }
-                self.out.push(ch);
-                self.remaining -= 1;
+    if verb == 'T' && top {
+        let start = out.len();
+        out.push_str(arg.type_name());
+        spec.pad_in_place(out, start, false);
+        return Ok(());
+    }
+    let start = out.len();
+    match arg {
+        Value::Nil => {
+            if top && verb != 'v' {
+                return write_bad_verb(out, verb, arg, spec);
             }
-            Ok(())
+            out.push_str("<nil>");
+            spec.pad_in_place(out, start, false);
         }
+        Value::Bool(b) => match verb {
+            't' | 'v' => {
+                out.push_str(if *b { "true" } else { "false" });
+                spec.pad_in_place(out, start, false);
+            }
+            _ => return write_bad_verb(out, verb, arg, spec),
+        },
+        Value::Int(n) | Value::Int64(n) => return fmt_integer(out, Integer::Signed(*n), verb, spec, arg),
+        Value::Uint(n) => return fmt_integer(out, Integer::Unsigned(*n), verb, spec, arg),
+        Value::Float(f) => return fmt_float(out, *f, verb, spec, arg),
+        Value::String(s) => return fmt_string(out, s, verb, spec, arg),
+        Value::List(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                print_arg(out, item, verb, spec, depth + 1, false)?;
+            }
+            out.push(']');
+        }
+        Value::Map(map) => {
+            out.push_str("map[");
+            for (i, (key, item)) in map.snapshot().iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                print_arg(out, &Value::String(key.clone()), verb, spec, depth + 1, false)?;
+                out.push(':');
+                print_arg(out, item, verb, spec, depth + 1, false)?;
+            }
+            out.push(']');
+        }
+        // A host object prints through its String method (or Go's rendering of it) for the verbs that take
+        // a string.
+        Value::Object(o) => match verb {
+            'v' | 's' | 'q' | 'x' | 'X' => {
+                let text = crate::value::ObjectText(o.as_ref()).to_string();
+                return fmt_string(out, &text, verb, spec, arg);
+            }
+            _ => return write_bad_verb(out, verb, arg, spec),
+        },
+        Value::Function(_) => match verb {
+            'v' => {
+                out.push_str("<func>");
+                spec.pad_in_place(out, start, false);
+            }
+            _ => return write_bad_verb(out, verb, arg, spec),
+        },
     }
-    let mut w = Truncate { out, remaining: max_chars };
-    let _ = write!(w, "{}", arg);
+    Ok(())
 }
 
-/// Prepend a `+` or space sign to a formatted float at `out[start..]`
-/// when the sign flag demands it and the number isn't already negative.
-fn apply_float_sign_in_place(out: &mut String, start: usize, f: f64, spec: &FmtSpec) {
-    // `f >= 0.0` is false for NaN, matching the semantics of the previous
-    // allocating `apply_float_sign` helper (NaN never gets a synthesized sign).
-    if f < 0.0 || f.is_nan() {
-        return;
+/// An integer operand, signed or not.
+#[derive(Clone, Copy)]
+enum Integer {
+    Signed(i64),
+    Unsigned(u64),
+}
+
+/// Go's `fmtInteger` dispatch (`%v %d %b %o %O %x %X %c %q %U`).
+fn fmt_integer(out: &mut String, n: Integer, verb: char, spec: &FmtSpec, arg: &Value) -> Result<()> {
+    let start = out.len();
+    match verb {
+        'v' | 'd' | 'b' | 'o' | 'O' | 'x' | 'X' => {
+            let base = match verb {
+                'v' | 'd' => 'd',
+                'O' => 'O',
+                other => other,
+            };
+            match n {
+                Integer::Signed(v) => format_int_base_into(out, v, base, spec),
+                Integer::Unsigned(v) => format_uint_base_into(out, v, base, spec),
+            }
+            spec.pad_in_place(out, start, false);
+        }
+        'c' => {
+            let code = match n {
+                Integer::Signed(v) => u32::try_from(v).ok(),
+                Integer::Unsigned(v) => u32::try_from(v).ok(),
+            };
+            out.push(code.and_then(char::from_u32).unwrap_or('\u{FFFD}'));
+            spec.pad_in_place(out, start, false);
+        }
+        'q' => {
+            let code = match n {
+                Integer::Signed(v) => u32::try_from(v).ok(),
+                Integer::Unsigned(v) => u32::try_from(v).ok(),
+            };
+            let c = code.and_then(char::from_u32).unwrap_or('\u{FFFD}');
+            out.push('\'');
+            crate::parse::quote::quote_rune_into(out, c, '\'');
+            out.push('\'');
+            spec.pad_in_place(out, start, false);
+        }
+        'U' => {
+            let code = match n {
+                Integer::Signed(v) => v as u64,
+                Integer::Unsigned(v) => v,
+            };
+            let _ = write!(out, "U+{code:04X}");
+            if spec.hash
+                && let Some(c) = u32::try_from(code).ok().and_then(char::from_u32)
+                && crate::parse::quote::is_print(c)
+            {
+                let _ = write!(out, " '{c}'");
+            }
+            spec.pad_in_place(out, start, false);
+        }
+        _ => return write_bad_verb(out, verb, arg, spec),
     }
-    if matches!(out.as_bytes().get(start), Some(&b'-')) {
-        return;
+    Ok(())
+}
+
+/// Go's `fmtFloat` dispatch (`%v %e %E %f %F %g %G`).
+fn fmt_float(out: &mut String, f: f64, verb: char, spec: &FmtSpec, arg: &Value) -> Result<()> {
+    let start = out.len();
+    // The digits, without sign.
+    let mut num = String::new();
+    match verb {
+        'v' => num.push_str(crate::value::format_float(f.abs()).trim_start_matches('+')),
+        'e' | 'E' => {
+            let prec = spec.precision.unwrap_or(6);
+            let raw = if verb == 'e' { format!("{:.prec$e}", f.abs()) } else { format!("{:.prec$E}", f.abs()) };
+            write_normalized_sci(&mut num, &raw, verb == 'E', false);
+        }
+        'f' | 'F' => {
+            let prec = spec.precision.unwrap_or(6);
+            let _ = write!(num, "{:.prec$}", f.abs());
+        }
+        'g' | 'G' => match spec.precision {
+            Some(prec) => write_g_with_precision(&mut num, f.abs(), prec.max(1), verb == 'G'),
+            None => write_g_default(&mut num, f.abs(), verb == 'G'),
+        },
+        _ => return write_bad_verb(out, verb, arg, spec),
     }
-    if spec.plus {
-        out.insert(start, '+');
+    if f.is_nan() {
+        num = "NaN".into();
+    } else if f.is_infinite() {
+        num = "Inf".into();
+    }
+    let sign = if f.is_sign_negative() && !f.is_nan() {
+        Some('-')
+    } else if spec.plus || f.is_infinite() {
+        Some('+')
     } else if spec.space {
-        out.insert(start, ' ');
+        Some(' ')
+    } else {
+        None
+    };
+    if let Some(s) = sign {
+        out.push(s);
     }
+    out.push_str(&num);
+    // Infinities and NaN are never zero-padded.
+    spec.pad_in_place(out, start, f.is_finite());
+    Ok(())
 }
 
-/// Emit Go's `%!verb(type=value)` marker for a type-mismatched or unknown verb.
-///
-/// Nil is a special case: Go emits `%!verb(<nil>)` without the `nil=` prefix.
-fn write_bad_verb(out: &mut String, verb: char, arg: &Value) {
+/// Go's `fmtString` dispatch (`%v %s %q %x %X`).
+fn fmt_string(out: &mut String, s: &str, verb: char, spec: &FmtSpec, arg: &Value) -> Result<()> {
+    let start = out.len();
+    match verb {
+        'v' | 's' => match spec.precision {
+            Some(prec) => out.extend(s.chars().take(prec)),
+            None => out.push_str(s),
+        },
+        'q' => {
+            let s: String = match spec.precision {
+                Some(prec) => s.chars().take(prec).collect(),
+                None => s.to_string(),
+            };
+            if !(spec.hash && try_backquote_into(out, &s)) {
+                crate::parse::quote::quote_into(out, &s);
+            }
+        }
+        'x' | 'X' => format_string_hex_into(out, s, verb == 'X', spec),
+        _ => return write_bad_verb(out, verb, arg, spec),
+    }
+    spec.pad_in_place(out, start, false);
+    Ok(())
+}
+
+/// Go's `badVerb`: `%!verb(type=value)`, or `%!verb(<nil>)` for nil.
+fn write_bad_verb(out: &mut String, verb: char, arg: &Value, spec: &FmtSpec) -> Result<()> {
     out.push_str("%!");
     out.push(verb);
     out.push('(');
-    write_bad_arg(out, arg);
+    write_bad_arg(out, arg, spec)?;
     out.push(')');
+    Ok(())
 }
 
-/// Emit the `type=value` (or bare `<nil>`) form used inside `%!verb(...)`
-/// and `%!(EXTRA …)` markers.
-fn write_bad_arg(out: &mut String, arg: &Value) {
+/// The `type=value` (or bare `<nil>`) of `%!verb(...)` and `%!(EXTRA ...)` markers; Go prints the value
+/// with `%v` and the directive's flags.
+fn write_bad_arg(out: &mut String, arg: &Value, spec: &FmtSpec) -> Result<()> {
     if matches!(arg, Value::Nil) {
         out.push_str("<nil>");
-        return;
+        return Ok(());
     }
-    let _ = write!(out, "{}=", arg.type_name());
-    match arg {
-        Value::String(s) => out.push_str(s),
-        other => {
-            let _ = write!(out, "{}", other);
-        }
-    }
+    out.push_str(arg.type_name());
+    out.push('=');
+    print_arg(out, arg, 'v', spec, 0, false)
 }
 
 /// `%x` / `%X` on strings: hex-encode each byte into `out`.
@@ -686,32 +656,6 @@ fn format_string_hex_into(out: &mut String, s: &str, upper: bool, spec: &FmtSpec
 }
 
 // Quoting
-/// Write a Go-syntax double-quoted string literal (like `strconv.Quote`) into `out`.
-///
-/// Escapes backslash, double-quote, newline, tab, carriage-return, bell,
-/// backspace, form-feed, vertical-tab, and all control characters.
-fn go_quote_into(out: &mut String, s: &str) {
-    out.reserve(s.len() + 2);
-    out.push('"');
-    for ch in s.chars() {
-        match ch {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\x07' => out.push_str("\\a"),
-            '\x08' => out.push_str("\\b"),
-            '\x0C' => out.push_str("\\f"),
-            '\x0B' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c == '\x7F' => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
 
 /// Try to write a Go-syntax backtick-quoted string (for `%#q`) into `out`.
 ///
@@ -887,10 +831,9 @@ fn format_magnitude_base_into(out: &mut String, mag: u64, sign: Option<char>, ba
     let _ = match base {
         'x' => write!(digits, "{:x}", mag),
         'X' => write!(digits, "{:X}", mag),
-        'o' => write!(digits, "{:o}", mag),
+        'o' | 'O' => write!(digits, "{:o}", mag),
         'b' => write!(digits, "{:b}", mag),
-        #[allow(clippy::unreachable, reason = "private helper; callers only pass 'x', 'X', 'o', 'b'")]
-        _ => unreachable!(),
+        _ => write!(digits, "{mag}"),
     };
 
     // Go's rule: `0` flag without `-` and without explicit precision turns
@@ -916,20 +859,17 @@ fn format_magnitude_base_into(out: &mut String, mag: u64, sign: Option<char>, ba
     if let Some(s) = sign {
         out.push(s);
     }
-    if spec.hash {
+    if base == 'O' {
+        out.push_str("0o");
+    } else if spec.hash {
         match base {
             'x' => out.push_str("0x"),
             'X' => out.push_str("0X"),
             'b' => out.push_str("0b"),
-            'o' => {
-                // Go skips the `0` octal prefix when the first digit is
-                // already `0` — which happens naturally after zero-padding.
-                if !digits.starts_with('0') {
-                    out.push('0');
-                }
-            }
-            #[allow(clippy::unreachable, reason = "private helper; callers only pass 'x', 'X', 'o', 'b'")]
-            _ => unreachable!(),
+            // Go skips the `0` octal prefix when the first digit is
+            // already `0` — which happens naturally after zero-padding.
+            'o' if !digits.starts_with('0') => out.push('0'),
+            _ => {}
         }
     }
     out.push_str(&digits);
@@ -991,15 +931,13 @@ mod tests {
 
         fn format_signed(&self, n: i64) -> String {
             let mut out = String::new();
-            self.write_signed(&mut out, n);
+            format_int_base_into(&mut out, n, 'd', self);
             out
         }
     }
 
     fn go_quote(s: &str) -> String {
-        let mut out = String::new();
-        go_quote_into(&mut out, s);
-        out
+        crate::parse::quote::quote(s)
     }
 
     fn go_backquote(s: &str) -> Option<String> {
@@ -1635,20 +1573,18 @@ mod tests {
 
     #[test]
     fn sprintf_g_nan_no_sign_synthesis() {
-        // NaN must never get a `+` or space prepended, even with sign flags.
+        // Go keeps a sign before NaN only when the flags ask for one.
         assert_eq!(sf("%g", &[Value::Float(f64::NAN)]), "NaN");
-        assert_eq!(sf("%+g", &[Value::Float(f64::NAN)]), "NaN");
-        assert_eq!(sf("% g", &[Value::Float(f64::NAN)]), "NaN");
+        assert_eq!(sf("%+g", &[Value::Float(f64::NAN)]), "+NaN");
+        assert_eq!(sf("% g", &[Value::Float(f64::NAN)]), " NaN");
     }
 
     #[test]
     fn sprintf_g_inf_with_sign_flags() {
-        // The crate currently passes through Rust's Display for inf (lowercase
-        // "inf", no synthesized sign). Sign flags still prepend on the
-        // positive case because the leading byte is 'i', not '-'.
-        assert_eq!(sf("%g", &[Value::Float(f64::INFINITY)]), "inf");
-        assert_eq!(sf("%g", &[Value::Float(f64::NEG_INFINITY)]), "-inf");
-        assert_eq!(sf("%+g", &[Value::Float(f64::INFINITY)]), "+inf");
+        // Go always signs infinities.
+        assert_eq!(sf("%g", &[Value::Float(f64::INFINITY)]), "+Inf");
+        assert_eq!(sf("%g", &[Value::Float(f64::NEG_INFINITY)]), "-Inf");
+        assert_eq!(sf("%+g", &[Value::Float(f64::INFINITY)]), "+Inf");
     }
 
     #[test]
@@ -1660,14 +1596,13 @@ mod tests {
     #[test]
     fn sprintf_f_nan() {
         assert_eq!(sf("%f", &[Value::Float(f64::NAN)]), "NaN");
-        // Sign flags do NOT prepend on NaN.
-        assert_eq!(sf("%+f", &[Value::Float(f64::NAN)]), "NaN");
+        assert_eq!(sf("%+f", &[Value::Float(f64::NAN)]), "+NaN");
     }
 
     #[test]
     fn sprintf_f_inf() {
-        assert_eq!(sf("%f", &[Value::Float(f64::INFINITY)]), "inf");
-        assert_eq!(sf("%f", &[Value::Float(f64::NEG_INFINITY)]), "-inf");
+        assert_eq!(sf("%f", &[Value::Float(f64::INFINITY)]), "+Inf");
+        assert_eq!(sf("%f", &[Value::Float(f64::NEG_INFINITY)]), "-Inf");
     }
 
     // sprintf: %v

@@ -48,6 +48,20 @@ pub use value::{
     Entries, GoType, Kind, List, MAX_DEPTH, Map, Object, Signature, ToValue, TooDeep, Value, ValueFunc, format_float,
 };
 
+/// Go's `fmt.Sprintf` for template values (what `printf` does), for functions that format as Go does.
+///
+/// # Errors
+///
+/// A value nested deeper than [`MAX_DEPTH`] (a map that contains itself).
+pub fn go_sprintf(format: &str, args: &[Value]) -> Result<String> {
+    go::sprintf(format, args)
+}
+
+/// Go's `strconv.Quote`, as Go's (and Helm's) messages quote names and texts.
+pub fn go_quote(s: &str) -> String {
+    parse::quote::quote(s)
+}
+
 /// Go's `template.IsTrue`.
 pub fn is_true(value: &Value) -> bool {
     value.is_truthy()

@@ -1,11 +1,11 @@
-//! What the executor passes around: Go's `reflect.Value`, which can be *invalid* (no value at all) as well
-//! as hold a value, including a nil `interface{}`.
+//! What the executor passes around: Go's `reflect.Value`, which can be *invalid* (no value at all), hold a
+//! value of a concrete type, or hold a value inside an `interface{}` (an element of a map or list).
 //!
-//! The difference is visible in templates: `.Values.missing.x` fails with `nil pointer evaluating
+//! The differences are visible in templates. `.Values.missing.x` fails with `nil pointer evaluating
 //! interface {}.x` (the map lookup gives a nil `interface{}`), while `$m := .Values.missing` then `$m.x`
 //! prints `<no value>` (a pipeline result is unwrapped to an invalid value, and fields of an invalid value
-//! are invalid). [`Slot::Invalid`] is Go's invalid value; [`Slot::Val`] of [`Value::Nil`] is a nil
-//! `interface{}`.
+//! are invalid). `.Values.half.x` fails with `can't evaluate field x in type interface {}` (the static
+//! type of a map element), `$h.x` with `... in type float64`.
 
 use crate::value::Value;
 
@@ -15,16 +15,18 @@ pub(crate) enum Slot {
     /// No value (Go's zero `reflect.Value`): missing data, the result of a pipeline that produced nil.
     #[default]
     Invalid,
-    /// A value; `Val(Value::Nil)` is a nil `interface{}` held in a map or list.
+    /// A value of a concrete type (a literal, a pipeline result, a function result).
     Val(Value),
+    /// A value held in an `interface{}`: a map or list element. `Elem(Value::Nil)` is a nil interface.
+    Elem(Value),
 }
 
 impl Slot {
-    /// Go's `indirectInterface`: a nil interface becomes invalid; the value otherwise.
+    /// Go's `indirectInterface`: the value, or `None` for no value and for a nil interface.
     pub fn indirect(&self) -> Option<&Value> {
         match self {
-            Slot::Val(Value::Nil) | Slot::Invalid => None,
-            Slot::Val(v) => Some(v),
+            Slot::Invalid | Slot::Elem(Value::Nil) | Slot::Val(Value::Nil) => None,
+            Slot::Val(v) | Slot::Elem(v) => Some(v),
         }
     }
 
@@ -32,7 +34,15 @@ impl Slot {
     pub fn into_value(self) -> Value {
         match self {
             Slot::Invalid => Value::Nil,
-            Slot::Val(v) => v,
+            Slot::Val(v) | Slot::Elem(v) => v,
+        }
+    }
+
+    /// A function's result: nil comes back as a nil `interface{}`.
+    pub fn from_result(value: Value) -> Slot {
+        match value {
+            Value::Nil => Slot::Elem(Value::Nil),
+            other => Slot::Val(other),
         }
     }
 
@@ -42,11 +52,21 @@ impl Slot {
     }
 
     /// After each command of a pipeline Go unwraps an `interface{}` result: a nil interface becomes
-    /// invalid.
+    /// invalid, a held value becomes a value of its concrete type.
     pub fn unwrap_interface(self) -> Slot {
         match self {
-            Slot::Val(Value::Nil) => Slot::Invalid,
+            Slot::Elem(Value::Nil) | Slot::Val(Value::Nil) => Slot::Invalid,
+            Slot::Elem(v) => Slot::Val(v),
             other => other,
+        }
+    }
+
+    /// The static Go type, as `evalField` names it in errors.
+    pub fn static_type(&self) -> &str {
+        match self {
+            Slot::Invalid => "<invalid>",
+            Slot::Elem(_) => "interface {}",
+            Slot::Val(v) => v.type_name(),
         }
     }
 }

@@ -10,16 +10,11 @@ const PENDING: &[(&str, &str)] = &[
         "a decoded lone surrogate is U+FFFD, which toJson escapes as invalid UTF-8 would be; \
          fromJson of null is nil, not a nil map, so it prints <nil> instead of map[]",
     ),
-    ("sprig-strings/quote.yaml", "go.rs %q leaves U+00A0 and U+200B unescaped (strconv.IsPrint)"),
     ("sprig-regex/named-digit.yaml", "the regex crate refuses group names that start with a digit, which Go accepts"),
     (
         "sprig-defaults/reflect-typed.yaml",
         "berth values carry no Go element type: []string, []int, map[string]string and typed nil slices \
          read as []interface {}, map[string]interface {} and nil",
-    ),
-    (
-        "sprig-semver/version-methods.yaml",
-        "the engine does not yet call methods with arguments on objects ($v.Compare (semver \"1.2.3\"))",
     ),
 ];
 

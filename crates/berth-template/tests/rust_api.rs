@@ -1,16 +1,5 @@
-// tests/rust_api.rs
-//
-// Tests for Rust-specific APIs and implementation details that don't correspond
-// to specific Go text/template test cases.
-//
-// These were originally in go_compat.rs and are separated here to keep
-// compatibility tests easier to audit against upstream Go behavior.
-
-#![allow(
-    clippy::err_expect,
-    clippy::ok_expect,
-    reason = "Template lacks Debug (closure-typed FuncMap can't render), so .err().expect(..) / .ok().expect(..) is the cleanest shape for failure-expectation tests"
-)]
+//! The Rust API: values, maps, objects, functions, options, errors; behaviour that has no counterpart
+//! in Go's own tests (those are in go_compat.rs).
 
 extern crate alloc;
 use alloc::sync::Arc;
@@ -583,7 +572,7 @@ fn test_utf8_invalid_hex_escape_is_a_parse_error() {
 
 #[test]
 fn test_parse_error_line_after_utf8() {
-    let err = Template::new("t").parse("日本語\né{{}}").err().expect("expected parse error");
+    let err = Template::new("t").parse("日本語\né{{}}").expect_err("expected parse error");
     assert_eq!(err.to_string(), "template: t:2: missing value for command");
 }
 
@@ -835,7 +824,6 @@ fn test_unsupported_type_struct_into_map_bridge() {
 fn test_numeric_imaginary_literal_is_unsupported() {
     let err = Template::new("t")
         .parse("{{3i}}")
-        .ok()
         .expect("parse succeeds, as in Go")
         .execute_to_string(&Value::Nil)
         .expect_err("complex numbers are not supported at run time");
@@ -844,20 +832,20 @@ fn test_numeric_imaginary_literal_is_unsupported() {
 
 #[test]
 fn test_numeric_incomplete_binary_errors_at_parse() {
-    let err = Template::new("t").parse("{{0b}}").err().expect("expected parse error");
+    let err = Template::new("t").parse("{{0b}}").expect_err("expected parse error");
     assert_eq!(err.to_string(), "template: t:1: illegal number syntax: \"0b\"");
 }
 
 #[test]
 fn test_numeric_incomplete_hex_errors_at_parse() {
-    let err = Template::new("t").parse("{{0x}}").err().expect("expected parse error");
+    let err = Template::new("t").parse("{{0x}}").expect_err("expected parse error");
     assert_eq!(err.to_string(), "template: t:1: illegal number syntax: \"0x\"");
 }
 
 #[test]
 fn test_numeric_hex_overflow_errors_at_parse() {
     // 17 hex digits — overflows i64. Pin the message.
-    let err = Template::new("t").parse("{{0xFFFFFFFFFFFFFFFFF}}").err().expect("expected parse error");
+    let err = Template::new("t").parse("{{0xFFFFFFFFFFFFFFFFF}}").expect_err("expected parse error");
     assert_eq!(err.to_string(), "template: t:1: illegal number syntax: \"0xFFFFFFFFFFFFFFFFF\"");
 }
 
@@ -918,7 +906,7 @@ fn test_template_call_does_not_see_caller_var() {
     // when the callee declares no shadow. Go errors on `undefined variable`.
     let src = r#"{{define "child"}}{{$x}}{{end}}{{$x := 1}}{{template "child"}}"#;
     // Go rejects this at parse time: a define starts with no variables but `$`.
-    let err = Template::new("root").parse(src).err().expect("expected undefined variable error in callee");
+    let err = Template::new("root").parse(src).expect_err("expected undefined variable error in callee");
     assert_eq!(err.to_string(), "template: root:1: undefined variable \"$x\"");
 }
 
@@ -962,7 +950,7 @@ fn test_parser_stops_at_first_error_pinned() {
     //   2. The reported position is the *first* `{{}}` (col < 10), not the
     //      second (which would land at col 14). This catches a future change
     //      that swallows-then-reports.
-    let err = Template::new("t").parse("a {{}}\n b {{}} c").err().expect("expected parse error");
+    let err = Template::new("t").parse("a {{}}\n b {{}} c").expect_err("expected parse error");
     match err {
         berth_template::TemplateError::Parse(e) => assert_eq!(e.line, 1, "should report the first {{}}"),
         other => panic!("expected single Parse variant, got {other:?}"),
@@ -975,7 +963,7 @@ fn test_parser_stops_at_first_error_pinned() {
 fn test_bom_inside_action_is_lex_error() {
     // BOM (U+FEFF) is not a valid start-of-action character. Pin the error
     // text so any future "lex BOM as space" change surfaces here.
-    let err = Template::new("t").parse("{{\u{FEFF}.X}}").err().expect("expected lex error");
+    let err = Template::new("t").parse("{{\u{FEFF}.X}}").expect_err("expected lex error");
     let msg = err.to_string();
     assert_eq!(msg, "template: t:1: unrecognized character in action: U+FEFF");
 }
@@ -1202,8 +1190,11 @@ fn test_object_fields_methods_and_printing() {
         .execute_to_string(&data)
         .unwrap();
     assert_eq!(out, "v1.35.0 1.35 v1.35.0 yes");
+    // A map element's static type is interface{}; a pipeline result has its own type.
     let err = Template::new("t").parse("{{.Kube.Patch}}").unwrap().execute_to_string(&data).unwrap_err();
-    assert!(err.to_string().contains("can't evaluate field Patch in type *common.KubeVersion"), "{err}");
+    assert!(err.to_string().ends_with("can't evaluate field Patch in type interface {}"), "{err}");
+    let err = Template::new("t").parse("{{$k := .Kube}}{{$k.Patch}}").unwrap().execute_to_string(&data).unwrap_err();
+    assert!(err.to_string().ends_with("can't evaluate field Patch in type *common.KubeVersion"), "{err}");
 }
 
 #[test]
@@ -1237,4 +1228,62 @@ fn test_self_containing_map_prints_an_error_not_a_crash() {
     assert!(v.deep_copy().is_err());
     assert!(v == v.clone());
     m.remove("self");
+}
+
+// Func-typed map values: Go calls them only through `call`.
+
+#[test]
+fn test_function_in_map_field_is_not_called_implicitly() {
+    let f: berth_template::ValueFunc = Arc::new(|args| Ok(Value::Int(args.len() as i64)));
+    let data = tmap! { "fn" => Value::Function(f) };
+    let run = |text: &str| Template::new("t").parse(text).unwrap().execute_to_string(&data);
+    assert_eq!(run("{{ call .fn 1 2 }}").unwrap(), "2");
+    assert_eq!(run("{{ if .fn }}set{{ end }}").unwrap(), "set");
+    assert_eq!(
+        run("{{ .fn }}").unwrap_err().to_string(),
+        "template: t:1:3: executing \"t\" at <{{.fn}}>: can't print {{.fn}} of type func(...interface {}) (interface {}, error)"
+    );
+    assert_eq!(
+        run("{{ .fn 1 }}").unwrap_err().to_string(),
+        "template: t:1:3: executing \"t\" at <.fn>: fn is not a method but has arguments"
+    );
+    assert_eq!(
+        run("{{ call .nope }}").unwrap_err().to_string(),
+        "template: t:1:3: executing \"t\" at <call .nope>: error calling call: call of nil"
+    );
+}
+
+#[test]
+fn test_context_function_executes_templates_of_the_current_set() {
+    fn tpl(ctx: &mut berth_template::Context<'_>, args: &[Value]) -> berth_template::Result<Value> {
+        let text = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
+        ctx.execute_text("gotpl", &text, args.get(1).unwrap_or(&Value::Nil)).map(Value::from)
+    }
+    fn include(ctx: &mut berth_template::Context<'_>, args: &[Value]) -> berth_template::Result<Value> {
+        let name = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
+        ctx.execute_template(&name, args.get(1).unwrap_or(&Value::Nil)).map(Value::from)
+    }
+    let set = Template::new("gotpl")
+        .context_func("tpl", None, tpl)
+        .context_func("include", None, include)
+        .parse(r#"{{define "base"}}base {{.}}{{end}}"#)
+        .unwrap();
+    let mut set = set;
+    set.add(
+        "main",
+        r#"{{ tpl "{{define \"inner\"}}inner {{.}}{{end}}{{include \"inner\" .}} {{include \"base\" .}}" 7 }} {{ include "base" 8 }}"#,
+    )
+    .unwrap();
+    assert_eq!(set.execute_template_to_string("main", &Value::Nil).unwrap(), "inner 7 base 7 base 8");
+    // The tpl copy did not leak its define into the set.
+    assert!(set.lookup("inner").is_none());
+}
+
+#[test]
+fn test_sets_values_and_errors_cross_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Template>();
+    send_sync::<Value>();
+    send_sync::<berth_template::Map>();
+    send_sync::<berth_template::TemplateError>();
 }

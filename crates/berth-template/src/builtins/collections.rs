@@ -45,8 +45,10 @@ pub(super) fn index(args: &[Slot]) -> Result<Slot> {
     for index in &args[1..] {
         let index = index.indirect();
         let current = match &item {
-            Slot::Val(Value::Nil) | Slot::Invalid => return Err(err("index of nil pointer")),
-            Slot::Val(v) => v.clone(),
+            Slot::Val(Value::Nil) | Slot::Elem(Value::Nil) | Slot::Invalid => {
+                return Err(err("index of nil pointer"));
+            }
+            Slot::Val(v) | Slot::Elem(v) => v.clone(),
         };
         item = match &current {
             Value::String(s) => {
@@ -58,7 +60,7 @@ pub(super) fn index(args: &[Slot]) -> Result<Slot> {
             }
             Value::Map(map) => {
                 let key = map_key(index)?;
-                Slot::Val(map.get(&key).unwrap_or(Value::Nil))
+                Slot::Elem(map.get(&key).unwrap_or(Value::Nil))
             }
             Value::Object(o) if o.kind() == Kind::Map => {
                 let key = map_key(index)?;
@@ -68,7 +70,7 @@ pub(super) fn index(args: &[Slot]) -> Result<Slot> {
                 Some(list) => {
                     let x = index_arg(index, list.len())?;
                     match list.get(x) {
-                        Some(v) => Slot::Val(v.clone()),
+                        Some(v) => Slot::Elem(v.clone()),
                         None => return Err(err("reflect: slice index out of range")),
                     }
                 }
@@ -139,11 +141,11 @@ pub(super) fn slice(args: &[Slot]) -> Result<Slot> {
 /// Go's `length`.
 pub(super) fn length(item: &Slot) -> Result<i64> {
     let value = match item {
-        Slot::Val(Value::Nil) => return Err(err("len of nil pointer")),
+        Slot::Val(Value::Nil) | Slot::Elem(Value::Nil) => return Err(err("len of nil pointer")),
         // Go calls `item.Type()` on the invalid value to word its error, which panics; the panic is the
         // error the template sees.
         Slot::Invalid => return Err(err("reflect: call of reflect.Value.Type on zero Value")),
-        Slot::Val(v) => v,
+        Slot::Val(v) | Slot::Elem(v) => v,
     };
     match value.len() {
         Some(n) => Ok(n as i64),
@@ -160,7 +162,7 @@ pub(super) fn call(name: &str, args: &[Slot]) -> Result<Slot> {
         return Err(err(format!("non-function {name} of type {}", function.type_name())));
     };
     let rest: Vec<Value> = args[1..].iter().cloned().map(Slot::into_value).collect();
-    f(&rest).map(Slot::Val)
+    f(&rest).map(Slot::from_result)
 }
 
 #[cfg(test)]
@@ -182,7 +184,7 @@ mod tests {
 
     #[test]
     fn len_of_nothing_fails_as_go() {
-        assert_eq!(length(&Slot::Val(Value::Nil)).unwrap_err().to_string(), "len of nil pointer");
+        assert_eq!(length(&Slot::Elem(Value::Nil)).unwrap_err().to_string(), "len of nil pointer");
         assert_eq!(length(&Slot::Val(Value::Int(3))).unwrap_err().to_string(), "len of type int");
     }
 }

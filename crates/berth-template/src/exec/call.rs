@@ -140,17 +140,19 @@ impl<'t> Exec<'t, '_> {
                 }
                 Callable::Plain(f) => {
                     let values: Vec<Value> = argv.into_iter().map(Slot::into_value).collect();
-                    guarded(name, || f(&values)).map(Slot::Val)
+                    guarded(name, || f(&values)).map(Slot::from_result)
                 }
                 Callable::Context(f) => {
+                    // A context function executes templates: the recursion the stack guard must see.
+                    self.check_stack()?;
                     let values: Vec<Value> = argv.into_iter().map(Slot::into_value).collect();
                     let mut context = Context::new(self.env, self.depth, self.budget);
-                    guarded(name, || f(&mut context, &values)).map(Slot::Val)
+                    guarded(name, || f(&mut context, &values)).map(Slot::from_result)
                 }
             },
             Target::Method(object) => {
                 let values: Vec<Value> = argv.into_iter().map(Slot::into_value).collect();
-                guarded(name, || object.call_method(name, &values)).map(Slot::Val)
+                guarded(name, || object.call_method(name, &values)).map(Slot::from_result)
             }
         };
         match result {
@@ -254,10 +256,14 @@ impl<'t> Exec<'t, '_> {
                 }
                 return self.fail(format!("invalid value; expected {}", typ.go_name()));
             }
-            Slot::Val(v) => v,
+            Slot::Val(v) | Slot::Elem(v) => v,
         };
         if assignable(&value, typ) {
-            return Ok(Slot::Val(value));
+            return Ok(if matches!(typ, GoType::Any | GoType::Reflect) {
+                Slot::from_result(value)
+            } else {
+                Slot::Val(value)
+            });
         }
         let got = match &value {
             // A nil held in a map or list has the map's element type.
@@ -296,7 +302,7 @@ fn zero_of(typ: GoType) -> Slot {
         GoType::Reflect => Slot::Invalid,
         GoType::List | GoType::StringList => Slot::Val(Value::List(List::default())),
         GoType::Map => Slot::Val(Value::Map(Map::new())),
-        _ => Slot::Val(Value::Nil),
+        _ => Slot::Elem(Value::Nil),
     }
 }
 
@@ -304,8 +310,8 @@ fn zero_of(typ: GoType) -> Slot {
 fn slot_text(slot: &Slot) -> String {
     match slot {
         Slot::Invalid => "<invalid Value>".into(),
-        Slot::Val(Value::String(s)) => s.to_string(),
-        Slot::Val(v) => format!("<{} Value>", v.type_name()),
+        Slot::Val(Value::String(s)) | Slot::Elem(Value::String(s)) => s.to_string(),
+        Slot::Val(v) | Slot::Elem(v) => format!("<{} Value>", v.type_name()),
     }
 }
 

@@ -21,6 +21,7 @@ impl<'t> Exec<'t, '_> {
             return Ok(Slot::Invalid);
         };
         self.at(At::Pipe(pipe));
+        self.check_stack()?;
         let mut value: Option<Slot> = None;
         for cmd in &pipe.cmds {
             let result = self.eval_command(dot, cmd, value.take())?;
@@ -179,6 +180,7 @@ impl<'t> Exec<'t, '_> {
         fin: Option<Slot>,
         receiver: Slot,
     ) -> Walk<Slot> {
+        let static_type = receiver.static_type().to_string();
         let value = match receiver {
             Slot::Invalid => {
                 if self.env.options.missing_key == MissingKey::Error {
@@ -186,10 +188,10 @@ impl<'t> Exec<'t, '_> {
                 }
                 return Ok(Slot::Invalid);
             }
-            Slot::Val(Value::Nil) => {
+            Slot::Val(Value::Nil) | Slot::Elem(Value::Nil) => {
                 return self.fail(format!("nil pointer evaluating interface {{}}.{field}"));
             }
-            Slot::Val(v) => v,
+            Slot::Val(v) | Slot::Elem(v) => v,
         };
         let has_args = args.is_some_and(|a| a.len() > 1) || fin.is_some();
         match &value {
@@ -215,9 +217,9 @@ impl<'t> Exec<'t, '_> {
                             }
                             Ok(Slot::Val(v))
                         }
-                        None => self.cant_evaluate(field, &value),
+                        None => self.cant_evaluate(field, &static_type),
                     },
-                    Kind::Slice | Kind::String => self.cant_evaluate(field, &value),
+                    Kind::Slice | Kind::String => self.cant_evaluate(field, &static_type),
                 }
             }
             Value::Map(map) => {
@@ -225,23 +227,23 @@ impl<'t> Exec<'t, '_> {
                     return self.fail(format!("{field} is not a method but has arguments"));
                 }
                 match map.get(field) {
-                    Some(v) => Ok(Slot::Val(v)),
+                    Some(v) => Ok(Slot::Elem(v)),
                     None => self.missing_key(field),
                 }
             }
-            other => self.cant_evaluate(field, other),
+            _ => self.cant_evaluate(field, &static_type),
         }
     }
 
     fn missing_key(&self, field: &str) -> Walk<Slot> {
         match self.env.options.missing_key {
             MissingKey::Invalid => Ok(Slot::Invalid),
-            MissingKey::ZeroValue => Ok(Slot::Val(Value::Nil)),
+            MissingKey::ZeroValue => Ok(Slot::Elem(Value::Nil)),
             MissingKey::Error => self.fail(format!("map has no entry for key {}", quote(field))),
         }
     }
 
-    fn cant_evaluate(&self, field: &str, receiver: &Value) -> Walk<Slot> {
-        self.fail(format!("can't evaluate field {field} in type {}", receiver.type_name()))
+    fn cant_evaluate(&self, field: &str, static_type: &str) -> Walk<Slot> {
+        self.fail(format!("can't evaluate field {field} in type {static_type}"))
     }
 }

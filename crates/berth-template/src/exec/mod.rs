@@ -204,7 +204,7 @@ impl<'t> Exec<'t, '_> {
         Err(self.error(message).into())
     }
 
-    fn check_stack(&self) -> Walk<()> {
+    pub fn check_stack(&self) -> Walk<()> {
         if self.budget.guard.exceeded() {
             return self.fail(format!(
                 "exceeded maximum template depth (stack budget of {} bytes spent)",
@@ -357,14 +357,14 @@ impl<'t> Exec<'t, '_> {
             Some(Value::List(items)) => {
                 let items = items.clone();
                 for (i, item) in items.iter().enumerate() {
-                    self.one_iteration(r, mark, Slot::Val(Value::Int(i as i64)), Slot::Val(item.clone()))?;
+                    self.one_iteration(r, mark, Slot::Val(Value::Int(i as i64)), Slot::Elem(item.clone()))?;
                 }
                 !items.is_empty()
             }
             Some(Value::Map(map)) => {
                 let entries = map.snapshot();
                 for (key, item) in entries.iter() {
-                    self.one_iteration(r, mark, Slot::Val(Value::String(Arc::clone(key))), Slot::Val(item.clone()))?;
+                    self.one_iteration(r, mark, Slot::Val(Value::String(Arc::clone(key))), Slot::Elem(item.clone()))?;
                 }
                 !entries.is_empty()
             }
@@ -460,16 +460,11 @@ impl<'t> Exec<'t, '_> {
         self.at(At::Node(node));
         match value {
             Slot::Invalid => self.write("<no value>"),
-            Slot::Val(Value::String(s)) => self.write(&s),
-            Slot::Val(Value::Function(_)) => {
-                let v = Value::Nil;
-                let _ = v;
-                self.fail(format!(
-                    "can't print {node} of type {}",
-                    Value::Function(std::sync::Arc::new(|_| Ok(Value::Nil))).type_name()
-                ))
+            Slot::Val(Value::String(s)) | Slot::Elem(Value::String(s)) => self.write(&s),
+            Slot::Val(Value::Function(_)) | Slot::Elem(Value::Function(_)) => {
+                self.fail(format!("can't print {node} of type {}", crate::value::FUNC_TYPE_NAME))
             }
-            Slot::Val(v) => {
+            Slot::Val(v) | Slot::Elem(v) => {
                 let text = self.format_value(&v)?;
                 self.write(&text)
             }

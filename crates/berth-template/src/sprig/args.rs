@@ -2,7 +2,6 @@
 //! `validateType` in text/template/exec.go): the argument count and the conversion of each argument to the Go
 //! parameter type. Sprig functions are typed Go functions, so a Rust port must repeat these checks to fail where
 //! Helm fails, with Go's wording.
-#![allow(dead_code, reason = "helpers for the Sprig areas still being ported")]
 
 use std::format;
 use std::string::String;

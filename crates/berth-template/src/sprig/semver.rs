@@ -9,7 +9,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 use std::string::String;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::vec::Vec;
 
 use super::SprigFn;
@@ -240,8 +240,28 @@ fn compare_pre_part(s: &str, o: &str) -> Ordering {
 const OPS: &str = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^";
 const CV: &str = r"v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
 
-fn pattern(text: String) -> Result<Arc<GoRegexp>> {
-    compile(&text).map_err(|e| call_error(format!("semver: constraint grammar: {e}")))
+/// Masterminds' four constraint regexes, compiled once.
+struct Grammar {
+    constraint: Arc<GoRegexp>,
+    range: Arc<GoRegexp>,
+    valid: Arc<GoRegexp>,
+    find: Arc<GoRegexp>,
+}
+
+static GRAMMAR: OnceLock<std::result::Result<Grammar, String>> = OnceLock::new();
+
+fn grammar() -> Result<&'static Grammar> {
+    GRAMMAR
+        .get_or_init(|| {
+            Ok(Grammar {
+                constraint: compile(&format!(r"^\s*({OPS})\s*({CV})\s*$"))?,
+                range: compile(&format!(r"\s*({CV})\s+-\s+({CV})\s*"))?,
+                valid: compile(&format!(r"^(\s*({OPS})\s*({CV})\s*)((?:\s+|,\s*)({OPS})\s*({CV})\s*)*$"))?,
+                find: compile(&format!(r"({OPS})\s*({CV})"))?,
+            })
+        })
+        .as_ref()
+        .map_err(|e| call_error(format!("semver: constraint grammar: {e}")))
 }
 
 /// One comparison of a constraint (Masterminds `constraint`).
@@ -259,7 +279,7 @@ fn is_x(s: &str) -> bool {
 
 /// `parseConstraint`.
 fn parse_constraint(text: &str) -> std::result::Result<Constraint, String> {
-    let constraint_regex = pattern(format!(r"^\s*({OPS})\s*({CV})\s*$")).map_err(|e| e.to_string())?;
+    let constraint_regex = &grammar().map_err(|e| e.to_string())?.constraint;
     let Some(m) = constraint_regex.captures(text) else {
         return Err(format!("improper constraint: {text}"));
     };
@@ -285,7 +305,7 @@ fn parse_constraint(text: &str) -> std::result::Result<Constraint, String> {
 
 /// `rewriteRange`: `A - B` becomes `>= A, <= B`.
 fn rewrite_range(text: &str) -> Result<String> {
-    let range_regex = pattern(format!(r"\s*({CV})\s+-\s+({CV})\s*"))?;
+    let range_regex = &grammar()?.range;
     let mut out = String::from(text);
     for m in range_regex.captures_all(text, -1) {
         let whole = m.get(0).map_or("", |g| g.as_str());
@@ -305,8 +325,7 @@ impl Constraints {
     /// `NewConstraint`.
     pub(crate) fn parse(text: &str) -> Result<std::result::Result<Constraints, String>> {
         let rewritten = rewrite_range(text)?;
-        let valid = pattern(format!(r"^(\s*({OPS})\s*({CV})\s*)((?:\s+|,\s*)({OPS})\s*({CV})\s*)*$"))?;
-        let find = pattern(format!(r"({OPS})\s*({CV})"))?;
+        let Grammar { valid, find, .. } = grammar()?;
         let mut groups = Vec::new();
         for part in rewritten.split("||") {
             if !valid.is_match(part) {

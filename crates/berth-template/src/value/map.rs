@@ -90,10 +90,14 @@ impl Map {
         Arc::make_mut(&mut guard).remove(key)
     }
 
-    /// Applies `change` to the entries in one step (one copy at most, other holders see all of it or none).
+    /// Applies `change` to a copy of the entries and installs the result in one step: other holders see all
+    /// of the change or none of it. No lock is held while `change` runs, so it may read this same map (Sprig's
+    /// `merge $d $d`); it costs one copy of the entries.
     pub fn update<R>(&self, change: impl FnOnce(&mut Entries) -> R) -> R {
-        let mut guard = self.write();
-        change(Arc::make_mut(&mut guard))
+        let mut entries = (*self.snapshot()).clone();
+        let result = change(&mut entries);
+        *self.write() = Arc::new(entries);
+        result
     }
 
     /// A new map with the same entries (the values themselves are shared, as Go's shallow copy shares them).
@@ -183,6 +187,18 @@ mod tests {
         m.insert("b", Value::Int(2));
         assert_eq!(snap.len(), 1);
         assert_eq!(m.len(), 2);
+    }
+
+    #[test]
+    fn update_may_read_the_same_map() {
+        let m: Map = [("a", Value::Int(1))].into_iter().collect();
+        let same = m.clone();
+        m.update(|entries| {
+            // Reading the map being updated must not deadlock.
+            let before = same.get("a");
+            entries.insert("b".into(), before.unwrap_or(Value::Nil));
+        });
+        assert_eq!(m.get("b"), Some(Value::Int(1)));
     }
 
     #[test]

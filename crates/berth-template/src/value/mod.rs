@@ -33,6 +33,7 @@ pub(crate) use format::{WriteError, write_value};
 pub use gotype::GoType;
 pub use list::List;
 pub use map::{Entries, Map};
+pub(crate) use object::ObjectDisplay as ObjectText;
 pub use object::{Kind, Object, Signature};
 
 /// A function stored in a value ([`Value::Function`]), called by the `call` builtin.
@@ -48,6 +49,9 @@ pub use object::{Kind, Object, Signature};
 /// assert_eq!(add(&[Value::Int(2), Value::Int(3)]).unwrap(), Value::Int(5));
 /// ```
 pub type ValueFunc = Arc<dyn Fn(&[Value]) -> Result<Value> + Send + Sync>;
+
+/// The Go type `%T` prints for a [`Value::Function`].
+pub const FUNC_TYPE_NAME: &str = "func(...interface {}) (interface {}, error)";
 
 /// A template value: Go's `interface{}` as Helm's data and Sprig's functions hold it.
 ///
@@ -177,7 +181,7 @@ impl Value {
             Value::String(_) => "string",
             Value::List(_) => "[]interface {}",
             Value::Map(_) => "map[string]interface {}",
-            Value::Function(_) => "func(...interface {}) (interface {}, error)",
+            Value::Function(_) => FUNC_TYPE_NAME,
             Value::Object(o) => o.type_name(),
         }
     }

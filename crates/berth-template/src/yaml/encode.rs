@@ -2,6 +2,7 @@
 //! JSON back and yaml.v2 `Marshal` writes it, 80-column folding included) and `toYamlPretty` as a yaml.v3 encoder
 //! with `SetIndent(2)` writing the value directly.
 
+use super::error::YamlError;
 use super::go_json;
 use super::go_value::GoValue;
 use super::libyaml::emitter::{Emitter, Settings};
@@ -188,4 +189,25 @@ pub(crate) fn marshal_pretty(value: &Value) -> Result<String, String> {
         }
     }
     writer.finish(false)
+}
+
+/// Encodes a value as Helm's `toYaml` does before trimming (sigs.k8s.io/yaml `Marshal`: Go `json.Marshal`, then
+/// yaml.v2 `Marshal` of the JSON read back): sorted keys, yaml.v2's quoting and 80-column folding, block sequences
+/// not indented under their key, a final newline.
+///
+/// # Errors
+///
+/// Go's message (`error marshaling into JSON: json: unsupported value: NaN`, ...), which `toYaml` swallows and
+/// `mustToYaml` reports.
+pub fn to_yaml(value: &Value) -> Result<String, YamlError> {
+    marshal(value).map_err(|message| YamlError::new(message, None))
+}
+
+/// Encodes a value as Helm's `toYamlPretty` does before trimming (a yaml.v3 encoder with `SetIndent(2)`).
+///
+/// # Errors
+///
+/// When the value cannot be written (a function, or a map that contains itself).
+pub fn to_yaml_pretty(value: &Value) -> Result<String, YamlError> {
+    marshal_pretty(value).map_err(|message| YamlError::new(message, None))
 }

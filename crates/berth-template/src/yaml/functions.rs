@@ -11,13 +11,19 @@ use super::sigs::Target;
 use crate::error::TemplateError;
 use crate::{FuncMap, Value};
 
-/// The single string argument of `name`.
-fn string_arg<'a>(name: &str, args: &'a [Value]) -> Result<&'a str, TemplateError> {
-    if args.len() != 1 {
-        return Err(TemplateError::ArgCount { name: name.to_string(), expected: 1, got: args.len() });
+/// Go's text/template check of the argument count (`wrong number of args for NAME: want 1 got N`).
+fn one_arg<'a>(name: &str, args: &'a [Value]) -> Result<&'a Value, TemplateError> {
+    match args {
+        [value] => Ok(value),
+        _ => Err(TemplateError::Exec(format!("wrong number of args for {name}: want 1 got {}", args.len()))),
     }
-    match &args[0] {
+}
+
+/// The single `string` argument of `name`, with text/template's conversion error.
+fn string_arg<'a>(name: &str, args: &'a [Value]) -> Result<&'a str, TemplateError> {
+    match one_arg(name, args)? {
         Value::String(s) => Ok(s),
+        Value::Nil => Err(TemplateError::Exec("wrong type for value; expected string; got interface {}".to_string())),
         other => Err(TemplateError::Exec(format!("wrong type for value; expected string; got {}", other.type_name()))),
     }
 }
@@ -60,11 +66,24 @@ fn to_yaml_pretty(value: &Value) -> Value {
     Value::String(Arc::from(text.strip_suffix('\n').unwrap_or(&text)))
 }
 
-/// The single argument of `name`.
-fn one_arg<'a>(name: &str, args: &'a [Value]) -> Result<&'a Value, TemplateError> {
-    match args {
-        [value] => Ok(value),
-        _ => Err(TemplateError::ArgCount { name: name.to_string(), expected: 1, got: args.len() }),
+/// `toTOML`: encoder errors are returned as the text; a nil value is Go's reflect panic.
+fn to_toml(value: &Value) -> Result<Value, TemplateError> {
+    match super::toml::to_toml(value) {
+        Ok(text) => Ok(Value::String(Arc::from(text))),
+        Err(message) if matches!(value, Value::Nil) => Err(TemplateError::Exec(message)),
+        Err(message) => Ok(Value::String(Arc::from(message))),
+    }
+}
+
+/// `fromTOML`: errors under `Error`.
+fn from_toml(text: &str) -> Value {
+    match super::toml::from_toml(text) {
+        Ok(value) => value,
+        Err(message) => {
+            let mut map = BTreeMap::<Arc<str>, Value>::new();
+            map.insert(Arc::from("Error"), Value::String(Arc::from(message)));
+            Value::from(map)
+        }
     }
 }
 
@@ -77,6 +96,8 @@ pub(crate) fn register(functions: &mut FuncMap) {
     );
     functions.insert("toYaml".to_string(), Arc::new(|args: &[Value]| Ok(to_yaml(one_arg("toYaml", args)?))));
     functions.insert("mustToYaml".to_string(), Arc::new(|args: &[Value]| must_to_yaml(one_arg("mustToYaml", args)?)));
+    functions.insert("toToml".to_string(), Arc::new(|args: &[Value]| to_toml(one_arg("toToml", args)?)));
+    functions.insert("fromToml".to_string(), Arc::new(|args: &[Value]| Ok(from_toml(string_arg("fromToml", args)?))));
     functions.insert(
         "toYamlPretty".to_string(),
         Arc::new(|args: &[Value]| Ok(to_yaml_pretty(one_arg("toYamlPretty", args)?))),

@@ -106,7 +106,9 @@ pub(crate) fn marshal(value: &Value) -> Result<String, String> {
                 }
                 Value::Map(map) => {
                     if path.contains(&map.id()) {
-                        return Err("json: unsupported value: encountered a cycle via map[string]interface {}".to_string());
+                        return Err(
+                            "json: unsupported value: encountered a cycle via map[string]interface {}".to_string()
+                        );
                     }
                     path.push(map.id());
                     out.push('{');

@@ -57,6 +57,12 @@ impl PartialEq for GoMap {
 }
 
 impl GoMap {
+    /// Moves the entries out (for consuming a tree without deep drops or clones).
+    pub(crate) fn take_entries(&mut self) -> Vec<(GoValue, GoValue)> {
+        self.index.clear();
+        std::mem::take(&mut self.entries)
+    }
+
     /// `SetMapIndex`.
     pub(crate) fn insert(&mut self, key: GoValue, value: GoValue) {
         match identity(&key) {
@@ -77,6 +83,27 @@ impl GoMap {
 
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
+    }
+}
+
+/// Dropping a deep tree would recurse once per level: children are moved onto a work list first.
+impl Drop for GoValue {
+    fn drop(&mut self) {
+        let mut pending = Vec::new();
+        let take_children = |value: &mut GoValue, pending: &mut Vec<GoValue>| match value {
+            GoValue::Seq(items) => pending.append(items),
+            GoValue::Map(map) => {
+                for (key, value) in map.take_entries() {
+                    pending.push(key);
+                    pending.push(value);
+                }
+            }
+            _ => {}
+        };
+        take_children(self, &mut pending);
+        while let Some(mut value) = pending.pop() {
+            take_children(&mut value, &mut pending);
+        }
     }
 }
 
@@ -131,35 +158,59 @@ impl GoValue {
         }
     }
 
-    /// `fmt.Sprintf("%#v", v)` for the value held in an `interface{}`.
+    /// `fmt.Sprintf("%#v", v)` for the value held in an `interface{}` (iterative).
     pub(crate) fn go_syntax(&self) -> String {
-        self.go_syntax_in(false)
-    }
-
-    /// `%#v`; `nested` is true inside a slice or map, where Go names the type of a nil interface.
-    fn go_syntax_in(&self, nested: bool) -> String {
-        match self {
-            GoValue::Nil if nested => "interface {}(nil)".to_string(),
-            GoValue::Nil => "<nil>".to_string(),
-            GoValue::Bool(b) => b.to_string(),
-            GoValue::Int(n) => n.to_string(),
-            GoValue::Uint(n) => format!("0x{n:x}"),
-            GoValue::Float(f) => super::strconv::format_float_g(*f),
-            GoValue::Str(s) => go_quote(s),
-            GoValue::Seq(items) => {
-                let inner: Vec<String> = items.iter().map(|item| item.go_syntax_in(true)).collect();
-                format!("[]interface {{}}{{{}}}", inner.join(", "))
-            }
-            GoValue::Map(map) => {
-                let mut entries: Vec<&(GoValue, GoValue)> = map.entries().iter().collect();
-                entries.sort_by(|a, b| {
-                    fmt_sort_key(&a.0).partial_cmp(&fmt_sort_key(&b.0)).unwrap_or(std::cmp::Ordering::Equal)
-                });
-                let inner: Vec<String> =
-                    entries.iter().map(|(k, v)| format!("{}:{}", k.go_syntax_in(true), v.go_syntax_in(true))).collect();
-                format!("map[interface {{}}]interface {{}}{{{}}}", inner.join(", "))
+        enum Work<'a> {
+            Value(&'a GoValue, bool),
+            Text(&'static str),
+        }
+        let mut out = String::new();
+        let mut work = vec![Work::Value(self, false)];
+        while let Some(item) = work.pop() {
+            let (value, nested) = match item {
+                Work::Text(text) => {
+                    out.push_str(text);
+                    continue;
+                }
+                Work::Value(value, nested) => (value, nested),
+            };
+            match value {
+                GoValue::Nil if nested => out.push_str("interface {}(nil)"),
+                GoValue::Nil => out.push_str("<nil>"),
+                GoValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+                GoValue::Int(n) => out.push_str(&n.to_string()),
+                GoValue::Uint(n) => out.push_str(&format!("0x{n:x}")),
+                GoValue::Float(f) => out.push_str(&super::strconv::format_float_g(*f)),
+                GoValue::Str(s) => out.push_str(&go_quote(s)),
+                GoValue::Seq(items) => {
+                    out.push_str("[]interface {}{");
+                    work.push(Work::Text("}"));
+                    for (index, item) in items.iter().enumerate().rev() {
+                        work.push(Work::Value(item, true));
+                        if index > 0 {
+                            work.push(Work::Text(", "));
+                        }
+                    }
+                }
+                GoValue::Map(map) => {
+                    out.push_str("map[interface {}]interface {}{");
+                    work.push(Work::Text("}"));
+                    let mut entries: Vec<&(GoValue, GoValue)> = map.entries().iter().collect();
+                    entries.sort_by(|a, b| {
+                        fmt_sort_key(&a.0).partial_cmp(&fmt_sort_key(&b.0)).unwrap_or(std::cmp::Ordering::Equal)
+                    });
+                    for (index, (key, item)) in entries.into_iter().enumerate().rev() {
+                        work.push(Work::Value(item, true));
+                        work.push(Work::Text(":"));
+                        work.push(Work::Value(key, true));
+                        if index > 0 {
+                            work.push(Work::Text(", "));
+                        }
+                    }
+                }
             }
         }
+        out
     }
 }
 

@@ -2,7 +2,18 @@
 //! toYaml written as yaml.v2 writes it, toYamlPretty as yaml.v3, toToml/fromToml.
 //!
 //! The YAML machinery is a port of go.yaml.in/yaml v2.4.3 (libyaml's reader, scanner, parser and emitter, then
-//! yaml.v2's resolver and decoder), because Helm's output and error messages come from it byte for byte.
+//! yaml.v2's resolver and decoder), because Helm's output and error messages come from it byte for byte: a YAML
+//! 1.2 event parser reads some documents differently (`[a?b]`, where yaml.v2's plain scalar stops at `?` in flow
+//! context and the document is an error), words its errors differently and counts their lines differently.
+//!
+//! For the chart renderer:
+//! - values files: [`load_values`] (Helm's `loader.LoadValues`: `---`-separated documents merged with
+//!   [`merge_maps`]), one document as a map: [`parse_document`], any value: [`parse_any`], every document of a
+//!   stream: [`parse_stream`]; errors ([`YamlError`]) carry Helm's message and yaml.v2's line;
+//! - `Chart.yaml` and other typed documents: [`unmarshal_typed`] with a [`GoShape`] of the Go struct (string
+//!   fields turn numbers into text as sigs.k8s.io/yaml does, `version: 1.10` reads as "1.1");
+//! - rendered manifests: [`split_manifests`] and [`read_manifest_head`] (`releaseutil`'s `SimpleHead`);
+//! - writing values: [`to_yaml`] (`toYaml` before trimming) and [`to_yaml_pretty`].
 
 mod compose;
 mod decode;
@@ -12,15 +23,21 @@ mod functions;
 mod go_json;
 mod go_value;
 mod libyaml;
+mod manifest;
 mod read;
 mod resolve;
 mod sigs;
 mod sort;
 mod strconv;
 mod timestamp;
+mod toml;
+mod typed;
 
+pub use encode::{to_yaml, to_yaml_pretty};
 pub use error::YamlError;
-pub use read::{load_values, merge_maps, parse_any, parse_document, split_documents};
+pub use manifest::{ManifestHead, ManifestMetadata, read_manifest_head, split_manifests};
+pub use read::{load_values, merge_maps, parse_any, parse_document, parse_stream};
+pub use typed::{GoShape, GoStruct, unmarshal_typed};
 
 use crate::FuncMap;
 

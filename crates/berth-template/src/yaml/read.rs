@@ -29,6 +29,11 @@ pub(crate) fn yaml_v2_unmarshal(input: &[u8]) -> Result<GoValue, (String, Option
 pub(crate) fn unmarshal(input: &[u8], target: Target) -> Result<Option<Value>, YamlError> {
     let go = yaml_v2_unmarshal(input)
         .map_err(|(message, line)| YamlError::new(format!("error converting YAML to JSON: {message}"), line))?;
+    convert(go, target)
+}
+
+/// The sigs.k8s.io/yaml steps after yaml.v2: JSON-able conversion, `json.Marshal`'s checks, `json.Unmarshal`.
+fn convert(go: GoValue, target: Target) -> Result<Option<Value>, YamlError> {
     let json =
         to_jsonable(go).map_err(|message| YamlError::new(format!("error converting YAML to JSON: {message}"), None))?;
     check_marshalable(&json)
@@ -45,8 +50,8 @@ pub(crate) fn unmarshal(input: &[u8], target: Target) -> Result<Option<Value>, Y
 ///
 /// The error Helm prints, e.g. `error converting YAML to JSON: yaml: line 3: mapping values are not allowed in this
 /// context`, with the line when yaml.v2 names one.
-pub fn parse_document(input: &str) -> Result<Value, YamlError> {
-    Ok(unmarshal(input.as_bytes(), Target::Map)?.unwrap_or_else(empty_map))
+pub fn parse_document(input: impl AsRef<[u8]>) -> Result<Value, YamlError> {
+    Ok(unmarshal(input.as_ref(), Target::Map)?.unwrap_or_else(empty_map))
 }
 
 /// Reads one YAML document into any value (sigs.k8s.io/yaml `Unmarshal` into `interface{}`); `Nil` when empty.
@@ -54,8 +59,35 @@ pub fn parse_document(input: &str) -> Result<Value, YamlError> {
 /// # Errors
 ///
 /// As [`parse_document`], without the map requirement.
-pub fn parse_any(input: &str) -> Result<Value, YamlError> {
-    Ok(unmarshal(input.as_bytes(), Target::Any)?.unwrap_or(Value::Nil))
+pub fn parse_any(input: impl AsRef<[u8]>) -> Result<Value, YamlError> {
+    Ok(unmarshal(input.as_ref(), Target::Any)?.unwrap_or(Value::Nil))
+}
+
+/// Reads every document of a YAML stream (yaml.v2's `Decoder`), each converted as sigs.k8s.io/yaml converts one
+/// document into `interface{}`; empty documents are `Nil`.
+///
+/// # Errors
+///
+/// The first document's error, worded as [`parse_any`] words it.
+pub fn parse_stream(input: impl AsRef<[u8]>) -> Result<Vec<Value>, YamlError> {
+    let input = input.as_ref();
+    let mut composer = Composer::new(input);
+    let mut documents = Vec::new();
+    loop {
+        let tree = match composer.next_document() {
+            Ok(Some(tree)) => tree,
+            Ok(None) => return Ok(documents),
+            Err(error) => {
+                return Err(YamlError::new(
+                    format!("error converting YAML to JSON: yaml: {}", error.message()),
+                    error.line(),
+                ));
+            }
+        };
+        let go = decode(&tree)
+            .map_err(|message| YamlError::new(format!("error converting YAML to JSON: yaml: {message}"), None))?;
+        documents.push(convert(go, Target::Any)?.unwrap_or(Value::Nil));
+    }
 }
 
 pub(crate) fn empty_map() -> Value {
@@ -63,21 +95,22 @@ pub(crate) fn empty_map() -> Value {
 }
 
 /// apimachinery `YAMLReader.Read` over the whole input: documents separated by lines starting with `---` followed
-/// only by spaces or a comment. Lines are read as `bufio.Reader.ReadLine` gives them: CRLF becomes LF and a last
-/// line without a newline gets one.
-pub fn split_documents(input: &str) -> Result<Vec<String>, YamlError> {
+/// only by whitespace or a comment. Lines are read as `bufio.Reader.ReadLine` gives them: CRLF becomes LF and a
+/// last line without a newline gets one.
+fn split_documents(input: &[u8]) -> Result<Vec<Vec<u8>>, YamlError> {
     let mut documents = Vec::new();
-    let mut buffer = String::new();
+    let mut buffer = Vec::new();
     let mut rest = input;
     while !rest.is_empty() {
-        let (line, after) = match rest.find('\n') {
-            Some(end) => (&rest[..end], &rest[end + 1..]),
-            None => (rest, ""),
+        let (line, after, had_newline) = match rest.iter().position(|b| *b == b'\n') {
+            Some(end) => (&rest[..end], &rest[end + 1..], true),
+            None => (rest, &[][..], false),
         };
         rest = after;
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if let Some(after_separator) = line.strip_prefix("---") {
-            let trimmed = after_separator.trim_matches(go_space);
+        let line = if had_newline { line.strip_suffix(b"\r").unwrap_or(line) } else { line };
+        if let Some(after_separator) = line.strip_prefix(b"---") {
+            let trimmed = String::from_utf8_lossy(after_separator);
+            let trimmed = trimmed.trim_matches(char::is_whitespace);
             if !trimmed.is_empty() && !trimmed.starts_with('#') {
                 return Err(YamlError::new(
                     format!("error reading yaml document: invalid Yaml document separator: {trimmed}"),
@@ -89,8 +122,8 @@ pub fn split_documents(input: &str) -> Result<Vec<String>, YamlError> {
             }
             continue;
         }
-        buffer.push_str(line);
-        buffer.push('\n');
+        buffer.extend_from_slice(line);
+        buffer.push(b'\n');
     }
     if !buffer.is_empty() {
         documents.push(buffer);
@@ -98,22 +131,19 @@ pub fn split_documents(input: &str) -> Result<Vec<String>, YamlError> {
     Ok(documents)
 }
 
-/// `unicode.IsSpace` as `strings.TrimSpace` uses it.
-fn go_space(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\x0B' | '\x0C' | '\r' | ' ' | '\u{85}' | '\u{A0}') || (c != ' ' && c.is_whitespace())
-}
-
-/// Reads a values file as Helm 4.1.4's `loader.LoadValues` does (chart `values.yaml` and `-f` files): every document
-/// is unmarshalled into a map and merged over the previous ones with `MergeMaps`.
+/// Reads a values file as Helm 4.1.4's `loader.LoadValues` does (chart `values.yaml` and `-f` files): the input is
+/// cut into documents at `---` lines, every document is unmarshalled into a map and merged over the previous ones
+/// with `MergeMaps`.
 ///
 /// # Errors
 ///
 /// `error reading yaml document: invalid Yaml document separator: ...` or `cannot unmarshal yaml document: error
-/// converting YAML to JSON: yaml: line N: ...`, as Helm words them.
-pub fn load_values(input: &str) -> Result<Value, YamlError> {
+/// converting YAML to JSON: yaml: line N: ...`, as Helm words them after `cannot load values.yaml: ` or
+/// `failed to parse FILE: `.
+pub fn load_values(input: impl AsRef<[u8]>) -> Result<Value, YamlError> {
     let mut values = empty_map();
-    for document in split_documents(input)? {
-        let current = unmarshal(document.as_bytes(), Target::Map)
+    for document in split_documents(input.as_ref())? {
+        let current = unmarshal(&document, Target::Map)
             .map_err(|error| error.context("cannot unmarshal yaml document"))?
             .unwrap_or_else(empty_map);
         values = merge_maps(&values, &current);
@@ -121,19 +151,45 @@ pub fn load_values(input: &str) -> Result<Value, YamlError> {
     Ok(values)
 }
 
-/// `loader.MergeMaps`: a new map with `b` over `a`, recursing where both sides hold maps.
+/// `loader.MergeMaps`: a new map with `b` over `a`, merging recursively where both sides hold maps at the same
+/// key. Iterative, so deep values cannot overflow the stack.
 pub fn merge_maps(a: &Value, b: &Value) -> Value {
+    struct Frame {
+        out: BTreeMap<Arc<str>, Value>,
+        b: Vec<(Arc<str>, Value)>,
+        next: usize,
+    }
     let (Value::Map(a_map), Value::Map(b_map)) = (a, b) else {
         return b.clone();
     };
-    let mut out: BTreeMap<Arc<str>, Value> = (*a_map.snapshot()).clone();
-    for (key, value) in b_map.snapshot().iter() {
-        if let (Value::Map(_), Some(existing @ Value::Map(_))) = (value, out.get(key)) {
-            let merged = merge_maps(existing, value);
-            out.insert(key.clone(), merged);
+    let frame = |a: &crate::Map, b: &crate::Map| Frame {
+        out: (*a.snapshot()).clone(),
+        b: b.snapshot().iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        next: 0,
+    };
+    let mut stack = vec![frame(a_map, b_map)];
+    loop {
+        let Some(top) = stack.last_mut() else { return empty_map() };
+        if top.next == top.b.len() {
+            let Some(done) = stack.pop() else { return empty_map() };
+            let merged = Value::from(done.out);
+            match stack.last_mut() {
+                Some(parent) => {
+                    let key = parent.b[parent.next].0.clone();
+                    parent.out.insert(key, merged);
+                    parent.next += 1;
+                    continue;
+                }
+                None => return merged,
+            }
+        }
+        let (key, value) = top.b[top.next].clone();
+        if let (Value::Map(b_inner), Some(Value::Map(a_inner))) = (&value, top.out.get(&key)) {
+            let child = frame(a_inner, b_inner);
+            stack.push(child);
             continue;
         }
-        out.insert(key.clone(), value.clone());
+        top.out.insert(key, value);
+        top.next += 1;
     }
-    Value::from(out)
 }

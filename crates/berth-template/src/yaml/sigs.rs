@@ -31,7 +31,7 @@ impl Target {
 }
 
 /// A JSON-able value: what `convertToJSONableObject` returns, numbers still typed for `json.Marshal`'s checks.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub(crate) enum Json {
     Null,
     Bool(bool),
@@ -41,6 +41,22 @@ pub(crate) enum Json {
     String(String),
     Array(Vec<Json>),
     Object(BTreeMap<String, Json>),
+}
+
+/// Dropping a deep tree would recurse once per level: children are moved onto a work list first.
+impl Drop for Json {
+    fn drop(&mut self) {
+        let take_children = |json: &mut Json, pending: &mut Vec<Json>| match json {
+            Json::Array(items) => pending.append(items),
+            Json::Object(map) => pending.extend(std::mem::take(map).into_values()),
+            _ => {}
+        };
+        let mut pending = Vec::new();
+        take_children(self, &mut pending);
+        while let Some(mut json) = pending.pop() {
+            take_children(&mut json, &mut pending);
+        }
+    }
 }
 
 /// A map key as `convertToJSONableObject` turns it into a string; `None` for the unsupported kinds.
@@ -71,31 +87,32 @@ pub(crate) fn to_jsonable(value: GoValue) -> Result<Json, String> {
     let mut done: Vec<Json> = Vec::new();
     while let Some(item) = work.pop() {
         match item {
-            Work::Convert(value) => match value {
+            Work::Convert(mut value) => match &mut value {
                 GoValue::Nil => done.push(Json::Null),
-                GoValue::Bool(b) => done.push(Json::Bool(b)),
-                GoValue::Int(n) => done.push(Json::Int(n)),
-                GoValue::Uint(n) => done.push(Json::Uint(n)),
-                GoValue::Float(f) => done.push(Json::Float(f)),
-                GoValue::Str(s) => done.push(Json::String(s)),
+                GoValue::Bool(b) => done.push(Json::Bool(*b)),
+                GoValue::Int(n) => done.push(Json::Int(*n)),
+                GoValue::Uint(n) => done.push(Json::Uint(*n)),
+                GoValue::Float(f) => done.push(Json::Float(*f)),
+                GoValue::Str(s) => done.push(Json::String(std::mem::take(s))),
                 GoValue::Seq(items) => {
+                    let items = std::mem::take(items);
                     work.push(Work::BuildArray(items.len()));
                     work.extend(items.into_iter().rev().map(Work::Convert));
                 }
                 GoValue::Map(map) => {
                     let mut keys = Vec::with_capacity(map.len());
                     let mut values = Vec::with_capacity(map.len());
-                    for (key, value) in map.entries() {
-                        let Some(key_string) = key_string(key) else {
-                            return Err(format!(
-                                "unsupported map key of type: {}, key: {}, value: {}",
-                                key.go_type(),
-                                key.go_syntax(),
-                                value.go_syntax()
-                            ));
-                        };
-                        keys.push(key_string);
-                        values.push(value.clone());
+                    if let Some((key, value)) = map.entries().iter().find(|(key, _)| key_string(key).is_none()) {
+                        return Err(format!(
+                            "unsupported map key of type: {}, key: {}, value: {}",
+                            key.go_type(),
+                            key.go_syntax(),
+                            value.go_syntax()
+                        ));
+                    }
+                    for (key, value) in map.take_entries() {
+                        keys.push(key_string(&key).unwrap_or_default());
+                        values.push(value);
                     }
                     work.push(Work::BuildObject(keys));
                     work.extend(values.into_iter().rev().map(Work::Convert));
@@ -161,7 +178,7 @@ pub(crate) fn unmarshal_json(json: Json, target: Target) -> Result<Option<Value>
     if !fits {
         return Err(format!("json: cannot unmarshal {} into Go value of type {}", json_kind(&json), target.go_type()));
     }
-    if json == Json::Null {
+    if matches!(json, Json::Null) {
         return Ok(None);
     }
     Ok(Some(json_to_value(json)))
@@ -178,19 +195,20 @@ pub(crate) fn json_to_value(json: Json) -> Value {
     let mut done: Vec<Value> = Vec::new();
     while let Some(item) = work.pop() {
         match item {
-            Work::Convert(json) => match json {
+            Work::Convert(mut json) => match &mut json {
                 Json::Null => done.push(Value::Nil),
-                Json::Bool(b) => done.push(Value::Bool(b)),
-                Json::Int(n) => done.push(Value::Float(n as f64)),
-                Json::Uint(n) => done.push(Value::Float(n as f64)),
-                Json::Float(f) => done.push(Value::Float(f)),
-                Json::String(s) => done.push(Value::String(Arc::from(s))),
+                Json::Bool(b) => done.push(Value::Bool(*b)),
+                Json::Int(n) => done.push(Value::Float(*n as f64)),
+                Json::Uint(n) => done.push(Value::Float(*n as f64)),
+                Json::Float(f) => done.push(Value::Float(*f)),
+                Json::String(s) => done.push(Value::String(Arc::from(s.as_str()))),
                 Json::Array(items) => {
+                    let items = std::mem::take(items);
                     work.push(Work::BuildList(items.len()));
                     work.extend(items.into_iter().rev().map(Work::Convert));
                 }
                 Json::Object(map) => {
-                    let (keys, values): (Vec<String>, Vec<Json>) = map.into_iter().unzip();
+                    let (keys, values): (Vec<String>, Vec<Json>) = std::mem::take(map).into_iter().unzip();
                     work.push(Work::BuildMap(keys));
                     work.extend(values.into_iter().rev().map(Work::Convert));
                 }

@@ -1,45 +1,88 @@
 //! Map key order of the go-yaml encoders: `keyList.Less` of yaml.v2 and yaml.v3 (letters after other characters,
-//! digit runs compared as numbers) applied through Go's `sort.Sort` (pdqsort), ported step by step so that even
-//! keys the comparison orders inconsistently end up where Go puts them.
+//! digit runs compared as numbers) applied through Go's `sort.Sort` (pdqsort). `Less` is not a total order for
+//! some key sets (leading zeros next to letters); Go then prints them in an order that varies with map iteration,
+//! and this port picks one. pdqsort is ported rather than using `slice::sort_by`, which may panic on such orders.
 
-/// `unicode.IsLetter`, approximated by Rust's alphabetic property (equal for every letter; they differ only on a
-/// few non-letter marks and number letters).
-fn is_letter(c: char) -> bool {
-    if c.is_ascii() { c.is_ascii_alphabetic() } else { c.is_alphabetic() }
+use std::cmp::Ordering;
+use std::sync::LazyLock;
+
+use regex_syntax::hir::{Class, HirKind};
+
+/// The ranges of a Unicode general category, from regex-syntax's tables.
+fn category(name: &str) -> Vec<(char, char)> {
+    let Ok(hir) = regex_syntax::ParserBuilder::new().build().parse(&format!("\\p{{{name}}}")) else {
+        return Vec::new();
+    };
+    match hir.kind() {
+        HirKind::Class(Class::Unicode(class)) => class.ranges().iter().map(|r| (r.start(), r.end())).collect(),
+        _ => Vec::new(),
+    }
 }
 
-/// `unicode.IsDigit` (decimal digits; non-ASCII ones approximated by `char::is_numeric`).
+fn in_ranges(ranges: &[(char, char)], c: char) -> bool {
+    ranges
+        .binary_search_by(|(start, end)| {
+            if *end < c {
+                Ordering::Less
+            } else if *start > c {
+                Ordering::Greater
+            } else {
+                Ordering::Equal
+            }
+        })
+        .is_ok()
+}
+
+/// `unicode.IsLetter`: general category L.
+fn is_letter(c: char) -> bool {
+    static LETTERS: LazyLock<Vec<(char, char)>> = LazyLock::new(|| category("L"));
+    if c.is_ascii() { c.is_ascii_alphabetic() } else { in_ranges(&LETTERS, c) }
+}
+
+/// `unicode.IsDigit`: general category Nd.
 fn is_digit(c: char) -> bool {
-    if c.is_ascii() { c.is_ascii_digit() } else { c.is_numeric() }
+    static DIGITS: LazyLock<Vec<(char, char)>> = LazyLock::new(|| category("Nd"));
+    if c.is_ascii() { c.is_ascii_digit() } else { in_ranges(&DIGITS, c) }
 }
 
 /// `keyList.Less` for two string keys; `v3` adds yaml.v3's rule for a letter after a digit run.
 pub(crate) fn key_less(a: &str, b: &str, v3: bool) -> bool {
+    if a.is_ascii() && b.is_ascii() {
+        // Runes are bytes: no need to collect them.
+        return less_runes(a.as_bytes(), b.as_bytes(), v3);
+    }
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
+    less_runes(&ar, &br, v3)
+}
+
+/// `keyList.Less` over the runes of two strings.
+fn less_runes<T: Copy + Into<char>>(a: &[T], b: &[T], v3: bool) -> bool {
+    let ar = |i: usize| -> char { a[i].into() };
+    let br = |i: usize| -> char { b[i].into() };
     let mut digits = false;
     let mut i = 0;
-    while i < ar.len() && i < br.len() {
-        if ar[i] == br[i] {
-            digits = is_digit(ar[i]);
+    while i < a.len() && i < b.len() {
+        if ar(i) == br(i) {
+            digits = is_digit(ar(i));
             i += 1;
             continue;
         }
-        let al = is_letter(ar[i]);
-        let bl = is_letter(br[i]);
+        let al = is_letter(ar(i));
+        let bl = is_letter(br(i));
         if al && bl {
-            return ar[i] < br[i];
+            return ar(i) < br(i);
         }
         if al || bl {
             return if v3 && digits { al } else { bl };
         }
         let mut an: i64 = 0;
         let mut bn: i64 = 0;
-        if ar[i] == '0' || br[i] == '0' {
+        if ar(i) == '0' || br(i) == '0' {
             let mut j = i;
-            while j > 0 && is_digit(ar[j - 1]) {
+            while j > 0 && is_digit(ar(j - 1)) {
                 j -= 1;
-                if ar[j] != '0' {
+                if ar(j) != '0' {
                     an = 1;
                     bn = 1;
                     break;
@@ -47,13 +90,13 @@ pub(crate) fn key_less(a: &str, b: &str, v3: bool) -> bool {
             }
         }
         let mut ai = i;
-        while ai < ar.len() && is_digit(ar[ai]) {
-            an = an.wrapping_mul(10).wrapping_add(i64::from(ar[ai] as u32) - i64::from(b'0'));
+        while ai < a.len() && is_digit(ar(ai)) {
+            an = an.wrapping_mul(10).wrapping_add(i64::from(ar(ai) as u32) - i64::from(b'0'));
             ai += 1;
         }
         let mut bi = i;
-        while bi < br.len() && is_digit(br[bi]) {
-            bn = bn.wrapping_mul(10).wrapping_add(i64::from(br[bi] as u32) - i64::from(b'0'));
+        while bi < b.len() && is_digit(br(bi)) {
+            bn = bn.wrapping_mul(10).wrapping_add(i64::from(br(bi) as u32) - i64::from(b'0'));
             bi += 1;
         }
         if an != bn {
@@ -62,9 +105,9 @@ pub(crate) fn key_less(a: &str, b: &str, v3: bool) -> bool {
         if ai != bi {
             return ai < bi;
         }
-        return ar[i] < br[i];
+        return ar(i) < br(i);
     }
-    ar.len() < br.len()
+    a.len() < b.len()
 }
 
 /// Go's `sort.Sort` over `data` with `less` (pdqsort from Go's sort package).
@@ -358,6 +401,16 @@ mod tests {
         go_sort(&mut keys, &|a: &&str, b: &&str| key_less(a, b, false));
         // The order Helm 4.1.4 prints for these keys.
         assert_eq!(keys, vec!["_x", "1", "2", "10", "A", "a", "a1", "a01", "a9", "a10", "b", "z", "é"]);
+    }
+
+    #[test]
+    fn unicode_categories_follow_go() {
+        // Roman numeral twelve is a number letter (Nl), superscript two is No, Arabic-Indic one is Nd.
+        assert!(!is_letter('Ⅻ'));
+        assert!(!is_digit('²'));
+        assert!(is_digit('١'));
+        assert!(is_letter('日'));
+        assert!(!is_letter('\u{0903}'));
     }
 
     #[test]

@@ -75,6 +75,8 @@ pub(crate) struct Emitter {
     indention: bool,
     open_ended: bool,
     scalar: ScalarData,
+    /// The type of the event being emitted (Go's `events[events_head]`).
+    current: EventType,
 }
 
 type Emit = Result<(), String>;
@@ -101,6 +103,7 @@ impl Emitter {
             indention: true,
             open_ended: false,
             scalar: ScalarData::default(),
+            current: EventType::None,
         }
     }
 
@@ -159,10 +162,11 @@ impl Emitter {
     pub(crate) fn emit(&mut self, event: Event) -> Emit {
         self.events.push_back(event);
         while !self.need_more_events() {
-            let Some(event) = self.events.front().cloned() else { break };
+            // The event being emitted leaves the queue; the look-ahead checks see it in `current`.
+            let Some(event) = self.events.pop_front() else { break };
+            self.current = event.typ;
             self.analyze_event(&event);
             self.state_machine(&event)?;
-            self.events.pop_front();
         }
         Ok(())
     }
@@ -485,15 +489,15 @@ impl Emitter {
         Ok(())
     }
 
-    /// `yaml_emitter_check_empty_sequence` / `_mapping`: the next two events open and close a collection.
+    /// `yaml_emitter_check_empty_sequence` / `_mapping`: the event being emitted and the next one open and close
+    /// a collection.
     fn check_empty(&self, start: EventType, end: EventType) -> bool {
-        self.events.len() >= 2 && self.events[0].typ == start && self.events[1].typ == end
+        self.current == start && self.events.front().is_some_and(|next| next.typ == end)
     }
 
     /// `yaml_emitter_check_simple_key`.
     fn check_simple_key(&self) -> bool {
-        let Some(event) = self.events.front() else { return false };
-        let length = match event.typ {
+        let length = match self.current {
             EventType::Scalar => {
                 if self.scalar.multiline {
                     return false;

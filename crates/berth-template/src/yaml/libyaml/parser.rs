@@ -132,14 +132,35 @@ impl<'a> Parser<'a> {
         result
     }
 
-    /// `peek_token`: the token at the head of the queue, fetching more when needed.
+    /// `peek_token`: the token at the head of the queue, fetching more when needed; its text stays in the queue
+    /// (see [`Self::take_token_data`]), so peeking copies nothing large.
     fn peek_token(&mut self) -> Parse<Token> {
         if !self.token_available {
             self.fetch_more_tokens()?;
         }
         match self.tokens.front() {
-            Some(token) => Ok(token.clone()),
+            Some(token) => Ok(Token {
+                typ: token.typ,
+                start_mark: token.start_mark,
+                style: token.style,
+                major: token.major,
+                minor: token.minor,
+                ..Token::default()
+            }),
             None => Err(parser_error("did not find expected token", self.mark)),
+        }
+    }
+
+    /// Moves the text of the head token (value, suffix, prefix) out, before it is skipped.
+    fn take_token_data(&mut self) -> Token {
+        match self.tokens.front_mut() {
+            Some(token) => Token {
+                value: std::mem::take(&mut token.value),
+                suffix: std::mem::take(&mut token.suffix),
+                prefix: std::mem::take(&mut token.prefix),
+                ..Token::default()
+            },
+            None => Token::default(),
         }
     }
 
@@ -269,9 +290,10 @@ impl<'a> Parser<'a> {
     fn parse_node(&mut self, block: bool, indentless_sequence: bool) -> Parse {
         let mut token = self.peek_token()?;
         if token.typ == TokenType::Alias {
+            let data = self.take_token_data();
             self.pop_state();
             self.skip_token();
-            return Ok(Event { typ: EventType::Alias, anchor: token.value, ..Event::default() });
+            return Ok(Event { typ: EventType::Alias, anchor: data.value, ..Event::default() });
         }
         let start_mark = token.start_mark;
         let mut tag_token = false;
@@ -280,26 +302,28 @@ impl<'a> Parser<'a> {
         let mut anchor = Vec::new();
         let mut tag_mark = Mark::default();
         if token.typ == TokenType::Anchor {
-            anchor = std::mem::take(&mut token.value);
+            anchor = self.take_token_data().value;
             self.skip_token();
             token = self.peek_token()?;
             if token.typ == TokenType::Tag {
                 tag_token = true;
-                tag_handle = std::mem::take(&mut token.value);
-                tag_suffix = std::mem::take(&mut token.suffix);
+                let data = self.take_token_data();
+                tag_handle = data.value;
+                tag_suffix = data.suffix;
                 tag_mark = token.start_mark;
                 self.skip_token();
                 token = self.peek_token()?;
             }
         } else if token.typ == TokenType::Tag {
             tag_token = true;
-            tag_handle = std::mem::take(&mut token.value);
-            tag_suffix = std::mem::take(&mut token.suffix);
+            let data = self.take_token_data();
+            tag_handle = data.value;
+            tag_suffix = data.suffix;
             tag_mark = token.start_mark;
             self.skip_token();
             token = self.peek_token()?;
             if token.typ == TokenType::Anchor {
-                anchor = std::mem::take(&mut token.value);
+                anchor = self.take_token_data().value;
                 self.skip_token();
                 token = self.peek_token()?;
             }
@@ -334,13 +358,14 @@ impl<'a> Parser<'a> {
         }
         if token.typ == TokenType::Scalar {
             let plain_implicit = (tag.is_empty() && token.style == ScalarStyle::Plain) || tag == b"!";
+            let data = self.take_token_data();
             self.pop_state();
             self.skip_token();
             return Ok(Event {
                 typ: EventType::Scalar,
                 anchor,
                 tag,
-                value: token.value,
+                value: data.value,
                 implicit: plain_implicit,
                 scalar_style: token.style,
                 ..Event::default()
@@ -624,7 +649,8 @@ impl<'a> Parser<'a> {
                 }
                 has_version_directive = true;
             } else {
-                let value = TagDirective { handle: token.value.clone(), prefix: token.prefix.clone() };
+                let data = self.take_token_data();
+                let value = TagDirective { handle: data.value, prefix: data.prefix };
                 self.append_tag_directive(value.clone(), false, token.start_mark)?;
                 tag_directives.push(value);
             }
