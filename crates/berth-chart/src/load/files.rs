@@ -37,8 +37,7 @@ pub(crate) fn load_files(files: Vec<BufferedFile>, context: &mut LoadContext, de
                 chart.lock = Some(decode_lock(&file.data).map_err(|error| format!("cannot load Chart.lock: {error}"))?);
             }
             "values.yaml" => {
-                let text = String::from_utf8_lossy(&file.data);
-                chart.values = berth_template::yaml::load_values(&text)
+                chart.values = berth_template::yaml::load_values(&file.data)
                     .map_err(|error| format!("cannot load values.yaml: {}", error.message()))?;
             }
             "values.schema.json" => chart.schema = Some(file.data),
