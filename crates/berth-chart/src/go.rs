@@ -67,6 +67,23 @@ pub(crate) fn is_print(c: char) -> bool {
     !(format_chars || private_use || noncharacter)
 }
 
+/// A line as Helm's log handler writes it (Go's `slog` text format without time): `level=WARN msg="..." k=v`,
+/// values quoted when they need to be.
+pub(crate) fn slog_line(level: &str, message: &str, attrs: &[(&str, &str)]) -> String {
+    let mut line = format!("level={level} msg={}", slog_value(message));
+    for (key, value) in attrs {
+        line.push_str(&format!(" {key}={}", slog_value(value)));
+    }
+    line
+}
+
+/// `slog`'s `needsQuoting`: empty, spaces, `=`, `"`, controls and unprintable runes force `strconv.Quote`.
+fn slog_value(text: &str) -> String {
+    let needs_quoting =
+        text.is_empty() || text.chars().any(|c| c == '=' || c == '"' || c.is_control() || is_space(c) || !is_print(c));
+    if needs_quoting { quote(text) } else { text.to_string() }
+}
+
 /// `unicode.IsSpace`.
 pub(crate) fn is_space(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\x0B' | '\x0C' | '\r' | ' ' | '\u{85}' | '\u{A0}')

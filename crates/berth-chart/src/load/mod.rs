@@ -46,7 +46,7 @@ impl LoadError {
     }
 }
 
-/// A loaded chart and the warnings Helm would log while loading it.
+/// A loaded chart and the lines Helm would log while loading it (`level=INFO msg="Warning: ..."`).
 #[derive(Debug, Clone)]
 pub struct Loaded {
     pub chart: Chart,
@@ -60,8 +60,9 @@ pub(crate) struct LoadContext {
 }
 
 impl LoadContext {
+    /// A `log.Printf` line of the loader, as Helm's log handler prints it.
     fn warn(&mut self, message: &str) {
-        self.warnings.push(message.to_string());
+        self.warnings.push(crate::go::slog_line("INFO", message, &[]));
     }
 }
 

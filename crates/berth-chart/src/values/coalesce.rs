@@ -16,13 +16,19 @@ use crate::go::{format_t, quote};
 /// `common.GlobalKey`.
 pub(crate) const GLOBAL_KEY: &str = "global";
 
-/// Collects the warnings Helm logs while coalescing.
+/// Collects what Helm logs while processing dependencies and coalescing, as its log lines.
 #[derive(Debug, Default)]
 pub(crate) struct Warnings(pub Vec<String>);
 
 impl Warnings {
+    /// A `log.Printf` line (Helm routes it to its handler at level INFO).
     pub(crate) fn push(&mut self, message: String) {
-        self.0.push(message);
+        self.0.push(crate::go::slog_line("INFO", &message, &[]));
+    }
+
+    /// A `slog.Warn` line with its attributes.
+    pub(crate) fn warn(&mut self, message: &str, attrs: &[(&str, &str)]) {
+        self.0.push(crate::go::slog_line("WARN", message, attrs));
     }
 }
 

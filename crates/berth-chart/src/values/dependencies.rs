@@ -85,7 +85,7 @@ fn process_tags(reqs: &mut [Dependency], values: &Map, warnings: &mut Warnings) 
             match tags.get(tag) {
                 Some(Value::Bool(true)) => has_true = true,
                 Some(Value::Bool(false)) => has_false = true,
-                Some(_) => warnings.push(format!("returned non-bool value tag={tag} chart={}", req.name)),
+                Some(_) => warnings.warn("returned non-bool value", &[("tag", tag), ("chart", &req.name)]),
                 None => {}
             }
         }
@@ -109,9 +109,11 @@ fn process_conditions(reqs: &mut [Dependency], values: &Map, path: &str, warning
                     req.enabled = enabled;
                     break;
                 }
-                Ok(_) => warnings.push(format!("returned non-bool value path={condition} chart={}", req.name)),
+                Ok(_) => warnings.warn("returned non-bool value", &[("path", condition), ("chart", &req.name)]),
                 Err(PathError::NoValue(_)) => {}
-                Err(error) => warnings.push(format!("the method PathValue returned error error={error}")),
+                Err(error) => {
+                    warnings.warn("the method PathValue returned error", &[("error", &error.to_string())]);
+                }
             }
         }
     }
@@ -164,8 +166,12 @@ fn process_import_values(chart: &mut Chart, warnings: &mut Warnings) -> Result<(
                         Ok(found) => {
                             coalesce_tables(&imported, &path_to_map(&parent, found), "", true, warnings);
                         }
-                        Err(error) => warnings
-                            .push(format!("ImportValues missing table from chart chart={} error={error}", req.name)),
+                        Err(error) => {
+                            warnings.warn(
+                                "ImportValues missing table from chart",
+                                &[("chart", &req.name), ("error", &error)],
+                            );
+                        }
                     }
                 }
                 Value::String(name) => {
@@ -173,7 +179,7 @@ fn process_import_values(chart: &mut Chart, warnings: &mut Warnings) -> Result<(
                     rewritten.push(crate::load::string_pair(&child, "."));
                     match table(&values, &format!("{}.{child}", req.name)) {
                         Ok(found) => coalesce_tables(&imported, &found, "", true, warnings),
-                        Err(error) => warnings.push(format!("ImportValues missing table error={error}")),
+                        Err(error) => warnings.warn("ImportValues missing table", &[("error", &error)]),
                     }
                 }
                 _ => {}
