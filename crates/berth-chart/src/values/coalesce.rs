@@ -61,7 +61,10 @@ pub(crate) fn deep_copy(value: &Value) -> Result<Value, String> {
                 let entries: Vec<_> = map.snapshot().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
                 Some(Frame::Map(entries.into_iter(), berth_template::Entries::new(), None))
             }
-            Value::List(items) => Some(Frame::List(items.to_vec().into_iter(), Vec::with_capacity(items.len()))),
+            Value::List(items) => {
+                let pending: Vec<Value> = items.iter().cloned().collect();
+                Some(Frame::List(pending.into_iter(), Vec::with_capacity(items.len())))
+            }
             _ => None,
         }
     }
