@@ -353,7 +353,7 @@ mod tests {
         let mut warnings = Warnings::default();
         let out = coalesce_values(&top, &yaml("t: 5\ns: {b: 1}\n"), &mut warnings).unwrap();
         assert_eq!(render(&out), "map[s:map[b:1] t:5]");
-        assert_eq!(warnings.0, ["warning: skipped value for top.s: Not a table."]);
+        assert_eq!(warnings.0, ["level=INFO msg=\"warning: skipped value for top.s: Not a table.\""]);
     }
 
     #[test]
