@@ -117,7 +117,9 @@ fn berth_run(case: &Path, run: &Run) -> Result<(BTreeMap<String, String>, Vec<St
     let computed = berth_chart::values::compute(&loaded.chart, &user, &compute).map_err(|e| e.to_string())?;
     let mut out = BTreeMap::new();
     render_tree(&computed.chart, computed.chart.name().to_string(), &computed.values, &mut out)?;
-    let mut log: Vec<String> = loaded.warnings.into_iter().chain(computed.warnings).collect();
+    let case_path = case.to_string_lossy().to_string();
+    let mut log: Vec<String> =
+        loaded.warnings.into_iter().chain(computed.warnings).map(|line| line.replace(&case_path, "<case>")).collect();
     log.sort();
     Ok((out, log))
 }

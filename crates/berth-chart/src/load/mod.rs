@@ -89,8 +89,8 @@ fn load_directory(path: &Path) -> Result<Loaded, LoadError> {
         LoadError::new(format!("unable to detect chart at {chart_file}: {}", os_error("open", &chart_file, &error)))
     })?;
     check_api_version(&data)?;
-    let files = directory::read_dir_files(path).map_err(LoadError::new)?;
-    let mut context = LoadContext::default();
+    let (files, log) = directory::read_dir_files(path).map_err(LoadError::new)?;
+    let mut context = LoadContext { warnings: log };
     let chart = files::load_files(files, &mut context, 0).map_err(LoadError::new)?;
     Ok(Loaded { chart, warnings: context.warnings })
 }
