@@ -11,6 +11,23 @@ use berth_template::Value;
 pub struct File {
     pub name: String,
     pub data: Vec<u8>,
+    /// When the file was last modified (the file system's time, or the archive entry's), as Helm records it in
+    /// a release's chart (`modtime`); `None` when unknown.
+    pub mod_time: Option<ModTime>,
+}
+
+impl File {
+    /// A file without a modification time.
+    pub fn new(name: impl Into<String>, data: impl Into<Vec<u8>>) -> File {
+        File { name: name.into(), data: data.into(), mod_time: None }
+    }
+}
+
+/// A modification time as Go's `time.Time` carries it here: seconds and nanoseconds since the Unix epoch, UTC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ModTime {
+    pub seconds: i64,
+    pub nanos: u32,
 }
 
 /// `Chart.yaml` (and, for apiVersion v1 charts, the dependencies of `requirements.yaml`).
@@ -88,6 +105,10 @@ pub struct Chart {
     pub raw: Vec<File>,
     /// Subcharts from `charts/`, as directories or archives.
     pub dependencies: Vec<Chart>,
+    /// `Chart.yaml`'s modification time (Helm's `ModTime`).
+    pub mod_time: Option<ModTime>,
+    /// `values.schema.json`'s modification time (Helm's `SchemaModTime`).
+    pub schema_mod_time: Option<ModTime>,
 }
 
 impl Default for Chart {
@@ -101,6 +122,8 @@ impl Default for Chart {
             files: Vec::new(),
             raw: Vec::new(),
             dependencies: Vec::new(),
+            mod_time: None,
+            schema_mod_time: None,
         }
     }
 }
@@ -171,7 +194,7 @@ mod tests {
     fn chart(name: &str, files: &[&str], dependencies: Vec<Chart>) -> Chart {
         Chart {
             metadata: Metadata { name: name.into(), ..Metadata::default() },
-            files: files.iter().map(|f| File { name: (*f).into(), data: Vec::new() }).collect(),
+            files: files.iter().map(|f| File::new(*f, Vec::new())).collect(),
             dependencies,
             ..Chart::default()
         }

@@ -131,3 +131,14 @@ fn endless_empty_entries_are_bounded() {
     let error = berth_chart::load::load_archive(&archive).unwrap_err();
     assert_eq!(error.message(), "unable to load chart archive: chart archive has more than 50000 entries");
 }
+
+/// Archive entries keep their modification times (Helm records them in a release's chart).
+#[test]
+fn archive_files_keep_their_times() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/charts/load-errors/c/pax.tgz");
+    let loaded = berth_chart::load::load_archive(&std::fs::read(path).unwrap()).unwrap();
+    let chart = loaded.chart;
+    // make_archives.py writes every entry with mtime 1700000000.
+    assert_eq!(chart.mod_time.map(|t| t.seconds), Some(1_700_000_000));
+    assert!(chart.raw.iter().all(|f| f.mod_time.map(|t| t.seconds) == Some(1_700_000_000)));
+}

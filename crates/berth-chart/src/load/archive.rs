@@ -22,12 +22,8 @@ pub const MAX_ARCHIVE_ENTRIES: usize = 50_000;
 
 const UTF8_BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
 
-/// A file read from an archive or a directory (`archive.BufferedFile`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct BufferedFile {
-    pub name: String,
-    pub data: Vec<u8>,
-}
+/// A file read from an archive or a directory (`archive.BufferedFile`): the same fields as a chart file.
+pub(crate) type BufferedFile = crate::chart::File;
 
 /// Why an archive could not be read; `Gzip` is what Helm tests with `errors.Is(err, gzip.ErrHeader)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,7 +101,7 @@ pub(crate) fn load_archive_files(input: impl Read) -> Result<Vec<BufferedFile>, 
             Some(rest) => rest.to_vec(),
             None => data,
         };
-        files.push(BufferedFile { name, data });
+        files.push(BufferedFile { name, data, mod_time: Some(header.mod_time) });
     }
     if files.is_empty() {
         return Err(other("no files in chart archive"));

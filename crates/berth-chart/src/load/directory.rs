@@ -146,7 +146,11 @@ impl Walk<'_> {
             Some(rest) => rest.to_vec(),
             None => data,
         };
-        self.files.push(BufferedFile { name: relative.to_string(), data });
+        let mod_time = metadata.modified().ok().and_then(|time| {
+            let since = time.duration_since(std::time::UNIX_EPOCH).ok()?;
+            Some(crate::chart::ModTime { seconds: i64::try_from(since.as_secs()).ok()?, nanos: since.subsec_nanos() })
+        });
+        self.files.push(BufferedFile { name: relative.to_string(), data, mod_time });
         Ok(())
     }
 }
