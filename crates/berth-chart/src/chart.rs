@@ -50,6 +50,9 @@ pub struct Metadata {
     pub annotations: Vec<(String, String)>,
     pub kube_version: String,
     pub dependencies: Vec<Dependency>,
+    /// Whether there is a dependency list at all, even an empty one (Go's non-nil slice): Helm processes a
+    /// chart's subcharts (conditions, tags, imports) only when there is.
+    pub has_dependency_list: bool,
     /// `application` (the default) or `library`.
     pub chart_type: String,
 }

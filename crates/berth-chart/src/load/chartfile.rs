@@ -117,6 +117,8 @@ pub(crate) struct RawMetadata {
     pub metadata: Metadata,
     pub maintainers: Vec<Option<Maintainer>>,
     pub dependencies: Vec<Option<Dependency>>,
+    /// A `dependencies` list was decoded (a JSON null leaves the field as it was).
+    pub has_dependency_list: bool,
 }
 
 /// `yaml.Unmarshal(data, metadata)`: the fields present in `data` overwrite those of `target` (annotations are
@@ -170,7 +172,10 @@ pub(crate) fn decode_metadata(data: &[u8], target: &mut RawMetadata) -> Result<(
                 }
             }
             "kubeVersion" => md.kube_version = text(value),
-            "dependencies" => target.dependencies = dependencies(value),
+            "dependencies" => {
+                target.dependencies = dependencies(value);
+                target.has_dependency_list = true;
+            }
             "type" => md.chart_type = text(value),
             _ => {}
         }
@@ -299,6 +304,7 @@ pub(crate) fn validate(raw: &mut RawMetadata) -> Result<(), String> {
         dependencies.push(dependency);
     }
     md.dependencies = dependencies;
+    md.has_dependency_list = raw.has_dependency_list;
     Ok(())
 }
 

@@ -30,7 +30,7 @@ fn alias_dependency(charts: &[Chart], dependency: &Dependency) -> Option<Chart> 
 
 /// `processDependencyEnabled`.
 fn process_enabled(chart: &mut Chart, values: &Value, path: &str, warnings: &mut Warnings) -> Result<(), String> {
-    if chart.metadata.dependencies.is_empty() {
+    if !chart.metadata.has_dependency_list {
         return Ok(());
     }
     let loaded = std::mem::take(&mut chart.dependencies);
@@ -65,6 +65,8 @@ fn process_enabled(chart: &mut Chart, values: &Value, path: &str, warnings: &mut
         chart.metadata.dependencies.iter().filter(|r| !r.enabled).map(|r| r.name.clone()).collect();
     chart.dependencies.retain(|c| !disabled.iter().any(|name| name == c.name()));
     chart.metadata.dependencies.retain(|r| !disabled.contains(&r.name));
+    // `append(nil, cdMetadata...)`: no dependency left means no list.
+    chart.metadata.has_dependency_list = !chart.metadata.dependencies.is_empty();
 
     let coalesced = Value::Map(coalesced);
     for subchart in &mut chart.dependencies {
@@ -149,7 +151,7 @@ fn go_sprint(value: Option<Value>) -> String {
 
 /// `processImportValues` with `merge` true, as `ProcessDependencies` calls it.
 fn process_import_values(chart: &mut Chart, warnings: &mut Warnings) -> Result<(), String> {
-    if chart.metadata.dependencies.is_empty() {
+    if !chart.metadata.has_dependency_list {
         return Ok(());
     }
     let values = merge_values(chart, &Value::Nil, warnings)?;
