@@ -6,9 +6,10 @@
 //!
 //! - [`chart`]: the loaded chart: metadata, templates, values, schema, files, subcharts;
 //! - [`load`]: a chart directory or packaged `.tgz` (`.helmignore`, `Chart.yaml` v1/v2, `requirements.yaml`,
-//!   subcharts in `charts/`);
-//! - [`values`]: values exactly as Helm computes them: `-f` files, the `--set` family (strvals), coalescing
-//!   with the chart's defaults, subcharts' conditions, tags, aliases, import-values and globals, and
+//!   subcharts in `charts/`): [`load::load`], [`load::load_archive`];
+//! - [`values`]: values exactly as Helm computes them: `-f` files and the `--set` family
+//!   ([`values::ValueOptions::merge_values`], strvals), then [`values::compute`]: dependency processing
+//!   (conditions, tags, aliases, import-values), coalescing with the charts' defaults and globals, and
 //!   `values.schema.json` validation;
 //! - [`render`]: the templates executed with Helm's engine semantics, and the output assembled as Helm does
 //!   (manifests sorted by kind, hooks apart, CRDs, NOTES).
@@ -18,3 +19,10 @@ mod go;
 pub mod load;
 pub mod render;
 pub mod values;
+
+// The order `helm template` and `helm install` follow, which a caller keeps:
+//
+//     let user = options.merge_values(&mut values::LocalFiles)?;        // MergeValues
+//     let loaded = load::load(chart_path)?;                             // loader.Load
+//     let computed = values::compute(&loaded.chart, &user, &Default::default())?;
+//     // computed.chart and computed.values are what Helm's engine renders.
