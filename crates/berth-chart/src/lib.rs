@@ -14,6 +14,10 @@
 //! - [`render`]: the templates executed with Helm's engine semantics, and the output assembled as Helm does
 //!   (manifests sorted by kind, hooks apart, CRDs, NOTES).
 
+#![forbid(unsafe_code)]
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::todo, clippy::unimplemented)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable))]
+
 pub mod chart;
 mod go;
 pub mod load;

@@ -211,6 +211,19 @@ mod tests {
     }
 
     #[test]
+    fn subchart_nesting_is_bounded() {
+        let mut files = Vec::new();
+        let mut prefix = String::new();
+        for _ in 0..=MAX_CHART_DEPTH + 1 {
+            files.push(file(&format!("{prefix}Chart.yaml"), "apiVersion: v2\nname: a\nversion: 1.0.0\n"));
+            prefix.push_str("charts/a/");
+        }
+        let error = load(files).unwrap_err();
+        assert!(error.ends_with("subcharts are nested more than 64 levels deep"), "{error}");
+        assert!(error.starts_with("error unpacking subchart a in a: error unpacking subchart a in a:"));
+    }
+
+    #[test]
     fn values_yaml_errors_are_wrapped() {
         let error = load(vec![
             file("Chart.yaml", "apiVersion: v2\nname: top\nversion: 1.0.0\n"),
