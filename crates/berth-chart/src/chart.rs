@@ -11,6 +11,23 @@ use berth_template::Value;
 pub struct File {
     pub name: String,
     pub data: Vec<u8>,
+    /// When the file was last modified (the file system's time, or the archive entry's), as Helm records it in
+    /// a release's chart (`modtime`); `None` when unknown.
+    pub mod_time: Option<ModTime>,
+}
+
+impl File {
+    /// A file without a modification time.
+    pub fn new(name: impl Into<String>, data: impl Into<Vec<u8>>) -> File {
+        File { name: name.into(), data: data.into(), mod_time: None }
+    }
+}
+
+/// A modification time as Go's `time.Time` carries it here: seconds and nanoseconds since the Unix epoch, UTC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ModTime {
+    pub seconds: i64,
+    pub nanos: u32,
 }
 
 /// `Chart.yaml` (and, for apiVersion v1 charts, the dependencies of `requirements.yaml`).
@@ -33,6 +50,9 @@ pub struct Metadata {
     pub annotations: Vec<(String, String)>,
     pub kube_version: String,
     pub dependencies: Vec<Dependency>,
+    /// Whether there is a dependency list at all, even an empty one (Go's non-nil slice): Helm processes a
+    /// chart's subcharts (conditions, tags, imports) only when there is.
+    pub has_dependency_list: bool,
     /// `application` (the default) or `library`.
     pub chart_type: String,
 }
@@ -88,6 +108,10 @@ pub struct Chart {
     pub raw: Vec<File>,
     /// Subcharts from `charts/`, as directories or archives.
     pub dependencies: Vec<Chart>,
+    /// `Chart.yaml`'s modification time (Helm's `ModTime`).
+    pub mod_time: Option<ModTime>,
+    /// `values.schema.json`'s modification time (Helm's `SchemaModTime`).
+    pub schema_mod_time: Option<ModTime>,
 }
 
 impl Default for Chart {
@@ -101,6 +125,8 @@ impl Default for Chart {
             files: Vec::new(),
             raw: Vec::new(),
             dependencies: Vec::new(),
+            mod_time: None,
+            schema_mod_time: None,
         }
     }
 }
@@ -254,7 +280,7 @@ mod tests {
     fn chart(name: &str, files: &[&str], dependencies: Vec<Chart>) -> Chart {
         Chart {
             metadata: Metadata { name: name.into(), ..Metadata::default() },
-            files: files.iter().map(|f| File { name: (*f).into(), data: Vec::new() }).collect(),
+            files: files.iter().map(|f| File::new(*f, Vec::new())).collect(),
             dependencies,
             ..Chart::default()
         }

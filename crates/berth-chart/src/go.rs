@@ -1,5 +1,5 @@
-//! The few texts of Go's `fmt` and `strconv` that Helm's loader and values messages contain (`%q`, `%T`, `%t`
-//! of a non-bool, `FormatFloat(f, 'g', -1, 32)`, `os` error texts), so berth's messages read as Helm's do.
+//! The few texts of Go's `fmt` and `strconv` that Helm's loader and values messages contain (`%q`, `%t` of a
+//! non-bool, `os` error texts), so berth's messages read as Helm's do.
 
 use berth_template::Value;
 
@@ -67,6 +67,23 @@ pub(crate) fn is_print(c: char) -> bool {
     !(format_chars || private_use || noncharacter)
 }
 
+/// A line as Helm's log handler writes it (Go's `slog` text format without time): `level=WARN msg="..." k=v`,
+/// values quoted when they need to be.
+pub(crate) fn slog_line(level: &str, message: &str, attrs: &[(&str, &str)]) -> String {
+    let mut line = format!("level={level} msg={}", slog_value(message));
+    for (key, value) in attrs {
+        line.push_str(&format!(" {key}={}", slog_value(value)));
+    }
+    line
+}
+
+/// `slog`'s `needsQuoting`: empty, spaces, `=`, `"`, controls and unprintable runes force `strconv.Quote`.
+fn slog_value(text: &str) -> String {
+    let needs_quoting =
+        text.is_empty() || text.chars().any(|c| c == '=' || c == '"' || c.is_control() || is_space(c) || !is_print(c));
+    if needs_quoting { quote(text) } else { text.to_string() }
+}
+
 /// `unicode.IsSpace`.
 pub(crate) fn is_space(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\x0B' | '\x0C' | '\r' | ' ' | '\u{85}' | '\u{A0}')
@@ -89,47 +106,6 @@ pub(crate) fn format_t(value: &Value) -> String {
             format!("map[{}]", parts.join(" "))
         }
         other => format!("%!t({}={other})", other.type_name()),
-    }
-}
-
-/// `strconv.FormatFloat(f, 'g', -1, 32)`: the shortest float32 digits, `%e` form when the exponent is below -4
-/// or at least 6 (sigs.k8s.io/yaml turns YAML floats into strings this way for string fields).
-pub(crate) fn format_float32_g(f: f64) -> String {
-    let f = f as f32;
-    if f.is_nan() {
-        return "NaN".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "+Inf" } else { "-Inf" }.into();
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0" } else { "0" }.into();
-    }
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = match sci.split_once('e') {
-        Some((m, e)) => (m.to_string(), e.parse::<i32>().unwrap_or(0)),
-        None => (sci.clone(), 0),
-    };
-    let negative = mantissa.starts_with('-');
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let sign = if negative { "-" } else { "" };
-    if !(-4..6).contains(&exp) {
-        let (first, rest) = digits.split_at(1);
-        let dot = if rest.is_empty() { String::new() } else { format!(".{rest}") };
-        let exp_sign = if exp < 0 { '-' } else { '+' };
-        return format!("{sign}{first}{dot}e{exp_sign}{:02}", exp.abs());
-    }
-    // Fixed notation: the decimal point after exp+1 digits.
-    let point = exp + 1;
-    if point <= 0 {
-        let zeros = "0".repeat(point.unsigned_abs() as usize);
-        return format!("{sign}0.{zeros}{digits}");
-    }
-    let point = point as usize;
-    if digits.len() <= point {
-        format!("{sign}{digits}{}", "0".repeat(point - digits.len()))
-    } else {
-        format!("{sign}{}.{}", &digits[..point], &digits[point..])
     }
 }
 
@@ -168,25 +144,6 @@ mod tests {
     #[test]
     fn quote_runes_as_percent_q_of_a_rune_slice() {
         assert_eq!(quote_runes("ab'"), "['a' 'b' '\\'']");
-    }
-
-    #[test]
-    fn float32_g_matches_strconv() {
-        let cases = [
-            (1.0, "1"),
-            (1.1, "1.1"),
-            (1.10, "1.1"),
-            (0.1, "0.1"),
-            (1e6, "1e+06"),
-            (123456.0, "123456"),
-            (1e-5, "1e-05"),
-            (0.0001, "0.0001"),
-            (-2.5, "-2.5"),
-            (16777217.0, "1.6777216e+07"),
-        ];
-        for (input, want) in cases {
-            assert_eq!(format_float32_g(input), want, "{input}");
-        }
     }
 
     #[test]

@@ -103,8 +103,8 @@ fn parse_args(args: &[String]) -> (ValueOptions, ComputeOptions) {
     (options, compute)
 }
 
-/// What berth makes of a run: the rendered templates by source path, or the error message.
-fn berth_run(case: &Path, run: &Run) -> Result<BTreeMap<String, String>, String> {
+/// What berth makes of a run: the rendered templates by source path and the log lines, or the error message.
+fn berth_run(case: &Path, run: &Run) -> Result<(BTreeMap<String, String>, Vec<String>), String> {
     let (options, compute) = parse_args(&run.args);
     let mut files = CaseFiles { dir: case.to_path_buf(), stdin: run.stdin.clone() };
     let user = options.merge_values(&mut files)?;
@@ -117,7 +117,22 @@ fn berth_run(case: &Path, run: &Run) -> Result<BTreeMap<String, String>, String>
     let computed = berth_chart::values::compute(&loaded.chart, &user, &compute).map_err(|e| e.to_string())?;
     let mut out = BTreeMap::new();
     render_tree(&computed.chart, computed.chart.name().to_string(), &computed.values, &mut out)?;
-    Ok(out)
+    let case_path = case.to_string_lossy().to_string();
+    let mut log: Vec<String> =
+        loaded.warnings.into_iter().chain(computed.warnings).map(|line| line.replace(&case_path, "<case>")).collect();
+    log.sort();
+    Ok((out, log))
+}
+
+/// Helm's log lines (the loader's and the values' warnings), sorted: Go's map order decides their order.
+fn helm_log(stderr: &str) -> Vec<String> {
+    let mut lines: Vec<String> = stderr
+        .lines()
+        .filter(|line| line.starts_with("level=INFO ") || line.starts_with("level=WARN "))
+        .map(str::to_string)
+        .collect();
+    lines.sort();
+    lines
 }
 
 /// Renders every non-partial template of `chart` and its subcharts with the values Helm's engine scopes to each
@@ -240,14 +255,18 @@ fn probe_charts_match_helm() {
             let result = berth_run(case, &run);
             let label = format!("{case_name}/{}", run.name);
             match (golden.exit, result) {
-                (0, Ok(documents)) => {
+                (0, Ok((documents, log))) => {
                     let expected = helm_documents(&golden.stdout);
                     if expected != documents {
                         failures.push(format!("{label}:\n  helm:  {expected:?}\n  berth: {documents:?}"));
                     }
+                    let expected_log = helm_log(&golden.stderr);
+                    if expected_log != log {
+                        failures.push(format!("{label} (log):\n  helm:  {expected_log:?}\n  berth: {log:?}"));
+                    }
                 }
                 (0, Err(error)) => failures.push(format!("{label}: helm succeeded, berth failed: {error}")),
-                (_, Ok(documents)) => failures.push(format!(
+                (_, Ok((documents, _))) => failures.push(format!(
                     "{label}: helm failed ({}), berth succeeded: {documents:?}",
                     helm_error(&golden.stderr)
                 )),

@@ -7,7 +7,9 @@
 # A CASE directory holds:
 #   chart/ or chart.tgz   the chart given to `helm template` (a path relative to the case directory)
 #   packages              optional: lines `SOURCE_DIR DEST_DIR`; `helm package SOURCE_DIR -d DEST_DIR` runs
-#                         first (subcharts as archives in charts/, packaged top charts); the archives are committed
+#                         first (subcharts as archives in charts/, packaged top charts) when DEST_DIR holds no
+#                         archive of that chart yet; the archives are committed (delete one to rebuild it: Helm
+#                         stamps archives with the time they were made, so rebuilding always changes them)
 #   runs                  one run per line: NAME<TAB>ARG<TAB>ARG...; `#` starts a comment line. ARGs are passed to
 #                         `helm template r CHART` as they are (-f, --set..., --skip-schema-validation), except
 #                         `stdin=FILE`, which feeds FILE to Helm's standard input, and `chart=PATH`, which gives
@@ -42,6 +44,9 @@ for name in "$@"; do
     while read -r source dest; do
       [ -z "$source" ] || [ "${source#\#}" != "$source" ] && continue
       mkdir -p "$dest"
+      chart_name="$(sed -n 's/^name: *//p' "$source/Chart.yaml")"
+      chart_version="$(sed -n 's/^version: *//p' "$source/Chart.yaml")"
+      [ -f "$dest/$chart_name-$chart_version.tgz" ] && continue
       HOME="$(mktemp -d "$scratch/home.XXXXXX")" "$helm" package "$source" -d "$dest" >/dev/null
     done <packages
   fi

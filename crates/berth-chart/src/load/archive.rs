@@ -15,15 +15,15 @@ pub const MAX_DECOMPRESSED_FILE_SIZE: i64 = 5 * 1024 * 1024;
 /// berth's own bound on everything decompressed (headers, padding, skipped data included): Helm bounds file
 /// contents only, so an archive of endless empty entries would run until memory ends. Far above any real chart.
 const MAX_DECOMPRESSED_STREAM: u64 = 4 * MAX_DECOMPRESSED_CHART_SIZE as u64;
+/// berth's bound on the entries of one archive: empty files cost Helm's size budget nothing, so without it an
+/// archive of empty entries would be read to the stream bound, hundreds of thousands of files. Far above any
+/// real chart.
+pub const MAX_ARCHIVE_ENTRIES: usize = 50_000;
 
 const UTF8_BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
 
-/// A file read from an archive or a directory (`archive.BufferedFile`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct BufferedFile {
-    pub name: String,
-    pub data: Vec<u8>,
-}
+/// A file read from an archive or a directory (`archive.BufferedFile`): the same fields as a chart file.
+pub(crate) type BufferedFile = crate::chart::File;
 
 /// Why an archive could not be read; `Gzip` is what Helm tests with `errors.Is(err, gzip.ErrHeader)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,7 +69,12 @@ pub(crate) fn load_archive_files(input: impl Read) -> Result<Vec<BufferedFile>, 
     let mut tar = TarReader::new(gzip, MAX_DECOMPRESSED_STREAM);
     let mut files = Vec::new();
     let mut remaining = MAX_DECOMPRESSED_CHART_SIZE;
+    let mut entries = 0usize;
     while let Some(header) = tar.next()? {
+        entries += 1;
+        if entries > MAX_ARCHIVE_ENTRIES {
+            return Err(other(format!("chart archive has more than {MAX_ARCHIVE_ENTRIES} entries")));
+        }
         if header.is_dir() {
             continue;
         }
@@ -96,7 +101,7 @@ pub(crate) fn load_archive_files(input: impl Read) -> Result<Vec<BufferedFile>, 
             Some(rest) => rest.to_vec(),
             None => data,
         };
-        files.push(BufferedFile { name, data });
+        files.push(BufferedFile { name, data, mod_time: Some(header.mod_time) });
     }
     if files.is_empty() {
         return Err(other("no files in chart archive"));

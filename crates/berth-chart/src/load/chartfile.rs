@@ -1,198 +1,114 @@
 //! `Chart.yaml`, `requirements.yaml`, `Chart.lock` and `requirements.lock` read as Helm reads them: sigs.k8s.io/yaml
-//! `Unmarshal` into Go structs (YAML numbers and bools become strings where the field is a string; JSON field names
-//! match case-insensitively; the first type mismatch is the error, in sorted key order, worded as
-//! `encoding/json` words it), then `Metadata.Validate` (pkg/chart/v2/metadata.go) with its sanitising of strings.
+//! `Unmarshal` into Helm's Go structs (the YAML reader's typed decoding: YAML numbers and bools become strings
+//! where the field is a string, JSON field names match case-insensitively, the first type mismatch is the error,
+//! worded as `encoding/json` words it), then `Metadata.Validate` (pkg/chart/v2/metadata.go) with its sanitising
+//! of strings.
 
 use std::sync::Arc;
 
-use berth_template::Value;
+use berth_template::yaml::{GoShape, GoStruct, unmarshal_typed};
+use berth_template::{Map, Value};
 
 use crate::chart::{Dependency, Lock, Maintainer, Metadata};
-use crate::go::{format_float32_g, is_print, is_space, quote};
+use crate::go::{is_print, is_space, quote};
 
-/// Parses YAML as Helm's values and chart files are parsed (sigs.k8s.io/yaml semantics). The one place this crate
-/// reaches the YAML reader.
-pub(crate) fn parse_yaml(text: &[u8]) -> Result<Value, String> {
-    let text = String::from_utf8_lossy(text);
-    berth_template::yaml::parse_any(text.as_bytes()).map_err(|error| error.message().to_string())
-}
+/// The Go types Helm unmarshals chart files into, for the YAML reader's typed decoding (which applies
+/// sigs.k8s.io/yaml's string coercions and `encoding/json`'s field matching and type errors).
+static MAINTAINER: GoStruct = GoStruct {
+    name: "Maintainer",
+    type_string: "v2.Maintainer",
+    fields: &[("name", GoShape::String), ("email", GoShape::String), ("url", GoShape::String)],
+};
 
-/// What `yaml.Unmarshal(data, &target)` reports for a type mismatch: Go's `UnmarshalTypeError` text.
-struct Decoder {
-    first_error: Option<String>,
-}
+static DEPENDENCY: GoStruct = GoStruct {
+    name: "Dependency",
+    type_string: "v2.Dependency",
+    fields: &[
+        ("name", GoShape::String),
+        ("version", GoShape::String),
+        ("repository", GoShape::String),
+        ("condition", GoShape::String),
+        ("tags", GoShape::List(&GoShape::String)),
+        ("enabled", GoShape::Bool),
+        ("import-values", GoShape::List(&GoShape::Any)),
+        ("alias", GoShape::String),
+    ],
+};
 
-impl Decoder {
-    fn mismatch(&mut self, value: &Value, in_struct: &str, path: &str, go_type: &str) {
-        if self.first_error.is_none() {
-            self.first_error = Some(format!(
-                "json: cannot unmarshal {} into Go struct field {in_struct}.{path} of type {go_type}",
-                json_kind(value)
-            ));
-        }
-    }
+static DEPENDENCIES: GoShape = GoShape::List(&GoShape::Pointer(&GoShape::Struct(&DEPENDENCY)));
 
-    /// A string field: YAML numbers and bools are turned into strings first (sigs.k8s.io/yaml's coercion).
-    fn string(&mut self, value: &Value, in_struct: &str, path: &str, target: &mut String) {
-        match value {
-            Value::Nil => {}
-            Value::String(s) => *target = s.to_string(),
-            Value::Bool(b) => *target = b.to_string(),
-            Value::Float(f) => *target = number_as_string(*f),
-            Value::Int(n) | Value::Int64(n) => *target = n.to_string(),
-            other => self.mismatch(other, in_struct, path, "string"),
-        }
-    }
+static METADATA: GoStruct = GoStruct {
+    name: "Metadata",
+    type_string: "v2.Metadata",
+    fields: &[
+        ("name", GoShape::String),
+        ("home", GoShape::String),
+        ("sources", GoShape::List(&GoShape::String)),
+        ("version", GoShape::String),
+        ("description", GoShape::String),
+        ("keywords", GoShape::List(&GoShape::String)),
+        ("maintainers", GoShape::List(&GoShape::Pointer(&GoShape::Struct(&MAINTAINER)))),
+        ("icon", GoShape::String),
+        ("apiVersion", GoShape::String),
+        ("condition", GoShape::String),
+        ("tags", GoShape::String),
+        ("appVersion", GoShape::String),
+        ("deprecated", GoShape::Bool),
+        ("annotations", GoShape::Map(&GoShape::String)),
+        ("kubeVersion", GoShape::String),
+        ("dependencies", DEPENDENCIES),
+        ("type", GoShape::String),
+    ],
+};
 
-    fn bool(&mut self, value: &Value, in_struct: &str, path: &str, target: &mut bool) {
-        match value {
-            Value::Nil => {}
-            Value::Bool(b) => *target = *b,
-            other => self.mismatch(other, in_struct, path, "bool"),
-        }
-    }
+/// `chart.Lock`; `generated` is a `time.Time` in Go, kept as its text here.
+static LOCK: GoStruct = GoStruct {
+    name: "Lock",
+    type_string: "v2.Lock",
+    fields: &[("generated", GoShape::String), ("digest", GoShape::String), ("dependencies", DEPENDENCIES)],
+};
 
-    fn strings(&mut self, value: &Value, in_struct: &str, path: &str, target: &mut Vec<String>) {
-        match value {
-            Value::Nil => target.clear(),
-            Value::List(items) => {
-                let mut out = Vec::with_capacity(items.len());
-                for item in items.iter() {
-                    let mut s = String::new();
-                    self.string(item, in_struct, path, &mut s);
-                    out.push(s);
-                }
-                *target = out;
-            }
-            other => self.mismatch(other, in_struct, path, "[]string"),
-        }
-    }
+/// The version-detecting loader's `chartBase`.
+static CHART_BASE: GoStruct =
+    GoStruct { name: "chartBase", type_string: "loader.chartBase", fields: &[("apiVersion", GoShape::String)] };
 
-    /// `map[string]string`: Go adds to an existing map.
-    fn string_map(&mut self, value: &Value, in_struct: &str, path: &str, target: &mut Vec<(String, String)>) {
-        match value {
-            Value::Nil => target.clear(),
-            Value::Map(map) => {
-                for (key, item) in map.snapshot().iter() {
-                    let mut s = String::new();
-                    let before = self.first_error.is_some();
-                    self.string(item, in_struct, path, &mut s);
-                    if !before && self.first_error.is_some() {
-                        continue;
-                    }
-                    match target.iter_mut().find(|(k, _)| k.as_str() == &**key) {
-                        Some(entry) => entry.1 = s,
-                        None => target.push((key.to_string(), s)),
-                    }
-                }
-                target.sort();
-            }
-            other => self.mismatch(other, in_struct, path, "map[string]string"),
-        }
-    }
-
-    /// The fields of a JSON object matched to a struct's fields, exact names first, then case-insensitively.
-    fn fields(map: &Value, names: &[&'static str]) -> Vec<(&'static str, Value)> {
-        let Value::Map(map) = map else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        for (key, value) in map.snapshot().iter() {
-            let field = names
-                .iter()
-                .find(|name| **name == &**key)
-                .or_else(|| names.iter().find(|name| name.eq_ignore_ascii_case(key)));
-            if let Some(field) = field {
-                out.push((*field, value.clone()));
-            }
-        }
-        out
-    }
-
-    fn maintainer(&mut self, value: &Value) -> Option<Maintainer> {
-        match value {
-            Value::Nil => None,
-            Value::Map(_) => {
-                let mut maintainer = Maintainer::default();
-                for (field, item) in Self::fields(value, &["name", "email", "url"]) {
-                    let path = format!("maintainers.{field}");
-                    let target = match field {
-                        "name" => &mut maintainer.name,
-                        "email" => &mut maintainer.email,
-                        _ => &mut maintainer.url,
-                    };
-                    self.string(&item, "Maintainer", &path, target);
-                }
-                Some(maintainer)
-            }
-            other => {
-                self.mismatch(other, "Metadata", "maintainers", "v2.Maintainer");
-                Some(Maintainer::default())
-            }
-        }
-    }
-
-    fn dependency(&mut self, value: &Value, owner: &str, prefix: &str) -> Option<Dependency> {
-        match value {
-            Value::Nil => None,
-            Value::Map(_) => {
-                let mut dependency = Dependency::default();
-                let names = ["name", "version", "repository", "condition", "tags", "enabled", "import-values", "alias"];
-                for (field, item) in Self::fields(value, &names) {
-                    let path = format!("{prefix}.{field}");
-                    match field {
-                        "name" => self.string(&item, "Dependency", &path, &mut dependency.name),
-                        "version" => self.string(&item, "Dependency", &path, &mut dependency.version),
-                        "repository" => self.string(&item, "Dependency", &path, &mut dependency.repository),
-                        "condition" => self.string(&item, "Dependency", &path, &mut dependency.condition),
-                        "tags" => self.strings(&item, "Dependency", &path, &mut dependency.tags),
-                        "enabled" => self.bool(&item, "Dependency", &path, &mut dependency.enabled),
-                        "import-values" => match &item {
-                            Value::Nil => dependency.import_values.clear(),
-                            Value::List(items) => dependency.import_values = items.iter().cloned().collect(),
-                            other => self.mismatch(other, "Dependency", &path, "[]interface {}"),
-                        },
-                        _ => self.string(&item, "Dependency", &path, &mut dependency.alias),
-                    }
-                }
-                Some(dependency)
-            }
-            other => {
-                self.mismatch(other, owner, prefix, "v2.Dependency");
-                Some(Dependency::default())
-            }
-        }
-    }
-
-    fn dependencies(&mut self, value: &Value, owner: &str, target: &mut Vec<Option<Dependency>>) {
-        match value {
-            Value::Nil => target.clear(),
-            Value::List(items) => {
-                *target = items.iter().map(|item| self.dependency(item, owner, "dependencies")).collect();
-            }
-            other => self.mismatch(other, owner, "dependencies", "[]*v2.Dependency"),
-        }
+/// `yaml.Unmarshal(data, &target)` for one of the structs above: the decoded fields by JSON name (`None` for an
+/// empty or null document), or Helm's error text.
+fn unmarshal(data: &[u8], shape: &'static GoStruct) -> Result<Option<Map>, String> {
+    match unmarshal_typed(data, GoShape::Struct(shape)) {
+        Ok(Some(Value::Map(map))) => Ok(Some(map)),
+        Ok(_) => Ok(None),
+        Err(error) => Err(error.message().to_string()),
     }
 }
 
-/// `convertToJSONableObject`'s number-to-string coercion. YAML integers arrive here as float64 (the YAML reader
-/// gives JSON numbers), so integral values print as integers, as Helm prints YAML ints; other floats print as
-/// `FormatFloat(f, 'g', -1, 32)` does.
-fn number_as_string(f: f64) -> String {
-    if f.fract() == 0.0 && f.abs() < 9.0e15 { format!("{}", f as i64) } else { format_float32_g(f) }
+fn text(value: &Value) -> String {
+    value.as_str().unwrap_or_default().to_string()
 }
 
-/// The JSON kind Go names in `cannot unmarshal KIND`.
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Nil => "null",
-        Value::Bool(_) => "bool",
-        Value::Int(_) | Value::Int64(_) | Value::Uint(_) | Value::Float(_) => "number",
-        Value::String(_) => "string",
-        Value::List(_) => "array",
-        Value::Map(_) => "object",
-        Value::Function(_) | Value::Object(_) => "object",
-    }
+fn texts(value: &Value) -> Vec<String> {
+    value.as_list().map(|items| items.iter().map(text).collect()).unwrap_or_default()
+}
+
+fn dependency(value: &Value) -> Option<Dependency> {
+    let Value::Map(map) = value else {
+        return None;
+    };
+    let field = |name: &str| map.get(name).unwrap_or(Value::Nil);
+    Some(Dependency {
+        name: text(&field("name")),
+        version: text(&field("version")),
+        repository: text(&field("repository")),
+        condition: text(&field("condition")),
+        tags: texts(&field("tags")),
+        enabled: field("enabled").as_bool().unwrap_or(false),
+        import_values: field("import-values").as_list().map(|items| items.to_vec()).unwrap_or_default(),
+        alias: text(&field("alias")),
+    })
+}
+
+fn dependencies(value: &Value) -> Vec<Option<Dependency>> {
+    value.as_list().map(|items| items.iter().map(dependency).collect()).unwrap_or_default()
 }
 
 /// Metadata as decoded, before validation: null list entries are kept as Helm keeps nil pointers.
@@ -201,121 +117,86 @@ pub(crate) struct RawMetadata {
     pub metadata: Metadata,
     pub maintainers: Vec<Option<Maintainer>>,
     pub dependencies: Vec<Option<Dependency>>,
+    /// A `dependencies` list was decoded (a JSON null leaves the field as it was).
+    pub has_dependency_list: bool,
 }
 
-fn decode_error(message: String) -> String {
-    format!("error unmarshaling JSON: while decoding JSON: {message}")
-}
-
-fn not_an_object(value: &Value, go_type: &str) -> Option<String> {
-    match value {
-        Value::Nil | Value::Map(_) => None,
-        other => {
-            Some(decode_error(format!("json: cannot unmarshal {} into Go value of type {go_type}", json_kind(other))))
-        }
-    }
-}
-
-/// `yaml.Unmarshal(data, metadata)`: the fields present in `data` overwrite those of `target`.
+/// `yaml.Unmarshal(data, metadata)`: the fields present in `data` overwrite those of `target` (annotations are
+/// added to, as Go adds to an existing map).
 pub(crate) fn decode_metadata(data: &[u8], target: &mut RawMetadata) -> Result<(), String> {
-    let value = parse_yaml(data)?;
-    if let Some(error) = not_an_object(&value, "v2.Metadata") {
-        return Err(error);
-    }
-    let names = [
-        "name",
-        "home",
-        "sources",
-        "version",
-        "description",
-        "keywords",
-        "maintainers",
-        "icon",
-        "apiVersion",
-        "condition",
-        "tags",
-        "appVersion",
-        "deprecated",
-        "annotations",
-        "kubeVersion",
-        "dependencies",
-        "type",
-    ];
-    let mut decoder = Decoder { first_error: None };
+    let Some(fields) = unmarshal(data, &METADATA)? else {
+        return Ok(());
+    };
     let md = &mut target.metadata;
-    for (field, item) in Decoder::fields(&value, &names) {
-        let s = "Metadata";
-        match field {
-            "name" => decoder.string(&item, s, field, &mut md.name),
-            "home" => decoder.string(&item, s, field, &mut md.home),
-            "sources" => decoder.strings(&item, s, field, &mut md.sources),
-            "version" => decoder.string(&item, s, field, &mut md.version),
-            "description" => decoder.string(&item, s, field, &mut md.description),
-            "keywords" => decoder.strings(&item, s, field, &mut md.keywords),
-            "maintainers" => match &item {
-                Value::Nil => target.maintainers.clear(),
-                Value::List(items) => target.maintainers = items.iter().map(|m| decoder.maintainer(m)).collect(),
-                other => decoder.mismatch(other, s, field, "[]*v2.Maintainer"),
-            },
-            "icon" => decoder.string(&item, s, field, &mut md.icon),
-            "apiVersion" => decoder.string(&item, s, field, &mut md.api_version),
-            "condition" => decoder.string(&item, s, field, &mut md.condition),
-            "tags" => decoder.string(&item, s, field, &mut md.tags),
-            "appVersion" => decoder.string(&item, s, field, &mut md.app_version),
-            "deprecated" => decoder.bool(&item, s, field, &mut md.deprecated),
-            "annotations" => decoder.string_map(&item, s, field, &mut md.annotations),
-            "kubeVersion" => decoder.string(&item, s, field, &mut md.kube_version),
-            "dependencies" => decoder.dependencies(&item, s, &mut target.dependencies),
-            _ => decoder.string(&item, s, field, &mut md.chart_type),
+    for (key, value) in fields.snapshot().iter() {
+        match &**key {
+            "name" => md.name = text(value),
+            "home" => md.home = text(value),
+            "sources" => md.sources = texts(value),
+            "version" => md.version = text(value),
+            "description" => md.description = text(value),
+            "keywords" => md.keywords = texts(value),
+            "maintainers" => {
+                target.maintainers = value
+                    .as_list()
+                    .map(|items| {
+                        items
+                            .iter()
+                            .map(|item| {
+                                let Value::Map(map) = item else {
+                                    return None;
+                                };
+                                let field = |name: &str| text(&map.get(name).unwrap_or(Value::Nil));
+                                Some(Maintainer { name: field("name"), email: field("email"), url: field("url") })
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+            }
+            "icon" => md.icon = text(value),
+            "apiVersion" => md.api_version = text(value),
+            "condition" => md.condition = text(value),
+            "tags" => md.tags = text(value),
+            "appVersion" => md.app_version = text(value),
+            "deprecated" => md.deprecated = value.as_bool().unwrap_or(false),
+            "annotations" => {
+                if let Value::Map(map) = value {
+                    for (name, item) in map.snapshot().iter() {
+                        let item = text(item);
+                        match md.annotations.iter_mut().find(|(k, _)| k.as_str() == &**name) {
+                            Some(entry) => entry.1 = item,
+                            None => md.annotations.push((name.to_string(), item)),
+                        }
+                    }
+                    md.annotations.sort();
+                }
+            }
+            "kubeVersion" => md.kube_version = text(value),
+            "dependencies" => {
+                target.dependencies = dependencies(value);
+                target.has_dependency_list = true;
+            }
+            "type" => md.chart_type = text(value),
+            _ => {}
         }
     }
-    match decoder.first_error {
-        Some(error) => Err(decode_error(error)),
-        None => Ok(()),
-    }
+    Ok(())
 }
 
 /// The `apiVersion` of a `Chart.yaml`, as the version-detecting loader reads it (`chartBase`).
 pub(crate) fn decode_api_version(data: &[u8]) -> Result<String, String> {
-    let value = parse_yaml(data)?;
-    if let Some(error) = not_an_object(&value, "loader.chartBase") {
-        return Err(error);
-    }
-    let mut decoder = Decoder { first_error: None };
-    let mut api_version = String::new();
-    for (_, item) in Decoder::fields(&value, &["apiVersion"]) {
-        decoder.string(&item, "chartBase", "apiVersion", &mut api_version);
-    }
-    match decoder.first_error {
-        Some(error) => Err(decode_error(error)),
-        None => Ok(api_version),
-    }
+    Ok(unmarshal(data, &CHART_BASE)?.and_then(|fields| fields.get("apiVersion")).map(|v| text(&v)).unwrap_or_default())
 }
 
 /// `yaml.Unmarshal(data, &lock)` for `Chart.lock` and `requirements.lock`.
 pub(crate) fn decode_lock(data: &[u8]) -> Result<Lock, String> {
-    let value = parse_yaml(data)?;
-    if let Some(error) = not_an_object(&value, "v2.Lock") {
-        return Err(error);
-    }
-    let mut decoder = Decoder { first_error: None };
     let mut lock = Lock::default();
-    let mut dependencies = Vec::new();
-    for (field, item) in Decoder::fields(&value, &["generated", "digest", "dependencies"]) {
-        match field {
-            "generated" => match &item {
-                Value::Nil => {}
-                Value::String(s) => lock.generated = s.to_string(),
-                other => decoder.mismatch(other, "Lock", field, "time.Time"),
-            },
-            "digest" => decoder.string(&item, "Lock", field, &mut lock.digest),
-            _ => decoder.dependencies(&item, "Lock", &mut dependencies),
-        }
+    if let Some(fields) = unmarshal(data, &LOCK)? {
+        let field = |name: &str| fields.get(name).unwrap_or(Value::Nil);
+        lock.generated = text(&field("generated"));
+        lock.digest = text(&field("digest"));
+        lock.dependencies = dependencies(&field("dependencies")).into_iter().flatten().collect();
     }
-    if let Some(error) = decoder.first_error {
-        return Err(decode_error(error));
-    }
-    lock.dependencies = dependencies.into_iter().flatten().collect();
     Ok(lock)
 }
 
@@ -423,6 +304,7 @@ pub(crate) fn validate(raw: &mut RawMetadata) -> Result<(), String> {
         dependencies.push(dependency);
     }
     md.dependencies = dependencies;
+    md.has_dependency_list = raw.has_dependency_list;
     Ok(())
 }
 

@@ -34,10 +34,12 @@ struct Walk<'a> {
     files: Vec<BufferedFile>,
     /// Real paths of the directories being walked, to refuse link cycles.
     stack: Vec<PathBuf>,
+    /// What Helm logs on the way (every link it follows).
+    log: Vec<String>,
 }
 
-/// `LoadDir` up to `LoadFiles`: the chart's files.
-pub(crate) fn read_dir_files(dir: &Path) -> Result<Vec<BufferedFile>, String> {
+/// `LoadDir` up to `LoadFiles`: the chart's files, and the lines Helm logs while reading them.
+pub(crate) fn read_dir_files(dir: &Path) -> Result<(Vec<BufferedFile>, Vec<String>), String> {
     let top = absolute(dir)?;
     let ignore_file = format!("{top}/{HELM_IGNORE}");
     let mut rules = if Path::new(&ignore_file).exists() {
@@ -48,10 +50,11 @@ pub(crate) fn read_dir_files(dir: &Path) -> Result<Vec<BufferedFile>, String> {
     };
     rules.add_defaults();
     let real_top = fs::canonicalize(&top).map_err(|error| os_error("lstat", &top, &error))?;
-    let mut walk = Walk { top: format!("{top}/"), real_top, rules: &rules, files: Vec::new(), stack: Vec::new() };
+    let mut walk =
+        Walk { top: format!("{top}/"), real_top, rules: &rules, files: Vec::new(), stack: Vec::new(), log: Vec::new() };
     let root = PathBuf::from(&top);
     walk.visit(&root, 0)?;
-    Ok(walk.files)
+    Ok((walk.files, walk.log))
 }
 
 impl Walk<'_> {
@@ -73,6 +76,11 @@ impl Walk<'_> {
                     quote(&resolved.to_string_lossy())
                 ));
             }
+            self.log.push(crate::go::slog_line(
+                "INFO",
+                "found symbolic link in path. Contents of linked file included and used",
+                &[("path", &display), ("resolved", &resolved.to_string_lossy())],
+            ));
             metadata = fs::symlink_metadata(&resolved)
                 .map_err(|error| os_error("lstat", &resolved.to_string_lossy(), &error))?;
             return self.visit_resolved(path, &display, &metadata, Some(&resolved), depth);
@@ -138,7 +146,11 @@ impl Walk<'_> {
             Some(rest) => rest.to_vec(),
             None => data,
         };
-        self.files.push(BufferedFile { name: relative.to_string(), data });
+        let mod_time = metadata.modified().ok().and_then(|time| {
+            let since = time.duration_since(std::time::UNIX_EPOCH).ok()?;
+            Some(crate::chart::ModTime { seconds: i64::try_from(since.as_secs()).ok()?, nanos: since.subsec_nanos() })
+        });
+        self.files.push(BufferedFile { name: relative.to_string(), data, mod_time });
         Ok(())
     }
 }
@@ -167,7 +179,7 @@ mod tests {
     #[test]
     fn files_in_lexical_order_with_ignore_rules() {
         let dir = temp_chart();
-        let files = read_dir_files(dir.path()).unwrap();
+        let (files, _) = read_dir_files(dir.path()).unwrap();
         let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(
             names,
@@ -189,7 +201,7 @@ mod tests {
         let outside = tempfile::tempdir().unwrap();
         fs::write(outside.path().join("secret"), "s").unwrap();
         std::os::unix::fs::symlink("templates/a.yaml", dir.path().join("link.yaml")).unwrap();
-        let files = read_dir_files(dir.path()).unwrap();
+        let (files, _) = read_dir_files(dir.path()).unwrap();
         assert!(files.iter().any(|f| f.name == "link.yaml" && f.data == b"a"));
         std::os::unix::fs::symlink(outside.path().join("secret"), dir.path().join("evil")).unwrap();
         let error = read_dir_files(dir.path()).unwrap_err();

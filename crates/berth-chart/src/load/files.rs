@@ -5,7 +5,7 @@
 use super::archive::{BufferedFile, load_archive_files};
 use super::chartfile::{RawMetadata, decode_lock, decode_metadata, validate};
 use super::{LoadContext, MAX_CHART_DEPTH};
-use crate::chart::{Chart, File};
+use crate::chart::Chart;
 
 /// `LoadFiles`, at `depth` levels below the chart being loaded.
 pub(crate) fn load_files(files: Vec<BufferedFile>, context: &mut LoadContext, depth: usize) -> Result<Chart, String> {
@@ -17,13 +17,14 @@ pub(crate) fn load_files(files: Vec<BufferedFile>, context: &mut LoadContext, de
 
     // Chart.yaml first, wherever it is in the list.
     for file in &files {
-        chart.raw.push(File { name: file.name.clone(), data: file.data.clone() });
+        chart.raw.push(file.clone());
         if file.name == "Chart.yaml" {
             let raw = metadata.get_or_insert_with(RawMetadata::default);
             decode_metadata(&file.data, raw).map_err(|error| format!("cannot load Chart.yaml: {error}"))?;
             if raw.metadata.api_version.is_empty() {
                 raw.metadata.api_version = "v1".to_string();
             }
+            chart.mod_time = file.mod_time;
         }
     }
 
@@ -37,11 +38,13 @@ pub(crate) fn load_files(files: Vec<BufferedFile>, context: &mut LoadContext, de
                 chart.lock = Some(decode_lock(&file.data).map_err(|error| format!("cannot load Chart.lock: {error}"))?);
             }
             "values.yaml" => {
-                let text = String::from_utf8_lossy(&file.data);
-                chart.values = berth_template::yaml::load_values(text.as_bytes())
+                chart.values = berth_template::yaml::load_values(&file.data)
                     .map_err(|error| format!("cannot load values.yaml: {}", error.message()))?;
             }
-            "values.schema.json" => chart.schema = Some(file.data),
+            "values.schema.json" => {
+                chart.schema_mod_time = file.mod_time;
+                chart.schema = Some(file.data);
+            }
             "requirements.yaml" => {
                 let raw = metadata.get_or_insert_with(RawMetadata::default);
                 if raw.metadata.api_version != "v1" {
@@ -52,7 +55,7 @@ pub(crate) fn load_files(files: Vec<BufferedFile>, context: &mut LoadContext, de
                 }
                 decode_metadata(&file.data, raw).map_err(|error| format!("cannot load requirements.yaml: {error}"))?;
                 if raw.metadata.api_version == "v1" {
-                    chart.files.push(File { name: file.name, data: file.data });
+                    chart.files.push(file);
                 }
             }
             "requirements.lock" => {
@@ -66,24 +69,24 @@ pub(crate) fn load_files(files: Vec<BufferedFile>, context: &mut LoadContext, de
                     );
                 }
                 if raw.metadata.api_version == "v1" {
-                    chart.files.push(File { name: file.name, data: file.data });
+                    chart.files.push(file);
                 }
             }
-            _ if name.starts_with("templates/") => chart.templates.push(File { name: file.name, data: file.data }),
+            _ if name.starts_with("templates/") => chart.templates.push(file),
             _ if name.starts_with("charts/") => {
                 if extension(name) == ".prov" {
-                    chart.files.push(File { name: file.name, data: file.data });
+                    chart.files.push(file);
                     continue;
                 }
                 let inner = name["charts/".len()..].to_string();
                 let subchart = inner.split('/').next().unwrap_or_default().to_string();
-                let entry = BufferedFile { name: inner, data: file.data };
+                let entry = BufferedFile { name: inner, ..file };
                 match subcharts.iter_mut().find(|(n, _)| *n == subchart) {
                     Some((_, list)) => list.push(entry),
                     None => subcharts.push((subchart, vec![entry])),
                 }
             }
-            _ => chart.files.push(File { name: file.name, data: file.data }),
+            _ => chart.files.push(file),
         }
     }
 
@@ -118,7 +121,7 @@ pub(crate) fn load_files(files: Vec<BufferedFile>, context: &mut LoadContext, de
                 .into_iter()
                 .filter_map(|file| {
                     let (_, rest) = file.name.split_once('/')?;
-                    Some(BufferedFile { name: rest.to_string(), data: file.data })
+                    Some(BufferedFile { name: rest.to_string(), ..file })
                 })
                 .collect();
             load_files(inner, context, depth + 1)
@@ -146,7 +149,7 @@ mod tests {
     use berth_template::Value;
 
     fn file(name: &str, data: &str) -> BufferedFile {
-        BufferedFile { name: name.into(), data: data.as_bytes().to_vec() }
+        BufferedFile::new(name, data.as_bytes())
     }
 
     fn load(files: Vec<BufferedFile>) -> Result<Chart, String> {
@@ -205,6 +208,19 @@ mod tests {
         assert_eq!(chart.metadata.dependencies[0].name, "sub");
         assert_eq!(chart.files[0].name, "requirements.yaml");
         assert!(context.warnings.is_empty());
+    }
+
+    #[test]
+    fn subchart_nesting_is_bounded() {
+        let mut files = Vec::new();
+        let mut prefix = String::new();
+        for _ in 0..=MAX_CHART_DEPTH + 1 {
+            files.push(file(&format!("{prefix}Chart.yaml"), "apiVersion: v2\nname: a\nversion: 1.0.0\n"));
+            prefix.push_str("charts/a/");
+        }
+        let error = load(files).unwrap_err();
+        assert!(error.ends_with("subcharts are nested more than 64 levels deep"), "{error}");
+        assert!(error.starts_with("error unpacking subchart a in a: error unpacking subchart a in a:"));
     }
 
     #[test]

@@ -16,7 +16,7 @@ mod tar;
 
 use std::path::Path;
 
-pub use archive::{MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE};
+pub use archive::{MAX_ARCHIVE_ENTRIES, MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE};
 
 use crate::chart::Chart;
 use crate::go::os_error;
@@ -46,7 +46,7 @@ impl LoadError {
     }
 }
 
-/// A loaded chart and the warnings Helm would log while loading it.
+/// A loaded chart and the lines Helm would log while loading it (`level=INFO msg="Warning: ..."`).
 #[derive(Debug, Clone)]
 pub struct Loaded {
     pub chart: Chart,
@@ -60,8 +60,9 @@ pub(crate) struct LoadContext {
 }
 
 impl LoadContext {
+    /// A `log.Printf` line of the loader, as Helm's log handler prints it.
     fn warn(&mut self, message: &str) {
-        self.warnings.push(message.to_string());
+        self.warnings.push(crate::go::slog_line("INFO", message, &[]));
     }
 }
 
@@ -88,8 +89,8 @@ fn load_directory(path: &Path) -> Result<Loaded, LoadError> {
         LoadError::new(format!("unable to detect chart at {chart_file}: {}", os_error("open", &chart_file, &error)))
     })?;
     check_api_version(&data)?;
-    let files = directory::read_dir_files(path).map_err(LoadError::new)?;
-    let mut context = LoadContext::default();
+    let (files, log) = directory::read_dir_files(path).map_err(LoadError::new)?;
+    let mut context = LoadContext { warnings: log };
     let chart = files::load_files(files, &mut context, 0).map_err(LoadError::new)?;
     Ok(Loaded { chart, warnings: context.warnings })
 }

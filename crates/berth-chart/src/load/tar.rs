@@ -28,6 +28,8 @@ pub(crate) struct Header {
     pub typeflag: u8,
     pub size: i64,
     pub mode: i64,
+    /// The `mtime` field, or the PAX record's more precise one.
+    pub mod_time: crate::chart::ModTime,
 }
 
 impl Header {
@@ -281,6 +283,7 @@ fn parse_header(block: &[u8; BLOCK]) -> Result<Header, TarError> {
     let mut name = parse_string(&block[0..100]);
     let mode = parse_numeric(&block[100..108])?;
     let size = parse_numeric(&block[124..136])?;
+    let mtime = parse_numeric(&block[136..148])?;
     let typeflag = block[156];
     if is_ustar && !is_gnu {
         let prefix = parse_string(&block[345..500]);
@@ -291,7 +294,7 @@ fn parse_header(block: &[u8; BLOCK]) -> Result<Header, TarError> {
     if size < 0 {
         return Err(TarError::Format(ERR_HEADER.to_string()));
     }
-    Ok(Header { name, typeflag, size, mode })
+    Ok(Header { name, typeflag, size, mode, mod_time: crate::chart::ModTime { seconds: mtime, nanos: 0 } })
 }
 
 /// `parsePAX`: `"%d %s=%s\n"` records.
@@ -324,6 +327,7 @@ fn merge_pax(header: &mut Header, records: &[(String, String)]) -> Result<(), Ta
     for (key, value) in records {
         match key.as_str() {
             "path" => header.name = value.clone(),
+            "mtime" => header.mod_time = parse_pax_time(value)?,
             "size" => {
                 header.size = value.parse::<i64>().map_err(|_| TarError::Format(ERR_HEADER.to_string()))?;
                 if header.size < 0 {
@@ -334,6 +338,25 @@ fn merge_pax(header: &mut Header, records: &[(String, String)]) -> Result<(), Ta
         }
     }
     Ok(())
+}
+
+/// `parsePAXTime`: seconds with an optional fraction (nanoseconds, extra digits dropped).
+fn parse_pax_time(text: &str) -> Result<crate::chart::ModTime, TarError> {
+    let bad = || TarError::Format(ERR_HEADER.to_string());
+    let (seconds, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let seconds: i64 = seconds.parse().map_err(|_| bad())?;
+    if !fraction.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let digits: String = fraction.chars().chain(std::iter::repeat('0')).take(9).collect();
+    let mut nanos: u32 = digits.parse().map_err(|_| bad())?;
+    let mut seconds = seconds;
+    // A negative time with a fraction counts down from the whole second, as Go's does.
+    if text.starts_with('-') && nanos != 0 {
+        seconds -= 1;
+        nanos = 1_000_000_000 - nanos;
+    }
+    Ok(crate::chart::ModTime { seconds, nanos })
 }
 
 #[cfg(test)]
@@ -347,6 +370,15 @@ mod tests {
         field[11] = 0x05;
         assert_eq!(parse_numeric(&field).unwrap(), 5);
         assert_eq!(parse_numeric(b"0000644 \0").unwrap(), 0o644);
+    }
+
+    #[test]
+    fn pax_times() {
+        let time = |text: &str| parse_pax_time(text).map(|t| (t.seconds, t.nanos));
+        assert_eq!(time("1700000000.5"), Ok((1700000000, 500_000_000)));
+        assert_eq!(time("12"), Ok((12, 0)));
+        assert_eq!(time("-1.25"), Ok((-2, 750_000_000)));
+        assert!(time("x.1").is_err());
     }
 
     #[test]

@@ -16,13 +16,19 @@ use crate::go::{format_t, quote};
 /// `common.GlobalKey`.
 pub(crate) const GLOBAL_KEY: &str = "global";
 
-/// Collects the warnings Helm logs while coalescing.
+/// Collects what Helm logs while processing dependencies and coalescing, as its log lines.
 #[derive(Debug, Default)]
 pub(crate) struct Warnings(pub Vec<String>);
 
 impl Warnings {
+    /// A `log.Printf` line (Helm routes it to its handler at level INFO).
     pub(crate) fn push(&mut self, message: String) {
-        self.0.push(message);
+        self.0.push(crate::go::slog_line("INFO", &message, &[]));
+    }
+
+    /// A `slog.Warn` line with its attributes.
+    pub(crate) fn warn(&mut self, message: &str, attrs: &[(&str, &str)]) {
+        self.0.push(crate::go::slog_line("WARN", message, attrs));
     }
 }
 
@@ -30,15 +36,90 @@ fn concat_prefix(a: &str, b: &str) -> String {
     if a.is_empty() { b.to_string() } else { format!("{a}.{b}") }
 }
 
-/// A deep copy of a values map (`copystructure.Copy`); `None` and non-maps give an empty map.
+/// How many maps and lists one copy may visit: values have no cycles, but maps changed through shared handles
+/// could; a copy that visits this many containers stops with an error instead of running forever.
+const MAX_COPIED_CONTAINERS: usize = 20_000_000;
+
+/// A deep copy of a values map (`copystructure.Copy`); `None` and non-maps give an empty map. Iterative, so
+/// values of any depth are copied (Helm copies them too) without growing the stack.
 pub(crate) fn copy_values(values: &Value) -> Result<Map, String> {
-    match values {
-        Value::Map(_) => match values.deep_copy() {
-            Ok(Value::Map(map)) => Ok(map),
-            Ok(_) => Ok(Map::new()),
-            Err(error) => Err(error.to_string()),
-        },
+    match deep_copy(values)? {
+        Value::Map(map) => Ok(map),
         _ => Ok(Map::new()),
+    }
+}
+
+/// Copies every map and list of `value`; leaves are shared.
+pub(crate) fn deep_copy(value: &Value) -> Result<Value, String> {
+    enum Frame {
+        Map(std::vec::IntoIter<(std::sync::Arc<str>, Value)>, berth_template::Entries, Option<std::sync::Arc<str>>),
+        List(std::vec::IntoIter<Value>, Vec<Value>),
+    }
+    fn open(value: &Value) -> Option<Frame> {
+        match value {
+            Value::Map(map) => {
+                let entries: Vec<_> = map.snapshot().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                Some(Frame::Map(entries.into_iter(), berth_template::Entries::new(), None))
+            }
+            Value::List(items) => {
+                let pending: Vec<Value> = items.iter().cloned().collect();
+                Some(Frame::List(pending.into_iter(), Vec::with_capacity(items.len())))
+            }
+            _ => None,
+        }
+    }
+    let Some(root) = open(value) else {
+        return Ok(value.clone());
+    };
+    let mut stack = vec![root];
+    let mut visited = 1usize;
+    loop {
+        let Some(frame) = stack.last_mut() else {
+            return Ok(Value::Nil);
+        };
+        // The next child of the innermost container, or that container finished.
+        let next = match frame {
+            Frame::Map(pending, _, key) => pending.next().map(|(k, v)| {
+                *key = Some(k);
+                v
+            }),
+            Frame::List(pending, _) => pending.next(),
+        };
+        match next {
+            Some(child) => match open(&child) {
+                Some(inner) => {
+                    visited += 1;
+                    if visited > MAX_COPIED_CONTAINERS {
+                        return Err(format!("values hold more than {MAX_COPIED_CONTAINERS} maps and lists"));
+                    }
+                    stack.push(inner);
+                }
+                None => attach(&mut stack, child),
+            },
+            None => {
+                let done = match stack.pop() {
+                    Some(Frame::Map(_, entries, _)) => Value::Map(Map::from_entries(entries)),
+                    Some(Frame::List(_, items)) => Value::List(items.into()),
+                    None => Value::Nil,
+                };
+                if stack.is_empty() {
+                    return Ok(done);
+                }
+                attach(&mut stack, done);
+            }
+        }
+    }
+
+    fn attach(stack: &mut [Frame], value: Value) {
+        match stack.last_mut() {
+            Some(Frame::Map(_, entries, key)) => {
+                if let Some(key) = key.take() {
+                    entries.insert(key, value);
+                }
+            }
+            Some(Frame::List(_, items)) => items.push(value),
+            None => {}
+        }
     }
 }
 
@@ -272,7 +353,39 @@ mod tests {
         let mut warnings = Warnings::default();
         let out = coalesce_values(&top, &yaml("t: 5\ns: {b: 1}\n"), &mut warnings).unwrap();
         assert_eq!(render(&out), "map[s:map[b:1] t:5]");
-        assert_eq!(warnings.0, ["warning: skipped value for top.s: Not a table."]);
+        assert_eq!(warnings.0, ["level=INFO msg=\"warning: skipped value for top.s: Not a table.\""]);
+    }
+
+    #[test]
+    fn deep_values_copy_without_recursion() {
+        let mut deep = Value::Float(1.0);
+        for i in 0..100_000 {
+            deep = if i % 2 == 0 { Value::map([("k", deep)]) } else { Value::list([deep, Value::Nil]) };
+        }
+        let copy = deep_copy(&deep).unwrap();
+        // Walk both side by side: every level copied (not shared), the leaf the same.
+        let (mut a, mut b) = (copy, deep);
+        let mut levels = 0;
+        loop {
+            let (next_a, next_b) = match (&a, &b) {
+                (Value::Map(x), Value::Map(y)) => {
+                    assert!(!x.ptr_eq(y));
+                    (x.get("k").unwrap(), y.get("k").unwrap())
+                }
+                (Value::List(x), Value::List(y)) => {
+                    assert!(!x.ptr_eq(y));
+                    (x[0].clone(), y[0].clone())
+                }
+                (leaf_a, leaf_b) => {
+                    assert_eq!(leaf_a, leaf_b);
+                    break;
+                }
+            };
+            a = next_a;
+            b = next_b;
+            levels += 1;
+        }
+        assert_eq!(levels, 100_000);
     }
 
     #[test]

@@ -30,7 +30,7 @@ fn alias_dependency(charts: &[Chart], dependency: &Dependency) -> Option<Chart> 
 
 /// `processDependencyEnabled`.
 fn process_enabled(chart: &mut Chart, values: &Value, path: &str, warnings: &mut Warnings) -> Result<(), String> {
-    if chart.metadata.dependencies.is_empty() {
+    if !chart.metadata.has_dependency_list {
         return Ok(());
     }
     let loaded = std::mem::take(&mut chart.dependencies);
@@ -65,6 +65,8 @@ fn process_enabled(chart: &mut Chart, values: &Value, path: &str, warnings: &mut
         chart.metadata.dependencies.iter().filter(|r| !r.enabled).map(|r| r.name.clone()).collect();
     chart.dependencies.retain(|c| !disabled.iter().any(|name| name == c.name()));
     chart.metadata.dependencies.retain(|r| !disabled.contains(&r.name));
+    // `append(nil, cdMetadata...)`: no dependency left means no list.
+    chart.metadata.has_dependency_list = !chart.metadata.dependencies.is_empty();
 
     let coalesced = Value::Map(coalesced);
     for subchart in &mut chart.dependencies {
@@ -85,7 +87,7 @@ fn process_tags(reqs: &mut [Dependency], values: &Map, warnings: &mut Warnings) 
             match tags.get(tag) {
                 Some(Value::Bool(true)) => has_true = true,
                 Some(Value::Bool(false)) => has_false = true,
-                Some(_) => warnings.push(format!("returned non-bool value tag={tag} chart={}", req.name)),
+                Some(_) => warnings.warn("returned non-bool value", &[("tag", tag), ("chart", &req.name)]),
                 None => {}
             }
         }
@@ -109,9 +111,11 @@ fn process_conditions(reqs: &mut [Dependency], values: &Map, path: &str, warning
                     req.enabled = enabled;
                     break;
                 }
-                Ok(_) => warnings.push(format!("returned non-bool value path={condition} chart={}", req.name)),
+                Ok(_) => warnings.warn("returned non-bool value", &[("path", condition), ("chart", &req.name)]),
                 Err(PathError::NoValue(_)) => {}
-                Err(error) => warnings.push(format!("the method PathValue returned error error={error}")),
+                Err(error) => {
+                    warnings.warn("the method PathValue returned error", &[("error", &error.to_string())]);
+                }
             }
         }
     }
@@ -147,7 +151,7 @@ fn go_sprint(value: Option<Value>) -> String {
 
 /// `processImportValues` with `merge` true, as `ProcessDependencies` calls it.
 fn process_import_values(chart: &mut Chart, warnings: &mut Warnings) -> Result<(), String> {
-    if chart.metadata.dependencies.is_empty() {
+    if !chart.metadata.has_dependency_list {
         return Ok(());
     }
     let values = merge_values(chart, &Value::Nil, warnings)?;
@@ -164,8 +168,12 @@ fn process_import_values(chart: &mut Chart, warnings: &mut Warnings) -> Result<(
                         Ok(found) => {
                             coalesce_tables(&imported, &path_to_map(&parent, found), "", true, warnings);
                         }
-                        Err(error) => warnings
-                            .push(format!("ImportValues missing table from chart chart={} error={error}", req.name)),
+                        Err(error) => {
+                            warnings.warn(
+                                "ImportValues missing table from chart",
+                                &[("chart", &req.name), ("error", &error)],
+                            );
+                        }
                     }
                 }
                 Value::String(name) => {
@@ -173,7 +181,7 @@ fn process_import_values(chart: &mut Chart, warnings: &mut Warnings) -> Result<(
                     rewritten.push(crate::load::string_pair(&child, "."));
                     match table(&values, &format!("{}.{child}", req.name)) {
                         Ok(found) => coalesce_tables(&imported, &found, "", true, warnings),
-                        Err(error) => warnings.push(format!("ImportValues missing table error={error}")),
+                        Err(error) => warnings.warn("ImportValues missing table", &[("error", &error)]),
                     }
                 }
                 _ => {}

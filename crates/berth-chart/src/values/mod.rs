@@ -29,7 +29,8 @@ pub struct Computed {
     /// `.Values` of the top chart (a map). A subchart's `.Values` is the map under its name, as Helm's
     /// engine scopes it.
     pub values: Value,
-    /// What Helm would log on the way (non-bool conditions, tables against scalars, missing import tables).
+    /// The lines Helm would log on the way, as its log handler prints them (`level=WARN msg="returned non-bool
+    /// value" path=a.enabled chart=a`, `level=INFO msg="warning: skipped value for ..."`).
     pub warnings: Vec<String>,
 }
 

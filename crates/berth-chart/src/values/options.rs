@@ -60,8 +60,7 @@ impl ValueOptions {
         let mut base = Value::Map(Map::new());
         for path in &self.value_files {
             let raw = files.read(path)?;
-            let text = String::from_utf8_lossy(&raw);
-            let current = berth_template::yaml::load_values(text.as_bytes())
+            let current = berth_template::yaml::load_values(&raw)
                 .map_err(|error| format!("failed to parse {path}: {}", error.message()))?;
             base = berth_template::yaml::merge_maps(&base, &current);
         }

@@ -59,8 +59,24 @@ impl UrlLoader for UrnLoader {
     }
 }
 
-/// `ValidateAgainstSingleSchema`: the error text Helm appends after the chart's name.
+/// The stack the validator runs on: JSON values, the validator and their drops recurse once per level of the
+/// values, which may nest as deep as the YAML reader allows.
+const VALIDATOR_STACK: usize = 256 * 1024 * 1024;
+
+/// `ValidateAgainstSingleSchema`: the error text Helm appends after the chart's name. Runs on a thread of its
+/// own with a stack large enough for the deepest values.
 fn validate_single(values: &Map, schema: &[u8]) -> Result<(), String> {
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("values-schema".into())
+            .stack_size(VALIDATOR_STACK)
+            .spawn_scoped(scope, || validate_single_here(values, schema))
+            .map_err(|error| format!("unable to validate schema: {error}"))?;
+        worker.join().unwrap_or_else(|_| Err("unable to validate schema: the validator failed".to_string()))
+    })
+}
+
+fn validate_single_here(values: &Map, schema: &[u8]) -> Result<(), String> {
     let document: serde_json::Value = match serde_json::from_slice(schema) {
         Ok(document) => document,
         Err(error) => {
