@@ -186,7 +186,12 @@ fn removed(old: &[Manifest], new: &[Manifest], namespace: &str) -> Vec<Manifest>
         .collect()
 }
 
-fn request(options: &ReleaseOptions, deadline: Duration, unchanged: HashSet<usize>) -> ApplyRequest {
+fn request(
+    options: &ReleaseOptions,
+    deadline: Duration,
+    unchanged: HashSet<usize>,
+    create_only: HashSet<usize>,
+) -> ApplyRequest {
     let wait = WaitOptions { timeout: Some(deadline), wait_for_jobs: options.wait_for_jobs, ..WaitOptions::default() };
     // A release owns what it declares: fields another manager set (Helm's `helm` when berth continues a
     // release Helm made, or `kubectl` after a manual edit) are taken over, as Helm's own upgrades overwrite them.
@@ -199,6 +204,7 @@ fn request(options: &ReleaseOptions, deadline: Duration, unchanged: HashSet<usiz
         wait: options.wait.then_some(wait),
         health: None,
         unchanged,
+        create_only,
     }
 }
 
@@ -292,9 +298,10 @@ impl Context<'_, '_> {
         &mut self,
         prepared: &Prepared<'_>,
         unchanged: HashSet<usize>,
+        create_only: HashSet<usize>,
         cancel: &CancellationToken,
     ) -> ApplyReport {
-        let request = request(self.options, self.options.timeout, unchanged);
+        let request = request(self.options, self.options.timeout, unchanged, create_only);
         apply::apply_prepared(self.cluster, prepared, &request, cancel, self.on_event).await
     }
 
@@ -323,7 +330,10 @@ impl Context<'_, '_> {
         cancel: &CancellationToken,
     ) -> Result<OperationReport, LifecycleError> {
         let manifests = &rendered.manifests;
-        let owned = self.owned(manifests, name);
+        // The chart's `crds/` first, created when absent (Helm never updates them), then the release's objects.
+        let mut owned = rendered.crds.clone();
+        let create_only: HashSet<usize> = (0..owned.len()).collect();
+        owned.extend(self.owned(manifests, name));
         let prepared = self.prepare(&owned)?;
         let history = self.storage.history(name).await?;
         self.check_not_pending(name, &history)?;
@@ -338,12 +348,12 @@ impl Context<'_, '_> {
         release.info.status = ReleaseStatus::PendingInstall;
         release.info.description = "Initial install underway".to_string();
         if self.options.dry_run_server {
-            let report = self.apply(&prepared, HashSet::new(), cancel).await;
+            let report = self.apply(&prepared, HashSet::new(), create_only, cancel).await;
             release.info.description = DRY_RUN_DESCRIPTION.to_string();
             return Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None });
         }
         self.storage.create(&release).await?;
-        let report = self.apply(&prepared, HashSet::new(), cancel).await;
+        let report = self.apply(&prepared, HashSet::new(), create_only, cancel).await;
         if report.outcome == Outcome::Ready {
             self.finish(&mut release, ReleaseStatus::Deployed, "Install complete").await?;
             return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report), rolled_back: None });
@@ -434,12 +444,12 @@ impl Context<'_, '_> {
         release.info.description = "Preparing upgrade".to_string();
         let unchanged = skippable(manifests, &old, last_deployed, self.namespace());
         if self.options.dry_run_server {
-            let report = self.apply(&prepared, unchanged, cancel).await;
+            let report = self.apply(&prepared, unchanged, HashSet::new(), cancel).await;
             release.info.description = DRY_RUN_DESCRIPTION.to_string();
             return Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None });
         }
         self.storage.create(&release).await?;
-        let report = self.apply(&prepared, unchanged, cancel).await;
+        let report = self.apply(&prepared, unchanged, HashSet::new(), cancel).await;
         if report.outcome == Outcome::Ready {
             self.promote(&mut release, "Upgrade complete", &old, manifests, previous, cancel).await?;
             return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report), rolled_back: None });
@@ -502,12 +512,12 @@ impl Context<'_, '_> {
         release.info.last_deployed = now();
         let skip = skippable(&manifests, &old, last_deployed, self.namespace());
         if self.options.dry_run_server {
-            let report = self.apply(&prepared, skip, cancel).await;
+            let report = self.apply(&prepared, skip, HashSet::new(), cancel).await;
             release.info.description = DRY_RUN_DESCRIPTION.to_string();
             return Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None });
         }
         self.storage.create(&release).await?;
-        let report = self.apply(&prepared, skip, cancel).await;
+        let report = self.apply(&prepared, skip, HashSet::new(), cancel).await;
         if report.outcome == Outcome::Ready {
             let description = format!("Rollback to {version}");
             self.promote(&mut release, &description, &old, &manifests, current, cancel).await?;

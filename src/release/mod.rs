@@ -9,6 +9,7 @@
 //! - `ownership.rs`: Helm's ownership marks on the objects and the field manager both tools share.
 //! - `lifecycle.rs`: install, upgrade, rollback and uninstall on top of apply, wait, sequencing and delete.
 
+pub mod chart;
 pub mod lifecycle;
 pub mod ownership;
 mod record;
