@@ -127,6 +127,7 @@ fn release_options(change: &ChangeArgs) -> ReleaseOptions {
         cleanup_on_fail: change.cleanup_on_fail,
         history_max: change.history_max,
         dry_run_server: change.dry_run == Some(DryRunMode::Server),
+        builtin_rules: true,
     }
 }
 
@@ -223,7 +224,8 @@ pub fn run_read(kind: ReadKind, args: ReadArgs) -> Result<ExitCode, Error> {
                 let name = name()?;
                 let release = storage.last(&name).await.map_err(|error| Error::Release(error.into()))?;
                 let release = release.ok_or_else(|| Error::Release(lifecycle::LifecycleError::NotFound(name)))?;
-                let resources = lifecycle::resource_statuses(&cluster, &release).await;
+                let rules = crate::health::HealthRules::new();
+                let resources = lifecycle::resource_statuses(&cluster, &release, &rules).await;
                 render_status(&release, &resources, args.output)
             }
         };

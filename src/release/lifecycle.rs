@@ -38,6 +38,8 @@ pub struct ReleaseOptions {
     /// Revisions kept (0: all).
     pub history_max: usize,
     pub dry_run_server: bool,
+    /// Judge custom resources with the built-in health rules (`--no-builtin-rules` turns them off).
+    pub builtin_rules: bool,
 }
 
 impl Default for ReleaseOptions {
@@ -50,6 +52,7 @@ impl Default for ReleaseOptions {
             cleanup_on_fail: false,
             history_max: 10,
             dry_run_server: false,
+            builtin_rules: true,
         }
     }
 }
@@ -211,7 +214,7 @@ fn request(options: &ReleaseOptions, deadline: Duration, unchanged: HashSet<usiz
     ApplyRequest {
         apply: ApplyOptions { dry_run: options.dry_run_server, force_conflicts: true, ..ApplyOptions::default() },
         wait: options.wait.then_some(wait),
-        health: Some(std::sync::Arc::new(crate::health::HealthRules::new())),
+        health: Some(std::sync::Arc::new(crate::health::HealthRules::new().with_builtin(options.builtin_rules))),
         unchanged,
     }
 }
@@ -555,11 +558,15 @@ impl Context<'_, '_> {
     }
 }
 
-/// Each object of the release's last revision with its status in the cluster now (`berth status`).
-pub async fn resource_statuses(cluster: &Cluster, release: &Release) -> Vec<ResourceStatus> {
+/// Each object of the release's last revision with its status in the cluster now (`berth status`), judged by
+/// `rules`.
+pub async fn resource_statuses(
+    cluster: &Cluster,
+    release: &Release,
+    rules: &crate::health::HealthRules,
+) -> Vec<ResourceStatus> {
     let Ok(manifests) = recorded_manifests(release) else { return Vec::new() };
-    let rules = crate::health::HealthRules::new();
-    match apply::observe(cluster, &manifests, &rules).await {
+    match apply::observe(cluster, &manifests, rules).await {
         Ok(observed) => observed
             .into_iter()
             .map(|observed| ResourceStatus {
