@@ -10,7 +10,7 @@
 //!   current: status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')   # required
 //!   failed: status.conditions.exists(c, c.type == 'Issuing' && c.status == 'False')  # optional
 //!   inProgress: ...                     # optional
-//! - apiVersion: '*'                     # any group (berth's addition), only with `match`:
+//! - apiVersion: '*'                     # any custom resource group (berth's addition), only with `match`:
 //!   match: [spec.forProvider]           # the entry applies to objects that have one of these fields
 //!   current: ...
 //! ```

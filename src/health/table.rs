@@ -3,7 +3,9 @@
 //! An entry covers a group and a kind, a whole group, or, with `apiVersion: '*'`, objects of any group that
 //! carry one of the fields its `match` names (how Crossplane's managed and composite resources are recognised:
 //! their groups are chosen by providers and users). For an object the most specific entry wins: the kind's
-//! entry, else the group's, else the first any-group entry (in file order) whose kind and fields fit. Lookups
+//! entry, else the group's, else the first any-group entry (in file order) whose kind and fields fit.
+//! Any-group entries only apply to custom resources, recognised by a group with a dot (a CRD's group must have
+//! one; `apps` or the core group cannot), so Deployments and ConfigMaps never pay for the field checks. Lookups
 //! borrow the object's group and kind: no allocation on the path every watch event takes.
 
 use serde_json::Value;
@@ -11,6 +13,11 @@ use std::collections::HashMap;
 
 /// The group an any-group entry names (`apiVersion: '*'`).
 pub const ANY_GROUP: &str = "*";
+
+/// Whether `group` can be a custom resource's group: CustomResourceDefinitions require a dot in it.
+pub fn is_custom_group(group: &str) -> bool {
+    group.contains('.')
+}
 
 /// A field path from the object's root (`spec.forProvider`), one step per key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,7 +142,7 @@ impl<T: Covers> RuleTable<T> {
 
     /// The most specific entry for an object of `group` and `kind`.
     pub fn find(&self, group: &str, kind: &str, object: &Value) -> Option<&T> {
-        self.find_exact(group, kind).or_else(|| self.find_any_group(kind, object))
+        self.find_exact(group, kind).or_else(|| self.find_any_group(kind, object).filter(|_| is_custom_group(group)))
     }
 
     pub fn entries(&self) -> &[T] {
@@ -196,6 +203,7 @@ mod tests {
         assert_eq!(found("s3.aws.upbound.io", "Bucket", &plain), None);
         assert_eq!(found("other.io", "Gadget", &json!({"spec": {"b": {}}})), Some(("*".into(), Some("Gadget".into()))));
         assert_eq!(found("other.io", "Widget", &json!({"spec": {"b": {}}})), None);
+        assert_eq!(found("apps", "Deployment", &managed), None, "any-group entries are for custom resources");
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub use catalog::{BuiltinRule, catalog};
 
 use super::cel::CelRule;
 use super::rules::{EntrySource, read_entries};
-use super::table::{ANY_GROUP, Coverage, Covers, RuleTable};
+use super::table::{ANY_GROUP, Coverage, Covers, RuleTable, is_custom_group};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{LazyLock, OnceLock};
@@ -170,6 +170,9 @@ fn read_file(file: &DataFile) -> RuleTable<BuiltinEntry> {
 /// The built-in entry for `object` of `group` and `kind`: its group's file, else the any-group files.
 pub fn find(group: &str, kind: &str, object: &Value) -> Option<&'static BuiltinEntry> {
     let builtin: &'static Builtin = &BUILTIN;
+    if !is_custom_group(group) {
+        return None;
+    }
     if let Some(position) = builtin.by_group.get(group) {
         return builtin.table(*position)?.find_exact(group, kind);
     }
