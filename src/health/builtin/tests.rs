@@ -225,3 +225,72 @@ fn lookups_find_the_group_file_then_any_group_entries() {
     assert!(find("example.com", "Widget", &plain).is_none());
     assert!(find("apps", "Deployment", &serde_json::json!({"spec": {"replicas": 1}})).is_none());
 }
+
+/// Arbitrary JSON for status fields: scalars of every type, and lists and maps of them (conditions with
+/// the wrong types, a phase that is a number, a list where a map belongs).
+fn arbitrary_json() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+    use proptest::prelude::*;
+    let leaf = prop_oneof![
+        Just(serde_json::Value::Null),
+        any::<bool>().prop_map(serde_json::Value::from),
+        any::<i64>().prop_map(serde_json::Value::from),
+        any::<f64>().prop_filter("finite", |number| number.is_finite()).prop_map(serde_json::Value::from),
+        prop::sample::select(vec!["True", "False", "Unknown", "Ready", "Synced", "Failed", "3", "1/2", ""])
+            .prop_map(serde_json::Value::from),
+    ];
+    leaf.prop_recursive(4, 32, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::from),
+            prop::collection::btree_map(
+                prop::sample::select(vec![
+                    "type",
+                    "status",
+                    "reason",
+                    "message",
+                    "observedGeneration",
+                    "phase",
+                    "state",
+                    "health",
+                    "conditions",
+                    "parents",
+                    "bindings",
+                    "scale",
+                    "statusReplicas",
+                    "printableStatus",
+                    "ready",
+                ])
+                .prop_map(str::to_string),
+                inner,
+                0..5,
+            )
+            .prop_map(|map| serde_json::Value::Object(map.into_iter().collect())),
+        ]
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// No status a controller (or a typo) can write makes a built-in rule panic: type mismatches are Unknown.
+    #[test]
+    fn no_status_makes_a_built_in_rule_panic(
+        index in 0usize..98,
+        status in arbitrary_json(),
+        conditions in proptest::collection::vec(arbitrary_json(), 0..3),
+        generation in proptest::prelude::any::<i64>(),
+    ) {
+        let rules = catalog();
+        let rule = &rules[index % rules.len()];
+        let group = if rule.group == ANY_GROUP { "s3.aws.upbound.io" } else { rule.group.as_str() };
+        let mut object = serde_json::json!({
+            "apiVersion": format!("{group}/v1"), "kind": rule.kind.clone().unwrap_or_else(|| "Bucket".to_string()),
+            "metadata": {"name": "x", "generation": generation}, "spec": {"forProvider": {}},
+            "status": status,
+        });
+        if let Some(map) = object["status"].as_object_mut() {
+            map.insert("conditions".to_string(), serde_json::Value::from(conditions));
+        }
+        let judgement = HealthRules::new().judge(&object, now());
+        proptest::prop_assert!(matches!(judgement.decided_by, DecidedBy::Builtin { .. }), "{judgement:?}");
+    }
+}
