@@ -59,6 +59,9 @@ pub struct ChangeArgs {
     /// Progress: human text, or one JSON event per line.
     #[arg(short, long, value_enum, default_value_t = super::apply::ProgressOutput::Human)]
     pub output: super::apply::ProgressOutput,
+    /// Judge custom resources without the built-in health rules (annotations, then kstatus only).
+    #[arg(long)]
+    pub no_builtin_rules: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }
@@ -118,6 +121,9 @@ pub struct ReadArgs {
     pub all_namespaces: bool,
     #[arg(short, long, value_enum, default_value_t = ReadOutput::Table)]
     pub output: ReadOutput,
+    /// `status`: judge custom resources without the built-in health rules.
+    #[arg(long)]
+    pub no_builtin_rules: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }
@@ -133,6 +139,7 @@ fn release_options(change: &ChangeArgs) -> ReleaseOptions {
         history_max: change.history_max,
         dry_run_server: change.dry_run == Some(DryRunMode::Server),
         create_namespace: change.create_namespace,
+        builtin_rules: !change.no_builtin_rules,
     }
 }
 
@@ -253,7 +260,8 @@ pub fn run_read(kind: ReadKind, args: ReadArgs) -> Result<ExitCode, Error> {
                 let name = name()?;
                 let release = storage.last(&name).await.map_err(|error| Error::Release(error.into()))?;
                 let release = release.ok_or_else(|| Error::Release(lifecycle::LifecycleError::NotFound(name)))?;
-                let resources = lifecycle::resource_statuses(&cluster, &release).await;
+                let rules = berth::health::HealthRules::new().with_builtin(!args.no_builtin_rules);
+                let resources = lifecycle::resource_statuses(&cluster, &release, &rules).await;
                 render_status(&release, &resources, args.output)
             }
         };

@@ -44,6 +44,8 @@ pub struct ReleaseOptions {
     pub dry_run_server: bool,
     /// Create the release's namespace when it does not exist (`--create-namespace`).
     pub create_namespace: bool,
+    /// Judge custom resources with the built-in health rules (`--no-builtin-rules` turns them off).
+    pub builtin_rules: bool,
 }
 
 impl Default for ReleaseOptions {
@@ -57,6 +59,7 @@ impl Default for ReleaseOptions {
             history_max: 10,
             dry_run_server: false,
             create_namespace: false,
+            builtin_rules: true,
         }
     }
 }
@@ -235,7 +238,7 @@ pub async fn run(
     on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
 ) -> Result<OperationReport, LifecycleError> {
     let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
-    let health = Arc::new(HealthRules::new());
+    let health = Arc::new(HealthRules::new().with_builtin(options.builtin_rules));
     let mut context = Context { cluster, storage: &storage, options, health: &health, on_event };
     match operation {
         Operation::Install { name, rendered } => context.install(name, rendered, cancel).await,
@@ -576,11 +579,15 @@ impl Context<'_, '_> {
     }
 }
 
-/// Each object of the release's last revision with its status in the cluster now (`berth status`).
-pub async fn resource_statuses(cluster: &Cluster, release: &Release) -> Vec<ResourceStatus> {
+/// Each object of the release's last revision with its status in the cluster now (`berth status`), judged by
+/// `rules`.
+pub async fn resource_statuses(
+    cluster: &Cluster,
+    release: &Release,
+    rules: &crate::health::HealthRules,
+) -> Vec<ResourceStatus> {
     let Ok(manifests) = recorded_manifests(release) else { return Vec::new() };
-    let rules = crate::health::HealthRules::new();
-    match crate::observe::observe(cluster, &manifests, &rules).await {
+    match crate::observe::observe(cluster, &manifests, rules).await {
         Ok(observed) => observed
             .into_iter()
             .map(|observed| ResourceStatus {
