@@ -13,6 +13,7 @@ mod output;
 mod plan;
 mod progress;
 mod release;
+mod release_input;
 mod runtime;
 mod show;
 mod sim;

@@ -46,6 +46,10 @@ pub struct ReleaseOptions {
     pub create_namespace: bool,
     /// Judge custom resources with the built-in health rules (`--no-builtin-rules` turns them off).
     pub builtin_rules: bool,
+    /// The description of a successful install or upgrade, instead of Helm's ("Install complete", ...).
+    pub description: Option<String>,
+    /// Labels of the new revision's record (`--labels`).
+    pub labels: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for ReleaseOptions {
@@ -60,6 +64,8 @@ impl Default for ReleaseOptions {
             dry_run_server: false,
             create_namespace: false,
             builtin_rules: true,
+            description: None,
+            labels: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -348,6 +354,7 @@ impl Context<'_, '_> {
         }
         let version = history.last().map_or(1, |last| last.version + 1);
         let mut release = new_release(name, self.namespace(), version, rendered);
+        release.labels = self.options.labels.clone();
         release.info.status = ReleaseStatus::PendingInstall;
         release.info.description = "Initial install underway".to_string();
         if self.options.dry_run_server {
@@ -358,7 +365,8 @@ impl Context<'_, '_> {
         self.storage.create(&release).await?;
         let report = self.apply(&prepared, HashSet::new(), create_only, cancel).await;
         if report.outcome == Outcome::Ready {
-            self.finish(&mut release, ReleaseStatus::Deployed, "Install complete").await?;
+            let description = self.options.description.clone().unwrap_or_else(|| "Install complete".to_string());
+            self.finish(&mut release, ReleaseStatus::Deployed, &description).await?;
             return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report), rolled_back: None });
         }
         let description = describe_failure("Install", name, &report);
@@ -442,6 +450,7 @@ impl Context<'_, '_> {
         let old = recorded_manifests(&last)?;
         let last_deployed = last.info.status == ReleaseStatus::Deployed;
         let mut release = new_release(name, self.namespace(), last.version + 1, rendered);
+        release.labels = self.options.labels.clone();
         release.info.first_deployed = history.first().and_then(|first| first.info.first_deployed).or_else(now);
         release.info.status = ReleaseStatus::PendingUpgrade;
         release.info.description = "Preparing upgrade".to_string();
@@ -454,7 +463,8 @@ impl Context<'_, '_> {
         self.storage.create(&release).await?;
         let report = self.apply(&prepared, unchanged, HashSet::new(), cancel).await;
         if report.outcome == Outcome::Ready {
-            self.promote(&mut release, "Upgrade complete", &old, manifests, previous, cancel).await?;
+            let description = self.options.description.clone().unwrap_or_else(|| "Upgrade complete".to_string());
+            self.promote(&mut release, &description, &old, manifests, previous, cancel).await?;
             return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report), rolled_back: None });
         }
         let description = describe_failure("Upgrade", name, &report);

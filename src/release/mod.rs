@@ -10,6 +10,7 @@
 //! - `lifecycle.rs`: install, upgrade, rollback and uninstall on top of apply, wait, sequencing and delete.
 
 pub mod chart;
+pub mod cluster_chart;
 pub mod lifecycle;
 pub mod ownership;
 mod record;
