@@ -53,6 +53,10 @@ pub enum Error {
     HealthAnnotations(#[source] health::AnnotationErrors),
     #[error("cannot plan the order of writes; nothing was applied")]
     Plan(#[source] plan::PlanError),
+    #[error("cannot read the values")]
+    Values(#[source] ValuesProblem),
+    #[error("cannot render chart `{0}`")]
+    Chart(String, #[source] ChartProblem),
     #[error("release operation failed")]
     Release(#[source] release::lifecycle::LifecycleError),
 }
@@ -75,7 +79,9 @@ impl Error {
             | Error::Invalid(_)
             | Error::HealthRules(_)
             | Error::HealthAnnotations(_)
-            | Error::Plan(_) => ExitCode::BadInput,
+            | Error::Plan(_)
+            | Error::Values(_)
+            | Error::Chart(..) => ExitCode::BadInput,
             Error::Release(release::lifecycle::LifecycleError::Storage(_)) | Error::Output(_) => ExitCode::NotReady,
             Error::Release(_) => ExitCode::BadInput,
             Error::Cancelled(_) => ExitCode::Cancelled,
@@ -102,7 +108,7 @@ impl Error {
         let mut cause = self.source();
         let mut previous = String::new();
         while let Some(error) = cause {
-            let message = error.to_string();
+            let message = readable(error);
             cause = error.source();
             // Some libraries put their cause in their own message as well: say it once.
             if !previous.is_empty() && previous.contains(message.as_str()) {
@@ -119,6 +125,14 @@ impl Error {
             let _ = writeln!(text, "hint: {hint}");
         }
         text
+    }
+}
+
+/// An error's text; a Kubernetes API error is its server's message and reason, not kube-rs's debug dump.
+fn readable(error: &(dyn std::error::Error + 'static)) -> String {
+    match error.downcast_ref::<kube::Error>() {
+        Some(kube::Error::Api(status)) => format!("{} ({}, {})", status.message, status.reason, status.code),
+        _ => error.to_string(),
     }
 }
 
@@ -141,6 +155,12 @@ fn hint_for(error: &(dyn std::error::Error + 'static)) -> Option<String> {
     if let Some(LifecycleError::Pending { name, .. }) = error.downcast_ref::<LifecycleError>() {
         return Some(format!("if no other berth or Helm is working on it, recover with `berth rollback {name}`"));
     }
+    if let Some(LifecycleError::NoNamespace(_)) = error.downcast_ref::<LifecycleError>() {
+        return Some("create it first, or pass `--create-namespace`".to_string());
+    }
+    if let Some(LifecycleError::NoRevision { name, .. }) = error.downcast_ref::<LifecycleError>() {
+        return Some(format!("`berth history {name}` lists the revisions there are"));
+    }
     if let Some(LifecycleError::InUse(name)) = error.downcast_ref::<LifecycleError>() {
         return Some(format!("upgrade it with `berth upgrade {name} ...`, or uninstall it first"));
     }
@@ -161,3 +181,13 @@ fn hint_for(error: &(dyn std::error::Error + 'static)) -> Option<String> {
     }
     None
 }
+
+/// A values problem, as Helm words it (the chart crate's errors are Helm's text).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ValuesProblem(pub String);
+
+/// A chart problem, as Helm words it: loading, values, schemas, templates.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ChartProblem(pub String);

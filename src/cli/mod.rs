@@ -4,16 +4,21 @@
 //! code. Results go to stdout, progress and logs to stderr.
 
 mod apply;
+mod chart_args;
 mod cluster_args;
 mod error;
 mod health;
+mod health_rules;
 mod live;
 mod output;
 mod plan;
 mod progress;
 mod release;
+mod release_input;
 mod runtime;
+mod show;
 mod sim;
+mod template;
 
 use crate::cli::error::{Error, ExitCode};
 use clap::{Parser, Subcommand};
@@ -31,7 +36,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Compute the status of objects: kstatus, or the health rules of annotations and --health-rules.
+    /// Compute the status of objects: health annotations, --health-rules, the built-in rules, then kstatus.
     Health(health::HealthArgs),
     /// Apply manifests with server-side apply, CRDs first, and optionally wait until everything is ready.
     Apply(apply::ApplyArgs),
@@ -55,6 +60,10 @@ pub enum Command {
     List(release::ReadArgs),
     /// Show a release and the status of each of its objects now.
     Status(release::ReadArgs),
+    /// Render a chart locally and print it, exactly as `helm template` prints it.
+    Template(template::TemplateArgs),
+    /// Show a chart's Chart.yaml, values, README or CRDs, as `helm show`.
+    Show(show::ShowArgs),
     /// Run the simulated cluster (a Kubernetes API server with simulated controllers) for kubectl, Helm or berth.
     Sim(sim::SimArgs),
 }
@@ -71,6 +80,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Delete(args) => apply::run_delete(args),
         Command::Plan(args) => plan::run(args),
         Command::Sim(args) => sim::run(args),
+        Command::Template(args) => template::run(args),
+        Command::Show(args) => show::run(args),
         Command::Install(args) => release::install(args),
         Command::Upgrade(args) => release::upgrade(args),
         Command::Rollback(args) => release::rollback(args),
@@ -86,4 +97,31 @@ pub use runtime::retry_summary;
 /// Prints an error the way the user reads it: `error:`, `Caused by:` lines, then a `hint:`.
 pub fn report_error(error: &Error) {
     eprint!("{}", error.render());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_command_that_judges_health_takes_no_builtin_rules() {
+        let commands: [&[&str]; 8] = [
+            &["health", "--local", "-f", "x.yaml"],
+            &["apply", "-f", "x.yaml", "--wait"],
+            &["wait", "-f", "x.yaml"],
+            &["install", "shop", "x/"],
+            &["upgrade", "shop", "x/"],
+            &["rollback", "shop"],
+            &["status", "shop"],
+            &["delete", "-f", "x.yaml"],
+        ];
+        for command in commands {
+            let with_flag: Vec<&str> =
+                ["berth"].iter().chain(command).chain(&["--no-builtin-rules"]).copied().collect();
+            assert!(Cli::try_parse_from(&with_flag).is_ok(), "{with_flag:?}");
+        }
+        let rules = Cli::try_parse_from(["berth", "health", "rules", "-o", "json"]).expect("health rules");
+        assert!(matches!(rules.command, Command::Health(health::HealthArgs { command: Some(_), .. })));
+        assert!(Cli::try_parse_from(["berth", "health", "--local"]).is_err(), "-f is required without `rules`");
+    }
 }

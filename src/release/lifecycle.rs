@@ -12,10 +12,11 @@
 //! records the revision failed at once (within [`ABORT_RECORD_LIMIT`]): the record is finished or never
 //! started, never left pending.
 
+use super::ownership;
 use super::rendered::Rendered;
 use super::{HelmTime, Info, Release, ReleaseStatus, Storage, StorageError};
 use crate::apply::{self, ApplyEvent, ApplyReport, ApplyRequest, InvalidSet, Prepared};
-use crate::cluster::{ApplyOptions, Cluster};
+use crate::cluster::{ApplyError, ApplyOptions, Cluster, get_object};
 use crate::health::HealthRules;
 use crate::manifest::{self, LoadError, Manifest};
 use crate::object::ObjectRef;
@@ -47,6 +48,14 @@ pub struct ReleaseOptions {
     /// Revisions kept (0: all).
     pub history_max: usize,
     pub dry_run_server: bool,
+    /// Create the release's namespace when it does not exist (`--create-namespace`).
+    pub create_namespace: bool,
+    /// Judge custom resources with the built-in health rules (`--no-builtin-rules` turns them off).
+    pub builtin_rules: bool,
+    /// The description of a successful install or upgrade, instead of Helm's ("Install complete", ...).
+    pub description: Option<String>,
+    /// Labels of the new revision's record (`--labels`).
+    pub labels: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for ReleaseOptions {
@@ -59,6 +68,10 @@ impl Default for ReleaseOptions {
             cleanup_on_fail: false,
             history_max: 10,
             dry_run_server: false,
+            create_namespace: false,
+            builtin_rules: true,
+            description: None,
+            labels: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -75,12 +88,14 @@ pub struct OperationReport {
     /// The apply (or delete) report of the operation itself; `None` when it was cancelled before anything
     /// was written, and no revision was recorded.
     pub report: Option<ApplyReport>,
+    /// When the operation failed and `--rollback-on-failure` went back: the rollback's revision.
+    pub rolled_back: Option<Release>,
 }
 
 impl OperationReport {
     /// Cancelled before the revision was created: nothing was written or recorded.
     fn not_started(release: Release) -> OperationReport {
-        OperationReport { outcome: Outcome::Cancelled, release, report: None }
+        OperationReport { outcome: Outcome::Cancelled, release, report: None, rolled_back: None }
     }
 
     /// Whether the operation was cancelled before anything was written.
@@ -108,6 +123,14 @@ pub enum LifecycleError {
     NoRevision { name: String, version: u32 },
     #[error("release `{0}` is already uninstalled")]
     AlreadyUninstalled(String),
+    #[error("namespace `{0}` does not exist")]
+    NoNamespace(String),
+    #[error("cannot create namespace `{namespace}`")]
+    CreateNamespace {
+        namespace: String,
+        #[source]
+        source: ApplyError,
+    },
     #[error("the release's objects cannot be applied; nothing was changed")]
     Invalid(#[from] InvalidSet),
     #[error("cannot read the manifest recorded in release `{name}` revision {version}")]
@@ -129,6 +152,9 @@ pub struct ResourceStatus {
     pub message: String,
 }
 
+/// What a dry run's revision says, as Helm's.
+const DRY_RUN_DESCRIPTION: &str = "Dry run complete";
+
 fn now() -> Option<HelmTime> {
     Some(HelmTime::now())
 }
@@ -140,6 +166,7 @@ fn new_release(name: &str, namespace: &str, version: u32, rendered: &Rendered) -
         namespace: namespace.to_string(),
         version,
         manifest: rendered.manifest.clone(),
+        hooks: rendered.hooks.iter().map(|hook| hook.record.clone()).collect(),
         chart: rendered.chart.clone(),
         config: rendered.config.clone(),
         info: Info { first_deployed: now(), last_deployed: now(), notes: rendered.notes.clone(), ..Info::default() },
@@ -197,15 +224,25 @@ fn removed(old: &[Manifest], new: &[Manifest], namespace: &str) -> Vec<Manifest>
         .collect()
 }
 
-fn request(options: &ReleaseOptions, deadline: Duration, unchanged: HashSet<usize>) -> ApplyRequest {
+fn request(
+    options: &ReleaseOptions,
+    deadline: Duration,
+    unchanged: HashSet<usize>,
+    create_only: HashSet<usize>,
+) -> ApplyRequest {
     let wait = WaitOptions { timeout: Some(deadline), wait_for_jobs: options.wait_for_jobs, ..WaitOptions::default() };
     // A release owns what it declares: fields another manager set (Helm's `helm` when berth continues a
     // release Helm made, or `kubectl` after a manual edit) are taken over, as Helm's own upgrades overwrite them.
     ApplyRequest {
-        apply: ApplyOptions { dry_run: options.dry_run_server, force_conflicts: true, ..ApplyOptions::default() },
+        apply: ApplyOptions {
+            field_manager: ownership::FIELD_MANAGER.to_string(),
+            dry_run: options.dry_run_server,
+            force_conflicts: true,
+        },
         wait: options.wait.then_some(wait),
         health: None,
         unchanged,
+        create_only,
     }
 }
 
@@ -269,7 +306,7 @@ pub async fn run_abortable(
     };
     validate_release_name(name)?;
     let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
-    let health = Arc::new(HealthRules::new());
+    let health = Arc::new(HealthRules::new().with_builtin(options.builtin_rules));
     let abort = abort.clone();
     let mut context = Context { cluster, storage: &storage, options, health: &health, abort, on_event };
     match operation {
@@ -296,6 +333,37 @@ impl Context<'_, '_> {
         &self.cluster.default_namespace
     }
 
+    /// The release's namespace exists, or is created with `--create-namespace` (labelled `name: NAMESPACE` as
+    /// Helm creates it); otherwise nothing is written and the error says so.
+    async fn ensure_namespace(&self) -> Result<(), LifecycleError> {
+        let namespace = self.namespace().to_string();
+        let Some(resource) = self.cluster.resources.get("v1", "Namespace") else { return Ok(()) };
+        let reference =
+            ObjectRef { api_version: "v1".into(), kind: "Namespace".into(), namespace: None, name: namespace.clone() };
+        let resolved = crate::cluster::Resolved { reference, resource };
+        let creation = |source| LifecycleError::CreateNamespace { namespace: namespace.clone(), source };
+        if get_object(self.cluster, &resolved).await.map_err(creation)?.is_some() {
+            return Ok(());
+        }
+        if !self.options.create_namespace {
+            return Err(LifecycleError::NoNamespace(namespace));
+        }
+        let object = serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": namespace, "labels": {"name": namespace}},
+        });
+        let options = ApplyOptions { field_manager: ownership::FIELD_MANAGER.to_string(), ..ApplyOptions::default() };
+        let never = CancellationToken::new();
+        crate::cluster::apply_object(self.cluster, &resolved, &object, &options, &never).await.map_err(creation)?;
+        Ok(())
+    }
+
+    /// A revision's objects as the release applies them: with Helm's ownership marks.
+    fn owned(&self, manifests: &[Manifest], name: &str) -> Vec<Manifest> {
+        ownership::owned(manifests, name, self.namespace())
+    }
+
     /// Checks a revision's objects as apply will, once, before anything is recorded or written.
     fn prepare<'m>(&self, manifests: &'m [Manifest]) -> Result<Prepared<'m>, LifecycleError> {
         Ok(apply::prepare(self.cluster, manifests, Some(self.health))?)
@@ -305,9 +373,10 @@ impl Context<'_, '_> {
         &mut self,
         prepared: &Prepared<'_>,
         unchanged: HashSet<usize>,
+        create_only: HashSet<usize>,
         cancel: &CancellationToken,
     ) -> ApplyReport {
-        let request = request(self.options, self.options.timeout, unchanged);
+        let request = request(self.options, self.options.timeout, unchanged, create_only);
         let abort = self.abort.clone();
         tokio::select! {
             report = apply::apply_prepared(self.cluster, prepared, &request, cancel, self.on_event) => report,
@@ -350,28 +419,38 @@ impl Context<'_, '_> {
         cancel: &CancellationToken,
     ) -> Result<OperationReport, LifecycleError> {
         let manifests = &rendered.manifests;
-        let prepared = self.prepare(manifests)?;
+        // The chart's `crds/` first, created when absent (Helm never updates them), then the release's objects.
+        let mut owned = rendered.crds.clone();
+        let create_only: HashSet<usize> = (0..owned.len()).collect();
+        owned.extend(self.owned(manifests, name));
+        let prepared = self.prepare(&owned)?;
         let history = self.storage.history(name).await?;
         self.check_not_pending(name, &history)?;
         if history.last().is_some_and(|last| last.info.status != ReleaseStatus::Uninstalled) {
             return Err(LifecycleError::InUse(name.to_string()));
         }
+        if !self.options.dry_run_server {
+            self.ensure_namespace().await?;
+        }
         let version = history.last().map_or(1, |last| last.version + 1);
         let mut release = new_release(name, self.namespace(), version, rendered);
+        release.labels = self.options.labels.clone();
         release.info.status = ReleaseStatus::PendingInstall;
         release.info.description = "Initial install underway".to_string();
         if self.options.dry_run_server {
-            let report = self.apply(&prepared, HashSet::new(), cancel).await;
-            return Ok(OperationReport { outcome: report.outcome, release, report: Some(report) });
+            let report = self.apply(&prepared, HashSet::new(), create_only, cancel).await;
+            release.info.description = DRY_RUN_DESCRIPTION.to_string();
+            return Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None });
         }
         if cancel.is_cancelled() {
             return Ok(OperationReport::not_started(release));
         }
         self.storage.create(&release).await?;
-        let report = self.apply(&prepared, HashSet::new(), cancel).await;
+        let report = self.apply(&prepared, HashSet::new(), create_only, cancel).await;
         if report.outcome == Outcome::Ready {
-            self.finish(&mut release, ReleaseStatus::Deployed, "Install complete").await?;
-            return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report) });
+            let description = self.options.description.clone().unwrap_or_else(|| "Install complete".to_string());
+            self.finish(&mut release, ReleaseStatus::Deployed, &description).await?;
+            return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report), rolled_back: None });
         }
         let description = describe_failure("Install", name, &report);
         self.finish(&mut release, ReleaseStatus::Failed, &description).await?;
@@ -387,7 +466,7 @@ impl Context<'_, '_> {
                 }
             }
         }
-        Ok(OperationReport { outcome: report.outcome, release, report: Some(report) })
+        Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None })
     }
 
     async fn finish(
@@ -457,34 +536,38 @@ impl Context<'_, '_> {
         }
         self.check_not_pending(name, &history)?;
         let manifests = &rendered.manifests;
-        let prepared = self.prepare(manifests)?;
+        let owned = self.owned(manifests, name);
+        let prepared = self.prepare(&owned)?;
         let previous = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
         // What the cluster holds comes from the last revision, whatever its status; objects are skipped as
         // unchanged only when that revision was fully applied (deployed).
         let old = recorded_manifests(&last)?;
         let last_deployed = last.info.status == ReleaseStatus::Deployed;
         let mut release = new_release(name, self.namespace(), last.version + 1, rendered);
+        release.labels = self.options.labels.clone();
         release.info.first_deployed = history.first().and_then(|first| first.info.first_deployed).or_else(now);
         release.info.status = ReleaseStatus::PendingUpgrade;
         release.info.description = "Preparing upgrade".to_string();
         let unchanged = skippable(manifests, &old, last_deployed, self.namespace());
         if self.options.dry_run_server {
-            let report = self.apply(&prepared, unchanged, cancel).await;
-            return Ok(OperationReport { outcome: report.outcome, release, report: Some(report) });
+            let report = self.apply(&prepared, unchanged, HashSet::new(), cancel).await;
+            release.info.description = DRY_RUN_DESCRIPTION.to_string();
+            return Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None });
         }
         if cancel.is_cancelled() {
             return Ok(OperationReport::not_started(release));
         }
         self.storage.create(&release).await?;
-        let report = self.apply(&prepared, unchanged, cancel).await;
+        let report = self.apply(&prepared, unchanged, HashSet::new(), cancel).await;
         if report.outcome == Outcome::Ready {
-            self.promote(&mut release, "Upgrade complete", &old, manifests, previous, cancel).await?;
-            return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report) });
+            let description = self.options.description.clone().unwrap_or_else(|| "Upgrade complete".to_string());
+            self.promote(&mut release, &description, &old, manifests, previous, cancel).await?;
+            return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report), rolled_back: None });
         }
         let description = describe_failure("Upgrade", name, &report);
         self.finish(&mut release, ReleaseStatus::Failed, &description).await?;
         if self.is_aborted() {
-            return Ok(OperationReport { outcome: report.outcome, release, report: Some(report) });
+            return Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None });
         }
         if self.options.cleanup_on_fail {
             let created = removed(manifests, &old, self.namespace());
@@ -497,10 +580,15 @@ impl Context<'_, '_> {
         {
             let fresh = CancellationToken::new();
             let rolled = self.rollback(name, Some(previous.version), &fresh).await?;
-            return Ok(OperationReport { outcome: report.outcome, release: rolled.release, report: Some(report) });
+            return Ok(OperationReport {
+                outcome: report.outcome,
+                release,
+                report: Some(report),
+                rolled_back: Some(rolled.release),
+            });
         }
         self.storage.prune(name, self.options.history_max).await?;
-        Ok(OperationReport { outcome: report.outcome, release, report: Some(report) })
+        Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None })
     }
 
     async fn rollback(
@@ -513,21 +601,20 @@ impl Context<'_, '_> {
         let Some(mut last) = history.last().cloned() else {
             return Err(LifecycleError::NotFound(name.to_string()));
         };
-        let version = revision.unwrap_or(last.version.saturating_sub(1)).max(1);
-        let target = history
-            .iter()
-            .find(|release| release.version == version)
-            .cloned()
-            .ok_or(LifecycleError::NoRevision { name: name.to_string(), version })?;
-        if last.info.status.is_pending() {
-            // Rollback is the way out of a revision left pending by a crashed client.
+        let version = revision.unwrap_or(last.version.saturating_sub(1));
+        let target = history.iter().find(|release| release.version == version).cloned();
+        if last.info.status.is_pending() && !self.options.dry_run_server {
+            // Rollback is the way out of a revision left pending by a crashed client, even when there is nothing
+            // to go back to.
             last.info.status = ReleaseStatus::Failed;
             last.info.description = format!("{}; marked failed by berth rollback", last.info.description);
             self.storage.update(&last).await?;
         }
+        let target = target.ok_or(LifecycleError::NoRevision { name: name.to_string(), version })?;
         let current = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
         let manifests = recorded_manifests(&target)?;
-        let prepared = self.prepare(&manifests)?;
+        let owned = self.owned(&manifests, name);
+        let prepared = self.prepare(&owned)?;
         let old = recorded_manifests(&last)?;
         let last_deployed = last.info.status == ReleaseStatus::Deployed;
         let mut release = target.clone();
@@ -536,20 +623,25 @@ impl Context<'_, '_> {
         release.info.description = format!("Rollback to {version}");
         release.info.rollback_revision = version;
         release.info.last_deployed = now();
+        let skip = skippable(&manifests, &old, last_deployed, self.namespace());
+        if self.options.dry_run_server {
+            let report = self.apply(&prepared, skip, HashSet::new(), cancel).await;
+            release.info.description = DRY_RUN_DESCRIPTION.to_string();
+            return Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None });
+        }
         if cancel.is_cancelled() {
             return Ok(OperationReport::not_started(release));
         }
         self.storage.create(&release).await?;
-        let skip = skippable(&manifests, &old, last_deployed, self.namespace());
-        let report = self.apply(&prepared, skip, cancel).await;
+        let report = self.apply(&prepared, skip, HashSet::new(), cancel).await;
         if report.outcome == Outcome::Ready {
             let description = format!("Rollback to {version}");
             self.promote(&mut release, &description, &old, &manifests, current, cancel).await?;
-            return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report) });
+            return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report), rolled_back: None });
         }
         let description = describe_failure("Rollback", name, &report);
         self.finish(&mut release, ReleaseStatus::Failed, &description).await?;
-        Ok(OperationReport { outcome: report.outcome, release, report: Some(report) })
+        Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None })
     }
 
     async fn uninstall(
@@ -582,7 +674,12 @@ impl Context<'_, '_> {
         if report.outcome != Outcome::Ready {
             let description = describe_failure("Uninstallation of", name, &report);
             self.finish(&mut last, ReleaseStatus::Failed, &description).await?;
-            return Ok(OperationReport { outcome: report.outcome, release: last, report: Some(report) });
+            return Ok(OperationReport {
+                outcome: report.outcome,
+                release: last,
+                report: Some(report),
+                rolled_back: None,
+            });
         }
         last.info.deleted = now();
         if keep_history {
@@ -594,7 +691,7 @@ impl Context<'_, '_> {
                 self.storage.delete(name, revision.version).await?;
             }
         }
-        Ok(OperationReport { outcome: Outcome::Ready, release: last, report: Some(report) })
+        Ok(OperationReport { outcome: Outcome::Ready, release: last, report: Some(report), rolled_back: None })
     }
 }
 
@@ -610,11 +707,15 @@ fn aborted() -> ApplyReport {
     }
 }
 
-/// Each object of the release's last revision with its status in the cluster now (`berth status`).
-pub async fn resource_statuses(cluster: &Cluster, release: &Release) -> Vec<ResourceStatus> {
+/// Each object of the release's last revision with its status in the cluster now (`berth status`), judged by
+/// `rules`.
+pub async fn resource_statuses(
+    cluster: &Cluster,
+    release: &Release,
+    rules: &Arc<crate::health::HealthRules>,
+) -> Vec<ResourceStatus> {
     let Ok(manifests) = recorded_manifests(release) else { return Vec::new() };
-    let rules = Arc::new(crate::health::HealthRules::new());
-    match crate::observe::observe(cluster, &manifests, &rules).await {
+    match crate::observe::observe(cluster, &manifests, rules).await {
         Ok(observed) => observed
             .into_iter()
             .map(|observed| ResourceStatus {

@@ -6,9 +6,13 @@
 //!   text in a Secret (base64 of gzipped JSON).
 //! - `storage.rs`: [`Storage`], Helm's `secret` driver: one Secret per revision, found by labels.
 //! - `rendered.rs`: [`Rendered`], what an install or upgrade releases, built by the caller (no file is read here).
+//! - `ownership.rs`: Helm's ownership marks on the objects and the field manager both tools share.
 //! - `lifecycle.rs`: install, upgrade, rollback and uninstall on top of apply, wait, sequencing and delete.
 
+pub mod chart;
+pub mod cluster_chart;
 pub mod lifecycle;
+pub mod ownership;
 mod record;
 mod rendered;
 mod storage;
@@ -17,7 +21,7 @@ pub use record::{
     Chart, ChartFile, ChartMetadata, HelmTime, Hook, HookExecution, Info, Maintainer, RecordError, Release,
     ReleaseStatus, UnknownStatus, decode, encode,
 };
-pub use rendered::{Rendered, manifest_text};
+pub use rendered::{Rendered, RenderedHook, manifest_text};
 pub use storage::{SECRET_TYPE, Storage, StorageError, secret_name};
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 
 mod apply_cli;
 mod apply_sim;
+mod chart_release;
 mod fixtures;
 mod hardening_cli;
 mod hardening_sim;
@@ -10,6 +11,7 @@ mod health_rules_cli;
 mod peers;
 mod plan_cli;
 mod release_cli;
+mod release_lifecycle;
 mod release_storage;
 mod run;
 mod secrets_cli;

@@ -27,7 +27,11 @@ async fn run(faults: Faults) -> Result {
     let manifests = manifest::load(&["examples/app/".into()]).expect("the example loads");
     let request = ApplyRequest {
         // Jobs must complete, so the Job's last message does not depend on timing.
-        wait: Some(WaitOptions { timeout: Some(Duration::from_secs(40)), wait_for_jobs: true, ..WaitOptions::default() }),
+        wait: Some(WaitOptions {
+            timeout: Some(Duration::from_secs(40)),
+            wait_for_jobs: true,
+            ..WaitOptions::default()
+        }),
         ..ApplyRequest::default()
     };
     let cancel = CancellationToken::new();
