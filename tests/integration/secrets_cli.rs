@@ -1,6 +1,7 @@
 //! Nothing of a Secret reaches any output (issue 14, item 3): a Secret holding a canary value goes through
-//! every command that reads or writes objects or releases, at every verbosity and in JSON, and every byte of
-//! stdout and stderr is searched for the canary and its base64 forms. A Secret the client library cannot
+//! every command that reads or writes objects or releases, at every verbosity and in JSON, as manifests and
+//! as a chart, and every byte of stdout and stderr is searched for the canary and its base64 forms (`template`
+//! prints the manifest on stdout by contract; its logs are searched). A Secret the client library cannot
 //! decode (it logs the whole answer at WARN) is read too.
 
 use crate::peers::PeerCluster;
@@ -85,8 +86,17 @@ async fn no_command_prints_a_secret_at_any_verbosity() {
         "data": {"token": base64::engine::general_purpose::STANDARD.encode(CANARY)}});
     peer.cluster.store().create_system(broken).expect("stored as is");
     let undecodable = peer.file("undecodable.yaml", "apiVersion: v1\nkind: Secret\nmetadata: {name: undecodable}\n");
+    // The same kind of object as a chart, the canary in its values.
+    let chart = peer.dir.path().join("chart");
+    std::fs::create_dir_all(chart.join("templates")).expect("chart directory");
+    std::fs::write(chart.join("Chart.yaml"), "apiVersion: v2\nname: shop\nversion: 1.0.0\n").expect("Chart.yaml");
+    std::fs::write(chart.join("values.yaml"), format!("password: {CANARY}\n")).expect("values.yaml");
+    let template = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: chart-credentials\nstringData:\n  password: {{ .Values.password }}\n";
+    std::fs::write(chart.join("templates/secret.yaml"), template).expect("template");
+    let chart = chart.display().to_string();
     let (kubeconfig, dir) = (peer.kubeconfig(), peer.dir.path().to_path_buf());
     let transcript = tokio::task::spawn_blocking(move || {
+        let chart = chart;
         let mut transcript = Transcript { kubeconfig, dir, runs: 0, text: String::new() };
         for (level, verbosity) in ["", "-v", "-vv", "-vvv"].into_iter().enumerate() {
             let release = format!("shop{level}");
@@ -126,6 +136,28 @@ async fn no_command_prints_a_secret_at_any_verbosity() {
             run(&["list", "-o", "json"]);
             run(&["list"]);
             run(&["upgrade", &release, &v2, "--dry-run", "server", "-o", "json"]);
+            let chart_release = format!("chart{level}");
+            run(&["install", &chart_release, &chart, "--wait"]);
+            run(&["upgrade", &chart_release, &chart, "--set", "extra=1", "-o", "json"]);
+            run(&["status", &chart_release, "-o", "json"]);
+            run(&["uninstall", &chart_release]);
+        }
+        // `template` prints the rendered manifest on stdout by contract, as `helm template` does: only its logs
+        // are searched.
+        for verbosity in ["", "-v", "-vv", "-vvv"] {
+            let mut args = vec!["template", "shop", chart.as_str()];
+            if !verbosity.is_empty() {
+                args.push(verbosity);
+            }
+            let output = Command::new(env!("CARGO_BIN_EXE_berth"))
+                .args(&args)
+                .env("NO_COLOR", "1")
+                .env_remove("BERTH_LOG")
+                .output()
+                .expect("berth runs");
+            assert!(String::from_utf8_lossy(&output.stdout).contains(CANARY), "the chart rendered");
+            transcript.runs += 1;
+            transcript.text.push_str(&String::from_utf8_lossy(&output.stderr));
         }
         transcript
     })
@@ -133,7 +165,8 @@ async fn no_command_prints_a_secret_at_any_verbosity() {
     .expect("joined");
     assert!(transcript.runs >= 100, "{} runs", transcript.runs);
     // The transcript is real: the commands ran and reached the Secret.
-    assert!(transcript.text.contains("Secret/default/credentials") || transcript.text.contains("credentials"));
+    assert!(transcript.text.contains("Secret/default/credentials"), "the manifests were applied");
+    assert!(transcript.text.contains("\"name\":\"chart-credentials\""), "the chart was installed");
     assert!(transcript.text.contains("TRACE"), "-vvv logs were captured");
     for form in forms() {
         if let Some(at) = transcript.text.find(&form) {
