@@ -187,7 +187,15 @@ fn release_options(change: &ChangeArgs) -> ReleaseOptions {
     }
 }
 
+/// Helm's rule for release names, checked before anything else (the record's Secret is named after it).
+fn check_name(name: &str) -> Result<(), Error> {
+    lifecycle::validate_release_name(name).map_err(Error::Release)
+}
+
 pub fn run_change(operation: Operation, change: &ChangeArgs) -> Result<ExitCode, Error> {
+    if let Operation::Rollback { name, .. } = &operation {
+        check_name(name)?;
+    }
     if change.dry_run == Some(DryRunMode::Client) {
         return match &operation {
             Operation::Install { rendered, .. } | Operation::Upgrade { rendered, .. } => {
@@ -209,6 +217,7 @@ pub fn run_change(operation: Operation, change: &ChangeArgs) -> Result<ExitCode,
 }
 
 pub fn run_uninstall(args: UninstallArgs) -> Result<ExitCode, Error> {
+    check_name(&args.name)?;
     let operation = Operation::Uninstall { name: args.name.clone(), keep_history: args.keep_history };
     let options = ReleaseOptions { wait: args.wait, timeout: args.timeout, ..ReleaseOptions::default() };
     run_operation(&operation, &options, &args.cluster, args.output == super::apply::ProgressOutput::Json)
@@ -330,6 +339,9 @@ fn ansic(time: HelmTime) -> String {
 
 /// `berth list`, `berth history NAME`, `berth status NAME`.
 pub fn run_read(kind: ReadKind, args: ReadArgs) -> Result<ExitCode, Error> {
+    if let (ReadKind::History | ReadKind::Status, Some(name)) = (kind, &args.name) {
+        check_name(name)?;
+    }
     super::runtime::runtime()?.block_on(async move {
         let interrupts = Interrupts::install();
         interrupts.unless_cancelled("while reading the release", read(kind, &args)).await
@@ -574,6 +586,7 @@ struct Change<'a> {
 
 /// Connects (unless `--dry-run client`), renders the input for the release, then runs the operation.
 fn run_install_or_upgrade(change: Change<'_>, args: &ChangeArgs) -> Result<ExitCode, Error> {
+    check_name(&change.name)?;
     super::runtime::runtime()?.block_on(async move {
         let interrupts = Interrupts::install();
         let client_only = args.dry_run == Some(DryRunMode::Client);

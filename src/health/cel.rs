@@ -280,7 +280,13 @@ fn compile_one(source: &str) -> Result<Program, (usize, usize, String)> {
             };
             let line = usize::try_from(first.pos.0).unwrap_or(1).max(1);
             let column = usize::try_from(first.pos.1).unwrap_or(1).max(1);
-            Err((line, column, first.msg.clone()))
+            // The parser's own nesting limit comes back as a debug rendering of its error; say what it means.
+            let message = if first.msg.contains("Recursion limit of") {
+                "the expression nests more than 96 levels of parentheses, calls or operators".to_string()
+            } else {
+                first.msg.clone()
+            };
+            Err((line, column, message))
         }
     })
     .unwrap_or_else(|message| Err((1, 1, message)))

@@ -404,9 +404,13 @@ pub enum AnnotationProblem {
 /// An [`AnnotationProblem`] saying what is wrong.
 pub fn compile_annotation(text: &str) -> Result<CelRule, AnnotationProblem> {
     let value: Value = serde_saphyr::from_str_with_options(text, crate::manifest::yaml_options()).map_err(|error| {
-        let message = error.to_string();
-        let first = message.lines().next().unwrap_or_default().trim().to_string();
-        AnnotationProblem::Shape(format!("invalid YAML: {first}"))
+        let message = crate::manifest::yaml_message(&error.to_string());
+        AnnotationProblem::Shape(match error.location() {
+            Some(location) => {
+                format!("invalid YAML at line {}, column {}: {message}", location.line(), location.column())
+            }
+            None => format!("invalid YAML: {message}"),
+        })
     })?;
     let Value::Object(map) = value else {
         return Err(AnnotationProblem::Shape(

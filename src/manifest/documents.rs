@@ -213,7 +213,7 @@ fn parse_yaml_here(text: &str, file: &str, problems: &mut Vec<Problem>) -> Vec<D
 
 /// serde-saphyr renders a source snippet under its message and starts it with `error: line L column C: `,
 /// counting lines in the document; the message alone is kept, the position is reported in the file's lines.
-pub(crate) fn yaml_message(message: &str) -> String {
+pub fn yaml_message(message: &str) -> String {
     let first = message.lines().next().unwrap_or(message).trim();
     let first = first.strip_prefix("error: ").unwrap_or(first);
     let without_position = first
@@ -221,5 +221,21 @@ pub(crate) fn yaml_message(message: &str) -> String {
         .and_then(|rest| rest.split_once(": "))
         .filter(|(position, _)| position.split(" column ").all(|number| number.trim().parse::<u64>().is_ok()))
         .map_or(first, |(_, rest)| rest);
+    // The budget's breaches come as debug renderings (`budget breached: Depth { depth: 129 }`): say what
+    // was exceeded.
+    for (breach, meaning) in BUDGET_BREACHES {
+        if without_position.starts_with(&format!("budget breached: {breach}")) {
+            return meaning.to_string();
+        }
+    }
     without_position.to_string()
 }
+
+/// serde-saphyr's budget breaches, and what each means under [`yaml_options`].
+const BUDGET_BREACHES: [(&str, &str); 5] = [
+    ("Depth", "nested deeper than 128 levels (the most a JSON manifest may nest)"),
+    ("Nodes", "more than 250000 values in one document (an alias bomb?)"),
+    ("Aliases", "more than 50000 aliases in one document"),
+    ("AliasAnchorRatio", "far more aliases than anchors (an alias bomb?)"),
+    ("Events", "more than 1000000 parser events in one document"),
+];

@@ -13,7 +13,7 @@ use serde_json::Value;
 use std::fmt;
 use std::path::PathBuf;
 
-pub use documents::{MAX_YAML_DEPTH, parse_documents, yaml_options};
+pub use documents::{MAX_YAML_DEPTH, parse_documents, yaml_message, yaml_options};
 pub use paths::{STDIN, expand_paths};
 
 /// Where an object was read: file (`-` for stdin), 1-based document number in that file and 1-based line
@@ -175,6 +175,20 @@ fn identity(object: &Value) -> Result<ObjectRef, String> {
     let namespace = value_at(object, &["metadata", "namespace"]);
     if namespace.is_some_and(|namespace| !namespace.is_string() && !namespace.is_null()) {
         return Err(format!("{described}: metadata.namespace must be a string"));
+    }
+    // A field that is there but not a string (`name: 42`, `name: yes`, which YAML reads as a boolean) is not
+    // missing: say what it is.
+    let fields =
+        [("apiVersion", &["apiVersion"][..]), ("kind", &["kind"][..]), ("metadata.name", &["metadata", "name"][..])];
+    let mistyped: Vec<String> = fields
+        .iter()
+        .filter_map(|(field, path)| {
+            let value = value_at(object, path).filter(|value| !value.is_string() && !value.is_null())?;
+            Some(format!("{field} must be a string, found {}; quote it", type_name(value)))
+        })
+        .collect();
+    if !mistyped.is_empty() {
+        return Err(format!("{described}: {}", mistyped.join("; ")));
     }
     if !missing.is_empty() {
         return Err(format!("{described}: missing {}", missing.join(", ")));

@@ -2,6 +2,7 @@
 
 mod apply_cli;
 mod apply_sim;
+mod bad_input;
 mod chart_release;
 mod fixtures;
 mod hardening_cli;
