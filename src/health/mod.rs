@@ -28,6 +28,8 @@ pub mod builtin;
 mod cel;
 mod cel_cost;
 mod compare;
+#[cfg(test)]
+mod grammar_tests;
 mod jsonpath;
 mod problem;
 mod readiness;

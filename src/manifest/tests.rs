@@ -294,3 +294,87 @@ fn a_directory_of_manifests_is_read_without_the_chart_files_beside_them() {
     assert!(load(&[directory.join("Chart.yaml")]).is_err());
     std::fs::remove_dir_all(&directory).unwrap();
 }
+
+proptest! {
+    // Each case loads a document up to 160 levels deep (serialising it first): few cases keep the bound.
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Grammar-generated data (maps, lists, scalars) nested up to 160 levels, written as YAML: loaded as
+    /// written when within the depth limit, refused with the limit named beyond it; never a panic or an
+    /// overflow, and within a bound.
+    #[test]
+    fn nested_documents_load_or_are_refused_by_depth(data in nested_value(), wrap in 0usize..160) {
+        let mut value = data;
+        for _ in 0..wrap {
+            value = serde_json::json!({"n": value});
+        }
+        let object = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "deep"}, "data": value});
+        let Ok(text) = serde_saphyr::to_string(&object) else { return Ok(()) };
+        let started = std::time::Instant::now();
+        let (manifests, problems) = parse(&text);
+        prop_assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+        if depth(&object) <= MAX_YAML_DEPTH {
+            prop_assert!(problems.is_empty(), "{:?}", problems);
+            prop_assert_eq!(&manifests[0].object, &object);
+        } else {
+            prop_assert!(manifests.is_empty());
+            prop_assert!(problems[0].to_string().contains("nested deeper than 128 levels"), "{}", problems[0]);
+        }
+    }
+
+    /// Anchors and aliases from YAML's grammar, fanned out level over level (the shape of an alias bomb):
+    /// loaded when small, refused by the budget when not, always within a bound.
+    #[test]
+    fn alias_fan_outs_are_bounded(levels in 1usize..12, fan_out in 1usize..12) {
+        let mut text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: aliases}\ndata:\n  a0: &a0 [x]\n".to_string();
+        for level in 1..levels {
+            let previous = format!("*a{}", level - 1);
+            text.push_str(&format!("  a{level}: &a{level} [{}]\n", vec![previous.as_str(); fan_out].join(", ")));
+        }
+        let started = std::time::Instant::now();
+        let (manifests, problems) = parse(&text);
+        prop_assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+        let expanded: f64 = (0..levels).map(|level| (fan_out as f64).powi(level as i32)).sum();
+        if expanded > 250_000.0 {
+            prop_assert!(manifests.is_empty() && !problems.is_empty(), "{} values expanded", expanded);
+        }
+    }
+
+}
+
+/// Data from a small grammar: scalars, lists and maps nested a few levels (the test wraps it deeper).
+fn nested_value() -> impl Strategy<Value = serde_json::Value> {
+    let leaf = prop_oneof![
+        Just(serde_json::Value::Null),
+        any::<bool>().prop_map(serde_json::Value::from),
+        any::<i32>().prop_map(serde_json::Value::from),
+        "[a-z ]{0,8}".prop_map(serde_json::Value::from),
+    ];
+    leaf.prop_recursive(6, 48, 3, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..3).prop_map(serde_json::Value::Array),
+            proptest::collection::btree_map("[a-z]{1,4}", inner, 0..3)
+                .prop_map(|map| serde_json::Value::Object(map.into_iter().collect())),
+        ]
+    })
+}
+
+/// Structural depth as serde-saphyr counts it: one per map or list around a value.
+fn depth(value: &serde_json::Value) -> usize {
+    let mut deepest = 0;
+    let mut pending = vec![(value, 0usize)];
+    while let Some((value, level)) = pending.pop() {
+        match value {
+            serde_json::Value::Array(items) => {
+                deepest = deepest.max(level + 1);
+                pending.extend(items.iter().map(|item| (item, level + 1)));
+            }
+            serde_json::Value::Object(map) => {
+                deepest = deepest.max(level + 1);
+                pending.extend(map.values().map(|item| (item, level + 1)));
+            }
+            _ => {}
+        }
+    }
+    deepest
+}
