@@ -6,7 +6,7 @@
 //! documents are still checked.
 //!
 //! Every YAML document is parsed under a budget: nesting up to [`MAX_YAML_DEPTH`] levels (a
-//! CustomResourceDefinition with 30 levels of schema nests about 70), and serde-saphyr's default bounds on
+//! CustomResourceDefinition whose schema nests 30 objects deep nests 66), and serde-saphyr's default bounds on
 //! aliases, anchors, nodes and scalar bytes, so an alias bomb ("billion laughs") is refused rather than
 //! expanded.
 
