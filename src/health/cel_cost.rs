@@ -17,8 +17,9 @@
 //! bounded by what they can build; `lists.range` of a non-literal count cannot be bounded and is refused.
 //!
 //! Data read from the object is bounded by the subtree it comes from (exactly, when the expression names a
-//! fixed path such as `status.conditions`; otherwise by the whole object), so a rule reading a three-element
-//! `status.conditions` costs tens of units however large the rest of the object is.
+//! fixed path such as `status.conditions`; otherwise by the largest subtree an element could be), so a rule
+//! reading a three-element `status.conditions` costs tens of units however large the rest of the object is.
+//! The statistics of every subtree are gathered in one pass over the object, without recursion.
 
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue, operators};
 use serde_json::Value;
@@ -38,9 +39,6 @@ const LONGEST_NUMBER: u64 = 320;
 /// The namespaced functions of cel 0.15's standard library and the extensions berth enables.
 const NAMESPACED: [&str; 5] =
     ["lists.range", "strings.quote", "optional.of", "optional.none", "optional.ofNonZeroValue"];
-
-/// Concrete subtrees larger than this are bounded by the whole object instead of being measured again.
-const MEASURE_LIMIT: usize = 10_000;
 
 /// An upper bound of the values an expression can produce.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -160,7 +158,7 @@ impl Bound {
 
 /// The estimate of one expression on one object.
 pub fn estimate(expression: &IdedExpr, object: &Value) -> u64 {
-    let mut estimator = Estimator { object, whole: None, measured: HashMap::new(), scopes: Vec::new() };
+    let mut estimator = Estimator { object, stats: None, scopes: Vec::new() };
     estimator.walk(expression).cost
 }
 
@@ -178,10 +176,8 @@ impl Cost {
 
 struct Estimator<'a> {
     object: &'a Value,
-    /// The bound of the whole object, measured on first need.
-    whole: Option<Bound>,
-    /// Bounds of concrete subtrees already measured, by address.
-    measured: HashMap<*const Value, Bound>,
+    /// Every subtree's statistics, by address, gathered on first need.
+    stats: Option<HashMap<*const Value, Stats>>,
     /// Comprehension variables in scope, innermost last.
     scopes: Vec<(String, Bound)>,
 }
@@ -406,89 +402,92 @@ impl<'a> Estimator<'a> {
         }
     }
 
-    /// The bound of a part of the object: measured exactly when small, else the whole object's.
+    /// The bound of a part of the object, from the statistics of every subtree, gathered in one pass over
+    /// the object on first need.
     fn measure(&mut self, value: &Value) -> Bound {
-        let key = value as *const Value;
-        if let Some(bound) = self.measured.get(&key) {
-            return bound.clone();
+        let object = self.object;
+        let stats = self.stats.get_or_insert_with(|| subtree_stats(object));
+        bound_of(value, stats)
+    }
+}
+
+/// One subtree's largest list or map, longest string or key, and total size.
+#[derive(Debug, Clone, Copy, Default)]
+struct Stats {
+    items: u64,
+    text: u64,
+    size: u64,
+}
+
+impl Stats {
+    fn of_leaf(value: &Value) -> Stats {
+        match value {
+            Value::String(text) => Stats { items: 0, text: text.len() as u64, size: 1 + text.len() as u64 },
+            _ => Stats { items: 0, text: 0, size: 1 },
         }
-        let bound = match measure(value, MEASURE_LIMIT) {
-            Some(bound) => bound,
-            None => self.whole(),
-        };
-        self.measured.insert(key, bound.clone());
-        bound
     }
 
-    fn whole(&mut self) -> Bound {
-        if let Some(whole) = &self.whole {
-            return whole.clone();
-        }
-        let whole = measure(self.object, usize::MAX).unwrap_or_else(|| Bound::data(u64::MAX, u64::MAX, u64::MAX));
-        // Anything read through a path the estimate cannot follow is some subtree of the object.
-        let whole = whole.flattened();
-        self.whole = Some(whole.clone());
-        whole
+    fn merge(&mut self, child: Stats) {
+        self.items = self.items.max(child.items);
+        self.text = self.text.max(child.text);
+        self.size = self.size.saturating_add(child.size);
     }
+}
+
+/// The statistics of every list and map of `object`, by address, computed bottom-up without recursion.
+fn subtree_stats(object: &Value) -> HashMap<*const Value, Stats> {
+    let mut stats: HashMap<*const Value, Stats> = HashMap::new();
+    // Post-order: a container is finished once all its children are.
+    let mut pending: Vec<(&Value, bool)> = vec![(object, false)];
+    while let Some((value, children_done)) = pending.pop() {
+        let children: Vec<&Value> = match value {
+            Value::Array(list) => list.iter().collect(),
+            Value::Object(map) => map.values().collect(),
+            _ => continue,
+        };
+        if !children_done {
+            pending.push((value, true));
+            pending.extend(
+                children.into_iter().filter(|child| child.is_array() || child.is_object()).map(|child| (child, false)),
+            );
+            continue;
+        }
+        let mut total = Stats { items: children.len() as u64, text: 0, size: 1 };
+        if let Value::Object(map) = value {
+            for key in map.keys() {
+                total.text = total.text.max(key.len() as u64);
+                total.size = total.size.saturating_add(key.len() as u64);
+            }
+        }
+        for child in children {
+            total.merge(stats.get(&(child as *const Value)).copied().unwrap_or_else(|| Stats::of_leaf(child)));
+        }
+        stats.insert(value as *const Value, total);
+    }
+    stats
 }
 
 /// The bound of `value`: its own length exactly, and for its elements the largest list, the longest string
-/// or key and the largest size found in any one of them; `None` when it holds more than `limit` values.
-fn measure(value: &Value, limit: usize) -> Option<Bound> {
-    let mut seen = 0usize;
+/// or key and the largest size found in any one of them.
+fn bound_of(value: &Value, stats: &HashMap<*const Value, Stats>) -> Bound {
+    let of = |value: &Value| stats.get(&(value as *const Value)).copied().unwrap_or_else(|| Stats::of_leaf(value));
     let (children, key_text): (Vec<&Value>, u64) = match value {
         Value::Array(list) => (list.iter().collect(), 0),
         Value::Object(map) => (map.values().collect(), map.keys().map(|key| key.len() as u64).max().unwrap_or(0)),
-        Value::String(text) => return Some(Bound::text(text.len() as u64)),
-        Value::Null | Value::Bool(_) | Value::Number(_) => return Some(Bound::scalar()),
+        Value::String(text) => return Bound::text(text.len() as u64),
+        Value::Null | Value::Bool(_) | Value::Number(_) => return Bound::scalar(),
     };
     let mut element = Bound::data(0, 0, 0);
-    let mut size = 1u64.saturating_add(key_text.saturating_mul(children.len() as u64));
     for child in &children {
-        let (items, text, child_size) = subtree(child, limit, &mut seen)?;
-        element.items = element.items.max(items);
-        element.text = element.text.max(text);
+        let child = of(child);
+        element.items = element.items.max(child.items);
+        element.text = element.text.max(child.text);
         element.key_text = element.text;
-        element.size = element.size.max(child_size);
-        size = size.saturating_add(child_size);
+        element.size = element.size.max(child.size);
     }
     let items = children.len() as u64;
     let child = if items == 0 { Child::None } else { Child::Of(Rc::new(element)) };
-    Some(Bound { items, text: 0, key_text, size, child })
-}
-
-/// The largest list or map, the longest string or key and the total size of a subtree, without recursion;
-/// `None` once more than `limit` values have been seen.
-fn subtree(value: &Value, limit: usize, seen: &mut usize) -> Option<(u64, u64, u64)> {
-    let (mut items, mut text, mut size) = (0u64, 0u64, 0u64);
-    let mut pending = vec![value];
-    while let Some(value) = pending.pop() {
-        *seen += 1;
-        if *seen > limit {
-            return None;
-        }
-        size = size.saturating_add(1);
-        match value {
-            Value::String(string) => {
-                text = text.max(string.len() as u64);
-                size = size.saturating_add(string.len() as u64);
-            }
-            Value::Array(list) => {
-                items = items.max(list.len() as u64);
-                pending.extend(list);
-            }
-            Value::Object(map) => {
-                items = items.max(map.len() as u64);
-                for (key, item) in map {
-                    text = text.max(key.len() as u64);
-                    size = size.saturating_add(key.len() as u64);
-                    pending.push(item);
-                }
-            }
-            Value::Null | Value::Bool(_) | Value::Number(_) => {}
-        }
-    }
-    Some((items, text, size))
+    Bound { items, text: 0, key_text, size: of(value).size, child }
 }
 
 /// A literal argument, when the expression is one.
@@ -697,6 +696,48 @@ mod tests {
         let object = json!({"spec": {"items": [1, 2, 3]}});
         for rule in ["spec.items.exists_one(i, i == 2)", "spec.items.filter(i, i > 1).map(i, i * 2) == [4, 6]"] {
             assert!(cost(rule, &object) < 1_000, "{rule}");
+        }
+    }
+
+    /// The figures of docs/BENCHMARKS.md ("CEL cost budget"): for expressions near the budget, the estimate
+    /// and the time one evaluation takes. `cargo test -p berth --lib budget_figures -- --ignored --nocapture`
+    /// (add `--release` for an optimised build).
+    #[test]
+    #[ignore = "prints figures; run by hand"]
+    fn budget_figures() {
+        use crate::health::CelRule;
+        let items = |count: usize| json!({"status": {"items": (0..count).collect::<Vec<_>>()}});
+        let ten = "[0,1,2,3,4,5,6,7,8,9]";
+        let cases = [
+            (
+                "pairs over 200 items",
+                "status.items.all(a, status.items.all(b, a != b || a == b))".to_string(),
+                items(200),
+            ),
+            (
+                "pairs over 220 items",
+                "status.items.all(a, status.items.all(b, a != b || a == b))".to_string(),
+                items(220),
+            ),
+            (
+                "map of 10 x 10 x 10 x 10",
+                format!("size({ten}.map(a, {ten}.map(b, {ten}.map(c, {ten}.map(d, a + b + c + d))))) > 0"),
+                json!({}),
+            ),
+            (
+                "map of 10^5",
+                format!("size({ten}.map(a, {ten}.map(b, {ten}.map(c, {ten}.map(d, {ten}.map(e, 1)))))) > 0"),
+                json!({}),
+            ),
+            ("distinct of 100", "status.items.distinct().size() > 0".to_string(), items(100)),
+            ("sort of 20000", "status.items.sort().size() > 0".to_string(), items(20_000)),
+        ];
+        for (name, expression, object) in cases {
+            let cost = cost(&expression, &object);
+            let rule = CelRule::compile(&expression, None, None).expect("compiles");
+            let started = std::time::Instant::now();
+            let (status, _) = rule.judge(&object);
+            println!("{name}: estimate {cost}, {status:?} in {:?}", started.elapsed());
         }
     }
 }
