@@ -25,6 +25,7 @@ use cel::common::value::Val;
 use cel::{Context, Env, Program};
 use serde_json::Value;
 use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, LazyLock};
 
 /// Nesting beyond this depth is bound as `null`: no Kubernetes object comes near it, and it bounds recursion.
@@ -39,11 +40,16 @@ pub const MAX_EXPRESSION_BYTES: usize = 8 * 1024;
 /// stops parenthesised nesting at 96; the macros add a few levels each.
 pub const MAX_NESTING: usize = 100;
 
-/// The stack of the thread that parses and evaluates: ample for [`MAX_NESTING`] levels of the interpreter,
-/// the parser's own recursion on [`MAX_EXPRESSION_BYTES`] and objects nested [`MAX_DEPTH`] deep (measured in
-/// `nesting_limits_keep_every_stack_bounded`: it passes with 8 MiB in a debug build and overflows with 4 MiB,
-/// parsing the longest chain). Only the pages used are committed.
-const STACK_BYTES: usize = 64 * 1024 * 1024;
+/// The stack parsing runs on: ample for the parser's recursion on [`MAX_EXPRESSION_BYTES`] of `1+1+...`
+/// (measured in `nesting_limits_keep_every_stack_bounded`: a debug build passes with 8 MiB and overflows with
+/// 4 MiB). Parsing happens once per rule; only the pages used are committed.
+const PARSE_STACK_BYTES: usize = 64 * 1024 * 1024;
+
+/// The stack evaluation runs on: [`MAX_NESTING`] levels of the interpreter and objects nested [`MAX_DEPTH`]
+/// deep (measured in the same test, on a stack mapped for the call: a debug build passes with 4 MiB and
+/// crashes with 2 MiB; twice that is kept). A thread with this much left evaluates on its own stack; others (a
+/// tokio worker has 2 MiB) get one mapped for the call.
+const EVALUATION_STACK_BYTES: usize = 8 * 1024 * 1024;
 
 /// The shared environment: built once per process, read by every compile and evaluation.
 static ENVIRONMENT: LazyLock<Arc<Env>> = LazyLock::new(|| {
@@ -170,13 +176,14 @@ impl CelRule {
         if let Some(message) = generation_not_observed(object) {
             return (Status::InProgress, message);
         }
-        on_cel_thread(|| self.evaluate(object)).unwrap_or_else(|message| (Status::Unknown, message))
+        with_stack(EVALUATION_STACK_BYTES, || self.evaluate(object))
+            .unwrap_or_else(|message| (Status::Unknown, message))
     }
 
     /// The first expression whose cost on `object` could exceed the budget, with that cost: checked when an
     /// object's own rule is read (its manifest as the object), so a rule that can never run is refused then.
     pub fn over_budget(&self, object: &Value) -> Option<(Field, u64)> {
-        on_cel_thread(|| {
+        with_stack(EVALUATION_STACK_BYTES, || {
             self.expressions.iter().find_map(|expression| {
                 let cost = cel_cost::estimate(expression.program.expression(), object);
                 (cost > cel_cost::BUDGET).then_some((expression.field, cost))
@@ -237,19 +244,15 @@ pub fn over_budget_message(field: Field, cost: u64) -> String {
     )
 }
 
-/// Runs `work` on a thread with [`STACK_BYTES`] of stack and waits for it.
+/// Runs `work` with at least `stack` bytes of stack: on the calling thread's own stack when that much is left,
+/// else on a stack of its own mapped for the call (stacker switches to it and back; no thread is started), so
+/// the caller's stack size does not matter.
 ///
 /// # Errors
-/// A message when the thread cannot start or `work` panics (the interpreter failed).
-fn on_cel_thread<T: Send>(work: impl FnOnce() -> T + Send) -> Result<T, String> {
-    std::thread::scope(|scope| {
-        let handle = std::thread::Builder::new()
-            .name("berth-cel".to_string())
-            .stack_size(STACK_BYTES)
-            .spawn_scoped(scope, work)
-            .map_err(|error| format!("cannot start the CEL evaluation thread: {error}"))?;
-        handle.join().map_err(|_| "the CEL interpreter failed".to_string())
-    })
+/// A message when `work` panics (the interpreter failed).
+fn with_stack<T>(stack: usize, work: impl FnOnce() -> T) -> Result<T, String> {
+    stacker::maybe_grow(stack, stack, || catch_unwind(AssertUnwindSafe(work)))
+        .map_err(|_| "the CEL interpreter failed".to_string())
 }
 
 /// Parses one expression on the CEL thread, refusing what is too long or too deeply nested; the error carries
@@ -262,7 +265,7 @@ fn compile_one(source: &str) -> Result<Program, (usize, usize, String)> {
             format!("the expression is {} bytes long; at most {MAX_EXPRESSION_BYTES} are accepted", source.len()),
         ));
     }
-    on_cel_thread(|| match ENVIRONMENT.compile(source) {
+    with_stack(PARSE_STACK_BYTES, || match ENVIRONMENT.compile(source) {
         Ok(program) => {
             let depth = nesting(program.expression());
             if depth > MAX_NESTING {
@@ -605,7 +608,7 @@ mod tests {
         // `(1 + 1 + ... == 98) && has(spec.a)`: the leftmost `1` is MAX_NESTING levels down.
         let chain = vec!["1"; 98].join(" + ");
         let source = format!("{chain} == 98 && has(spec.a)");
-        assert_eq!(on_cel_thread(|| nesting(compiled(&source).expression())), Ok(MAX_NESTING));
+        assert_eq!(with_stack(PARSE_STACK_BYTES, || nesting(compiled(&source).expression())), Ok(MAX_NESTING));
         let rule = rule(&source, None, None);
         assert_eq!(rule.judge(&json!({"spec": deep})).0, Status::Current);
         // A parse tree as deep as the longest expression allows, refused without exhausting the stack.

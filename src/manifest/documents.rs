@@ -154,30 +154,27 @@ fn push_chunk<'a>(chunks: &mut Vec<Chunk<'a>>, finished: Chunk<'a>, next: &mut C
     }
 }
 
-/// The stack of the thread YAML is parsed on: serde-saphyr and serde recurse once or more per level, and a
-/// debug build needs more than 2 MiB (a tokio worker's stack) for [`MAX_YAML_DEPTH`] levels. Only the pages
-/// used are committed.
+/// The stack YAML is parsed on: serde-saphyr and serde recurse once or more per level, and a debug build
+/// needs more than 2 MiB (a tokio worker's stack) for [`MAX_YAML_DEPTH`] levels. Only the pages used are
+/// committed.
 const YAML_STACK_BYTES: usize = 64 * 1024 * 1024;
 
-/// Parses YAML on a thread with [`YAML_STACK_BYTES`] of stack, so the caller's stack does not matter.
+/// Parses YAML on a stack of [`YAML_STACK_BYTES`] mapped for the call (stacker switches to it and back; no
+/// thread is started), so the caller's stack does not matter.
 fn parse_yaml(text: &str, file: &str, problems: &mut Vec<Problem>) -> Vec<Document> {
-    let parsed = std::thread::scope(|scope| {
-        let spawned = std::thread::Builder::new()
-            .name("berth-yaml".to_string())
-            .stack_size(YAML_STACK_BYTES)
-            .spawn_scoped(scope, || {
-                let mut found = Vec::new();
-                let documents = parse_yaml_here(text, file, &mut found);
-                (documents, found)
-            });
-        spawned.map(|handle| handle.join())
+    let parsed = stacker::grow(YAML_STACK_BYTES, || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut found = Vec::new();
+            let documents = parse_yaml_here(text, file, &mut found);
+            (documents, found)
+        }))
     });
     match parsed {
-        Ok(Ok((documents, found))) => {
+        Ok((documents, found)) => {
             problems.extend(found);
             documents
         }
-        Ok(Err(_)) | Err(_) => {
+        Err(_) => {
             problems.push(Problem::Read { path: file.to_string(), message: "the YAML parser failed".to_string() });
             Vec::new()
         }
