@@ -57,6 +57,13 @@ impl Progress {
     }
 
     pub fn on_event(&mut self, event: &ApplyEvent) {
+        if let (ApplyEvent::HookLog { log, .. }, ProgressMode::Live { color }) = (event, self.mode) {
+            // A hook's log goes above the table, as it was written.
+            self.clear();
+            write_log(log);
+            self.redraw(color);
+            return;
+        }
         match self.mode {
             ProgressMode::Json => json_line(event),
             ProgressMode::Lines => {
@@ -68,7 +75,9 @@ impl Progress {
                     _ => false,
                 };
                 self.remember(event);
-                if !repeated && let Some(line) = plain_line(event) {
+                if let ApplyEvent::HookLog { log, .. } = event {
+                    write_log(log);
+                } else if !repeated && let Some(line) = plain_line(event) {
                     eprintln!("{line}");
                 }
             }
@@ -100,7 +109,17 @@ impl Progress {
             ApplyEvent::Wait(WaitEvent::StatusChanged { object, status, message }) => {
                 (object, *status, message.clone())
             }
-            ApplyEvent::Wait(WaitEvent::Waiting { .. }) | ApplyEvent::External { .. } => return,
+            ApplyEvent::HookStarted { object, hook } => (object, Status::InProgress, format!("{hook} hook started")),
+            ApplyEvent::HookSucceeded { object, hook } => (object, Status::Current, format!("{hook} hook succeeded")),
+            ApplyEvent::HookFailed { object, hook, message } => {
+                (object, Status::Failed, format!("{hook} hook failed: {message}"))
+            }
+            ApplyEvent::HookDeleted { object, hook, policy } => {
+                (object, Status::NotFound, format!("{hook} hook deleted ({policy})"))
+            }
+            ApplyEvent::Wait(WaitEvent::Waiting { .. }) | ApplyEvent::External { .. } | ApplyEvent::HookLog { .. } => {
+                return;
+            }
         };
         let row = self.rows.entry(object.clone()).or_insert_with(|| Row {
             status,
@@ -112,6 +131,17 @@ impl Progress {
         }
         row.status = status;
         row.message = message;
+    }
+
+    /// Removes the drawn table (the next redraw starts where it began).
+    fn clear(&mut self) {
+        if self.drawn_lines > 0 {
+            // Up to the first line of the previous table, then clear to the end of the screen.
+            let mut stderr = std::io::stderr().lock();
+            let _ = write!(stderr, "\x1b[{}F\x1b[J", self.drawn_lines);
+            let _ = stderr.flush();
+            self.drawn_lines = 0;
+        }
     }
 
     fn redraw(&mut self, color: bool) {
@@ -140,6 +170,13 @@ impl Progress {
     }
 }
 
+/// A hook's log on stderr, as written (Helm copies hook logs to its log writer, stderr, unprefixed).
+fn write_log(log: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(log.as_bytes());
+    let _ = stderr.flush();
+}
+
 fn json_line(event: &ApplyEvent) {
     if let Ok(line) = serde_json::to_string(event) {
         let mut stdout = std::io::stdout().lock();
@@ -163,6 +200,15 @@ pub fn plain_line(event: &ApplyEvent) -> Option<String> {
         ApplyEvent::Wait(WaitEvent::Waiting { object, status, message, ready, total }) => {
             format!("waiting for {} ({status}: {message}); {ready}/{total} ready", display_name(object))
         }
+        ApplyEvent::HookStarted { object, hook } => format!("{hook} hook {} started", display_name(object)),
+        ApplyEvent::HookSucceeded { object, hook } => format!("{hook} hook {} succeeded", display_name(object)),
+        ApplyEvent::HookFailed { object, hook, message } => {
+            format!("{hook} hook {} failed: {message}", display_name(object))
+        }
+        ApplyEvent::HookDeleted { object, hook, policy } => {
+            format!("{hook} hook {} deleted ({policy})", display_name(object))
+        }
+        ApplyEvent::HookLog { .. } => return None,
     })
 }
 
