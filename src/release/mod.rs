@@ -8,12 +8,15 @@
 //! - `rendered.rs`: [`Rendered`], what an install or upgrade releases, built by the caller (no file is read here).
 //! - `ownership.rs`: Helm's ownership marks on the objects and the field manager both tools share.
 //! - `lifecycle.rs`: install, upgrade, rollback and uninstall on top of apply, wait, sequencing and delete.
+//! - `show.rs`: what `helm get` and `helm test` print of a record; `values.rs`: its computed values.
 
 pub mod lifecycle;
 pub mod ownership;
 mod record;
 mod rendered;
+pub mod show;
 mod storage;
+mod values;
 
 pub use record::{
     Chart, ChartFile, ChartMetadata, HelmTime, Hook, HookExecution, Info, Maintainer, RecordError, Release,
