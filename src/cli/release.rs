@@ -56,6 +56,9 @@ pub struct ChangeArgs {
     /// Create the release's namespace (`-n`) when it does not exist.
     #[arg(long)]
     pub create_namespace: bool,
+    /// Run no hooks (`helm.sh/hook` objects are neither applied nor waited for).
+    #[arg(long)]
+    pub no_hooks: bool,
     /// Progress: human text, or one JSON event per line.
     #[arg(short, long, value_enum, default_value_t = super::apply::ProgressOutput::Human)]
     pub output: super::apply::ProgressOutput,
@@ -101,6 +104,9 @@ pub struct UninstallArgs {
     /// Wait until every object is gone.
     #[arg(long)]
     pub wait: bool,
+    /// Run no pre-delete or post-delete hooks.
+    #[arg(long)]
+    pub no_hooks: bool,
     #[arg(long, default_value = "5m", value_parser = super::apply::duration_arg)]
     pub timeout: Duration,
     #[arg(short, long, value_enum, default_value_t = super::apply::ProgressOutput::Human)]
@@ -133,6 +139,8 @@ fn release_options(change: &ChangeArgs) -> ReleaseOptions {
         history_max: change.history_max,
         dry_run_server: change.dry_run == Some(DryRunMode::Server),
         create_namespace: change.create_namespace,
+        no_hooks: change.no_hooks,
+        hooks_cancel: None,
     }
 }
 
@@ -159,7 +167,8 @@ pub fn run_change(operation: Operation, change: &ChangeArgs) -> Result<ExitCode,
 
 pub fn run_uninstall(args: UninstallArgs) -> Result<ExitCode, Error> {
     let operation = Operation::Uninstall { name: args.name.clone(), keep_history: args.keep_history };
-    let options = ReleaseOptions { wait: args.wait, timeout: args.timeout, ..ReleaseOptions::default() };
+    let options =
+        ReleaseOptions { wait: args.wait, timeout: args.timeout, no_hooks: args.no_hooks, ..ReleaseOptions::default() };
     run_operation(&operation, &options, &args.cluster, args.output == super::apply::ProgressOutput::Json)
 }
 
@@ -173,11 +182,13 @@ fn run_operation(
     super::runtime::runtime()?.block_on(async move {
         let cancel = CancellationToken::new();
         super::runtime::spawn_signal_handler(cancel.clone());
+        // A user's SIGINT/SIGTERM stops running hooks too (a library caller may keep them running).
+        let options = ReleaseOptions { hooks_cancel: Some(cancel.clone()), ..options.clone() };
         let (cluster, _simulated) = cluster_args.connect().await?;
         let mut progress = Progress::new(ProgressMode::detect(json));
         let mut on_event = |event: &berth::apply::ApplyEvent| progress.on_event(event);
         let report =
-            lifecycle::run(&cluster, operation, options, &cancel, &mut on_event).await.map_err(Error::Release)?;
+            lifecycle::run(&cluster, operation, &options, &cancel, &mut on_event).await.map_err(Error::Release)?;
         progress.finish();
         print_operation(&report, json)?;
         Ok(exit_code(&report))
@@ -203,6 +214,16 @@ fn print_operation(report: &OperationReport, json: bool) -> Result<(), Error> {
             "status": report.release.info.status.to_string(),
             "description": report.release.info.description,
         });
+        if let Some(failure) = &report.hook_failure {
+            value["hookFailure"] = serde_json::json!({
+                "hook": failure.event.as_str(),
+                "apiVersion": failure.object.api_version,
+                "kind": failure.object.kind,
+                "namespace": failure.object.namespace.clone().unwrap_or_default(),
+                "name": failure.object.name,
+                "message": failure.message,
+            });
+        }
         if let Some(rolled_back) = &report.rolled_back {
             value["rolledBack"] = serde_json::json!({
                 "revision": rolled_back.version,
@@ -222,6 +243,12 @@ fn print_operation(report: &OperationReport, json: bool) -> Result<(), Error> {
             "ROLLED BACK: revision {} ({}): {}\n",
             rolled_back.version, rolled_back.info.status, rolled_back.info.description
         ));
+    }
+    if let Some(failure) = &report.hook_failure
+        && !release.info.description.contains(&failure.message)
+    {
+        // A failure the record does not tell (a post-delete hook of a release now uninstalled).
+        text.push_str(&format!("HOOK FAILED: {} hook {failure}\n", failure.event));
     }
     print_stdout(&text)
 }

@@ -4,7 +4,7 @@
 //! terminal). Values and metadata go through Go's `encoding/json` and sigs.k8s.io/yaml as Helm's printers
 //! do (berth-template's ports). Pure.
 
-
+use super::hooks::HookEvent;
 use super::record::{HelmTime, Release};
 use super::values::computed_values;
 use berth_template::Value as GoValue;
@@ -266,7 +266,7 @@ pub fn status(release: &Release, view: StatusView) -> Result<String, ShowError> 
 /// The `TEST SUITE:` lines: `None` without test hooks, else each test that ever started with its last run.
 fn test_suite(release: &Release) -> String {
     let tests: Vec<_> =
-        release.hooks.iter().filter(|hook| hook.events.iter().any(|event| event == "test")).collect();
+        release.hooks.iter().filter(|hook| hook.events.iter().any(|event| event == HookEvent::Test.as_str())).collect();
     if tests.is_empty() {
         return "TEST SUITE: None\n".to_string();
     }
