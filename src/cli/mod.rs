@@ -6,6 +6,7 @@
 mod apply;
 mod cluster_args;
 mod error;
+mod get;
 mod health;
 mod output;
 mod plan;
@@ -13,6 +14,7 @@ mod progress;
 mod release;
 mod runtime;
 mod sim;
+mod test;
 
 use crate::cli::error::{Error, ExitCode};
 use clap::{Parser, Subcommand};
@@ -54,6 +56,10 @@ pub enum Command {
     List(release::ReadArgs),
     /// Show a release and the status of each of its objects now.
     Status(release::ReadArgs),
+    /// Show what a release recorded: values, manifest, hooks, notes, metadata, or all of it (as `helm get`).
+    Get(get::GetArgs),
+    /// Run a release's tests (its `helm.sh/hook: test` hooks), as `helm test`.
+    Test(test::TestArgs),
     /// Run the simulated cluster (a Kubernetes API server with simulated controllers) for kubectl, Helm or berth.
     Sim(sim::SimArgs),
 }
@@ -77,6 +83,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::History(args) => release::run_read(release::ReadKind::History, args),
         Command::List(args) => release::run_read(release::ReadKind::List, args),
         Command::Status(args) => release::run_read(release::ReadKind::Status, args),
+        Command::Get(args) => get::run(args),
+        Command::Test(args) => test::run(args),
     }
 }
 
