@@ -8,6 +8,7 @@ mod health_rules_cli;
 mod peers;
 mod plan_cli;
 mod release_cli;
+mod release_hooks;
 mod release_lifecycle;
 mod release_storage;
 mod run;
