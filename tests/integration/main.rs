@@ -9,6 +9,7 @@ mod peers;
 mod plan_cli;
 mod release_cli;
 mod release_hooks;
+mod release_hooks_cli;
 mod release_lifecycle;
 mod release_storage;
 mod run;
