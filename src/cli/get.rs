@@ -78,36 +78,33 @@ impl From<OutputFormat> for Format {
     }
 }
 
+impl GetCommand {
+    fn release(&self) -> &RevisionArgs {
+        match self {
+            GetCommand::Values(values) => &values.release,
+            GetCommand::Manifest(release) | GetCommand::Hooks(release) | GetCommand::Notes(release) => release,
+            GetCommand::Metadata(formatted) | GetCommand::All(formatted) => &formatted.release,
+        }
+    }
+}
+
 pub fn run(args: GetArgs) -> Result<ExitCode, Error> {
-    let (release_args, print): (&RevisionArgs, Box<dyn Fn(&Release) -> Result<String, show::ShowError>>) =
-        match &args.what {
-            GetCommand::Values(values) => {
-                let (all, format) = (values.all, values.output.into());
-                (&values.release, Box::new(move |release| show::values(release, all, format)))
+    let release = read(args.what.release())?;
+    let text = match &args.what {
+        GetCommand::Values(values) => show::values(&release, values.all, values.output.into()),
+        GetCommand::Manifest(_) => Ok(show::manifest(&release)),
+        GetCommand::Hooks(_) => Ok(show::hooks(&release)),
+        GetCommand::Notes(_) => Ok(show::notes(&release)),
+        GetCommand::Metadata(metadata) => show::metadata(&release, metadata.output.into()),
+        GetCommand::All(all) => match all.output {
+            OutputFormat::Table => {
+                show::status(&release, StatusView { debug: true, show_metadata: true, hide_notes: false })
             }
-            GetCommand::Manifest(release) => (release, Box::new(|release| Ok(show::manifest(release)))),
-            GetCommand::Hooks(release) => (release, Box::new(|release| Ok(show::hooks(release)))),
-            GetCommand::Notes(release) => (release, Box::new(|release| Ok(show::notes(release)))),
-            GetCommand::Metadata(metadata) => {
-                let format = metadata.output.into();
-                (&metadata.release, Box::new(move |release| show::metadata(release, format)))
-            }
-            GetCommand::All(all) => {
-                let format = all.output;
-                (
-                    &all.release,
-                    Box::new(move |release| match format {
-                        OutputFormat::Table => {
-                            show::status(release, StatusView { debug: true, show_metadata: true, hide_notes: false })
-                        }
-                        OutputFormat::Json => show::release_json(release),
-                        OutputFormat::Yaml => show::release_yaml(release),
-                    }),
-                )
-            }
-        };
-    let release = read(release_args)?;
-    let text = print(&release).map_err(|error| Error::Usage(error.to_string()))?;
+            OutputFormat::Json => show::release_json(&release),
+            OutputFormat::Yaml => show::release_yaml(&release),
+        },
+    }
+    .map_err(|error| Error::Usage(error.to_string()))?;
     print_stdout(&text)?;
     Ok(ExitCode::Success)
 }

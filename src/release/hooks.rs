@@ -123,7 +123,8 @@ impl TestFilter {
             if let Some(name) = value.strip_prefix("name=") {
                 filter.include.push(name.to_string());
             } else if let Some(rest) = value.strip_prefix('!') {
-                let rest = rest.strip_prefix([' ', '\t', '\n', '\r', '\u{b}', '\u{c}']).unwrap_or(rest);
+                // Helm's `^!\s?name=`: one optional RE2 space (`[\t\n\f\r ]`).
+                let rest = rest.strip_prefix([' ', '\t', '\n', '\r', '\u{c}']).unwrap_or(rest);
                 if let Some(name) = rest.strip_prefix("name=") {
                     filter.exclude.push(name.to_string());
                 }

@@ -380,3 +380,28 @@ async fn no_hooks_skips_them_and_delete_and_rollback_hooks_run_at_their_events()
     assert!(drain < settings_deleted && settings_deleted < farewell, "pre-delete, the objects, post-delete");
     assert_eq!(last(&cluster).await.info.status, ReleaseStatus::Uninstalled);
 }
+
+/// Issue 13's defect: hooks `helm template` renders were applied as ordinary objects at install (kyverno's
+/// pre-delete Job that scales kyverno to zero, test Pods, ingress-nginx's patch Job beside its create Job).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hooks_are_not_applied_as_the_releases_objects() {
+    let (sim, cluster) = start().await;
+    let yaml = [
+        SETTINGS.to_string(),
+        hook("Job", "kyverno-scale-to-zero", "pre-delete", "    helm.sh/hook-weight: \"100\"\n"),
+        hook("Pod", "kyverno-test", "test", "    sim.berth.dev/job-duration: 1s\n"),
+        hook("Job", "admission-patch", "post-install,post-upgrade", ""),
+        hook("Job", "admission-create", "pre-install,pre-upgrade", ""),
+    ]
+    .concat();
+    let (report, _) = run(&cluster, &install(&yaml), &ReleaseOptions::default()).await;
+    assert_eq!(report.outcome, Outcome::Ready, "{}", report.release.info.description);
+    assert_eq!(applied(&sim), ["Job/admission-create", "ConfigMap/settings", "Job/admission-patch"]);
+    assert!(!report.release.manifest.contains("kind: Job"), "hooks are not in the release's manifest");
+
+    let uninstall = Operation::Uninstall { name: "shop".into(), keep_history: false };
+    let (report, _) = run(&cluster, &uninstall, &ReleaseOptions::default()).await;
+    assert_eq!(report.outcome, Outcome::Ready);
+    assert!(applied(&sim).contains(&"Job/kyverno-scale-to-zero".to_string()), "the pre-delete Job runs at uninstall");
+    assert!(!applied(&sim).contains(&"Pod/kyverno-test".to_string()), "tests never run by themselves");
+}
