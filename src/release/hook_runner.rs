@@ -25,6 +25,7 @@ use crate::manifest::{self, Manifest};
 use crate::object::ObjectRef;
 use crate::status::Status;
 use crate::wait::{Outcome, Target, WaitEvent, WaitOptions, WaitReport, wait};
+use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ListParams, LogParams};
 use std::fmt;
@@ -427,6 +428,16 @@ async fn output_logs(
     }
 }
 
+/// The uid of the Job `object` names, when it is a Job the cluster holds.
+async fn job_uid(cluster: &Cluster, object: &ObjectRef, namespace: &str) -> Option<String> {
+    if (object.group(), object.kind.as_str()) != ("batch", "Job") {
+        return None;
+    }
+    let api: Api<Job> = Api::namespaced(cluster.client.clone(), namespace);
+    let job = with_retry("read the hook's Job", || api.get_opt(&object.name)).await.ok()??;
+    job.metadata.uid
+}
+
 /// One container's log: (pod, container, text).
 type ContainerLog = (String, String, String);
 
@@ -444,6 +455,10 @@ pub(super) async fn pod_logs(cluster: &Cluster, object: &ObjectRef) -> Vec<Resul
         Ok(pods) => pods.items,
         Err(error) => return vec![Err(format!("cannot {what}: {error}"))],
     };
+    if let Some(owner) = job_uid(cluster, object, &namespace).await {
+        // Pods of an earlier Job of the same name (deleted before this one was created) may linger.
+        pods.retain(|pod| pod.metadata.owner_references.iter().flatten().any(|reference| reference.uid == owner));
+    }
     pods.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
     let mut logs = Vec::new();
     for pod in pods {
