@@ -47,6 +47,10 @@ pub enum Error {
     HealthAnnotations(#[source] health::AnnotationErrors),
     #[error("cannot plan the order of writes; nothing was applied")]
     Plan(#[source] plan::PlanError),
+    #[error("cannot read the values")]
+    Values(#[source] ValuesProblem),
+    #[error("cannot render chart `{0}`")]
+    Chart(String, #[source] ChartProblem),
     #[error("release operation failed")]
     Release(#[source] release::lifecycle::LifecycleError),
 }
@@ -60,7 +64,9 @@ impl Error {
             | Error::Invalid(_)
             | Error::HealthRules(_)
             | Error::HealthAnnotations(_)
-            | Error::Plan(_) => ExitCode::BadInput,
+            | Error::Plan(_)
+            | Error::Values(_)
+            | Error::Chart(..) => ExitCode::BadInput,
             Error::Release(release::lifecycle::LifecycleError::Storage(_)) | Error::Output(_) => ExitCode::NotReady,
             Error::Release(_) => ExitCode::BadInput,
         }
@@ -151,3 +157,13 @@ fn hint_for(error: &(dyn std::error::Error + 'static)) -> Option<String> {
     }
     None
 }
+
+/// A values problem, as Helm words it (the chart crate's errors are Helm's text).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ValuesProblem(pub String);
+
+/// A chart problem, as Helm words it: loading, values, schemas, templates.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ChartProblem(pub String);

@@ -4,6 +4,7 @@
 //! code. Results go to stdout, progress and logs to stderr.
 
 mod apply;
+mod chart_args;
 mod cluster_args;
 mod error;
 mod get;
@@ -13,7 +14,9 @@ mod plan;
 mod progress;
 mod release;
 mod runtime;
+mod show;
 mod sim;
+mod template;
 mod test;
 
 use crate::cli::error::{Error, ExitCode};
@@ -60,6 +63,10 @@ pub enum Command {
     Get(get::GetArgs),
     /// Run a release's tests (its `helm.sh/hook: test` hooks), as `helm test`.
     Test(test::TestArgs),
+    /// Render a chart locally and print it, exactly as `helm template` prints it.
+    Template(template::TemplateArgs),
+    /// Show a chart's Chart.yaml, values, README or CRDs, as `helm show`.
+    Show(show::ShowArgs),
     /// Run the simulated cluster (a Kubernetes API server with simulated controllers) for kubectl, Helm or berth.
     Sim(sim::SimArgs),
 }
@@ -76,6 +83,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Delete(args) => apply::run_delete(args),
         Command::Plan(args) => plan::run(args),
         Command::Sim(args) => sim::run(args),
+        Command::Template(args) => template::run(args),
+        Command::Show(args) => show::run(args),
         Command::Install(args) => release::install(args),
         Command::Upgrade(args) => release::upgrade(args),
         Command::Rollback(args) => release::rollback(args),
