@@ -11,6 +11,7 @@ mod release_cli;
 mod release_storage;
 mod run;
 mod sequence_sim;
+mod sim_api_server;
 mod sim_cli;
 mod sim_helm;
 mod sim_kube;

@@ -9,6 +9,7 @@ use super::api_error::ApiError;
 use super::defaults::apply_defaults;
 use super::registry::{Registry, ResourceDef, TypeKey, crd_resources};
 use super::selector::Selector;
+use super::validation;
 use jiff::Timestamp;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -369,6 +370,9 @@ impl Store {
                 }
                 prepare_update(&mut new, old, def, options.status_only)?;
             }
+        }
+        if !options.status_only {
+            validation::validate(def, old_view.as_deref(), &new)?;
         }
         let crd_defs = if def.kind == "CustomResourceDefinition" && def.group == "apiextensions.k8s.io" {
             let defs = crd_resources(&new).map_err(|cause| ApiError::invalid(&def.group, &def.kind, &name, &cause))?;
@@ -733,14 +737,6 @@ fn admit_identity(object: &mut Value, def: &ResourceDef, namespace: &str, url_na
             "the name of the object ({name}) does not match the name on the URL ({url_name})"
         )));
     }
-    if let Some(problem) = name_problem(&name) {
-        return Err(ApiError::invalid(
-            &def.group,
-            &def.kind,
-            &name,
-            &format!("metadata.name: Invalid value: \"{name}\": {problem}"),
-        ));
-    }
     metadata.insert("name".to_string(), Value::String(name.clone()));
     if def.namespaced {
         match metadata.get("namespace").and_then(Value::as_str) {
@@ -756,25 +752,6 @@ fn admit_identity(object: &mut Value, def: &ResourceDef, namespace: &str, url_na
         metadata.remove("namespace");
     }
     Ok(name)
-}
-
-/// DNS-1123 subdomain rules (what most kinds require).
-fn name_problem(name: &str) -> Option<&'static str> {
-    let valid_characters = name
-        .chars()
-        .all(|character| character.is_ascii_lowercase() || character.is_ascii_digit() || "-.".contains(character));
-    let valid_ends =
-        name.starts_with(|c: char| c.is_ascii_alphanumeric()) && name.ends_with(|c: char| c.is_ascii_alphanumeric());
-    if name.len() > 253 {
-        Some("must be no more than 253 characters")
-    } else if !valid_characters || !valid_ends {
-        Some(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must \
-             start and end with an alphanumeric character",
-        )
-    } else {
-        None
-    }
 }
 
 fn check_namespace(state: &State, def: &ResourceDef, namespace: &str) -> Result<(), ApiError> {
