@@ -16,4 +16,5 @@ mod sim_cli;
 mod sim_helm;
 mod sim_kube;
 mod sim_kubectl;
+mod sim_kubectl_cluster;
 mod snapshots_cli;

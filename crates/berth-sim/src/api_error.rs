@@ -137,6 +137,13 @@ impl ApiError {
         error
     }
 
+    /// `NewInternalError`: 500 InternalError, `Internal error occurred: <cause>`, the cause in the details.
+    pub fn internal_error(cause: impl Into<String>) -> ApiError {
+        let cause = cause.into();
+        ApiError::new(500, "InternalError", format!("Internal error occurred: {cause}"))
+            .with_details_value(json!({"causes": [{"message": cause}]}))
+    }
+
     pub fn internal(message: impl Into<String>) -> ApiError {
         ApiError::new(500, "InternalError", message)
     }

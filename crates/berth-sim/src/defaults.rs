@@ -97,6 +97,20 @@ pub fn apply_defaults(group: &str, kind: &str, object: &mut Value) {
         }
         ("batch", "Job") => default_job(object),
         ("", "Secret") => merge_string_data(object),
+        ("", "Namespace") => {
+            // `SetDefaults_Namespace`: the name is always a label, so selectors can pick namespaces by name.
+            let name = object.pointer("/metadata/name").cloned().unwrap_or(Value::Null);
+            if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut)
+                && let Some(labels) = child(metadata, "labels")
+            {
+                labels.insert("kubernetes.io/metadata.name".to_string(), name);
+            }
+        }
+        ("scheduling.k8s.io", "PriorityClass") => {
+            if let Some(map) = object.as_object_mut() {
+                set_default(map, "preemptionPolicy", json!("PreemptLowerPriority"));
+            }
+        }
         ("batch", "CronJob") => {
             if let Some(spec) = spec(object) {
                 set_default(spec, "concurrencyPolicy", json!("Allow"));

@@ -28,6 +28,14 @@ pub async fn handle(
     };
     let verb = request_verb(method, path, query);
     state.requests.count(verb);
+    if def.group.is_empty() && def.plural == "pods" && path.subresource.as_deref() == Some("log") {
+        if verb != RequestVerb::Get {
+            return error_response(&ApiError::method_not_allowed(format!(
+                "the server does not allow this method on the requested resource ({method})"
+            )));
+        }
+        return super::logs::serve(&state.store, &def, path, query);
+    }
     let latency = state.faults.latency();
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;
