@@ -18,3 +18,4 @@ mod sim_kube;
 mod sim_kubectl;
 mod sim_kubectl_cluster;
 mod snapshots_cli;
+mod webhook_sim;
