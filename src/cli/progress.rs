@@ -170,11 +170,46 @@ impl Progress {
     }
 }
 
-/// A hook's log on stderr, as written (Helm copies hook logs to its log writer, stderr, unprefixed).
+/// A hook's log on stderr, as Helm 4 prints it ([`helm_log_line`]).
 fn write_log(log: &str) {
+    if log.is_empty() {
+        return;
+    }
     let mut stderr = std::io::stderr().lock();
-    let _ = stderr.write_all(log.as_bytes());
+    let _ = stderr.write_all(helm_log_line(log).as_bytes());
     let _ = stderr.flush();
+}
+
+/// How Helm 4 prints a hook's log: it copies the log to Go's `log.Writer()`, which Helm's `slog.SetDefault`
+/// turned into one `INFO` record per write, through a text handler without time: `level=INFO msg=...`, the
+/// final line break dropped and the message quoted when slog's `needsQuoting` says so (spaces, `=`, `"`,
+/// control characters, non-printing runes). berth writes each container's log at once (Helm's copy writes
+/// as the stream's reads return, so a long log may come in several records there).
+pub fn helm_log_line(log: &str) -> String {
+    let message = log.strip_suffix('\n').unwrap_or(log);
+    let needs_quoting = message.is_empty()
+        || message.chars().any(|character| match character {
+            ' ' | '=' | '"' => true,
+            '\\' => false,
+            character if character.is_ascii() => character.is_ascii_control(),
+            character => character == '\u{fffd}' || character.is_whitespace() || !is_print(character),
+        });
+    if needs_quoting {
+        format!("level=INFO msg={}\n", berth_template::go_quote(message))
+    } else {
+        format!("level=INFO msg={message}\n")
+    }
+}
+
+/// Go's `unicode.IsPrint` outside ASCII, approximated as berth-template's `strconv` port approximates it:
+/// controls, spaces, format characters, surrogates, private use and non-characters do not print.
+fn is_print(character: char) -> bool {
+    !(character.is_control()
+        || character.is_whitespace()
+        || matches!(character as u32,
+            0x00AD | 0x0600..=0x0605 | 0x061C | 0x06DD | 0x070F | 0x180E | 0x200B..=0x200F | 0x2028..=0x202E
+            | 0x2060..=0x206F | 0xE000..=0xF8FF | 0xFEFF | 0xFFF9..=0xFFFB | 0xFFFE | 0xFFFF | 0x110BD
+            | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F | 0xF0000..=0x10FFFF))
 }
 
 fn json_line(event: &ApplyEvent) {
@@ -284,6 +319,23 @@ mod tests {
             applied,
             serde_json::json!({"event": "applied", "apiVersion": "apps/v1", "kind": "Deployment", "namespace": "shop", "name": "web"})
         );
+    }
+
+    #[test]
+    fn hook_logs_print_as_helms_slog_records() {
+        let cases = [
+            ("migrated 3 tables\ndone\n", "level=INFO msg=\"migrated 3 tables\\ndone\"\n"),
+            ("ok\n", "level=INFO msg=ok\n"),
+            ("ok\n\n", "level=INFO msg=\"ok\\n\"\n"),
+            ("a\\b", "level=INFO msg=a\\b\n"),
+            ("k=v", "level=INFO msg=\"k=v\"\n"),
+            ("\n", "level=INFO msg=\"\"\n"),
+            ("héllo", "level=INFO msg=héllo\n"),
+            ("tab\there", "level=INFO msg=\"tab\\there\"\n"),
+        ];
+        for (log, expected) in cases {
+            assert_eq!(helm_log_line(log), expected, "{log:?}");
+        }
     }
 
     #[test]

@@ -274,3 +274,93 @@ async fn sigint_during_a_hook_records_the_release_failed_not_pending() {
     assert_eq!(history[0]["status"], "failed", "{history}");
     assert!(!peer.run("kubectl", &["get", "configmap", "settings"]).await.status.success(), "nothing of the release");
 }
+
+/// A Job hook that prints its pods' logs by its output-log policy.
+const LOGGED_JOB: &str = "apiVersion: batch/v1
+kind: Job
+metadata:
+  name: migrate
+  annotations:
+    helm.sh/hook: pre-install
+    helm.sh/hook-output-log-policy: hook-succeeded,hook-failed
+    sim.berth.dev/job-duration: 200ms
+    sim.berth.dev/logs: \"migrated 3 tables\\ndone\"
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: migrate, image: migrate:1}]
+";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hook_logs_are_printed_by_their_policy_as_helm_prints_them() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    // Helm, on a chart holding the same Job.
+    peer.ok("helm", &["create", "chart"]).await;
+    let templates = peer.dir.path().join("chart/templates");
+    std::fs::remove_dir_all(&templates).expect("templates removed");
+    std::fs::create_dir(&templates).expect("templates made");
+    peer.file("chart/templates/migrate.yaml", LOGGED_JOB);
+    let helm = peer.run("helm", &["install", "helm-made", "./chart"]).await;
+    assert!(helm.status.success(), "{}", text(&helm.stderr));
+    let log = "migrated 3 tables\ndone\n";
+    // Helm 4 logs it through slog: one record, quoted.
+    let printed = "level=INFO msg=\"migrated 3 tables\\ndone\"\n";
+    assert!(text(&helm.stderr).contains(printed), "Helm prints the log on stderr: {}", text(&helm.stderr));
+    peer.ok("helm", &["uninstall", "helm-made"]).await;
+
+    // berth: the same text on stderr, and a hookLog event with -o json.
+    let file =
+        peer.file("logged.yaml", &format!("{LOGGED_JOB}---\n{}", SHOP.split("---\n").next().unwrap_or_default()));
+    let installed = berth(&peer, &["install", "shop", &file]).await;
+    assert_ok(&installed);
+    assert!(
+        text(&installed.stderr).contains(&format!("pre-install hook Job/default/migrate succeeded\n{printed}")),
+        "{}",
+        text(&installed.stderr)
+    );
+    let upgraded = berth(&peer, &["upgrade", "shop", &file, "-o", "json"]).await;
+    assert_ok(&upgraded);
+    assert!(!text(&upgraded.stdout).contains("hookLog"), "no pre-upgrade hook, no log");
+    assert_ok(&berth(&peer, &["uninstall", "shop"]).await);
+    let logged = berth(&peer, &["install", "shop", &file, "-o", "json"]).await;
+    assert_ok(&logged);
+    let event: Value = text(&logged.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|event| event["event"] == "hookLog")
+        .expect("a hookLog event");
+    assert_eq!(
+        (event["name"].clone(), event["container"].clone(), event["log"].clone()),
+        ("migrate".into(), "migrate".into(), log.into())
+    );
+
+    // A failing hook prints its log by `hook-failed`.
+    assert_ok(&berth(&peer, &["uninstall", "shop"]).await);
+    let failing = peer.file(
+        "failing.yaml",
+        &LOGGED_JOB.replace("job-duration: 200ms", "job-duration: 200ms\n    sim.berth.dev/job-outcome: Failed"),
+    );
+    let failed = berth(&peer, &["install", "shop", &failing]).await;
+    assert_eq!(failed.status.code(), Some(1));
+    assert!(
+        text(&failed.stderr).contains(&format!(
+            "failed: Job Failed. failed: 1/1 (Job has reached the specified backoff limit)\n{printed}"
+        )),
+        "{}",
+        text(&failed.stderr)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn berth_test_logs_print_as_helm_test_logs() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    let shop = peer.file("shop.yaml", &SHOP.replace("    sim.berth.dev/job-duration: 200ms\nspec:\n  restartPolicy", "    sim.berth.dev/job-duration: 200ms\n    sim.berth.dev/logs: \"smoke test passed\"\nspec:\n  restartPolicy"));
+    assert_ok(&berth(&peer, &["install", "shop", &shop]).await);
+    let ours = berth(&peer, &["test", "shop", "--logs"]).await;
+    assert_ok(&ours);
+    let helm = peer.ok("helm", &["test", "shop", "--logs"]).await;
+    let logs = |output: &str| output[output.find("\nPOD LOGS").expect("logs")..].to_string();
+    assert_eq!(logs(&text(&ours.stdout)), logs(&helm));
+    assert_eq!(logs(&helm), "\nPOD LOGS: smoke\nsmoke test passed\n\n");
+}
