@@ -405,3 +405,39 @@ async fn hooks_are_not_applied_as_the_releases_objects() {
     assert!(applied(&sim).contains(&"Job/kyverno-scale-to-zero".to_string()), "the pre-delete Job runs at uninstall");
     assert!(!applied(&sim).contains(&"Pod/kyverno-test".to_string()), "tests never run by themselves");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_post_hooks_fail_the_operation_after_its_objects() {
+    let (_sim, cluster) = start().await;
+    let failing = |events: &str| hook("Job", "smoke", events, "    sim.berth.dev/job-outcome: Failed\n");
+    let (report, _) =
+        run(&cluster, &install(&format!("{SETTINGS}{}", failing("post-install"))), &ReleaseOptions::default()).await;
+    assert_eq!(report.outcome, Outcome::Failed);
+    let description = &report.release.info.description;
+    assert!(
+        description.starts_with("Release \"shop\" failed: failed post-install: Job/default/smoke: Job Failed."),
+        "{description}"
+    );
+    assert!(exists(&cluster, "ConfigMap", "settings").await, "the objects were written before the post-install hook");
+    assert_eq!(last(&cluster).await.info.status, ReleaseStatus::Failed);
+
+    // A failed post-upgrade hook with --rollback-on-failure goes back to the last deployed revision.
+    let (_sim, cluster) = start().await;
+    run(&cluster, &install(SETTINGS), &ReleaseOptions::default()).await;
+    let options = ReleaseOptions { rollback_on_failure: true, ..ReleaseOptions::default() };
+    let (report, _) = run(&cluster, &upgrade(&format!("{SETTINGS}{}", failing("post-upgrade"))), &options).await;
+    assert_eq!(report.outcome, Outcome::Failed);
+    assert!(report.release.info.description.starts_with("Upgrade \"shop\" failed: post-upgrade hooks failed: "));
+    let rolled_back = report.rolled_back.expect("rolled back");
+    assert_eq!((rolled_back.version, rolled_back.info.status), (3, ReleaseStatus::Deployed));
+
+    // A failed post-delete hook does not keep the release, but the operation says it failed.
+    let (_sim, cluster) = start().await;
+    run(&cluster, &install(&format!("{SETTINGS}{}", failing("post-delete"))), &ReleaseOptions::default()).await;
+    let uninstall = Operation::Uninstall { name: "shop".into(), keep_history: true };
+    let (report, _) = run(&cluster, &uninstall, &ReleaseOptions::default()).await;
+    assert_eq!(report.outcome, Outcome::Failed);
+    assert_eq!(report.hook_failure.map(|failure| failure.object.name), Some("smoke".to_string()));
+    assert_eq!(last(&cluster).await.info.status, ReleaseStatus::Uninstalled);
+    assert!(!exists(&cluster, "ConfigMap", "settings").await);
+}
