@@ -9,10 +9,12 @@ mod cluster_args;
 mod error;
 mod get;
 mod health;
+mod health_rules;
 mod output;
 mod plan;
 mod progress;
 mod release;
+mod release_input;
 mod runtime;
 mod show;
 mod sim;
@@ -35,7 +37,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Compute the status of objects: kstatus, or the health rules of annotations and --health-rules.
+    /// Compute the status of objects: health annotations, --health-rules, the built-in rules, then kstatus.
     Health(health::HealthArgs),
     /// Apply manifests with server-side apply, CRDs first, and optionally wait until everything is ready.
     Apply(apply::ApplyArgs),
@@ -100,4 +102,31 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
 /// Prints an error the way the user reads it: `error:`, `Caused by:` lines, then a `hint:`.
 pub fn report_error(error: &Error) {
     eprint!("{}", error.render());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_command_that_judges_health_takes_no_builtin_rules() {
+        let commands: [&[&str]; 8] = [
+            &["health", "--local", "-f", "x.yaml"],
+            &["apply", "-f", "x.yaml", "--wait"],
+            &["wait", "-f", "x.yaml"],
+            &["install", "shop", "x/"],
+            &["upgrade", "shop", "x/"],
+            &["rollback", "shop"],
+            &["status", "shop"],
+            &["delete", "-f", "x.yaml"],
+        ];
+        for command in commands {
+            let with_flag: Vec<&str> =
+                ["berth"].iter().chain(command).chain(&["--no-builtin-rules"]).copied().collect();
+            assert!(Cli::try_parse_from(&with_flag).is_ok(), "{with_flag:?}");
+        }
+        let rules = Cli::try_parse_from(["berth", "health", "rules", "-o", "json"]).expect("health rules");
+        assert!(matches!(rules.command, Command::Health(health::HealthArgs { command: Some(_), .. })));
+        assert!(Cli::try_parse_from(["berth", "health", "--local"]).is_err(), "-f is required without `rules`");
+    }
 }

@@ -4,11 +4,12 @@
 use super::cluster_args::ClusterArgs;
 use super::output::{Table, print_stdout};
 use super::progress::{Progress, ProgressMode};
+use super::release_input::{self, ChartFlags, Target};
 use crate::cli::error::{Error, ExitCode};
-use berth::manifest;
 use berth::release::lifecycle::{self, Operation, OperationReport, ReleaseOptions};
-use berth::release::{ChartMetadata, HelmTime, Release, Rendered, Storage};
+use berth::release::{HelmTime, Release, Storage};
 use berth::wait::Outcome;
+use berth_chart::values::ReuseMode;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -62,15 +63,46 @@ pub struct ChangeArgs {
     /// Progress: human text, or one JSON event per line.
     #[arg(short, long, value_enum, default_value_t = super::apply::ProgressOutput::Human)]
     pub output: super::apply::ProgressOutput,
+    /// Judge custom resources without the built-in health rules (annotations, then kstatus only).
+    #[arg(long)]
+    pub no_builtin_rules: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }
 
+/// What install and upgrade record beside the objects.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RecordArgs {
+    /// The revision's description (instead of "Install complete" / "Upgrade complete").
+    #[arg(long)]
+    pub description: Option<String>,
+    /// Labels of the release record (`key=value`, comma-separated or repeated).
+    #[arg(short = 'l', long = "labels", value_delimiter = ',', value_parser = label)]
+    pub labels: Vec<(String, String)>,
+    /// Do not print the chart's NOTES.
+    #[arg(long)]
+    pub hide_notes: bool,
+}
+
+fn label(text: &str) -> Result<(String, String), String> {
+    text.split_once('=')
+        .map(|(key, value)| (key.to_string(), value.to_string()))
+        .ok_or_else(|| format!("`{text}` is not key=value"))
+}
+
 #[derive(Debug, Args)]
 pub struct InstallArgs {
-    pub name: String,
-    /// A file or directory of manifests (recorded as the release's chart).
-    pub path: PathBuf,
+    /// `[NAME] CHART`: the release name (or `--generate-name`) and a chart directory, a packaged `.tgz`, or a
+    /// file or directory of plain manifests.
+    #[arg(num_args = 1..=2, value_names = ["NAME", "CHART"], required = true)]
+    pub names: Vec<String>,
+    /// Name the release after the chart and the time (`CHART-<seconds>`).
+    #[arg(short = 'g', long)]
+    pub generate_name: bool,
+    #[command(flatten)]
+    pub chart: ChartFlags,
+    #[command(flatten)]
+    pub record: RecordArgs,
     #[command(flatten)]
     pub change: ChangeArgs,
 }
@@ -78,10 +110,24 @@ pub struct InstallArgs {
 #[derive(Debug, Args)]
 pub struct UpgradeArgs {
     pub name: String,
+    /// A chart directory, a packaged `.tgz`, or a file or directory of plain manifests.
     pub path: PathBuf,
     /// Install when the release does not exist.
     #[arg(short, long)]
     pub install: bool,
+    /// Only the values given now, the chart's defaults for the rest.
+    #[arg(long, conflicts_with_all = ["reuse_values", "reset_then_reuse_values"])]
+    pub reset_values: bool,
+    /// The values given now over the current release's, the current computed values as defaults.
+    #[arg(long, conflicts_with = "reset_then_reuse_values")]
+    pub reuse_values: bool,
+    /// The values given now over the current release's user values, the new chart's defaults.
+    #[arg(long)]
+    pub reset_then_reuse_values: bool,
+    #[command(flatten)]
+    pub chart: ChartFlags,
+    #[command(flatten)]
+    pub record: RecordArgs,
     #[command(flatten)]
     pub change: ChangeArgs,
 }
@@ -124,6 +170,9 @@ pub struct ReadArgs {
     pub all_namespaces: bool,
     #[arg(short, long, value_enum, default_value_t = ReadOutput::Table)]
     pub output: ReadOutput,
+    /// `status`: judge custom resources without the built-in health rules.
+    #[arg(long)]
+    pub no_builtin_rules: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }
@@ -139,8 +188,9 @@ fn release_options(change: &ChangeArgs) -> ReleaseOptions {
         history_max: change.history_max,
         dry_run_server: change.dry_run == Some(DryRunMode::Server),
         create_namespace: change.create_namespace,
+        builtin_rules: !change.no_builtin_rules,
         no_hooks: change.no_hooks,
-        hooks_cancel: None,
+        ..ReleaseOptions::default()
     }
 }
 
@@ -190,7 +240,7 @@ fn run_operation(
         let report =
             lifecycle::run(&cluster, operation, &options, &cancel, &mut on_event).await.map_err(Error::Release)?;
         progress.finish();
-        print_operation(&report, json)?;
+        print_operation(&report, json, false)?;
         Ok(exit_code(&report))
     })
 }
@@ -203,7 +253,7 @@ fn exit_code(report: &OperationReport) -> ExitCode {
     }
 }
 
-fn print_operation(report: &OperationReport, json: bool) -> Result<(), Error> {
+fn print_operation(report: &OperationReport, json: bool, hide_notes: bool) -> Result<(), Error> {
     if json {
         let mut value = serde_json::json!({
             "event": "result",
@@ -233,11 +283,7 @@ fn print_operation(report: &OperationReport, json: bool) -> Result<(), Error> {
         }
         return print_stdout(&format!("{value}\n"));
     }
-    let release = &report.release;
-    let mut text = format!(
-        "NAME: {}\nNAMESPACE: {}\nREVISION: {}\nSTATUS: {}\nDESCRIPTION: {}\n",
-        release.name, release.namespace, release.version, release.info.status, release.info.description
-    );
+    let mut text = status_text(&report.release, hide_notes);
     if let Some(rolled_back) = &report.rolled_back {
         text.push_str(&format!(
             "ROLLED BACK: revision {} ({}): {}\n",
@@ -245,12 +291,57 @@ fn print_operation(report: &OperationReport, json: bool) -> Result<(), Error> {
         ));
     }
     if let Some(failure) = &report.hook_failure
-        && !release.info.description.contains(&failure.message)
+        && !report.release.info.description.contains(&failure.message)
     {
         // A failure the record does not tell (a post-delete hook of a release now uninstalled).
         text.push_str(&format!("HOOK FAILED: {} hook {failure}\n", failure.event));
     }
     print_stdout(&text)
+}
+
+/// A revision as Helm's status printer writes it after install, upgrade and rollback: name, last deployed,
+/// namespace, status, revision, description, test suite, (for a dry run) hooks and manifest, then the NOTES.
+pub fn status_text(release: &Release, hide_notes: bool) -> String {
+    let mut text = format!("NAME: {}\n", release.name);
+    if let Some(last_deployed) = release.info.last_deployed {
+        text.push_str(&format!("LAST DEPLOYED: {}\n", ansic(last_deployed)));
+    }
+    text.push_str(&format!(
+        "NAMESPACE: {}\nSTATUS: {}\nREVISION: {}\nDESCRIPTION: {}\n",
+        release.namespace, release.info.status, release.version, release.info.description
+    ));
+    let tests: Vec<&berth::release::Hook> =
+        release.hooks.iter().filter(|hook| hook.events.iter().any(|event| event == "test")).collect();
+    if tests.is_empty() {
+        text.push_str("TEST SUITE: None\n");
+    }
+    for hook in tests {
+        let (Some(started), Some(completed)) = (hook.last_run.started_at, hook.last_run.completed_at) else { continue };
+        text.push_str(&format!(
+            "TEST SUITE:     {}\nLast Started:   {}\nLast Completed: {}\nPhase:          {}\n",
+            hook.name,
+            ansic(started),
+            ansic(completed),
+            hook.last_run.phase
+        ));
+    }
+    if release.info.description.eq_ignore_ascii_case("Dry run complete") {
+        text.push_str("HOOKS:\n");
+        for hook in &release.hooks {
+            text.push_str(&format!("---\n# Source: {}\n{}\n", hook.path, hook.manifest));
+        }
+        text.push_str(&format!("MANIFEST:\n{}\n", release.manifest));
+    }
+    if !hide_notes && !release.info.notes.is_empty() {
+        text.push_str(&format!("NOTES:\n{}\n", release.info.notes.trim()));
+    }
+    text
+}
+
+/// Go's `time.ANSIC` layout (`Mon Jan _2 15:04:05 2006`), in the offset the time was recorded with.
+fn ansic(time: HelmTime) -> String {
+    let zoned = time.timestamp.to_zoned(jiff::tz::TimeZone::fixed(time.offset));
+    zoned.strftime("%a %b %e %H:%M:%S %Y").to_string()
 }
 
 /// `berth list`, `berth history NAME`, `berth status NAME`.
@@ -280,7 +371,8 @@ pub fn run_read(kind: ReadKind, args: ReadArgs) -> Result<ExitCode, Error> {
                 let name = name()?;
                 let release = storage.last(&name).await.map_err(|error| Error::Release(error.into()))?;
                 let release = release.ok_or_else(|| Error::Release(lifecycle::LifecycleError::NotFound(name)))?;
-                let resources = lifecycle::resource_statuses(&cluster, &release).await;
+                let rules = berth::health::HealthRules::new().with_builtin(!args.no_builtin_rules);
+                let resources = lifecycle::resource_statuses(&cluster, &release, &rules).await;
                 render_status(&release, &resources, args.output)
             }
         };
@@ -435,44 +527,138 @@ fn rollback_manifest(name: &str, revision: Option<u32>, cluster_args: &ClusterAr
     })
 }
 
-/// Reads PATH, a file or directory of manifests, as a release's input; a `Chart.yaml` beside them names the
-/// chart, otherwise the directory does.
-fn read_rendered(path: &Path) -> Result<Rendered, Error> {
-    let manifests = manifest::load(&[path.to_path_buf()])?;
-    Ok(Rendered::from_manifests(manifests, chart_metadata(path)))
-}
-
-/// The chart metadata recorded for a path of manifests: its `Chart.yaml` when it has one, else its name.
-fn chart_metadata(path: &Path) -> ChartMetadata {
-    let chart = |name: &str, version: &str, app_version: Option<&str>| ChartMetadata {
-        name: name.to_string(),
-        version: version.to_string(),
-        app_version: app_version.map(str::to_string),
-        ..ChartMetadata::default()
-    };
-    let chart_file = path.join("Chart.yaml");
-    if let Ok(text) = std::fs::read_to_string(&chart_file)
-        && let Ok(chart_file) = serde_saphyr::from_str::<serde_json::Value>(&text)
-    {
-        let field = |name: &str| chart_file.get(name).and_then(serde_json::Value::as_str).map(str::to_string);
-        if let (Some(name), Some(version)) = (field("name"), field("version")) {
-            return chart(&name, &version, field("appVersion").as_deref());
-        }
-    }
-    let stem = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or("manifests");
-    chart(stem, "0.0.0", None)
-}
-
-/// Runs an operation's command after building it.
+/// `berth install`.
 pub fn install(args: InstallArgs) -> Result<ExitCode, Error> {
-    let operation = Operation::Install { name: args.name.clone(), rendered: read_rendered(&args.path)? };
-    run_change(operation, &args.change)
+    let (name, chart) = match (args.names.as_slice(), args.generate_name) {
+        ([chart], true) => (generated_name(Path::new(chart)), chart.clone()),
+        ([name, chart], false) => (name.clone(), chart.clone()),
+        ([_], false) => return Err(Error::Usage("expected `NAME CHART`, or `--generate-name CHART`".to_string())),
+        _ => return Err(Error::Usage("`--generate-name` takes only the chart".to_string())),
+    };
+    let change = Change { name, path: PathBuf::from(chart), upgrade: None, chart: &args.chart, record: &args.record };
+    run_install_or_upgrade(change, &args.change)
 }
 
+/// `berth upgrade`.
 pub fn upgrade(args: UpgradeArgs) -> Result<ExitCode, Error> {
-    let rendered = read_rendered(&args.path)?;
-    let operation = Operation::Upgrade { name: args.name.clone(), rendered, install: args.install };
-    run_change(operation, &args.change)
+    let reuse = if args.reset_values {
+        ReuseMode::Reset
+    } else if args.reuse_values {
+        ReuseMode::Reuse
+    } else if args.reset_then_reuse_values {
+        ReuseMode::ResetThenReuse
+    } else {
+        ReuseMode::Default
+    };
+    let change = Change {
+        name: args.name.clone(),
+        path: args.path.clone(),
+        upgrade: Some((args.install, reuse)),
+        chart: &args.chart,
+        record: &args.record,
+    };
+    run_install_or_upgrade(change, &args.change)
+}
+
+/// Helm's `--generate-name`: the chart's name and the time in seconds.
+fn generated_name(path: &Path) -> String {
+    let base = path.file_name().and_then(|name| name.to_str()).unwrap_or("release");
+    let base = base.trim_end_matches(".tgz").trim_end_matches(".tar.gz");
+    let base = base
+        .rsplit_once('-')
+        .filter(|(_, version)| version.starts_with(|c: char| c.is_ascii_digit()))
+        .map_or(base, |(name, _)| name);
+    format!("{base}-{}", jiff::Timestamp::now().as_second())
+}
+
+/// An install or an upgrade, before it is rendered.
+struct Change<'a> {
+    name: String,
+    path: PathBuf,
+    /// `Some((install, reuse))` for an upgrade.
+    upgrade: Option<(bool, ReuseMode)>,
+    chart: &'a ChartFlags,
+    record: &'a RecordArgs,
+}
+
+/// Connects (unless `--dry-run client`), renders the input for the release, then runs the operation.
+fn run_install_or_upgrade(change: Change<'_>, args: &ChangeArgs) -> Result<ExitCode, Error> {
+    super::runtime::runtime()?.block_on(async move {
+        let cancel = CancellationToken::new();
+        super::runtime::spawn_signal_handler(cancel.clone());
+        let client_only = args.dry_run == Some(DryRunMode::Client);
+        let connected = if client_only { None } else { Some(args.cluster.connect().await?) };
+        let cluster = connected.as_ref().map(|(cluster, _simulated)| cluster);
+        let namespace = match cluster {
+            Some(cluster) => cluster.default_namespace.clone(),
+            None => args.cluster.namespace.clone().unwrap_or_else(|| "default".to_string()),
+        };
+        let history = match cluster {
+            Some(cluster) => {
+                let storage = Storage::new(cluster.client.clone(), &namespace);
+                storage.history(&change.name).await.map_err(|error| Error::Release(error.into()))?
+            }
+            None => Vec::new(),
+        };
+        let last = history.last();
+        let exists = last.is_some_and(|last| last.info.status != berth::release::ReleaseStatus::Uninstalled);
+        let is_upgrade = change.upgrade.is_some() && exists;
+        let target = Target {
+            name: &change.name,
+            namespace: &namespace,
+            revision: last.map_or(1, |last| last.version + 1),
+            is_upgrade,
+            cluster,
+            current: if is_upgrade { last } else { None },
+            reuse: change.upgrade.map(|(_, reuse)| reuse).unwrap_or_default(),
+        };
+        let rendered = release_input::render(&change.path, change.chart, &target).await?.rendered;
+        let operation = match change.upgrade {
+            None => Operation::Install { name: change.name.clone(), rendered },
+            Some((install, _)) => Operation::Upgrade { name: change.name.clone(), rendered, install },
+        };
+        if client_only {
+            return print_client_dry_run(&operation, &namespace, change.record.hide_notes);
+        }
+        let Some(cluster) = cluster else { return Err(Error::Usage("no cluster".to_string())) };
+        let mut options = release_options(args);
+        options.description = change.record.description.clone();
+        options.labels = change.record.labels.iter().cloned().collect();
+        // A user's SIGINT/SIGTERM stops running hooks too (a library caller may keep them running).
+        options.hooks_cancel = Some(cancel.clone());
+        let json = args.output == super::apply::ProgressOutput::Json;
+        let mut progress = Progress::new(ProgressMode::detect(json));
+        let mut on_event = |event: &berth::apply::ApplyEvent| progress.on_event(event);
+        let report =
+            lifecycle::run(cluster, &operation, &options, &cancel, &mut on_event).await.map_err(Error::Release)?;
+        progress.finish();
+        print_operation(&report, json, change.record.hide_notes)?;
+        Ok(exit_code(&report))
+    })
+}
+
+/// `--dry-run client`: the release as it would be recorded, printed as Helm prints a dry run.
+fn print_client_dry_run(operation: &Operation, namespace: &str, hide_notes: bool) -> Result<ExitCode, Error> {
+    let (Operation::Install { name, rendered } | Operation::Upgrade { name, rendered, .. }) = operation else {
+        return Err(Error::Usage("a dry run renders installs and upgrades".to_string()));
+    };
+    let release = Release {
+        name: name.clone(),
+        namespace: namespace.to_string(),
+        version: 1,
+        manifest: rendered.manifest.clone(),
+        hooks: rendered.hooks.iter().map(|hook| hook.record.clone()).collect(),
+        info: berth::release::Info {
+            last_deployed: Some(HelmTime::now()),
+            status: berth::release::ReleaseStatus::PendingInstall,
+            description: "Dry run complete".to_string(),
+            notes: rendered.notes.clone(),
+            ..berth::release::Info::default()
+        },
+        ..Release::default()
+    };
+    print_stdout(&status_text(&release, hide_notes))?;
+    Ok(ExitCode::Success)
 }
 
 pub fn rollback(args: RollbackArgs) -> Result<ExitCode, Error> {

@@ -21,7 +21,7 @@ use crate::apply::{ApplyEvent, deliverable, rules_judge};
 use crate::cluster::retry::with_retry;
 use crate::cluster::{ApplyOptions, Cluster, Resolved, apply_object, delete_object, get_object};
 use crate::health::HealthRules;
-use crate::manifest::{self, Manifest};
+use crate::manifest::{self, Manifest, Source};
 use crate::object::ObjectRef;
 use crate::status::Status;
 use crate::wait::{Outcome, Target, WaitEvent, WaitOptions, WaitReport, wait};
@@ -240,13 +240,28 @@ pub(super) fn hook_reference(cluster: &Cluster, hook: &Hook) -> ObjectRef {
     prepare(cluster, hook).map_or_else(|_| fallback_reference(hook), |prepared| prepared.reference)
 }
 
+/// The hook's objects, read from its recorded manifest as Helm reads it (sigs.k8s.io/yaml: YAML 1.1 scalars).
+fn objects(hook: &Hook) -> Result<Vec<Manifest>, String> {
+    let mut manifests = Vec::new();
+    let mut problems = Vec::new();
+    for (index, document) in berth_template::yaml::split_manifests(&hook.manifest).iter().enumerate() {
+        let source = Source { file: hook.path.clone(), document: index + 1, line: 1, item: None };
+        let json = berth_template::yaml::yaml_to_json(document)
+            .map_err(|error| format!("cannot read hook {}: {}", hook.path, error.message()))?;
+        let Some(json) = json else { continue };
+        let value: serde_json::Value =
+            serde_json::from_str(&json).map_err(|error| format!("cannot read hook {}: {error}", hook.path))?;
+        manifest::collect_objects(value, source, &mut manifests, &mut problems);
+    }
+    match problems.first() {
+        Some(problem) => Err(format!("cannot read hook {}: {problem}", hook.path)),
+        None => Ok(manifests),
+    }
+}
+
 /// The hook's manifest read and resolved against the cluster (discovery, with CRDs the release installed).
 fn prepare(cluster: &Cluster, hook: &Hook) -> Result<Prepared, String> {
-    let mut problems = Vec::new();
-    let manifests = manifest::parse_text(&hook.manifest, &hook.path, false, &mut problems);
-    if let Some(problem) = problems.first() {
-        return Err(format!("cannot read hook {}: {problem}", hook.path));
-    }
+    let manifests = objects(hook)?;
     let mut objects = Vec::new();
     for (manifest, resolution) in
         manifests.iter().zip(cluster.resources.resolve_set(&manifests, &cluster.default_namespace))
@@ -474,4 +489,28 @@ pub(super) async fn pod_logs(cluster: &Cluster, object: &ObjectRef) -> Vec<Resul
         }
     }
     logs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hook(manifest: &str) -> Hook {
+        Hook { path: "shop/templates/job.yaml".to_string(), manifest: manifest.to_string(), ..Hook::default() }
+    }
+
+    #[test]
+    fn hook_manifests_are_read_as_helm_reads_them() {
+        let read = objects(&hook("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flags\ndata:\n  on: yes\n"))
+            .expect("a hook");
+        assert_eq!(read.len(), 1);
+        // YAML 1.1, as sigs.k8s.io/yaml reads it: `on` and `yes` are booleans, a boolean key becomes "true".
+        assert_eq!(read[0].object["data"], serde_json::json!({"true": true}));
+        assert_eq!(read[0].source.file, "shop/templates/job.yaml");
+        assert!(objects(&hook("")).expect("empty").is_empty());
+        let broken = objects(&hook("kind: [")).expect_err("not YAML");
+        assert!(broken.starts_with("cannot read hook shop/templates/job.yaml: "), "{broken}");
+        let scalar = objects(&hook("just text")).expect_err("not an object");
+        assert!(scalar.contains("expected a mapping"), "{scalar}");
+    }
 }

@@ -51,6 +51,12 @@ pub struct ReleaseOptions {
     pub dry_run_server: bool,
     /// Create the release's namespace when it does not exist (`--create-namespace`).
     pub create_namespace: bool,
+    /// Judge custom resources with the built-in health rules (`--no-builtin-rules` turns them off).
+    pub builtin_rules: bool,
+    /// The description of a successful install or upgrade, instead of Helm's ("Install complete", ...).
+    pub description: Option<String>,
+    /// Labels of the new revision's record (`--labels`).
+    pub labels: std::collections::BTreeMap<String, String>,
     /// Run no hooks (`--no-hooks`).
     pub no_hooks: bool,
     /// Ends the wait of a running hook when cancelled. `None`: hooks end only by their timeout, whatever
@@ -70,6 +76,9 @@ impl Default for ReleaseOptions {
             history_max: 10,
             dry_run_server: false,
             create_namespace: false,
+            builtin_rules: true,
+            description: None,
+            labels: std::collections::BTreeMap::new(),
             no_hooks: false,
             hooks_cancel: None,
         }
@@ -225,7 +234,12 @@ fn removed(old: &[Manifest], new: &[Manifest], namespace: &str) -> Vec<Manifest>
         .collect()
 }
 
-fn request(options: &ReleaseOptions, deadline: Duration, unchanged: HashSet<usize>) -> ApplyRequest {
+fn request(
+    options: &ReleaseOptions,
+    deadline: Duration,
+    unchanged: HashSet<usize>,
+    create_only: HashSet<usize>,
+) -> ApplyRequest {
     let wait = WaitOptions { timeout: Some(deadline), wait_for_jobs: options.wait_for_jobs, ..WaitOptions::default() };
     // A release owns what it declares: fields another manager set (Helm's `helm` when berth continues a
     // release Helm made, or `kubectl` after a manual edit) are taken over, as Helm's own upgrades overwrite them.
@@ -238,6 +252,7 @@ fn request(options: &ReleaseOptions, deadline: Duration, unchanged: HashSet<usiz
         wait: options.wait.then_some(wait),
         health: None,
         unchanged,
+        create_only,
     }
 }
 
@@ -268,7 +283,7 @@ pub async fn run(
     on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
 ) -> Result<OperationReport, LifecycleError> {
     let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
-    let health = Arc::new(HealthRules::new());
+    let health = Arc::new(HealthRules::new().with_builtin(options.builtin_rules));
     let tokens = Tokens { cancel: cancel.clone(), hooks: options.hooks_cancel.clone().unwrap_or_default() };
     let mut context = Context { cluster, storage: &storage, options, health: &health, on_event };
     match operation {
@@ -425,8 +440,14 @@ impl Context<'_, '_> {
         Ok(apply::prepare(self.cluster, manifests, Some(self.health))?)
     }
 
-    async fn apply(&mut self, prepared: &Prepared<'_>, unchanged: HashSet<usize>, tokens: &Tokens) -> ApplyReport {
-        let request = request(self.options, self.options.timeout, unchanged);
+    async fn apply(
+        &mut self,
+        prepared: &Prepared<'_>,
+        unchanged: HashSet<usize>,
+        create_only: HashSet<usize>,
+        tokens: &Tokens,
+    ) -> ApplyReport {
+        let request = request(self.options, self.options.timeout, unchanged, create_only);
         apply::apply_prepared(self.cluster, prepared, &request, &tokens.cancel, self.on_event).await
     }
 
@@ -468,7 +489,10 @@ impl Context<'_, '_> {
         tokens: &Tokens,
     ) -> Result<OperationReport, LifecycleError> {
         let manifests = &rendered.manifests;
-        let owned = self.owned(manifests, name);
+        // The chart's `crds/` first, created when absent (Helm never updates them), then the release's objects.
+        let mut owned = rendered.crds.clone();
+        let create_only: HashSet<usize> = (0..owned.len()).collect();
+        owned.extend(self.owned(manifests, name));
         let prepared = self.prepare(&owned)?;
         let history = self.storage.history(name).await?;
         self.check_not_pending(name, &history)?;
@@ -480,10 +504,11 @@ impl Context<'_, '_> {
         }
         let version = history.last().map_or(1, |last| last.version + 1);
         let mut release = new_release(name, self.namespace(), version, rendered);
+        release.labels = self.options.labels.clone();
         release.info.status = ReleaseStatus::PendingInstall;
         release.info.description = "Initial install underway".to_string();
         if self.options.dry_run_server {
-            let report = self.apply(&prepared, HashSet::new(), tokens).await;
+            let report = self.apply(&prepared, HashSet::new(), create_only, tokens).await;
             release.info.description = DRY_RUN_DESCRIPTION.to_string();
             return Ok(OperationReport::new(report.outcome, release, Some(report)));
         }
@@ -493,14 +518,15 @@ impl Context<'_, '_> {
             let failed = Failure { outcome: failed.outcome, description, report: None, hook: Some(failed) };
             return self.fail_install(release, failed, manifests).await;
         }
-        let report = self.apply(&prepared, HashSet::new(), tokens).await;
+        let report = self.apply(&prepared, HashSet::new(), create_only, tokens).await;
         if report.outcome == Outcome::Ready {
             if let Err(failed) = self.hooks(&mut release, HookEvent::PostInstall, tokens).await {
                 let description = format!("Release \"{name}\" failed: failed post-install: {failed}");
                 let failed = Failure { outcome: failed.outcome, description, report: Some(report), hook: Some(failed) };
                 return self.fail_install(release, failed, manifests).await;
             }
-            self.finish(&mut release, ReleaseStatus::Deployed, "Install complete").await?;
+            let description = self.options.description.clone().unwrap_or_else(|| "Install complete".to_string());
+            self.finish(&mut release, ReleaseStatus::Deployed, &description).await?;
             return Ok(OperationReport::new(Outcome::Ready, release, Some(report)));
         }
         let description = describe_failure("Install", name, &report);
@@ -609,12 +635,13 @@ impl Context<'_, '_> {
         let old = recorded_manifests(&last)?;
         let last_deployed = last.info.status == ReleaseStatus::Deployed;
         let mut release = new_release(name, self.namespace(), last.version + 1, rendered);
+        release.labels = self.options.labels.clone();
         release.info.first_deployed = history.first().and_then(|first| first.info.first_deployed).or_else(now);
         release.info.status = ReleaseStatus::PendingUpgrade;
         release.info.description = "Preparing upgrade".to_string();
         let unchanged = skippable(manifests, &old, last_deployed, self.namespace());
         if self.options.dry_run_server {
-            let report = self.apply(&prepared, unchanged, tokens).await;
+            let report = self.apply(&prepared, unchanged, HashSet::new(), tokens).await;
             release.info.description = DRY_RUN_DESCRIPTION.to_string();
             return Ok(OperationReport::new(report.outcome, release, Some(report)));
         }
@@ -625,7 +652,7 @@ impl Context<'_, '_> {
             let failed = Failure { outcome: failed.outcome, description, report: None, hook: Some(failed) };
             return self.fail_upgrade(release, failed, &upgrade).await;
         }
-        let report = self.apply(&prepared, unchanged, tokens).await;
+        let report = self.apply(&prepared, unchanged, HashSet::new(), tokens).await;
         if report.outcome != Outcome::Ready {
             let description = describe_failure("Upgrade", name, &report);
             let failed = Failure { outcome: report.outcome, description, report: Some(report), hook: None };
@@ -637,7 +664,8 @@ impl Context<'_, '_> {
             let failed = Failure { outcome: failed.outcome, description, report: Some(report), hook: Some(failed) };
             return self.fail_upgrade(release, failed, &upgrade).await;
         }
-        self.promote(&mut release, "Upgrade complete", upgrade.previous).await?;
+        let description = self.options.description.clone().unwrap_or_else(|| "Upgrade complete".to_string());
+        self.promote(&mut release, &description, upgrade.previous).await?;
         Ok(OperationReport::new(Outcome::Ready, release, Some(report)))
     }
 
@@ -705,7 +733,7 @@ impl Context<'_, '_> {
         release.info.last_deployed = now();
         let skip = skippable(&manifests, &old, last_deployed, self.namespace());
         if self.options.dry_run_server {
-            let report = self.apply(&prepared, skip, tokens).await;
+            let report = self.apply(&prepared, skip, HashSet::new(), tokens).await;
             release.info.description = DRY_RUN_DESCRIPTION.to_string();
             return Ok(OperationReport::new(report.outcome, release, Some(report)));
         }
@@ -720,7 +748,7 @@ impl Context<'_, '_> {
                 ..OperationReport::new(failed.outcome, release, None)
             });
         }
-        let report = self.apply(&prepared, skip, tokens).await;
+        let report = self.apply(&prepared, skip, HashSet::new(), tokens).await;
         if report.outcome != Outcome::Ready {
             let description = describe_failure("Rollback", name, &report);
             self.finish(&mut release, ReleaseStatus::Failed, &description).await?;
@@ -813,11 +841,15 @@ struct Upgrade<'m> {
     previous: Option<Release>,
 }
 
-/// Each object of the release's last revision with its status in the cluster now (`berth status`).
-pub async fn resource_statuses(cluster: &Cluster, release: &Release) -> Vec<ResourceStatus> {
+/// Each object of the release's last revision with its status in the cluster now (`berth status`), judged by
+/// `rules`.
+pub async fn resource_statuses(
+    cluster: &Cluster,
+    release: &Release,
+    rules: &crate::health::HealthRules,
+) -> Vec<ResourceStatus> {
     let Ok(manifests) = recorded_manifests(release) else { return Vec::new() };
-    let rules = crate::health::HealthRules::new();
-    match crate::observe::observe(cluster, &manifests, &rules).await {
+    match crate::observe::observe(cluster, &manifests, rules).await {
         Ok(observed) => observed
             .into_iter()
             .map(|observed| ResourceStatus {

@@ -13,6 +13,8 @@
 //!   done; `hook_runner.rs`: running the hooks of one event against the cluster.
 //! - `show.rs`: what `helm get` and `helm test` print of a record; `values.rs`: its computed values.
 
+pub mod chart;
+pub mod cluster_chart;
 mod hook_runner;
 mod hook_status;
 pub mod hooks;

@@ -41,6 +41,9 @@ pub struct Rendered {
     /// Hooks, kept apart from the release's objects (run around them, not with them), in Helm's install
     /// order by kind (weights, then names, order them when they run).
     pub hooks: Vec<RenderedHook>,
+    /// CustomResourceDefinitions of a chart's `crds/`: created when absent, before the release's objects, never
+    /// updated or deleted (as Helm treats them), and not part of the recorded manifest.
+    pub crds: Vec<Manifest>,
     /// The manifest text the record keeps (`---` and a `# Source:` line before each object).
     pub manifest: String,
     /// The chart as the record keeps it (metadata; templates, values and files when it is a chart).

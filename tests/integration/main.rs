@@ -2,6 +2,7 @@
 
 mod apply_cli;
 mod apply_sim;
+mod chart_release;
 mod fixtures;
 mod health_cli;
 mod health_rules_cli;

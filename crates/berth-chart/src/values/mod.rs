@@ -100,6 +100,70 @@ fn check_installable(chart: &Chart) -> Result<(), ValuesError> {
     }
 }
 
+/// What an upgrade renders with, from the values the user gave now and the current release's chart defaults
+/// and user values, as Helm's `Upgrade.reuseValues` decides (`--reset-values`, `--reuse-values`,
+/// `--reset-then-reuse-values`, or by default the old user values when none are given now). Returns the user
+/// values to record and render; with `--reuse-values` the new chart's defaults are replaced by the old
+/// computed values, as Helm does.
+///
+/// # Errors
+/// Helm's `failed to rebuild old values: ...`.
+pub fn reuse_values(
+    chart: &mut Chart,
+    current_chart: &Chart,
+    current_values: &Value,
+    new_values: Value,
+    mode: ReuseMode,
+) -> Result<Value, ValuesError> {
+    let current = match current_values {
+        Value::Map(map) => map.clone(),
+        _ => berth_template::Map::new(),
+    };
+    let mut warnings = coalesce::Warnings::default();
+    match mode {
+        ReuseMode::Reset => Ok(new_values),
+        ReuseMode::Reuse => {
+            let old = coalesce::coalesce_values(current_chart, current_values, &mut warnings)
+                .map_err(|error| ValuesError::new(format!("failed to rebuild old values: {error}")))?;
+            let merged = as_map(new_values);
+            coalesce::coalesce_tables(&merged, &current, "", false, &mut warnings);
+            chart.values = Value::Map(old);
+            Ok(Value::Map(merged))
+        }
+        ReuseMode::ResetThenReuse => {
+            let merged = as_map(new_values);
+            coalesce::coalesce_tables(&merged, &current, "", false, &mut warnings);
+            Ok(Value::Map(merged))
+        }
+        ReuseMode::Default => {
+            let new_is_empty =
+                matches!(&new_values, Value::Map(map) if map.is_empty()) || matches!(new_values, Value::Nil);
+            Ok(if new_is_empty && !current.is_empty() { Value::Map(current) } else { new_values })
+        }
+    }
+}
+
+/// How an upgrade treats the current release's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReuseMode {
+    /// Helm's default: the old user values when none are given now.
+    #[default]
+    Default,
+    /// `--reset-values`: only the values given now.
+    Reset,
+    /// `--reuse-values`: the values given now over the old ones, with the old computed values as defaults.
+    Reuse,
+    /// `--reset-then-reuse-values`: the values given now over the old user values, with the new chart's defaults.
+    ResetThenReuse,
+}
+
+fn as_map(value: Value) -> berth_template::Map {
+    match value {
+        Value::Map(map) => map,
+        _ => berth_template::Map::new(),
+    }
+}
+
 /// `action.CheckDependencies`: each dependency named in `Chart.yaml` must be among the loaded subcharts.
 ///
 /// # Errors

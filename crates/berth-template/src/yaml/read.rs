@@ -42,6 +42,28 @@ fn convert(go: GoValue, target: Target) -> Result<Option<Value>, YamlError> {
         .map_err(|message| YamlError::new(format!("error unmarshaling JSON: while decoding JSON: {message}"), None))
 }
 
+/// sigs.k8s.io/yaml `YAMLToJSON` of one document: the JSON text kubectl and Helm send to the API server for a
+/// manifest (YAML 1.1 scalars resolved as yaml.v2 resolves them, integers kept as integers, map keys made
+/// strings); `None` for an empty document.
+///
+/// # Errors
+///
+/// The error Helm prints for a document that is not YAML or cannot be JSON.
+pub fn yaml_to_json(input: impl AsRef<[u8]>) -> Result<Option<String>, YamlError> {
+    let go = yaml_v2_unmarshal(input.as_ref())
+        .map_err(|(message, line)| YamlError::new(format!("error converting YAML to JSON: {message}"), line))?;
+    let json =
+        to_jsonable(go).map_err(|message| YamlError::new(format!("error converting YAML to JSON: {message}"), None))?;
+    if matches!(json, super::sigs::Json::Null) {
+        return Ok(None);
+    }
+    check_marshalable(&json)
+        .map_err(|message| YamlError::new(format!("error converting YAML to JSON: {message}"), None))?;
+    super::sigs::write_json(&json)
+        .map(Some)
+        .map_err(|message| YamlError::new(format!("error converting YAML to JSON: {message}"), None))
+}
+
 /// Reads one YAML document into a map as `common.ReadValues` and `fromYaml` do (sigs.k8s.io/yaml `Unmarshal` into
 /// `map[string]interface{}`): later documents are ignored, an empty document gives an empty map, every number is
 /// a float64.
@@ -191,5 +213,28 @@ pub fn merge_maps(a: &Value, b: &Value) -> Value {
         }
         top.out.insert(key, value);
         top.next += 1;
+    }
+}
+
+#[cfg(test)]
+mod yaml_to_json_tests {
+    use super::yaml_to_json;
+
+    #[test]
+    fn manifests_become_the_json_kubectl_sends() {
+        let cases = [
+            (
+                "replicas: 3\nratio: 1.5\nbig: 12345678901234567890\n",
+                Some(r#"{"big":12345678901234567890,"ratio":1.5,"replicas":3}"#),
+            ),
+            ("enabled: yes\nmode: \"yes\"\noctal: 0755\n", Some(r#"{"enabled":true,"mode":"yes","octal":493}"#)),
+            ("a:\n  <<: {b: 1}\n  c: [x, ~]\n", Some(r#"{"a":{"b":1,"c":["x",null]}}"#)),
+            ("# nothing\n", None),
+            ("text: \"<&>\"\n", Some(r#"{"text":"\u003c\u0026\u003e"}"#)),
+        ];
+        for (yaml, expected) in cases {
+            assert_eq!(yaml_to_json(yaml).expect(yaml).as_deref(), expected, "{yaml}");
+        }
+        assert!(yaml_to_json("a: [\n").is_err());
     }
 }

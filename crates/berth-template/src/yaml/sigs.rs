@@ -133,6 +133,57 @@ pub(crate) fn to_jsonable(value: GoValue) -> Result<Json, String> {
     Ok(done.pop().unwrap_or(Json::Null))
 }
 
+/// `json.Marshal` of a JSON-able value: keys sorted, Go's string escaping and float formatting, integers as
+/// written. Iterative, so a deep document cannot exhaust the stack.
+pub(crate) fn write_json(json: &Json) -> Result<String, String> {
+    enum Step<'a> {
+        Value(&'a Json),
+        Text(&'static str),
+        Key(&'a str),
+    }
+    let mut out = String::new();
+    let mut steps = vec![Step::Value(json)];
+    while let Some(step) = steps.pop() {
+        match step {
+            Step::Text(text) => out.push_str(text),
+            Step::Key(key) => {
+                super::go_json::write_string(&mut out, key);
+                out.push(':');
+            }
+            Step::Value(value) => match value {
+                Json::Null => out.push_str("null"),
+                Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+                Json::Int(n) => out.push_str(&n.to_string()),
+                Json::Uint(n) => out.push_str(&n.to_string()),
+                Json::Float(f) => out.push_str(&super::go_json::format_float(*f)?),
+                Json::String(s) => super::go_json::write_string(&mut out, s),
+                Json::Array(items) => {
+                    out.push('[');
+                    steps.push(Step::Text("]"));
+                    for (index, item) in items.iter().enumerate().rev() {
+                        steps.push(Step::Value(item));
+                        if index > 0 {
+                            steps.push(Step::Text(","));
+                        }
+                    }
+                }
+                Json::Object(map) => {
+                    out.push('{');
+                    steps.push(Step::Text("}"));
+                    for (index, (key, item)) in map.iter().enumerate().rev() {
+                        steps.push(Step::Value(item));
+                        steps.push(Step::Key(key));
+                        if index > 0 {
+                            steps.push(Step::Text(","));
+                        }
+                    }
+                }
+            },
+        }
+    }
+    Ok(out)
+}
+
 /// `json.Marshal`'s refusal of NaN and infinities, in its (sorted-key, depth-first) order.
 pub(crate) fn check_marshalable(json: &Json) -> Result<(), String> {
     let mut stack = vec![json];
