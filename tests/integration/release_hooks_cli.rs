@@ -364,3 +364,29 @@ async fn berth_test_logs_print_as_helm_test_logs() {
     assert_eq!(logs(&text(&ours.stdout)), logs(&helm));
     assert_eq!(logs(&helm), "\nPOD LOGS: smoke\nsmoke test passed\n\n");
 }
+
+const CHART: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/release-charts/shop");
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_charts_hooks_run_before_its_objects_and_helm_reads_their_runs() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    let installed = berth(&peer, &["install", "shop", CHART, "--set", "replicas=2", "--wait", "-o", "json"]).await;
+    assert_ok(&installed);
+    let events: Vec<Value> =
+        text(&installed.stdout).lines().filter_map(|line| serde_json::from_str(line).ok()).collect();
+    let position = |wanted: &dyn Fn(&Value) -> bool| events.iter().position(|event| wanted(event));
+    let hook_done = position(&|event| event["event"] == "hookSucceeded" && event["name"] == "shop-migrate");
+    let settings = position(&|event| event["event"] == "applied" && event["kind"] == "ConfigMap");
+    assert!(hook_done.expect("the pre-install hook ran") < settings.expect("settings applied"), "{events:?}");
+    assert_gets_match(&peer, "shop", &[""]).await;
+
+    // Helm runs the chart's pre-upgrade hook on berth's release, then berth on Helm's revision.
+    peer.ok("helm", &["upgrade", "shop", CHART, "--reuse-values", "--wait"]).await;
+    assert_ok(&berth(&peer, &["upgrade", "shop", CHART, "--set", "replicas=3", "--wait"]).await);
+    let all: Value =
+        serde_json::from_slice(&berth(&peer, &["get", "all", "shop", "-o", "json"]).await.stdout).expect("JSON");
+    assert_eq!(all["version"], 3);
+    assert_eq!(all["hooks"][0]["events"], serde_json::json!(["pre-install", "pre-upgrade"]));
+    assert_eq!(all["hooks"][0]["last_run"]["phase"], "Succeeded");
+    assert_gets_match(&peer, "shop", &["", "2"]).await;
+}
