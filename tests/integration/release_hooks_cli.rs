@@ -374,7 +374,7 @@ async fn a_charts_hooks_run_before_its_objects_and_helm_reads_their_runs() {
     assert_ok(&installed);
     let events: Vec<Value> =
         text(&installed.stdout).lines().filter_map(|line| serde_json::from_str(line).ok()).collect();
-    let position = |wanted: &dyn Fn(&Value) -> bool| events.iter().position(|event| wanted(event));
+    let position = |wanted: &dyn Fn(&Value) -> bool| events.iter().position(wanted);
     let hook_done = position(&|event| event["event"] == "hookSucceeded" && event["name"] == "shop-migrate");
     let settings = position(&|event| event["event"] == "applied" && event["kind"] == "ConfigMap");
     assert!(hook_done.expect("the pre-install hook ran") < settings.expect("settings applied"), "{events:?}");
