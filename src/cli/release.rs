@@ -79,6 +79,9 @@ pub struct RecordArgs {
     /// Do not print the chart's NOTES.
     #[arg(long)]
     pub hide_notes: bool,
+    /// Adopt objects that exist without this release's ownership marks, instead of refusing them.
+    #[arg(long)]
+    pub take_ownership: bool,
 }
 
 fn label(text: &str) -> Result<(String, String), String> {
@@ -598,6 +601,7 @@ fn run_install_or_upgrade(change: Change<'_>, args: &ChangeArgs) -> Result<ExitC
         let mut options = release_options(args);
         options.description = change.record.description.clone();
         options.labels = change.record.labels.iter().cloned().collect();
+        options.take_ownership = change.record.take_ownership;
         let json = args.output == super::apply::ProgressOutput::Json;
         let mut progress = Progress::new(ProgressMode::detect(json));
         let mut on_event = |event: &berth::apply::ApplyEvent| progress.on_event(event);

@@ -107,3 +107,24 @@ async fn berth_continues_a_chart_release_helm_installed() {
     assert_eq!((last.0, last.1.as_str(), last.2.as_str()), (3, "deployed", "Rollback to 1"));
     peer.ok("helm", &["upgrade", "shop", CHART, "--reuse-values", "--wait", "--timeout", "2m"]).await;
 }
+
+/// The password the `keeper` chart generated, as the cluster holds it.
+async fn password(peer: &PeerCluster) -> String {
+    peer.ok("kubectl", &["get", "secret", "keep-auth", "-o", "jsonpath={.data.password}"]).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lookup_answers_from_the_cluster_so_generated_passwords_survive_upgrades() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    let keeper = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/release-charts/keeper");
+    berth_ok(&peer, &["install", "keep", keeper]).await;
+    let first = password(&peer).await;
+    assert_eq!(first.len(), 24, "16 random characters, base64: {first}");
+    berth_ok(&peer, &["upgrade", "keep", keeper]).await;
+    assert_eq!(password(&peer).await, first, "berth's upgrade found the Secret through lookup");
+    peer.ok("helm", &["upgrade", "keep", keeper]).await;
+    assert_eq!(password(&peer).await, first, "and so does Helm's, continuing berth's release");
+    // Offline, `lookup` finds nothing: `berth template` generates a new one, as `helm template` does.
+    let offline = crate::run::stdout(&crate::run::berth(&["template", "keep", keeper], None));
+    assert!(!offline.contains(&first), "{offline}");
+}
