@@ -6,6 +6,7 @@
 mod apply;
 mod chart_args;
 mod cluster_args;
+mod diff;
 mod error;
 mod health;
 mod health_rules;
@@ -59,6 +60,8 @@ pub enum Command {
     List(release::ReadArgs),
     /// Show a release and the status of each of its objects now.
     Status(release::ReadArgs),
+    /// What an upgrade or rollback would change in the cluster, as a diff (server-side dry runs).
+    Diff(diff::DiffArgs),
     /// Render a chart locally and print it, exactly as `helm template` prints it.
     Template(template::TemplateArgs),
     /// Show a chart's Chart.yaml, values, README or CRDs, as `helm show`.
@@ -80,6 +83,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Plan(args) => plan::run(args),
         Command::Sim(args) => sim::run(args),
         Command::Template(args) => template::run(args),
+        Command::Diff(args) => diff::run(args),
         Command::Show(args) => show::run(args),
         Command::Install(args) => release::install(args),
         Command::Upgrade(args) => release::upgrade(args),

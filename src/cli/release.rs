@@ -589,7 +589,7 @@ fn run_install_or_upgrade(change: Change<'_>, args: &ChangeArgs) -> Result<ExitC
             current: if is_upgrade { last } else { None },
             reuse: change.upgrade.map(|(_, reuse)| reuse).unwrap_or_default(),
         };
-        let rendered = release_input::render(&change.path, change.chart, &target).await?.rendered;
+        let rendered = release_input::render(&change.path, change.chart, &target).await?;
         let operation = match change.upgrade {
             None => Operation::Install { name: change.name.clone(), rendered },
             Some((install, _)) => Operation::Upgrade { name: change.name.clone(), rendered, install },

@@ -155,7 +155,7 @@ fn new_release(name: &str, namespace: &str, version: u32, rendered: &Rendered) -
     }
 }
 
-fn recorded_manifests(release: &Release) -> Result<Vec<Manifest>, LifecycleError> {
+pub(crate) fn recorded_manifests(release: &Release) -> Result<Vec<Manifest>, LifecycleError> {
     let mut problems = Vec::new();
     let origin = format!("release {} revision {}", release.name, release.version);
     let manifests = manifest::parse_text(&release.manifest, &origin, false, &mut problems);

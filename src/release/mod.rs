@@ -11,6 +11,7 @@
 
 pub mod chart;
 pub mod cluster_chart;
+pub mod diff;
 pub mod lifecycle;
 pub mod ownership;
 mod record;
