@@ -6,6 +6,7 @@
 mod apply;
 mod chart_args;
 mod cluster_args;
+mod diff;
 mod error;
 mod get;
 mod health;
@@ -65,6 +66,8 @@ pub enum Command {
     Get(get::GetArgs),
     /// Run a release's tests (its `helm.sh/hook: test` hooks), as `helm test`.
     Test(test::TestArgs),
+    /// What an upgrade or rollback would change in the cluster, as a diff (server-side dry runs).
+    Diff(diff::DiffArgs),
     /// Render a chart locally and print it, exactly as `helm template` prints it.
     Template(template::TemplateArgs),
     /// Show a chart's Chart.yaml, values, README or CRDs, as `helm show`.
@@ -86,6 +89,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Plan(args) => plan::run(args),
         Command::Sim(args) => sim::run(args),
         Command::Template(args) => template::run(args),
+        Command::Diff(args) => diff::run(args),
         Command::Show(args) => show::run(args),
         Command::Install(args) => release::install(args),
         Command::Upgrade(args) => release::upgrade(args),

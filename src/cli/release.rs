@@ -82,6 +82,9 @@ pub struct RecordArgs {
     /// Do not print the chart's NOTES.
     #[arg(long)]
     pub hide_notes: bool,
+    /// Adopt objects that exist without this release's ownership marks, instead of refusing them.
+    #[arg(long)]
+    pub take_ownership: bool,
 }
 
 fn label(text: &str) -> Result<(String, String), String> {
@@ -612,7 +615,7 @@ fn run_install_or_upgrade(change: Change<'_>, args: &ChangeArgs) -> Result<ExitC
             current: if is_upgrade { last } else { None },
             reuse: change.upgrade.map(|(_, reuse)| reuse).unwrap_or_default(),
         };
-        let rendered = release_input::render(&change.path, change.chart, &target).await?.rendered;
+        let rendered = release_input::render(&change.path, change.chart, &target).await?;
         let operation = match change.upgrade {
             None => Operation::Install { name: change.name.clone(), rendered },
             Some((install, _)) => Operation::Upgrade { name: change.name.clone(), rendered, install },
@@ -626,6 +629,7 @@ fn run_install_or_upgrade(change: Change<'_>, args: &ChangeArgs) -> Result<ExitC
         options.labels = change.record.labels.iter().cloned().collect();
         // A user's SIGINT/SIGTERM stops running hooks too (a library caller may keep them running).
         options.hooks_cancel = Some(cancel.clone());
+        options.take_ownership = change.record.take_ownership;
         let json = args.output == super::apply::ProgressOutput::Json;
         let mut progress = Progress::new(ProgressMode::detect(json));
         let mut on_event = |event: &berth::apply::ApplyEvent| progress.on_event(event);

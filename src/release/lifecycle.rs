@@ -24,6 +24,7 @@ use crate::object::ObjectRef;
 use crate::problems::Problems;
 use crate::status::Status;
 use crate::wait::{Outcome, WaitOptions};
+use futures::StreamExt;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -57,6 +58,8 @@ pub struct ReleaseOptions {
     pub description: Option<String>,
     /// Labels of the new revision's record (`--labels`).
     pub labels: std::collections::BTreeMap<String, String>,
+    /// Adopt objects that exist without this release's ownership marks (`--take-ownership`).
+    pub take_ownership: bool,
     /// Run no hooks (`--no-hooks`).
     pub no_hooks: bool,
     /// Ends the wait of a running hook when cancelled. `None`: hooks end only by their timeout, whatever
@@ -79,6 +82,7 @@ impl Default for ReleaseOptions {
             builtin_rules: true,
             description: None,
             labels: std::collections::BTreeMap::new(),
+            take_ownership: false,
             no_hooks: false,
             hooks_cancel: None,
         }
@@ -135,6 +139,11 @@ pub enum LifecycleError {
     AlreadyUninstalled(String),
     #[error("namespace `{0}` does not exist")]
     NoNamespace(String),
+    /// Helm's "rendered manifests contain a resource that already exists".
+    #[error(
+        "rendered manifests contain a resource that already exists. Unable to continue with {operation}: {message}"
+    )]
+    Exists { operation: &'static str, message: String },
     #[error("cannot create namespace `{namespace}`")]
     CreateNamespace {
         namespace: String,
@@ -185,7 +194,7 @@ fn new_release(name: &str, namespace: &str, version: u32, rendered: &Rendered) -
     }
 }
 
-fn recorded_manifests(release: &Release) -> Result<Vec<Manifest>, LifecycleError> {
+pub(crate) fn recorded_manifests(release: &Release) -> Result<Vec<Manifest>, LifecycleError> {
     let mut problems = Vec::new();
     let origin = format!("release {} revision {}", release.name, release.version);
     let manifests = manifest::parse_text(&release.manifest, &origin, false, &mut problems);
@@ -430,6 +439,54 @@ impl Context<'_, '_> {
         Ok(())
     }
 
+    /// Helm's `existingResourceConflict`: objects of `indices` that exist must carry this release's marks, unless
+    /// `--take-ownership`. Checked before anything is written.
+    async fn check_existing(
+        &self,
+        prepared: &Prepared<'_>,
+        indices: impl Iterator<Item = usize>,
+        name: &str,
+        operation: &'static str,
+    ) -> Result<(), LifecycleError> {
+        if self.options.take_ownership {
+            return Ok(());
+        }
+        let wanted: HashSet<usize> = indices.collect();
+        let targets: Vec<&crate::cluster::Resolved> = prepared
+            .resolved()
+            .enumerate()
+            .filter(|(index, _)| wanted.contains(index))
+            .map(|(_, resolved)| resolved)
+            .collect();
+        let reads = targets.iter().map(|resolved| async move { (*resolved, get_object(self.cluster, resolved).await) });
+        let found: Vec<_> = futures::stream::iter(reads).buffered(16).collect().await;
+        for (resolved, result) in found {
+            let reference = &resolved.reference;
+            let shown = format!(
+                "{} {:?} in namespace {:?}",
+                reference.kind,
+                reference.name,
+                reference.namespace.clone().unwrap_or_default()
+            );
+            match result {
+                Ok(None) => {}
+                Ok(Some(existing)) => {
+                    if let Err(problem) = ownership::check_ownership(&existing, name, self.namespace()) {
+                        let message =
+                            format!("{shown} exists and cannot be imported into the current release: {problem}");
+                        return Err(LifecycleError::Exists { operation, message });
+                    }
+                }
+                Err(error) => {
+                    let message =
+                        format!("could not get information about the resource {shown}: {}", error.to_report_message());
+                    return Err(LifecycleError::Exists { operation, message });
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// A revision's objects as the release applies them: with Helm's ownership marks.
     fn owned(&self, manifests: &[Manifest], name: &str) -> Vec<Manifest> {
         ownership::owned(manifests, name, self.namespace())
@@ -502,6 +559,7 @@ impl Context<'_, '_> {
         if !self.options.dry_run_server {
             self.ensure_namespace().await?;
         }
+        self.check_existing(&prepared, create_only.len()..owned.len(), name, "install").await?;
         let version = history.last().map_or(1, |last| last.version + 1);
         let mut release = new_release(name, self.namespace(), version, rendered);
         release.labels = self.options.labels.clone();
@@ -640,6 +698,15 @@ impl Context<'_, '_> {
         release.info.status = ReleaseStatus::PendingUpgrade;
         release.info.description = "Preparing upgrade".to_string();
         let unchanged = skippable(manifests, &old, last_deployed, self.namespace());
+        let new_objects: Vec<usize> = manifests
+            .iter()
+            .enumerate()
+            .filter(|(_, manifest)| {
+                !old.iter().any(|previous| identity(previous, self.namespace()) == identity(manifest, self.namespace()))
+            })
+            .map(|(index, _)| index)
+            .collect();
+        self.check_existing(&prepared, new_objects.into_iter(), name, "update").await?;
         if self.options.dry_run_server {
             let report = self.apply(&prepared, unchanged, HashSet::new(), tokens).await;
             release.info.description = DRY_RUN_DESCRIPTION.to_string();

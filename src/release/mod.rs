@@ -15,6 +15,7 @@
 
 pub mod chart;
 pub mod cluster_chart;
+pub mod diff;
 mod hook_runner;
 mod hook_status;
 pub mod hooks;
