@@ -103,8 +103,7 @@ pub fn run(args: GetArgs) -> Result<ExitCode, Error> {
             OutputFormat::Json => show::release_json(&release),
             OutputFormat::Yaml => show::release_yaml(&release),
         },
-    }
-    .map_err(|error| Error::Usage(error.to_string()))?;
+    }?;
     print_stdout(&text)?;
     Ok(ExitCode::Success)
 }

@@ -7,6 +7,7 @@ use super::progress::{Progress, ProgressMode};
 use super::release_input::{self, ChartFlags, Target};
 use crate::cli::error::{Error, ExitCode};
 use berth::release::lifecycle::{self, Operation, OperationReport, ReleaseOptions};
+use berth::release::show;
 use berth::release::{HelmTime, Release, Storage};
 use berth::wait::Outcome;
 use berth_chart::values::ReuseMode;
@@ -286,7 +287,7 @@ fn print_operation(report: &OperationReport, json: bool, hide_notes: bool) -> Re
         }
         return print_stdout(&format!("{value}\n"));
     }
-    let mut text = status_text(&report.release, hide_notes);
+    let mut text = status_text(&report.release, hide_notes)?;
     if let Some(rolled_back) = &report.rolled_back {
         text.push_str(&format!(
             "ROLLED BACK: revision {} ({}): {}\n",
@@ -304,47 +305,9 @@ fn print_operation(report: &OperationReport, json: bool, hide_notes: bool) -> Re
 
 /// A revision as Helm's status printer writes it after install, upgrade and rollback: name, last deployed,
 /// namespace, status, revision, description, test suite, (for a dry run) hooks and manifest, then the NOTES.
-pub fn status_text(release: &Release, hide_notes: bool) -> String {
-    let mut text = format!("NAME: {}\n", release.name);
-    if let Some(last_deployed) = release.info.last_deployed {
-        text.push_str(&format!("LAST DEPLOYED: {}\n", ansic(last_deployed)));
-    }
-    text.push_str(&format!(
-        "NAMESPACE: {}\nSTATUS: {}\nREVISION: {}\nDESCRIPTION: {}\n",
-        release.namespace, release.info.status, release.version, release.info.description
-    ));
-    let tests: Vec<&berth::release::Hook> =
-        release.hooks.iter().filter(|hook| hook.events.iter().any(|event| event == "test")).collect();
-    if tests.is_empty() {
-        text.push_str("TEST SUITE: None\n");
-    }
-    for hook in tests {
-        let (Some(started), Some(completed)) = (hook.last_run.started_at, hook.last_run.completed_at) else { continue };
-        text.push_str(&format!(
-            "TEST SUITE:     {}\nLast Started:   {}\nLast Completed: {}\nPhase:          {}\n",
-            hook.name,
-            ansic(started),
-            ansic(completed),
-            hook.last_run.phase
-        ));
-    }
-    if release.info.description.eq_ignore_ascii_case("Dry run complete") {
-        text.push_str("HOOKS:\n");
-        for hook in &release.hooks {
-            text.push_str(&format!("---\n# Source: {}\n{}\n", hook.path, hook.manifest));
-        }
-        text.push_str(&format!("MANIFEST:\n{}\n", release.manifest));
-    }
-    if !hide_notes && !release.info.notes.is_empty() {
-        text.push_str(&format!("NOTES:\n{}\n", release.info.notes.trim()));
-    }
-    text
-}
-
-/// Go's `time.ANSIC` layout (`Mon Jan _2 15:04:05 2006`), in the offset the time was recorded with.
-fn ansic(time: HelmTime) -> String {
-    let zoned = time.timestamp.to_zoned(jiff::tz::TimeZone::fixed(time.offset));
-    zoned.strftime("%a %b %e %H:%M:%S %Y").to_string()
+pub fn status_text(release: &Release, hide_notes: bool) -> Result<String, Error> {
+    let view = show::StatusView { debug: false, show_metadata: false, hide_notes };
+    Ok(show::status(release, view)?)
 }
 
 /// `berth list`, `berth history NAME`, `berth status NAME`.
@@ -661,7 +624,7 @@ fn print_client_dry_run(operation: &Operation, namespace: &str, hide_notes: bool
         },
         ..Release::default()
     };
-    print_stdout(&status_text(&release, hide_notes))?;
+    print_stdout(&status_text(&release, hide_notes)?)?;
     Ok(ExitCode::Success)
 }
 

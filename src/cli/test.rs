@@ -79,8 +79,7 @@ fn render(report: &TestReport, output: OutputFormat, logs: bool) -> Result<Strin
         }
         OutputFormat::Json => show::release_json(release),
         OutputFormat::Yaml => show::release_yaml(release),
-    }
-    .map_err(|error| Error::Usage(error.to_string()))?;
+    }?;
     if logs {
         text.push('\n');
         for log in &report.logs {

@@ -508,6 +508,21 @@ impl Context<'_, '_> {
         apply::apply_prepared(self.cluster, prepared, &request, &tokens.cancel, self.on_event).await
     }
 
+    /// The chart's `crds/`, created when absent and waited for until established, then discovery refreshed:
+    /// Helm installs them before the pre-install hooks, so a hook can be a custom resource of them.
+    async fn install_crds(&mut self, crds: &Prepared<'_>, tokens: &Tokens) -> ApplyReport {
+        let create_only = (0..crds.manifests().len()).collect();
+        let mut request = request(self.options, self.options.timeout, HashSet::new(), create_only);
+        request.wait = Some(WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() });
+        let report = apply::apply_prepared(self.cluster, crds, &request, &tokens.cancel, self.on_event).await;
+        if report.outcome == Outcome::Ready
+            && let Err(error) = self.cluster.resources.refresh(&self.cluster.client).await
+        {
+            tracing::warn!(%error, "discovery refresh after the chart's CRDs failed");
+        }
+        report
+    }
+
     async fn delete(&mut self, manifests: &[Manifest], tokens: &Tokens) -> Result<ApplyReport, LifecycleError> {
         let options = WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() };
         let cancel = &tokens.cancel;
@@ -551,6 +566,7 @@ impl Context<'_, '_> {
         let create_only: HashSet<usize> = (0..owned.len()).collect();
         owned.extend(self.owned(manifests, name));
         let prepared = self.prepare(&owned)?;
+        let crds = self.prepare(&rendered.crds)?;
         let history = self.storage.history(name).await?;
         self.check_not_pending(name, &history)?;
         if history.last().is_some_and(|last| last.info.status != ReleaseStatus::Uninstalled) {
@@ -571,6 +587,14 @@ impl Context<'_, '_> {
             return Ok(OperationReport::new(report.outcome, release, Some(report)));
         }
         self.storage.create(&release).await?;
+        if !rendered.crds.is_empty() {
+            let report = self.install_crds(&crds, tokens).await;
+            if report.outcome != Outcome::Ready {
+                let description = describe_failure("Install", name, &report);
+                let failed = Failure { outcome: report.outcome, description, report: Some(report), hook: None };
+                return self.fail_install(release, failed, manifests).await;
+            }
+        }
         if let Err(failed) = self.hooks(&mut release, HookEvent::PreInstall, tokens).await {
             let description = format!("Release \"{name}\" failed: failed pre-install: {failed}");
             let failed = Failure { outcome: failed.outcome, description, report: None, hook: Some(failed) };
