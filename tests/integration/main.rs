@@ -2,6 +2,7 @@
 
 mod apply_cli;
 mod apply_sim;
+mod corpus;
 mod fixtures;
 mod health_cli;
 mod health_rules_cli;
@@ -17,3 +18,4 @@ mod sim_helm;
 mod sim_kube;
 mod sim_kubectl;
 mod snapshots_cli;
+mod template_cli;
