@@ -41,6 +41,8 @@ if hcode != 0:
     # Helm: `Error: MSG` (MSG may span lines); berth: `Caused by: MSG`, continuation lines indented under it.
     helm_err = read(herr)
     helm_message = helm_err[helm_err.find("Error: ") + 7:].rstrip("\n") if "Error: " in helm_err else helm_err
+    # Helm's template command adds a hint naming its --debug flag, which berth does not have.
+    helm_message = helm_message.removesuffix("\n\nUse --debug flag to render out invalid YAML")
     lines, taking = [], False
     for line in read(berr).splitlines():
         if line.startswith("  Caused by: "):
