@@ -3,6 +3,7 @@
 mod apply_cli;
 mod apply_sim;
 mod chart_release;
+mod corpus;
 mod fixtures;
 mod health_cli;
 mod health_rules_cli;
@@ -22,4 +23,5 @@ mod sim_kube;
 mod sim_kubectl;
 mod sim_kubectl_cluster;
 mod snapshots_cli;
+mod template_cli;
 mod webhook_sim;
