@@ -13,18 +13,25 @@ use std::fmt::Write as _;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitCode {
     /// Everything asked for is done and ready.
-    Success = 0,
+    Success,
     /// The work ran, but something failed, is not ready or timed out.
-    NotReady = 1,
+    NotReady,
     /// Bad input, bad usage, or the cluster cannot be reached.
-    BadInput = 2,
+    BadInput,
+    /// `berth diff --detailed-exitcode` found changes (2, as the helm-diff plugin).
+    Changes,
     /// Cancelled by SIGINT/SIGTERM.
-    Cancelled = 130,
+    Cancelled,
 }
 
 impl ExitCode {
     pub fn code(self) -> i32 {
-        self as i32
+        match self {
+            ExitCode::Success => 0,
+            ExitCode::NotReady => 1,
+            ExitCode::BadInput | ExitCode::Changes => 2,
+            ExitCode::Cancelled => 130,
+        }
     }
 }
 
@@ -57,8 +64,15 @@ pub enum Error {
     Values(#[source] ValuesProblem),
     #[error("cannot render chart `{0}`")]
     Chart(String, #[source] ChartProblem),
+    /// An error reported with exit code 1 whatever it is (`diff --detailed-exitcode`).
+    #[error(transparent)]
+    Failed(Box<Error>),
+    #[error("cannot compute the changes")]
+    Diff(#[source] Box<berth::release::diff::DiffError>),
     #[error("release operation failed")]
     Release(#[source] release::lifecycle::LifecycleError),
+    #[error("cannot print the release")]
+    Record(#[from] release::show::ShowError),
 }
 
 impl Error {
@@ -82,7 +96,10 @@ impl Error {
             | Error::Plan(_)
             | Error::Values(_)
             | Error::Chart(..) => ExitCode::BadInput,
-            Error::Release(release::lifecycle::LifecycleError::Storage(_)) | Error::Output(_) => ExitCode::NotReady,
+            Error::Diff(_) | Error::Failed(_) => ExitCode::NotReady,
+            Error::Release(release::lifecycle::LifecycleError::Storage(_)) | Error::Output(_) | Error::Record(_) => {
+                ExitCode::NotReady
+            }
             Error::Release(_) => ExitCode::BadInput,
             Error::Cancelled(_) => ExitCode::Cancelled,
         }

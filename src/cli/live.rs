@@ -165,6 +165,11 @@ impl LiveTable {
         self.bar.set_message(frame(rows, header, width, height, color).join("\n"));
     }
 
+    /// Writes `line` above the table (a hook's log), which is redrawn below it.
+    pub fn above(&self, line: &str) {
+        self.bar.println(line);
+    }
+
     /// Clears the table: the final report follows in its place.
     pub fn clear(&self) {
         self.bar.finish_and_clear();

@@ -6,7 +6,9 @@
 mod apply;
 mod chart_args;
 mod cluster_args;
+mod diff;
 mod error;
+mod get;
 mod health;
 mod health_rules;
 mod live;
@@ -19,6 +21,7 @@ mod runtime;
 mod show;
 mod sim;
 mod template;
+mod test;
 
 use crate::cli::error::{Error, ExitCode};
 use clap::{Parser, Subcommand};
@@ -60,6 +63,12 @@ pub enum Command {
     List(release::ReadArgs),
     /// Show a release and the status of each of its objects now.
     Status(release::ReadArgs),
+    /// Show what a release recorded: values, manifest, hooks, notes, metadata, or all of it (as `helm get`).
+    Get(get::GetArgs),
+    /// Run a release's tests (its `helm.sh/hook: test` hooks), as `helm test`.
+    Test(test::TestArgs),
+    /// What an upgrade or rollback would change in the cluster, as a diff (server-side dry runs).
+    Diff(diff::DiffArgs),
     /// Render a chart locally and print it, exactly as `helm template` prints it.
     Template(template::TemplateArgs),
     /// Show a chart's Chart.yaml, values, README or CRDs, as `helm show`.
@@ -81,6 +90,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Plan(args) => plan::run(args),
         Command::Sim(args) => sim::run(args),
         Command::Template(args) => template::run(args),
+        Command::Diff(args) => diff::run(args),
         Command::Show(args) => show::run(args),
         Command::Install(args) => release::install(args),
         Command::Upgrade(args) => release::upgrade(args),
@@ -89,6 +99,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::History(args) => release::run_read(release::ReadKind::History, args),
         Command::List(args) => release::run_read(release::ReadKind::List, args),
         Command::Status(args) => release::run_read(release::ReadKind::Status, args),
+        Command::Get(args) => get::run(args),
+        Command::Test(args) => test::run(args),
     }
 }
 

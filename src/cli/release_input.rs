@@ -34,11 +34,6 @@ pub struct ChartFlags {
     pub skip_schema_validation: bool,
 }
 
-/// The release's input and the chart it came from (for charts).
-pub struct Input {
-    pub rendered: Rendered,
-}
-
 /// Whether `path` is a chart rather than plain manifests.
 pub fn is_chart(path: &Path) -> bool {
     if path.is_file() {
@@ -62,10 +57,10 @@ pub struct Target<'a> {
 }
 
 /// Renders `path` for `target`.
-pub async fn render(path: &Path, flags: &ChartFlags, target: &Target<'_>) -> Result<Input, Error> {
+pub async fn render(path: &Path, flags: &ChartFlags, target: &Target<'_>) -> Result<Rendered, Error> {
     if !is_chart(path) {
         let manifests = manifest::load(&[path.to_path_buf()])?;
-        return Ok(Input { rendered: Rendered::from_manifests(manifests, chart_metadata(path)) });
+        return Ok(Rendered::from_manifests(manifests, chart_metadata(path)));
     }
     let shown = path.display().to_string();
     let chart_error = |message: String| Error::Chart(shown.clone(), ChartProblem(message));
@@ -115,8 +110,7 @@ pub async fn render(path: &Path, flags: &ChartFlags, target: &Target<'_>) -> Res
     for warning in &rendered.warnings {
         tracing::warn!("{warning}");
     }
-    let input = rendered_from_chart(&rendered, !flags.skip_crds).map_err(|error| chart_error(error.to_string()))?;
-    Ok(Input { rendered: input })
+    rendered_from_chart(&rendered, !flags.skip_crds).map_err(|error| chart_error(error.to_string()))
 }
 
 /// The chart metadata recorded for a path of manifests: its `Chart.yaml` when it has one, else its name.

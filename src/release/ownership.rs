@@ -35,6 +35,33 @@ pub fn owned(manifests: &[Manifest], release: &str, namespace: &str) -> Vec<Mani
         .collect()
 }
 
+/// Helm's `checkOwnership`: an object that exists already may be taken into release `name` of `namespace` only
+/// when it carries the release's marks. The error is Helm's (`invalid ownership metadata; label validation
+/// error: missing key ...`).
+pub fn check_ownership(existing: &Value, name: &str, namespace: &str) -> Result<(), String> {
+    let read = |field: &str, key: &str| {
+        existing.pointer(&format!("/metadata/{field}")).and_then(|map| map.get(key)).and_then(Value::as_str)
+    };
+    let require = |field: &str, key: &str, wanted: &str| match read(field, key) {
+        None => Some(format!("missing key {key:?}: must be set to {wanted:?}")),
+        Some(actual) if actual != wanted => {
+            Some(format!("key {key:?} must equal {wanted:?}: current value is {actual:?}"))
+        }
+        Some(_) => None,
+    };
+    let problems: Vec<String> = [
+        require("labels", MANAGED_BY_LABEL, "Helm").map(|problem| format!("label validation error: {problem}")),
+        require("annotations", RELEASE_NAME_ANNOTATION, name)
+            .map(|problem| format!("annotation validation error: {problem}")),
+        require("annotations", RELEASE_NAMESPACE_ANNOTATION, namespace)
+            .map(|problem| format!("annotation validation error: {problem}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if problems.is_empty() { Ok(()) } else { Err(format!("invalid ownership metadata; {}", problems.join("; "))) }
+}
+
 /// Sets `metadata.<field>.<key>`, making the map when it is missing or null (a chart rendering `labels:` with
 /// nothing under it).
 fn insert(metadata: &mut Map<String, Value>, field: &str, key: &str, value: &str) {
@@ -50,6 +77,22 @@ fn insert(metadata: &mut Map<String, Value>, field: &str, key: &str, value: &str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn ownership_is_checked_as_helm_checks_it() {
+        let ours = json!({"metadata": {"labels": {"app.kubernetes.io/managed-by": "Helm"},
+            "annotations": {"meta.helm.sh/release-name": "shop", "meta.helm.sh/release-namespace": "default"}}});
+        assert_eq!(check_ownership(&ours, "shop", "default"), Ok(()));
+        assert_eq!(
+            check_ownership(&ours, "other", "default"),
+            Err("invalid ownership metadata; annotation validation error: key \"meta.helm.sh/release-name\" must equal \"other\": current value is \"shop\"".to_string())
+        );
+        assert_eq!(
+            check_ownership(&json!({"metadata": {}}), "shop", "default"),
+            Err("invalid ownership metadata; label validation error: missing key \"app.kubernetes.io/managed-by\": must be set to \"Helm\"; annotation validation error: missing key \"meta.helm.sh/release-name\": must be set to \"shop\"; annotation validation error: missing key \"meta.helm.sh/release-namespace\": must be set to \"default\"".to_string())
+        );
+    }
     use crate::manifest::parse_text;
 
     #[test]

@@ -150,3 +150,26 @@ async fn a_failed_upgrade_rolled_back_reports_the_failure_and_the_rollback() {
     assert_eq!((rolled_back.version, rolled_back.info.status), (3, ReleaseStatus::Deployed));
     assert_eq!(settings(&cluster).await.expect("there")["data"]["mode"], "fast");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_object_of_another_owner_is_refused_unless_taken_over() {
+    let (_sim, cluster) = start("default").await;
+    // The ConfigMap exists already, made by someone else (no ownership marks).
+    let mut on_event = |_: &berth::apply::ApplyEvent| {};
+    let cancel = CancellationToken::new();
+    let foreign = rendered(SETTINGS).manifests;
+    berth::apply::apply(&cluster, &foreign, &berth::apply::ApplyRequest::default(), &cancel, &mut on_event)
+        .await
+        .expect("applied");
+    let error = run(&cluster, &install(SETTINGS), &ReleaseOptions::default()).await.expect_err("not ours");
+    let text = error.to_string();
+    assert!(
+        text.contains("ConfigMap \"settings\" in namespace \"default\" exists and cannot be imported into the current release: invalid ownership metadata"),
+        "{text}"
+    );
+    assert!(history(&cluster, "shop").await.is_empty(), "nothing was recorded");
+    let adopt = ReleaseOptions { take_ownership: true, ..ReleaseOptions::default() };
+    run(&cluster, &install(SETTINGS), &adopt).await.expect("taken over");
+    let object = settings(&cluster).await.expect("there");
+    assert_eq!(object["metadata"]["annotations"]["meta.helm.sh/release-name"], "shop");
+}
