@@ -1,7 +1,8 @@
 //! Nothing of a Secret reaches any output (issue 14, item 3): a Secret holding a canary value goes through
 //! every command that reads or writes objects or releases, at every verbosity and in JSON, as manifests and
-//! as a chart, and every byte of stdout and stderr is searched for the canary and its base64 forms (`template`
-//! prints the manifest on stdout by contract; its logs are searched). A Secret the client library cannot
+//! as a chart, and every byte of stdout and stderr is searched for the canary and its base64 forms. Commands
+//! that print the manifest or values on stdout by contract, as Helm's do (`template`, `get values`, `get
+//! manifest`, `get all`, `show values`, `test -o json`), must show it there; their logs are searched. A Secret the client library cannot
 //! decode (it logs the whole answer at WARN) is read too.
 
 use crate::peers::PeerCluster;
@@ -73,6 +74,28 @@ impl Transcript {
         self.text.push_str(&String::from_utf8_lossy(&output.stdout));
         self.text.push_str(&String::from_utf8_lossy(&output.stderr));
     }
+
+    /// A command that prints the Secret on stdout by contract, as Helm's does (`get values`, `get manifest`,
+    /// `show values`, `test -o json`, which prints the whole record): stdout must hold it (the command reached it), only stderr is searched.
+    fn run_printing(&mut self, args: &[&str]) {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_berth"));
+        command.args(args);
+        // `show` reads a chart only: it takes no cluster flags.
+        if args.first() != Some(&"show") {
+            command.arg("--kubeconfig").arg(&self.kubeconfig);
+        }
+        let output =
+            command.current_dir(&self.dir).env("NO_COLOR", "1").env_remove("BERTH_LOG").output().expect("berth runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            forms().iter().any(|form| stdout.contains(form.as_str())),
+            "`berth {}` printed the Secret",
+            args.join(" ")
+        );
+        self.runs += 1;
+        self.text.push_str(&format!("$ berth {} (stderr only)\n", args.join(" ")));
+        self.text.push_str(&String::from_utf8_lossy(&output.stderr));
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -136,10 +159,36 @@ async fn no_command_prints_a_secret_at_any_verbosity() {
             run(&["list", "-o", "json"]);
             run(&["list"]);
             run(&["upgrade", &release, &v2, "--dry-run", "server", "-o", "json"]);
+            // helm-diff masks Secret values; so does berth diff.
+            run(&["diff", "upgrade", &release, &v2]);
+            run(&["diff", "rollback", &release]);
+            run(&["get", "metadata", &release]);
+            run(&["get", "metadata", &release, "-o", "json"]);
+            run(&["get", "hooks", &release]);
+            run(&["get", "notes", &release]);
+            run(&["test", &release]);
             let chart_release = format!("chart{level}");
             run(&["install", &chart_release, &chart, "--wait"]);
             run(&["upgrade", &chart_release, &chart, "--set", "extra=1", "-o", "json"]);
             run(&["status", &chart_release, "-o", "json"]);
+            run(&["diff", "upgrade", &chart_release, &chart, "--set", "password=changed"]);
+            run(&["test", &chart_release]);
+            let printing = [
+                vec!["get", "values", chart_release.as_str(), "--all"],
+                vec!["get", "manifest", release.as_str()],
+                vec!["get", "all", release.as_str(), "-o", "json"],
+                // As `helm test -o json`, the whole record.
+                vec!["test", chart_release.as_str(), "-o", "json"],
+                vec!["show", "values", chart.as_str()],
+            ];
+            for args in printing {
+                transcript.run_printing(&with(&args).iter().map(String::as_str).collect::<Vec<_>>());
+            }
+            let mut run = |args: &[&str]| {
+                let args = with(args);
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                transcript.run(&args);
+            };
             run(&["uninstall", &chart_release]);
         }
         // `template` prints the rendered manifest on stdout by contract, as `helm template` does: only its logs
@@ -171,7 +220,12 @@ async fn no_command_prints_a_secret_at_any_verbosity() {
     for form in forms() {
         if let Some(at) = transcript.text.find(&form) {
             let start = at.saturating_sub(300);
-            panic!("`{form}` leaked:\n{}", &transcript.text[start..(at + form.len() + 100).min(transcript.text.len())]);
+            let command = transcript.text[..at].rfind("$ berth").map_or("", |line| {
+                let rest = &transcript.text[line..];
+                &rest[..rest.find('\n').unwrap_or(rest.len())]
+            });
+            let context = &transcript.text[start..(at + form.len() + 100).min(transcript.text.len())];
+            panic!("`{form}` leaked by `{command}`:\n{context}");
         }
     }
 }
