@@ -347,6 +347,23 @@ mod tests {
         assert!(screen[5..].iter().all(String::is_empty), "{screen:#?}");
     }
 
+    /// A hook's log goes above the frame, which is drawn again below it.
+    #[test]
+    fn logs_go_above_the_frame() {
+        let emulator = Emulator::new(80, 24);
+        let table = table_on(&emulator);
+        let rows: Vec<Row> = (0..3).map(|index| deployment(index, Status::InProgress)).collect();
+        table.draw(&rows, HEADER, false);
+        table.above("level=INFO msg=\"migrated 3 tables\"");
+        let screen = emulator.rows();
+        assert_eq!(screen[0], "level=INFO msg=\"migrated 3 tables\"");
+        assert_eq!(screen[1], "0/3 ready, 1m12s elapsed, deadline in 3m48s");
+        assert!(screen[5].starts_with("Deployment/shop/web-02"), "{screen:#?}");
+        assert!(screen[6..].iter().all(String::is_empty), "{screen:#?}");
+        table.clear();
+        assert_eq!(emulator.rows()[0], "level=INFO msg=\"migrated 3 tables\"", "the log stays");
+    }
+
     #[test]
     fn hidden_rows_say_when_some_are_not_ready() {
         let rows: Vec<Row> = (0..30).map(|index| deployment(index, Status::InProgress)).collect();
