@@ -49,13 +49,15 @@ pub async fn observe(
         let judgement = match get_object(cluster, target).await {
             Ok(Some(live)) => {
                 let (rules, declared) = (Arc::clone(rules), manifest.object.clone());
-                tokio::task::spawn_blocking(move || rules.judge_declared(&declared, &live, now)).await.unwrap_or_else(
-                    |_| Judgement {
-                        status: Status::Unknown,
-                        message: "the health rules failed on this object".to_string(),
-                        decided_by: DecidedBy::Kstatus,
-                    },
-                )
+                tokio::task::spawn_blocking(move || {
+                    crate::health::with_evaluation_stack(|| rules.judge_declared(&declared, &live, now))
+                })
+                .await
+                .unwrap_or_else(|_| Judgement {
+                    status: Status::Unknown,
+                    message: "the health rules failed on this object".to_string(),
+                    decided_by: DecidedBy::Kstatus,
+                })
             }
             Ok(None) => Judgement {
                 status: Status::NotFound,

@@ -45,10 +45,15 @@ pub const MAX_NESTING: usize = 100;
 /// 4 MiB). Parsing happens once per rule; only the pages used are committed.
 const PARSE_STACK_BYTES: usize = 64 * 1024 * 1024;
 
-/// The stack evaluation runs on: [`MAX_NESTING`] levels of the interpreter and objects nested [`MAX_DEPTH`]
+/// The stack evaluation needs: [`MAX_NESTING`] levels of the interpreter and objects nested [`MAX_DEPTH`]
 /// deep (measured in the same test, on a stack mapped for the call: a debug build passes with 4 MiB and
-/// crashes with 2 MiB; twice that is kept). A thread with this much left evaluates on its own stack; others (a
-/// tokio worker has 2 MiB) get one mapped for the call.
+/// crashes with 2 MiB). A thread with this much left evaluates on its own stack (a main thread's 8 MiB, the
+/// CLI runtime's 16 MiB threads); others (tokio's threads have 2 MiB by default) get
+/// [`EVALUATION_STACK_BYTES`] mapped for the call, which costs a page fault per page touched.
+const EVALUATION_RED_ZONE: usize = 6 * 1024 * 1024;
+
+/// The stack mapped for an evaluation on a thread with less than [`EVALUATION_RED_ZONE`] left: twice what a
+/// debug build was measured to need.
 const EVALUATION_STACK_BYTES: usize = 8 * 1024 * 1024;
 
 /// The shared environment: built once per process, read by every compile and evaluation.
@@ -176,14 +181,14 @@ impl CelRule {
         if let Some(message) = generation_not_observed(object) {
             return (Status::InProgress, message);
         }
-        with_stack(EVALUATION_STACK_BYTES, || self.evaluate(object))
+        with_stack(EVALUATION_RED_ZONE, EVALUATION_STACK_BYTES, || self.evaluate(object))
             .unwrap_or_else(|message| (Status::Unknown, message))
     }
 
     /// The first expression whose cost on `object` could exceed the budget, with that cost: checked when an
     /// object's own rule is read (its manifest as the object), so a rule that can never run is refused then.
     pub fn over_budget(&self, object: &Value) -> Option<(Field, u64)> {
-        with_stack(EVALUATION_STACK_BYTES, || {
+        with_stack(EVALUATION_RED_ZONE, EVALUATION_STACK_BYTES, || {
             self.expressions.iter().find_map(|expression| {
                 let cost = cel_cost::estimate(expression.program.expression(), object);
                 (cost > cel_cost::BUDGET).then_some((expression.field, cost))
@@ -244,14 +249,21 @@ pub fn over_budget_message(field: Field, cost: u64) -> String {
     )
 }
 
-/// Runs `work` with at least `stack` bytes of stack: on the calling thread's own stack when that much is left,
-/// else on a stack of its own mapped for the call (stacker switches to it and back; no thread is started), so
-/// the caller's stack size does not matter.
+/// Runs `work`, a batch of judgements, where each evaluation finds the stack it needs in place: on the
+/// calling thread when it has [`EVALUATION_STACK_BYTES`] left, else on a stack of that size mapped once for
+/// the batch (not once per evaluation, as a thread with less stack would for each).
+pub fn with_evaluation_stack<T>(work: impl FnOnce() -> T) -> T {
+    stacker::maybe_grow(EVALUATION_STACK_BYTES, EVALUATION_STACK_BYTES, work)
+}
+
+/// Runs `work` with at least `red_zone` bytes of stack: on the calling thread's own stack when that much is
+/// left, else on a stack of `stack` bytes mapped for the call (stacker switches to it and back; no thread is
+/// started), so the caller's stack size does not matter.
 ///
 /// # Errors
 /// A message when `work` panics (the interpreter failed).
-fn with_stack<T>(stack: usize, work: impl FnOnce() -> T) -> Result<T, String> {
-    stacker::maybe_grow(stack, stack, || catch_unwind(AssertUnwindSafe(work)))
+fn with_stack<T>(red_zone: usize, stack: usize, work: impl FnOnce() -> T) -> Result<T, String> {
+    stacker::maybe_grow(red_zone, stack, || catch_unwind(AssertUnwindSafe(work)))
         .map_err(|_| "the CEL interpreter failed".to_string())
 }
 
@@ -265,7 +277,7 @@ fn compile_one(source: &str) -> Result<Program, (usize, usize, String)> {
             format!("the expression is {} bytes long; at most {MAX_EXPRESSION_BYTES} are accepted", source.len()),
         ));
     }
-    with_stack(PARSE_STACK_BYTES, || match ENVIRONMENT.compile(source) {
+    with_stack(PARSE_STACK_BYTES, PARSE_STACK_BYTES, || match ENVIRONMENT.compile(source) {
         Ok(program) => {
             let depth = nesting(program.expression());
             if depth > MAX_NESTING {
@@ -608,7 +620,10 @@ mod tests {
         // `(1 + 1 + ... == 98) && has(spec.a)`: the leftmost `1` is MAX_NESTING levels down.
         let chain = vec!["1"; 98].join(" + ");
         let source = format!("{chain} == 98 && has(spec.a)");
-        assert_eq!(with_stack(PARSE_STACK_BYTES, || nesting(compiled(&source).expression())), Ok(MAX_NESTING));
+        assert_eq!(
+            with_stack(PARSE_STACK_BYTES, PARSE_STACK_BYTES, || nesting(compiled(&source).expression())),
+            Ok(MAX_NESTING)
+        );
         let rule = rule(&source, None, None);
         assert_eq!(rule.judge(&json!({"spec": deep})).0, Status::Current);
         // A parse tree as deep as the longest expression allows, refused without exhausting the stack.

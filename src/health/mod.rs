@@ -39,7 +39,7 @@ mod table;
 mod tests;
 
 pub use annotations::PREFIX as FIELD_CHECK_PREFIX;
-pub use cel::{CelRule, Field, SyntaxError};
+pub use cel::{CelRule, Field, SyntaxError, with_evaluation_stack};
 pub use problem::{AnnotationErrors, RuleProblem, RulesError};
 pub use readiness::{FAILURE as READINESS_FAILURE, SUCCESS as READINESS_SUCCESS};
 pub use rules::{ANNOTATION as CEL_ANNOTATION, RulesFile};

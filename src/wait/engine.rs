@@ -181,7 +181,7 @@ pub async fn wait(
                 let dirty = state.take_dirty();
                 let judge = Arc::clone(&options.judge);
                 let now = jiff::Timestamp::now();
-                let judging = tokio::task::spawn_blocking(move || judge_all(&judge, dirty, now));
+                let judging = tokio::task::spawn_blocking(move || crate::health::with_evaluation_stack(|| judge_all(&judge, dirty, now)));
                 let judged = tokio::select! {
                     biased;
                     () = cancel.cancelled() => break Outcome::Cancelled,
@@ -448,7 +448,13 @@ impl<'a> WaitState<'a> {
             let judge = Arc::clone(&self.options.judge);
             let now = jiff::Timestamp::now();
             let dirty = vec![(reference.clone(), Some(Arc::clone(&object)))];
-            let Ok(judged) = tokio::task::spawn_blocking(move || judge_all(&judge, dirty, now)).await else { continue };
+            let Ok(judged) = tokio::task::spawn_blocking(move || {
+                crate::health::with_evaluation_stack(|| judge_all(&judge, dirty, now))
+            })
+            .await
+            else {
+                continue;
+            };
             self.objects.insert(reference.clone(), Some(object));
             self.record_judgements(judged, now);
         }
