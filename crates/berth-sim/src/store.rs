@@ -16,8 +16,9 @@ use super::registry::{Registry, ResourceDef, TypeKey, crd_resources};
 use super::selector::Selector;
 use super::validation;
 use jiff::Timestamp;
+use objects::ObjectTable;
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::broadcast;
 
@@ -125,12 +126,10 @@ pub struct WatchStart {
     pub resource_version: u64,
 }
 
-type Objects = BTreeMap<(String, String), Arc<Value>>;
-
 struct State {
     registry: Registry,
     resource_version: u64,
-    objects: HashMap<TypeKey, Objects>,
+    objects: ObjectTable,
     log: VecDeque<Arc<WatchEvent>>,
     /// Events up to this resourceVersion are no longer in the log (a watch from before gets 410).
     compacted_through: u64,
@@ -155,7 +154,7 @@ impl Store {
         let state = State {
             registry: Registry::new(),
             resource_version: 100,
-            objects: HashMap::new(),
+            objects: ObjectTable::default(),
             log: VecDeque::new(),
             compacted_through: 100,
             record: Vec::new(),
@@ -233,18 +232,17 @@ impl Store {
 
     /// How many objects are stored.
     pub fn object_count(&self) -> usize {
-        self.lock().objects.values().map(BTreeMap::len).sum()
+        self.lock().objects.count()
     }
 
     pub fn get(&self, def: &ResourceDef, namespace: Option<&str>, name: &str) -> Result<Arc<Value>, ApiError> {
-        let state = self.lock();
-        let key = object_key(def, namespace, name);
+        let mut state = self.lock();
+        let (namespace, name) = object_key(def, namespace, name);
         state
             .objects
-            .get(&def.type_key())
-            .and_then(|objects| objects.get(&key))
-            .map(|object| with_version(object, def))
-            .ok_or_else(|| ApiError::not_found(&def.group, &def.plural, name))
+            .get(&def.type_key(), &namespace, &name)
+            .map(|object| with_version(&object, def))
+            .ok_or_else(|| ApiError::not_found(&def.group, &def.plural, &name))
     }
 
     /// Lists objects of one type, in one namespace or all, in (namespace, name) order.
@@ -263,22 +261,23 @@ impl Store {
             None => None,
         };
         let state = self.lock();
+        let key = def.type_key();
+        let after = start.as_ref().map(|(namespace, name)| (namespace.as_str(), name.as_str()));
         let mut matching = state
             .objects
-            .get(&def.type_key())
-            .into_iter()
-            .flat_map(BTreeMap::iter)
-            .filter(|((object_namespace, _), _)| namespace.is_none_or(|namespace| namespace == object_namespace))
-            .filter(|(key, _)| start.as_ref().is_none_or(|start| *key > start))
+            .entries(&key, namespace, after)
+            .filter_map(|entry| {
+                entry.value().map(|object| ((entry.namespace.to_string(), entry.name.to_string()), object))
+            })
             .filter(|(_, object)| selector.matches(object))
-            .map(|(key, object)| (key, with_version(object, def)));
+            .map(|(key, object)| (key, with_version(&object, def)));
         let mut items = Vec::new();
         let mut last_key = None;
         let limit = limit.filter(|limit| *limit > 0).unwrap_or(usize::MAX);
         for (key, object) in matching.by_ref() {
             if items.len() == limit {
                 let remaining = 1 + matching.count();
-                let token = last_key.map(encode_continue);
+                let token = last_key.as_ref().map(encode_continue);
                 return Ok(ListPage {
                     items,
                     resource_version: state.resource_version,
@@ -310,20 +309,19 @@ impl Store {
         let backlog = match since {
             None => state
                 .objects
-                .get(&key)
-                .into_iter()
-                .flat_map(BTreeMap::iter)
-                .filter(|((object_namespace, _), _)| in_scope(object_namespace))
-                .map(|((object_namespace, name), object)| {
-                    Arc::new(WatchEvent {
+                .entries(&key, namespace, None)
+                .filter(|entry| in_scope(entry.namespace))
+                .filter_map(|entry| {
+                    let object = entry.value()?;
+                    Some(Arc::new(WatchEvent {
                         event_type: EventType::Added,
                         key: key.clone(),
-                        namespace: object_namespace.clone(),
-                        name: name.clone(),
-                        resource_version: object_resource_version(object),
-                        object: object.clone(),
+                        namespace: entry.namespace.to_string(),
+                        name: entry.name.to_string(),
+                        resource_version: object_resource_version(&object),
+                        object,
                         previous: None,
-                    })
+                    }))
                 })
                 .collect(),
             Some(since) if since < state.compacted_through => {
@@ -354,8 +352,7 @@ impl Store {
         let mut state = self.lock();
         let def = target.def;
         let namespace = scope_namespace(def, target.namespace)?;
-        let key = (namespace.clone(), target.name.to_string());
-        let old = state.objects.get(&def.type_key()).and_then(|objects| objects.get(&key)).cloned();
+        let old = state.objects.get(&def.type_key(), &namespace, target.name);
         if old.is_none() && !options.create {
             return Err(ApiError::not_found(&def.group, &def.plural, target.name));
         }
@@ -449,8 +446,7 @@ impl Store {
     ) -> Result<Arc<Value>, ApiError> {
         let mut state = self.lock();
         let namespace = scope_namespace(def, namespace)?;
-        let key = (namespace.clone(), name.to_string());
-        let Some(old) = state.objects.get(&def.type_key()).and_then(|objects| objects.get(&key)).cloned() else {
+        let Some(old) = state.objects.get(&def.type_key(), &namespace, name) else {
             return Err(ApiError::not_found(&def.group, &def.plural, name));
         };
         if dry_run {
@@ -464,7 +460,7 @@ impl Store {
             status_only: false,
         };
         self.delete_locked(&mut state, def, &namespace, name, propagation, &options);
-        let current = state.objects.get(&def.type_key()).and_then(|objects| objects.get(&key)).cloned();
+        let current = state.objects.get(&def.type_key(), &namespace, name);
         Ok(with_version(&current.unwrap_or(old), def))
     }
 
@@ -477,15 +473,14 @@ impl Store {
         propagation: Propagation,
         options: &WriteOptions,
     ) {
-        let key = (namespace.to_string(), name.to_string());
-        let Some(old) = state.objects.get(&def.type_key()).and_then(|objects| objects.get(&key)).cloned() else {
+        let Some(old) = state.objects.get(&def.type_key(), namespace, name) else {
             return;
         };
         let is_namespace = def.group.is_empty() && def.kind == "Namespace";
         if is_namespace {
             self.delete_namespace_contents(state, name, options);
         }
-        let namespace_has_contents = is_namespace && namespace_has_objects(state, name);
+        let namespace_has_contents = is_namespace && state.objects.namespace_has_objects(name);
         if !finalizers_empty(&old) || namespace_has_contents {
             if !is_deleting(&old) {
                 let mut marked = (*old).clone();
@@ -507,15 +502,7 @@ impl Store {
     }
 
     fn delete_namespace_contents(&self, state: &mut State, namespace: &str, options: &WriteOptions) {
-        let mut contents = Vec::new();
-        for (key, objects) in &state.objects {
-            for (object_namespace, name) in objects.keys() {
-                if object_namespace == namespace {
-                    contents.push((key.clone(), name.clone()));
-                }
-            }
-        }
-        for (key, name) in contents {
+        for (key, name) in state.objects.in_namespace(namespace) {
             if let Some(def) = state.registry.find_key(&key).cloned() {
                 self.delete_locked(state, &def, namespace, &name, Propagation::Background, options);
             }
@@ -526,19 +513,14 @@ impl Store {
         let Some(uid) = owner.pointer("/metadata/uid").and_then(Value::as_str) else {
             return Vec::new();
         };
-        let mut dependents = Vec::new();
-        for (key, objects) in &state.objects {
-            for ((namespace, name), object) in objects {
-                let owned =
-                    object.pointer("/metadata/ownerReferences").and_then(Value::as_array).is_some_and(|owners| {
-                        owners.iter().any(|owner| owner.get("uid").and_then(Value::as_str) == Some(uid))
-                    });
-                if owned && let Some(def) = state.registry.find_key(key) {
-                    dependents.push((def.clone(), namespace.clone(), name.clone()));
-                }
-            }
-        }
-        dependents
+        state
+            .objects
+            .owned_by(uid)
+            .into_iter()
+            .filter_map(|(key, namespace, name)| {
+                state.registry.find_key(&key).map(|def| (def.clone(), namespace, name))
+            })
+            .collect()
     }
 
     fn delete_dependents(&self, state: &mut State, owner: &Value, propagation: Propagation, options: &WriteOptions) {
@@ -553,8 +535,7 @@ impl Store {
         let options =
             WriteOptions { verb: Verb::Update, manager: "generic-garbage-collector".to_string(), ..options.clone() };
         for (def, namespace, name) in Store::dependents_of(state, owner) {
-            let key = (namespace.clone(), name.clone());
-            let Some(object) = state.objects.get(&def.type_key()).and_then(|objects| objects.get(&key)).cloned() else {
+            let Some(object) = state.objects.get(&def.type_key(), &namespace, &name) else {
                 continue;
             };
             let mut orphan = (*object).clone();
@@ -583,8 +564,7 @@ impl Store {
             metadata.insert("resourceVersion".to_string(), Value::String(resource_version.to_string()));
         }
         let object = Arc::new(object);
-        let key = (namespace.to_string(), name.to_string());
-        let previous = state.objects.entry(def.type_key()).or_default().insert(key, object.clone());
+        let previous = state.objects.insert(&def.type_key(), namespace, name, object.clone());
         self.publish(state, def, namespace, name, event_type, object.clone(), previous, options);
         object
     }
@@ -599,8 +579,7 @@ impl Store {
     ) -> Arc<Value> {
         state.resource_version += 1;
         let resource_version = state.resource_version;
-        let key = (namespace.to_string(), name.to_string());
-        let previous = state.objects.get_mut(&def.type_key()).and_then(|objects| objects.remove(&key));
+        let previous = state.objects.remove(&def.type_key(), namespace, name);
         let mut last = previous.as_deref().cloned().unwrap_or(Value::Null);
         if let Some(metadata) = last.get_mut("metadata").and_then(Value::as_object_mut) {
             metadata.insert("resourceVersion".to_string(), Value::String(resource_version.to_string()));
@@ -619,8 +598,7 @@ impl Store {
     fn remove_custom_resources(&self, state: &mut State, crd: &Value, options: &WriteOptions) {
         let Ok(defs) = crd_resources(crd) else { return };
         let Some(def) = defs.first() else { return };
-        let names: Vec<(String, String)> =
-            state.objects.get(&def.type_key()).map(|objects| objects.keys().cloned().collect()).unwrap_or_default();
+        let names = state.objects.names(&def.type_key());
         for (namespace, name) in names {
             self.remove(state, def, &namespace, &name, options);
         }
@@ -628,13 +606,11 @@ impl Store {
 
     /// A terminating namespace goes away with its last object.
     fn finish_namespace_if_empty(&self, state: &mut State, namespace: &str, options: &WriteOptions) {
-        if namespace.is_empty() || namespace_has_objects(state, namespace) {
+        if namespace.is_empty() || state.objects.namespace_has_objects(namespace) {
             return;
         }
         let Some(def) = state.registry.find_kind("v1", "Namespace").cloned() else { return };
-        let key = (String::new(), namespace.to_string());
-        let terminating =
-            state.objects.get(&def.type_key()).and_then(|objects| objects.get(&key)).is_some_and(|ns| is_deleting(ns));
+        let terminating = state.objects.get(&def.type_key(), "", namespace).is_some_and(|ns| is_deleting(&ns));
         if terminating {
             self.remove(state, &def, "", namespace, options);
         }
@@ -696,17 +672,11 @@ fn admission_name(object: &Value, creating: bool) -> String {
 
 impl ClusterView for State {
     fn get(&self, key: &TypeKey, namespace: &str, name: &str) -> Option<Arc<Value>> {
-        self.objects.get(key).and_then(|objects| objects.get(&(namespace.to_string(), name.to_string()))).cloned()
+        self.objects.peek(key, namespace, name)
     }
 
     fn list(&self, key: &TypeKey, namespace: Option<&str>) -> Vec<Arc<Value>> {
-        self.objects
-            .get(key)
-            .into_iter()
-            .flat_map(BTreeMap::iter)
-            .filter(|((object_namespace, _), _)| namespace.is_none_or(|namespace| namespace == object_namespace))
-            .map(|(_, object)| object.clone())
-            .collect()
+        self.objects.entries(key, namespace, None).filter_map(|entry| entry.value()).collect()
     }
 
     fn equivalents(&self, def: &ResourceDef) -> Vec<ResourceDef> {
@@ -818,14 +788,10 @@ fn check_namespace(state: &State, def: &ResourceDef, namespace: &str) -> Result<
     if !def.namespaced {
         return Ok(());
     }
-    let key = (String::new(), namespace.to_string());
-    let found = state
-        .objects
-        .get(&TypeKey { group: String::new(), plural: "namespaces".to_string() })
-        .and_then(|ns| ns.get(&key));
+    let found = state.objects.peek(&TypeKey { group: String::new(), plural: "namespaces".to_string() }, "", namespace);
     match found {
         None => Err(ApiError::not_found("", "namespaces", namespace)),
-        Some(object) if is_deleting(object) => Err(ApiError::forbidden(format!(
+        Some(object) if is_deleting(&object) => Err(ApiError::forbidden(format!(
             "{} \"{}\" is forbidden: unable to create new content in namespace {namespace} because it is being terminated",
             def.plural,
             object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default()
@@ -959,12 +925,6 @@ fn mark_deleting(object: &mut Value, is_namespace: bool) {
     }
 }
 
-fn namespace_has_objects(state: &State, namespace: &str) -> bool {
-    state.objects.values().any(|objects| {
-        objects.range((namespace.to_string(), String::new())..).next().is_some_and(|((ns, _), _)| ns == namespace)
-    })
-}
-
 /// A CRD is accepted and established as soon as it is stored (a real server takes milliseconds).
 fn establish_crd(crd: &mut Value, defs: &[ResourceDef]) {
     let names = crd.pointer("/spec/names").cloned().unwrap_or(Value::Null);
@@ -1002,5 +962,6 @@ fn decode_continue(token: &str) -> Option<(String, String)> {
     Some((namespace.to_string(), name.to_string()))
 }
 
+mod objects;
 #[cfg(test)]
 mod tests;
