@@ -7,6 +7,7 @@ mod health_cli;
 mod health_rules_cli;
 mod peers;
 mod plan_cli;
+mod public_charts_sim;
 mod release_cli;
 mod release_storage;
 mod run;
