@@ -137,7 +137,8 @@ impl ObjectTable {
         for uid in owner_uids(&object) {
             self.owners.entry(uid).or_default().insert((id, joined.clone()));
         }
-        let stored = Stored { json, parsed: Some(object), referenced: true };
+        // Not yet read: a written object nobody reads again (an Event, a ConfigMap) leaves the cache first.
+        let stored = Stored { json, parsed: Some(object), referenced: false };
         let previous = self.types.get_mut(id as usize).and_then(|(_, table)| table.insert(joined.clone(), stored));
         let previous_value = previous.as_ref().and_then(Stored::value);
         match &previous {
