@@ -16,7 +16,8 @@ use super::registry::{Registry, ResourceDef, TypeKey, crd_resources};
 use super::selector::Selector;
 use super::validation;
 use jiff::Timestamp;
-use objects::ObjectTable;
+pub use objects::Json;
+use objects::{ObjectTable, Replaced, to_json};
 use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -40,17 +41,33 @@ impl EventType {
     }
 }
 
-/// One change, as watches deliver it.
+/// One change, as watches deliver it. The objects are carried as the store keeps them, compact JSON: a watch
+/// splices them into its stream, and readers that need fields parse them ([`WatchEvent::value`]).
 #[derive(Debug, Clone)]
 pub struct WatchEvent {
     pub event_type: EventType,
     pub key: TypeKey,
+    pub kind: String,
+    /// The apiVersion the object is stored in (a watch on another version converts it).
+    pub api_version: String,
     pub namespace: String,
     pub name: String,
     pub resource_version: u64,
-    pub object: Arc<Value>,
+    pub object: Json,
     /// The object before the change (for selector transitions on watches).
-    pub previous: Option<Arc<Value>>,
+    pub previous: Option<Json>,
+}
+
+impl WatchEvent {
+    /// The object, parsed (`Null` if it cannot be, which the store never writes).
+    pub fn value(&self) -> Value {
+        serde_json::from_slice(&self.object).unwrap_or(Value::Null)
+    }
+
+    /// The object before the change, parsed.
+    pub fn previous_value(&self) -> Option<Value> {
+        self.previous.as_ref().and_then(|previous| serde_json::from_slice(previous).ok())
+    }
 }
 
 /// What kind of write a record entry is.
@@ -77,7 +94,7 @@ pub struct WriteRecord {
 
 impl WriteRecord {
     pub fn kind(&self) -> &str {
-        self.event.object.get("kind").and_then(Value::as_str).unwrap_or_default()
+        &self.event.kind
     }
 }
 
@@ -238,11 +255,18 @@ impl Store {
     pub fn get(&self, def: &ResourceDef, namespace: Option<&str>, name: &str) -> Result<Arc<Value>, ApiError> {
         let mut state = self.lock();
         let (namespace, name) = object_key(def, namespace, name);
-        state
-            .objects
-            .get(&def.type_key(), &namespace, &name)
+        let found = state.objects.get(&def.type_key(), &namespace, &name);
+        Store::settle(state);
+        found
             .map(|object| with_version(&object, def))
             .ok_or_else(|| ApiError::not_found(&def.group, &def.plural, &name))
+    }
+
+    /// Brings the parsed cache back to its size, then releases the lock before the evicted objects are freed.
+    fn settle(mut state: MutexGuard<'_, State>) {
+        let released = state.objects.settle();
+        drop(state);
+        drop(released);
     }
 
     /// Lists objects of one type, in one namespace or all, in (namespace, name) order.
@@ -313,13 +337,16 @@ impl Store {
                 .filter(|entry| in_scope(entry.namespace))
                 .filter_map(|entry| {
                     let object = entry.value()?;
+                    let field = |name: &str| object.get(name).and_then(Value::as_str).unwrap_or_default().to_string();
                     Some(Arc::new(WatchEvent {
                         event_type: EventType::Added,
                         key: key.clone(),
+                        kind: field("kind"),
+                        api_version: field("apiVersion"),
                         namespace: entry.namespace.to_string(),
                         name: entry.name.to_string(),
                         resource_version: object_resource_version(&object),
-                        object,
+                        object: entry.json(),
                         previous: None,
                     }))
                 })
@@ -350,6 +377,18 @@ impl Store {
         compute: impl FnOnce(Option<&Value>) -> Result<Value, ApiError>,
     ) -> Result<(Arc<Value>, bool), ApiError> {
         let mut state = self.lock();
+        let written = self.write_locked(&mut state, target, options, compute);
+        Store::settle(state);
+        written
+    }
+
+    fn write_locked(
+        &self,
+        state: &mut State,
+        target: &Target<'_>,
+        options: &WriteOptions,
+        compute: impl FnOnce(Option<&Value>) -> Result<Value, ApiError>,
+    ) -> Result<(Arc<Value>, bool), ApiError> {
         let def = target.def;
         let namespace = scope_namespace(def, target.namespace)?;
         let old = state.objects.get(&def.type_key(), &namespace, target.name);
@@ -365,7 +404,7 @@ impl Store {
         let mut new = conversion::to_storage(new, def);
         match &old {
             None => {
-                check_namespace(&state, def, &namespace)?;
+                check_namespace(state, def, &namespace)?;
                 prepare_create(&mut new, def, &mut state.uid_counter);
                 if !def.custom {
                     apply_defaults(&def.group, &def.kind, &mut new);
@@ -419,11 +458,11 @@ impl Store {
         let created = old.is_none();
         let finished_deleting = !created && is_deleting(&new) && finalizers_empty(&new);
         if finished_deleting {
-            let stored = self.remove(&mut state, def, &namespace, &name, options);
+            let stored = self.remove(state, def, &namespace, &name, options);
             return Ok((stored, false));
         }
         let event_type = if created { EventType::Added } else { EventType::Modified };
-        let stored = self.commit(&mut state, def, &namespace, &name, new, event_type, options);
+        let stored = self.commit(state, def, &namespace, &name, new, event_type, options);
         if crd_defs.is_some() {
             state.registry.set_custom(&name, crd_defs);
         }
@@ -461,6 +500,7 @@ impl Store {
         };
         self.delete_locked(&mut state, def, &namespace, name, propagation, &options);
         let current = state.objects.get(&def.type_key(), &namespace, name);
+        Store::settle(state);
         Ok(with_version(&current.unwrap_or(old), def))
     }
 
@@ -564,8 +604,11 @@ impl Store {
             metadata.insert("resourceVersion".to_string(), Value::String(resource_version.to_string()));
         }
         let object = Arc::new(object);
-        let previous = state.objects.insert(&def.type_key(), namespace, name, object.clone());
-        self.publish(state, def, namespace, name, event_type, object.clone(), previous, options);
+        let json = to_json(&object);
+        let previous = state.objects.insert(&def.type_key(), namespace, name, &object, json.clone());
+        let stored_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default().to_string();
+        let change = Change { event_type, object: json, previous: previous.map(|replaced| replaced.json) };
+        self.publish(state, def, namespace, name, stored_version, change, options);
         object
     }
 
@@ -580,13 +623,23 @@ impl Store {
         state.resource_version += 1;
         let resource_version = state.resource_version;
         let previous = state.objects.remove(&def.type_key(), namespace, name);
-        let mut last = previous.as_deref().cloned().unwrap_or(Value::Null);
+        let mut last = match &previous {
+            Some(Replaced { parsed: Some(parsed), .. }) => (**parsed).clone(),
+            Some(Replaced { json, .. }) => serde_json::from_slice(json).unwrap_or(Value::Null),
+            None => Value::Null,
+        };
         if let Some(metadata) = last.get_mut("metadata").and_then(Value::as_object_mut) {
             metadata.insert("resourceVersion".to_string(), Value::String(resource_version.to_string()));
         }
         let last = Arc::new(last);
         let delete = WriteOptions { verb: Verb::Delete, ..options.clone() };
-        self.publish(state, def, namespace, name, EventType::Deleted, last.clone(), previous, &delete);
+        let stored_version = last.get("apiVersion").and_then(Value::as_str).unwrap_or_default().to_string();
+        let change = Change {
+            event_type: EventType::Deleted,
+            object: to_json(&last),
+            previous: previous.map(|replaced| replaced.json),
+        };
+        self.publish(state, def, namespace, name, stored_version, change, &delete);
         if def.kind == "CustomResourceDefinition" && def.group == "apiextensions.k8s.io" {
             self.remove_custom_resources(state, &last, options);
             state.registry.set_custom(name, None);
@@ -623,19 +676,20 @@ impl Store {
         def: &ResourceDef,
         namespace: &str,
         name: &str,
-        event_type: EventType,
-        object: Arc<Value>,
-        previous: Option<Arc<Value>>,
+        stored_version: String,
+        change: Change,
         options: &WriteOptions,
     ) {
         let event = Arc::new(WatchEvent {
-            event_type,
+            event_type: change.event_type,
             key: def.type_key(),
+            kind: def.kind.clone(),
+            api_version: stored_version,
             namespace: namespace.to_string(),
             name: name.to_string(),
             resource_version: state.resource_version,
-            object,
-            previous,
+            object: change.object,
+            previous: change.previous,
         });
         state.log.push_back(event.clone());
         while state.log.len() > self.log_capacity {
@@ -654,6 +708,13 @@ impl Store {
         // No receivers is normal (nobody watching).
         let _ = self.events.send(event);
     }
+}
+
+/// What one write changed, as its event carries it.
+struct Change {
+    event_type: EventType,
+    object: Json,
+    previous: Option<Json>,
 }
 
 /// The manager of pod bindings: its writes stand for the `binding` subresource, which no admission here judges.

@@ -388,7 +388,7 @@ fn first_write(store: &Store, name: &str, predicate: impl Fn(&Value) -> bool) ->
     store
         .record()
         .iter()
-        .position(|entry| entry.kind() == "Pod" && entry.event.name == name && predicate(&entry.event.object))
+        .position(|entry| entry.kind() == "Pod" && entry.event.name == name && predicate(&entry.event.value()))
 }
 
 #[tokio::test]
@@ -517,7 +517,7 @@ async fn a_generic_custom_resource_becomes_ready_for_each_generation() {
     let widget = cluster.until_object("example.com/v1", "Widget", "w", ready(2)).await;
     assert!(is_current(&widget));
     let in_between = cluster.store.record().iter().any(|entry| {
-        let object = &entry.event.object;
+        let object = &entry.event.value();
         entry.verb == Verb::UpdateStatus
             && object["metadata"]["generation"] == 2
             && object["status"]["observedGeneration"] == 1

@@ -1,10 +1,13 @@
-//! The object table: every stored object kept as compact JSON bytes, with a bounded cache of parsed objects
-//! for the ones in use, so the memory of a stored object is about its JSON size (a tree of `serde_json` maps
-//! took ten times the bytes). Objects are parsed again when read after leaving the cache; the controllers'
-//! working set (pods, ReplicaSets, Deployments being rolled out) stays parsed.
+//! The object table: every stored object kept as compact JSON bytes (`Arc<[u8]>`, shared with the watch
+//! events that carry it), plus a bounded cache of parsed objects for the ones being read, so the memory of a
+//! stored object is about its JSON size (a tree of `serde_json` maps took ten times the bytes).
 //!
-//! The cache evicts with the clock algorithm: an object read since it was last considered gets a second
-//! chance. An index of owner uids to dependents serves garbage collection without parsing every object.
+//! An object is serialized once, when it is written, while it is still in the processor's caches; it enters
+//! the parsed cache only when it is read (the controllers' working set: pods, ReplicaSets, Deployments being
+//! rolled out), and a rewrite of a cached object keeps the new version parsed. The cache evicts with the clock
+//! algorithm (an object read since it was last considered gets a second chance); [`ObjectTable::settle`]
+//! returns the parsed objects let go so the store frees them after releasing its lock. An index of owner uids
+//! to dependents serves garbage collection without parsing every object.
 
 use crate::registry::TypeKey;
 use serde_json::Value;
@@ -15,10 +18,15 @@ use std::sync::Arc;
 /// How many objects stay parsed at most.
 const PARSED_CAPACITY: usize = 2048;
 
+/// Compact JSON of one object.
+pub type Json = Arc<[u8]>;
+
 /// One stored object.
 struct Stored {
-    json: Box<[u8]>,
+    json: Json,
     parsed: Option<Arc<Value>>,
+    /// Owner uids (for the owner index), kept so a rewrite needs no parse of the old version.
+    owners: Option<Box<[String]>>,
     /// Read since the clock last passed it.
     referenced: bool,
 }
@@ -30,6 +38,11 @@ impl Stored {
             None => serde_json::from_slice(&self.json).ok().map(Arc::new),
         }
     }
+}
+
+/// The compact JSON of `object` (sized exactly: it is kept).
+pub fn to_json(object: &Value) -> Json {
+    Arc::from(serde_json::to_vec(object).unwrap_or_default())
 }
 
 /// `namespace\0name`: one allocation, ordered as (namespace, name) since `\0` sorts first.
@@ -45,18 +58,19 @@ fn split(key: &str) -> (&str, &str) {
     key.split_once('\0').unwrap_or(("", key))
 }
 
-/// Owner references' uids of an object.
-fn owner_uids(object: &Value) -> Vec<String> {
-    object
+/// Owner references' uids of an object (`None`: it has none).
+fn owner_uids(object: &Value) -> Option<Box<[String]>> {
+    let uids: Vec<String> = object
         .pointer("/metadata/ownerReferences")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .filter_map(|owner| owner.get("uid").and_then(Value::as_str).map(str::to_string))
-        .collect()
+        .collect();
+    (!uids.is_empty()).then(|| uids.into_boxed_slice())
 }
 
-/// A stored object met while iterating: its namespace, name and (parsed on demand) value.
+/// A stored object met while iterating: its namespace, name, JSON and (parsed on demand) value.
 pub(super) struct Entry<'a> {
     pub namespace: &'a str,
     pub name: &'a str,
@@ -68,6 +82,17 @@ impl Entry<'_> {
     pub fn value(&self) -> Option<Arc<Value>> {
         self.stored.value()
     }
+
+    pub fn json(&self) -> Json {
+        self.stored.json.clone()
+    }
+}
+
+/// What a write replaced.
+pub(super) struct Replaced {
+    pub json: Json,
+    /// Its parsed form, when it was cached.
+    pub parsed: Option<Arc<Value>>,
 }
 
 type Table = BTreeMap<Box<str>, Stored>;
@@ -119,7 +144,6 @@ impl ObjectTable {
         stored.parsed = Some(parsed.clone());
         self.parsed += 1;
         self.clock.push_back((id, joined));
-        self.evict();
         Some(parsed)
     }
 
@@ -129,44 +153,37 @@ impl ObjectTable {
         table.get(joined(namespace, name).as_ref())?.value()
     }
 
-    /// Stores `object`, returning the object it replaces.
-    pub fn insert(&mut self, key: &TypeKey, namespace: &str, name: &str, object: Arc<Value>) -> Option<Arc<Value>> {
-        let json = serde_json::to_vec(&*object).unwrap_or_default().into_boxed_slice();
+    /// Stores `object` as `json` (its compact JSON), returning what it replaces. The parsed form is kept when
+    /// the replaced version was cached (the object is in use).
+    pub fn insert(
+        &mut self,
+        key: &TypeKey,
+        namespace: &str,
+        name: &str,
+        object: &Arc<Value>,
+        json: Json,
+    ) -> Option<Replaced> {
         let id = self.table_id(key);
         let joined = joined(namespace, name);
-        for uid in owner_uids(&object) {
-            self.owners.entry(uid).or_default().insert((id, joined.clone()));
+        let owners = owner_uids(object);
+        for uid in owners.iter().flat_map(|uids| uids.iter()) {
+            self.owners.entry(uid.clone()).or_default().insert((id, joined.clone()));
         }
-        // Not yet read: a written object nobody reads again (an Event, a ConfigMap) leaves the cache first.
-        let stored = Stored { json, parsed: Some(object), referenced: false };
-        let previous = self.types.get_mut(id as usize).and_then(|(_, table)| table.insert(joined.clone(), stored));
-        let previous_value = previous.as_ref().and_then(Stored::value);
-        match &previous {
-            Some(previous) if previous.parsed.is_some() => {}
-            Some(_) => {
-                self.parsed += 1;
-                self.clock.push_back((id, joined.clone()));
-            }
-            None => {
-                self.count += 1;
-                self.parsed += 1;
-                self.clock.push_back((id, joined.clone()));
-            }
-        }
-        if let Some(previous) = &previous_value {
-            let current: Vec<String> = self
-                .types
-                .get(id as usize)
-                .and_then(|(_, table)| table.get(&joined))
-                .and_then(|stored| stored.parsed.as_deref())
-                .map(owner_uids)
-                .unwrap_or_default();
-            for uid in owner_uids(previous).into_iter().filter(|uid| !current.contains(uid)) {
-                self.unindex_owner(&uid, id, &joined);
+        let table = &mut self.types.get_mut(id as usize)?.1;
+        let previous = table.remove(&joined);
+        let keep_parsed = previous.as_ref().is_some_and(|previous| previous.parsed.is_some());
+        let parsed = keep_parsed.then(|| object.clone());
+        table.insert(joined.clone(), Stored { json, parsed, owners: owners.clone(), referenced: false });
+        let Some(previous) = previous else {
+            self.count += 1;
+            return None;
+        };
+        for uid in previous.owners.iter().flat_map(|uids| uids.iter()) {
+            if !owners.as_ref().is_some_and(|current| current.contains(uid)) {
+                self.unindex_owner(uid, id, &joined);
             }
         }
-        self.evict();
-        previous_value
+        Some(Replaced { json: previous.json, parsed: previous.parsed })
     }
 
     fn unindex_owner(&mut self, uid: &str, id: u32, joined: &str) {
@@ -178,8 +195,8 @@ impl ObjectTable {
         }
     }
 
-    /// Removes the object, returning it.
-    pub fn remove(&mut self, key: &TypeKey, namespace: &str, name: &str) -> Option<Arc<Value>> {
+    /// Removes the object, returning what it was.
+    pub fn remove(&mut self, key: &TypeKey, namespace: &str, name: &str) -> Option<Replaced> {
         let id = *self.type_ids.get(key)?;
         let joined = joined(namespace, name);
         let stored = self.types.get_mut(id as usize)?.1.remove(&joined)?;
@@ -187,13 +204,10 @@ impl ObjectTable {
         if stored.parsed.is_some() {
             self.parsed = self.parsed.saturating_sub(1);
         }
-        let value = stored.value();
-        if let Some(value) = &value {
-            for uid in owner_uids(value) {
-                self.unindex_owner(&uid, id, &joined);
-            }
+        for uid in stored.owners.iter().flat_map(|uids| uids.iter()) {
+            self.unindex_owner(uid, id, &joined);
         }
-        value
+        Some(Replaced { json: stored.json, parsed: stored.parsed })
     }
 
     /// The objects of one type, in one namespace or all, in (namespace, name) order, from just after `after`.
@@ -263,8 +277,10 @@ impl ObjectTable {
             .collect()
     }
 
-    /// Drops parsed objects beyond the capacity, giving read ones a second chance.
-    fn evict(&mut self) {
+    /// Brings the cache back to its capacity, read objects getting a second chance. Returns the parsed forms
+    /// let go, for the caller to drop once it has released the store.
+    pub fn settle(&mut self) -> Vec<Arc<Value>> {
+        let mut released = Vec::new();
         let mut budget = self.clock.len().saturating_mul(2);
         while self.parsed > PARSED_CAPACITY && budget > 0 {
             budget -= 1;
@@ -278,9 +294,9 @@ impl ObjectTable {
             if stored.referenced {
                 stored.referenced = false;
                 self.clock.push_back((id, joined));
-            } else {
-                stored.parsed = None;
+            } else if let Some(parsed) = stored.parsed.take() {
                 self.parsed -= 1;
+                released.push(parsed);
             }
         }
         if self.clock.len() > PARSED_CAPACITY.saturating_mul(4) {
@@ -298,6 +314,7 @@ impl ObjectTable {
                 })
                 .collect();
         }
+        released
     }
 
     /// How many objects are parsed now (for tests).
@@ -324,11 +341,20 @@ mod tests {
         Arc::new(object)
     }
 
+    fn put(table: &mut ObjectTable, plural: &str, object: Arc<Value>) -> Option<Arc<Value>> {
+        let namespace = object["metadata"]["namespace"].as_str().unwrap_or_default().to_string();
+        let name = object["metadata"]["name"].as_str().unwrap_or_default().to_string();
+        let json = to_json(&object);
+        table
+            .insert(&key(plural), &namespace, &name, &object, json)
+            .and_then(|replaced| serde_json::from_slice(&replaced.json).ok().map(Arc::new))
+    }
+
     #[test]
     fn objects_round_trip_and_iterate_by_namespace() {
         let mut table = ObjectTable::default();
         for (namespace, name) in [("b", "x"), ("a", "y"), ("a", "x"), ("ab", "z")] {
-            assert!(table.insert(&key("pods"), namespace, name, object(namespace, name, None)).is_none());
+            assert!(put(&mut table, "pods", object(namespace, name, None)).is_none());
         }
         let listed: Vec<(&str, &str)> =
             table.entries(&key("pods"), Some("a"), None).map(|e| (e.namespace, e.name)).collect();
@@ -337,11 +363,12 @@ mod tests {
             table.entries(&key("pods"), None, Some(("a", "y"))).map(|e| (e.namespace, e.name)).collect();
         assert_eq!(all, [("ab", "z"), ("b", "x")]);
         assert_eq!(table.get(&key("pods"), "a", "x"), Some(object("a", "x", None)));
-        let replaced = table.insert(&key("pods"), "a", "x", object("a", "x", Some("o")));
+        let replaced = put(&mut table, "pods", object("a", "x", Some("o")));
         assert_eq!(replaced, Some(object("a", "x", None)));
+        assert_eq!(table.get(&key("pods"), "a", "x"), Some(object("a", "x", Some("o"))), "the cache follows writes");
         assert_eq!(table.count(), 4);
         assert!(table.namespace_has_objects("ab") && !table.namespace_has_objects("c"));
-        assert_eq!(table.remove(&key("pods"), "ab", "z"), Some(object("ab", "z", None)));
+        assert!(table.remove(&key("pods"), "ab", "z").is_some());
         assert!(!table.namespace_has_objects("ab"));
         assert_eq!(table.count(), 3);
     }
@@ -349,25 +376,29 @@ mod tests {
     #[test]
     fn owners_are_indexed_and_follow_changes() {
         let mut table = ObjectTable::default();
-        table.insert(&key("pods"), "a", "p1", object("a", "p1", Some("rs1")));
-        table.insert(&key("pods"), "a", "p2", object("a", "p2", Some("rs1")));
+        put(&mut table, "pods", object("a", "p1", Some("rs1")));
+        put(&mut table, "pods", object("a", "p2", Some("rs1")));
         assert_eq!(table.owned_by("rs1").len(), 2);
-        table.insert(&key("pods"), "a", "p2", object("a", "p2", None));
+        put(&mut table, "pods", object("a", "p2", None));
         assert_eq!(table.owned_by("rs1"), [(key("pods"), "a".to_string(), "p1".to_string())]);
         table.remove(&key("pods"), "a", "p1");
         assert!(table.owned_by("rs1").is_empty());
     }
 
     #[test]
-    fn the_parsed_cache_is_bounded_and_objects_survive_eviction() {
+    fn only_read_objects_are_kept_parsed_and_the_cache_is_bounded() {
         let mut table = ObjectTable::default();
         let total = PARSED_CAPACITY * 3;
         for index in 0..total {
             let name = format!("cm-{index}");
-            table.insert(&key("configmaps"), "default", &name, object("default", &name, None));
+            put(&mut table, "configmaps", object("default", &name, None));
+        }
+        assert_eq!(table.parsed_count(), 0, "written, never read");
+        for index in 0..total {
+            assert!(table.get(&key("configmaps"), "default", &format!("cm-{index}")).is_some());
+            table.settle();
         }
         assert!(table.parsed_count() <= PARSED_CAPACITY);
-        assert_eq!(table.get(&key("configmaps"), "default", "cm-0"), Some(object("default", "cm-0", None)));
         assert_eq!(table.peek(&key("configmaps"), "default", "cm-1"), Some(object("default", "cm-1", None)));
         assert_eq!(table.entries(&key("configmaps"), None, None).filter_map(|entry| entry.value()).count(), total);
         assert!(table.clock.len() <= PARSED_CAPACITY * 4 + 1);
