@@ -10,7 +10,7 @@
 
 use super::prepare::Planned;
 use super::report::{ApplyEvent, ApplyFailure};
-use crate::cluster::{ApplyError, ApplyOptions, Cluster, apply_object};
+use crate::cluster::{ApplyError, ApplyOptions, Cluster, apply_object, get_object};
 use crate::object::ObjectRef;
 use crate::plan::{DependencyRef, Plan, Scheduler, Skipped, Target as PlanTarget};
 use crate::status::Status;
@@ -72,6 +72,8 @@ pub struct Run<'a> {
     pub started: Instant,
     /// Input indices of objects identical to the previous revision's: not written again, still waited for.
     pub unchanged: &'a HashSet<usize>,
+    /// Input indices of objects written only when the cluster lacks them (a chart's `crds/`); still waited for.
+    pub create_only: &'a HashSet<usize>,
 }
 
 struct Executor<'a> {
@@ -146,6 +148,13 @@ fn apply_one<'a>(run: &'a Run<'a>, index: usize) -> ApplyFuture<'a> {
         };
         if run.unchanged.contains(&index) {
             return (index, Ok(Written::Unchanged));
+        }
+        if run.create_only.contains(&index) {
+            match get_object(run.cluster, &planned.resolved).await {
+                Ok(Some(_)) => return (index, Ok(Written::Unchanged)),
+                Ok(None) => {}
+                Err(error) => return (index, Err(error)),
+            }
         }
         let object = super::judge::deliverable(&planned.manifest.object);
         let result = apply_object(run.cluster, &planned.resolved, &object, run.options).await;

@@ -84,6 +84,11 @@ impl<'a> Prepared<'a> {
     pub fn objects(&self) -> impl Iterator<Item = &ObjectRef> {
         self.planned.iter().map(|planned| &planned.resolved.reference)
     }
+
+    /// Each object resolved to its type and scope, in input order.
+    pub fn resolved(&self) -> impl Iterator<Item = &Resolved> {
+        self.planned.iter().map(|planned| &planned.resolved)
+    }
 }
 
 /// Checks `manifests` as apply does before its first write and keeps what it computed: kinds served (or

@@ -25,6 +25,9 @@ pub struct ApplyRequest {
     /// Input indices of objects the cluster already holds as given (an upgrade's unchanged objects): they are
     /// not written again, but still gate their dependents and are waited for.
     pub unchanged: HashSet<usize>,
+    /// Input indices of objects written only when the cluster does not have them yet (a chart's `crds/`, which
+    /// Helm creates once and never updates); they gate their dependents and are waited for.
+    pub create_only: HashSet<usize>,
 }
 
 /// Applies `manifests` and waits if `request.wait` says so: [`prepare`], then [`apply_prepared`].
@@ -71,6 +74,7 @@ pub async fn apply_prepared(
         gate_options,
         started,
         unchanged: &request.unchanged,
+        create_only: &request.create_only,
     };
     let execution = execute::execute(&run, cancel, on_event).await;
 

@@ -50,16 +50,19 @@ pub struct WaitArgs {
     /// CEL health rules for custom resources (a YAML list with Flux `healthCheckExprs` keys).
     #[arg(long = "health-rules", value_name = "FILE")]
     pub health_rules: Option<PathBuf>,
+    /// Judge custom resources without the built-in rules (annotations, --health-rules, then kstatus only).
+    #[arg(long)]
+    pub no_builtin_rules: bool,
 }
 
 impl WaitArgs {
-    /// The health rules: the rules file's, plus the objects' own annotations (always read).
+    /// The health rules: the objects' own annotations (always read), the rules file's, the built-in ones.
     fn health(&self) -> Result<Arc<HealthRules>, Error> {
         let rules = match &self.health_rules {
             Some(path) => HealthRules::from_file(path).map_err(Error::HealthRules)?,
             None => HealthRules::new(),
         };
-        Ok(Arc::new(rules))
+        Ok(Arc::new(rules.with_builtin(!self.no_builtin_rules)))
     }
 
     fn options(&self) -> WaitOptions {

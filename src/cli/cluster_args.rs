@@ -11,8 +11,8 @@ pub struct ClusterArgs {
     /// Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config, then in-cluster config).
     #[arg(long, global = true)]
     pub kubeconfig: Option<PathBuf>,
-    /// The kubeconfig context to use.
-    #[arg(long, global = true)]
+    /// The kubeconfig context to use (`--kube-context`, Helm's spelling, works too).
+    #[arg(long, global = true, alias = "kube-context")]
     pub context: Option<String>,
     /// Namespace for objects that name none.
     #[arg(short, long, global = true)]

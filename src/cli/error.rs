@@ -13,18 +13,25 @@ use std::fmt::Write as _;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitCode {
     /// Everything asked for is done and ready.
-    Success = 0,
+    Success,
     /// The work ran, but something failed, is not ready or timed out.
-    NotReady = 1,
+    NotReady,
     /// Bad input, bad usage, or the cluster cannot be reached.
-    BadInput = 2,
+    BadInput,
+    /// `berth diff --detailed-exitcode` found changes (2, as the helm-diff plugin).
+    Changes,
     /// Cancelled by SIGINT/SIGTERM.
-    Cancelled = 130,
+    Cancelled,
 }
 
 impl ExitCode {
     pub fn code(self) -> i32 {
-        self as i32
+        match self {
+            ExitCode::Success => 0,
+            ExitCode::NotReady => 1,
+            ExitCode::BadInput | ExitCode::Changes => 2,
+            ExitCode::Cancelled => 130,
+        }
     }
 }
 
@@ -47,8 +54,19 @@ pub enum Error {
     HealthAnnotations(#[source] health::AnnotationErrors),
     #[error("cannot plan the order of writes; nothing was applied")]
     Plan(#[source] plan::PlanError),
+    #[error("cannot read the values")]
+    Values(#[source] ValuesProblem),
+    #[error("cannot render chart `{0}`")]
+    Chart(String, #[source] ChartProblem),
+    /// An error reported with exit code 1 whatever it is (`diff --detailed-exitcode`).
+    #[error(transparent)]
+    Failed(Box<Error>),
+    #[error("cannot compute the changes")]
+    Diff(#[source] Box<berth::release::diff::DiffError>),
     #[error("release operation failed")]
     Release(#[source] release::lifecycle::LifecycleError),
+    #[error("cannot print the release")]
+    Record(#[from] release::show::ShowError),
 }
 
 impl Error {
@@ -60,8 +78,13 @@ impl Error {
             | Error::Invalid(_)
             | Error::HealthRules(_)
             | Error::HealthAnnotations(_)
-            | Error::Plan(_) => ExitCode::BadInput,
-            Error::Release(release::lifecycle::LifecycleError::Storage(_)) | Error::Output(_) => ExitCode::NotReady,
+            | Error::Plan(_)
+            | Error::Values(_)
+            | Error::Chart(..) => ExitCode::BadInput,
+            Error::Diff(_) | Error::Failed(_) => ExitCode::NotReady,
+            Error::Release(release::lifecycle::LifecycleError::Storage(_)) | Error::Output(_) | Error::Record(_) => {
+                ExitCode::NotReady
+            }
             Error::Release(_) => ExitCode::BadInput,
         }
     }
@@ -86,7 +109,7 @@ impl Error {
         let mut cause = self.source();
         let mut previous = String::new();
         while let Some(error) = cause {
-            let message = error.to_string();
+            let message = readable(error);
             cause = error.source();
             // Some libraries put their cause in their own message as well: say it once.
             if !previous.is_empty() && previous.contains(message.as_str()) {
@@ -103,6 +126,14 @@ impl Error {
             let _ = writeln!(text, "hint: {hint}");
         }
         text
+    }
+}
+
+/// An error's text; a Kubernetes API error is its server's message and reason, not kube-rs's debug dump.
+fn readable(error: &(dyn std::error::Error + 'static)) -> String {
+    match error.downcast_ref::<kube::Error>() {
+        Some(kube::Error::Api(status)) => format!("{} ({}, {})", status.message, status.reason, status.code),
+        _ => error.to_string(),
     }
 }
 
@@ -125,6 +156,12 @@ fn hint_for(error: &(dyn std::error::Error + 'static)) -> Option<String> {
     if let Some(LifecycleError::Pending { name, .. }) = error.downcast_ref::<LifecycleError>() {
         return Some(format!("if no other berth or Helm is working on it, recover with `berth rollback {name}`"));
     }
+    if let Some(LifecycleError::NoNamespace(_)) = error.downcast_ref::<LifecycleError>() {
+        return Some("create it first, or pass `--create-namespace`".to_string());
+    }
+    if let Some(LifecycleError::NoRevision { name, .. }) = error.downcast_ref::<LifecycleError>() {
+        return Some(format!("`berth history {name}` lists the revisions there are"));
+    }
     if let Some(LifecycleError::InUse(name)) = error.downcast_ref::<LifecycleError>() {
         return Some(format!("upgrade it with `berth upgrade {name} ...`, or uninstall it first"));
     }
@@ -137,3 +174,13 @@ fn hint_for(error: &(dyn std::error::Error + 'static)) -> Option<String> {
     }
     None
 }
+
+/// A values problem, as Helm words it (the chart crate's errors are Helm's text).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ValuesProblem(pub String);
+
+/// A chart problem, as Helm words it: loading, values, schemas, templates.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ChartProblem(pub String);

@@ -3,21 +3,27 @@
 //! With `--local` and `--health-rules` this is the offline way to test a rule against saved objects: the rules
 //! file is compiled first (a syntax error stops the run before anything is read), every object's health
 //! annotations are checked, then each object is judged; `--explain` names the rule that decided. Without
-//! `--local`, each object is read from the cluster and judged with the rules its manifest declares.
+//! `--local`, each object is read from the cluster and judged with the rules its manifest declares. The
+//! built-in rules for popular custom resources apply unless `--no-builtin-rules`; `berth health rules` lists
+//! them.
 
 use super::cluster_args::ClusterArgs;
+use super::health_rules::RulesArgs;
 use super::output::{Table, print_stdout};
 use crate::cli::error::{Error, ExitCode};
 use berth::health::{HealthRules, Judgement};
 use berth::manifest;
 use berth::object::ObjectRef;
 use berth::status::Status;
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 use std::path::PathBuf;
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct HealthArgs {
+    #[command(subcommand)]
+    pub command: Option<HealthCommand>,
     /// Judge the objects as they are in the files (saved `kubectl get -o yaml` output), without a cluster.
     #[arg(long)]
     pub local: bool,
@@ -30,12 +36,21 @@ pub struct HealthArgs {
     /// CEL health rules: a YAML list of {apiVersion, kind, current, inProgress, failed} (Flux `healthCheckExprs`).
     #[arg(long = "health-rules", value_name = "FILE")]
     pub health_rules: Option<PathBuf>,
+    /// Judge custom resources without the built-in rules (annotations, --health-rules, then kstatus only).
+    #[arg(long)]
+    pub no_builtin_rules: bool,
     /// Say which rule decided each object: a DECIDED BY column, or a `decidedBy` key with `-o json`.
     #[arg(long)]
     pub explain: bool,
     /// Without --local: the cluster to read the objects from.
     #[command(flatten)]
     pub cluster: ClusterArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HealthCommand {
+    /// List the built-in health rules: group, kind, data file and the upstream sources they follow.
+    Rules(RulesArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -60,11 +75,15 @@ struct HealthEntry<'a> {
 }
 
 pub fn run(args: HealthArgs) -> Result<ExitCode, Error> {
+    if let Some(HealthCommand::Rules(rules_args)) = &args.command {
+        return super::health_rules::run(rules_args);
+    }
     // Rules first: a broken rules file stops the run before any input is read.
     let rules = match &args.health_rules {
         Some(path) => HealthRules::from_file(path).map_err(Error::HealthRules)?,
         None => HealthRules::new(),
-    };
+    }
+    .with_builtin(!args.no_builtin_rules);
     let manifests = manifest::load(&args.paths)?;
     let judged: Vec<(ObjectRef, Judgement)> = if args.local {
         let warnings = rules.check(&manifests).into_result().map_err(Error::HealthAnnotations)?;

@@ -4,15 +4,23 @@
 //! code. Results go to stdout, progress and logs to stderr.
 
 mod apply;
+mod chart_args;
 mod cluster_args;
+mod diff;
 mod error;
+mod get;
 mod health;
+mod health_rules;
 mod output;
 mod plan;
 mod progress;
 mod release;
+mod release_input;
 mod runtime;
+mod show;
 mod sim;
+mod template;
+mod test;
 
 use crate::cli::error::{Error, ExitCode};
 use clap::{Parser, Subcommand};
@@ -30,7 +38,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Compute the status of objects: kstatus, or the health rules of annotations and --health-rules.
+    /// Compute the status of objects: health annotations, --health-rules, the built-in rules, then kstatus.
     Health(health::HealthArgs),
     /// Apply manifests with server-side apply, CRDs first, and optionally wait until everything is ready.
     Apply(apply::ApplyArgs),
@@ -54,6 +62,16 @@ pub enum Command {
     List(release::ReadArgs),
     /// Show a release and the status of each of its objects now.
     Status(release::ReadArgs),
+    /// Show what a release recorded: values, manifest, hooks, notes, metadata, or all of it (as `helm get`).
+    Get(get::GetArgs),
+    /// Run a release's tests (its `helm.sh/hook: test` hooks), as `helm test`.
+    Test(test::TestArgs),
+    /// What an upgrade or rollback would change in the cluster, as a diff (server-side dry runs).
+    Diff(diff::DiffArgs),
+    /// Render a chart locally and print it, exactly as `helm template` prints it.
+    Template(template::TemplateArgs),
+    /// Show a chart's Chart.yaml, values, README or CRDs, as `helm show`.
+    Show(show::ShowArgs),
     /// Run the simulated cluster (a Kubernetes API server with simulated controllers) for kubectl, Helm or berth.
     Sim(sim::SimArgs),
 }
@@ -70,6 +88,9 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Delete(args) => apply::run_delete(args),
         Command::Plan(args) => plan::run(args),
         Command::Sim(args) => sim::run(args),
+        Command::Template(args) => template::run(args),
+        Command::Diff(args) => diff::run(args),
+        Command::Show(args) => show::run(args),
         Command::Install(args) => release::install(args),
         Command::Upgrade(args) => release::upgrade(args),
         Command::Rollback(args) => release::rollback(args),
@@ -77,10 +98,39 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::History(args) => release::run_read(release::ReadKind::History, args),
         Command::List(args) => release::run_read(release::ReadKind::List, args),
         Command::Status(args) => release::run_read(release::ReadKind::Status, args),
+        Command::Get(args) => get::run(args),
+        Command::Test(args) => test::run(args),
     }
 }
 
 /// Prints an error the way the user reads it: `error:`, `Caused by:` lines, then a `hint:`.
 pub fn report_error(error: &Error) {
     eprint!("{}", error.render());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_command_that_judges_health_takes_no_builtin_rules() {
+        let commands: [&[&str]; 8] = [
+            &["health", "--local", "-f", "x.yaml"],
+            &["apply", "-f", "x.yaml", "--wait"],
+            &["wait", "-f", "x.yaml"],
+            &["install", "shop", "x/"],
+            &["upgrade", "shop", "x/"],
+            &["rollback", "shop"],
+            &["status", "shop"],
+            &["delete", "-f", "x.yaml"],
+        ];
+        for command in commands {
+            let with_flag: Vec<&str> =
+                ["berth"].iter().chain(command).chain(&["--no-builtin-rules"]).copied().collect();
+            assert!(Cli::try_parse_from(&with_flag).is_ok(), "{with_flag:?}");
+        }
+        let rules = Cli::try_parse_from(["berth", "health", "rules", "-o", "json"]).expect("health rules");
+        assert!(matches!(rules.command, Command::Health(health::HealthArgs { command: Some(_), .. })));
+        assert!(Cli::try_parse_from(["berth", "health", "--local"]).is_err(), "-f is required without `rules`");
+    }
 }

@@ -4,11 +4,13 @@
 use super::cluster_args::ClusterArgs;
 use super::output::{Table, print_stdout};
 use super::progress::{Progress, ProgressMode};
+use super::release_input::{self, ChartFlags, Target};
 use crate::cli::error::{Error, ExitCode};
-use berth::manifest;
 use berth::release::lifecycle::{self, Operation, OperationReport, ReleaseOptions};
-use berth::release::{ChartMetadata, HelmTime, Release, Rendered, Storage};
+use berth::release::show;
+use berth::release::{HelmTime, Release, Storage};
 use berth::wait::Outcome;
+use berth_chart::values::ReuseMode;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -53,18 +55,58 @@ pub struct ChangeArgs {
     pub history_max: usize,
     #[arg(long, value_enum)]
     pub dry_run: Option<DryRunMode>,
+    /// Create the release's namespace (`-n`) when it does not exist.
+    #[arg(long)]
+    pub create_namespace: bool,
+    /// Run no hooks (`helm.sh/hook` objects are neither applied nor waited for).
+    #[arg(long)]
+    pub no_hooks: bool,
     /// Progress: human text, or one JSON event per line.
     #[arg(short, long, value_enum, default_value_t = super::apply::ProgressOutput::Human)]
     pub output: super::apply::ProgressOutput,
+    /// Judge custom resources without the built-in health rules (annotations, then kstatus only).
+    #[arg(long)]
+    pub no_builtin_rules: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }
 
+/// What install and upgrade record beside the objects.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RecordArgs {
+    /// The revision's description (instead of "Install complete" / "Upgrade complete").
+    #[arg(long)]
+    pub description: Option<String>,
+    /// Labels of the release record (`key=value`, comma-separated or repeated).
+    #[arg(short = 'l', long = "labels", value_delimiter = ',', value_parser = label)]
+    pub labels: Vec<(String, String)>,
+    /// Do not print the chart's NOTES.
+    #[arg(long)]
+    pub hide_notes: bool,
+    /// Adopt objects that exist without this release's ownership marks, instead of refusing them.
+    #[arg(long)]
+    pub take_ownership: bool,
+}
+
+fn label(text: &str) -> Result<(String, String), String> {
+    text.split_once('=')
+        .map(|(key, value)| (key.to_string(), value.to_string()))
+        .ok_or_else(|| format!("`{text}` is not key=value"))
+}
+
 #[derive(Debug, Args)]
 pub struct InstallArgs {
-    pub name: String,
-    /// A file or directory of manifests (recorded as the release's chart).
-    pub path: PathBuf,
+    /// `[NAME] CHART`: the release name (or `--generate-name`) and a chart directory, a packaged `.tgz`, or a
+    /// file or directory of plain manifests.
+    #[arg(num_args = 1..=2, value_names = ["NAME", "CHART"], required = true)]
+    pub names: Vec<String>,
+    /// Name the release after the chart and the time (`CHART-<seconds>`).
+    #[arg(short = 'g', long)]
+    pub generate_name: bool,
+    #[command(flatten)]
+    pub chart: ChartFlags,
+    #[command(flatten)]
+    pub record: RecordArgs,
     #[command(flatten)]
     pub change: ChangeArgs,
 }
@@ -72,10 +114,24 @@ pub struct InstallArgs {
 #[derive(Debug, Args)]
 pub struct UpgradeArgs {
     pub name: String,
+    /// A chart directory, a packaged `.tgz`, or a file or directory of plain manifests.
     pub path: PathBuf,
     /// Install when the release does not exist.
     #[arg(short, long)]
     pub install: bool,
+    /// Only the values given now, the chart's defaults for the rest.
+    #[arg(long, conflicts_with_all = ["reuse_values", "reset_then_reuse_values"])]
+    pub reset_values: bool,
+    /// The values given now over the current release's, the current computed values as defaults.
+    #[arg(long, conflicts_with = "reset_then_reuse_values")]
+    pub reuse_values: bool,
+    /// The values given now over the current release's user values, the new chart's defaults.
+    #[arg(long)]
+    pub reset_then_reuse_values: bool,
+    #[command(flatten)]
+    pub chart: ChartFlags,
+    #[command(flatten)]
+    pub record: RecordArgs,
     #[command(flatten)]
     pub change: ChangeArgs,
 }
@@ -98,6 +154,9 @@ pub struct UninstallArgs {
     /// Wait until every object is gone.
     #[arg(long)]
     pub wait: bool,
+    /// Run no pre-delete or post-delete hooks.
+    #[arg(long)]
+    pub no_hooks: bool,
     #[arg(long, default_value = "5m", value_parser = super::apply::duration_arg)]
     pub timeout: Duration,
     #[arg(short, long, value_enum, default_value_t = super::apply::ProgressOutput::Human)]
@@ -115,19 +174,27 @@ pub struct ReadArgs {
     pub all_namespaces: bool,
     #[arg(short, long, value_enum, default_value_t = ReadOutput::Table)]
     pub output: ReadOutput,
+    /// `status`: judge custom resources without the built-in health rules.
+    #[arg(long)]
+    pub no_builtin_rules: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }
 
 fn release_options(change: &ChangeArgs) -> ReleaseOptions {
     ReleaseOptions {
-        wait: change.wait,
+        // As in Helm 4, rolling back on failure needs to know the release failed: it waits.
+        wait: change.wait || change.rollback_on_failure,
         timeout: change.timeout,
         wait_for_jobs: change.wait_for_jobs,
         rollback_on_failure: change.rollback_on_failure,
         cleanup_on_fail: change.cleanup_on_fail,
         history_max: change.history_max,
         dry_run_server: change.dry_run == Some(DryRunMode::Server),
+        create_namespace: change.create_namespace,
+        builtin_rules: !change.no_builtin_rules,
+        no_hooks: change.no_hooks,
+        ..ReleaseOptions::default()
     }
 }
 
@@ -138,9 +205,14 @@ pub fn run_change(operation: Operation, change: &ChangeArgs) -> Result<ExitCode,
                 print_stdout(&rendered.manifest)?;
                 Ok(ExitCode::Success)
             }
-            Operation::Rollback { name, .. } | Operation::Uninstall { name, .. } => {
-                Err(Error::Release(lifecycle::LifecycleError::NotFound(name.clone())))
+            Operation::Rollback { name, revision } => {
+                let text = rollback_manifest(name, *revision, &change.cluster)?;
+                print_stdout(&text)?;
+                Ok(ExitCode::Success)
             }
+            Operation::Uninstall { name, .. } => Err(Error::Usage(format!(
+                "`--dry-run client` applies to install, upgrade and rollback, not to uninstalling `{name}`"
+            ))),
         };
     }
     let json = change.output == super::apply::ProgressOutput::Json;
@@ -149,7 +221,8 @@ pub fn run_change(operation: Operation, change: &ChangeArgs) -> Result<ExitCode,
 
 pub fn run_uninstall(args: UninstallArgs) -> Result<ExitCode, Error> {
     let operation = Operation::Uninstall { name: args.name.clone(), keep_history: args.keep_history };
-    let options = ReleaseOptions { wait: args.wait, timeout: args.timeout, ..ReleaseOptions::default() };
+    let options =
+        ReleaseOptions { wait: args.wait, timeout: args.timeout, no_hooks: args.no_hooks, ..ReleaseOptions::default() };
     run_operation(&operation, &options, &args.cluster, args.output == super::apply::ProgressOutput::Json)
 }
 
@@ -163,13 +236,15 @@ fn run_operation(
     super::runtime::runtime()?.block_on(async move {
         let cancel = CancellationToken::new();
         super::runtime::spawn_signal_handler(cancel.clone());
+        // A user's SIGINT/SIGTERM stops running hooks too (a library caller may keep them running).
+        let options = ReleaseOptions { hooks_cancel: Some(cancel.clone()), ..options.clone() };
         let (cluster, _simulated) = cluster_args.connect().await?;
         let mut progress = Progress::new(ProgressMode::detect(json));
         let mut on_event = |event: &berth::apply::ApplyEvent| progress.on_event(event);
         let report =
-            lifecycle::run(&cluster, operation, options, &cancel, &mut on_event).await.map_err(Error::Release)?;
+            lifecycle::run(&cluster, operation, &options, &cancel, &mut on_event).await.map_err(Error::Release)?;
         progress.finish();
-        print_operation(&report, json)?;
+        print_operation(&report, json, false)?;
         Ok(exit_code(&report))
     })
 }
@@ -182,9 +257,9 @@ fn exit_code(report: &OperationReport) -> ExitCode {
     }
 }
 
-fn print_operation(report: &OperationReport, json: bool) -> Result<(), Error> {
+fn print_operation(report: &OperationReport, json: bool, hide_notes: bool) -> Result<(), Error> {
     if json {
-        let value = serde_json::json!({
+        let mut value = serde_json::json!({
             "event": "result",
             "outcome": report.outcome,
             "release": report.release.name,
@@ -193,14 +268,46 @@ fn print_operation(report: &OperationReport, json: bool) -> Result<(), Error> {
             "status": report.release.info.status.to_string(),
             "description": report.release.info.description,
         });
+        if let Some(failure) = &report.hook_failure {
+            value["hookFailure"] = serde_json::json!({
+                "hook": failure.event.as_str(),
+                "apiVersion": failure.object.api_version,
+                "kind": failure.object.kind,
+                "namespace": failure.object.namespace.clone().unwrap_or_default(),
+                "name": failure.object.name,
+                "message": failure.message,
+            });
+        }
+        if let Some(rolled_back) = &report.rolled_back {
+            value["rolledBack"] = serde_json::json!({
+                "revision": rolled_back.version,
+                "status": rolled_back.info.status.to_string(),
+                "description": rolled_back.info.description,
+            });
+        }
         return print_stdout(&format!("{value}\n"));
     }
-    let release = &report.release;
-    let text = format!(
-        "NAME: {}\nNAMESPACE: {}\nREVISION: {}\nSTATUS: {}\nDESCRIPTION: {}\n",
-        release.name, release.namespace, release.version, release.info.status, release.info.description
-    );
+    let mut text = status_text(&report.release, hide_notes)?;
+    if let Some(rolled_back) = &report.rolled_back {
+        text.push_str(&format!(
+            "ROLLED BACK: revision {} ({}): {}\n",
+            rolled_back.version, rolled_back.info.status, rolled_back.info.description
+        ));
+    }
+    if let Some(failure) = &report.hook_failure
+        && !report.release.info.description.contains(&failure.message)
+    {
+        // A failure the record does not tell (a post-delete hook of a release now uninstalled).
+        text.push_str(&format!("HOOK FAILED: {} hook {failure}\n", failure.event));
+    }
     print_stdout(&text)
+}
+
+/// A revision as Helm's status printer writes it after install, upgrade and rollback: name, last deployed,
+/// namespace, status, revision, description, test suite, (for a dry run) hooks and manifest, then the NOTES.
+pub fn status_text(release: &Release, hide_notes: bool) -> Result<String, Error> {
+    let view = show::StatusView { debug: false, show_metadata: false, hide_notes };
+    Ok(show::status(release, view)?)
 }
 
 /// `berth list`, `berth history NAME`, `berth status NAME`.
@@ -230,7 +337,8 @@ pub fn run_read(kind: ReadKind, args: ReadArgs) -> Result<ExitCode, Error> {
                 let name = name()?;
                 let release = storage.last(&name).await.map_err(|error| Error::Release(error.into()))?;
                 let release = release.ok_or_else(|| Error::Release(lifecycle::LifecycleError::NotFound(name)))?;
-                let resources = lifecycle::resource_statuses(&cluster, &release).await;
+                let rules = berth::health::HealthRules::new().with_builtin(!args.no_builtin_rules);
+                let resources = lifecycle::resource_statuses(&cluster, &release, &rules).await;
                 render_status(&release, &resources, args.output)
             }
         };
@@ -368,44 +476,156 @@ fn render_status(release: &Release, resources: &[lifecycle::ResourceStatus], out
     text
 }
 
-/// Reads PATH, a file or directory of manifests, as a release's input; a `Chart.yaml` beside them names the
-/// chart, otherwise the directory does.
-fn read_rendered(path: &Path) -> Result<Rendered, Error> {
-    let manifests = manifest::load(&[path.to_path_buf()])?;
-    Ok(Rendered::from_manifests(manifests, chart_metadata(path)))
+/// What a rollback would apply (`--dry-run client`): the manifest of the revision it goes back to.
+fn rollback_manifest(name: &str, revision: Option<u32>, cluster_args: &ClusterArgs) -> Result<String, Error> {
+    super::runtime::runtime()?.block_on(async move {
+        let (cluster, _simulated) = cluster_args.connect().await?;
+        let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
+        let history = storage.history(name).await.map_err(|error| Error::Release(error.into()))?;
+        let last =
+            history.last().ok_or_else(|| Error::Release(lifecycle::LifecycleError::NotFound(name.to_string())))?;
+        let version = revision.unwrap_or(last.version.saturating_sub(1));
+        let target = history
+            .iter()
+            .find(|release| release.version == version)
+            .ok_or_else(|| Error::Release(lifecycle::LifecycleError::NoRevision { name: name.to_string(), version }))?;
+        Ok(target.manifest.clone())
+    })
 }
 
-/// The chart metadata recorded for a path of manifests: its `Chart.yaml` when it has one, else its name.
-fn chart_metadata(path: &Path) -> ChartMetadata {
-    let chart = |name: &str, version: &str, app_version: Option<&str>| ChartMetadata {
-        name: name.to_string(),
-        version: version.to_string(),
-        app_version: app_version.map(str::to_string),
-        ..ChartMetadata::default()
-    };
-    let chart_file = path.join("Chart.yaml");
-    if let Ok(text) = std::fs::read_to_string(&chart_file)
-        && let Ok(chart_file) = serde_saphyr::from_str::<serde_json::Value>(&text)
-    {
-        let field = |name: &str| chart_file.get(name).and_then(serde_json::Value::as_str).map(str::to_string);
-        if let (Some(name), Some(version)) = (field("name"), field("version")) {
-            return chart(&name, &version, field("appVersion").as_deref());
-        }
-    }
-    let stem = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or("manifests");
-    chart(stem, "0.0.0", None)
-}
-
-/// Runs an operation's command after building it.
+/// `berth install`.
 pub fn install(args: InstallArgs) -> Result<ExitCode, Error> {
-    let operation = Operation::Install { name: args.name.clone(), rendered: read_rendered(&args.path)? };
-    run_change(operation, &args.change)
+    let (name, chart) = match (args.names.as_slice(), args.generate_name) {
+        ([chart], true) => (generated_name(Path::new(chart)), chart.clone()),
+        ([name, chart], false) => (name.clone(), chart.clone()),
+        ([_], false) => return Err(Error::Usage("expected `NAME CHART`, or `--generate-name CHART`".to_string())),
+        _ => return Err(Error::Usage("`--generate-name` takes only the chart".to_string())),
+    };
+    let change = Change { name, path: PathBuf::from(chart), upgrade: None, chart: &args.chart, record: &args.record };
+    run_install_or_upgrade(change, &args.change)
 }
 
+/// `berth upgrade`.
 pub fn upgrade(args: UpgradeArgs) -> Result<ExitCode, Error> {
-    let rendered = read_rendered(&args.path)?;
-    let operation = Operation::Upgrade { name: args.name.clone(), rendered, install: args.install };
-    run_change(operation, &args.change)
+    let reuse = if args.reset_values {
+        ReuseMode::Reset
+    } else if args.reuse_values {
+        ReuseMode::Reuse
+    } else if args.reset_then_reuse_values {
+        ReuseMode::ResetThenReuse
+    } else {
+        ReuseMode::Default
+    };
+    let change = Change {
+        name: args.name.clone(),
+        path: args.path.clone(),
+        upgrade: Some((args.install, reuse)),
+        chart: &args.chart,
+        record: &args.record,
+    };
+    run_install_or_upgrade(change, &args.change)
+}
+
+/// Helm's `--generate-name`: the chart's name and the time in seconds.
+fn generated_name(path: &Path) -> String {
+    let base = path.file_name().and_then(|name| name.to_str()).unwrap_or("release");
+    let base = base.trim_end_matches(".tgz").trim_end_matches(".tar.gz");
+    let base = base
+        .rsplit_once('-')
+        .filter(|(_, version)| version.starts_with(|c: char| c.is_ascii_digit()))
+        .map_or(base, |(name, _)| name);
+    format!("{base}-{}", jiff::Timestamp::now().as_second())
+}
+
+/// An install or an upgrade, before it is rendered.
+struct Change<'a> {
+    name: String,
+    path: PathBuf,
+    /// `Some((install, reuse))` for an upgrade.
+    upgrade: Option<(bool, ReuseMode)>,
+    chart: &'a ChartFlags,
+    record: &'a RecordArgs,
+}
+
+/// Connects (unless `--dry-run client`), renders the input for the release, then runs the operation.
+fn run_install_or_upgrade(change: Change<'_>, args: &ChangeArgs) -> Result<ExitCode, Error> {
+    super::runtime::runtime()?.block_on(async move {
+        let cancel = CancellationToken::new();
+        super::runtime::spawn_signal_handler(cancel.clone());
+        let client_only = args.dry_run == Some(DryRunMode::Client);
+        let connected = if client_only { None } else { Some(args.cluster.connect().await?) };
+        let cluster = connected.as_ref().map(|(cluster, _simulated)| cluster);
+        let namespace = match cluster {
+            Some(cluster) => cluster.default_namespace.clone(),
+            None => args.cluster.namespace.clone().unwrap_or_else(|| "default".to_string()),
+        };
+        let history = match cluster {
+            Some(cluster) => {
+                let storage = Storage::new(cluster.client.clone(), &namespace);
+                storage.history(&change.name).await.map_err(|error| Error::Release(error.into()))?
+            }
+            None => Vec::new(),
+        };
+        let last = history.last();
+        let exists = last.is_some_and(|last| last.info.status != berth::release::ReleaseStatus::Uninstalled);
+        let is_upgrade = change.upgrade.is_some() && exists;
+        let target = Target {
+            name: &change.name,
+            namespace: &namespace,
+            revision: last.map_or(1, |last| last.version + 1),
+            is_upgrade,
+            cluster,
+            current: if is_upgrade { last } else { None },
+            reuse: change.upgrade.map(|(_, reuse)| reuse).unwrap_or_default(),
+        };
+        let rendered = release_input::render(&change.path, change.chart, &target).await?;
+        let operation = match change.upgrade {
+            None => Operation::Install { name: change.name.clone(), rendered },
+            Some((install, _)) => Operation::Upgrade { name: change.name.clone(), rendered, install },
+        };
+        if client_only {
+            return print_client_dry_run(&operation, &namespace, change.record.hide_notes);
+        }
+        let Some(cluster) = cluster else { return Err(Error::Usage("no cluster".to_string())) };
+        let mut options = release_options(args);
+        options.description = change.record.description.clone();
+        options.labels = change.record.labels.iter().cloned().collect();
+        // A user's SIGINT/SIGTERM stops running hooks too (a library caller may keep them running).
+        options.hooks_cancel = Some(cancel.clone());
+        options.take_ownership = change.record.take_ownership;
+        let json = args.output == super::apply::ProgressOutput::Json;
+        let mut progress = Progress::new(ProgressMode::detect(json));
+        let mut on_event = |event: &berth::apply::ApplyEvent| progress.on_event(event);
+        let report =
+            lifecycle::run(cluster, &operation, &options, &cancel, &mut on_event).await.map_err(Error::Release)?;
+        progress.finish();
+        print_operation(&report, json, change.record.hide_notes)?;
+        Ok(exit_code(&report))
+    })
+}
+
+/// `--dry-run client`: the release as it would be recorded, printed as Helm prints a dry run.
+fn print_client_dry_run(operation: &Operation, namespace: &str, hide_notes: bool) -> Result<ExitCode, Error> {
+    let (Operation::Install { name, rendered } | Operation::Upgrade { name, rendered, .. }) = operation else {
+        return Err(Error::Usage("a dry run renders installs and upgrades".to_string()));
+    };
+    let release = Release {
+        name: name.clone(),
+        namespace: namespace.to_string(),
+        version: 1,
+        manifest: rendered.manifest.clone(),
+        hooks: rendered.hooks.iter().map(|hook| hook.record.clone()).collect(),
+        info: berth::release::Info {
+            last_deployed: Some(HelmTime::now()),
+            status: berth::release::ReleaseStatus::PendingInstall,
+            description: "Dry run complete".to_string(),
+            notes: rendered.notes.clone(),
+            ..berth::release::Info::default()
+        },
+        ..Release::default()
+    };
+    print_stdout(&status_text(&release, hide_notes)?)?;
+    Ok(ExitCode::Success)
 }
 
 pub fn rollback(args: RollbackArgs) -> Result<ExitCode, Error> {

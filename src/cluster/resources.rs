@@ -78,6 +78,18 @@ impl ResourceMap {
         Ok(())
     }
 
+    /// The API versions the cluster serves, as Helm's `GetVersionSet` lists them for `.Capabilities.APIVersions`:
+    /// each group version, and each `group/version/Kind`, sorted.
+    pub fn api_versions(&self) -> Vec<String> {
+        let Ok(guard) = self.types.read() else { return Vec::new() };
+        let mut versions: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+        for (api_version, kind) in guard.keys() {
+            versions.insert(api_version.clone());
+            versions.insert(format!("{api_version}/{kind}"));
+        }
+        versions.into_iter().collect()
+    }
+
     /// A resource type serving `kind` in `group`, whatever the version (for references that name no version).
     pub fn find_group_kind(&self, group: &str, kind: &str) -> Option<ResourceType> {
         let guard = self.types.read().ok()?;

@@ -222,12 +222,15 @@ fn generation_not_observed(object: &Value) -> Option<String> {
         .then(|| format!("generation is {generation}, but latest observed generation is {observed}"))
 }
 
-/// The most recent condition that reports a problem (not True, or True for NotReady-like types) and carries
-/// a message, to say why an object is not ready:
-/// `Issuing=False (Failed): The certificate request has failed`. The latest transition is the one that explains
-/// the state best (cert-manager's Ready=False "DoesNotExist" predates the Issuing failure that matters).
+/// Why an object is not ready, for InProgress and Failed messages: the most recent condition that reports a
+/// problem (not True, or True for NotReady-like types) and carries a message, such as
+/// `Issuing=False (Failed): The certificate request has failed`; the latest transition is the one that explains
+/// the state best (cert-manager's Ready=False "DoesNotExist" predates the Issuing failure that matters). An
+/// object that reports a phase or state instead of conditions (Argo, Velero, ACME orders) is described by it:
+/// `phase Failed: <message>`.
 pub fn condition_hint(object: &Value) -> Option<String> {
-    let conditions = object.get("status")?.get("conditions")?.as_array()?;
+    let status = object.get("status")?;
+    let conditions = status.get("conditions").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     let mut best: Option<(Option<jiff::Timestamp>, String)> = None;
     for condition in conditions {
         let Some(hint) = describe_condition(condition) else { continue };
@@ -236,7 +239,21 @@ pub fn condition_hint(object: &Value) -> Option<String> {
             best = Some((time, hint));
         }
     }
-    best.map(|(_, hint)| hint)
+    best.map(|(_, hint)| hint).or_else(|| describe_phase(status))
+}
+
+/// Status fields that name a state, and fields that explain it, in the order they are tried.
+const PHASE_FIELDS: [&str; 3] = ["phase", "state", "printableStatus"];
+const DETAIL_FIELDS: [&str; 6] = ["message", "phaseReason", "failureMessage", "failureReason", "error", "reason"];
+
+/// `phase Failed: <message>` from the first state field and the first detail field a status holds.
+fn describe_phase(status: &Value) -> Option<String> {
+    let text = |field: &str| status.get(field).and_then(Value::as_str).map(str::trim).filter(|text| !text.is_empty());
+    let (field, phase) = PHASE_FIELDS.iter().find_map(|field| text(field).map(|phase| (*field, phase)))?;
+    Some(match DETAIL_FIELDS.iter().find_map(|field| text(field)) {
+        Some(detail) => format!("{field} {phase}: {detail}"),
+        None => format!("{field} {phase}"),
+    })
 }
 
 fn describe_condition(condition: &Value) -> Option<String> {

@@ -10,25 +10,28 @@
 //!    - `helm.sh/readiness-success` + `helm.sh/readiness-failure` (HIP-0025, `readiness.rs`); with only one of
 //!      the pair the object is judged as if neither were set, and [`HealthRules::check`] warns;
 //!    - `helm.sh/health/<path>: "<op><value>"` (seed 001, `annotations.rs`);
-//! 2. the rules file's entry for the object's group and kind;
-//! 3. the rules file's entry for the object's group;
+//! 2. the rules file's entry for the object's group and kind, else for its group, else an any-group entry
+//!    whose `match` fields the object has;
+//! 3. the built-in rules for popular custom resources (`builtin/`, in the same format), unless turned off;
 //! 4. kstatus ([`crate::status`]).
 //!
 //! Whatever the rules say, an object with `metadata.deletionTimestamp` is Terminating, as kstatus reports it:
 //! rules describe readiness, not deletion.
 //!
 //! Everything here is pure: [`HealthRules`] is compiled once per run (the rules file when loaded, each
-//! object's annotations on first sight, cached by their text) and then judges objects as often as a wait
-//! needs. [`HealthRules::check`] validates every object's annotations up front, so a syntax error stops a run
+//! object's annotations on first sight, cached by their text, each built-in rule when its kind is first seen)
+//! and then judges objects as often as a wait needs. [`HealthRules::check`] validates every object's annotations up front, so a syntax error stops a run
 //! before anything is applied.
 
 mod annotations;
+pub mod builtin;
 mod cel;
 mod compare;
 mod jsonpath;
 mod problem;
 mod readiness;
 mod rules;
+mod table;
 #[cfg(test)]
 mod tests;
 
@@ -37,6 +40,7 @@ pub use cel::{CelRule, Field, SyntaxError};
 pub use problem::{AnnotationErrors, RuleProblem, RulesError};
 pub use readiness::{FAILURE as READINESS_FAILURE, SUCCESS as READINESS_SUCCESS};
 pub use rules::{ANNOTATION as CEL_ANNOTATION, RulesFile};
+pub use table::ANY_GROUP;
 
 use crate::manifest::Manifest;
 use crate::object::{group_of, str_at, value_at};
@@ -63,6 +67,8 @@ pub enum DecidedBy {
     FieldAnnotations { count: usize },
     /// An entry of the rules file: its 0-based index, and what it covers.
     RulesFile { path: String, index: usize, api_version: String, kind: Option<String> },
+    /// A built-in rule, for an object of this group and kind.
+    Builtin { group: String, kind: String },
     /// kstatus's built-in rules.
     Kstatus,
 }
@@ -77,6 +83,7 @@ impl fmt::Display for DecidedBy {
             DecidedBy::RulesFile { path, index, api_version, kind } => {
                 write!(f, "{}", rules::entry_origin(path, *index, Some(api_version), kind.as_deref()))
             }
+            DecidedBy::Builtin { group, kind } => write!(f, "built-in rule ({group}, {kind})"),
             DecidedBy::Kstatus => f.write_str("kstatus"),
         }
     }
@@ -109,12 +116,19 @@ impl CheckReport {
     }
 }
 
-/// The health rules of one run: the rules file, if any, and a cache of the objects' compiled annotations.
-/// Shareable across threads; judging takes `&self`.
-#[derive(Debug, Default)]
+/// The health rules of one run: the rules file, if any, whether the built-in rules apply, and a cache of the
+/// objects' compiled annotations. Shareable across threads; judging takes `&self`.
+#[derive(Debug)]
 pub struct HealthRules {
     file: Option<RulesFile>,
+    builtin: bool,
     cache: Mutex<HashMap<String, Arc<Declared>>>,
+}
+
+impl Default for HealthRules {
+    fn default() -> HealthRules {
+        HealthRules { file: None, builtin: true, cache: Mutex::default() }
+    }
 }
 
 /// An object's compiled annotations. A part that did not compile keeps its error message, so an object that
@@ -135,9 +149,15 @@ enum DeclaredProblem {
 }
 
 impl HealthRules {
-    /// Rules without a rules file: annotations, then kstatus.
+    /// Rules without a rules file: annotations, then the built-in rules, then kstatus.
     pub fn new() -> HealthRules {
         HealthRules::default()
+    }
+
+    /// The same rules with the built-in rules on or off (`--no-builtin-rules`).
+    #[must_use]
+    pub fn with_builtin(self, builtin: bool) -> HealthRules {
+        HealthRules { builtin, ..self }
     }
 
     /// Loads and compiles a rules file (`--health-rules FILE`).
@@ -158,7 +178,7 @@ impl HealthRules {
     }
 
     pub fn with_file(file: RulesFile) -> HealthRules {
-        HealthRules { file: Some(file), cache: Mutex::default() }
+        HealthRules { file: Some(file), ..HealthRules::default() }
     }
 
     /// Validates the health annotations of every manifest, compiling them into the cache as it goes: malformed
@@ -245,22 +265,32 @@ impl HealthRules {
         {
             return judgement;
         }
-        if let Some(file) = &self.file {
-            let api_version = str_at(object, &["apiVersion"]).unwrap_or_default();
-            let kind = str_at(object, &["kind"]).unwrap_or_default();
-            if let Some(entry) = file.find(group_of(api_version), kind) {
-                let (status, message) = entry.rule.judge(object);
-                return Judgement {
-                    status,
-                    message,
-                    decided_by: DecidedBy::RulesFile {
-                        path: file.path.clone(),
-                        index: entry.index,
-                        api_version: entry.api_version.clone(),
-                        kind: entry.kind.clone(),
-                    },
-                };
-            }
+        let group = group_of(str_at(object, &["apiVersion"]).unwrap_or_default());
+        let kind = str_at(object, &["kind"]).unwrap_or_default();
+        if let Some(file) = &self.file
+            && let Some(entry) = file.find(group, kind, object)
+        {
+            let (status, message) = entry.rule.judge(object);
+            return Judgement {
+                status,
+                message,
+                decided_by: DecidedBy::RulesFile {
+                    path: file.path.clone(),
+                    index: entry.index,
+                    api_version: entry.api_version.clone(),
+                    kind: entry.kind().map(str::to_string),
+                },
+            };
+        }
+        if self.builtin
+            && let Some(entry) = builtin::find(group, kind, object)
+        {
+            let (status, message) = match entry.rule() {
+                Ok(rule) => rule.judge(object),
+                Err(message) => (Status::Unknown, message.to_string()),
+            };
+            let decided_by = DecidedBy::Builtin { group: group.to_string(), kind: kind.to_string() };
+            return Judgement { status, message, decided_by };
         }
         kstatus(object, now)
     }

@@ -1,4 +1,5 @@
-//! CEL rule sources: the rules file (`--health-rules FILE`) and the per-object `berth.dev/health` annotation.
+//! CEL rule sources: the rules file (`--health-rules FILE`), the built-in data files (same format) and the
+//! per-object `berth.dev/health` annotation.
 //!
 //! The rules file is a YAML list of Flux `healthCheckExprs` entries (a mapping holding such a list under
 //! `healthCheckExprs:`, as in a Kustomization's spec, is read too):
@@ -9,23 +10,59 @@
 //!   current: status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')   # required
 //!   failed: status.conditions.exists(c, c.type == 'Issuing' && c.status == 'False')  # optional
 //!   inProgress: ...                     # optional
+//! - apiVersion: '*'                     # any custom resource group (berth's addition), only with `match`:
+//!   match: [spec.forProvider]           # the entry applies to objects that have one of these fields
+//!   current: ...
 //! ```
 //!
-//! An entry with a kind beats a group-only entry; two entries for the same group and kind (or two group-only
-//! entries for the same group) are rejected, as Flux rejects them. `berth.dev/health` holds the same
-//! `current`/`inProgress`/`failed` keys as a YAML (or JSON) mapping. Unknown keys are errors, so a typo such
-//! as `curent` is reported instead of silently ignored.
+//! An entry with a kind beats a group-only entry, which beats any-group entries; two entries for the same group
+//! and kind (or two group-only entries for the same group) are rejected, as Flux rejects them. `berth.dev/health`
+//! holds the same `current`/`inProgress`/`failed` keys as a YAML (or JSON) mapping. Unknown keys are errors, so
+//! a typo such as `curent` is reported instead of silently ignored.
+//!
+//! Reading an entry (its shape) and compiling its expressions are separate steps: the built-in rules read a
+//! data file when its group is first seen and compile an entry when its kind is first judged.
 
 use super::cel::CelRule;
 use super::problem::{RuleProblem, RulesError};
+use super::table::{ANY_GROUP, Coverage, Covers, FieldPath, RuleTable};
 use crate::manifest::{Problem, parse_documents};
 use crate::object::group_of;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 use std::path::Path;
 
 /// The annotation holding an object's own CEL rule.
 pub const ANNOTATION: &str = "berth.dev/health";
+
+/// The keys an entry may hold.
+const ENTRY_KEYS: [&str; 6] = ["apiVersion", "kind", "match", "current", "inProgress", "failed"];
+
+/// One entry as read from a file, before its expressions are compiled.
+#[derive(Debug, Clone)]
+pub struct EntrySource {
+    /// 0-based position in the file's list.
+    pub index: usize,
+    pub api_version: String,
+    pub coverage: Coverage,
+    pub current: String,
+    pub in_progress: Option<String>,
+    pub failed: Option<String>,
+}
+
+impl EntrySource {
+    /// Compiles the expressions.
+    ///
+    /// # Errors
+    /// One [`super::cel::SyntaxError`] per expression that does not parse.
+    pub fn compile(&self) -> Result<CelRule, Vec<super::cel::SyntaxError>> {
+        CelRule::compile(&self.current, self.in_progress.as_deref(), self.failed.as_deref())
+    }
+
+    /// `rules.yaml: rule [2] (cert-manager.io/v1 Certificate)`.
+    pub fn origin(&self, path: &str) -> String {
+        entry_origin(path, self.index, Some(&self.api_version), self.coverage.kind.as_deref())
+    }
+}
 
 /// One compiled entry of a rules file.
 #[derive(Debug)]
@@ -33,18 +70,31 @@ pub struct RuleEntry {
     /// 0-based position in the file's list.
     pub index: usize,
     pub api_version: String,
-    pub group: String,
-    pub kind: Option<String>,
+    pub coverage: Coverage,
     pub rule: CelRule,
 }
 
-/// A compiled rules file: entries and the tables that find the one for an object.
+impl RuleEntry {
+    pub fn kind(&self) -> Option<&str> {
+        self.coverage.kind.as_deref()
+    }
+}
+
+impl Covers for RuleEntry {
+    fn coverage(&self) -> &Coverage {
+        &self.coverage
+    }
+
+    fn index(&self) -> usize {
+        self.index
+    }
+}
+
+/// A compiled rules file: its entries in the table that finds the one for an object.
 #[derive(Debug, Default)]
 pub struct RulesFile {
     pub path: String,
-    entries: Vec<RuleEntry>,
-    by_kind: HashMap<(String, String), usize>,
-    by_group: HashMap<String, usize>,
+    table: RuleTable<RuleEntry>,
 }
 
 impl RulesFile {
@@ -68,70 +118,94 @@ impl RulesFile {
     /// # Errors
     /// As [`RulesFile::load`].
     pub fn parse(text: &str, path: &str) -> Result<RulesFile, RulesError> {
-        let mut syntax = Vec::new();
-        let documents = parse_documents(text, path, false, &mut syntax);
-        let mut problems: Vec<RuleProblem> = syntax.into_iter().map(|problem| syntax_problem(problem, path)).collect();
-        let mut items = Vec::new();
-        for document in documents {
-            match document.value {
-                Value::Array(list) => items.extend(list),
-                Value::Object(mut map) if map.contains_key("healthCheckExprs") => {
-                    match map.remove("healthCheckExprs") {
-                        Some(Value::Array(list)) => items.extend(list),
-                        Some(Value::Null) | None => {}
-                        Some(_) => problems.push(invalid(path, "`healthCheckExprs` must be a list of rules")),
-                    }
+        let (entries, mut problems) = read_entries(text, path);
+        let mut file = RulesFile { path: path.to_string(), table: RuleTable::default() };
+        for entry in entries {
+            let source = match entry {
+                Ok(source) => source,
+                Err(mut entry_problems) => {
+                    problems.append(&mut entry_problems);
+                    continue;
                 }
-                _ => problems.push(invalid(
-                    path,
-                    "expected a list of rules (`- apiVersion: ...`), or a mapping with a `healthCheckExprs` list",
-                )),
-            }
-        }
-        let mut file = RulesFile { path: path.to_string(), ..RulesFile::default() };
-        for (index, item) in items.into_iter().enumerate() {
-            match compile_entry(index, &item, path) {
-                Ok(entry) => file.insert(entry, &mut problems),
-                Err(mut entry_problems) => problems.append(&mut entry_problems),
+            };
+            let rule = match source.compile() {
+                Ok(rule) => rule,
+                Err(errors) => {
+                    let origin = source.origin(path);
+                    problems.extend(
+                        errors
+                            .into_iter()
+                            .map(|error| RuleProblem::CompileExpression { origin: origin.clone(), error }),
+                    );
+                    continue;
+                }
+            };
+            let origin = source.origin(path);
+            let entry =
+                RuleEntry { index: source.index, api_version: source.api_version, coverage: source.coverage, rule };
+            if let Err(first) = insert(&mut file.table, entry, origin) {
+                problems.push(first);
             }
         }
         if problems.is_empty() { Ok(file) } else { Err(RulesError { problems }) }
     }
 
-    fn insert(&mut self, entry: RuleEntry, problems: &mut Vec<RuleProblem>) {
-        let position = self.entries.len();
-        let existing = match &entry.kind {
-            Some(kind) => self.by_kind.get(&(entry.group.clone(), kind.clone())).copied(),
-            None => self.by_group.get(&entry.group).copied(),
-        };
-        if let Some(first) = existing {
-            problems.push(RuleProblem::DuplicateRule {
-                origin: entry_origin(&self.path, entry.index, Some(&entry.api_version), entry.kind.as_deref()),
-                covers: covers(&entry.group, entry.kind.as_deref()),
-                first: self.entries[first].index,
-            });
-            return;
-        }
-        match &entry.kind {
-            Some(kind) => self.by_kind.insert((entry.group.clone(), kind.clone()), position),
-            None => self.by_group.insert(entry.group.clone(), position),
-        };
-        self.entries.push(entry);
-    }
-
-    /// The entry for an object of `group` and `kind`: the kind's entry, else the group's.
-    pub fn find(&self, group: &str, kind: &str) -> Option<&RuleEntry> {
-        let position = self.by_kind.get(&(group.to_string(), kind.to_string())).or_else(|| self.by_group.get(group))?;
-        self.entries.get(*position)
+    /// The entry for `object` of `group` and `kind`: the kind's entry, else the group's, else an any-group
+    /// entry whose fields the object has.
+    pub fn find(&self, group: &str, kind: &str, object: &Value) -> Option<&RuleEntry> {
+        self.table.find(group, kind, object)
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.table.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.table.is_empty()
     }
+}
+
+/// Adds a read entry to `table`; a clash with an earlier entry becomes a [`RuleProblem::DuplicateRule`].
+///
+/// # Errors
+/// The duplicate-rule problem.
+pub fn insert<T: Covers>(table: &mut RuleTable<T>, entry: T, origin: String) -> Result<(), RuleProblem> {
+    let covered = covers(&entry.coverage().group, entry.coverage().kind.as_deref());
+    table.insert(entry).map_err(|position| RuleProblem::DuplicateRule {
+        origin,
+        covers: covered,
+        first: table.get(position).map(|first| first_index(first)).unwrap_or(position),
+    })
+}
+
+/// The file index of an entry already in a table, for duplicate messages.
+fn first_index<T: Covers>(entry: &T) -> usize {
+    entry.index()
+}
+
+/// Reads the entries of a rules file without compiling their expressions: for each list item, in order, the
+/// entry or its problems; plus problems of the file as a whole (YAML syntax, wrong shape).
+pub fn read_entries(text: &str, path: &str) -> (Vec<Result<EntrySource, Vec<RuleProblem>>>, Vec<RuleProblem>) {
+    let mut syntax = Vec::new();
+    let documents = parse_documents(text, path, false, &mut syntax);
+    let mut problems: Vec<RuleProblem> = syntax.into_iter().map(|problem| syntax_problem(problem, path)).collect();
+    let mut items = Vec::new();
+    for document in documents {
+        match document.value {
+            Value::Array(list) => items.extend(list),
+            Value::Object(mut map) if map.contains_key("healthCheckExprs") => match map.remove("healthCheckExprs") {
+                Some(Value::Array(list)) => items.extend(list),
+                Some(Value::Null) | None => {}
+                Some(_) => problems.push(invalid(path, "`healthCheckExprs` must be a list of rules")),
+            },
+            _ => problems.push(invalid(
+                path,
+                "expected a list of rules (`- apiVersion: ...`), or a mapping with a `healthCheckExprs` list",
+            )),
+        }
+    }
+    let entries = items.iter().enumerate().map(|(index, item)| read_entry(index, item, path)).collect();
+    (entries, problems)
 }
 
 /// The reason an open failed, worded as the manifest loader words it.
@@ -144,7 +218,11 @@ fn read_message(error: &std::io::Error) -> String {
 
 /// "the group `cert-manager.io`" or "`cert-manager.io` kind `Certificate`".
 fn covers(group: &str, kind: Option<&str>) -> String {
-    let group = if group.is_empty() { "the core group".to_string() } else { format!("group `{group}`") };
+    let group = match group {
+        "" => "the core group".to_string(),
+        ANY_GROUP => "any group".to_string(),
+        group => format!("group `{group}`"),
+    };
     match kind {
         Some(kind) => format!("{group}, kind `{kind}`"),
         None => group,
@@ -168,8 +246,8 @@ fn syntax_problem(problem: Problem, path: &str) -> RuleProblem {
     }
 }
 
-/// Compiles one list item of the rules file.
-fn compile_entry(index: usize, item: &Value, path: &str) -> Result<RuleEntry, Vec<RuleProblem>> {
+/// Reads one list item of a rules file: its shape, not its expressions.
+fn read_entry(index: usize, item: &Value, path: &str) -> Result<EntrySource, Vec<RuleProblem>> {
     let api_version = item.get("apiVersion").and_then(Value::as_str);
     let kind = item.get("kind").and_then(Value::as_str).filter(|kind| !kind.is_empty());
     let origin = entry_origin(path, index, api_version, kind);
@@ -179,8 +257,8 @@ fn compile_entry(index: usize, item: &Value, path: &str) -> Result<RuleEntry, Ve
     let mut problems = Vec::new();
     let mut shape = |message: String| problems.push(RuleProblem::InvalidRule { origin: origin.clone(), message });
     for key in map.keys() {
-        if !matches!(key.as_str(), "apiVersion" | "kind" | "current" | "inProgress" | "failed") {
-            shape(format!("unknown key `{key}` (expected apiVersion, kind, current, inProgress, failed)"));
+        if !ENTRY_KEYS.contains(&key.as_str()) {
+            shape(format!("unknown key `{key}` (expected {})", ENTRY_KEYS.join(", ")));
         }
     }
     let group = match map.get("apiVersion") {
@@ -203,6 +281,13 @@ fn compile_entry(index: usize, item: &Value, path: &str) -> Result<RuleEntry, Ve
     if map.get("kind").is_some_and(|kind| !kind.is_string() && !kind.is_null()) {
         shape("`kind` must be a string".to_string());
     }
+    let match_fields = match match_fields_of(map, group.as_deref()) {
+        Ok(fields) => fields,
+        Err(message) => {
+            shape(message);
+            Vec::new()
+        }
+    };
     let expressions = match expressions_of(map) {
         Ok(expressions) => Some(expressions),
         Err(messages) => {
@@ -216,23 +301,48 @@ fn compile_entry(index: usize, item: &Value, path: &str) -> Result<RuleEntry, Ve
     if !problems.is_empty() {
         return Err(problems);
     }
-    match sources.compile() {
-        Ok(rule) => Ok(RuleEntry {
-            index,
-            api_version: api_version.unwrap_or_default().to_string(),
-            group,
-            kind: kind.map(str::to_string),
-            rule,
-        }),
-        Err(errors) => Err(errors
-            .into_iter()
-            .map(|error| RuleProblem::CompileExpression { origin: origin.clone(), error })
-            .collect()),
+    Ok(EntrySource {
+        index,
+        api_version: api_version.unwrap_or_default().to_string(),
+        coverage: Coverage { group, kind: kind.map(str::to_string), match_fields },
+        current: sources.current.to_string(),
+        in_progress: sources.in_progress.map(str::to_string),
+        failed: sources.failed.map(str::to_string),
+    })
+}
+
+/// The `match` list: required for an any-group entry, refused elsewhere (the group already selects).
+fn match_fields_of(map: &Map<String, Value>, group: Option<&str>) -> Result<Vec<FieldPath>, String> {
+    let any_group = group == Some(ANY_GROUP);
+    let Some(value) = map.get("match").filter(|value| !value.is_null()) else {
+        return if any_group {
+            Err("`apiVersion: '*'` (any group) needs `match`, a list of fields such as `[spec.forProvider]`"
+                .to_string())
+        } else {
+            Ok(Vec::new())
+        };
+    };
+    if !any_group {
+        return Err(
+            "`match` is only for `apiVersion: '*'` (any group); a group already selects the objects".to_string()
+        );
+    }
+    let Value::Array(items) = value else {
+        return Err("`match` must be a list of field paths such as `[spec.forProvider]`".to_string());
+    };
+    let fields: Option<Vec<FieldPath>> = items.iter().map(|item| item.as_str().and_then(FieldPath::parse)).collect();
+    match fields {
+        Some(fields) if !fields.is_empty() => Ok(fields),
+        _ => Err("`match` must be a non-empty list of field paths such as `[spec.forProvider]`".to_string()),
     }
 }
 
-/// The group of a rule's apiVersion; `cert-manager.io` alone (a group without a version) is a mistake.
+/// The group of a rule's apiVersion; `*` (or `*/v1`) is any group; `cert-manager.io` alone (a group without a
+/// version) is a mistake.
 fn api_version_group(api_version: &str) -> Result<&str, String> {
+    if api_version == ANY_GROUP || api_version.starts_with("*/") {
+        return Ok(ANY_GROUP);
+    }
     if !api_version.contains('/') && api_version.contains('.') {
         return Err(format!(
             "`apiVersion: {api_version}` names no version; write `{api_version}/v1` (the version is ignored)"
@@ -246,12 +356,6 @@ struct Sources<'a> {
     current: &'a str,
     in_progress: Option<&'a str>,
     failed: Option<&'a str>,
-}
-
-impl Sources<'_> {
-    fn compile(&self) -> Result<CelRule, Vec<super::cel::SyntaxError>> {
-        CelRule::compile(self.current, self.in_progress, self.failed)
-    }
 }
 
 /// The expressions of a mapping; messages for a missing `current` and for non-string values.
@@ -310,7 +414,9 @@ pub fn compile_annotation(text: &str) -> Result<CelRule, AnnotationProblem> {
         .collect();
     let expressions = expressions_of(&map).map_err(|mut more| messages.append(&mut more)).ok();
     match expressions {
-        Some(sources) if messages.is_empty() => sources.compile().map_err(AnnotationProblem::Syntax),
+        Some(sources) if messages.is_empty() => {
+            CelRule::compile(sources.current, sources.in_progress, sources.failed).map_err(AnnotationProblem::Syntax)
+        }
         _ => Err(AnnotationProblem::Shape(messages.join("; "))),
     }
 }
@@ -328,17 +434,23 @@ mod tests {
 - apiVersion: v1
   kind: ConfigMap
   current: has(data.ready)
+- apiVersion: '*'
+  match: [spec.forProvider]
+  current: "true"
 "#;
 
     #[test]
     fn kind_entries_beat_group_entries() {
         let file = RulesFile::parse(RULES, "rules.yaml").expect("valid");
-        assert_eq!(file.len(), 3);
-        assert_eq!(file.find("cert-manager.io", "Certificate").map(|entry| entry.index), Some(0));
-        assert_eq!(file.find("cert-manager.io", "Issuer").map(|entry| entry.index), Some(1));
-        assert_eq!(file.find("", "ConfigMap").map(|entry| entry.index), Some(2));
-        assert!(file.find("", "Secret").is_none());
-        assert!(file.find("apps", "Deployment").is_none());
+        assert_eq!(file.len(), 4);
+        let object = serde_json::json!({"spec": {}});
+        let managed = serde_json::json!({"spec": {"forProvider": {}}});
+        assert_eq!(file.find("cert-manager.io", "Certificate", &object).map(|entry| entry.index), Some(0));
+        assert_eq!(file.find("cert-manager.io", "Issuer", &managed).map(|entry| entry.index), Some(1));
+        assert_eq!(file.find("", "ConfigMap", &object).map(|entry| entry.index), Some(2));
+        assert!(file.find("", "Secret", &object).is_none());
+        assert!(file.find("apps", "Deployment", &object).is_none());
+        assert_eq!(file.find("s3.aws.upbound.io", "Bucket", &managed).map(|entry| entry.index), Some(3));
     }
 
     #[test]
@@ -363,10 +475,19 @@ mod tests {
 - kind: Widget
   current: 3
 - just text
+- apiVersion: '*'
+  current: "true"
+- apiVersion: example.com/v1
+  kind: Gadget
+  match: [spec.x]
+  current: "true"
+- apiVersion: '*/v1'
+  match: [spec..x]
+  current: "true"
 "#;
         let error = RulesFile::parse(text, "rules.yaml").expect_err("invalid");
         let lines: Vec<String> = error.problems.iter().map(ToString::to_string).collect();
-        assert_eq!(lines.len(), 8, "{lines:#?}");
+        assert_eq!(lines.len(), 11, "{lines:#?}");
         assert!(
             lines[0].starts_with(
                 "rules.yaml: rule [0] (cert-manager.io/v1 Certificate): `current` at line 1, column 16: Syntax error"
@@ -376,7 +497,7 @@ mod tests {
         );
         assert_eq!(
             lines[1],
-            "rules.yaml: rule [1] (cert-manager.io): unknown key `curent` (expected apiVersion, kind, current, inProgress, failed)"
+            "rules.yaml: rule [1] (cert-manager.io): unknown key `curent` (expected apiVersion, kind, match, current, inProgress, failed)"
         );
         assert_eq!(
             lines[2],
@@ -390,6 +511,18 @@ mod tests {
         assert_eq!(lines[5], "rules.yaml: rule [4] (Widget): `apiVersion` is required");
         assert_eq!(lines[6], "rules.yaml: rule [4] (Widget): `current` must be a string holding a CEL expression");
         assert_eq!(lines[7], "rules.yaml: rule [5]: a rule must be a mapping");
+        assert_eq!(
+            lines[8],
+            "rules.yaml: rule [6] (*): `apiVersion: '*'` (any group) needs `match`, a list of fields such as `[spec.forProvider]`"
+        );
+        assert_eq!(
+            lines[9],
+            "rules.yaml: rule [7] (example.com/v1 Gadget): `match` is only for `apiVersion: '*'` (any group); a group already selects the objects"
+        );
+        assert_eq!(
+            lines[10],
+            "rules.yaml: rule [8] (*/v1): `match` must be a non-empty list of field paths such as `[spec.forProvider]`"
+        );
     }
 
     #[test]

@@ -96,8 +96,9 @@ pub fn parse_text(text: &str, file: &str, json: bool, problems: &mut Vec<Problem
     manifests
 }
 
-/// Checks one document and adds its object, or the items of a `kind: List`, to `manifests`.
-fn collect_objects(value: Value, source: Source, manifests: &mut Vec<Manifest>, problems: &mut Vec<Problem>) {
+/// Checks one document and adds its object, or the items of a `kind: List`, to `manifests` (for callers that
+/// parse documents themselves, such as the chart renderer's output).
+pub fn collect_objects(value: Value, source: Source, manifests: &mut Vec<Manifest>, problems: &mut Vec<Problem>) {
     if !value.is_object() {
         problems.push(invalid(&source, format!("expected a mapping (an object), found {}", type_name(&value))));
         return;

@@ -35,15 +35,23 @@ impl Input {
     }
 }
 
+/// Files of a Helm chart that are not manifests; a directory of manifests that also holds them (a `Chart.yaml`
+/// naming the release's chart, say) is read without them, at its top level.
+const CHART_FILES: [&str; 6] =
+    ["Chart.yaml", "Chart.lock", "requirements.yaml", "requirements.lock", "values.yaml", "values.schema.json"];
+
 /// Expands `paths` into inputs, in the order given; a directory contributes its *.yaml, *.yml and *.json
-/// files, recursively, sorted by path. Unreadable paths are pushed onto `problems`.
+/// files, recursively, sorted by path, leaving out the chart files of its top level ([`CHART_FILES`]).
+/// Unreadable paths are pushed onto `problems`.
 pub fn expand_paths(paths: &[PathBuf], problems: &mut Vec<Problem>) -> Vec<Input> {
     let mut inputs = Vec::new();
     for path in paths {
         if path.as_os_str() == STDIN {
             inputs.push(Input { name: "<stdin>".to_string(), path: None });
         } else if path.is_dir() {
-            walk_directory(path, &mut inputs, problems, &mut Vec::new());
+            let mut found = Vec::new();
+            walk_directory(path, &mut found, problems, &mut Vec::new());
+            inputs.extend(found.into_iter().filter(|input| !is_top_level_chart_file(path, input)));
         } else if path.exists() {
             inputs.push(Input { name: path.display().to_string(), path: Some(path.clone()) });
         } else {
@@ -81,6 +89,14 @@ fn walk_directory(directory: &Path, inputs: &mut Vec<Input>, problems: &mut Vec<
         }
     }
     visited.pop();
+}
+
+/// Whether `input` is one of the [`CHART_FILES`] directly in `directory`.
+fn is_top_level_chart_file(directory: &Path, input: &Input) -> bool {
+    input.path.as_deref().is_some_and(|file| {
+        file.parent() == Some(directory)
+            && file.file_name().and_then(|name| name.to_str()).is_some_and(|name| CHART_FILES.contains(&name))
+    })
 }
 
 fn is_manifest_file(path: &Path) -> bool {

@@ -223,3 +223,20 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_directory_of_manifests_is_read_without_the_chart_files_beside_them() {
+    let directory = std::env::temp_dir().join(format!("berth-manifest-chart-files-{}", std::process::id()));
+    let nested = directory.join("nested");
+    std::fs::create_dir_all(&nested).unwrap();
+    std::fs::write(directory.join("Chart.yaml"), "apiVersion: v2\nname: shop\nversion: 1.0.0\n").unwrap();
+    std::fs::write(directory.join("values.yaml"), "replicas: 3\n").unwrap();
+    std::fs::write(directory.join("app.yaml"), "apiVersion: v1\nkind: Secret\nmetadata: {name: a}\n").unwrap();
+    // Only the top level is a chart's: deeper files of those names are read as manifests.
+    std::fs::write(nested.join("values.yaml"), "apiVersion: v1\nkind: Secret\nmetadata: {name: b}\n").unwrap();
+    let manifests = load(std::slice::from_ref(&directory)).unwrap();
+    assert_eq!(names(&manifests), ["Secret/a", "Secret/b"]);
+    // Named explicitly, a Chart.yaml is read as what it is, and refused.
+    assert!(load(&[directory.join("Chart.yaml")]).is_err());
+    std::fs::remove_dir_all(&directory).unwrap();
+}

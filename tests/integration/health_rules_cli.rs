@@ -1,5 +1,6 @@
 //! `berth health --local --health-rules --explain` end to end: the real binary judging the saved custom
-//! resources in `examples/health/` with `examples/health-rules.yaml`, and stopping on broken rules.
+//! resources in `examples/health/` with `examples/health-rules.yaml` or the built-in rules, listing the
+//! built-in rules, and stopping on broken rules.
 
 use crate::run::{berth, json_entries, stderr, stdout};
 use serde_json::Value;
@@ -58,12 +59,51 @@ fn rules_judge_the_custom_resources_kstatus_gets_wrong() {
     ];
     assert_eq!(statuses(&entries), expected);
 
-    // Without the rules file, the annotations still decide their objects; the rest falls back to kstatus.
-    let without = json_entries(&berth(&["health", "--local", "-f", "examples/health/", "-o", "json"], None));
+    // Without the rules file, the built-in rules reach the same verdicts.
+    let builtin = json_entries(&berth(&["health", "--local", "-f", "examples/health/", "-o", "json"], None));
+    assert_eq!(statuses(&builtin), expected);
+
+    // Without either, the annotations still decide their objects; the rest falls back to kstatus.
+    let without = json_entries(&berth(
+        &["health", "--local", "-f", "examples/health/", "-o", "json", "--no-builtin-rules"],
+        None,
+    ));
     let kstatus: Vec<String> = statuses(&without);
     assert!(kstatus.contains(&"Certificate/api-tls InProgress".to_string()), "{kstatus:?}");
     assert!(kstatus.contains(&"Kafka/metrics Current".to_string()), "{kstatus:?}");
+    assert!(kstatus.contains(&"Bucket/shop-logs Current".to_string()), "{kstatus:?}");
     assert!(kstatus.contains(&"Rollout/payments Failed".to_string()), "{kstatus:?}");
+}
+
+#[test]
+fn explain_names_the_built_in_rule_and_the_rules_file_comes_first() {
+    let args = ["health", "--local", "-f", "examples/health/strimzi.yaml", "-o", "json", "--explain"];
+    let entries = json_entries(&berth(&args, None));
+    assert_eq!(entries[0]["decidedBy"], "built-in rule (kafka.strimzi.io, Kafka)");
+    assert_eq!(entries[2]["status"], "Failed");
+    let with_file = [&args[..], &["--health-rules", "examples/health-rules.yaml"]].concat();
+    let entries = json_entries(&berth(&with_file, None));
+    assert_eq!(entries[0]["decidedBy"], "examples/health-rules.yaml: rule [3] (kafka.strimzi.io/v1beta2 Kafka)");
+}
+
+#[test]
+fn health_rules_lists_every_built_in_rule() {
+    let output = berth(&["health", "rules", "-o", "json"], None);
+    assert_eq!(output.status.code(), Some(0), "stderr: {}", stderr(&output));
+    let entries = json_entries(&output);
+    let kinds: Vec<(&str, &str)> =
+        entries.iter().filter_map(|entry| Some((entry["group"].as_str()?, entry["kind"].as_str()?))).collect();
+    let groups: std::collections::BTreeSet<&str> = kinds.iter().map(|(group, _)| *group).collect();
+    assert!(kinds.len() >= 60 && groups.len() >= 25, "{} kinds in {} groups", kinds.len(), groups.len());
+    assert!(kinds.contains(&("cert-manager.io", "Certificate")));
+    for entry in &entries {
+        assert!(entry["file"].as_str().is_some_and(|file| file.ends_with(".yaml")), "{entry}");
+        assert!(entry["sources"].as_array().is_some_and(|sources| !sources.is_empty()), "{entry}");
+    }
+    let table = stdout(&berth(&["health", "rules"], None));
+    assert_eq!(table.lines().count(), entries.len() + 1);
+    let header: Vec<&str> = table.lines().next().unwrap_or_default().split_whitespace().collect();
+    assert_eq!(header, ["GROUP", "KIND", "FILE", "SOURCE"]);
 }
 
 #[test]

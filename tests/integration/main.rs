@@ -2,6 +2,8 @@
 
 mod apply_cli;
 mod apply_sim;
+mod chart_release;
+mod corpus;
 mod fixtures;
 mod health_cli;
 mod health_rules_cli;
@@ -9,6 +11,9 @@ mod peers;
 mod plan_cli;
 mod public_charts_sim;
 mod release_cli;
+mod release_hooks;
+mod release_hooks_cli;
+mod release_lifecycle;
 mod release_storage;
 mod run;
 mod sequence_sim;
@@ -19,4 +24,5 @@ mod sim_kube;
 mod sim_kubectl;
 mod sim_kubectl_cluster;
 mod snapshots_cli;
+mod template_cli;
 mod webhook_sim;

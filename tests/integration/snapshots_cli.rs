@@ -23,6 +23,7 @@ macro_rules! assert_transcript {
                 (r"\b\d+(\.\d+)?(ms|s)\b", "[ELAPSED]"),
                 (r"\b([a-z0-9-]+)-[0-9a-f]{8,10}-[a-z0-9]{5}\b", "$1-[POD]"),
                 (r"/tmp/[^\s:]+", "[TEMP]"),
+                (r"LAST DEPLOYED: .*", "LAST DEPLOYED: [TIME]"),
             ],
             prepend_module_to_snapshot => false,
         }, {

@@ -1,3 +1,194 @@
-//! Loading a chart: a directory (with `.helmignore`) or a packaged `.tgz`, `Chart.yaml` apiVersion v1 and v2,
-//! `requirements.yaml`, subcharts in `charts/` (directories or archives), and `values.schema.json` validation,
-//! as Helm's `chart/v2/loader` loads them and with its error messages.
+//! Loading a chart as Helm 4.1.4's `helm template`/`helm install` do (pkg/chart/loader, then the v2 loader): a
+//! chart directory or a packaged `.tgz`, its `Chart.yaml` (apiVersion v1 or v2), values, schema, templates,
+//! files and subcharts, with Helm's checks and error texts.
+//!
+//! - [`load`]: a path, directory or archive (Helm's `loader.Load`);
+//! - [`load_archive`]: archive bytes already in memory (Helm's `loader.LoadArchive`).
+
+mod archive;
+mod chartfile;
+mod directory;
+mod files;
+mod gzip;
+mod ignore;
+pub(crate) mod semver;
+mod tar;
+
+use std::path::Path;
+
+pub use archive::{MAX_ARCHIVE_ENTRIES, MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE};
+
+use crate::chart::Chart;
+use crate::go::os_error;
+use archive::{ArchiveError, ensure_archive, load_archive_files};
+
+/// How deep subcharts may nest (charts inside `charts/` inside ...). Helm has no bound; archives inside archives
+/// could otherwise nest until the stack ends.
+pub const MAX_CHART_DEPTH: usize = 64;
+
+pub(crate) use chartfile::string_pair;
+
+/// A chart could not be loaded. The message is the text Helm prints after `Error: `.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct LoadError {
+    message: String,
+}
+
+impl LoadError {
+    fn new(message: impl Into<String>) -> LoadError {
+        LoadError { message: message.into() }
+    }
+
+    /// The message, as Helm words it.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+/// A loaded chart and the lines Helm would log while loading it (`level=INFO msg="Warning: ..."`).
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub chart: Chart,
+    pub warnings: Vec<String>,
+}
+
+/// What loading collects besides the chart.
+#[derive(Debug, Default)]
+pub(crate) struct LoadContext {
+    pub warnings: Vec<String>,
+}
+
+impl LoadContext {
+    /// A `log.Printf` line of the loader, as Helm's log handler prints it.
+    fn warn(&mut self, message: &str) {
+        self.warnings.push(crate::go::slog_line("INFO", message, &[]));
+    }
+}
+
+/// Where a chart named on the command line is, as Helm's `LocateChart` finds a local one: the name trimmed of
+/// spaces, and if it exists, its absolute path (`filepath.Abs`). berth reads no chart repositories or
+/// registries, so a name that is no local path is an error, worded as Helm's when it has no such repository.
+///
+/// # Errors
+///
+/// `path "./x" not found` for an absolute or `.`-relative path; for other names Helm's answers when no repository
+/// is configured: `non-absolute URLs should be in form of repo_name/path_to_chart, got: x`, `repo r not found`;
+/// charts by URL (`oci://`, `https://`) are refused.
+pub fn locate(name: &str) -> Result<std::path::PathBuf, LoadError> {
+    let name = name.trim_matches(crate::go::is_space);
+    if std::fs::metadata(name).is_ok() {
+        let absolute = if name.starts_with('/') {
+            name.to_string()
+        } else {
+            let current = std::env::current_dir()
+                .map_err(|error| LoadError::new(format!("getwd: {}", crate::go::errno_text(&error))))?;
+            format!("{}/{name}", current.to_string_lossy())
+        };
+        return Ok(std::path::PathBuf::from(archive::clean_path(&absolute)));
+    }
+    if name.starts_with('/') || name.starts_with('.') {
+        return Err(LoadError::new(format!("path {} not found", crate::go::quote(name))));
+    }
+    if name.contains("://") {
+        return Err(LoadError::new(format!(
+            "cannot fetch chart {}: berth reads local chart directories and archives only",
+            crate::go::quote(name)
+        )));
+    }
+    match name.split_once('/') {
+        Some((repository, _)) => Err(LoadError::new(format!("repo {repository} not found"))),
+        None => {
+            Err(LoadError::new(format!("non-absolute URLs should be in form of repo_name/path_to_chart, got: {name}")))
+        }
+    }
+}
+
+/// Loads the chart at `path`, a directory or a packaged chart, as Helm's `loader.Load` does. Give the path as
+/// Helm's `LocateChart` hands it over (absolute) for Helm's exact messages.
+///
+/// # Errors
+///
+/// Helm's message: a missing `Chart.yaml`, YAML errors with their line, validation errors
+/// (`validation: chart.metadata.name is required`), archive refusals, subchart errors wrapped as
+/// `error unpacking subchart NAME in PARENT: ...`.
+pub fn load(path: impl AsRef<Path>) -> Result<Loaded, LoadError> {
+    let path = path.as_ref();
+    let display = path.to_string_lossy().into_owned();
+    let metadata = std::fs::metadata(path).map_err(|error| LoadError::new(os_error("stat", &display, &error)))?;
+    if metadata.is_dir() { load_directory(path) } else { load_file(path, &display) }
+}
+
+/// `loader.LoadDir`: the apiVersion decides the loader, then the v2 directory loader reads the chart.
+fn load_directory(path: &Path) -> Result<Loaded, LoadError> {
+    let top = directory::absolute(path).map_err(LoadError::new)?;
+    let chart_file = format!("{top}/Chart.yaml");
+    let data = std::fs::read(&chart_file).map_err(|error| {
+        LoadError::new(format!("unable to detect chart at {chart_file}: {}", os_error("open", &chart_file, &error)))
+    })?;
+    check_api_version(&data)?;
+    let (files, log) = directory::read_dir_files(path).map_err(LoadError::new)?;
+    let mut context = LoadContext { warnings: log };
+    let chart = files::load_files(files, &mut context, 0).map_err(LoadError::new)?;
+    Ok(Loaded { chart, warnings: context.warnings })
+}
+
+/// `loader.LoadFile`: a packaged chart on disk, read as a stream (only its first bytes are held apart, for
+/// `EnsureArchive`).
+fn load_file(path: &Path, display: &str) -> Result<Loaded, LoadError> {
+    use std::io::Read;
+    let cannot_read = |error: std::io::Error| {
+        LoadError::new(format!("file '{display}' cannot be read: {}", crate::go::errno_text(&error)))
+    };
+    let mut file = std::fs::File::open(path).map_err(|error| LoadError::new(os_error("open", display, &error)))?;
+    let mut head = Vec::with_capacity(512);
+    (&mut file).take(512).read_to_end(&mut head).map_err(cannot_read)?;
+    ensure_archive(display, &head).map_err(LoadError::new)?;
+    // The version-detecting loader reads the archive once; any failure but a bad gzip header is reported
+    // without detail.
+    let files = load_archive_files(head.as_slice().chain(file)).map_err(|error| match error {
+        ArchiveError::GzipHeader => {
+            LoadError::new(format!("file '{display}' does not appear to be a valid chart file (details: {error})"))
+        }
+        ArchiveError::Other(_) => LoadError::new("unable to load chart archive"),
+    })?;
+    load_archive_file_list(files)
+}
+
+/// Loads a packaged chart from its bytes, as Helm's `loader.LoadArchive` does (used for charts that arrive in
+/// memory: repositories, registries, ConfigMaps).
+///
+/// # Errors
+///
+/// As [`load`]; archive errors carry their detail (`chart illegally references parent directory`).
+pub fn load_archive(data: &[u8]) -> Result<Loaded, LoadError> {
+    let files = load_archive_files(data).map_err(|error| match error {
+        ArchiveError::GzipHeader => {
+            LoadError::new(format!("stream does not appear to be a valid chart file (details: {error})"))
+        }
+        ArchiveError::Other(text) => LoadError::new(format!("unable to load chart archive: {text}")),
+    })?;
+    load_archive_file_list(files)
+}
+
+fn load_archive_file_list(files: Vec<archive::BufferedFile>) -> Result<Loaded, LoadError> {
+    let Some(chart_yaml) = files.iter().find(|file| file.name == "Chart.yaml") else {
+        return Err(LoadError::new("unable to detect chart version, no Chart.yaml found"));
+    };
+    check_api_version(&chart_yaml.data)?;
+    let mut context = LoadContext::default();
+    let chart = files::load_files(files, &mut context, 0).map_err(LoadError::new)?;
+    Ok(Loaded { chart, warnings: context.warnings })
+}
+
+/// The apiVersion dispatch of pkg/chart/loader: v1, v2 (or none) load as v2 charts. apiVersion v3 charts load
+/// with Helm's internal v3 loader, which `helm template` and `helm install` then refuse.
+fn check_api_version(chart_yaml: &[u8]) -> Result<(), LoadError> {
+    let api_version = chartfile::decode_api_version(chart_yaml)
+        .map_err(|error| LoadError::new(format!("cannot load Chart.yaml: {error}")))?;
+    match api_version.as_str() {
+        "v1" | "v2" | "" => Ok(()),
+        "v3" => Err(LoadError::new("invalid chart apiVersion")),
+        _ => Err(LoadError::new("unsupported chart version")),
+    }
+}

@@ -2,5 +2,20 @@
 //! subcharts, `.Values`, `.Chart`, `.Release`, `.Capabilities`, `.Template`, `.Files`, `.Subcharts`,
 //! `include`, `tpl`, `required`, `fail`, `lookup`; then the output split into manifests sorted by kind,
 //! hooks, CRDs and NOTES.
+//!
+//! - `engine.rs`: the template set and the execution of every file; `errors.rs`: Helm's error wording;
+//! - `objects.rs`: `.Capabilities` and `.Files` as Go objects; `glob.rs`: `.Files.Glob` patterns;
+//! - `output.rs`: the rendered files sorted and printed as Helm does.
 
+mod capabilities;
+mod engine;
+mod errors;
+mod glob;
+pub mod head;
+pub mod objects;
 pub mod output;
+mod release;
+
+pub use capabilities::{DEFAULT_API_VERSIONS, helm_version, offline};
+pub use engine::{Lookup, Release, RenderError, RenderOptions, render_templates};
+pub use release::{ChartRenderError, RenderedChart, crd_files, render_chart, validate_release_name};

@@ -7,9 +7,7 @@
 //! NOTES.txt is not a manifest. `helm template` prints the manifests (with the CRDs of `crds/` first when
 //! asked), then the hooks, each as `---`, a `# Source:` line and the document.
 
-use regex::Regex;
 use std::collections::BTreeMap;
-use std::sync::LazyLock;
 
 /// The head of a manifest document, as Helm reads it (`SimpleHead`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -156,18 +154,9 @@ pub const INSTALL_ORDER: [&str; 38] = [
     "ValidatingWebhookConfiguration",
 ];
 
-/// Helm's document separator: `---` at the start of the text or of a line, with the whitespace around it.
-static SEPARATOR: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"(?:^|\s*\n)---\s*").ok());
-
 /// Splits a rendered file into its documents, trimmed, empty ones dropped (`releaseutil.SplitManifests`).
 pub fn split_manifests(text: &str) -> Vec<String> {
-    let trimmed = trim_go_space(text);
-    let Some(separator) = SEPARATOR.as_ref() else { return vec![trimmed.to_string()] };
-    separator
-        .split(trimmed)
-        .filter(|document| !document.is_empty())
-        .map(|document| trim_go_space(document).to_string())
-        .collect()
+    berth_template::yaml::split_manifests(text)
 }
 
 /// Go's `strings.TrimSpace`: Unicode white space at both ends.

@@ -1,0 +1,398 @@
+//! Executing a chart's templates as Helm 4's engine does (helm pkg/engine/engine.go): one template set named
+//! `gotpl` holding every template of the chart and its subcharts, parsed deepest path first (so a parent's
+//! `define` wins over a subchart's), `missingkey=zero`, and each file executed with its chart's data: `.Values`
+//! scoped to the chart, `.Chart`, `.Release`, `.Capabilities`, `.Files`, `.Subcharts` and `.Template`.
+//! `include`, `tpl`, `required`, `fail` and `lookup` are bound here, with Helm's recursion limit and messages.
+//! `<no value>` is deleted from the output, as Helm does.
+
+use super::errors::{parse_error, render_error};
+use super::objects::{Capabilities, Files};
+use crate::chart::Chart;
+use berth_template::{GoType, Limits, Map, MissingKey, Signature, Template, TemplateError, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+/// Nested `include`s of one name allowed, as Helm's `recursionMaxNums`.
+const INCLUDE_RECURSION_LIMIT: usize = 1000;
+
+/// Where Helm marks a `required`/`fail` message inside the error text.
+pub(super) const WARN_START: &str = "HELM_ERR_START";
+pub(super) const WARN_END: &str = "HELM_ERR_END";
+
+/// `.Release`: who is being rendered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Release {
+    pub name: String,
+    pub namespace: String,
+    pub revision: i64,
+    pub is_install: bool,
+    pub is_upgrade: bool,
+}
+
+impl Release {
+    /// What `helm template NAME` renders with (Helm's defaults: revision 1, an install).
+    pub fn install(name: &str, namespace: &str) -> Release {
+        Release {
+            name: name.to_string(),
+            namespace: namespace.to_string(),
+            revision: 1,
+            is_install: true,
+            is_upgrade: false,
+        }
+    }
+
+    fn to_value(&self) -> Value {
+        Value::map([
+            ("Name", Value::from(self.name.as_str())),
+            ("Namespace", Value::from(self.namespace.as_str())),
+            ("Revision", Value::Int(self.revision)),
+            ("IsUpgrade", Value::Bool(self.is_upgrade)),
+            ("IsInstall", Value::Bool(self.is_install)),
+            ("Service", Value::from("Helm")),
+        ])
+    }
+}
+
+/// `lookup`: objects from the cluster, or nothing when rendering offline (`helm template`).
+pub trait Lookup: Send + Sync {
+    /// The object (`name` given) or a `List` of objects (`name` empty) as Helm's `lookup` returns them; an
+    /// empty map when there is none.
+    ///
+    /// # Errors
+    /// A message when the cluster cannot answer.
+    fn lookup(&self, api_version: &str, kind: &str, namespace: &str, name: &str) -> Result<Value, String>;
+}
+
+/// How to render.
+#[derive(Clone)]
+pub struct RenderOptions {
+    pub release: Release,
+    pub capabilities: Capabilities,
+    /// `None` renders offline: `lookup` returns an empty map, as in `helm template`.
+    pub lookup: Option<Arc<dyn Lookup>>,
+}
+
+/// Why a chart could not be rendered; the text is Helm's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RenderError {
+    /// A template does not parse (`parse error at (mychart/templates/x.yaml:3): ...`).
+    #[error("{0}")]
+    Parse(String),
+    /// A template fails while executing (Helm's multi-line trace, or `execution error at (...): ...`).
+    #[error("{0}")]
+    Execute(String),
+}
+
+/// One template file to render, with the data of its chart.
+struct Renderable {
+    text: String,
+    data: Map,
+    base_path: String,
+}
+
+/// Renders every template of `chart` (processed: disabled subcharts removed, aliases applied) with
+/// `values` as the top chart's `.Values`. Returns each rendered file by its full name
+/// (`mychart/templates/deployment.yaml`, `mychart/charts/sub/templates/x.yaml`); partials are not rendered.
+///
+/// # Errors
+/// [`RenderError`] with Helm's text for the first template that does not parse or fails.
+pub fn render_templates(
+    chart: &Chart,
+    values: &Value,
+    options: &RenderOptions,
+) -> Result<BTreeMap<String, String>, RenderError> {
+    std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new()
+            .name("berth-render".to_string())
+            .stack_size(RENDER_STACK_SIZE)
+            .spawn_scoped(scope, || render_on_this_thread(chart, values, options));
+        match thread.map(|handle| handle.join()) {
+            Ok(Ok(result)) => result,
+            Ok(Err(_)) => Err(RenderError::Execute("rendering template failed: the renderer panicked".to_string())),
+            Err(error) => {
+                Err(RenderError::Execute(format!("rendering template failed: cannot start the renderer: {error}")))
+            }
+        }
+    })
+}
+
+/// [`render_templates`] on the calling thread, which must have [`RENDER_STACK_SIZE`] of stack.
+fn render_on_this_thread(
+    chart: &Chart,
+    values: &Value,
+    options: &RenderOptions,
+) -> Result<BTreeMap<String, String>, RenderError> {
+    let to_yaml = yaml_writer();
+    let shared = Shared {
+        release: options.release.to_value(),
+        capabilities: Value::object(options.capabilities.clone()),
+        to_yaml,
+    };
+    let mut renderables = BTreeMap::new();
+    collect(chart, None, values, &shared, &mut renderables);
+
+    let template = template_set(options);
+    let mut template = template;
+    let keys = sort_templates(renderables.keys());
+    for name in &keys {
+        if let Some(renderable) = renderables.get(name) {
+            template.add(name, &renderable.text).map_err(|error| RenderError::Parse(parse_error(name, &error)))?;
+        }
+    }
+    let mut rendered = BTreeMap::new();
+    for name in keys {
+        let base = name.rsplit('/').next().unwrap_or(&name);
+        if base.starts_with('_') {
+            continue;
+        }
+        let Some(renderable) = renderables.get(&name) else { continue };
+        renderable.data.insert(
+            "Template",
+            Value::map([
+                ("Name", Value::from(name.as_str())),
+                ("BasePath", Value::from(renderable.base_path.as_str())),
+            ]),
+        );
+        let output = template
+            .execute_template_to_string(&name, &Value::Map(renderable.data.clone()))
+            .map_err(|error| RenderError::Execute(render_error(&name, &error)))?;
+        rendered.insert(name, output.replace("<no value>", ""));
+    }
+    Ok(rendered)
+}
+
+/// What every chart's data shares.
+struct Shared {
+    release: Value,
+    capabilities: Value,
+    to_yaml: Arc<dyn Fn(&Value) -> String + Send + Sync>,
+}
+
+/// Helm's `recAllTpls`: the data of `chart` (and, recursively, of its subcharts) and its templates. Returns the
+/// chart's data, which its parent lists under `.Subcharts`.
+fn collect(
+    chart: &Chart,
+    parent: Option<(&str, &Map)>,
+    values: &Value,
+    shared: &Shared,
+    renderables: &mut BTreeMap<String, Renderable>,
+) -> Map {
+    let is_root = parent.is_none();
+    let full_path = match parent {
+        Some((parent_path, _)) => format!("{parent_path}/charts/{}", chart.name()),
+        None => chart.name().to_string(),
+    };
+    let scoped_values = match parent {
+        None => values.clone(),
+        Some((_, parent_data)) => match parent_data.get("Values") {
+            Some(Value::Map(parent_values)) => match parent_values.get(chart.name()) {
+                Some(Value::Map(own)) => Value::Map(own),
+                _ => Value::Map(Map::new()),
+            },
+            _ => Value::Map(Map::new()),
+        },
+    };
+    let subcharts = Map::new();
+    let files = chart.files.iter().map(|file| (file.name.clone(), Arc::<[u8]>::from(file.data.as_slice())));
+    let data = Map::from_iter([
+        ("Chart", chart_value(chart, is_root)),
+        ("Files", Value::object(Files::new(files, shared.to_yaml.clone()))),
+        ("Release", shared.release.clone()),
+        ("Capabilities", shared.capabilities.clone()),
+        ("Values", scoped_values),
+        ("Subcharts", Value::Map(subcharts.clone())),
+    ]);
+    for child in &chart.dependencies {
+        let child_data = collect(child, Some((&full_path, &data)), values, shared, renderables);
+        subcharts.insert(child.name(), Value::Map(child_data));
+    }
+    for file in &chart.templates {
+        let base = file.name.rsplit('/').next().unwrap_or(&file.name);
+        if chart.is_library() && !base.starts_with('_') {
+            continue;
+        }
+        renderables.insert(
+            format!("{full_path}/{}", file.name),
+            Renderable {
+                text: String::from_utf8_lossy(&file.data).into_owned(),
+                data: data.clone(),
+                base_path: format!("{full_path}/templates"),
+            },
+        );
+    }
+    data
+}
+
+/// `.Chart`: the metadata as a map of Go field names (Helm's `structToMap`), plus `IsRoot`.
+fn chart_value(chart: &Chart, is_root: bool) -> Value {
+    let metadata = &chart.metadata;
+    let text = |value: &str| Value::from(value);
+    let strings = |values: &[String]| Value::list(values.iter().map(|value| text(value)));
+    let maintainers = metadata.maintainers.iter().map(|maintainer| {
+        Value::map([
+            ("Name", text(&maintainer.name)),
+            ("Email", text(&maintainer.email)),
+            ("URL", text(&maintainer.url)),
+        ])
+    });
+    let dependencies = metadata.dependencies.iter().map(|dependency| {
+        Value::map([
+            ("Name", text(&dependency.name)),
+            ("Version", text(&dependency.version)),
+            ("Repository", text(&dependency.repository)),
+            ("Condition", text(&dependency.condition)),
+            ("Tags", strings(&dependency.tags)),
+            ("Enabled", Value::Bool(dependency.enabled)),
+            ("ImportValues", Value::list(dependency.import_values.iter().cloned())),
+            ("Alias", text(&dependency.alias)),
+        ])
+    });
+    let annotations = if metadata.annotations.is_empty() {
+        Value::Nil
+    } else {
+        Value::map(metadata.annotations.iter().map(|(key, value)| (key.as_str(), text(value))))
+    };
+    Value::map([
+        ("Name", text(&metadata.name)),
+        ("Home", text(&metadata.home)),
+        ("Sources", strings(&metadata.sources)),
+        ("Version", text(&metadata.version)),
+        ("Description", text(&metadata.description)),
+        ("Keywords", strings(&metadata.keywords)),
+        ("Maintainers", Value::list(maintainers)),
+        ("Icon", text(&metadata.icon)),
+        ("APIVersion", text(&metadata.api_version)),
+        ("Condition", text(&metadata.condition)),
+        ("Tags", text(&metadata.tags)),
+        ("AppVersion", text(&metadata.app_version)),
+        ("Deprecated", Value::Bool(metadata.deprecated)),
+        ("Annotations", annotations),
+        ("KubeVersion", text(&metadata.kube_version)),
+        ("Dependencies", Value::list(dependencies)),
+        ("Type", text(&metadata.chart_type)),
+        ("IsRoot", Value::Bool(is_root)),
+    ])
+}
+
+/// Helm's `sortTemplates`: more path segments first, then reverse lexical order; the last parsed `define`
+/// of a name wins, so the top chart's helpers override its subcharts'.
+fn sort_templates<'a>(names: impl Iterator<Item = &'a String>) -> Vec<String> {
+    let mut names: Vec<String> = names.cloned().collect();
+    names.sort_by(|a, b| {
+        let depth = |name: &str| name.matches('/').count();
+        depth(b).cmp(&depth(a)).then_with(|| b.cmp(a))
+    });
+    names
+}
+
+/// `toYaml` as templates call it, for `.Files.AsConfig` and `.AsSecrets`.
+fn yaml_writer() -> Arc<dyn Fn(&Value) -> String + Send + Sync> {
+    let functions = berth_template::helm_functions();
+    match functions.get("toYaml").cloned() {
+        Some(to_yaml) => Arc::new(move |value: &Value| match to_yaml(std::slice::from_ref(value)) {
+            Ok(Value::String(text)) => text.to_string(),
+            _ => String::new(),
+        }),
+        None => Arc::new(|_: &Value| String::new()),
+    }
+}
+
+/// Stack a render may use: Helm's 1,000 nested `include`s of one name cost about 10 MiB in a debug build (the
+/// engine's measurement). The thread rendering must have more: see [`RENDER_STACK_SIZE`].
+pub(super) const STACK_BUDGET: usize = 60 * 1024 * 1024;
+
+/// The stack of the thread [`render_templates`] runs on.
+pub const RENDER_STACK_SIZE: usize = 64 * 1024 * 1024;
+
+/// The template set with Helm's functions.
+fn template_set(options: &RenderOptions) -> Template {
+    let included: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+    let limits = Limits { stack_budget: STACK_BUDGET, ..Limits::default() };
+    let template = Template::new("gotpl")
+        .missing_key(MissingKey::ZeroValue)
+        .limits(limits)
+        .funcs(berth_template::helm_functions());
+    let include_counts = included.clone();
+    let template = template.context_func(
+        "include",
+        Some(Signature::fixed(&[GoType::String, GoType::Any])),
+        move |context, args| {
+            let name = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
+            let data = args.get(1).cloned().unwrap_or(Value::Nil);
+            let depth = {
+                let mut counts = include_counts.lock().map_err(|_| TemplateError::msg("include counter poisoned"))?;
+                let count = counts.entry(name.clone()).or_insert(0);
+                *count += 1;
+                *count
+            };
+            if depth > INCLUDE_RECURSION_LIMIT + 1 {
+                decrement(&include_counts, &name);
+                return Err(TemplateError::msg(format!(
+                    "rendering template has a nested reference name: {name}: unable to execute template"
+                )));
+            }
+            let result = context.execute_template(&name, &data);
+            decrement(&include_counts, &name);
+            result.map(Value::from)
+        },
+    );
+    let template =
+        template.context_func("tpl", Some(Signature::fixed(&[GoType::String, GoType::Any])), |context, args| {
+            let text = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
+            let data = args.get(1).cloned().unwrap_or(Value::Nil);
+            match context.execute_text("gotpl", &text, &data) {
+                Ok(output) => Ok(Value::from(output.replace("<no value>", "").as_str())),
+                Err(error @ TemplateError::Parse(_)) => {
+                    Err(TemplateError::msg(format!("cannot parse template {}: {error}", go_quote(&text))))
+                }
+                Err(error) => Err(TemplateError::msg(format!(
+                    "error during tpl function execution for {}: {error}",
+                    go_quote(&text)
+                ))),
+            }
+        });
+    let template = template.func_with_signature("required", Signature::fixed(&[GoType::String, GoType::Any]), |args| {
+        let warning = args.first().and_then(Value::as_str).unwrap_or_default();
+        let value = args.get(1).cloned().unwrap_or(Value::Nil);
+        let missing = match &value {
+            Value::Nil => true,
+            Value::String(text) => text.is_empty(),
+            _ => false,
+        };
+        if missing { Err(TemplateError::msg(format!("{WARN_START}{warning}{WARN_END}"))) } else { Ok(value) }
+    });
+    let template = template.func_with_signature("fail", Signature::fixed(&[GoType::String]), |args| {
+        let message = args.first().and_then(Value::as_str).unwrap_or_default();
+        Err(TemplateError::msg(format!("{WARN_START}{message}{WARN_END}")))
+    });
+    let lookup = options.lookup.clone();
+    template.func_with_signature(
+        "lookup",
+        Signature::fixed(&[GoType::String, GoType::String, GoType::String, GoType::String]),
+        move |args| {
+            let text = |index: usize| args.get(index).and_then(Value::as_str).unwrap_or_default();
+            match &lookup {
+                None => Ok(Value::Map(Map::new())),
+                Some(lookup) => lookup.lookup(text(0), text(1), text(2), text(3)).map_err(TemplateError::msg),
+            }
+        },
+    )
+}
+
+fn decrement(counts: &Mutex<HashMap<String, usize>>, name: &str) {
+    if let Ok(mut counts) = counts.lock()
+        && let Some(count) = counts.get_mut(name)
+    {
+        *count = count.saturating_sub(1);
+    }
+}
+
+/// Go's `%q` of a string, as Sprig's `quote` writes it.
+fn go_quote(text: &str) -> String {
+    static QUOTE: std::sync::LazyLock<Option<berth_template::ValueFunc>> =
+        std::sync::LazyLock::new(|| berth_template::helm_functions().get("quote").cloned());
+    match QUOTE.as_ref().map(|quote| quote(&[Value::from(text)])) {
+        Some(Ok(Value::String(quoted))) => quoted.to_string(),
+        _ => format!("{text:?}"),
+    }
+}

@@ -1,0 +1,159 @@
+//! A chart rendered into what a release holds (helm pkg/action/action.go `renderResources`): the chart's
+//! `kubeVersion` checked, every template executed, the top chart's NOTES.txt taken out, the rest sorted into
+//! manifests and hooks, and the CRDs of `crds/` (never templated) listed with their paths.
+
+use super::engine::{RenderError, RenderOptions, render_templates};
+use super::head::read_head;
+use super::output::{CrdFile, Hook, Manifest, SortError, sort_manifests};
+use crate::chart::Chart;
+use berth_template::Value;
+
+const NOTES: &str = "NOTES.txt";
+
+/// A rendered chart.
+#[derive(Debug, Clone, Default)]
+pub struct RenderedChart {
+    /// Sorted in Helm's install order.
+    pub manifests: Vec<Manifest>,
+    /// Sorted in Helm's install order by kind (weights order them when they run).
+    pub hooks: Vec<Hook>,
+    /// `crds/` files of the chart and its subcharts, as written.
+    pub crds: Vec<CrdFile>,
+    /// The top chart's rendered NOTES.txt.
+    pub notes: String,
+}
+
+/// Why a chart could not be rendered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChartRenderError {
+    #[error("chart requires kubeVersion: {required} which is incompatible with Kubernetes {actual}")]
+    KubeVersion { required: String, actual: String },
+    #[error(transparent)]
+    Template(#[from] RenderError),
+    #[error(transparent)]
+    Sort(#[from] SortError),
+}
+
+/// Renders `chart` (processed: disabled subcharts removed, aliases applied) with `values` as the top chart's
+/// `.Values`. With `sub_notes`, the NOTES.txt of subcharts are kept too (Helm's `--render-subchart-notes`).
+///
+/// # Errors
+/// [`ChartRenderError`] with Helm's text.
+pub fn render_chart(
+    chart: &Chart,
+    values: &Value,
+    options: &RenderOptions,
+    sub_notes: bool,
+) -> Result<RenderedChart, ChartRenderError> {
+    check_kube_version(chart, options)?;
+    let mut files = render_templates(chart, values, options)?;
+    let root_notes = format!("{}/templates/{NOTES}", chart.name());
+    let note_files: Vec<String> = files.keys().filter(|name| name.ends_with(NOTES)).cloned().collect();
+    let mut notes = String::new();
+    for name in note_files {
+        let Some(text) = files.remove(&name) else { continue };
+        if sub_notes || name == root_notes {
+            if !notes.is_empty() {
+                notes.push('\n');
+            }
+            notes.push_str(&text);
+        }
+    }
+    let (hooks, manifests) = sort_manifests(&files, read_head)?;
+    Ok(RenderedChart { manifests, hooks, crds: crd_files(chart), notes })
+}
+
+/// The pattern a release name must match (Helm's `validName`, pkg/chart/v2/util/validate_name.go).
+const VALID_NAME: &str = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+
+/// The longest release name Helm accepts (`maxReleaseNameLen`): names of objects are built from it.
+const MAX_RELEASE_NAME_LEN: usize = 53;
+
+/// Helm's `ValidateReleaseName`.
+///
+/// # Errors
+/// Helm's reason: `no name provided`, or `invalid release name, must match regex ... and the length must not be
+/// longer than 53`.
+pub fn validate_release_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("no name provided".to_string());
+    }
+    let matches = regex::Regex::new(VALID_NAME).is_ok_and(|pattern| pattern.is_match(name));
+    if name.len() > MAX_RELEASE_NAME_LEN || !matches {
+        return Err(format!(
+            "invalid release name, must match regex {VALID_NAME} and the length must not be longer than \
+             {MAX_RELEASE_NAME_LEN}"
+        ));
+    }
+    Ok(())
+}
+
+/// Helm's `IsCompatibleRange`: the chart's `kubeVersion` constraint against the cluster's version.
+fn check_kube_version(chart: &Chart, options: &RenderOptions) -> Result<(), ChartRenderError> {
+    let required = &chart.metadata.kube_version;
+    if required.is_empty() {
+        return Ok(());
+    }
+    let actual = &options.capabilities.kube_version;
+    let functions = berth_template::helm_functions();
+    let compatible = functions
+        .get("semverCompare")
+        .map(|compare| compare(&[Value::from(required.as_str()), Value::from(actual.normalized.as_str())]))
+        .is_some_and(|result| matches!(result, Ok(Value::Bool(true))));
+    if compatible {
+        Ok(())
+    } else {
+        Err(ChartRenderError::KubeVersion { required: required.clone(), actual: actual.version.clone() })
+    }
+}
+
+/// The CRD files of `chart` and its subcharts (`Chart.CRDObjects`).
+pub fn crd_files(chart: &Chart) -> Vec<CrdFile> {
+    let mut crds = Vec::new();
+    collect_crds(chart, chart.name(), &mut crds);
+    crds
+}
+
+fn collect_crds(chart: &Chart, full_path: &str, crds: &mut Vec<CrdFile>) {
+    for file in &chart.files {
+        let extension = file.name.rsplit_once('.').map(|(_, extension)| extension.to_ascii_lowercase());
+        let is_manifest = matches!(extension.as_deref(), Some("yaml" | "yml" | "json"));
+        if file.name.starts_with("crds/") && is_manifest {
+            crds.push(CrdFile {
+                path: format!("{full_path}/{}", file.name),
+                content: String::from_utf8_lossy(&file.data).into_owned(),
+            });
+        }
+    }
+    for child in &chart.dependencies {
+        collect_crds(child, &format!("{full_path}/charts/{}", child.name()), crds);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::validate_release_name;
+
+    #[test]
+    fn release_names_as_helm_validates_them() {
+        let long = "a".repeat(54);
+        for (name, valid) in [
+            ("r", true),
+            ("my-release", true),
+            ("a.b-c.d", true),
+            (&"a".repeat(53), true),
+            (long.as_str(), false),
+            ("Not_A_Name", false),
+            ("-leading", false),
+            ("trailing-", false),
+            ("a..b", false),
+            ("a\n", false),
+        ] {
+            assert_eq!(validate_release_name(name).is_ok(), valid, "{name:?}");
+        }
+        assert_eq!(validate_release_name(""), Err("no name provided".to_string()));
+        let reason = validate_release_name("UPPER").unwrap_err();
+        assert!(reason.starts_with("invalid release name, must match regex ^[a-z0-9]"), "{reason}");
+        assert!(reason.ends_with("and the length must not be longer than 53"), "{reason}");
+    }
+}

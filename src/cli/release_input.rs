@@ -1,0 +1,135 @@
+//! What `install` and `upgrade` release: a chart (a directory with a `Chart.yaml` and `templates/`, `charts/` or
+//! `crds/`, or a packaged `.tgz`) rendered with the user's values, the cluster's capabilities and `lookup`
+//! answered by the cluster; or a file or directory of plain manifests (a `Chart.yaml` beside them names the
+//! release's chart).
+
+use super::chart_args::ValuesArgs;
+use crate::cli::error::{ChartProblem, Error};
+use berth::cluster::Cluster;
+use berth::manifest;
+use berth::release::chart::rendered_from_chart;
+use berth::release::cluster_chart::{ClusterLookup, capabilities, template_value};
+use berth::release::{ChartMetadata, Release, Rendered};
+use berth_chart::chart::Chart;
+use berth_chart::pipeline::{ReleaseOptions as ChartOptions, render_release};
+use berth_chart::render::{Lookup, Release as RenderRelease, RenderOptions, offline};
+use berth_chart::values::{ComputeOptions, ReuseMode, reuse_values};
+use clap::Args;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The chart flags of install and upgrade, as Helm spells them.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ChartFlags {
+    #[command(flatten)]
+    pub values: ValuesArgs,
+    /// Do not create the chart's CRDs (`crds/`).
+    #[arg(long)]
+    pub skip_crds: bool,
+    /// Render the NOTES.txt of subcharts too.
+    #[arg(long)]
+    pub render_subchart_notes: bool,
+    /// Do not validate the values against `values.schema.json`.
+    #[arg(long)]
+    pub skip_schema_validation: bool,
+}
+
+/// Whether `path` is a chart rather than plain manifests.
+pub fn is_chart(path: &Path) -> bool {
+    if path.is_file() {
+        let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
+        return name.ends_with(".tgz") || name.ends_with(".tar.gz");
+    }
+    path.join("Chart.yaml").is_file() && ["templates", "charts", "crds"].iter().any(|dir| path.join(dir).is_dir())
+}
+
+/// How the release is being rendered.
+pub struct Target<'a> {
+    pub name: &'a str,
+    pub namespace: &'a str,
+    pub revision: u32,
+    pub is_upgrade: bool,
+    /// The connected cluster, for capabilities and `lookup`; `None` renders offline (`--dry-run client`).
+    pub cluster: Option<&'a Cluster>,
+    /// The current release, for an upgrade's values.
+    pub current: Option<&'a Release>,
+    pub reuse: ReuseMode,
+}
+
+/// Renders `path` for `target`.
+pub async fn render(path: &Path, flags: &ChartFlags, target: &Target<'_>) -> Result<Rendered, Error> {
+    if !is_chart(path) {
+        let manifests = manifest::load(&[path.to_path_buf()])?;
+        return Ok(Rendered::from_manifests(manifests, chart_metadata(path)));
+    }
+    let shown = path.display().to_string();
+    let chart_error = |message: String| Error::Chart(shown.clone(), ChartProblem(message));
+    let loaded = berth_chart::load::load(path).map_err(|error| chart_error(error.to_string()))?;
+    for warning in &loaded.warnings {
+        tracing::warn!("{warning}");
+    }
+    let mut chart = loaded.chart;
+    let mut user_values = flags.values.user_values()?;
+    if let Some(current) = target.current {
+        let current_chart = Chart {
+            values: template_value(&serde_json::Value::Object(current.chart.values.clone())),
+            ..Chart::default()
+        };
+        let current_values = template_value(&serde_json::Value::Object(current.config.clone()));
+        user_values = reuse_values(&mut chart, &current_chart, &current_values, user_values, target.reuse)
+            .map_err(|error| chart_error(error.to_string()))?;
+    }
+    let (capabilities, lookup) = match target.cluster {
+        Some(cluster) => {
+            let capabilities = capabilities(cluster)
+                .await
+                .map_err(|error| chart_error(format!("cannot read the cluster's version: {error}")))?;
+            let lookup: Arc<dyn Lookup> =
+                Arc::new(ClusterLookup { cluster: cluster.clone(), runtime: tokio::runtime::Handle::current() });
+            (capabilities, Some(lookup))
+        }
+        None => (offline(None, &[]), None),
+    };
+    let release = RenderRelease {
+        name: target.name.to_string(),
+        namespace: target.namespace.to_string(),
+        revision: i64::from(target.revision),
+        is_install: !target.is_upgrade,
+        is_upgrade: target.is_upgrade,
+    };
+    let options = ChartOptions {
+        render: RenderOptions { release, capabilities, lookup },
+        compute: ComputeOptions { skip_schema_validation: flags.skip_schema_validation },
+        sub_notes: flags.render_subchart_notes,
+    };
+    // Rendering blocks (and `lookup` waits on the runtime from the rendering thread): off the async workers.
+    let rendered = tokio::task::spawn_blocking(move || render_release(&chart, user_values, &options))
+        .await
+        .map_err(|error| chart_error(format!("the renderer stopped: {error}")))?
+        .map_err(|error| chart_error(error.to_string()))?;
+    for warning in &rendered.warnings {
+        tracing::warn!("{warning}");
+    }
+    rendered_from_chart(&rendered, !flags.skip_crds).map_err(|error| chart_error(error.to_string()))
+}
+
+/// The chart metadata recorded for a path of manifests: its `Chart.yaml` when it has one, else its name.
+fn chart_metadata(path: &Path) -> ChartMetadata {
+    let chart = |name: &str, version: &str, app_version: Option<&str>| ChartMetadata {
+        name: name.to_string(),
+        version: version.to_string(),
+        app_version: app_version.map(str::to_string),
+        ..ChartMetadata::default()
+    };
+    let chart_file = path.join("Chart.yaml");
+    if let Ok(text) = std::fs::read_to_string(&chart_file)
+        && let Ok(chart_file) = serde_saphyr::from_str::<serde_json::Value>(&text)
+    {
+        let field = |name: &str| chart_file.get(name).and_then(serde_json::Value::as_str).map(str::to_string);
+        if let (Some(name), Some(version)) = (field("name"), field("version")) {
+            return chart(&name, &version, field("appVersion").as_deref());
+        }
+    }
+    let stem = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or("manifests");
+    chart(stem, "0.0.0", None)
+}

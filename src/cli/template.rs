@@ -1,0 +1,232 @@
+//! `berth template`: a chart rendered locally, printed exactly as `helm template` prints it (the same documents
+//! in the same order, the same `# Source:` lines, hooks after the manifests), or written to a directory.
+
+use super::chart_args::ValuesArgs;
+use super::output::print_stdout;
+use crate::cli::error::{ChartProblem, Error, ExitCode};
+use berth_chart::pipeline::{ReleaseOptions, render_release};
+use berth_chart::render::objects::KubeVersion;
+use berth_chart::render::output::{Hook, Manifest, TemplateOutput, template_text};
+use berth_chart::render::{Release, RenderOptions, offline};
+use berth_chart::values::ComputeOptions;
+use clap::Args;
+use regex::Regex;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Args)]
+pub struct TemplateArgs {
+    /// `[NAME] CHART`: the release name (default `release-name`) and a chart directory or packaged `.tgz`.
+    #[arg(num_args = 1..=2, value_names = ["NAME", "CHART"], required = true)]
+    pub names: Vec<String>,
+    #[command(flatten)]
+    pub values: ValuesArgs,
+    /// The release namespace (`.Release.Namespace`).
+    #[arg(short, long, default_value = "default")]
+    pub namespace: String,
+    /// Print the CRDs of `crds/` first.
+    #[arg(long)]
+    pub include_crds: bool,
+    /// Accepted as Helm accepts it; CRDs are printed only with `--include-crds`.
+    #[arg(long)]
+    pub skip_crds: bool,
+    /// Leave test hooks out.
+    #[arg(long)]
+    pub skip_tests: bool,
+    /// Leave every hook out.
+    #[arg(long)]
+    pub no_hooks: bool,
+    /// Only the manifests rendered from these templates (`templates/x.yaml`, globs allowed).
+    #[arg(short = 's', long = "show-only", value_name = "TEMPLATE")]
+    pub show_only: Vec<String>,
+    /// Extra API versions for `.Capabilities.APIVersions` (comma-separated or repeated).
+    #[arg(short = 'a', long = "api-versions", value_delimiter = ',')]
+    pub api_versions: Vec<String>,
+    /// The Kubernetes version of `.Capabilities.KubeVersion` (default v1.35.0, as Helm 4.1.4).
+    #[arg(long)]
+    pub kube_version: Option<String>,
+    /// Render as an upgrade (`.Release.IsUpgrade`).
+    #[arg(long)]
+    pub is_upgrade: bool,
+    /// Write each template's output under this directory instead of printing it.
+    #[arg(long)]
+    pub output_dir: Option<PathBuf>,
+    /// With `--output-dir`, write under a directory named after the release.
+    #[arg(long)]
+    pub release_name: bool,
+    /// Do not validate the values against `values.schema.json`.
+    #[arg(long)]
+    pub skip_schema_validation: bool,
+    /// Render the NOTES.txt of subcharts too (they are not printed by `template`).
+    #[arg(long)]
+    pub render_subchart_notes: bool,
+}
+
+pub fn run(args: TemplateArgs) -> Result<ExitCode, Error> {
+    let (name, chart_path) = match args.names.as_slice() {
+        [chart] => ("release-name".to_string(), chart.clone()),
+        [name, chart] => (name.clone(), chart.clone()),
+        _ => return Err(Error::Usage("expected `[NAME] CHART`".to_string())),
+    };
+    let kube_version = match &args.kube_version {
+        Some(text) => Some(
+            KubeVersion::parse(text)
+                .map_err(|error| Error::Usage(format!("invalid kube version '{text}': {error}")))?,
+        ),
+        None => None,
+    };
+    // Helm's order (runInstall): find the chart, merge the user's values, then load the chart.
+    let chart_problem =
+        |error: berth_chart::load::LoadError| Error::Chart(chart_path.clone(), ChartProblem(error.to_string()));
+    let located = berth_chart::load::locate(&chart_path).map_err(chart_problem)?;
+    let user_values = args.values.user_values()?;
+    let loaded = berth_chart::load::load(located).map_err(chart_problem)?;
+    for warning in &loaded.warnings {
+        tracing::warn!("{warning}");
+    }
+    let mut release = Release::install(&name, &args.namespace);
+    if args.is_upgrade {
+        (release.is_install, release.is_upgrade) = (false, true);
+    }
+    let options = ReleaseOptions {
+        render: RenderOptions { release, capabilities: offline(kube_version, &args.api_versions), lookup: None },
+        compute: ComputeOptions { skip_schema_validation: args.skip_schema_validation },
+        sub_notes: args.render_subchart_notes,
+    };
+    let rendered = render_release(&loaded.chart, user_values, &options)
+        .map_err(|error| Error::Chart(chart_path.clone(), ChartProblem(error.to_string())))?;
+    for warning in &rendered.warnings {
+        tracing::warn!("{warning}");
+    }
+    let output = &rendered.rendered;
+    let hooks: Vec<Hook> = if args.no_hooks { Vec::new() } else { output.hooks.clone() };
+    let crds = if args.include_crds { output.crds.clone() } else { Vec::new() };
+    let printed = TemplateOutput {
+        manifests: &output.manifests,
+        hooks: &hooks,
+        crds: &crds,
+        without_hooks: args.no_hooks,
+        without_tests: args.skip_tests,
+    };
+    if let Some(directory) = &args.output_dir {
+        // CRDs go to the directory as given; manifests and hooks under the release name with `--release-name`.
+        let release_directory = if args.release_name { directory.join(&name) } else { directory.clone() };
+        write_files(directory, &release_directory, &crds, &output.manifests, &printed)?;
+        // What Helm prints after writing: the manifest it kept (none, so an empty line), or, with
+        // `--show-only`, the error of finding no template in it.
+        if let Some(pattern) = args.show_only.first() {
+            return Err(Error::Usage(format!("could not find template {} in chart", pattern.replace('\\', "/"))));
+        }
+        print_stdout("\n")?;
+        return Ok(ExitCode::Success);
+    }
+    let text = template_text(&printed);
+    let text = if args.show_only.is_empty() { text } else { show_only(&text, &args.show_only)? };
+    print_stdout(&text)?;
+    Ok(ExitCode::Success)
+}
+
+/// `--show-only`: the documents whose `# Source:` template (the path after the chart name) matches a pattern,
+/// pattern by pattern, as Helm filters them.
+fn show_only(text: &str, patterns: &[String]) -> Result<String, Error> {
+    let documents = berth_chart::render::output::split_manifests(text);
+    let source = Regex::new("# Source: [^/]+/(.+)").map_err(|error| Error::Usage(error.to_string()))?;
+    let mut out = String::new();
+    for pattern in patterns {
+        let pattern = pattern.replace('\\', "/");
+        let mut found = false;
+        for document in &documents {
+            let Some(path) = source.captures(document).and_then(|captures| captures.get(1)) else { continue };
+            if go_path_match(&pattern, path.as_str()) {
+                out.push_str(&format!("---\n{document}\n"));
+                found = true;
+            }
+        }
+        if !found {
+            return Err(Error::Usage(format!("could not find template {pattern} in chart")));
+        }
+    }
+    Ok(out)
+}
+
+/// Go's `filepath.Match` (`*` and `?` stop at `/`, `[...]` classes, `\` escapes).
+fn go_path_match(pattern: &str, name: &str) -> bool {
+    let mut regex = String::from("^");
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '*' => regex.push_str("[^/]*"),
+            '?' => regex.push_str("[^/]"),
+            '[' => {
+                regex.push('[');
+                if chars.peek() == Some(&'^') {
+                    chars.next();
+                    regex.push('^');
+                }
+                for c in chars.by_ref() {
+                    if c == ']' {
+                        break;
+                    }
+                    if matches!(c, '\\' | '[' | '&' | '~') {
+                        regex.push('\\');
+                    }
+                    regex.push(c);
+                }
+                regex.push(']');
+            }
+            '\\' => {
+                if let Some(next) = chars.next() {
+                    regex.push_str(&regex::escape(&next.to_string()));
+                }
+            }
+            other => regex.push_str(&regex::escape(&other.to_string())),
+        }
+    }
+    regex.push('$');
+    Regex::new(&regex).is_ok_and(|regex| regex.is_match(name))
+}
+
+/// `--output-dir`: each template's documents appended to `DIR/<template path>`, as Helm writes them (its
+/// `renderResources` and `writeToFile`): CRDs under `crd_directory`, manifests and hooks under `directory`.
+fn write_files(
+    crd_directory: &Path,
+    directory: &Path,
+    crds: &[berth_chart::render::output::CrdFile],
+    manifests: &[Manifest],
+    printed: &TemplateOutput<'_>,
+) -> Result<(), Error> {
+    let mut written = std::collections::HashSet::new();
+    let mut write = |directory: &Path, name: &str, content: &str, append_to_existing: bool| -> Result<(), Error> {
+        let shown = format!("{}/{name}", directory.display());
+        let path = PathBuf::from(&shown);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(Error::Output)?;
+        }
+        // Helm appends to a file it wrote in this run; a hook's file is appended to whenever it exists.
+        let append = !written.insert(name.to_string()) || (append_to_existing && path.exists());
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .append(append)
+            .truncate(!append)
+            .open(&path)
+            .map_err(Error::Output)?;
+        use std::io::Write as _;
+        write!(file, "---\n# Source: {name}\n{content}\n").map_err(Error::Output)?;
+        print_stdout(&format!("wrote {shown}\n"))
+    };
+    for crd in crds {
+        write(crd_directory, &crd.path, &crd.content, false)?;
+    }
+    for manifest in manifests {
+        write(directory, &manifest.source, &manifest.content, false)?;
+    }
+    if !printed.without_hooks {
+        for hook in printed.hooks {
+            if printed.without_tests && hook.is_test() {
+                continue;
+            }
+            write(directory, &hook.path, &hook.manifest, true)?;
+        }
+    }
+    Ok(())
+}

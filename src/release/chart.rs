@@ -1,0 +1,142 @@
+//! A rendered chart as a release's input: the documents the renderer printed, read as kubectl and Helm read
+//! them (sigs.k8s.io/yaml, YAML 1.1), the hooks with Helm's records, the CRDs of `crds/`, and the chart and the
+//! user's values as Helm records them in the release.
+
+use super::record::{Chart, ChartFile, ChartMetadata, Hook};
+use super::rendered::{Rendered, RenderedHook};
+use crate::manifest::{self, Manifest, Problem, Source};
+use crate::problems::Problems;
+use berth_chart::chart::Chart as LoadedChart;
+use berth_chart::pipeline::RenderedRelease;
+use berth_chart::render::output::{self, CrdFile};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// A chart's output that cannot be a release's objects (a document that is not an object, say).
+pub type ChartInputError = Problems<Problem>;
+
+/// The release's input from a rendered chart. `include_crds` keeps the CRDs of `crds/` to be created (when
+/// absent) before the release's objects (`--skip-crds` drops them).
+///
+/// # Errors
+/// Every document that is not a Kubernetes object, with its template and document number.
+pub fn rendered_from_chart(release: &RenderedRelease, include_crds: bool) -> Result<Rendered, ChartInputError> {
+    let output = &release.rendered;
+    let mut problems = Vec::new();
+    let mut numbers: HashMap<String, usize> = HashMap::new();
+    let mut read = |file: &str, content: &str, problems: &mut Vec<Problem>| -> Vec<Manifest> {
+        let number = numbers.entry(file.to_string()).or_insert(0);
+        *number += 1;
+        let source = Source { file: file.to_string(), document: *number, line: 1, item: None };
+        objects_of(content, source, problems)
+    };
+    let mut manifests = Vec::new();
+    for document in &output.manifests {
+        manifests.extend(read(&document.source, &document.content, &mut problems));
+    }
+    let mut hooks = Vec::new();
+    for hook in &output.hooks {
+        for object in read(&hook.path, &hook.manifest, &mut problems) {
+            hooks.push(RenderedHook { record: hook_record(hook), manifest: object });
+        }
+    }
+    let mut crds = Vec::new();
+    if include_crds {
+        for CrdFile { path, content } in &output.crds {
+            for (index, document) in output::split_manifests(content).iter().enumerate() {
+                let source = Source { file: path.clone(), document: index + 1, line: 1, item: None };
+                crds.extend(objects_of(document, source, &mut problems));
+            }
+        }
+    }
+    Problems::into_result(problems, ())?;
+    Ok(Rendered {
+        manifest: output::release_manifest(&[], &output.manifests),
+        manifests,
+        hooks,
+        crds,
+        chart: chart_record(&release.chart),
+        config: json_map(&release.user_values),
+        notes: output.notes.clone(),
+    })
+}
+
+/// One rendered document as objects (a `kind: List` gives its items), read as Helm reads manifests.
+fn objects_of(document: &str, source: Source, problems: &mut Vec<Problem>) -> Vec<Manifest> {
+    let mut objects = Vec::new();
+    match berth_template::yaml::yaml_to_json(document) {
+        Ok(None) => {}
+        Ok(Some(json)) => match serde_json::from_str::<Value>(&json) {
+            Ok(value) => manifest::collect_objects(value, source, &mut objects, problems),
+            Err(error) => problems.push(Problem::Syntax {
+                file: source.file,
+                document: source.document,
+                line: None,
+                format: "YAML",
+                message: error.to_string(),
+            }),
+        },
+        Err(error) => problems.push(Problem::Syntax {
+            file: source.file,
+            document: source.document,
+            line: None,
+            format: "YAML",
+            message: error.to_string(),
+        }),
+    }
+    objects
+}
+
+/// Helm's hook record of a rendered hook.
+fn hook_record(hook: &output::Hook) -> Hook {
+    Hook {
+        name: hook.name.clone(),
+        kind: hook.kind.clone(),
+        path: hook.path.clone(),
+        manifest: hook.manifest.clone(),
+        events: hook.events.iter().map(|event| event.as_str().to_string()).collect(),
+        weight: i32::try_from(hook.weight).unwrap_or(0),
+        delete_policies: hook.delete_policies.clone(),
+        output_log_policies: hook.output_log_policies.clone(),
+        ..Hook::default()
+    }
+}
+
+/// The chart as Helm's release records it: metadata, templates, default values, schema and files.
+fn chart_record(chart: &LoadedChart) -> Chart {
+    let metadata: ChartMetadata =
+        serde_json::from_value(json_value(&chart.metadata.json_view())).unwrap_or_else(|_| ChartMetadata {
+            name: chart.metadata.name.clone(),
+            version: chart.metadata.version.clone(),
+            ..ChartMetadata::default()
+        });
+    let files = |files: &[berth_chart::chart::File]| -> Vec<ChartFile> {
+        files
+            .iter()
+            .map(|file| ChartFile { name: file.name.clone(), data: file.data.clone(), ..ChartFile::default() })
+            .collect()
+    };
+    let mut extra = Map::new();
+    let encoded = |data: &[u8]| Value::String(base64::Engine::encode(&base64::engine::general_purpose::STANDARD, data));
+    extra.insert("schema".to_string(), chart.schema.as_deref().map_or(Value::Null, encoded));
+    extra.insert("files".to_string(), serde_json::to_value(files(&chart.files)).unwrap_or(Value::Array(Vec::new())));
+    extra.insert("lock".to_string(), Value::Null);
+    Chart { metadata, templates: files(&chart.templates), values: json_map(&chart.values), extra }
+}
+
+/// A template value as the JSON Helm's records hold (Go's encoding/json of it).
+fn json_value(value: &berth_template::Value) -> Value {
+    let functions = berth_template::helm_functions();
+    let text = functions.get("toJson").map(|to_json| to_json(std::slice::from_ref(value)));
+    match text {
+        Some(Ok(berth_template::Value::String(text))) => serde_json::from_str(&text).unwrap_or(Value::Null),
+        _ => Value::Null,
+    }
+}
+
+fn json_map(value: &berth_template::Value) -> Map<String, Value> {
+    match json_value(value) {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}

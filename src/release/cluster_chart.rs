@@ -1,0 +1,99 @@
+//! What rendering a chart for a live release takes from the cluster: `.Capabilities` (the server's version and
+//! the API versions it serves, as Helm asks them) and `lookup`, answered with the cluster's objects, so charts
+//! that keep generated passwords across upgrades (bitnami's `common.secrets.passwords.manage`) find them.
+
+use crate::cluster::Cluster;
+use berth_chart::render::objects::{Capabilities, KubeVersion, VersionSet};
+use berth_chart::render::{Lookup, helm_version};
+use berth_template::Value;
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams};
+
+/// The cluster's capabilities, as Helm's `getCapabilities` builds them.
+///
+/// # Errors
+/// The client's error when the server's version cannot be read.
+pub async fn capabilities(cluster: &Cluster) -> Result<Capabilities, kube::Error> {
+    let info = cluster.client.apiserver_version().await?;
+    let kube_version = KubeVersion::parse(&info.git_version).unwrap_or_else(|_| KubeVersion {
+        version: info.git_version.clone(),
+        normalized: info.git_version.clone(),
+        major: info.major.clone(),
+        minor: info.minor.clone(),
+    });
+    Ok(Capabilities {
+        kube_version,
+        api_versions: VersionSet(cluster.resources.api_versions()),
+        helm_version: helm_version(),
+    })
+}
+
+/// `lookup` against the cluster, from the render thread (which is not one of the runtime's workers, so it can
+/// wait on the runtime).
+pub struct ClusterLookup {
+    pub cluster: Cluster,
+    pub runtime: tokio::runtime::Handle,
+}
+
+impl Lookup for ClusterLookup {
+    fn lookup(&self, api_version: &str, kind: &str, namespace: &str, name: &str) -> Result<Value, String> {
+        let (group, version) = match api_version.split_once('/') {
+            Some((group, version)) => (group, version),
+            None => ("", api_version),
+        };
+        let Some(resource) = self.cluster.resources.get(api_version, kind) else {
+            return Err(format!(
+                "unable to get apiresource from unstructured: {}: no matches for kind \"{kind}\" in version \"{api_version}\"",
+                GroupVersionKind::gvk(group, version, kind).api_version()
+            ));
+        };
+        let api: Api<DynamicObject> = if resource.namespaced && !namespace.is_empty() {
+            Api::namespaced_with(self.cluster.client.clone(), namespace, &resource.api_resource)
+        } else {
+            Api::all_with(self.cluster.client.clone(), &resource.api_resource)
+        };
+        let found = self.runtime.block_on(async {
+            if name.is_empty() {
+                list(&api, &resource.api_resource).await
+            } else {
+                api.get_opt(name).await.map(|object| object.and_then(|object| serde_json::to_value(object).ok()))
+            }
+        });
+        match found {
+            Ok(Some(object)) => Ok(template_value(&object)),
+            Ok(None) => Ok(Value::Map(berth_template::Map::new())),
+            Err(kube::Error::Api(status)) if status.code == 404 => Ok(Value::Map(berth_template::Map::new())),
+            Err(error) => Err(error.to_string()),
+        }
+    }
+}
+
+/// A list as Helm's `lookup` returns it: the unstructured list (`apiVersion`, `kind: <Kind>List`, `items`).
+async fn list(api: &Api<DynamicObject>, resource: &ApiResource) -> Result<Option<serde_json::Value>, kube::Error> {
+    let list = api.list(&ListParams::default()).await?;
+    let items: Vec<serde_json::Value> =
+        list.items.into_iter().filter_map(|object| serde_json::to_value(object).ok()).collect();
+    Ok(Some(serde_json::json!({
+        "apiVersion": resource.api_version,
+        "kind": format!("{}List", resource.kind),
+        "metadata": {"resourceVersion": list.metadata.resource_version.unwrap_or_default()},
+        "items": items,
+    })))
+}
+
+/// JSON as a template value, numbers as Go's JSON decoding makes them (int64 when whole, as unstructured
+/// objects hold them).
+pub fn template_value(json: &serde_json::Value) -> Value {
+    match json {
+        serde_json::Value::Null => Value::Nil,
+        serde_json::Value::Bool(b) => Value::Bool(*b),
+        serde_json::Value::Number(number) => match number.as_i64() {
+            Some(integer) => Value::Int64(integer),
+            None => Value::Float(number.as_f64().unwrap_or(0.0)),
+        },
+        serde_json::Value::String(text) => Value::from(text.as_str()),
+        serde_json::Value::Array(items) => Value::list(items.iter().map(template_value)),
+        serde_json::Value::Object(map) => {
+            Value::map(map.iter().map(|(key, value)| (key.as_str(), template_value(value))))
+        }
+    }
+}

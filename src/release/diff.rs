@@ -1,0 +1,223 @@
+//! What an upgrade or a rollback would change, as the cluster would apply it: each object of the new revision
+//! applied as a server-side dry run (under the release's field manager and marks) and compared with the live
+//! object; objects of the current revision the new one no longer has are shown as removed. Secret values
+//! never leave this module: they are compared here and shown only as masked sizes.
+
+use super::lifecycle::{LifecycleError, recorded_manifests};
+use super::ownership::{self, FIELD_MANAGER};
+use super::record::Release;
+use crate::apply::{self, InvalidSet};
+use crate::cluster::{ApplyError, ApplyOptions, Cluster, Resolved, apply_object, get_object};
+use crate::manifest::Manifest;
+use crate::object::ObjectRef;
+use futures::StreamExt;
+use serde_json::Value;
+
+/// How one object changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ChangeKind {
+    Added,
+    Changed,
+    Removed,
+    Unchanged,
+}
+
+/// One object before and after (either side missing when it is added or removed), normalised for reading:
+/// server bookkeeping dropped, Secret values masked.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ObjectChange {
+    #[serde(flatten)]
+    pub object: ObjectRef,
+    pub change: ChangeKind,
+    pub before: Option<Value>,
+    pub after: Option<Value>,
+}
+
+/// Why the changes could not be computed.
+#[derive(Debug, thiserror::Error)]
+pub enum DiffError {
+    #[error("the new revision's objects cannot be applied")]
+    Invalid(#[from] InvalidSet),
+    #[error("cannot read the current revision")]
+    Current(#[source] LifecycleError),
+    #[error("cannot compare {object}")]
+    Object {
+        object: ObjectRef,
+        #[source]
+        source: ApplyError,
+    },
+}
+
+/// The changes that applying `new` (the new revision's objects, as rendered) to release `name` would make,
+/// against the live objects; objects of `current` (the release's current revision) that `new` lacks are
+/// removed. Reads and dry runs only: nothing is written.
+///
+/// # Errors
+/// [`DiffError`] when an object cannot be resolved, read or dry-run.
+pub async fn changes(
+    cluster: &Cluster,
+    name: &str,
+    new: &[Manifest],
+    current: Option<&Release>,
+) -> Result<Vec<ObjectChange>, DiffError> {
+    let owned = ownership::owned(new, name, &cluster.default_namespace);
+    let prepared = apply::prepare(cluster, &owned, None)?;
+    let options = ApplyOptions { field_manager: FIELD_MANAGER.to_string(), force_conflicts: true, dry_run: true };
+    let targets: Vec<(&Resolved, &Manifest)> = prepared.resolved().zip(owned.iter()).collect();
+    let compare = targets.iter().map(|(resolved, manifest)| {
+        let options = &options;
+        async move {
+            let before = get_object(cluster, resolved).await?;
+            let after = apply_object(cluster, resolved, &manifest.object, options).await?;
+            Ok::<_, ApplyError>(((*resolved).clone(), before, after))
+        }
+    });
+    let results: Vec<Result<_, ApplyError>> = futures::stream::iter(compare).buffered(16).collect().await;
+    let mut changes = Vec::new();
+    for (result, (resolved, _)) in results.into_iter().zip(&targets) {
+        let (resolved, before, after) =
+            result.map_err(|source| DiffError::Object { object: resolved.reference.clone(), source })?;
+        changes.push(change(resolved.reference, before, Some(after)));
+    }
+    if let Some(current) = current {
+        let old = recorded_manifests(current).map_err(DiffError::Current)?;
+        let kept: Vec<&ObjectRef> = changes.iter().map(|change| &change.object).collect();
+        let gone: Vec<Manifest> = old
+            .into_iter()
+            .filter(|manifest| {
+                let namespace =
+                    manifest.reference.namespace.clone().or_else(|| Some(cluster.default_namespace.clone()));
+                !kept.iter().any(|object| {
+                    object.kind == manifest.reference.kind
+                        && object.group() == manifest.reference.group()
+                        && object.name == manifest.reference.name
+                        && (object.namespace.is_none() || object.namespace == namespace)
+                })
+            })
+            .collect();
+        for (manifest, resolution) in gone.iter().zip(cluster.resources.resolve_set(&gone, &cluster.default_namespace))
+        {
+            let Ok(resolved) = resolution else { continue };
+            let before = get_object(cluster, &resolved)
+                .await
+                .map_err(|source| DiffError::Object { object: manifest.reference.clone(), source })?;
+            if before.is_some() {
+                changes.push(change(resolved.reference, before, None));
+            }
+        }
+    }
+    Ok(changes)
+}
+
+/// The change of one object, normalised.
+fn change(object: ObjectRef, before: Option<Value>, after: Option<Value>) -> ObjectChange {
+    let mut before = before.map(normalised);
+    let mut after = after.map(normalised);
+    if object.kind == "Secret" && object.group().is_empty() {
+        mask_secret(before.as_mut(), after.as_mut());
+    }
+    let change = match (&before, &after) {
+        (None, Some(_)) => ChangeKind::Added,
+        (Some(_), None) => ChangeKind::Removed,
+        (Some(before), Some(after)) if before == after => ChangeKind::Unchanged,
+        _ => ChangeKind::Changed,
+    };
+    ObjectChange { object, change, before, after }
+}
+
+/// The object without what the server keeps for itself (managed fields, versions, timestamps, status).
+fn normalised(mut object: Value) -> Value {
+    if let Some(map) = object.as_object_mut() {
+        map.remove("status");
+        if let Some(metadata) = map.get_mut("metadata").and_then(Value::as_object_mut) {
+            for field in ["managedFields", "resourceVersion", "generation", "creationTimestamp", "uid", "selfLink"] {
+                metadata.remove(field);
+            }
+        }
+    }
+    object
+}
+
+/// Replaces every value of a Secret's `data` and `stringData` by its size, marked changed or not, so a diff
+/// shows that a value changes without showing it.
+fn mask_secret(before: Option<&mut Value>, after: Option<&mut Value>) {
+    let decoded = |value: &Value, field: &str| -> Vec<u8> {
+        let text = value.as_str().unwrap_or_default();
+        if field == "data" {
+            base64::Engine::decode(&base64::engine::general_purpose::STANDARD, text)
+                .unwrap_or_else(|_| text.as_bytes().to_vec())
+        } else {
+            text.as_bytes().to_vec()
+        }
+    };
+    let read = |object: &Option<&mut Value>, field: &str, key: &str| -> Option<Vec<u8>> {
+        object
+            .as_ref()
+            .and_then(|object| object.get(field))
+            .and_then(|map| map.get(key))
+            .map(|value| decoded(value, field))
+    };
+    let (mut before, mut after) = (before, after);
+    for field in ["data", "stringData"] {
+        let mut keys: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+        for object in [&before, &after].into_iter().flatten() {
+            if let Some(map) = object.get(field).and_then(Value::as_object) {
+                keys.extend(map.keys().cloned());
+            }
+        }
+        for key in keys {
+            let (old, new) = (read(&before, field, &key), read(&after, field, &key));
+            let same = old == new;
+            let mask = |bytes: &Vec<u8>, sign: &str| {
+                let marker = if same { "*".repeat(8) } else { sign.repeat(8) };
+                Value::String(format!("{marker} ({} bytes)", bytes.len()))
+            };
+            for (object, value, sign) in [(&mut before, &old, "-"), (&mut after, &new, "+")] {
+                if let (Some(object), Some(value)) = (object.as_deref_mut(), value)
+                    && let Some(map) = object.get_mut(field).and_then(Value::as_object_mut)
+                {
+                    map.insert(key.clone(), mask(value, sign));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn secret(data: Value) -> ObjectChange {
+        let object = ObjectRef { api_version: "v1".into(), kind: "Secret".into(), namespace: None, name: "s".into() };
+        change(
+            object,
+            Some(json!({"kind": "Secret", "data": data.clone()})),
+            Some(json!({"kind": "Secret", "data": {"a": "YWJj", "b": "eHl6"}})),
+        )
+    }
+
+    #[test]
+    fn secret_values_are_masked_and_compared() {
+        let same = secret(json!({"a": "YWJj", "b": "eHl6"}));
+        assert_eq!(same.change, ChangeKind::Unchanged);
+        let text = serde_json::to_string(&same).expect("json");
+        assert!(!text.contains("YWJj") && !text.contains("abc"), "{text}");
+        let changed = secret(json!({"a": "ZGVm", "b": "eHl6"}));
+        assert_eq!(changed.change, ChangeKind::Changed);
+        assert_eq!(changed.before.as_ref().expect("before")["data"]["a"], "-------- (3 bytes)");
+        assert_eq!(changed.after.as_ref().expect("after")["data"]["a"], "++++++++ (3 bytes)");
+        assert_eq!(changed.after.as_ref().expect("after")["data"]["b"], "******** (3 bytes)");
+    }
+
+    #[test]
+    fn server_bookkeeping_is_not_a_change() {
+        let object =
+            ObjectRef { api_version: "v1".into(), kind: "ConfigMap".into(), namespace: None, name: "c".into() };
+        let before =
+            json!({"metadata": {"name": "c", "resourceVersion": "1", "managedFields": []}, "data": {"a": "1"}});
+        let after = json!({"metadata": {"name": "c", "resourceVersion": "2"}, "data": {"a": "1"}});
+        assert_eq!(change(object, Some(before), Some(after)).change, ChangeKind::Unchanged);
+    }
+}

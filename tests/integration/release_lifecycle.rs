@@ -1,0 +1,175 @@
+//! The release lifecycle through the library on the simulated cluster: the objects carry Helm's ownership marks
+//! and Helm's field manager, dry runs write nothing, a missing namespace is refused or created, a rollback with
+//! nothing to go back to is refused (and still frees a pending release), and a failed upgrade that was rolled
+//! back says both.
+
+use berth::cluster::{self, Cluster};
+use berth::manifest;
+use berth::release::lifecycle::{self, LifecycleError, Operation, OperationReport, ReleaseOptions};
+use berth::release::{ChartMetadata, ReleaseStatus, Rendered, Storage};
+use berth::wait::Outcome;
+use berth_sim::profile::Profile;
+use berth_sim::{SimCluster, SimConfig};
+use serde_json::Value;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+const BOUND: Duration = Duration::from_secs(60);
+
+async fn start(namespace: &str) -> (SimCluster, Cluster) {
+    let profile = Profile { speed: 10.0, ..Profile::default() };
+    let sim = SimCluster::start(SimConfig { profile, ..SimConfig::default() }).await.expect("simulated cluster starts");
+    let mut config = sim.kube_config();
+    config.default_namespace = namespace.to_string();
+    let cluster = cluster::connect_config(config).await.expect("berth connects");
+    (sim, cluster)
+}
+
+fn rendered(yaml: &str) -> Rendered {
+    let mut problems = Vec::new();
+    let manifests = manifest::parse_text(yaml, "shop.yaml", false, &mut problems);
+    assert!(problems.is_empty(), "{problems:?}");
+    let metadata = ChartMetadata { name: "shop".into(), version: "1.0.0".into(), ..ChartMetadata::default() };
+    Rendered::from_manifests(manifests, metadata)
+}
+
+const SETTINGS: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  labels:\ndata:\n  mode: fast\n";
+const SETTINGS_V2: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: slow\n";
+
+async fn run(
+    cluster: &Cluster,
+    operation: &Operation,
+    options: &ReleaseOptions,
+) -> Result<OperationReport, LifecycleError> {
+    let mut on_event = |_: &berth::apply::ApplyEvent| {};
+    let cancel = CancellationToken::new();
+    let run = lifecycle::run(cluster, operation, options, &cancel, &mut on_event);
+    tokio::time::timeout(BOUND, run).await.expect("the operation ends in time")
+}
+
+async fn settings(cluster: &Cluster) -> Option<Value> {
+    let api: kube::Api<kube::api::DynamicObject> = kube::Api::namespaced_with(
+        cluster.client.clone(),
+        &cluster.default_namespace,
+        &kube::api::ApiResource::erase::<k8s_openapi::api::core::v1::ConfigMap>(&()),
+    );
+    api.get_opt("settings").await.expect("read").map(|object| serde_json::to_value(object).expect("json"))
+}
+
+async fn history(cluster: &Cluster, name: &str) -> Vec<(u32, ReleaseStatus)> {
+    let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
+    storage.history(name).await.expect("history").iter().map(|release| (release.version, release.info.status)).collect()
+}
+
+fn install(yaml: &str) -> Operation {
+    Operation::Install { name: "shop".into(), rendered: rendered(yaml) }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn objects_carry_helms_ownership_marks_and_field_manager() {
+    let (_sim, cluster) = start("default").await;
+    run(&cluster, &install(SETTINGS), &ReleaseOptions::default()).await.expect("installed");
+    let object = settings(&cluster).await.expect("the ConfigMap exists");
+    let metadata = &object["metadata"];
+    assert_eq!(metadata["labels"]["app.kubernetes.io/managed-by"], "Helm");
+    assert_eq!(metadata["annotations"]["meta.helm.sh/release-name"], "shop");
+    assert_eq!(metadata["annotations"]["meta.helm.sh/release-namespace"], "default");
+    let managers: Vec<&str> = metadata["managedFields"]
+        .as_array()
+        .expect("managed fields")
+        .iter()
+        .filter_map(|entry| entry["manager"].as_str())
+        .collect();
+    assert_eq!(managers, ["helm"], "Helm's own manager, so `helm upgrade` meets no conflict");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_namespace_is_refused_before_anything_is_written_or_created_on_request() {
+    let (_sim, cluster) = start("team-a").await;
+    let error = run(&cluster, &install(SETTINGS), &ReleaseOptions::default()).await.expect_err("no namespace");
+    assert!(matches!(error, LifecycleError::NoNamespace(ref namespace) if namespace == "team-a"), "{error:?}");
+    assert!(settings(&cluster).await.is_none());
+    let options = ReleaseOptions { create_namespace: true, ..ReleaseOptions::default() };
+    run(&cluster, &install(SETTINGS), &options).await.expect("installed with --create-namespace");
+    assert!(settings(&cluster).await.is_some());
+    assert_eq!(history(&cluster, "shop").await, [(1, ReleaseStatus::Deployed)]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_dry_run_of_a_rollback_writes_nothing() {
+    let (_sim, cluster) = start("default").await;
+    run(&cluster, &install(SETTINGS), &ReleaseOptions::default()).await.expect("installed");
+    let upgrade = Operation::Upgrade { name: "shop".into(), rendered: rendered(SETTINGS_V2), install: false };
+    run(&cluster, &upgrade, &ReleaseOptions::default()).await.expect("upgraded");
+    let dry = ReleaseOptions { dry_run_server: true, ..ReleaseOptions::default() };
+    let report =
+        run(&cluster, &Operation::Rollback { name: "shop".into(), revision: Some(1) }, &dry).await.expect("dry run");
+    assert_eq!(report.release.info.description, "Dry run complete");
+    assert_eq!(history(&cluster, "shop").await, [(1, ReleaseStatus::Superseded), (2, ReleaseStatus::Deployed)]);
+    assert_eq!(settings(&cluster).await.expect("still there")["data"]["mode"], "slow", "nothing was rolled back");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_release_with_one_revision_cannot_roll_back_but_a_pending_one_is_freed() {
+    let (_sim, cluster) = start("default").await;
+    run(&cluster, &install(SETTINGS), &ReleaseOptions::default()).await.expect("installed");
+    let rollback = Operation::Rollback { name: "shop".into(), revision: None };
+    let error = run(&cluster, &rollback, &ReleaseOptions::default()).await.expect_err("nothing to go back to");
+    assert!(matches!(error, LifecycleError::NoRevision { version: 0, .. }), "{error:?}");
+    assert_eq!(history(&cluster, "shop").await, [(1, ReleaseStatus::Deployed)]);
+
+    // A revision left pending by a client that died: the rollback marks it failed, then says it cannot go back.
+    let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
+    let mut pending = storage.history("shop").await.expect("history").remove(0);
+    pending.info.status = ReleaseStatus::PendingInstall;
+    storage.update(&pending).await.expect("marked pending");
+    let error = run(&cluster, &rollback, &ReleaseOptions::default()).await.expect_err("nothing to go back to");
+    assert!(matches!(error, LifecycleError::NoRevision { .. }), "{error:?}");
+    assert_eq!(history(&cluster, "shop").await, [(1, ReleaseStatus::Failed)]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_upgrade_rolled_back_reports_the_failure_and_the_rollback() {
+    let (_sim, cluster) = start("default").await;
+    run(&cluster, &install(SETTINGS), &ReleaseOptions::default()).await.expect("installed");
+    let broken = format!(
+        "{SETTINGS_V2}---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  annotations: {{sim.berth.dev/pod-waiting-reason: ImagePullBackOff}}\n\
+         spec:\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec: {{containers: [{{name: web, image: nginx:typo}}]}}\n"
+    );
+    let upgrade = Operation::Upgrade { name: "shop".into(), rendered: rendered(&broken), install: false };
+    let options = ReleaseOptions { wait: true, rollback_on_failure: true, ..ReleaseOptions::default() };
+    let report = run(&cluster, &upgrade, &options).await.expect("ran");
+    assert_eq!(report.outcome, Outcome::Failed);
+    assert_eq!((report.release.version, report.release.info.status), (2, ReleaseStatus::Failed));
+    assert!(
+        report.release.info.description.starts_with("Upgrade \"shop\" failed"),
+        "{}",
+        report.release.info.description
+    );
+    let rolled_back = report.rolled_back.expect("rolled back");
+    assert_eq!((rolled_back.version, rolled_back.info.status), (3, ReleaseStatus::Deployed));
+    assert_eq!(settings(&cluster).await.expect("there")["data"]["mode"], "fast");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_object_of_another_owner_is_refused_unless_taken_over() {
+    let (_sim, cluster) = start("default").await;
+    // The ConfigMap exists already, made by someone else (no ownership marks).
+    let mut on_event = |_: &berth::apply::ApplyEvent| {};
+    let cancel = CancellationToken::new();
+    let foreign = rendered(SETTINGS).manifests;
+    berth::apply::apply(&cluster, &foreign, &berth::apply::ApplyRequest::default(), &cancel, &mut on_event)
+        .await
+        .expect("applied");
+    let error = run(&cluster, &install(SETTINGS), &ReleaseOptions::default()).await.expect_err("not ours");
+    let text = error.to_string();
+    assert!(
+        text.contains("ConfigMap \"settings\" in namespace \"default\" exists and cannot be imported into the current release: invalid ownership metadata"),
+        "{text}"
+    );
+    assert!(history(&cluster, "shop").await.is_empty(), "nothing was recorded");
+    let adopt = ReleaseOptions { take_ownership: true, ..ReleaseOptions::default() };
+    run(&cluster, &install(SETTINGS), &adopt).await.expect("taken over");
+    let object = settings(&cluster).await.expect("there");
+    assert_eq!(object["metadata"]["annotations"]["meta.helm.sh/release-name"], "shop");
+}
