@@ -121,7 +121,7 @@ impl Context {
             _ => {
                 if !deleted
                     && self.client.custom_type(&event.key).is_some()
-                    && behaviour::is_generic_ready(&event.value())
+                    && behaviour::is_generic_ready(&self.profile, &event.value())
                 {
                     self.queue.push(Work::new(Controller::Generic(event.key.clone()), namespace, name));
                 }
@@ -181,7 +181,7 @@ impl Context {
         }
         for def in self.client.custom_types() {
             for object in self.client.list(&def, None) {
-                if behaviour::is_generic_ready(&object) {
+                if behaviour::is_generic_ready(&self.profile, &object) {
                     let controller = Controller::Generic(def.type_key());
                     self.queue.push(Work::new(controller, meta::namespace(&object), meta::name(&object)));
                 }

@@ -68,7 +68,7 @@ pub(super) fn reconcile(
 ) -> Result<(), ControllerError> {
     let Some(def) = context.client.custom_type(key) else { return Ok(()) };
     let Some(object) = context.client.get(&def, namespace, name) else { return Ok(()) };
-    if meta::is_deleting(&object) || !behaviour::is_generic_ready(&object) {
+    if meta::is_deleting(&object) || !behaviour::is_generic_ready(&context.profile, &object) {
         return Ok(());
     }
     let seen = context.clock.first_seen(meta::uid(&object), meta::generation(&object));

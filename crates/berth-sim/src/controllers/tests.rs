@@ -555,6 +555,27 @@ async fn a_custom_resource_without_a_status_subresource_gets_its_status_with_an_
 }
 
 #[tokio::test]
+async fn the_profile_makes_every_custom_resource_generic_unless_it_opts_out() {
+    let cluster = start(Profile { generic_ready: true, ..fast() });
+    cluster.put(json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
+                 "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}}}]},
+    }));
+    cluster.put(json!({
+        "apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "out", "namespace": "default", "annotations": {GENERIC_READY: "false"}},
+    }));
+    cluster.put(json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "plain", "namespace": "default"}}));
+    let plain = cluster.until_object("example.com/v1", "Widget", "plain", |w| condition(w, "Ready").0 == "True").await;
+    assert!(is_current(&plain));
+    // Written before `plain`, so the controllers saw it first: it would have its status by now.
+    let status_writes = cluster.store.record().iter().filter(|entry| entry.event.name == "out").count();
+    assert_eq!(status_writes, 1, "only its creation: the annotation opts it out");
+}
+
+#[tokio::test]
 async fn a_sim_cluster_runs_the_controllers() {
     let sim = SimCluster::start(SimConfig { profile: fast(), ..SimConfig::default() }).await;
     let sim = sim.unwrap_or_else(|error| panic!("the simulated cluster starts: {error}"));
