@@ -233,47 +233,46 @@ async fn berth_on(peer: &PeerCluster, args: Vec<String>) -> (bool, String, Strin
     .expect("berth run joins")
 }
 
-/// A simulated cluster whose custom resources all become Ready (as if their operators ran), with the run's
-/// prerequisites in place; `None` when the chart does not render.
-async fn prepared(run: &Run) -> Option<PeerCluster> {
+/// The run's rendering (`berth template --include-crds`), `None` when the chart does not render.
+async fn render(run: &Run) -> Option<String> {
+    let args = run.args("template", &["--include-crds"]);
+    let output = tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        berth(&args, None)
+    })
+    .await
+    .expect("berth template joins");
+    output.status.success().then(|| stdout(&output))
+}
+
+/// A simulated cluster whose custom resources all become Ready (as if their operators ran), with the
+/// prerequisites of `rendered` in place.
+async fn prepared(run: &Run, rendered: &str) -> PeerCluster {
     let profile = Profile { generic_ready: true, ..Profile::default() };
     let peer = PeerCluster::start(SimConfig { profile, keep_record: false, ..SimConfig::default() }).await;
-    let rendered = {
-        let args = run.args("template", &["--include-crds"]);
-        tokio::task::spawn_blocking(move || {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            berth(&args, None)
-        })
-        .await
-        .expect("berth template joins")
-    };
-    if !rendered.status.success() {
-        return None;
-    }
-    let needed = prerequisites(&stdout(&rendered), &peer.cluster);
+    let needed = prerequisites(rendered, &peer.cluster);
     if !needed.is_empty() {
         let documents: Vec<String> = needed.iter().map(Value::to_string).collect();
         let file = peer.file("prerequisites.yaml", &documents.join("\n---\n"));
-        let applied =
-            berth_on(&peer, vec!["apply".into(), "-f".into(), file, "--wait".into(), "--timeout".into(), "60s".into()])
-                .await;
-        assert!(applied.0, "{} {}: prerequisites applied:\n{}", run.name(), run.label(), applied.2);
+        let args = ["apply", "-f", &file, "--wait", "--timeout", "60s"].map(str::to_string).into();
+        let (applied, _, err) = berth_on(&peer, args).await;
+        assert!(applied, "{} {}: prerequisites applied:\n{err}", run.name(), run.label());
     }
-    Some(peer)
+    peer
 }
 
-async fn berth_verdict(run: &Run) -> Outcome {
+async fn berth_verdict(run: &Run, rendered: &str) -> Outcome {
     let started = Instant::now();
-    let Some(peer) = prepared(run).await else { return (Verdict::RenderError, started.elapsed()) };
+    let peer = prepared(run, rendered).await;
     let args = run.args("install", &["--create-namespace", "--wait", "--timeout", TIMEOUT]);
     let (success, out, err) = berth_on(&peer, args).await;
     let verdict = if success { Verdict::Ready } else { Verdict::Failed(failure(&out, &err)) };
     (verdict, started.elapsed())
 }
 
-async fn helm_verdict(run: &Run) -> Outcome {
+async fn helm_verdict(run: &Run, rendered: &str) -> Outcome {
     let started = Instant::now();
-    let Some(peer) = prepared(run).await else { return (Verdict::RenderError, started.elapsed()) };
+    let peer = prepared(run, rendered).await;
     let args = run.args("install", &["--create-namespace", "--wait", "--timeout", TIMEOUT]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let output = peer.run("helm", &args).await;
@@ -286,13 +285,34 @@ async fn helm_verdict(run: &Run) -> Outcome {
     (verdict, started.elapsed())
 }
 
+/// Both tools on one run, at once, each on its own cluster; both `render error` when the chart does not render
+/// (Helm's rendering is compared with berth's by `public_charts_match_helm`).
+async fn both(run: &Run) -> (Outcome, Outcome) {
+    let started = Instant::now();
+    match render(run).await {
+        None => ((Verdict::RenderError, started.elapsed()), (Verdict::RenderError, started.elapsed())),
+        Some(rendered) => futures::join!(berth_verdict(run, &rendered), helm_verdict(run, &rendered)),
+    }
+}
+
+/// A table row.
+fn row(run: &Run, (ours, our_time): &Outcome, (theirs, their_time): &Outcome) -> String {
+    format!(
+        "| {} | {} | {ours} | {:.1} s | {theirs} | {:.1} s |\n",
+        run.name(),
+        run.label(),
+        our_time.as_secs_f64(),
+        their_time.as_secs_f64()
+    )
+}
+
 /// The public corpus (`BERTH_PUBLIC_CHARTS=DIR`, made by scripts/public-charts.sh; `EXTRA_VALUES=DIR` for the
 /// values files kept outside the repository) installed on the simulated cluster: every rendering becomes ready
 /// with `berth install --wait`, and real Helm's `helm install --wait` against the simulated cluster gives the
 /// same verdict, Helm's own limit aside. Each install gets a fresh cluster with the prerequisites of its
 /// rendering ([`prerequisites`]) and custom resources made Ready by the generic controller. Prints the table of
-/// docs/CHART_PARITY.md (and writes it to `BERTH_PUBLIC_REPORT` when set); `BERTH_PUBLIC_JOBS` runs (default
-/// 2) go at once.
+/// docs/CHART_PARITY.md (and writes it to `BERTH_PUBLIC_REPORT` when set, each row to `BERTH_PUBLIC_REPORT.progress` as
+/// it ends); `BERTH_PUBLIC_JOBS` runs (default 2) go at once, berth and Helm side by side in each.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn public_charts_install_on_the_simulated_cluster_as_with_helm() {
     let Some(directory) = std::env::var_os("BERTH_PUBLIC_CHARTS") else {
@@ -303,8 +323,24 @@ async fn public_charts_install_on_the_simulated_cluster_as_with_helm() {
     let runs = corpus_runs(Path::new(&directory), extra.as_deref());
     assert!(!runs.is_empty(), "no charts in {}", Path::new(&directory).display());
     let jobs = std::env::var("BERTH_PUBLIC_JOBS").ok().and_then(|jobs| jobs.parse().ok()).unwrap_or(2usize);
+    let progress = std::env::var_os("BERTH_PUBLIC_REPORT").map(|report| {
+        let mut path = PathBuf::from(report);
+        path.as_mut_os_string().push(".progress");
+        path
+    });
     let mut results: Vec<(usize, Outcome, Outcome)> = stream::iter(runs.iter().enumerate())
-        .map(|(index, run)| async move { (index, berth_verdict(run).await, helm_verdict(run).await) })
+        .map(|(index, run)| {
+            let progress = progress.clone();
+            async move {
+                let (ours, theirs) = both(run).await;
+                if let Some(path) = progress {
+                    let line = row(run, &ours, &theirs);
+                    let file = std::fs::OpenOptions::new().create(true).append(true).open(path);
+                    let _ = file.and_then(|mut file| std::io::Write::write_all(&mut file, line.as_bytes()));
+                }
+                (index, ours, theirs)
+            }
+        })
         .buffer_unordered(jobs.max(1))
         .collect()
         .await;
@@ -312,18 +348,12 @@ async fn public_charts_install_on_the_simulated_cluster_as_with_helm() {
     let mut table = String::from("| chart | values | berth install --wait | time | helm install --wait | time |\n");
     table.push_str("|---|---|---|---|---|---|\n");
     let mut problems = Vec::new();
-    for (index, (ours, our_time), (theirs, their_time)) in &results {
+    for (index, ours, theirs) in &results {
         let run = &runs[*index];
-        table.push_str(&format!(
-            "| {} | {} | {ours} | {:.1} s | {theirs} | {:.1} s |\n",
-            run.name(),
-            run.label(),
-            our_time.as_secs_f64(),
-            their_time.as_secs_f64()
-        ));
-        let same = ours.same(theirs) || matches!(theirs, Verdict::HelmLimit);
-        if !matches!(ours, Verdict::Ready | Verdict::RenderError) || !same {
-            problems.push(format!("{} {}: berth {ours}, helm {theirs}", run.name(), run.label()));
+        table.push_str(&row(run, ours, theirs));
+        let same = ours.0.same(&theirs.0) || matches!(theirs.0, Verdict::HelmLimit);
+        if !matches!(ours.0, Verdict::Ready | Verdict::RenderError) || !same {
+            problems.push(format!("{} {}: berth {}, helm {}", run.name(), run.label(), ours.0, theirs.0));
         }
     }
     eprintln!("{table}");
