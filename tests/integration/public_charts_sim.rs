@@ -70,7 +70,7 @@ impl Run {
 const RELEASE: &str = "r";
 const NAMESPACE: &str = "corpus";
 /// Each tool's own limit per installation (both end their processes themselves).
-const TIMEOUT: &str = "240s";
+const TIMEOUT: &str = "150s";
 
 /// The runs of every chart in `directory`: its defaults, then its own values files (`ci/*.yaml`, `values*.yaml`
 /// beside values.yaml) and `extra/NAME/*.yaml`, as scripts/compare-charts.sh enumerates them.
