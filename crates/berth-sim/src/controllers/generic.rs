@@ -6,7 +6,8 @@
 //! Ready also writes what the operators of a few well-known kinds write once they have accepted an object
 //! ([`OPERATOR_STATUS`]), so health rules that read those fields (berth's built-in rules) see it ready: Gateway
 //! API routes get a `parents` entry per `parentRef` with Accepted and ResolvedRefs, Gateways and GatewayClasses
-//! their Accepted/Programmed conditions, Argo CD Applications Healthy and Synced.
+//! their Accepted/Programmed conditions, Argo CD Applications Healthy and Synced, prometheus-operator's
+//! workloads Available and Reconciled.
 //!
 //! The store cannot be hooked at creation: between the ADDED event and the first status write a reader sees
 //! no status at all, which kstatus reads as Current for an unknown kind.
@@ -76,6 +77,12 @@ const OPERATOR_STATUS: &[OperatorStatus] = &[
     },
     OperatorStatus { group: "gateway.networking.k8s.io", kinds: ROUTES, conditions: &[], fields: route_parents },
     OperatorStatus { group: "argoproj.io", kinds: &["Application"], conditions: &[], fields: application_health },
+    OperatorStatus {
+        group: "monitoring.coreos.com",
+        kinds: &["Prometheus", "Alertmanager", "ThanosRuler", "PrometheusAgent"],
+        conditions: &["Available", "Reconciled"],
+        fields: no_fields,
+    },
 ];
 
 fn operator_status(object: &Value) -> Option<&'static OperatorStatus> {
@@ -217,6 +224,10 @@ mod tests {
                    "metadata": {"name": "gw", "generation": 3}, "spec": {"gatewayClassName": "x"}}),
             json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "GatewayClass",
                    "metadata": {"name": "x", "generation": 1}, "spec": {"controllerName": "example.com/x"}}),
+            json!({"apiVersion": "monitoring.coreos.com/v1", "kind": "Prometheus",
+                   "metadata": {"name": "p", "generation": 2}, "spec": {"replicas": 1}}),
+            json!({"apiVersion": "monitoring.coreos.com/v1", "kind": "Alertmanager",
+                   "metadata": {"name": "a", "generation": 1}, "spec": {"replicas": 1}}),
             json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
                    "metadata": {"name": "app", "generation": 1}, "spec": {"source": {"targetRevision": "v1"}}}),
         ];
