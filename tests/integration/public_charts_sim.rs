@@ -151,7 +151,8 @@ fn failure(stdout: &str, stderr: &str) -> String {
         .or_else(|| stdout.lines().find(|line| line.starts_with("DESCRIPTION: ")))
         .or_else(|| lines().next())
         .unwrap_or_default();
-    line.trim().chars().take(200).collect()
+    let waiting = lines().find(|line| line.starts_with("waiting for ")).map(|line| format!(" (last: {line})"));
+    format!("{}{}", line.trim(), waiting.unwrap_or_default()).chars().take(300).collect()
 }
 
 /// What a rendering needs from the cluster that neither the simulated cluster nor the chart brings, as a user's
