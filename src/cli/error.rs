@@ -65,6 +65,8 @@ pub enum Error {
     Diff(#[source] Box<berth::release::diff::DiffError>),
     #[error("release operation failed")]
     Release(#[source] release::lifecycle::LifecycleError),
+    #[error("cannot print the release")]
+    Record(#[from] release::show::ShowError),
 }
 
 impl Error {
@@ -80,7 +82,9 @@ impl Error {
             | Error::Values(_)
             | Error::Chart(..) => ExitCode::BadInput,
             Error::Diff(_) | Error::Failed(_) => ExitCode::NotReady,
-            Error::Release(release::lifecycle::LifecycleError::Storage(_)) | Error::Output(_) => ExitCode::NotReady,
+            Error::Release(release::lifecycle::LifecycleError::Storage(_)) | Error::Output(_) | Error::Record(_) => {
+                ExitCode::NotReady
+            }
             Error::Release(_) => ExitCode::BadInput,
         }
     }
