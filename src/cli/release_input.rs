@@ -32,6 +32,8 @@ pub struct ChartFlags {
     /// Do not validate the values against `values.schema.json`.
     #[arg(long)]
     pub skip_schema_validation: bool,
+    #[command(flatten)]
+    pub source: super::source_args::ChartSourceArgs,
 }
 
 /// Whether `path` is a chart rather than plain manifests.
@@ -58,6 +60,16 @@ pub struct Target<'a> {
 
 /// Renders `path` for `target`.
 pub async fn render(path: &Path, flags: &ChartFlags, target: &Target<'_>) -> Result<Rendered, Error> {
+    // A reference that is no local path (`REPO/CHART`, `--repo`, `oci://`) is downloaded first, as Helm's
+    // LocateChart does; nothing has been written to the cluster yet.
+    let name = path.to_string_lossy().into_owned();
+    let located;
+    let path = if flags.source.is_remote(&name) {
+        located = super::source_args::locate(&name, &flags.source).await?;
+        located.as_path()
+    } else {
+        path
+    };
     if !is_chart(path) {
         let manifests = manifest::load(&[path.to_path_buf()])?;
         return Ok(Rendered::from_manifests(manifests, chart_metadata(path)));

@@ -723,7 +723,7 @@ pub fn list(chart_path: &Path) -> Result<String, SourceError> {
             status(chart_path, dependency, &chart),
         ]);
     }
-    let mut out = table(&rows);
+    let mut out = uitable(&rows);
     out.push_str("\n\n");
     let mut entries: Vec<PathBuf> =
         std::fs::read_dir(&charts_dir).into_iter().flatten().filter_map(Result::ok).map(|entry| entry.path()).collect();
@@ -800,19 +800,17 @@ fn version_status(version: &str, constraint: &str) -> Option<String> {
     (!parsed_constraint.check(&parsed)).then(|| "wrong version".to_string())
 }
 
-/// gosuri/uitable as Helm prints it: cells padded to the column's width, columns joined by a tab, no padding
-/// after the last.
-fn table(rows: &[[String; 4]]) -> String {
+/// gosuri/uitable as Helm prints its tables: every cell padded to its column's width (80 at most), columns joined
+/// by a tab.
+pub fn uitable<const N: usize>(rows: &[[String; N]]) -> String {
+    let cell = |text: &str| -> String { text.chars().take(80).collect() };
     let widths: Vec<usize> =
-        (0..4).map(|column| rows.iter().map(|row| row[column].chars().count().min(80)).max().unwrap_or(0)).collect();
+        (0..N).map(|column| rows.iter().map(|row| cell(&row[column]).chars().count()).max().unwrap_or(0)).collect();
     rows.iter()
         .map(|row| {
             row.iter()
                 .enumerate()
-                .map(|(column, cell)| {
-                    let cell: String = cell.chars().take(80).collect();
-                    if column + 1 == row.len() { cell } else { format!("{cell:<width$}", width = widths[column]) }
-                })
+                .map(|(column, text)| format!("{:<width$}", cell(text), width = widths[column]))
                 .collect::<Vec<_>>()
                 .join("\t")
         })
@@ -836,11 +834,11 @@ mod tests {
     }
 
     #[test]
-    fn tables_pad_all_but_the_last_column() {
+    fn tables_pad_every_column() {
         let rows = [
             ["NAME".to_string(), "VERSION".into(), "REPOSITORY".into(), "STATUS".into()],
             ["sub".to_string(), "1.0.0".into(), "file://../sub".into(), "ok".into()],
         ];
-        assert_eq!(table(&rows), "NAME\tVERSION\tREPOSITORY   \tSTATUS\nsub \t1.0.0  \tfile://../sub\tok");
+        assert_eq!(uitable(&rows), "NAME\tVERSION\tREPOSITORY   \tSTATUS\nsub \t1.0.0  \tfile://../sub\tok    ");
     }
 }

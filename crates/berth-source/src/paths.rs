@@ -91,9 +91,12 @@ mod tests {
         HelmPaths::from_lookup(|name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
     }
 
+    /// The environment, then the expected repository config, repository cache and registry config.
+    type Case = (&'static [(&'static str, &'static str)], &'static str, &'static str, &'static str);
+
     #[test]
     fn helm_variables_then_xdg_then_home_as_helmpath_orders_them() {
-        let table: [(&[(&str, &str)], &str, &str, &str); 4] = [
+        let table: [Case; 4] = [
             (
                 &[("HOME", "/h")],
                 "/h/.config/helm/repositories.yaml",

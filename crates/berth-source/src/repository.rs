@@ -136,7 +136,7 @@ pub async fn find_chart_in_repo_url(
         url: repo_url.to_string(),
         source,
     })?;
-    let first = found.urls.first().ok_or_else(|| FindError::NoUrls(described))?;
+    let first = found.urls.first().ok_or(FindError::NoUrls(described))?;
     let url = resolve_reference_url(repo_url, first).map_err(FindError::Url)?;
     Ok(FoundChart { url, version: found.version.clone(), digest: found.digest_hex().to_string() })
 }

@@ -38,7 +38,12 @@ impl Descriptor {
 
 /// `sha256:<hex>` of `data`.
 pub fn sha256_digest(data: &[u8]) -> String {
-    format!("sha256:{}", hex(&Sha256::digest(data)))
+    format!("sha256:{}", sha256_hex(data))
+}
+
+/// The lowercase hex SHA-256 of `data` (an index entry's `digest`).
+pub fn sha256_hex(data: &[u8]) -> String {
+    hex(&Sha256::digest(data))
 }
 
 /// Lowercase hex.
