@@ -1,0 +1,166 @@
+//! OCI registries against real Helm 4.1.4 and a real registry (Debian's `docker-registry` 2.8 on loopback, plain
+//! HTTP): what `helm push` pushes berth pulls byte for byte, what `berth push` pushes Helm pulls with the same
+//! manifest digest, tags resolve as Helm resolves them, and registry logins made by either tool serve both.
+//! Skipped, with a printed note, where the registry cannot be fetched.
+
+use crate::sources_support::{PASSWORD, Registry, SourceEnv, TAG, USER, shown_version, stderr};
+use std::path::Path;
+
+/// The `Digest: sha256:...` line a pull or push printed.
+fn digest_line(output: &std::process::Output) -> String {
+    stderr(output)
+        .lines()
+        .chain(String::from_utf8_lossy(&output.stdout).lines())
+        .find(|line| line.starts_with("Digest: "))
+        .unwrap_or_else(|| panic!("no Digest line in {output:?}"))
+        .to_string()
+}
+
+fn text(path: &Path) -> String {
+    path.display().to_string()
+}
+
+#[test]
+fn charts_pushed_by_either_tool_are_pulled_identically_by_the_other() {
+    let Some(registry) = Registry::start(false) else { return };
+    let env = SourceEnv::new();
+    let packaged = env.subdir("packaged");
+    let first = env.package(TAG, "1.0.0", &packaged);
+    let second = env.package(TAG, "1.1.0+build.7", &packaged);
+    let remote = format!("oci://{}/charts", registry.host);
+    let chart = format!("{remote}/tag");
+
+    // helm push, then berth pull: the same bytes as helm pull, the same manifest digest.
+    let pushed = env.helm(&["push", &text(&first), &remote, "--plain-http"]);
+    assert!(pushed.status.success(), "{pushed:?}");
+    let (ours, theirs) = (env.subdir("berth-1"), env.subdir("helm-1"));
+    let berth_pull = env.berth(&["pull", &chart, "--version", "1.0.0", "--plain-http", "-d", &text(&ours)]);
+    assert!(berth_pull.status.success(), "{berth_pull:?}");
+    let helm_pull = env.helm(&["pull", &chart, "--version", "1.0.0", "--plain-http", "-d", &text(&theirs)]);
+    assert!(helm_pull.status.success(), "{helm_pull:?}");
+    let ours_bytes = std::fs::read(ours.join("tag-1.0.0.tgz")).expect("berth pulled tag-1.0.0.tgz");
+    assert_eq!(ours_bytes, std::fs::read(theirs.join("tag-1.0.0.tgz")).expect("helm pulled"));
+    assert_eq!(ours_bytes, std::fs::read(&first).expect("packaged"));
+    assert_eq!(digest_line(&berth_pull), digest_line(&helm_pull));
+    assert_eq!(digest_line(&berth_pull), digest_line(&pushed));
+
+    // berth push (a `+` version: tag `1.1.0_build.7`), then helm pull: the pushed bytes, the same digest.
+    let berth_push = env.berth(&["push", &text(&second), &remote, "--plain-http"]);
+    assert!(berth_push.status.success(), "{berth_push:?}");
+    assert!(
+        stderr(&berth_push).contains(&format!("Pushed: {}/charts/tag:1.1.0_build.7", registry.host)),
+        "{berth_push:?}"
+    );
+    let theirs = env.subdir("helm-2");
+    let helm_pull = env.helm(&["pull", &chart, "--version", "1.1.0+build.7", "--plain-http", "-d", &text(&theirs)]);
+    assert!(helm_pull.status.success(), "{helm_pull:?}");
+    assert_eq!(
+        std::fs::read(theirs.join("tag-1.1.0+build.7.tgz")).expect("helm pulled"),
+        std::fs::read(&second).expect("packaged")
+    );
+    assert_eq!(digest_line(&helm_pull), digest_line(&berth_push));
+
+    // Tags resolve as Helm resolves them: exact, constraints, the newest without --version, a tag in the reference.
+    for args in [
+        vec!["show", "chart", chart.as_str(), "--plain-http"],
+        vec!["show", "chart", chart.as_str(), "--plain-http", "--version", "^1"],
+        vec!["show", "chart", chart.as_str(), "--plain-http", "--version", "~1.0"],
+        vec!["show", "chart", chart.as_str(), "--plain-http", "--version", "1.0.0"],
+        vec!["show", "chart", chart.as_str(), "--plain-http", "--version", "<1.1.0"],
+    ] {
+        let expected = shown_version(&env.helm_ok(&args));
+        assert_eq!(shown_version(&env.berth_ok(&args)), expected, "{args:?}");
+    }
+    let tagged = format!("{chart}:1.0.0");
+    assert_eq!(shown_version(&env.berth_ok(&["show", "chart", &tagged, "--plain-http"])), "1.0.0");
+
+    // Rendering a registry chart is Helm's rendering.
+    let args = ["template", "rel", chart.as_str(), "--version", "1.0.0", "--plain-http", "--set", "colour=green"];
+    let rendered = env.berth_ok(&args);
+    assert_eq!(rendered, env.helm_ok(&args));
+    assert!(rendered.contains("version: \"1.0.0\"") && rendered.contains("colour: \"green\""), "{rendered}");
+}
+
+#[test]
+fn registry_logins_made_by_either_tool_serve_both() {
+    let Some(registry) = Registry::start(true) else { return };
+    let env = SourceEnv::new();
+    let packaged = env.subdir("packaged");
+    let archive = env.package(TAG, "2.0.0", &packaged);
+    let remote = format!("oci://{}/charts", registry.host);
+    let chart = format!("{remote}/tag");
+    let pull = |dir: &str| {
+        let dir = env.subdir(dir);
+        ["pull", chart.as_str(), "--version", "2.0.0", "--plain-http", "-d"]
+            .map(str::to_string)
+            .to_vec()
+            .into_iter()
+            .chain([text(&dir)])
+            .collect::<Vec<_>>()
+    };
+    let run = |tool: &str, args: &[String]| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        if tool == "helm" { env.helm(&args) } else { env.berth(&args) }
+    };
+
+    // Helm's login: Helm pushes, berth pulls.
+    let login = env.helm(&["registry", "login", &registry.host, "-u", USER, "-p", PASSWORD, "--plain-http"]);
+    assert!(login.status.success(), "{login:?}");
+    let pushed = env.helm(&["push", &text(&archive), &remote, "--plain-http"]);
+    assert!(pushed.status.success(), "{pushed:?}");
+    let pulled = run("berth", &pull("berth-1"));
+    assert!(pulled.status.success(), "berth pulls with helm's login: {pulled:?}");
+
+    // Logged out by Helm: berth is refused, with the way out.
+    env.helm_ok(&["registry", "logout", &registry.host]);
+    let refused = run("berth", &pull("berth-2"));
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let message = stderr(&refused);
+    assert!(message.contains("401"), "{message}");
+    assert!(message.contains(&format!("hint: log in with `berth registry login {}`", registry.host)), "{message}");
+
+    // berth's login: Helm pulls; berth's logout: Helm is refused.
+    let login = env.berth_stdin(
+        &["registry", "login", &registry.host, "--username", USER, "--password-stdin", "--plain-http"],
+        PASSWORD,
+    );
+    assert!(login.status.success(), "{login:?}");
+    assert!(
+        stderr(&login).contains("Login Succeeded")
+            || String::from_utf8_lossy(&login.stdout).contains("Login Succeeded")
+    );
+    assert!(run("helm", &pull("helm-1")).status.success(), "helm pulls with berth's login");
+    env.berth_ok(&["registry", "logout", &registry.host]);
+    assert!(!run("helm", &pull("helm-2")).status.success(), "helm is refused after berth's logout");
+
+    // A wrong password is refused at login, and nothing is stored.
+    let wrong = env.berth_stdin(
+        &["registry", "login", &registry.host, "--username", USER, "--password-stdin", "--plain-http"],
+        "not-the-password",
+    );
+    assert_eq!(wrong.status.code(), Some(2), "{wrong:?}");
+    assert!(!run("helm", &pull("helm-3")).status.success());
+
+    // Credentials on the command line work, and are never printed, not even in debug logs.
+    let mut debug_env = SourceEnv::new();
+    debug_env.vars.push(("BERTH_LOG".into(), "debug".into()));
+    let dir = debug_env.subdir("out");
+    let output = debug_env.berth(&[
+        "pull",
+        &chart,
+        "--version",
+        "2.0.0",
+        "--plain-http",
+        "--username",
+        USER,
+        "--password",
+        PASSWORD,
+        "-d",
+        &text(&dir),
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    use base64::Engine as _;
+    let basic = base64::engine::general_purpose::STANDARD.encode(format!("{USER}:{PASSWORD}"));
+    let all = format!("{}{}", String::from_utf8_lossy(&output.stdout), stderr(&output));
+    assert!(!all.contains(PASSWORD) && !all.contains(&basic), "a secret was printed: {all}");
+}
