@@ -1,6 +1,6 @@
 //! OCI registries against real Helm 4.1.4 and a real registry (Debian's `docker-registry` 2.8 on loopback, plain
-//! HTTP): what `helm push` pushes berth pulls byte for byte, what `berth push` pushes Helm pulls with the same
-//! manifest digest, tags resolve as Helm resolves them, and registry logins made by either tool serve both.
+//! HTTP): what `helm push` pushes berth pulls byte for byte, `berth push` of the same archive makes the same
+//! manifest (digest), what `berth push` pushes Helm pulls with the same manifest digest, tags resolve as Helm resolves them, and registry logins made by either tool serve both.
 //! Skipped, with a printed note, where the registry cannot be fetched.
 
 use crate::sources_support::{PASSWORD, Registry, SourceEnv, TAG, USER, shown_version, stderr};
@@ -43,6 +43,10 @@ fn charts_pushed_by_either_tool_are_pulled_identically_by_the_other() {
     assert_eq!(ours_bytes, std::fs::read(&first).expect("packaged"));
     assert_eq!(digest_line(&berth_pull), digest_line(&helm_pull));
     assert_eq!(digest_line(&berth_pull), digest_line(&pushed));
+    // The same archive pushed by berth is the same artifact: Helm's manifest, byte for byte.
+    let mirrored = env.berth(&["push", &text(&first), &format!("oci://{}/mirror", registry.host), "--plain-http"]);
+    assert!(mirrored.status.success(), "{mirrored:?}");
+    assert_eq!(digest_line(&mirrored), digest_line(&pushed));
 
     // berth push (a `+` version: tag `1.1.0_build.7`), then helm pull: the pushed bytes, the same digest.
     let berth_push = env.berth(&["push", &text(&second), &remote, "--plain-http"]);
