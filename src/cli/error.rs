@@ -211,9 +211,13 @@ fn source_hint(error: &berth_source::SourceError) -> Option<String> {
         ErrorKind::Unreachable => {
             "check the address and that the server is running; a registry without TLS needs `--plain-http`, a private CA `--ca-file`".to_string()
         }
-        ErrorKind::Unauthorized { host } => format!(
+        ErrorKind::Unauthorized { host, registry: true } => format!(
             "log in with `berth registry login {}` (or `helm registry login`), or pass `--username` and `--password`",
             if host.is_empty() { "HOST" } else { host.as_str() }
+        ),
+        ErrorKind::Unauthorized { host, registry: false } => format!(
+            "the repository at {} wants credentials: `berth repo add NAME URL --username USER --password-stdin` stores              them (with `--repo`, pass `--username` and `--password`); `--pass-credentials` sends them to other hosts too",
+            if host.is_empty() { "that address" } else { host.as_str() }
         ),
         ErrorKind::DigestMismatch => {
             "the content is not what its index or reference promises; nothing was used. Run `berth repo update`, or check the registry".to_string()

@@ -62,8 +62,10 @@ fn dependency_update_build_and_list_match_helm() {
     // Listed before anything is downloaded.
     assert_eq!(env.berth_ok(&["dependency", "list", &ours_text]), env.helm_ok(&["dependency", "list", &theirs_text]));
 
-    env.berth_ok(&["dependency", "update", &ours_text]);
-    env.helm_ok(&["dependency", "update", &theirs_text]);
+    // The same messages (repository refresh, downloads, saving), the same lock.
+    let said = env.berth_ok(&["dependency", "update", &ours_text]);
+    assert_eq!(said, env.helm_ok(&["dependency", "update", &theirs_text]));
+    assert!(said.contains("Saving 3 charts"), "{said}");
     assert_eq!(lock(&ours), lock(&theirs));
     assert!(lock(&ours).contains("version: 1.0.2"), "{}", lock(&ours));
     assert_eq!(archives(&ours), archives(&theirs));

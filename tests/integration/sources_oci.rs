@@ -137,6 +137,19 @@ fn registry_logins_made_by_either_tool_serve_both() {
     env.berth_ok(&["registry", "logout", &registry.host]);
     assert!(!run("helm", &pull("helm-2")).status.success(), "helm is refused after berth's logout");
 
+    // HELM_REGISTRY_CONFIG moves the store for both tools.
+    let mut moved = SourceEnv::new();
+    let store = moved.dir.path().join("elsewhere/registry.json");
+    moved.vars.push(("HELM_REGISTRY_CONFIG".into(), text(&store)));
+    let login = moved.berth_stdin(
+        &["registry", "login", &registry.host, "--username", USER, "--password-stdin", "--plain-http"],
+        PASSWORD,
+    );
+    assert!(login.status.success() && store.is_file(), "{login:?}");
+    assert!(!moved.home().join(".config/helm/registry/config.json").exists());
+    let dir = text(&moved.subdir("out"));
+    moved.helm_ok(&["pull", &chart, "--version", "2.0.0", "--plain-http", "-d", &dir]);
+
     // A wrong password is refused at login, and nothing is stored.
     let wrong = env.berth_stdin(
         &["registry", "login", &registry.host, "--username", USER, "--password-stdin", "--plain-http"],

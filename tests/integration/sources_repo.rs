@@ -3,7 +3,7 @@
 //! `HELM_*` variables): a repository added by either is listed and used by both, berth pulls the bytes Helm pulls,
 //! and `--version` constraints pick the version Helm picks.
 
-use crate::sources_support::{ChartRepo, SourceEnv, shown_version};
+use crate::sources_support::{ChartRepo, FileServer, SourceEnv, TAG, shown_version, stderr};
 
 #[test]
 fn repositories_added_by_either_tool_are_listed_updated_and_removed_by_both() {
@@ -74,7 +74,9 @@ fn pulled_archives_are_the_bytes_helm_pulls() {
         };
         let berth_args = args(&by_berth);
         let helm_args = args(&by_helm);
-        env.berth_ok(&berth_args.iter().map(String::as_str).collect::<Vec<_>>());
+        let pulled = env.berth(&berth_args.iter().map(String::as_str).collect::<Vec<_>>());
+        // No progress line on a pipe.
+        assert!(pulled.status.success() && pulled.stderr.is_empty(), "{pulled:?}");
         env.helm_ok(&helm_args.iter().map(String::as_str).collect::<Vec<_>>());
         let names = |dir: &std::path::Path| -> Vec<String> {
             let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -204,4 +206,58 @@ fn packaged_charts_load_and_render_as_helms() {
     let render =
         |archive: &std::path::Path| -> String { env.helm_ok(&["template", "rel", &archive.display().to_string()]) };
     assert_eq!(render(&ours), render(&theirs));
+}
+
+#[test]
+fn repository_credentials_are_stored_by_either_tool_and_scoped_as_helm_scopes_them() {
+    let env = SourceEnv::new();
+    let (index_dir, charts_dir) = (env.subdir("index"), env.subdir("charts"));
+    let credentials = Some(("bob", "hunter2-pw"));
+    // The index on one server, the archives it points to on another (another host:port).
+    let index = FileServer::start_with_auth(&index_dir, credentials);
+    let charts = FileServer::start_with_auth(&charts_dir, credentials);
+    env.package(TAG, "1.0.0", &charts_dir);
+    env.helm_ok(&["repo", "index", &charts_dir.display().to_string(), "--url", &charts.url]);
+    std::fs::copy(charts_dir.join("index.yaml"), index_dir.join("index.yaml")).expect("index copied");
+
+    // Without credentials: refused, with the repository's way out.
+    let refused = env.berth(&["repo", "add", "secured", &index.url]);
+    let message = stderr(&refused);
+    assert_eq!(refused.status.code(), Some(2), "{message}");
+    assert!(message.contains("401") && message.contains("hint: the repository at 127.0.0.1:"), "{message}");
+    assert!(!env.helm(&["repo", "add", "secured", &index.url]).status.success());
+
+    // Stored by Helm: berth reads the index with them; the archives on the other host get them only with
+    // --pass-credentials, for berth as for Helm.
+    env.helm_ok(&["repo", "add", "secured", &index.url, "--username", "bob", "--password", "hunter2-pw"]);
+    env.berth_ok(&["repo", "update", "secured"]);
+    let pull = |tool: &str, dir: &str| {
+        let dir = env.subdir(dir).display().to_string();
+        let args = ["pull", "secured/tag", "-d", dir.as_str()];
+        if tool == "helm" { env.helm(&args) } else { env.berth(&args) }
+    };
+    let (ours, theirs) = (pull("berth", "scoped-berth"), pull("helm", "scoped-helm"));
+    assert!(!theirs.status.success(), "helm sends credentials to the repository's host only: {theirs:?}");
+    assert_eq!(ours.status.code(), Some(2), "berth: {ours:?}");
+    assert!(stderr(&ours).contains("401") && !stderr(&ours).contains("hunter2-pw"), "{ours:?}");
+
+    // Stored by berth with --pass-credentials: both download.
+    env.berth_ok(&[
+        "repo",
+        "add",
+        "secured",
+        &index.url,
+        "--username",
+        "bob",
+        "--password",
+        "hunter2-pw",
+        "--pass-credentials",
+        "--force-update",
+    ]);
+    let (ours, theirs) = (pull("berth", "all-berth"), pull("helm", "all-helm"));
+    assert!(ours.status.success() && theirs.status.success(), "berth: {ours:?}\nhelm: {theirs:?}");
+    let read = |dir: &str| std::fs::read(env.work().join(dir).join("tag-1.0.0.tgz")).expect("pulled");
+    assert_eq!(read("all-berth"), read("all-helm"));
+    let repositories = std::fs::read_to_string(env.home().join(".config/helm/repositories.yaml")).expect("file");
+    assert!(repositories.contains("pass_credentials_all: true"), "{repositories}");
 }

@@ -136,7 +136,8 @@ pub fn shown_version(chart_yaml: &str) -> String {
         .to_string()
 }
 
-/// A loopback HTTP server of the files of one directory (GET and HEAD; 404 for anything else), stopped on drop.
+/// A loopback HTTP server of the files of one directory (GET and HEAD; 404 for anything else), asking for basic
+/// auth when given credentials (401 with a `WWW-Authenticate` challenge), stopped on drop.
 pub struct FileServer {
     pub url: String,
     stop: Arc<AtomicBool>,
@@ -146,6 +147,15 @@ pub struct FileServer {
 
 impl FileServer {
     pub fn start(root: &Path) -> FileServer {
+        FileServer::start_with_auth(root, None)
+    }
+
+    /// A server that answers only requests with `Authorization: Basic base64(user:password)`.
+    pub fn start_with_auth(root: &Path, credentials: Option<(&str, &str)>) -> FileServer {
+        use base64::Engine as _;
+        let expected = credentials.map(|(user, password)| {
+            format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}")))
+        });
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
         let address = listener.local_addr().expect("address");
         let stop = Arc::new(AtomicBool::new(false));
@@ -157,7 +167,7 @@ impl FileServer {
                     break;
                 }
                 if let Ok(stream) = stream {
-                    serve(&root, stream);
+                    serve(&root, expected.as_deref(), stream);
                 }
             }
         });
@@ -177,20 +187,36 @@ impl Drop for FileServer {
 }
 
 /// One request on one connection (`Connection: close`).
-fn serve(root: &Path, mut stream: TcpStream) {
+fn serve(root: &Path, expected_authorization: Option<&str>, mut stream: TcpStream) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
     let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
     let mut request = String::new();
     if reader.read_line(&mut request).is_err() {
         return;
     }
+    let mut authorization = None;
     loop {
         let mut header = String::new();
         match reader.read_line(&mut header) {
             Ok(0) | Err(_) => break,
             Ok(_) if header.trim().is_empty() => break,
-            Ok(_) => {}
+            Ok(_) => {
+                if let Some((name, value)) = header.split_once(':')
+                    && name.eq_ignore_ascii_case("authorization")
+                {
+                    authorization = Some(value.trim().to_string());
+                }
+            }
         }
+    }
+    if let Some(expected) = expected_authorization
+        && authorization.as_deref() != Some(expected)
+    {
+        let _ = stream.write_all(
+            b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"charts\"\r\nContent-Length: 12\r\n\
+              Connection: close\r\n\r\nunauthorized",
+        );
+        return;
     }
     let mut parts = request.split_whitespace();
     let (method, target) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());

@@ -42,7 +42,11 @@ pub enum ErrorKind {
     NoCachedIndex,
     NoMatchingVersion,
     Unreachable,
-    Unauthorized { host: String },
+    /// Refused for want of credentials: by an OCI registry (`registry`), else by a chart repository.
+    Unauthorized {
+        host: String,
+        registry: bool,
+    },
     DigestMismatch,
     Other,
 }
@@ -54,9 +58,11 @@ impl SourceError {
             SourceError::RepoNotFound { .. } => ErrorKind::UnknownRepository,
             SourceError::NoCachedIndex { .. } => ErrorKind::NoCachedIndex,
             SourceError::NoVersion { .. } | SourceError::NoChart { .. } => ErrorKind::NoMatchingVersion,
-            SourceError::Fetch(fetch) | SourceError::Registry(RegistryError::Fetch(fetch)) => fetch_kind(fetch),
+            SourceError::Fetch(fetch) => fetch_kind(fetch, false),
+            SourceError::Registry(RegistryError::Fetch(fetch)) => fetch_kind(fetch, true),
             SourceError::Registry(RegistryError::Denied { url, .. }) => ErrorKind::Unauthorized {
                 host: url::Url::parse(url).ok().and_then(|url| host_port(&url)).unwrap_or_default(),
+                registry: true,
             },
             SourceError::Registry(RegistryError::DigestMismatch { .. }) | SourceError::DigestMismatch { .. } => {
                 ErrorKind::DigestMismatch
@@ -66,11 +72,12 @@ impl SourceError {
     }
 }
 
-fn fetch_kind(fetch: &FetchError) -> ErrorKind {
+fn fetch_kind(fetch: &FetchError, registry: bool) -> ErrorKind {
     match fetch {
         FetchError::Unreachable { .. } | FetchError::Tls { .. } => ErrorKind::Unreachable,
         FetchError::Status { url, code: 401 | 403, .. } => ErrorKind::Unauthorized {
             host: url::Url::parse(url).ok().and_then(|url| host_port(&url)).unwrap_or_default(),
+            registry,
         },
         _ => ErrorKind::Other,
     }
