@@ -1,9 +1,10 @@
 //! OCI registries against real Helm 4.1.4 and a real registry (Debian's `docker-registry` 2.8 on loopback, plain
 //! HTTP): what `helm push` pushes berth pulls byte for byte, `berth push` of the same archive makes the same
 //! manifest (digest), what `berth push` pushes Helm pulls with the same manifest digest, tags resolve as Helm resolves them, and registry logins made by either tool serve both.
-//! Skipped, with a printed note, where the registry cannot be fetched.
+//! Registries with basic auth (htpasswd) and with bearer tokens (a token service the tests run). Skipped, with a
+//! printed note, where the registry cannot be fetched.
 
-use crate::sources_support::{PASSWORD, Registry, SourceEnv, TAG, USER, shown_version, stderr};
+use crate::sources_support::{PASSWORD, Registry, RegistryAuth, SourceEnv, TAG, USER, shown_version, stderr};
 use std::path::Path;
 
 /// The `Digest: sha256:...` line a pull or push printed.
@@ -180,4 +181,44 @@ fn registry_logins_made_by_either_tool_serve_both() {
     let basic = base64::engine::general_purpose::STANDARD.encode(format!("{USER}:{PASSWORD}"));
     let all = format!("{}{}", String::from_utf8_lossy(&output.stdout), stderr(&output));
     assert!(!all.contains(PASSWORD) && !all.contains(&basic), "a secret was printed: {all}");
+}
+
+#[test]
+fn registries_asking_for_bearer_tokens_serve_both_tools() {
+    let Some(registry) = Registry::start_with(RegistryAuth::Token) else { return };
+    let env = SourceEnv::new();
+    let packaged = env.subdir("packaged");
+    let (first, second) = (env.package(TAG, "3.0.0", &packaged), env.package(TAG, "3.1.0", &packaged));
+    let remote = format!("oci://{}/charts", registry.host);
+    let chart = format!("{remote}/tag");
+    let pull = |tool: &str, version: &str, dir: &str| {
+        let dir = text(&env.subdir(dir));
+        let args = ["pull", chart.as_str(), "--version", version, "--plain-http", "-d", dir.as_str()];
+        if tool == "helm" { env.helm(&args) } else { env.berth(&args) }
+    };
+
+    // No credentials: the token service refuses, berth says how to log in.
+    let refused = env.berth(&["push", &text(&first), &remote, "--plain-http"]);
+    let message = stderr(&refused);
+    assert_eq!(refused.status.code(), Some(2), "{message}");
+    assert!(message.contains(&format!("berth registry login {}", registry.host)), "{message}");
+
+    // berth's login (checked through the token service), then berth pushes and Helm pulls the same bytes.
+    let login = env.berth_stdin(
+        &["registry", "login", &registry.host, "--username", USER, "--password-stdin", "--plain-http"],
+        PASSWORD,
+    );
+    assert!(login.status.success(), "{login:?}");
+    let pushed = env.berth(&["push", &text(&first), &remote, "--plain-http"]);
+    assert!(pushed.status.success(), "{pushed:?}");
+    let helm_pull = pull("helm", "3.0.0", "helm");
+    assert!(helm_pull.status.success(), "{helm_pull:?}");
+    assert_eq!(std::fs::read(env.work().join("helm/tag-3.0.0.tgz")).ok(), std::fs::read(&first).ok());
+    assert_eq!(digest_line(&helm_pull), digest_line(&pushed));
+
+    // Helm pushes with the same login; berth pulls it.
+    env.helm_ok(&["push", &text(&second), &remote, "--plain-http"]);
+    let berth_pull = pull("berth", "3.1.0", "berth");
+    assert!(berth_pull.status.success(), "{berth_pull:?}");
+    assert_eq!(std::fs::read(env.work().join("berth/tag-3.1.0.tgz")).ok(), std::fs::read(&second).ok());
 }

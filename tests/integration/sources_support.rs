@@ -260,10 +260,22 @@ pub fn closed_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("address").port()
 }
 
+/// How the registry asks for credentials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegistryAuth {
+    None,
+    /// htpasswd: `WWW-Authenticate: Basic`.
+    Basic,
+    /// `WWW-Authenticate: Bearer` with a token service (itself behind basic auth) that hands out a JWT the registry
+    /// verifies against its root certificate.
+    Token,
+}
+
 /// A running `docker-registry` (plain HTTP on loopback), killed and reaped on drop.
 pub struct Registry {
     pub host: String,
     child: Child,
+    _token_service: Option<FileServer>,
     _dir: tempfile::TempDir,
 }
 
@@ -275,6 +287,11 @@ impl Registry {
     /// Starts a registry, with htpasswd basic auth when `auth`; `None` (after printing why) when the binary cannot
     /// be fetched or an htpasswd entry cannot be made here.
     pub fn start(auth: bool) -> Option<Registry> {
+        Registry::start_with(if auth { RegistryAuth::Basic } else { RegistryAuth::None })
+    }
+
+    /// Starts a registry asking for `auth`; `None` (after printing why) when something it needs is missing here.
+    pub fn start_with(auth: RegistryAuth) -> Option<Registry> {
         let binary = registry_binary()?;
         let dir = tempfile::tempdir().expect("temporary directory");
         let port = closed_port();
@@ -283,7 +300,23 @@ impl Registry {
              rootdirectory: {}\nhttp:\n  addr: 127.0.0.1:{port}\n",
             dir.path().join("storage").display()
         );
-        if auth {
+        let mut token_service = None;
+        if auth == RegistryAuth::Token {
+            let service = dir.path().join("token-service");
+            std::fs::create_dir_all(&service).expect("token service directory");
+            let certificate = dir.path().join("token.crt");
+            let token = signed_token(dir.path(), &certificate)?;
+            std::fs::write(service.join("token"), format!("{{\"token\":\"{token}\"}}")).expect("token written");
+            let server = FileServer::start_with_auth(&service, Some((USER, PASSWORD)));
+            config.push_str(&format!(
+                "auth:\n  token:\n    realm: {}/token\n    service: berth-registry\n    issuer: berth-test-issuer\n    \
+                 rootcertbundle: {}\n",
+                server.url,
+                certificate.display()
+            ));
+            token_service = Some(server);
+        }
+        if auth == RegistryAuth::Basic {
             let entry = htpasswd_entry(USER, PASSWORD)?;
             std::fs::write(dir.path().join("htpasswd"), entry).expect("htpasswd written");
             config.push_str(&format!(
@@ -300,7 +333,7 @@ impl Registry {
             .stderr(Stdio::null())
             .spawn()
             .expect("docker-registry starts");
-        let registry = Registry { host: format!("127.0.0.1:{port}"), child, _dir: dir };
+        let registry = Registry { host: format!("127.0.0.1:{port}"), child, _token_service: token_service, _dir: dir };
         // Ready when it accepts connections.
         let deadline = Instant::now() + Duration::from_secs(30);
         while TcpStream::connect(&registry.host).is_err() {
@@ -352,4 +385,50 @@ fn htpasswd_entry(user: &str, password: &str) -> Option<String> {
             None
         }
     }
+}
+
+/// A JWT as distribution's token auth accepts it (RS256, the signing certificate in `x5c`, trusted because it is
+/// the registry's root bundle), granting pull and push on `charts/tag` for a day; made with the `openssl`
+/// command. `None` with the reason printed when `openssl` is missing.
+fn signed_token(dir: &Path, certificate: &Path) -> Option<String> {
+    use base64::Engine as _;
+    let key = dir.join("token.key");
+    let made = Command::new("openssl")
+        .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=berth-token-issuer"])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(certificate)
+        .output();
+    if !made.as_ref().is_ok_and(|output| output.status.success()) {
+        println!("SKIPPED: no token service: the `openssl` command could not make a certificate: {made:?}");
+        return None;
+    }
+    let der = Command::new("openssl")
+        .args(["x509", "-outform", "DER", "-in"])
+        .arg(certificate)
+        .output()
+        .expect("openssl x509 runs")
+        .stdout;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("clock").as_secs();
+    let url = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let header = serde_json::json!({
+        "typ": "JWT", "alg": "RS256", "x5c": [base64::engine::general_purpose::STANDARD.encode(&der)]
+    });
+    let claims = serde_json::json!({
+        "iss": "berth-test-issuer", "sub": USER, "aud": "berth-registry", "iat": now - 60, "nbf": now - 60,
+        "exp": now + 86_400, "jti": format!("berth-{now}"),
+        "access": [{"type": "repository", "name": "charts/tag", "actions": ["pull", "push"]}]
+    });
+    let signing_input = format!("{}.{}", url.encode(header.to_string()), url.encode(claims.to_string()));
+    let input_file = dir.join("token.input");
+    std::fs::write(&input_file, &signing_input).expect("signing input written");
+    let signature = Command::new("openssl")
+        .args(["dgst", "-sha256", "-sign"])
+        .arg(&key)
+        .arg(&input_file)
+        .output()
+        .expect("openssl dgst runs");
+    assert!(signature.status.success(), "openssl dgst failed: {signature:?}");
+    Some(format!("{signing_input}.{}", url.encode(&signature.stdout)))
 }

@@ -60,10 +60,9 @@ impl SourceError {
             SourceError::NoVersion { .. } | SourceError::NoChart { .. } => ErrorKind::NoMatchingVersion,
             SourceError::Fetch(fetch) => fetch_kind(fetch, false),
             SourceError::Registry(RegistryError::Fetch(fetch)) => fetch_kind(fetch, true),
-            SourceError::Registry(RegistryError::Denied { url, .. }) => ErrorKind::Unauthorized {
-                host: url::Url::parse(url).ok().and_then(|url| host_port(&url)).unwrap_or_default(),
-                registry: true,
-            },
+            SourceError::Registry(RegistryError::Denied { registry, .. }) => {
+                ErrorKind::Unauthorized { host: registry.clone(), registry: true }
+            }
             SourceError::Registry(RegistryError::DigestMismatch { .. }) | SourceError::DigestMismatch { .. } => {
                 ErrorKind::DigestMismatch
             }

@@ -27,7 +27,7 @@ pub enum RegistryError {
     Fetch(#[from] FetchError),
     /// 401 or 403 after authenticating as the registry asked.
     #[error("{method} {url}: response status code {code}: {message}")]
-    Denied { method: String, url: String, code: u16, message: String, had_credentials: bool },
+    Denied { method: String, url: String, code: u16, message: String, had_credentials: bool, registry: String },
     /// 404: no such repository, tag or blob.
     #[error("{method} {url}: response status code 404: {message}")]
     NotFound { method: String, url: String, message: String },
@@ -43,14 +43,30 @@ pub enum RegistryError {
 }
 
 impl RegistryError {
-    fn status(method: &Method, url: &str, code: StatusCode, body: &[u8], had_credentials: bool) -> RegistryError {
+    /// The error of a refused request to `url` made for the registry at `registry` (`host[:port]`; a token service
+    /// may be elsewhere).
+    fn status(
+        method: &Method,
+        url: &str,
+        code: StatusCode,
+        body: &[u8],
+        had_credentials: bool,
+        registry: &str,
+    ) -> RegistryError {
         let mut message = error_text(body);
         if message.is_empty() {
             message = code.canonical_reason().unwrap_or_default().to_lowercase();
         }
         let (method, url) = (method.to_string(), crate::http::redact(url));
         match code.as_u16() {
-            401 | 403 => RegistryError::Denied { method, url, code: code.as_u16(), message, had_credentials },
+            401 | 403 => RegistryError::Denied {
+                method,
+                url,
+                code: code.as_u16(),
+                message,
+                had_credentials,
+                registry: registry.to_string(),
+            },
             404 => RegistryError::NotFound { method, url, message },
             other => RegistryError::Status { method, url, code: other, message },
         }
@@ -188,7 +204,14 @@ impl Registry {
         let status = response.status();
         let body = response.bytes().await.map_err(|error| FetchError::from_reqwest(realm, &error))?;
         if !status.is_success() {
-            return Err(RegistryError::status(&Method::GET, url.as_str(), status, &body, self.credentials.is_some()));
+            return Err(RegistryError::status(
+                &Method::GET,
+                url.as_str(),
+                status,
+                &body,
+                self.credentials.is_some(),
+                &self.host,
+            ));
         }
         token_from_response(&body)
             .ok_or_else(|| RegistryError::Invalid(format!("the token server {realm} answered without a token")))
@@ -207,7 +230,7 @@ impl Registry {
         }
         let status = response.status();
         let body = response.bytes().await.unwrap_or_default();
-        Err(RegistryError::status(method, url, status, &body, self.credentials.is_some()))
+        Err(RegistryError::status(method, url, status, &body, self.credentials.is_some(), &self.host))
     }
 
     /// `GET /v2/`: whether the registry lets these credentials in (Helm's login check).
