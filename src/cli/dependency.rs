@@ -61,7 +61,7 @@ pub fn run(args: DependencyArgs) -> Result<ExitCode, Error> {
         DependencyCommand::Build(manager) => run_manager(&manager, true),
         DependencyCommand::List(list_args) => {
             let text = list(&clean(&list_args.chart)).map_err(|error| {
-                Error::Source(format!("cannot list the dependencies of {}", list_args.chart.display()), error)
+                Error::from_source(format!("cannot list the dependencies of {}", list_args.chart.display()), error)
             })?;
             print_stdout(&text)?;
             Ok(ExitCode::Success)
@@ -93,7 +93,7 @@ fn run_manager(args: &ManagerArgs, build: bool) -> Result<ExitCode, Error> {
         format!("cannot {} the dependencies of {}", if build { "build" } else { "update" }, args.chart.display());
     let result = super::runtime::runtime()?
         .block_on(async { if build { manager.build().await } else { manager.update().await } });
-    result.map_err(|error| Error::Source(what, error))?;
+    result.map_err(|error| Error::from_source(what, error))?;
     match output_error {
         Some(error) => Err(error),
         None => Ok(ExitCode::Success),

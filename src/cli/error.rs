@@ -69,10 +69,15 @@ pub enum Error {
     Record(#[from] release::show::ShowError),
     /// A chart repository or registry could not give what was asked (`what`: the step that failed).
     #[error("{0}")]
-    Source(String, #[source] berth_source::SourceError),
+    Source(String, #[source] Box<berth_source::SourceError>),
 }
 
 impl Error {
+    /// A chart-source failure: `what` could not be done because of `error`.
+    pub fn from_source(what: impl Into<String>, error: impl Into<berth_source::SourceError>) -> Error {
+        Error::Source(what.into(), Box::new(error.into()))
+    }
+
     pub fn exit_code(&self) -> ExitCode {
         match self {
             Error::Manifest(_)
@@ -169,7 +174,11 @@ fn hint_for(error: &(dyn std::error::Error + 'static)) -> Option<String> {
     if let Some(LifecycleError::InUse(name)) = error.downcast_ref::<LifecycleError>() {
         return Some(format!("upgrade it with `berth upgrade {name} ...`, or uninstall it first"));
     }
-    if let Some(source) = error.downcast_ref::<berth_source::SourceError>() {
+    // `Error::Source` boxes it (a `Box<E>` is its own error type for downcasting).
+    let source_error = error
+        .downcast_ref::<berth_source::SourceError>()
+        .or_else(|| error.downcast_ref::<Box<berth_source::SourceError>>().map(|boxed| &**boxed));
+    if let Some(source) = source_error {
         return source_hint(source);
     }
     if let Some(cluster::ConnectError::Unreachable { .. }) = error.downcast_ref::<cluster::ConnectError>() {

@@ -33,7 +33,7 @@ pub struct PackageArgs {
 pub fn run(args: PackageArgs) -> Result<ExitCode, Error> {
     for chart_path in &args.charts {
         let what = format!("cannot package {}", chart_path.display());
-        let other = |reason: String| Error::Source(what.clone(), SourceError::Other(reason));
+        let other = |reason: String| Error::from_source(what.clone(), SourceError::Other(reason));
         let path = std::path::absolute(chart_path).map_err(|error| other(error.to_string()))?;
         if let Err(error) = std::fs::metadata(chart_path) {
             return Err(other(format!("stat {}: {}", chart_path.display(), berth_source::io_text(&error))));
@@ -50,7 +50,7 @@ pub fn run(args: PackageArgs) -> Result<ExitCode, Error> {
             };
             super::runtime::runtime()?
                 .block_on(manager.update())
-                .map_err(|error| Error::Source(what.clone(), error))?;
+                .map_err(|error| Error::from_source(what.clone(), error))?;
         }
         let mut chart = berth_chart::load::load(&path).map_err(|error| other(error.to_string()))?.chart;
         if let Some(version) = &args.version {

@@ -32,17 +32,17 @@ pub fn run(args: PullArgs) -> Result<ExitCode, Error> {
         for chart in &args.charts {
             let what = format!("cannot pull `{chart}`");
             let fetched =
-                fetch_chart(chart, &options, &env).await.map_err(|error| Error::Source(what.clone(), error))?;
+                fetch_chart(chart, &options, &env).await.map_err(|error| Error::from_source(what.clone(), error))?;
             for message in &fetched.messages {
                 eprintln!("{message}");
             }
             if args.untar {
                 untar(chart, &fetched.data, &args.untardir, &args.destination)
-                    .map_err(|reason| Error::Source(what, berth_source::SourceError::Other(reason)))?;
+                    .map_err(|reason| Error::from_source(what, berth_source::SourceError::Other(reason)))?;
             } else {
                 let path = args.destination.join(&fetched.file_name);
                 berth_source::write_atomic(&path, &fetched.data, 0o644)
-                    .map_err(|reason| Error::Source(what, berth_source::SourceError::Other(reason)))?;
+                    .map_err(|reason| Error::from_source(what, berth_source::SourceError::Other(reason)))?;
             }
         }
         Ok(ExitCode::Success)

@@ -23,7 +23,7 @@ pub struct PushArgs {
 
 pub fn run(args: PushArgs) -> Result<ExitCode, Error> {
     let what = format!("cannot push {}", args.chart.display());
-    let other = |reason: String| Error::Source(what.clone(), SourceError::Other(reason));
+    let other = |reason: String| Error::from_source(what.clone(), SourceError::Other(reason));
     if !is_oci(&args.remote) {
         return Err(other(format!("scheme prefix missing from remote (e.g. \"oci://\"): {}", args.remote)));
     }
@@ -57,8 +57,8 @@ pub fn run(args: PushArgs) -> Result<ExitCode, Error> {
         ..ChartOptions::default()
     };
     super::runtime::runtime()?.block_on(async {
-        let registry = environment().registry(&reference.registry, &options).map_err(|error| Error::Source(what.clone(), error))?;
-        let digest = registry.push_chart(&reference, &artifact).await.map_err(|error| Error::Source(what.clone(), error.into()))?;
+        let registry = environment().registry(&reference.registry, &options).map_err(|error| Error::from_source(what.clone(), error))?;
+        let digest = registry.push_chart(&reference, &artifact).await.map_err(|error| Error::from_source(what.clone(), error))?;
         eprintln!("Pushed: {}", reference.display());
         eprintln!("Digest: {digest}");
         if reference.tag.contains('_') {

@@ -97,13 +97,13 @@ async fn run_login(args: LoginArgs) -> Result<ExitCode, Error> {
         ..ChartOptions::default()
     };
     let env = environment();
-    let registry = env.registry(&host, &options).map_err(|error| Error::Source(what.clone(), error))?;
-    registry.ping().await.map_err(|error| Error::Source(format!("authenticating to {:?}", args.host), error.into()))?;
+    let registry = env.registry(&host, &options).map_err(|error| Error::from_source(what.clone(), error))?;
+    registry.ping().await.map_err(|error| Error::from_source(format!("authenticating to {:?}", args.host), error))?;
     let mut config = ConfigFile::load(&env.paths.registry_config)
-        .map_err(|reason| Error::Source(what.clone(), berth_source::SourceError::Other(reason)))?;
+        .map_err(|reason| Error::from_source(what.clone(), berth_source::SourceError::Other(reason)))?;
     config
         .put(&server_address(&args.host), &credentials)
-        .map_err(|reason| Error::Source(what, berth_source::SourceError::Other(reason)))?;
+        .map_err(|reason| Error::from_source(what, berth_source::SourceError::Other(reason)))?;
     eprintln!("Login Succeeded");
     Ok(ExitCode::Success)
 }
@@ -112,10 +112,10 @@ fn run_logout(args: &LogoutArgs) -> Result<ExitCode, Error> {
     let what = format!("cannot log out of {}", args.host);
     let env = environment();
     let mut config = ConfigFile::load(&env.paths.registry_config)
-        .map_err(|reason| Error::Source(what.clone(), berth_source::SourceError::Other(reason)))?;
+        .map_err(|reason| Error::from_source(what.clone(), berth_source::SourceError::Other(reason)))?;
     config
         .delete(&server_address(&args.host))
-        .map_err(|reason| Error::Source(what, berth_source::SourceError::Other(reason)))?;
+        .map_err(|reason| Error::from_source(what, berth_source::SourceError::Other(reason)))?;
     eprintln!("Removing login credentials for {}", args.host);
     Ok(ExitCode::Success)
 }

@@ -123,7 +123,7 @@ pub fn run(args: RepoArgs) -> Result<ExitCode, Error> {
 }
 
 fn failed(what: &str, reason: impl Into<String>) -> Error {
-    Error::Source(what.to_string(), berth_source::SourceError::Other(reason.into()))
+    Error::from_source(what.to_string(), berth_source::SourceError::Other(reason.into()))
 }
 
 /// Repositories Helm's project removed for good, and where they went.
@@ -193,12 +193,12 @@ async fn run_add(args: AddArgs) -> Result<ExitCode, Error> {
         return Ok(ExitCode::Success);
     }
     let client = HttpClient::new(&TlsOptions::from_entry(&entry), DEFAULT_TIMEOUT)
-        .map_err(|error| Error::Source(what.clone(), error.into()))?;
+        .map_err(|error| Error::from_source(what.clone(), error))?;
     if let Err(error) = download_index(&entry, &env.paths.repository_cache, &client, env.progress.as_ref()).await {
         return Err(match error {
-            berth_source::repository::IndexError::Fetch(fetch) => Error::Source(
+            berth_source::repository::IndexError::Fetch(fetch) => Error::from_source(
                 format!("looks like {:?} is not a valid chart repository or cannot be reached", args.url),
-                fetch.into(),
+                fetch,
             ),
             other => failed(
                 &format!("looks like {:?} is not a valid chart repository or cannot be reached", args.url),
@@ -225,7 +225,8 @@ async fn run_update(args: UpdateArgs) -> Result<ExitCode, Error> {
     if !env.paths.repository_config.exists() {
         return Err(no_repositories());
     }
-    let file = load_repo_file(&env.paths.repository_config).map_err(|error| Error::Source(what.to_string(), error))?;
+    let file =
+        load_repo_file(&env.paths.repository_config).map_err(|error| Error::from_source(what.to_string(), error))?;
     if file.repositories.is_empty() {
         return Err(no_repositories());
     }

@@ -10,7 +10,7 @@ use berth_template::Value;
 use std::path::{Path, PathBuf};
 
 fn failed(reason: impl Into<String>) -> Error {
-    Error::Source("cannot index the charts".to_string(), berth_source::SourceError::Other(reason.into()))
+    Error::from_source("cannot index the charts".to_string(), berth_source::SourceError::Other(reason.into()))
 }
 
 /// One indexed version: its name, version and the entry as the index holds it.

@@ -117,7 +117,7 @@ pub fn environment() -> Environment {
 pub async fn locate(name: &str, source: &ChartSourceArgs) -> Result<PathBuf, Error> {
     let located = locate_chart(name, &source.options(), &environment())
         .await
-        .map_err(|error| Error::Source(format!("cannot get chart `{name}`"), error))?;
+        .map_err(|error| Error::from_source(format!("cannot get chart `{name}`"), error))?;
     for message in &located.messages {
         eprintln!("{message}");
     }
