@@ -61,6 +61,12 @@ async fn repository_charts_install_as_helm_records_them_and_failures_touch_nothi
             serde_json::from_str(&env.helm_ok(&["history", "app", "-o", "json"])).expect("history JSON");
         assert_eq!(history[1]["chart"].as_str(), Some("tag-1.1.0"), "{history}");
 
+        // What an upgrade to the pre-release from the repository would change (1.0.0 stays out of the content
+        // cache for the digest case below).
+        let diff = env.berth(&["diff", "upgrade", "app", "repo/tag", "--devel"]);
+        let shown = String::from_utf8_lossy(&diff.stdout);
+        assert!(diff.status.success() && shown.contains("1.1.0") && shown.contains("2.0.0-rc.1"), "{diff:?}");
+
         let before = cluster_objects(&env);
 
         // An unknown repository.
@@ -74,7 +80,8 @@ async fn repository_charts_install_as_helm_records_them_and_failures_touch_nothi
         // An unreachable repository and registry.
         let unreachable = format!("http://127.0.0.1:{}", closed_port());
         let output = env.berth(&["install", "x", "tag", "--repo", &unreachable]);
-        assert_refused(&output, &["127.0.0.1"], "check the address");
+        assert_refused(&output, &["127.0.0.1", "connection refused"], "check the address");
+        assert!(!stderr(&output).contains("os error"), "{output:?}");
         let unreachable = format!("oci://127.0.0.1:{}/charts/tag", closed_port());
         let output = env.berth(&["install", "x", &unreachable, "--version", "1.0.0", "--plain-http"]);
         assert_refused(&output, &["127.0.0.1"], "check the address");

@@ -115,7 +115,11 @@ fn root_cause(error: &reqwest::Error) -> String {
     if error.is_timeout() {
         return "timed out".to_string();
     }
-    let last = source_chain(error).last().map(ToString::to_string).unwrap_or_default();
+    // An I/O error as Go words it (`connection refused`), not Rust's `Connection refused (os error 111)`.
+    let last = source_chain(error)
+        .last()
+        .map(|cause| cause.downcast_ref::<std::io::Error>().map_or_else(|| cause.to_string(), crate::io_text))
+        .unwrap_or_default();
     if last.is_empty() { error.to_string() } else { last }
 }
 
