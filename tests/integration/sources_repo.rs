@@ -261,3 +261,26 @@ fn repository_credentials_are_stored_by_either_tool_and_scoped_as_helm_scopes_th
     let repositories = std::fs::read_to_string(env.home().join(".config/helm/repositories.yaml")).expect("file");
     assert!(repositories.contains("pass_credentials_all: true"), "{repositories}");
 }
+
+#[test]
+fn downloads_show_progress_on_a_terminal_and_nothing_on_a_pipe() {
+    let env = SourceEnv::new();
+    let repo = ChartRepo::new(&env, "repo", &["1.0.0"]);
+    let (on_terminal, on_pipe) = (env.subdir("terminal"), env.subdir("pipe"));
+    let args = |dir: &std::path::Path| {
+        ["pull", "tag", "--repo", &repo.server.url, "-d", &dir.display().to_string()].map(str::to_string)
+    };
+    let terminal_args = args(&on_terminal);
+    let Some(output) = env.berth_on_terminal(&terminal_args.each_ref().map(String::as_str)) else { return };
+    let shown = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{output:?}");
+    assert!(shown.contains("downloading tag-1.0.0.tgz") && shown.contains("(100%)"), "{shown:?}");
+    assert!(shown.ends_with("\r\u{1b}[2K"), "the progress line is cleared at the end: {shown:?}");
+    let pipe_args = args(&on_pipe);
+    let output = env.berth(&pipe_args.each_ref().map(String::as_str));
+    assert!(output.status.success() && output.stdout.is_empty() && output.stderr.is_empty(), "{output:?}");
+    assert_eq!(
+        std::fs::read(on_terminal.join("tag-1.0.0.tgz")).ok(),
+        std::fs::read(on_pipe.join("tag-1.0.0.tgz")).ok()
+    );
+}

@@ -95,6 +95,23 @@ impl SourceEnv {
         child.wait_with_output().expect("berth output")
     }
 
+    /// `berth` with stdout and stderr on a pseudo-terminal (util-linux `script`), its output as the terminal got
+    /// it; `None` (after printing why) where `script` is missing.
+    pub fn berth_on_terminal(&self, args: &[&str]) -> Option<Output> {
+        let quote = |arg: &str| format!("'{}'", arg.replace('\'', "'\\''"));
+        let line =
+            std::iter::once(env!("CARGO_BIN_EXE_berth")).chain(args.iter().copied()).map(quote).collect::<Vec<_>>();
+        let mut command = self.command(Path::new("script"), &["-qec", &line.join(" "), "/dev/null"]);
+        command.env("TERM", "xterm");
+        match command.output() {
+            Ok(output) => Some(output),
+            Err(error) => {
+                println!("SKIPPED: no pseudo-terminal: cannot run `script`: {error}");
+                None
+            }
+        }
+    }
+
     pub fn helm_ok(&self, args: &[&str]) -> String {
         ok("helm", args, self.helm(args))
     }
