@@ -222,3 +222,43 @@ fn registries_asking_for_bearer_tokens_serve_both_tools() {
     assert!(berth_pull.status.success(), "{berth_pull:?}");
     assert_eq!(std::fs::read(env.work().join("berth/tag-3.1.0.tgz")).ok(), std::fs::read(&second).ok());
 }
+
+#[test]
+fn registries_on_https_are_trusted_with_ca_file_or_insecure_skip_tls_verify() {
+    let Some(registry) = Registry::start_tls() else { return };
+    let ca_file = text(registry.ca_file.as_ref().expect("a TLS registry has a CA"));
+    let env = SourceEnv::new();
+    let packaged = env.subdir("packaged");
+    let archive = env.package(TAG, "4.0.0", &packaged);
+    let remote = format!("oci://{}/charts", registry.host);
+    let chart = format!("{remote}/tag");
+
+    // Helm pushes trusting the CA; berth, without it, refuses the certificate and says what to do.
+    env.helm_ok(&["push", &text(&archive), &remote, "--ca-file", &ca_file]);
+    let dir = text(&env.subdir("refused"));
+    let refused = env.berth(&["pull", &chart, "--version", "4.0.0", "-d", &dir]);
+    let message = stderr(&refused);
+    assert_eq!(refused.status.code(), Some(2), "{message}");
+    assert!(message.contains("--ca-file"), "{message}");
+    assert!(std::fs::read_dir(&dir).expect("directory").next().is_none(), "nothing was written");
+
+    // With the CA, or without checking: the same bytes as Helm's.
+    for (name, flags) in [("ca", vec!["--ca-file", ca_file.as_str()]), ("insecure", vec!["--insecure-skip-tls-verify"])]
+    {
+        let (ours, theirs) = (text(&env.subdir(&format!("berth-{name}"))), text(&env.subdir(&format!("helm-{name}"))));
+        let mut berth_args = vec!["pull", chart.as_str(), "--version", "4.0.0", "-d", ours.as_str()];
+        berth_args.extend(&flags);
+        let mut helm_args = vec!["pull", chart.as_str(), "--version", "4.0.0", "-d", theirs.as_str()];
+        helm_args.extend(&flags);
+        env.berth_ok(&berth_args);
+        env.helm_ok(&helm_args);
+        let read = |dir: &str| std::fs::read(Path::new(dir).join("tag-4.0.0.tgz")).expect("pulled");
+        assert_eq!(read(&ours), read(&theirs), "{name}");
+    }
+
+    // berth pushes over TLS too; Helm pulls it.
+    let second = env.package(TAG, "4.1.0", &packaged);
+    env.berth_ok(&["push", &text(&second), &remote, "--ca-file", &ca_file]);
+    let dir = text(&env.subdir("helm-second"));
+    env.helm_ok(&["pull", &chart, "--version", "4.1.0", "--ca-file", &ca_file, "-d", &dir]);
+}

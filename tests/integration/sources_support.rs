@@ -288,9 +288,12 @@ pub enum RegistryAuth {
     Token,
 }
 
-/// A running `docker-registry` (plain HTTP on loopback), killed and reaped on drop.
+/// A running `docker-registry` on loopback (plain HTTP, or HTTPS with a certificate of a test CA), killed and
+/// reaped on drop.
 pub struct Registry {
     pub host: String,
+    /// With HTTPS: the CA certificate that signed the registry's.
+    pub ca_file: Option<PathBuf>,
     child: Child,
     _token_service: Option<FileServer>,
     _dir: tempfile::TempDir,
@@ -309,6 +312,15 @@ impl Registry {
 
     /// Starts a registry asking for `auth`; `None` (after printing why) when something it needs is missing here.
     pub fn start_with(auth: RegistryAuth) -> Option<Registry> {
+        Registry::start_full(auth, false)
+    }
+
+    /// A registry on HTTPS (no auth) whose certificate a new CA signed; `None` as for [`Registry::start_with`].
+    pub fn start_tls() -> Option<Registry> {
+        Registry::start_full(RegistryAuth::None, true)
+    }
+
+    fn start_full(auth: RegistryAuth, tls: bool) -> Option<Registry> {
         let binary = registry_binary()?;
         let dir = tempfile::tempdir().expect("temporary directory");
         let port = closed_port();
@@ -317,6 +329,17 @@ impl Registry {
              rootdirectory: {}\nhttp:\n  addr: 127.0.0.1:{port}\n",
             dir.path().join("storage").display()
         );
+        let ca_file = if tls {
+            let (ca, certificate, key) = server_certificate(dir.path())?;
+            config.push_str(&format!(
+                "  tls:\n    certificate: {}\n    key: {}\n",
+                certificate.display(),
+                key.display()
+            ));
+            Some(ca)
+        } else {
+            None
+        };
         let mut token_service = None;
         if auth == RegistryAuth::Token {
             let service = dir.path().join("token-service");
@@ -350,7 +373,8 @@ impl Registry {
             .stderr(Stdio::null())
             .spawn()
             .expect("docker-registry starts");
-        let registry = Registry { host: format!("127.0.0.1:{port}"), child, _token_service: token_service, _dir: dir };
+        let registry =
+            Registry { host: format!("127.0.0.1:{port}"), ca_file, child, _token_service: token_service, _dir: dir };
         // Ready when it accepts connections.
         let deadline = Instant::now() + Duration::from_secs(30);
         while TcpStream::connect(&registry.host).is_err() {
@@ -448,4 +472,42 @@ fn signed_token(dir: &Path, certificate: &Path) -> Option<String> {
         .expect("openssl dgst runs");
     assert!(signature.status.success(), "openssl dgst failed: {signature:?}");
     Some(format!("{signing_input}.{}", url.encode(&signature.stdout)))
+}
+
+/// A CA and a server certificate it signed for `127.0.0.1` (made with the `openssl` command): the CA's, the
+/// server's certificate and key. `None` with the reason printed when `openssl` fails or is missing.
+fn server_certificate(dir: &Path) -> Option<(PathBuf, PathBuf, PathBuf)> {
+    let file = |name: &str| dir.join(name).display().to_string();
+    std::fs::write(
+        dir.join("server.ext"),
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n\
+         extendedKeyUsage=serverAuth\n",
+    )
+    .expect("extensions written");
+    let steps: [Vec<String>; 3] = [
+        ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=berth-test-ca", "-keyout"]
+            .map(str::to_string)
+            .into_iter()
+            .chain([file("ca.key"), "-out".into(), file("ca.crt")])
+            .collect(),
+        ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout"]
+            .map(str::to_string)
+            .into_iter()
+            .chain([file("server.key"), "-out".into(), file("server.csr")])
+            .collect(),
+        ["x509", "-req", "-days", "2", "-CAcreateserial", "-in"]
+            .map(str::to_string)
+            .into_iter()
+            .chain([file("server.csr"), "-CA".into(), file("ca.crt"), "-CAkey".into(), file("ca.key")])
+            .chain(["-extfile".into(), file("server.ext"), "-out".into(), file("server.crt")])
+            .collect(),
+    ];
+    for step in steps {
+        let output = Command::new("openssl").args(&step).output();
+        if !output.as_ref().is_ok_and(|output| output.status.success()) {
+            println!("SKIPPED: no TLS registry: `openssl {}` failed: {output:?}", step.join(" "));
+            return None;
+        }
+    }
+    Some((dir.join("ca.crt"), dir.join("server.crt"), dir.join("server.key")))
 }
