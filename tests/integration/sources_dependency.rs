@@ -102,3 +102,36 @@ fn dependency_update_build_and_list_match_helm() {
     assert_eq!(berth_build.status.code(), Some(2), "{berth_build:?}");
     assert!(crate::sources_support::stderr(&berth_build).contains("out of sync"), "{berth_build:?}");
 }
+
+#[test]
+fn dependencies_from_a_registry_lock_as_helm_locks_them() {
+    let Some(registry) = crate::sources_support::Registry::start(false) else { return };
+    let env = SourceEnv::new();
+    let packaged = env.subdir("packaged");
+    for version in ["1.0.0", "1.0.3", "1.1.0"] {
+        let archive = env.package(crate::sources_support::TAG, version, &packaged);
+        env.helm_ok(&[
+            "push",
+            &archive.display().to_string(),
+            &format!("oci://{}/charts", registry.host),
+            "--plain-http",
+        ]);
+    }
+    let chart_yaml = format!(
+        "apiVersion: v2\nname: parent\nversion: 0.1.0\ndependencies:\n  - name: tag\n    version: \"~1.0\"\n    \
+         repository: \"oci://{}/charts\"\n",
+        registry.host
+    );
+    let (ours, theirs) = (env.subdir("ours/parent"), env.subdir("theirs/parent"));
+    for chart in [&ours, &theirs] {
+        std::fs::write(chart.join("Chart.yaml"), &chart_yaml).expect("Chart.yaml written");
+    }
+    let (ours_text, theirs_text) = (ours.display().to_string(), theirs.display().to_string());
+    env.berth_ok(&["dependency", "update", &ours_text, "--plain-http"]);
+    env.helm_ok(&["dependency", "update", &theirs_text, "--plain-http"]);
+    assert_eq!(lock(&ours), lock(&theirs));
+    assert!(lock(&ours).contains("version: 1.0.3"), "{}", lock(&ours));
+    assert_eq!(archives(&ours), archives(&theirs));
+    let read = |chart: &Path| std::fs::read(chart.join("charts/tag-1.0.3.tgz")).expect("downloaded");
+    assert_eq!(read(&ours), read(&theirs));
+}
