@@ -210,6 +210,10 @@ fn source_hint(error: &berth_source::SourceError) -> Option<String> {
             format!("download its index with `berth repo update {name}`")
         }
         ErrorKind::NoMatchingVersion => match error {
+            SourceError::NoTag { nearest, constraint, .. } if !nearest.is_empty() => {
+                format!("the registry's versions nearest to `{constraint}` are {}", nearest.join(", "))
+            }
+            SourceError::NoTag { .. } => "the registry has no version tags for this chart".to_string(),
             SourceError::NoVersion { nearest, constraint, .. } if !nearest.is_empty() => format!(
                 "the versions nearest to `{}` are {}; `berth repo update` refreshes a repository's index",
                 if constraint.is_empty() { "*" } else { constraint },

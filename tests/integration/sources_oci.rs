@@ -76,6 +76,14 @@ fn charts_pushed_by_either_tool_are_pulled_identically_by_the_other() {
         let expected = shown_version(&env.helm_ok(&args));
         assert_eq!(shown_version(&env.berth_ok(&args)), expected, "{args:?}");
     }
+    // None matching: both refuse; berth names the nearest versions the registry has.
+    let args = ["show", "chart", chart.as_str(), "--plain-http", "--version", "^9"];
+    assert!(!env.helm(&args).status.success());
+    let refused = env.berth(&args);
+    let message = stderr(&refused);
+    assert_eq!(refused.status.code(), Some(2), "{message}");
+    assert!(message.contains("could not locate a version matching provided version string ^9"), "{message}");
+    assert!(message.contains("hint: the registry's versions nearest to `^9` are 1.1.0+build.7, 1.0.0"), "{message}");
     let tagged = format!("{chart}:1.0.0");
     assert_eq!(shown_version(&env.berth_ok(&["show", "chart", &tagged, "--plain-http"])), "1.0.0");
 

@@ -18,6 +18,9 @@ pub enum SourceError {
         "chart {chart:?} matching {constraint} not found in {repository} index. (try 'berth repo update'): no chart version found for {chart}-{constraint}"
     )]
     NoVersion { chart: String, constraint: String, repository: String, nearest: Vec<String> },
+    /// No tag of an OCI repository matches the constraint (Helm's words).
+    #[error("could not locate a version matching provided version string {constraint} in {repository}")]
+    NoTag { constraint: String, repository: String, nearest: Vec<String> },
     /// The index has no chart of that name.
     #[error("chart {chart:?} not found in {repository} index. (try 'berth repo update')")]
     NoChart { chart: String, repository: String },
@@ -57,7 +60,9 @@ impl SourceError {
         match self {
             SourceError::RepoNotFound { .. } => ErrorKind::UnknownRepository,
             SourceError::NoCachedIndex { .. } => ErrorKind::NoCachedIndex,
-            SourceError::NoVersion { .. } | SourceError::NoChart { .. } => ErrorKind::NoMatchingVersion,
+            SourceError::NoVersion { .. } | SourceError::NoTag { .. } | SourceError::NoChart { .. } => {
+                ErrorKind::NoMatchingVersion
+            }
             SourceError::Fetch(fetch) => fetch_kind(fetch, false),
             SourceError::Registry(RegistryError::Fetch(fetch)) => fetch_kind(fetch, true),
             SourceError::Registry(RegistryError::Denied { registry, .. }) => {

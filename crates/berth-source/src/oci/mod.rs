@@ -81,8 +81,7 @@ pub async fn resolve_reference(
             resolved.tag = tag.replace('+', "_");
             Ok(resolved)
         }
-        Err(GetError::NoVersion { nearest, .. }) => Err(SourceError::NoVersion {
-            chart: reference.chart_name().to_string(),
+        Err(GetError::NoVersion { nearest, .. }) => Err(SourceError::NoTag {
             constraint: version.clone(),
             repository: format!("oci://{}/{}", reference.registry, reference.repository),
             nearest,
