@@ -270,3 +270,31 @@ fn registries_on_https_are_trusted_with_ca_file_or_insecure_skip_tls_verify() {
     let dir = text(&env.subdir("helm-second"));
     env.helm_ok(&["pull", &chart, "--version", "4.1.0", "--ca-file", &ca_file, "-d", &dir]);
 }
+
+#[test]
+fn content_that_is_not_what_its_digest_says_is_refused() {
+    let Some(registry) = Registry::start(false) else { return };
+    let env = SourceEnv::new();
+    let packaged = env.subdir("packaged");
+    let archive = env.package(TAG, "5.0.0", &packaged);
+    env.helm_ok(&["push", &text(&archive), &format!("oci://{}/charts", registry.host), "--plain-http"]);
+
+    // The chart layer's blob corrupted in the registry's storage (same size, other bytes).
+    let data = std::fs::read(&archive).expect("archive");
+    let blob = registry.blob_path(&berth_source::oci::manifest::sha256_hex(&data));
+    let mut corrupted = std::fs::read(&blob).expect("the registry stores the layer");
+    assert_eq!(corrupted, data);
+    let last = corrupted.len() - 1;
+    corrupted[last] ^= 0xff;
+    std::fs::write(&blob, &corrupted).expect("blob corrupted");
+
+    let chart = format!("oci://{}/charts/tag", registry.host);
+    let (ours, theirs) = (env.subdir("berth"), env.subdir("helm"));
+    assert!(!env.helm(&["pull", &chart, "--version", "5.0.0", "--plain-http", "-d", &text(&theirs)]).status.success());
+    let refused = env.berth(&["pull", &chart, "--version", "5.0.0", "--plain-http", "-d", &text(&ours)]);
+    let message = stderr(&refused);
+    assert_eq!(refused.status.code(), Some(2), "{message}");
+    assert!(message.contains("digest mismatch"), "{message}");
+    assert!(message.contains("hint: the content is not what its index or reference promises"), "{message}");
+    assert!(std::fs::read_dir(&ours).expect("directory").next().is_none(), "nothing was written");
+}

@@ -55,6 +55,18 @@ fn helm_variables_point_both_tools_at_the_same_files() {
     assert!(config.is_file() && cache.join("moved-index.yaml").is_file());
     assert!(!env.home().join(".config/helm/repositories.yaml").exists());
     assert!(env.helm_ok(&["repo", "list"]).contains("moved"));
+
+    // The XDG base directories, when no HELM_* variable is set.
+    let mut xdg = SourceEnv::new();
+    let (config_home, cache_home) = (xdg.dir.path().join("xdg-config"), xdg.dir.path().join("xdg-cache"));
+    xdg.vars.push(("XDG_CONFIG_HOME".into(), config_home.display().to_string()));
+    xdg.vars.push(("XDG_CACHE_HOME".into(), cache_home.display().to_string()));
+    xdg.helm_ok(&["repo", "add", "by-helm", &repo.server.url]);
+    xdg.berth_ok(&["repo", "add", "by-berth", &repo.server.url]);
+    assert!(config_home.join("helm/repositories.yaml").is_file());
+    assert!(cache_home.join("helm/repository/by-berth-index.yaml").is_file());
+    assert_eq!(xdg.berth_ok(&["repo", "list"]), xdg.helm_ok(&["repo", "list"]));
+    assert!(xdg.helm_ok(&["repo", "list"]).contains("by-berth"));
 }
 
 #[test]

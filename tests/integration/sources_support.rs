@@ -385,6 +385,13 @@ impl Registry {
     }
 }
 
+impl Registry {
+    /// Where the registry keeps a blob (distribution's filesystem layout).
+    pub fn blob_path(&self, digest_hex: &str) -> PathBuf {
+        self._dir.path().join(format!("storage/docker/registry/v2/blobs/sha256/{}/{digest_hex}/data", &digest_hex[..2]))
+    }
+}
+
 impl Drop for Registry {
     fn drop(&mut self) {
         let _ = self.child.kill();
