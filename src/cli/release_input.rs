@@ -32,6 +32,8 @@ pub struct ChartFlags {
     /// Do not validate the values against `values.schema.json`.
     #[arg(long)]
     pub skip_schema_validation: bool,
+    #[command(flatten)]
+    pub source: super::source_args::ChartSourceArgs,
 }
 
 /// Whether `path` is a chart rather than plain manifests.
@@ -58,11 +60,23 @@ pub struct Target<'a> {
 
 /// Renders `path` for `target`.
 pub async fn render(path: &Path, flags: &ChartFlags, target: &Target<'_>) -> Result<Rendered, Error> {
-    if !is_chart(path) {
+    // A reference that is no local path (`REPO/CHART`, `--repo`, `oci://`) is downloaded first, as Helm's
+    // LocateChart does; nothing has been written to the cluster yet.
+    let name = path.to_string_lossy().into_owned();
+    let located;
+    let remote = flags.source.is_remote(&name);
+    let path = if remote {
+        located = super::source_args::locate(&name, &flags.source).await?;
+        located.as_path()
+    } else {
+        path
+    };
+    // What a repository or registry gives is always a chart (Helm's content cache names it `<digest>.chart`).
+    if !remote && !is_chart(path) {
         let manifests = manifest::load(&[path.to_path_buf()])?;
         return Ok(Rendered::from_manifests(manifests, chart_metadata(path)));
     }
-    let shown = path.display().to_string();
+    let shown = if remote { name.clone() } else { path.display().to_string() };
     let chart_error = |message: String| Error::Chart(shown.clone(), ChartProblem(message));
     let loaded = berth_chart::load::load(path).map_err(|error| chart_error(error.to_string()))?;
     for warning in &loaded.warnings {
