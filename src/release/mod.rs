@@ -7,6 +7,7 @@
 //! - `storage.rs`: [`Storage`], Helm's `secret` driver: one Secret per revision, found by labels.
 //! - `rendered.rs`: [`Rendered`], what an install or upgrade releases, built by the caller (no file is read here).
 //! - `ownership.rs`: Helm's ownership marks on the objects and the field manager both tools share.
+//! - `render.rs`: a loaded chart rendered for a live release (capabilities and `lookup` from the cluster).
 //! - `lifecycle.rs`: install, upgrade, rollback and uninstall on top of apply, wait, sequencing and delete.
 
 pub mod chart;
@@ -15,6 +16,7 @@ pub mod diff;
 pub mod lifecycle;
 pub mod ownership;
 mod record;
+pub mod render;
 mod rendered;
 mod storage;
 
