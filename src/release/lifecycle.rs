@@ -254,7 +254,8 @@ pub async fn run(
 ) -> Result<OperationReport, LifecycleError> {
     let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
     let health = Arc::new(HealthRules::new().with_builtin(options.builtin_rules));
-    let mut context = Context { cluster, storage: &storage, options, health: &health, on_event };
+    let mut context =
+        Context { cluster, storage: &storage, options, health: &health, on_event: std::sync::Mutex::new(on_event) };
     match operation {
         Operation::Install { name, rendered } => context.install(name, rendered, cancel).await,
         Operation::Upgrade { name, rendered, install } => context.upgrade(name, rendered, *install, cancel).await,
@@ -269,12 +270,21 @@ struct Context<'a, 'e> {
     options: &'a ReleaseOptions,
     /// The rules every revision is prepared with (the objects' own health annotations).
     health: &'a Arc<HealthRules>,
-    on_event: &'e mut (dyn FnMut(&ApplyEvent) + Send),
+    /// Behind a mutex only to make the context `Sync` (so an operation's future is `Send` and a controller can
+    /// spawn it); it is reached through `&mut self`, never locked.
+    on_event: std::sync::Mutex<&'e mut (dyn FnMut(&ApplyEvent) + Send)>,
 }
 
-impl Context<'_, '_> {
+impl<'e> Context<'_, 'e> {
     fn namespace(&self) -> &str {
         &self.cluster.default_namespace
+    }
+
+    fn on_event(&mut self) -> &mut (dyn FnMut(&ApplyEvent) + Send + 'e) {
+        match self.on_event.get_mut() {
+            Ok(on_event) => *on_event,
+            Err(poisoned) => *poisoned.into_inner(),
+        }
     }
 
     /// The release's namespace exists, or is created with `--create-namespace` (labelled `name: NAMESPACE` as
@@ -321,7 +331,11 @@ impl Context<'_, '_> {
             .filter(|(index, _)| wanted.contains(index))
             .map(|(_, resolved)| resolved)
             .collect();
-        let reads = targets.iter().map(|resolved| async move { (*resolved, get_object(self.cluster, resolved).await) });
+        // Collected first: a lazy `map` inside the stream would make the future not `Send` (a closure over
+        // references whose lifetimes the compiler cannot prove general enough).
+        let cluster = self.cluster;
+        let reads: Vec<_> =
+            targets.iter().map(|resolved| async move { (*resolved, get_object(cluster, resolved).await) }).collect();
         let found: Vec<_> = futures::stream::iter(reads).buffered(16).collect().await;
         for (resolved, result) in found {
             let reference = &resolved.reference;
@@ -368,7 +382,8 @@ impl Context<'_, '_> {
         cancel: &CancellationToken,
     ) -> ApplyReport {
         let request = request(self.options, self.options.timeout, unchanged, create_only);
-        apply::apply_prepared(self.cluster, prepared, &request, cancel, self.on_event).await
+        let cluster = self.cluster;
+        apply::apply_prepared(cluster, prepared, &request, cancel, self.on_event()).await
     }
 
     async fn delete(
@@ -377,7 +392,8 @@ impl Context<'_, '_> {
         cancel: &CancellationToken,
     ) -> Result<ApplyReport, LifecycleError> {
         let options = WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() };
-        Ok(apply::delete(self.cluster, manifests, &options, self.options.wait, cancel, self.on_event).await?)
+        let (cluster, wait) = (self.cluster, self.options.wait);
+        Ok(apply::delete(cluster, manifests, &options, wait, cancel, self.on_event()).await?)
     }
 
     fn check_not_pending(&self, name: &str, history: &[Release]) -> Result<(), LifecycleError> {
