@@ -118,6 +118,7 @@ const BUILT_IN: &[Row] = &[
     ("storage.k8s.io", "v1", "StorageClass", "storageclasses", false, false, false, &["sc"], NONE),
     ("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", false, false, false, &["pc"], NONE),
     ("coordination.k8s.io", "v1", "Lease", "leases", true, false, false, NONE, NONE),
+    ("events.k8s.io", "v1", "Event", "events", true, false, false, &["ev"], NONE),
     ("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", true, false, false, NONE, NONE),
     (
         "admissionregistration.k8s.io",
