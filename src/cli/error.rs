@@ -65,6 +65,8 @@ pub enum Error {
     Diff(#[source] Box<berth::release::diff::DiffError>),
     #[error("release operation failed")]
     Release(#[source] release::lifecycle::LifecycleError),
+    #[error("the controller stopped")]
+    Controller(#[source] berth::controller::ControllerError),
 }
 
 impl Error {
@@ -82,6 +84,8 @@ impl Error {
             Error::Diff(_) | Error::Failed(_) => ExitCode::NotReady,
             Error::Release(release::lifecycle::LifecycleError::Storage(_)) | Error::Output(_) => ExitCode::NotReady,
             Error::Release(_) => ExitCode::BadInput,
+            Error::Controller(error) if crate::cli::controller::is_bad_input(error) => ExitCode::BadInput,
+            Error::Controller(_) => ExitCode::NotReady,
         }
     }
 }

@@ -6,6 +6,7 @@
 mod apply;
 mod chart_args;
 mod cluster_args;
+mod controller;
 mod diff;
 mod error;
 mod health;
@@ -66,6 +67,8 @@ pub enum Command {
     Template(template::TemplateArgs),
     /// Show a chart's Chart.yaml, values, README or CRDs, as `helm show`.
     Show(show::ShowArgs),
+    /// Reconcile Release resources (berth.dev/v1alpha1) until SIGINT/SIGTERM; `controller crd` prints their CRD.
+    Controller(controller::ControllerArgs),
     /// Run the simulated cluster (a Kubernetes API server with simulated controllers) for kubectl, Helm or berth.
     Sim(sim::SimArgs),
 }
@@ -82,6 +85,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Delete(args) => apply::run_delete(args),
         Command::Plan(args) => plan::run(args),
         Command::Sim(args) => sim::run(args),
+        Command::Controller(args) => controller::run(args),
         Command::Template(args) => template::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Show(args) => show::run(args),
