@@ -3,6 +3,8 @@
 mod apply_cli;
 mod apply_sim;
 mod chart_release;
+mod controller_sim;
+mod controller_support;
 mod fixtures;
 mod health_cli;
 mod health_rules_cli;
