@@ -16,10 +16,14 @@
 //!   request of the next (from the simulated cluster's write record), median;
 //! - release upgrade: a 500-object release upgraded with 10 objects changed, `berth upgrade --wait` against
 //!   `helm upgrade --wait` (also with client-go's rate limit lifted);
-//! - peak memory (max RSS) of `berth apply --wait` with 10,000 ConfigMaps.
+//! - peak memory (max RSS) of `berth apply --wait` with 10,000 ConfigMaps;
+//! - a large public chart end to end (render, apply, wait): `berth install --wait` against
+//!   `helm install --wait` of argo-cd, median of 3 runs each on fresh simulated clusters. The chart is not in the
+//!   repository (nothing fetched is committed): `scripts/public-charts.sh DIR argo-cd` prepares it, and
+//!   `BERTH_PUBLIC_CHARTS=DIR` points the section at it (skipped with a message otherwise).
 //!
 //! `cargo bench --bench apply -- upgrade delay` runs only the named sections (overhead, thousand, requests,
-//! delay, upgrade, memory).
+//! delay, upgrade, memory, chart).
 
 use berth_sim::profile::{Faults, Profile};
 use berth_sim::server::RequestVerb;
@@ -379,6 +383,60 @@ async fn release_upgrade(peers: &Path, report: &mut String) {
     let _ = writeln!(report, "| ratio berth / helm (defaults; unthrottled) | **{ratio:.3}**; **{fast_ratio:.3}** | |");
 }
 
+async fn public_chart(peers: &Path, report: &mut String) {
+    let Some(dir) = std::env::var_os("BERTH_PUBLIC_CHARTS").map(PathBuf::from) else {
+        eprintln!("chart: skipped, BERTH_PUBLIC_CHARTS is not set (scripts/public-charts.sh DIR argo-cd prepares it)");
+        return;
+    };
+    let chart = dir.join("argo-cd");
+    if !chart.join("Chart.yaml").exists() {
+        eprintln!("chart: skipped, {} has no chart", chart.display());
+        return;
+    }
+    let chart = chart.display().to_string();
+    let strings = |args: &[&str]| args.iter().map(|arg| (*arg).to_string()).collect::<Vec<_>>();
+    let install = ["install", "argocd", &chart, "--wait", "--timeout", "10m"];
+    let mut rows = Vec::new();
+    for (name, program, extra) in [
+        ("berth install --wait", berth_binary(), &[][..]),
+        ("helm install --wait", peers.join("helm"), &[][..]),
+        (
+            "helm install --wait --qps 1000 --burst-limit 1000",
+            peers.join("helm"),
+            &["--qps", "1000", "--burst-limit", "1000"][..],
+        ),
+    ] {
+        let mut walls = Vec::new();
+        let mut ok = 0;
+        let mut objects = 0;
+        for _ in 0..3 {
+            let (cluster, home) = start(Duration::ZERO).await;
+            let mut args = strings(&install);
+            args.extend(strings(extra));
+            let (success, _, wall) = timed(program.clone(), args, home.path()).await;
+            ok += usize::from(success);
+            objects = cluster.record().len();
+            walls.push(wall);
+        }
+        rows.push((name, median(walls), ok, objects));
+    }
+    let _ = writeln!(
+        report,
+        "\n| argo-cd chart, end to end (render, apply, wait), median of 3 | wall time | writes | ok |"
+    );
+    let _ = writeln!(report, "|---|---|---|---|");
+    for (name, wall, ok, writes) in &rows {
+        let _ = writeln!(report, "| {name} | {:.2} s | {writes} | {ok}/3 |", wall.as_secs_f64());
+    }
+    let ratio = |index: usize| rows[0].1.as_secs_f64() / rows[index].1.as_secs_f64().max(f64::EPSILON);
+    let _ = writeln!(
+        report,
+        "| ratio berth / helm (defaults; unthrottled) | **{:.3}**; **{:.3}** | | |",
+        ratio(1),
+        ratio(2)
+    );
+}
+
 async fn peak_memory(report: &mut String) {
     let count = scale(10_000);
     let workload = Workload::new(&(0..count).map(|index| config_map(&format!("c{index}"))).collect::<String>());
@@ -446,6 +504,9 @@ fn main() {
         }
         if runs("memory") {
             peak_memory(&mut report).await;
+        }
+        if runs("chart") {
+            public_chart(&peers, &mut report).await;
         }
     });
     println!("{report}");

@@ -40,6 +40,41 @@ pub enum ApplyEvent {
     },
     /// A dependency outside the set: berth waits for it before applying what depends on it.
     External { dependency: String, message: String },
+    /// A release hook (`hook`: its event, such as `pre-install`) is being applied; its wait follows.
+    HookStarted {
+        #[serde(flatten)]
+        object: ObjectRef,
+        hook: String,
+    },
+    /// A release hook is done: its Job completed, its Pod succeeded, or it is Current.
+    HookSucceeded {
+        #[serde(flatten)]
+        object: ObjectRef,
+        hook: String,
+    },
+    /// A release hook failed (could not be applied, failed, timed out or was cancelled), with why.
+    HookFailed {
+        #[serde(flatten)]
+        object: ObjectRef,
+        hook: String,
+        message: String,
+    },
+    /// A release hook's object was deleted by its `helm.sh/hook-delete-policy` (`policy`).
+    HookDeleted {
+        #[serde(flatten)]
+        object: ObjectRef,
+        hook: String,
+        policy: String,
+    },
+    /// The log of one container of a hook's pod, printed by its `helm.sh/hook-output-log-policy`.
+    HookLog {
+        #[serde(flatten)]
+        object: ObjectRef,
+        hook: String,
+        pod: String,
+        container: String,
+        log: String,
+    },
     /// An event of the wait.
     #[serde(untagged)]
     Wait(WaitEvent),

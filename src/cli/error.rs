@@ -67,6 +67,8 @@ pub enum Error {
     Release(#[source] release::lifecycle::LifecycleError),
     #[error("the controller stopped")]
     Controller(#[source] berth::controller::ControllerError),
+    #[error("cannot print the release")]
+    Record(#[from] release::show::ShowError),
 }
 
 impl Error {
@@ -82,7 +84,9 @@ impl Error {
             | Error::Values(_)
             | Error::Chart(..) => ExitCode::BadInput,
             Error::Diff(_) | Error::Failed(_) => ExitCode::NotReady,
-            Error::Release(release::lifecycle::LifecycleError::Storage(_)) | Error::Output(_) => ExitCode::NotReady,
+            Error::Release(release::lifecycle::LifecycleError::Storage(_)) | Error::Output(_) | Error::Record(_) => {
+                ExitCode::NotReady
+            }
             Error::Release(_) => ExitCode::BadInput,
             Error::Controller(error) if crate::cli::controller::is_bad_input(error) => ExitCode::BadInput,
             Error::Controller(_) => ExitCode::NotReady,

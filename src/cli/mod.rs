@@ -9,6 +9,7 @@ mod cluster_args;
 mod controller;
 mod diff;
 mod error;
+mod get;
 mod health;
 mod health_rules;
 mod output;
@@ -20,6 +21,7 @@ mod runtime;
 mod show;
 mod sim;
 mod template;
+mod test;
 
 use crate::cli::error::{Error, ExitCode};
 use clap::{Parser, Subcommand};
@@ -61,6 +63,10 @@ pub enum Command {
     List(release::ReadArgs),
     /// Show a release and the status of each of its objects now.
     Status(release::ReadArgs),
+    /// Show what a release recorded: values, manifest, hooks, notes, metadata, or all of it (as `helm get`).
+    Get(get::GetArgs),
+    /// Run a release's tests (its `helm.sh/hook: test` hooks), as `helm test`.
+    Test(test::TestArgs),
     /// What an upgrade or rollback would change in the cluster, as a diff (server-side dry runs).
     Diff(diff::DiffArgs),
     /// Render a chart locally and print it, exactly as `helm template` prints it.
@@ -96,6 +102,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::History(args) => release::run_read(release::ReadKind::History, args),
         Command::List(args) => release::run_read(release::ReadKind::List, args),
         Command::Status(args) => release::run_read(release::ReadKind::Status, args),
+        Command::Get(args) => get::run(args),
+        Command::Test(args) => test::run(args),
     }
 }
 

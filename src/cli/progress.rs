@@ -57,6 +57,13 @@ impl Progress {
     }
 
     pub fn on_event(&mut self, event: &ApplyEvent) {
+        if let (ApplyEvent::HookLog { log, .. }, ProgressMode::Live { color }) = (event, self.mode) {
+            // A hook's log goes above the table, as it was written.
+            self.clear();
+            write_log(log);
+            self.redraw(color);
+            return;
+        }
         match self.mode {
             ProgressMode::Json => json_line(event),
             ProgressMode::Lines => {
@@ -68,7 +75,9 @@ impl Progress {
                     _ => false,
                 };
                 self.remember(event);
-                if !repeated && let Some(line) = plain_line(event) {
+                if let ApplyEvent::HookLog { log, .. } = event {
+                    write_log(log);
+                } else if !repeated && let Some(line) = plain_line(event) {
                     eprintln!("{line}");
                 }
             }
@@ -100,7 +109,17 @@ impl Progress {
             ApplyEvent::Wait(WaitEvent::StatusChanged { object, status, message }) => {
                 (object, *status, message.clone())
             }
-            ApplyEvent::Wait(WaitEvent::Waiting { .. }) | ApplyEvent::External { .. } => return,
+            ApplyEvent::HookStarted { object, hook } => (object, Status::InProgress, format!("{hook} hook started")),
+            ApplyEvent::HookSucceeded { object, hook } => (object, Status::Current, format!("{hook} hook succeeded")),
+            ApplyEvent::HookFailed { object, hook, message } => {
+                (object, Status::Failed, format!("{hook} hook failed: {message}"))
+            }
+            ApplyEvent::HookDeleted { object, hook, policy } => {
+                (object, Status::NotFound, format!("{hook} hook deleted ({policy})"))
+            }
+            ApplyEvent::Wait(WaitEvent::Waiting { .. }) | ApplyEvent::External { .. } | ApplyEvent::HookLog { .. } => {
+                return;
+            }
         };
         let row = self.rows.entry(object.clone()).or_insert_with(|| Row {
             status,
@@ -112,6 +131,17 @@ impl Progress {
         }
         row.status = status;
         row.message = message;
+    }
+
+    /// Removes the drawn table (the next redraw starts where it began).
+    fn clear(&mut self) {
+        if self.drawn_lines > 0 {
+            // Up to the first line of the previous table, then clear to the end of the screen.
+            let mut stderr = std::io::stderr().lock();
+            let _ = write!(stderr, "\x1b[{}F\x1b[J", self.drawn_lines);
+            let _ = stderr.flush();
+            self.drawn_lines = 0;
+        }
     }
 
     fn redraw(&mut self, color: bool) {
@@ -140,6 +170,48 @@ impl Progress {
     }
 }
 
+/// A hook's log on stderr, as Helm 4 prints it ([`helm_log_line`]).
+fn write_log(log: &str) {
+    if log.is_empty() {
+        return;
+    }
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(helm_log_line(log).as_bytes());
+    let _ = stderr.flush();
+}
+
+/// How Helm 4 prints a hook's log: it copies the log to Go's `log.Writer()`, which Helm's `slog.SetDefault`
+/// turned into one `INFO` record per write, through a text handler without time: `level=INFO msg=...`, the
+/// final line break dropped and the message quoted when slog's `needsQuoting` says so (spaces, `=`, `"`,
+/// control characters, non-printing runes). berth writes each container's log at once (Helm's copy writes
+/// as the stream's reads return, so a long log may come in several records there).
+pub fn helm_log_line(log: &str) -> String {
+    let message = log.strip_suffix('\n').unwrap_or(log);
+    let needs_quoting = message.is_empty()
+        || message.chars().any(|character| match character {
+            ' ' | '=' | '"' => true,
+            '\\' => false,
+            character if character.is_ascii() => character.is_ascii_control(),
+            character => character == '\u{fffd}' || character.is_whitespace() || !is_print(character),
+        });
+    if needs_quoting {
+        format!("level=INFO msg={}\n", berth_template::go_quote(message))
+    } else {
+        format!("level=INFO msg={message}\n")
+    }
+}
+
+/// Go's `unicode.IsPrint` outside ASCII, approximated as berth-template's `strconv` port approximates it:
+/// controls, spaces, format characters, surrogates, private use and non-characters do not print.
+fn is_print(character: char) -> bool {
+    !(character.is_control()
+        || character.is_whitespace()
+        || matches!(character as u32,
+            0x00AD | 0x0600..=0x0605 | 0x061C | 0x06DD | 0x070F | 0x180E | 0x200B..=0x200F | 0x2028..=0x202E
+            | 0x2060..=0x206F | 0xE000..=0xF8FF | 0xFEFF | 0xFFF9..=0xFFFB | 0xFFFE | 0xFFFF | 0x110BD
+            | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F | 0xF0000..=0x10FFFF))
+}
+
 fn json_line(event: &ApplyEvent) {
     if let Ok(line) = serde_json::to_string(event) {
         let mut stdout = std::io::stdout().lock();
@@ -163,6 +235,15 @@ pub fn plain_line(event: &ApplyEvent) -> Option<String> {
         ApplyEvent::Wait(WaitEvent::Waiting { object, status, message, ready, total }) => {
             format!("waiting for {} ({status}: {message}); {ready}/{total} ready", display_name(object))
         }
+        ApplyEvent::HookStarted { object, hook } => format!("{hook} hook {} started", display_name(object)),
+        ApplyEvent::HookSucceeded { object, hook } => format!("{hook} hook {} succeeded", display_name(object)),
+        ApplyEvent::HookFailed { object, hook, message } => {
+            format!("{hook} hook {} failed: {message}", display_name(object))
+        }
+        ApplyEvent::HookDeleted { object, hook, policy } => {
+            format!("{hook} hook {} deleted ({policy})", display_name(object))
+        }
+        ApplyEvent::HookLog { .. } => return None,
     })
 }
 
@@ -238,6 +319,23 @@ mod tests {
             applied,
             serde_json::json!({"event": "applied", "apiVersion": "apps/v1", "kind": "Deployment", "namespace": "shop", "name": "web"})
         );
+    }
+
+    #[test]
+    fn hook_logs_print_as_helms_slog_records() {
+        let cases = [
+            ("migrated 3 tables\ndone\n", "level=INFO msg=\"migrated 3 tables\\ndone\"\n"),
+            ("ok\n", "level=INFO msg=ok\n"),
+            ("ok\n\n", "level=INFO msg=\"ok\\n\"\n"),
+            ("a\\b", "level=INFO msg=a\\b\n"),
+            ("k=v", "level=INFO msg=\"k=v\"\n"),
+            ("\n", "level=INFO msg=\"\"\n"),
+            ("héllo", "level=INFO msg=héllo\n"),
+            ("tab\there", "level=INFO msg=\"tab\\there\"\n"),
+        ];
+        for (log, expected) in cases {
+            assert_eq!(helm_log_line(log), expected, "{log:?}");
+        }
     }
 
     #[test]

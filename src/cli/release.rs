@@ -7,6 +7,7 @@ use super::progress::{Progress, ProgressMode};
 use super::release_input::{self, ChartFlags, Target};
 use crate::cli::error::{Error, ExitCode};
 use berth::release::lifecycle::{self, Operation, OperationReport, ReleaseOptions};
+use berth::release::show;
 use berth::release::{HelmTime, Release, Storage};
 use berth::wait::Outcome;
 use berth_chart::values::ReuseMode;
@@ -57,6 +58,9 @@ pub struct ChangeArgs {
     /// Create the release's namespace (`-n`) when it does not exist.
     #[arg(long)]
     pub create_namespace: bool,
+    /// Run no hooks (`helm.sh/hook` objects are neither applied nor waited for).
+    #[arg(long)]
+    pub no_hooks: bool,
     /// Progress: human text, or one JSON event per line.
     #[arg(short, long, value_enum, default_value_t = super::apply::ProgressOutput::Human)]
     pub output: super::apply::ProgressOutput,
@@ -150,6 +154,9 @@ pub struct UninstallArgs {
     /// Wait until every object is gone.
     #[arg(long)]
     pub wait: bool,
+    /// Run no pre-delete or post-delete hooks.
+    #[arg(long)]
+    pub no_hooks: bool,
     #[arg(long, default_value = "5m", value_parser = super::apply::duration_arg)]
     pub timeout: Duration,
     #[arg(short, long, value_enum, default_value_t = super::apply::ProgressOutput::Human)]
@@ -186,6 +193,7 @@ fn release_options(change: &ChangeArgs) -> ReleaseOptions {
         dry_run_server: change.dry_run == Some(DryRunMode::Server),
         create_namespace: change.create_namespace,
         builtin_rules: !change.no_builtin_rules,
+        no_hooks: change.no_hooks,
         ..ReleaseOptions::default()
     }
 }
@@ -213,7 +221,8 @@ pub fn run_change(operation: Operation, change: &ChangeArgs) -> Result<ExitCode,
 
 pub fn run_uninstall(args: UninstallArgs) -> Result<ExitCode, Error> {
     let operation = Operation::Uninstall { name: args.name.clone(), keep_history: args.keep_history };
-    let options = ReleaseOptions { wait: args.wait, timeout: args.timeout, ..ReleaseOptions::default() };
+    let options =
+        ReleaseOptions { wait: args.wait, timeout: args.timeout, no_hooks: args.no_hooks, ..ReleaseOptions::default() };
     run_operation(&operation, &options, &args.cluster, args.output == super::apply::ProgressOutput::Json)
 }
 
@@ -227,11 +236,13 @@ fn run_operation(
     super::runtime::runtime()?.block_on(async move {
         let cancel = CancellationToken::new();
         super::runtime::spawn_signal_handler(cancel.clone());
+        // A user's SIGINT/SIGTERM stops running hooks too (a library caller may keep them running).
+        let options = ReleaseOptions { hooks_cancel: Some(cancel.clone()), ..options.clone() };
         let (cluster, _simulated) = cluster_args.connect().await?;
         let mut progress = Progress::new(ProgressMode::detect(json));
         let mut on_event = |event: &berth::apply::ApplyEvent| progress.on_event(event);
         let report =
-            lifecycle::run(&cluster, operation, options, &cancel, &mut on_event).await.map_err(Error::Release)?;
+            lifecycle::run(&cluster, operation, &options, &cancel, &mut on_event).await.map_err(Error::Release)?;
         progress.finish();
         print_operation(&report, json, false)?;
         Ok(exit_code(&report))
@@ -257,6 +268,16 @@ fn print_operation(report: &OperationReport, json: bool, hide_notes: bool) -> Re
             "status": report.release.info.status.to_string(),
             "description": report.release.info.description,
         });
+        if let Some(failure) = &report.hook_failure {
+            value["hookFailure"] = serde_json::json!({
+                "hook": failure.event.as_str(),
+                "apiVersion": failure.object.api_version,
+                "kind": failure.object.kind,
+                "namespace": failure.object.namespace.clone().unwrap_or_default(),
+                "name": failure.object.name,
+                "message": failure.message,
+            });
+        }
         if let Some(rolled_back) = &report.rolled_back {
             value["rolledBack"] = serde_json::json!({
                 "revision": rolled_back.version,
@@ -266,59 +287,27 @@ fn print_operation(report: &OperationReport, json: bool, hide_notes: bool) -> Re
         }
         return print_stdout(&format!("{value}\n"));
     }
-    let mut text = status_text(&report.release, hide_notes);
+    let mut text = status_text(&report.release, hide_notes)?;
     if let Some(rolled_back) = &report.rolled_back {
         text.push_str(&format!(
             "ROLLED BACK: revision {} ({}): {}\n",
             rolled_back.version, rolled_back.info.status, rolled_back.info.description
         ));
     }
+    if let Some(failure) = &report.hook_failure
+        && !report.release.info.description.contains(&failure.message)
+    {
+        // A failure the record does not tell (a post-delete hook of a release now uninstalled).
+        text.push_str(&format!("HOOK FAILED: {} hook {failure}\n", failure.event));
+    }
     print_stdout(&text)
 }
 
 /// A revision as Helm's status printer writes it after install, upgrade and rollback: name, last deployed,
 /// namespace, status, revision, description, test suite, (for a dry run) hooks and manifest, then the NOTES.
-pub fn status_text(release: &Release, hide_notes: bool) -> String {
-    let mut text = format!("NAME: {}\n", release.name);
-    if let Some(last_deployed) = release.info.last_deployed {
-        text.push_str(&format!("LAST DEPLOYED: {}\n", ansic(last_deployed)));
-    }
-    text.push_str(&format!(
-        "NAMESPACE: {}\nSTATUS: {}\nREVISION: {}\nDESCRIPTION: {}\n",
-        release.namespace, release.info.status, release.version, release.info.description
-    ));
-    let tests: Vec<&berth::release::Hook> =
-        release.hooks.iter().filter(|hook| hook.events.iter().any(|event| event == "test")).collect();
-    if tests.is_empty() {
-        text.push_str("TEST SUITE: None\n");
-    }
-    for hook in tests {
-        let (Some(started), Some(completed)) = (hook.last_run.started_at, hook.last_run.completed_at) else { continue };
-        text.push_str(&format!(
-            "TEST SUITE:     {}\nLast Started:   {}\nLast Completed: {}\nPhase:          {}\n",
-            hook.name,
-            ansic(started),
-            ansic(completed),
-            hook.last_run.phase
-        ));
-    }
-    if release.info.description.eq_ignore_ascii_case("Dry run complete") {
-        text.push_str("HOOKS:\n");
-        for hook in &release.hooks {
-            text.push_str(&format!("---\n# Source: {}\n{}\n", hook.path, hook.manifest));
-        }
-        text.push_str(&format!("MANIFEST:\n{}\n", release.manifest));
-    }
-    if !hide_notes && !release.info.notes.is_empty() {
-        text.push_str(&format!("NOTES:\n{}\n", release.info.notes.trim()));
-    }
-    text
-}
-
-/// Go's `time.ANSIC` layout (`Mon Jan _2 15:04:05 2006`), in the offset the time was recorded with.
-fn ansic(time: HelmTime) -> String {
-    let zoned = time.timestamp.to_zoned(jiff::tz::TimeZone::fixed(time.offset));
-    zoned.strftime("%a %b %e %H:%M:%S %Y").to_string()
+pub fn status_text(release: &Release, hide_notes: bool) -> Result<String, Error> {
+    let view = show::StatusView { debug: false, show_metadata: false, hide_notes };
+    Ok(show::status(release, view)?)
 }
 
 /// `berth list`, `berth history NAME`, `berth status NAME`.
@@ -601,6 +590,8 @@ fn run_install_or_upgrade(change: Change<'_>, args: &ChangeArgs) -> Result<ExitC
         let mut options = release_options(args);
         options.description = change.record.description.clone();
         options.labels = change.record.labels.iter().cloned().collect();
+        // A user's SIGINT/SIGTERM stops running hooks too (a library caller may keep them running).
+        options.hooks_cancel = Some(cancel.clone());
         options.take_ownership = change.record.take_ownership;
         let json = args.output == super::apply::ProgressOutput::Json;
         let mut progress = Progress::new(ProgressMode::detect(json));
@@ -633,7 +624,7 @@ fn print_client_dry_run(operation: &Operation, namespace: &str, hide_notes: bool
         },
         ..Release::default()
     };
-    print_stdout(&status_text(&release, hide_notes))?;
+    print_stdout(&status_text(&release, hide_notes)?)?;
     Ok(ExitCode::Success)
 }
 

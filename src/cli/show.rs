@@ -28,7 +28,8 @@ pub struct ShowArgs {
 }
 
 pub fn run(args: ShowArgs) -> Result<ExitCode, Error> {
-    let loaded = berth_chart::load::load(&args.chart)
+    let loaded = berth_chart::load::locate(&args.chart)
+        .and_then(berth_chart::load::load)
         .map_err(|error| Error::Chart(args.chart.clone(), ChartProblem(error.to_string())))?;
     print_stdout(&show(&loaded.chart, args.what))?;
     Ok(ExitCode::Success)

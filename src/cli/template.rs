@@ -74,12 +74,15 @@ pub fn run(args: TemplateArgs) -> Result<ExitCode, Error> {
         ),
         None => None,
     };
-    let loaded = berth_chart::load::load(&chart_path)
-        .map_err(|error| Error::Chart(chart_path.clone(), ChartProblem(error.to_string())))?;
+    // Helm's order (runInstall): find the chart, merge the user's values, then load the chart.
+    let chart_problem =
+        |error: berth_chart::load::LoadError| Error::Chart(chart_path.clone(), ChartProblem(error.to_string()));
+    let located = berth_chart::load::locate(&chart_path).map_err(chart_problem)?;
+    let user_values = args.values.user_values()?;
+    let loaded = berth_chart::load::load(located).map_err(chart_problem)?;
     for warning in &loaded.warnings {
         tracing::warn!("{warning}");
     }
-    let user_values = args.values.user_values()?;
     let mut release = Release::install(&name, &args.namespace);
     if args.is_upgrade {
         (release.is_install, release.is_upgrade) = (false, true);
@@ -105,8 +108,15 @@ pub fn run(args: TemplateArgs) -> Result<ExitCode, Error> {
         without_tests: args.skip_tests,
     };
     if let Some(directory) = &args.output_dir {
-        let directory = if args.release_name { directory.join(&name) } else { directory.clone() };
-        write_files(&directory, &crds, &output.manifests, &printed)?;
+        // CRDs go to the directory as given; manifests and hooks under the release name with `--release-name`.
+        let release_directory = if args.release_name { directory.join(&name) } else { directory.clone() };
+        write_files(directory, &release_directory, &crds, &output.manifests, &printed)?;
+        // What Helm prints after writing: the manifest it kept (none, so an empty line), or, with
+        // `--show-only`, the error of finding no template in it.
+        if let Some(pattern) = args.show_only.first() {
+            return Err(Error::Usage(format!("could not find template {} in chart", pattern.replace('\\', "/"))));
+        }
+        print_stdout("\n")?;
         return Ok(ExitCode::Success);
     }
     let text = template_text(&printed);
@@ -175,15 +185,17 @@ fn go_path_match(pattern: &str, name: &str) -> bool {
     Regex::new(&regex).is_ok_and(|regex| regex.is_match(name))
 }
 
-/// `--output-dir`: each template's documents appended to `DIR/<template path>`, as Helm writes them.
+/// `--output-dir`: each template's documents appended to `DIR/<template path>`, as Helm writes them (its
+/// `renderResources` and `writeToFile`): CRDs under `crd_directory`, manifests and hooks under `directory`.
 fn write_files(
+    crd_directory: &Path,
     directory: &Path,
     crds: &[berth_chart::render::output::CrdFile],
     manifests: &[Manifest],
     printed: &TemplateOutput<'_>,
 ) -> Result<(), Error> {
     let mut written = std::collections::HashSet::new();
-    let mut write = |name: &str, content: &str, append_to_existing: bool| -> Result<(), Error> {
+    let mut write = |directory: &Path, name: &str, content: &str, append_to_existing: bool| -> Result<(), Error> {
         let shown = format!("{}/{name}", directory.display());
         let path = PathBuf::from(&shown);
         if let Some(parent) = path.parent() {
@@ -203,17 +215,17 @@ fn write_files(
         print_stdout(&format!("wrote {shown}\n"))
     };
     for crd in crds {
-        write(&crd.path, &crd.content, false)?;
+        write(crd_directory, &crd.path, &crd.content, false)?;
     }
     for manifest in manifests {
-        write(&manifest.source, &manifest.content, false)?;
+        write(directory, &manifest.source, &manifest.content, false)?;
     }
     if !printed.without_hooks {
         for hook in printed.hooks {
             if printed.without_tests && hook.is_test() {
                 continue;
             }
-            write(&hook.path, &hook.manifest, true)?;
+            write(directory, &hook.path, &hook.manifest, true)?;
         }
     }
     Ok(())

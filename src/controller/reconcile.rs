@@ -522,6 +522,8 @@ impl Run<'_> {
             wait_for_jobs: checked.spec.wait_for_jobs,
             history_max: checked.spec.max_history.map_or(10, |max| max as usize),
             builtin_rules: self.shared.options.builtin_rules,
+            // A newer generation lets a running hook finish; the controller stopping ends its wait.
+            hooks_cancel: Some(self.task.stopping.clone()),
             ..ReleaseOptions::default()
         };
         let operation = Operation::Upgrade { name: name.to_string(), rendered, install: true };

@@ -43,6 +43,8 @@ pub(super) enum EdgeKind {
     ResourceGroup,
     /// An explicit reference.
     DependsOn(DependsOnAnnotation),
+    /// An admission webhook (by its index in the graph's webhook names) is served by the target workload.
+    AdmissionWebhook(u32),
     /// From a gate to one of its members.
     Member,
 }
@@ -65,6 +67,7 @@ pub(super) struct GraphBuilder {
     externals: Vec<DependencyRef>,
     external_index: FastMap<DependencyRef, u32>,
     external_edges: Vec<(u32, u32, DependsOnAnnotation)>,
+    webhooks: Vec<String>,
 }
 
 impl GraphBuilder {
@@ -97,6 +100,33 @@ impl GraphBuilder {
         self.external_edges.push((node_id(from), external, annotation));
     }
 
+    /// The index of admission webhook `name` in the names edges refer to.
+    pub fn webhook_name(&mut self, name: &str) -> u32 {
+        match self.webhooks.iter().position(|known| known == name) {
+            Some(index) => node_id(index),
+            None => {
+                self.webhooks.push(name.to_string());
+                node_id(self.webhooks.len() - 1)
+            }
+        }
+    }
+
+    /// Objects and gates so far.
+    pub fn node_count(&self) -> usize {
+        self.objects + self.gates.len()
+    }
+
+    /// Per node, what it waits for, over the edges added so far.
+    pub fn forward_lists(&self) -> Vec<Vec<usize>> {
+        let mut lists = vec![Vec::new(); self.node_count()];
+        for (from, to, _) in &self.edges {
+            if let Some(list) = lists.get_mut(*from as usize) {
+                list.push(*to as usize);
+            }
+        }
+        lists
+    }
+
     pub fn finish(self) -> Graph {
         let nodes = self.objects + self.gates.len();
         let forward = Adjacency::build(nodes, self.edges.iter().map(|(from, to, kind)| (*from, (*to, *kind))));
@@ -115,6 +145,7 @@ impl GraphBuilder {
             externals: self.externals,
             external_forward,
             external_reverse,
+            webhooks: self.webhooks,
         }
     }
 }
@@ -180,6 +211,8 @@ pub(super) struct Graph {
     pub external_forward: Adjacency<(u32, DependsOnAnnotation)>,
     /// Per external: the objects that wait for it.
     pub external_reverse: Adjacency<(u32, DependsOnAnnotation)>,
+    /// Names of the admission webhooks behind `AdmissionWebhook` edges.
+    pub webhooks: Vec<String>,
 }
 
 impl Graph {

@@ -11,7 +11,9 @@
 //! - HIP-0025 resource groups (`groups.rs`): `helm.sh/resource-group` and
 //!   `helm.sh/depends-on/resource-groups`;
 //! - explicit references (`depends_on.rs`): `config.kubernetes.io/depends-on` and `berth.dev/depends-on`
-//!   in the cli-utils format; a reference to an object outside the input is an *external* dependency.
+//!   in the cli-utils format; a reference to an object outside the input is an *external* dependency;
+//! - admission webhooks (`webhooks.rs`): an object a webhook configuration of the input matches waits for the
+//!   workload of the input that serves the webhook.
 //!
 //! Helm's install order by kind (`kind_order.rs`) breaks ties in the order of writes; it adds no edges.
 //!
@@ -69,6 +71,7 @@ mod set;
 mod sort;
 #[cfg(test)]
 mod tests;
+mod webhooks;
 mod weights;
 
 pub use annotations::{
@@ -115,6 +118,8 @@ pub fn build_in_namespaces(manifests: &[Manifest], namespaces: Vec<Option<&str>>
     let weights = weights::add_weight_edges(&set, &mut graph, &mut problems);
     groups::add_resource_group_edges(&set, &mut graph, &mut problems);
     depends_on::add_depends_on_edges(&set, &mut graph, &mut problems);
+    // Last: it leaves out edges that would close a cycle through the others.
+    webhooks::add_webhook_edges(&set, &mut graph);
 
     let objects = manifests
         .iter()

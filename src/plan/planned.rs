@@ -184,6 +184,10 @@ impl Plan {
             EdgeKind::Namespace => Some(Reason::Namespace),
             EdgeKind::CustomResourceDefinition => Some(Reason::CustomResourceDefinition),
             EdgeKind::DependsOn(annotation) => Some(Reason::DependsOn { annotation }),
+            EdgeKind::AdmissionWebhook(webhook) => Some(Reason::AdmissionWebhook {
+                webhook: self.graph.webhooks.get(webhook as usize).cloned().unwrap_or_default(),
+                served_by: self.object(to).map(|object| object.reference.to_string()).unwrap_or_default(),
+            }),
             EdgeKind::Weight => {
                 let after = match gate.and_then(|gate| self.graph.gate(gate)) {
                     Some(Gate::Weight(after)) => *after,

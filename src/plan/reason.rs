@@ -35,6 +35,9 @@ pub enum Reason {
     ResourceGroup { group: String },
     /// An explicit `depends-on` reference.
     DependsOn { annotation: DependsOnAnnotation },
+    /// Implicit: the object is matched by admission webhook `webhook`, which the dependency (a workload of the
+    /// input, `served_by`) serves.
+    AdmissionWebhook { webhook: String, served_by: String },
 }
 
 impl fmt::Display for Reason {
@@ -49,6 +52,9 @@ impl fmt::Display for Reason {
                 write!(f, "{}: {group}", super::annotations::DEPENDS_ON_RESOURCE_GROUPS)
             }
             Reason::DependsOn { annotation } => f.write_str(annotation.key()),
+            Reason::AdmissionWebhook { webhook, served_by } => {
+                write!(f, "implicit: admission webhook {webhook} is served by {served_by}")
+            }
         }
     }
 }

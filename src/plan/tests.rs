@@ -978,3 +978,123 @@ fn an_object_given_with_and_without_its_default_namespace_is_declared_twice() {
     assert!(matches!(error.problems[..], [PlanProblem::DuplicateObject { index: 1, .. }]), "{error}");
     assert!(build(&manifests).is_ok(), "without defaulting the plan cannot tell");
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Implicit: admission webhooks
+
+/// A cert-manager-like set: its webhook (Deployment, Service, configuration), the Issuer CRD, Issuers in a
+/// plain namespace and in one the webhook's namespace selector leaves out, and objects it does not match.
+fn webhook_set(webhook: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Namespace\nmetadata: {{name: cert-manager}}\n---\n\
+         apiVersion: v1\nkind: Namespace\nmetadata: {{name: exempt, labels: {{cert-manager.io/disable-validation: 'true'}}}}\n---\n\
+         apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: issuers.cert-manager.io}}\n\
+         spec: {{group: cert-manager.io, names: {{kind: Issuer, plural: issuers}}, scope: Namespaced}}\n---\n\
+         apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: cert-manager-webhook, namespace: cert-manager}}\n\
+         spec: {{template: {{metadata: {{labels: {{app: webhook, tier: x}}}}}}}}\n---\n\
+         apiVersion: v1\nkind: Service\nmetadata: {{name: cert-manager-webhook, namespace: cert-manager}}\n\
+         spec: {{selector: {{app: webhook}}}}\n---\n\
+         apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n\
+         metadata: {{name: cert-manager-webhook}}\n{webhook}\n---\n\
+         apiVersion: cert-manager.io/v1\nkind: Issuer\nmetadata: {{name: letsencrypt, namespace: shop}}\n---\n\
+         apiVersion: cert-manager.io/v1\nkind: Issuer\nmetadata: {{name: skipped, namespace: exempt}}\n---\n\
+         apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: settings, namespace: shop}}\n"
+    )
+}
+
+const CERT_MANAGER_WEBHOOK: &str = "webhooks:\n- name: webhook.cert-manager.io\n  failurePolicy: Fail\n  \
+    namespaceSelector: {matchExpressions: [{key: cert-manager.io/disable-validation, operator: NotIn, values: ['true']}]}\n  \
+    rules: [{apiGroups: [cert-manager.io, acme.cert-manager.io], apiVersions: [v1], operations: [CREATE, UPDATE], resources: ['*/*']}]\n  \
+    clientConfig: {service: {name: cert-manager-webhook, namespace: cert-manager, path: /validate}}";
+
+#[test]
+fn objects_a_webhook_matches_wait_for_the_workload_serving_it() {
+    let plan = plan_of(&webhook_set(CERT_MANAGER_WEBHOOK));
+    let webhook_edge = "Deployment/cert-manager/cert-manager-webhook: implicit: admission webhook webhook.cert-manager.io \
+                        is served by Deployment/cert-manager/cert-manager-webhook";
+    assert_eq!(
+        dependencies(&plan, "Issuer/shop/letsencrypt"),
+        [
+            "CustomResourceDefinition/issuers.cert-manager.io: implicit: CustomResourceDefinition before its custom resources",
+            webhook_edge,
+        ]
+    );
+    assert!(
+        !dependencies(&plan, "Issuer/exempt/skipped").iter().any(|edge| edge.contains("webhook")),
+        "namespace selector"
+    );
+    assert!(dependencies(&plan, "ConfigMap/shop/settings").is_empty(), "rules match cert-manager.io only");
+    assert_eq!(
+        dependencies(&plan, "Deployment/cert-manager/cert-manager-webhook"),
+        ["Namespace/cert-manager: implicit: Namespace before the objects in it"]
+    );
+    let position = |name: &str| order(&plan).iter().position(|entry| entry == name);
+    assert!(position("Deployment/cert-manager/cert-manager-webhook") < position("Issuer/shop/letsencrypt"));
+}
+
+#[test]
+fn webhook_matching_follows_rules_selectors_and_the_service() {
+    let issuer_waits = |webhook: &str| {
+        let plan = plan_of(&webhook_set(webhook));
+        dependencies(&plan, "Issuer/shop/letsencrypt").iter().any(|edge| edge.contains("admission webhook"))
+    };
+    let rules = |rules: &str, extra: &str| {
+        format!(
+            "webhooks:\n- name: w.example.com\n  rules: [{rules}]\n  clientConfig: {{service: {{name: cert-manager-webhook, namespace: cert-manager}}}}\n{extra}"
+        )
+    };
+    let all = "{apiGroups: ['*'], apiVersions: ['*'], operations: ['*'], resources: ['*']}";
+    let cases = [
+        (rules(all, ""), true),
+        (rules("{apiGroups: ['*'], apiVersions: ['*'], operations: [DELETE], resources: ['*']}", ""), false),
+        (
+            rules("{apiGroups: [cert-manager.io], apiVersions: ['*'], operations: [CREATE], resources: [issuers]}", ""),
+            true,
+        ),
+        (
+            rules(
+                "{apiGroups: [cert-manager.io], apiVersions: ['*'], operations: [CREATE], resources: [certificates]}",
+                "",
+            ),
+            false,
+        ),
+        (
+            rules(
+                "{apiGroups: [cert-manager.io], apiVersions: ['*'], operations: [CREATE], resources: [issuers/status]}",
+                "",
+            ),
+            false,
+        ),
+        (
+            rules("{apiGroups: ['*'], apiVersions: ['*'], operations: ['*'], resources: ['*'], scope: Cluster}", ""),
+            false,
+        ),
+        (rules(all, "  objectSelector: {matchLabels: {validate: 'yes'}}"), false),
+        (rules(all, "  namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: shop}}"), true),
+        (rules(all, "  namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: other}}"), false),
+        (rules(all, "").replace("name: cert-manager-webhook,", "name: missing-service,"), false),
+    ];
+    for (webhook, expected) in cases {
+        assert_eq!(issuer_waits(&webhook), expected, "{webhook}");
+    }
+}
+
+#[test]
+fn a_webhook_on_everything_leaves_out_its_own_workload_and_what_it_waits_for() {
+    let everything = "webhooks:\n- name: all.example.com\n  \
+        rules: [{apiGroups: ['*'], apiVersions: ['*'], operations: ['*'], resources: ['*/*']}]\n  \
+        clientConfig: {service: {name: cert-manager-webhook, namespace: cert-manager}}";
+    let plan = plan_of(&webhook_set(everything));
+    let webhook_edges = |name: &str| dependencies(&plan, name).iter().filter(|edge| edge.contains("webhook")).count();
+    for exempt in [
+        "Deployment/cert-manager/cert-manager-webhook",
+        "Service/cert-manager/cert-manager-webhook",
+        "ValidatingWebhookConfiguration/cert-manager-webhook",
+        "Namespace/cert-manager",
+    ] {
+        assert_eq!(webhook_edges(exempt), 0, "{exempt}");
+    }
+    for matched in ["Namespace/exempt", "CustomResourceDefinition/issuers.cert-manager.io", "ConfigMap/shop/settings"] {
+        assert_eq!(webhook_edges(matched), 1, "{matched}");
+    }
+}

@@ -5,7 +5,14 @@
 //! happens after (success, failure, timeout, cancellation), it ends `deployed`, `failed`, `superseded` or
 //! `uninstalled` before berth returns. A rollback after a failure (`--rollback-on-failure`) runs under a fresh
 //! deadline and a fresh cancellation token, never the cancelled or expired one.
+//!
+//! Hooks run around the objects as Helm runs them (`hook_runner.rs`): pre-* hooks before anything of the
+//! revision is written (a failure stops the operation with the revision `failed`), post-* hooks once the
+//! objects are applied and, with `--wait`, ready. Cancelling the operation (`cancel`) lets a running hook
+//! finish and starts nothing new; only [`ReleaseOptions::hooks_cancel`] ends a running hook's wait.
 
+use super::hook_runner::{self, HookContext, HookFailure};
+use super::hooks::{HookEvent, TestFilter};
 use super::ownership;
 use super::rendered::Rendered;
 use super::{HelmTime, Info, Release, ReleaseStatus, Storage, StorageError};
@@ -53,6 +60,12 @@ pub struct ReleaseOptions {
     pub labels: std::collections::BTreeMap<String, String>,
     /// Adopt objects that exist without this release's ownership marks (`--take-ownership`).
     pub take_ownership: bool,
+    /// Run no hooks (`--no-hooks`).
+    pub no_hooks: bool,
+    /// Ends the wait of a running hook when cancelled. `None`: hooks end only by their timeout, whatever
+    /// happens to the operation's token, as Helm 4 keeps hooks out of wait cancellation. The CLI passes its
+    /// SIGINT/SIGTERM token here too, so a user's interrupt stops hooks as well.
+    pub hooks_cancel: Option<CancellationToken>,
 }
 
 impl Default for ReleaseOptions {
@@ -70,6 +83,8 @@ impl Default for ReleaseOptions {
             description: None,
             labels: std::collections::BTreeMap::new(),
             take_ownership: false,
+            no_hooks: false,
+            hooks_cancel: None,
         }
     }
 }
@@ -83,6 +98,30 @@ pub struct OperationReport {
     pub report: Option<ApplyReport>,
     /// When the operation failed and `--rollback-on-failure` went back: the rollback's revision.
     pub rolled_back: Option<Release>,
+    /// The hook that failed, when one did (the operation failed then, or, for a post-delete hook, the
+    /// release is uninstalled but the operation reports the failure).
+    pub hook_failure: Option<HookFailure>,
+}
+
+impl OperationReport {
+    fn new(outcome: Outcome, release: Release, report: Option<ApplyReport>) -> OperationReport {
+        OperationReport { outcome, release, report, rolled_back: None, hook_failure: None }
+    }
+}
+
+/// The two tokens of an operation: `cancel` stops its applies and waits and keeps new hooks from starting;
+/// `hooks` ends a running hook's wait.
+#[derive(Debug, Clone, Default)]
+struct Tokens {
+    cancel: CancellationToken,
+    hooks: CancellationToken,
+}
+
+impl Tokens {
+    /// Fresh tokens for the clean-up after a failure (never the cancelled ones).
+    fn fresh() -> Tokens {
+        Tokens::default()
+    }
 }
 
 /// Why an operation could not run (nothing was changed) or could not record its end.
@@ -254,14 +293,112 @@ pub async fn run(
 ) -> Result<OperationReport, LifecycleError> {
     let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
     let health = Arc::new(HealthRules::new().with_builtin(options.builtin_rules));
+    let tokens = Tokens { cancel: cancel.clone(), hooks: options.hooks_cancel.clone().unwrap_or_default() };
     let mut context =
         Context { cluster, storage: &storage, options, health: &health, on_event: std::sync::Mutex::new(on_event) };
     match operation {
-        Operation::Install { name, rendered } => context.install(name, rendered, cancel).await,
-        Operation::Upgrade { name, rendered, install } => context.upgrade(name, rendered, *install, cancel).await,
-        Operation::Rollback { name, revision } => context.rollback(name, *revision, cancel).await,
-        Operation::Uninstall { name, keep_history } => context.uninstall(name, *keep_history, cancel).await,
+        Operation::Install { name, rendered } => context.install(name, rendered, &tokens).await,
+        Operation::Upgrade { name, rendered, install } => context.upgrade(name, rendered, *install, &tokens).await,
+        Operation::Rollback { name, revision } => context.rollback(name, *revision, &tokens).await,
+        Operation::Uninstall { name, keep_history } => context.uninstall(name, *keep_history, &tokens).await,
     }
+}
+
+/// How to run a release's tests (`berth test`).
+#[derive(Debug, Clone)]
+pub struct TestOptions {
+    /// Each test's limit.
+    pub timeout: Duration,
+    /// Which tests run (`--filter name=X`, `--filter '!name=X'`).
+    pub filter: TestFilter,
+    /// Read the test pods' logs before the tests are cleaned up (`--logs`).
+    pub logs: bool,
+    /// As [`ReleaseOptions::hooks_cancel`].
+    pub hooks_cancel: Option<CancellationToken>,
+}
+
+impl Default for TestOptions {
+    fn default() -> TestOptions {
+        TestOptions {
+            timeout: Duration::from_secs(300),
+            filter: TestFilter::default(),
+            logs: false,
+            hooks_cancel: None,
+        }
+    }
+}
+
+/// The log of one container of a test's pod, or why it could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestLog {
+    /// The test hook's name.
+    pub test: String,
+    pub pod: String,
+    pub log: Result<String, String>,
+}
+
+/// How a test run ended.
+#[derive(Debug, Clone)]
+pub struct TestReport {
+    /// Ready when every test passed.
+    pub outcome: Outcome,
+    /// The release with the tests' last runs, as recorded.
+    pub release: Release,
+    pub failure: Option<HookFailure>,
+    /// With [`TestOptions::logs`]: the test pods' logs, tests in the order they ran.
+    pub logs: Vec<TestLog>,
+}
+
+/// Runs the test hooks of the release's last revision, as `helm test` does (`ReleaseTesting.Run`): filtered,
+/// in Helm's order, each waited for, their last runs recorded; then, with `logs`, the test pods' logs read;
+/// then the tests deleted by their policies.
+///
+/// # Errors
+/// [`LifecycleError::NotFound`] when the release has no revision; [`LifecycleError::Storage`] when the
+/// release cannot be read or the tests' runs cannot be recorded.
+pub async fn test(
+    cluster: &Cluster,
+    name: &str,
+    options: &TestOptions,
+    cancel: &CancellationToken,
+    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+) -> Result<TestReport, LifecycleError> {
+    let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
+    let mut release = storage.last(name).await?.ok_or_else(|| LifecycleError::NotFound(name.to_string()))?;
+    let health = Arc::new(HealthRules::new());
+    let hooks_cancel = options.hooks_cancel.clone().unwrap_or_default();
+    let context = HookContext {
+        cluster,
+        storage: &storage,
+        timeout: options.timeout,
+        stop: cancel,
+        cancel: &hooks_cancel,
+        health: &health,
+    };
+    let (skipped, kept) = options.filter.split(std::mem::take(&mut release.hooks));
+    release.hooks = kept;
+    let run = hook_runner::run(&context, &mut release, HookEvent::Test, on_event).await;
+    let tested = release.clone();
+    // As Helm, the skipped tests go first in the record from now on.
+    release.hooks = skipped.into_iter().chain(tested.hooks.iter().cloned()).collect();
+    storage.update(&release).await?;
+    let mut logs = Vec::new();
+    if options.logs {
+        for index in super::hooks::executing(&tested.hooks, HookEvent::Test) {
+            let Some(hook) = tested.hooks.get(index) else { continue };
+            let reference = hook_runner::hook_reference(cluster, hook);
+            for log in hook_runner::pod_logs(cluster, &reference).await {
+                logs.push(match log {
+                    Ok((pod, _container, text)) => TestLog { test: hook.name.clone(), pod, log: Ok(text) },
+                    Err(error) => TestLog { test: hook.name.clone(), pod: hook.name.clone(), log: Err(error) },
+                });
+            }
+        }
+    }
+    let cleaned = hook_runner::shutdown(&context, &tested, &run, on_event).await;
+    let failure = run.failure().cloned().or(cleaned.err());
+    let outcome = failure.as_ref().map_or(Outcome::Ready, |failure| failure.outcome);
+    Ok(TestReport { outcome, release, failure, logs })
 }
 
 struct Context<'a, 'e> {
@@ -379,21 +516,50 @@ impl<'e> Context<'_, 'e> {
         prepared: &Prepared<'_>,
         unchanged: HashSet<usize>,
         create_only: HashSet<usize>,
-        cancel: &CancellationToken,
+        tokens: &Tokens,
     ) -> ApplyReport {
         let request = request(self.options, self.options.timeout, unchanged, create_only);
         let cluster = self.cluster;
-        apply::apply_prepared(cluster, prepared, &request, cancel, self.on_event()).await
+        apply::apply_prepared(cluster, prepared, &request, &tokens.cancel, self.on_event()).await
     }
 
-    async fn delete(
-        &mut self,
-        manifests: &[Manifest],
-        cancel: &CancellationToken,
-    ) -> Result<ApplyReport, LifecycleError> {
+    /// The chart's `crds/`, created when absent and waited for until established, then discovery refreshed:
+    /// Helm installs them before the pre-install hooks, so a hook can be a custom resource of them.
+    async fn install_crds(&mut self, crds: &Prepared<'_>, tokens: &Tokens) -> ApplyReport {
+        let create_only = (0..crds.manifests().len()).collect();
+        let mut request = request(self.options, self.options.timeout, HashSet::new(), create_only);
+        request.wait = Some(WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() });
+        let cluster = self.cluster;
+        let report = apply::apply_prepared(cluster, crds, &request, &tokens.cancel, self.on_event()).await;
+        if report.outcome == Outcome::Ready
+            && let Err(error) = self.cluster.resources.refresh(&self.cluster.client).await
+        {
+            tracing::warn!(%error, "discovery refresh after the chart's CRDs failed");
+        }
+        report
+    }
+
+    async fn delete(&mut self, manifests: &[Manifest], tokens: &Tokens) -> Result<ApplyReport, LifecycleError> {
         let options = WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() };
+        let cancel = &tokens.cancel;
         let (cluster, wait) = (self.cluster, self.options.wait);
         Ok(apply::delete(cluster, manifests, &options, wait, cancel, self.on_event()).await?)
+    }
+
+    /// Runs the release's hooks of `event` (none with `--no-hooks`); `release.hooks` get their last runs.
+    async fn hooks(&mut self, release: &mut Release, event: HookEvent, tokens: &Tokens) -> Result<(), HookFailure> {
+        if self.options.no_hooks {
+            return Ok(());
+        }
+        let context = HookContext {
+            cluster: self.cluster,
+            storage: self.storage,
+            timeout: self.options.timeout,
+            stop: &tokens.cancel,
+            cancel: &tokens.hooks,
+            health: self.health,
+        };
+        hook_runner::execute(&context, release, event, self.on_event()).await
     }
 
     fn check_not_pending(&self, name: &str, history: &[Release]) -> Result<(), LifecycleError> {
@@ -409,7 +575,7 @@ impl<'e> Context<'_, 'e> {
         &mut self,
         name: &str,
         rendered: &Rendered,
-        cancel: &CancellationToken,
+        tokens: &Tokens,
     ) -> Result<OperationReport, LifecycleError> {
         let manifests = &rendered.manifests;
         // The chart's `crds/` first, created when absent (Helm never updates them), then the release's objects.
@@ -417,6 +583,7 @@ impl<'e> Context<'_, 'e> {
         let create_only: HashSet<usize> = (0..owned.len()).collect();
         owned.extend(self.owned(manifests, name));
         let prepared = self.prepare(&owned)?;
+        let crds = self.prepare(&rendered.crds)?;
         let history = self.storage.history(name).await?;
         self.check_not_pending(name, &history)?;
         if history.last().is_some_and(|last| last.info.status != ReleaseStatus::Uninstalled) {
@@ -432,32 +599,73 @@ impl<'e> Context<'_, 'e> {
         release.info.status = ReleaseStatus::PendingInstall;
         release.info.description = "Initial install underway".to_string();
         if self.options.dry_run_server {
-            let report = self.apply(&prepared, HashSet::new(), create_only, cancel).await;
+            let report = self.apply(&prepared, HashSet::new(), create_only, tokens).await;
             release.info.description = DRY_RUN_DESCRIPTION.to_string();
-            return Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None });
+            return Ok(OperationReport::new(report.outcome, release, Some(report)));
         }
         self.storage.create(&release).await?;
-        let report = self.apply(&prepared, HashSet::new(), create_only, cancel).await;
+        if !rendered.crds.is_empty() {
+            let report = self.install_crds(&crds, tokens).await;
+            if report.outcome != Outcome::Ready {
+                let description = describe_failure("Install", name, &report);
+                let failed = Failure { outcome: report.outcome, description, report: Some(report), hook: None };
+                return self.fail_install(release, failed, manifests).await;
+            }
+        }
+        if let Err(failed) = self.hooks(&mut release, HookEvent::PreInstall, tokens).await {
+            let description = format!("Release \"{name}\" failed: failed pre-install: {failed}");
+            let failed = Failure { outcome: failed.outcome, description, report: None, hook: Some(failed) };
+            return self.fail_install(release, failed, manifests).await;
+        }
+        let report = self.apply(&prepared, HashSet::new(), create_only, tokens).await;
         if report.outcome == Outcome::Ready {
+            if let Err(failed) = self.hooks(&mut release, HookEvent::PostInstall, tokens).await {
+                let description = format!("Release \"{name}\" failed: failed post-install: {failed}");
+                let failed = Failure { outcome: failed.outcome, description, report: Some(report), hook: Some(failed) };
+                return self.fail_install(release, failed, manifests).await;
+            }
             let description = self.options.description.clone().unwrap_or_else(|| "Install complete".to_string());
             self.finish(&mut release, ReleaseStatus::Deployed, &description).await?;
-            return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report), rolled_back: None });
+            return Ok(OperationReport::new(Outcome::Ready, release, Some(report)));
         }
         let description = describe_failure("Install", name, &report);
-        self.finish(&mut release, ReleaseStatus::Failed, &description).await?;
+        let failed = Failure { outcome: report.outcome, description, report: Some(report), hook: None };
+        self.fail_install(release, failed, manifests).await
+    }
+
+    /// A failed install: recorded failed; with `--rollback-on-failure` uninstalled (its delete hooks run, as
+    /// Helm's uninstall runs them) and its records purged; with `--cleanup-on-fail` its objects deleted.
+    async fn fail_install(
+        &mut self,
+        mut release: Release,
+        failed: Failure,
+        manifests: &[Manifest],
+    ) -> Result<OperationReport, LifecycleError> {
+        self.finish(&mut release, ReleaseStatus::Failed, &failed.description).await?;
         if self.options.rollback_on_failure || self.options.cleanup_on_fail {
-            // A fresh token and deadline: the failed or cancelled one must not stop the clean-up.
-            let fresh = CancellationToken::new();
+            // Fresh tokens and deadline: the failed or cancelled ones must not stop the clean-up.
+            let fresh = Tokens::fresh();
+            if self.options.rollback_on_failure
+                && let Err(hook) = self.hooks(&mut release, HookEvent::PreDelete, &fresh).await
+            {
+                tracing::warn!("uninstalling the failed install: pre-delete hook failed: {hook}");
+            }
             self.delete(manifests, &fresh).await?;
             if self.options.rollback_on_failure {
+                if let Err(hook) = self.hooks(&mut release, HookEvent::PostDelete, &fresh).await {
+                    tracing::warn!("uninstalling the failed install: post-delete hook failed: {hook}");
+                }
                 release.info.status = ReleaseStatus::Uninstalled;
-                release.info.description = format!("{description}; uninstalled (--rollback-on-failure)");
-                for revision in self.storage.history(name).await? {
-                    self.storage.delete(name, revision.version).await?;
+                release.info.description = format!("{}; uninstalled (--rollback-on-failure)", failed.description);
+                for revision in self.storage.history(&release.name).await? {
+                    self.storage.delete(&release.name, revision.version).await?;
                 }
             }
         }
-        Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None })
+        Ok(OperationReport {
+            hook_failure: failed.hook,
+            ..OperationReport::new(failed.outcome, release, failed.report)
+        })
     }
 
     async fn finish(
@@ -473,21 +681,23 @@ impl<'e> Context<'_, 'e> {
         Ok(())
     }
 
-    /// A new revision is ready: objects the previous one had and this one has not are deleted, the previous
-    /// deployed revision is superseded, this one deployed, and the history pruned.
+    /// Objects the previous revision had and this one has not are deleted (in reverse dependency order).
+    async fn remove_gone(&mut self, old: &[Manifest], new: &[Manifest], tokens: &Tokens) -> Result<(), LifecycleError> {
+        let gone = removed(old, new, self.namespace());
+        if !gone.is_empty() {
+            self.delete(&gone, tokens).await?;
+        }
+        Ok(())
+    }
+
+    /// A new revision is ready and its post-hooks done: the previous deployed revision is superseded, this one
+    /// deployed, and the history pruned.
     async fn promote(
         &mut self,
         release: &mut Release,
         description: &str,
-        old: &[Manifest],
-        new: &[Manifest],
         previous: Option<Release>,
-        cancel: &CancellationToken,
     ) -> Result<(), LifecycleError> {
-        let gone = removed(old, new, self.namespace());
-        if !gone.is_empty() {
-            self.delete(&gone, cancel).await?;
-        }
         if let Some(mut previous) = previous {
             previous.info.status = ReleaseStatus::Superseded;
             self.storage.update(&previous).await?;
@@ -502,17 +712,17 @@ impl<'e> Context<'_, 'e> {
         name: &str,
         rendered: &Rendered,
         install: bool,
-        cancel: &CancellationToken,
+        tokens: &Tokens,
     ) -> Result<OperationReport, LifecycleError> {
         let history = self.storage.history(name).await?;
         let Some(last) = history.last().cloned() else {
             if install {
-                return self.install(name, rendered, cancel).await;
+                return self.install(name, rendered, tokens).await;
             }
             return Err(LifecycleError::NotFound(name.to_string()));
         };
         if last.info.status == ReleaseStatus::Uninstalled && install {
-            return self.install(name, rendered, cancel).await;
+            return self.install(name, rendered, tokens).await;
         }
         self.check_not_pending(name, &history)?;
         let manifests = &rendered.manifests;
@@ -539,46 +749,69 @@ impl<'e> Context<'_, 'e> {
             .collect();
         self.check_existing(&prepared, new_objects.into_iter(), name, "update").await?;
         if self.options.dry_run_server {
-            let report = self.apply(&prepared, unchanged, HashSet::new(), cancel).await;
+            let report = self.apply(&prepared, unchanged, HashSet::new(), tokens).await;
             release.info.description = DRY_RUN_DESCRIPTION.to_string();
-            return Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None });
+            return Ok(OperationReport::new(report.outcome, release, Some(report)));
         }
         self.storage.create(&release).await?;
-        let report = self.apply(&prepared, unchanged, HashSet::new(), cancel).await;
-        if report.outcome == Outcome::Ready {
-            let description = self.options.description.clone().unwrap_or_else(|| "Upgrade complete".to_string());
-            self.promote(&mut release, &description, &old, manifests, previous, cancel).await?;
-            return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report), rolled_back: None });
+        let upgrade = Upgrade { manifests, old: &old, previous };
+        if let Err(failed) = self.hooks(&mut release, HookEvent::PreUpgrade, tokens).await {
+            let description = format!("Upgrade \"{name}\" failed: pre-upgrade hooks failed: {failed}");
+            let failed = Failure { outcome: failed.outcome, description, report: None, hook: Some(failed) };
+            return self.fail_upgrade(release, failed, &upgrade).await;
         }
-        let description = describe_failure("Upgrade", name, &report);
-        self.finish(&mut release, ReleaseStatus::Failed, &description).await?;
+        let report = self.apply(&prepared, unchanged, HashSet::new(), tokens).await;
+        if report.outcome != Outcome::Ready {
+            let description = describe_failure("Upgrade", name, &report);
+            let failed = Failure { outcome: report.outcome, description, report: Some(report), hook: None };
+            return self.fail_upgrade(release, failed, &upgrade).await;
+        }
+        self.remove_gone(&old, manifests, tokens).await?;
+        if let Err(failed) = self.hooks(&mut release, HookEvent::PostUpgrade, tokens).await {
+            let description = format!("Upgrade \"{name}\" failed: post-upgrade hooks failed: {failed}");
+            let failed = Failure { outcome: failed.outcome, description, report: Some(report), hook: Some(failed) };
+            return self.fail_upgrade(release, failed, &upgrade).await;
+        }
+        let description = self.options.description.clone().unwrap_or_else(|| "Upgrade complete".to_string());
+        self.promote(&mut release, &description, upgrade.previous).await?;
+        Ok(OperationReport::new(Outcome::Ready, release, Some(report)))
+    }
+
+    /// A failed upgrade: recorded failed; with `--cleanup-on-fail` the objects it created deleted; with
+    /// `--rollback-on-failure` rolled back to the last deployed revision under fresh tokens.
+    async fn fail_upgrade(
+        &mut self,
+        mut release: Release,
+        failed: Failure,
+        upgrade: &Upgrade<'_>,
+    ) -> Result<OperationReport, LifecycleError> {
+        let name = release.name.clone();
+        self.finish(&mut release, ReleaseStatus::Failed, &failed.description).await?;
         if self.options.cleanup_on_fail {
-            let created = removed(manifests, &old, self.namespace());
+            let created = removed(upgrade.manifests, upgrade.old, self.namespace());
             if !created.is_empty() {
-                self.delete(&created, &CancellationToken::new()).await?;
+                self.delete(&created, &Tokens::fresh()).await?;
             }
         }
+        let report = OperationReport {
+            hook_failure: failed.hook,
+            ..OperationReport::new(failed.outcome, release, failed.report)
+        };
         if self.options.rollback_on_failure
-            && let Some(previous) = previous
+            && let Some(previous) = &upgrade.previous
         {
-            let fresh = CancellationToken::new();
-            let rolled = self.rollback(name, Some(previous.version), &fresh).await?;
-            return Ok(OperationReport {
-                outcome: report.outcome,
-                release,
-                report: Some(report),
-                rolled_back: Some(rolled.release),
-            });
+            let rolled = self.rollback(&name, Some(previous.version), &Tokens::fresh()).await?;
+            return Ok(OperationReport { rolled_back: Some(rolled.release), ..report });
         }
-        self.storage.prune(name, self.options.history_max).await?;
-        Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None })
+        self.storage.prune(&name, self.options.history_max).await?;
+        Ok(report)
     }
 
     async fn rollback(
         &mut self,
         name: &str,
         revision: Option<u32>,
-        cancel: &CancellationToken,
+        tokens: &Tokens,
     ) -> Result<OperationReport, LifecycleError> {
         let history = self.storage.history(name).await?;
         let Some(mut last) = history.last().cloned() else {
@@ -608,27 +841,46 @@ impl<'e> Context<'_, 'e> {
         release.info.last_deployed = now();
         let skip = skippable(&manifests, &old, last_deployed, self.namespace());
         if self.options.dry_run_server {
-            let report = self.apply(&prepared, skip, HashSet::new(), cancel).await;
+            let report = self.apply(&prepared, skip, HashSet::new(), tokens).await;
             release.info.description = DRY_RUN_DESCRIPTION.to_string();
-            return Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None });
+            return Ok(OperationReport::new(report.outcome, release, Some(report)));
         }
         self.storage.create(&release).await?;
-        let report = self.apply(&prepared, skip, HashSet::new(), cancel).await;
-        if report.outcome == Outcome::Ready {
-            let description = format!("Rollback to {version}");
-            self.promote(&mut release, &description, &old, &manifests, current, cancel).await?;
-            return Ok(OperationReport { outcome: Outcome::Ready, release, report: Some(report), rolled_back: None });
+        // Helm leaves a rollback whose pre-rollback hook failed pending; berth records it failed, as every
+        // operation it could not finish.
+        if let Err(failed) = self.hooks(&mut release, HookEvent::PreRollback, tokens).await {
+            let description = format!("Rollback \"{name}\" failed: pre-rollback hooks failed: {failed}");
+            self.finish(&mut release, ReleaseStatus::Failed, &description).await?;
+            return Ok(OperationReport {
+                hook_failure: Some(failed.clone()),
+                ..OperationReport::new(failed.outcome, release, None)
+            });
         }
-        let description = describe_failure("Rollback", name, &report);
-        self.finish(&mut release, ReleaseStatus::Failed, &description).await?;
-        Ok(OperationReport { outcome: report.outcome, release, report: Some(report), rolled_back: None })
+        let report = self.apply(&prepared, skip, HashSet::new(), tokens).await;
+        if report.outcome != Outcome::Ready {
+            let description = describe_failure("Rollback", name, &report);
+            self.finish(&mut release, ReleaseStatus::Failed, &description).await?;
+            return Ok(OperationReport::new(report.outcome, release, Some(report)));
+        }
+        self.remove_gone(&old, &manifests, tokens).await?;
+        if let Err(failed) = self.hooks(&mut release, HookEvent::PostRollback, tokens).await {
+            let description = format!("Rollback \"{name}\" failed: post-rollback hooks failed: {failed}");
+            self.finish(&mut release, ReleaseStatus::Failed, &description).await?;
+            return Ok(OperationReport {
+                hook_failure: Some(failed.clone()),
+                ..OperationReport::new(failed.outcome, release, Some(report))
+            });
+        }
+        let description = format!("Rollback to {version}");
+        self.promote(&mut release, &description, current).await?;
+        Ok(OperationReport::new(Outcome::Ready, release, Some(report)))
     }
 
     async fn uninstall(
         &mut self,
         name: &str,
         keep_history: bool,
-        cancel: &CancellationToken,
+        tokens: &Tokens,
     ) -> Result<OperationReport, LifecycleError> {
         let history = self.storage.history(name).await?;
         let Some(mut last) = history.last().cloned() else {
@@ -641,7 +893,17 @@ impl<'e> Context<'_, 'e> {
         last.info.status = ReleaseStatus::Uninstalling;
         last.info.description = "Deletion in progress".to_string();
         self.storage.update(&last).await?;
-        let report = match self.delete(&manifests, cancel).await {
+        // Helm leaves a release whose pre-delete hook failed `uninstalling`; berth records it failed, so the
+        // history says what happened.
+        if let Err(failed) = self.hooks(&mut last, HookEvent::PreDelete, tokens).await {
+            let description = format!("Uninstallation of \"{name}\" failed: pre-delete hooks failed: {failed}");
+            self.finish(&mut last, ReleaseStatus::Failed, &description).await?;
+            return Ok(OperationReport {
+                hook_failure: Some(failed.clone()),
+                ..OperationReport::new(failed.outcome, last, None)
+            });
+        }
+        let report = match self.delete(&manifests, tokens).await {
             Ok(report) => report,
             Err(error) => {
                 self.finish(&mut last, ReleaseStatus::Failed, &format!("Uninstallation failed: {error}")).await?;
@@ -651,13 +913,11 @@ impl<'e> Context<'_, 'e> {
         if report.outcome != Outcome::Ready {
             let description = describe_failure("Uninstallation of", name, &report);
             self.finish(&mut last, ReleaseStatus::Failed, &description).await?;
-            return Ok(OperationReport {
-                outcome: report.outcome,
-                release: last,
-                report: Some(report),
-                rolled_back: None,
-            });
+            return Ok(OperationReport::new(report.outcome, last, Some(report)));
         }
+        // As Helm, a failed post-delete hook does not keep the release: it is uninstalled, and the operation
+        // reports the failure.
+        let post_delete = self.hooks(&mut last, HookEvent::PostDelete, tokens).await.err();
         last.info.deleted = now();
         if keep_history {
             self.finish(&mut last, ReleaseStatus::Uninstalled, "Uninstallation complete").await?;
@@ -668,8 +928,25 @@ impl<'e> Context<'_, 'e> {
                 self.storage.delete(name, revision.version).await?;
             }
         }
-        Ok(OperationReport { outcome: Outcome::Ready, release: last, report: Some(report), rolled_back: None })
+        let outcome = post_delete.as_ref().map_or(Outcome::Ready, |failed| failed.outcome);
+        Ok(OperationReport { hook_failure: post_delete, ..OperationReport::new(outcome, last, Some(report)) })
     }
+}
+
+/// Why an install or upgrade failed, before the clean-up that follows.
+struct Failure {
+    outcome: Outcome,
+    /// The failed revision's description.
+    description: String,
+    report: Option<ApplyReport>,
+    hook: Option<HookFailure>,
+}
+
+/// What the clean-up of a failed upgrade needs.
+struct Upgrade<'m> {
+    manifests: &'m [Manifest],
+    old: &'m [Manifest],
+    previous: Option<Release>,
 }
 
 /// Each object of the release's last revision with its status in the cluster now (`berth status`), judged by

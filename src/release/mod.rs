@@ -7,19 +7,30 @@
 //! - `storage.rs`: [`Storage`], Helm's `secret` driver: one Secret per revision, found by labels.
 //! - `rendered.rs`: [`Rendered`], what an install or upgrade releases, built by the caller (no file is read here).
 //! - `ownership.rs`: Helm's ownership marks on the objects and the field manager both tools share.
+//! - `lifecycle.rs`: install, upgrade, rollback, uninstall and test on top of apply, wait, sequencing and
+//!   delete.
 //! - `render.rs`: a loaded chart rendered for a live release (capabilities and `lookup` from the cluster).
-//! - `lifecycle.rs`: install, upgrade, rollback and uninstall on top of apply, wait, sequencing and delete.
+//! - `hooks.rs`: Helm's rules for hooks (order, policies, test filters); `hook_status.rs`: when a hook is
+//!   done; `hook_runner.rs`: running the hooks of one event against the cluster.
+//! - `show.rs`: what `helm get` and `helm test` print of a record; `values.rs`: its computed values.
 
 pub mod chart;
 pub mod cluster_chart;
 pub mod diff;
+mod hook_runner;
+mod hook_status;
+pub mod hooks;
 pub mod lifecycle;
 pub mod ownership;
 mod record;
 pub mod render;
 mod rendered;
+pub mod show;
 mod storage;
+mod values;
 
+pub use hook_runner::HookFailure;
+pub use hooks::{HookEvent, TestFilter};
 pub use record::{
     Chart, ChartFile, ChartMetadata, HelmTime, Hook, HookExecution, Info, Maintainer, RecordError, Release,
     ReleaseStatus, UnknownStatus, decode, encode,

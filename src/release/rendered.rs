@@ -38,8 +38,8 @@ pub struct RenderedHook {
 pub struct Rendered {
     /// The release's objects, in input order.
     pub manifests: Vec<Manifest>,
-    /// Hooks, kept apart from the release's objects (run around them, not with them), in Helm's order (by
-    /// kind; weights order them when they run).
+    /// Hooks, kept apart from the release's objects (run around them, not with them), in Helm's install
+    /// order by kind (weights, then names, order them when they run).
     pub hooks: Vec<RenderedHook>,
     /// CustomResourceDefinitions of a chart's `crds/`: created when absent, before the release's objects, never
     /// updated or deleted (as Helm treats them), and not part of the recorded manifest.
@@ -70,6 +70,7 @@ impl Rendered {
                 }
             }
         }
+        super::hooks::sort_by_kind(&mut hooks);
         Rendered {
             manifest: manifest_text(&objects),
             manifests: objects,
@@ -100,7 +101,8 @@ fn hook_of(manifest: &Manifest, events: &str) -> Option<Hook> {
         path: manifest.source.file.clone(),
         manifest: serde_saphyr::to_string(&manifest.object).unwrap_or_default().trim_end().to_string(),
         events,
-        weight: annotation(HOOK_WEIGHT_ANNOTATION).and_then(|weight| weight.trim().parse().ok()).unwrap_or(0),
+        // Helm's `calculateHookWeight`: `strconv.Atoi` of the annotation (no trimming), 0 when it is not a number.
+        weight: annotation(HOOK_WEIGHT_ANNOTATION).and_then(|weight| weight.parse().ok()).unwrap_or(0),
         delete_policies: list(HOOK_DELETE_POLICY_ANNOTATION),
         output_log_policies: list(HOOK_OUTPUT_LOG_POLICY_ANNOTATION),
         ..Hook::default()

@@ -145,6 +145,28 @@ impl Storage {
         Ok(self.history(name).await?.pop())
     }
 
+    /// Every label of the Secret of revision `version` of release `name`, Helm's own included (`None` when it
+    /// is not stored). Helm's `Query` hands a release these unfiltered labels, so `helm get metadata` of the
+    /// latest revision prints them.
+    ///
+    /// # Errors
+    /// [`StorageError::InvalidName`], [`StorageError::Request`], or [`StorageError::AllNamespaces`].
+    pub async fn secret_labels(
+        &self,
+        name: &str,
+        version: u32,
+    ) -> Result<Option<BTreeMap<String, String>>, StorageError> {
+        validate_name(name)?;
+        let secret = secret_name(name, version);
+        let what = format!("read the labels of Secret `{secret}` {}", self.scope());
+        let Some(namespace) = &self.namespace else { return Err(StorageError::AllNamespaces { what }) };
+        let api: Api<Secret> = Api::namespaced(self.client.clone(), namespace);
+        let found = with_retry(&what, || api.get_opt(&secret))
+            .await
+            .map_err(|source| StorageError::Request { what: what.clone(), source })?;
+        Ok(found.map(|secret| secret.metadata.labels.unwrap_or_default()))
+    }
+
     /// The highest revision of release `name` whose status is `deployed` (found by the `status` label, as
     /// Helm's `Deployed`).
     ///

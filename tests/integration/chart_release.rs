@@ -204,3 +204,25 @@ async fn diff_never_shows_a_secret_value() {
         assert!(stdout.contains(masked), "{masked} in:\n{stdout}");
     }
 }
+
+/// The writes of kind `kind` named `name`, as positions in the simulated cluster's write record.
+fn first_write(peer: &PeerCluster, kind: &str, name: &str) -> Option<usize> {
+    peer.cluster.record().iter().position(|entry| entry.kind() == kind && entry.event.name == name)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crds_are_installed_before_pre_install_hooks_as_helm_installs_them() {
+    let gadget = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/release-charts/gadget");
+    for tool in ["berth", "helm"] {
+        let peer = PeerCluster::start(SimConfig::default()).await;
+        match tool {
+            "berth" => drop(berth_ok(&peer, &["install", "g", gadget, "--wait"]).await),
+            _ => drop(peer.ok("helm", &["install", "g", gadget, "--wait"]).await),
+        }
+        let crd = first_write(&peer, "CustomResourceDefinition", "gadgets.gadget.example.com").expect("CRD written");
+        let hook = first_write(&peer, "Gadget", "g-seed").expect("the hook written");
+        let settings = first_write(&peer, "ConfigMap", "g-settings").expect("the ConfigMap written");
+        assert!(crd < hook && hook < settings, "{tool}: CRD {crd}, hook {hook}, objects {settings}");
+        assert_eq!(history(&peer, "g").await[0].1, "deployed", "{tool}");
+    }
+}

@@ -3,8 +3,8 @@
 //! schemas, then every template rendered and the output sorted (`render::render_chart`).
 
 use crate::chart::Chart;
-use crate::render::{ChartRenderError, RenderOptions, RenderedChart, render_chart};
-use crate::values::{ComputeOptions, ValuesError, compute};
+use crate::render::{ChartRenderError, RenderOptions, RenderedChart, render_chart, validate_release_name};
+use crate::values::{ComputeOptions, ValuesError, check_chart, compute_checked};
 use berth_template::Value;
 
 /// A chart rendered for a release.
@@ -26,6 +26,9 @@ pub struct RenderedRelease {
 pub enum ChartError {
     #[error(transparent)]
     Values(#[from] ValuesError),
+    /// Helm's `availableName` check, made after the chart's checks and before its values are computed.
+    #[error("release name check failed: release name {}: {reason}", crate::go::quote(name))]
+    ReleaseName { name: String, reason: String },
     #[error(transparent)]
     Render(#[from] ChartRenderError),
 }
@@ -48,7 +51,10 @@ pub fn render_release(
     user_values: Value,
     options: &ReleaseOptions,
 ) -> Result<RenderedRelease, ChartError> {
-    let computed = compute(chart, &user_values, &options.compute)?;
+    check_chart(chart)?;
+    let name = &options.render.release.name;
+    validate_release_name(name).map_err(|reason| ChartError::ReleaseName { name: name.clone(), reason })?;
+    let computed = compute_checked(chart, &user_values, &options.compute)?;
     let rendered = render_chart(&computed.chart, &computed.values, &options.render, options.sub_notes)?;
     Ok(RenderedRelease {
         chart: computed.chart,

@@ -1,6 +1,7 @@
 //! Errors as a real API server reports them: a `metav1.Status` with the HTTP code, reason and details that
 //! clients (kube-rs, kubectl, Helm) switch on.
 
+use crate::validation::field::{FieldError, aggregate};
 use serde_json::{Value, json};
 
 /// One failed request.
@@ -72,10 +73,34 @@ impl ApiError {
             .with_details_value(json!({"name": name, "group": group, "kind": plural, "causes": causes}))
     }
 
-    /// 422: `ConfigMap "demo" is invalid: metadata.name: Required value`
+    /// 422: `ConfigMap "demo" is invalid: metadata.name: Required value` (the kind qualified by its group,
+    /// `Deployment.apps`, as `GroupKind.String()` prints it).
     pub fn invalid(group: &str, kind: &str, name: &str, cause: &str) -> ApiError {
-        ApiError::new(422, "Invalid", format!("{kind} \"{name}\" is invalid: {cause}"))
+        let qualified_kind = qualified(group, kind);
+        ApiError::new(422, "Invalid", format!("{qualified_kind} \"{name}\" is invalid: {cause}"))
             .with_details_value(json!({"name": name, "group": group, "kind": kind, "causes": [{"message": cause}]}))
+    }
+
+    /// 422 from field errors: their aggregate as the message, each one a cause.
+    pub fn invalid_fields(group: &str, kind: &str, name: &str, errors: &[FieldError]) -> ApiError {
+        let qualified_kind = qualified(group, kind);
+        let message = format!("{qualified_kind} \"{name}\" is invalid: {}", aggregate(errors));
+        let causes: Vec<Value> = errors.iter().map(FieldError::cause).collect();
+        ApiError::new(422, "Invalid", message)
+            .with_details_value(json!({"name": name, "group": group, "kind": kind, "causes": causes}))
+    }
+
+    /// A plain error the server answers with no reason (`StatusReasonUnknown`), as handlers do for errors that
+    /// are not API errors.
+    pub fn unknown(code: u16, message: impl Into<String>) -> ApiError {
+        ApiError::new(code, "", message)
+    }
+
+    /// 403 from an admission plugin: `pods "web-" is forbidden: <cause>`.
+    pub fn admission_forbidden(group: &str, plural: &str, name: &str, cause: &str) -> ApiError {
+        let qualified = qualified(group, plural);
+        ApiError::new(403, "Forbidden", format!("{qualified} \"{name}\" is forbidden: {cause}"))
+            .with_details(group, plural, name)
     }
 
     pub fn bad_request(message: impl Into<String>) -> ApiError {
@@ -112,6 +137,13 @@ impl ApiError {
         error
     }
 
+    /// `NewInternalError`: 500 InternalError, `Internal error occurred: <cause>`, the cause in the details.
+    pub fn internal_error(cause: impl Into<String>) -> ApiError {
+        let cause = cause.into();
+        ApiError::new(500, "InternalError", format!("Internal error occurred: {cause}"))
+            .with_details_value(json!({"causes": [{"message": cause}]}))
+    }
+
     pub fn internal(message: impl Into<String>) -> ApiError {
         ApiError::new(500, "InternalError", message)
     }
@@ -137,6 +169,12 @@ impl ApiError {
             "reason": self.reason,
             "code": self.code,
         });
+        if self.reason.is_empty()
+            && let Some(map) = status.as_object_mut()
+        {
+            // `StatusReasonUnknown` is the empty string, omitted.
+            map.remove("reason");
+        }
         if let (Some(details), Some(map)) = (&self.details, status.as_object_mut()) {
             map.insert("details".to_string(), details.clone());
         }

@@ -13,10 +13,50 @@ fn spec(object: &mut Value) -> Option<&mut Map<String, Value>> {
     object.get_mut("spec").and_then(Value::as_object_mut)
 }
 
-fn rolling(max_surge: Option<&str>) -> Value {
-    match max_surge {
-        Some(surge) => json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": surge}}),
-        None => json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}),
+/// The map under `key`, created empty when absent or null (a Go pointer to a struct being allocated).
+fn child<'a>(map: &'a mut Map<String, Value>, key: &str) -> Option<&'a mut Map<String, Value>> {
+    set_default(map, key, json!({}));
+    map.get_mut(key).and_then(Value::as_object_mut)
+}
+
+/// `SetDefaults_Deployment` and `SetDefaults_DaemonSet`: a missing type is RollingUpdate, and a RollingUpdate
+/// strategy gets its `rollingUpdate` block and both bounds, whichever of them the object left out.
+fn default_rolling_update(spec: &mut Map<String, Value>, field: &str, max_unavailable: Value, max_surge: Value) {
+    let Some(strategy) = child(spec, field) else { return };
+    set_default(strategy, "type", json!("RollingUpdate"));
+    if strategy.get("type").and_then(Value::as_str) != Some("RollingUpdate") {
+        return;
+    }
+    let Some(rolling_update) = child(strategy, "rollingUpdate") else { return };
+    set_default(rolling_update, "maxUnavailable", max_unavailable);
+    set_default(rolling_update, "maxSurge", max_surge);
+}
+
+/// `SetDefaults_StatefulSet`'s update strategy: a missing type is RollingUpdate with a `rollingUpdate` block;
+/// a RollingUpdate block gets partition 0 (a RollingUpdate type given without a block keeps none).
+fn default_stateful_set_strategy(spec: &mut Map<String, Value>) {
+    let Some(strategy) = child(spec, "updateStrategy") else { return };
+    if strategy.get("type").is_none_or(|kind| kind.is_null() || kind == "") {
+        strategy.insert("type".to_string(), json!("RollingUpdate"));
+        set_default(strategy, "rollingUpdate", json!({}));
+    }
+    if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate")
+        && let Some(rolling_update) = strategy.get_mut("rollingUpdate").and_then(Value::as_object_mut)
+    {
+        set_default(rolling_update, "partition", json!(0));
+    }
+}
+
+/// A Secret's `stringData` is written into `data` (base64) and not kept, as the v1 to internal conversion does.
+fn merge_string_data(object: &mut Value) {
+    use base64::Engine;
+    let Some(map) = object.as_object_mut() else { return };
+    let Some(Value::Object(string_data)) = map.remove("stringData") else { return };
+    let Some(data) = child(map, "data") else { return };
+    for (key, value) in string_data {
+        if let Some(text) = value.as_str() {
+            data.insert(key, json!(base64::engine::general_purpose::STANDARD.encode(text)));
+        }
     }
 }
 
@@ -26,27 +66,28 @@ pub fn apply_defaults(group: &str, kind: &str, object: &mut Value) {
         ("apps", "Deployment") => {
             if let Some(spec) = spec(object) {
                 set_default(spec, "replicas", json!(1));
+                default_rolling_update(spec, "strategy", json!("25%"), json!("25%"));
                 set_default(spec, "revisionHistoryLimit", json!(10));
                 set_default(spec, "progressDeadlineSeconds", json!(600));
-                set_default(spec, "strategy", rolling(Some("25%")));
             }
         }
         ("apps", "StatefulSet") => {
             if let Some(spec) = spec(object) {
+                set_default(spec, "podManagementPolicy", json!("OrderedReady"));
+                default_stateful_set_strategy(spec);
+                set_default(
+                    spec,
+                    "persistentVolumeClaimRetentionPolicy",
+                    json!({"whenDeleted": "Retain", "whenScaled": "Retain"}),
+                );
                 set_default(spec, "replicas", json!(1));
                 set_default(spec, "revisionHistoryLimit", json!(10));
-                set_default(spec, "podManagementPolicy", json!("OrderedReady"));
-                set_default(spec, "updateStrategy", rolling(None));
             }
         }
         ("apps", "DaemonSet") => {
             if let Some(spec) = spec(object) {
+                default_rolling_update(spec, "updateStrategy", json!(1), json!(0));
                 set_default(spec, "revisionHistoryLimit", json!(10));
-                set_default(
-                    spec,
-                    "updateStrategy",
-                    json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0}}),
-                );
             }
         }
         ("apps", "ReplicaSet") => {
@@ -55,6 +96,21 @@ pub fn apply_defaults(group: &str, kind: &str, object: &mut Value) {
             }
         }
         ("batch", "Job") => default_job(object),
+        ("", "Secret") => merge_string_data(object),
+        ("", "Namespace") => {
+            // `SetDefaults_Namespace`: the name is always a label, so selectors can pick namespaces by name.
+            let name = object.pointer("/metadata/name").cloned().unwrap_or(Value::Null);
+            if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut)
+                && let Some(labels) = child(metadata, "labels")
+            {
+                labels.insert("kubernetes.io/metadata.name".to_string(), name);
+            }
+        }
+        ("scheduling.k8s.io", "PriorityClass") => {
+            if let Some(map) = object.as_object_mut() {
+                set_default(map, "preemptionPolicy", json!("PreemptLowerPriority"));
+            }
+        }
         ("batch", "CronJob") => {
             if let Some(spec) = spec(object) {
                 set_default(spec, "concurrencyPolicy", json!("Allow"));
@@ -154,6 +210,41 @@ mod tests {
         apply_defaults("apps", "StatefulSet", &mut stateful_set);
         assert_eq!(stateful_set["spec"]["updateStrategy"]["type"], "OnDelete", "given values are kept");
         assert_eq!(stateful_set["spec"]["podManagementPolicy"], "OrderedReady");
+    }
+
+    #[test]
+    fn a_rolling_update_type_alone_gets_both_bounds() {
+        let mut deployment = json!({"spec": {"strategy": {"type": "RollingUpdate"}}});
+        apply_defaults("apps", "Deployment", &mut deployment);
+        assert_eq!(
+            deployment["spec"]["strategy"]["rollingUpdate"],
+            json!({"maxUnavailable": "25%", "maxSurge": "25%"})
+        );
+        let mut partial = json!({"spec": {"strategy": {"rollingUpdate": {"maxSurge": 1}}}});
+        apply_defaults("apps", "Deployment", &mut partial);
+        assert_eq!(
+            partial["spec"]["strategy"],
+            json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": 1}})
+        );
+        let mut recreate = json!({"spec": {"strategy": {"type": "Recreate"}}});
+        apply_defaults("apps", "Deployment", &mut recreate);
+        assert_eq!(recreate["spec"]["strategy"], json!({"type": "Recreate"}));
+        let mut daemon_set = json!({"spec": {"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": null}}});
+        apply_defaults("apps", "DaemonSet", &mut daemon_set);
+        assert_eq!(daemon_set["spec"]["updateStrategy"]["rollingUpdate"], json!({"maxUnavailable": 1, "maxSurge": 0}));
+        let mut stateful_set = json!({"spec": {"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {}}}});
+        apply_defaults("apps", "StatefulSet", &mut stateful_set);
+        assert_eq!(stateful_set["spec"]["updateStrategy"]["rollingUpdate"], json!({"partition": 0}));
+        let mut bare = json!({"spec": {}});
+        apply_defaults("apps", "StatefulSet", &mut bare);
+        assert_eq!(bare["spec"]["updateStrategy"], json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}));
+    }
+
+    #[test]
+    fn secret_string_data_goes_into_data() {
+        let mut secret = json!({"data": {"a": "eA==", "b": "eA=="}, "stringData": {"b": "hello", "c": "c"}});
+        apply_defaults("", "Secret", &mut secret);
+        assert_eq!(secret, json!({"data": {"a": "eA==", "b": "aGVsbG8=", "c": "Yw=="}}));
     }
 
     #[test]

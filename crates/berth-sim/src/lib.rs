@@ -3,8 +3,10 @@
 //! It is what a newcomer tries berth on (`--sim`), the backend of every integration test, and a way to preview
 //! a rollout. [`SimCluster::start`] serves it on an ephemeral loopback port, so parallel tests never collide.
 
+pub mod admission;
 pub mod api_error;
 pub mod controllers;
+pub mod conversion;
 pub mod defaults;
 mod duration;
 pub mod faults;
@@ -16,6 +18,7 @@ pub mod registry;
 pub mod selector;
 pub mod server;
 pub mod store;
+pub mod validation;
 
 use faults::FaultInjector;
 use profile::Profile;

@@ -31,9 +31,14 @@ impl ResourceDef {
         format!("{}List", self.kind)
     }
 
-    /// Storage is shared by all versions of a resource: the key is (group, plural).
+    /// Storage is shared by all versions of a resource: the key is (group, plural), and `events.k8s.io`
+    /// Events are the core Events (one storage, as in kube-apiserver).
     pub fn type_key(&self) -> TypeKey {
-        TypeKey { group: self.group.clone(), plural: self.plural.clone() }
+        let group = SHARED_STORAGE
+            .iter()
+            .find(|(group, plural, _)| self.group == *group && self.plural == *plural)
+            .map_or(self.group.as_str(), |(_, _, storage)| storage);
+        TypeKey { group: group.to_string(), plural: self.plural.clone() }
     }
 
     /// `deployments.apps`, `configmaps`: the name used in error messages.
@@ -80,6 +85,9 @@ type Row = (
     &'static [&'static str],
 );
 
+/// (group, plural, storage group): resources served by two groups over one storage.
+const SHARED_STORAGE: &[(&str, &str, &str)] = &[("events.k8s.io", "events", "")];
+
 const ALL: &[&str] = &["all"];
 const NONE: &[&str] = &[];
 
@@ -96,6 +104,7 @@ const BUILT_IN: &[Row] = &[
     ("", "v1", "Node", "nodes", false, true, false, &["no"], NONE),
     ("", "v1", "Event", "events", true, false, false, &["ev"], NONE),
     ("", "v1", "Endpoints", "endpoints", true, false, false, &["ep"], NONE),
+    ("", "v1", "PodTemplate", "podtemplates", true, false, false, NONE, NONE),
     ("", "v1", "LimitRange", "limitranges", true, false, false, &["limits"], NONE),
     ("", "v1", "ResourceQuota", "resourcequotas", true, true, false, &["quota"], NONE),
     ("", "v1", "ReplicationController", "replicationcontrollers", true, true, true, &["rc"], ALL),
@@ -107,6 +116,7 @@ const BUILT_IN: &[Row] = &[
     ("batch", "v1", "Job", "jobs", true, true, false, NONE, ALL),
     ("batch", "v1", "CronJob", "cronjobs", true, true, false, &["cj"], ALL),
     ("autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", true, true, false, &["hpa"], ALL),
+    ("autoscaling", "v1", "HorizontalPodAutoscaler", "horizontalpodautoscalers", true, true, false, &["hpa"], ALL),
     ("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", true, true, false, &["pdb"], NONE),
     ("networking.k8s.io", "v1", "Ingress", "ingresses", true, true, false, &["ing"], NONE),
     ("networking.k8s.io", "v1", "IngressClass", "ingressclasses", false, false, false, NONE, NONE),
@@ -116,9 +126,43 @@ const BUILT_IN: &[Row] = &[
     ("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", false, false, false, NONE, NONE),
     ("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", false, false, false, NONE, NONE),
     ("storage.k8s.io", "v1", "StorageClass", "storageclasses", false, false, false, &["sc"], NONE),
+    ("storage.k8s.io", "v1", "CSIDriver", "csidrivers", false, false, false, NONE, NONE),
+    ("storage.k8s.io", "v1", "CSINode", "csinodes", false, false, false, NONE, NONE),
+    ("storage.k8s.io", "v1", "CSIStorageCapacity", "csistoragecapacities", true, false, false, NONE, NONE),
+    ("storage.k8s.io", "v1", "VolumeAttachment", "volumeattachments", false, true, false, NONE, NONE),
+    ("storage.k8s.io", "v1", "VolumeAttributesClass", "volumeattributesclasses", false, false, false, &["vac"], NONE),
     ("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", false, false, false, &["pc"], NONE),
     ("coordination.k8s.io", "v1", "Lease", "leases", true, false, false, NONE, NONE),
     ("events.k8s.io", "v1", "Event", "events", true, false, false, &["ev"], NONE),
+    ("node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", false, false, false, NONE, NONE),
+    (
+        "certificates.k8s.io",
+        "v1",
+        "CertificateSigningRequest",
+        "certificatesigningrequests",
+        false,
+        true,
+        false,
+        &["csr"],
+        NONE,
+    ),
+    ("apiregistration.k8s.io", "v1", "APIService", "apiservices", false, true, false, NONE, &["api-extensions"]),
+    ("flowcontrol.apiserver.k8s.io", "v1", "FlowSchema", "flowschemas", false, true, false, NONE, NONE),
+    (
+        "flowcontrol.apiserver.k8s.io",
+        "v1",
+        "PriorityLevelConfiguration",
+        "prioritylevelconfigurations",
+        false,
+        true,
+        false,
+        NONE,
+        NONE,
+    ),
+    ("resource.k8s.io", "v1", "DeviceClass", "deviceclasses", false, false, false, NONE, NONE),
+    ("resource.k8s.io", "v1", "ResourceClaim", "resourceclaims", true, true, false, NONE, NONE),
+    ("resource.k8s.io", "v1", "ResourceClaimTemplate", "resourceclaimtemplates", true, false, false, NONE, NONE),
+    ("resource.k8s.io", "v1", "ResourceSlice", "resourceslices", false, false, false, NONE, NONE),
     ("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", true, false, false, NONE, NONE),
     (
         "admissionregistration.k8s.io",
@@ -141,6 +185,28 @@ const BUILT_IN: &[Row] = &[
         false,
         NONE,
         NONE,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "v1",
+        "ValidatingAdmissionPolicy",
+        "validatingadmissionpolicies",
+        false,
+        true,
+        false,
+        NONE,
+        &["api-extensions"],
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "v1",
+        "ValidatingAdmissionPolicyBinding",
+        "validatingadmissionpolicybindings",
+        false,
+        false,
+        false,
+        NONE,
+        &["api-extensions"],
     ),
     (
         "apiextensions.k8s.io",

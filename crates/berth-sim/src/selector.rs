@@ -25,8 +25,24 @@ pub struct Selector {
 }
 
 /// Fields every type can be selected on, plus the few per-type ones clients use.
-const SELECTABLE_FIELDS: &[&str] =
-    &["metadata.name", "metadata.namespace", "status.phase", "spec.nodeName", "type", "involvedObject.name"];
+const SELECTABLE_FIELDS: &[&str] = &[
+    "metadata.name",
+    "metadata.namespace",
+    "status.phase",
+    "spec.nodeName",
+    "spec.serviceAccountName",
+    "type",
+    "reason",
+    "reportingComponent",
+    "source",
+    "involvedObject.kind",
+    "involvedObject.namespace",
+    "involvedObject.name",
+    "involvedObject.uid",
+    "involvedObject.apiVersion",
+    "involvedObject.resourceVersion",
+    "involvedObject.fieldPath",
+];
 
 impl Selector {
     /// Parses `labelSelector` and `fieldSelector` query values.
@@ -72,6 +88,49 @@ impl Selector {
             .find(|requirement| requirement.equal && requirement.path == ["metadata", "name"])
             .map(|requirement| requirement.value.as_str())
     }
+}
+
+/// The field of the stored object a selector field names: `events.k8s.io` Events are stored as core Events,
+/// so `regarding.name` is `involvedObject.name` and `reportingController` is `reportingComponent`.
+fn stored_field(field: &str) -> String {
+    if let Some(rest) = field.strip_prefix("regarding.") {
+        return format!("involvedObject.{rest}");
+    }
+    match field {
+        "reportingController" => "reportingComponent".to_string(),
+        "deprecatedSource" => "source".to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether a `metav1.LabelSelector` (`matchLabels` and `matchExpressions`) selects `labels`, as
+/// `LabelSelectorAsSelector` builds it. An empty or absent selector selects everything; a malformed one
+/// (an unknown operator) selects nothing.
+pub fn label_selector_matches(selector: Option<&Value>, labels: Option<&Value>) -> bool {
+    let Some(selector) = selector.filter(|selector| !selector.is_null()) else { return true };
+    let label = |key: &str| labels.and_then(|labels| labels.get(key)).and_then(Value::as_str);
+    let match_labels = selector.get("matchLabels").and_then(Value::as_object);
+    let labels_match = match_labels
+        .into_iter()
+        .flatten()
+        .all(|(key, value)| value.as_str().is_some_and(|value| label(key) == Some(value)));
+    let expressions = selector.get("matchExpressions").and_then(Value::as_array);
+    labels_match
+        && expressions.into_iter().flatten().all(|expression| {
+            let key = expression.get("key").and_then(Value::as_str).unwrap_or_default();
+            let values: Vec<&str> = expression
+                .get("values")
+                .and_then(Value::as_array)
+                .map(|values| values.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            match expression.get("operator").and_then(Value::as_str) {
+                Some("In") => label(key).is_some_and(|value| values.contains(&value)),
+                Some("NotIn") => label(key).is_none_or(|value| !values.contains(&value)),
+                Some("Exists") => label(key).is_some(),
+                Some("DoesNotExist") => label(key).is_none(),
+                _ => false,
+            }
+        })
 }
 
 /// Splits at commas that are not inside parentheses.
@@ -135,11 +194,13 @@ fn parse_field(text: &str) -> Result<FieldRequirement, String> {
         return Err(format!("invalid selector: '{text}'; can't understand '{text}'"));
     };
     let field = field.trim();
-    if !SELECTABLE_FIELDS.contains(&field) {
+    let stored = stored_field(field);
+    if !SELECTABLE_FIELDS.contains(&stored.as_str()) {
         return Err(format!("field label not supported: {field}"));
     }
+    let stored = if stored == "source" { "source.component".to_string() } else { stored };
     Ok(FieldRequirement {
-        path: field.split('.').map(str::to_string).collect(),
+        path: stored.split('.').map(str::to_string).collect(),
         value: value.trim().to_string(),
         equal,
     })
@@ -149,6 +210,28 @@ fn parse_field(text: &str) -> Result<FieldRequirement, String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn label_selectors_match_labels_and_expressions() {
+        let labels = json!({"app": "web", "tier": "front"});
+        let cases = [
+            (json!(null), true),
+            (json!({}), true),
+            (json!({"matchLabels": {"app": "web"}}), true),
+            (json!({"matchLabels": {"app": "db"}}), false),
+            (json!({"matchExpressions": [{"key": "tier", "operator": "In", "values": ["front", "back"]}]}), true),
+            (
+                json!({"matchExpressions": [{"key": "cert-manager.io/disable-validation", "operator": "NotIn", "values": ["true"]}]}),
+                true,
+            ),
+            (json!({"matchExpressions": [{"key": "app", "operator": "DoesNotExist"}]}), false),
+            (json!({"matchExpressions": [{"key": "app", "operator": "Exists"}]}), true),
+            (json!({"matchExpressions": [{"key": "app", "operator": "Near"}]}), false),
+        ];
+        for (selector, expected) in cases {
+            assert_eq!(label_selector_matches(Some(&selector), Some(&labels)), expected, "{selector}");
+        }
+    }
 
     fn object() -> Value {
         json!({"metadata": {"name": "web", "namespace": "shop", "labels": {"app": "web", "tier": "front"}}})

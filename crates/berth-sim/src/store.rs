@@ -5,10 +5,16 @@
 //! identity and timestamps, generation bumped on spec changes only, status written only through the status
 //! subresource, finalizers, garbage collection of dependents, namespace and CRD lifecycles.
 
+use super::admission::{
+    self, Attributes, ClusterView, Operation,
+    webhooks::{self, Phase},
+};
 use super::api_error::ApiError;
+use super::conversion;
 use super::defaults::apply_defaults;
 use super::registry::{Registry, ResourceDef, TypeKey, crd_resources};
 use super::selector::Selector;
+use super::validation;
 use jiff::Timestamp;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -160,6 +166,10 @@ impl Store {
             let object = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}});
             // Creating the built-in namespaces cannot fail: the names are valid and nothing exists yet.
             let _ = store.create_system(object);
+        }
+        for priority_class in admission::priority::system_priority_classes() {
+            // As above: valid, and nothing of that name exists yet.
+            let _ = store.create_system(priority_class);
         }
         store
     }
@@ -355,6 +365,7 @@ impl Store {
         let old_view = old.as_ref().map(|object| with_version(object, def));
         let mut new = compute(old_view.as_deref())?;
         let name = admit_identity(&mut new, def, &namespace, target.name)?;
+        let mut new = conversion::to_storage(new, def);
         match &old {
             None => {
                 check_namespace(&state, def, &namespace)?;
@@ -368,6 +379,28 @@ impl Store {
                     apply_defaults(&def.group, &def.kind, &mut new);
                 }
                 prepare_update(&mut new, old, def, options.status_only)?;
+            }
+        }
+        let admitted = options.manager != SCHEDULER;
+        let attributes = Attributes {
+            def,
+            operation: if old.is_none() { Operation::Create } else { Operation::Update },
+            namespace: &namespace,
+            name: admission_name(&new, old.is_none()),
+        };
+        if options.status_only {
+            if admitted {
+                for phase in [Phase::Mutating, Phase::Validating] {
+                    webhooks::admit_subresource(&*state, &attributes, &new, phase, "status")?;
+                }
+            }
+        } else {
+            if admitted {
+                admission::mutate(&*state, &attributes, &mut new)?;
+            }
+            validation::validate(def, old_view.as_deref(), &new)?;
+            if admitted {
+                admission::validate(&*state, &attributes, &new)?;
             }
         }
         let crd_defs = if def.kind == "CustomResourceDefinition" && def.group == "apiextensions.k8s.io" {
@@ -647,6 +680,41 @@ impl Store {
     }
 }
 
+/// The manager of pod bindings: its writes stand for the `binding` subresource, which no admission here judges.
+const SCHEDULER: &str = "kube-scheduler";
+
+/// What admission errors call the object: its `generateName` on a create that had one (the name is not yet
+/// generated when a real server admits it), else its name.
+fn admission_name(object: &Value, creating: bool) -> String {
+    let generate_name =
+        object.pointer("/metadata/generateName").and_then(Value::as_str).filter(|name| !name.is_empty());
+    match generate_name {
+        Some(prefix) if creating => prefix.to_string(),
+        _ => object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string(),
+    }
+}
+
+impl ClusterView for State {
+    fn get(&self, key: &TypeKey, namespace: &str, name: &str) -> Option<Arc<Value>> {
+        self.objects.get(key).and_then(|objects| objects.get(&(namespace.to_string(), name.to_string()))).cloned()
+    }
+
+    fn list(&self, key: &TypeKey, namespace: Option<&str>) -> Vec<Arc<Value>> {
+        self.objects
+            .get(key)
+            .into_iter()
+            .flat_map(BTreeMap::iter)
+            .filter(|((object_namespace, _), _)| namespace.is_none_or(|namespace| namespace == object_namespace))
+            .map(|(_, object)| object.clone())
+            .collect()
+    }
+
+    fn equivalents(&self, def: &ResourceDef) -> Vec<ResourceDef> {
+        let key = def.type_key();
+        self.registry.all().filter(|other| other.type_key() == key).cloned().collect()
+    }
+}
+
 /// The Kubernetes form of a time: RFC 3339 in UTC, whole seconds.
 pub fn kube_time(at: Timestamp) -> String {
     at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
@@ -670,17 +738,13 @@ fn scope_namespace(def: &ResourceDef, namespace: Option<&str>) -> Result<String,
     }
 }
 
-/// The stored object as served under `def`'s version (all versions share storage; no schema conversion).
+/// The stored object as served under `def`'s version (converted when the versions' shapes differ).
 fn with_version(object: &Arc<Value>, def: &ResourceDef) -> Arc<Value> {
     let api_version = def.api_version();
     if object.get("apiVersion").and_then(Value::as_str) == Some(api_version.as_str()) {
         return object.clone();
     }
-    let mut converted = (**object).clone();
-    if let Some(map) = converted.as_object_mut() {
-        map.insert("apiVersion".to_string(), Value::String(api_version));
-    }
-    Arc::new(converted)
+    Arc::new(conversion::convert(object, &api_version))
 }
 
 fn object_resource_version(object: &Value) -> u64 {
@@ -733,14 +797,6 @@ fn admit_identity(object: &mut Value, def: &ResourceDef, namespace: &str, url_na
             "the name of the object ({name}) does not match the name on the URL ({url_name})"
         )));
     }
-    if let Some(problem) = name_problem(&name) {
-        return Err(ApiError::invalid(
-            &def.group,
-            &def.kind,
-            &name,
-            &format!("metadata.name: Invalid value: \"{name}\": {problem}"),
-        ));
-    }
     metadata.insert("name".to_string(), Value::String(name.clone()));
     if def.namespaced {
         match metadata.get("namespace").and_then(Value::as_str) {
@@ -756,25 +812,6 @@ fn admit_identity(object: &mut Value, def: &ResourceDef, namespace: &str, url_na
         metadata.remove("namespace");
     }
     Ok(name)
-}
-
-/// DNS-1123 subdomain rules (what most kinds require).
-fn name_problem(name: &str) -> Option<&'static str> {
-    let valid_characters = name
-        .chars()
-        .all(|character| character.is_ascii_lowercase() || character.is_ascii_digit() || "-.".contains(character));
-    let valid_ends =
-        name.starts_with(|c: char| c.is_ascii_alphanumeric()) && name.ends_with(|c: char| c.is_ascii_alphanumeric());
-    if name.len() > 253 {
-        Some("must be no more than 253 characters")
-    } else if !valid_characters || !valid_ends {
-        Some(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must \
-             start and end with an alphanumeric character",
-        )
-    } else {
-        None
-    }
 }
 
 fn check_namespace(state: &State, def: &ResourceDef, namespace: &str) -> Result<(), ApiError> {

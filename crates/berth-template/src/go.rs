@@ -473,6 +473,11 @@ fn print_arg(out: &mut String, arg: &Value, verb: char, spec: &FmtSpec, depth: u
         // A host object prints through its String method (or Go's rendering of it) for the verbs that take
         // a string.
         Value::Object(o) => match verb {
+            // fmt prints a `[]byte` as text for the string verbs.
+            's' | 'q' | 'x' | 'X' if o.as_bytes().is_some() => {
+                let text = String::from_utf8_lossy(o.as_bytes().unwrap_or_default()).into_owned();
+                return fmt_string(out, &text, verb, spec, arg);
+            }
             'v' | 's' | 'q' | 'x' | 'X' => {
                 let text = crate::value::ObjectText(o.as_ref()).to_string();
                 return fmt_string(out, &text, verb, spec, arg);

@@ -45,7 +45,8 @@ pub use signatures::go_signature;
 pub use stack::DEFAULT_STACK_BUDGET;
 pub use template::{Template, execute};
 pub use value::{
-    Entries, GoType, Kind, List, MAX_DEPTH, Map, Object, Signature, ToValue, TooDeep, Value, ValueFunc, format_float,
+    Entries, GoType, Kind, List, MAX_DEPTH, Map, Object, RawString, Signature, ToValue, TooDeep, Value, ValueFunc,
+    format_float,
 };
 
 /// Go's `fmt.Sprintf` for template values (what `printf` does), for functions that format as Go does.

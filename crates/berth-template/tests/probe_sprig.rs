@@ -4,19 +4,11 @@
 mod probe_support;
 
 /// Probes known to differ from Helm, each with the reason (see the crate README's list of differences).
-const PENDING: &[(&str, &str)] = &[
-    (
-        "sprig-json/fromjson.yaml",
-        "a decoded lone surrogate is U+FFFD, which toJson escapes as invalid UTF-8 would be; \
-         fromJson of null is nil, not a nil map, so it prints <nil> instead of map[]",
-    ),
-    ("sprig-regex/named-digit.yaml", "the regex crate refuses group names that start with a digit, which Go accepts"),
-    (
-        "sprig-defaults/reflect-typed.yaml",
-        "berth values carry no Go element type: []string, []int, map[string]string and typed nil slices \
+const PENDING: &[(&str, &str)] = &[(
+    "sprig-defaults/reflect-typed.yaml",
+    "berth values carry no Go element type: []string, []int, map[string]string and typed nil slices \
          read as []interface {}, map[string]interface {} and nil",
-    ),
-];
+)];
 
 #[test]
 fn sprig_probes_match_helm() {

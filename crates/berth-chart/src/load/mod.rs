@@ -66,6 +66,44 @@ impl LoadContext {
     }
 }
 
+/// Where a chart named on the command line is, as Helm's `LocateChart` finds a local one: the name trimmed of
+/// spaces, and if it exists, its absolute path (`filepath.Abs`). berth reads no chart repositories or
+/// registries, so a name that is no local path is an error, worded as Helm's when it has no such repository.
+///
+/// # Errors
+///
+/// `path "./x" not found` for an absolute or `.`-relative path; for other names Helm's answers when no repository
+/// is configured: `non-absolute URLs should be in form of repo_name/path_to_chart, got: x`, `repo r not found`;
+/// charts by URL (`oci://`, `https://`) are refused.
+pub fn locate(name: &str) -> Result<std::path::PathBuf, LoadError> {
+    let name = name.trim_matches(crate::go::is_space);
+    if std::fs::metadata(name).is_ok() {
+        let absolute = if name.starts_with('/') {
+            name.to_string()
+        } else {
+            let current = std::env::current_dir()
+                .map_err(|error| LoadError::new(format!("getwd: {}", crate::go::errno_text(&error))))?;
+            format!("{}/{name}", current.to_string_lossy())
+        };
+        return Ok(std::path::PathBuf::from(archive::clean_path(&absolute)));
+    }
+    if name.starts_with('/') || name.starts_with('.') {
+        return Err(LoadError::new(format!("path {} not found", crate::go::quote(name))));
+    }
+    if name.contains("://") {
+        return Err(LoadError::new(format!(
+            "cannot fetch chart {}: berth reads local chart directories and archives only",
+            crate::go::quote(name)
+        )));
+    }
+    match name.split_once('/') {
+        Some((repository, _)) => Err(LoadError::new(format!("repo {repository} not found"))),
+        None => {
+            Err(LoadError::new(format!("non-absolute URLs should be in form of repo_name/path_to_chart, got: {name}")))
+        }
+    }
+}
+
 /// Loads the chart at `path`, a directory or a packaged chart, as Helm's `loader.Load` does. Give the path as
 /// Helm's `LocateChart` hands it over (absolute) for Helm's exact messages.
 ///

@@ -18,4 +18,4 @@ mod release;
 
 pub use capabilities::{DEFAULT_API_VERSIONS, helm_version, offline};
 pub use engine::{Lookup, Release, RenderError, RenderOptions, render_templates};
-pub use release::{ChartRenderError, RenderedChart, crd_files, render_chart};
+pub use release::{ChartRenderError, RenderedChart, crd_files, render_chart, validate_release_name};

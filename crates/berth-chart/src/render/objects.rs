@@ -20,30 +20,56 @@ pub struct KubeVersion {
 }
 
 impl KubeVersion {
-    /// Parses a version as `--kube-version` takes it (`1.29`, `v1.29.3`, `v1.33.4-gke.1245000`): Kubernetes'
-    /// `ParseGeneric` (major.minor[.patch], anything after ignored for the normalised form).
+    /// Parses a version as `--kube-version` takes it (`1.29`, `v1.29.3`, `v1.33.4-gke.1245000`): Helm's
+    /// `ParseKubeVersion` over Kubernetes' `version.ParseGeneric` (k8s.io/apimachinery util/version): the
+    /// leading numbers (`^\s*v?([0-9]+(?:\.[0-9]+)*)(.*)*$`), at least two, the first without a leading zero;
+    /// the normalised version is those numbers as parsed, anything after them dropped. `Version` is the text
+    /// as given, with a `v` put in front unless it starts with one.
     ///
     /// # Errors
-    /// A message as Kubernetes words it when the text is not a version.
+    /// Kubernetes' messages: `could not parse "x" as version`, `illegal version string "1"`, `illegal
+    /// zero-prefixed version component "01" in "01.2"`, `illegal non-numeric version component ...`.
     pub fn parse(text: &str) -> std::result::Result<KubeVersion, String> {
-        let trimmed = text.trim();
-        let body = trimmed.strip_prefix('v').unwrap_or(trimmed);
-        let numeric_end = body.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(body.len());
-        let parts: Vec<&str> = body[..numeric_end].split('.').collect();
-        let number = |part: &str| part.parse::<u64>().ok().filter(|_| !part.is_empty());
-        let valid = (2..=3).contains(&parts.len()) && parts.iter().all(|part| number(part).is_some());
-        if !valid {
-            return Err(format!("could not parse {text:?} as version"));
+        let quoted = crate::go::quote(text);
+        let rest = text.trim_start_matches(['\t', '\n', '\x0c', '\r', ' ']);
+        let rest = rest.strip_prefix('v').unwrap_or(rest);
+        let bytes = rest.as_bytes();
+        let mut end = bytes.iter().take_while(|byte| byte.is_ascii_digit()).count();
+        while end > 0 && bytes.get(end) == Some(&b'.') && bytes.get(end + 1).is_some_and(u8::is_ascii_digit) {
+            end += 1 + bytes[end + 1..].iter().take_while(|byte| byte.is_ascii_digit()).count();
         }
-        let major = number(parts[0]).unwrap_or_default();
-        let minor = number(parts[1]).unwrap_or_default();
-        let patch = parts.get(2).and_then(|part| number(part)).unwrap_or(0);
-        let version = if trimmed.starts_with('v') { trimmed.to_string() } else { format!("v{trimmed}") };
+        // `(.*)*$`: the rest may hold anything but a newline (`.` stops there and `$` needs the end).
+        if end == 0 || rest[end..].contains('\n') {
+            return Err(format!("could not parse {quoted} as version"));
+        }
+        let components: Vec<&str> = rest[..end].split('.').collect();
+        if components.len() < 2 {
+            return Err(format!("illegal version string {quoted}"));
+        }
+        let mut numbers = Vec::with_capacity(components.len());
+        for (index, component) in components.iter().enumerate() {
+            if index == 0 && component.starts_with('0') && *component != "0" {
+                return Err(format!(
+                    "illegal zero-prefixed version component {} in {quoted}",
+                    crate::go::quote(component)
+                ));
+            }
+            let number = component.parse::<u64>().map_err(|_| {
+                format!(
+                    "illegal non-numeric version component {} in {quoted}: strconv.ParseUint: parsing {}: value out \
+                     of range",
+                    crate::go::quote(component),
+                    crate::go::quote(component)
+                )
+            })?;
+            numbers.push(number.to_string());
+        }
+        let version = if text.starts_with('v') { text.to_string() } else { format!("v{text}") };
         Ok(KubeVersion {
             version,
-            normalized: format!("v{major}.{minor}.{patch}"),
-            major: major.to_string(),
-            minor: minor.to_string(),
+            normalized: format!("v{}", numbers.join(".")),
+            major: numbers[0].clone(),
+            minor: numbers[1].clone(),
         })
     }
 
@@ -76,12 +102,23 @@ impl Object for KubeVersion {
         Ok(Value::from(if name == "GitVersion" { self.version.as_str() } else { self.normalized.as_str() }))
     }
 
+    /// A `KubeVersion` value is no `fmt.Stringer` (its `String` has a pointer receiver): `fmt` prints its fields,
+    /// the unexported normalised version among them.
     fn fmt_value(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{{{} {} {} {}}}", self.version, self.normalized, self.major, self.minor)
+    }
+
+    /// Reached as `.Capabilities.KubeVersion`, the field is addressable and an action prints its `String()`.
+    fn fmt_printed(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.normalized)
     }
 
     fn to_data(&self) -> Value {
-        Value::map([
+        Value::map(self.json_fields().unwrap_or_default())
+    }
+
+    fn json_fields(&self) -> Option<Vec<(&'static str, Value)>> {
+        Some(vec![
             ("Version", Value::from(self.version.as_str())),
             ("Major", Value::from(self.major.as_str())),
             ("Minor", Value::from(self.minor.as_str())),
@@ -169,12 +206,17 @@ impl Object for BuildInfo {
     }
 
     fn to_data(&self) -> Value {
-        // encoding/json with BuildInfo's tags; empty fields are `omitempty`.
-        Value::map(
+        Value::map(self.json_fields().unwrap_or_default())
+    }
+
+    /// encoding/json with BuildInfo's tags, in field order; empty fields are `omitempty`.
+    fn json_fields(&self) -> Option<Vec<(&'static str, Value)>> {
+        Some(
             self.fields()
                 .into_iter()
                 .filter(|(_, _, value)| !value.is_empty())
-                .map(|(_, json, value)| (json, Value::from(value))),
+                .map(|(_, json, value)| (json, Value::from(value)))
+                .collect(),
         )
     }
 
@@ -209,8 +251,17 @@ impl Object for Capabilities {
         }
     }
 
+    /// `fmt` of the pointer: `&` and the struct, its fields printed as values (no `String()` of theirs applies).
     fn fmt_value(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "&{{{} ", self.kube_version.normalized)?;
+        f.write_str("&")?;
+        self.fmt_printed(f)
+    }
+
+    /// An action dereferences the pointer first (`printableValue`): the struct alone.
+    fn fmt_printed(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("{")?;
+        self.kube_version.fmt_value(f)?;
+        f.write_str(" ")?;
         self.api_versions.fmt_value(f)?;
         f.write_str(" ")?;
         self.helm_version.fmt_value(f)?;
@@ -218,10 +269,14 @@ impl Object for Capabilities {
     }
 
     fn to_data(&self) -> Value {
-        Value::map([
-            ("KubeVersion", self.kube_version.to_data()),
+        Value::map(self.json_fields().unwrap_or_default())
+    }
+
+    fn json_fields(&self) -> Option<Vec<(&'static str, Value)>> {
+        Some(vec![
+            ("KubeVersion", Value::object(self.kube_version.clone())),
             ("APIVersions", self.api_versions.to_data()),
-            ("HelmVersion", self.helm_version.to_data()),
+            ("HelmVersion", Value::object(self.helm_version.clone())),
         ])
     }
 }
@@ -253,6 +308,10 @@ impl Object for Bytes {
     /// encoding/json writes a `[]byte` as base64.
     fn to_data(&self) -> Value {
         Value::from(base64::engine::general_purpose::STANDARD.encode(&self.0).as_str())
+    }
+
+    fn as_bytes(&self) -> Option<&[u8]> {
+        Some(&self.0)
     }
 
     fn length(&self) -> Option<usize> {
@@ -297,22 +356,17 @@ impl Files {
     }
 
     /// Base names to contents (later paths of one base name win, as Go's random map order lets one win).
-    fn by_base_name(&self, encode: impl Fn(&[u8]) -> String) -> Value {
-        Value::map(
-            self.files
-                .iter()
-                .map(|(name, data)| (name.rsplit('/').next().unwrap_or(name), Value::from(encode(data).as_str()))),
-        )
+    fn by_base_name(&self, encode: impl Fn(&[u8]) -> Value) -> Value {
+        Value::map(self.files.iter().map(|(name, data)| (name.rsplit('/').next().unwrap_or(name), encode(data))))
     }
 
     fn lines(&self, path: &str) -> Result<Value> {
         let Some(data) = self.files.get(path) else { return Ok(Value::list([])) };
-        let text = String::from_utf8_lossy(data);
         // Go indexes the last byte without checking: an empty file is a runtime error in Helm.
-        let Some(text) = (if text.is_empty() { None } else { Some(text.strip_suffix('\n').unwrap_or(&text)) }) else {
+        let Some(data) = (if data.is_empty() { None } else { Some(data.strip_suffix(b"\n").unwrap_or(data)) }) else {
             return Err(TemplateError::msg("runtime error: index out of range [-1]"));
         };
-        Ok(Value::list(text.split('\n').map(Value::from)))
+        Ok(Value::list(data.split(|byte| *byte == b'\n').map(Value::from_go_bytes)))
     }
 }
 
@@ -341,17 +395,20 @@ impl Object for Files {
     fn call_method(&self, name: &str, args: &[Value]) -> Result<Value> {
         let argument = args.first().and_then(Value::as_str).unwrap_or_default();
         match name {
-            "Get" => Ok(Value::from(String::from_utf8_lossy(&self.get_bytes(argument)).as_ref())),
+            // A Go string holds the file's bytes, UTF-8 or not.
+            "Get" => Ok(Value::from_go_bytes(&self.get_bytes(argument))),
             "GetBytes" => Ok(Value::object(Bytes(self.get_bytes(argument)))),
             "Glob" => Ok(Value::object(self.glob(argument))),
             "Lines" => self.lines(argument),
-            "AsConfig" => Ok(Value::from(
-                (self.to_yaml)(&self.by_base_name(|data| String::from_utf8_lossy(data).into_owned())).as_str(),
-            )),
-            "AsSecrets" => Ok(Value::from(
-                (self.to_yaml)(&self.by_base_name(|data| base64::engine::general_purpose::STANDARD.encode(data)))
+            "AsConfig" => Ok(Value::from((self.to_yaml)(&self.by_base_name(Value::from_go_bytes)).as_str())),
+            "AsSecrets" => {
+                Ok(Value::from(
+                    (self.to_yaml)(&self.by_base_name(|data| {
+                        Value::from(base64::engine::general_purpose::STANDARD.encode(data).as_str())
+                    }))
                     .as_str(),
-            )),
+                ))
+            }
             other => Err(TemplateError::msg(format!("can't evaluate field {other} in type engine.files"))),
         }
     }
@@ -379,5 +436,39 @@ impl Object for Files {
 
     fn equals(&self, _other: &dyn Object) -> Option<bool> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::KubeVersion;
+
+    #[test]
+    fn kube_versions_parse_as_kubernetes_parse_generic() {
+        // (input, Version, normalised, major, minor), as Helm 4.1.4 prints `.Capabilities.KubeVersion` for them.
+        let cases = [
+            ("1.30", "v1.30", "v1.30", "1", "30"),
+            ("1.030", "v1.030", "v1.30", "1", "30"),
+            ("1.30.1.2", "v1.30.1.2", "v1.30.1.2", "1", "30"),
+            ("1.30.x", "v1.30.x", "v1.30", "1", "30"),
+            (" v1.30", "v v1.30", "v1.30", "1", "30"),
+            ("v1.31.0-eks-1234", "v1.31.0-eks-1234", "v1.31.0", "1", "31"),
+        ];
+        for (input, version, normalized, major, minor) in cases {
+            let parsed = KubeVersion::parse(input).unwrap();
+            assert_eq!(
+                (parsed.version.as_str(), parsed.normalized.as_str(), parsed.major.as_str(), parsed.minor.as_str()),
+                (version, normalized, major, minor),
+                "{input:?}"
+            );
+        }
+        for (input, error) in [
+            ("01.30", r#"illegal zero-prefixed version component "01" in "01.30""#),
+            ("1.x", r#"illegal version string "1.x""#),
+            ("V1.30", r#"could not parse "V1.30" as version"#),
+            ("1.30\n", r#"could not parse "1.30\n" as version"#),
+        ] {
+            assert_eq!(KubeVersion::parse(input), Err(error.to_string()), "{input:?}");
+        }
     }
 }

@@ -63,6 +63,31 @@ pub fn render_chart(
     Ok(RenderedChart { manifests, hooks, crds: crd_files(chart), notes })
 }
 
+/// The pattern a release name must match (Helm's `validName`, pkg/chart/v2/util/validate_name.go).
+const VALID_NAME: &str = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+
+/// The longest release name Helm accepts (`maxReleaseNameLen`): names of objects are built from it.
+const MAX_RELEASE_NAME_LEN: usize = 53;
+
+/// Helm's `ValidateReleaseName`.
+///
+/// # Errors
+/// Helm's reason: `no name provided`, or `invalid release name, must match regex ... and the length must not be
+/// longer than 53`.
+pub fn validate_release_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("no name provided".to_string());
+    }
+    let matches = regex::Regex::new(VALID_NAME).is_ok_and(|pattern| pattern.is_match(name));
+    if name.len() > MAX_RELEASE_NAME_LEN || !matches {
+        return Err(format!(
+            "invalid release name, must match regex {VALID_NAME} and the length must not be longer than \
+             {MAX_RELEASE_NAME_LEN}"
+        ));
+    }
+    Ok(())
+}
+
 /// Helm's `IsCompatibleRange`: the chart's `kubeVersion` constraint against the cluster's version.
 fn check_kube_version(chart: &Chart, options: &RenderOptions) -> Result<(), ChartRenderError> {
     let required = &chart.metadata.kube_version;
@@ -102,5 +127,33 @@ fn collect_crds(chart: &Chart, full_path: &str, crds: &mut Vec<CrdFile>) {
     }
     for child in &chart.dependencies {
         collect_crds(child, &format!("{full_path}/charts/{}", child.name()), crds);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::validate_release_name;
+
+    #[test]
+    fn release_names_as_helm_validates_them() {
+        let long = "a".repeat(54);
+        for (name, valid) in [
+            ("r", true),
+            ("my-release", true),
+            ("a.b-c.d", true),
+            (&"a".repeat(53), true),
+            (long.as_str(), false),
+            ("Not_A_Name", false),
+            ("-leading", false),
+            ("trailing-", false),
+            ("a..b", false),
+            ("a\n", false),
+        ] {
+            assert_eq!(validate_release_name(name).is_ok(), valid, "{name:?}");
+        }
+        assert_eq!(validate_release_name(""), Err("no name provided".to_string()));
+        let reason = validate_release_name("UPPER").unwrap_err();
+        assert!(reason.starts_with("invalid release name, must match regex ^[a-z0-9]"), "{reason}");
+        assert!(reason.ends_with("and the length must not be longer than 53"), "{reason}");
     }
 }

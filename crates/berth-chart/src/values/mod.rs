@@ -70,13 +70,31 @@ impl ValuesError {
 /// dependencies. ...`, `chart dependencies processing failed: ...`, `type mismatch on ...`, `values don't meet
 /// the specifications of the schema(s) in the following chart(s):\n...`.
 pub fn compute(chart: &Chart, user_values: &Value, options: &ComputeOptions) -> Result<Computed, ValuesError> {
+    check_chart(chart)?;
+    compute_checked(chart, user_values, options)
+}
+
+/// The checks Helm makes on a chart before it installs it (`runInstall`): installable, dependencies present.
+///
+/// # Errors
+///
+/// Helm's messages, as [`compute`] lists them.
+pub fn check_chart(chart: &Chart) -> Result<(), ValuesError> {
     check_installable(chart)?;
     check_dependencies(chart).map_err(|error| {
         ValuesError::new(format!(
             "an error occurred while checking for chart dependencies. You may need to run `helm dependency build` \
              to fetch missing dependencies: {error}"
         ))
-    })?;
+    })
+}
+
+/// [`compute`] for a chart [`check_chart`] accepted.
+///
+/// # Errors
+///
+/// Helm's messages, as [`compute`] lists them.
+pub fn compute_checked(chart: &Chart, user_values: &Value, options: &ComputeOptions) -> Result<Computed, ValuesError> {
     let mut warnings = coalesce::Warnings::default();
     let mut processed = chart.clone();
     dependencies::process_dependencies(&mut processed, user_values, &mut warnings)

@@ -35,6 +35,25 @@ impl ControllerError {
     pub fn is_already_exists(&self) -> bool {
         matches!(self, ControllerError::Write { reason: "AlreadyExists", .. })
     }
+
+    /// The server's own message (what a controller puts in a `FailedCreate` event or condition).
+    pub fn server_message(&self) -> String {
+        match self {
+            ControllerError::Write { message, .. } => message.clone(),
+            other => other.to_string(),
+        }
+    }
+
+    /// The write was refused by the server's rules (admission, validation): retrying at once will not help,
+    /// so controllers report it (`FailedCreate`) and back off.
+    pub fn is_refused(&self) -> bool {
+        match self {
+            ControllerError::Write { code, reason, .. } => {
+                matches!(code, 400 | 403 | 422) || *reason == "InternalError"
+            }
+            ControllerError::MissingType(_) => false,
+        }
+    }
 }
 
 /// The built-in types the controllers handle, looked up once.
@@ -52,6 +71,7 @@ pub(super) struct Types {
     pub claims: ResourceDef,
     pub volumes: ResourceDef,
     pub services: ResourceDef,
+    pub events: ResourceDef,
 }
 
 /// The store, seen by controllers.
@@ -81,6 +101,7 @@ impl Client {
             claims: find("", "persistentvolumeclaims")?,
             volumes: find("", "persistentvolumes")?,
             services: find("", "services")?,
+            events: find("", "events")?,
         };
         Ok(Client { store, types, custom: HashMap::new() })
     }

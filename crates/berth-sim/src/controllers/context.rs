@@ -6,6 +6,7 @@ use super::addresses::Addresses;
 use super::behaviour;
 use super::client::Client;
 use super::clock::Clock;
+use super::events::Recorder;
 use super::meta;
 use super::node::Nodes;
 use super::ownership::PodIndex;
@@ -29,6 +30,8 @@ pub(super) struct Context {
     pub pods: PodIndex,
     /// Makes generated names unique within the run.
     pub name_counter: u64,
+    /// Events recorded, for aggregating repeats; create failures, for the back-off.
+    pub recorder: Recorder,
 }
 
 impl Context {
@@ -42,6 +45,7 @@ impl Context {
             addresses: Addresses::default(),
             pods: PodIndex::default(),
             name_counter: 0,
+            recorder: Recorder::default(),
         };
         context.nodes.refresh(&context.client);
         context
@@ -68,6 +72,7 @@ impl Context {
         let deleted = event.event_type == EventType::Deleted;
         if deleted {
             self.clock.forget(meta::uid(object));
+            self.recorder.forget(meta::uid(object));
         }
         let annotations_changed =
             event.previous.as_ref().is_some_and(|previous| behaviour::changed(previous, object)) && !deleted;

@@ -6,6 +6,7 @@
 
 use super::client::{CONTROLLER_MANAGER, ControllerError};
 use super::context::Context;
+use super::events::{EventType, Involved};
 use super::node::{self, NodeInfo};
 use super::queue::{Controller, Work};
 use super::replica_set::insert_nonzero;
@@ -126,7 +127,33 @@ pub(super) fn reconcile(context: &mut Context, namespace: &str, name: &str) -> R
     for node_name in &plan.create {
         let mut node_template = template.clone();
         meta::set_at(&mut node_template, &["spec", "nodeName"], json!(node_name));
-        super::replica_set::create_pod(context, &daemon_set, &node_template, &labels)?;
+        match super::replica_set::create_pod(context, &daemon_set, &node_template, &labels) {
+            Ok(pod) => {
+                context.recorder.succeeded(meta::uid(&daemon_set));
+                let message = format!("Created pod: {}", meta::name(&pod));
+                context.record_event(
+                    &Involved::object(&daemon_set),
+                    EventType::Normal,
+                    "SuccessfulCreate",
+                    &message,
+                    COMPONENT,
+                );
+            }
+            Err(error) if error.is_refused() => {
+                let message = format!("Error creating: {}", error.server_message());
+                context.record_event(
+                    &Involved::object(&daemon_set),
+                    EventType::Warning,
+                    "FailedCreate",
+                    &message,
+                    COMPONENT,
+                );
+                let delay = context.recorder.failed(meta::uid(&daemon_set));
+                context.recheck(Work::new(Controller::DaemonSet, namespace, name), delay);
+                break;
+            }
+            Err(error) => return Err(error),
+        }
     }
     for pod in &plan.delete {
         context.client.delete(&types.pods, namespace, pod, CONTROLLER_MANAGER)?;
@@ -137,6 +164,9 @@ pub(super) fn reconcile(context: &mut Context, namespace: &str, name: &str) -> R
     }
     Ok(())
 }
+
+/// The component DaemonSet events come from.
+const COMPONENT: &str = "daemonset-controller";
 
 #[cfg(test)]
 mod tests {

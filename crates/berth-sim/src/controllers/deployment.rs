@@ -10,6 +10,7 @@
 use super::behaviour;
 use super::client::{CONTROLLER_MANAGER, ControllerError};
 use super::context::Context;
+use super::events::{EventType, Involved};
 use super::queue::{Controller, Work};
 use super::{conditions, meta, template, workload};
 use jiff::Timestamp;
@@ -62,6 +63,8 @@ struct Set {
     observed_current: bool,
     template: Value,
     changed: bool,
+    /// The ReplicaSet's `ReplicaFailure` condition (its creates are refused).
+    failure: Option<Value>,
 }
 
 impl Set {
@@ -82,6 +85,7 @@ impl Set {
             observed_current: status_int("observedGeneration") >= meta::generation(replica_set),
             template: replica_set.pointer("/spec/template").cloned().unwrap_or(Value::Null),
             changed: false,
+            failure: conditions::find(&conditions::of(replica_set.get("status")), "ReplicaFailure").cloned(),
         }
     }
 
@@ -279,6 +283,7 @@ pub(super) fn plan(deployment: &Value, replica_sets: &[&Value], now: Timestamp) 
     if !paused {
         recheck_after = sync_rollout_status(&facts, new_set.as_ref(), &mut status);
     }
+    copy_replica_failure(&facts, new_set.as_ref(), &mut status);
     let complete = is_complete(&facts, &status);
     let mut actions = Vec::new();
     let created_name = created.as_ref().map(|replica_set| meta::name(replica_set).to_string());
@@ -569,6 +574,26 @@ fn is_progressing(deployment: &Value, status: &Map<String, Value>) -> bool {
         || count(status, "availableReplicas") > old("availableReplicas")
 }
 
+/// The new ReplicaSet's `ReplicaFailure` condition on the Deployment, removed when it has none
+/// (`getReplicaFailures` in `syncRolloutStatus`).
+fn copy_replica_failure(facts: &Facts<'_>, new_set: Option<&Set>, status: &mut Map<String, Value>) {
+    let mut conditions: Vec<Value> = status.get("conditions").and_then(Value::as_array).cloned().unwrap_or_default();
+    match new_set.and_then(|set| set.failure.as_ref()) {
+        Some(failure) => {
+            let field = |name: &str| conditions::field(failure, name).to_string();
+            let mut condition = facts.condition("ReplicaFailure", &field("status"), &field("reason"), field("message"));
+            if let (Some(time), Some(map)) = (failure.get("lastTransitionTime"), condition.as_object_mut()) {
+                map.insert("lastTransitionTime".to_string(), time.clone());
+            }
+            conditions::set(&mut conditions, condition);
+        }
+        None => conditions::remove(&mut conditions, "ReplicaFailure"),
+    }
+    if !conditions.is_empty() || status.contains_key("conditions") {
+        status.insert("conditions".to_string(), Value::Array(conditions));
+    }
+}
+
 /// How long until the Progressing condition's `lastUpdateTime` is older than the deadline (zero: it is);
 /// `None` when no deadline applies.
 fn deadline_left(facts: &Facts<'_>, conditions: &[Value]) -> Option<Duration> {
@@ -612,6 +637,7 @@ pub(super) fn reconcile(context: &mut Context, namespace: &str, name: &str) -> R
     for action in plan.actions {
         match action {
             Action::Create(replica_set) => {
+                let scaled = (meta::name(&replica_set).to_string(), meta::int_at(&replica_set, &["spec", "replicas"]));
                 if let Err(error) = context.client.create(&types.replica_sets, replica_set, CONTROLLER_MANAGER) {
                     if !error.is_already_exists() {
                         return Err(error);
@@ -623,13 +649,18 @@ pub(super) fn reconcile(context: &mut Context, namespace: &str, name: &str) -> R
                     context.client.write_status(&types.deployments, &deployment, status, CONTROLLER_MANAGER)?;
                     return Ok(());
                 }
+                if let (set_name, Some(replicas)) = scaled {
+                    record_scaling(context, &deployment, &set_name, 0, replicas);
+                }
             }
             Action::Update { name, replicas, annotations } => {
                 let Some(current) = context.client.get(&types.replica_sets, namespace, &name) else { continue };
+                let before = meta::int_at(&current, &["spec", "replicas"]).unwrap_or(1);
                 context.client.update(&types.replica_sets, &current, CONTROLLER_MANAGER, "replicas", |set| {
                     meta::set_at(set, &["spec", "replicas"], json!(replicas));
                     meta::set_at(set, &["metadata", "annotations"], Value::Object(annotations));
                 })?;
+                record_scaling(context, &deployment, &name, before, replicas);
             }
             Action::Delete(name) => context.client.delete(&types.replica_sets, namespace, &name, CONTROLLER_MANAGER)?,
         }
@@ -646,6 +677,18 @@ pub(super) fn reconcile(context: &mut Context, namespace: &str, name: &str) -> R
         context.recheck(Work::new(Controller::Deployment, namespace, name), delay);
     }
     Ok(())
+}
+
+/// `ScalingReplicaSet`: `Scaled up replica set web-5d8f from 0 to 3`, as `scaleReplicaSet` records it.
+fn record_scaling(context: &mut Context, deployment: &Value, replica_set: &str, from: i64, to: i64) {
+    let direction = match from.cmp(&to) {
+        std::cmp::Ordering::Less => "up",
+        std::cmp::Ordering::Greater => "down",
+        std::cmp::Ordering::Equal => return,
+    };
+    let message = format!("Scaled {direction} replica set {replica_set} from {from} to {to}");
+    let involved = Involved::object(deployment);
+    context.record_event(&involved, EventType::Normal, "ScalingReplicaSet", &message, "deployment-controller");
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 
 use super::client::{CONTROLLER_MANAGER, ControllerError};
 use super::context::Context;
+use super::events::{EventType, Involved};
 use super::queue::{Controller, Work};
 use super::replica_set::insert_nonzero;
 use super::{conditions, meta, template, workload};
@@ -232,7 +233,8 @@ pub(super) fn reconcile(context: &mut Context, namespace: &str, name: &str) -> R
     }
     let pods = context.controlled_pods(meta::uid(&job));
     let plan = plan(&job, &pods, Timestamp::now());
-    for index in plan.create {
+    let mut failure = None;
+    'create: for index in plan.create {
         let prefix = match index {
             Some(index) => format!("{name}-{index}"),
             None => name.to_string(),
@@ -242,20 +244,62 @@ pub(super) fn reconcile(context: &mut Context, namespace: &str, name: &str) -> R
             let pod_name = format!("{prefix}-{}", context.name_suffix(meta::uid(&job)));
             match context.client.create(&types.pods, pod_for(&job, &pod_name, index), CONTROLLER_MANAGER) {
                 Err(error) if error.is_already_exists() && attempt < 5 => attempt += 1,
+                Err(error) if error.is_refused() => {
+                    failure = Some(error.server_message());
+                    break 'create;
+                }
                 Err(error) => return Err(error),
-                Ok(_) => break,
+                Ok(_) => {
+                    let message = format!("Created pod: {pod_name}");
+                    context.record_event(
+                        &Involved::object(&job),
+                        EventType::Normal,
+                        "SuccessfulCreate",
+                        &message,
+                        COMPONENT,
+                    );
+                    break;
+                }
             }
         }
     }
     for pod in &plan.delete {
         context.client.delete(&types.pods, namespace, pod, CONTROLLER_MANAGER)?;
     }
+    let ended = |status: Option<&Value>, condition: &str| conditions::is_true(&conditions::of(status), condition);
+    let completed = ended(Some(&plan.status), "Complete") && !ended(job.get("status"), "Complete");
+    let failed = ended(Some(&plan.status), "Failed") && !ended(job.get("status"), "Failed");
+    let failed_message = conditions::find(&conditions::of(Some(&plan.status)), "Failed").map(|condition| {
+        (conditions::field(condition, "reason").to_string(), conditions::field(condition, "message").to_string())
+    });
     context.client.write_status(&types.jobs, &job, plan.status, CONTROLLER_MANAGER)?;
-    if let Some(delay) = plan.recheck_after {
+    let involved = Involved::object(&job);
+    if completed {
+        context.record_event(&involved, EventType::Normal, "Completed", "Job completed", COMPONENT);
+    }
+    if let (true, Some((reason, message))) = (failed, failed_message) {
+        context.record_event(&involved, EventType::Warning, &reason, &message, COMPONENT);
+    }
+    let uid = meta::uid(&job).to_string();
+    let retry = match failure {
+        Some(message) => {
+            let message = format!("Error creating: {message}");
+            context.record_event(&involved, EventType::Warning, "FailedCreate", &message, COMPONENT);
+            Some(context.recorder.failed(&uid))
+        }
+        None => {
+            context.recorder.succeeded(&uid);
+            None
+        }
+    };
+    if let Some(delay) = workload::sooner(plan.recheck_after, retry) {
         context.recheck(Work::new(Controller::Job, namespace, name), delay);
     }
     Ok(())
 }
+
+/// The component Job events come from.
+const COMPONENT: &str = "job-controller";
 
 #[cfg(test)]
 mod tests {

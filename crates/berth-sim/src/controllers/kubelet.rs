@@ -10,6 +10,7 @@
 use super::behaviour::{self, JobOutcome};
 use super::client::{ControllerError, KUBELET, SCHEDULER};
 use super::context::Context;
+use super::events::{EventType, Involved};
 use super::queue::{Controller, Work};
 use super::{meta, node, template};
 use crate::fields::str_at;
@@ -607,14 +608,22 @@ pub(super) fn reconcile(context: &mut Context, namespace: &str, name: &str) -> R
             context.nodes.pick(|node| node::matches_node_selector(&pod, node))
         };
         return match picked {
-            Some(node) => context
-                .client
-                .update(&pods, &pod, SCHEDULER, "the node", |pod| {
+            Some(node) => {
+                context.client.update(&pods, &pod, SCHEDULER, "the node", |pod| {
                     if let Some(spec) = pod.get_mut("spec").and_then(Value::as_object_mut) {
                         spec.insert("nodeName".to_string(), json!(node.name));
                     }
-                })
-                .map(|_| ()),
+                })?;
+                let message = format!("Successfully assigned {namespace}/{name} to {}", node.name);
+                context.record_event(
+                    &Involved::object(&pod),
+                    EventType::Normal,
+                    "Scheduled",
+                    &message,
+                    "default-scheduler",
+                );
+                Ok(())
+            }
             None => {
                 let schedulable = context.nodes.schedulable().len();
                 let status = unschedulable_status(&pod, schedulable, context.nodes.count(), seen.wall);
@@ -625,11 +634,77 @@ pub(super) fn reconcile(context: &mut Context, namespace: &str, name: &str) -> R
     let host_ip = context.nodes.find(&node_name).map_or_else(|| "172.18.0.1".to_string(), |node| node.address.clone());
     let placement = Placement { host_ip, pod_ip: context.nodes.pod_address(meta::uid(&pod)) };
     let state = pod_status(&pod, &behaviour, &placement, seen.wall, seen.elapsed());
+    let events = container_events(&pod, &state.status);
     context.client.write_status(&pods, &pod, state.status, KUBELET)?;
+    for (container, event_type, reason, message) in events {
+        context.record_event(&Involved::container(&pod, &container), event_type, reason, &message, KUBELET);
+    }
     if let Some(delay) = state.recheck_after {
         context.recheck(Work::new(Controller::Kubelet, namespace, name), delay);
     }
     Ok(())
+}
+
+/// The state of each container in a pod status: (name, waiting reason, started).
+fn container_states(status: Option<&Value>) -> Vec<(String, Option<String>, bool)> {
+    let statuses = status.and_then(|status| status.get("containerStatuses")).and_then(Value::as_array);
+    statuses
+        .into_iter()
+        .flatten()
+        .map(|container| {
+            let name = str_at(container, &["name"]).unwrap_or_default().to_string();
+            let waiting = str_at(container, &["state", "waiting", "reason"]).map(str::to_string);
+            let started = container.pointer("/state/running").is_some()
+                || container.pointer("/state/terminated/startedAt").is_some()
+                || container.get("restartCount").and_then(Value::as_i64).is_some_and(|count| count > 0);
+            (name, waiting, started)
+        })
+        .collect()
+}
+
+/// The events a kubelet records as the pod's containers move from `pod`'s status to `status`: `Pulled`,
+/// `Created`, `Started` when a container first starts; a warning when it starts waiting for a failure reason.
+fn container_events(pod: &Value, status: &Value) -> Vec<(String, EventType, &'static str, String)> {
+    let before = container_states(pod.get("status"));
+    let image = |name: &str| {
+        containers(pod, "containers")
+            .find(|container| str_at(container, &["name"]) == Some(name))
+            .and_then(|container| str_at(container, &["image"]))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut events = Vec::new();
+    for (name, waiting, started) in container_states(Some(status)) {
+        let previous = before.iter().find(|(previous, _, _)| *previous == name);
+        let was_started = previous.is_some_and(|(_, _, started)| *started);
+        if started && !was_started {
+            let pulled = format!("Container image \"{}\" already present on machine", image(&name));
+            events.push((name.clone(), EventType::Normal, "Pulled", pulled));
+            events.push((name.clone(), EventType::Normal, "Created", format!("Created container: {name}")));
+            events.push((name.clone(), EventType::Normal, "Started", format!("Started container {name}")));
+        }
+        let was_waiting = previous.and_then(|(_, waiting, _)| waiting.clone());
+        if let Some(reason) =
+            waiting.filter(|reason| reason != "ContainerCreating" && Some(reason) != was_waiting.as_ref())
+        {
+            let (event_reason, message) = match reason.as_str() {
+                "ImagePullBackOff" => ("BackOff", format!("Back-off pulling image \"{}\"", image(&name))),
+                "CrashLoopBackOff" => (
+                    "BackOff",
+                    format!(
+                        "Back-off restarting failed container {name} in pod {}_{}({})",
+                        meta::name(pod),
+                        meta::namespace(pod),
+                        meta::uid(pod)
+                    ),
+                ),
+                "ErrImagePull" => ("Failed", format!("Failed to pull image \"{}\": {reason}", image(&name))),
+                other => ("Failed", format!("Error: {other}")),
+            };
+            events.push((name.clone(), EventType::Warning, event_reason, message));
+        }
+    }
+    events
 }
 
 /// The workload that controls the pod (its ReplicaSet, StatefulSet, DaemonSet or Job), whose annotations

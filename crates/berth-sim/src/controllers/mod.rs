@@ -21,6 +21,7 @@ mod cron_schedule;
 mod daemon_set;
 mod deployment;
 mod driver;
+mod events;
 mod generic;
 mod job;
 mod kubelet;

@@ -3,8 +3,9 @@
 
 use super::client::{CONTROLLER_MANAGER, ControllerError};
 use super::context::Context;
+use super::events::{EventType, Involved};
 use super::queue::{Controller, Work};
-use super::{meta, node, template, workload};
+use super::{conditions, meta, node, template, workload};
 use crate::fields::str_at;
 use jiff::Timestamp;
 use serde_json::{Map, Value, json};
@@ -93,17 +94,86 @@ pub(super) fn reconcile(context: &mut Context, namespace: &str, name: &str) -> R
     let pods = context.controlled_pods(meta::uid(&replica_set));
     let plan = plan(&replica_set, &pods, Timestamp::now());
     let template = replica_set.pointer("/spec/template").cloned().unwrap_or_else(|| json!({}));
+    let mut failure = None;
     for _ in 0..plan.create {
-        create_pod(context, &replica_set, &template, &[])?;
+        match create_pod(context, &replica_set, &template, &[]) {
+            Ok(pod) => {
+                let message = format!("Created pod: {}", meta::name(&pod));
+                context.record_event(
+                    &Involved::object(&replica_set),
+                    EventType::Normal,
+                    "SuccessfulCreate",
+                    &message,
+                    COMPONENT,
+                );
+            }
+            Err(error) if error.is_refused() => {
+                failure = Some(error.server_message());
+                break;
+            }
+            Err(error) => return Err(error),
+        }
     }
     for pod in &plan.delete {
         context.client.delete(&types.pods, namespace, pod, CONTROLLER_MANAGER)?;
+        let message = format!("Deleted pod: {pod}");
+        context.record_event(
+            &Involved::object(&replica_set),
+            EventType::Normal,
+            "SuccessfulDelete",
+            &message,
+            COMPONENT,
+        );
     }
-    context.client.write_status(&types.replica_sets, &replica_set, plan.status, CONTROLLER_MANAGER)?;
-    if let Some(delay) = plan.recheck_after {
+    let mut status = plan.status;
+    set_failure_condition(&mut status, failure.as_deref(), Timestamp::now());
+    context.client.write_status(&types.replica_sets, &replica_set, status, CONTROLLER_MANAGER)?;
+    let uid = meta::uid(&replica_set).to_string();
+    let retry = match &failure {
+        Some(message) => {
+            let message = format!("Error creating: {message}");
+            context.record_event(
+                &Involved::object(&replica_set),
+                EventType::Warning,
+                "FailedCreate",
+                &message,
+                COMPONENT,
+            );
+            Some(context.recorder.failed(&uid))
+        }
+        None => {
+            context.recorder.succeeded(&uid);
+            None
+        }
+    };
+    if let Some(delay) = workload::sooner(plan.recheck_after, retry) {
         context.recheck(Work::new(Controller::ReplicaSet, namespace, name), delay);
     }
     Ok(())
+}
+
+/// The component ReplicaSet events come from.
+const COMPONENT: &str = "replicaset-controller";
+
+/// `ReplicaFailure` (reason `FailedCreate`, the server's refusal as message) while creates are refused, removed
+/// once a sync goes through, as `calculateStatus` keeps it.
+pub(super) fn set_failure_condition(status: &mut Value, failure: Option<&str>, now: Timestamp) {
+    let mut conditions = conditions::of(Some(status));
+    match failure {
+        Some(message) => conditions::set(
+            &mut conditions,
+            json!({"type": "ReplicaFailure", "status": "True", "lastTransitionTime": meta::time(now),
+                   "reason": "FailedCreate", "message": message}),
+        ),
+        None => conditions::remove(&mut conditions, "ReplicaFailure"),
+    }
+    if let Some(map) = status.as_object_mut() {
+        if conditions.is_empty() {
+            map.remove("conditions");
+        } else {
+            map.insert("conditions".to_string(), Value::Array(conditions));
+        }
+    }
 }
 
 /// Creates one pod of `owner` from `template` under a generated name (`<owner>-<suffix>`), trying another

@@ -7,6 +7,7 @@
 
 use super::client::{CONTROLLER_MANAGER, ControllerError};
 use super::context::Context;
+use super::events::{EventType, Involved};
 use super::queue::{Controller, Work};
 use super::replica_set::insert_nonzero;
 use super::{meta, template, workload};
@@ -291,9 +292,29 @@ pub(super) fn reconcile(context: &mut Context, namespace: &str, name: &str) -> R
         }
         let (template, revision) =
             if from_update { (&update_template, &revisions.update) } else { (&current_template, &revisions.current) };
+        let pod_name = format!("{name}-{ordinal}");
         match context.client.create(&types.pods, pod_for(&set, template, revision, ordinal), CONTROLLER_MANAGER) {
+            Err(error) if error.is_refused() => {
+                let message =
+                    format!("create Pod {pod_name} in StatefulSet {name} failed error: {}", error.server_message());
+                context.record_event(&Involved::object(&set), EventType::Warning, "FailedCreate", &message, COMPONENT);
+                let delay = context.recorder.failed(meta::uid(&set));
+                context.recheck(Work::new(Controller::StatefulSet, namespace, name), delay);
+                break;
+            }
             Err(error) if !error.is_already_exists() => return Err(error),
-            _ => {}
+            Err(_) => {}
+            Ok(_) => {
+                context.recorder.succeeded(meta::uid(&set));
+                let message = format!("create Pod {pod_name} in StatefulSet {name} successful");
+                context.record_event(
+                    &Involved::object(&set),
+                    EventType::Normal,
+                    "SuccessfulCreate",
+                    &message,
+                    COMPONENT,
+                );
+            }
         }
     }
     for pod in &plan.delete {
@@ -305,6 +326,9 @@ pub(super) fn reconcile(context: &mut Context, namespace: &str, name: &str) -> R
     }
     Ok(())
 }
+
+/// The component StatefulSet events come from.
+const COMPONENT: &str = "statefulset-controller";
 
 #[cfg(test)]
 mod tests {

@@ -112,6 +112,10 @@ pub fn resource_list(registry: &Registry, group: &str, version: &str) -> Option<
                 "kind": def.kind, "verbs": ["get", "patch", "update"]}),
             );
         }
+        if def.group.is_empty() && def.plural == "pods" {
+            resources.push(json!({"name": "pods/log", "singularName": "", "namespaced": true, "kind": "Pod",
+                "verbs": ["get"]}));
+        }
         if def.has_scale {
             resources.push(
                 json!({"name": format!("{}/scale", def.plural), "singularName": "", "namespaced": def.namespaced,
@@ -155,6 +159,10 @@ fn aggregated_resource(def: &ResourceDef) -> Value {
     if def.has_status {
         subresources
             .push(json!({"subresource": "status", "responseKind": response_kind, "verbs": ["get", "patch", "update"]}));
+    }
+    if def.group.is_empty() && def.plural == "pods" {
+        subresources.push(json!({"subresource": "log", "responseKind": {"group": "", "version": "v1", "kind": "Pod"},
+            "verbs": ["get"]}));
     }
     if def.has_scale {
         subresources.push(

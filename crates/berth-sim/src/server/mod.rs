@@ -3,6 +3,7 @@
 
 mod body;
 mod discovery;
+pub mod logs;
 mod resources;
 mod table;
 mod watch;

@@ -8,6 +8,7 @@ use crate::patch::{self, PatchError, managed};
 use crate::registry::ResourceDef;
 use crate::selector::Selector;
 use crate::store::{Propagation, Target, Verb, WriteOptions};
+use crate::validation::decode::{self, BodyPath};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::Response;
 use serde_json::{Value, json};
@@ -27,6 +28,14 @@ pub async fn handle(
     };
     let verb = request_verb(method, path, query);
     state.requests.count(verb);
+    if def.group.is_empty() && def.plural == "pods" && path.subresource.as_deref() == Some("log") {
+        if verb != RequestVerb::Get {
+            return error_response(&ApiError::method_not_allowed(format!(
+                "the server does not allow this method on the requested resource ({method})"
+            )));
+        }
+        return super::logs::serve(&state.store, &def, path, query);
+    }
     let latency = state.faults.latency();
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;
@@ -187,6 +196,7 @@ impl Request<'_> {
             return Err(ApiError::method_not_allowed("create is not allowed on subresources"));
         }
         let mut object = decode_object(&content_type(self.headers), self.body)?;
+        decode::check(self.def, &object, BodyPath::Decode)?;
         let name = generated_name(&mut object)?;
         let target = Target { def: self.def, namespace: self.path.namespace.as_deref(), name: &name };
         let manager = self.manager();
@@ -205,9 +215,11 @@ impl Request<'_> {
         let subresource = self.subresource()?;
         let mut object = decode_object(&content_type(self.headers), self.body)?;
         if subresource == Some("scale") {
+            self.check_body_name(&object)?;
             let replicas = object.pointer("/spec/replicas").cloned().unwrap_or(Value::Null);
             return self.write_scale(replicas);
         }
+        decode::check(self.def, &object, BodyPath::Decode)?;
         let manager = self.manager();
         let api_version = self.def.api_version();
         let status_only = subresource == Some("status");
@@ -226,9 +238,13 @@ impl Request<'_> {
         if subresource == Some("scale") {
             let current = self.state.store.get(self.def, self.namespace(), self.name())?;
             let scale = patch::merge_patch(&scale_of(&current), &patch_body);
+            self.check_body_name(&scale)?;
             return self.write_scale(scale.pointer("/spec/replicas").cloned().unwrap_or(Value::Null));
         }
         let is_apply = media_type == "application/apply-patch+yaml";
+        if is_apply {
+            decode::check(self.def, &patch_body, BodyPath::Apply)?;
+        }
         if media_type == "application/strategic-merge-patch+json" && self.def.custom {
             return Err(ApiError::unsupported_media_type(&media_type));
         }
@@ -236,7 +252,7 @@ impl Request<'_> {
         if is_apply && self.query.get("fieldManager").is_none_or(String::is_empty) {
             return Err(ApiError::invalid(
                 "meta.k8s.io",
-                "PatchOptions.meta.k8s.io",
+                "PatchOptions",
                 "",
                 "fieldManager: Required value: is required for apply patch",
             ));
@@ -270,11 +286,23 @@ impl Request<'_> {
                     (other, Some(_)) => return Err(ApiError::unsupported_media_type(other)),
                 };
                 if !is_apply {
+                    decode::check(def, &new, BodyPath::Decode)?;
                     managed::record_update(old, &mut new, &manager, &api_version, &now(), subresource);
                 }
                 Ok(new)
             })?;
         Ok((if created { StatusCode::CREATED } else { StatusCode::OK }, (*stored).clone()))
+    }
+
+    /// A subresource body naming another object than the URL is refused, as the handlers' `checkName` does.
+    fn check_body_name(&self, body: &Value) -> Result<(), ApiError> {
+        match body.pointer("/metadata/name").and_then(Value::as_str) {
+            Some(name) if !name.is_empty() && name != self.name() => Err(ApiError::bad_request(format!(
+                "the name of the object ({name}) does not match the name on the URL ({})",
+                self.name()
+            ))),
+            _ => Ok(()),
+        }
     }
 
     fn write_scale(&self, replicas: Value) -> Answer {
@@ -311,7 +339,7 @@ impl Request<'_> {
             Some("Orphan") => Propagation::Orphan,
             Some(other) => Err(ApiError::invalid(
                 "meta.k8s.io",
-                "DeleteOptions.meta.k8s.io",
+                "DeleteOptions",
                 "",
                 &format!(
                     "propagationPolicy: Unsupported value: \"{other}\": supported values: \"Foreground\", \"Background\", \"Orphan\""

@@ -59,10 +59,7 @@ fn columns(kind: &str, object: &Value) -> Vec<(&'static str, Value)> {
             let total = object.pointer("/spec/containers").and_then(Value::as_array).map_or(0, Vec::len);
             let ready = statuses.map_or(0, |all| all.iter().filter(|s| s["ready"] == true).count());
             let restarts: i64 = statuses.map_or(0, |all| all.iter().filter_map(|s| s["restartCount"].as_i64()).sum());
-            let waiting = statuses
-                .and_then(|all| all.iter().find_map(|s| s.pointer("/state/waiting/reason").and_then(Value::as_str)))
-                .map(str::to_string);
-            let status = waiting.unwrap_or_else(|| text(object, "/status/phase"));
+            let status = pod_status(object);
             vec![("Ready", json!(format!("{ready}/{total}"))), ("Status", json!(status)), ("Restarts", json!(restarts))]
         }
         "Job" => {
@@ -116,9 +113,106 @@ fn columns(kind: &str, object: &Value) -> Vec<(&'static str, Value)> {
     }
 }
 
+/// The STATUS of a pod as `printPod` words it: the phase, or the reason a container waits or ended with
+/// (`ImagePullBackOff`, `Completed`, `Error`), `Terminating` while it is deleted.
+fn pod_status(pod: &Value) -> String {
+    let mut reason = text(pod, "/status/phase");
+    let pod_reason = text(pod, "/status/reason");
+    if !pod_reason.is_empty() {
+        reason = pod_reason;
+    }
+    let statuses = pod.pointer("/status/containerStatuses").and_then(Value::as_array);
+    let mut has_running = false;
+    for container in statuses.into_iter().flatten().rev() {
+        let waiting = container.pointer("/state/waiting/reason").and_then(Value::as_str).unwrap_or_default();
+        let terminated = container.pointer("/state/terminated");
+        if !waiting.is_empty() {
+            reason = waiting.to_string();
+        } else if let Some(terminated) = terminated {
+            let terminated_reason = terminated.get("reason").and_then(Value::as_str).unwrap_or_default();
+            reason = if !terminated_reason.is_empty() {
+                terminated_reason.to_string()
+            } else if let Some(signal) = terminated.get("signal").and_then(Value::as_i64).filter(|signal| *signal != 0)
+            {
+                format!("Signal:{signal}")
+            } else {
+                format!("ExitCode:{}", terminated.get("exitCode").and_then(Value::as_i64).unwrap_or(0))
+            };
+        } else if container.get("ready") == Some(&Value::Bool(true)) && container.pointer("/state/running").is_some() {
+            has_running = true;
+        }
+    }
+    if reason == "Completed" && has_running {
+        reason = "Running".to_string();
+    }
+    if pod.pointer("/metadata/deletionTimestamp").is_some_and(|value| !value.is_null()) {
+        reason = "Terminating".to_string();
+    }
+    reason
+}
+
+fn column(name: &str, priority: i64) -> Value {
+    let format = if name == "Name" { "name" } else { "" };
+    json!({"name": name, "type": "string", "format": format, "description": name, "priority": priority})
+}
+
+/// Events print as `printEvent` does: last seen (with the count), type, reason, object, message, and at
+/// priority 1 (`-o wide`) subobject, source, first seen, count and name.
+fn event_table(objects: &[&Value], resource_version: &str, now: Timestamp) -> Value {
+    let definitions = [
+        ("Last Seen", 0),
+        ("Type", 0),
+        ("Reason", 0),
+        ("Object", 0),
+        ("Subobject", 1),
+        ("Source", 1),
+        ("Message", 0),
+        ("First Seen", 1),
+        ("Count", 1),
+        ("Name", 1),
+    ]
+    .map(|(name, priority)| column(name, priority));
+    let core: Vec<Value> = objects.iter().map(|event| crate::conversion::convert(event, "v1")).collect();
+    let rows: Vec<Value> = core
+        .iter()
+        .map(|event| {
+            let first = age(&text(event, "/firstTimestamp"), now);
+            let last_time = match text(event, "/lastTimestamp") {
+                last if last.is_empty() => text(event, "/eventTime"),
+                last => last,
+            };
+            let count = number(event, "/count");
+            let mut last = age(&last_time, now);
+            if count > 1 {
+                last = format!("{last} (x{count} over {first})");
+            }
+            let object = format!(
+                "{}/{}",
+                text(event, "/involvedObject/kind").to_lowercase(),
+                text(event, "/involvedObject/name")
+            );
+            let mut source = text(event, "/source/component");
+            let host = text(event, "/source/host");
+            if !host.is_empty() {
+                source = format!("{source}, {host}");
+            }
+            let metadata = event.get("metadata").cloned().unwrap_or_default();
+            json!({"cells": [last, text(event, "/type"), text(event, "/reason"), object,
+                             text(event, "/involvedObject/fieldPath"), source, text(event, "/message"), first, count,
+                             text(event, "/metadata/name")],
+                   "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": metadata}})
+        })
+        .collect();
+    json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {"resourceVersion": resource_version},
+           "columnDefinitions": definitions, "rows": rows})
+}
+
 /// The Table for `objects` of `kind`.
 pub fn table(kind: &str, objects: &[&Value], resource_version: &str) -> Value {
     let now = Timestamp::now();
+    if kind == "Event" {
+        return event_table(objects, resource_version, now);
+    }
     let extra_names: Vec<&str> = objects
         .first()
         .map(|object| columns(kind, object))
@@ -163,6 +257,39 @@ mod tests {
         assert_eq!(age("2026-11-23T09:35:00Z", now), "25m");
         assert_eq!(age("2026-11-23T05:00:00Z", now), "5h");
         assert_eq!(age("2026-11-20T10:00:00Z", now), "3d");
+    }
+
+    #[test]
+    fn pods_print_completed_error_and_waiting_reasons() {
+        let pod = |phase: &str, state: Value, ready: bool| json!({"status": {"phase": phase, "containerStatuses": [{"name": "c", "ready": ready, "state": state}]}});
+        let cases = [
+            (pod("Succeeded", json!({"terminated": {"reason": "Completed", "exitCode": 0}}), false), "Completed"),
+            (pod("Failed", json!({"terminated": {"reason": "Error", "exitCode": 1}}), false), "Error"),
+            (pod("Failed", json!({"terminated": {"exitCode": 3}}), false), "ExitCode:3"),
+            (pod("Pending", json!({"waiting": {"reason": "ImagePullBackOff"}}), false), "ImagePullBackOff"),
+            (pod("Running", json!({"running": {}}), true), "Running"),
+        ];
+        for (pod, expected) in cases {
+            assert_eq!(pod_status(&pod), expected);
+        }
+        let mut deleting = pod("Running", json!({"running": {}}), true);
+        deleting["metadata"] = json!({"deletionTimestamp": "2026-11-23T10:00:00Z"});
+        assert_eq!(pod_status(&deleting), "Terminating");
+    }
+
+    #[test]
+    fn events_print_as_kubectl_get_events_shows_them() {
+        let now: Timestamp = "2026-11-23T10:00:00Z".parse().unwrap_or_default();
+        let event = json!({"metadata": {"name": "web.1"}, "type": "Normal", "reason": "ScalingReplicaSet",
+            "involvedObject": {"kind": "Deployment", "name": "web"}, "message": "Scaled up replica set web-1 from 0 to 3",
+            "source": {"component": "deployment-controller"}, "count": 2,
+            "firstTimestamp": "2026-11-23T09:59:00Z", "lastTimestamp": "2026-11-23T09:59:30Z"});
+        let table = event_table(&[&event], "5", now);
+        let cells = &table["rows"][0]["cells"];
+        assert_eq!(cells[0], "30s (x2 over 60s)");
+        assert_eq!(cells[3], "deployment/web");
+        assert_eq!(cells[6], "Scaled up replica set web-1 from 0 to 3");
+        assert_eq!(table["columnDefinitions"][4]["priority"], 1);
     }
 
     #[test]

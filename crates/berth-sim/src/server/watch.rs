@@ -161,8 +161,7 @@ fn event_line(request: &WatchRequest, event: &WatchEvent) -> Option<Bytes> {
         // The common case: serialize the stored object in place, without copying it per watcher.
         return line(&WatchLine { event_type: event_type.as_str(), object: &event.object });
     }
-    let mut converted = (*event.object).clone();
-    converted["apiVersion"] = json!(api_version);
+    let converted = crate::conversion::convert(&event.object, &api_version);
     line(&WatchLine { event_type: event_type.as_str(), object: &converted })
 }
 

@@ -167,7 +167,7 @@ fn a_crd_serves_its_resources_until_deleted() {
     let crds = def(&store, "apiextensions.k8s.io/v1", "CustomResourceDefinition");
     store.delete(&crds, None, "widgets.example.com", Propagation::Background, "test", false).expect("deleted");
     assert!(store.registry().find_kind("example.com/v1", "Widget").is_none());
-    assert_eq!(store.object_count(), 4, "only the built-in namespaces remain");
+    assert_eq!(store.object_count(), 6, "only the built-in namespaces and priority classes remain");
 }
 
 #[test]

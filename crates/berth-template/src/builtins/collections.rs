@@ -30,6 +30,8 @@ fn elements(item: &Value) -> Option<List> {
         Value::List(l) => Some(l.clone()),
         Value::Object(o) if o.kind() == Kind::Slice => match o.to_data() {
             Value::List(l) => Some(l),
+            // A nil slice with a type (Sprig's `concat` of nothing) has no elements.
+            Value::Nil => Some(List::new(Vec::new())),
             _ => None,
         },
         _ => None,

@@ -45,10 +45,12 @@ pub(crate) fn expect_count(name: &str, arguments: &[Value], want: usize) -> Resu
 
 /// A `string` parameter.
 pub(crate) fn string(value: &Value) -> Result<&str, FunctionError> {
-    match value {
-        Value::String(text) => Ok(text),
-        other => Err(mismatch(other, "string")),
-    }
+    value.go_string_text().ok_or_else(|| mismatch(value, "string"))
+}
+
+/// A `string` parameter's bytes (a string that is not UTF-8 keeps them).
+pub(crate) fn string_bytes(value: &Value) -> Result<&[u8], FunctionError> {
+    value.go_string_bytes().ok_or_else(|| mismatch(value, "string"))
 }
 
 /// An `int` parameter. (The engine turns a constant such as `365.0` into an int before the call, as Go

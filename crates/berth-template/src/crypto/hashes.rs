@@ -22,8 +22,8 @@ pub(crate) const FUNCTIONS: [(&str, Digest); 4] = [
 /// Calls digest `function` (one of [`FUNCTIONS`]) the way the template function `name` takes its argument.
 pub(crate) fn call(name: &str, function: Digest, arguments: &[Value]) -> Result<Value, FunctionError> {
     args::expect_count(name, arguments, 1)?;
-    let input = args::string(&arguments[0])?;
-    Ok(Value::String(function(input.as_bytes()).into()))
+    let input = args::string_bytes(&arguments[0])?;
+    Ok(Value::String(function(input).into()))
 }
 
 /// Lowercase hex, as Go's `hex.EncodeToString`.

@@ -278,7 +278,7 @@ impl<'t> Exec<'t, '_> {
 fn assignable(value: &Value, typ: GoType) -> bool {
     match typ {
         GoType::Any | GoType::Reflect => true,
-        GoType::String => matches!(value, Value::String(_)),
+        GoType::String => value.go_string_bytes().is_some(),
         GoType::Bool => matches!(value, Value::Bool(_)),
         GoType::Int => matches!(value, Value::Int(_)),
         GoType::Int64 => matches!(value, Value::Int64(_)),

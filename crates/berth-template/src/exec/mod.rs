@@ -278,7 +278,7 @@ impl<'t> Exec<'t, '_> {
                 // Variables declared by the action persist until the end of the enclosing block.
                 let value = self.eval_pipeline(dot, Some(&action.pipe))?;
                 if action.pipe.decl.is_empty() {
-                    self.print_value(node, value)?;
+                    self.print_value(node, value, reaches_by_fields(&action.pipe))?;
                 }
                 Ok(())
             }
@@ -455,10 +455,19 @@ impl<'t> Exec<'t, '_> {
         }
     }
 
-    /// Go's `printValue`.
-    fn print_value(&mut self, node: &'t Node, value: Slot) -> Walk<()> {
+    /// Go's `printValue`. `by_fields`: the value was reached through fields and variables only, so a struct
+    /// inside a pointer is addressable and prints through a pointer-receiver `String` ([`Object::fmt_printed`]).
+    ///
+    /// [`Object::fmt_printed`]: crate::Object::fmt_printed
+    fn print_value(&mut self, node: &'t Node, value: Slot, by_fields: bool) -> Walk<()> {
         self.at(At::Node(node));
         match value {
+            Slot::Val(Value::Object(object)) | Slot::Elem(Value::Object(object))
+                if by_fields || object.kind() == Kind::Ptr =>
+            {
+                let text = crate::value::ObjectPrinted(object.as_ref()).to_string();
+                self.write(&text)
+            }
             Slot::Invalid => self.write("<no value>"),
             Slot::Val(Value::String(s)) | Slot::Elem(Value::String(s)) => self.write(&s),
             Slot::Val(Value::Function(_)) | Slot::Elem(Value::Function(_)) => {
@@ -469,5 +478,26 @@ impl<'t> Exec<'t, '_> {
                 self.write(&text)
             }
         }
+    }
+}
+
+/// Whether a pipeline's value comes from fields, variables and dot alone (the last command is `.a.b`, `$x.a`,
+/// `.`, or a parenthesised pipeline of those), not from a function or method call: text/template's
+/// addressability, approximated from the syntax (a value taken from a list by `range` counts as reached by
+/// fields here, where Go would not take its address).
+fn reaches_by_fields(pipe: &PipeNode) -> bool {
+    let Some(command) = pipe.cmds.last() else { return false };
+    if command.args.len() != 1 {
+        return false;
+    }
+    operand_by_fields(&command.args[0])
+}
+
+fn operand_by_fields(operand: &Operand) -> bool {
+    match operand {
+        Operand::Dot(_) | Operand::Field { .. } | Operand::Variable(_) => true,
+        Operand::Pipe(pipe) => reaches_by_fields(pipe),
+        Operand::Chain { node, .. } => operand_by_fields(node),
+        _ => false,
     }
 }

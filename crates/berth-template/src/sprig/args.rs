@@ -43,10 +43,12 @@ fn wrong_type(expected: &str, value: &Value) -> TemplateError {
 
 /// A `string` parameter.
 pub(crate) fn string(value: &Value) -> Result<&str> {
-    match value {
-        Value::String(s) => Ok(s),
-        other => Err(wrong_type("string", other)),
-    }
+    value.go_string_text().ok_or_else(|| wrong_type("string", value))
+}
+
+/// A `string` parameter's bytes (a string that is not UTF-8 keeps them).
+pub(crate) fn string_bytes(value: &Value) -> Result<&[u8]> {
+    value.go_string_bytes().ok_or_else(|| wrong_type("string", value))
 }
 
 /// An `int` parameter. Go's template engine accepts integer constants and values of type `int`; a float64 from a

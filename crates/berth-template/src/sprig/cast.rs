@@ -12,7 +12,7 @@ use crate::Value;
 /// strings) is 0.
 pub(crate) fn to_int64(value: &Value) -> i64 {
     match value {
-        Value::Int(n) => *n,
+        Value::Int(n) | Value::Int64(n) => *n,
         Value::Uint(n) => *n as i64,
         Value::Float(f) => float_to_int(*f),
         Value::String(s) => parse_int(trim_zero_decimal(s), 0).unwrap_or(0),
@@ -24,7 +24,7 @@ pub(crate) fn to_int64(value: &Value) -> i64 {
 /// `cast.ToFloat64`: strings through `strconv.ParseFloat`, booleans 1/0, anything else 0.
 pub(crate) fn to_float64(value: &Value) -> f64 {
     match value {
-        Value::Int(n) => *n as f64,
+        Value::Int(n) | Value::Int64(n) => *n as f64,
         Value::Uint(n) => *n as f64,
         Value::Float(f) => *f,
         Value::String(s) => parse_float(s).unwrap_or(0.0),
@@ -47,10 +47,11 @@ fn trim_zero_decimal(s: &str) -> &str {
     s
 }
 
-/// Sprig's `strval`: a string as is, otherwise Go's `%v` (a Stringer's `String()`).
+/// Sprig's `strval`: a string as is, a `[]byte` as its text, otherwise Go's `%v` (a Stringer's `String()`).
 pub(crate) fn strval(value: &Value) -> String {
     match value {
         Value::String(s) => s.to_string(),
+        Value::Object(object) if object.as_bytes().is_some() => super::go_text(object.as_bytes().unwrap_or_default()),
         other => other.to_string(),
     }
 }
@@ -71,9 +72,29 @@ mod tests {
             (Value::Float(-3.9), -3),
             (Value::Bool(true), 1),
             (Value::Nil, 0),
+            // Sprig's arithmetic and `--set` numbers are int64.
+            (Value::Int64(-7), -7),
+            (Value::Int(12), 12),
+            (Value::Uint(9), 9),
         ];
         for (value, want) in cases {
             assert_eq!(to_int64(&value), want, "{value:?}");
+        }
+    }
+
+    #[test]
+    fn to_float64_follows_cast() {
+        let cases = [
+            (Value::Int64(-7), -7.0),
+            (Value::Int(12), 12.0),
+            (Value::Uint(9), 9.0),
+            (Value::Float(2.5), 2.5),
+            (Value::from("1e3"), 1000.0),
+            (Value::Bool(true), 1.0),
+            (Value::Nil, 0.0),
+        ];
+        for (value, want) in cases {
+            assert_eq!(to_float64(&value), want, "{value:?}");
         }
     }
 

@@ -51,8 +51,18 @@ fn to_decimal(args: &[Value]) -> Result<Value> {
     Ok(Value::Int(parse_int(&strval(value), 8).unwrap_or(0)))
 }
 
+/// Sprig's `toString` (`strval`): a string stays itself, bytes included; a `[]byte` becomes the string of its
+/// bytes.
 fn to_string(args: &[Value]) -> Result<Value> {
     let [value] = fixed("toString", args)?;
+    if let Some(bytes) = value.go_string_bytes() {
+        return Ok(Value::from_go_bytes(bytes));
+    }
+    if let Value::Object(object) = value
+        && let Some(bytes) = object.as_bytes()
+    {
+        return Ok(Value::from_go_bytes(bytes));
+    }
     Ok(Value::String(Arc::from(strval(value))))
 }
 
@@ -65,6 +75,13 @@ pub(crate) fn string_list(value: &Value) -> Vec<Value> {
             .map(|item| Value::String(Arc::from(strval(item))))
             .collect(),
         Value::Nil => Vec::new(),
+        // A `[]byte` is a slice: Sprig's `strslice` converts each element, a `uint8`.
+        Value::Object(object) if object.as_bytes().is_some() => object
+            .as_bytes()
+            .unwrap_or_default()
+            .iter()
+            .map(|byte| Value::String(Arc::from(byte.to_string())))
+            .collect(),
         other => std::vec![Value::String(Arc::from(strval(other)))],
     }
 }

@@ -8,8 +8,7 @@ use std::sync::Arc;
 use std::vec::Vec;
 
 use super::SprigFn;
-use super::args::{fixed, string};
-use super::gostr::from_go_bytes;
+use super::args::{fixed, string, string_bytes};
 use crate::Value;
 use crate::error::Result;
 
@@ -186,28 +185,28 @@ fn base32_decode(input: &[u8]) -> core::result::Result<Vec<u8>, usize> {
 
 fn b64enc(args: &[Value]) -> Result<Value> {
     let [value] = fixed("b64enc", args)?;
-    Ok(text(base64_encode(string(value)?.as_bytes())))
+    Ok(text(base64_encode(string_bytes(value)?)))
 }
 
 fn b64dec(args: &[Value]) -> Result<Value> {
     let [value] = fixed("b64dec", args)?;
-    Ok(text(match base64_decode(string(value)?.as_bytes()) {
-        Ok(bytes) => from_go_bytes(&bytes),
-        Err(offset) => format!("illegal base64 data at input byte {offset}"),
-    }))
+    Ok(match base64_decode(string(value)?.as_bytes()) {
+        Ok(bytes) => Value::from_go_bytes(&bytes),
+        Err(offset) => text(format!("illegal base64 data at input byte {offset}")),
+    })
 }
 
 fn b32enc(args: &[Value]) -> Result<Value> {
     let [value] = fixed("b32enc", args)?;
-    Ok(text(base32_encode(string(value)?.as_bytes())))
+    Ok(text(base32_encode(string_bytes(value)?)))
 }
 
 fn b32dec(args: &[Value]) -> Result<Value> {
     let [value] = fixed("b32dec", args)?;
-    Ok(text(match base32_decode(string(value)?.as_bytes()) {
-        Ok(bytes) => from_go_bytes(&bytes),
-        Err(offset) => format!("illegal base32 data at input byte {offset}"),
-    }))
+    Ok(match base32_decode(string(value)?.as_bytes()) {
+        Ok(bytes) => Value::from_go_bytes(&bytes),
+        Err(offset) => text(format!("illegal base32 data at input byte {offset}")),
+    })
 }
 
 #[cfg(test)]

@@ -214,6 +214,28 @@ fn ascii_class(c: char) -> Option<&'static str> {
     })
 }
 
+/// What a group name starting with a digit is given in front for the regex crate (and taken off again).
+const DIGIT_NAME_PREFIX: &str = "berth_digit_";
+
+/// At `(?P<name>` or `(?<name>` whose name starts with a digit: the length of the opener and the name.
+fn digit_named_group(chars: &[char]) -> Option<(usize, String)> {
+    let opener = if chars.starts_with(&['(', '?', 'P', '<']) {
+        4
+    } else if chars.starts_with(&['(', '?', '<']) {
+        3
+    } else {
+        return None;
+    };
+    let name: String = chars[opener..].iter().take_while(|c| c.is_alphanumeric() || **c == '_').collect();
+    let closed = chars.get(opener + name.chars().count()) == Some(&'>');
+    (closed && name.starts_with(|c: char| c.is_ascii_digit())).then_some((opener, name))
+}
+
+/// A group's name as the Go pattern wrote it.
+fn go_group_name(name: &str) -> &str {
+    name.strip_prefix(DIGIT_NAME_PREFIX).unwrap_or(name)
+}
+
 /// Rewrites a Go pattern into the regex crate's dialect.
 pub(crate) fn translate(pattern: &str) -> String {
     let mut out = String::with_capacity(pattern.len() + 16);
@@ -221,8 +243,11 @@ pub(crate) fn translate(pattern: &str) -> String {
     let mut i = 0;
     let mut in_class = false;
     let mut class_start = 0;
+    // Whether the last thing written inside a class was a Perl class (`\w`) expanded into a list of ranges.
+    let mut after_perl_class = false;
     while i < chars.len() {
         let c = chars[i];
+        let was_after_perl_class = std::mem::take(&mut after_perl_class);
         match c {
             '\\' if i + 1 < chars.len() => {
                 let next = chars[i + 1];
@@ -242,7 +267,10 @@ pub(crate) fn translate(pattern: &str) -> String {
                 }
                 let lower = next.to_ascii_lowercase();
                 match (ascii_class(lower), in_class) {
-                    (Some(class), true) if next.is_ascii_lowercase() => out.push_str(class),
+                    (Some(class), true) if next.is_ascii_lowercase() => {
+                        out.push_str(class);
+                        after_perl_class = true;
+                    }
                     (Some(class), true) => {
                         out.push_str("[^");
                         out.push_str(class);
@@ -299,14 +327,24 @@ pub(crate) fn translate(pattern: &str) -> String {
                 out.push(']');
                 i += 1;
             }
+            '(' if !in_class && digit_named_group(&chars[i..]).is_some() => {
+                // Go takes any word characters as a group name; the regex crate wants a letter or `_` first.
+                let (opener, name) = digit_named_group(&chars[i..]).unwrap_or_default();
+                out.push_str("(?P<");
+                out.push_str(DIGIT_NAME_PREFIX);
+                out.push_str(&name);
+                out.push('>');
+                i += opener + name.chars().count() + 1;
+            }
             '{' if !in_class => {
                 let rest: String = chars[i + 1..].iter().collect();
                 out.push_str(if is_repeat(&rest) { "{" } else { "\\{" });
                 i += 1;
             }
             '&' | '~' | '-' if in_class => {
-                // The regex crate reads `&&`, `~~` and `--` in a class as set operations; Go reads literals.
-                if chars.get(i + 1) == Some(&c) {
+                // The regex crate reads `&&`, `~~` and `--` in a class as set operations; Go reads literals. A `-`
+                // after a Perl class (`[\w-.]`) is a literal in Go, and would end a range after the expansion.
+                if chars.get(i + 1) == Some(&c) || (c == '-' && was_after_perl_class) {
                     out.push('\\');
                 }
                 out.push(c);
@@ -426,7 +464,7 @@ impl GoRegexp {
                 None => self
                     .regex
                     .capture_names()
-                    .position(|candidate| candidate == Some(name))
+                    .position(|candidate| candidate.map(go_group_name) == Some(name))
                     .and_then(|index| caps.get(index)),
             };
             if let Some(m) = group {
@@ -532,6 +570,24 @@ mod tests {
         assert_eq!(re.find_all("baaab", -1), vec![(0, 0), (1, 4), (5, 5)]);
         let re = compile("x*").unwrap();
         assert_eq!(re.replace_all("abc", |_, out| out.push('-')), "-a-b-c-");
+    }
+
+    #[test]
+    fn group_names_may_start_with_a_digit_as_in_go() {
+        let re = compile(r"(?P<1a>\w)(?<2>\d)(?P<b>x)").unwrap();
+        let caps = re.regex.captures("a1x").unwrap();
+        let mut out = String::new();
+        re.expand("${1a}-$2-${b}", &caps, &mut out);
+        assert_eq!(out, "a-1-x");
+        assert_eq!(translate("(?P<1a>x)[(?P<2>]"), "(?P<berth_digit_1a>x)[(?P<2>]");
+    }
+
+    #[test]
+    fn a_dash_after_a_perl_class_is_literal_as_in_go() {
+        let re = compile(r"^[\w-\.]+$").unwrap();
+        assert!(re.regex.is_match("my-master.1"));
+        assert!(!re.regex.is_match("a b"));
+        assert!(compile(r"[\d-z]").unwrap().regex.is_match("-"));
     }
 
     #[test]

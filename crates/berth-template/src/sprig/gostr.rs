@@ -28,14 +28,6 @@ pub(crate) fn from_go_bytes(bytes: &[u8]) -> String {
     out
 }
 
-/// Go's `s[start:end]` on a string, as text (see [`from_go_bytes`]); the caller checks the bounds.
-pub(crate) fn byte_slice(s: &str, start: usize, end: usize) -> String {
-    match s.get(start..end) {
-        Some(whole_chars) => String::from(whole_chars),
-        None => from_go_bytes(&s.as_bytes()[start..end]),
-    }
-}
-
 /// `unicode.IsSpace`.
 pub(crate) fn is_space(c: char) -> bool {
     c.is_whitespace()
@@ -230,10 +222,10 @@ mod tests {
 
     #[test]
     fn invalid_bytes_become_one_replacement_each() {
-        let s = "aé€";
-        assert_eq!(byte_slice(s, 0, 2), "a\u{FFFD}");
-        assert_eq!(byte_slice(s, 0, 5), "aé\u{FFFD}\u{FFFD}");
-        assert_eq!(byte_slice(s, 3, 6), "€");
+        let s = "aé€".as_bytes();
+        assert_eq!(from_go_bytes(&s[0..2]), "a\u{FFFD}");
+        assert_eq!(from_go_bytes(&s[0..5]), "aé\u{FFFD}\u{FFFD}");
+        assert_eq!(from_go_bytes(&s[3..6]), "€");
     }
 
     #[test]

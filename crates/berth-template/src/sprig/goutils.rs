@@ -5,47 +5,46 @@
 use std::string::String;
 use std::vec::Vec;
 
-use super::gostr::{byte_slice, from_go_bytes, is_lower, is_space, is_title, is_upper, to_lower, to_title, to_upper};
+use super::gostr::{is_lower, is_space, is_title, is_upper, to_lower, to_title, to_upper};
 
-/// `AbbreviateFull(str, offset, maxWidth)`: `None` is goutils' error (width too small).
-pub(crate) fn abbreviate_full(s: &str, offset: i64, max_width: i64) -> Option<String> {
+/// `AbbreviateFull(str, offset, maxWidth)` on a Go string's bytes: `None` is goutils' error (width too small).
+pub(crate) fn abbreviate_full(s: &[u8], offset: i64, max_width: i64) -> Option<Vec<u8>> {
     if s.is_empty() {
-        return Some(String::new());
+        return Some(Vec::new());
     }
     if max_width < 4 {
         return None;
     }
     let len = s.len() as i64;
     if len <= max_width {
-        return Some(String::from(s));
+        return Some(s.to_vec());
     }
     let mut offset = offset.min(len);
     if len - offset < max_width - 3 {
         offset = len - (max_width - 3);
     }
-    const MARKER: &str = "...";
+    const MARKER: &[u8] = b"...";
     if offset <= 4 {
-        return Some(byte_slice(s, 0, (max_width - 3) as usize) + MARKER);
+        return Some([&s[..(max_width - 3) as usize], MARKER].concat());
     }
     if max_width < 7 {
         return None;
     }
     if offset + max_width - 3 < len {
-        let rest = from_go_bytes(&s.as_bytes()[offset as usize..]);
-        let inner = abbreviate_full(&rest, 0, max_width - 3).unwrap_or_default();
-        return Some(String::from(MARKER) + &inner);
+        let inner = abbreviate_full(&s[offset as usize..], 0, max_width - 3).unwrap_or_default();
+        return Some([MARKER, &inner].concat());
     }
-    Some(String::from(MARKER) + &byte_slice(s, (len - (max_width - 3)) as usize, s.len()))
+    Some([MARKER, &s[(len - (max_width - 3)) as usize..]].concat())
 }
 
 /// `WrapCustom(str, wrapLength, newLineStr, wrapLongWords)`, on bytes as goutils does.
-pub(crate) fn wrap_custom(s: &str, wrap_length: i64, new_line: &str, wrap_long_words: bool) -> String {
+pub(crate) fn wrap_custom(s: &[u8], wrap_length: i64, new_line: &str, wrap_long_words: bool) -> Vec<u8> {
     if s.is_empty() {
-        return String::new();
+        return Vec::new();
     }
     let new_line = if new_line.is_empty() { "\n" } else { new_line }.as_bytes();
     let wrap = wrap_length.max(1) as usize;
-    let bytes = s.as_bytes();
+    let bytes = s;
     let len = bytes.len();
     let mut offset = 0usize;
     let mut out: Vec<u8> = Vec::with_capacity(len + len / wrap.max(1));
@@ -82,7 +81,7 @@ pub(crate) fn wrap_custom(s: &str, wrap_length: i64, new_line: &str, wrap_long_w
         }
     }
     out.extend_from_slice(&bytes[offset..]);
-    from_go_bytes(&out)
+    out
 }
 
 /// `Initials(str)`: the first byte of every whitespace-separated word, each byte taken as a rune (Latin-1).
@@ -159,18 +158,18 @@ mod tests {
 
     #[test]
     fn abbreviate_as_goutils() {
-        assert_eq!(abbreviate_full("Now is the time for all good men", 0, 10).as_deref(), Some("Now is ..."));
-        assert_eq!(abbreviate_full("abcdefghijklmno", 5, 10).as_deref(), Some("...fghi..."));
-        assert_eq!(abbreviate_full("abcdefghijklmno", 12, 10).as_deref(), Some("...ijklmno"));
-        assert_eq!(abbreviate_full("abcdefghijklmno", 8, 6), None);
-        assert_eq!(abbreviate_full("short", 0, 10).as_deref(), Some("short"));
+        assert_eq!(abbreviate_full(b"Now is the time for all good men", 0, 10).as_deref(), Some(&b"Now is ..."[..]));
+        assert_eq!(abbreviate_full(b"abcdefghijklmno", 5, 10).as_deref(), Some(&b"...fghi..."[..]));
+        assert_eq!(abbreviate_full(b"abcdefghijklmno", 12, 10).as_deref(), Some(&b"...ijklmno"[..]));
+        assert_eq!(abbreviate_full(b"abcdefghijklmno", 8, 6), None);
+        assert_eq!(abbreviate_full(b"short", 0, 10).as_deref(), Some(&b"short"[..]));
     }
 
     #[test]
     fn wrap_as_goutils() {
-        assert_eq!(wrap_custom("the quick brown fox", 10, "", false), "the quick\nbrown fox");
-        assert_eq!(wrap_custom("averyveryverylongword x", 5, "", false), "averyveryverylongword\nx");
-        assert_eq!(wrap_custom("abcdefgh", 3, "|", true), "abc|def|gh");
+        assert_eq!(wrap_custom(b"the quick brown fox", 10, "", false), b"the quick\nbrown fox");
+        assert_eq!(wrap_custom(b"averyveryverylongword x", 5, "", false), b"averyveryverylongword\nx");
+        assert_eq!(wrap_custom(b"abcdefgh", 3, "|", true), b"abc|def|gh");
     }
 
     #[test]

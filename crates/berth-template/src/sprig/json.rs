@@ -11,6 +11,7 @@ use super::args::{call_error, fixed, string};
 use super::json_decode::{decode, kind_word};
 use super::json_encode::{MARSHAL, Style, encode};
 use crate::error::Result;
+use crate::value::NilCollection;
 use crate::{Map, Value};
 
 pub(super) const FUNCTIONS: &[(&str, SprigFn)] = &[
@@ -79,7 +80,7 @@ fn from_json(args: &[Value]) -> Result<Value> {
         Err(syntax) => (Map::new(), Some(syntax)),
         Ok(decoded) => match decoded.value {
             Value::Map(map) => (map, decoded.type_error),
-            Value::Nil if kind_word(document) == "null" => return Ok(Value::Nil),
+            Value::Nil if kind_word(document) == "null" => return Ok(Value::object(NilCollection::Map)),
             _ => (
                 Map::new(),
                 Some(std::format!(
@@ -104,7 +105,7 @@ fn from_json_array(args: &[Value]) -> Result<Value> {
         Ok(decoded) => match (decoded.value, decoded.type_error) {
             (Value::List(items), None) => return Ok(Value::List(items)),
             (_, Some(error)) => error,
-            (Value::Nil, None) => return Ok(Value::Nil),
+            (Value::Nil, None) => return Ok(Value::object(NilCollection::Slice)),
             _ => {
                 std::format!("json: cannot unmarshal {} into Go value of type []interface {{}}", kind_word(document))
             }

@@ -95,8 +95,36 @@ impl Encoder<'_, '_> {
             Value::Function(_) => {
                 return Err(format!("json: unsupported type: {}", value.type_name()));
             }
-            // Go encodes a struct through its exported fields or its MarshalJSON; the object says what that is.
-            Value::Object(object) => self.value(&object.to_data(), depth + 1)?,
+            // Go encodes a struct through its exported fields (in declaration order) or its MarshalJSON; the
+            // object says what that is.
+            Value::Object(object) if object.kind() == crate::Kind::String && value.go_string_bytes().is_some() => {
+                write_go_string(self.out, value.go_string_bytes().unwrap_or_default(), self.style.escape_html);
+            }
+            Value::Object(object) => match object.json_fields() {
+                Some(fields) => {
+                    if depth >= MAX_DEPTH {
+                        return Err(cycle_error(value));
+                    }
+                    self.out.push('{');
+                    for (i, (key, item)) in fields.iter().enumerate() {
+                        if i > 0 {
+                            self.out.push(',');
+                        }
+                        self.newline(depth + 1);
+                        write_string(self.out, key, self.style.escape_html);
+                        self.out.push(':');
+                        if self.style.indent.is_some() {
+                            self.out.push(' ');
+                        }
+                        self.value(item, depth + 1)?;
+                    }
+                    if !fields.is_empty() {
+                        self.newline(depth);
+                    }
+                    self.out.push('}');
+                }
+                None => self.value(&object.to_data(), depth + 1)?,
+            },
         }
         Ok(())
     }
@@ -158,10 +186,36 @@ fn go_special_float(f: f64) -> &'static str {
 }
 
 /// Go's `appendString`: `"` and `\` escaped, `\b \f \n \r \t` short forms, other control characters and (with
-/// `escape_html`) `<`, `>`, `&` as `\u00XX`, U+2028 and U+2029 always escaped, invalid UTF-8 as `\ufffd`.
+/// `escape_html`) `<`, `>`, `&` as `\u00XX`, U+2028 and U+2029 always escaped.
 pub(crate) fn write_string(out: &mut String, s: &str, escape_html: bool) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push('"');
+    write_chars(out, s, escape_html);
+    out.push('"');
+}
+
+/// [`write_string`] of a Go string's bytes: each byte of an invalid UTF-8 sequence written as `\ufffd`.
+pub(crate) fn write_go_string(out: &mut String, bytes: &[u8], escape_html: bool) {
+    out.push('"');
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(valid) => {
+                write_chars(out, valid, escape_html);
+                break;
+            }
+            Err(error) => {
+                let valid = error.valid_up_to();
+                write_chars(out, std::str::from_utf8(&rest[..valid]).unwrap_or_default(), escape_html);
+                out.push_str("\\ufffd");
+                rest = &rest[valid + 1..];
+            }
+        }
+    }
+    out.push('"');
+}
+
+fn write_chars(out: &mut String, s: &str, escape_html: bool) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -181,15 +235,11 @@ pub(crate) fn write_string(out: &mut String, s: &str, escape_html: bool) {
                 out.push(HEX[(c as usize) >> 4] as char);
                 out.push(HEX[(c as usize) & 0xf] as char);
             }
-            // Text cut from the middle of a UTF-8 sequence (trunc, substr) holds U+FFFD where Go holds the raw
-            // bytes, which Go's encoder writes as this escape.
-            '\u{FFFD}' => out.push_str("\\ufffd"),
             '\u{2028}' => out.push_str("\\u2028"),
             '\u{2029}' => out.push_str("\\u2029"),
             c => out.push(c),
         }
     }
-    out.push('"');
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use super::cast::{strval, to_int64};
 use super::conversion::string_list;
 use super::defaults::is_empty;
 use crate::error::Result;
+use crate::value::NilCollection;
 use crate::{Kind, List, Value};
 
 pub(super) const FUNCTIONS: &[(&str, SprigFn)] = &[
@@ -117,46 +118,53 @@ fn must_prepend(args: &[Value]) -> Result<Value> {
     prepend_impl("mustPrepend", args)
 }
 
-/// A function of one list whose empty case returns nil (`first`, `last`, `rest`, `initial`).
-fn unary(name: &str, args: &[Value], verb: &str, pick: impl FnOnce(&[Value]) -> Value) -> Result<Value> {
+/// A function of one list whose empty case returns nil (`first`, `last`: a nil `interface{}`; `rest`, `initial`:
+/// a nil `[]interface{}`, which `empty` gives).
+fn unary(name: &str, args: &[Value], verb: &str, empty: Value, pick: impl FnOnce(&[Value]) -> Value) -> Result<Value> {
     let [items] = fixed(name, args)?;
     let items = require_elements(items, &format!("Cannot find {verb} on type"))?;
     if items.is_empty() {
-        return Ok(Value::Nil);
+        return Ok(empty);
     }
     Ok(pick(&items))
 }
 
 fn first(args: &[Value]) -> Result<Value> {
-    unary("first", args, "first", |items| items[0].clone())
+    unary("first", args, "first", Value::Nil, |items| items[0].clone())
 }
 
 fn must_first(args: &[Value]) -> Result<Value> {
-    unary("mustFirst", args, "first", |items| items[0].clone())
+    unary("mustFirst", args, "first", Value::Nil, |items| items[0].clone())
 }
 
 fn last(args: &[Value]) -> Result<Value> {
-    unary("last", args, "last", |items| items[items.len() - 1].clone())
+    unary("last", args, "last", Value::Nil, |items| items[items.len() - 1].clone())
 }
 
 fn must_last(args: &[Value]) -> Result<Value> {
-    unary("mustLast", args, "last", |items| items[items.len() - 1].clone())
+    unary("mustLast", args, "last", Value::Nil, |items| items[items.len() - 1].clone())
 }
 
 fn rest(args: &[Value]) -> Result<Value> {
-    unary("rest", args, "rest", |items| Value::list(items[1..].iter().cloned()))
+    unary("rest", args, "rest", Value::object(NilCollection::Slice), |items| Value::list(items[1..].iter().cloned()))
 }
 
 fn must_rest(args: &[Value]) -> Result<Value> {
-    unary("mustRest", args, "rest", |items| Value::list(items[1..].iter().cloned()))
+    unary("mustRest", args, "rest", Value::object(NilCollection::Slice), |items| {
+        Value::list(items[1..].iter().cloned())
+    })
 }
 
 fn initial(args: &[Value]) -> Result<Value> {
-    unary("initial", args, "initial", |items| Value::list(items[..items.len() - 1].iter().cloned()))
+    unary("initial", args, "initial", Value::object(NilCollection::Slice), |items| {
+        Value::list(items[..items.len() - 1].iter().cloned())
+    })
 }
 
 fn must_initial(args: &[Value]) -> Result<Value> {
-    unary("mustInitial", args, "initial", |items| Value::list(items[..items.len() - 1].iter().cloned()))
+    unary("mustInitial", args, "initial", Value::object(NilCollection::Slice), |items| {
+        Value::list(items[..items.len() - 1].iter().cloned())
+    })
 }
 
 fn reverse_impl(name: &str, args: &[Value]) -> Result<Value> {
@@ -278,7 +286,8 @@ fn concat(args: &[Value]) -> Result<Value> {
         out.extend(items.iter().cloned());
     }
     if out.is_empty() {
-        return Ok(Value::Nil);
+        // Sprig returns its `var res []interface{}` still nil.
+        return Ok(Value::object(NilCollection::Slice));
     }
     Ok(Value::list(out))
 }

@@ -29,6 +29,11 @@
 //!   `Nanosecond`, `YearDay`, `IsZero`, `String`, `AddDate`, `Before`, `After`, `Equal` only.
 //! - `fromJson "null"` is nil rather than a nil map.
 
+/// Bytes as Go's `range` and encoders read a string of them (each byte of an invalid sequence one U+FFFD).
+pub(crate) fn go_text(bytes: &[u8]) -> String {
+    gostr::from_go_bytes(bytes)
+}
+
 mod args;
 mod cast;
 mod conversion;

@@ -8,10 +8,10 @@ use std::sync::Arc;
 use std::vec::Vec;
 
 use super::SprigFn;
-use super::args::{call_error, fixed, int, string};
+use super::args::{call_error, fixed, int, string, string_bytes};
 use super::cast::strval;
 use super::conversion::string_list;
-use super::gostr::{byte_slice, lower, split_n, title, trim_cutset, upper};
+use super::gostr::{lower, split_n, title, trim_cutset, upper};
 use super::goutils::{abbreviate_full, delete_white_space, initials, swap_case, uncapitalize, wrap_custom};
 use super::xstrings::{camel_case_to_lower_case, to_pascal_case};
 use crate::Value;
@@ -87,34 +87,35 @@ fn hello(args: &[Value]) -> Result<Value> {
 /// `abbrev(width int, s string)`: widths below 4 leave the string alone.
 fn abbrev(args: &[Value]) -> Result<Value> {
     let [width, s] = fixed("abbrev", args)?;
-    let (width, s) = (int(width)?, string(s)?);
+    let (width, bytes) = (int(width)?, string_bytes(s)?);
     if width < 4 {
-        return Ok(text(s));
+        return Ok(s.clone());
     }
-    Ok(text(abbreviate_full(s, 0, width).unwrap_or_default()))
+    Ok(Value::from_go_bytes(&abbreviate_full(bytes, 0, width).unwrap_or_default()))
 }
 
 fn abbrevboth(args: &[Value]) -> Result<Value> {
     let [left, right, s] = fixed("abbrevboth", args)?;
-    let (left, right, s) = (int(left)?, int(right)?, string(s)?);
+    let (left, right, bytes) = (int(left)?, int(right)?, string_bytes(s)?);
     if right < 4 || (left > 0 && right < 7) {
-        return Ok(text(s));
+        return Ok(s.clone());
     }
-    Ok(text(abbreviate_full(s, left, right).unwrap_or_default()))
+    Ok(Value::from_go_bytes(&abbreviate_full(bytes, left, right).unwrap_or_default()))
 }
 
-/// `trunc(c int, s string)`: the first c bytes, or the last -c bytes when c is negative.
+/// `trunc(c int, s string)`: the first c bytes, or the last -c bytes when c is negative (a cut through a
+/// character leaves a string that is not UTF-8, as in Go).
 fn trunc(args: &[Value]) -> Result<Value> {
     let [count, s] = fixed("trunc", args)?;
-    let (count, s) = (int(count)?, string(s)?);
-    let len = s.len() as i64;
+    let (count, bytes) = (int(count)?, string_bytes(s)?);
+    let len = bytes.len() as i64;
     if count < 0 && len + count > 0 {
-        return Ok(text(byte_slice(s, (len + count) as usize, s.len())));
+        return Ok(Value::from_go_bytes(&bytes[(len + count) as usize..]));
     }
     if count >= 0 && len > count {
-        return Ok(text(byte_slice(s, 0, count as usize)));
+        return Ok(Value::from_go_bytes(&bytes[..count as usize]));
     }
-    Ok(text(s))
+    Ok(s.clone())
 }
 
 fn trim(args: &[Value]) -> Result<Value> {
@@ -153,24 +154,24 @@ fn slice_panic(start: Option<i64>, end: Option<i64>, len: usize) -> crate::error
 /// else `s[start:end]`; out-of-range bounds are Go's runtime panic.
 fn substr(args: &[Value]) -> Result<Value> {
     let [start, end, s] = fixed("substr", args)?;
-    let (start, end, s) = (int(start)?, int(end)?, string(s)?);
-    let len = s.len() as i64;
+    let (start, end, bytes) = (int(start)?, int(end)?, string_bytes(s)?);
+    let len = bytes.len() as i64;
     if start < 0 {
         if end < 0 || end > len {
-            return Err(slice_panic(None, Some(end), s.len()));
+            return Err(slice_panic(None, Some(end), bytes.len()));
         }
-        return Ok(text(byte_slice(s, 0, end as usize)));
+        return Ok(Value::from_go_bytes(&bytes[..end as usize]));
     }
     if end < 0 || end > len {
         if start > len {
-            return Err(slice_panic(Some(start), None, s.len()));
+            return Err(slice_panic(Some(start), None, bytes.len()));
         }
-        return Ok(text(byte_slice(s, start as usize, s.len())));
+        return Ok(Value::from_go_bytes(&bytes[start as usize..]));
     }
     if start > end {
-        return Err(slice_panic(Some(start), Some(end), s.len()));
+        return Err(slice_panic(Some(start), Some(end), bytes.len()));
     }
-    Ok(text(byte_slice(s, start as usize, end as usize)))
+    Ok(Value::from_go_bytes(&bytes[start as usize..end as usize]))
 }
 
 /// Largest string `repeat`/`indent` build; Go would try any size, berth refuses absurd ones.
@@ -238,13 +239,13 @@ fn camelcase(args: &[Value]) -> Result<Value> {
 /// `wrap(l int, s string)`: goutils `Wrap`, long words kept whole.
 fn wrap(args: &[Value]) -> Result<Value> {
     let [width, s] = fixed("wrap", args)?;
-    Ok(text(wrap_custom(string(s)?, int(width)?, "", false)))
+    Ok(Value::from_go_bytes(&wrap_custom(string_bytes(s)?, int(width)?, "", false)))
 }
 
 /// `wrapWith(l int, sep, str string)`: long words cut.
 fn wrap_with(args: &[Value]) -> Result<Value> {
     let [width, separator, s] = fixed("wrapWith", args)?;
-    Ok(text(wrap_custom(string(s)?, int(width)?, string(separator)?, true)))
+    Ok(Value::from_go_bytes(&wrap_custom(string_bytes(s)?, int(width)?, string(separator)?, true)))
 }
 
 fn contains(args: &[Value]) -> Result<Value> {

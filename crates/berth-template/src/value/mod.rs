@@ -20,7 +20,9 @@ mod format;
 mod gotype;
 mod list;
 mod map;
+mod nil;
 mod object;
+mod raw;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -33,8 +35,11 @@ pub(crate) use format::{WriteError, write_value};
 pub use gotype::GoType;
 pub use list::List;
 pub use map::{Entries, Map};
+pub(crate) use nil::NilCollection;
 pub(crate) use object::ObjectDisplay as ObjectText;
+pub(crate) use object::ObjectPrinted;
 pub use object::{Kind, Object, Signature};
+pub use raw::RawString;
 
 /// A function stored in a value ([`Value::Function`]), called by the `call` builtin.
 ///

@@ -127,9 +127,31 @@ pub trait Object: Any + Send + Sync + fmt::Debug {
     /// Go's rendering of the value (`{a b}` for a struct, `[a b]` for a slice, `map[k:v]` for a map).
     fn fmt_value(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
 
+    /// What an action (`{{ x }}`) prints when it reaches the value through fields and variables only (no
+    /// function call in between): text/template's `printableValue` dereferences a pointer, and takes the
+    /// address of an addressable struct whose `String` method has a pointer receiver. Helm's
+    /// `.Capabilities.KubeVersion` prints `v1.35.0` so, and `{v1.35.0 v1.35.0 1 35}` through `print` or
+    /// `quote`. The default is [`fmt_value`](Self::fmt_value).
+    fn fmt_printed(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_value(f)
+    }
+
     /// The value as `encoding/json` sees it (exported fields under their JSON names, a `MarshalJSON` or
     /// `MarshalText` result, ...), as plain data for `toJson`, `toYaml` and friends.
     fn to_data(&self) -> Value;
+
+    /// A struct's fields as `encoding/json` writes them, in declaration order (the map of
+    /// [`to_data`](Self::to_data) is sorted by key, which `toYaml` wants but `toJson` does not). `None` for
+    /// values that are not structs encoded field by field.
+    fn json_fields(&self) -> Option<Vec<(&'static str, Value)>> {
+        None
+    }
+
+    /// The bytes of a Go `[]byte` (Helm's `.Files.GetBytes`): Sprig's `strval` (`toString`, `quote`, ...) and
+    /// `fmt`'s `%s` read them as text, `toStrings` as one number per byte. `None` for every other type.
+    fn as_bytes(&self) -> Option<&[u8]> {
+        None
+    }
 
     /// The length of a map or slice kind (`len`, truthiness); `None` for the other kinds.
     fn length(&self) -> Option<usize> {
@@ -169,5 +191,14 @@ pub(crate) struct ObjectDisplay<'a>(pub &'a dyn Object);
 impl fmt::Display for ObjectDisplay<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt_value(f)
+    }
+}
+
+/// Formats an object with its [`Object::fmt_printed`].
+pub(crate) struct ObjectPrinted<'a>(pub &'a dyn Object);
+
+impl fmt::Display for ObjectPrinted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt_printed(f)
     }
 }

@@ -41,6 +41,16 @@ pub use typed::{GoShape, GoStruct, unmarshal_typed};
 
 use crate::FuncMap;
 
+/// Go's `json.Marshal` of a value (sorted keys, HTML-safe escaping, Go's float formatting): the first half of
+/// [`to_yaml`], and what Helm prints for `-o json` of values.
+///
+/// # Errors
+///
+/// Go's message for what JSON cannot hold (`json: unsupported value: NaN`, a function, a cycle).
+pub fn to_json(value: &crate::Value) -> Result<String, YamlError> {
+    go_json::marshal(value).map_err(|message| YamlError::new(message, None))
+}
+
 /// Adds this module's functions to `functions`.
 pub fn register(functions: &mut FuncMap) {
     functions::register(functions);

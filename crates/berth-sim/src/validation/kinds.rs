@@ -1,0 +1,164 @@
+//! The rules of single kinds that charts run into, each following its registry strategy or validation
+//! function: pod template metadata (`ValidatePodTemplateSpec`), a Job's immutable template, selector and
+//! completion mode (`ValidateJobSpecUpdate`), PriorityClass names and values (`ValidatePriorityClass`).
+
+use super::field::FieldError;
+use super::metadata::{annotation_errors, label_errors};
+use serde_json::Value;
+
+/// Where each workload kind keeps its pod template.
+const TEMPLATES: &[(&str, &str, &str)] = &[
+    ("apps", "Deployment", "spec.template"),
+    ("apps", "ReplicaSet", "spec.template"),
+    ("apps", "StatefulSet", "spec.template"),
+    ("apps", "DaemonSet", "spec.template"),
+    ("batch", "Job", "spec.template"),
+    ("batch", "CronJob", "spec.jobTemplate.spec.template"),
+    ("", "ReplicationController", "spec.template"),
+    ("", "PodTemplate", "template"),
+];
+
+/// The pod template path of a workload kind (`spec.template`), if it has one.
+pub fn template_path(group: &str, kind: &str) -> Option<&'static str> {
+    TEMPLATES.iter().find(|(g, k, _)| *g == group && *k == kind).map(|(_, _, path)| *path)
+}
+
+fn at<'a>(object: &'a Value, dotted: &str) -> Option<&'a Value> {
+    dotted.split('.').try_fold(object, |value, key| value.get(key))
+}
+
+/// The highest value a user-defined PriorityClass may have (`HighestUserDefinablePriority`).
+pub const HIGHEST_USER_PRIORITY: i64 = 1_000_000_000;
+
+/// The built-in PriorityClasses (`SystemPriorityClasses`): name and value.
+pub const SYSTEM_PRIORITY_CLASSES: [(&str, i64); 2] =
+    [("system-node-critical", 2_000_001_000), ("system-cluster-critical", 2_000_000_000)];
+
+/// Errors of a create or (with `old`) an update of `group`/`kind` beyond its metadata.
+pub fn kind_errors(group: &str, kind: &str, old: Option<&Value>, new: &Value) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    if let Some(path) = template_path(group, kind)
+        && let Some(template) = at(new, path)
+    {
+        let metadata = template.get("metadata");
+        label_errors(
+            metadata.and_then(|m| m.get("labels")).and_then(Value::as_object),
+            &format!("{path}.labels"),
+            &mut errors,
+        );
+        annotation_errors(
+            metadata.and_then(|m| m.get("annotations")).and_then(Value::as_object),
+            &format!("{path}.annotations"),
+            &mut errors,
+        );
+    }
+    match (group, kind, old) {
+        ("batch", "Job", Some(old)) => job_update_errors(old, new, &mut errors),
+        ("scheduling.k8s.io", "PriorityClass", old) => priority_class_errors(old, new, &mut errors),
+        _ => {}
+    }
+    errors
+}
+
+/// `ValidateJobSpecUpdate`: the selector, completion mode and pod template of a Job cannot change (the
+/// template may, while the Job is suspended: the mutable scheduling directives, simplified here to anything).
+fn job_update_errors(old: &Value, new: &Value, errors: &mut Vec<FieldError>) {
+    let spec = |object: &Value, field: &str| object.pointer(&format!("/spec/{field}")).cloned();
+    if spec(old, "selector") != spec(new, "selector") {
+        errors.push(FieldError::invalid_raw("spec.selector", "&v1.LabelSelector{...}", "field is immutable"));
+    }
+    if spec(old, "completionMode") != spec(new, "completionMode") {
+        let mode = new.pointer("/spec/completionMode").and_then(Value::as_str).unwrap_or_default();
+        errors.push(FieldError::invalid("spec.completionMode", mode, "field is immutable"));
+    }
+    let suspended = |object: &Value| object.pointer("/spec/suspend").and_then(Value::as_bool) == Some(true);
+    if spec(old, "template") != spec(new, "template") && !(suspended(old) && suspended(new)) {
+        errors.push(FieldError::invalid_raw("spec.template", "core.PodTemplateSpec{...}", "field is immutable"));
+    }
+}
+
+/// `ValidatePriorityClass` and `ValidatePriorityClassUpdate`.
+fn priority_class_errors(old: Option<&Value>, new: &Value, errors: &mut Vec<FieldError>) {
+    let name = new.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+    let value = new.get("value").and_then(Value::as_i64).unwrap_or(0);
+    if name.starts_with("system-") {
+        let global_default = new.get("globalDefault").and_then(Value::as_bool) == Some(true);
+        let known =
+            SYSTEM_PRIORITY_CLASSES.iter().any(|(system, system_value)| *system == name && *system_value == value);
+        if !known || global_default {
+            let reason = if known {
+                format!("globalDefault must be false for system priority class {name}")
+            } else if SYSTEM_PRIORITY_CLASSES.iter().any(|(system, _)| *system == name) {
+                format!(
+                    "value of {name} PriorityClass must be {}",
+                    SYSTEM_PRIORITY_CLASSES.iter().find(|(s, _)| *s == name).map_or(0, |(_, v)| *v)
+                )
+            } else {
+                format!("{name} is not a known system priority class")
+            };
+            errors.push(FieldError::forbidden(
+                "metadata.name",
+                format!("priority class names with 'system-' prefix are reserved for system use only. error: {reason}"),
+            ));
+        }
+    } else if value > HIGHEST_USER_PRIORITY {
+        errors.push(FieldError::forbidden(
+            "value",
+            format!("maximum allowed value of a user defined priority is {HIGHEST_USER_PRIORITY}"),
+        ));
+    }
+    if let Some(old) = old
+        && old.get("value") != new.get("value")
+    {
+        errors.push(FieldError::forbidden("value", "may not be changed in an update."));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn job(image: &str, suspend: bool) -> Value {
+        json!({"spec": {"suspend": suspend, "selector": {"matchLabels": {"a": "b"}},
+               "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": image}]}}}})
+    }
+
+    #[test]
+    fn a_job_template_cannot_change_unless_suspended() {
+        let errors = kind_errors("batch", "Job", Some(&job("a:1", false)), &job("a:2", false));
+        assert_eq!(errors.len(), 1);
+        assert_eq!(
+            errors[0].to_string(),
+            "spec.template: Invalid value: core.PodTemplateSpec{...}: field is immutable"
+        );
+        assert!(kind_errors("batch", "Job", Some(&job("a:1", true)), &job("a:2", true)).is_empty());
+        assert!(kind_errors("batch", "Job", Some(&job("a:1", false)), &job("a:1", false)).is_empty());
+        assert!(kind_errors("batch", "Job", None, &job("a:1", false)).is_empty(), "a create has nothing to compare");
+    }
+
+    #[test]
+    fn template_labels_are_validated_where_each_kind_keeps_them() {
+        let cron =
+            json!({"spec": {"jobTemplate": {"spec": {"template": {"metadata": {"labels": {"x": "bad value"}}}}}}});
+        let errors = kind_errors("batch", "CronJob", None, &cron);
+        assert!(
+            errors[0].to_string().starts_with("spec.jobTemplate.spec.template.labels: Invalid value: \"bad value\"")
+        );
+    }
+
+    #[test]
+    fn priority_classes_keep_system_names_and_bounded_values() {
+        let class = |name: &str, value: i64| json!({"metadata": {"name": name}, "value": value});
+        assert!(kind_errors("scheduling.k8s.io", "PriorityClass", None, &class("high", 1000)).is_empty());
+        let too_high = kind_errors("scheduling.k8s.io", "PriorityClass", None, &class("high", 2_000_000_000));
+        assert_eq!(
+            too_high[0].to_string(),
+            "value: Forbidden: maximum allowed value of a user defined priority is 1000000000"
+        );
+        let reserved = kind_errors("scheduling.k8s.io", "PriorityClass", None, &class("system-mine", 5));
+        assert!(reserved[0].to_string().contains("reserved for system use only"));
+        let changed = kind_errors("scheduling.k8s.io", "PriorityClass", Some(&class("high", 1)), &class("high", 2));
+        assert_eq!(changed[0].to_string(), "value: Forbidden: may not be changed in an update.");
+    }
+}

@@ -1,0 +1,46 @@
+//! Validation as kube-apiserver's registry strategies do it, with the real server's messages: what a write
+//! must satisfy before it is stored (names per kind, metadata, the rules of single kinds), and what is refused
+//! while the body is decoded (fields of the wrong type, bytes that are not base64).
+//!
+//! [`validate`] runs in the store on every create and update, after defaulting; [`decode::check`] runs in the
+//! HTTP layer on request bodies, whose path (decode or apply) decides the message.
+
+pub mod decode;
+pub mod field;
+pub mod kinds;
+pub mod metadata;
+pub mod names;
+
+use crate::api_error::ApiError;
+use crate::registry::ResourceDef;
+use field::FieldError;
+use serde_json::Value;
+
+/// Every validation error of a create (`old` None) or an update of `new`, in the order the real server lists
+/// them: name, then metadata, then the kind's own rules.
+pub fn errors(def: &ResourceDef, old: Option<&Value>, new: &Value) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    if old.is_none() {
+        errors.extend(names::name_errors(names::rule_for(&def.group, &def.kind), new));
+    }
+    if let Some(metadata) = new.get("metadata").and_then(Value::as_object) {
+        metadata::metadata_errors(metadata, &mut errors);
+    }
+    if !def.custom {
+        errors.extend(kinds::kind_errors(&def.group, &def.kind, old, new));
+    }
+    errors
+}
+
+/// Refuses an invalid create or update with a 422 listing every error.
+///
+/// # Errors
+/// [`ApiError`] 422 `Kind.group "name" is invalid: ...`.
+pub fn validate(def: &ResourceDef, old: Option<&Value>, new: &Value) -> Result<(), ApiError> {
+    let errors = errors(def, old, new);
+    if errors.is_empty() {
+        return Ok(());
+    }
+    let name = new.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+    Err(ApiError::invalid_fields(&def.group, &def.kind, name, &errors))
+}

@@ -1,0 +1,143 @@
+//! `berth get values|manifest|hooks|notes|metadata|all NAME [--revision N]`: what `helm get` prints of a
+//! release's record, for releases berth or Helm made.
+
+use super::cluster_args::ClusterArgs;
+use super::output::print_stdout;
+use crate::cli::error::{Error, ExitCode};
+use berth::release::lifecycle::LifecycleError;
+use berth::release::show::{self, Format, StatusView};
+use berth::release::{Release, Storage};
+use clap::{Args, Subcommand, ValueEnum};
+
+#[derive(Debug, Args)]
+pub struct GetArgs {
+    #[command(subcommand)]
+    pub what: GetCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GetCommand {
+    /// The values the user supplied (`--all`: merged with the chart's defaults).
+    Values(ValuesArgs),
+    /// The manifest of the release's objects.
+    Manifest(RevisionArgs),
+    /// The release's hooks.
+    Hooks(RevisionArgs),
+    /// The release's notes.
+    Notes(RevisionArgs),
+    /// The release's metadata: chart, version, status, deployment time.
+    Metadata(FormattedArgs),
+    /// Everything: status, values, hooks, manifest and notes (`-o json|yaml`: the whole record).
+    All(FormattedArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RevisionArgs {
+    pub name: String,
+    /// The revision (default: the latest).
+    #[arg(long)]
+    pub revision: Option<u32>,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct FormattedArgs {
+    #[command(flatten)]
+    pub release: RevisionArgs,
+    #[arg(short, long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct ValuesArgs {
+    #[command(flatten)]
+    pub release: RevisionArgs,
+    /// All (computed) values: the chart's defaults under the user's.
+    #[arg(short, long)]
+    pub all: bool,
+    #[arg(short, long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
+}
+
+/// `-o`, as Helm's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Table,
+    Json,
+    Yaml,
+}
+
+impl From<OutputFormat> for Format {
+    fn from(format: OutputFormat) -> Format {
+        match format {
+            OutputFormat::Table => Format::Table,
+            OutputFormat::Json => Format::Json,
+            OutputFormat::Yaml => Format::Yaml,
+        }
+    }
+}
+
+impl GetCommand {
+    fn release(&self) -> &RevisionArgs {
+        match self {
+            GetCommand::Values(values) => &values.release,
+            GetCommand::Manifest(release) | GetCommand::Hooks(release) | GetCommand::Notes(release) => release,
+            GetCommand::Metadata(formatted) | GetCommand::All(formatted) => &formatted.release,
+        }
+    }
+}
+
+pub fn run(args: GetArgs) -> Result<ExitCode, Error> {
+    let release = read(args.what.release())?;
+    let text = match &args.what {
+        GetCommand::Values(values) => show::values(&release, values.all, values.output.into()),
+        GetCommand::Manifest(_) => Ok(show::manifest(&release)),
+        GetCommand::Hooks(_) => Ok(show::hooks(&release)),
+        GetCommand::Notes(_) => Ok(show::notes(&release)),
+        GetCommand::Metadata(metadata) => show::metadata(&release, metadata.output.into()),
+        GetCommand::All(all) => match all.output {
+            OutputFormat::Table => {
+                show::status(&release, StatusView { debug: true, show_metadata: true, hide_notes: false })
+            }
+            OutputFormat::Json => show::release_json(&release),
+            OutputFormat::Yaml => show::release_yaml(&release),
+        },
+    }?;
+    print_stdout(&text)?;
+    Ok(ExitCode::Success)
+}
+
+/// The revision asked for, or the latest whatever its status (Helm's `releaseContent`), with the labels Helm
+/// gives it.
+fn read(args: &RevisionArgs) -> Result<Release, Error> {
+    super::runtime::runtime()?.block_on(async move {
+        let (cluster, _simulated) = args.cluster.connect().await?;
+        let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
+        let name = args.name.clone();
+        let found = match args.revision {
+            Some(version) if version > 0 => storage
+                .get(&name, version)
+                .await
+                .map_err(|error| Error::Release(error.into()))?
+                .ok_or(Error::Release(LifecycleError::NoRevision { name, version }))?,
+            _ => {
+                let mut last = storage
+                    .last(&name)
+                    .await
+                    .map_err(|error| Error::Release(error.into()))?
+                    .ok_or(Error::Release(LifecycleError::NotFound(name)))?;
+                // Helm finds the latest revision by a query, which keeps the Secret's labels unfiltered.
+                if let Some(labels) = storage
+                    .secret_labels(&last.name, last.version)
+                    .await
+                    .map_err(|error| Error::Release(error.into()))?
+                {
+                    last.labels = labels;
+                }
+                last
+            }
+        };
+        Ok(found)
+    })
+}

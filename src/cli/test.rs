@@ -1,0 +1,92 @@
+//! `berth test NAME`: runs a release's test hooks as `helm test` does, prints the release's status with each
+//! test's last run (and, with `--logs`, the test pods' logs), and exits 0 when every test passed, 1 when one
+//! failed, 130 when interrupted.
+
+use super::cluster_args::ClusterArgs;
+use super::get::OutputFormat;
+use super::output::print_stdout;
+use super::progress::{Progress, ProgressMode};
+use crate::cli::error::{Error, ExitCode};
+use berth::release::TestFilter;
+use berth::release::lifecycle::{self, TestOptions, TestReport};
+use berth::release::show::{self, StatusView};
+use berth::wait::Outcome;
+use clap::Args;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    pub name: String,
+    /// Limit for each test (Go duration).
+    #[arg(long, default_value = "5m", value_parser = super::apply::duration_arg)]
+    pub timeout: Duration,
+    /// Print the test pods' logs (after the tests ran, before they are cleaned up).
+    #[arg(long)]
+    pub logs: bool,
+    /// Which tests: `name=X` runs only X, `!name=X` skips X (repeatable, or comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub filter: Vec<String>,
+    /// The release afterwards: Helm's status text, or its record as JSON or YAML.
+    #[arg(short, long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+pub fn run(args: TestArgs) -> Result<ExitCode, Error> {
+    super::runtime::runtime()?.block_on(async move {
+        let cancel = CancellationToken::new();
+        super::runtime::spawn_signal_handler(cancel.clone());
+        let (cluster, _simulated) = args.cluster.connect().await?;
+        let options = TestOptions {
+            timeout: args.timeout,
+            filter: TestFilter::parse(args.filter.iter().map(String::as_str)),
+            logs: args.logs,
+            hooks_cancel: Some(cancel.clone()),
+        };
+        // Progress stays on stderr: stdout carries the release, whatever `-o` says.
+        let mut progress = Progress::new(ProgressMode::detect(false));
+        let mut on_event = |event: &berth::apply::ApplyEvent| progress.on_event(event);
+        let report =
+            lifecycle::test(&cluster, &args.name, &options, &cancel, &mut on_event).await.map_err(Error::Release)?;
+        progress.finish();
+        print_stdout(&render(&report, args.output, args.logs)?)?;
+        let mut unreadable = false;
+        for log in &report.logs {
+            if let Err(error) = &log.log {
+                eprintln!("error: cannot read the logs of test {}: {error}", log.test);
+                unreadable = true;
+            }
+        }
+        if let Some(failure) = &report.failure {
+            eprintln!("error: test {failure}");
+        }
+        Ok(match report.outcome {
+            Outcome::Ready if !unreadable => ExitCode::Success,
+            Outcome::Cancelled => ExitCode::Cancelled,
+            _ => ExitCode::NotReady,
+        })
+    })
+}
+
+/// Helm's output of `helm test`: the status without notes (or the record), then `POD LOGS:` sections.
+fn render(report: &TestReport, output: OutputFormat, logs: bool) -> Result<String, Error> {
+    let release = &report.release;
+    let mut text = match output {
+        OutputFormat::Table => {
+            show::status(release, StatusView { debug: false, show_metadata: false, hide_notes: true })
+        }
+        OutputFormat::Json => show::release_json(release),
+        OutputFormat::Yaml => show::release_yaml(release),
+    }?;
+    if logs {
+        text.push('\n');
+        for log in &report.logs {
+            if let Ok(content) = &log.log {
+                text.push_str(&format!("POD LOGS: {}\n{content}\n", log.pod));
+            }
+        }
+    }
+    Ok(text)
+}

@@ -1,0 +1,1 @@
+{{- define "greeting" -}}greetings from {{ .Template.Name }}{{- end }}

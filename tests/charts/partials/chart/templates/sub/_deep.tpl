@@ -1,0 +1,3 @@
+{{- define "partials.deep" -}}
+deep: {{ . | toJson }}
+{{- end -}}
