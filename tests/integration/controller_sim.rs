@@ -288,3 +288,47 @@ async fn stopping_the_controller_mid_wait_leaves_no_pending_revision() {
     env.wait_release("shop", "web", "Ready", is_ready).await;
     running.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_releases_are_reconciled_concurrently_one_reconcile_each_at_a_time() {
+    let env = Env::start().await;
+    env.namespace("fleet").await;
+    env.chart("fleet", "web-chart", &web_chart("1.0.0")).await;
+    let concurrency = 16;
+    let options = berth::controller::ControllerOptions { concurrency, ..test_options() };
+    let mut running = Running::start(&env, options);
+    let names: Vec<String> = (0..100).map(|index| format!("web-{index:03}")).collect();
+    for name in &names {
+        env.create_release("fleet", name, spec(json!({"readyAfter": "1s"}))).await;
+    }
+    // Every start and end, as the controller reports them, until each Release's rollout succeeded.
+    let mut active = std::collections::HashSet::new();
+    let mut succeeded = std::collections::HashSet::new();
+    let mut peak = 0;
+    while succeeded.len() < names.len() {
+        match running.next_event("a reconcile started or ended", |_| true).await {
+            ControllerEvent::Started { key, .. } => {
+                assert!(active.insert(key.clone()), "{key} started while its reconcile ran");
+                peak = peak.max(active.len());
+                assert!(active.len() <= concurrency, "{} reconciles at once", active.len());
+            }
+            ControllerEvent::Finished { key, result, .. } => {
+                assert!(active.remove(&key), "{key} finished without starting");
+                if result == "succeeded" {
+                    succeeded.insert(key);
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(peak > 1, "reconciles ran concurrently (peak {peak})");
+    // All Ready, each with one deployed revision recorded.
+    let listed = env.releases("fleet").list(&Default::default()).await.expect("list");
+    let objects: Vec<serde_json::Value> =
+        listed.items.into_iter().map(|object| serde_json::to_value(object).expect("JSON")).collect();
+    assert_eq!(objects.iter().filter(|object| is_ready(object)).count(), 100);
+    let secrets: kube::Api<k8s_openapi::api::core::v1::Secret> = kube::Api::namespaced(env.client(), "fleet");
+    let deployed = secrets.list(&kube::api::ListParams::default().labels("owner=helm,status=deployed")).await;
+    assert_eq!(deployed.expect("list").items.len(), 100);
+    running.stop().await;
+}
