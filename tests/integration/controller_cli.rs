@@ -3,7 +3,7 @@
 //! read back by real Helm 4.1.4 and by `berth history`; metrics and health over HTTP; SIGTERM; two replicas
 //! with `--leader-elect`, the leader killed mid-rollout and the standby finishing it; `deploy/` applied.
 
-use crate::controller_support::{BOUND, condition, release_resource, web_chart};
+use crate::controller_support::{BOUND, condition, release_resource, revision_recorded, web_chart};
 use crate::peers::PeerCluster;
 use crate::run;
 use berth_sim::SimConfig;
@@ -225,23 +225,6 @@ async fn lease_held_by(client: &kube::Client, wanted: &str) -> Instant {
     found.ok().flatten().unwrap_or_else(|| panic!("the Lease never held by {wanted} within {BOUND:?}"))
 }
 
-/// Waits (watching the release's Secrets) until a revision of `name` is recorded with `status`.
-async fn revision_recorded(client: &kube::Client, namespace: &str, name: &str, status: &str) {
-    let secrets: Api<k8s_openapi::api::core::v1::Secret> = Api::namespaced(client.clone(), namespace);
-    let config = watcher::Config::default().labels(&format!("owner=helm,name={name},status={status}"));
-    let mut stream = watcher::watcher(secrets, config).boxed();
-    let found = tokio::time::timeout(BOUND, async {
-        while let Some(event) = stream.next().await {
-            if let Ok(watcher::Event::Apply(_) | watcher::Event::InitApply(_)) = event {
-                return true;
-            }
-        }
-        false
-    })
-    .await;
-    assert!(found.unwrap_or(false), "no {status} revision of {name} within {BOUND:?}");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_standby_takes_over_from_a_dead_leader_and_leaves_nothing_pending() {
     let (peer, client) = cluster_with_crd("shop").await;
@@ -315,4 +298,22 @@ async fn deploy_applies_to_the_simulated_cluster_and_its_crd_is_the_printed_one(
         assert!(rows.iter().any(|row| row.contains(kind)), "{kind} applied:\n{out}");
     }
     assert!(err.contains("ready: 10/10 objects"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_crd_the_controller_says_how_to_install_it() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    let kubeconfig = peer.kubeconfig().display().to_string();
+    let output = tokio::task::spawn_blocking(move || run::berth(&["controller", "--kubeconfig", &kubeconfig], None))
+        .await
+        .expect("joined");
+    assert_eq!(output.status.code(), Some(2), "bad input: {}", run::stderr(&output));
+    let stderr = run::stderr(&output);
+    assert!(
+        stderr.contains("the cluster does not serve `releases.berth.dev/v1alpha1`")
+            && stderr.contains("berth controller crd | kubectl apply -f -"),
+        "{stderr}"
+    );
+    let usage = run::berth(&["controller", "--concurrency", "0"], None);
+    assert_eq!(usage.status.code(), Some(2), "{}", run::stderr(&usage));
 }

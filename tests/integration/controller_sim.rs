@@ -95,15 +95,7 @@ async fn a_new_generation_cancels_the_running_wait() {
     })
     .await;
     // The revision is pending while the controller waits.
-    let pending = async {
-        loop {
-            if env.history("shop", "web").await.first().is_some_and(|(_, status, _)| status == "pending-install") {
-                return;
-            }
-            tokio::task::yield_now().await;
-        }
-    };
-    tokio::time::timeout(BOUND, pending).await.expect("revision 1 pending-install while waiting");
+    revision_recorded(&env.client(), "shop", "web", "pending-install").await;
 
     // The fix arrives as generation 2.
     let changed_at = Instant::now();
@@ -204,8 +196,7 @@ async fn depends_on_holds_a_release_until_its_dependency_is_ready() {
     env.wait_release("shop", "web", "Ready after db", is_ready).await;
     // In the cluster's write record: web's revision is created after db's Deployment became available.
     let record = env.sim.record();
-    let position =
-        |found: &dyn Fn(&berth_sim::store::WriteRecord) -> bool| record.iter().position(|write| found(write));
+    let position = |found: &dyn Fn(&berth_sim::store::WriteRecord) -> bool| record.iter().position(found);
     let name = |write: &berth_sim::store::WriteRecord| {
         write.event.object["metadata"]["name"].as_str().unwrap_or_default().to_string()
     };
@@ -242,19 +233,18 @@ async fn deleting_a_release_uninstalls_it() {
     env.chart("shop", "web-chart", &web_chart("1.0.0")).await;
     let mut running = Running::start(&env, test_options());
     env.create_release("shop", "web", spec(json!({}))).await;
-    env.wait_release("shop", "web", "Ready", is_ready).await;
+    let ready = env.wait_release("shop", "web", "Ready", is_ready).await;
+    let uid = ready["metadata"]["uid"].as_str().expect("a uid").to_string();
     env.releases("shop").delete("web", &Default::default()).await.expect("delete accepted");
     running
         .next_event("the deletion finalized", |event| {
             matches!(event, ControllerEvent::Finished { result: "deleted", .. })
         })
         .await;
-    let gone = async {
-        while env.releases("shop").get_opt("web").await.expect("get").is_some() {
-            tokio::task::yield_now().await;
-        }
-    };
-    tokio::time::timeout(BOUND, gone).await.expect("the Release goes once its finalizer is removed");
+    let gone =
+        kube::runtime::wait::await_condition(env.releases("shop"), "web", kube::runtime::conditions::is_deleted(&uid));
+    let gone = tokio::time::timeout(BOUND, gone).await.expect("the Release goes once its finalizer is removed");
+    assert!(gone.expect("watched").is_none(), "deleted");
     assert!(env.history("shop", "web").await.is_empty(), "the Helm release is uninstalled");
     let deployments: kube::Api<k8s_openapi::api::apps::v1::Deployment> = kube::Api::namespaced(env.client(), "shop");
     assert!(deployments.get_opt("web").await.expect("get").is_none(), "its objects are deleted");
@@ -269,12 +259,7 @@ async fn stopping_the_controller_mid_wait_leaves_no_pending_revision() {
     let mut running = Running::start(&env, test_options());
     env.create_release("shop", "web", spec(json!({"readyAfter": "1h"}))).await;
     running.next_event("web started", |event| matches!(event, ControllerEvent::Started { .. })).await;
-    let pending = async {
-        while !env.history("shop", "web").await.first().is_some_and(|(_, status, _)| status == "pending-install") {
-            tokio::task::yield_now().await;
-        }
-    };
-    tokio::time::timeout(BOUND, pending).await.expect("waiting on revision 1");
+    revision_recorded(&env.client(), "shop", "web", "pending-install").await;
     running.stop().await;
     let history = env.history("shop", "web").await;
     assert_eq!(history, [(1, "failed".to_string(), "Install \"web\" failed: cancelled".to_string())]);

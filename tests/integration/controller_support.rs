@@ -276,3 +276,20 @@ impl Running {
         ended.expect("joined").expect("the controller ends cleanly");
     }
 }
+
+/// Waits (watching the release's Secrets) until a revision of `name` is recorded with `status`.
+pub async fn revision_recorded(client: &kube::Client, namespace: &str, name: &str, status: &str) {
+    let secrets: Api<k8s_openapi::api::core::v1::Secret> = Api::namespaced(client.clone(), namespace);
+    let config = watcher::Config::default().labels(&format!("owner=helm,name={name},status={status}"));
+    let mut stream = watcher::watcher(secrets, config).boxed();
+    let found = tokio::time::timeout(BOUND, async {
+        while let Some(event) = stream.next().await {
+            if let Ok(watcher::Event::Apply(_) | watcher::Event::InitApply(_)) = event {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert!(found.unwrap_or(false), "no {status} revision of {name} within {BOUND:?}");
+}
