@@ -182,6 +182,7 @@ impl Controller {
         };
         // A standby is healthy and ready: it serves by waiting.
         self.observers.health.set_ready(true);
+        tracing::info!(lease = %election.lease_name, namespace = %election.namespace, "standing by: reconciling once this replica holds the Lease");
         let Some(mut leadership) = leader::campaign(cluster.client.clone(), election, &shutdown).await? else {
             return Ok(());
         };

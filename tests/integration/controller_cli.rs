@@ -13,7 +13,6 @@ use kube::runtime::watcher;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -21,7 +20,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 struct ControllerProcess {
     /// `None` once stopped.
     child: Option<Child>,
-    stderr: Arc<Mutex<String>>,
+    /// Everything it wrote to stderr so far, updated line by line.
+    stderr: tokio::sync::watch::Receiver<String>,
     /// Where `--metrics-addr 127.0.0.1:0` was bound.
     metrics: String,
 }
@@ -43,9 +43,8 @@ impl ControllerProcess {
             .stderr(Stdio::piped());
         let mut child = command.spawn().expect("berth controller starts");
         let pipe = child.stderr.take().expect("stderr piped");
-        let stderr = Arc::new(Mutex::new(String::new()));
+        let (kept, stderr) = tokio::sync::watch::channel(String::new());
         let (address_sender, address) = tokio::sync::oneshot::channel();
-        let kept = stderr.clone();
         std::thread::spawn(move || {
             let mut address_sender = Some(address_sender);
             for line in BufReader::new(pipe).lines().map_while(Result::ok) {
@@ -54,21 +53,28 @@ impl ControllerProcess {
                 {
                     let _ = sender.send(bound.to_string());
                 }
-                if let Ok(mut kept) = kept.lock() {
-                    kept.push_str(&line);
-                    kept.push('\n');
-                }
+                kept.send_modify(|text| {
+                    text.push_str(&line);
+                    text.push('\n');
+                });
             }
         });
         let metrics = match tokio::time::timeout(BOUND, address).await {
             Ok(Ok(address)) => address,
-            _ => panic!("berth controller never said where it serves; stderr:\n{}", stderr.lock().expect("lock")),
+            _ => panic!("berth controller never said where it serves; stderr:\n{}", stderr.borrow().as_str()),
         };
         ControllerProcess { child: Some(child), stderr, metrics }
     }
 
     fn stderr(&self) -> String {
-        self.stderr.lock().map(|text| text.clone()).unwrap_or_default()
+        self.stderr.borrow().clone()
+    }
+
+    /// Waits (bounded) until its stderr contains `text`.
+    async fn said(&self, text: &str) {
+        let mut stderr = self.stderr.clone();
+        let found = tokio::time::timeout(BOUND, stderr.wait_for(|written| written.contains(text))).await;
+        assert!(matches!(found, Ok(Ok(_))), "berth controller never said `{text}`; stderr:\n{}", self.stderr());
     }
 
     /// An HTTP GET on the metrics address: (status line, body).
@@ -234,6 +240,7 @@ async fn a_standby_takes_over_from_a_dead_leader_and_leaves_nothing_pending() {
     lease_held_by(&client, "berth-a_").await;
     let standby = ControllerProcess::start(&peer, "berth-b", &args).await;
     // A standby serves (healthy and ready) but does not reconcile.
+    standby.said("standing by").await;
     assert_eq!(standby.get("/readyz").await.0, "HTTP/1.1 200 OK");
     assert!(standby.get("/metrics").await.1.contains("\nberth_controller_leader 0\n"));
 
