@@ -65,6 +65,8 @@ pub enum Error {
     Diff(#[source] Box<berth::release::diff::DiffError>),
     #[error("release operation failed")]
     Release(#[source] release::lifecycle::LifecycleError),
+    #[error("the controller stopped")]
+    Controller(#[source] berth::controller::ControllerError),
     #[error("cannot print the release")]
     Record(#[from] release::show::ShowError),
     /// A chart repository or registry could not give what was asked (`what`: the step that failed).
@@ -95,6 +97,8 @@ impl Error {
                 ExitCode::NotReady
             }
             Error::Release(_) => ExitCode::BadInput,
+            Error::Controller(error) if crate::cli::controller::is_bad_input(error) => ExitCode::BadInput,
+            Error::Controller(_) => ExitCode::NotReady,
         }
     }
 }

@@ -6,6 +6,7 @@
 mod apply;
 mod chart_args;
 mod cluster_args;
+mod controller;
 mod dependency;
 mod diff;
 mod download_progress;
@@ -94,6 +95,8 @@ pub enum Command {
     /// Manage a chart's dependencies (charts/ and Chart.lock).
     #[command(alias = "dep")]
     Dependency(dependency::DependencyArgs),
+    /// Reconcile Release resources (berth.dev/v1alpha1) until SIGINT/SIGTERM; `controller crd` prints their CRD.
+    Controller(controller::ControllerArgs),
     /// Run the simulated cluster (a Kubernetes API server with simulated controllers) for kubectl, Helm or berth.
     Sim(sim::SimArgs),
 }
@@ -110,6 +113,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Delete(args) => apply::run_delete(args),
         Command::Plan(args) => plan::run(args),
         Command::Sim(args) => sim::run(args),
+        Command::Controller(args) => controller::run(args),
         Command::Template(args) => template::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Show(args) => show::run(args),

@@ -7,16 +7,13 @@ use super::chart_args::ValuesArgs;
 use crate::cli::error::{ChartProblem, Error};
 use berth::cluster::Cluster;
 use berth::manifest;
-use berth::release::chart::rendered_from_chart;
-use berth::release::cluster_chart::{ClusterLookup, capabilities, template_value};
+use berth::release::cluster_chart::template_value;
+use berth::release::render::{RenderTarget, render_chart};
 use berth::release::{ChartMetadata, Release, Rendered};
 use berth_chart::chart::Chart;
-use berth_chart::pipeline::{ReleaseOptions as ChartOptions, render_release};
-use berth_chart::render::{Lookup, Release as RenderRelease, RenderOptions, offline};
-use berth_chart::values::{ComputeOptions, ReuseMode, reuse_values};
+use berth_chart::values::{ReuseMode, reuse_values};
 use clap::Args;
 use std::path::Path;
-use std::sync::Arc;
 
 /// The chart flags of install and upgrade, as Helm spells them.
 #[derive(Debug, Clone, Default, Args)]
@@ -93,38 +90,17 @@ pub async fn render(path: &Path, flags: &ChartFlags, target: &Target<'_>) -> Res
         user_values = reuse_values(&mut chart, &current_chart, &current_values, user_values, target.reuse)
             .map_err(|error| chart_error(error.to_string()))?;
     }
-    let (capabilities, lookup) = match target.cluster {
-        Some(cluster) => {
-            let capabilities = capabilities(cluster)
-                .await
-                .map_err(|error| chart_error(format!("cannot read the cluster's version: {error}")))?;
-            let lookup: Arc<dyn Lookup> =
-                Arc::new(ClusterLookup { cluster: cluster.clone(), runtime: tokio::runtime::Handle::current() });
-            (capabilities, Some(lookup))
-        }
-        None => (offline(None, &[]), None),
-    };
-    let release = RenderRelease {
-        name: target.name.to_string(),
-        namespace: target.namespace.to_string(),
-        revision: i64::from(target.revision),
-        is_install: !target.is_upgrade,
+    let render_target = RenderTarget {
+        name: target.name,
+        namespace: target.namespace,
+        revision: target.revision,
         is_upgrade: target.is_upgrade,
-    };
-    let options = ChartOptions {
-        render: RenderOptions { release, capabilities, lookup },
-        compute: ComputeOptions { skip_schema_validation: flags.skip_schema_validation },
+        cluster: target.cluster,
+        include_crds: !flags.skip_crds,
         sub_notes: flags.render_subchart_notes,
+        skip_schema_validation: flags.skip_schema_validation,
     };
-    // Rendering blocks (and `lookup` waits on the runtime from the rendering thread): off the async workers.
-    let rendered = tokio::task::spawn_blocking(move || render_release(&chart, user_values, &options))
-        .await
-        .map_err(|error| chart_error(format!("the renderer stopped: {error}")))?
-        .map_err(|error| chart_error(error.to_string()))?;
-    for warning in &rendered.warnings {
-        tracing::warn!("{warning}");
-    }
-    rendered_from_chart(&rendered, !flags.skip_crds).map_err(|error| chart_error(error.to_string()))
+    render_chart(chart, user_values, &render_target).await.map_err(|error| chart_error(error.0))
 }
 
 /// The chart metadata recorded for a path of manifests: its `Chart.yaml` when it has one, else its name.

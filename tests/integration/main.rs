@@ -3,6 +3,9 @@
 mod apply_cli;
 mod apply_sim;
 mod chart_release;
+mod controller_cli;
+mod controller_sim;
+mod controller_support;
 mod corpus;
 mod fixtures;
 mod health_cli;
