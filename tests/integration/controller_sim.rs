@@ -197,11 +197,9 @@ async fn depends_on_holds_a_release_until_its_dependency_is_ready() {
     // In the cluster's write record: web's revision is created after db's Deployment became available.
     let record = env.sim.record();
     let position = |found: &dyn Fn(&berth_sim::store::WriteRecord) -> bool| record.iter().position(found);
-    let name = |write: &berth_sim::store::WriteRecord| {
-        write.event.object["metadata"]["name"].as_str().unwrap_or_default().to_string()
-    };
+    let name = |write: &berth_sim::store::WriteRecord| write.event.name.clone();
     let db_available = position(&|write| {
-        write.kind() == "Deployment" && name(write) == "db" && write.event.object["status"]["availableReplicas"] == 1
+        write.kind() == "Deployment" && name(write) == "db" && write.event.value()["status"]["availableReplicas"] == 1
     })
     .expect("db's Deployment became available");
     let web_recorded = position(&|write| write.kind() == "Secret" && name(write) == "sh.helm.release.v1.web.v1")
