@@ -3,7 +3,7 @@
 
 use crate::cli::error::{Error, ExitCode};
 use berth::cluster::{self, ConnectOptions};
-use berth::controller::{Controller, ControllerError, ControllerOptions, LeaderElection};
+use berth::controller::{Controller, ControllerOptions, LeaderElection};
 use clap::{Args, Subcommand};
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -133,11 +133,6 @@ fn identity() -> String {
     let nanos =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |time| time.subsec_nanos());
     format!("{host}_{}_{nanos:08x}", std::process::id())
-}
-
-/// Whether the error ends the controller as bad input (exit 2) rather than as a failure while running (exit 1).
-pub fn is_bad_input(error: &ControllerError) -> bool {
-    matches!(error, ControllerError::NoCrd)
 }
 
 #[cfg(test)]

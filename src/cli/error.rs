@@ -97,7 +97,8 @@ impl Error {
                 ExitCode::NotReady
             }
             Error::Release(_) => ExitCode::BadInput,
-            Error::Controller(error) if crate::cli::controller::is_bad_input(error) => ExitCode::BadInput,
+            // A controller without its CRD is bad input (exit 2); anything else ended it while running.
+            Error::Controller(berth::controller::ControllerError::NoCrd) => ExitCode::BadInput,
             Error::Controller(_) => ExitCode::NotReady,
         }
     }
