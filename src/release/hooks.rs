@@ -4,7 +4,6 @@
 //! the I/O.
 
 use super::record::Hook;
-use super::rendered::RenderedHook;
 use crate::plan::INSTALL_ORDER;
 use std::cmp::Ordering;
 use std::fmt;
@@ -92,8 +91,9 @@ pub fn prints_logs_on(hook: &Hook, policy: &str) -> bool {
 }
 
 /// Helm's `sortHooksByKind`: a stable sort by install order; kinds Helm does not list go last, alphabetically.
-pub fn sort_by_kind(hooks: &mut [RenderedHook]) {
-    hooks.sort_by(|a, b| kind_order(&a.record.kind, &b.record.kind));
+/// `record` finds each item's hook (the items are rendered hooks, or the records themselves).
+pub fn sort_by_kind<T>(hooks: &mut [T], record: impl Fn(&T) -> &Hook) {
+    hooks.sort_by(|a, b| kind_order(&record(a).kind, &record(b).kind));
 }
 
 /// Helm's `lessByKind` as an ordering (equal kinds and equal ranks keep their order).
@@ -194,19 +194,7 @@ mod tests {
 
     #[test]
     fn hooks_are_recorded_in_helms_install_order_by_kind() {
-        let rendered = |kind: &str, name: &str| RenderedHook {
-            record: hook(name, kind, 0, &["pre-install"]),
-            manifest: crate::manifest::Manifest {
-                object: serde_json::Value::Null,
-                reference: crate::object::ObjectRef {
-                    api_version: "v1".into(),
-                    kind: kind.into(),
-                    namespace: None,
-                    name: name.into(),
-                },
-                source: crate::manifest::Source { file: String::new(), document: 1, line: 1, item: None },
-            },
-        };
+        let rendered = |kind: &str, name: &str| hook(name, kind, 0, &["pre-install"]);
         let mut hooks = vec![
             rendered("Job", "1"),
             rendered("Widget", "2"),
@@ -215,9 +203,8 @@ mod tests {
             rendered("Job", "5"),
             rendered("ServiceAccount", "6"),
         ];
-        sort_by_kind(&mut hooks);
-        let order: Vec<String> =
-            hooks.iter().map(|hook| format!("{}/{}", hook.record.kind, hook.record.name)).collect();
+        sort_by_kind(&mut hooks, |hook| hook);
+        let order: Vec<String> = hooks.iter().map(|hook| format!("{}/{}", hook.kind, hook.name)).collect();
         assert_eq!(order, ["ServiceAccount/6", "ConfigMap/3", "Job/1", "Job/5", "Apple/4", "Widget/2"]);
     }
 

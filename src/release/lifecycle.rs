@@ -357,7 +357,14 @@ pub async fn run_abortable(
     let health = Arc::new(HealthRules::new().with_builtin(options.builtin_rules));
     let tokens = Tokens { cancel: cancel.clone(), hooks: options.hooks_cancel.clone().unwrap_or_default() };
     let abort = abort.clone();
-    let mut context = Context { cluster, storage: &storage, options, health: &health, abort, on_event };
+    let mut context = Context {
+        cluster,
+        storage: &storage,
+        options,
+        health: &health,
+        abort,
+        on_event: std::sync::Mutex::new(on_event),
+    };
     match operation {
         Operation::Install { name, rendered } => context.install(name, rendered, &tokens).await,
         Operation::Upgrade { name, rendered, install } => context.upgrade(name, rendered, *install, &tokens).await,
@@ -471,12 +478,21 @@ struct Context<'a, 'e> {
     health: &'a Arc<HealthRules>,
     /// Fires at a second interrupt: stop at once, record the end.
     abort: CancellationToken,
-    on_event: &'e mut (dyn FnMut(&ApplyEvent) + Send),
+    /// Behind a mutex only to make the context `Sync` (so an operation's future is `Send` and a controller can
+    /// spawn it); it is reached through `&mut self`, never locked.
+    on_event: std::sync::Mutex<&'e mut (dyn FnMut(&ApplyEvent) + Send)>,
 }
 
-impl Context<'_, '_> {
+impl<'e> Context<'_, 'e> {
     fn namespace(&self) -> &str {
         &self.cluster.default_namespace
+    }
+
+    fn on_event(&mut self) -> &mut (dyn FnMut(&ApplyEvent) + Send + 'e) {
+        match self.on_event.get_mut() {
+            Ok(on_event) => *on_event,
+            Err(poisoned) => *poisoned.into_inner(),
+        }
     }
 
     /// The release's namespace exists, or is created with `--create-namespace` (labelled `name: NAMESPACE` as
@@ -524,7 +540,11 @@ impl Context<'_, '_> {
             .filter(|(index, _)| wanted.contains(index))
             .map(|(_, resolved)| resolved)
             .collect();
-        let reads = targets.iter().map(|resolved| async move { (*resolved, get_object(self.cluster, resolved).await) });
+        // Collected first: a lazy `map` inside the stream would make the future not `Send` (a closure over
+        // references whose lifetimes the compiler cannot prove general enough).
+        let cluster = self.cluster;
+        let reads: Vec<_> =
+            targets.iter().map(|resolved| async move { (*resolved, get_object(cluster, resolved).await) }).collect();
         let found: Vec<_> = futures::stream::iter(reads).buffered(16).collect().await;
         for (resolved, result) in found {
             let reference = &resolved.reference;
@@ -571,9 +591,9 @@ impl Context<'_, '_> {
         tokens: &Tokens,
     ) -> ApplyReport {
         let request = request(self.options, self.options.timeout, unchanged, create_only);
-        let abort = self.abort.clone();
+        let (cluster, abort) = (self.cluster, self.abort.clone());
         tokio::select! {
-            report = apply::apply_prepared(self.cluster, prepared, &request, &tokens.cancel, self.on_event) => report,
+            report = apply::apply_prepared(cluster, prepared, &request, &tokens.cancel, self.on_event()) => report,
             () = abort.cancelled() => aborted(),
         }
     }
@@ -584,7 +604,8 @@ impl Context<'_, '_> {
         let create_only = (0..crds.manifests().len()).collect();
         let mut request = request(self.options, self.options.timeout, HashSet::new(), create_only);
         request.wait = Some(WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() });
-        let report = apply::apply_prepared(self.cluster, crds, &request, &tokens.cancel, self.on_event).await;
+        let cluster = self.cluster;
+        let report = apply::apply_prepared(cluster, crds, &request, &tokens.cancel, self.on_event()).await;
         if report.outcome == Outcome::Ready
             && let Err(error) = self.cluster.resources.refresh(&self.cluster.client, &tokens.cancel).await
         {
@@ -596,11 +617,9 @@ impl Context<'_, '_> {
     async fn delete(&mut self, manifests: &[Manifest], tokens: &Tokens) -> Result<ApplyReport, LifecycleError> {
         let options = WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() };
         let cancel = &tokens.cancel;
-        let abort = self.abort.clone();
+        let (cluster, wait, abort) = (self.cluster, self.options.wait, self.abort.clone());
         tokio::select! {
-            report = apply::delete(self.cluster, manifests, &options, self.options.wait, cancel, self.on_event) => {
-                Ok(report?)
-            }
+            report = apply::delete(cluster, manifests, &options, wait, cancel, self.on_event()) => Ok(report?),
             () = abort.cancelled() => Ok(aborted()),
         }
     }
@@ -622,7 +641,7 @@ impl Context<'_, '_> {
             cancel: &tokens.hooks,
             health: self.health,
         };
-        hook_runner::execute(&context, release, event, self.on_event).await
+        hook_runner::execute(&context, release, event, self.on_event()).await
     }
 
     fn check_not_pending(&self, name: &str, history: &[Release]) -> Result<(), LifecycleError> {

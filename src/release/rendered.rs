@@ -70,7 +70,7 @@ impl Rendered {
                 }
             }
         }
-        super::hooks::sort_by_kind(&mut hooks);
+        super::hooks::sort_by_kind(&mut hooks, |hook| &hook.record);
         Rendered {
             manifest: manifest_text(&objects),
             manifests: objects,

@@ -5,7 +5,7 @@
 //! `include`, `tpl`, `required`, `fail` and `lookup` are bound here, with Helm's recursion limit and messages.
 //! `<no value>` is deleted from the output, as Helm does.
 
-use super::errors::{parse_error, render_error};
+use super::errors::{WARN_END, WARN_START, parse_error, render_error};
 use super::objects::{Capabilities, Files};
 use crate::chart::Chart;
 use berth_template::{GoType, Limits, Map, MissingKey, Signature, Template, TemplateError, Value};
@@ -14,10 +14,6 @@ use std::sync::{Arc, Mutex};
 
 /// Nested `include`s of one name allowed, as Helm's `recursionMaxNums`.
 const INCLUDE_RECURSION_LIMIT: usize = 1000;
-
-/// Where Helm marks a `required`/`fail` message inside the error text.
-pub(super) const WARN_START: &str = "HELM_ERR_START";
-pub(super) const WARN_END: &str = "HELM_ERR_END";
 
 /// `.Release`: who is being rendered.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,8 +4,11 @@
 //! a trace, one entry per template of the `include` chain, unless some link of the chain is not a template
 //! error, in which case Go's one-line error is kept.
 
-use super::engine::{WARN_END, WARN_START};
 use berth_template::TemplateError;
+
+/// Where Helm marks a `required`/`fail` message inside the error text.
+pub(super) const WARN_START: &str = "HELM_ERR_START";
+pub(super) const WARN_END: &str = "HELM_ERR_END";
 
 /// `cleanupParseError`.
 pub(super) fn parse_error(file: &str, error: &TemplateError) -> String {

@@ -4,17 +4,14 @@
 //! (the recorder's aggregation of identical events). `kubectl get events`, `kubectl describe` and
 //! `events.k8s.io/v1` readers see them.
 //!
-//! Recording never fails a reconcile: an event that cannot be written is dropped with a debug log.
-//! Also here: the back-off of a controller whose creates are refused (`FailedCreate`), doubling from one second
-//! up to a minute per object, as the controllers' rate-limited queues retry.
+//! Recording never fails a reconcile: an event that cannot be written is dropped with a debug log. What has
+//! been recorded is kept in the context's `Recorder` (`recorder.rs`).
 
 use super::client::ControllerError;
 use super::context::Context;
 use super::meta;
 use jiff::Timestamp;
 use serde_json::{Value, json};
-use std::collections::HashMap;
-use std::time::Duration;
 
 /// `Normal` or `Warning`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,36 +26,6 @@ impl EventType {
             EventType::Normal => "Normal",
             EventType::Warning => "Warning",
         }
-    }
-}
-
-/// The events recorded so far per involved object (uid): reason, message and the stored event's name, to
-/// aggregate repeats; and the create failures per object, for the back-off.
-#[derive(Debug, Default)]
-pub(super) struct Recorder {
-    recorded: HashMap<String, Vec<(String, String, String)>>,
-    failures: HashMap<String, u32>,
-    counter: u64,
-}
-
-impl Recorder {
-    /// Forgets a deleted object.
-    pub fn forget(&mut self, uid: &str) {
-        self.recorded.remove(uid);
-        self.failures.remove(uid);
-    }
-
-    /// One more refused create for `uid`: how long to wait before trying again.
-    pub fn failed(&mut self, uid: &str) -> Duration {
-        let failures = self.failures.entry(uid.to_string()).or_insert(0);
-        *failures = failures.saturating_add(1);
-        let seconds = 1u64.checked_shl(failures.saturating_sub(1).min(6)).unwrap_or(64).min(60);
-        Duration::from_secs(seconds)
-    }
-
-    /// Creates went through for `uid` again.
-    pub fn succeeded(&mut self, uid: &str) {
-        self.failures.remove(uid);
     }
 }
 
@@ -163,15 +130,6 @@ impl Context {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_back_off_doubles_up_to_a_minute_and_resets() {
-        let mut recorder = Recorder::default();
-        let waits: Vec<u64> = (0..9).map(|_| recorder.failed("u").as_secs()).collect();
-        assert_eq!(waits, [1, 2, 4, 8, 16, 32, 60, 60, 60]);
-        recorder.succeeded("u");
-        assert_eq!(recorder.failed("u").as_secs(), 1);
-    }
 
     #[test]
     fn references_name_the_container_of_a_pod() {

@@ -29,6 +29,7 @@ mod meta;
 mod node;
 mod ownership;
 mod queue;
+mod recorder;
 mod replica_set;
 mod service;
 mod stateful_set;
