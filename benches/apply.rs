@@ -317,7 +317,7 @@ async fn dependency_delay(report: &mut String) {
         let completed = record.iter().find(|entry| {
             entry.event.name == format!("step-{}", index - 1)
                 && entry.kind() == "Job"
-                && entry.event.object["status"]["conditions"].as_array().is_some_and(|conditions| {
+                && entry.event.value()["status"]["conditions"].as_array().is_some_and(|conditions| {
                     conditions.iter().any(|c| c["type"] == "Complete" && c["status"] == "True")
                 })
         });

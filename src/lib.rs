@@ -12,13 +12,15 @@
 //! - [`observe`]: objects read once and judged (no watch, no write);
 //! - [`apply`]: prepare once, then execute a plan with readiness gates; delete in reverse order;
 //! - [`release`]: Helm-compatible release records and the install/upgrade/rollback/uninstall lifecycle on
-//!   rendered input.
+//!   rendered input;
+//! - [`controller`]: `Release` custom resources reconciled in the cluster, a new generation cancelling the wait.
 //!
 //! The command line lives in the `berth` binary, and the simulated cluster in the `berth-sim` crate. See
 //! `README.md` for the architecture.
 
 pub mod apply;
 pub mod cluster;
+pub mod controller;
 pub mod health;
 pub mod manifest;
 pub mod object;

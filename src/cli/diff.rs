@@ -24,7 +24,7 @@ pub struct DiffArgs {
 #[derive(Debug, Subcommand)]
 pub enum DiffCommand {
     /// What `berth upgrade NAME CHART` would change.
-    Upgrade(DiffUpgradeArgs),
+    Upgrade(Box<DiffUpgradeArgs>),
     /// What `berth rollback NAME [REVISION]` would change.
     Rollback(DiffRollbackArgs),
 }

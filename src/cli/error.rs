@@ -65,11 +65,21 @@ pub enum Error {
     Diff(#[source] Box<berth::release::diff::DiffError>),
     #[error("release operation failed")]
     Release(#[source] release::lifecycle::LifecycleError),
+    #[error("the controller stopped")]
+    Controller(#[source] berth::controller::ControllerError),
     #[error("cannot print the release")]
     Record(#[from] release::show::ShowError),
+    /// A chart repository or registry could not give what was asked (`what`: the step that failed).
+    #[error("{0}")]
+    Source(String, #[source] Box<berth_source::SourceError>),
 }
 
 impl Error {
+    /// A chart-source failure: `what` could not be done because of `error`.
+    pub fn from_source(what: impl Into<String>, error: impl Into<berth_source::SourceError>) -> Error {
+        Error::Source(what.into(), Box::new(error.into()))
+    }
+
     pub fn exit_code(&self) -> ExitCode {
         match self {
             Error::Manifest(_)
@@ -80,12 +90,15 @@ impl Error {
             | Error::HealthAnnotations(_)
             | Error::Plan(_)
             | Error::Values(_)
-            | Error::Chart(..) => ExitCode::BadInput,
+            | Error::Chart(..)
+            | Error::Source(..) => ExitCode::BadInput,
             Error::Diff(_) | Error::Failed(_) => ExitCode::NotReady,
             Error::Release(release::lifecycle::LifecycleError::Storage(_)) | Error::Output(_) | Error::Record(_) => {
                 ExitCode::NotReady
             }
             Error::Release(_) => ExitCode::BadInput,
+            Error::Controller(error) if crate::cli::controller::is_bad_input(error) => ExitCode::BadInput,
+            Error::Controller(_) => ExitCode::NotReady,
         }
     }
 }
@@ -165,6 +178,13 @@ fn hint_for(error: &(dyn std::error::Error + 'static)) -> Option<String> {
     if let Some(LifecycleError::InUse(name)) = error.downcast_ref::<LifecycleError>() {
         return Some(format!("upgrade it with `berth upgrade {name} ...`, or uninstall it first"));
     }
+    // `Error::Source` boxes it (a `Box<E>` is its own error type for downcasting).
+    let source_error = error
+        .downcast_ref::<berth_source::SourceError>()
+        .or_else(|| error.downcast_ref::<Box<berth_source::SourceError>>().map(|boxed| &**boxed));
+    if let Some(source) = source_error {
+        return source_hint(source);
+    }
     if let Some(cluster::ConnectError::Unreachable { .. }) = error.downcast_ref::<cluster::ConnectError>() {
         return Some(
             "check that the cluster is running and that the kubeconfig (`--kubeconfig`, `KUBECONFIG`, `--context`) \
@@ -173,6 +193,54 @@ fn hint_for(error: &(dyn std::error::Error + 'static)) -> Option<String> {
         );
     }
     None
+}
+
+/// The way out of a chart-source failure.
+fn source_hint(error: &berth_source::SourceError) -> Option<String> {
+    use berth_source::{ErrorKind, SourceError};
+    Some(match error.kind() {
+        ErrorKind::UnknownRepository => {
+            let name = match error {
+                SourceError::RepoNotFound { name } => name.as_str(),
+                _ => "NAME",
+            };
+            format!("add it with `berth repo add {name} URL` (or `helm repo add`); `berth repo list` shows the repositories configured")
+        }
+        ErrorKind::NoCachedIndex => {
+            let name = match error {
+                SourceError::NoCachedIndex { name, .. } => name.as_str(),
+                _ => "",
+            };
+            format!("download its index with `berth repo update {name}`")
+        }
+        ErrorKind::NoMatchingVersion => match error {
+            SourceError::NoTag { nearest, constraint, .. } if !nearest.is_empty() => {
+                format!("the registry's versions nearest to `{constraint}` are {}", nearest.join(", "))
+            }
+            SourceError::NoTag { .. } => "the registry has no version tags for this chart".to_string(),
+            SourceError::NoVersion { nearest, constraint, .. } if !nearest.is_empty() => format!(
+                "the versions nearest to `{}` are {}; `berth repo update` refreshes a repository's index",
+                if constraint.is_empty() { "*" } else { constraint },
+                nearest.join(", ")
+            ),
+            _ => "the index has no such version; `berth repo update` refreshes a repository's index".to_string(),
+        },
+        ErrorKind::Unreachable => {
+            "check the address and that the server is running; a registry without TLS needs `--plain-http`, a private CA `--ca-file`".to_string()
+        }
+        ErrorKind::Unauthorized { host, registry: true } => format!(
+            "log in with `berth registry login {}` (or `helm registry login`), or pass `--username` and `--password`",
+            if host.is_empty() { "HOST" } else { host.as_str() }
+        ),
+        ErrorKind::Unauthorized { host, registry: false } => format!(
+            "the repository at {} wants credentials: `berth repo add NAME URL --username USER --password-stdin` stores              them (with `--repo`, pass `--username` and `--password`); `--pass-credentials` sends them to other hosts too",
+            if host.is_empty() { "that address" } else { host.as_str() }
+        ),
+        ErrorKind::DigestMismatch => {
+            "the content is not what its index or reference promises; nothing was used. Run `berth repo update`, or check the registry".to_string()
+        }
+        ErrorKind::Other => return None,
+    })
 }
 
 /// A values problem, as Helm words it (the chart crate's errors are Helm's text).

@@ -6,19 +6,29 @@
 mod apply;
 mod chart_args;
 mod cluster_args;
+mod controller;
+mod dependency;
 mod diff;
+mod download_progress;
 mod error;
 mod get;
 mod health;
 mod health_rules;
 mod output;
+mod package;
 mod plan;
 mod progress;
+mod pull;
+mod push;
+mod registry;
 mod release;
 mod release_input;
+mod repo;
+mod repo_index;
 mod runtime;
 mod show;
 mod sim;
+mod source_args;
 mod template;
 mod test;
 
@@ -72,6 +82,21 @@ pub enum Command {
     Template(template::TemplateArgs),
     /// Show a chart's Chart.yaml, values, README or CRDs, as `helm show`.
     Show(show::ShowArgs),
+    /// Add, update, list, remove and index chart repositories (Helm's repositories.yaml and cache).
+    Repo(repo::RepoArgs),
+    /// Log in to and out of OCI registries (credentials where Helm keeps them).
+    Registry(registry::RegistryArgs),
+    /// Download a chart from a repository or registry, optionally unpacked.
+    Pull(pull::PullArgs),
+    /// Upload a packaged chart to an OCI registry.
+    Push(push::PushArgs),
+    /// Package a chart directory into a versioned archive.
+    Package(package::PackageArgs),
+    /// Manage a chart's dependencies (charts/ and Chart.lock).
+    #[command(alias = "dep")]
+    Dependency(dependency::DependencyArgs),
+    /// Reconcile Release resources (berth.dev/v1alpha1) until SIGINT/SIGTERM; `controller crd` prints their CRD.
+    Controller(controller::ControllerArgs),
     /// Run the simulated cluster (a Kubernetes API server with simulated controllers) for kubectl, Helm or berth.
     Sim(sim::SimArgs),
 }
@@ -88,9 +113,16 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Delete(args) => apply::run_delete(args),
         Command::Plan(args) => plan::run(args),
         Command::Sim(args) => sim::run(args),
+        Command::Controller(args) => controller::run(args),
         Command::Template(args) => template::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Show(args) => show::run(args),
+        Command::Repo(args) => repo::run(args),
+        Command::Registry(args) => registry::run(args),
+        Command::Pull(args) => pull::run(args),
+        Command::Push(args) => push::run(args),
+        Command::Package(args) => package::run(args),
+        Command::Dependency(args) => dependency::run(args),
         Command::Install(args) => release::install(args),
         Command::Upgrade(args) => release::upgrade(args),
         Command::Rollback(args) => release::rollback(args),

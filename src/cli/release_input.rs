@@ -7,16 +7,13 @@ use super::chart_args::ValuesArgs;
 use crate::cli::error::{ChartProblem, Error};
 use berth::cluster::Cluster;
 use berth::manifest;
-use berth::release::chart::rendered_from_chart;
-use berth::release::cluster_chart::{ClusterLookup, capabilities, template_value};
+use berth::release::cluster_chart::template_value;
+use berth::release::render::{RenderTarget, render_chart};
 use berth::release::{ChartMetadata, Release, Rendered};
 use berth_chart::chart::Chart;
-use berth_chart::pipeline::{ReleaseOptions as ChartOptions, render_release};
-use berth_chart::render::{Lookup, Release as RenderRelease, RenderOptions, offline};
-use berth_chart::values::{ComputeOptions, ReuseMode, reuse_values};
+use berth_chart::values::{ReuseMode, reuse_values};
 use clap::Args;
 use std::path::Path;
-use std::sync::Arc;
 
 /// The chart flags of install and upgrade, as Helm spells them.
 #[derive(Debug, Clone, Default, Args)]
@@ -32,6 +29,8 @@ pub struct ChartFlags {
     /// Do not validate the values against `values.schema.json`.
     #[arg(long)]
     pub skip_schema_validation: bool,
+    #[command(flatten)]
+    pub source: super::source_args::ChartSourceArgs,
 }
 
 /// Whether `path` is a chart rather than plain manifests.
@@ -58,11 +57,23 @@ pub struct Target<'a> {
 
 /// Renders `path` for `target`.
 pub async fn render(path: &Path, flags: &ChartFlags, target: &Target<'_>) -> Result<Rendered, Error> {
-    if !is_chart(path) {
+    // A reference that is no local path (`REPO/CHART`, `--repo`, `oci://`) is downloaded first, as Helm's
+    // LocateChart does; nothing has been written to the cluster yet.
+    let name = path.to_string_lossy().into_owned();
+    let located;
+    let remote = flags.source.is_remote(&name);
+    let path = if remote {
+        located = super::source_args::locate(&name, &flags.source).await?;
+        located.as_path()
+    } else {
+        path
+    };
+    // What a repository or registry gives is always a chart (Helm's content cache names it `<digest>.chart`).
+    if !remote && !is_chart(path) {
         let manifests = manifest::load(&[path.to_path_buf()])?;
         return Ok(Rendered::from_manifests(manifests, chart_metadata(path)));
     }
-    let shown = path.display().to_string();
+    let shown = if remote { name.clone() } else { path.display().to_string() };
     let chart_error = |message: String| Error::Chart(shown.clone(), ChartProblem(message));
     let loaded = berth_chart::load::load(path).map_err(|error| chart_error(error.to_string()))?;
     for warning in &loaded.warnings {
@@ -79,38 +90,17 @@ pub async fn render(path: &Path, flags: &ChartFlags, target: &Target<'_>) -> Res
         user_values = reuse_values(&mut chart, &current_chart, &current_values, user_values, target.reuse)
             .map_err(|error| chart_error(error.to_string()))?;
     }
-    let (capabilities, lookup) = match target.cluster {
-        Some(cluster) => {
-            let capabilities = capabilities(cluster)
-                .await
-                .map_err(|error| chart_error(format!("cannot read the cluster's version: {error}")))?;
-            let lookup: Arc<dyn Lookup> =
-                Arc::new(ClusterLookup { cluster: cluster.clone(), runtime: tokio::runtime::Handle::current() });
-            (capabilities, Some(lookup))
-        }
-        None => (offline(None, &[]), None),
-    };
-    let release = RenderRelease {
-        name: target.name.to_string(),
-        namespace: target.namespace.to_string(),
-        revision: i64::from(target.revision),
-        is_install: !target.is_upgrade,
+    let render_target = RenderTarget {
+        name: target.name,
+        namespace: target.namespace,
+        revision: target.revision,
         is_upgrade: target.is_upgrade,
-    };
-    let options = ChartOptions {
-        render: RenderOptions { release, capabilities, lookup },
-        compute: ComputeOptions { skip_schema_validation: flags.skip_schema_validation },
+        cluster: target.cluster,
+        include_crds: !flags.skip_crds,
         sub_notes: flags.render_subchart_notes,
+        skip_schema_validation: flags.skip_schema_validation,
     };
-    // Rendering blocks (and `lookup` waits on the runtime from the rendering thread): off the async workers.
-    let rendered = tokio::task::spawn_blocking(move || render_release(&chart, user_values, &options))
-        .await
-        .map_err(|error| chart_error(format!("the renderer stopped: {error}")))?
-        .map_err(|error| chart_error(error.to_string()))?;
-    for warning in &rendered.warnings {
-        tracing::warn!("{warning}");
-    }
-    rendered_from_chart(&rendered, !flags.skip_crds).map_err(|error| chart_error(error.to_string()))
+    render_chart(chart, user_values, &render_target).await.map_err(|error| chart_error(error.0))
 }
 
 /// The chart metadata recorded for a path of manifests: its `Chart.yaml` when it has one, else its name.

@@ -23,14 +23,21 @@ pub enum ShowWhat {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     pub what: ShowWhat,
-    /// A chart directory or packaged `.tgz`.
+    /// A chart directory or packaged `.tgz`, `REPO/CHART`, a chart name with `--repo`, or `oci://...`.
     pub chart: String,
+    #[command(flatten)]
+    pub source: super::source_args::ChartSourceArgs,
 }
 
 pub fn run(args: ShowArgs) -> Result<ExitCode, Error> {
-    let loaded = berth_chart::load::locate(&args.chart)
-        .and_then(berth_chart::load::load)
-        .map_err(|error| Error::Chart(args.chart.clone(), ChartProblem(error.to_string())))?;
+    let chart_problem =
+        |error: berth_chart::load::LoadError| Error::Chart(args.chart.clone(), ChartProblem(error.to_string()));
+    let located = if args.source.is_remote(&args.chart) {
+        super::source_args::locate_blocking(&args.chart, &args.source)?
+    } else {
+        berth_chart::load::locate(&args.chart).map_err(chart_problem)?
+    };
+    let loaded = berth_chart::load::load(located).map_err(chart_problem)?;
     print_stdout(&show(&loaded.chart, args.what))?;
     Ok(ExitCode::Success)
 }

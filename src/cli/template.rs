@@ -59,6 +59,8 @@ pub struct TemplateArgs {
     /// Render the NOTES.txt of subcharts too (they are not printed by `template`).
     #[arg(long)]
     pub render_subchart_notes: bool,
+    #[command(flatten)]
+    pub source: super::source_args::ChartSourceArgs,
 }
 
 pub fn run(args: TemplateArgs) -> Result<ExitCode, Error> {
@@ -77,7 +79,11 @@ pub fn run(args: TemplateArgs) -> Result<ExitCode, Error> {
     // Helm's order (runInstall): find the chart, merge the user's values, then load the chart.
     let chart_problem =
         |error: berth_chart::load::LoadError| Error::Chart(chart_path.clone(), ChartProblem(error.to_string()));
-    let located = berth_chart::load::locate(&chart_path).map_err(chart_problem)?;
+    let located = if args.source.is_remote(&chart_path) {
+        super::source_args::locate_blocking(&chart_path, &args.source)?
+    } else {
+        berth_chart::load::locate(&chart_path).map_err(chart_problem)?
+    };
     let user_values = args.values.user_values()?;
     let loaded = berth_chart::load::load(located).map_err(chart_problem)?;
     for warning in &loaded.warnings {

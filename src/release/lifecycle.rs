@@ -294,7 +294,8 @@ pub async fn run(
     let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
     let health = Arc::new(HealthRules::new().with_builtin(options.builtin_rules));
     let tokens = Tokens { cancel: cancel.clone(), hooks: options.hooks_cancel.clone().unwrap_or_default() };
-    let mut context = Context { cluster, storage: &storage, options, health: &health, on_event };
+    let mut context =
+        Context { cluster, storage: &storage, options, health: &health, on_event: std::sync::Mutex::new(on_event) };
     match operation {
         Operation::Install { name, rendered } => context.install(name, rendered, &tokens).await,
         Operation::Upgrade { name, rendered, install } => context.upgrade(name, rendered, *install, &tokens).await,
@@ -406,12 +407,21 @@ struct Context<'a, 'e> {
     options: &'a ReleaseOptions,
     /// The rules every revision is prepared with (the objects' own health annotations).
     health: &'a Arc<HealthRules>,
-    on_event: &'e mut (dyn FnMut(&ApplyEvent) + Send),
+    /// Behind a mutex only to make the context `Sync` (so an operation's future is `Send` and a controller can
+    /// spawn it); it is reached through `&mut self`, never locked.
+    on_event: std::sync::Mutex<&'e mut (dyn FnMut(&ApplyEvent) + Send)>,
 }
 
-impl Context<'_, '_> {
+impl<'e> Context<'_, 'e> {
     fn namespace(&self) -> &str {
         &self.cluster.default_namespace
+    }
+
+    fn on_event(&mut self) -> &mut (dyn FnMut(&ApplyEvent) + Send + 'e) {
+        match self.on_event.get_mut() {
+            Ok(on_event) => *on_event,
+            Err(poisoned) => *poisoned.into_inner(),
+        }
     }
 
     /// The release's namespace exists, or is created with `--create-namespace` (labelled `name: NAMESPACE` as
@@ -458,7 +468,11 @@ impl Context<'_, '_> {
             .filter(|(index, _)| wanted.contains(index))
             .map(|(_, resolved)| resolved)
             .collect();
-        let reads = targets.iter().map(|resolved| async move { (*resolved, get_object(self.cluster, resolved).await) });
+        // Collected first: a lazy `map` inside the stream would make the future not `Send` (a closure over
+        // references whose lifetimes the compiler cannot prove general enough).
+        let cluster = self.cluster;
+        let reads: Vec<_> =
+            targets.iter().map(|resolved| async move { (*resolved, get_object(cluster, resolved).await) }).collect();
         let found: Vec<_> = futures::stream::iter(reads).buffered(16).collect().await;
         for (resolved, result) in found {
             let reference = &resolved.reference;
@@ -505,7 +519,8 @@ impl Context<'_, '_> {
         tokens: &Tokens,
     ) -> ApplyReport {
         let request = request(self.options, self.options.timeout, unchanged, create_only);
-        apply::apply_prepared(self.cluster, prepared, &request, &tokens.cancel, self.on_event).await
+        let cluster = self.cluster;
+        apply::apply_prepared(cluster, prepared, &request, &tokens.cancel, self.on_event()).await
     }
 
     /// The chart's `crds/`, created when absent and waited for until established, then discovery refreshed:
@@ -514,7 +529,8 @@ impl Context<'_, '_> {
         let create_only = (0..crds.manifests().len()).collect();
         let mut request = request(self.options, self.options.timeout, HashSet::new(), create_only);
         request.wait = Some(WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() });
-        let report = apply::apply_prepared(self.cluster, crds, &request, &tokens.cancel, self.on_event).await;
+        let cluster = self.cluster;
+        let report = apply::apply_prepared(cluster, crds, &request, &tokens.cancel, self.on_event()).await;
         if report.outcome == Outcome::Ready
             && let Err(error) = self.cluster.resources.refresh(&self.cluster.client).await
         {
@@ -526,7 +542,8 @@ impl Context<'_, '_> {
     async fn delete(&mut self, manifests: &[Manifest], tokens: &Tokens) -> Result<ApplyReport, LifecycleError> {
         let options = WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() };
         let cancel = &tokens.cancel;
-        Ok(apply::delete(self.cluster, manifests, &options, self.options.wait, cancel, self.on_event).await?)
+        let (cluster, wait) = (self.cluster, self.options.wait);
+        Ok(apply::delete(cluster, manifests, &options, wait, cancel, self.on_event()).await?)
     }
 
     /// Runs the release's hooks of `event` (none with `--no-hooks`); `release.hooks` get their last runs.
@@ -542,7 +559,7 @@ impl Context<'_, '_> {
             cancel: &tokens.hooks,
             health: self.health,
         };
-        hook_runner::execute(&context, release, event, self.on_event).await
+        hook_runner::execute(&context, release, event, self.on_event()).await
     }
 
     fn check_not_pending(&self, name: &str, history: &[Release]) -> Result<(), LifecycleError> {

@@ -9,6 +9,7 @@
 //! - `ownership.rs`: Helm's ownership marks on the objects and the field manager both tools share.
 //! - `lifecycle.rs`: install, upgrade, rollback, uninstall and test on top of apply, wait, sequencing and
 //!   delete.
+//! - `render.rs`: a loaded chart rendered for a live release (capabilities and `lookup` from the cluster).
 //! - `hooks.rs`: Helm's rules for hooks (order, policies, test filters); `hook_status.rs`: when a hook is
 //!   done; `hook_runner.rs`: running the hooks of one event against the cluster.
 //! - `show.rs`: what `helm get` and `helm test` print of a record; `values.rs`: its computed values.
@@ -22,6 +23,7 @@ pub mod hooks;
 pub mod lifecycle;
 pub mod ownership;
 mod record;
+pub mod render;
 mod rendered;
 pub mod show;
 mod storage;

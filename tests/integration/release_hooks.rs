@@ -148,7 +148,7 @@ async fn hooks_run_by_weight_then_name_then_kind_and_pre_hooks_gate_the_objects(
         sim.record().iter().position(|entry| {
             entry.kind() == "Job"
                 && entry.event.name == name
-                && entry.event.object["status"]["succeeded"].as_i64() == Some(1)
+                && entry.event.value()["status"]["succeeded"].as_i64() == Some(1)
         })
     };
     let settings_applied = sim
@@ -196,7 +196,7 @@ async fn delete_policies_recreate_delete_on_success_and_delete_on_failure() {
         .iter()
         .rev()
         .find(|entry| entry.kind() == "Job")
-        .map(|entry| entry.event.object["metadata"]["uid"].clone());
+        .map(|entry| entry.event.value()["metadata"]["uid"].clone());
 
     let (report, _) = run(&cluster, &upgrade(&format!("{SETTINGS}{hooks}")), &ReleaseOptions::default()).await;
     assert_eq!(report.outcome, Outcome::Ready);
@@ -208,7 +208,7 @@ async fn delete_policies_recreate_delete_on_success_and_delete_on_failure() {
         .filter(|entry| {
             entry.kind() == "Job" && entry.event.name == "migrate" && matches!(entry.verb, Verb::Apply | Verb::Delete)
         })
-        .map(|entry| (entry.verb, entry.event.object["metadata"]["uid"].to_string()))
+        .map(|entry| (entry.verb, entry.event.value()["metadata"]["uid"].to_string()))
         .collect();
     assert_eq!(job_writes.iter().map(|(verb, _)| *verb).collect::<Vec<_>>(), [Verb::Apply, Verb::Delete, Verb::Apply]);
     let second_uid = sim
@@ -216,7 +216,7 @@ async fn delete_policies_recreate_delete_on_success_and_delete_on_failure() {
         .iter()
         .rev()
         .find(|entry| entry.kind() == "Job")
-        .map(|entry| entry.event.object["metadata"]["uid"].clone());
+        .map(|entry| entry.event.value()["metadata"]["uid"].clone());
     assert_ne!(first_uid, second_uid, "a new Job, not the old one patched");
 
     // A failing hook whose policy says hook-failed is deleted after it failed.

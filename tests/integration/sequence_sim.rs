@@ -90,7 +90,7 @@ async fn the_deployment_is_created_only_after_the_migration_job_completed() {
     assert_eq!(report.outcome, Outcome::Ready, "{report:#?}");
     let record = sim.record();
     let completed =
-        first(&record, |entry| is(entry, "Job", "migrate") && has_condition(&entry.event.object, "Complete"))
+        first(&record, |entry| is(entry, "Job", "migrate") && has_condition(&entry.event.value(), "Complete"))
             .expect("the job completed");
     let created = first(&record, |entry| is(entry, "Deployment", "web")).expect("the deployment was created");
     assert!(completed < created, "job completed at write {completed}, deployment created at write {created}");

@@ -123,7 +123,7 @@ async fn berth_apply_waits_for_the_webhook_before_the_objects_it_validates() {
     let ready_pod = record.iter().position(|entry| {
         entry.kind() == "Pod"
             && entry.verb == Verb::UpdateStatus
-            && entry.event.object["status"]["conditions"]
+            && entry.event.value()["status"]["conditions"]
                 .as_array()
                 .is_some_and(|conditions| conditions.iter().any(|c| c["type"] == "Ready" && c["status"] == "True"))
     });

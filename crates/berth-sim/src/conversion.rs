@@ -57,6 +57,9 @@ pub fn convert(object: &Value, api_version: &str) -> Value {
 
 /// `object` in the storage version of `def`'s resource (unchanged for resources of one shape).
 pub fn to_storage(object: Value, def: &ResourceDef) -> Value {
+    if !STORAGE_VERSIONS.iter().any(|(_, plural, _)| *plural == def.plural) {
+        return object;
+    }
     match storage_api_version(&def.type_key()) {
         Some(storage) if object.get("apiVersion").and_then(Value::as_str) != Some(storage) => convert(&object, storage),
         _ => object,

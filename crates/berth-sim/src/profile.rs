@@ -18,11 +18,14 @@ pub struct Profile {
     pub delays: Delays,
     /// Faults injected into API requests.
     pub faults: Faults,
+    /// The generic controller manages every custom resource (as if each one's operator ran), not only those
+    /// annotated `sim.berth.dev/generic-ready: "true"`; an annotation `"false"` still opts one out.
+    pub generic_ready: bool,
 }
 
 impl Default for Profile {
     fn default() -> Profile {
-        Profile { speed: 1.0, nodes: 3, delays: Delays::default(), faults: Faults::default() }
+        Profile { speed: 1.0, nodes: 3, delays: Delays::default(), faults: Faults::default(), generic_ready: false }
     }
 }
 
@@ -162,10 +165,11 @@ mod tests {
     #[test]
     fn fields_parse_with_go_durations() {
         let profile = Profile::from_yaml(
-            "speed: 2\nnodes: 5\ndelays:\n  podReady: 1s\nfaults:\n  seed: 7\n  errorRate: 0.1\n  latency: 5ms\n",
+            "speed: 2\nnodes: 5\ngenericReady: true\ndelays:\n  podReady: 1s\nfaults:\n  seed: 7\n  errorRate: 0.1\n  latency: 5ms\n",
         );
         let profile = profile.unwrap_or_default();
         assert_eq!(profile.nodes, 5);
+        assert!(profile.generic_ready);
         assert_eq!(profile.delays.pod_ready, Duration::from_secs(1));
         assert_eq!(profile.faults.latency, Duration::from_millis(5));
         assert_eq!(profile.scaled(Duration::from_secs(1)), Duration::from_millis(500));

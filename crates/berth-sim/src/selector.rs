@@ -61,6 +61,11 @@ impl Selector {
         Ok(Selector { labels, fields })
     }
 
+    /// Whether the selector selects everything.
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty() && self.fields.is_empty()
+    }
+
     pub fn matches(&self, object: &Value) -> bool {
         let labels = object.pointer("/metadata/labels");
         let label = |key: &str| labels.and_then(|labels| labels.get(key)).and_then(Value::as_str);

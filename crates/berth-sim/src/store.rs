@@ -16,8 +16,10 @@ use super::registry::{Registry, ResourceDef, TypeKey, crd_resources};
 use super::selector::Selector;
 use super::validation;
 use jiff::Timestamp;
+pub use objects::Json;
+use objects::{ObjectTable, Replaced, to_json};
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::broadcast;
 
@@ -39,17 +41,33 @@ impl EventType {
     }
 }
 
-/// One change, as watches deliver it.
+/// One change, as watches deliver it. The objects are carried as the store keeps them, compact JSON: a watch
+/// splices them into its stream, and readers that need fields parse them ([`WatchEvent::value`]).
 #[derive(Debug, Clone)]
 pub struct WatchEvent {
     pub event_type: EventType,
     pub key: TypeKey,
+    pub kind: String,
+    /// The apiVersion the object is stored in (a watch on another version converts it).
+    pub api_version: String,
     pub namespace: String,
     pub name: String,
     pub resource_version: u64,
-    pub object: Arc<Value>,
+    pub object: Json,
     /// The object before the change (for selector transitions on watches).
-    pub previous: Option<Arc<Value>>,
+    pub previous: Option<Json>,
+}
+
+impl WatchEvent {
+    /// The object, parsed (`Null` if it cannot be, which the store never writes).
+    pub fn value(&self) -> Value {
+        serde_json::from_slice(&self.object).unwrap_or(Value::Null)
+    }
+
+    /// The object before the change, parsed.
+    pub fn previous_value(&self) -> Option<Value> {
+        self.previous.as_ref().and_then(|previous| serde_json::from_slice(previous).ok())
+    }
 }
 
 /// What kind of write a record entry is.
@@ -76,7 +94,7 @@ pub struct WriteRecord {
 
 impl WriteRecord {
     pub fn kind(&self) -> &str {
-        self.event.object.get("kind").and_then(Value::as_str).unwrap_or_default()
+        &self.event.kind
     }
 }
 
@@ -125,12 +143,10 @@ pub struct WatchStart {
     pub resource_version: u64,
 }
 
-type Objects = BTreeMap<(String, String), Arc<Value>>;
-
 struct State {
     registry: Registry,
     resource_version: u64,
-    objects: HashMap<TypeKey, Objects>,
+    objects: ObjectTable,
     log: VecDeque<Arc<WatchEvent>>,
     /// Events up to this resourceVersion are no longer in the log (a watch from before gets 410).
     compacted_through: u64,
@@ -155,7 +171,7 @@ impl Store {
         let state = State {
             registry: Registry::new(),
             resource_version: 100,
-            objects: HashMap::new(),
+            objects: ObjectTable::default(),
             log: VecDeque::new(),
             compacted_through: 100,
             record: Vec::new(),
@@ -233,18 +249,24 @@ impl Store {
 
     /// How many objects are stored.
     pub fn object_count(&self) -> usize {
-        self.lock().objects.values().map(BTreeMap::len).sum()
+        self.lock().objects.count()
     }
 
     pub fn get(&self, def: &ResourceDef, namespace: Option<&str>, name: &str) -> Result<Arc<Value>, ApiError> {
-        let state = self.lock();
-        let key = object_key(def, namespace, name);
-        state
-            .objects
-            .get(&def.type_key())
-            .and_then(|objects| objects.get(&key))
-            .map(|object| with_version(object, def))
-            .ok_or_else(|| ApiError::not_found(&def.group, &def.plural, name))
+        let mut state = self.lock();
+        let (namespace, name) = object_key(def, namespace, name);
+        let found = state.objects.get(&def.type_key(), &namespace, &name);
+        Store::settle(state);
+        found
+            .map(|object| with_version(&object, def))
+            .ok_or_else(|| ApiError::not_found(&def.group, &def.plural, &name))
+    }
+
+    /// Brings the parsed cache back to its size, then releases the lock before the evicted objects are freed.
+    fn settle(mut state: MutexGuard<'_, State>) {
+        let released = state.objects.settle();
+        drop(state);
+        drop(released);
     }
 
     /// Lists objects of one type, in one namespace or all, in (namespace, name) order.
@@ -263,22 +285,23 @@ impl Store {
             None => None,
         };
         let state = self.lock();
+        let key = def.type_key();
+        let after = start.as_ref().map(|(namespace, name)| (namespace.as_str(), name.as_str()));
         let mut matching = state
             .objects
-            .get(&def.type_key())
-            .into_iter()
-            .flat_map(BTreeMap::iter)
-            .filter(|((object_namespace, _), _)| namespace.is_none_or(|namespace| namespace == object_namespace))
-            .filter(|(key, _)| start.as_ref().is_none_or(|start| *key > start))
+            .entries(&key, namespace, after)
+            .filter_map(|entry| {
+                entry.value().map(|object| ((entry.namespace.to_string(), entry.name.to_string()), object))
+            })
             .filter(|(_, object)| selector.matches(object))
-            .map(|(key, object)| (key, with_version(object, def)));
+            .map(|(key, object)| (key, with_version(&object, def)));
         let mut items = Vec::new();
         let mut last_key = None;
         let limit = limit.filter(|limit| *limit > 0).unwrap_or(usize::MAX);
         for (key, object) in matching.by_ref() {
             if items.len() == limit {
                 let remaining = 1 + matching.count();
-                let token = last_key.map(encode_continue);
+                let token = last_key.as_ref().map(encode_continue);
                 return Ok(ListPage {
                     items,
                     resource_version: state.resource_version,
@@ -310,20 +333,22 @@ impl Store {
         let backlog = match since {
             None => state
                 .objects
-                .get(&key)
-                .into_iter()
-                .flat_map(BTreeMap::iter)
-                .filter(|((object_namespace, _), _)| in_scope(object_namespace))
-                .map(|((object_namespace, name), object)| {
-                    Arc::new(WatchEvent {
+                .entries(&key, namespace, None)
+                .filter(|entry| in_scope(entry.namespace))
+                .filter_map(|entry| {
+                    let object = entry.value()?;
+                    let field = |name: &str| object.get(name).and_then(Value::as_str).unwrap_or_default().to_string();
+                    Some(Arc::new(WatchEvent {
                         event_type: EventType::Added,
                         key: key.clone(),
-                        namespace: object_namespace.clone(),
-                        name: name.clone(),
-                        resource_version: object_resource_version(object),
-                        object: object.clone(),
+                        kind: field("kind"),
+                        api_version: field("apiVersion"),
+                        namespace: entry.namespace.to_string(),
+                        name: entry.name.to_string(),
+                        resource_version: object_resource_version(&object),
+                        object: entry.json(),
                         previous: None,
-                    })
+                    }))
                 })
                 .collect(),
             Some(since) if since < state.compacted_through => {
@@ -352,10 +377,21 @@ impl Store {
         compute: impl FnOnce(Option<&Value>) -> Result<Value, ApiError>,
     ) -> Result<(Arc<Value>, bool), ApiError> {
         let mut state = self.lock();
+        let written = self.write_locked(&mut state, target, options, compute);
+        Store::settle(state);
+        written
+    }
+
+    fn write_locked(
+        &self,
+        state: &mut State,
+        target: &Target<'_>,
+        options: &WriteOptions,
+        compute: impl FnOnce(Option<&Value>) -> Result<Value, ApiError>,
+    ) -> Result<(Arc<Value>, bool), ApiError> {
         let def = target.def;
         let namespace = scope_namespace(def, target.namespace)?;
-        let key = (namespace.clone(), target.name.to_string());
-        let old = state.objects.get(&def.type_key()).and_then(|objects| objects.get(&key)).cloned();
+        let old = state.objects.get(&def.type_key(), &namespace, target.name);
         if old.is_none() && !options.create {
             return Err(ApiError::not_found(&def.group, &def.plural, target.name));
         }
@@ -368,7 +404,7 @@ impl Store {
         let mut new = conversion::to_storage(new, def);
         match &old {
             None => {
-                check_namespace(&state, def, &namespace)?;
+                check_namespace(state, def, &namespace)?;
                 prepare_create(&mut new, def, &mut state.uid_counter);
                 if !def.custom {
                     apply_defaults(&def.group, &def.kind, &mut new);
@@ -422,11 +458,11 @@ impl Store {
         let created = old.is_none();
         let finished_deleting = !created && is_deleting(&new) && finalizers_empty(&new);
         if finished_deleting {
-            let stored = self.remove(&mut state, def, &namespace, &name, options);
+            let stored = self.remove(state, def, &namespace, &name, options);
             return Ok((stored, false));
         }
         let event_type = if created { EventType::Added } else { EventType::Modified };
-        let stored = self.commit(&mut state, def, &namespace, &name, new, event_type, options);
+        let stored = self.commit(state, def, &namespace, &name, new, event_type, options);
         if crd_defs.is_some() {
             state.registry.set_custom(&name, crd_defs);
         }
@@ -449,8 +485,7 @@ impl Store {
     ) -> Result<Arc<Value>, ApiError> {
         let mut state = self.lock();
         let namespace = scope_namespace(def, namespace)?;
-        let key = (namespace.clone(), name.to_string());
-        let Some(old) = state.objects.get(&def.type_key()).and_then(|objects| objects.get(&key)).cloned() else {
+        let Some(old) = state.objects.get(&def.type_key(), &namespace, name) else {
             return Err(ApiError::not_found(&def.group, &def.plural, name));
         };
         if dry_run {
@@ -464,7 +499,8 @@ impl Store {
             status_only: false,
         };
         self.delete_locked(&mut state, def, &namespace, name, propagation, &options);
-        let current = state.objects.get(&def.type_key()).and_then(|objects| objects.get(&key)).cloned();
+        let current = state.objects.get(&def.type_key(), &namespace, name);
+        Store::settle(state);
         Ok(with_version(&current.unwrap_or(old), def))
     }
 
@@ -477,15 +513,14 @@ impl Store {
         propagation: Propagation,
         options: &WriteOptions,
     ) {
-        let key = (namespace.to_string(), name.to_string());
-        let Some(old) = state.objects.get(&def.type_key()).and_then(|objects| objects.get(&key)).cloned() else {
+        let Some(old) = state.objects.get(&def.type_key(), namespace, name) else {
             return;
         };
         let is_namespace = def.group.is_empty() && def.kind == "Namespace";
         if is_namespace {
             self.delete_namespace_contents(state, name, options);
         }
-        let namespace_has_contents = is_namespace && namespace_has_objects(state, name);
+        let namespace_has_contents = is_namespace && state.objects.namespace_has_objects(name);
         if !finalizers_empty(&old) || namespace_has_contents {
             if !is_deleting(&old) {
                 let mut marked = (*old).clone();
@@ -507,15 +542,7 @@ impl Store {
     }
 
     fn delete_namespace_contents(&self, state: &mut State, namespace: &str, options: &WriteOptions) {
-        let mut contents = Vec::new();
-        for (key, objects) in &state.objects {
-            for (object_namespace, name) in objects.keys() {
-                if object_namespace == namespace {
-                    contents.push((key.clone(), name.clone()));
-                }
-            }
-        }
-        for (key, name) in contents {
+        for (key, name) in state.objects.in_namespace(namespace) {
             if let Some(def) = state.registry.find_key(&key).cloned() {
                 self.delete_locked(state, &def, namespace, &name, Propagation::Background, options);
             }
@@ -526,19 +553,14 @@ impl Store {
         let Some(uid) = owner.pointer("/metadata/uid").and_then(Value::as_str) else {
             return Vec::new();
         };
-        let mut dependents = Vec::new();
-        for (key, objects) in &state.objects {
-            for ((namespace, name), object) in objects {
-                let owned =
-                    object.pointer("/metadata/ownerReferences").and_then(Value::as_array).is_some_and(|owners| {
-                        owners.iter().any(|owner| owner.get("uid").and_then(Value::as_str) == Some(uid))
-                    });
-                if owned && let Some(def) = state.registry.find_key(key) {
-                    dependents.push((def.clone(), namespace.clone(), name.clone()));
-                }
-            }
-        }
-        dependents
+        state
+            .objects
+            .owned_by(uid)
+            .into_iter()
+            .filter_map(|(key, namespace, name)| {
+                state.registry.find_key(&key).map(|def| (def.clone(), namespace, name))
+            })
+            .collect()
     }
 
     fn delete_dependents(&self, state: &mut State, owner: &Value, propagation: Propagation, options: &WriteOptions) {
@@ -553,8 +575,7 @@ impl Store {
         let options =
             WriteOptions { verb: Verb::Update, manager: "generic-garbage-collector".to_string(), ..options.clone() };
         for (def, namespace, name) in Store::dependents_of(state, owner) {
-            let key = (namespace.clone(), name.clone());
-            let Some(object) = state.objects.get(&def.type_key()).and_then(|objects| objects.get(&key)).cloned() else {
+            let Some(object) = state.objects.get(&def.type_key(), &namespace, &name) else {
                 continue;
             };
             let mut orphan = (*object).clone();
@@ -583,9 +604,11 @@ impl Store {
             metadata.insert("resourceVersion".to_string(), Value::String(resource_version.to_string()));
         }
         let object = Arc::new(object);
-        let key = (namespace.to_string(), name.to_string());
-        let previous = state.objects.entry(def.type_key()).or_default().insert(key, object.clone());
-        self.publish(state, def, namespace, name, event_type, object.clone(), previous, options);
+        let json = to_json(&object);
+        let previous = state.objects.insert(&def.type_key(), namespace, name, &object, json.clone());
+        let stored_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default().to_string();
+        let change = Change { event_type, object: json, previous: previous.map(|replaced| replaced.json) };
+        self.publish(state, def, namespace, name, stored_version, change, options);
         object
     }
 
@@ -599,15 +622,24 @@ impl Store {
     ) -> Arc<Value> {
         state.resource_version += 1;
         let resource_version = state.resource_version;
-        let key = (namespace.to_string(), name.to_string());
-        let previous = state.objects.get_mut(&def.type_key()).and_then(|objects| objects.remove(&key));
-        let mut last = previous.as_deref().cloned().unwrap_or(Value::Null);
+        let previous = state.objects.remove(&def.type_key(), namespace, name);
+        let mut last = match &previous {
+            Some(Replaced { parsed: Some(parsed), .. }) => (**parsed).clone(),
+            Some(Replaced { json, .. }) => serde_json::from_slice(json).unwrap_or(Value::Null),
+            None => Value::Null,
+        };
         if let Some(metadata) = last.get_mut("metadata").and_then(Value::as_object_mut) {
             metadata.insert("resourceVersion".to_string(), Value::String(resource_version.to_string()));
         }
         let last = Arc::new(last);
         let delete = WriteOptions { verb: Verb::Delete, ..options.clone() };
-        self.publish(state, def, namespace, name, EventType::Deleted, last.clone(), previous, &delete);
+        let stored_version = last.get("apiVersion").and_then(Value::as_str).unwrap_or_default().to_string();
+        let change = Change {
+            event_type: EventType::Deleted,
+            object: to_json(&last),
+            previous: previous.map(|replaced| replaced.json),
+        };
+        self.publish(state, def, namespace, name, stored_version, change, &delete);
         if def.kind == "CustomResourceDefinition" && def.group == "apiextensions.k8s.io" {
             self.remove_custom_resources(state, &last, options);
             state.registry.set_custom(name, None);
@@ -619,8 +651,7 @@ impl Store {
     fn remove_custom_resources(&self, state: &mut State, crd: &Value, options: &WriteOptions) {
         let Ok(defs) = crd_resources(crd) else { return };
         let Some(def) = defs.first() else { return };
-        let names: Vec<(String, String)> =
-            state.objects.get(&def.type_key()).map(|objects| objects.keys().cloned().collect()).unwrap_or_default();
+        let names = state.objects.names(&def.type_key());
         for (namespace, name) in names {
             self.remove(state, def, &namespace, &name, options);
         }
@@ -628,13 +659,11 @@ impl Store {
 
     /// A terminating namespace goes away with its last object.
     fn finish_namespace_if_empty(&self, state: &mut State, namespace: &str, options: &WriteOptions) {
-        if namespace.is_empty() || namespace_has_objects(state, namespace) {
+        if namespace.is_empty() || state.objects.namespace_has_objects(namespace) {
             return;
         }
         let Some(def) = state.registry.find_kind("v1", "Namespace").cloned() else { return };
-        let key = (String::new(), namespace.to_string());
-        let terminating =
-            state.objects.get(&def.type_key()).and_then(|objects| objects.get(&key)).is_some_and(|ns| is_deleting(ns));
+        let terminating = state.objects.get(&def.type_key(), "", namespace).is_some_and(|ns| is_deleting(&ns));
         if terminating {
             self.remove(state, &def, "", namespace, options);
         }
@@ -647,19 +676,20 @@ impl Store {
         def: &ResourceDef,
         namespace: &str,
         name: &str,
-        event_type: EventType,
-        object: Arc<Value>,
-        previous: Option<Arc<Value>>,
+        stored_version: String,
+        change: Change,
         options: &WriteOptions,
     ) {
         let event = Arc::new(WatchEvent {
-            event_type,
+            event_type: change.event_type,
             key: def.type_key(),
+            kind: def.kind.clone(),
+            api_version: stored_version,
             namespace: namespace.to_string(),
             name: name.to_string(),
             resource_version: state.resource_version,
-            object,
-            previous,
+            object: change.object,
+            previous: change.previous,
         });
         state.log.push_back(event.clone());
         while state.log.len() > self.log_capacity {
@@ -680,6 +710,13 @@ impl Store {
     }
 }
 
+/// What one write changed, as its event carries it.
+struct Change {
+    event_type: EventType,
+    object: Json,
+    previous: Option<Json>,
+}
+
 /// The manager of pod bindings: its writes stand for the `binding` subresource, which no admission here judges.
 const SCHEDULER: &str = "kube-scheduler";
 
@@ -696,17 +733,11 @@ fn admission_name(object: &Value, creating: bool) -> String {
 
 impl ClusterView for State {
     fn get(&self, key: &TypeKey, namespace: &str, name: &str) -> Option<Arc<Value>> {
-        self.objects.get(key).and_then(|objects| objects.get(&(namespace.to_string(), name.to_string()))).cloned()
+        self.objects.peek(key, namespace, name)
     }
 
     fn list(&self, key: &TypeKey, namespace: Option<&str>) -> Vec<Arc<Value>> {
-        self.objects
-            .get(key)
-            .into_iter()
-            .flat_map(BTreeMap::iter)
-            .filter(|((object_namespace, _), _)| namespace.is_none_or(|namespace| namespace == object_namespace))
-            .map(|(_, object)| object.clone())
-            .collect()
+        self.objects.entries(key, namespace, None).filter_map(|entry| entry.value()).collect()
     }
 
     fn equivalents(&self, def: &ResourceDef) -> Vec<ResourceDef> {
@@ -818,14 +849,10 @@ fn check_namespace(state: &State, def: &ResourceDef, namespace: &str) -> Result<
     if !def.namespaced {
         return Ok(());
     }
-    let key = (String::new(), namespace.to_string());
-    let found = state
-        .objects
-        .get(&TypeKey { group: String::new(), plural: "namespaces".to_string() })
-        .and_then(|ns| ns.get(&key));
+    let found = state.objects.peek(&TypeKey { group: String::new(), plural: "namespaces".to_string() }, "", namespace);
     match found {
         None => Err(ApiError::not_found("", "namespaces", namespace)),
-        Some(object) if is_deleting(object) => Err(ApiError::forbidden(format!(
+        Some(object) if is_deleting(&object) => Err(ApiError::forbidden(format!(
             "{} \"{}\" is forbidden: unable to create new content in namespace {namespace} because it is being terminated",
             def.plural,
             object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default()
@@ -959,12 +986,6 @@ fn mark_deleting(object: &mut Value, is_namespace: bool) {
     }
 }
 
-fn namespace_has_objects(state: &State, namespace: &str) -> bool {
-    state.objects.values().any(|objects| {
-        objects.range((namespace.to_string(), String::new())..).next().is_some_and(|((ns, _), _)| ns == namespace)
-    })
-}
-
 /// A CRD is accepted and established as soon as it is stored (a real server takes milliseconds).
 fn establish_crd(crd: &mut Value, defs: &[ResourceDef]) {
     let names = crd.pointer("/spec/names").cloned().unwrap_or(Value::Null);
@@ -1002,5 +1023,6 @@ fn decode_continue(token: &str) -> Option<(String, String)> {
     Some((namespace.to_string(), name.to_string()))
 }
 
+mod objects;
 #[cfg(test)]
 mod tests;

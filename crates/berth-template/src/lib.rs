@@ -25,6 +25,7 @@ mod function;
 mod functions;
 mod go;
 pub mod parse;
+pub mod semver;
 mod set;
 mod signatures;
 mod slot;

@@ -171,6 +171,22 @@ pub fn load_archive(data: &[u8]) -> Result<Loaded, LoadError> {
     load_archive_file_list(files)
 }
 
+/// The files of a packaged chart as Helm's `archive.LoadArchiveFiles` reads them (paths relative to the chart's
+/// top directory, archive order): what `helm pull --untar` writes out.
+///
+/// # Errors
+///
+/// As [`load_archive`].
+pub fn archive_files(data: &[u8]) -> Result<Vec<(String, Vec<u8>)>, LoadError> {
+    let files = load_archive_files(data).map_err(|error| match error {
+        ArchiveError::GzipHeader => {
+            LoadError::new(format!("stream does not appear to be a valid chart file (details: {error})"))
+        }
+        ArchiveError::Other(text) => LoadError::new(format!("unable to load chart archive: {text}")),
+    })?;
+    Ok(files.into_iter().map(|file| (file.name, file.data)).collect())
+}
+
 fn load_archive_file_list(files: Vec<archive::BufferedFile>) -> Result<Loaded, LoadError> {
     let Some(chart_yaml) = files.iter().find(|file| file.name == "Chart.yaml") else {
         return Err(LoadError::new("unable to detect chart version, no Chart.yaml found"));

@@ -19,6 +19,7 @@ use crate::api_error::ApiError;
 use crate::registry::{ResourceDef, TypeKey};
 use crate::selector::label_selector_matches;
 use serde_json::Value;
+use std::sync::LazyLock;
 
 /// Which configurations a phase calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,13 +28,18 @@ pub enum Phase {
     Validating,
 }
 
+/// The stored configurations of each phase (built once: every write looks them up).
+static CONFIGURATIONS: LazyLock<[TypeKey; 2]> = LazyLock::new(|| {
+    ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"]
+        .map(|plural| TypeKey { group: "admissionregistration.k8s.io".to_string(), plural: plural.to_string() })
+});
+
 impl Phase {
-    fn configurations(self) -> TypeKey {
-        let plural = match self {
-            Phase::Mutating => "mutatingwebhookconfigurations",
-            Phase::Validating => "validatingwebhookconfigurations",
-        };
-        TypeKey { group: "admissionregistration.k8s.io".to_string(), plural: plural.to_string() }
+    fn configurations(self) -> &'static TypeKey {
+        match self {
+            Phase::Mutating => &CONFIGURATIONS[0],
+            Phase::Validating => &CONFIGURATIONS[1],
+        }
     }
 }
 
@@ -198,7 +204,7 @@ pub fn admit_subresource(
     if def.group == "admissionregistration.k8s.io" && EXEMPT.contains(&def.plural.as_str()) {
         return Ok(());
     }
-    for configuration in view.list(&phase.configurations(), None) {
+    for configuration in view.list(phase.configurations(), None) {
         for webhook in configuration.get("webhooks").and_then(Value::as_array).into_iter().flatten() {
             if !webhook_matches(view, webhook, attributes, object, subresource) {
                 continue;

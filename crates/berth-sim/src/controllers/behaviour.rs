@@ -90,9 +90,13 @@ pub(super) fn waiting_reason(objects: &[&Value]) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Whether the generic controller manages `object`.
-pub(super) fn is_generic_ready(object: &Value) -> bool {
-    annotation(object, GENERIC_READY).is_some_and(|value| value.trim().eq_ignore_ascii_case("true"))
+/// Whether the generic controller manages `object`: its annotation says so, or, without one, the profile's
+/// `genericReady` does.
+pub(super) fn is_generic_ready(profile: &Profile, object: &Value) -> bool {
+    match annotation(object, GENERIC_READY).map(str::trim) {
+        Some(value) => value.eq_ignore_ascii_case("true"),
+        None => profile.generic_ready,
+    }
 }
 
 /// Whether the simulation annotations differ between two versions of an object.
@@ -139,8 +143,13 @@ mod tests {
         assert_eq!(job_outcome(&[&bogus]), JobOutcome::Complete);
         assert_eq!(job_outcome(&[&bogus, &failed]), JobOutcome::Failed);
         assert_eq!(waiting_reason(&[&bogus, &failed]).as_deref(), Some("ImagePullBackOff"));
-        assert!(is_generic_ready(&bogus));
-        assert!(!is_generic_ready(&failed));
+        let default = Profile::default();
+        let all = Profile { generic_ready: true, ..Profile::default() };
+        let opted_out = annotated(json!({GENERIC_READY: "false"}));
+        assert!(is_generic_ready(&default, &bogus));
+        assert!(!is_generic_ready(&default, &failed));
+        assert!(is_generic_ready(&all, &failed), "the profile's genericReady covers objects without the annotation");
+        assert!(!is_generic_ready(&all, &opted_out));
         assert!(changed(&failed, &bogus));
         assert!(!changed(&failed, &failed));
     }

@@ -64,54 +64,51 @@ impl Context {
         }
     }
 
-    /// Queues the work a store event calls for.
+    /// Queues the work a store event calls for. The event's object is parsed only for the kinds whose fields
+    /// the controllers read (and on deletes, for the uid): a ConfigMap's event costs no parse.
     pub fn observe(&mut self, event: &WatchEvent) {
-        let object = &event.object;
         let namespace = event.namespace.as_str();
         let name = event.name.as_str();
         let deleted = event.event_type == EventType::Deleted;
+        let key = (event.key.group.as_str(), event.key.plural.as_str());
+        let workload = matches!(key, ("apps", "replicasets" | "statefulsets" | "daemonsets") | ("batch", "jobs"));
+        let object = if deleted || workload || key == ("", "pods") { event.value() } else { serde_json::Value::Null };
         if deleted {
-            self.clock.forget(meta::uid(object));
-            self.recorder.forget(meta::uid(object));
+            self.clock.forget(meta::uid(&object));
+            self.recorder.forget(meta::uid(&object));
         }
         let annotations_changed =
-            event.previous.as_ref().is_some_and(|previous| behaviour::changed(previous, object)) && !deleted;
-        let owned_pods = Work::new(Controller::OwnedPods, namespace, meta::uid(object));
-        match (event.key.group.as_str(), event.key.plural.as_str()) {
+            || !deleted && event.previous_value().is_some_and(|previous| behaviour::changed(&previous, &object));
+        match key {
             ("apps", "deployments") => self.queue.push(Work::new(Controller::Deployment, namespace, name)),
-            ("apps", "replicasets") => {
-                self.queue.push(Work::new(Controller::ReplicaSet, namespace, name));
-                self.push_owner(object, namespace);
-                if annotations_changed {
-                    self.queue.push(owned_pods);
-                }
-            }
-            ("apps", "statefulsets") | ("apps", "daemonsets") | ("batch", "jobs") => {
+            ("apps", _) | ("batch", "jobs") if workload => {
                 let controller = match event.key.plural.as_str() {
+                    "replicasets" => Controller::ReplicaSet,
                     "statefulsets" => Controller::StatefulSet,
                     "daemonsets" => Controller::DaemonSet,
                     _ => Controller::Job,
                 };
                 self.queue.push(Work::new(controller, namespace, name));
-                self.push_owner(object, namespace);
-                if annotations_changed {
-                    self.queue.push(owned_pods);
+                self.push_owner(&object, namespace);
+                if annotations_changed() {
+                    self.queue.push(Work::new(Controller::OwnedPods, namespace, meta::uid(&object)));
                 }
             }
             ("batch", "cronjobs") => self.queue.push(Work::new(Controller::CronJob, namespace, name)),
             ("", "pods") => {
-                self.pods.observe(event.event_type, event.previous.as_deref(), object);
+                let previous = event.previous_value();
+                self.pods.observe(event.event_type, previous.as_ref(), &object);
                 if deleted {
-                    self.nodes.forget_pod(meta::uid(object));
+                    self.nodes.forget_pod(meta::uid(&object));
                 } else {
                     self.queue.push(Work::new(Controller::Kubelet, namespace, name));
                 }
-                self.push_owner(object, namespace);
+                self.push_owner(&object, namespace);
             }
             ("", "persistentvolumeclaims") => self.queue.push(Work::new(Controller::Claim, namespace, name)),
             ("", "services") => {
                 if deleted {
-                    self.addresses.release(meta::uid(object));
+                    self.addresses.release(meta::uid(&object));
                 } else {
                     self.queue.push(Work::new(Controller::Service, namespace, name));
                 }
@@ -122,7 +119,10 @@ impl Context {
             }
             ("apiextensions.k8s.io", "customresourcedefinitions") => self.client.forget_custom_types(),
             _ => {
-                if !deleted && behaviour::is_generic_ready(object) && self.client.custom_type(&event.key).is_some() {
+                if !deleted
+                    && self.client.custom_type(&event.key).is_some()
+                    && behaviour::is_generic_ready(&self.profile, &event.value())
+                {
                     self.queue.push(Work::new(Controller::Generic(event.key.clone()), namespace, name));
                 }
             }
@@ -181,7 +181,7 @@ impl Context {
         }
         for def in self.client.custom_types() {
             for object in self.client.list(&def, None) {
-                if behaviour::is_generic_ready(&object) {
+                if behaviour::is_generic_ready(&self.profile, &object) {
                     let controller = Controller::Generic(def.type_key());
                     self.queue.push(Work::new(controller, meta::namespace(&object), meta::name(&object)));
                 }

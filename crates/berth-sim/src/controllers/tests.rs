@@ -388,7 +388,7 @@ fn first_write(store: &Store, name: &str, predicate: impl Fn(&Value) -> bool) ->
     store
         .record()
         .iter()
-        .position(|entry| entry.kind() == "Pod" && entry.event.name == name && predicate(&entry.event.object))
+        .position(|entry| entry.kind() == "Pod" && entry.event.name == name && predicate(&entry.event.value()))
 }
 
 #[tokio::test]
@@ -517,7 +517,7 @@ async fn a_generic_custom_resource_becomes_ready_for_each_generation() {
     let widget = cluster.until_object("example.com/v1", "Widget", "w", ready(2)).await;
     assert!(is_current(&widget));
     let in_between = cluster.store.record().iter().any(|entry| {
-        let object = &entry.event.object;
+        let object = &entry.event.value();
         entry.verb == Verb::UpdateStatus
             && object["metadata"]["generation"] == 2
             && object["status"]["observedGeneration"] == 1
@@ -552,6 +552,27 @@ async fn a_custom_resource_without_a_status_subresource_gets_its_status_with_an_
         .map(|entry| entry.verb)
         .collect();
     assert!(!writes.is_empty() && writes.iter().all(|verb| *verb == Verb::Update), "{writes:?}");
+}
+
+#[tokio::test]
+async fn the_profile_makes_every_custom_resource_generic_unless_it_opts_out() {
+    let cluster = start(Profile { generic_ready: true, ..fast() });
+    cluster.put(json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
+                 "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}}}]},
+    }));
+    cluster.put(json!({
+        "apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "out", "namespace": "default", "annotations": {GENERIC_READY: "false"}},
+    }));
+    cluster.put(json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "plain", "namespace": "default"}}));
+    let plain = cluster.until_object("example.com/v1", "Widget", "plain", |w| condition(w, "Ready").0 == "True").await;
+    assert!(is_current(&plain));
+    // Written before `plain`, so the controllers saw it first: it would have its status by now.
+    let status_writes = cluster.store.record().iter().filter(|entry| entry.event.name == "out").count();
+    assert_eq!(status_writes, 1, "only its creation: the annotation opts it out");
 }
 
 #[tokio::test]

@@ -146,8 +146,14 @@ fn event_line(request: &WatchRequest, event: &WatchEvent) -> Option<Bytes> {
     if request.namespace.as_deref().is_some_and(|namespace| namespace != event.namespace) {
         return None;
     }
-    let matches_now = request.selector.matches(&event.object);
-    let matched_before = event.previous.as_deref().is_some_and(|previous| request.selector.matches(previous));
+    // An empty selector matches everything: no need to parse the objects.
+    let (matches_now, matched_before) = if request.selector.is_empty() {
+        (true, event.previous.is_some())
+    } else {
+        let now = request.selector.matches(&event.value());
+        let before = event.previous_value().is_some_and(|previous| request.selector.matches(&previous));
+        (now, before)
+    };
     let event_type = match event.event_type {
         EventType::Added if matches_now => EventType::Added,
         EventType::Modified if matches_now && matched_before => EventType::Modified,
@@ -157,11 +163,16 @@ fn event_line(request: &WatchRequest, event: &WatchEvent) -> Option<Bytes> {
         _ => return None,
     };
     let api_version = request.def.api_version();
-    if event.object.get("apiVersion").and_then(Value::as_str) == Some(api_version.as_str()) {
-        // The common case: serialize the stored object in place, without copying it per watcher.
-        return line(&WatchLine { event_type: event_type.as_str(), object: &event.object });
+    if event.api_version == api_version {
+        // The common case: the stored JSON spliced into the line, without parsing or copying it per watcher.
+        let prefix = format!("{{\"type\":\"{}\",\"object\":", event_type.as_str());
+        let mut bytes = Vec::with_capacity(prefix.len() + event.object.len() + 2);
+        bytes.extend_from_slice(prefix.as_bytes());
+        bytes.extend_from_slice(&event.object);
+        bytes.extend_from_slice(b"}\n");
+        return Some(Bytes::from(bytes));
     }
-    let converted = crate::conversion::convert(&event.object, &api_version);
+    let converted = crate::conversion::convert(&event.value(), &api_version);
     line(&WatchLine { event_type: event_type.as_str(), object: &converted })
 }
 

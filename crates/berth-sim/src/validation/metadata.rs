@@ -84,7 +84,12 @@ pub fn label_errors(labels: Option<&Map<String, Value>>, path: &str, errors: &mu
 pub fn annotation_errors(annotations: Option<&Map<String, Value>>, path: &str, errors: &mut Vec<FieldError>) {
     let mut size = 0usize;
     for (key, value) in annotations.into_iter().flatten() {
-        for problem in qualified_name_problems(&key.to_lowercase()) {
+        let lowered = if key.bytes().any(|byte| byte.is_ascii_uppercase()) {
+            std::borrow::Cow::Owned(key.to_lowercase())
+        } else {
+            std::borrow::Cow::Borrowed(key.as_str())
+        };
+        for problem in qualified_name_problems(&lowered) {
             errors.push(FieldError::invalid(path, key, problem));
         }
         size = size.saturating_add(key.len()).saturating_add(value.as_str().map_or(0, str::len));

@@ -123,17 +123,17 @@ pub fn path_segment_problems(name: &str, prefix: bool) -> Vec<String> {
 }
 
 /// A `generateName` prefix is checked with a trailing dash made valid (`maskTrailingDash`).
-fn masked(prefix: &str) -> String {
+fn masked(prefix: &str) -> std::borrow::Cow<'_, str> {
     match prefix.strip_suffix('-') {
-        Some(rest) if !rest.is_empty() => format!("{rest}a"),
-        _ => prefix.to_string(),
+        Some(rest) if !rest.is_empty() => std::borrow::Cow::Owned(format!("{rest}a")),
+        _ => std::borrow::Cow::Borrowed(prefix),
     }
 }
 
 /// What is wrong with `name` (or, with `prefix`, a `generateName`) under `rule`; `object` gives the APIService
 /// its required name.
 pub fn problems(rule: NameRule, name: &str, prefix: bool, object: &Value) -> Vec<String> {
-    let name = if prefix && rule != NameRule::PathSegment { masked(name) } else { name.to_string() };
+    let name = if prefix && rule != NameRule::PathSegment { masked(name) } else { std::borrow::Cow::Borrowed(name) };
     match rule {
         NameRule::Subdomain => subdomain_problems(&name),
         NameRule::Label => label_problems(&name),

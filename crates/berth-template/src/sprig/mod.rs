@@ -57,7 +57,7 @@ mod paths;
 mod random;
 mod reflect;
 mod regex;
-mod semver;
+pub(crate) mod semver;
 mod strconv;
 mod strings;
 mod url;

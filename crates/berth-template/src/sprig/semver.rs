@@ -464,6 +464,65 @@ impl Constraint {
     }
 }
 
+impl Version {
+    /// `StrictNewVersion`: exactly `MAJOR.MINOR.PATCH[-pre][+meta]`, no `v`, no leading zeros.
+    pub(crate) fn parse_strict(text: &str) -> std::result::Result<Version, String> {
+        if text.is_empty() {
+            return Err(String::from("version string empty"));
+        }
+        let mut parts: Vec<&str> = text.splitn(3, '.').collect();
+        if parts.len() != 3 {
+            return Err(String::from(INVALID));
+        }
+        let mut metadata = "";
+        let mut pre = "";
+        let mut last = parts[2];
+        if let Some((rest, meta)) = last.split_once('+') {
+            validate_metadata(meta)?;
+            metadata = meta;
+            last = rest;
+        }
+        if let Some((rest, prerelease)) = last.split_once('-') {
+            validate_prerelease(prerelease)?;
+            pre = prerelease;
+            last = rest;
+        }
+        parts[2] = last;
+        for part in &parts {
+            if part.is_empty() || !all_in(part, |b| b.is_ascii_digit()) {
+                return Err(String::from("invalid characters in version"));
+            }
+            if part.len() > 1 && part.starts_with('0') {
+                return Err(String::from(STARTS_ZERO));
+            }
+        }
+        Ok(Version {
+            major: segment(parts[0])?,
+            minor: segment(parts[1])?,
+            patch: segment(parts[2])?,
+            pre: String::from(pre),
+            metadata: String::from(metadata),
+            original: String::from(text),
+        })
+    }
+
+    pub(crate) fn original(&self) -> &str {
+        &self.original
+    }
+
+    pub(crate) fn prerelease(&self) -> &str {
+        &self.pre
+    }
+
+    pub(crate) fn to_canonical(&self) -> String {
+        self.canonical()
+    }
+
+    pub(crate) fn precedence(&self, other: &Version) -> Ordering {
+        self.compare(other)
+    }
+}
+
 /// A `*semver.Version` in a template.
 #[derive(Debug)]
 struct VersionObject(Version);

@@ -1,0 +1,239 @@
+//! `berth controller` benchmark harness on the simulated cluster; prints Markdown for docs/BENCHMARKS.md.
+//!
+//! Run: `cargo bench --bench controller` (`-- cancel upgrade throughput memory` runs only the named sections).
+//!
+//! - cancel: a Release whose revision never becomes ready (the controller waits on it, `pending-install`),
+//!   then a new generation that fixes it. Cancel latency as the controller measures it (the watch event of the
+//!   new generation to the cancelled revision recorded `failed`), the same from the client sending its patch
+//!   to the controller's report, and from the patch to `Ready=True` at the new generation; 30 rounds;
+//! - upgrade: a new generation (new values) of a Ready Release to `Ready=True` again; 30 rounds;
+//! - throughput: 100 Releases created, then a controller started with `--concurrency` 4 and 16: the time until
+//!   every one's rollout succeeded, as Releases per minute; with pods ready at once and after 2 s;
+//! - memory: the real binary (`berth controller --concurrency 16`) reconciling 100 Releases until all are
+//!   Ready: its peak RSS (`VmHWM`) and RSS at the end.
+//!
+//! The controller (in-process for the first three) and the simulated cluster share the machine; every
+//! Deployment of the chart is ready at once (`readyAfter: 0s`) unless said otherwise.
+
+#[allow(dead_code)]
+#[path = "../tests/integration/controller_support.rs"]
+mod support;
+
+use berth::controller::ControllerEvent;
+use futures::StreamExt;
+use kube::api::Api;
+use kube::runtime::watcher;
+use serde_json::json;
+use std::collections::HashSet;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+use support::{Env, Running, is_ready, test_options, web_chart};
+
+const ROUNDS: usize = 30;
+
+fn spec(values: serde_json::Value) -> serde_json::Value {
+    json!({"chart": {"configMapRef": {"name": "web-chart"}}, "values": values, "timeout": "10m"})
+}
+
+/// "median / p95 / max" in milliseconds.
+fn summary(mut samples: Vec<Duration>) -> String {
+    samples.sort();
+    let n = samples.len();
+    if n == 0 {
+        return "no samples".to_string();
+    }
+    let ms = |duration: Duration| format!("{:.1}", duration.as_secs_f64() * 1000.0);
+    let p95 = samples[(n * 95 / 100).min(n - 1)];
+    format!("{} / {} / {} ms (n={n})", ms(samples[n / 2]), ms(p95), ms(samples[n - 1]))
+}
+
+async fn environment() -> Env {
+    let env = Env::start().await;
+    env.namespace("bench").await;
+    env.chart("bench", "web-chart", &web_chart("1.0.0")).await;
+    env
+}
+
+/// Waits (watching the release's Secrets) until a revision of `name` is recorded `pending-install`.
+async fn pending(env: &Env, name: &str) {
+    let secrets: Api<k8s_openapi::api::core::v1::Secret> = Api::namespaced(env.client(), "bench");
+    let config = watcher::Config::default().labels(&format!("owner=helm,name={name},status=pending-install"));
+    let mut stream = watcher::watcher(secrets, config).boxed();
+    let found = tokio::time::timeout(support::BOUND, async {
+        while let Some(event) = stream.next().await {
+            if let Ok(watcher::Event::Apply(_) | watcher::Event::InitApply(_)) = event {
+                return;
+            }
+        }
+    })
+    .await;
+    found.unwrap_or_else(|_| panic!("{name} never pending"));
+}
+
+async fn cancel() {
+    let env = environment().await;
+    let mut running = Running::start(&env, test_options());
+    let (mut controller_latency, mut client_latency, mut to_ready) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..ROUNDS {
+        let name = format!("cancel-{round}");
+        env.create_release("bench", &name, spec(json!({"readyAfter": "1h"}))).await;
+        pending(&env, &name).await;
+        let changed = Instant::now();
+        let patched = env.patch_spec("bench", &name, json!({"values": {"readyAfter": "0s"}})).await;
+        let event = running
+            .next_event(
+                "the wait cancelled",
+                |event| matches!(event, ControllerEvent::WaitCancelled { key, .. } if key.name == name),
+            )
+            .await;
+        client_latency.push(changed.elapsed());
+        if let ControllerEvent::WaitCancelled { latency, .. } = event {
+            controller_latency.push(latency);
+        }
+        env.wait_release("bench", &name, "Ready", |object| {
+            is_ready(object) && object["metadata"]["generation"] == patched
+        })
+        .await;
+        to_ready.push(changed.elapsed());
+    }
+    running.stop().await;
+    println!(
+        "| cancel latency, the controller's (watch event to revision recorded failed) | {} |",
+        summary(controller_latency)
+    );
+    println!("| cancel latency, the client's patch sent to the controller's report | {} |", summary(client_latency));
+    println!("| new generation to Ready, cancelling the wait on the old one | {} |", summary(to_ready));
+}
+
+async fn upgrade() {
+    let env = environment().await;
+    let running = Running::start(&env, test_options());
+    env.create_release("bench", "web", spec(json!({"message": "0"}))).await;
+    env.wait_release("bench", "web", "Ready", is_ready).await;
+    let mut to_ready = Vec::new();
+    for round in 1..=ROUNDS {
+        let changed = Instant::now();
+        let generation = env.patch_spec("bench", "web", json!({"values": {"message": round.to_string()}})).await;
+        env.wait_release("bench", "web", "Ready", |object| {
+            is_ready(object) && object["metadata"]["generation"] == generation
+        })
+        .await;
+        to_ready.push(changed.elapsed());
+    }
+    running.stop().await;
+    println!("| new generation (new values) of a Ready Release to Ready (an upgrade) | {} |", summary(to_ready));
+}
+
+async fn throughput(concurrency: usize, ready_after: &str) {
+    let env = environment().await;
+    for index in 0..100 {
+        env.create_release("bench", &format!("web-{index:03}"), spec(json!({"readyAfter": ready_after}))).await;
+    }
+    let options = berth::controller::ControllerOptions { concurrency, ..test_options() };
+    let started = Instant::now();
+    let mut running = Running::start(&env, options);
+    let mut succeeded = HashSet::new();
+    while succeeded.len() < 100 {
+        if let ControllerEvent::Finished { key, result: "succeeded", .. } =
+            running.next_event("a rollout succeeded", |event| matches!(event, ControllerEvent::Finished { .. })).await
+        {
+            succeeded.insert(key);
+        }
+    }
+    let elapsed = started.elapsed();
+    running.stop().await;
+    let per_minute = 100.0 / elapsed.as_secs_f64() * 60.0;
+    println!(
+        "| 100 Releases installed and Ready, pods ready after {ready_after}, --concurrency {concurrency} | {:.1} s = \
+         **{per_minute:.0} Releases/min** |",
+        elapsed.as_secs_f64()
+    );
+}
+
+/// `VmHWM` and `VmRSS` of a process, in kB.
+fn memory(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|kb| kb.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmHWM:"), field("VmRSS:"))
+}
+
+async fn memory_of_the_binary() {
+    let env = environment().await;
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let kubeconfig = dir.path().join("kubeconfig");
+    env.sim.write_kubeconfig(&kubeconfig).expect("kubeconfig");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_berth"))
+        .args(["controller", "--concurrency", "16", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("berth controller starts");
+    let releases = env.releases("bench");
+    let watching = tokio::spawn(async move {
+        let mut stream = watcher::watcher(releases, watcher::Config::default()).boxed();
+        let mut ready = HashSet::new();
+        while ready.len() < 100 {
+            match stream.next().await {
+                Some(Ok(watcher::Event::Apply(object) | watcher::Event::InitApply(object))) => {
+                    let object = serde_json::to_value(object).expect("JSON");
+                    if is_ready(&object) {
+                        ready.insert(object["metadata"]["name"].as_str().unwrap_or_default().to_string());
+                    }
+                }
+                Some(_) => {}
+                None => return false,
+            }
+        }
+        true
+    });
+    let started = Instant::now();
+    for index in 0..100 {
+        env.create_release("bench", &format!("web-{index:03}"), spec(json!({}))).await;
+    }
+    let all_ready = tokio::time::timeout(Duration::from_secs(600), watching).await;
+    assert!(matches!(all_ready, Ok(Ok(true))), "100 Releases Ready within 10 minutes");
+    let elapsed = started.elapsed();
+    let (peak, now) = memory(child.id());
+    let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+    let _ = child.wait();
+    println!(
+        "| `berth controller` (release build) reconciling 100 Releases to Ready ({:.1} s) | peak RSS **{:.1} MiB**, {:.1} MiB at the end |",
+        elapsed.as_secs_f64(),
+        peak as f64 / 1024.0,
+        now as f64 / 1024.0
+    );
+}
+
+fn main() {
+    let wanted: Vec<String> = std::env::args().skip(1).filter(|arg| !arg.starts_with('-')).collect();
+    let runs = |section: &str| wanted.is_empty() || wanted.iter().any(|name| name == section);
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    println!("| measurement | figure (median / p95 / max where timed) |\n|---|---|");
+    runtime.block_on(async {
+        if runs("cancel") {
+            cancel().await;
+        }
+        if runs("upgrade") {
+            upgrade().await;
+        }
+        if runs("throughput") {
+            for ready_after in ["0s", "2s"] {
+                for concurrency in [4, 16] {
+                    throughput(concurrency, ready_after).await;
+                }
+            }
+        }
+        if runs("memory") {
+            memory_of_the_binary().await;
+        }
+    });
+}

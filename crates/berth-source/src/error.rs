@@ -1,0 +1,96 @@
+//! The one error type of chart sources, sorted by what the user can do about it (the CLI turns the kind into a
+//! hint and exit code 2). Messages follow Helm's where Helm has one; passwords and tokens never appear.
+
+use crate::http::FetchError;
+use crate::oci::client::RegistryError;
+
+/// Why a chart or index could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    /// `REPO/CHART` names a repository that is not configured.
+    #[error("repo {name} not found")]
+    RepoNotFound { name: String },
+    /// The repository's index has not been downloaded yet (or cannot be read).
+    #[error("no cached repo found. (try 'berth repo update'): {reason}")]
+    NoCachedIndex { name: String, reason: String },
+    /// No version of the chart matches the constraint.
+    #[error(
+        "chart {chart:?} matching {constraint} not found in {repository} index. (try 'berth repo update'): no chart version found for {chart}-{constraint}"
+    )]
+    NoVersion { chart: String, constraint: String, repository: String, nearest: Vec<String> },
+    /// No tag of an OCI repository matches the constraint (Helm's words).
+    #[error("could not locate a version matching provided version string {constraint} in {repository}")]
+    NoTag { constraint: String, repository: String, nearest: Vec<String> },
+    /// The index has no chart of that name.
+    #[error("chart {chart:?} not found in {repository} index. (try 'berth repo update')")]
+    NoChart { chart: String, repository: String },
+    /// A repository or registry could not be reached or refused the request.
+    #[error(transparent)]
+    Fetch(#[from] FetchError),
+    /// A registry refused, had nothing, or sent content with the wrong digest.
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    /// A downloaded archive is not the one the index describes.
+    #[error("digest mismatch for {url}: the index says sha256:{expected}, the download is sha256:{actual}")]
+    DigestMismatch { url: String, expected: String, actual: String },
+    /// Anything else, worded as Helm words it.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// What kind of way out there is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ErrorKind {
+    UnknownRepository,
+    NoCachedIndex,
+    NoMatchingVersion,
+    Unreachable,
+    /// Refused for want of credentials: by an OCI registry (`registry`), else by a chart repository.
+    Unauthorized {
+        host: String,
+        registry: bool,
+    },
+    DigestMismatch,
+    Other,
+}
+
+impl SourceError {
+    /// The kind of failure, for hints.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            SourceError::RepoNotFound { .. } => ErrorKind::UnknownRepository,
+            SourceError::NoCachedIndex { .. } => ErrorKind::NoCachedIndex,
+            SourceError::NoVersion { .. } | SourceError::NoTag { .. } | SourceError::NoChart { .. } => {
+                ErrorKind::NoMatchingVersion
+            }
+            SourceError::Fetch(fetch) => fetch_kind(fetch, false),
+            SourceError::Registry(RegistryError::Fetch(fetch)) => fetch_kind(fetch, true),
+            SourceError::Registry(RegistryError::Denied { registry, .. }) => {
+                ErrorKind::Unauthorized { host: registry.clone(), registry: true }
+            }
+            SourceError::Registry(RegistryError::DigestMismatch { .. }) | SourceError::DigestMismatch { .. } => {
+                ErrorKind::DigestMismatch
+            }
+            _ => ErrorKind::Other,
+        }
+    }
+}
+
+fn fetch_kind(fetch: &FetchError, registry: bool) -> ErrorKind {
+    match fetch {
+        FetchError::Unreachable { .. } | FetchError::Tls { .. } => ErrorKind::Unreachable,
+        FetchError::Status { url, code: 401 | 403, .. } => ErrorKind::Unauthorized {
+            host: url::Url::parse(url).ok().and_then(|url| host_port(&url)).unwrap_or_default(),
+            registry,
+        },
+        _ => ErrorKind::Other,
+    }
+}
+
+fn host_port(url: &url::Url) -> Option<String> {
+    let host = url.host_str()?;
+    Some(match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_string(),
+    })
+}

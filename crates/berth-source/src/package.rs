@@ -1,0 +1,255 @@
+//! `helm package`: a loaded chart written as a `.tgz` the way Helm's `chartutil.Save` writes it (pkg/chart/v2/
+//! util/save.go): `Chart.yaml` re-marshalled, `Chart.lock` (v2), `values.yaml`, `values.schema.json`, templates,
+//! other files, then subcharts expanded under `charts/`, each entry mode 0644 with the file's modification time
+//! (to the second, as Go's tar writer keeps it), gzip with Helm's header comment and extra field. Helm loads and
+//! renders it exactly as it loads the directory; the bytes differ from `helm package`'s only in the compressed
+//! stream. Pure: [`archive`] builds the bytes.
+
+use berth_chart::chart::{Chart, File, ModTime};
+use flate2::{Compression, GzBuilder};
+use std::io::Write as _;
+
+/// Go's gzip `Extra` Helm sets.
+const HEADER_EXTRA: &[u8] = b"+aHR0cHM6Ly95b3V0dS5iZS96OVV6MWljandyTQo=";
+
+/// The archive's file name: `<name>-<version>.tgz`.
+pub fn file_name(chart: &Chart) -> String {
+    format!("{}-{}.tgz", chart.name(), chart.metadata.version)
+}
+
+/// The chart as Helm's `Save` writes it; `now` stands for files without a modification time.
+///
+/// # Errors
+///
+/// A chart name that would write outside its directory (Helm's `ErrInvalidChartName`), or an invalid
+/// `values.schema.json`.
+pub fn archive(chart: &Chart, now: ModTime) -> Result<Vec<u8>, String> {
+    let mut tar = Vec::new();
+    write_chart(&mut tar, chart, "", now, 0)?;
+    tar.extend_from_slice(&[0u8; 1024]);
+    let mut encoder = GzBuilder::new()
+        .extra(HEADER_EXTRA)
+        .comment("Helm")
+        .operating_system(255)
+        .write(Vec::new(), Compression::default());
+    encoder.write_all(&tar).map_err(|error| error.to_string())?;
+    encoder.finish().map_err(|error| error.to_string())
+}
+
+/// `writeTarContents`.
+fn write_chart(out: &mut Vec<u8>, chart: &Chart, prefix: &str, now: ModTime, depth: usize) -> Result<(), String> {
+    let name = chart.name();
+    if name.is_empty() || name.contains('/') || name == "." || name == ".." {
+        return Err(format!("invalid chart name {name:?}"));
+    }
+    if depth > berth_chart::load::MAX_CHART_DEPTH {
+        return Err(format!("chart {name}: subcharts nested deeper than {}", berth_chart::load::MAX_CHART_DEPTH));
+    }
+    let base = if prefix.is_empty() { name.to_string() } else { format!("{prefix}/{name}") };
+    let mut metadata = chart.metadata.clone();
+    if metadata.api_version == "v1" {
+        metadata.dependencies.clear();
+    }
+    let chart_yaml = berth_template::yaml::to_yaml(&metadata.json_view()).map_err(|error| error.to_string())?;
+    write_entry(out, &format!("{base}/Chart.yaml"), chart_yaml.as_bytes(), chart.mod_time.unwrap_or(now))?;
+    if chart.metadata.api_version == "v2"
+        && let Some(lock) = &chart.lock
+    {
+        let text = crate::lock_digest::render_lock(lock);
+        write_entry(out, &format!("{base}/Chart.lock"), text.as_bytes(), parse_time(&lock.generated).unwrap_or(now))?;
+    }
+    for file in chart.raw.iter().filter(|file| file.name == "values.yaml") {
+        write_file(out, &base, file, now)?;
+    }
+    if let Some(schema) = &chart.schema {
+        if serde_json::from_slice::<serde_json::Value>(schema).is_err() {
+            return Err("invalid JSON in values.schema.json".to_string());
+        }
+        write_entry(out, &format!("{base}/values.schema.json"), schema, chart.schema_mod_time.unwrap_or(now))?;
+    }
+    for file in chart.templates.iter().chain(&chart.files) {
+        write_file(out, &base, file, now)?;
+    }
+    for dependency in &chart.dependencies {
+        write_chart(out, dependency, &format!("{base}/charts"), now, depth + 1)?;
+    }
+    Ok(())
+}
+
+fn write_file(out: &mut Vec<u8>, base: &str, file: &File, now: ModTime) -> Result<(), String> {
+    write_entry(out, &format!("{base}/{}", file.name), &file.data, file.mod_time.unwrap_or(now))
+}
+
+/// An RFC 3339 time (`Chart.lock`'s `generated`), to the second.
+fn parse_time(text: &str) -> Option<ModTime> {
+    let date = text.get(..10)?;
+    let time = text.get(11..19)?;
+    let mut date_parts = date.split('-').map(|part| part.parse::<i64>().ok());
+    let (year, month, day) = (date_parts.next()??, date_parts.next()??, date_parts.next()??);
+    let mut time_parts = time.split(':').map(|part| part.parse::<i64>().ok());
+    let (hour, minute, second) = (time_parts.next()??, time_parts.next()??, time_parts.next()??);
+    // days_from_civil.
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let year_of_era = y - era * 400;
+    let day_of_year = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    let days = era * 146_097 + day_of_era - 719_468;
+    let mut seconds = days * 86_400 + hour * 3600 + minute * 60 + second;
+    // A zone offset after the seconds (`+02:00`): back to UTC.
+    let rest = text.get(19..).unwrap_or_default();
+    let zone = rest.trim_start_matches(|c: char| c == '.' || c.is_ascii_digit());
+    if let Some(sign) = zone.chars().next().filter(|c| *c == '+' || *c == '-') {
+        let hours: i64 = zone.get(1..3)?.parse().ok()?;
+        let minutes: i64 = zone.get(4..6)?.parse().ok()?;
+        let offset = hours * 3600 + minutes * 60;
+        seconds -= if sign == '+' { offset } else { -offset };
+    }
+    Some(ModTime { seconds, nanos: 0 })
+}
+
+/// One tar entry as Go's `tar.Writer` writes a regular file in USTAR format (a PAX `path` record before it when
+/// the name does not fit), modification time to the second.
+fn write_entry(out: &mut Vec<u8>, name: &str, data: &[u8], mod_time: ModTime) -> Result<(), String> {
+    let seconds = mod_time.seconds.max(0);
+    let (prefix, short) = match split_ustar_name(name) {
+        Some(split) => split,
+        None => {
+            let record = pax_record("path", name);
+            let pax_name = format!("PaxHeaders.0/{}", name.rsplit('/').next().unwrap_or(name));
+            let short: String = pax_name.chars().take(99).collect();
+            out.extend_from_slice(&header("", &short, record.len() as u64, seconds, b'x')?);
+            out.extend_from_slice(record.as_bytes());
+            pad(out);
+            (String::new(), name.rsplit('/').next().unwrap_or(name).chars().take(99).collect())
+        }
+    };
+    out.extend_from_slice(&header(&prefix, &short, data.len() as u64, seconds, b'0')?);
+    out.extend_from_slice(data);
+    pad(out);
+    Ok(())
+}
+
+/// USTAR's name split: up to 100 bytes of name, up to 155 of prefix, cut at a `/`.
+fn split_ustar_name(name: &str) -> Option<(String, String)> {
+    if name.len() <= 100 {
+        return Some((String::new(), name.to_string()));
+    }
+    let bytes = name.as_bytes();
+    (1..bytes.len().min(156))
+        .rev()
+        .find(|&i| bytes[i] == b'/' && bytes.len() - i - 1 <= 100 && i <= 155)
+        .map(|i| (name[..i].to_string(), name[i + 1..].to_string()))
+}
+
+/// A PAX record: `<length> <key>=<value>\n`, the length counting itself.
+fn pax_record(key: &str, value: &str) -> String {
+    let body = format!(" {key}={value}\n");
+    let mut length = body.len() + 1;
+    while format!("{length}{body}").len() != length {
+        length += 1;
+    }
+    format!("{length}{body}")
+}
+
+fn pad(out: &mut Vec<u8>) {
+    let remainder = out.len() % 512;
+    if remainder != 0 {
+        out.resize(out.len() + 512 - remainder, 0);
+    }
+}
+
+fn header(prefix: &str, name: &str, size: u64, mod_time: i64, kind: u8) -> Result<[u8; 512], String> {
+    let mut block = [0u8; 512];
+    let mut put = |offset: usize, bytes: &[u8]| block[offset..offset + bytes.len()].copy_from_slice(bytes);
+    if name.len() > 100 || prefix.len() > 155 {
+        return Err(format!("file name too long for the archive: {prefix}/{name}"));
+    }
+    if size >= 0o777_7777_7777 {
+        return Err(format!("{name}: file too large for the archive"));
+    }
+    put(0, name.as_bytes());
+    put(100, b"0000644\0");
+    put(108, b"0000000\0");
+    put(116, b"0000000\0");
+    put(124, format!("{size:011o}\0").as_bytes());
+    put(136, format!("{:011o}\0", mod_time.clamp(0, 0o777_7777_7777)).as_bytes());
+    put(148, b"        ");
+    put(156, &[kind]);
+    put(257, b"ustar\x0000");
+    put(329, b"0000000\0");
+    put(337, b"0000000\0");
+    put(345, prefix.as_bytes());
+    let checksum: u32 = block.iter().map(|&byte| u32::from(byte)).sum();
+    block[148..156].copy_from_slice(format!("{checksum:06o}\0 ").as_bytes());
+    Ok(block)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use berth_chart::chart::Metadata;
+
+    fn chart() -> Chart {
+        let values = File {
+            name: "values.yaml".into(),
+            data: b"a: 1\n".to_vec(),
+            mod_time: Some(ModTime { seconds: 1_700_000_000, nanos: 5 }),
+        };
+        let long = format!("templates/{}/cm.yaml", "d".repeat(120));
+        Chart {
+            metadata: Metadata {
+                name: "app".into(),
+                version: "1.0.0".into(),
+                api_version: "v2".into(),
+                ..Metadata::default()
+            },
+            raw: vec![values],
+            templates: vec![
+                File::new("templates/cm.yaml", b"kind: ConfigMap\n".to_vec()),
+                File::new(long, b"x".to_vec()),
+            ],
+            dependencies: vec![Chart {
+                metadata: Metadata {
+                    name: "sub".into(),
+                    version: "0.1.0".into(),
+                    api_version: "v2".into(),
+                    ..Metadata::default()
+                },
+                ..Chart::default()
+            }],
+            ..Chart::default()
+        }
+    }
+
+    #[test]
+    fn the_archive_loads_back_as_the_same_chart() {
+        let data = archive(&chart(), ModTime { seconds: 1_800_000_000, nanos: 0 }).unwrap();
+        let loaded = berth_chart::load::load_archive(&data).unwrap().chart;
+        assert_eq!(loaded.name(), "app");
+        assert_eq!(loaded.metadata.version, "1.0.0");
+        assert_eq!(loaded.templates.len(), 2);
+        assert_eq!(loaded.templates[0].data, b"kind: ConfigMap\n");
+        assert!(loaded.templates[1].name.ends_with("/cm.yaml"));
+        assert_eq!(loaded.dependencies.len(), 1);
+        assert_eq!(loaded.raw_values(), Some(&b"a: 1\n"[..]));
+        let values = loaded.raw.iter().find(|file| file.name == "values.yaml").unwrap();
+        assert_eq!(values.mod_time.map(|time| time.seconds), Some(1_700_000_000));
+        let names: Vec<String> =
+            berth_chart::load::archive_files(&data).unwrap().into_iter().map(|(name, _)| name).collect();
+        assert_eq!(names[..3], ["Chart.yaml".to_string(), "values.yaml".to_string(), "templates/cm.yaml".to_string()]);
+        assert_eq!(file_name(&chart()), "app-1.0.0.tgz");
+    }
+
+    #[test]
+    fn pax_records_count_their_own_length() {
+        assert_eq!(pax_record("path", "ab"), "11 path=ab\n");
+        let long = "x".repeat(95);
+        let record = pax_record("path", &long);
+        assert_eq!(record.len().to_string(), record.split(' ').next().unwrap());
+        assert_eq!(
+            parse_time("2026-01-02T03:04:05+01:00").map(|t| t.seconds),
+            parse_time("2026-01-02T02:04:05Z").map(|t| t.seconds)
+        );
+    }
+}

@@ -1,0 +1,161 @@
+//! `berth controller crd` prints the Release CRD; `berth controller [flags]` reconciles Releases until
+//! SIGINT/SIGTERM, optionally as one of several replicas with a leader Lease, serving metrics and health.
+
+use crate::cli::error::{Error, ExitCode};
+use berth::cluster::{self, ConnectOptions};
+use berth::controller::{Controller, ControllerError, ControllerOptions, LeaderElection};
+use clap::{Args, Subcommand};
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// The Lease's name (in the controller's namespace).
+const LEASE_NAME: &str = "berth-controller";
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ControllerArgs {
+    #[command(subcommand)]
+    pub command: Option<ControllerCommand>,
+    /// Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config, then in-cluster config).
+    #[arg(long)]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context to use (`--kube-context` works too).
+    #[arg(long, alias = "kube-context")]
+    pub context: Option<String>,
+    /// Watch only this namespace's Releases (default: every namespace).
+    #[arg(short, long)]
+    pub namespace: Option<String>,
+    /// Reconcile only while holding the `berth-controller` Lease, so several replicas can run.
+    #[arg(long)]
+    pub leader_elect: bool,
+    /// How long the Lease lasts without renewal: how long replicas wait for a leader that died.
+    #[arg(long, default_value = "15s", value_name = "DURATION")]
+    pub lease_duration: String,
+    /// The Lease's namespace (default: POD_NAMESPACE, else --namespace, else the kubeconfig's namespace).
+    #[arg(long, value_name = "NAMESPACE")]
+    pub lease_namespace: Option<String>,
+    /// Releases reconciled at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
+    pub concurrency: u16,
+    /// Serve /metrics, /healthz and /readyz on this address (`:8080`, `127.0.0.1:0`); default: not served.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_addr: Option<String>,
+    /// Do not judge custom resources with berth's built-in health rules.
+    #[arg(long)]
+    pub no_builtin_rules: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ControllerCommand {
+    /// Print the CustomResourceDefinition `releases.berth.dev` (YAML), to apply before running the controller.
+    Crd,
+}
+
+pub fn run(args: ControllerArgs) -> Result<ExitCode, Error> {
+    if let Some(ControllerCommand::Crd) = args.command {
+        let mut stdout = std::io::stdout().lock();
+        stdout.write_all(berth::controller::crd::CRD_YAML.as_bytes()).map_err(Error::Output)?;
+        return Ok(ExitCode::Success);
+    }
+    let lease_duration = berth::object::parse_duration(&args.lease_duration)
+        .map_err(|error| Error::Usage(format!("--lease-duration: {error}")))?;
+    if lease_duration < Duration::from_secs(2) {
+        return Err(Error::Usage("--lease-duration: at least 2s".to_string()));
+    }
+    let metrics_addr = args.metrics_addr.as_deref().map(listen_address).transpose()?;
+    let runtime = super::runtime::runtime()?;
+    runtime.block_on(async move {
+        let connect =
+            ConnectOptions { kubeconfig: args.kubeconfig.clone(), context: args.context.clone(), namespace: None };
+        let cluster = cluster::connect(&connect).await.map_err(Error::Cluster)?;
+        let identity = identity();
+        let leader_election = args.leader_elect.then(|| LeaderElection {
+            lease_name: LEASE_NAME.to_string(),
+            namespace: args
+                .lease_namespace
+                .clone()
+                .or_else(|| std::env::var("POD_NAMESPACE").ok().filter(|namespace| !namespace.is_empty()))
+                .or_else(|| args.namespace.clone())
+                .unwrap_or_else(|| cluster.default_namespace.clone()),
+            identity: identity.clone(),
+            lease_duration,
+        });
+        let options = ControllerOptions {
+            namespace: args.namespace.clone(),
+            concurrency: usize::from(args.concurrency),
+            leader_election,
+            identity,
+            builtin_rules: !args.no_builtin_rules,
+            ..ControllerOptions::default()
+        };
+        let controller = Controller::new(options);
+        let shutdown = CancellationToken::new();
+        if let Some(address) = metrics_addr {
+            let listener = tokio::net::TcpListener::bind(&address)
+                .await
+                .map_err(|error| Error::Usage(format!("cannot listen on `{address}` (--metrics-addr): {error}")))?;
+            let bound = listener.local_addr().map_or(address.clone(), |bound| bound.to_string());
+            eprintln!("serving /metrics, /healthz and /readyz on {bound}");
+            let serving =
+                berth::controller::http::serve(listener, controller.metrics(), controller.health(), shutdown.clone());
+            tokio::spawn(serving);
+        }
+        let stop = shutdown.clone();
+        tokio::spawn(async move {
+            super::runtime::shutdown_signal().await;
+            eprintln!("stopping: cancelling the running waits (their revisions are recorded failed)");
+            stop.cancel();
+        });
+        let result = controller.run(cluster, shutdown.clone()).await;
+        shutdown.cancel();
+        match result {
+            Ok(()) => Ok(ExitCode::Success),
+            Err(error) => Err(Error::Controller(error)),
+        }
+    })
+}
+
+/// `:8080` (Go's form: every interface) or `HOST:PORT`.
+fn listen_address(text: &str) -> Result<String, Error> {
+    let address = if text.starts_with(':') { format!("0.0.0.0{text}") } else { text.to_string() };
+    let valid = address.rsplit_once(':').is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
+    if valid { Ok(address) } else { Err(Error::Usage(format!("--metrics-addr `{text}`: expected HOST:PORT or :PORT"))) }
+}
+
+/// This replica's name: the pod's (POD_NAME, else HOSTNAME), made unique by the process and the start time.
+fn identity() -> String {
+    let host = ["POD_NAME", "HOSTNAME"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok().filter(|value| !value.is_empty()))
+        .unwrap_or_else(|| "berth-controller".to_string());
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |time| time.subsec_nanos());
+    format!("{host}_{}_{nanos:08x}", std::process::id())
+}
+
+/// Whether the error ends the controller as bad input (exit 2) rather than as a failure while running (exit 1).
+pub fn is_bad_input(error: &ControllerError) -> bool {
+    matches!(error, ControllerError::NoCrd)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listen_addresses() {
+        assert_eq!(listen_address(":8080").ok().as_deref(), Some("0.0.0.0:8080"));
+        assert_eq!(listen_address("127.0.0.1:0").ok().as_deref(), Some("127.0.0.1:0"));
+        for bad in ["8080", "localhost", ":http", ""] {
+            assert!(listen_address(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_identity_names_the_process() {
+        let first = identity();
+        assert!(first.contains(&format!("_{}_", std::process::id())), "{first}");
+    }
+}

@@ -1,0 +1,101 @@
+//! `berth dependency update|build|list [CHART]`: a chart's dependencies from `Chart.yaml` and `Chart.lock` into
+//! `charts/`, as Helm's download manager does it (the same lock digest, the same messages on stdout).
+
+use super::output::print_stdout;
+use super::source_args::{AccessArgs, environment};
+use crate::cli::error::{Error, ExitCode};
+use berth_source::dependency::{Manager, list};
+use berth_source::download::ChartOptions;
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct DependencyArgs {
+    #[command(subcommand)]
+    pub command: DependencyCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DependencyCommand {
+    /// Resolve Chart.yaml's dependencies, download them into charts/ and write Chart.lock.
+    #[command(alias = "up")]
+    Update(ManagerArgs),
+    /// Rebuild charts/ from Chart.lock (an update when there is none).
+    Build(ManagerArgs),
+    /// List the dependencies and their state in charts/.
+    #[command(alias = "ls")]
+    List(ListArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ManagerArgs {
+    /// The chart directory (default: the current one).
+    #[arg(default_value = ".")]
+    pub chart: PathBuf,
+    /// Use the cached repository indexes as they are.
+    #[arg(long)]
+    pub skip_refresh: bool,
+    #[command(flatten)]
+    pub access: AccessArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[arg(default_value = ".")]
+    pub chart: PathBuf,
+}
+
+/// The registry settings a dependency download uses.
+pub fn manager_options(access: &AccessArgs) -> ChartOptions {
+    ChartOptions {
+        credentials: access.credentials(),
+        plain_http: access.plain_http,
+        tls: access.tls(),
+        ..ChartOptions::default()
+    }
+}
+
+pub fn run(args: DependencyArgs) -> Result<ExitCode, Error> {
+    match args.command {
+        DependencyCommand::Update(manager) => run_manager(&manager, false),
+        DependencyCommand::Build(manager) => run_manager(&manager, true),
+        DependencyCommand::List(list_args) => {
+            let text = list(&clean(&list_args.chart)).map_err(|error| {
+                Error::from_source(format!("cannot list the dependencies of {}", list_args.chart.display()), error)
+            })?;
+            print_stdout(&text)?;
+            Ok(ExitCode::Success)
+        }
+    }
+}
+
+/// `filepath.Clean` of the chart argument, as Helm passes it on.
+fn clean(path: &std::path::Path) -> PathBuf {
+    PathBuf::from(berth_source::url_util::clean_path(&path.to_string_lossy()))
+}
+
+fn run_manager(args: &ManagerArgs, build: bool) -> Result<ExitCode, Error> {
+    let env = environment();
+    let mut output_error = None;
+    let mut out = |line: &str| {
+        if let Err(error) = print_stdout(&format!("{line}\n")) {
+            output_error.get_or_insert(error);
+        }
+    };
+    let mut manager = Manager {
+        chart_path: clean(&args.chart),
+        env: &env,
+        skip_refresh: args.skip_refresh,
+        options: manager_options(&args.access),
+        out: &mut out,
+    };
+    let what =
+        format!("cannot {} the dependencies of {}", if build { "build" } else { "update" }, args.chart.display());
+    let result = super::runtime::runtime()?
+        .block_on(async { if build { manager.build().await } else { manager.update().await } });
+    result.map_err(|error| Error::from_source(what, error))?;
+    match output_error {
+        Some(error) => Err(error),
+        None => Ok(ExitCode::Success),
+    }
+}

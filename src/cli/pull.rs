@@ -1,0 +1,85 @@
+//! `berth pull CHART...`: a chart from a repository (`REPO/CHART`, a chart URL, `--repo URL`) or a registry
+//! (`oci://`) saved as the archive Helm saves (the same bytes, the same file name) or unpacked with `--untar`.
+
+use super::source_args::{ChartSourceArgs, environment};
+use crate::cli::error::{Error, ExitCode};
+use berth_source::download::fetch_chart;
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Args)]
+pub struct PullArgs {
+    /// `REPO/CHART`, a chart URL, a chart name with `--repo`, or `oci://HOST/PATH/CHART[:TAG]`.
+    #[arg(required = true)]
+    pub charts: Vec<String>,
+    #[command(flatten)]
+    pub source: ChartSourceArgs,
+    /// Unpack the chart after downloading it.
+    #[arg(long)]
+    pub untar: bool,
+    /// With `--untar`: the directory to unpack into (under the destination unless absolute).
+    #[arg(long, default_value = ".")]
+    pub untardir: PathBuf,
+    /// Where to write the chart.
+    #[arg(short = 'd', long, default_value = ".")]
+    pub destination: PathBuf,
+}
+
+pub fn run(args: PullArgs) -> Result<ExitCode, Error> {
+    super::runtime::runtime()?.block_on(async {
+        let env = environment();
+        let options = args.source.options();
+        for chart in &args.charts {
+            let what = format!("cannot pull `{chart}`");
+            let fetched =
+                fetch_chart(chart, &options, &env).await.map_err(|error| Error::from_source(what.clone(), error))?;
+            for message in &fetched.messages {
+                eprintln!("{message}");
+            }
+            if args.untar {
+                untar(chart, &fetched.data, &args.untardir, &args.destination)
+                    .map_err(|reason| Error::from_source(what, berth_source::SourceError::Other(reason)))?;
+            } else {
+                let path = args.destination.join(&fetched.file_name);
+                berth_source::write_atomic(&path, &fetched.data, 0o644)
+                    .map_err(|reason| Error::from_source(what, berth_source::SourceError::Other(reason)))?;
+            }
+        }
+        Ok(ExitCode::Success)
+    })
+}
+
+/// `--untar` as Helm's `Pull.Run` does it: refuse an existing `<untardir>/<chart>`, then expand the archive into
+/// `<untardir>/<name in Chart.yaml>/` (chartutil `Expand`: names kept inside that directory).
+fn untar(reference: &str, data: &[u8], untardir: &Path, destination: &Path) -> Result<(), String> {
+    let directory = if untardir.is_absolute() { untardir.to_path_buf() } else { destination.join(untardir) };
+    let base = reference.rsplit('/').next().unwrap_or(reference);
+    let check = if directory == Path::new(".") { PathBuf::from(base) } else { directory.join(base) };
+    if check.exists() {
+        return Err(format!("failed to untar: a file or directory with the name {} already exists", check.display()));
+    }
+    std::fs::create_dir_all(&check).map_err(|error| format!("failed to untar (mkdir): {error}"))?;
+    let files = berth_chart::load::archive_files(data).map_err(|error| error.to_string())?;
+    let chart_name = files
+        .iter()
+        .find(|(name, _)| name == "Chart.yaml")
+        .and_then(|(_, data)| berth_template::yaml::parse_document(data).ok())
+        .and_then(|chart| chart.field("name").and_then(|name| name.as_str().map(str::to_string)))
+        .ok_or("chart name not specified")?;
+    if chart_name == "." || chart_name == ".." || chart_name.contains('/') {
+        return Err(format!("chart name {chart_name:?} is not allowed"));
+    }
+    let chart_directory = directory.join(&chart_name);
+    for (name, content) in files {
+        // Archive names are already cleaned of `..` by the loader; keep them inside the chart directory anyway.
+        if name.split('/').any(|part| part == ".." || part.is_empty()) {
+            return Err(format!("chart file {name:?} escapes the chart directory"));
+        }
+        let path = chart_directory.join(&name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|error| format!("mkdir {}: {error}", parent.display()))?;
+        }
+        std::fs::write(&path, content).map_err(|error| format!("write {}: {error}", path.display()))?;
+    }
+    Ok(())
+}

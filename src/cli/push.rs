@@ -1,0 +1,82 @@
+//! `berth push CHART.tgz oci://HOST/PATH`: a packaged chart uploaded as Helm's OCI artifact (config, chart layer,
+//! provenance layer when `CHART.tgz.prov` exists; Helm's media types and annotations, created at the archive's
+//! modification time), tagged with the chart's version (`+` written `_`), so `helm pull` reads it.
+
+use super::source_args::{AccessArgs, environment};
+use crate::cli::error::{Error, ExitCode};
+use berth_source::SourceError;
+use berth_source::download::ChartOptions;
+use berth_source::oci::manifest::chart_artifact;
+use berth_source::oci::reference::{Reference, is_oci};
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct PushArgs {
+    /// The packaged chart.
+    pub chart: PathBuf,
+    /// `oci://HOST/PATH`: the chart goes to `HOST/PATH/<name>:<version>`.
+    pub remote: String,
+    #[command(flatten)]
+    pub access: AccessArgs,
+}
+
+pub fn run(args: PushArgs) -> Result<ExitCode, Error> {
+    let what = format!("cannot push {}", args.chart.display());
+    let other = |reason: String| Error::from_source(what.clone(), SourceError::Other(reason));
+    if !is_oci(&args.remote) {
+        return Err(other(format!("scheme prefix missing from remote (e.g. \"oci://\"): {}", args.remote)));
+    }
+    let metadata = std::fs::metadata(&args.chart).map_err(|error| match error.kind() {
+        std::io::ErrorKind::NotFound => other(format!("{}: no such file", args.chart.display())),
+        _ => other(format!("stat {}: {}", args.chart.display(), berth_source::io_text(&error))),
+    })?;
+    if metadata.is_dir() {
+        return Err(other("cannot push directory, must provide chart archive (.tgz)".to_string()));
+    }
+    let data = std::fs::read(&args.chart)
+        .map_err(|error| other(format!("read {}: {}", args.chart.display(), berth_source::io_text(&error))))?;
+    let chart = berth_chart::load::load_archive(&data).map_err(|error| other(error.to_string()))?.chart;
+    let prov_path = PathBuf::from(format!("{}.prov", args.chart.display()));
+    let prov = std::fs::read(&prov_path).ok();
+    let remote = args.remote.trim_start_matches("oci://").trim_end_matches('/');
+    let reference =
+        Reference::parse(&format!("{remote}/{}:{}", chart.metadata.name, chart.metadata.version)).map_err(other)?;
+    // "The time the chart was created is semantically the time the chart archive file was last written."
+    let modified = metadata
+        .modified()
+        .ok()
+        .and_then(|time| jiff::Timestamp::try_from(time).ok())
+        .unwrap_or_else(jiff::Timestamp::now);
+    let created = rfc3339_local(modified);
+    let artifact = chart_artifact(&data, prov.as_deref(), &chart.metadata, &created);
+    let options = ChartOptions {
+        credentials: args.access.credentials(),
+        plain_http: args.access.plain_http,
+        tls: args.access.tls(),
+        ..ChartOptions::default()
+    };
+    super::runtime::runtime()?.block_on(async {
+        let registry = environment().registry(&reference.registry, &options).map_err(|error| Error::from_source(what.clone(), error))?;
+        let digest = registry.push_chart(&reference, &artifact).await.map_err(|error| Error::from_source(what.clone(), error))?;
+        eprintln!("Pushed: {}", reference.display());
+        eprintln!("Digest: {digest}");
+        if reference.tag.contains('_') {
+            eprintln!("{} contains an underscore.", reference.display());
+            eprintln!(
+                "\nOCI artifact references (e.g. tags) do not support the plus sign (+). To support\nstoring semantic versions, Helm adopts the convention of changing plus (+) to\nan underscore (_) in chart version tags when pushing to a registry and back to\na plus (+) when pulling from a registry."
+            );
+        }
+        Ok(ExitCode::Success)
+    })
+}
+
+/// Go's `time.RFC3339` in the local zone (`Z` for UTC).
+fn rfc3339_local(time: jiff::Timestamp) -> String {
+    let zoned = time.to_zoned(jiff::tz::TimeZone::system());
+    let text = zoned.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string();
+    match text.strip_suffix("+00:00") {
+        Some(utc) => format!("{utc}Z"),
+        None => text,
+    }
+}

@@ -1,0 +1,121 @@
+//! `berth registry login|logout HOST`: credentials in Helm's registry configuration (`HELM_REGISTRY_CONFIG`,
+//! docker's `config.json` format), checked against the registry first, so `helm` uses a login berth made and
+//! berth one Helm made.
+
+use super::source_args::environment;
+use crate::cli::error::{Error, ExitCode};
+use berth_source::download::ChartOptions;
+use berth_source::http::Credentials;
+use berth_source::oci::credentials::{ConfigFile, server_address};
+use berth_source::tls::TlsOptions;
+use clap::{Args, Subcommand};
+use std::io::Read as _;
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct RegistryArgs {
+    #[command(subcommand)]
+    pub command: RegistryCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RegistryCommand {
+    /// Log in to a registry (the credentials are checked, then stored where Helm reads them).
+    Login(LoginArgs),
+    /// Remove a registry's stored credentials.
+    Logout(LogoutArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LoginArgs {
+    pub host: String,
+    #[arg(short, long)]
+    pub username: Option<String>,
+    /// The password or identity token (`--password-stdin` keeps it out of the process list).
+    #[arg(short, long)]
+    pub password: Option<String>,
+    #[arg(long)]
+    pub password_stdin: bool,
+    /// Do not verify the registry's certificate.
+    #[arg(long)]
+    pub insecure: bool,
+    #[arg(long, value_name = "FILE")]
+    pub cert_file: Option<PathBuf>,
+    #[arg(long, value_name = "FILE")]
+    pub key_file: Option<PathBuf>,
+    #[arg(long, value_name = "FILE")]
+    pub ca_file: Option<PathBuf>,
+    #[arg(long)]
+    pub plain_http: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LogoutArgs {
+    pub host: String,
+}
+
+pub fn run(args: RegistryArgs) -> Result<ExitCode, Error> {
+    match args.command {
+        RegistryCommand::Login(login) => super::runtime::runtime()?.block_on(run_login(login)),
+        RegistryCommand::Logout(logout) => run_logout(&logout),
+    }
+}
+
+async fn run_login(args: LoginArgs) -> Result<ExitCode, Error> {
+    let what = format!("cannot log in to {}", args.host);
+    let username = args.username.clone().unwrap_or_default();
+    let mut password = args.password.clone().unwrap_or_default();
+    if args.password_stdin {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|error| Error::Usage(format!("reading the password: {error}")))?;
+        let line = text.strip_suffix('\n').unwrap_or(&text);
+        password = line.strip_suffix('\r').unwrap_or(line).to_string();
+    } else if password.is_empty() {
+        return Err(Error::Usage("a password or token is needed: pass --password-stdin (or --password)".to_string()));
+    } else {
+        tracing::warn!("using --password via the CLI is insecure. Use --password-stdin");
+    }
+    if args.host.contains('/') {
+        tracing::warn!(
+            host = args.host.as_str(),
+            "registry login currently only supports registry hostname, not a repository path"
+        );
+    }
+    let host = args.host.split('/').next().unwrap_or(&args.host).to_string();
+    let credentials = Credentials { username, password };
+    let options = ChartOptions {
+        credentials: credentials.clone(),
+        plain_http: args.plain_http,
+        tls: TlsOptions {
+            ca_file: args.ca_file.clone(),
+            cert_file: args.cert_file.clone(),
+            key_file: args.key_file.clone(),
+            insecure_skip_verify: args.insecure,
+        },
+        ..ChartOptions::default()
+    };
+    let env = environment();
+    let registry = env.registry(&host, &options).map_err(|error| Error::from_source(what.clone(), error))?;
+    registry.ping().await.map_err(|error| Error::from_source(format!("authenticating to {:?}", args.host), error))?;
+    let mut config = ConfigFile::load(&env.paths.registry_config)
+        .map_err(|reason| Error::from_source(what.clone(), berth_source::SourceError::Other(reason)))?;
+    config
+        .put(&server_address(&args.host), &credentials)
+        .map_err(|reason| Error::from_source(what, berth_source::SourceError::Other(reason)))?;
+    eprintln!("Login Succeeded");
+    Ok(ExitCode::Success)
+}
+
+fn run_logout(args: &LogoutArgs) -> Result<ExitCode, Error> {
+    let what = format!("cannot log out of {}", args.host);
+    let env = environment();
+    let mut config = ConfigFile::load(&env.paths.registry_config)
+        .map_err(|reason| Error::from_source(what.clone(), berth_source::SourceError::Other(reason)))?;
+    config
+        .delete(&server_address(&args.host))
+        .map_err(|reason| Error::from_source(what, berth_source::SourceError::Other(reason)))?;
+    eprintln!("Removing login credentials for {}", args.host);
+    Ok(ExitCode::Success)
+}

@@ -1,0 +1,231 @@
+//! What a reconcile does for a Release's generation, given the Helm release's history and what the Release's
+//! status remembers of earlier attempts: nothing (the deployed revision is this generation's chart and values),
+//! a rollout (install or upgrade, first recording failed a revision someone left pending), or nothing more
+//! because this generation failed as often as it may. Pure; the reconcile carries it out.
+
+use super::api::{AttemptOutcome, ReleaseStatus};
+use crate::release::ReleaseStatus as HelmStatus;
+
+/// One revision of the Helm release, as far as the decision needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HelmRevision {
+    pub version: u32,
+    pub status: HelmStatus,
+}
+
+/// What the Release asks for now.
+#[derive(Debug, Clone, Copy)]
+pub struct Desired<'a> {
+    pub generation: i64,
+    /// The digest of the chart and values this generation renders.
+    pub digest: &'a str,
+    /// Further attempts allowed after a failed one (`spec.retries`).
+    pub retries: u32,
+}
+
+/// The rollout's kind, as Helm and Flux name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Install,
+    Upgrade,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Install => "install",
+            Action::Upgrade => "upgrade",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// The deployed revision renders this chart and these values: nothing to roll out.
+    UpToDate { revision: u32 },
+    /// Roll out a new revision; `unlock` is a revision left pending (by a controller or client that stopped
+    /// mid-way) to record failed first, as Flux's `unlock` does.
+    RollOut { action: Action, unlock: Option<u32> },
+    /// This generation with this chart and values failed more often than `retries` allows.
+    Exhausted,
+}
+
+/// Decides; `history` is in revision order.
+pub fn decide(desired: &Desired<'_>, status: &ReleaseStatus, history: &[HelmRevision]) -> Decision {
+    let last = history.last();
+    let unlock = last.filter(|revision| revision.status.is_pending()).map(|revision| revision.version);
+    if unlock.is_none()
+        && let Some(last) = last
+        && last.status == HelmStatus::Deployed
+        && status.current_revision == Some(last.version)
+        && deployed_digest(status, last.version) == Some(desired.digest)
+    {
+        return Decision::UpToDate { revision: last.version };
+    }
+    let same_attempt = status.last_attempted_generation == Some(desired.generation)
+        && status.last_attempted_digest.as_deref() == Some(desired.digest);
+    let failed = matches!(status.last_attempted_outcome, Some(AttemptOutcome::Failed | AttemptOutcome::TimedOut));
+    if same_attempt && failed && status.failures > desired.retries {
+        return Decision::Exhausted;
+    }
+    let action = match last {
+        None => Action::Install,
+        Some(revision) if revision.status == HelmStatus::Uninstalled => Action::Install,
+        Some(_) => Action::Upgrade,
+    };
+    Decision::RollOut { action, unlock }
+}
+
+/// The digest the status remembers for a revision this controller deployed.
+fn deployed_digest(status: &ReleaseStatus, revision: u32) -> Option<&str> {
+    status
+        .history
+        .iter()
+        .find(|attempt| attempt.revision == revision && attempt.outcome == AttemptOutcome::Succeeded)
+        .map(|attempt| attempt.digest.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::controller::api::Attempt;
+
+    fn revision(version: u32, status: HelmStatus) -> HelmRevision {
+        HelmRevision { version, status }
+    }
+
+    fn attempt(revision: u32, digest: &str, outcome: AttemptOutcome) -> Attempt {
+        Attempt {
+            generation: 1,
+            revision,
+            action: "upgrade".into(),
+            chart_name: "web".into(),
+            chart_version: "1.0.0".into(),
+            digest: digest.into(),
+            outcome,
+            release_status: String::new(),
+            message: String::new(),
+            started_at: String::new(),
+            finished_at: String::new(),
+        }
+    }
+
+    /// A status after revision `current` with digest `digest` was deployed by attempt at `generation`.
+    fn deployed(current: u32, digest: &str, generation: i64) -> ReleaseStatus {
+        ReleaseStatus {
+            current_revision: Some(current),
+            last_attempted_generation: Some(generation),
+            last_attempted_digest: Some(digest.into()),
+            last_attempted_outcome: Some(AttemptOutcome::Succeeded),
+            history: vec![attempt(current, digest, AttemptOutcome::Succeeded)],
+            ..ReleaseStatus::default()
+        }
+    }
+
+    fn failed(generation: i64, digest: &str, failures: u32) -> ReleaseStatus {
+        ReleaseStatus {
+            last_attempted_generation: Some(generation),
+            last_attempted_digest: Some(digest.into()),
+            last_attempted_outcome: Some(AttemptOutcome::Failed),
+            failures,
+            ..ReleaseStatus::default()
+        }
+    }
+
+    #[test]
+    fn decisions() {
+        use HelmStatus::*;
+        let want = |generation, digest, retries| Desired { generation, digest, retries };
+        let cases: Vec<(&str, Desired<'_>, ReleaseStatus, Vec<HelmRevision>, Decision)> = vec![
+            (
+                "no release yet: install",
+                want(1, "a", 0),
+                ReleaseStatus::default(),
+                vec![],
+                Decision::RollOut { action: Action::Install, unlock: None },
+            ),
+            (
+                "uninstalled with history kept: install again",
+                want(1, "a", 0),
+                ReleaseStatus::default(),
+                vec![revision(1, Uninstalled)],
+                Decision::RollOut { action: Action::Install, unlock: None },
+            ),
+            (
+                "deployed with the same chart and values: nothing",
+                want(2, "a", 0),
+                deployed(3, "a", 1),
+                vec![revision(2, Superseded), revision(3, Deployed)],
+                Decision::UpToDate { revision: 3 },
+            ),
+            (
+                "deployed with other values: upgrade",
+                want(2, "b", 0),
+                deployed(3, "a", 1),
+                vec![revision(3, Deployed)],
+                Decision::RollOut { action: Action::Upgrade, unlock: None },
+            ),
+            (
+                "someone else deployed a newer revision: upgrade back",
+                want(1, "a", 0),
+                deployed(3, "a", 1),
+                vec![revision(3, Superseded), revision(4, Deployed)],
+                Decision::RollOut { action: Action::Upgrade, unlock: None },
+            ),
+            (
+                "a revision left pending: record it failed, then upgrade",
+                want(1, "a", 0),
+                ReleaseStatus::default(),
+                vec![revision(1, Deployed), revision(2, PendingUpgrade)],
+                Decision::RollOut { action: Action::Upgrade, unlock: Some(2) },
+            ),
+            (
+                "a pending first install: record it failed, then go on from it",
+                want(1, "a", 0),
+                ReleaseStatus::default(),
+                vec![revision(1, PendingInstall)],
+                Decision::RollOut { action: Action::Upgrade, unlock: Some(1) },
+            ),
+            (
+                "failed once, one retry allowed: again",
+                want(1, "a", 1),
+                failed(1, "a", 1),
+                vec![revision(1, Failed)],
+                Decision::RollOut { action: Action::Upgrade, unlock: None },
+            ),
+            (
+                "failed once, no retries: exhausted",
+                want(1, "a", 0),
+                failed(1, "a", 1),
+                vec![revision(1, Failed)],
+                Decision::Exhausted,
+            ),
+            (
+                "failed at an older generation: a new generation tries again",
+                want(2, "a", 0),
+                failed(1, "a", 1),
+                vec![revision(1, Failed)],
+                Decision::RollOut { action: Action::Upgrade, unlock: None },
+            ),
+            (
+                "failed with other chart or values (the ConfigMap changed): try again",
+                want(1, "b", 0),
+                failed(1, "a", 1),
+                vec![revision(1, Failed)],
+                Decision::RollOut { action: Action::Upgrade, unlock: None },
+            ),
+        ];
+        for (name, desired, status, history, expected) in cases {
+            assert_eq!(decide(&desired, &status, &history), expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_superseded_attempt_never_counts_as_a_failure() {
+        let mut status = failed(1, "a", 5);
+        status.last_attempted_outcome = Some(AttemptOutcome::Superseded);
+        let desired = Desired { generation: 1, digest: "a", retries: 0 };
+        let decision = decide(&desired, &status, &[revision(1, HelmStatus::Failed)]);
+        assert_eq!(decision, Decision::RollOut { action: Action::Upgrade, unlock: None });
+    }
+}

@@ -1,0 +1,269 @@
+//! The controller's Prometheus metrics and their text exposition format (version 0.0.4), written by hand: a
+//! few counters, gauges and histograms do not need a metrics crate. Pure; `http.rs` serves the text.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Buckets of reconcile durations, in seconds (a reconcile waits for readiness, so minutes are normal).
+const DURATION_BUCKETS: [f64; 14] = [0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0];
+
+/// Buckets of cancel latencies, in seconds (the target is under 0.1).
+const LATENCY_BUCKETS: [f64; 9] = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0];
+
+#[derive(Debug, Clone)]
+struct Histogram {
+    bounds: &'static [f64],
+    /// Observations at or below each bound (not cumulative; summed when written).
+    counts: Vec<u64>,
+    sum: f64,
+    count: u64,
+}
+
+impl Histogram {
+    fn new(bounds: &'static [f64]) -> Histogram {
+        Histogram { bounds, counts: vec![0; bounds.len()], sum: 0.0, count: 0 }
+    }
+
+    fn observe(&mut self, seconds: f64) {
+        if let Some(index) = self.bounds.iter().position(|bound| seconds <= *bound) {
+            self.counts[index] += 1;
+        }
+        self.sum += seconds;
+        self.count += 1;
+    }
+
+    fn write(&self, out: &mut String, name: &str, labels: &str) {
+        let mut cumulative = 0;
+        let separator = if labels.is_empty() { "" } else { "," };
+        for (bound, count) in self.bounds.iter().zip(&self.counts) {
+            cumulative += count;
+            let _ = writeln!(out, "{name}_bucket{{{labels}{separator}le=\"{bound}\"}} {cumulative}");
+        }
+        let _ = writeln!(out, "{name}_bucket{{{labels}{separator}le=\"+Inf\"}} {}", self.count);
+        let braces = if labels.is_empty() { String::new() } else { format!("{{{labels}}}") };
+        let _ = writeln!(out, "{name}_sum{braces} {}", self.sum);
+        let _ = writeln!(out, "{name}_count{braces} {}", self.count);
+    }
+}
+
+#[derive(Debug)]
+struct Inner {
+    reconciles: BTreeMap<&'static str, Histogram>,
+    cancellations: u64,
+    cancel_latency: Histogram,
+    events: BTreeMap<(&'static str, String), u64>,
+    running: usize,
+    releases: usize,
+    leader: bool,
+}
+
+/// The controller's metrics; shared between the controller and the HTTP endpoint.
+#[derive(Debug)]
+pub struct Metrics {
+    inner: Mutex<Inner>,
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        Metrics {
+            inner: Mutex::new(Inner {
+                reconciles: BTreeMap::new(),
+                cancellations: 0,
+                cancel_latency: Histogram::new(&LATENCY_BUCKETS),
+                events: BTreeMap::new(),
+                running: 0,
+                releases: 0,
+                leader: false,
+            }),
+        }
+    }
+}
+
+impl Metrics {
+    fn with(&self, change: impl FnOnce(&mut Inner)) {
+        // A poisoned lock means a panic elsewhere; metrics are not worth a second one.
+        if let Ok(mut inner) = self.inner.lock() {
+            change(&mut inner);
+        }
+    }
+
+    /// A reconcile ended with `result` after `duration`.
+    pub fn reconciled(&self, result: &'static str, duration: Duration) {
+        self.with(|inner| {
+            inner
+                .reconciles
+                .entry(result)
+                .or_insert_with(|| Histogram::new(&DURATION_BUCKETS))
+                .observe(duration.as_secs_f64());
+        });
+    }
+
+    /// A wait was cancelled by a new generation; `latency` from seeing the generation to the reconcile's end.
+    pub fn cancelled(&self, latency: Duration) {
+        self.with(|inner| {
+            inner.cancellations += 1;
+            inner.cancel_latency.observe(latency.as_secs_f64());
+        });
+    }
+
+    /// A Kubernetes Event was published.
+    pub fn event(&self, event_type: &'static str, reason: &str) {
+        self.with(|inner| *inner.events.entry((event_type, reason.to_string())).or_insert(0) += 1);
+    }
+
+    pub fn set_running(&self, running: usize) {
+        self.with(|inner| inner.running = running);
+    }
+
+    pub fn set_releases(&self, releases: usize) {
+        self.with(|inner| inner.releases = releases);
+    }
+
+    pub fn set_leader(&self, leader: bool) {
+        self.with(|inner| inner.leader = leader);
+    }
+
+    /// The text exposition format.
+    pub fn encode(&self) -> String {
+        let Ok(inner) = self.inner.lock() else { return String::new() };
+        let mut out = String::new();
+        let name = "berth_controller_reconcile_duration_seconds";
+        let _ = writeln!(out, "# HELP {name} How long reconciles took, by result.\n# TYPE {name} histogram");
+        for (result, histogram) in &inner.reconciles {
+            histogram.write(&mut out, name, &format!("result=\"{result}\""));
+        }
+        let name = "berth_controller_reconciles_total";
+        let _ = writeln!(out, "# HELP {name} Reconciles ended, by result.\n# TYPE {name} counter");
+        for (result, histogram) in &inner.reconciles {
+            let _ = writeln!(out, "{name}{{result=\"{result}\"}} {}", histogram.count);
+        }
+        let name = "berth_controller_wait_cancellations_total";
+        let _ = writeln!(out, "# HELP {name} Waits cancelled because a new generation arrived.\n# TYPE {name} counter");
+        let _ = writeln!(out, "{name} {}", inner.cancellations);
+        let name = "berth_controller_cancel_latency_seconds";
+        let _ = writeln!(
+            out,
+            "# HELP {name} From a new generation seen to the cancelled revision recorded failed.\n# TYPE {name} histogram"
+        );
+        inner.cancel_latency.write(&mut out, name, "");
+        let name = "berth_controller_events_total";
+        let _ = writeln!(out, "# HELP {name} Kubernetes Events published, by type and reason.\n# TYPE {name} counter");
+        for ((event_type, reason), count) in &inner.events {
+            let _ = writeln!(out, "{name}{{type=\"{event_type}\",reason=\"{}\"}} {count}", escape(reason));
+        }
+        let gauges = [
+            ("berth_controller_reconciles_running", "Reconciles running now.", inner.running),
+            ("berth_controller_releases", "Releases the controller watches.", inner.releases),
+            (
+                "berth_controller_leader",
+                "1 when this replica reconciles (the leader, or no leader election).",
+                usize::from(inner.leader),
+            ),
+        ];
+        for (name, help, value) in gauges {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}");
+        }
+        out
+    }
+}
+
+/// A label value as the exposition format quotes it.
+fn escape(value: &str) -> String {
+    value.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+        text.lines().find(|line| line.starts_with(prefix))
+    }
+
+    #[test]
+    fn histograms_are_cumulative_with_sum_and_count() {
+        let metrics = Metrics::default();
+        metrics.reconciled("succeeded", Duration::from_millis(40));
+        metrics.reconciled("succeeded", Duration::from_secs(3));
+        metrics.reconciled("failed", Duration::from_secs(700));
+        let text = metrics.encode();
+        let name = "berth_controller_reconcile_duration_seconds";
+        assert_eq!(
+            line(&text, &format!("{name}_bucket{{result=\"succeeded\",le=\"0.05\"}}")).map(|l| l.ends_with(" 1")),
+            Some(true)
+        );
+        assert_eq!(
+            line(&text, &format!("{name}_bucket{{result=\"succeeded\",le=\"5\"}}")).map(|l| l.ends_with(" 2")),
+            Some(true)
+        );
+        assert_eq!(
+            line(&text, &format!("{name}_bucket{{result=\"failed\",le=\"600\"}}")).map(|l| l.ends_with(" 0")),
+            Some(true)
+        );
+        assert_eq!(
+            line(&text, &format!("{name}_bucket{{result=\"failed\",le=\"+Inf\"}}")).map(|l| l.ends_with(" 1")),
+            Some(true)
+        );
+        assert_eq!(
+            line(&text, &format!("{name}_count{{result=\"succeeded\"}}")),
+            Some(&*format!("{name}_count{{result=\"succeeded\"}} 2"))
+        );
+        assert_eq!(
+            line(&text, "berth_controller_reconciles_total{result=\"failed\"}"),
+            Some("berth_controller_reconciles_total{result=\"failed\"} 1")
+        );
+    }
+
+    #[test]
+    fn cancellations_gauges_and_events() {
+        let metrics = Metrics::default();
+        metrics.cancelled(Duration::from_millis(20));
+        metrics.set_running(3);
+        metrics.set_leader(true);
+        metrics.event("Warning", "Upgrade\"Failed");
+        let text = metrics.encode();
+        assert_eq!(
+            line(&text, "berth_controller_wait_cancellations_total "),
+            Some("berth_controller_wait_cancellations_total 1")
+        );
+        assert_eq!(
+            line(&text, "berth_controller_cancel_latency_seconds_bucket{le=\"0.01\"}"),
+            Some("berth_controller_cancel_latency_seconds_bucket{le=\"0.01\"} 0")
+        );
+        assert_eq!(
+            line(&text, "berth_controller_cancel_latency_seconds_bucket{le=\"0.025\"}"),
+            Some("berth_controller_cancel_latency_seconds_bucket{le=\"0.025\"} 1")
+        );
+        assert_eq!(
+            line(&text, "berth_controller_cancel_latency_seconds_count"),
+            Some("berth_controller_cancel_latency_seconds_count 1")
+        );
+        assert_eq!(line(&text, "berth_controller_reconciles_running "), Some("berth_controller_reconciles_running 3"));
+        assert_eq!(line(&text, "berth_controller_leader "), Some("berth_controller_leader 1"));
+        assert_eq!(
+            line(&text, "berth_controller_events_total{"),
+            Some("berth_controller_events_total{type=\"Warning\",reason=\"Upgrade\\\"Failed\"} 1")
+        );
+    }
+
+    #[test]
+    fn every_sample_has_its_type_line_first() {
+        let metrics = Metrics::default();
+        metrics.reconciled("succeeded", Duration::from_secs(1));
+        let text = metrics.encode();
+        let mut typed: Vec<&str> = Vec::new();
+        for line in text.lines() {
+            if let Some(rest) = line.strip_prefix("# TYPE ") {
+                typed.push(rest.split(' ').next().unwrap_or_default());
+            } else if !line.starts_with('#') {
+                let name = line.split(['{', ' ']).next().unwrap_or_default();
+                let family = ["_bucket", "_sum", "_count"]
+                    .iter()
+                    .fold(name, |name, suffix| name.strip_suffix(suffix).unwrap_or(name));
+                assert!(typed.contains(&family) || typed.contains(&name), "{line} has no TYPE line before it");
+            }
+        }
+    }
+}

@@ -1,0 +1,332 @@
+//! The driver: one watch over every Release (or one namespace's), a cache of what it saw, the scheduler
+//! deciding what runs, and the reconciles as tasks.
+//!
+//! Cancel-on-new-generation lives here. The watch that feeds the cache also tells the driver, within
+//! milliseconds of the API server accepting a change, that a Release has a newer generation than the one its
+//! running reconcile works on; the driver cancels that reconcile's token (its wait stops, the revision is
+//! recorded failed) and, the Release being wanted again, starts the new generation as soon as the old reconcile
+//! ends. One watch serves every Release: a second watch per reconciling Release would tell nothing more.
+
+use super::api::{ReleaseKey, ReleaseObject, ReleaseStatus};
+use super::conditions::{self, READY, reason};
+use super::dependencies::{depends_on, readiness};
+use super::reconcile::{self, Cache, Finished, Next, Shared, Task};
+use super::scheduler::Scheduler;
+use super::{ControllerError, ControllerEvent, Observers};
+use futures::StreamExt;
+use kube::api::{Api, DynamicObject};
+use kube::runtime::WatchStreamExt;
+use kube::runtime::watcher::{self, Event};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::sync::mpsc;
+use tokio::task::{Id, JoinSet};
+use tokio_util::sync::CancellationToken;
+
+/// What the driver remembers of a Release between watch events, to tell a change that needs a reconcile
+/// (generation, deletion) from one that does not (its own status writes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Seen {
+    generation: i64,
+    deleting: bool,
+    /// Ready for its latest generation (its dependents may go ahead).
+    ready: bool,
+}
+
+/// A reconcile running now.
+struct Running {
+    generation: i64,
+    cancel: CancellationToken,
+    started: Instant,
+    /// When a newer generation (or the deletion) was seen, and which generation.
+    cancelled_at: Option<(Instant, i64)>,
+}
+
+/// Watch events, as the driver reads them.
+enum Change {
+    Applied(Value),
+    Deleted(Value),
+    /// A re-list begins: objects not listed again by [`Change::Listed`] were deleted meanwhile.
+    Listing,
+    Listed,
+}
+
+fn seen_of(object: &Value) -> Seen {
+    let generation = object.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(0);
+    let deleting = object.pointer("/metadata/deletionTimestamp").is_some_and(|stamp| !stamp.is_null());
+    Seen { generation, deleting, ready: readiness(object).is_ok() }
+}
+
+/// Forwards the watch's events until the receiver goes away; the watcher retries with backoff on its own.
+async fn watch(api: Api<DynamicObject>, changes: mpsc::Sender<Change>) {
+    let mut stream = watcher::watcher(api, watcher::Config::default()).default_backoff().boxed();
+    while let Some(event) = stream.next().await {
+        let change = match event {
+            Ok(Event::Apply(object) | Event::InitApply(object)) => {
+                serde_json::to_value(object).ok().map(Change::Applied)
+            }
+            Ok(Event::Delete(object)) => serde_json::to_value(object).ok().map(Change::Deleted),
+            Ok(Event::Init) => Some(Change::Listing),
+            Ok(Event::InitDone) => Some(Change::Listed),
+            Err(error) => {
+                tracing::warn!(%error, "watching Releases; retrying");
+                None
+            }
+        };
+        if let Some(change) = change
+            && changes.send(change).await.is_err()
+        {
+            return;
+        }
+    }
+}
+
+pub(super) struct Driver {
+    shared: Arc<Shared>,
+    observers: Observers,
+    cache: Cache,
+    seen: HashMap<ReleaseKey, Seen>,
+    statuses: HashMap<ReleaseKey, ReleaseStatus>,
+    running: HashMap<ReleaseKey, Running>,
+    tasks: JoinSet<Finished>,
+    task_keys: HashMap<Id, ReleaseKey>,
+    scheduler: Scheduler<ReleaseKey>,
+    listing: Option<HashSet<ReleaseKey>>,
+}
+
+impl Driver {
+    pub(super) fn new(shared: Arc<Shared>, observers: Observers) -> Driver {
+        let concurrency = shared.options.concurrency;
+        Driver {
+            cache: shared.cache.clone(),
+            shared,
+            observers,
+            seen: HashMap::new(),
+            statuses: HashMap::new(),
+            running: HashMap::new(),
+            tasks: JoinSet::new(),
+            task_keys: HashMap::new(),
+            scheduler: Scheduler::new(concurrency),
+            listing: None,
+        }
+    }
+
+    /// Reconciles until `stop`; then cancels what runs, lets it record its revisions, and returns.
+    pub(super) async fn run(mut self) -> Result<(), ControllerError> {
+        let stop = self.shared.stop.clone();
+        let resource = reconcile::api_resource();
+        let client = self.shared.cluster.client.clone();
+        let api: Api<DynamicObject> = match &self.shared.options.namespace {
+            Some(namespace) => Api::namespaced_with(client, namespace, &resource),
+            None => Api::all_with(client, &resource),
+        };
+        let (sender, mut changes) = mpsc::channel(1024);
+        let watcher = tokio::spawn(watch(api, sender));
+        let mut stopping = false;
+        let result = loop {
+            if !stopping {
+                self.start_due();
+            }
+            self.observers.metrics.set_running(self.running.len());
+            if stopping && self.tasks.is_empty() {
+                break Ok(());
+            }
+            let next_due = self.scheduler.next_due();
+            tokio::select! {
+                () = stop.cancelled(), if !stopping => {
+                    // The reconciles' tokens are children of `stop`: their waits end now.
+                    stopping = true;
+                }
+                Some(joined) = self.tasks.join_next_with_id(), if !self.tasks.is_empty() => self.finished(joined),
+                change = changes.recv(), if !stopping => match change {
+                    Some(change) => self.change(change),
+                    None => break Err(ControllerError::WatchEnded),
+                },
+                () = sleep_until(next_due), if next_due.is_some() && !stopping => {}
+            }
+        };
+        watcher.abort();
+        if result.is_err() {
+            stop.cancel();
+            while self.tasks.join_next().await.is_some() {}
+        }
+        result
+    }
+
+    fn start_due(&mut self) {
+        let now = Instant::now();
+        while let Some(key) = self.scheduler.start_next(now) {
+            let object = self.cache.read().ok().and_then(|cache| cache.get(&key).cloned());
+            let Some(object) = object else {
+                self.scheduler.finish(&key);
+                continue;
+            };
+            let Some(release) = ReleaseObject::parse(&object) else {
+                self.scheduler.finish(&key);
+                continue;
+            };
+            let status = self.statuses.get(&key).cloned().unwrap_or(release.status);
+            let stopping = self.shared.stop.clone();
+            let cancel = stopping.child_token();
+            self.running.insert(
+                key.clone(),
+                Running {
+                    generation: release.generation,
+                    cancel: cancel.clone(),
+                    started: Instant::now(),
+                    cancelled_at: None,
+                },
+            );
+            self.observers.emit(ControllerEvent::Started { key: key.clone(), generation: release.generation });
+            let task = Task { object, status, cancel, stopping };
+            let handle = self.tasks.spawn(reconcile::reconcile(self.shared.clone(), task));
+            self.task_keys.insert(handle.id(), key);
+        }
+    }
+
+    fn finished(&mut self, joined: Result<(Id, Finished), tokio::task::JoinError>) {
+        let (id, finished) = match joined {
+            Ok((id, finished)) => (id, finished),
+            Err(error) => {
+                tracing::error!(%error, "a reconcile stopped unexpectedly");
+                let retry = Finished {
+                    result: "error",
+                    status: None,
+                    next: Next::After(self.shared.options.retry_base),
+                    superseded: false,
+                };
+                (error.id(), retry)
+            }
+        };
+        let Some(key) = self.task_keys.remove(&id) else { return };
+        self.scheduler.finish(&key);
+        let running = self.running.remove(&key);
+        if let Some(status) = finished.status.clone() {
+            self.statuses.insert(key.clone(), status);
+        }
+        if let Some(running) = &running {
+            self.observers.metrics.reconciled(finished.result, running.started.elapsed());
+            if finished.superseded
+                && let Some((seen_at, by_generation)) = running.cancelled_at
+            {
+                let latency = seen_at.elapsed();
+                self.observers.metrics.cancelled(latency);
+                self.observers.emit(ControllerEvent::WaitCancelled {
+                    key: key.clone(),
+                    generation: running.generation,
+                    by_generation,
+                    latency,
+                });
+            }
+            self.observers.emit(ControllerEvent::Finished {
+                key: key.clone(),
+                generation: running.generation,
+                result: finished.result,
+            });
+        }
+        let known = self.seen.contains_key(&key);
+        let now = Instant::now();
+        match finished.next {
+            _ if !known => {}
+            Next::Resync => self.scheduler.enqueue(key, now + self.shared.options.resync),
+            Next::After(delay) => self.scheduler.enqueue(key, now + delay),
+            Next::OnChange => {}
+        }
+    }
+
+    fn change(&mut self, change: Change) {
+        match change {
+            Change::Applied(object) => self.applied(object),
+            Change::Deleted(object) => {
+                if let Some(key) = ReleaseKey::of(&object) {
+                    self.deleted(&key);
+                }
+            }
+            Change::Listing => self.listing = Some(HashSet::new()),
+            Change::Listed => {
+                if let Some(listed) = self.listing.take() {
+                    let gone: Vec<ReleaseKey> =
+                        self.seen.keys().filter(|key| !listed.contains(*key)).cloned().collect();
+                    for key in gone {
+                        self.deleted(&key);
+                    }
+                }
+                self.observers.health.set_ready(true);
+            }
+        }
+        let count = self.seen.len();
+        self.observers.metrics.set_releases(count);
+    }
+
+    fn applied(&mut self, object: Value) {
+        let Some(key) = ReleaseKey::of(&object) else { return };
+        if let Some(listing) = &mut self.listing {
+            listing.insert(key.clone());
+        }
+        let seen = seen_of(&object);
+        let dependents_wait = seen.ready && self.seen.get(&key).is_none_or(|previous| !previous.ready);
+        if let Ok(mut cache) = self.cache.write() {
+            cache.insert(key.clone(), object);
+        }
+        let previous = self.seen.insert(key.clone(), seen);
+        let changed = previous
+            .is_none_or(|previous| previous.generation != seen.generation || previous.deleting != seen.deleting);
+        if changed {
+            self.scheduler.enqueue(key.clone(), Instant::now());
+            if let Some(running) = self.running.get_mut(&key)
+                && (running.generation < seen.generation || seen.deleting)
+                && running.cancelled_at.is_none()
+            {
+                running.cancelled_at = Some((Instant::now(), seen.generation));
+                running.cancel.cancel();
+                tracing::info!(release = %key, from = running.generation, to = seen.generation, "a newer generation cancels the running wait");
+            }
+        }
+        if dependents_wait {
+            self.wake_dependents(&key);
+        }
+    }
+
+    /// A Release became ready: the Releases waiting for it go ahead now rather than at their next poll.
+    fn wake_dependents(&mut self, dependency: &ReleaseKey) {
+        let waiting: Vec<ReleaseKey> = {
+            let Ok(cache) = self.cache.read() else { return };
+            cache
+                .iter()
+                .filter(|(_, object)| depends_on(object).contains(dependency))
+                .map(|(key, _)| key.clone())
+                .filter(|key| {
+                    let status = self.statuses.get(key);
+                    status.is_none_or(|status| {
+                        conditions::condition(status, READY)
+                            .is_none_or(|ready| ready.reason == reason::DEPENDENCY_NOT_READY)
+                    })
+                })
+                .collect()
+        };
+        for key in waiting {
+            self.scheduler.enqueue(key, Instant::now());
+        }
+    }
+
+    fn deleted(&mut self, key: &ReleaseKey) {
+        if let Ok(mut cache) = self.cache.write() {
+            cache.remove(key);
+        }
+        self.seen.remove(key);
+        self.statuses.remove(key);
+        self.scheduler.forget(key);
+        if let Some(running) = self.running.get_mut(key) {
+            running.cancel.cancel();
+        }
+    }
+}
+
+async fn sleep_until(due: Option<Instant>) {
+    match due {
+        Some(due) => tokio::time::sleep_until(due.into()).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,326 @@
+//! `berth controller` as users run it: the real binary against the simulated cluster over HTTP. The CRD that
+//! `berth controller crd` prints, applied with real kubectl; a Release as the contract writes it, released and
+//! read back by real Helm 4.1.4 and by `berth history`; metrics and health over HTTP; SIGTERM; two replicas
+//! with `--leader-elect`, the leader killed mid-rollout and the standby finishing it; `deploy/` applied.
+
+use crate::controller_support::{BOUND, condition, release_resource, revision_recorded, web_chart};
+use crate::peers::PeerCluster;
+use crate::run;
+use berth_sim::SimConfig;
+use futures::StreamExt;
+use kube::api::{Api, PostParams};
+use kube::runtime::watcher;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// A `berth controller` process, killed when dropped; its stderr kept for the failure messages.
+struct ControllerProcess {
+    /// `None` once stopped.
+    child: Option<Child>,
+    /// Everything it wrote to stderr so far, updated line by line.
+    stderr: tokio::sync::watch::Receiver<String>,
+    /// Where `--metrics-addr 127.0.0.1:0` was bound.
+    metrics: String,
+}
+
+impl ControllerProcess {
+    /// Starts `berth controller ARGS` as replica `pod` and waits (bounded) until it says where it serves.
+    async fn start(peer: &PeerCluster, pod: &str, args: &[&str]) -> ControllerProcess {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_berth"));
+        command
+            .arg("controller")
+            .args(args)
+            .args(["--metrics-addr", "127.0.0.1:0", "--kubeconfig"])
+            .arg(peer.kubeconfig())
+            .env("POD_NAME", pod)
+            .env("BERTH_LOG", "berth=info")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().expect("berth controller starts");
+        let pipe = child.stderr.take().expect("stderr piped");
+        let (kept, stderr) = tokio::sync::watch::channel(String::new());
+        let (address_sender, address) = tokio::sync::oneshot::channel();
+        std::thread::spawn(move || {
+            let mut address_sender = Some(address_sender);
+            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                if let Some(bound) = line.strip_prefix("serving /metrics, /healthz and /readyz on ")
+                    && let Some(sender) = address_sender.take()
+                {
+                    let _ = sender.send(bound.to_string());
+                }
+                kept.send_modify(|text| {
+                    text.push_str(&line);
+                    text.push('\n');
+                });
+            }
+        });
+        let metrics = match tokio::time::timeout(BOUND, address).await {
+            Ok(Ok(address)) => address,
+            _ => panic!("berth controller never said where it serves; stderr:\n{}", stderr.borrow().as_str()),
+        };
+        ControllerProcess { child: Some(child), stderr, metrics }
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.borrow().clone()
+    }
+
+    /// Waits (bounded) until its stderr contains `text`.
+    async fn said(&self, text: &str) {
+        let mut stderr = self.stderr.clone();
+        let found = tokio::time::timeout(BOUND, stderr.wait_for(|written| written.contains(text))).await;
+        assert!(matches!(found, Ok(Ok(_))), "berth controller never said `{text}`; stderr:\n{}", self.stderr());
+    }
+
+    /// An HTTP GET on the metrics address: (status line, body).
+    async fn get(&self, path: &str) -> (String, String) {
+        let mut stream = tokio::net::TcpStream::connect(&self.metrics).await.expect("connect to the metrics address");
+        stream.write_all(format!("GET {path} HTTP/1.1\r\nHost: test\r\n\r\n").as_bytes()).await.expect("request");
+        let mut response = String::new();
+        stream.read_to_string(&mut response).await.expect("response");
+        let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+        (head.lines().next().unwrap_or_default().to_string(), body.to_string())
+    }
+
+    /// SIGTERM, then the exit status (bounded).
+    async fn terminate(mut self) -> std::process::ExitStatus {
+        let Some(mut child) = self.child.take() else { panic!("the controller was already stopped") };
+        let pid = child.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status().expect("kill runs");
+        assert!(sent.success(), "SIGTERM sent");
+        let waited = tokio::time::timeout(BOUND, tokio::task::spawn_blocking(move || child.wait())).await;
+        match waited {
+            Ok(Ok(Ok(status))) => status,
+            _ => {
+                let _ = Command::new("kill").args(["-KILL", &pid]).status();
+                panic!("no exit within {BOUND:?} of SIGTERM; stderr:\n{}", self.stderr())
+            }
+        }
+    }
+}
+
+impl Drop for ControllerProcess {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The simulated cluster, a client on it, the CRD applied from `berth controller crd` by real kubectl, and the
+/// namespace `ns` with the test chart in ConfigMap `web-chart`.
+async fn cluster_with_crd(ns: &str) -> (PeerCluster, kube::Client) {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    let printed = run::berth(&["controller", "crd"], None);
+    assert!(printed.status.success(), "berth controller crd: {}", run::stderr(&printed));
+    let crd = peer.file("crd.yaml", &run::stdout(&printed));
+    let applied = peer.ok("kubectl", &["apply", "-f", &crd]).await;
+    assert_eq!(applied.trim(), "customresourcedefinition.apiextensions.k8s.io/releases.berth.dev created");
+    peer.ok("kubectl", &["create", "namespace", ns]).await;
+    let cluster = berth::cluster::connect_config(peer.cluster.kube_config()).await.expect("connects");
+    let config_maps: Api<k8s_openapi::api::core::v1::ConfigMap> = Api::namespaced(cluster.client.clone(), ns);
+    let encoded = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, web_chart("1.0.0"));
+    let chart = json!({"metadata": {"name": "web-chart"}, "binaryData": {"chart.tgz": encoded}});
+    let chart = serde_json::from_value(chart).expect("a ConfigMap");
+    config_maps.create(&PostParams::default(), &chart).await.expect("chart ConfigMap created");
+    (peer, cluster.client)
+}
+
+/// `helm history NAME -n NS` as (revision, status, description).
+async fn helm_history(peer: &PeerCluster, name: &str, namespace: &str) -> Vec<(u64, String, String)> {
+    let text = peer.ok("helm", &["history", name, "-n", namespace, "-o", "json"]).await;
+    let json: Value = serde_json::from_str(&text).expect("helm history JSON");
+    json.as_array()
+        .into_iter()
+        .flatten()
+        .map(|entry| {
+            let text = |key: &str| entry[key].as_str().unwrap_or_default().to_string();
+            (entry["revision"].as_u64().unwrap_or(0), text("status"), text("description"))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_controller_binary_releases_what_helm_and_berth_read() {
+    let (peer, client) = cluster_with_crd("ledger").await;
+    let extra = json!({"metadata": {"name": "extra"}, "data": {"values.yaml": "message: from-valuesFrom\n"}});
+    let config_maps: Api<k8s_openapi::api::core::v1::ConfigMap> = Api::namespaced(client.clone(), "ledger");
+    config_maps.create(&PostParams::default(), &serde_json::from_value(extra).expect("ConfigMap")).await.expect("made");
+    // The contract's example, as a user writes it (no dependsOn: there is no `db` here).
+    let release = peer.file(
+        "release.yaml",
+        "apiVersion: berth.dev/v1alpha1\nkind: Release\nmetadata: {name: ledger, namespace: ledger}\nspec:\n  chart:\n    \
+         configMapRef: {name: web-chart, key: chart.tgz}\n  values: {readyAfter: 1s}\n  valuesFrom: [{kind: \
+         ConfigMap, name: extra, key: values.yaml}]\n  releaseName: ledger\n  targetNamespace: ledger\n  timeout: \
+         2m\n  waitForJobs: true\n  rollbackOnFailure: false\n  suspend: false\n",
+    );
+    let created = peer.ok("kubectl", &["apply", "-f", &release]).await;
+    assert_eq!(created.trim(), "release.berth.dev/ledger created");
+
+    let controller = ControllerProcess::start(&peer, "berth-test", &["--concurrency", "2"]).await;
+    let (status, body) = controller.get("/healthz").await;
+    assert_eq!((status.as_str(), body.as_str()), ("HTTP/1.1 200 OK", "ok\n"));
+    let timeout = format!("--timeout={}s", BOUND.as_secs());
+    let waited =
+        peer.run("kubectl", &["wait", "release/ledger", "-n", "ledger", "--for=condition=Ready", &timeout]).await;
+    assert!(
+        waited.status.success(),
+        "kubectl wait: {}\n{}",
+        String::from_utf8_lossy(&waited.stderr),
+        controller.stderr()
+    );
+    // berth's own wait judges the Release ready (kstatus: Ready=True at the observed generation).
+    let kubeconfig = peer.kubeconfig().display().to_string();
+    let berth_wait = run::berth(&["wait", "-f", &release, "--kubeconfig", &kubeconfig, "--timeout", "30s"], None);
+    assert!(berth_wait.status.success(), "berth wait: {}", run::stderr(&berth_wait));
+
+    // Recorded as `berth install` records it: real Helm and berth read the history.
+    assert_eq!(helm_history(&peer, "ledger", "ledger").await, [(1, "deployed".to_string(), "Install complete".into())]);
+    let history = run::berth(&["history", "ledger", "-n", "ledger", "-o", "json", "--kubeconfig", &kubeconfig], None);
+    let entries = run::json_entries(&history);
+    assert_eq!((entries.len(), entries[0]["status"].as_str()), (1, Some("deployed")), "{entries:?}");
+    let values = peer.ok("helm", &["get", "values", "ledger", "-n", "ledger", "-o", "json"]).await;
+    let values: Value = serde_json::from_str(&values).expect("values JSON");
+    assert_eq!(values, json!({"message": "from-valuesFrom", "readyAfter": "1s"}));
+
+    // Metrics and readiness over HTTP; Events on the Release.
+    let (status, metrics) = controller.get("/metrics").await;
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert!(metrics.contains("\nberth_controller_reconciles_total{result=\"succeeded\"} 1\n"), "{metrics}");
+    assert!(metrics.contains("\nberth_controller_releases 1\n"), "{metrics}");
+    assert_eq!(controller.get("/readyz").await.0, "HTTP/1.1 200 OK");
+    let events = peer.ok("kubectl", &["get", "events.events.k8s.io", "-n", "ledger", "-o", "json"]).await;
+    let events: Value = serde_json::from_str(&events).expect("events JSON");
+    let on_release: Vec<(&str, &str)> = events["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|event| event["regarding"]["kind"] == "Release" && event["regarding"]["name"] == "ledger")
+        .map(|event| {
+            (event["reason"].as_str().unwrap_or_default(), event["reportingController"].as_str().unwrap_or_default())
+        })
+        .collect();
+    assert!(on_release.contains(&("InstallSucceeded", "berth-controller")), "{on_release:?}");
+
+    let exit = controller.terminate().await;
+    assert_eq!(exit.code(), Some(0), "a clean stop on SIGTERM");
+}
+
+/// The holder of the controller's Lease, once it is `wanted` (watched, bounded); returns when it was seen.
+async fn lease_held_by(client: &kube::Client, wanted: &str) -> Instant {
+    let leases: Api<k8s_openapi::api::coordination::v1::Lease> = Api::namespaced(client.clone(), "default");
+    let config = watcher::Config::default().fields("metadata.name=berth-controller");
+    let mut stream = watcher::watcher(leases, config).boxed();
+    let found = tokio::time::timeout(BOUND, async {
+        while let Some(event) = stream.next().await {
+            if let Ok(watcher::Event::Apply(lease) | watcher::Event::InitApply(lease)) = event
+                && lease.spec.and_then(|spec| spec.holder_identity).is_some_and(|holder| holder.starts_with(wanted))
+            {
+                return Some(Instant::now());
+            }
+        }
+        None
+    })
+    .await;
+    found.ok().flatten().unwrap_or_else(|| panic!("the Lease never held by {wanted} within {BOUND:?}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_standby_takes_over_from_a_dead_leader_and_leaves_nothing_pending() {
+    let (peer, client) = cluster_with_crd("shop").await;
+    let lease_duration = Duration::from_secs(3);
+    let args = ["--leader-elect", "--lease-duration", "3s", "--lease-namespace", "default"];
+    let leader = ControllerProcess::start(&peer, "berth-a", &args).await;
+    lease_held_by(&client, "berth-a_").await;
+    let standby = ControllerProcess::start(&peer, "berth-b", &args).await;
+    // A standby serves (healthy and ready) but does not reconcile.
+    standby.said("standing by").await;
+    assert_eq!(standby.get("/readyz").await.0, "HTTP/1.1 200 OK");
+    assert!(standby.get("/metrics").await.1.contains("\nberth_controller_leader 0\n"));
+
+    let releases: Api<kube::api::DynamicObject> = Api::namespaced_with(client.clone(), "shop", &release_resource());
+    let release = json!({
+        "apiVersion": "berth.dev/v1alpha1", "kind": "Release", "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"chart": {"configMapRef": {"name": "web-chart"}}, "values": {"readyAfter": "4s"}, "timeout": "2m"},
+    });
+    releases.create(&PostParams::default(), &serde_json::from_value(release).expect("Release")).await.expect("made");
+    // The leader is waiting on revision 1 (pending-install) when it dies: no chance to record anything.
+    revision_recorded(&client, "shop", "web", "pending-install").await;
+    drop(leader);
+    let killed_at = Instant::now();
+    let took_over = lease_held_by(&client, "berth-b_").await.duration_since(killed_at);
+    eprintln!("the standby took over {took_over:?} after the leader was killed");
+    // The Lease expires at most `lease_duration` after its last renewal; kube-lease-manager then waits up to
+    // one second before taking an expired Lease (to spread competing replicas).
+    assert!(took_over < lease_duration + Duration::from_secs(2), "took over {took_over:?} after the kill");
+
+    let api = releases.clone();
+    let ready = tokio::time::timeout(BOUND, async move {
+        let config = watcher::Config::default().fields("metadata.name=web");
+        let mut stream = watcher::watcher(api, config).boxed();
+        while let Some(event) = stream.next().await {
+            if let Ok(watcher::Event::Apply(object) | watcher::Event::InitApply(object)) = event {
+                let object = serde_json::to_value(object).expect("JSON");
+                if crate::controller_support::is_ready(&object) {
+                    return Some(object);
+                }
+            }
+        }
+        None
+    })
+    .await;
+    let ready = ready.ok().flatten().unwrap_or_else(|| panic!("never Ready; standby:\n{}", standby.stderr()));
+    assert_eq!(ready["status"]["currentRevision"], 2, "{ready:#}");
+    assert_eq!(condition(&ready, "Ready").map(|c| c.1).as_deref(), Some("UpgradeSucceeded"));
+    let history = helm_history(&peer, "web", "shop").await;
+    assert_eq!(
+        history.iter().map(|(revision, status, _)| (*revision, status.as_str())).collect::<Vec<_>>(),
+        [(1, "failed"), (2, "deployed")]
+    );
+    assert!(history[0].2.ends_with("interrupted, marked failed by berth controller"), "{history:?}");
+    assert!(standby.get("/metrics").await.1.contains("\nberth_controller_leader 1\n"));
+    let exit = standby.terminate().await;
+    assert_eq!(exit.code(), Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deploy_applies_to_the_simulated_cluster_and_its_crd_is_the_printed_one() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let printed = run::berth(&["controller", "crd"], None);
+    let committed = std::fs::read_to_string(format!("{root}/deploy/crd.yaml")).expect("deploy/crd.yaml");
+    assert_eq!(run::stdout(&printed), committed, "regenerate with `berth controller crd > deploy/crd.yaml`");
+    let applied = run::berth(&["apply", "--sim", "-f", &format!("{root}/deploy"), "--wait", "--timeout", "60s"], None);
+    let (out, err) = (run::stdout(&applied), run::stderr(&applied));
+    assert!(applied.status.success(), "berth apply --sim -f deploy/ --wait:\n{out}\n{err}");
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(rows.len(), 10, "namespace, CRD, 6 RBAC objects, Deployment and Service:\n{out}");
+    assert!(rows.iter().all(|row| row.contains("Current")), "{out}");
+    for kind in ["CustomResourceDefinition", "ClusterRole", "Deployment", "Service"] {
+        assert!(rows.iter().any(|row| row.contains(kind)), "{kind} applied:\n{out}");
+    }
+    assert!(err.contains("ready: 10/10 objects"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_crd_the_controller_says_how_to_install_it() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    let kubeconfig = peer.kubeconfig().display().to_string();
+    let output = tokio::task::spawn_blocking(move || run::berth(&["controller", "--kubeconfig", &kubeconfig], None))
+        .await
+        .expect("joined");
+    assert_eq!(output.status.code(), Some(2), "bad input: {}", run::stderr(&output));
+    let stderr = run::stderr(&output);
+    assert!(
+        stderr.contains("the cluster does not serve `releases.berth.dev/v1alpha1`")
+            && stderr.contains("berth controller crd | kubectl apply -f -"),
+        "{stderr}"
+    );
+    let usage = run::berth(&["controller", "--concurrency", "0"], None);
+    assert_eq!(usage.status.code(), Some(2), "{}", run::stderr(&usage));
+}
