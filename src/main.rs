@@ -6,6 +6,12 @@ use clap::Parser;
 use cli::Cli;
 use tracing_subscriber::EnvFilter;
 
+/// mimalloc instead of the system allocator: rendering a chart is dominated by many small, short-lived
+/// allocations (template trees, YAML tokens, values), which glibc's malloc serves and frees markedly slower
+/// (docs/BENCHMARKS.md, "Chart rendering against helm template").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let cli = Cli::parse();
     init_logging(cli.verbose);

@@ -115,7 +115,7 @@ fn chart_record(chart: &LoadedChart) -> Chart {
     let files = |files: &[berth_chart::chart::File]| -> Vec<ChartFile> {
         files
             .iter()
-            .map(|file| ChartFile { name: file.name.clone(), data: file.data.clone(), ..ChartFile::default() })
+            .map(|file| ChartFile { name: file.name.clone(), data: file.data.to_vec(), ..ChartFile::default() })
             .collect()
     };
     let mut extra = Map::new();

@@ -579,7 +579,7 @@ mod tests {
         assert_eq!(metadata.app_version.as_deref(), Some("1.16.0"));
         assert_eq!(metadata.chart_type.as_deref(), Some("application"));
         assert_eq!(metadata.maintainers[0].email, "ann@example.com");
-        assert_eq!(release.chart.templates[0].data, b"kind: ConfigMap");
+        assert_eq!(&*release.chart.templates[0].data, b"kind: ConfigMap");
         assert_eq!(release.config["replicaCount"], 2);
         assert_eq!(release.hooks[0].last_run.phase, "Succeeded");
         assert_eq!(release.hooks[0].weight, -5);

@@ -5,12 +5,15 @@
 //! `ChartFullPath`) are computed while walking down from the root ([`Chart::full_path_of`]).
 
 use berth_template::Value;
+use std::sync::Arc;
 
 /// One file of a chart, by its path inside the chart (`templates/deployment.yaml`, `README.md`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct File {
     pub name: String,
-    pub data: Vec<u8>,
+    /// The content, shared: a chart's files are held by `raw`, `files` or `templates`, by every chart level
+    /// above a subchart, and by the processed copy of the chart, so a clone must not copy the bytes.
+    pub data: Arc<[u8]>,
     /// When the file was last modified (the file system's time, or the archive entry's), as Helm records it in
     /// a release's chart (`modtime`); `None` when unknown.
     pub mod_time: Option<ModTime>,
@@ -19,7 +22,16 @@ pub struct File {
 impl File {
     /// A file without a modification time.
     pub fn new(name: impl Into<String>, data: impl Into<Vec<u8>>) -> File {
-        File { name: name.into(), data: data.into(), mod_time: None }
+        File { name: name.into(), data: Arc::from(data.into()), mod_time: None }
+    }
+
+    /// The content as text, invalid UTF-8 replaced (`String::from_utf8_lossy`); valid text, the usual case,
+    /// is checked by the faster `str::from_utf8` and copied once.
+    pub fn text(&self) -> String {
+        match std::str::from_utf8(&self.data) {
+            Ok(text) => text.to_owned(),
+            Err(_) => String::from_utf8_lossy(&self.data).into_owned(),
+        }
     }
 }
 
@@ -144,7 +156,7 @@ impl Chart {
 
     /// The raw text of `values.yaml` as written (what `helm show values` prints), if the chart has one.
     pub fn raw_values(&self) -> Option<&[u8]> {
-        self.raw.iter().find(|file| file.name == "values.yaml").map(|file| file.data.as_slice())
+        self.raw.iter().find(|file| file.name == "values.yaml").map(|file| &*file.data)
     }
 
     /// Helm's `ChartFullPath` of a subchart reached from this (root) chart through `names`:
@@ -284,6 +296,19 @@ mod tests {
             dependencies,
             ..Chart::default()
         }
+    }
+
+    #[test]
+    fn text_replaces_invalid_utf8_as_from_utf8_lossy_does() {
+        for data in [&b"kind: A\n"[..], b"a\xffb\xc3", b"", "é\u{1F600}".as_bytes()] {
+            assert_eq!(File::new("f", data).text(), String::from_utf8_lossy(data), "{data:?}");
+        }
+    }
+
+    #[test]
+    fn cloned_files_share_their_content() {
+        let file = File::new("crds/big.yaml", vec![b'x'; 1024]);
+        assert!(Arc::ptr_eq(&file.data, &file.clone().data));
     }
 
     #[test]

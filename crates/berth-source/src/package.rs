@@ -193,7 +193,7 @@ mod tests {
     fn chart() -> Chart {
         let values = File {
             name: "values.yaml".into(),
-            data: b"a: 1\n".to_vec(),
+            data: b"a: 1\n".to_vec().into(),
             mod_time: Some(ModTime { seconds: 1_700_000_000, nanos: 5 }),
         };
         let long = format!("templates/{}/cm.yaml", "d".repeat(120));
@@ -229,7 +229,7 @@ mod tests {
         assert_eq!(loaded.name(), "app");
         assert_eq!(loaded.metadata.version, "1.0.0");
         assert_eq!(loaded.templates.len(), 2);
-        assert_eq!(loaded.templates[0].data, b"kind: ConfigMap\n");
+        assert_eq!(&*loaded.templates[0].data, b"kind: ConfigMap\n");
         assert!(loaded.templates[1].name.ends_with("/cm.yaml"));
         assert_eq!(loaded.dependencies.len(), 1);
         assert_eq!(loaded.raw_values(), Some(&b"a: 1\n"[..]));

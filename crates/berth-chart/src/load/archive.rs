@@ -101,7 +101,7 @@ pub(crate) fn load_archive_files(input: impl Read) -> Result<Vec<BufferedFile>, 
             Some(rest) => rest.to_vec(),
             None => data,
         };
-        files.push(BufferedFile { name, data, mod_time: Some(header.mod_time) });
+        files.push(BufferedFile { name, data: data.into(), mod_time: Some(header.mod_time) });
     }
     if files.is_empty() {
         return Err(other("no files in chart archive"));

@@ -150,7 +150,7 @@ impl Walk<'_> {
             let since = time.duration_since(std::time::UNIX_EPOCH).ok()?;
             Some(crate::chart::ModTime { seconds: i64::try_from(since.as_secs()).ok()?, nanos: since.subsec_nanos() })
         });
-        self.files.push(BufferedFile { name: relative.to_string(), data, mod_time });
+        self.files.push(BufferedFile { name: relative.to_string(), data: data.into(), mod_time });
         Ok(())
     }
 }
@@ -192,7 +192,7 @@ mod tests {
                 "values.yaml"
             ]
         );
-        assert_eq!(files[5].data, b"a: 1\n");
+        assert_eq!(&*files[5].data, b"a: 1\n");
     }
 
     #[test]
@@ -202,7 +202,7 @@ mod tests {
         fs::write(outside.path().join("secret"), "s").unwrap();
         std::os::unix::fs::symlink("templates/a.yaml", dir.path().join("link.yaml")).unwrap();
         let (files, _) = read_dir_files(dir.path()).unwrap();
-        assert!(files.iter().any(|f| f.name == "link.yaml" && f.data == b"a"));
+        assert!(files.iter().any(|f| f.name == "link.yaml" && *f.data == *b"a"));
         std::os::unix::fs::symlink(outside.path().join("secret"), dir.path().join("evil")).unwrap();
         let error = read_dir_files(dir.path()).unwrap_err();
         assert!(error.contains("outside the chart directory"), "{error}");

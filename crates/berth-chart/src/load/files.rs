@@ -43,7 +43,7 @@ pub(crate) fn load_files(files: Vec<BufferedFile>, context: &mut LoadContext, de
             }
             "values.schema.json" => {
                 chart.schema_mod_time = file.mod_time;
-                chart.schema = Some(file.data);
+                chart.schema = Some(file.data.to_vec());
             }
             "requirements.yaml" => {
                 let raw = metadata.get_or_insert_with(RawMetadata::default);
@@ -111,7 +111,7 @@ pub(crate) fn load_files(files: Vec<BufferedFile>, context: &mut LoadContext, de
                     file.name
                 ));
             }
-            load_archive_files(file.data.as_slice())
+            load_archive_files(&*file.data)
                 .map_err(|error| error.to_string())
                 .and_then(|files| load_files(files, context, depth + 1))
         } else {

@@ -184,7 +184,7 @@ pub fn archive_files(data: &[u8]) -> Result<Vec<(String, Vec<u8>)>, LoadError> {
         }
         ArchiveError::Other(text) => LoadError::new(format!("unable to load chart archive: {text}")),
     })?;
-    Ok(files.into_iter().map(|file| (file.name, file.data)).collect())
+    Ok(files.into_iter().map(|file| (file.name, file.data.to_vec())).collect())
 }
 
 fn load_archive_file_list(files: Vec<archive::BufferedFile>) -> Result<Loaded, LoadError> {

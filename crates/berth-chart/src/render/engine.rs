@@ -189,7 +189,7 @@ fn collect(
         },
     };
     let subcharts = Map::new();
-    let files = chart.files.iter().map(|file| (file.name.clone(), Arc::<[u8]>::from(file.data.as_slice())));
+    let files = chart.files.iter().map(|file| (file.name.clone(), Arc::clone(&file.data)));
     let data = Map::from_iter([
         ("Chart", chart_value(chart, is_root)),
         ("Files", Value::object(Files::new(files, shared.to_yaml.clone()))),
@@ -209,11 +209,7 @@ fn collect(
         }
         renderables.insert(
             format!("{full_path}/{}", file.name),
-            Renderable {
-                text: String::from_utf8_lossy(&file.data).into_owned(),
-                data: data.clone(),
-                base_path: format!("{full_path}/templates"),
-            },
+            Renderable { text: file.text(), data: data.clone(), base_path: format!("{full_path}/templates") },
         );
     }
     data

@@ -119,10 +119,7 @@ fn collect_crds(chart: &Chart, full_path: &str, crds: &mut Vec<CrdFile>) {
         let extension = file.name.rsplit_once('.').map(|(_, extension)| extension.to_ascii_lowercase());
         let is_manifest = matches!(extension.as_deref(), Some("yaml" | "yml" | "json"));
         if file.name.starts_with("crds/") && is_manifest {
-            crds.push(CrdFile {
-                path: format!("{full_path}/{}", file.name),
-                content: String::from_utf8_lossy(&file.data).into_owned(),
-            });
+            crds.push(CrdFile { path: format!("{full_path}/{}", file.name), content: file.text() });
         }
     }
     for child in &chart.dependencies {
