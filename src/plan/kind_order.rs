@@ -6,46 +6,8 @@
 use super::fast_hash::FastMap;
 use crate::manifest::Manifest;
 
-pub const INSTALL_ORDER: [&str; 38] = [
-    "PriorityClass",
-    "Namespace",
-    "NetworkPolicy",
-    "ResourceQuota",
-    "LimitRange",
-    "PodSecurityPolicy",
-    "PodDisruptionBudget",
-    "ServiceAccount",
-    "Secret",
-    "SecretList",
-    "ConfigMap",
-    "StorageClass",
-    "PersistentVolume",
-    "PersistentVolumeClaim",
-    "CustomResourceDefinition",
-    "ClusterRole",
-    "ClusterRoleList",
-    "ClusterRoleBinding",
-    "ClusterRoleBindingList",
-    "Role",
-    "RoleList",
-    "RoleBinding",
-    "RoleBindingList",
-    "Service",
-    "DaemonSet",
-    "Pod",
-    "ReplicationController",
-    "ReplicaSet",
-    "Deployment",
-    "HorizontalPodAutoscaler",
-    "StatefulSet",
-    "Job",
-    "CronJob",
-    "IngressClass",
-    "Ingress",
-    "APIService",
-    "MutatingWebhookConfiguration",
-    "ValidatingWebhookConfiguration",
-];
+/// Helm's `InstallOrder`, as the chart renderer sorts `helm template`'s output by it.
+pub use berth_chart::render::output::INSTALL_ORDER;
 
 /// Each object's rank: its kind's position in [`INSTALL_ORDER`], or for an unlisted kind the list's length
 /// plus the kind's position among the input's unlisted kinds sorted by name.

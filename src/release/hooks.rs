@@ -6,44 +6,10 @@
 use super::record::Hook;
 use crate::plan::INSTALL_ORDER;
 use std::cmp::Ordering;
-use std::fmt;
 
-/// The events hooks run at (Helm's `release.HookEvent`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum HookEvent {
-    PreInstall,
-    PostInstall,
-    PreDelete,
-    PostDelete,
-    PreUpgrade,
-    PostUpgrade,
-    PreRollback,
-    PostRollback,
-    Test,
-}
-
-impl HookEvent {
-    /// Helm's string for the event, as records and annotations write it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HookEvent::PreInstall => "pre-install",
-            HookEvent::PostInstall => "post-install",
-            HookEvent::PreDelete => "pre-delete",
-            HookEvent::PostDelete => "post-delete",
-            HookEvent::PreUpgrade => "pre-upgrade",
-            HookEvent::PostUpgrade => "post-upgrade",
-            HookEvent::PreRollback => "pre-rollback",
-            HookEvent::PostRollback => "post-rollback",
-            HookEvent::Test => "test",
-        }
-    }
-}
-
-impl fmt::Display for HookEvent {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str(self.as_str())
-    }
-}
+/// The events hooks run at (Helm's `release.HookEvent`): the chart renderer's type, which reads them from
+/// `helm.sh/hook` and names them as Helm records them.
+pub use berth_chart::render::output::HookEvent;
 
 /// `helm.sh/hook-delete-policy` values.
 pub const BEFORE_HOOK_CREATION: &str = "before-hook-creation";

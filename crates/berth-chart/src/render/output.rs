@@ -75,6 +75,12 @@ impl HookEvent {
     }
 }
 
+impl std::fmt::Display for HookEvent {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(self.as_str())
+    }
+}
+
 pub const HOOK_ANNOTATION: &str = "helm.sh/hook";
 pub const HOOK_WEIGHT_ANNOTATION: &str = "helm.sh/hook-weight";
 pub const HOOK_DELETE_ANNOTATION: &str = "helm.sh/hook-delete-policy";
