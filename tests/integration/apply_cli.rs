@@ -1,6 +1,7 @@
 //! `berth apply` / `berth wait` end to end: the real binary on the embedded simulated cluster (`--sim`) and
 //! on one started by the test (`--kubeconfig`), checking exit codes, the summary, JSON events and SIGINT.
 
+use crate::fixtures;
 use crate::peers::PeerCluster;
 use crate::run::command as berth;
 use berth_sim::SimConfig;
@@ -78,22 +79,10 @@ fn an_unreachable_cluster_exits_2() {
     assert!(text(&output.stderr).contains("cannot reach the cluster"), "{}", text(&output.stderr));
 }
 
-const SLOW: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: slow
-  annotations: {sim.berth.dev/ready-after: 1h}
-spec:
-  selector: {matchLabels: {app: slow}}
-  template:
-    metadata: {labels: {app: slow}}
-    spec: {containers: [{name: slow, image: slow:1}]}
-";
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigint_cancels_prints_the_partial_report_and_exits_130() {
     let peer = PeerCluster::start(SimConfig::default()).await;
-    let file = peer.file("slow.yaml", SLOW);
+    let file = peer.file("slow.yaml", fixtures::SLOW_DEPLOYMENT);
     let kubeconfig = peer.kubeconfig().display().to_string();
     let mut child = berth(&["apply", "--kubeconfig", &kubeconfig, "-f", &file, "--wait", "-o", "json"])
         .spawn()

@@ -9,3 +9,16 @@ pub fn crd(plural: &str, singular: &str, kind: &str) -> String {
          \x20   schema:\n      openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}\n"
     )
 }
+
+/// A Deployment the simulated cluster makes ready only after an hour: something to wait on and cancel.
+pub const SLOW_DEPLOYMENT: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: slow
+  annotations: {sim.berth.dev/ready-after: 1h}
+spec:
+  selector: {matchLabels: {app: slow}}
+  template:
+    metadata: {labels: {app: slow}}
+    spec: {containers: [{name: slow, image: slow:1}]}
+";

@@ -2,6 +2,7 @@
 //! connection failures classified at once, cancellation while connecting, a second SIGINT, objects the API
 //! server would refuse stopped before the first write, and retries summed up in one warning line.
 
+use crate::fixtures;
 use crate::peers::PeerCluster;
 use berth_sim::SimConfig;
 use berth_sim::profile::{Faults, Profile};
@@ -96,24 +97,12 @@ fn sigint_while_connecting_exits_130_at_once() {
     }
 }
 
-const SLOW: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: slow
-  annotations: {sim.berth.dev/ready-after: 1h}
-spec:
-  selector: {matchLabels: {app: slow}}
-  template:
-    metadata: {labels: {app: slow}}
-    spec: {containers: [{name: slow, image: slow:1}]}
-";
-
 /// Two SIGINTs in a row during an install: berth stops at once and the revision is recorded failed, not
 /// left pending.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_sigint_exits_at_once_and_leaves_no_pending_record() {
     let peer = PeerCluster::start(SimConfig::default()).await;
-    let file = peer.file("slow.yaml", SLOW);
+    let file = peer.file("slow.yaml", fixtures::SLOW_DEPLOYMENT);
     let kubeconfig = peer.kubeconfig().display().to_string();
     let mut child = berth(&["install", "shop", &file, "--wait", "-o", "json", "--kubeconfig", &kubeconfig])
         .spawn()

@@ -28,6 +28,20 @@ pub struct PeerCluster {
 }
 
 impl PeerCluster {
+    /// A `berth` command against this cluster (its kubeconfig, run from its directory), as `run::command` makes
+    /// it: logs off, colour off, stdin closed, streams captured.
+    pub fn berth_command(&self, args: &[&str]) -> Command {
+        let mut command = crate::run::command(args);
+        command.arg("--kubeconfig").arg(self.kubeconfig()).current_dir(self.dir.path());
+        command
+    }
+
+    /// Runs `berth` against this cluster to the end, off the async runtime.
+    pub async fn berth(&self, args: &[&str]) -> Output {
+        let mut command = self.berth_command(args);
+        tokio::task::spawn_blocking(move || command.output().expect("berth runs")).await.expect("joined")
+    }
+
     pub async fn start(config: SimConfig) -> PeerCluster {
         let cluster = SimCluster::start(config).await.expect("simulated cluster starts");
         let dir = tempfile::tempdir().expect("temporary directory");

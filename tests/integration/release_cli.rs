@@ -6,7 +6,7 @@ use berth_sim::SimConfig;
 use berth_sim::profile::{Faults, Profile};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::Duration;
 
 const V1: &str = "apiVersion: v1
@@ -46,26 +46,6 @@ fn v2() -> String {
     without_secret.join("---\n").replace("mode: one", "mode: two")
 }
 
-fn berth_command(peer: &PeerCluster, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_berth"));
-    command
-        .args(args)
-        .arg("--kubeconfig")
-        .arg(peer.kubeconfig())
-        .current_dir(peer.dir.path())
-        .env("NO_COLOR", "1")
-        .env_remove("BERTH_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    command
-}
-
-async fn berth(peer: &PeerCluster, args: &[&str]) -> Output {
-    let mut command = berth_command(peer, args);
-    tokio::task::spawn_blocking(move || command.output().expect("berth runs")).await.expect("joined")
-}
-
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -91,31 +71,31 @@ async fn install_upgrade_rollback_uninstall_read_by_helm() {
     let peer = PeerCluster::start(SimConfig::default()).await;
     let v1 = peer.file("v1.yaml", V1);
     let v2 = peer.file("v2.yaml", &v2());
-    assert_ok(&berth(&peer, &["install", "shop", &v1, "--wait"]).await);
+    assert_ok(&peer.berth(&["install", "shop", &v1, "--wait"]).await);
     let listed: Value = serde_json::from_str(&peer.ok("helm", &["list", "-o", "json"]).await).expect("JSON");
     assert_eq!((listed[0]["name"].clone(), listed[0]["status"].clone()), ("shop".into(), "deployed".into()));
     assert!(peer.ok("helm", &["get", "manifest", "shop"]).await.contains("name: token"));
 
-    assert_ok(&berth(&peer, &["upgrade", "shop", &v2, "--wait"]).await);
+    assert_ok(&peer.berth(&["upgrade", "shop", &v2, "--wait"]).await);
     assert_eq!(helm_history(&peer, "shop").await, [(1, "superseded".into()), (2, "deployed".into())]);
     let settings = peer.ok("kubectl", &["get", "configmap", "settings", "-o", "jsonpath={.data.mode}"]).await;
     assert_eq!(settings, "two");
     let gone = peer.run("kubectl", &["get", "secret", "token"]).await;
     assert!(!gone.status.success(), "the object removed from the release was deleted");
 
-    assert_ok(&berth(&peer, &["rollback", "shop", "1", "--wait"]).await);
+    assert_ok(&peer.berth(&["rollback", "shop", "1", "--wait"]).await);
     assert_eq!(
         helm_history(&peer, "shop").await,
         [(1, "superseded".into()), (2, "superseded".into()), (3, "deployed".into())]
     );
     assert!(peer.run("kubectl", &["get", "secret", "token"]).await.status.success(), "rollback restored it");
-    let status = berth(&peer, &["status", "shop", "-o", "json"]).await;
+    let status = peer.berth(&["status", "shop", "-o", "json"]).await;
     assert_ok(&status);
     let status: Value = serde_json::from_slice(&status.stdout).expect("JSON");
     assert_eq!(status["version"], 3);
     assert!(status["resources"].as_array().is_some_and(|resources| resources.len() == 3));
 
-    assert_ok(&berth(&peer, &["uninstall", "shop", "--wait"]).await);
+    assert_ok(&peer.berth(&["uninstall", "shop", "--wait"]).await);
     assert_eq!(peer.ok("helm", &["list", "-o", "json"]).await.trim(), "[]");
     assert!(!peer.run("kubectl", &["get", "deployment", "web"]).await.status.success());
 }
@@ -130,14 +110,14 @@ async fn berth_continues_a_release_helm_made() {
     let without_hooks: Vec<&str> =
         rendered.split("---\n").filter(|document| !document.contains("helm.sh/hook")).collect();
     let file = peer.file("demo-v2.yaml", &without_hooks.join("---\n"));
-    assert_ok(&berth(&peer, &["upgrade", "demo", &file, "--wait"]).await);
+    assert_ok(&peer.berth(&["upgrade", "demo", &file, "--wait"]).await);
     assert_eq!(helm_history(&peer, "demo").await, [(1, "superseded".into()), (2, "deployed".into())]);
     let replicas = peer.ok("kubectl", &["get", "deployment", "demo-chart", "-o", "jsonpath={.spec.replicas}"]).await;
     assert_eq!(replicas, "2");
-    assert_ok(&berth(&peer, &["rollback", "demo", "--wait"]).await);
+    assert_ok(&peer.berth(&["rollback", "demo", "--wait"]).await);
     assert_eq!(helm_history(&peer, "demo").await.last(), Some(&(3, "deployed".to_string())));
     peer.ok("helm", &["status", "demo"]).await;
-    assert_ok(&berth(&peer, &["uninstall", "demo", "--keep-history"]).await);
+    assert_ok(&peer.berth(&["uninstall", "demo", "--keep-history"]).await);
     assert_eq!(helm_history(&peer, "demo").await.last(), Some(&(3, "uninstalled".to_string())));
 }
 
@@ -145,13 +125,13 @@ async fn berth_continues_a_release_helm_made() {
 async fn a_failed_upgrade_rolls_back_and_a_pending_release_blocks() {
     let peer = PeerCluster::start(SimConfig::default()).await;
     let v1 = peer.file("v1.yaml", V1);
-    assert_ok(&berth(&peer, &["install", "shop", &v1, "--wait"]).await);
+    assert_ok(&peer.berth(&["install", "shop", &v1, "--wait"]).await);
     let broken = V1.replace(
         "name: web\n  annotations:",
         "name: web\n  annotations:\n    sim.berth.dev/pod-waiting-reason: ImagePullBackOff",
     );
     let broken = peer.file("broken.yaml", &broken.replace("image: web:1", "image: web:typo"));
-    let failed = berth(&peer, &["upgrade", "shop", &broken, "--wait", "--rollback-on-failure"]).await;
+    let failed = peer.berth(&["upgrade", "shop", &broken, "--wait", "--rollback-on-failure"]).await;
     assert_eq!(failed.status.code(), Some(1), "{}", text(&failed.stderr));
     let history = helm_history(&peer, "shop").await;
     assert_eq!(history, [(1, "superseded".into()), (2, "failed".into()), (3, "deployed".into())]);
@@ -166,7 +146,7 @@ async fn a_failed_upgrade_rolls_back_and_a_pending_release_blocks() {
     let mut last = storage.last("shop").await.expect("read").expect("a release");
     last.info.status = berth::release::ReleaseStatus::PendingUpgrade;
     storage.update(&last).await.expect("marked pending");
-    let blocked = berth(&peer, &["upgrade", "shop", &v1]).await;
+    let blocked = peer.berth(&["upgrade", "shop", &v1]).await;
     assert_eq!(blocked.status.code(), Some(2));
     assert!(
         text(&blocked.stderr).contains("operation in progress")
@@ -174,7 +154,7 @@ async fn a_failed_upgrade_rolls_back_and_a_pending_release_blocks() {
         "{}",
         text(&blocked.stderr)
     );
-    assert_ok(&berth(&peer, &["rollback", "shop", "1", "--wait"]).await);
+    assert_ok(&peer.berth(&["rollback", "shop", "1", "--wait"]).await);
     assert_eq!(helm_history(&peer, "shop").await.last(), Some(&(4, "deployed".to_string())));
 }
 
@@ -192,7 +172,7 @@ spec:
 
 /// Runs berth with `-o json`, sends SIGINT once a line contains `trigger`, and returns the exit code.
 async fn interrupt(peer: &PeerCluster, args: &[&str], trigger: &'static str) -> Option<i32> {
-    let mut child = berth_command(peer, args).spawn().expect("berth runs");
+    let mut child = peer.berth_command(args).spawn().expect("berth runs");
     let stdout = child.stdout.take().expect("stdout");
     let waited = tokio::task::spawn_blocking(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
@@ -210,7 +190,7 @@ async fn interrupt(peer: &PeerCluster, args: &[&str], trigger: &'static str) -> 
 async fn sigint_during_the_wait_records_the_revision_failed_not_pending() {
     let peer = PeerCluster::start(SimConfig::default()).await;
     let v1 = peer.file("v1.yaml", V1);
-    assert_ok(&berth(&peer, &["install", "shop", &v1, "--wait"]).await);
+    assert_ok(&peer.berth(&["install", "shop", &v1, "--wait"]).await);
     let slow = peer.file("slow.yaml", &format!("{V1}---\n{SLOW}"));
     let code =
         interrupt(&peer, &["upgrade", "shop", &slow, "--wait", "-o", "json"], "\"name\":\"slow\",\"status\"").await;
@@ -230,7 +210,7 @@ async fn sigint_during_the_applies_records_the_install_failed() {
     let file = peer.file("many.yaml", &many);
     let code = interrupt(&peer, &["install", "many", &file, "-o", "json"], "\"applied\"").await;
     assert_eq!(code, Some(130));
-    let history = berth(&peer, &["history", "many", "-o", "json"]).await;
+    let history = peer.berth(&["history", "many", "-o", "json"]).await;
     let history: Value = serde_json::from_slice(&history.stdout).expect("JSON");
     assert_eq!(history[0]["status"], "failed", "{history}");
     let applied =
@@ -243,8 +223,8 @@ async fn sigint_during_a_rollback_records_it_failed() {
     let peer = PeerCluster::start(SimConfig::default()).await;
     let slow = peer.file("slow.yaml", &format!("{V1}---\n{SLOW}"));
     let v1 = peer.file("v1.yaml", V1);
-    assert_ok(&berth(&peer, &["install", "shop", &slow]).await);
-    assert_ok(&berth(&peer, &["upgrade", "shop", &v1, "--wait"]).await);
+    assert_ok(&peer.berth(&["install", "shop", &slow]).await);
+    assert_ok(&peer.berth(&["upgrade", "shop", &v1, "--wait"]).await);
     let code =
         interrupt(&peer, &["rollback", "shop", "1", "--wait", "-o", "json"], "\"name\":\"slow\",\"status\"").await;
     assert_eq!(code, Some(130));
@@ -268,9 +248,9 @@ async fn server_errors_and_throttling_lose_no_record() {
             .await;
     let v1 = peer.file("v1.yaml", V1);
     let v2 = peer.file("v2.yaml", &v2());
-    assert_ok(&berth(&peer, &["install", "shop", &v1, "--wait"]).await);
-    assert_ok(&berth(&peer, &["upgrade", "shop", &v2, "--wait"]).await);
-    let history = berth(&peer, &["history", "shop", "-o", "json"]).await;
+    assert_ok(&peer.berth(&["install", "shop", &v1, "--wait"]).await);
+    assert_ok(&peer.berth(&["upgrade", "shop", &v2, "--wait"]).await);
+    let history = peer.berth(&["history", "shop", "-o", "json"]).await;
     assert_ok(&history);
     let history: Value = serde_json::from_slice(&history.stdout).expect("JSON");
     let statuses: Vec<&str> =
@@ -282,20 +262,20 @@ async fn server_errors_and_throttling_lose_no_record() {
 async fn dry_runs_record_nothing_and_history_is_pruned() {
     let peer = PeerCluster::start(SimConfig::default()).await;
     let v1 = peer.file("v1.yaml", V1);
-    let client_side = berth(&peer, &["install", "shop", &v1, "--dry-run", "client"]).await;
+    let client_side = peer.berth(&["install", "shop", &v1, "--dry-run", "client"]).await;
     assert_ok(&client_side);
     // As Helm prints a dry run: the revision, then its hooks and its manifest.
     let printed = text(&client_side.stdout);
     assert!(printed.starts_with("NAME: shop\n") && printed.contains("DESCRIPTION: Dry run complete\n"), "{printed}");
     assert!(printed.contains("MANIFEST:\n---\n# Source: "), "{printed}");
-    assert_ok(&berth(&peer, &["install", "shop", &v1, "--dry-run", "server"]).await);
+    assert_ok(&peer.berth(&["install", "shop", &v1, "--dry-run", "server"]).await);
     assert_eq!(peer.ok("helm", &["list", "-o", "json"]).await.trim(), "[]", "a dry run records no release");
     assert!(!peer.run("kubectl", &["get", "configmap", "settings"]).await.status.success(), "nor writes objects");
 
-    assert_ok(&berth(&peer, &["install", "shop", &v1, "--history-max", "2"]).await);
+    assert_ok(&peer.berth(&["install", "shop", &v1, "--history-max", "2"]).await);
     for mode in ["two", "three", "four"] {
         let changed = peer.file("changed.yaml", &V1.replace("mode: one", &format!("mode: {mode}")));
-        assert_ok(&berth(&peer, &["upgrade", "shop", &changed, "--history-max", "2"]).await);
+        assert_ok(&peer.berth(&["upgrade", "shop", &changed, "--history-max", "2"]).await);
     }
     assert_eq!(helm_history(&peer, "shop").await, [(3, "superseded".into()), (4, "deployed".into())]);
 }

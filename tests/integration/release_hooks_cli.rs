@@ -7,28 +7,8 @@ use crate::peers::PeerCluster;
 use berth_sim::SimConfig;
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::Duration;
-
-fn berth_command(peer: &PeerCluster, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_berth"));
-    command
-        .args(args)
-        .arg("--kubeconfig")
-        .arg(peer.kubeconfig())
-        .current_dir(peer.dir.path())
-        .env("NO_COLOR", "1")
-        .env_remove("BERTH_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    command
-}
-
-async fn berth(peer: &PeerCluster, args: &[&str]) -> Output {
-    let mut command = berth_command(peer, args);
-    tokio::task::spawn_blocking(move || command.output().expect("berth runs")).await.expect("joined")
-}
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -109,7 +89,7 @@ async fn assert_gets_match(peer: &PeerCluster, name: &str, revisions: &[&str]) {
                 args.extend_from_slice(&["--revision", revision]);
             }
             let helm = peer.ok("helm", &args).await;
-            let ours = berth(peer, &args).await;
+            let ours = peer.berth(&args).await;
             assert_ok(&ours);
             assert_eq!(text(&ours.stdout), helm, "{args:?}");
         }
@@ -120,7 +100,7 @@ async fn assert_gets_match(peer: &PeerCluster, name: &str, revisions: &[&str]) {
 async fn helm_reads_and_runs_the_hooks_berth_recorded_and_berth_get_prints_what_helm_get_prints() {
     let peer = PeerCluster::start(SimConfig::default()).await;
     let shop = peer.file("shop.yaml", SHOP);
-    assert_ok(&berth(&peer, &["install", "shop", &shop, "--wait"]).await);
+    assert_ok(&peer.berth(&["install", "shop", &shop, "--wait"]).await);
     assert!(peer.run("kubectl", &["get", "job", "migrate"]).await.status.success(), "the pre-install Job ran");
     assert!(!peer.run("kubectl", &["get", "configmap", "welcome"]).await.status.success(), "hook-succeeded");
     assert!(!peer.run("kubectl", &["get", "pod", "smoke"]).await.status.success(), "tests run only on request");
@@ -129,7 +109,7 @@ async fn helm_reads_and_runs_the_hooks_berth_recorded_and_berth_get_prints_what_
 
     // Helm runs the test hook berth recorded; berth's upgrade runs the pre-upgrade hook again.
     peer.ok("helm", &["test", "shop"]).await;
-    assert_ok(&berth(&peer, &["upgrade", "shop", &shop, "--wait"]).await);
+    assert_ok(&peer.berth(&["upgrade", "shop", &shop, "--wait"]).await);
     let history: Value =
         serde_json::from_str(&peer.ok("helm", &["history", "shop", "-o", "json"]).await).expect("JSON");
     assert_eq!(history[1]["description"], "Upgrade complete");
@@ -171,7 +151,7 @@ async fn berth_runs_the_hooks_of_a_release_helm_installed() {
     let first_uid = peer.ok("kubectl", &["get", "job", "demo-migrate", "-o", "jsonpath={.metadata.uid}"]).await;
     let rendered = peer.ok("helm", &["template", "demo", "./chart", "--set", "replicaCount=2"]).await;
     let file = peer.file("demo-v2.yaml", &rendered);
-    let upgraded = berth(&peer, &["upgrade", "demo", &file, "--wait", "-o", "json"]).await;
+    let upgraded = peer.berth(&["upgrade", "demo", &file, "--wait", "-o", "json"]).await;
     assert_ok(&upgraded);
     let events: Vec<Value> =
         text(&upgraded.stdout).lines().filter_map(|line| serde_json::from_str(line).ok()).collect();
@@ -183,7 +163,7 @@ async fn berth_runs_the_hooks_of_a_release_helm_installed() {
     let second_uid = peer.ok("kubectl", &["get", "job", "demo-migrate", "-o", "jsonpath={.metadata.uid}"]).await;
     assert_ne!(first_uid, second_uid, "Helm's Job was deleted (before-hook-creation) and run again");
 
-    let all: Value = serde_json::from_slice(&berth(&peer, &["get", "all", "demo", "-o", "json"]).await.stdout)
+    let all: Value = serde_json::from_slice(&peer.berth(&["get", "all", "demo", "-o", "json"]).await.stdout)
         .expect("the release as JSON");
     assert_eq!(all["hooks"][0]["last_run"]["phase"], "Succeeded");
     assert_eq!(all["hooks"][0]["delete_policies"], serde_json::json!(["before-hook-creation"]));
@@ -214,9 +194,9 @@ spec:
   containers: [{name: broken, image: broken:1}]
 ";
     let shop = peer.file("shop.yaml", &format!("{SHOP}{broken}"));
-    assert_ok(&berth(&peer, &["install", "shop", &shop]).await);
+    assert_ok(&peer.berth(&["install", "shop", &shop]).await);
 
-    let passed = berth(&peer, &["test", "shop", "--filter", "name=smoke"]).await;
+    let passed = peer.berth(&["test", "shop", "--filter", "name=smoke"]).await;
     assert_ok(&passed);
     // `helm status` reads the same runs; it adds the objects' table, which `helm test` leaves out.
     let status = peer.ok("helm", &["status", "shop"]).await;
@@ -226,7 +206,7 @@ spec:
     assert!(text(&passed.stdout).contains("TEST SUITE:     smoke\n"), "{}", text(&passed.stdout));
     assert!(!text(&passed.stdout).contains("broken"), "filtered out");
 
-    let failed = berth(&peer, &["test", "shop"]).await;
+    let failed = peer.berth(&["test", "shop"]).await;
     assert_eq!(failed.status.code(), Some(1), "{}", text(&failed.stderr));
     assert!(text(&failed.stdout).contains("TEST SUITE:     broken\n"));
     assert!(text(&failed.stdout).contains("Phase:          Failed\n"), "{}", text(&failed.stdout));
@@ -236,7 +216,7 @@ spec:
         "{}",
         text(&failed.stderr)
     );
-    let missing = berth(&peer, &["test", "nothing"]).await;
+    let missing = peer.berth(&["test", "nothing"]).await;
     assert_eq!(missing.status.code(), Some(2), "{}", text(&missing.stderr));
 }
 
@@ -248,7 +228,7 @@ async fn sigint_during_a_hook_records_the_release_failed_not_pending() {
         "sim.berth.dev/job-duration: 1h\nspec:\n  template",
     );
     let shop = peer.file("shop.yaml", &stuck);
-    let mut child = berth_command(&peer, &["install", "shop", &shop, "-o", "json"]).spawn().expect("berth runs");
+    let mut child = peer.berth_command(&["install", "shop", &shop, "-o", "json"]).spawn().expect("berth runs");
     let stdout = child.stdout.take().expect("stdout");
     let waited = tokio::task::spawn_blocking(move || {
         let mut started = None;
@@ -312,18 +292,18 @@ async fn hook_logs_are_printed_by_their_policy_as_helm_prints_them() {
     // berth: the same text on stderr, and a hookLog event with -o json.
     let file =
         peer.file("logged.yaml", &format!("{LOGGED_JOB}---\n{}", SHOP.split("---\n").next().unwrap_or_default()));
-    let installed = berth(&peer, &["install", "shop", &file]).await;
+    let installed = peer.berth(&["install", "shop", &file]).await;
     assert_ok(&installed);
     assert!(
         text(&installed.stderr).contains(&format!("pre-install hook Job/default/migrate succeeded\n{printed}")),
         "{}",
         text(&installed.stderr)
     );
-    let upgraded = berth(&peer, &["upgrade", "shop", &file, "-o", "json"]).await;
+    let upgraded = peer.berth(&["upgrade", "shop", &file, "-o", "json"]).await;
     assert_ok(&upgraded);
     assert!(!text(&upgraded.stdout).contains("hookLog"), "no pre-upgrade hook, no log");
-    assert_ok(&berth(&peer, &["uninstall", "shop"]).await);
-    let logged = berth(&peer, &["install", "shop", &file, "-o", "json"]).await;
+    assert_ok(&peer.berth(&["uninstall", "shop"]).await);
+    let logged = peer.berth(&["install", "shop", &file, "-o", "json"]).await;
     assert_ok(&logged);
     let event: Value = text(&logged.stdout)
         .lines()
@@ -336,12 +316,12 @@ async fn hook_logs_are_printed_by_their_policy_as_helm_prints_them() {
     );
 
     // A failing hook prints its log by `hook-failed`.
-    assert_ok(&berth(&peer, &["uninstall", "shop"]).await);
+    assert_ok(&peer.berth(&["uninstall", "shop"]).await);
     let failing = peer.file(
         "failing.yaml",
         &LOGGED_JOB.replace("job-duration: 200ms", "job-duration: 200ms\n    sim.berth.dev/job-outcome: Failed"),
     );
-    let failed = berth(&peer, &["install", "shop", &failing]).await;
+    let failed = peer.berth(&["install", "shop", &failing]).await;
     assert_eq!(failed.status.code(), Some(1));
     assert!(
         text(&failed.stderr).contains(&format!(
@@ -356,8 +336,8 @@ async fn hook_logs_are_printed_by_their_policy_as_helm_prints_them() {
 async fn berth_test_logs_print_as_helm_test_logs() {
     let peer = PeerCluster::start(SimConfig::default()).await;
     let shop = peer.file("shop.yaml", &SHOP.replace("    sim.berth.dev/job-duration: 200ms\nspec:\n  restartPolicy", "    sim.berth.dev/job-duration: 200ms\n    sim.berth.dev/logs: \"smoke test passed\"\nspec:\n  restartPolicy"));
-    assert_ok(&berth(&peer, &["install", "shop", &shop]).await);
-    let ours = berth(&peer, &["test", "shop", "--logs"]).await;
+    assert_ok(&peer.berth(&["install", "shop", &shop]).await);
+    let ours = peer.berth(&["test", "shop", "--logs"]).await;
     assert_ok(&ours);
     let helm = peer.ok("helm", &["test", "shop", "--logs"]).await;
     let logs = |output: &str| output[output.find("\nPOD LOGS").expect("logs")..].to_string();
@@ -370,7 +350,7 @@ const CHART: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/release-charts/s
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_charts_hooks_run_before_its_objects_and_helm_reads_their_runs() {
     let peer = PeerCluster::start(SimConfig::default()).await;
-    let installed = berth(&peer, &["install", "shop", CHART, "--set", "replicas=2", "--wait", "-o", "json"]).await;
+    let installed = peer.berth(&["install", "shop", CHART, "--set", "replicas=2", "--wait", "-o", "json"]).await;
     assert_ok(&installed);
     let events: Vec<Value> =
         text(&installed.stdout).lines().filter_map(|line| serde_json::from_str(line).ok()).collect();
@@ -382,9 +362,9 @@ async fn a_charts_hooks_run_before_its_objects_and_helm_reads_their_runs() {
 
     // Helm runs the chart's pre-upgrade hook on berth's release, then berth on Helm's revision.
     peer.ok("helm", &["upgrade", "shop", CHART, "--reuse-values", "--wait"]).await;
-    assert_ok(&berth(&peer, &["upgrade", "shop", CHART, "--set", "replicas=3", "--wait"]).await);
+    assert_ok(&peer.berth(&["upgrade", "shop", CHART, "--set", "replicas=3", "--wait"]).await);
     let all: Value =
-        serde_json::from_slice(&berth(&peer, &["get", "all", "shop", "-o", "json"]).await.stdout).expect("JSON");
+        serde_json::from_slice(&peer.berth(&["get", "all", "shop", "-o", "json"]).await.stdout).expect("JSON");
     assert_eq!(all["version"], 3);
     assert_eq!(all["hooks"][0]["events"], serde_json::json!(["pre-install", "pre-upgrade"]));
     assert_eq!(all["hooks"][0]["last_run"]["phase"], "Succeeded");
