@@ -9,6 +9,7 @@ pub(crate) mod emitter;
 pub(crate) mod parser;
 mod reader;
 mod scanner;
+mod tokens;
 
 /// A position in the input (`yaml_mark_t`): character index, 0-based line and column.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -3,8 +3,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use super::reader::Encoding;
-use super::scanner::{SimpleKey, Token, TokenType};
+use super::tokens::{Encoding, SimpleKey, Token, TokenType};
 use super::{CollectionStyle, ErrorKind, Event, EventType, Mark, ParseError, ScalarStyle, TagDirective};
 
 /// Parser states (`yaml_parser_state_t`).

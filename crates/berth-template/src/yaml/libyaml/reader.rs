@@ -4,19 +4,11 @@
 
 use super::chars::{at, width};
 use super::parser::Parser;
+use super::tokens::Encoding;
 use super::{ErrorKind, Mark, ParseError};
 
 /// `input_raw_buffer_size`.
 const RAW_BUFFER_SIZE: usize = 512;
-
-/// The stream encoding (`yaml_encoding_t`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Encoding {
-    Any,
-    Utf8,
-    Utf16Le,
-    Utf16Be,
-}
 
 fn reader_error(problem: &str) -> ParseError {
     ParseError {

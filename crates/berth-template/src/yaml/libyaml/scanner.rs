@@ -6,6 +6,7 @@ use super::chars::{
     is_space, is_tab, is_z, width,
 };
 use super::parser::Parser;
+use super::tokens::{SimpleKey, Token, TokenType};
 use super::{ErrorKind, Mark, ParseError, ScalarStyle};
 
 /// `max_flow_level`.
@@ -14,62 +15,6 @@ const MAX_FLOW_LEVEL: usize = 10000;
 const MAX_INDENTS: usize = 10000;
 /// `max_number_length` of a `%YAML` version number.
 const MAX_NUMBER_LENGTH: usize = 2;
-
-/// Token types (`yaml_token_type_t`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) enum TokenType {
-    #[default]
-    None,
-    StreamStart,
-    StreamEnd,
-    VersionDirective,
-    TagDirective,
-    DocumentStart,
-    DocumentEnd,
-    BlockSequenceStart,
-    BlockMappingStart,
-    BlockEnd,
-    FlowSequenceStart,
-    FlowSequenceEnd,
-    FlowMappingStart,
-    FlowMappingEnd,
-    BlockEntry,
-    FlowEntry,
-    Key,
-    Value,
-    Alias,
-    Anchor,
-    Tag,
-    Scalar,
-}
-
-/// A token (`yaml_token_t`): `value` holds the alias/anchor/scalar value or the tag (directive) handle.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Token {
-    pub(crate) typ: TokenType,
-    pub(crate) start_mark: Mark,
-    pub(crate) value: Vec<u8>,
-    pub(crate) suffix: Vec<u8>,
-    pub(crate) prefix: Vec<u8>,
-    pub(crate) style: ScalarStyle,
-    pub(crate) major: u8,
-    pub(crate) minor: u8,
-}
-
-impl Token {
-    fn simple(typ: TokenType, start_mark: Mark) -> Token {
-        Token { typ, start_mark, ..Token::default() }
-    }
-}
-
-/// A possible simple key (`yaml_simple_key_t`).
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct SimpleKey {
-    pub(crate) possible: bool,
-    pub(crate) required: bool,
-    pub(crate) token_number: usize,
-    pub(crate) mark: Mark,
-}
 
 type Scan<T = ()> = Result<T, ParseError>;
 
