@@ -6,6 +6,7 @@ use super::record::{Chart, ChartFile, ChartMetadata, Hook};
 use super::rendered::{Rendered, RenderedHook};
 use crate::manifest::{self, Manifest, Problem, Source};
 use crate::problems::Problems;
+use crate::side_by_side;
 use berth_chart::chart::Chart as LoadedChart;
 use berth_chart::pipeline::RenderedRelease;
 use berth_chart::render::output::{self, CrdFile};
@@ -22,33 +23,54 @@ pub type ChartInputError = Problems<Problem>;
 /// Every document that is not a Kubernetes object, with its template and document number.
 pub fn rendered_from_chart(release: &RenderedRelease, include_crds: bool) -> Result<Rendered, ChartInputError> {
     let output = &release.rendered;
-    let mut problems = Vec::new();
+    // Every document with where it came from, in order: the release's, the hooks', then the CRDs'.
     let mut numbers: HashMap<String, usize> = HashMap::new();
-    let mut read = |file: &str, content: &str, problems: &mut Vec<Problem>| -> Vec<Manifest> {
+    let mut numbered = |file: &str| {
         let number = numbers.entry(file.to_string()).or_insert(0);
         *number += 1;
-        let source = Source { file: file.to_string(), document: *number, line: 1, item: None };
-        objects_of(content, source, problems)
+        Source { file: file.to_string(), document: *number, line: 1, item: None }
     };
-    let mut manifests = Vec::new();
+    let mut documents: Vec<(Source, &str)> = Vec::new();
     for document in &output.manifests {
-        manifests.extend(read(&document.source, &document.content, &mut problems));
+        documents.push((numbered(&document.source), &document.content));
     }
-    let mut hooks = Vec::new();
     for hook in &output.hooks {
-        for object in read(&hook.path, &hook.manifest, &mut problems) {
-            hooks.push(RenderedHook { record: hook_record(hook), manifest: object });
-        }
+        documents.push((numbered(&hook.path), &hook.manifest));
     }
-    let mut crds = Vec::new();
-    if include_crds {
-        for CrdFile { path, content } in &output.crds {
-            for (index, document) in output::split_manifests(content).iter().enumerate() {
-                let source = Source { file: path.clone(), document: index + 1, line: 1, item: None };
-                crds.extend(objects_of(document, source, &mut problems));
-            }
-        }
+    let crd_documents: Vec<(String, usize, String)> = if include_crds {
+        output
+            .crds
+            .iter()
+            .flat_map(|CrdFile { path, content }| {
+                output::split_manifests(content)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(index, document)| (path.clone(), index + 1, document))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for (path, document, content) in &crd_documents {
+        documents.push((Source { file: path.clone(), document: *document, line: 1, item: None }, content));
     }
+    let mut read = read_side_by_side(documents).into_iter();
+    let mut problems = Vec::new();
+    let mut next = |count: usize| -> Vec<Vec<Manifest>> {
+        read.by_ref()
+            .take(count)
+            .map(|(objects, found)| {
+                problems.extend(found);
+                objects
+            })
+            .collect()
+    };
+    let manifests = next(output.manifests.len()).into_iter().flatten().collect();
+    let mut hooks = Vec::new();
+    for (hook, objects) in output.hooks.iter().zip(next(output.hooks.len())) {
+        hooks.extend(objects.into_iter().map(|object| RenderedHook { record: hook_record(hook), manifest: object }));
+    }
+    let crds = next(crd_documents.len()).into_iter().flatten().collect();
     Problems::into_result(problems, ())?;
     Ok(Rendered {
         manifest: output::release_manifest(&[], &output.manifests),
@@ -59,6 +81,31 @@ pub fn rendered_from_chart(release: &RenderedRelease, include_crds: bool) -> Res
         config: json_map(&release.user_values),
         notes: output.notes.clone(),
     })
+}
+
+/// Below this many bytes of documents, they are read on the calling thread.
+const SIDE_BY_SIDE_ABOVE: usize = 256 * 1024;
+
+/// The stack of a thread reading documents: as the runtime's threads that read them otherwise.
+const READER_STACK_BYTES: usize = 16 * 1024 * 1024;
+
+/// Each document's objects and problems, in the documents' order; a large output is read on one thread per
+/// core, each taking a run of documents of about the same size.
+fn read_side_by_side(documents: Vec<(Source, &str)>) -> Vec<(Vec<Manifest>, Vec<Problem>)> {
+    let read = |(source, content): &(Source, &str)| {
+        let mut problems = Vec::new();
+        (objects_of(content, source.clone(), &mut problems), problems)
+    };
+    let total: usize = documents.iter().map(|(_, content)| content.len()).sum();
+    let threads = side_by_side::threads();
+    if total < SIDE_BY_SIDE_ABOVE || threads < 2 {
+        return documents.iter().map(read).collect();
+    }
+    let runs = side_by_side::runs_by_size(documents, threads, |(_, content)| content.len());
+    side_by_side::map_in_order(&runs, READER_STACK_BYTES, |run| run.iter().map(read).collect::<Vec<_>>())
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// One rendered document as objects (a `kind: List` gives its items), read as Helm reads manifests.

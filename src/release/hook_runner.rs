@@ -129,10 +129,9 @@ pub(super) async fn run(
             return run;
         }
         set_last_run(release, index, HookExecution { started_at: Some(HelmTime::now()), ..running() });
-        if let Err(error) = context.storage.update(release).await {
-            // As Helm's `recordRelease`, a record that cannot be written here does not stop the hook.
-            tracing::warn!(%error, hook = hook.name, "cannot record the hook as running");
-        }
+        // As Helm's `recordRelease`, a record that cannot be written here does not stop the hook; nor does the
+        // hook wait for it to be written.
+        context.storage.update_later(release).await;
         let started_at = release.hooks.get(index).and_then(|hook| hook.last_run.started_at);
         set_last_run(release, index, HookExecution { started_at, phase: PHASE_UNKNOWN.to_string(), ..running() });
         on_event(&ApplyEvent::HookStarted { object: prepared.reference.clone(), hook: event.to_string() });

@@ -16,6 +16,7 @@
 
 pub mod chart;
 pub mod cluster_chart;
+mod codec;
 pub mod diff;
 mod hook_runner;
 mod hook_status;
@@ -29,11 +30,12 @@ pub mod show;
 mod storage;
 mod values;
 
+pub use codec::{Encoder, RecordError, decode, encode};
 pub use hook_runner::HookFailure;
 pub use hooks::{HookEvent, TestFilter};
 pub use record::{
-    Chart, ChartFile, ChartMetadata, HelmTime, Hook, HookExecution, Info, Maintainer, RecordError, Release,
-    ReleaseStatus, UnknownStatus, decode, encode,
+    Chart, ChartFile, ChartMetadata, HelmTime, Hook, HookExecution, Info, Maintainer, Release, ReleaseStatus,
+    UnknownStatus,
 };
 pub use rendered::{Rendered, RenderedHook, manifest_text};
 pub use storage::{SECRET_TYPE, Storage, StorageError, secret_name};

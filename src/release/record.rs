@@ -1,6 +1,5 @@
-//! The release record Helm keeps for every revision (`release.Release` in `pkg/release/v1/release.go`), and
-//! the codec that turns it into the text stored in a Secret (`encodeRelease`/`decodeRelease` in
-//! `pkg/storage/driver/util.go`).
+//! The release record Helm keeps for every revision (`release.Release` in `pkg/release/v1/release.go`); the
+//! text it is stored as is `codec.rs`'s.
 //!
 //! berth upgrades and uninstalls releases Helm made, and Helm must read back what berth wrote, so the JSON is
 //! Helm's field for field: the same names, the same omissions (`omitempty`), the same timestamp form
@@ -8,11 +7,7 @@
 //! Fields berth does not model (a chart's files and lock, `info.resources`, fields a later Helm adds) are kept
 //! in each struct's `extra` map, so decoding a release and encoding it again loses nothing.
 
-use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use flate2::Compression;
-use flate2::read::MultiGzDecoder;
-use flate2::write::GzEncoder;
 use jiff::Timestamp;
 use jiff::fmt::temporal::Pieces;
 use jiff::tz::Offset;
@@ -20,7 +15,6 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::{Read as _, Write as _};
 use std::str::FromStr;
 
 /// Where a release is in its life (`pkg/release/common/status.go`). Stored in the JSON and, as the `status`
@@ -421,79 +415,17 @@ pub struct HookExecution {
     pub extra: Map<String, Value>,
 }
 
-/// The first bytes of a gzip stream (`magicGzip` in Helm's `util.go`).
-const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
-
-/// Why a release record cannot be written or read; each variant names the layer and keeps its cause.
-#[derive(Debug, thiserror::Error)]
-pub enum RecordError {
-    #[error("cannot write the release as JSON")]
-    WriteJson(#[source] serde_json::Error),
-    #[error("cannot compress the release")]
-    Compress(#[source] std::io::Error),
-    #[error("invalid base64")]
-    Base64(#[source] base64::DecodeError),
-    #[error("invalid gzip")]
-    Gzip(#[source] std::io::Error),
-    #[error("invalid release JSON")]
-    Json(#[source] serde_json::Error),
-}
-
-/// Above this many bytes of encoded text, a record is compressed again at gzip's best level: a Secret holds at
-/// most 1 MiB of data, and the best level is what lets Helm fit its largest releases.
-const BEST_COMPRESSION_ABOVE: usize = 900 * 1024;
-
-/// The text Helm stores in a Secret's `data.release`: standard base64 of the gzipped JSON of the release.
-///
-/// Helm always compresses at the best level; berth at the default level (6), falling back to the best level
-/// only for records that would come near a Secret's size limit. The record is written before each hook and at
-/// each step of an operation, and for a large chart the best level is most of its cost: on argo-cd's 5 MB
-/// record it took 3.5 times as long for a text 3 % smaller (docs/BENCHMARKS.md). Any gzip level reads the same
-/// (Helm's `decodeRelease` included).
-///
-/// # Errors
-/// [`RecordError::WriteJson`] or [`RecordError::Compress`] (neither happens for a `Release` in memory in
-/// practice: its values cannot hold non-finite numbers).
-pub fn encode(release: &Release) -> Result<String, RecordError> {
-    let json = serde_json::to_vec(release).map_err(RecordError::WriteJson)?;
-    let text = gzip_base64(&json, Compression::default())?;
-    if text.len() <= BEST_COMPRESSION_ABOVE {
-        return Ok(text);
-    }
-    gzip_base64(&json, Compression::best())
-}
-
-fn gzip_base64(json: &[u8], level: Compression) -> Result<String, RecordError> {
-    let mut gzip = GzEncoder::new(Vec::with_capacity(json.len() / 8), level);
-    gzip.write_all(json).map_err(RecordError::Compress)?;
-    let compressed = gzip.finish().map_err(RecordError::Compress)?;
-    Ok(STANDARD.encode(compressed))
-}
-
-/// Reads the text of a Secret's `data.release` back into a release. As Helm's `decodeRelease`, a payload
-/// that does not start with the gzip magic bytes is read as plain JSON (records from before compression).
-/// Line breaks in the base64 are skipped, as Go's decoder does.
-///
-/// # Errors
-/// A [`RecordError`] naming the layer that failed: base64, gzip or JSON.
-pub fn decode(text: &str) -> Result<Release, RecordError> {
-    let base64: Vec<u8> = text.bytes().filter(|byte| *byte != b'\n' && *byte != b'\r').collect();
-    let bytes = STANDARD.decode(base64).map_err(RecordError::Base64)?;
-    let json = if bytes.len() > GZIP_MAGIC.len() && bytes.starts_with(&GZIP_MAGIC) {
-        let mut json = Vec::new();
-        MultiGzDecoder::new(bytes.as_slice()).read_to_end(&mut json).map_err(RecordError::Gzip)?;
-        json
-    } else {
-        bytes
-    };
-    serde_json::from_slice(&json).map_err(RecordError::Json)
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::codec::{decode, encode};
     use super::*;
+    use base64::Engine as _;
+    use flate2::Compression;
+    use flate2::read::MultiGzDecoder;
+    use flate2::write::GzEncoder;
     use proptest::prelude::*;
     use serde_json::json;
+    use std::io::{Read as _, Write as _};
 
     /// A release as Helm v4 writes it (`json.Marshal` of `release.Release` after `helm install`), with the
     /// fields berth does not model: the chart's lock, files, schema and mod times, `info.resources`,
@@ -596,7 +528,7 @@ mod tests {
         let rewritten: Value = {
             let text = encode(&release).expect("encodes");
             let compressed = STANDARD.decode(text).expect("base64");
-            assert!(compressed.starts_with(&GZIP_MAGIC), "gzipped");
+            assert!(compressed.starts_with(&[0x1f, 0x8b, 0x08]), "gzipped");
             let mut json = Vec::new();
             MultiGzDecoder::new(compressed.as_slice()).read_to_end(&mut json).expect("gunzip");
             serde_json::from_slice(&json).expect("JSON")
@@ -607,28 +539,6 @@ mod tests {
         // Helm itself drops an empty time on its next write.
         expected["info"].as_object_mut().expect("info").remove("deleted");
         assert_eq!(rewritten, expected);
-    }
-
-    #[test]
-    fn records_near_a_secrets_limit_are_compressed_at_the_best_level() {
-        // Hex digits from a linear congruential generator compress to about half: 1.6 MB of them is over the
-        // threshold at any level, a few kilobytes far below it.
-        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut noise = |len: usize| -> String {
-            (0..len)
-                .map(|_| {
-                    state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-                    char::from(b"0123456789abcdef"[(state >> 60) as usize])
-                })
-                .collect()
-        };
-        for (len, level) in [(4_000, Compression::default()), (1_600_000, Compression::best())] {
-            let release = Release { name: "big".to_string(), manifest: noise(len), ..Release::default() };
-            let json = serde_json::to_vec(&release).expect("json");
-            let text = encode(&release).expect("encodes");
-            assert_eq!(text, super::gzip_base64(&json, level).expect("compresses"), "{len} bytes");
-            assert_eq!(decode(&text).expect("decodes"), release);
-        }
     }
 
     #[test]

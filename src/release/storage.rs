@@ -3,16 +3,20 @@
 //!
 //! One Secret per revision: name `sh.helm.release.v1.<release>.v<revision>`, type `helm.sh/release.v1`,
 //! labels `owner=helm`, `name`, `status`, `version`, `createdAt` (set on create) and `modifiedAt` (set on
-//! update), both unix seconds; `data.release` holds [`encode`]'s text. Revisions are found by label selector,
+//! update), both unix seconds; `data.release` holds [`Encoder::encode`]'s text. Revisions are found by label selector,
 //! as Helm finds them. A Secret whose record cannot be decoded is skipped with a warning when listing, as
 //! Helm skips it.
 
-use super::record::{RecordError, Release, ReleaseStatus, decode, encode};
+use super::codec::{Encoder, RecordError, decode};
+use super::record::{Release, ReleaseStatus};
 use crate::cluster::retry::with_retry;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, PostParams};
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::task::JoinHandle;
 
 /// The Secret's type (Helm: `<domain>/<object>.v<object version>`).
 pub const SECRET_TYPE: &str = "helm.sh/release.v1";
@@ -51,7 +55,7 @@ pub enum StorageError {
         #[source]
         source: RecordError,
     },
-    /// [`encode`](super::encode) could not write the record.
+    /// [`Encoder::encode`] could not write the record.
     #[error("cannot encode release `{name}`")]
     Encode {
         name: String,
@@ -80,6 +84,18 @@ pub struct Storage {
     client: kube::Client,
     /// `None` reads every namespace.
     namespace: Option<String>,
+    /// Writes the records, reusing what an earlier write compressed (shared by clones).
+    encoder: Arc<Encoder>,
+    /// The writes [`Storage::update_later`] started (shared by clones).
+    later: Arc<LaterWrites>,
+}
+
+/// Writes sent without the caller waiting: the last one started (each waits for the one before it), and how
+/// many were started, so a write that a newer one replaces before it is sent is skipped.
+#[derive(Default)]
+struct LaterWrites {
+    last: Mutex<Option<JoinHandle<()>>>,
+    started: AtomicU64,
 }
 
 impl std::fmt::Debug for Storage {
@@ -91,13 +107,13 @@ impl std::fmt::Debug for Storage {
 impl Storage {
     /// The releases in `namespace`; their Secrets live there.
     pub fn new(client: kube::Client, namespace: &str) -> Storage {
-        Storage { client, namespace: Some(namespace.to_string()) }
+        Storage { client, namespace: Some(namespace.to_string()), encoder: Arc::default(), later: Arc::default() }
     }
 
     /// The releases of every namespace, for `list --all-namespaces`. Reads only: writes return
     /// [`StorageError::AllNamespaces`].
     pub fn all_namespaces(client: kube::Client) -> Storage {
-        Storage { client, namespace: None }
+        Storage { client, namespace: None, encoder: Arc::default(), later: Arc::default() }
     }
 
     /// The namespace this storage keeps releases in; `None` when it reads all namespaces.
@@ -124,6 +140,7 @@ impl Storage {
     /// holds no release record.
     pub async fn get(&self, name: &str, version: u32) -> Result<Option<Release>, StorageError> {
         validate_name(name)?;
+        self.settle().await;
         let secret = secret_name(name, version);
         let what = format!("read release `{name}` revision {version} (Secret `{secret}`) {}", self.scope());
         let Some(namespace) = &self.namespace else {
@@ -157,6 +174,7 @@ impl Storage {
         version: u32,
     ) -> Result<Option<BTreeMap<String, String>>, StorageError> {
         validate_name(name)?;
+        self.settle().await;
         let secret = secret_name(name, version);
         let what = format!("read the labels of Secret `{secret}` {}", self.scope());
         let Some(namespace) = &self.namespace else { return Err(StorageError::AllNamespaces { what }) };
@@ -215,10 +233,11 @@ impl Storage {
     /// [`StorageError::Encode`], [`StorageError::AllNamespaces`], or [`StorageError::Request`].
     pub async fn create(&self, release: &Release) -> Result<(), StorageError> {
         validate_name(&release.name)?;
+        self.settle().await;
         let (name, version) = (release.name.as_str(), release.version);
         let what = format!("create release `{name}` revision {version} {}", self.scope());
         let api = self.writable(&what)?;
-        let secret = secret_for(release, ("createdAt", jiff::Timestamp::now()))?;
+        let secret = secret_for(&self.encoder, release, ("createdAt", jiff::Timestamp::now()))?;
         let params = PostParams::default();
         let mut attempts = 0;
         let created = with_retry(&what, || {
@@ -247,12 +266,67 @@ impl Storage {
     /// [`StorageError::Encode`], [`StorageError::AllNamespaces`], or [`StorageError::Request`].
     pub async fn update(&self, release: &Release) -> Result<(), StorageError> {
         validate_name(&release.name)?;
-        let (name, version) = (release.name.as_str(), release.version);
+        self.settle().await;
+        let secret = secret_for(&self.encoder, release, ("modifiedAt", jiff::Timestamp::now()))?;
+        self.replace(&release.name, release.version, &secret).await
+    }
+
+    /// [`Storage::update`] without waiting for it, for records kept only to be looked at (Helm's
+    /// `recordRelease`: a hook's last run as it starts). The write is encoded and sent in the background after
+    /// the writes started before it, and skipped when a newer one is started before it is sent; a failure is
+    /// logged as a warning, as Helm logs it. Every other request of this storage (and of its clones) waits for
+    /// these writes first, so nothing reads or writes the revision out of order.
+    pub async fn update_later(&self, release: &Release) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            if let Err(error) = self.update(release).await {
+                tracing::warn!(%error, "cannot record the release");
+            }
+            return;
+        };
+        let number = self.later.started.fetch_add(1, Ordering::SeqCst) + 1;
+        let (storage, release) = (self.clone(), release.clone());
+        let mut last = self.later.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let previous = last.take();
+        *last = Some(runtime.spawn(async move {
+            if let Some(previous) = previous {
+                let _ = previous.await;
+            }
+            if storage.later.started.load(Ordering::SeqCst) != number {
+                return;
+            }
+            let encoder = Arc::clone(&storage.encoder);
+            let stamp = ("modifiedAt", jiff::Timestamp::now());
+            let encoded = tokio::task::spawn_blocking(move || {
+                secret_for(&encoder, &release, stamp).map(|secret| (release, secret))
+            });
+            let written = match encoded.await {
+                Ok(Ok((release, secret))) => storage.replace(&release.name, release.version, &secret).await,
+                Ok(Err(error)) => Err(error),
+                Err(error) => {
+                    tracing::warn!(%error, "the release record was not written");
+                    return;
+                }
+            };
+            if let Err(error) = written {
+                tracing::warn!(%error, "cannot record the release");
+            }
+        }));
+    }
+
+    /// Waits for the writes [`Storage::update_later`] started.
+    async fn settle(&self) {
+        let last = self.later.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        if let Some(last) = last {
+            let _ = last.await;
+        }
+    }
+
+    /// Replaces the Secret of revision `version` of release `name` with `secret`.
+    async fn replace(&self, name: &str, version: u32, secret: &Secret) -> Result<(), StorageError> {
         let what = format!("update release `{name}` revision {version} {}", self.scope());
         let api = self.writable(&what)?;
-        let secret = secret_for(release, ("modifiedAt", jiff::Timestamp::now()))?;
         let (secret_name, params) = (secret_name(name, version), PostParams::default());
-        match with_retry(&what, || api.replace(&secret_name, &params, &secret)).await {
+        match with_retry(&what, || api.replace(&secret_name, &params, secret)).await {
             Ok(_) => Ok(()),
             Err(error) if is_status(&error, 404) => Err(StorageError::NotFound { name: name.to_string(), version }),
             Err(source) => Err(StorageError::Request { what, source }),
@@ -265,6 +339,7 @@ impl Storage {
     /// [`StorageError::InvalidName`], [`StorageError::AllNamespaces`], or [`StorageError::Request`].
     pub async fn delete(&self, name: &str, version: u32) -> Result<(), StorageError> {
         validate_name(name)?;
+        self.settle().await;
         let what = format!("delete release `{name}` revision {version} {}", self.scope());
         let api = self.writable(&what)?;
         let (secret_name, params) = (secret_name(name, version), DeleteParams::default());
@@ -309,6 +384,7 @@ impl Storage {
     /// Lists the release Secrets matching `selector` and decodes them, skipping (with a warning) those that
     /// hold no release record.
     async fn query(&self, selector: &str, what: &str) -> Result<Vec<Release>, StorageError> {
+        self.settle().await;
         let api: Api<Secret> = match &self.namespace {
             Some(namespace) => Api::namespaced(self.client.clone(), namespace),
             None => Api::all(self.client.clone()),
@@ -379,7 +455,7 @@ fn versions_to_prune(versions: &[u32], deployed: Option<u32>, max: usize) -> Vec
 
 /// The Secret Helm's `newSecretsObject` builds: the release's own labels, then Helm's, and `stamp` (`createdAt`
 /// or `modifiedAt`, unix seconds). An update keeps the `createdAt` the record was read with.
-fn secret_for(release: &Release, stamp: (&str, jiff::Timestamp)) -> Result<Secret, StorageError> {
+fn secret_for(encoder: &Encoder, release: &Release, stamp: (&str, jiff::Timestamp)) -> Result<Secret, StorageError> {
     let mut labels: BTreeMap<String, String> = release
         .labels
         .iter()
@@ -397,7 +473,10 @@ fn secret_for(release: &Release, stamp: (&str, jiff::Timestamp)) -> Result<Secre
     let data = BTreeMap::from([(
         DATA_KEY.to_string(),
         ByteString(
-            encode(release).map_err(|source| StorageError::Encode { name: release.name.clone(), source })?.into_bytes(),
+            encoder
+                .encode(release)
+                .map_err(|source| StorageError::Encode { name: release.name.clone(), source })?
+                .into_bytes(),
         ),
     )]);
     Ok(Secret {

@@ -202,3 +202,46 @@ async fn list_shows_the_latest_revision_of_each_release_in_every_namespace() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn later_writes_land_in_order_before_any_other_request_and_the_newest_wins() {
+    bounded(async {
+        let (cluster, client) = start().await;
+        let storage = Storage::new(client.clone(), "default");
+        let mut release = revision("demo", "default", 1, ReleaseStatus::PendingInstall);
+        storage.create(&release).await.expect("created");
+        let descriptions: Vec<String> = (1..=5).map(|step| format!("step {step}")).collect();
+        for description in &descriptions {
+            release.info.description = description.clone();
+            storage.update_later(&release).await;
+        }
+        // A read through a clone waits for the writes started before it, and sees the newest.
+        let read = storage.clone().get("demo", 1).await.expect("get").expect("found");
+        assert_eq!(read.info.description, "step 5");
+        let updates: Vec<String> = cluster
+            .record()
+            .iter()
+            .filter(|write| write.kind() == "Secret" && write.verb == berth_sim::store::Verb::Update)
+            .map(|write| {
+                let secret: Secret = serde_json::from_value(write.event.value()).expect("a Secret");
+                let data = secret.data.expect("data");
+                let text = std::str::from_utf8(&data["release"].0).expect("base64 text").to_string();
+                decode(&text).expect("a record").info.description
+            })
+            .collect();
+        assert!(!updates.is_empty() && updates.len() <= descriptions.len(), "{updates:?}");
+        assert_eq!(updates.last().map(String::as_str), Some("step 5"), "the newest is written last");
+        let mut sorted = updates.clone();
+        sorted.sort();
+        assert_eq!(updates, sorted, "in the order they were started");
+        // A write waits for them too: the final record is never overwritten by a late one.
+        release.info.description = "step 6".to_string();
+        storage.update_later(&release).await;
+        release.info.status = ReleaseStatus::Deployed;
+        release.info.description = "Install complete".to_string();
+        storage.update(&release).await.expect("updated");
+        let last = storage.last("demo").await.expect("last").expect("found");
+        assert_eq!((last.info.status, last.info.description.as_str()), (ReleaseStatus::Deployed, "Install complete"));
+    })
+    .await;
+}

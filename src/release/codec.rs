@@ -1,0 +1,330 @@
+//! The text a release record is stored as (`encodeRelease`/`decodeRelease` in Helm's
+//! `pkg/storage/driver/util.go`): standard base64 of the gzipped JSON of the release.
+//!
+//! One operation writes its revision several times: pending, before each hook (with the hook's last run), and
+//! at the end. Between those writes only the release's `info` and its hooks change; the chart, the user's values
+//! and the manifest, nearly all of the bytes (5 MB of JSON for argo-cd), stay the same. An [`Encoder`] writes
+//! the gzip text as a series of members (RFC 1952: a gzip file is a series of members; Go's `gzip.Reader`,
+//! which Helm's `decodeRelease` uses, reads them as one stream, as does [`decode`]): the JSON before the chart;
+//! the chart, values and manifest (above 1 MiB, in one member per core, compressed side by side); and the JSON
+//! after them. It compresses the middle again only when its bytes changed.
+
+use super::record::{Chart, Release};
+use crate::side_by_side;
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use flate2::Compression;
+use flate2::read::MultiGzDecoder;
+use flate2::write::GzEncoder;
+use serde_json::Map;
+use std::io::{Read as _, Write as _};
+use std::ops::Range;
+use std::sync::Mutex;
+
+/// The first bytes of a gzip stream (`magicGzip` in Helm's `util.go`).
+const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
+
+/// Why a release record cannot be written or read; each variant names the layer and keeps its cause.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("cannot write the release as JSON")]
+    WriteJson(#[source] serde_json::Error),
+    #[error("cannot compress the release")]
+    Compress(#[source] std::io::Error),
+    #[error("invalid base64")]
+    Base64(#[source] base64::DecodeError),
+    #[error("invalid gzip")]
+    Gzip(#[source] std::io::Error),
+    #[error("invalid release JSON")]
+    Json(#[source] serde_json::Error),
+}
+
+/// The gzip level of a record (see [`Encoder::encode`]).
+const LEVEL: Compression = Compression::new(3);
+
+/// Above this many bytes of encoded text, a record is compressed again at gzip's best level: a Secret holds at
+/// most 1 MiB of data, and the best level is what lets Helm fit its largest releases.
+const BEST_COMPRESSION_ABOVE: usize = 900 * 1024;
+
+/// The text Helm stores in a Secret's `data.release`, written with no earlier write to reuse (see [`Encoder`]).
+///
+/// # Errors
+/// As [`Encoder::encode`].
+pub fn encode(release: &Release) -> Result<String, RecordError> {
+    Encoder::default().encode(release)
+}
+
+/// Writes release records, keeping the compressed chart, values and manifest of the last record it wrote to
+/// reuse while they stay the same. One encoder serves the writes of one storage (and so of one operation).
+#[derive(Debug, Default)]
+pub struct Encoder {
+    body: Mutex<Option<Body>>,
+}
+
+/// The middle member of the last record written: its JSON, the level it was compressed at, and the member.
+#[derive(Debug)]
+struct Body {
+    json: Vec<u8>,
+    level: Compression,
+    member: Vec<u8>,
+}
+
+impl Encoder {
+    /// The text Helm stores in a Secret's `data.release`: standard base64 of the gzipped JSON of the release.
+    ///
+    /// Helm always compresses at the best level (9); berth at level 3, falling back to the best level only for
+    /// records that would come near a Secret's size limit. For a large chart compression is most of a write's
+    /// cost: argo-cd's 5 MB record took 38.6 ms at level 6 for 396 KB, 20.7 ms at level 3 for 415 KB, and the
+    /// best level 3.5 times as long as level 6 for a text 3 % smaller (docs/BENCHMARKS.md). Any gzip level reads
+    /// the same (Helm's `decodeRelease` included).
+    ///
+    /// # Errors
+    /// [`RecordError::WriteJson`] or [`RecordError::Compress`] (neither happens for a `Release` in memory in
+    /// practice: its values cannot hold non-finite numbers).
+    pub fn encode(&self, release: &Release) -> Result<String, RecordError> {
+        let json = serde_json::to_vec(release).map_err(RecordError::WriteJson)?;
+        let Some(body) = body_range(release, &json)? else {
+            return whole(&json);
+        };
+        let (head, middle, tail) = (&json[..body.start], &json[body.clone()], &json[body.end..]);
+        let mut cached = self.body.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut level = LEVEL;
+        loop {
+            let reusable = cached.as_ref().is_some_and(|body| body.level == level && body.json == middle);
+            if !reusable {
+                *cached = Some(Body { json: middle.to_vec(), level, member: gzip_parallel(middle, level)? });
+            }
+            let member = cached.as_ref().map_or(&[][..], |body| body.member.as_slice());
+            let mut bytes = gzip(head, level)?;
+            bytes.extend_from_slice(member);
+            bytes.extend_from_slice(&gzip(tail, level)?);
+            let text = STANDARD.encode(bytes);
+            if text.len() <= BEST_COMPRESSION_ABOVE || level == Compression::best() {
+                return Ok(text);
+            }
+            level = Compression::best();
+        }
+    }
+}
+
+/// A record as one gzip member, at the default level or, near a Secret's limit, the best.
+fn whole(json: &[u8]) -> Result<String, RecordError> {
+    let text = STANDARD.encode(gzip(json, LEVEL)?);
+    if text.len() <= BEST_COMPRESSION_ABOVE {
+        return Ok(text);
+    }
+    Ok(STANDARD.encode(gzip(json, Compression::best())?))
+}
+
+/// Where the chart, the user's values and the manifest lie in `json`, the JSON of `release`: after the name
+/// and info, before the hooks and the rest. Found by writing the release without them, so the field order and
+/// omissions are serde's own; `None` when the JSON does not have that shape (then the record is one member).
+fn body_range(release: &Release, json: &[u8]) -> Result<Option<Range<usize>>, RecordError> {
+    const CHART_KEY: &[u8] = b"\"chart\":";
+    let write = |release: &Release| serde_json::to_vec(release).map_err(RecordError::WriteJson);
+    let empty_chart = serde_json::to_vec(&Chart::default()).map_err(RecordError::WriteJson)?;
+    // `{"name":…,"info":{…},"chart":{…}}`: everything before the chart.
+    let head_only = write(&Release { name: release.name.clone(), info: release.info.clone(), ..Release::default() })?;
+    let chart_end = [CHART_KEY, &empty_chart, b"}"].concat();
+    let Some(head_len) = head_only.len().checked_sub(chart_end.len()).filter(|_| head_only.ends_with(&chart_end))
+    else {
+        return Ok(None);
+    };
+    // The same with the hooks, version, namespace and unmodelled fields: everything after the manifest.
+    let light = write(&Release {
+        name: release.name.clone(),
+        info: release.info.clone(),
+        chart: Chart::default(),
+        config: Map::new(),
+        manifest: String::new(),
+        hooks: release.hooks.clone(),
+        version: release.version,
+        namespace: release.namespace.clone(),
+        apply_method: release.apply_method.clone(),
+        extra: release.extra.clone(),
+        ..Release::default()
+    })?;
+    let tail = light.get(head_len + chart_end.len() - 1..).unwrap_or_default();
+    let fits = json.get(..head_len) == head_only.get(..head_len)
+        && json.get(head_len..).is_some_and(|rest| rest.starts_with(CHART_KEY))
+        && json.len() >= head_len + CHART_KEY.len() + tail.len()
+        && json.ends_with(tail);
+    Ok(fits.then(|| head_len..json.len() - tail.len()))
+}
+
+/// Below this many bytes a text is compressed on the calling thread.
+const PARALLEL_ABOVE: usize = 1024 * 1024;
+
+/// `bytes` as gzip members compressed side by side, one per core, for large texts.
+fn gzip_parallel(bytes: &[u8], level: Compression) -> Result<Vec<u8>, RecordError> {
+    let threads = side_by_side::threads();
+    if bytes.len() < PARALLEL_ABOVE || threads < 2 {
+        return gzip(bytes, level);
+    }
+    let runs: Vec<&[u8]> = bytes.chunks(bytes.len().div_ceil(threads)).collect();
+    let members = side_by_side::map_in_order(&runs, COMPRESSOR_STACK_BYTES, |run| gzip(run, level));
+    let mut joined = Vec::new();
+    for member in members {
+        joined.extend_from_slice(&member?);
+    }
+    Ok(joined)
+}
+
+/// A compressing thread's stack: Rust's default for new threads.
+const COMPRESSOR_STACK_BYTES: usize = 2 * 1024 * 1024;
+
+fn gzip(bytes: &[u8], level: Compression) -> Result<Vec<u8>, RecordError> {
+    let mut gzip = GzEncoder::new(Vec::with_capacity(bytes.len() / 8 + 32), level);
+    gzip.write_all(bytes).map_err(RecordError::Compress)?;
+    gzip.finish().map_err(RecordError::Compress)
+}
+
+/// Reads the text of a Secret's `data.release` back into a release. As Helm's `decodeRelease`, a payload
+/// that does not start with the gzip magic bytes is read as plain JSON (records from before compression), and
+/// a gzip text of several members is read as their concatenation.
+/// Line breaks in the base64 are skipped, as Go's decoder does.
+///
+/// # Errors
+/// A [`RecordError`] naming the layer that failed: base64, gzip or JSON.
+pub fn decode(text: &str) -> Result<Release, RecordError> {
+    let base64: Vec<u8> = text.bytes().filter(|byte| *byte != b'\n' && *byte != b'\r').collect();
+    let bytes = STANDARD.decode(base64).map_err(RecordError::Base64)?;
+    let json = if bytes.len() > GZIP_MAGIC.len() && bytes.starts_with(&GZIP_MAGIC) {
+        let mut json = Vec::new();
+        MultiGzDecoder::new(bytes.as_slice()).read_to_end(&mut json).map_err(RecordError::Gzip)?;
+        json
+    } else {
+        bytes
+    };
+    serde_json::from_slice(&json).map_err(RecordError::Json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::release::record::{ChartFile, ChartMetadata, HelmTime, Hook, Info, ReleaseStatus};
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    /// The JSON of a record and the number of gzip members it was written as.
+    fn gunzip(text: &str) -> (Vec<u8>, usize) {
+        let bytes = STANDARD.decode(text).expect("base64");
+        let (mut rest, mut json, mut members) = (bytes.as_slice(), Vec::new(), 0);
+        while !rest.is_empty() {
+            assert!(rest.starts_with(&GZIP_MAGIC), "a gzip member");
+            let mut member = flate2::bufread::GzDecoder::new(rest);
+            member.read_to_end(&mut json).expect("gunzip");
+            rest = member.into_inner();
+            members += 1;
+        }
+        (json, members)
+    }
+
+    /// A release with something in every field the encoder splits around.
+    fn full_release() -> Release {
+        let mut extra = Map::new();
+        extra.insert("future_field".to_string(), json!({"chart": {"kept": true}}));
+        Release {
+            name: "web".to_string(),
+            info: Info {
+                first_deployed: Some(HelmTime::now()),
+                description: "Initial install underway".to_string(),
+                status: ReleaseStatus::PendingInstall,
+                notes: "\"chart\": in the notes".to_string(),
+                ..Info::default()
+            },
+            chart: Chart {
+                metadata: ChartMetadata { name: "web".to_string(), version: "1.0.0".to_string(), ..Default::default() },
+                templates: vec![ChartFile {
+                    name: "templates/a.yaml".to_string(),
+                    data: b"kind: A".to_vec(),
+                    ..Default::default()
+                }],
+                values: json!({"replicas": 1}).as_object().cloned().unwrap_or_default(),
+                extra: Map::new(),
+            },
+            config: json!({"replicas": 2}).as_object().cloned().unwrap_or_default(),
+            manifest: "---\nkind: ConfigMap\n".repeat(50),
+            hooks: vec![Hook { name: "setup".to_string(), kind: "Job".to_string(), ..Hook::default() }],
+            version: 4,
+            namespace: "apps".to_string(),
+            apply_method: "ssa".to_string(),
+            extra,
+            ..Release::default()
+        }
+    }
+
+    #[test]
+    fn a_record_is_three_members_that_read_as_serdes_json() {
+        for release in [full_release(), Release::default(), Release { name: "bare".to_string(), ..Release::default() }]
+        {
+            let text = Encoder::default().encode(&release).expect("encodes");
+            let (json, members) = gunzip(&text);
+            assert_eq!(json, serde_json::to_vec(&release).expect("json"), "the same bytes as one member");
+            assert_eq!(members, 3, "head, chart and values and manifest, tail");
+            assert_eq!(decode(&text).expect("decodes"), release);
+        }
+    }
+
+    #[test]
+    fn the_middle_member_is_reused_while_the_chart_values_and_manifest_stay() {
+        let encoder = Encoder::default();
+        let mut release = full_release();
+        let first = encoder.encode(&release).expect("encodes");
+        release.info.status = ReleaseStatus::Deployed;
+        release.info.description = "Install complete".to_string();
+        release.hooks[0].last_run.phase = "Succeeded".to_string();
+        let second = encoder.encode(&release).expect("encodes");
+        assert_ne!(first, second);
+        assert_eq!(decode(&second).expect("decodes"), release, "what changed is written");
+        let member = encoder.body.lock().expect("lock").as_ref().map(|body| body.member.clone()).expect("cached");
+        let bytes = STANDARD.decode(&second).expect("base64");
+        assert!(bytes.windows(member.len()).any(|window| window == member), "the cached member is in the record");
+        // A new manifest is compressed again, not taken from the cache.
+        release.manifest.push_str("---\nkind: Secret\n");
+        let third = encoder.encode(&release).expect("encodes");
+        assert_eq!(decode(&third).expect("decodes"), release);
+        assert_eq!(encoder.encode(&release).expect("encodes"), third, "the same release, the same text");
+    }
+
+    #[test]
+    fn records_near_a_secrets_limit_are_compressed_at_the_best_level() {
+        // Hex digits from a linear congruential generator compress to about half: 1.6 MB of them is over the
+        // threshold at any level, a few kilobytes far below it.
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut noise = |len: usize| -> String {
+            (0..len)
+                .map(|_| {
+                    state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                    char::from(b"0123456789abcdef"[(state >> 60) as usize])
+                })
+                .collect()
+        };
+        for (len, level) in [(4_000, LEVEL), (1_600_000, Compression::best())] {
+            let release = Release { name: "big".to_string(), manifest: noise(len), ..Release::default() };
+            let encoder = Encoder::default();
+            let text = encoder.encode(&release).expect("encodes");
+            let (json, members) = gunzip(&text);
+            assert_eq!(json, serde_json::to_vec(&release).expect("json"));
+            let cores = side_by_side::threads();
+            let expected = if len > PARALLEL_ABOVE && cores > 1 { 2 + cores } else { 3 };
+            assert_eq!(members, expected, "{len} bytes: head, the middle in one member per core, tail");
+            assert_eq!(encoder.body.lock().expect("lock").as_ref().map(|body| body.level), Some(level), "{len} bytes");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_name_notes_and_manifest_round_trip(name in ".{0,20}", notes in ".{0,40}", manifest in ".{0,200}") {
+            let release = Release {
+                name,
+                info: Info { notes, ..Info::default() },
+                manifest,
+                ..full_release()
+            };
+            let text = Encoder::default().encode(&release).expect("encodes");
+            prop_assert_eq!(gunzip(&text).0, serde_json::to_vec(&release).expect("json"));
+            let _: Value = serde_json::from_slice(&gunzip(&text).0).expect("JSON");
+        }
+    }
+}
