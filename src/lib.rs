@@ -4,8 +4,7 @@
 //! - [`manifest`]: YAML/JSON from files, directories and stdin, with file, document and line of each object;
 //! - [`object`]: object identity and field access; [`problems`]: errors that list every problem at once;
 //! - [`status`]: the kstatus port; [`health`]: seed 001, HIP-0025 and CEL health rules;
-//! - [`plan`]: the order of writes from annotations and implicit rules;
-//! - `side_by_side`: large, separable jobs run on one thread per core, results in order.
+//! - [`plan`]: the order of writes from annotations and implicit rules.
 //!
 //! On top of them, what talks to a cluster:
 //! - [`cluster`]: kube-rs connection, discovery, server-side apply, retries (the only module speaking HTTP);
@@ -29,6 +28,5 @@ pub mod observe;
 pub mod plan;
 pub mod problems;
 pub mod release;
-mod side_by_side;
 pub mod status;
 pub mod wait;

@@ -6,10 +6,10 @@ use super::record::{Chart, ChartFile, ChartMetadata, Hook};
 use super::rendered::{Rendered, RenderedHook};
 use crate::manifest::{self, Manifest, Problem, Source};
 use crate::problems::Problems;
-use crate::side_by_side;
 use berth_chart::chart::Chart as LoadedChart;
 use berth_chart::pipeline::RenderedRelease;
 use berth_chart::render::output::{self, CrdFile};
+use berth_chart::side_by_side;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 

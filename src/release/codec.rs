@@ -10,9 +10,9 @@
 //! after them. It compresses the middle again only when its bytes changed.
 
 use super::record::{Chart, Release};
-use crate::side_by_side;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use berth_chart::side_by_side;
 use flate2::Compression;
 use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;

@@ -13,7 +13,9 @@
 //!   `values.schema.json` validation;
 //! - [`pipeline`]: the whole way from a loaded chart and the user's values to what a release holds;
 //! - [`render`]: the templates executed with Helm's engine semantics, and the output assembled as Helm does
-//!   (manifests sorted by kind, hooks apart, CRDs, NOTES).
+//!   (manifests sorted by kind, hooks apart, CRDs, NOTES);
+//! - [`side_by_side`]: large, separable jobs run on one thread per core, results in order (used here for the
+//!   heads of large outputs, and by berth for release records and reading objects).
 
 #![forbid(unsafe_code)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::todo, clippy::unimplemented)]
@@ -24,6 +26,7 @@ mod go;
 pub mod load;
 pub mod pipeline;
 pub mod render;
+pub mod side_by_side;
 pub mod values;
 
 // The order `helm template` and `helm install` follow, which a caller keeps:

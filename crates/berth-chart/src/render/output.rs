@@ -7,6 +7,7 @@
 //! NOTES.txt is not a manifest. `helm template` prints the manifests (with the CRDs of `crds/` first when
 //! asked), then the hooks, each as `---`, a `# Source:` line and the document.
 
+use crate::side_by_side;
 use std::collections::BTreeMap;
 
 /// The head of a manifest document, as Helm reads it (`SimpleHead`).
@@ -186,30 +187,59 @@ fn kind_rank(kind: &str) -> (usize, &str) {
 /// [`SortError`] for the first document whose head cannot be read.
 pub fn sort_manifests(
     files: &BTreeMap<String, String>,
-    read_head: impl Fn(&str) -> Result<Head, String>,
+    read_head: impl Fn(&str) -> Result<Head, String> + Sync,
 ) -> Result<(Vec<Hook>, Vec<Manifest>), SortError> {
-    let mut hooks = Vec::new();
-    let mut manifests = Vec::new();
+    let mut documents = Vec::new();
     for (path, content) in files {
         let base = path.rsplit('/').next().unwrap_or(path);
         if base.starts_with('_') || trim_go_space(content).is_empty() {
             continue;
         }
-        for document in split_manifests(content) {
-            let head = read_head(&document).map_err(|message| SortError { file: path.clone(), message })?;
-            match head.annotations.get(HOOK_ANNOTATION) {
-                Some(events) => {
-                    if let Some(hook) = hook(path, &document, &head, events) {
-                        hooks.push(hook);
-                    }
+        documents.extend(split_manifests(content).into_iter().map(|document| (path, document)));
+    }
+    let heads = read_heads(&documents, &read_head);
+    let mut hooks = Vec::new();
+    let mut manifests = Vec::new();
+    for ((path, document), head) in documents.into_iter().zip(heads) {
+        let head = head.map_err(|message| SortError { file: path.clone(), message })?;
+        match head.annotations.get(HOOK_ANNOTATION) {
+            Some(events) => {
+                if let Some(hook) = hook(path, &document, &head, events) {
+                    hooks.push(hook);
                 }
-                None => manifests.push(Manifest { source: path.clone(), content: document, head }),
             }
+            None => manifests.push(Manifest { source: path.clone(), content: document, head }),
         }
     }
     hooks.sort_by(|a, b| kind_rank(&a.kind).cmp(&kind_rank(&b.kind)));
     manifests.sort_by(|a, b| kind_rank(&a.head.kind).cmp(&kind_rank(&b.head.kind)));
     Ok((hooks, manifests))
+}
+
+/// Below this many bytes of documents, their heads are read on the calling thread.
+const SIDE_BY_SIDE_ABOVE: usize = 256 * 1024;
+
+/// The stack of a thread reading heads: as the renderer's.
+const HEAD_READER_STACK_BYTES: usize = 16 * 1024 * 1024;
+
+/// Each document's head, in order; a large output is read on one thread per core, each taking a run of
+/// documents of about the same size.
+fn read_heads(
+    documents: &[(&String, String)],
+    read_head: &(impl Fn(&str) -> Result<Head, String> + Sync),
+) -> Vec<Result<Head, String>> {
+    let total: usize = documents.iter().map(|(_, document)| document.len()).sum();
+    let threads = side_by_side::threads();
+    if total < SIDE_BY_SIDE_ABOVE || threads < 2 {
+        return documents.iter().map(|(_, document)| read_head(document)).collect();
+    }
+    let runs = side_by_side::runs_by_size(documents.iter().collect(), threads, |(_, document)| document.len());
+    side_by_side::map_in_order(&runs, HEAD_READER_STACK_BYTES, |run| {
+        run.iter().map(|(_, document)| read_head(document)).collect::<Vec<_>>()
+    })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// A hook document; `None` for an unknown event (Helm skips the document then, with a log line).

@@ -43,11 +43,29 @@ fn identity(key: &GoValue) -> Option<KeyIdentity> {
     })
 }
 
+/// Go's `==` on two `interface{}` map keys (what [`identity`] hashes), without building identities.
+fn same_key(a: &GoValue, b: &GoValue) -> bool {
+    match (a, b) {
+        (GoValue::Nil, GoValue::Nil) => true,
+        (GoValue::Bool(a), GoValue::Bool(b)) => a == b,
+        (GoValue::Int(a), GoValue::Int(b)) => a == b,
+        (GoValue::Uint(a), GoValue::Uint(b)) => a == b,
+        // NaN is never equal; 0.0 == -0.0.
+        (GoValue::Float(a), GoValue::Float(b)) => a == b,
+        (GoValue::Str(a), GoValue::Str(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Up to this many entries a map finds keys by scanning them; a larger one keeps an index.
+const SCAN_UP_TO: usize = 16;
+
 /// `map[interface{}]interface{}`: entries in insertion order, a later equal key replacing the value.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct GoMap {
     entries: Vec<(GoValue, GoValue)>,
-    index: HashMap<KeyIdentity, usize>,
+    /// Built once the map holds more than [`SCAN_UP_TO`] entries.
+    index: Option<HashMap<KeyIdentity, usize>>,
 }
 
 impl PartialEq for GoMap {
@@ -59,20 +77,36 @@ impl PartialEq for GoMap {
 impl GoMap {
     /// Moves the entries out (for consuming a tree without deep drops or clones).
     pub(crate) fn take_entries(&mut self) -> Vec<(GoValue, GoValue)> {
-        self.index.clear();
+        self.index = None;
         std::mem::take(&mut self.entries)
     }
 
     /// `SetMapIndex`.
     pub(crate) fn insert(&mut self, key: GoValue, value: GoValue) {
-        match identity(&key) {
-            Some(id) => match self.index.get(&id) {
-                Some(&position) => self.entries[position].1 = value,
-                None => {
-                    self.index.insert(id, self.entries.len());
-                    self.entries.push((key, value));
-                }
+        if self.index.is_none() && self.entries.len() >= SCAN_UP_TO {
+            let index = self
+                .entries
+                .iter()
+                .enumerate()
+                .filter_map(|(position, (key, _))| identity(key).map(|id| (id, position)))
+                .collect();
+            self.index = Some(index);
+        }
+        let found = match &mut self.index {
+            None => self.entries.iter().position(|(existing, _)| same_key(existing, &key)),
+            Some(index) => match identity(&key) {
+                Some(id) => match index.get(&id) {
+                    Some(&position) => Some(position),
+                    None => {
+                        index.insert(id, self.entries.len());
+                        None
+                    }
+                },
+                None => None,
             },
+        };
+        match found.and_then(|position| self.entries.get_mut(position)) {
+            Some(entry) => entry.1 = value,
             None => self.entries.push((key, value)),
         }
     }

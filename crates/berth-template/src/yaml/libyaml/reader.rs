@@ -86,6 +86,19 @@ impl Parser<'_> {
             first = false;
 
             while self.raw_pos != self.input_pos {
+                // Most of a manifest is printable ASCII: a run of it is copied as it is.
+                if self.encoding == Encoding::Utf8 {
+                    let window = self.input.get(self.raw_pos..self.input_pos).unwrap_or_default();
+                    let run =
+                        window.iter().take_while(|octet| matches!(octet, 0x09 | 0x0A | 0x0D | 0x20..=0x7E)).count();
+                    if run > 0 {
+                        self.buffer.extend_from_slice(&window[..run]);
+                        self.raw_pos += run;
+                        self.offset += run;
+                        self.unread += run;
+                        continue;
+                    }
+                }
                 let raw_unread = self.input_pos - self.raw_pos;
                 let (value, char_width) = match self.encoding {
                     Encoding::Utf16Le | Encoding::Utf16Be => match self.decode_utf16(raw_unread)? {

@@ -1,6 +1,6 @@
 //! Work split into runs, each run done on a thread of its own, the results kept in order: how berth uses both
-//! cores of a small machine for the few large, separable jobs of a release (compressing a large record,
-//! reading a large chart's output).
+//! cores of a small machine for the few large, separable jobs of a release (reading the heads of a large chart's
+//! output, compressing a large record, reading the objects).
 
 /// How many threads are worth starting: the machine's cores, at most four.
 pub fn threads() -> usize {
