@@ -185,3 +185,27 @@ async fn berth_reads_and_rewrites_a_release_helm_installed() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn helm_reads_a_large_record_berth_wrote_in_several_gzip_members_and_rewrote() {
+    bounded(async {
+        let peer = PeerCluster::start(SimConfig::default()).await;
+        let storage = storage(&peer);
+        // Over 1 MiB of manifest: compressed in one gzip member per core, then reused by the rewrite.
+        let lines: String = (0..40_000).map(|line| format!("  line-{line}: \"value {line}\"\n")).collect();
+        let manifest = format!("{MANIFEST}{lines}");
+        assert!(manifest.len() > 1024 * 1024, "{} bytes", manifest.len());
+        let mut release = berth_release(1, ReleaseStatus::PendingInstall, "2026-05-01T10:00:00Z", "Initial install");
+        release.manifest.clone_from(&manifest);
+        storage.create(&release).await.expect("stored");
+        release.info.status = ReleaseStatus::Deployed;
+        release.info.description = "Install complete".to_string();
+        storage.update(&release).await.expect("rewritten");
+
+        assert_eq!(peer.ok("helm", &["get", "manifest", "berth-demo"]).await, format!("{manifest}\n"));
+        let status = json(&peer.ok("helm", &["status", "berth-demo", "-o", "json"]).await);
+        assert_eq!(status["info"]["status"], "deployed");
+        assert_eq!(status["info"]["description"], "Install complete");
+    })
+    .await;
+}
