@@ -88,7 +88,11 @@ impl Encoder {
         };
         let (head, middle, tail) = (&json[..body.start], &json[body.clone()], &json[body.end..]);
         let mut cached = self.body.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut level = LEVEL;
+        // A record that needed the best level before starts there.
+        let mut level = match cached.as_ref() {
+            Some(body) if body.json == middle => body.level,
+            _ => LEVEL,
+        };
         loop {
             let reusable = cached.as_ref().is_some_and(|body| body.level == level && body.json == middle);
             if !reusable {
@@ -107,7 +111,7 @@ impl Encoder {
     }
 }
 
-/// A record as one gzip member, at the default level or, near a Secret's limit, the best.
+/// A record as one gzip member, at [`LEVEL`] or, near a Secret's limit, the best.
 fn whole(json: &[u8]) -> Result<String, RecordError> {
     let text = STANDARD.encode(gzip(json, LEVEL)?);
     if text.len() <= BEST_COMPRESSION_ABOVE {
@@ -309,6 +313,7 @@ mod tests {
             let cores = side_by_side::threads();
             let expected = if len > PARALLEL_ABOVE && cores > 1 { 2 + cores } else { 3 };
             assert_eq!(members, expected, "{len} bytes: head, the middle in one member per core, tail");
+            assert_eq!(encoder.encode(&release).expect("encodes"), text, "written again the same");
             assert_eq!(encoder.body.lock().expect("lock").as_ref().map(|body| body.level), Some(level), "{len} bytes");
         }
     }
