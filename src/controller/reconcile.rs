@@ -23,6 +23,7 @@ use crate::release::lifecycle::{self, LifecycleError, Operation, ReleaseOptions}
 use crate::release::render::{RenderTarget, render_chart};
 use crate::release::{Release, ReleaseStatus as HelmStatus, Storage};
 use crate::wait::Outcome;
+use berth_source::download::error_chain;
 use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -102,21 +103,6 @@ pub fn api_resource() -> ApiResource {
 
 fn now_text() -> String {
     jiff::Timestamp::now().to_string()
-}
-
-/// An error and its causes on one line.
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
 }
 
 /// Helm's `ValidateReleaseName`: at most 53 characters, lowercase DNS-1123 labels joined by dots.
@@ -243,7 +229,7 @@ impl Run<'_> {
             return;
         }
         if let Err(error) = self.write_status().await {
-            tracing::warn!(release = %self.release.key(), error = %chain(&error), "cannot write the status");
+            tracing::warn!(release = %self.release.key(), error = %error_chain(&error), "cannot write the status");
         }
     }
 
@@ -332,14 +318,15 @@ impl Run<'_> {
             Ok(_) => Finished::new("deleted", None, Next::OnChange),
             Err(kube::Error::Api(status)) if status.code == 404 => Finished::new("deleted", None, Next::OnChange),
             Err(error) => {
-                self.retry(reason::RECONCILE_ERROR, format!("cannot remove the finalizer: {}", chain(&error)), 1).await
+                self.retry(reason::RECONCILE_ERROR, format!("cannot remove the finalizer: {}", error_chain(&error)), 1)
+                    .await
             }
         }
     }
 
     async fn uninstall(&mut self, name: &str, namespace: &str) -> Result<(), String> {
         let storage = Storage::new(self.shared.cluster.client.clone(), namespace);
-        let history = storage.history(name).await.map_err(|error| chain(&error))?;
+        let history = storage.history(name).await.map_err(|error| error_chain(&error))?;
         if history.last().is_none_or(|last| last.info.status == HelmStatus::Uninstalled) {
             return Ok(());
         }
@@ -357,7 +344,7 @@ impl Run<'_> {
             }
             Ok(report) => Err(report.release.info.description),
             Err(LifecycleError::NotFound(_) | LifecycleError::AlreadyUninstalled(_)) => Ok(()),
-            Err(error) => Err(chain(&error)),
+            Err(error) => Err(error_chain(&error)),
         }
     }
 
@@ -373,7 +360,7 @@ impl Run<'_> {
         }
         match self.shared.cluster.resources.refresh(&self.shared.cluster.client, &self.shared.stop).await {
             Ok(()) => *refreshed = Instant::now(),
-            Err(error) => tracing::warn!(error = %chain(&error), "cannot refresh discovery"),
+            Err(error) => tracing::warn!(error = %error_chain(&error), "cannot refresh discovery"),
         }
     }
 
@@ -392,7 +379,11 @@ impl Run<'_> {
             Ok(history) => history,
             Err(error) => {
                 return self
-                    .retry(reason::RECONCILE_ERROR, format!("cannot read the release's history: {}", chain(&error)), 1)
+                    .retry(
+                        reason::RECONCILE_ERROR,
+                        format!("cannot read the release's history: {}", error_chain(&error)),
+                        1,
+                    )
                     .await;
             }
         };
@@ -474,7 +465,8 @@ impl Run<'_> {
             pending.info.description =
                 format!("{}; interrupted, marked failed by berth controller", pending.info.description);
             if let Err(error) = storage.update(&pending).await {
-                let message = format!("cannot record revision {version} (left pending) failed: {}", chain(&error));
+                let message =
+                    format!("cannot record revision {version} (left pending) failed: {}", error_chain(&error));
                 return self.retry(reason::RECONCILE_ERROR, message, 1).await;
             }
             let note =
@@ -660,12 +652,12 @@ impl Run<'_> {
                 self.shared.events.warning(self.release, &format!("{verb}Failed"), verb, &note).await;
                 format!("; {verb} failed too: {note}")
             }
-            Err(error) => format!("; {verb} could not run: {}", chain(&error)),
+            Err(error) => format!("; {verb} could not run: {}", error_chain(&error)),
         }
     }
 
     async fn lifecycle_error(&mut self, error: LifecycleError) -> Finished {
-        let message = chain(&error);
+        let message = error_chain(&error);
         match error {
             LifecycleError::NoNamespace(_) => {
                 let attempt = if self.is_waiting_for(reason::NAMESPACE_NOT_FOUND) { 2 } else { 1 };

@@ -29,7 +29,7 @@ pub enum Operator {
 
 impl Operator {
     /// Longest first, so that `<=` is not read as `<` followed by `=...`.
-    const SPELLINGS: [(&'static str, Operator); 6] = [
+    pub(super) const SPELLINGS: [(&'static str, Operator); 6] = [
         ("==", Operator::Equal),
         ("!=", Operator::NotEqual),
         ("<=", Operator::LessOrEqual),

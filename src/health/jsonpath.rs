@@ -21,6 +21,7 @@
 //! (`@.ready`, `@.items[?(...)]`), `&&`, `||`, `!` and parentheses, and the RFC 9535 functions `length()`,
 //! `count()`, `value()`, `match()` and `search()` (the last two with a literal pattern).
 
+use super::compare::Operator;
 use serde_json::Value;
 use std::cmp::Ordering;
 
@@ -58,19 +59,9 @@ enum Logical {
     Or(Vec<Logical>),
     And(Vec<Logical>),
     Not(Box<Logical>),
-    Compare(Operand, Comparison, Operand),
+    Compare(Operand, Operator, Operand),
     /// A query that finds something, or a function that returns true.
     Test(Operand),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Comparison {
-    Equal,
-    NotEqual,
-    Less,
-    LessOrEqual,
-    Greater,
-    GreaterOrEqual,
 }
 
 #[derive(Debug, Clone)]
@@ -433,16 +424,8 @@ impl Parser {
         Ok(logical)
     }
 
-    fn comparison(&mut self) -> Option<Comparison> {
-        const SPELLINGS: [(&str, Comparison); 6] = [
-            ("==", Comparison::Equal),
-            ("!=", Comparison::NotEqual),
-            ("<=", Comparison::LessOrEqual),
-            (">=", Comparison::GreaterOrEqual),
-            ("<", Comparison::Less),
-            (">", Comparison::Greater),
-        ];
-        SPELLINGS.iter().find(|(spelling, _)| self.eat(spelling)).map(|(_, comparison)| *comparison)
+    fn comparison(&mut self) -> Option<Operator> {
+        Operator::SPELLINGS.iter().find(|(spelling, _)| self.eat(spelling)).map(|(_, operator)| *operator)
     }
 
     fn operand(&mut self) -> Result<Operand, String> {
@@ -722,7 +705,7 @@ fn evaluate<'a>(operand: &'a Operand, current: &'a Value, root: &'a Value) -> Ev
 
 /// RFC 9535 comparison: nothing equals nothing; numbers compare as numbers, strings by code point; `<` and
 /// friends hold only between two numbers or two strings.
-fn compare(left: Option<&Value>, comparison: Comparison, right: Option<&Value>) -> bool {
+fn compare(left: Option<&Value>, comparison: Operator, right: Option<&Value>) -> bool {
     let equal = match (left, right) {
         (None, None) => true,
         (Some(left), Some(right)) => equal(left, right),
@@ -734,12 +717,12 @@ fn compare(left: Option<&Value>, comparison: Comparison, right: Option<&Value>) 
         _ => None,
     };
     match comparison {
-        Comparison::Equal => equal,
-        Comparison::NotEqual => !equal,
-        Comparison::Less => ordering == Some(Ordering::Less),
-        Comparison::Greater => ordering == Some(Ordering::Greater),
-        Comparison::LessOrEqual => equal || ordering == Some(Ordering::Less),
-        Comparison::GreaterOrEqual => equal || ordering == Some(Ordering::Greater),
+        Operator::Equal => equal,
+        Operator::NotEqual => !equal,
+        Operator::Less => ordering == Some(Ordering::Less),
+        Operator::Greater => ordering == Some(Ordering::Greater),
+        Operator::LessOrEqual => equal || ordering == Some(Ordering::Less),
+        Operator::GreaterOrEqual => equal || ordering == Some(Ordering::Greater),
     }
 }
 

@@ -83,29 +83,20 @@ pub fn rendered_from_chart(release: &RenderedRelease, include_crds: bool) -> Res
     })
 }
 
-/// Below this many bytes of documents, they are read on the calling thread.
-const SIDE_BY_SIDE_ABOVE: usize = 256 * 1024;
-
 /// The stack of a thread reading documents: as the runtime's threads that read them otherwise.
 const READER_STACK_BYTES: usize = 16 * 1024 * 1024;
 
-/// Each document's objects and problems, in the documents' order; a large output is read on one thread per
-/// core, each taking a run of documents of about the same size.
+/// Each document's objects and problems, in the documents' order; a large output is read on both cores.
 fn read_side_by_side(documents: Vec<(Source, &str)>) -> Vec<(Vec<Manifest>, Vec<Problem>)> {
-    let read = |(source, content): &(Source, &str)| {
-        let mut problems = Vec::new();
-        (objects_of(content, source.clone(), &mut problems), problems)
-    };
-    let total: usize = documents.iter().map(|(_, content)| content.len()).sum();
-    let threads = side_by_side::threads();
-    if total < SIDE_BY_SIDE_ABOVE || threads < 2 {
-        return documents.iter().map(read).collect();
-    }
-    let runs = side_by_side::runs_by_size(documents, threads, |(_, content)| content.len());
-    side_by_side::map_in_order(&runs, READER_STACK_BYTES, |run| run.iter().map(read).collect::<Vec<_>>())
-        .into_iter()
-        .flatten()
-        .collect()
+    side_by_side::map_large(
+        documents,
+        READER_STACK_BYTES,
+        |(_, content)| content.len(),
+        |(source, content)| {
+            let mut problems = Vec::new();
+            (objects_of(content, source.clone(), &mut problems), problems)
+        },
+    )
 }
 
 /// One rendered document as objects (a `kind: List` gives its items), read as Helm reads manifests.

@@ -30,20 +30,6 @@ async fn berth_ok(peer: &PeerCluster, args: &[&str]) -> String {
     stdout.into_owned()
 }
 
-/// `helm history NAME` as (revision, status, description).
-async fn history(peer: &PeerCluster, name: &str) -> Vec<(u64, String, String)> {
-    let json: serde_json::Value =
-        serde_json::from_str(&peer.ok("helm", &["history", name, "-o", "json"]).await).expect("history JSON");
-    json.as_array()
-        .into_iter()
-        .flatten()
-        .map(|entry| {
-            let text = |key: &str| entry[key].as_str().unwrap_or_default().to_string();
-            (entry["revision"].as_u64().unwrap_or(0), text("status"), text("description"))
-        })
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn helm_continues_a_chart_release_berth_installed() {
     let peer = PeerCluster::start(SimConfig::default()).await;
@@ -80,7 +66,8 @@ async fn helm_continues_a_chart_release_berth_installed() {
     berth_ok(&peer, &["upgrade", "shop", CHART, "--reuse-values", "--set", "mode=slow", "--wait", "--timeout", "2m"])
         .await;
     assert_eq!(peer.ok("helm", &["get", "values", "shop"]).await, "USER-SUPPLIED VALUES:\nmode: slow\nreplicas: 2\n");
-    let statuses: Vec<(u64, String)> = history(&peer, "shop").await.into_iter().map(|(r, s, _)| (r, s)).collect();
+    let statuses: Vec<(u64, String)> =
+        peer.helm_history("shop", "default").await.into_iter().map(|(r, s, _)| (r, s)).collect();
     assert_eq!(
         statuses,
         [(1, "superseded"), (2, "superseded"), (3, "superseded"), (4, "deployed")].map(|(r, s)| (r, s.to_string()))
@@ -103,7 +90,7 @@ async fn berth_continues_a_chart_release_helm_installed() {
     let cache = peer.run("kubectl", &["get", "configmap", "shop-cache", "-o", "name"]).await;
     assert!(cache.status.success(), "the cache subchart is enabled again by its default");
     berth_ok(&peer, &["rollback", "shop", "1", "--wait", "--timeout", "2m"]).await;
-    let last = history(&peer, "shop").await.pop().expect("a revision");
+    let last = peer.helm_history("shop", "default").await.pop().expect("a revision");
     assert_eq!((last.0, last.1.as_str(), last.2.as_str()), (3, "deployed", "Rollback to 1"));
     peer.ok("helm", &["upgrade", "shop", CHART, "--reuse-values", "--wait", "--timeout", "2m"]).await;
 }
@@ -154,7 +141,7 @@ async fn diff_shows_what_an_upgrade_or_a_rollback_would_change_and_writes_nothin
     assert!(out.contains("\n  -  replicas: \"1\"\n  +  replicas: \"3\"\n"), "{out}");
     let replicas = peer.ok("kubectl", &["get", "deployment", "shop-shop-web", "-o", "jsonpath={.spec.replicas}"]).await;
     assert_eq!(replicas, "1", "a diff writes nothing");
-    assert_eq!(history(&peer, "shop").await.len(), 1, "nor a revision");
+    assert_eq!(peer.helm_history("shop", "default").await.len(), 1, "nor a revision");
 
     // Without --detailed-exitcode, changes are success.
     let (code, _) = diff(&["diff", "upgrade", "shop", CHART, "--set", "replicas=3"]).await;
@@ -223,6 +210,6 @@ async fn crds_are_installed_before_pre_install_hooks_as_helm_installs_them() {
         let hook = first_write(&peer, "Gadget", "g-seed").expect("the hook written");
         let settings = first_write(&peer, "ConfigMap", "g-settings").expect("the ConfigMap written");
         assert!(crd < hook && hook < settings, "{tool}: CRD {crd}, hook {hook}, objects {settings}");
-        assert_eq!(history(&peer, "g").await[0].1, "deployed", "{tool}");
+        assert_eq!(peer.helm_history("g", "default").await[0].1, "deployed", "{tool}");
     }
 }

@@ -132,20 +132,6 @@ async fn cluster_with_crd(ns: &str) -> (PeerCluster, kube::Client) {
     (peer, cluster.client)
 }
 
-/// `helm history NAME -n NS` as (revision, status, description).
-async fn helm_history(peer: &PeerCluster, name: &str, namespace: &str) -> Vec<(u64, String, String)> {
-    let text = peer.ok("helm", &["history", name, "-n", namespace, "-o", "json"]).await;
-    let json: Value = serde_json::from_str(&text).expect("helm history JSON");
-    json.as_array()
-        .into_iter()
-        .flatten()
-        .map(|entry| {
-            let text = |key: &str| entry[key].as_str().unwrap_or_default().to_string();
-            (entry["revision"].as_u64().unwrap_or(0), text("status"), text("description"))
-        })
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_controller_binary_releases_what_helm_and_berth_read() {
     let (peer, client) = cluster_with_crd("ledger").await;
@@ -181,7 +167,7 @@ async fn the_controller_binary_releases_what_helm_and_berth_read() {
     assert!(berth_wait.status.success(), "berth wait: {}", run::stderr(&berth_wait));
 
     // Recorded as `berth install` records it: real Helm and berth read the history.
-    assert_eq!(helm_history(&peer, "ledger", "ledger").await, [(1, "deployed".to_string(), "Install complete".into())]);
+    assert_eq!(peer.helm_history("ledger", "ledger").await, [(1, "deployed".to_string(), "Install complete".into())]);
     let history = run::berth(&["history", "ledger", "-n", "ledger", "-o", "json", "--kubeconfig", &kubeconfig], None);
     let entries = run::json_entries(&history);
     assert_eq!((entries.len(), entries[0]["status"].as_str()), (1, Some("deployed")), "{entries:?}");
@@ -278,7 +264,7 @@ async fn a_standby_takes_over_from_a_dead_leader_and_leaves_nothing_pending() {
     let ready = ready.ok().flatten().unwrap_or_else(|| panic!("never Ready; standby:\n{}", standby.stderr()));
     assert_eq!(ready["status"]["currentRevision"], 2, "{ready:#}");
     assert_eq!(condition(&ready, "Ready").map(|c| c.1).as_deref(), Some("UpgradeSucceeded"));
-    let history = helm_history(&peer, "web", "shop").await;
+    let history = peer.helm_history("web", "shop").await;
     assert_eq!(
         history.iter().map(|(revision, status, _)| (*revision, status.as_str())).collect::<Vec<_>>(),
         [(1, "failed"), (2, "deployed")]

@@ -88,6 +88,20 @@ impl PeerCluster {
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
+    /// `helm history NAME -n NAMESPACE` as (revision, status, description).
+    pub async fn helm_history(&self, name: &str, namespace: &str) -> Vec<(u64, String, String)> {
+        let text = self.ok("helm", &["history", name, "-n", namespace, "-o", "json"]).await;
+        let json: serde_json::Value = serde_json::from_str(&text).expect("helm history JSON");
+        json.as_array()
+            .into_iter()
+            .flatten()
+            .map(|entry| {
+                let text = |key: &str| entry[key].as_str().unwrap_or_default().to_string();
+                (entry["revision"].as_u64().unwrap_or(0), text("status"), text("description"))
+            })
+            .collect()
+    }
+
     /// Writes a file into the cluster's work directory and returns its path.
     pub fn file(&self, name: &str, content: &str) -> String {
         let path = self.dir.path().join(name);

@@ -1,6 +1,7 @@
 //! Releases end to end: `berth install/upgrade/rollback/uninstall/history/list/status` on a simulated
 //! cluster, read back by real Helm 4.1.4, continuing releases Helm made, and never leaving a release pending.
 
+use crate::fixtures::SLOW_DEPLOYMENT;
 use crate::peers::PeerCluster;
 use berth_sim::SimConfig;
 use berth_sim::profile::{Faults, Profile};
@@ -50,20 +51,13 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-async fn helm_history(peer: &PeerCluster, name: &str) -> Vec<(u64, String)> {
-    let history: Value = serde_json::from_str(&peer.ok("helm", &["history", name, "-o", "json"]).await).expect("JSON");
-    history
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|entry| {
-            (entry["revision"].as_u64().unwrap_or(0), entry["status"].as_str().unwrap_or_default().to_string())
-        })
-        .collect()
-}
-
 fn assert_ok(output: &Output) {
     assert_eq!(output.status.code(), Some(0), "stdout:\n{}\nstderr:\n{}", text(&output.stdout), text(&output.stderr));
+}
+
+/// `helm history NAME` as (revision, status).
+async fn statuses(peer: &PeerCluster, name: &str) -> Vec<(u64, String)> {
+    peer.helm_history(name, "default").await.into_iter().map(|(revision, status, _)| (revision, status)).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -77,7 +71,7 @@ async fn install_upgrade_rollback_uninstall_read_by_helm() {
     assert!(peer.ok("helm", &["get", "manifest", "shop"]).await.contains("name: token"));
 
     assert_ok(&peer.berth(&["upgrade", "shop", &v2, "--wait"]).await);
-    assert_eq!(helm_history(&peer, "shop").await, [(1, "superseded".into()), (2, "deployed".into())]);
+    assert_eq!(statuses(&peer, "shop").await, [(1, "superseded".into()), (2, "deployed".into())]);
     let settings = peer.ok("kubectl", &["get", "configmap", "settings", "-o", "jsonpath={.data.mode}"]).await;
     assert_eq!(settings, "two");
     let gone = peer.run("kubectl", &["get", "secret", "token"]).await;
@@ -85,7 +79,7 @@ async fn install_upgrade_rollback_uninstall_read_by_helm() {
 
     assert_ok(&peer.berth(&["rollback", "shop", "1", "--wait"]).await);
     assert_eq!(
-        helm_history(&peer, "shop").await,
+        statuses(&peer, "shop").await,
         [(1, "superseded".into()), (2, "superseded".into()), (3, "deployed".into())]
     );
     assert!(peer.run("kubectl", &["get", "secret", "token"]).await.status.success(), "rollback restored it");
@@ -111,14 +105,14 @@ async fn berth_continues_a_release_helm_made() {
         rendered.split("---\n").filter(|document| !document.contains("helm.sh/hook")).collect();
     let file = peer.file("demo-v2.yaml", &without_hooks.join("---\n"));
     assert_ok(&peer.berth(&["upgrade", "demo", &file, "--wait"]).await);
-    assert_eq!(helm_history(&peer, "demo").await, [(1, "superseded".into()), (2, "deployed".into())]);
+    assert_eq!(statuses(&peer, "demo").await, [(1, "superseded".into()), (2, "deployed".into())]);
     let replicas = peer.ok("kubectl", &["get", "deployment", "demo-chart", "-o", "jsonpath={.spec.replicas}"]).await;
     assert_eq!(replicas, "2");
     assert_ok(&peer.berth(&["rollback", "demo", "--wait"]).await);
-    assert_eq!(helm_history(&peer, "demo").await.last(), Some(&(3, "deployed".to_string())));
+    assert_eq!(statuses(&peer, "demo").await.last(), Some(&(3, "deployed".to_string())));
     peer.ok("helm", &["status", "demo"]).await;
     assert_ok(&peer.berth(&["uninstall", "demo", "--keep-history"]).await);
-    assert_eq!(helm_history(&peer, "demo").await.last(), Some(&(3, "uninstalled".to_string())));
+    assert_eq!(statuses(&peer, "demo").await.last(), Some(&(3, "uninstalled".to_string())));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -133,7 +127,7 @@ async fn a_failed_upgrade_rolls_back_and_a_pending_release_blocks() {
     let broken = peer.file("broken.yaml", &broken.replace("image: web:1", "image: web:typo"));
     let failed = peer.berth(&["upgrade", "shop", &broken, "--wait", "--rollback-on-failure"]).await;
     assert_eq!(failed.status.code(), Some(1), "{}", text(&failed.stderr));
-    let history = helm_history(&peer, "shop").await;
+    let history = statuses(&peer, "shop").await;
     assert_eq!(history, [(1, "superseded".into()), (2, "failed".into()), (3, "deployed".into())]);
     let image = peer
         .ok("kubectl", &["get", "deployment", "web", "-o", "jsonpath={.spec.template.spec.containers[0].image}"])
@@ -155,20 +149,8 @@ async fn a_failed_upgrade_rolls_back_and_a_pending_release_blocks() {
         text(&blocked.stderr)
     );
     assert_ok(&peer.berth(&["rollback", "shop", "1", "--wait"]).await);
-    assert_eq!(helm_history(&peer, "shop").await.last(), Some(&(4, "deployed".to_string())));
+    assert_eq!(statuses(&peer, "shop").await.last(), Some(&(4, "deployed".to_string())));
 }
-
-const SLOW: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: slow
-  annotations: {sim.berth.dev/ready-after: 1h}
-spec:
-  selector: {matchLabels: {app: slow}}
-  template:
-    metadata: {labels: {app: slow}}
-    spec: {containers: [{name: slow, image: slow:1}]}
-";
 
 /// Runs berth with `-o json`, sends SIGINT once a line contains `trigger`, and returns the exit code.
 async fn interrupt(peer: &PeerCluster, args: &[&str], trigger: &'static str) -> Option<i32> {
@@ -191,11 +173,11 @@ async fn sigint_during_the_wait_records_the_revision_failed_not_pending() {
     let peer = PeerCluster::start(SimConfig::default()).await;
     let v1 = peer.file("v1.yaml", V1);
     assert_ok(&peer.berth(&["install", "shop", &v1, "--wait"]).await);
-    let slow = peer.file("slow.yaml", &format!("{V1}---\n{SLOW}"));
+    let slow = peer.file("slow.yaml", &format!("{V1}---\n{SLOW_DEPLOYMENT}"));
     let code =
         interrupt(&peer, &["upgrade", "shop", &slow, "--wait", "-o", "json"], "\"name\":\"slow\",\"status\"").await;
     assert_eq!(code, Some(130));
-    assert_eq!(helm_history(&peer, "shop").await, [(1, "deployed".into()), (2, "failed".into())]);
+    assert_eq!(statuses(&peer, "shop").await, [(1, "deployed".into()), (2, "failed".into())]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -221,17 +203,14 @@ async fn sigint_during_the_applies_records_the_install_failed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigint_during_a_rollback_records_it_failed() {
     let peer = PeerCluster::start(SimConfig::default()).await;
-    let slow = peer.file("slow.yaml", &format!("{V1}---\n{SLOW}"));
+    let slow = peer.file("slow.yaml", &format!("{V1}---\n{SLOW_DEPLOYMENT}"));
     let v1 = peer.file("v1.yaml", V1);
     assert_ok(&peer.berth(&["install", "shop", &slow]).await);
     assert_ok(&peer.berth(&["upgrade", "shop", &v1, "--wait"]).await);
     let code =
         interrupt(&peer, &["rollback", "shop", "1", "--wait", "-o", "json"], "\"name\":\"slow\",\"status\"").await;
     assert_eq!(code, Some(130));
-    assert_eq!(
-        helm_history(&peer, "shop").await,
-        [(1, "superseded".into()), (2, "deployed".into()), (3, "failed".into())]
-    );
+    assert_eq!(statuses(&peer, "shop").await, [(1, "superseded".into()), (2, "deployed".into()), (3, "failed".into())]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -277,5 +256,5 @@ async fn dry_runs_record_nothing_and_history_is_pruned() {
         let changed = peer.file("changed.yaml", &V1.replace("mode: one", &format!("mode: {mode}")));
         assert_ok(&peer.berth(&["upgrade", "shop", &changed, "--history-max", "2"]).await);
     }
-    assert_eq!(helm_history(&peer, "shop").await, [(3, "superseded".into()), (4, "deployed".into())]);
+    assert_eq!(statuses(&peer, "shop").await, [(3, "superseded".into()), (4, "deployed".into())]);
 }

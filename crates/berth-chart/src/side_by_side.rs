@@ -26,6 +26,27 @@ pub fn map_in_order<T: Sync, R: Send>(runs: &[T], stack: usize, work: impl Fn(&T
     })
 }
 
+/// Below this many bytes, work on text is done on the calling thread: threads cost more than they save.
+pub const WORTH_THREADS_ABOVE: usize = 256 * 1024;
+
+/// `work` done on each of `items`, the results in the items' order: on the calling thread when their total
+/// `size` is under [`WORTH_THREADS_ABOVE`] (or the machine has one core), otherwise on one thread per core
+/// (with `stack` bytes of stack), each taking a run of items of about the same size.
+pub fn map_large<T: Sync, R: Send>(
+    items: Vec<T>,
+    stack: usize,
+    size: impl Fn(&T) -> usize,
+    work: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let total: usize = items.iter().map(&size).sum();
+    let count = threads();
+    if total < WORTH_THREADS_ABOVE || count < 2 {
+        return items.iter().map(work).collect();
+    }
+    let runs = runs_by_size(items, count, size);
+    map_in_order(&runs, stack, |run| run.iter().map(&work).collect::<Vec<_>>()).into_iter().flatten().collect()
+}
+
 /// `items` cut, in order, into at most `count` runs of about the same total `size`.
 pub fn runs_by_size<T>(items: Vec<T>, count: usize, size: impl Fn(&T) -> usize) -> Vec<Vec<T>> {
     let total: usize = items.iter().map(&size).sum();
@@ -54,6 +75,15 @@ mod tests {
         let runs: Vec<Vec<u32>> = (0..7).map(|run| (run * 10..run * 10 + 10).collect()).collect();
         let sums = map_in_order(&runs, 256 * 1024, |run| run.iter().sum::<u32>());
         assert_eq!(sums, runs.iter().map(|run| run.iter().sum::<u32>()).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn large_work_keeps_the_order_of_the_items() {
+        for count in [10, 200_000] {
+            let items: Vec<usize> = (0..count).collect();
+            let doubled = map_large(items.clone(), 256 * 1024, |_| 8, |item| item * 2);
+            assert_eq!(doubled, items.iter().map(|item| item * 2).collect::<Vec<_>>(), "{count} items");
+        }
     }
 
     #[test]

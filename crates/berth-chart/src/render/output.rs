@@ -197,7 +197,13 @@ pub fn sort_manifests(
         }
         documents.extend(split_manifests(content).into_iter().map(|document| (path, document)));
     }
-    let heads = read_heads(&documents, &read_head);
+    // A large output's heads are read on both cores (see `side_by_side`).
+    let heads = side_by_side::map_large(
+        documents.iter().collect(),
+        HEAD_READER_STACK_BYTES,
+        |(_, document)| document.len(),
+        |(_, document)| read_head(document),
+    );
     let mut hooks = Vec::new();
     let mut manifests = Vec::new();
     for ((path, document), head) in documents.into_iter().zip(heads) {
@@ -216,31 +222,8 @@ pub fn sort_manifests(
     Ok((hooks, manifests))
 }
 
-/// Below this many bytes of documents, their heads are read on the calling thread.
-const SIDE_BY_SIDE_ABOVE: usize = 256 * 1024;
-
 /// The stack of a thread reading heads: as the renderer's.
 const HEAD_READER_STACK_BYTES: usize = 16 * 1024 * 1024;
-
-/// Each document's head, in order; a large output is read on one thread per core, each taking a run of
-/// documents of about the same size.
-fn read_heads(
-    documents: &[(&String, String)],
-    read_head: &(impl Fn(&str) -> Result<Head, String> + Sync),
-) -> Vec<Result<Head, String>> {
-    let total: usize = documents.iter().map(|(_, document)| document.len()).sum();
-    let threads = side_by_side::threads();
-    if total < SIDE_BY_SIDE_ABOVE || threads < 2 {
-        return documents.iter().map(|(_, document)| read_head(document)).collect();
-    }
-    let runs = side_by_side::runs_by_size(documents.iter().collect(), threads, |(_, document)| document.len());
-    side_by_side::map_in_order(&runs, HEAD_READER_STACK_BYTES, |run| {
-        run.iter().map(|(_, document)| read_head(document)).collect::<Vec<_>>()
-    })
-    .into_iter()
-    .flatten()
-    .collect()
-}
 
 /// A hook document; `None` for an unknown event (Helm skips the document then, with a log line).
 fn hook(path: &str, document: &str, head: &Head, events: &str) -> Option<Hook> {

@@ -492,15 +492,20 @@ async fn a_load_balancer_gets_a_cluster_ip_then_an_ingress() {
     assert_eq!(headless["spec"]["clusterIP"], "None");
 }
 
-#[tokio::test]
-async fn a_generic_custom_resource_becomes_ready_for_each_generation() {
-    let cluster = start(fast());
-    cluster.put(json!({
+/// A namespaced `example.com/v1` Widget kind with a status subresource.
+fn widget_crd() -> Value {
+    json!({
         "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
         "metadata": {"name": "widgets.example.com"},
         "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
                  "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}}}]},
-    }));
+    })
+}
+
+#[tokio::test]
+async fn a_generic_custom_resource_becomes_ready_for_each_generation() {
+    let cluster = start(fast());
+    cluster.put(widget_crd());
     cluster.put(json!({
         "apiVersion": "example.com/v1", "kind": "Widget",
         "metadata": {"name": "w", "namespace": "default", "annotations": {GENERIC_READY: "true", READY_AFTER: "2s"}},
@@ -557,12 +562,7 @@ async fn a_custom_resource_without_a_status_subresource_gets_its_status_with_an_
 #[tokio::test]
 async fn the_profile_makes_every_custom_resource_generic_unless_it_opts_out() {
     let cluster = start(Profile { generic_ready: true, ..fast() });
-    cluster.put(json!({
-        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-        "metadata": {"name": "widgets.example.com"},
-        "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
-                 "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}}}]},
-    }));
+    cluster.put(widget_crd());
     cluster.put(json!({
         "apiVersion": "example.com/v1", "kind": "Widget",
         "metadata": {"name": "out", "namespace": "default", "annotations": {GENERIC_READY: "false"}},
