@@ -21,21 +21,27 @@ pub type ChartInputError = Problems<Problem>;
 ///
 /// # Errors
 /// Every document that is not a Kubernetes object, with its template and document number.
-pub fn rendered_from_chart(release: &RenderedRelease, include_crds: bool) -> Result<Rendered, ChartInputError> {
-    let output = &release.rendered;
-    // Every document with where it came from, in order: the release's, the hooks', then the CRDs'.
+pub fn rendered_from_chart(release: RenderedRelease, include_crds: bool) -> Result<Rendered, ChartInputError> {
+    let RenderedRelease { chart, user_values, rendered: mut output, .. } = release;
+    // Every document with where it came from, in order: the release's, the hooks', then the CRDs'; with its
+    // object when the renderer read it with its head.
     let mut numbers: HashMap<String, usize> = HashMap::new();
     let mut numbered = |file: &str| {
         let number = numbers.entry(file.to_string()).or_insert(0);
         *number += 1;
         Source { file: file.to_string(), document: *number, line: 1, item: None }
     };
-    let mut documents: Vec<(Source, &str)> = Vec::new();
+    let mut objects: Vec<Option<Value>> = output.manifests.iter_mut().map(|document| document.object.take()).collect();
+    objects.extend(output.hooks.iter_mut().map(|hook| hook.object.take()));
+    let mut documents: Vec<Document<'_>> = Vec::new();
     for document in &output.manifests {
-        documents.push((numbered(&document.source), &document.content));
+        documents.push(Document { source: numbered(&document.source), text: &document.content, object: None });
     }
     for hook in &output.hooks {
-        documents.push((numbered(&hook.path), &hook.manifest));
+        documents.push(Document { source: numbered(&hook.path), text: &hook.manifest, object: None });
+    }
+    for (document, object) in documents.iter_mut().zip(objects) {
+        document.object = object;
     }
     let crd_documents: Vec<(String, usize, String)> = if include_crds {
         output
@@ -52,9 +58,10 @@ pub fn rendered_from_chart(release: &RenderedRelease, include_crds: bool) -> Res
         Vec::new()
     };
     for (path, document, content) in &crd_documents {
-        documents.push((Source { file: path.clone(), document: *document, line: 1, item: None }, content));
+        let source = Source { file: path.clone(), document: *document, line: 1, item: None };
+        documents.push(Document { source, text: content, object: None });
     }
-    let mut read = read_side_by_side(documents).into_iter();
+    let mut read = read_documents(documents).into_iter();
     let mut problems = Vec::new();
     let mut next = |count: usize| -> Vec<Vec<Manifest>> {
         read.by_ref()
@@ -77,26 +84,66 @@ pub fn rendered_from_chart(release: &RenderedRelease, include_crds: bool) -> Res
         manifests,
         hooks,
         crds,
-        chart: chart_record(&release.chart),
-        config: json_map(&release.user_values),
-        notes: output.notes.clone(),
+        chart: chart_record(&chart),
+        config: json_map(&user_values),
+        notes: output.notes,
     })
+}
+
+/// A rendered document to read as objects: where it came from, its text, and its JSON when already read.
+struct Document<'a> {
+    source: Source,
+    text: &'a str,
+    object: Option<Value>,
 }
 
 /// The stack of a thread reading documents: as the runtime's threads that read them otherwise.
 const READER_STACK_BYTES: usize = 16 * 1024 * 1024;
 
-/// Each document's objects and problems, in the documents' order; a large output is read on both cores.
-fn read_side_by_side(documents: Vec<(Source, &str)>) -> Vec<(Vec<Manifest>, Vec<Problem>)> {
-    side_by_side::map_large(
-        documents,
+/// Each document's objects and problems, in the documents' order. Documents the renderer read with their heads
+/// are taken as they are; the others (the CRDs of `crds/`, and the rare document the renderer leaves to its
+/// text) are read from their text, on both cores when they are large.
+fn read_documents(documents: Vec<Document<'_>>) -> Vec<(Vec<Manifest>, Vec<Problem>)> {
+    let mut results: Vec<Option<(Vec<Manifest>, Vec<Problem>)>> = Vec::with_capacity(documents.len());
+    let mut unread: Vec<(usize, Source, &str)> = Vec::new();
+    for (index, Document { source, text, object }) in documents.into_iter().enumerate() {
+        match object {
+            Some(object) => {
+                let mut problems = Vec::new();
+                let objects = objects_of_value(object, source, &mut problems);
+                results.push(Some((objects, problems)));
+            }
+            None => {
+                results.push(None);
+                unread.push((index, source, text));
+            }
+        }
+    }
+    let indices: Vec<usize> = unread.iter().map(|(index, _, _)| *index).collect();
+    let read = side_by_side::map_large(
+        unread,
         READER_STACK_BYTES,
-        |(_, content)| content.len(),
-        |(source, content)| {
+        |(_, _, text)| text.len(),
+        |(_, source, text)| {
             let mut problems = Vec::new();
-            (objects_of(content, source.clone(), &mut problems), problems)
+            (objects_of(text, source.clone(), &mut problems), problems)
         },
-    )
+    );
+    for (index, read) in indices.into_iter().zip(read) {
+        if let Some(slot) = results.get_mut(index) {
+            *slot = Some(read);
+        }
+    }
+    results.into_iter().flatten().collect()
+}
+
+/// A document already read as JSON, as objects (`null`, an empty document, gives none).
+fn objects_of_value(object: Value, source: Source, problems: &mut Vec<Problem>) -> Vec<Manifest> {
+    let mut objects = Vec::new();
+    if !object.is_null() {
+        manifest::collect_objects(object, source, &mut objects, problems);
+    }
+    objects
 }
 
 /// One rendered document as objects (a `kind: List` gives its items), read as Helm reads manifests.
@@ -178,5 +225,95 @@ fn json_map(value: &berth_template::Value) -> Map<String, Value> {
     match json_value(value) {
         Value::Object(map) => map,
         _ => Map::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use berth_chart::pipeline::{ReleaseOptions, render_release};
+    use berth_chart::render::{Release, RenderOptions, offline};
+    use berth_chart::values::{ComputeOptions, LocalFiles, ValueOptions};
+    use std::path::{Path, PathBuf};
+
+    /// The chart directories (holding a `Chart.yaml`) up to three levels under `dir`, sorted.
+    fn charts_under(dir: &Path) -> Vec<PathBuf> {
+        let mut charts = Vec::new();
+        let mut pending = vec![(dir.to_path_buf(), 0)];
+        while let Some((dir, depth)) = pending.pop() {
+            if dir.join("Chart.yaml").is_file() {
+                charts.push(dir.clone());
+            }
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for entry in entries.flatten() {
+                if depth < 3 && entry.path().is_dir() {
+                    pending.push((entry.path(), depth + 1));
+                }
+            }
+        }
+        charts.sort();
+        charts
+    }
+
+    /// The release input of `chart` rendered offline once (with the objects read beside the heads), read as it
+    /// is and with every kept object dropped (each document read from its text).
+    fn read_both_ways(chart: &Path) -> Option<(Result<Rendered, String>, Result<Rendered, String>)> {
+        let loaded = berth_chart::load::load(chart).ok()?;
+        let values = ValueOptions::default().merge_values(&mut LocalFiles).ok()?;
+        let render = RenderOptions {
+            release: Release::install("probe", "default"),
+            capabilities: offline(None, &[]),
+            lookup: None,
+        };
+        let options =
+            ReleaseOptions { render, compute: ComputeOptions::default(), sub_notes: false, read_objects: true };
+        let rendered = render_release(&loaded.chart, values, &options).ok()?;
+        let mut from_text = rendered.clone();
+        for manifest in &mut from_text.rendered.manifests {
+            manifest.object = None;
+        }
+        for hook in &mut from_text.rendered.hooks {
+            hook.object = None;
+        }
+        let read = |rendered| rendered_from_chart(rendered, true).map_err(|error| error.to_string());
+        Some((read(rendered), read(from_text)))
+    }
+
+    fn objects(rendered: &Rendered) -> Vec<&Manifest> {
+        rendered
+            .manifests
+            .iter()
+            .chain(rendered.hooks.iter().map(|hook| &hook.manifest))
+            .chain(&rendered.crds)
+            .collect()
+    }
+
+    /// The renderer's one-pass reading (head and object from one parse) gives exactly the objects, problems and
+    /// record that reading each document's text again gives. With BERTH_PUBLIC_CHARTS set, the charts there
+    /// (prepared by scripts/public-charts.sh) are compared too.
+    #[test]
+    fn documents_read_with_their_heads_are_the_objects_read_from_their_text() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+        let mut charts = Vec::new();
+        for dir in ["charts", "release-charts"] {
+            charts.extend(charts_under(&root.join(dir)));
+        }
+        if let Some(public) = std::env::var_os("BERTH_PUBLIC_CHARTS") {
+            charts.extend(charts_under(Path::new(&public)));
+        }
+        let mut compared = 0;
+        for chart in &charts {
+            let Some((once, twice)) = read_both_ways(chart) else { continue };
+            match (once, twice) {
+                (Ok(once), Ok(twice)) => {
+                    assert_eq!(objects(&once), objects(&twice), "{}", chart.display());
+                    assert_eq!(once.manifest, twice.manifest, "{}", chart.display());
+                    assert_eq!(once.chart, twice.chart, "{}", chart.display());
+                }
+                (once, twice) => assert_eq!(once.err(), twice.err(), "{}", chart.display()),
+            }
+            compared += 1;
+        }
+        assert!(compared >= 10, "only {compared} charts rendered");
     }
 }

@@ -66,6 +66,7 @@ pub async fn render_chart(
         render: RenderOptions { release, capabilities, lookup },
         compute: ComputeOptions { skip_schema_validation: target.skip_schema_validation },
         sub_notes: target.sub_notes,
+        read_objects: true,
     };
     // Rendering blocks (and `lookup` waits on the runtime from the rendering thread): off the async workers.
     let rendered = tokio::task::spawn_blocking(move || render_release(&chart, user_values, &options))
@@ -75,5 +76,5 @@ pub async fn render_chart(
     for warning in &rendered.warnings {
         tracing::warn!("{warning}");
     }
-    rendered_from_chart(&rendered, target.include_crds).map_err(|error| RenderError(error.to_string()))
+    rendered_from_chart(rendered, target.include_crds).map_err(|error| RenderError(error.to_string()))
 }

@@ -40,6 +40,8 @@ pub struct ReleaseOptions {
     pub compute: ComputeOptions,
     /// Keep the NOTES.txt of subcharts (`--render-subchart-notes`).
     pub sub_notes: bool,
+    /// Keep each rendered document as a JSON value beside its text (what a release applies), read with its head.
+    pub read_objects: bool,
 }
 
 /// Renders `chart` with the user's values.
@@ -55,7 +57,8 @@ pub fn render_release(
     let name = &options.render.release.name;
     validate_release_name(name).map_err(|reason| ChartError::ReleaseName { name: name.clone(), reason })?;
     let computed = compute_checked(chart, &user_values, &options.compute)?;
-    let rendered = render_chart(&computed.chart, &computed.values, &options.render, options.sub_notes)?;
+    let rendered =
+        render_chart(&computed.chart, &computed.values, &options.render, options.sub_notes, options.read_objects)?;
     Ok(RenderedRelease {
         chart: computed.chart,
         user_values,

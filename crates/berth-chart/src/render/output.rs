@@ -27,6 +27,8 @@ pub struct Manifest {
     /// The document, trimmed.
     pub content: String,
     pub head: Head,
+    /// The document as a JSON value, when the head read was asked to keep it (see [`sort_manifests`]).
+    pub object: Option<serde_json::Value>,
 }
 
 /// The events a hook runs on (`helm.sh/hook`).
@@ -103,6 +105,8 @@ pub struct Hook {
     pub delete_policies: Vec<String>,
     /// `helm.sh/hook-output-log-policy`, lower-cased, as written.
     pub output_log_policies: Vec<String>,
+    /// The document as a JSON value, when the head read was asked to keep it (see [`sort_manifests`]).
+    pub object: Option<serde_json::Value>,
 }
 
 impl Hook {
@@ -180,14 +184,16 @@ fn kind_rank(kind: &str) -> (usize, &str) {
 }
 
 /// Hooks and manifests of the rendered `files` (template path → text), sorted as Helm sorts them.
-/// `read_head` reads a document's head as Helm's YAML reading does (an error is Helm's "YAML parse error").
-/// Partials (`_*`) and blank files are skipped; NOTES.txt must already be taken out.
+/// `read_head` reads a document's head as Helm's YAML reading does (an error is Helm's "YAML parse error"), and
+/// may give the whole document as a JSON value too, kept as the manifest's or hook's `object` (reading a document
+/// once where its objects are wanted). Partials (`_*`) and blank files are skipped; NOTES.txt must already be
+/// taken out.
 ///
 /// # Errors
 /// [`SortError`] for the first document whose head cannot be read.
 pub fn sort_manifests(
     files: &BTreeMap<String, String>,
-    read_head: impl Fn(&str) -> Result<Head, String> + Sync,
+    read_head: impl Fn(&str) -> Result<(Head, Option<serde_json::Value>), String> + Sync,
 ) -> Result<(Vec<Hook>, Vec<Manifest>), SortError> {
     let mut documents = Vec::new();
     for (path, content) in files {
@@ -206,15 +212,15 @@ pub fn sort_manifests(
     );
     let mut hooks = Vec::new();
     let mut manifests = Vec::new();
-    for ((path, document), head) in documents.into_iter().zip(heads) {
-        let head = head.map_err(|message| SortError { file: path.clone(), message })?;
+    for ((path, document), read) in documents.into_iter().zip(heads) {
+        let (head, object) = read.map_err(|message| SortError { file: path.clone(), message })?;
         match head.annotations.get(HOOK_ANNOTATION) {
             Some(events) => {
                 if let Some(hook) = hook(path, &document, &head, events) {
-                    hooks.push(hook);
+                    hooks.push(Hook { object, ..hook });
                 }
             }
-            None => manifests.push(Manifest { source: path.clone(), content: document, head }),
+            None => manifests.push(Manifest { source: path.clone(), content: document, head, object }),
         }
     }
     hooks.sort_by(|a, b| kind_rank(&a.kind).cmp(&kind_rank(&b.kind)));
@@ -246,6 +252,7 @@ fn hook(path: &str, document: &str, head: &Head, events: &str) -> Option<Hook> {
         weight: head.annotations.get(HOOK_WEIGHT_ANNOTATION).and_then(|weight| go_atoi(weight)).unwrap_or(0),
         delete_policies: list(HOOK_DELETE_ANNOTATION),
         output_log_policies: list(HOOK_OUTPUT_LOG_ANNOTATION),
+        object: None,
     })
 }
 
@@ -341,7 +348,7 @@ mod tests {
         files.insert("c/templates/_helpers.tpl".to_string(), "Namespace n".to_string());
         let read = |document: &str| {
             let (kind, name) = document.split_once(' ').unwrap_or((document, ""));
-            Ok(head(kind, name, &[]))
+            Ok((head(kind, name, &[]), None))
         };
         let (hooks, manifests) = sort_manifests(&files, read).expect("sorted");
         assert!(hooks.is_empty());
@@ -364,7 +371,7 @@ mod tests {
         let mut files = BTreeMap::new();
         files.insert("c/templates/job.yaml".to_string(), "job".to_string());
         let read = |_: &str| {
-            Ok(head(
+            let head = head(
                 "Job",
                 "migrate",
                 &[
@@ -372,13 +379,15 @@ mod tests {
                     (HOOK_WEIGHT_ANNOTATION, "-5"),
                     (HOOK_DELETE_ANNOTATION, "before-hook-creation,hook-succeeded"),
                 ],
-            ))
+            );
+            Ok((head, Some(serde_json::json!({"kind": "Job"}))))
         };
         let (hooks, manifests) = sort_manifests(&files, read).expect("sorted");
         assert!(manifests.is_empty());
         assert_eq!(hooks[0].events, [HookEvent::PreInstall, HookEvent::PreUpgrade]);
         assert_eq!(hooks[0].weight, -5);
         assert_eq!(hooks[0].delete_policies, ["before-hook-creation", "hook-succeeded"]);
+        assert_eq!(hooks[0].object, Some(serde_json::json!({"kind": "Job"})), "the object read with the head is kept");
     }
 
     #[test]
@@ -386,11 +395,12 @@ mod tests {
         let mut files = BTreeMap::new();
         files.insert("c/templates/x.yaml".to_string(), "one\n---\ntwo".to_string());
         let read = |document: &str| {
-            Ok(if document == "one" {
+            let head = if document == "one" {
                 head("Pod", "p", &[(HOOK_ANNOTATION, "pre-install,sometimes")])
             } else {
                 head("Pod", "q", &[(HOOK_ANNOTATION, "test-success"), (HOOK_WEIGHT_ANNOTATION, "1.5")])
-            })
+            };
+            Ok((head, None))
         };
         let (hooks, _) = sort_manifests(&files, read).expect("sorted");
         assert_eq!(hooks.len(), 1);
@@ -399,8 +409,12 @@ mod tests {
 
     #[test]
     fn template_text_puts_hooks_after_manifests() {
-        let manifests =
-            [Manifest { source: "c/templates/a.yaml".into(), content: "kind: A".into(), head: head("A", "a", &[]) }];
+        let manifests = [Manifest {
+            source: "c/templates/a.yaml".into(),
+            content: "kind: A".into(),
+            head: head("A", "a", &[]),
+            object: None,
+        }];
         let hooks = [Hook {
             name: "t".into(),
             kind: "Pod".into(),
@@ -410,6 +424,7 @@ mod tests {
             weight: 0,
             delete_policies: vec![],
             output_log_policies: vec![],
+            object: None,
         }];
         let crds = [CrdFile { path: "c/crds/x.yaml".into(), content: "kind: CustomResourceDefinition\n".into() }];
         let all = TemplateOutput { manifests: &manifests, hooks: &hooks, crds: &crds, ..TemplateOutput::default() };

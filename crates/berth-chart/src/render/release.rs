@@ -3,7 +3,7 @@
 //! manifests and hooks, and the CRDs of `crds/` (never templated) listed with their paths.
 
 use super::engine::{RenderError, RenderOptions, render_templates};
-use super::head::read_head;
+use super::head::{read_head, read_head_and_object};
 use super::output::{CrdFile, Hook, Manifest, SortError, sort_manifests};
 use crate::chart::Chart;
 use berth_template::Value;
@@ -35,7 +35,8 @@ pub enum ChartRenderError {
 }
 
 /// Renders `chart` (processed: disabled subcharts removed, aliases applied) with `values` as the top chart's
-/// `.Values`. With `sub_notes`, the NOTES.txt of subcharts are kept too (Helm's `--render-subchart-notes`).
+/// `.Values`. With `sub_notes`, the NOTES.txt of subcharts are kept too (Helm's `--render-subchart-notes`); with
+/// `read_objects`, each manifest and hook keeps its document as a JSON value, read in the same pass as its head.
 ///
 /// # Errors
 /// [`ChartRenderError`] with Helm's text.
@@ -44,6 +45,7 @@ pub fn render_chart(
     values: &Value,
     options: &RenderOptions,
     sub_notes: bool,
+    read_objects: bool,
 ) -> Result<RenderedChart, ChartRenderError> {
     check_kube_version(chart, options)?;
     let mut files = render_templates(chart, values, options)?;
@@ -59,7 +61,8 @@ pub fn render_chart(
             notes.push_str(&text);
         }
     }
-    let (hooks, manifests) = sort_manifests(&files, read_head)?;
+    let (hooks, manifests) =
+        if read_objects { sort_manifests(&files, read_head_and_object)? } else { sort_manifests(&files, read_head)? };
     Ok(RenderedChart { manifests, hooks, crds: crd_files(chart), notes })
 }
 

@@ -10,7 +10,11 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::error::YamlError;
-use super::typed::{GoShape, GoStruct, unmarshal_typed};
+use super::go_value::{GoMap, GoValue};
+use super::object::{into_serde, is_plain};
+use super::read::yaml_v2_unmarshal;
+use super::sigs::key_string;
+use super::typed::{GoShape, GoStruct, typed_from_go, unmarshal_typed};
 use crate::Value;
 
 /// The head of a manifest (`releaseutil.SimpleHead`).
@@ -62,7 +66,45 @@ fn string_field(value: &Value, name: &str) -> String {
 /// The error Helm wraps in `YAML parse error on FILE: ...`, e.g. `error unmarshaling JSON: while decoding JSON:
 /// json: cannot unmarshal array into Go struct field SimpleHead.kind of type string`.
 pub fn read_manifest_head(document: &str) -> Result<ManifestHead, YamlError> {
-    let Some(head) = unmarshal_typed(document, SIMPLE_HEAD)? else {
+    head_of(unmarshal_typed(document, SIMPLE_HEAD)?)
+}
+
+/// Reads one rendered manifest document once for two uses: its head as [`read_manifest_head`] reads it (the same
+/// errors), and the whole document as the JSON object sigs.k8s.io/yaml makes of it, as reading the text of
+/// [`super::yaml_to_json`] with serde_json gives it (`Value::Null` for an empty document). The object is `None`
+/// when the document is one the fast way does not take (see the `object` module): read it from the text then.
+///
+/// # Errors
+///
+/// As [`read_manifest_head`].
+pub fn read_manifest_object(document: &str) -> Result<(ManifestHead, Option<serde_json::Value>), YamlError> {
+    let go = yaml_v2_unmarshal(document.as_bytes())
+        .map_err(|(message, line)| YamlError::new(format!("error converting YAML to JSON: {message}"), line))?;
+    if !is_plain(&go) {
+        return Ok((head_of(typed_from_go(go, SIMPLE_HEAD)?)?, None));
+    }
+    let head = head_of(typed_from_go(head_fields(&go), SIMPLE_HEAD)?)?;
+    Ok((head, Some(into_serde(go))))
+}
+
+/// The top-level entries of a plain document that `SimpleHead` decodes (the others are ignored by
+/// `json.Unmarshal`, and a plain document converts without error), in their order; anything but a map whole.
+fn head_fields(document: &GoValue) -> GoValue {
+    let (GoValue::Map(map), GoShape::Struct(head)) = (document, SIMPLE_HEAD) else {
+        return document.clone();
+    };
+    let mut fields = GoMap::default();
+    for (key, value) in map.entries() {
+        if key_string(key).is_some_and(|name| head.field(&name).is_some()) {
+            fields.insert(key.clone(), value.clone());
+        }
+    }
+    GoValue::Map(fields)
+}
+
+/// A decoded `SimpleHead` in its Rust shape.
+fn head_of(head: Option<Value>) -> Result<ManifestHead, YamlError> {
+    let Some(head) = head else {
         return Ok(ManifestHead::default());
     };
     let metadata = head.field("metadata").map(|metadata| ManifestMetadata {
@@ -120,6 +162,41 @@ mod tests {
         let annotations = metadata.annotations.unwrap();
         assert_eq!(annotations.get("a").map(String::as_str), Some("true"));
         assert_eq!(annotations.get("b").map(String::as_str), Some("1000"));
+    }
+
+    #[test]
+    fn reading_once_gives_the_head_read_and_its_errors() {
+        for document in [
+            "",
+            "null",
+            "- a",
+            "kind: Pod\napiVersion: v1\nmetadata: {name: p, annotations: {helm.sh/hook: pre-install}}\nspec: {a: 1}",
+            "KIND: 5\napiversion: 1.10\nmetadata: {NAME: 1.0, annotations: {a: true, b: 1e3}}",
+            "kind: Pod\nKind: Other\nkInd: Third",
+            "kind: [1]",
+            "metadata: {annotations: {a: [1]}}",
+            "metadata: null\nspec: {x: 1}",
+            "kind: Pod\nspec: {x: .nan}",
+            "kind: Pod\nspec: {? ~\n: x}",
+            "kind: Pod\nspec: {a: [",
+        ] {
+            let once = read_manifest_object(document).map(|(head, _)| head).map_err(|error| error.to_string());
+            let head = read_manifest_head(document).map_err(|error| error.to_string());
+            assert_eq!(once, head, "{document:?}");
+        }
+    }
+
+    #[test]
+    fn reading_once_gives_the_object_of_the_json_text() {
+        let document = "kind: Pod\nmetadata: {name: p}\nspec: {replicas: 1.0, on: yes}";
+        let (_, object) = read_manifest_object(document).unwrap();
+        let text = crate::yaml::yaml_to_json(document).unwrap().unwrap();
+        assert_eq!(object, Some(serde_json::from_str::<serde_json::Value>(&text).unwrap()));
+        let (_, empty) = read_manifest_object("# nothing").unwrap();
+        assert_eq!(empty, Some(serde_json::Value::Null));
+        let refused =
+            read_manifest_object("kind: Pod\nspec: {x: .inf}").map_err(|error| error.to_string()).unwrap_err();
+        assert!(refused.contains("unsupported value: +Inf"), "{refused}");
     }
 
     #[test]

@@ -24,6 +24,7 @@ mod go_json;
 mod go_value;
 mod libyaml;
 mod manifest;
+mod object;
 mod read;
 mod resolve;
 mod sigs;
@@ -35,7 +36,7 @@ mod typed;
 
 pub use encode::{to_yaml, to_yaml_pretty};
 pub use error::YamlError;
-pub use manifest::{ManifestHead, ManifestMetadata, read_manifest_head, split_manifests};
+pub use manifest::{ManifestHead, ManifestMetadata, read_manifest_head, read_manifest_object, split_manifests};
 pub use read::{load_values, merge_maps, parse_any, parse_document, parse_stream, yaml_to_json};
 pub use typed::{GoShape, GoStruct, unmarshal_typed};
 

@@ -76,7 +76,7 @@ impl GoShape {
 
 impl GoStruct {
     /// `encoding/json` field lookup: the exact name, else the first case-insensitive match.
-    fn field(&self, key: &str) -> Option<(&'static str, GoShape)> {
+    pub(crate) fn field(&self, key: &str) -> Option<(&'static str, GoShape)> {
         self.fields
             .iter()
             .find(|(name, _)| *name == key)
@@ -257,9 +257,14 @@ fn decode(json: &mut Json, shape: GoShape, context: &Context, first_error: &mut 
 /// Helm's message, e.g. `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go
 /// struct field Metadata.maintainers of type []*v2.Maintainer`, or a YAML error with its line.
 pub fn unmarshal_typed(input: impl AsRef<[u8]>, shape: GoShape) -> Result<Option<Value>, YamlError> {
-    let converting = |message: String| YamlError::new(format!("error converting YAML to JSON: {message}"), None);
     let go = yaml_v2_unmarshal(input.as_ref())
         .map_err(|(message, line)| YamlError::new(format!("error converting YAML to JSON: {message}"), line))?;
+    typed_from_go(go, shape)
+}
+
+/// [`unmarshal_typed`] after yaml.v2 has decoded the document into `go`.
+pub(crate) fn typed_from_go(go: GoValue, shape: GoShape) -> Result<Option<Value>, YamlError> {
+    let converting = |message: String| YamlError::new(format!("error converting YAML to JSON: {message}"), None);
     let mut json = to_jsonable(coerce(go, Some(shape))).map_err(converting)?;
     check_marshalable(&json).map_err(converting)?;
     let mut first_error = None;
