@@ -16,7 +16,7 @@ use berth_chart::side_by_side;
 use flate2::Compression;
 use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
-use serde_json::Map;
+use serde_json::{Map, Value};
 use std::io::{Read as _, Write as _};
 use std::ops::Range;
 use std::sync::Mutex;
@@ -61,12 +61,23 @@ pub struct Encoder {
     body: Mutex<Option<Body>>,
 }
 
-/// The middle member of the last record written: its JSON, the level it was compressed at, and the member.
+/// The middle member of the last record written: the chart, values and manifest it holds, the level it was
+/// compressed at, and the member.
 #[derive(Debug)]
 struct Body {
-    json: Vec<u8>,
+    chart: Chart,
+    config: Map<String, Value>,
+    manifest: String,
     level: Compression,
     member: Vec<u8>,
+}
+
+impl Body {
+    /// Whether `release`'s chart, values and manifest are the ones compressed here (equal values write equal
+    /// JSON).
+    fn holds(&self, release: &Release) -> bool {
+        self.manifest == release.manifest && self.config == release.config && self.chart == release.chart
+    }
 }
 
 impl Encoder {
@@ -76,32 +87,43 @@ impl Encoder {
     /// records that would come near a Secret's size limit. For a large chart compression is most of a write's
     /// cost: argo-cd's 5 MB record took 38.6 ms at level 6 for 396 KB, 20.7 ms at level 3 for 415 KB, and the
     /// best level 3.5 times as long as level 6 for a text 3 % smaller (docs/BENCHMARKS.md). Any gzip level reads
-    /// the same (Helm's `decodeRelease` included).
+    /// the same (Helm's `decodeRelease` included). A write whose chart, values and manifest are those of the
+    /// previous write does not even write them as JSON again.
     ///
     /// # Errors
     /// [`RecordError::WriteJson`] or [`RecordError::Compress`] (neither happens for a `Release` in memory in
     /// practice: its values cannot hold non-finite numbers).
     pub fn encode(&self, release: &Release) -> Result<String, RecordError> {
-        let json = serde_json::to_vec(release).map_err(RecordError::WriteJson)?;
-        let Some(body) = body_range(release, &json)? else {
-            return whole(&json);
-        };
-        let (head, middle, tail) = (&json[..body.start], &json[body.clone()], &json[body.end..]);
         let mut cached = self.body.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         // A record that needed the best level before starts there.
         let mut level = match cached.as_ref() {
-            Some(body) if body.json == middle => body.level,
+            Some(body) if body.holds(release) => body.level,
             _ => LEVEL,
         };
         loop {
-            let reusable = cached.as_ref().is_some_and(|body| body.level == level && body.json == middle);
-            if !reusable {
-                *cached = Some(Body { json: middle.to_vec(), level, member: gzip_parallel(middle, level)? });
-            }
+            let reusable = cached.as_ref().is_some_and(|body| body.level == level && body.holds(release));
+            let outer = if reusable { outer_parts(release)? } else { None };
+            let Outer { head, tail } = match outer {
+                Some(outer) => outer,
+                None => {
+                    let json = serde_json::to_vec(release).map_err(RecordError::WriteJson)?;
+                    let Some(Split { body, outer }) = split(release, &json)? else {
+                        return whole(&json);
+                    };
+                    *cached = Some(Body {
+                        chart: release.chart.clone(),
+                        config: release.config.clone(),
+                        manifest: release.manifest.clone(),
+                        level,
+                        member: gzip_parallel(&json[body], level)?,
+                    });
+                    outer
+                }
+            };
             let member = cached.as_ref().map_or(&[][..], |body| body.member.as_slice());
-            let mut bytes = gzip(head, level)?;
+            let mut bytes = gzip(&head, level)?;
             bytes.extend_from_slice(member);
-            bytes.extend_from_slice(&gzip(tail, level)?);
+            bytes.extend_from_slice(&gzip(&tail, level)?);
             let text = STANDARD.encode(bytes);
             if text.len() <= BEST_COMPRESSION_ABOVE || level == Compression::best() {
                 return Ok(text);
@@ -120,11 +142,10 @@ fn whole(json: &[u8]) -> Result<String, RecordError> {
     Ok(STANDARD.encode(gzip(json, Compression::best())?))
 }
 
-/// Where the chart, the user's values and the manifest lie in `json`, the JSON of `release`: after the name
-/// and info, before the hooks and the rest. Found by writing the release without them, so the field order and
-/// omissions are serde's own; `None` when the JSON does not have that shape (then the record is one member).
-fn body_range(release: &Release, json: &[u8]) -> Result<Option<Range<usize>>, RecordError> {
-    const CHART_KEY: &[u8] = b"\"chart\":";
+/// The JSON of `release` before its chart (the name and info) and after its manifest (the hooks and the rest),
+/// written without the chart, values and manifest: the field order and omissions are serde's own. `None` when
+/// the JSON does not have that shape (then a record is one member).
+fn outer_parts(release: &Release) -> Result<Option<Outer>, RecordError> {
     let write = |release: &Release| serde_json::to_vec(release).map_err(RecordError::WriteJson);
     let empty_chart = serde_json::to_vec(&Chart::default()).map_err(RecordError::WriteJson)?;
     // `{"name":…,"info":{…},"chart":{…}}`: everything before the chart.
@@ -149,12 +170,41 @@ fn body_range(release: &Release, json: &[u8]) -> Result<Option<Range<usize>>, Re
         ..Release::default()
     })?;
     let tail = light.get(head_len + chart_end.len() - 1..).unwrap_or_default();
-    let fits = json.get(..head_len) == head_only.get(..head_len)
-        && json.get(head_len..).is_some_and(|rest| rest.starts_with(CHART_KEY))
-        && json.len() >= head_len + CHART_KEY.len() + tail.len()
-        && json.ends_with(tail);
-    Ok(fits.then(|| head_len..json.len() - tail.len()))
+    Ok(Some(Outer { head: head_only[..head_len].to_vec(), tail: tail.to_vec() }))
 }
+
+/// A release's JSON around its chart, values and manifest.
+struct Outer {
+    /// The JSON before them.
+    head: Vec<u8>,
+    /// The JSON after them.
+    tail: Vec<u8>,
+}
+
+/// A release's JSON cut around its chart, values and manifest.
+struct Split {
+    /// Where the chart, values and manifest lie.
+    body: Range<usize>,
+    outer: Outer,
+}
+
+/// `json`, the JSON of `release`, cut around its chart, values and manifest; `None` when it does not have that
+/// shape.
+fn split(release: &Release, json: &[u8]) -> Result<Option<Split>, RecordError> {
+    let Some(outer) = outer_parts(release)? else {
+        return Ok(None);
+    };
+    let Outer { head, tail } = &outer;
+    let fits = json.starts_with(head)
+        && json.get(head.len()..).is_some_and(|rest| rest.starts_with(CHART_KEY))
+        && json.len() >= head.len() + CHART_KEY.len() + tail.len()
+        && json.ends_with(tail);
+    let body = head.len()..json.len() - tail.len();
+    Ok(fits.then_some(Split { body, outer }))
+}
+
+/// Where a release's chart starts in its JSON.
+const CHART_KEY: &[u8] = b"\"chart\":";
 
 /// Below this many bytes a text is compressed on the calling thread.
 const PARALLEL_ABOVE: usize = 1024 * 1024;
@@ -281,6 +331,11 @@ mod tests {
         let second = encoder.encode(&release).expect("encodes");
         assert_ne!(first, second);
         assert_eq!(decode(&second).expect("decodes"), release, "what changed is written");
+        assert_eq!(
+            gunzip(&second).0,
+            serde_json::to_vec(&release).expect("json"),
+            "serde's bytes, without writing them"
+        );
         let member = encoder.body.lock().expect("lock").as_ref().map(|body| body.member.clone()).expect("cached");
         let bytes = STANDARD.decode(&second).expect("base64");
         assert!(bytes.windows(member.len()).any(|window| window == member), "the cached member is in the record");
@@ -289,6 +344,10 @@ mod tests {
         let third = encoder.encode(&release).expect("encodes");
         assert_eq!(decode(&third).expect("decodes"), release);
         assert_eq!(encoder.encode(&release).expect("encodes"), third, "the same release, the same text");
+        // So are new values.
+        release.config.insert("replicas".to_string(), json!(3));
+        let fourth = encoder.encode(&release).expect("encodes");
+        assert_eq!(gunzip(&fourth).0, serde_json::to_vec(&release).expect("json"));
     }
 
     #[test]
