@@ -5,6 +5,7 @@ use super::{Cluster, Resolved};
 use crate::object::validation::{path_segment_name, url_segment};
 use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams};
 use serde_json::Value;
+use std::borrow::Cow;
 use tokio_util::sync::CancellationToken;
 
 /// How objects are applied.
@@ -89,40 +90,87 @@ pub(crate) fn api_for(cluster: &Cluster, resolved: &Resolved) -> Api<DynamicObje
     }
 }
 
-/// Applies `object` with server-side apply and returns the object the server now holds. Once `cancel` fires,
-/// a refused attempt is not retried.
+/// Applies `object` with server-side apply. The server's answer (the whole object, a megabyte and more for a
+/// large CustomResourceDefinition) is not read; [`apply_and_read`] reads it. Once `cancel` fires, a refused
+/// attempt is not retried.
 ///
 /// # Errors
-/// [`ApplyError`] when the server refuses the object or cannot be reached.
+/// [`ApplyError`] when the server refuses or cannot be reached.
 pub async fn apply_object(
     cluster: &Cluster,
     resolved: &Resolved,
     object: &Value,
     options: &ApplyOptions,
     cancel: &CancellationToken,
+) -> Result<(), ApplyError> {
+    let body = in_namespace(object, resolved.reference.namespace.as_deref());
+    let params = apply_params(options);
+    let api = api_for(cluster, resolved);
+    let name = name_segment(resolved)?;
+    let (name, patch) = (name.as_ref(), Patch::Apply(body.as_ref()));
+    let send = || async {
+        let mut request = kube::core::Request::new(api.resource_url())
+            .patch(name, &params, &patch)
+            .map_err(kube::Error::BuildRequest)?;
+        request.extensions_mut().insert("patch");
+        cluster.client.request_text(request).await
+    };
+    with_retry_until("apply", Retry::Transient, Some(cancel), send).await.map_err(ApplyError::from_kube)?;
+    Ok(())
+}
+
+/// [`apply_object`], returning the object the server now holds (or, in a dry run, would hold).
+///
+/// # Errors
+/// [`ApplyError`] when the server refuses or cannot be reached, or its answer is not an object.
+pub async fn apply_and_read(
+    cluster: &Cluster,
+    resolved: &Resolved,
+    object: &Value,
+    options: &ApplyOptions,
+    cancel: &CancellationToken,
 ) -> Result<Value, ApplyError> {
+    let body = in_namespace(object, resolved.reference.namespace.as_deref());
+    let params = apply_params(options);
+    let api = api_for(cluster, resolved);
+    let name = name_segment(resolved)?;
+    let (name, patch) = (name.as_ref(), Patch::Apply(body.as_ref()));
+    let applied = with_retry_until("apply", Retry::Transient, Some(cancel), || api.patch(name, &params, &patch))
+        .await
+        .map_err(ApplyError::from_kube)?;
+    serde_json::to_value(applied).map_err(ApplyError::Response)
+}
+
+fn apply_params(options: &ApplyOptions) -> PatchParams {
+    let mut params = PatchParams::apply(&options.field_manager);
+    params.force = options.force_conflicts;
+    params.dry_run = options.dry_run;
+    params
+}
+
+/// `object` with the namespace it is resolved to (none for a cluster-scoped object); copied only when that
+/// changes it.
+fn in_namespace<'a>(object: &'a Value, namespace: Option<&str>) -> Cow<'a, Value> {
+    let written = object.pointer("/metadata/namespace");
+    let fits = match namespace {
+        Some(namespace) => written.and_then(Value::as_str) == Some(namespace),
+        None => written.is_none(),
+    };
+    if fits || object.get("metadata").and_then(Value::as_object).is_none() {
+        return Cow::Borrowed(object);
+    }
     let mut body = object.clone();
     if let Some(metadata) = body.get_mut("metadata").and_then(Value::as_object_mut) {
-        match &resolved.reference.namespace {
+        match namespace {
             Some(namespace) => {
-                metadata.insert("namespace".to_string(), Value::String(namespace.clone()));
+                metadata.insert("namespace".to_string(), Value::String(namespace.to_string()));
             }
             None => {
                 metadata.remove("namespace");
             }
         }
     }
-    let mut params = PatchParams::apply(&options.field_manager);
-    params.force = options.force_conflicts;
-    params.dry_run = options.dry_run;
-    let api = api_for(cluster, resolved);
-    let name = name_segment(resolved)?;
-    let name = name.as_ref();
-    let patch = Patch::Apply(&body);
-    let applied = with_retry_until("apply", Retry::Transient, Some(cancel), || api.patch(name, &params, &patch))
-        .await
-        .map_err(ApplyError::from_kube)?;
-    serde_json::to_value(applied).map_err(ApplyError::Response)
+    Cow::Owned(body)
 }
 
 /// Deletes the object in the background (dependents go by garbage collection); a missing object is fine.

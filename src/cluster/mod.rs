@@ -9,7 +9,7 @@ mod failure;
 mod resources;
 pub mod retry;
 
-pub use apply::{ApplyError, ApplyOptions, apply_object, delete_object, get_object};
+pub use apply::{ApplyError, ApplyOptions, apply_and_read, apply_object, delete_object, get_object};
 pub use connect::{ConnectError, ConnectOptions, connect, connect_config};
 pub use failure::ConnectionFailure;
 pub use resources::{Resolved, ResourceMap, ResourceType, UnknownKind};

@@ -7,7 +7,7 @@ use super::lifecycle::{LifecycleError, recorded_manifests};
 use super::ownership::{self, FIELD_MANAGER};
 use super::record::Release;
 use crate::apply::{self, InvalidSet};
-use crate::cluster::{ApplyError, ApplyOptions, Cluster, Resolved, apply_object, get_object};
+use crate::cluster::{ApplyError, ApplyOptions, Cluster, Resolved, apply_and_read, get_object};
 use crate::manifest::Manifest;
 use crate::object::ObjectRef;
 use futures::StreamExt;
@@ -72,7 +72,7 @@ pub async fn changes(
         let (options, never) = (&options, &never);
         async move {
             let before = get_object(cluster, resolved).await?;
-            let after = apply_object(cluster, resolved, &manifest.object, options, never).await?;
+            let after = apply_and_read(cluster, resolved, &manifest.object, options, never).await?;
             Ok::<_, ApplyError>(((*resolved).clone(), before, after))
         }
     });
