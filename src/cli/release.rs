@@ -579,7 +579,7 @@ struct Change<'a> {
 /// Connects (unless `--dry-run client`), renders the input for the release, then runs the operation.
 fn run_install_or_upgrade(change: Change<'_>, args: &ChangeArgs) -> Result<ExitCode, Error> {
     check_name(&change.name)?;
-    super::runtime::runtime()?.block_on(async move {
+    super::runtime::run_then_exit(async move {
         let interrupts = Interrupts::install();
         let client_only = args.dry_run == Some(DryRunMode::Client);
         let connected = if client_only {
@@ -641,7 +641,9 @@ fn run_install_or_upgrade(change: Change<'_>, args: &ChangeArgs) -> Result<ExitC
             return Err(Error::Cancelled("before the release was recorded"));
         }
         print_operation(&report, json, change.record.hide_notes)?;
-        Ok(exit_code(&report))
+        let code = exit_code(&report);
+        super::runtime::leave_to_exit((operation, report));
+        Ok(code)
     })
 }
 

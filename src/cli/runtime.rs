@@ -23,6 +23,22 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, Error> {
         .map_err(|error| Error::Usage(format!("cannot start the async runtime: {error}")))
 }
 
+/// Runs `work` on a new [`runtime`] for a command after which the process exits: the runtime is shut down
+/// without waiting for its threads to stop (anything that had to finish was awaited by `work`).
+pub fn run_then_exit<T>(work: impl Future<Output = Result<T, Error>>) -> Result<T, Error> {
+    let runtime = runtime()?;
+    let result = runtime.block_on(work);
+    runtime.shutdown_background();
+    result
+}
+
+/// Leaves `value` to the process's exit instead of freeing it now: a release's chart, manifest and objects are
+/// megabytes of small allocations (argo-cd's: several milliseconds to free) that the kernel takes back at once.
+/// Only for what a command holds after it printed its result, right before the process exits.
+pub fn leave_to_exit<T>(value: T) {
+    std::mem::forget(value);
+}
+
 /// Resolves at the next SIGINT or SIGTERM.
 pub async fn shutdown_signal() {
     #[cfg(unix)]
