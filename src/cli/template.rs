@@ -98,6 +98,7 @@ pub fn run(args: TemplateArgs) -> Result<ExitCode, Error> {
         compute: ComputeOptions { skip_schema_validation: args.skip_schema_validation },
         sub_notes: args.render_subchart_notes,
         read_objects: false,
+        on_chart: None,
     };
     let rendered = render_release(&loaded.chart, user_values, &options)
         .map_err(|error| Error::Chart(chart_path.clone(), ChartProblem(error.to_string())))?;

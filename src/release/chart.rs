@@ -87,6 +87,7 @@ pub fn rendered_from_chart(release: RenderedRelease, include_crds: bool) -> Resu
         chart: chart_record(&chart),
         config: json_map(&user_values),
         notes: output.notes,
+        compressed_chart: None,
     })
 }
 
@@ -190,7 +191,7 @@ fn hook_record(hook: &output::Hook) -> Hook {
 }
 
 /// The chart as Helm's release records it: metadata, templates, default values, schema and files.
-fn chart_record(chart: &LoadedChart) -> Chart {
+pub(crate) fn chart_record(chart: &LoadedChart) -> Chart {
     let metadata: ChartMetadata =
         serde_json::from_value(json_value(&chart.metadata.json_view())).unwrap_or_else(|_| ChartMetadata {
             name: chart.metadata.name.clone(),
@@ -265,8 +266,13 @@ mod tests {
             capabilities: offline(None, &[]),
             lookup: None,
         };
-        let options =
-            ReleaseOptions { render, compute: ComputeOptions::default(), sub_notes: false, read_objects: true };
+        let options = ReleaseOptions {
+            render,
+            compute: ComputeOptions::default(),
+            sub_notes: false,
+            read_objects: true,
+            on_chart: None,
+        };
         let rendered = render_release(&loaded.chart, values, &options).ok()?;
         let mut from_text = rendered.clone();
         for manifest in &mut from_text.rendered.manifests {

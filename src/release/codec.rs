@@ -6,8 +6,9 @@
 //! and the manifest, nearly all of the bytes (5 MB of JSON for argo-cd), stay the same. An [`Encoder`] writes
 //! the gzip text as a series of members (RFC 1952: a gzip file is a series of members; Go's `gzip.Reader`,
 //! which Helm's `decodeRelease` uses, reads them as one stream, as does [`decode`]): the JSON before the chart;
-//! the chart, values and manifest (above 1 MiB, in one member per core, compressed side by side); and the JSON
-//! after them. It compresses the middle again only when its bytes changed.
+//! the chart; the values and manifest (each above 1 MiB in one member per core, compressed side by side); and
+//! the JSON after them. It compresses the chart, or the values and manifest, again only when they changed, and
+//! can be given the chart compressed ahead of the first write ([`CompressedChart`]).
 
 use super::record::{Chart, Release};
 use base64::Engine as _;
@@ -18,8 +19,7 @@ use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
 use serde_json::{Map, Value};
 use std::io::{Read as _, Write as _};
-use std::ops::Range;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// The first bytes of a gzip stream (`magicGzip` in Helm's `util.go`).
 const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
@@ -54,75 +54,107 @@ pub fn encode(release: &Release) -> Result<String, RecordError> {
     Encoder::default().encode(release)
 }
 
-/// Writes release records, keeping the compressed chart, values and manifest of the last record it wrote to
-/// reuse while they stay the same. One encoder serves the writes of one storage (and so of one operation).
+/// Writes release records, keeping the compressed chart, and the compressed values and manifest, of the last
+/// record it wrote to reuse while they stay the same. One encoder serves the writes of one storage (and so of
+/// one operation).
 #[derive(Debug, Default)]
 pub struct Encoder {
-    body: Mutex<Option<Body>>,
+    parts: Mutex<Parts>,
 }
 
-/// The middle member of the last record written: the chart, values and manifest it holds, the level it was
-/// compressed at, and the member.
+/// The middle members of the last record written.
+#[derive(Debug, Default)]
+struct Parts {
+    chart: Option<Arc<Compressed<Chart>>>,
+    body: Option<Compressed<Body>>,
+}
+
+/// What follows the chart in a record's JSON: the user's values and the manifest.
 #[derive(Debug)]
 struct Body {
-    chart: Chart,
     config: Map<String, Value>,
     manifest: String,
+}
+
+impl Body {
+    /// Whether these are `release`'s values and manifest (equal values write equal JSON).
+    fn is_of(&self, release: &Release) -> bool {
+        self.manifest == release.manifest && self.config == release.config
+    }
+}
+
+/// A part of a record's JSON, compressed: what it holds, the level and the gzip member(s).
+#[derive(Debug)]
+struct Compressed<T> {
+    holds: T,
     level: Compression,
     member: Vec<u8>,
 }
 
-impl Body {
-    /// Whether `release`'s chart, values and manifest are the ones compressed here (equal values write equal
-    /// JSON).
-    fn holds(&self, release: &Release) -> bool {
-        self.manifest == release.manifest && self.config == release.config && self.chart == release.chart
+/// A release's chart compressed as its record holds it, made before the record's first write (while the chart
+/// renders, say) and given to the encoder that writes it ([`Encoder::start_with`]).
+#[derive(Debug, Clone)]
+pub struct CompressedChart(Arc<Compressed<Chart>>);
+
+impl CompressedChart {
+    /// Compresses `chart` as a record's chart.
+    ///
+    /// # Errors
+    /// As [`Encoder::encode`].
+    pub fn new(chart: &Chart) -> Result<CompressedChart, RecordError> {
+        Ok(CompressedChart(Arc::new(compress_chart(chart, LEVEL)?)))
+    }
+
+    /// Whether this is `chart` compressed (the one record chart the encoder takes it for).
+    pub fn is_for(&self, chart: &Chart) -> bool {
+        self.0.holds == *chart
     }
 }
 
 impl Encoder {
+    /// Takes `chart` as compressed already, for a release with that chart.
+    pub fn start_with(&self, chart: &CompressedChart) {
+        let mut parts = self.parts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if parts.chart.is_none() {
+            parts.chart = Some(Arc::clone(&chart.0));
+        }
+    }
+
     /// The text Helm stores in a Secret's `data.release`: standard base64 of the gzipped JSON of the release.
     ///
     /// Helm always compresses at the best level (9); berth at level 3, falling back to the best level only for
     /// records that would come near a Secret's size limit. For a large chart compression is most of a write's
     /// cost: argo-cd's 5 MB record took 38.6 ms at level 6 for 396 KB, 20.7 ms at level 3 for 415 KB, and the
     /// best level 3.5 times as long as level 6 for a text 3 % smaller (docs/BENCHMARKS.md). Any gzip level reads
-    /// the same (Helm's `decodeRelease` included). A write whose chart, values and manifest are those of the
-    /// previous write does not even write them as JSON again.
+    /// the same (Helm's `decodeRelease` included). The chart, and the values and manifest, are written as JSON
+    /// and compressed only when they differ from the last record's.
     ///
     /// # Errors
     /// [`RecordError::WriteJson`] or [`RecordError::Compress`] (neither happens for a `Release` in memory in
     /// practice: its values cannot hold non-finite numbers).
     pub fn encode(&self, release: &Release) -> Result<String, RecordError> {
-        let mut cached = self.body.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        // A record that needed the best level before starts there.
-        let mut level = match cached.as_ref() {
-            Some(body) if body.holds(release) => body.level,
-            _ => LEVEL,
+        let Some(Outer { head, tail }) = outer_parts(release)? else {
+            return whole(&serde_json::to_vec(release).map_err(RecordError::WriteJson)?);
         };
+        let mut parts = self.parts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // A record that needed the best level before starts there.
+        let best_before =
+            parts.body.as_ref().is_some_and(|part| part.holds.is_of(release) && part.level == Compression::best());
+        let mut level = if best_before { Compression::best() } else { LEVEL };
         loop {
-            let reusable = cached.as_ref().is_some_and(|body| body.level == level && body.holds(release));
-            let outer = if reusable { outer_parts(release)? } else { None };
-            let Outer { head, tail } = match outer {
-                Some(outer) => outer,
-                None => {
-                    let json = serde_json::to_vec(release).map_err(RecordError::WriteJson)?;
-                    let Some(Split { body, outer }) = split(release, &json)? else {
-                        return whole(&json);
-                    };
-                    *cached = Some(Body {
-                        chart: release.chart.clone(),
-                        config: release.config.clone(),
-                        manifest: release.manifest.clone(),
-                        level,
-                        member: gzip_parallel(&json[body], level)?,
-                    });
-                    outer
-                }
-            };
-            let member = cached.as_ref().map_or(&[][..], |body| body.member.as_slice());
+            if !parts.chart.as_ref().is_some_and(|part| part.level == level && part.holds == release.chart) {
+                parts.chart = Some(Arc::new(compress_chart(&release.chart, level)?));
+            }
+            if !parts.body.as_ref().is_some_and(|part| part.level == level && part.holds.is_of(release)) {
+                let body = Body { config: release.config.clone(), manifest: release.manifest.clone() };
+                let member = gzip_parallel(&body_json(&body)?, level)?;
+                parts.body = Some(Compressed { holds: body, level, member });
+            }
+            let chart = parts.chart.as_ref().map_or(&[][..], |part| part.member.as_slice());
+            let values_and_manifest = parts.body.as_ref().map_or(&[][..], |part| part.member.as_slice());
             let mut bytes = gzip(&head, level)?;
-            bytes.extend_from_slice(member);
+            bytes.extend_from_slice(chart);
+            bytes.extend_from_slice(values_and_manifest);
             bytes.extend_from_slice(&gzip(&tail, level)?);
             let text = STANDARD.encode(bytes);
             if text.len() <= BEST_COMPRESSION_ABOVE || level == Compression::best() {
@@ -131,6 +163,28 @@ impl Encoder {
             level = Compression::best();
         }
     }
+}
+
+/// `"chart":{…}` as serde writes it in a release, compressed.
+fn compress_chart(chart: &Chart, level: Compression) -> Result<Compressed<Chart>, RecordError> {
+    let mut json = CHART_KEY.to_vec();
+    serde_json::to_writer(&mut json, chart).map_err(RecordError::WriteJson)?;
+    Ok(Compressed { holds: chart.clone(), level, member: gzip_parallel(&json, level)? })
+}
+
+/// `,"config":{…},"manifest":"…"` as serde writes them after a release's chart (each left out when empty, as
+/// [`Release`] skips them).
+fn body_json(body: &Body) -> Result<Vec<u8>, RecordError> {
+    let mut json = Vec::new();
+    if !body.config.is_empty() {
+        json.extend_from_slice(b",\"config\":");
+        serde_json::to_writer(&mut json, &body.config).map_err(RecordError::WriteJson)?;
+    }
+    if !body.manifest.is_empty() {
+        json.extend_from_slice(b",\"manifest\":");
+        serde_json::to_writer(&mut json, &body.manifest).map_err(RecordError::WriteJson)?;
+    }
+    Ok(json)
 }
 
 /// A record as one gzip member, at [`LEVEL`] or, near a Secret's limit, the best.
@@ -179,28 +233,6 @@ struct Outer {
     head: Vec<u8>,
     /// The JSON after them.
     tail: Vec<u8>,
-}
-
-/// A release's JSON cut around its chart, values and manifest.
-struct Split {
-    /// Where the chart, values and manifest lie.
-    body: Range<usize>,
-    outer: Outer,
-}
-
-/// `json`, the JSON of `release`, cut around its chart, values and manifest; `None` when it does not have that
-/// shape.
-fn split(release: &Release, json: &[u8]) -> Result<Option<Split>, RecordError> {
-    let Some(outer) = outer_parts(release)? else {
-        return Ok(None);
-    };
-    let Outer { head, tail } = &outer;
-    let fits = json.starts_with(head)
-        && json.get(head.len()..).is_some_and(|rest| rest.starts_with(CHART_KEY))
-        && json.len() >= head.len() + CHART_KEY.len() + tail.len()
-        && json.ends_with(tail);
-    let body = head.len()..json.len() - tail.len();
-    Ok(fits.then_some(Split { body, outer }))
 }
 
 /// Where a release's chart starts in its JSON.
@@ -309,13 +341,13 @@ mod tests {
     }
 
     #[test]
-    fn a_record_is_three_members_that_read_as_serdes_json() {
+    fn a_record_is_four_members_that_read_as_serdes_json() {
         for release in [full_release(), Release::default(), Release { name: "bare".to_string(), ..Release::default() }]
         {
             let text = Encoder::default().encode(&release).expect("encodes");
             let (json, members) = gunzip(&text);
             assert_eq!(json, serde_json::to_vec(&release).expect("json"), "the same bytes as one member");
-            assert_eq!(members, 3, "head, chart and values and manifest, tail");
+            assert_eq!(members, 4, "head, chart, values and manifest, tail");
             assert_eq!(decode(&text).expect("decodes"), release);
         }
     }
@@ -336,7 +368,9 @@ mod tests {
             serde_json::to_vec(&release).expect("json"),
             "serde's bytes, without writing them"
         );
-        let member = encoder.body.lock().expect("lock").as_ref().map(|body| body.member.clone()).expect("cached");
+        let parts = encoder.parts.lock().expect("lock");
+        let member = parts.body.as_ref().map(|body| body.member.clone()).expect("cached");
+        drop(parts);
         let bytes = STANDARD.decode(&second).expect("base64");
         assert!(bytes.windows(member.len()).any(|window| window == member), "the cached member is in the record");
         // A new manifest is compressed again, not taken from the cache.
@@ -348,6 +382,25 @@ mod tests {
         release.config.insert("replicas".to_string(), json!(3));
         let fourth = encoder.encode(&release).expect("encodes");
         assert_eq!(gunzip(&fourth).0, serde_json::to_vec(&release).expect("json"));
+    }
+
+    #[test]
+    fn a_chart_compressed_ahead_is_the_records_chart_member() {
+        let release = full_release();
+        let ahead = CompressedChart::new(&release.chart).expect("compresses");
+        let encoder = Encoder::default();
+        encoder.start_with(&ahead);
+        let text = encoder.encode(&release).expect("encodes");
+        assert_eq!(gunzip(&text).0, serde_json::to_vec(&release).expect("json"));
+        let bytes = STANDARD.decode(&text).expect("base64");
+        let member = &ahead.0.member;
+        assert!(bytes.windows(member.len()).any(|window| window == member), "the chart compressed ahead is used");
+        // For another chart, it is not.
+        let other = Release { chart: Chart::default(), ..full_release() };
+        let encoder = Encoder::default();
+        encoder.start_with(&ahead);
+        let text = encoder.encode(&other).expect("encodes");
+        assert_eq!(gunzip(&text).0, serde_json::to_vec(&other).expect("json"));
     }
 
     #[test]
@@ -370,10 +423,12 @@ mod tests {
             let (json, members) = gunzip(&text);
             assert_eq!(json, serde_json::to_vec(&release).expect("json"));
             let cores = side_by_side::threads();
-            let expected = if len > PARALLEL_ABOVE && cores > 1 { 2 + cores } else { 3 };
-            assert_eq!(members, expected, "{len} bytes: head, the middle in one member per core, tail");
+            let expected = if len > PARALLEL_ABOVE && cores > 1 { 3 + cores } else { 4 };
+            assert_eq!(members, expected, "{len} bytes: head, chart, the manifest in one member per core, tail");
             assert_eq!(encoder.encode(&release).expect("encodes"), text, "written again the same");
-            assert_eq!(encoder.body.lock().expect("lock").as_ref().map(|body| body.level), Some(level), "{len} bytes");
+            let parts = encoder.parts.lock().expect("lock");
+            assert_eq!(parts.body.as_ref().map(|body| body.level), Some(level), "{len} bytes");
+            assert_eq!(parts.chart.as_ref().map(|chart| chart.level), Some(level), "{len} bytes");
         }
     }
 

@@ -354,6 +354,11 @@ pub async fn run_abortable(
     };
     validate_release_name(name)?;
     let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
+    if let Operation::Install { rendered, .. } | Operation::Upgrade { rendered, .. } = operation
+        && let Some(chart) = &rendered.compressed_chart
+    {
+        storage.start_with(chart);
+    }
     let health = Arc::new(HealthRules::new().with_builtin(options.builtin_rules));
     let tokens = Tokens { cancel: cancel.clone(), hooks: options.hooks_cancel.clone().unwrap_or_default() };
     let abort = abort.clone();

@@ -7,7 +7,7 @@
 //! as Helm finds them. A Secret whose record cannot be decoded is skipped with a warning when listing, as
 //! Helm skips it.
 
-use super::codec::{Encoder, RecordError, decode};
+use super::codec::{CompressedChart, Encoder, RecordError, decode};
 use super::record::{Release, ReleaseStatus};
 use crate::cluster::retry::with_retry;
 use k8s_openapi::ByteString;
@@ -224,6 +224,12 @@ impl Storage {
             latest.into_values().filter(|release| release.info.status != ReleaseStatus::Unknown).collect();
         releases.sort_by(|a, b| (&a.name, &a.namespace).cmp(&(&b.name, &b.namespace)));
         Ok(releases)
+    }
+
+    /// Takes `chart` as compressed already for the records this storage writes (those of a release with that
+    /// chart; any other chart is compressed as it is written).
+    pub fn start_with(&self, chart: &CompressedChart) {
+        self.encoder.start_with(chart);
     }
 
     /// Stores a new revision (Helm's `Create`): labels `createdAt` now.

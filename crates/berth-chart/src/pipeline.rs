@@ -33,6 +33,10 @@ pub enum ChartError {
     Render(#[from] ChartRenderError),
 }
 
+/// Called with the chart as the release records it, once its dependencies are processed and before its templates
+/// render (a release can start writing its record from it meanwhile).
+pub type OnChart = std::sync::Arc<dyn Fn(&Chart) + Send + Sync>;
+
 /// How to render a chart for a release.
 #[derive(Clone)]
 pub struct ReleaseOptions {
@@ -42,6 +46,7 @@ pub struct ReleaseOptions {
     pub sub_notes: bool,
     /// Keep each rendered document as a JSON value beside its text (what a release applies), read with its head.
     pub read_objects: bool,
+    pub on_chart: Option<OnChart>,
 }
 
 /// Renders `chart` with the user's values.
@@ -57,6 +62,9 @@ pub fn render_release(
     let name = &options.render.release.name;
     validate_release_name(name).map_err(|reason| ChartError::ReleaseName { name: name.clone(), reason })?;
     let computed = compute_checked(chart, &user_values, &options.compute)?;
+    if let Some(on_chart) = &options.on_chart {
+        on_chart(&computed.chart);
+    }
     let rendered =
         render_chart(&computed.chart, &computed.values, &options.render, options.sub_notes, options.read_objects)?;
     Ok(RenderedRelease {

@@ -179,6 +179,7 @@ fn render(dir: &std::path::Path, user_values: &str) -> Result<usize, String> {
         compute: ComputeOptions::default(),
         sub_notes: true,
         read_objects: true,
+        on_chart: None,
     };
     let rendered = render_release(&loaded.chart, user, &options).map_err(|error| error.to_string())?;
     Ok(rendered.rendered.manifests.len() + rendered.rendered.hooks.len())
