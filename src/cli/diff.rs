@@ -125,7 +125,9 @@ async fn read_changes(args: &DiffArgs, output: &DiffOutput) -> Result<Vec<Object
                 current: Some(current),
                 reuse,
             };
-            release_input::render(&upgrade.path, &upgrade.chart, &target).await?.manifests
+            release_input::render(&upgrade.path, &upgrade.chart, &target, release_input::Preload::none())
+                .await?
+                .manifests
         }
         DiffCommand::Rollback(rollback) => {
             let version = rollback.revision.unwrap_or(current.version.saturating_sub(1));

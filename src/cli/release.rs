@@ -582,6 +582,7 @@ fn run_install_or_upgrade(change: Change<'_>, args: &ChangeArgs) -> Result<ExitC
     super::runtime::run_then_exit(async move {
         let interrupts = Interrupts::install();
         let client_only = args.dry_run == Some(DryRunMode::Client);
+        let preload = release_input::Preload::start(&change.path, change.chart);
         let connected = if client_only {
             None
         } else {
@@ -612,7 +613,7 @@ fn run_install_or_upgrade(change: Change<'_>, args: &ChangeArgs) -> Result<ExitC
             current: if is_upgrade { last } else { None },
             reuse: change.upgrade.map(|(_, reuse)| reuse).unwrap_or_default(),
         };
-        let rendering = release_input::render(&change.path, change.chart, &target);
+        let rendering = release_input::render(&change.path, change.chart, &target, preload);
         let rendered = interrupts.unless_cancelled("while rendering the chart", rendering).await?;
         let operation = match change.upgrade {
             None => Operation::Install { name: change.name.clone(), rendered },

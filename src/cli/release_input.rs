@@ -11,6 +11,7 @@ use berth::release::cluster_chart::template_value;
 use berth::release::render::{RenderTarget, render_chart};
 use berth::release::{ChartMetadata, Release, Rendered};
 use berth_chart::chart::Chart;
+use berth_chart::load::{LoadError, Loaded};
 use berth_chart::values::{ReuseMode, reuse_values};
 use clap::Args;
 use std::path::Path;
@@ -55,8 +56,28 @@ pub struct Target<'a> {
     pub reuse: ReuseMode,
 }
 
-/// Renders `path` for `target`.
-pub async fn render(path: &Path, flags: &ChartFlags, target: &Target<'_>) -> Result<Rendered, Error> {
+/// A local chart being loaded while the cluster is connected to (loading needs no cluster).
+pub struct Preload(Option<tokio::task::JoinHandle<Result<Loaded, LoadError>>>);
+
+impl Preload {
+    /// Nothing loaded ahead: [`render`] loads the chart itself.
+    pub fn none() -> Preload {
+        Preload(None)
+    }
+
+    /// Starts loading `path` on a blocking thread when it is a local chart.
+    pub fn start(path: &Path, flags: &ChartFlags) -> Preload {
+        let name = path.to_string_lossy();
+        if flags.source.is_remote(&name) || !is_chart(path) {
+            return Preload(None);
+        }
+        let path = path.to_path_buf();
+        Preload(Some(tokio::task::spawn_blocking(move || berth_chart::load::load(path))))
+    }
+}
+
+/// Renders `path` for `target`; a chart `preload` has started loading is taken from it.
+pub async fn render(path: &Path, flags: &ChartFlags, target: &Target<'_>, preload: Preload) -> Result<Rendered, Error> {
     // A reference that is no local path (`REPO/CHART`, `--repo`, `oci://`) is downloaded first, as Helm's
     // LocateChart does; nothing has been written to the cluster yet.
     let name = path.to_string_lossy().into_owned();
@@ -75,7 +96,11 @@ pub async fn render(path: &Path, flags: &ChartFlags, target: &Target<'_>) -> Res
     }
     let shown = if remote { name.clone() } else { path.display().to_string() };
     let chart_error = |message: String| Error::Chart(shown.clone(), ChartProblem(message));
-    let loaded = berth_chart::load::load(path).map_err(|error| chart_error(error.to_string()))?;
+    let loaded = match preload.0 {
+        Some(loading) => loading.await.map_err(|error| chart_error(format!("loading stopped: {error}")))?,
+        None => berth_chart::load::load(path),
+    };
+    let loaded = loaded.map_err(|error| chart_error(error.to_string()))?;
     for warning in &loaded.warnings {
         tracing::warn!("{warning}");
     }

@@ -244,11 +244,12 @@ impl Storage {
         let what = format!("create release `{name}` revision {version} {}", self.scope());
         let api = self.writable(&what)?;
         let secret = secret_for(&self.encoder, release, ("createdAt", jiff::Timestamp::now()))?;
-        let params = PostParams::default();
+        let (params, body) = (PostParams::default(), secret_body(&secret, release)?);
         let mut attempts = 0;
         let created = with_retry(&what, || {
             attempts += 1;
-            api.create(&params, &secret)
+            let request = kube::core::Request::new(api.resource_url()).create(&params, body.clone());
+            send_unread(&self.client, request)
         })
         .await;
         match created {
@@ -274,7 +275,7 @@ impl Storage {
         validate_name(&release.name)?;
         self.settle().await;
         let secret = secret_for(&self.encoder, release, ("modifiedAt", jiff::Timestamp::now()))?;
-        self.replace(&release.name, release.version, &secret).await
+        self.replace(release, &secret).await
     }
 
     /// [`Storage::update`] without waiting for it, for records kept only to be looked at (Helm's
@@ -306,7 +307,7 @@ impl Storage {
                 secret_for(&encoder, &release, stamp).map(|secret| (release, secret))
             });
             let written = match encoded.await {
-                Ok(Ok((release, secret))) => storage.replace(&release.name, release.version, &secret).await,
+                Ok(Ok((release, secret))) => storage.replace(&release, &secret).await,
                 Ok(Err(error)) => Err(error),
                 Err(error) => {
                     tracing::warn!(%error, "the release record was not written");
@@ -328,11 +329,17 @@ impl Storage {
     }
 
     /// Replaces the Secret of revision `version` of release `name` with `secret`.
-    async fn replace(&self, name: &str, version: u32, secret: &Secret) -> Result<(), StorageError> {
+    async fn replace(&self, release: &Release, secret: &Secret) -> Result<(), StorageError> {
+        let (name, version) = (release.name.as_str(), release.version);
         let what = format!("update release `{name}` revision {version} {}", self.scope());
         let api = self.writable(&what)?;
         let (secret_name, params) = (secret_name(name, version), PostParams::default());
-        match with_retry(&what, || api.replace(&secret_name, &params, secret)).await {
+        let body = secret_body(secret, release)?;
+        let replace = || {
+            let request = kube::core::Request::new(api.resource_url()).replace(&secret_name, &params, body.clone());
+            send_unread(&self.client, request)
+        };
+        match with_retry(&what, replace).await {
             Ok(_) => Ok(()),
             Err(error) if is_status(&error, 404) => Err(StorageError::NotFound { name: name.to_string(), version }),
             Err(source) => Err(StorageError::Request { what, source }),
@@ -495,6 +502,21 @@ fn secret_for(encoder: &Encoder, release: &Release, stamp: (&str, jiff::Timestam
         data: Some(data),
         ..Secret::default()
     })
+}
+
+/// The JSON of a release Secret to send.
+fn secret_body(secret: &Secret, release: &Release) -> Result<Vec<u8>, StorageError> {
+    serde_json::to_vec(secret)
+        .map_err(|source| StorageError::Encode { name: release.name.clone(), source: RecordError::WriteJson(source) })
+}
+
+/// Sends a write of a release Secret without reading the stored Secret the server answers with (as large as the
+/// record); a refusal is still the server's error.
+async fn send_unread(
+    client: &kube::Client,
+    request: Result<http::Request<Vec<u8>>, kube::core::request::Error>,
+) -> Result<(), kube::Error> {
+    client.request_text(request.map_err(kube::Error::BuildRequest)?).await.map(drop)
 }
 
 /// Decodes a release Secret. The release's labels are the Secret's minus Helm's own (as Helm's `Get`);
