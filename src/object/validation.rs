@@ -152,7 +152,7 @@ pub fn check_object(object: &Value, group: &str, kind: &str, namespace: Option<&
         check_annotations(metadata.get("annotations"), &mut problems);
     }
     check_data(object, group, kind, &mut problems);
-    let size = serde_json::to_vec(object).map_or(0, |body| body.len());
+    let size = json_len(object);
     if size > MAX_REQUEST_BYTES {
         problems.push(Invalid {
             field: "<object>".to_string(),
@@ -160,6 +160,25 @@ pub fn check_object(object: &Value, group: &str, kind: &str, namespace: Option<&
         });
     }
     problems
+}
+
+/// The length of `object`'s JSON, counted as it is written (no copy of a large object's text).
+fn json_len(object: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, object) {
+        Ok(()) => count.0,
+        Err(_) => 0,
+    }
 }
 
 /// What is wrong with `name` for an object of `group` and `kind`.
@@ -581,6 +600,7 @@ mod tests {
             ["data, binaryData: Too long: 1048577 bytes, may not be more than 1048576 bytes"]
         );
         let widget = json!({"metadata": {"name": "a"}, "spec": {"blob": "x".repeat(MAX_REQUEST_BYTES)}});
+        assert_eq!(json_len(&widget), serde_json::to_vec(&widget).map(|text| text.len()).unwrap_or_default());
         let found = problems(widget, "example.com", "Widget", None);
         assert_eq!(found.len(), 1);
         assert!(found[0].starts_with("<object>: Too long: 31457"), "{}", found[0]);
