@@ -7,14 +7,22 @@
 //! - watch latency: 2,000 sequential writes, each timed from just before its request to the arrival of its
 //!   event on a watch opened beforehand (target p99 < 5 ms);
 //! - memory: resident set size growth while 100,000 ConfigMaps (about 300 bytes of data each) are stored
-//!   through the store's write path (events logged, no HTTP), against their size as compact JSON (target ≤ 2x).
+//!   through the store's write path (events logged, no HTTP), against their size as compact JSON (target ≤ 2x);
+//! - large apply: a generated CustomResourceDefinition of about 1.4 MB applied with server-side apply while 50
+//!   small ConfigMaps are applied the same way, 16 requests in flight: how long each takes when they overlap
+//!   (the shape of an argo-cd install, whose Application CRD is 1.39 MB).
+//!
+//! Arguments that are not flags pick the cases whose name contains them (`cargo bench --bench sim -- large`).
 
 use berth_sim::{SimCluster, SimConfig};
 use futures::{StreamExt, TryStreamExt, stream};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, ListParams, PostParams, WatchEvent, WatchParams};
+use kube::api::{
+    Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams, PostParams, WatchEvent,
+    WatchParams,
+};
 use kube::{Client, ResourceExt};
-use serde_json::json;
+use serde_json::{Map, Value, json};
 use std::time::{Duration, Instant};
 
 fn scale(count: usize) -> usize {
@@ -112,6 +120,12 @@ fn memory(count: usize) -> (u64, u64, f64) {
     (store.object_count() as u64, after.saturating_sub(before), json_bytes)
 }
 
+/// The cases the arguments pick (all when none is given).
+fn wanted(case: &str) -> bool {
+    let filters: Vec<String> = std::env::args().skip(1).filter(|arg| !arg.starts_with("--")).collect();
+    filters.is_empty() || filters.iter().any(|filter| case.contains(filter.as_str()))
+}
+
 fn main() {
     if std::env::args().any(|arg| arg == "--list") {
         return;
@@ -120,6 +134,8 @@ fn main() {
         eprintln!("cannot start the runtime");
         return;
     };
+    println!("| benchmark | figure |");
+    println!("|---|---|");
     runtime.block_on(async {
         let config = SimConfig { keep_record: false, ..SimConfig::default() };
         let Ok(cluster) = SimCluster::start(config).await else {
@@ -127,21 +143,219 @@ fn main() {
             return;
         };
         let Ok(client) = Client::try_from(cluster.kube_config()) else { return };
-        let count = scale(10_000);
-        let per_second = creates(&client, count, 32).await;
-        let (p50, p99, max) = watch_latency(&client, scale(2_000)).await;
-        println!("| benchmark | figure |");
-        println!("|---|---|");
-        println!("| creates over loopback, {count} ConfigMaps, concurrency 32 | {per_second:.0} creates/s |");
-        println!("| write → watch event latency, {} writes | p50 {p50:?}, p99 {p99:?}, max {max:?} |", scale(2_000));
+        if wanted("creates") {
+            let count = scale(10_000);
+            let per_second = creates(&client, count, 32).await;
+            println!("| creates over loopback, {count} ConfigMaps, concurrency 32 | {per_second:.0} creates/s |");
+        }
+        if wanted("watch") {
+            let (p50, p99, max) = watch_latency(&client, scale(2_000)).await;
+            println!(
+                "| write → watch event latency, {} writes | p50 {p50:?}, p99 {p99:?}, max {max:?} |",
+                scale(2_000)
+            );
+        }
+        if wanted("large-apply") {
+            large_apply::run(&client).await;
+        }
     });
-    let objects = scale(100_000);
-    let (_, bytes, json_bytes) = memory(objects);
-    let per_object = bytes as f64 / objects as f64;
-    println!(
-        "| memory for {objects} stored ConfigMaps (300-byte payload) | {:.0} MiB resident growth, {per_object:.0} bytes/object, \
-         {json_bytes:.0} bytes of JSON each ({:.2}x) |",
-        bytes as f64 / (1024.0 * 1024.0),
-        per_object / json_bytes.max(1.0)
-    );
+    if wanted("memory") {
+        let objects = scale(100_000);
+        let (_, bytes, json_bytes) = memory(objects);
+        let per_object = bytes as f64 / objects as f64;
+        println!(
+            "| memory for {objects} stored ConfigMaps (300-byte payload) | {:.0} MiB resident growth, \
+             {per_object:.0} bytes/object, {json_bytes:.0} bytes of JSON each ({:.2}x) |",
+            bytes as f64 / (1024.0 * 1024.0),
+            per_object / json_bytes.max(1.0)
+        );
+    }
+}
+
+/// A large CustomResourceDefinition applied while small objects are applied: whether the small ones wait for
+/// the large one's server-side apply (an argo-cd install applies its 1.39 MB Application CRD among 54 other
+/// objects, 16 requests in flight).
+mod large_apply {
+    use super::*;
+
+    /// How many ConfigMaps are applied beside the CRD in each round, and how many requests are in flight.
+    const SMALL_APPLIES: usize = 50;
+    const IN_FLIGHT: usize = 16;
+    /// Rounds per phase (the CRD created, then updated); figures are medians over the rounds.
+    const ROUNDS: usize = 7;
+    /// The JSON size of the generated schema: about that of argo-cd's Application CRD.
+    const SCHEMA_BYTES: usize = 1_400_000;
+
+    /// Field descriptions as long as generated CRDs carry (Go doc comments of the API types).
+    fn description(path: &str) -> String {
+        format!(
+            "{path} is one field of the generated schema. It tells the controller what to do with the resource \
+             and is described at the length of a Go doc comment."
+        )
+    }
+
+    /// A schema node of `depth` levels below: objects hold a described string, integer, boolean, list of
+    /// objects and nested object fields, as the API types of a generated CRD do.
+    fn node(path: &str, depth: usize) -> Value {
+        if depth == 0 {
+            let kind = ["string", "integer", "boolean"][path.len() % 3];
+            return json!({"type": kind, "description": description(path)});
+        }
+        let mut properties = Map::new();
+        for index in 0..4 {
+            let name = format!("field{index}");
+            let child_path = format!("{path}.{name}");
+            let child = match index {
+                0 => json!({"type": "string", "description": description(&child_path),
+                            "enum": ["Alpha", "Beta", "Gamma"]}),
+                1 => json!({"type": "integer", "format": "int64", "description": description(&child_path)}),
+                2 => json!({"type": "array", "description": description(&child_path),
+                            "items": node(&format!("{child_path}[]"), depth - 1)}),
+                _ => node(&child_path, depth - 1),
+            };
+            properties.insert(name, child);
+        }
+        json!({"type": "object", "description": description(path), "properties": properties,
+               "required": ["field0"]})
+    }
+
+    /// The schema of `spec`: nested nodes until the whole is about [`SCHEMA_BYTES`].
+    fn spec_schema() -> Value {
+        let mut fields = Map::new();
+        let mut size = 0;
+        let mut index = 0;
+        while size < SCHEMA_BYTES {
+            let field = node(&format!(".spec.part{index}"), 5);
+            size += serde_json::to_vec(&field).map_or(SCHEMA_BYTES, |bytes| bytes.len());
+            fields.insert(format!("part{index}"), field);
+            index += 1;
+        }
+        json!({"type": "object", "properties": fields})
+    }
+
+    /// The CRD `widgets.<group>`, its schema `spec`; `revision` changes one description only (an upgrade of
+    /// the chart that brings it).
+    fn crd(group: &str, spec: &Value, revision: usize) -> Value {
+        json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": format!("widgets.{group}"), "labels": {"app.kubernetes.io/name": "bench"}},
+            "spec": {
+                "group": group,
+                "names": {"kind": "Widget", "listKind": "WidgetList", "plural": "widgets", "singular": "widget"},
+                "scope": "Namespaced",
+                "versions": [{
+                    "name": "v1alpha1", "served": true, "storage": true,
+                    "subresources": {"status": {}},
+                    "schema": {"openAPIV3Schema": {
+                        "type": "object",
+                        "description": format!("Widget, revision {revision}."),
+                        "properties": {
+                            "apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                            "metadata": {"type": "object"}, "spec": spec,
+                            "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+                        },
+                    }},
+                }],
+            },
+        })
+    }
+
+    fn small(name: &str, round: usize) -> Value {
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": {"bench": "yes"}},
+               "data": {"payload": "x".repeat(300), "round": round.to_string()}})
+    }
+
+    /// Times of one round: the CRD's apply, the small applies' wall time, the slowest small apply.
+    struct Round {
+        large: Duration,
+        small_all: Duration,
+        small_slowest: Duration,
+    }
+
+    /// Applies `crd` and the small ConfigMaps at once, every apply checked successful.
+    async fn round(client: &Client, crd: Value, names: Vec<String>, round: usize) -> Option<Round> {
+        let gvk = GroupVersionKind::gvk("apiextensions.k8s.io", "v1", "CustomResourceDefinition");
+        let resource = ApiResource::from_gvk_with_plural(&gvk, "customresourcedefinitions");
+        let crds: Api<DynamicObject> = Api::all_with(client.clone(), &resource);
+        let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+        let params = PatchParams::apply("bench");
+        let name = crd.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string();
+        let started = Instant::now();
+        let large = tokio::spawn({
+            let params = params.clone();
+            async move { crds.patch(&name, &params, &Patch::Apply(&crd)).await.map(|_| started.elapsed()) }
+        });
+        let small_times: Vec<Option<Duration>> = stream::iter(names)
+            .map(|name| {
+                let (config_maps, params) = (config_maps.clone(), params.clone());
+                async move {
+                    let sent = Instant::now();
+                    let applied = config_maps.patch(&name, &params, &Patch::Apply(small(&name, round))).await;
+                    applied.ok().map(|_| sent.elapsed())
+                }
+            })
+            .buffer_unordered(IN_FLIGHT)
+            .collect()
+            .await;
+        let small_all = started.elapsed();
+        let large = match large.await {
+            Ok(Ok(elapsed)) => elapsed,
+            Ok(Err(error)) => {
+                eprintln!("the large CRD's apply failed: {error}");
+                return None;
+            }
+            Err(error) => {
+                eprintln!("the large CRD's apply did not finish: {error}");
+                return None;
+            }
+        };
+        let small_times: Option<Vec<Duration>> = small_times.into_iter().collect();
+        let Some(small_times) = small_times else {
+            eprintln!("a small apply failed");
+            return None;
+        };
+        let small_slowest = small_times.into_iter().max().unwrap_or_default();
+        Some(Round { large, small_all, small_slowest })
+    }
+
+    fn median(mut values: Vec<Duration>) -> Duration {
+        values.sort();
+        values.get(values.len() / 2).copied().unwrap_or_default()
+    }
+
+    fn print(phase: &str, rounds: &[Round], bytes: usize) {
+        let pick = |field: fn(&Round) -> Duration| median(rounds.iter().map(field).collect());
+        println!(
+            "| large apply, {:.2} MB CRD {phase} beside {SMALL_APPLIES} ConfigMap applies ({IN_FLIGHT} in flight), \
+             median of {} rounds | CRD {:?}; ConfigMaps all done {:?}, slowest one {:?} |",
+            bytes as f64 / 1e6,
+            rounds.len(),
+            pick(|round| round.large),
+            pick(|round| round.small_all),
+            pick(|round| round.small_slowest),
+        );
+    }
+
+    /// Creates a fresh CRD in each round, then updates one CRD round after round.
+    pub async fn run(client: &Client) {
+        let spec = spec_schema();
+        let bytes = serde_json::to_vec(&crd("bench.example.com", &spec, 0)).map_or(0, |bytes| bytes.len());
+        let rounds = ROUNDS.min(scale(ROUNDS));
+        let mut created = Vec::new();
+        for index in 0..rounds {
+            let names = (0..SMALL_APPLIES).map(|small| format!("create-{index}-{small}")).collect();
+            let crd = crd(&format!("r{index}.bench.example.com"), &spec, 0);
+            created.extend(round(client, crd, names, index).await);
+        }
+        print("created", &created, bytes);
+        let mut updated = Vec::new();
+        for index in 0..rounds {
+            // The same ConfigMaps each round, so they are updated too.
+            let names = (0..SMALL_APPLIES).map(|small| format!("update-{small}")).collect();
+            let crd = crd("r0.bench.example.com", &spec, index + 1);
+            updated.extend(round(client, crd, names, index).await);
+        }
+        print("updated", &updated, bytes);
+    }
 }
