@@ -267,8 +267,9 @@ impl Request<'_> {
         };
         let name = self.name().to_string();
         let def = self.def;
+        // Computed outside the store's lock, as a real server computes a patch concurrently with other requests.
         let (stored, created) =
-            self.state.store.write(&self.target(), &self.options(verb, is_apply, status_only), |old| {
+            self.state.store.write_concurrently(&self.target(), &self.options(verb, is_apply, status_only), |old| {
                 let mut new = match (media_type.as_str(), old) {
                     ("application/apply-patch+yaml", live) => {
                         managed::apply(live, &patch_body, &manager, force, &api_version, &now())
