@@ -299,7 +299,8 @@ fn a_concurrent_write_computes_against_absence_and_refuses_what_is_missing() {
     let store = Store::new(1000, true);
     let def = def(&store, "v1", "ConfigMap");
     let target = Target { def: &def, namespace: Some("default"), name: "fresh" };
-    let missing = store.write_concurrently(&target, &options(Verb::Patch, false), |_| Ok(config_map("fresh", json!({}))));
+    let missing =
+        store.write_concurrently(&target, &options(Verb::Patch, false), |_| Ok(config_map("fresh", json!({}))));
     assert!(missing.is_err_and(|error| error.code == 404), "a patch of a missing object is not found");
     let (created, is_new) = store
         .write_concurrently(&target, &options(Verb::Apply, true), |old| match old {
