@@ -266,25 +266,27 @@ mod large_apply {
                "data": {"payload": "x".repeat(300), "round": round.to_string()}})
     }
 
-    /// Times of one round: the CRD's apply, the small applies' wall time, the slowest small apply.
+    /// Times of one round: the CRD's apply (zero without one), the small applies' wall time, the slowest one.
     struct Round {
         large: Duration,
         small_all: Duration,
         small_slowest: Duration,
     }
 
-    /// Applies `crd` and the small ConfigMaps at once, every apply checked successful.
-    async fn round(client: &Client, crd: Value, names: Vec<String>, round: usize) -> Option<Round> {
+    /// Applies `crd` (if any) and the small ConfigMaps at once, every apply checked successful.
+    async fn round(client: &Client, crd: Option<Value>, names: Vec<String>, round: usize) -> Option<Round> {
         let gvk = GroupVersionKind::gvk("apiextensions.k8s.io", "v1", "CustomResourceDefinition");
         let resource = ApiResource::from_gvk_with_plural(&gvk, "customresourcedefinitions");
         let crds: Api<DynamicObject> = Api::all_with(client.clone(), &resource);
         let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
         let params = PatchParams::apply("bench");
-        let name = crd.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string();
         let started = Instant::now();
-        let large = tokio::spawn({
+        let large = crd.map(|crd| {
             let params = params.clone();
-            async move { crds.patch(&name, &params, &Patch::Apply(&crd)).await.map(|_| started.elapsed()) }
+            let name = crd.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string();
+            tokio::spawn(
+                async move { crds.patch(&name, &params, &Patch::Apply(&crd)).await.map(|_| started.elapsed()) },
+            )
         });
         let small_times: Vec<Option<Duration>> = stream::iter(names)
             .map(|name| {
@@ -299,16 +301,19 @@ mod large_apply {
             .collect()
             .await;
         let small_all = started.elapsed();
-        let large = match large.await {
-            Ok(Ok(elapsed)) => elapsed,
-            Ok(Err(error)) => {
-                eprintln!("the large CRD's apply failed: {error}");
-                return None;
-            }
-            Err(error) => {
-                eprintln!("the large CRD's apply did not finish: {error}");
-                return None;
-            }
+        let large = match large {
+            None => Duration::ZERO,
+            Some(large) => match large.await {
+                Ok(Ok(elapsed)) => elapsed,
+                Ok(Err(error)) => {
+                    eprintln!("the large CRD's apply failed: {error}");
+                    return None;
+                }
+                Err(error) => {
+                    eprintln!("the large CRD's apply did not finish: {error}");
+                    return None;
+                }
+            },
         };
         let small_times: Option<Vec<Duration>> = small_times.into_iter().collect();
         let Some(small_times) = small_times else {
@@ -324,38 +329,47 @@ mod large_apply {
         values.get(values.len() / 2).copied().unwrap_or_default()
     }
 
-    fn print(phase: &str, rounds: &[Round], bytes: usize) {
+    /// One row: `case` names the CRD's part (or none).
+    fn print(case: &str, rounds: &[Round]) {
         let pick = |field: fn(&Round) -> Duration| median(rounds.iter().map(field).collect());
+        let large = pick(|round| round.large);
+        let large = if large.is_zero() { "none".to_string() } else { format!("{large:.1?}") };
         println!(
-            "| large apply, {:.2} MB CRD {phase} beside {SMALL_APPLIES} ConfigMap applies ({IN_FLIGHT} in flight), \
-             median of {} rounds | CRD {:?}; ConfigMaps all done {:?}, slowest one {:?} |",
-            bytes as f64 / 1e6,
+            "| large apply: {case} {SMALL_APPLIES} ConfigMap applies ({IN_FLIGHT} in flight), median of {} rounds \
+             | CRD {large}; ConfigMaps all done {:.1?}, slowest one {:.1?} |",
             rounds.len(),
-            pick(|round| round.large),
             pick(|round| round.small_all),
             pick(|round| round.small_slowest),
         );
     }
 
-    /// Creates a fresh CRD in each round, then updates one CRD round after round.
+    /// The small applies alone, then beside a fresh CRD created in each round, then beside one CRD updated
+    /// round after round.
     pub async fn run(client: &Client) {
         let spec = spec_schema();
         let bytes = serde_json::to_vec(&crd("bench.example.com", &spec, 0)).map_or(0, |bytes| bytes.len());
+        let megabytes = bytes as f64 / 1e6;
         let rounds = ROUNDS.min(scale(ROUNDS));
+        let mut alone = Vec::new();
+        for index in 0..rounds {
+            let names = (0..SMALL_APPLIES).map(|small| format!("alone-{index}-{small}")).collect();
+            alone.extend(round(client, None, names, index).await);
+        }
+        print("no CRD,", &alone);
         let mut created = Vec::new();
         for index in 0..rounds {
             let names = (0..SMALL_APPLIES).map(|small| format!("create-{index}-{small}")).collect();
             let crd = crd(&format!("r{index}.bench.example.com"), &spec, 0);
-            created.extend(round(client, crd, names, index).await);
+            created.extend(round(client, Some(crd), names, index).await);
         }
-        print("created", &created, bytes);
+        print(&format!("{megabytes:.2} MB CRD created beside"), &created);
         let mut updated = Vec::new();
         for index in 0..rounds {
             // The same ConfigMaps each round, so they are updated too.
             let names = (0..SMALL_APPLIES).map(|small| format!("update-{small}")).collect();
             let crd = crd("r0.bench.example.com", &spec, index + 1);
-            updated.extend(round(client, crd, names, index).await);
+            updated.extend(round(client, Some(crd), names, index).await);
         }
-        print("updated", &updated, bytes);
+        print(&format!("{megabytes:.2} MB CRD updated beside"), &updated);
     }
 }
