@@ -8,19 +8,18 @@
 //!   event on a watch opened beforehand (target p99 < 5 ms);
 //! - memory: resident set size growth while 100,000 ConfigMaps (about 300 bytes of data each) are stored
 //!   through the store's write path (events logged, no HTTP), against their size as compact JSON (target ≤ 2x);
-//! - large apply: a generated CustomResourceDefinition of about 1.4 MB applied with server-side apply while 50
-//!   small ConfigMaps are applied the same way, 16 requests in flight: how long each takes when they overlap
-//!   (the shape of an argo-cd install, whose Application CRD is 1.39 MB).
+//! - large apply: a generated CustomResourceDefinition of about 1.4 MB applied with server-side apply while a
+//!   small ConfigMap is applied the same way every millisecond (at most 16 in flight) until the CRD's answer:
+//!   how long each takes when they overlap (the shape of an argo-cd install, whose Application CRD is
+//!   1.39 MB); the same ConfigMap applies for 50 ms without a CRD as the reference. The cluster of this case
+//!   runs on a runtime of its own, as a separate `berth sim serve` would.
 //!
 //! Arguments that are not flags pick the cases whose name contains them (`cargo bench --bench sim -- large`).
 
 use berth_sim::{SimCluster, SimConfig};
 use futures::{StreamExt, TryStreamExt, stream};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{
-    Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams, PostParams, WatchEvent,
-    WatchParams,
-};
+use kube::api::{Api, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
 use kube::{Client, ResourceExt};
 use serde_json::{Map, Value, json};
 use std::time::{Duration, Instant};
@@ -155,10 +154,10 @@ fn main() {
                 scale(2_000)
             );
         }
-        if wanted("large-apply") {
-            large_apply::run(&client).await;
-        }
     });
+    if wanted("large-apply") {
+        large_apply::run_against_its_own_server(&runtime);
+    }
     if wanted("memory") {
         let objects = scale(100_000);
         let (_, bytes, json_bytes) = memory(objects);
@@ -177,12 +176,18 @@ fn main() {
 /// objects, 16 requests in flight).
 mod large_apply {
     use super::*;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
 
-    /// How many ConfigMaps are applied beside the CRD in each round, and how many requests are in flight.
-    const SMALL_APPLIES: usize = 50;
+    /// How often a small apply is sent (a steady trickle, so that the figures show waits rather than the two
+    /// cores' saturation), how many may be in flight, and how many ConfigMaps they cycle through.
+    const PACE: Duration = Duration::from_millis(1);
     const IN_FLIGHT: usize = 16;
-    /// Rounds per phase (the CRD created, then updated); figures are medians over the rounds.
+    const CONFIG_MAPS: usize = 50;
+    /// Rounds per case; the CRD's figure is the median over the rounds.
     const ROUNDS: usize = 7;
+    /// How long the small applies run in a round without a CRD.
+    const ALONE: Duration = Duration::from_millis(50);
     /// The JSON size of the generated schema: about that of argo-cd's Application CRD.
     const SCHEMA_BYTES: usize = 1_400_000;
 
@@ -261,115 +266,166 @@ mod large_apply {
         })
     }
 
-    fn small(name: &str, round: usize) -> Value {
+    /// A small ConfigMap; `index` changes its data, so that every apply writes.
+    fn small(name: &str, index: usize) -> Value {
         json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": {"bench": "yes"}},
-               "data": {"payload": "x".repeat(300), "round": round.to_string()}})
+               "data": {"payload": "x".repeat(300), "index": index.to_string()}})
     }
 
-    /// Times of one round: the CRD's apply (zero without one), the small applies' wall time, the slowest one.
+    /// The server-side apply request of `crd`, its body serialized.
+    fn apply_request(crd: &Value) -> Result<http::Request<Vec<u8>>, String> {
+        let name = crd.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+        let body = serde_json::to_vec(crd).map_err(|error| error.to_string())?;
+        http::Request::patch(format!(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}?fieldManager=bench"
+        ))
+        .header(http::header::CONTENT_TYPE, "application/apply-patch+yaml")
+        .body(body)
+        .map_err(|error| error.to_string())
+    }
+
+    /// One round: the CRD's apply time (none without one) and the latency of every small apply started
+    /// before it answered.
     struct Round {
-        large: Duration,
-        small_all: Duration,
-        small_slowest: Duration,
+        large: Option<Duration>,
+        small: Vec<Duration>,
     }
 
-    /// Applies `crd` (if any) and the small ConfigMaps at once, every apply checked successful.
-    async fn round(client: &Client, crd: Option<Value>, names: Vec<String>, round: usize) -> Option<Round> {
-        let gvk = GroupVersionKind::gvk("apiextensions.k8s.io", "v1", "CustomResourceDefinition");
-        let resource = ApiResource::from_gvk_with_plural(&gvk, "customresourcedefinitions");
-        let crds: Api<DynamicObject> = Api::all_with(client.clone(), &resource);
+    /// Applies `crd` (or waits [`ALONE`] without one) while a ConfigMap is applied every [`PACE`] (at most
+    /// [`IN_FLIGHT`] at a time) until it answers; every apply is checked successful.
+    async fn round(client: &Client, crd: Option<Value>, case: &str) -> Option<Round> {
         let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
         let params = PatchParams::apply("bench");
-        let started = Instant::now();
-        let large = crd.map(|crd| {
-            let params = params.clone();
-            let name = crd.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string();
-            tokio::spawn(
-                async move { crds.patch(&name, &params, &Patch::Apply(&crd)).await.map(|_| started.elapsed()) },
-            )
+        let answered = Arc::new(AtomicBool::new(false));
+        // The CRD's request is serialized beforehand and its answer read as text: the client's own work on
+        // 1.4 MB of JSON is no part of what the server makes the other requests wait for.
+        let large_request = match crd.as_ref().map(apply_request).transpose() {
+            Ok(request) => request,
+            Err(error) => {
+                eprintln!("cannot build the CRD's request: {error}");
+                return None;
+            }
+        };
+        let large = tokio::spawn({
+            let (client, answered) = (client.clone(), answered.clone());
+            async move {
+                let started = Instant::now();
+                let applied = match large_request {
+                    Some(request) => client.request_text(request).await.map(|_| Some(started.elapsed())),
+                    None => {
+                        tokio::time::sleep(ALONE).await;
+                        Ok(None)
+                    }
+                };
+                answered.store(true, Ordering::SeqCst);
+                applied
+            }
         });
-        let small_times: Vec<Option<Duration>> = stream::iter(names)
-            .map(|name| {
+        let mut ticks = tokio::time::interval(PACE);
+        // A tick missed while every slot was taken is skipped, not sent in a burst afterwards.
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        let paced = stream::unfold((ticks, 0_usize), |(mut ticks, index)| async move {
+            ticks.tick().await;
+            Some((index, (ticks, index + 1)))
+        });
+        let small: Vec<Option<Duration>> = paced
+            .take_while(|_| futures::future::ready(!answered.load(Ordering::SeqCst)))
+            .map(|index| {
                 let (config_maps, params) = (config_maps.clone(), params.clone());
+                let name = format!("{case}-{}", index % CONFIG_MAPS);
                 async move {
                     let sent = Instant::now();
-                    let applied = config_maps.patch(&name, &params, &Patch::Apply(small(&name, round))).await;
+                    let applied = config_maps.patch(&name, &params, &Patch::Apply(small(&name, index))).await;
                     applied.ok().map(|_| sent.elapsed())
                 }
             })
             .buffer_unordered(IN_FLIGHT)
             .collect()
             .await;
-        let small_all = started.elapsed();
-        let large = match large {
-            None => Duration::ZERO,
-            Some(large) => match large.await {
-                Ok(Ok(elapsed)) => elapsed,
-                Ok(Err(error)) => {
-                    eprintln!("the large CRD's apply failed: {error}");
-                    return None;
-                }
-                Err(error) => {
-                    eprintln!("the large CRD's apply did not finish: {error}");
-                    return None;
-                }
-            },
+        let large = match large.await {
+            Ok(Ok(large)) => large,
+            Ok(Err(error)) => {
+                eprintln!("the large CRD's apply failed: {error}");
+                return None;
+            }
+            Err(error) => {
+                eprintln!("the large CRD's apply did not finish: {error}");
+                return None;
+            }
         };
-        let small_times: Option<Vec<Duration>> = small_times.into_iter().collect();
-        let Some(small_times) = small_times else {
+        let Some(small) = small.into_iter().collect() else {
             eprintln!("a small apply failed");
             return None;
         };
-        let small_slowest = small_times.into_iter().max().unwrap_or_default();
-        Some(Round { large, small_all, small_slowest })
+        Some(Round { large, small })
     }
 
-    fn median(mut values: Vec<Duration>) -> Duration {
-        values.sort();
-        values.get(values.len() / 2).copied().unwrap_or_default()
+    fn quantile(sorted: &[Duration], quantile: f64) -> Duration {
+        let index = ((sorted.len() as f64 - 1.0) * quantile).round() as usize;
+        sorted.get(index).copied().unwrap_or_default()
     }
 
-    /// One row: `case` names the CRD's part (or none).
+    /// One row: the CRD's median time, and the small applies of every round together.
     fn print(case: &str, rounds: &[Round]) {
-        let pick = |field: fn(&Round) -> Duration| median(rounds.iter().map(field).collect());
-        let large = pick(|round| round.large);
-        let large = if large.is_zero() { "none".to_string() } else { format!("{large:.1?}") };
+        let mut large: Vec<Duration> = rounds.iter().filter_map(|round| round.large).collect();
+        large.sort();
+        let large = if large.is_empty() { "none".to_string() } else { format!("{:.1?}", quantile(&large, 0.5)) };
+        let mut small: Vec<Duration> = rounds.iter().flat_map(|round| round.small.iter().copied()).collect();
+        small.sort();
         println!(
-            "| large apply: {case} {SMALL_APPLIES} ConfigMap applies ({IN_FLIGHT} in flight), median of {} rounds \
-             | CRD {large}; ConfigMaps all done {:.1?}, slowest one {:.1?} |",
+            "| large apply: {case}, a ConfigMap applied every {PACE:?} meanwhile, {} rounds | CRD {large} (median); \
+             {} ConfigMap applies: p50 {:.1?}, p90 {:.1?}, max {:.1?} |",
             rounds.len(),
-            pick(|round| round.small_all),
-            pick(|round| round.small_slowest),
+            small.len(),
+            quantile(&small, 0.5),
+            quantile(&small, 0.9),
+            quantile(&small, 1.0),
         );
     }
 
+    /// Runs the case against a cluster served by a runtime of its own, as `berth sim serve` serves `berth
+    /// install` from another process: the client's work (serializing and parsing the CRD) does not hold up
+    /// the server's threads.
+    pub fn run_against_its_own_server(client_runtime: &tokio::runtime::Runtime) {
+        let Ok(server_runtime) = tokio::runtime::Builder::new_multi_thread().enable_all().build() else {
+            eprintln!("cannot start the server's runtime");
+            return;
+        };
+        let config = SimConfig { keep_record: false, ..SimConfig::default() };
+        let Ok(cluster) = server_runtime.block_on(SimCluster::start(config)) else {
+            eprintln!("cannot start the simulated cluster");
+            return;
+        };
+        client_runtime.block_on(async {
+            let Ok(client) = Client::try_from(cluster.kube_config()) else { return };
+            run(&client).await;
+        });
+        cluster.stop();
+    }
+
     /// The small applies alone, then beside a fresh CRD created in each round, then beside one CRD updated
-    /// round after round.
-    pub async fn run(client: &Client) {
+    /// round after round (one description changed each time, as a chart upgrade changes it).
+    async fn run(client: &Client) {
         let spec = spec_schema();
         let bytes = serde_json::to_vec(&crd("bench.example.com", &spec, 0)).map_or(0, |bytes| bytes.len());
         let megabytes = bytes as f64 / 1e6;
         let rounds = ROUNDS.min(scale(ROUNDS));
         let mut alone = Vec::new();
-        for index in 0..rounds {
-            let names = (0..SMALL_APPLIES).map(|small| format!("alone-{index}-{small}")).collect();
-            alone.extend(round(client, None, names, index).await);
+        for _ in 0..rounds {
+            alone.extend(round(client, None, "alone").await);
         }
-        print("no CRD,", &alone);
+        print(&format!("no CRD ({ALONE:?} of applies)"), &alone);
         let mut created = Vec::new();
         for index in 0..rounds {
-            let names = (0..SMALL_APPLIES).map(|small| format!("create-{index}-{small}")).collect();
             let crd = crd(&format!("r{index}.bench.example.com"), &spec, 0);
-            created.extend(round(client, Some(crd), names, index).await);
+            created.extend(round(client, Some(crd), "created").await);
         }
-        print(&format!("{megabytes:.2} MB CRD created beside"), &created);
+        print(&format!("a {megabytes:.2} MB CRD created"), &created);
         let mut updated = Vec::new();
         for index in 0..rounds {
-            // The same ConfigMaps each round, so they are updated too.
-            let names = (0..SMALL_APPLIES).map(|small| format!("update-{small}")).collect();
             let crd = crd("r0.bench.example.com", &spec, index + 1);
-            updated.extend(round(client, Some(crd), names, index).await);
+            updated.extend(round(client, Some(crd), "updated").await);
         }
-        print(&format!("{megabytes:.2} MB CRD updated beside"), &updated);
+        print(&format!("a {megabytes:.2} MB CRD updated"), &updated);
     }
 }
