@@ -1,6 +1,6 @@
 //! Writes whose computation runs outside the store's lock, as kube-apiserver handles requests concurrently.
 //!
-//! A PATCH computes the new object from the current one (a server-side apply of a 1.4 MB CRD takes tens of
+//! A PATCH computes the new object from the current one (a server-side apply of a 1.4 MB CRD takes
 //! milliseconds); under the store's one lock every other request would wait for it. A real server does not:
 //! the etcd3 storage's `GuaranteedUpdate` (k8s.io/apiserver `pkg/storage/etcd3/store.go`) computes the update
 //! from the object it read, then commits it only if the stored resourceVersion has not moved, and otherwise
