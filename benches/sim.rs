@@ -7,14 +7,21 @@
 //! - watch latency: 2,000 sequential writes, each timed from just before its request to the arrival of its
 //!   event on a watch opened beforehand (target p99 < 5 ms);
 //! - memory: resident set size growth while 100,000 ConfigMaps (about 300 bytes of data each) are stored
-//!   through the store's write path (events logged, no HTTP), against their size as compact JSON (target ≤ 2x).
+//!   through the store's write path (events logged, no HTTP), against their size as compact JSON (target ≤ 2x);
+//! - large apply: a generated CustomResourceDefinition of about 1.4 MB applied with server-side apply while a
+//!   small ConfigMap is applied the same way every millisecond (at most 16 in flight) until the CRD's answer:
+//!   how long each takes when they overlap (the shape of an argo-cd install, whose Application CRD is
+//!   1.39 MB); the same ConfigMap applies for 50 ms without a CRD as the reference. The cluster of this case
+//!   runs on a runtime of its own, as a separate `berth sim serve` would.
+//!
+//! Arguments that are not flags pick the cases whose name contains them (`cargo bench --bench sim -- large`).
 
 use berth_sim::{SimCluster, SimConfig};
 use futures::{StreamExt, TryStreamExt, stream};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, ListParams, PostParams, WatchEvent, WatchParams};
+use kube::api::{Api, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
 use kube::{Client, ResourceExt};
-use serde_json::json;
+use serde_json::{Map, Value, json};
 use std::time::{Duration, Instant};
 
 fn scale(count: usize) -> usize {
@@ -112,6 +119,12 @@ fn memory(count: usize) -> (u64, u64, f64) {
     (store.object_count() as u64, after.saturating_sub(before), json_bytes)
 }
 
+/// The cases the arguments pick (all when none is given).
+fn wanted(case: &str) -> bool {
+    let filters: Vec<String> = std::env::args().skip(1).filter(|arg| !arg.starts_with("--")).collect();
+    filters.is_empty() || filters.iter().any(|filter| case.contains(filter.as_str()))
+}
+
 fn main() {
     if std::env::args().any(|arg| arg == "--list") {
         return;
@@ -120,6 +133,8 @@ fn main() {
         eprintln!("cannot start the runtime");
         return;
     };
+    println!("| benchmark | figure |");
+    println!("|---|---|");
     runtime.block_on(async {
         let config = SimConfig { keep_record: false, ..SimConfig::default() };
         let Ok(cluster) = SimCluster::start(config).await else {
@@ -127,21 +142,290 @@ fn main() {
             return;
         };
         let Ok(client) = Client::try_from(cluster.kube_config()) else { return };
-        let count = scale(10_000);
-        let per_second = creates(&client, count, 32).await;
-        let (p50, p99, max) = watch_latency(&client, scale(2_000)).await;
-        println!("| benchmark | figure |");
-        println!("|---|---|");
-        println!("| creates over loopback, {count} ConfigMaps, concurrency 32 | {per_second:.0} creates/s |");
-        println!("| write → watch event latency, {} writes | p50 {p50:?}, p99 {p99:?}, max {max:?} |", scale(2_000));
+        if wanted("creates") {
+            let count = scale(10_000);
+            let per_second = creates(&client, count, 32).await;
+            println!("| creates over loopback, {count} ConfigMaps, concurrency 32 | {per_second:.0} creates/s |");
+        }
+        if wanted("watch") {
+            let (p50, p99, max) = watch_latency(&client, scale(2_000)).await;
+            println!(
+                "| write → watch event latency, {} writes | p50 {p50:?}, p99 {p99:?}, max {max:?} |",
+                scale(2_000)
+            );
+        }
     });
-    let objects = scale(100_000);
-    let (_, bytes, json_bytes) = memory(objects);
-    let per_object = bytes as f64 / objects as f64;
-    println!(
-        "| memory for {objects} stored ConfigMaps (300-byte payload) | {:.0} MiB resident growth, {per_object:.0} bytes/object, \
-         {json_bytes:.0} bytes of JSON each ({:.2}x) |",
-        bytes as f64 / (1024.0 * 1024.0),
-        per_object / json_bytes.max(1.0)
-    );
+    if wanted("large-apply") {
+        large_apply::run_against_its_own_server(&runtime);
+    }
+    if wanted("memory") {
+        let objects = scale(100_000);
+        let (_, bytes, json_bytes) = memory(objects);
+        let per_object = bytes as f64 / objects as f64;
+        println!(
+            "| memory for {objects} stored ConfigMaps (300-byte payload) | {:.0} MiB resident growth, \
+             {per_object:.0} bytes/object, {json_bytes:.0} bytes of JSON each ({:.2}x) |",
+            bytes as f64 / (1024.0 * 1024.0),
+            per_object / json_bytes.max(1.0)
+        );
+    }
+}
+
+/// A large CustomResourceDefinition applied while small objects are applied: whether the small ones wait for
+/// the large one's server-side apply (an argo-cd install applies its 1.39 MB Application CRD among 54 other
+/// objects, 16 requests in flight).
+mod large_apply {
+    use super::*;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// How often a small apply is sent (a steady trickle, so that the figures show waits rather than the two
+    /// cores' saturation), how many may be in flight, and how many ConfigMaps they cycle through.
+    const PACE: Duration = Duration::from_millis(1);
+    const IN_FLIGHT: usize = 16;
+    const CONFIG_MAPS: usize = 50;
+    /// Rounds per case; the CRD's figure is the median over the rounds.
+    const ROUNDS: usize = 7;
+    /// How long the small applies run in a round without a CRD.
+    const ALONE: Duration = Duration::from_millis(50);
+    /// The JSON size of the generated schema: about that of argo-cd's Application CRD.
+    const SCHEMA_BYTES: usize = 1_400_000;
+
+    /// Field descriptions as long as generated CRDs carry (Go doc comments of the API types).
+    fn description(path: &str) -> String {
+        format!(
+            "{path} is one field of the generated schema. It tells the controller what to do with the resource \
+             and is described at the length of a Go doc comment."
+        )
+    }
+
+    /// A schema node of `depth` levels below: objects hold a described string, integer, boolean, list of
+    /// objects and nested object fields, as the API types of a generated CRD do.
+    fn node(path: &str, depth: usize) -> Value {
+        if depth == 0 {
+            let kind = ["string", "integer", "boolean"][path.len() % 3];
+            return json!({"type": kind, "description": description(path)});
+        }
+        let mut properties = Map::new();
+        for index in 0..4 {
+            let name = format!("field{index}");
+            let child_path = format!("{path}.{name}");
+            let child = match index {
+                0 => json!({"type": "string", "description": description(&child_path),
+                            "enum": ["Alpha", "Beta", "Gamma"]}),
+                1 => json!({"type": "integer", "format": "int64", "description": description(&child_path)}),
+                2 => json!({"type": "array", "description": description(&child_path),
+                            "items": node(&format!("{child_path}[]"), depth - 1)}),
+                _ => node(&child_path, depth - 1),
+            };
+            properties.insert(name, child);
+        }
+        json!({"type": "object", "description": description(path), "properties": properties,
+               "required": ["field0"]})
+    }
+
+    /// The schema of `spec`: nested nodes until the whole is about [`SCHEMA_BYTES`].
+    fn spec_schema() -> Value {
+        let mut fields = Map::new();
+        let mut size = 0;
+        let mut index = 0;
+        while size < SCHEMA_BYTES {
+            let field = node(&format!(".spec.part{index}"), 5);
+            size += serde_json::to_vec(&field).map_or(SCHEMA_BYTES, |bytes| bytes.len());
+            fields.insert(format!("part{index}"), field);
+            index += 1;
+        }
+        json!({"type": "object", "properties": fields})
+    }
+
+    /// The CRD `widgets.<group>`, its schema `spec`; `revision` changes one description only (an upgrade of
+    /// the chart that brings it).
+    fn crd(group: &str, spec: &Value, revision: usize) -> Value {
+        json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": format!("widgets.{group}"), "labels": {"app.kubernetes.io/name": "bench"}},
+            "spec": {
+                "group": group,
+                "names": {"kind": "Widget", "listKind": "WidgetList", "plural": "widgets", "singular": "widget"},
+                "scope": "Namespaced",
+                "versions": [{
+                    "name": "v1alpha1", "served": true, "storage": true,
+                    "subresources": {"status": {}},
+                    "schema": {"openAPIV3Schema": {
+                        "type": "object",
+                        "description": format!("Widget, revision {revision}."),
+                        "properties": {
+                            "apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                            "metadata": {"type": "object"}, "spec": spec,
+                            "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+                        },
+                    }},
+                }],
+            },
+        })
+    }
+
+    /// A small ConfigMap; `index` changes its data, so that every apply writes.
+    fn small(name: &str, index: usize) -> Value {
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": {"bench": "yes"}},
+               "data": {"payload": "x".repeat(300), "index": index.to_string()}})
+    }
+
+    /// The server-side apply request of `crd`, its body serialized.
+    fn apply_request(crd: &Value) -> Result<http::Request<Vec<u8>>, String> {
+        let name = crd.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+        let body = serde_json::to_vec(crd).map_err(|error| error.to_string())?;
+        http::Request::patch(format!(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}?fieldManager=bench"
+        ))
+        .header(http::header::CONTENT_TYPE, "application/apply-patch+yaml")
+        .body(body)
+        .map_err(|error| error.to_string())
+    }
+
+    /// One round: the CRD's apply time (none without one) and the latency of every small apply started
+    /// before it answered.
+    struct Round {
+        large: Option<Duration>,
+        small: Vec<Duration>,
+    }
+
+    /// Applies `crd` (or waits [`ALONE`] without one) while a ConfigMap is applied every [`PACE`] (at most
+    /// [`IN_FLIGHT`] at a time) until it answers; every apply is checked successful.
+    async fn round(client: &Client, crd: Option<Value>, case: &str) -> Option<Round> {
+        let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+        let params = PatchParams::apply("bench");
+        let answered = Arc::new(AtomicBool::new(false));
+        // The CRD's request is serialized beforehand and its answer read as text: the client's own work on
+        // 1.4 MB of JSON is no part of what the server makes the other requests wait for.
+        let large_request = match crd.as_ref().map(apply_request).transpose() {
+            Ok(request) => request,
+            Err(error) => {
+                eprintln!("cannot build the CRD's request: {error}");
+                return None;
+            }
+        };
+        let large = tokio::spawn({
+            let (client, answered) = (client.clone(), answered.clone());
+            async move {
+                let started = Instant::now();
+                let applied = match large_request {
+                    Some(request) => client.request_text(request).await.map(|_| Some(started.elapsed())),
+                    None => {
+                        tokio::time::sleep(ALONE).await;
+                        Ok(None)
+                    }
+                };
+                answered.store(true, Ordering::SeqCst);
+                applied
+            }
+        });
+        let mut ticks = tokio::time::interval(PACE);
+        // A tick missed while every slot was taken is skipped, not sent in a burst afterwards.
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        let paced = stream::unfold((ticks, 0_usize), |(mut ticks, index)| async move {
+            ticks.tick().await;
+            Some((index, (ticks, index + 1)))
+        });
+        let small: Vec<Option<Duration>> = paced
+            .take_while(|_| futures::future::ready(!answered.load(Ordering::SeqCst)))
+            .map(|index| {
+                let (config_maps, params) = (config_maps.clone(), params.clone());
+                let name = format!("{case}-{}", index % CONFIG_MAPS);
+                async move {
+                    let sent = Instant::now();
+                    let applied = config_maps.patch(&name, &params, &Patch::Apply(small(&name, index))).await;
+                    applied.ok().map(|_| sent.elapsed())
+                }
+            })
+            .buffer_unordered(IN_FLIGHT)
+            .collect()
+            .await;
+        let large = match large.await {
+            Ok(Ok(large)) => large,
+            Ok(Err(error)) => {
+                eprintln!("the large CRD's apply failed: {error}");
+                return None;
+            }
+            Err(error) => {
+                eprintln!("the large CRD's apply did not finish: {error}");
+                return None;
+            }
+        };
+        let Some(small) = small.into_iter().collect() else {
+            eprintln!("a small apply failed");
+            return None;
+        };
+        Some(Round { large, small })
+    }
+
+    fn quantile(sorted: &[Duration], quantile: f64) -> Duration {
+        let index = ((sorted.len() as f64 - 1.0) * quantile).round() as usize;
+        sorted.get(index).copied().unwrap_or_default()
+    }
+
+    /// One row: the CRD's median time, and the small applies of every round together.
+    fn print(case: &str, rounds: &[Round]) {
+        let mut large: Vec<Duration> = rounds.iter().filter_map(|round| round.large).collect();
+        large.sort();
+        let large = if large.is_empty() { "none".to_string() } else { format!("{:.1?}", quantile(&large, 0.5)) };
+        let mut small: Vec<Duration> = rounds.iter().flat_map(|round| round.small.iter().copied()).collect();
+        small.sort();
+        println!(
+            "| large apply: {case}, a ConfigMap applied every {PACE:?} meanwhile, {} rounds | CRD {large} (median); \
+             {} ConfigMap applies: p50 {:.1?}, p90 {:.1?}, max {:.1?} |",
+            rounds.len(),
+            small.len(),
+            quantile(&small, 0.5),
+            quantile(&small, 0.9),
+            quantile(&small, 1.0),
+        );
+    }
+
+    /// Runs the case against a cluster served by a runtime of its own, as `berth sim serve` serves `berth
+    /// install` from another process: the client's work (serializing and parsing the CRD) does not hold up
+    /// the server's threads.
+    pub fn run_against_its_own_server(client_runtime: &tokio::runtime::Runtime) {
+        let Ok(server_runtime) = tokio::runtime::Builder::new_multi_thread().enable_all().build() else {
+            eprintln!("cannot start the server's runtime");
+            return;
+        };
+        let config = SimConfig { keep_record: false, ..SimConfig::default() };
+        let Ok(cluster) = server_runtime.block_on(SimCluster::start(config)) else {
+            eprintln!("cannot start the simulated cluster");
+            return;
+        };
+        client_runtime.block_on(async {
+            let Ok(client) = Client::try_from(cluster.kube_config()) else { return };
+            run(&client).await;
+        });
+        cluster.stop();
+    }
+
+    /// The small applies alone, then beside a fresh CRD created in each round, then beside one CRD updated
+    /// round after round (one description changed each time, as a chart upgrade changes it).
+    async fn run(client: &Client) {
+        let spec = spec_schema();
+        let bytes = serde_json::to_vec(&crd("bench.example.com", &spec, 0)).map_or(0, |bytes| bytes.len());
+        let megabytes = bytes as f64 / 1e6;
+        let rounds = ROUNDS.min(scale(ROUNDS));
+        let mut alone = Vec::new();
+        for _ in 0..rounds {
+            alone.extend(round(client, None, "alone").await);
+        }
+        print(&format!("no CRD ({ALONE:?} of applies)"), &alone);
+        let mut created = Vec::new();
+        for index in 0..rounds {
+            let crd = crd(&format!("r{index}.bench.example.com"), &spec, 0);
+            created.extend(round(client, Some(crd), "created").await);
+        }
+        print(&format!("a {megabytes:.2} MB CRD created"), &created);
+        let mut updated = Vec::new();
+        for index in 0..rounds {
+            let crd = crd("r0.bench.example.com", &spec, index + 1);
+            updated.extend(round(client, Some(crd), "updated").await);
+        }
+        print(&format!("a {megabytes:.2} MB CRD updated"), &updated);
+    }
 }

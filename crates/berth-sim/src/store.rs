@@ -1,9 +1,10 @@
 //! The simulated cluster's storage: every object, one resourceVersion counter, the event log that watches
 //! replay from, and the write record tests read to check what happened in which order.
 //!
-//! All writes go through [`Store::write`], which applies the server's rules in one place under one lock:
-//! identity and timestamps, generation bumped on spec changes only, status written only through the status
-//! subresource, finalizers, garbage collection of dependents, namespace and CRD lifecycles.
+//! All writes go through [`Store::write`] (or [`Store::write_concurrently`], which computes a patch outside the
+//! lock first), which applies the server's rules in one place under one lock: identity and timestamps,
+//! generation bumped on spec changes only, status written only through the status subresource, finalizers,
+//! garbage collection of dependents, namespace and CRD lifecycles.
 
 use super::admission::{
     self, Attributes, ClusterView, Operation,
@@ -365,7 +366,8 @@ impl Store {
     }
 
     /// Writes one object: `compute` gets the current object (None when absent) and returns the desired one.
-    /// Returns the stored object and whether it was created.
+    /// Returns the stored object and whether it was created. `compute` runs under the store's lock; writes
+    /// whose computation is heavy (patches) use [`Store::write_concurrently`].
     ///
     /// # Errors
     /// What the server would answer: 404 when absent and not creating, 409 on stale resourceVersion,
@@ -377,34 +379,48 @@ impl Store {
         compute: impl FnOnce(Option<&Value>) -> Result<Value, ApiError>,
     ) -> Result<(Arc<Value>, bool), ApiError> {
         let mut state = self.lock();
-        let written = self.write_locked(&mut state, target, options, compute);
+        let current = Current::read(&mut state, target, options);
+        let written = match &current {
+            Ok(current) => self.compute_and_commit(&mut state, target, options, current, compute),
+            Err(error) => Err(error.clone()),
+        };
         Store::settle(state);
+        // `current` goes here, after the lock: when the write replaced it, this frees the old object's tree.
         written
     }
 
-    fn write_locked(
+    /// The rest of a write once its current object is read: compute the desired object, then admit and commit.
+    fn compute_and_commit(
         &self,
         state: &mut State,
         target: &Target<'_>,
         options: &WriteOptions,
+        current: &Current,
         compute: impl FnOnce(Option<&Value>) -> Result<Value, ApiError>,
     ) -> Result<(Arc<Value>, bool), ApiError> {
+        let new = compute(current.served.as_deref())?;
+        self.admit_and_commit(state, target, options, current, new)
+    }
+
+    /// Admits `new`, computed from `current`, and stores it: identity, creation or update rules, admission,
+    /// validation, CRD establishment, the no-op check, then the commit with its resourceVersion and event.
+    fn admit_and_commit(
+        &self,
+        state: &mut State,
+        target: &Target<'_>,
+        options: &WriteOptions,
+        current: &Current,
+        mut new: Value,
+    ) -> Result<(Arc<Value>, bool), ApiError> {
         let def = target.def;
-        let namespace = scope_namespace(def, target.namespace)?;
-        let old = state.objects.get(&def.type_key(), &namespace, target.name);
-        if old.is_none() && !options.create {
-            return Err(ApiError::not_found(&def.group, &def.plural, target.name));
-        }
-        if old.is_none() && options.status_only {
-            return Err(ApiError::not_found(&def.group, &def.plural, target.name));
-        }
-        let old_view = old.as_ref().map(|object| with_version(object, def));
-        let mut new = compute(old_view.as_deref())?;
-        let name = admit_identity(&mut new, def, &namespace, target.name)?;
+        let namespace = &current.namespace;
+        let old = &current.stored;
+        let old_view = &current.served;
+        let name = admit_identity(&mut new, def, namespace, target.name)?;
         let mut new = conversion::to_storage(new, def);
-        match &old {
+        match old {
             None => {
-                check_namespace(state, def, &namespace)?;
+                check_namespace(state, def, namespace)?;
                 prepare_create(&mut new, def, &mut state.uid_counter);
                 if !def.custom {
                     apply_defaults(&def.group, &def.kind, &mut new);
@@ -421,7 +437,7 @@ impl Store {
         let attributes = Attributes {
             def,
             operation: if old.is_none() { Operation::Create } else { Operation::Update },
-            namespace: &namespace,
+            namespace,
             name: admission_name(&new, old.is_none()),
         };
         if options.status_only {
@@ -449,8 +465,8 @@ impl Store {
         if options.dry_run {
             return Ok((Arc::new(new), old.is_none()));
         }
-        if let (Some(old), false) = (&old, options.status_only)
-            && without_volatile(old) == without_volatile(&new)
+        if let (Some(old), false) = (old, options.status_only)
+            && equal_but_volatile(old, &new)
         {
             // A no-op write: real servers keep the resourceVersion and send no event.
             return Ok((with_version(old, def), false));
@@ -458,11 +474,11 @@ impl Store {
         let created = old.is_none();
         let finished_deleting = !created && is_deleting(&new) && finalizers_empty(&new);
         if finished_deleting {
-            let stored = self.remove(state, def, &namespace, &name, options);
+            let stored = self.remove(state, def, namespace, &name, options);
             return Ok((stored, false));
         }
         let event_type = if created { EventType::Added } else { EventType::Modified };
-        let stored = self.commit(state, def, &namespace, &name, new, event_type, options);
+        let stored = self.commit(state, def, namespace, &name, new, event_type, options);
         if crd_defs.is_some() {
             state.registry.set_custom(&name, crd_defs);
         }
@@ -717,6 +733,43 @@ struct Change {
     previous: Option<Json>,
 }
 
+/// The object a write starts from, read under the lock.
+struct Current {
+    /// The namespace the write goes to (empty for cluster-scoped types).
+    namespace: String,
+    /// The object as stored (None: absent).
+    stored: Option<Arc<Value>>,
+    /// The object as served in the version of the write, which is what the write's computation reads.
+    served: Option<Arc<Value>>,
+}
+
+impl Current {
+    /// Reads the target's object.
+    ///
+    /// # Errors
+    /// 400 for a namespaced type without a namespace; 404 when the object is absent and the write does not
+    /// create (or writes the status subresource).
+    fn read(state: &mut State, target: &Target<'_>, options: &WriteOptions) -> Result<Current, ApiError> {
+        let def = target.def;
+        let namespace = scope_namespace(def, target.namespace)?;
+        let stored = state.objects.get(&def.type_key(), &namespace, target.name);
+        if stored.is_none() && (!options.create || options.status_only) {
+            return Err(ApiError::not_found(&def.group, &def.plural, target.name));
+        }
+        let served = stored.as_ref().map(|object| with_version(object, def));
+        Ok(Current { namespace, stored, served })
+    }
+
+    /// Whether this is still the object `snapshot` read: the same resourceVersion (every change moves it,
+    /// a deletion and re-creation too), or absent both times.
+    fn is_unchanged_since(&self, snapshot: &Current) -> bool {
+        let version = |current: &Current| {
+            current.stored.as_ref().map(|object| object.pointer("/metadata/resourceVersion").cloned())
+        };
+        version(self) == version(snapshot)
+    }
+}
+
 /// The manager of pod bindings: its writes stand for the `binding` subresource, which no admission here judges.
 const SCHEDULER: &str = "kube-scheduler";
 
@@ -930,7 +983,7 @@ fn prepare_update(object: &mut Value, old: &Value, def: &ResourceDef, status_onl
             }
         }
     }
-    let spec_changed = spec_of(old) != spec_of(object);
+    let spec_changed = spec_changed(old, object);
     if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         for field in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"] {
             match old.pointer(&format!("/metadata/{field}")) {
@@ -946,25 +999,31 @@ fn prepare_update(object: &mut Value, old: &Value, def: &ResourceDef, status_onl
     Ok(())
 }
 
-/// Everything but metadata and status: what counts as the spec for generation.
-fn spec_of(object: &Value) -> Value {
-    let mut spec = object.clone();
-    if let Some(map) = spec.as_object_mut() {
-        for field in ["metadata", "status", "apiVersion", "kind"] {
-            map.remove(field);
-        }
+/// Whether two objects are equal but for the top-level fields in `ignored` (compared in place: stored
+/// objects can be megabytes).
+fn equal_except(left: &Value, right: &Value, ignored: &[&str]) -> bool {
+    match (left.as_object(), right.as_object()) {
+        (Some(left), Some(right)) => kept_fields(left, ignored).eq(kept_fields(right, ignored)),
+        _ => left == right,
     }
-    spec
 }
 
-/// The object without fields that change on every write, to detect no-op writes.
-fn without_volatile(object: &Value) -> Value {
-    let mut object = object.clone();
-    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
-        metadata.remove("resourceVersion");
-        metadata.remove("managedFields");
-    }
-    object
+fn kept_fields<'a>(map: &'a Map<String, Value>, ignored: &'a [&str]) -> impl Iterator<Item = (&'a String, &'a Value)> {
+    map.iter().filter(|(key, _)| !ignored.contains(&key.as_str()))
+}
+
+/// Whether the spec changed, for generation: everything but metadata and status counts as the spec.
+fn spec_changed(old: &Value, new: &Value) -> bool {
+    !equal_except(old, new, &["metadata", "status", "apiVersion", "kind"])
+}
+
+/// Whether a write changes nothing but the fields that change on every write (a no-op write).
+fn equal_but_volatile(old: &Value, new: &Value) -> bool {
+    let same_metadata = match (old.get("metadata"), new.get("metadata")) {
+        (Some(old), Some(new)) => equal_except(old, new, &["resourceVersion", "managedFields"]),
+        (old, new) => old == new,
+    };
+    same_metadata && equal_except(old, new, &["metadata"])
 }
 
 fn is_deleting(object: &Value) -> bool {
@@ -1023,6 +1082,7 @@ fn decode_continue(token: &str) -> Option<(String, String)> {
     Some((namespace.to_string(), name.to_string()))
 }
 
+mod concurrent;
 mod objects;
 #[cfg(test)]
 mod tests;

@@ -12,6 +12,7 @@ use crate::validation::decode::{self, BodyPath};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::Response;
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 /// Answers one resource request.
 pub async fn handle(
@@ -47,31 +48,22 @@ pub async fn handle(
         return watch::serve(state, &def, path, query).await;
     }
     let request = Request { state, def: &def, path, query, headers, body };
-    let result = match verb {
-        RequestVerb::Get => request.get(),
-        RequestVerb::List => request.list(),
-        RequestVerb::Create => request.create(),
-        RequestVerb::Update => request.replace(),
-        RequestVerb::Patch => request.patch(),
-        RequestVerb::Delete if path.name.is_some() => request.delete(),
-        RequestVerb::Delete => request.delete_collection(),
-        _ => Err(ApiError::method_not_allowed(format!(
-            "the server does not allow this method on the requested resource ({method})"
-        ))),
-    };
-    let accept = headers.get(header::ACCEPT).and_then(|value| value.to_str().ok()).unwrap_or_default();
-    let is_read = matches!(verb, RequestVerb::Get | RequestVerb::List) && path.subresource.is_none();
-    match result {
-        Ok((status, value)) if is_read && table::wants_table(accept) => {
-            let version = value.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or_default();
-            let objects: Vec<&Value> = match value.get("items").and_then(Value::as_array) {
-                Some(items) if verb == RequestVerb::List => items.iter().collect(),
-                _ => vec![&value],
-            };
-            json_response(status, &table::table(&def.kind, &objects, version))
-        }
-        Ok((status, value)) => object_response(status, &value, headers),
-        Err(error) => error_response(&error),
+    off_the_worker(body.len(), || request.respond(method, verb))
+}
+
+/// Request bodies from this size up are answered off the async worker thread (see [`off_the_worker`]).
+const LARGE_BODY: usize = 256 * 1024;
+
+/// Runs `respond` so that it holds up no other request. Decoding, patching and encoding a large body takes
+/// milliseconds (a 1.4 MB CRD about fifteen), during which the tasks queued on this worker thread would wait;
+/// a Go server's goroutines are preempted instead. `block_in_place` hands those tasks to another thread; a
+/// current-thread runtime (tests) has none to hand them to, and small bodies are not worth the hand-over.
+fn off_the_worker<T>(body_len: usize, respond: impl FnOnce() -> T) -> T {
+    let flavor = tokio::runtime::Handle::try_current().map(|runtime| runtime.runtime_flavor());
+    if body_len >= LARGE_BODY && matches!(flavor, Ok(tokio::runtime::RuntimeFlavor::MultiThread)) {
+        tokio::task::block_in_place(respond)
+    } else {
+        respond()
     }
 }
 
@@ -89,7 +81,9 @@ fn request_verb(method: &Method, path: &ResourcePath, query: &Query) -> RequestV
     }
 }
 
-type Answer = Result<(StatusCode, Value), ApiError>;
+/// The status and the object answered, shared with the store when it is a stored object (a megabyte CRD is
+/// serialized from the store's copy, not copied first).
+type Answer = Result<(StatusCode, Arc<Value>), ApiError>;
 
 struct Request<'a> {
     state: &'a ServerState,
@@ -115,6 +109,36 @@ fn patch_error(def: &ResourceDef, name: &str, error: PatchError) -> ApiError {
 }
 
 impl Request<'_> {
+    /// Answers the request: runs the verb, then encodes its answer as the client accepts it.
+    fn respond(&self, method: &Method, verb: RequestVerb) -> Response {
+        let result = match verb {
+            RequestVerb::Get => self.get(),
+            RequestVerb::List => self.list(),
+            RequestVerb::Create => self.create(),
+            RequestVerb::Update => self.replace(),
+            RequestVerb::Patch => self.patch(),
+            RequestVerb::Delete if self.path.name.is_some() => self.delete(),
+            RequestVerb::Delete => self.delete_collection(),
+            _ => Err(ApiError::method_not_allowed(format!(
+                "the server does not allow this method on the requested resource ({method})"
+            ))),
+        };
+        let accept = self.headers.get(header::ACCEPT).and_then(|value| value.to_str().ok()).unwrap_or_default();
+        let is_read = matches!(verb, RequestVerb::Get | RequestVerb::List) && self.path.subresource.is_none();
+        match result {
+            Ok((status, value)) if is_read && table::wants_table(accept) => {
+                let version = value.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or_default();
+                let objects: Vec<&Value> = match value.get("items").and_then(Value::as_array) {
+                    Some(items) if verb == RequestVerb::List => items.iter().collect(),
+                    _ => vec![&value],
+                };
+                json_response(status, &table::table(&self.def.kind, &objects, version))
+            }
+            Ok((status, value)) => object_response(status, &value, self.headers),
+            Err(error) => error_response(&error),
+        }
+    }
+
     fn namespace(&self) -> Option<&str> {
         if self.def.namespaced { self.path.namespace.as_deref() } else { None }
     }
@@ -152,8 +176,8 @@ impl Request<'_> {
     fn get(&self) -> Answer {
         let object = self.state.store.get(self.def, self.namespace(), self.name())?;
         match self.subresource()? {
-            Some("scale") => Ok((StatusCode::OK, scale_of(&object))),
-            _ => Ok((StatusCode::OK, (*object).clone())),
+            Some("scale") => Ok((StatusCode::OK, Arc::new(scale_of(&object)))),
+            _ => Ok((StatusCode::OK, object)),
         }
     }
 
@@ -183,7 +207,9 @@ impl Request<'_> {
         let items: Vec<Value> = page.items.iter().map(|item| (**item).clone()).collect();
         Ok((
             StatusCode::OK,
-            json!({"apiVersion": self.def.api_version(), "kind": self.def.list_kind(), "metadata": metadata, "items": items}),
+            Arc::new(
+                json!({"apiVersion": self.def.api_version(), "kind": self.def.list_kind(), "metadata": metadata, "items": items}),
+            ),
         ))
     }
 
@@ -208,7 +234,7 @@ impl Request<'_> {
             managed::record_update(None, &mut object, &manager, &api_version, &now(), None);
             Ok(object)
         })?;
-        Ok((if created { StatusCode::CREATED } else { StatusCode::OK }, (*stored).clone()))
+        Ok((if created { StatusCode::CREATED } else { StatusCode::OK }, stored))
     }
 
     fn replace(&self) -> Answer {
@@ -228,7 +254,7 @@ impl Request<'_> {
             managed::record_update(old, &mut object, &manager, &api_version, &now(), subresource);
             Ok(object)
         })?;
-        Ok((StatusCode::OK, (*stored).clone()))
+        Ok((StatusCode::OK, stored))
     }
 
     fn patch(&self) -> Answer {
@@ -267,8 +293,9 @@ impl Request<'_> {
         };
         let name = self.name().to_string();
         let def = self.def;
+        // Computed outside the store's lock, as a real server computes a patch concurrently with other requests.
         let (stored, created) =
-            self.state.store.write(&self.target(), &self.options(verb, is_apply, status_only), |old| {
+            self.state.store.write_concurrently(&self.target(), &self.options(verb, is_apply, status_only), |old| {
                 let mut new = match (media_type.as_str(), old) {
                     ("application/apply-patch+yaml", live) => {
                         managed::apply(live, &patch_body, &manager, force, &api_version, &now())
@@ -291,7 +318,7 @@ impl Request<'_> {
                 }
                 Ok(new)
             })?;
-        Ok((if created { StatusCode::CREATED } else { StatusCode::OK }, (*stored).clone()))
+        Ok((if created { StatusCode::CREATED } else { StatusCode::OK }, stored))
     }
 
     /// A subresource body naming another object than the URL is refused, as the handlers' `checkName` does.
@@ -319,7 +346,7 @@ impl Request<'_> {
             object["spec"]["replicas"] = replicas;
             Ok(object)
         })?;
-        Ok((StatusCode::OK, scale_of(&stored)))
+        Ok((StatusCode::OK, Arc::new(scale_of(&stored))))
     }
 
     /// The propagation policy and dry-run of a DELETE, from its DeleteOptions body or the query.
@@ -358,7 +385,7 @@ impl Request<'_> {
             self.state.store.delete(self.def, self.namespace(), self.name(), propagation, &self.manager(), dry_run)?;
         // The store returns the object as it remains (marked with deletionTimestamp) or as it was when removed.
         let remains = object.pointer("/metadata/deletionTimestamp").is_some_and(|value| !value.is_null());
-        Ok((if remains && !dry_run { StatusCode::ACCEPTED } else { StatusCode::OK }, (*object).clone()))
+        Ok((if remains && !dry_run { StatusCode::ACCEPTED } else { StatusCode::OK }, object))
     }
 
     fn delete_collection(&self) -> Answer {
@@ -378,7 +405,9 @@ impl Request<'_> {
         let metadata = json!({"resourceVersion": self.state.store.resource_version().to_string()});
         Ok((
             StatusCode::OK,
-            json!({"apiVersion": self.def.api_version(), "kind": self.def.list_kind(), "metadata": metadata, "items": deleted}),
+            Arc::new(
+                json!({"apiVersion": self.def.api_version(), "kind": self.def.list_kind(), "metadata": metadata, "items": deleted}),
+            ),
         ))
     }
 }
@@ -429,6 +458,135 @@ fn scale_of(object: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::faults::FaultInjector;
+    use crate::profile::Faults;
+    use crate::server::RequestCounts;
+    use crate::store::Store;
+    use axum::http::HeaderValue;
+    use tokio_util::sync::CancellationToken;
+
+    fn server() -> ServerState {
+        ServerState {
+            store: Arc::new(Store::new(1000, true)),
+            faults: FaultInjector::new(Faults::default()),
+            address: "127.0.0.1:0".to_string(),
+            requests: RequestCounts::default(),
+            shutdown: CancellationToken::new(),
+        }
+    }
+
+    /// PATCHes the ConfigMap `name` in `default` and returns the status code and the answer.
+    async fn patch(
+        state: &ServerState,
+        name: &str,
+        media_type: &'static str,
+        query: &[(&str, &str)],
+        body: Value,
+    ) -> (u16, Value) {
+        let path = ResourcePath {
+            group: String::new(),
+            version: "v1".to_string(),
+            namespace: Some("default".to_string()),
+            plural: "configmaps".to_string(),
+            name: Some(name.to_string()),
+            subresource: None,
+        };
+        let query: Query = query.iter().map(|(key, value)| ((*key).to_string(), (*value).to_string())).collect();
+        let mut headers = HeaderMap::new();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media_type));
+        headers.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
+        let body = serde_json::to_vec(&body).unwrap_or_default();
+        let response = handle(state, &Method::PATCH, &path, &query, &headers, &body).await;
+        let status = response.status().as_u16();
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap_or_default();
+        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    }
+
+    const APPLY: &str = "application/apply-patch+yaml";
+
+    fn settings(data: Value) -> Value {
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": data})
+    }
+
+    /// The stored ConfigMap's resourceVersion and data, and how many writes the store recorded.
+    fn stored(state: &ServerState) -> (Value, Value, usize) {
+        let def = state.store.find("", "v1", "configmaps");
+        let object = def.and_then(|def| state.store.get(&def, Some("default"), "settings").ok());
+        let field =
+            |pointer: &str| object.as_ref().and_then(|object| object.pointer(pointer).cloned()).unwrap_or_default();
+        (field("/metadata/resourceVersion"), field("/data"), state.store.record().len())
+    }
+
+    #[tokio::test]
+    async fn an_apply_conflicting_with_another_manager_is_refused_and_writes_nothing() {
+        let state = server();
+        let one = [("fieldManager", "one")];
+        assert_eq!(patch(&state, "settings", APPLY, &one, settings(json!({"a": "1"}))).await.0, 201);
+        let before = stored(&state);
+        let two = [("fieldManager", "two")];
+        let (code, answer) = patch(&state, "settings", APPLY, &two, settings(json!({"a": "2"}))).await;
+        assert_eq!(code, 409);
+        assert_eq!(answer["message"], "Apply failed with 1 conflict: conflict with \"one\": .data.a");
+        assert_eq!(stored(&state), before, "nothing written");
+        let forced = [("fieldManager", "two"), ("force", "true")];
+        let (code, answer) = patch(&state, "settings", APPLY, &forced, settings(json!({"a": "2"}))).await;
+        assert_eq!((code, answer["data"].clone()), (200, json!({"a": "2"})));
+    }
+
+    #[tokio::test]
+    async fn a_dry_run_apply_answers_the_result_and_writes_nothing() {
+        let state = server();
+        let manager = [("fieldManager", "one")];
+        assert_eq!(patch(&state, "settings", APPLY, &manager, settings(json!({"a": "1"}))).await.0, 201);
+        let before = stored(&state);
+        let dry_run = [("fieldManager", "one"), ("dryRun", "All")];
+        let (code, answer) = patch(&state, "settings", APPLY, &dry_run, settings(json!({"a": "2"}))).await;
+        assert_eq!((code, answer["data"].clone()), (200, json!({"a": "2"})));
+        assert_eq!(stored(&state), before, "nothing written");
+    }
+
+    #[tokio::test]
+    async fn a_no_op_apply_keeps_the_resource_version_and_records_no_write() {
+        let state = server();
+        let manager = [("fieldManager", "one")];
+        assert_eq!(patch(&state, "settings", APPLY, &manager, settings(json!({"a": "1"}))).await.0, 201);
+        let before = stored(&state);
+        let (code, answer) = patch(&state, "settings", APPLY, &manager, settings(json!({"a": "1"}))).await;
+        assert_eq!((code, answer["metadata"]["resourceVersion"].clone()), (200, before.0.clone()));
+        assert_eq!(stored(&state), before, "nothing written");
+    }
+
+    async fn apply_a_large_body() -> (u16, usize) {
+        let state = server();
+        let large = "x".repeat(LARGE_BODY);
+        let (code, answer) =
+            patch(&state, "settings", APPLY, &[("fieldManager", "one")], settings(json!({"a": large}))).await;
+        (code, answer["data"]["a"].as_str().map_or(0, str::len))
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_large_body_is_answered_off_the_worker_of_a_multi_thread_runtime() {
+        assert_eq!(apply_a_large_body().await, (201, LARGE_BODY));
+    }
+
+    #[tokio::test]
+    async fn a_large_body_is_answered_in_place_on_a_current_thread_runtime() {
+        assert_eq!(apply_a_large_body().await, (201, LARGE_BODY));
+    }
+
+    #[tokio::test]
+    async fn other_patches_go_through_the_concurrent_write_too() {
+        let state = server();
+        let merge = "application/merge-patch+json";
+        let (code, _) = patch(&state, "settings", merge, &[], json!({"data": {"a": "1"}})).await;
+        assert_eq!(code, 404, "a patch other than apply does not create");
+        patch(&state, "settings", APPLY, &[("fieldManager", "one")], settings(json!({"a": "1"}))).await;
+        let (code, answer) = patch(&state, "settings", merge, &[], json!({"data": {"b": "2"}})).await;
+        assert_eq!((code, answer["data"].clone()), (200, json!({"a": "1", "b": "2"})));
+        let json_patch = json!([{"op": "remove", "path": "/data/a"}]);
+        let (code, answer) = patch(&state, "settings", "application/json-patch+json", &[], json_patch).await;
+        assert_eq!((code, answer["data"].clone()), (200, json!({"b": "2"})));
+    }
 
     #[test]
     fn generate_name_adds_a_suffix() {

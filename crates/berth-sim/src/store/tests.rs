@@ -205,3 +205,109 @@ fn watches_replay_from_a_version_and_expire_old_ones() {
     assert!(everything.backlog.iter().all(|event| event.event_type == EventType::Added));
     assert_eq!(everything.backlog.len(), 5);
 }
+
+/// How long a test waits for another thread: the waits end as soon as what they wait for happens.
+const BOUND: std::time::Duration = std::time::Duration::from_secs(10);
+
+fn config_map(name: &str, data: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "default"}, "data": data})
+}
+
+type Written = Result<(Arc<Value>, bool), ApiError>;
+
+/// A concurrent write of `key: value` into a ConfigMap's data whose first computation waits for `release`
+/// after telling `entered`; later computations (the retry under the lock) do not wait.
+fn held_write(
+    store: &Arc<Store>,
+    name: &'static str,
+    (key, value): (&'static str, &'static str),
+    entered: std::sync::mpsc::Sender<()>,
+    release: std::sync::mpsc::Receiver<()>,
+) -> std::thread::JoinHandle<(Written, usize)> {
+    let store = store.clone();
+    std::thread::spawn(move || {
+        let def = def(&store, "v1", "ConfigMap");
+        let target = Target { def: &def, namespace: Some("default"), name };
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        let written = store.write_concurrently(&target, &options(Verb::Patch, false), |old| {
+            if calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+                let _ = entered.send(());
+                // Longer than the test's own waits, so that a write blocked behind this one fails the test.
+                let _ = release.recv_timeout(BOUND * 3);
+            }
+            let mut object = old.cloned().ok_or_else(|| ApiError::not_found("", "configmaps", name))?;
+            object["data"][key] = json!(value);
+            Ok(object)
+        });
+        (written, calls.load(std::sync::atomic::Ordering::SeqCst))
+    })
+}
+
+/// Runs `write` on its own thread and waits for it at most [`BOUND`].
+fn bounded<T: Send + 'static>(write: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(write());
+    });
+    finished.recv_timeout(BOUND).ok()
+}
+
+#[test]
+fn a_write_completes_while_another_write_computes() {
+    let store = Arc::new(Store::new(1000, true));
+    put(&store, config_map("slow", json!({"a": "0"}))).expect("created");
+    let (entered, computing) = std::sync::mpsc::channel();
+    let (release, released) = std::sync::mpsc::channel();
+    let slow = held_write(&store, "slow", ("a", "1"), entered, released);
+    computing.recv_timeout(BOUND).expect("the slow write is computing");
+    let other = bounded({
+        let store = store.clone();
+        move || put(&store, config_map("other", json!({"b": "2"})))
+    });
+    let _ = release.send(());
+    assert!(other.is_some_and(|written| written.is_ok()), "the other write completed while the slow one computed");
+    let (slow, calls) = slow.join().expect("the slow write's thread ends");
+    let (slow, _) = slow.expect("the slow write is stored");
+    assert_eq!((slow["data"]["a"].clone(), calls), (json!("1"), 1), "computed once: its object did not change");
+}
+
+#[test]
+fn a_write_that_lands_during_a_computation_is_not_lost() {
+    let store = Arc::new(Store::new(1000, true));
+    let created = put(&store, config_map("shared", json!({"a": "0"}))).expect("created");
+    let created_version = object_resource_version(&created);
+    let (entered, computing) = std::sync::mpsc::channel();
+    let (release, released) = std::sync::mpsc::channel();
+    let slow = held_write(&store, "shared", ("b", "2"), entered, released);
+    computing.recv_timeout(BOUND).expect("the slow write is computing");
+    let landed = bounded({
+        let store = store.clone();
+        move || put(&store, config_map("shared", json!({"a": "1"})))
+    });
+    let _ = release.send(());
+    let landed = landed.and_then(Result::ok).expect("the other write completed while the slow one computed");
+    assert_eq!(object_resource_version(&landed), created_version + 1);
+    let (slow, calls) = slow.join().expect("the slow write's thread ends");
+    let (slow, _) = slow.expect("the slow write is stored");
+    assert_eq!(calls, 2, "computed again on the version the other write stored");
+    assert_eq!(slow["data"], json!({"a": "1", "b": "2"}), "both changes are kept");
+    assert_eq!(object_resource_version(&slow), created_version + 2);
+}
+
+#[test]
+fn a_concurrent_write_computes_against_absence_and_refuses_what_is_missing() {
+    let store = Store::new(1000, true);
+    let def = def(&store, "v1", "ConfigMap");
+    let target = Target { def: &def, namespace: Some("default"), name: "fresh" };
+    let missing =
+        store.write_concurrently(&target, &options(Verb::Patch, false), |_| Ok(config_map("fresh", json!({}))));
+    assert!(missing.is_err_and(|error| error.code == 404), "a patch of a missing object is not found");
+    let (created, is_new) = store
+        .write_concurrently(&target, &options(Verb::Apply, true), |old| match old {
+            None => Ok(config_map("fresh", json!({"a": "1"}))),
+            Some(_) => Err(ApiError::bad_request("computed against an object")),
+        })
+        .expect("created");
+    assert!(is_new);
+    assert_eq!(created["data"], json!({"a": "1"}));
+}

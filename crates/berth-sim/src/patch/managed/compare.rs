@@ -3,6 +3,7 @@
 
 use super::fieldpath::{FieldSet, Path, PathElement};
 use super::shape::{ListShape, element_key, is_atomic_map, list_shape};
+use super::tracked::Node;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -26,7 +27,7 @@ impl Comparison {
 }
 
 /// Compares two (tracked parts of) objects.
-pub(crate) fn compare(old: &Value, new: &Value) -> Comparison {
+pub(crate) fn compare(old: Node<'_>, new: Node<'_>) -> Comparison {
     let mut comparison = Comparison::default();
     walk(&mut Vec::new(), None, Some(old), Some(new), &mut comparison);
     comparison
@@ -39,15 +40,17 @@ enum Kind {
     Scalar,
 }
 
-fn kind(value: &Value) -> Kind {
-    match value {
-        Value::Object(_) => Kind::Map,
-        Value::Array(_) => Kind::List,
-        _ => Kind::Scalar,
+fn kind(node: Node<'_>) -> Kind {
+    if node.is_map() {
+        return Kind::Map;
+    }
+    match node.as_array() {
+        Some(_) => Kind::List,
+        None => Kind::Scalar,
     }
 }
 
-fn walk(path: &mut Path, field: Option<&str>, old: Option<&Value>, new: Option<&Value>, out: &mut Comparison) {
+fn walk(path: &mut Path, field: Option<&str>, old: Option<Node<'_>>, new: Option<Node<'_>>, out: &mut Comparison) {
     let shared_kind = match (old.map(kind), new.map(kind)) {
         (None, None) => return,
         (Some(old_kind), Some(new_kind)) if old_kind != new_kind => {
@@ -56,17 +59,23 @@ fn walk(path: &mut Path, field: Option<&str>, old: Option<&Value>, new: Option<&
         }
         (Some(kind), _) | (None, Some(kind)) => kind,
     };
-    let is_atomic = || old.into_iter().chain(new).any(|value| is_atomic_map(field, value));
+    let is_atomic = || old.into_iter().chain(new).filter_map(Node::as_whole).any(|value| is_atomic_map(field, value));
     match shared_kind {
         Kind::Map if is_atomic() => leaf(path, old, new, out),
-        Kind::Map => walk_maps(path, old.and_then(Value::as_object), new.and_then(Value::as_object), out),
-        Kind::List => walk_lists(path, field, old.and_then(Value::as_array), new.and_then(Value::as_array), out),
+        Kind::Map => walk_maps(path, old, new, out),
+        Kind::List => walk_lists(path, field, old.and_then(Node::as_array), new.and_then(Node::as_array), out),
         Kind::Scalar => leaf(path, old, new, out),
     }
 }
 
 /// A field that changed between map, list and scalar: everything below it went and came back.
-fn changed_kind(path: &mut Path, field: Option<&str>, old: Option<&Value>, new: Option<&Value>, out: &mut Comparison) {
+fn changed_kind(
+    path: &mut Path,
+    field: Option<&str>,
+    old: Option<Node<'_>>,
+    new: Option<Node<'_>>,
+    out: &mut Comparison,
+) {
     let mut gone = Comparison::default();
     walk(path, field, old, None, &mut gone);
     let mut came = Comparison::default();
@@ -77,14 +86,14 @@ fn changed_kind(path: &mut Path, field: Option<&str>, old: Option<&Value>, new: 
     out.modified = out.modified.union(&both);
 }
 
-fn leaf(path: &Path, old: Option<&Value>, new: Option<&Value>, out: &mut Comparison) {
+fn leaf(path: &Path, old: Option<Node<'_>>, new: Option<Node<'_>>, out: &mut Comparison) {
     if path.is_empty() {
         return;
     }
     match (old, new) {
         (None, Some(_)) => out.added.insert(path),
         (Some(_), None) => out.removed.insert(path),
-        (Some(old), Some(new)) if old != new => out.modified.insert(path),
+        (Some(old), Some(new)) if !old.same(new) => out.modified.insert(path),
         _ => {}
     }
 }
@@ -101,13 +110,8 @@ fn node(path: &Path, old_present: bool, new_present: bool, out: &mut Comparison)
     }
 }
 
-fn walk_maps(
-    path: &mut Path,
-    old: Option<&Map<String, Value>>,
-    new: Option<&Map<String, Value>>,
-    out: &mut Comparison,
-) {
-    let is_empty = |map: Option<&Map<String, Value>>| map.is_none_or(Map::is_empty);
+fn walk_maps(path: &mut Path, old: Option<Node<'_>>, new: Option<Node<'_>>, out: &mut Comparison) {
+    let is_empty = |map: Option<Node<'_>>| map.is_none_or(Node::is_empty_map);
     if is_empty(old) && is_empty(new) {
         // Empty maps are leaves, so that `{}` and absent stay distinct.
         node(path, old.is_some(), new.is_some(), out);
@@ -115,17 +119,19 @@ fn walk_maps(
     }
     let empty_map = Value::Object(Map::new());
     let empty_list = Value::Array(Vec::new());
-    let mut keys: Vec<&String> = old.into_iter().chain(new).flat_map(Map::keys).collect();
+    let mut keys: Vec<&String> = old.into_iter().chain(new).flat_map(|map| map.entries().map(|(key, _)| key)).collect();
     keys.sort();
     keys.dedup();
     for key in keys {
         let mut old_child = old.and_then(|map| map.get(key));
         let mut new_child = new.and_then(|map| map.get(key));
         if old.is_some() && new.is_some() && ALWAYS_PRESENT.contains(&key.as_str()) {
-            let empty_like = |other: &Value| match other {
-                Value::Object(_) => Some(&empty_map),
-                Value::Array(_) => Some(&empty_list),
-                _ => None,
+            let empty_like = |other: Node<'_>| {
+                if other.is_map() {
+                    Some(Node::whole(&empty_map))
+                } else {
+                    other.as_array().map(|_| Node::whole(&empty_list))
+                }
             };
             match (old_child, new_child) {
                 (None, Some(new_value)) => old_child = empty_like(new_value),
@@ -172,7 +178,7 @@ fn walk_lists(
             }
             for (key, (old_item, new_item)) in elements {
                 path.push(key);
-                walk(path, None, old_item, new_item, out);
+                walk(path, None, old_item.map(Node::whole), new_item.map(Node::whole), out);
                 path.pop();
             }
         }

@@ -5,7 +5,8 @@
 
 use super::compare::compare;
 use super::fieldpath::FieldSet;
-use super::shape::{Scope, fields_of, tracked};
+use super::shape::fields_of;
+use super::tracked::{Scope, tracked};
 use serde_json::Value;
 
 /// The manager name kubectl uses for `apply --server-side`.
@@ -25,8 +26,8 @@ pub(crate) fn upgradable_fields(live: &Value, api_version: &str) -> Option<Field
         return None;
     }
     let last_applied = tracked(&last_applied, Scope::Main);
-    let drift = compare(&last_applied, &tracked(live, Scope::Main));
-    Some(fields_of(&last_applied).difference(&drift.modified).difference(&drift.added).difference(&drift.removed))
+    let drift = compare(last_applied, tracked(live, Scope::Main));
+    Some(fields_of(last_applied).difference(&drift.modified).difference(&drift.added).difference(&drift.removed))
 }
 
 /// Rewrites the annotation of `object`, if it has one, to the applied configuration (minus the annotation).

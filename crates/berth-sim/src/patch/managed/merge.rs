@@ -9,28 +9,55 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 /// `config` merged into `live`: maps merge recursively, keyed lists and sets merge element by element (the
 /// configuration's order, with live-only elements kept near their neighbours), anything else is replaced. A
 /// `null` in the configuration removes the field.
+///
+/// What an apply does not merge is left out on the way: `metadata.managedFields` on both sides (bookkeeping,
+/// written afterwards) and the configuration's `status` (the status subresource's). The result is built from
+/// the two borrowed objects, each of its parts copied once from one of them.
 pub(crate) fn merge(live: &Value, config: &Value) -> Value {
-    merge_value(None, Some(live), config)
+    merge_value(None, Level::Root, Some(live), config)
 }
 
-fn merge_value(field: Option<&str>, live: Option<&Value>, config: &Value) -> Value {
+/// Where in the object a merge is, for what it leaves out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Root,
+    RootMetadata,
+    Below,
+}
+
+impl Level {
+    fn child(self, key: &str) -> Level {
+        match self {
+            Level::Root if key == "metadata" => Level::RootMetadata,
+            _ => Level::Below,
+        }
+    }
+
+    /// Whether the live object's `key` at this level is not part of the merge.
+    fn leaves_out_live(self, key: &str) -> bool {
+        self == Level::RootMetadata && key == "managedFields"
+    }
+
+    /// Whether the configuration's `key` at this level is not applied.
+    fn leaves_out_config(self, key: &str) -> bool {
+        match self {
+            Level::Root => key == "status",
+            Level::RootMetadata => key == "managedFields",
+            Level::Below => false,
+        }
+    }
+}
+
+fn merge_value(field: Option<&str>, level: Level, live: Option<&Value>, config: &Value) -> Value {
     match (live, config) {
         (Some(Value::Object(live)), Value::Object(settings)) if !is_atomic_map(field, config) => {
-            let mut merged = live.clone();
-            for (key, value) in settings {
-                if value.is_null() {
-                    merged.remove(key);
-                } else {
-                    let value = merge_value(Some(key), live.get(key), value);
-                    merged.insert(key.clone(), value);
-                }
-            }
-            Value::Object(merged)
+            Value::Object(merge_maps(level, live, settings))
         }
         (Some(Value::Array(live)), Value::Array(items)) => match list_shape(field, &[live, items]) {
             ListShape::Keyed(keys) => {
                 let key_of = |item: &Value| element_key(keys, item).unwrap_or(PathElement::Index(0));
-                Value::Array(merge_elements(live, items, key_of, |live, config| merge_value(None, live, config)))
+                let merge_item = |live: Option<&Value>, config: &Value| merge_value(None, Level::Below, live, config);
+                Value::Array(merge_elements(live, items, key_of, merge_item))
             }
             ListShape::Set => Value::Array(merge_elements(
                 live,
@@ -38,18 +65,60 @@ fn merge_value(field: Option<&str>, live: Option<&Value>, config: &Value) -> Val
                 |item| PathElement::Value(item.clone()),
                 |_, config| config.clone(),
             )),
-            ListShape::Atomic => without_nulls(config),
+            ListShape::Atomic => copy_config(level, config),
         },
-        _ => without_nulls(config),
+        _ => copy_config(level, config),
     }
 }
 
-fn without_nulls(value: &Value) -> Value {
+/// The live map with the configuration's fields merged in: the live fields in their order (removed by a
+/// `null`, merged when configured), then the fields only the configuration has.
+fn merge_maps(level: Level, live: &Map<String, Value>, config: &Map<String, Value>) -> Map<String, Value> {
+    let configured = |key: &str| config.get(key).filter(|_| !level.leaves_out_config(key));
+    let is_live = |key: &str| live.contains_key(key) && !level.leaves_out_live(key);
+    let mut merged = Map::new();
+    for (key, value) in live.iter().filter(|(key, _)| !level.leaves_out_live(key)) {
+        let child = level.child(key);
+        match configured(key) {
+            None => {
+                merged.insert(key.clone(), copy_live(child, value));
+            }
+            Some(Value::Null) => {}
+            Some(setting) => {
+                merged.insert(key.clone(), merge_value(Some(key), child, Some(value), setting));
+            }
+        }
+    }
+    for (key, setting) in config {
+        if level.leaves_out_config(key) || setting.is_null() || is_live(key) {
+            continue;
+        }
+        merged.insert(key.clone(), copy_config(level.child(key), setting));
+    }
+    merged
+}
+
+/// A live value kept as it is, but for what the merge leaves out at its level.
+fn copy_live(level: Level, value: &Value) -> Value {
+    match value {
+        Value::Object(map) if level == Level::RootMetadata => Value::Object(
+            map.iter().filter(|(key, _)| !level.leaves_out_live(key)).map(|(k, v)| (k.clone(), v.clone())).collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// A configured value as it is stored: without its `null`s (they remove, and there is nothing to remove) and
+/// what the merge leaves out at its level.
+fn copy_config(level: Level, value: &Value) -> Value {
     match value {
         Value::Object(map) => Value::Object(
-            map.iter().filter(|(_, value)| !value.is_null()).map(|(k, v)| (k.clone(), without_nulls(v))).collect(),
+            map.iter()
+                .filter(|(key, value)| !value.is_null() && !level.leaves_out_config(key))
+                .map(|(key, value)| (key.clone(), copy_config(level.child(key), value)))
+                .collect(),
         ),
-        Value::Array(items) => Value::Array(items.iter().map(without_nulls).collect()),
+        Value::Array(items) => Value::Array(items.iter().map(|item| copy_config(Level::Below, item)).collect()),
         other => other.clone(),
     }
 }
@@ -132,14 +201,28 @@ pub(crate) fn prune(object: &mut Value, last_applied: &FieldSet, owned: &FieldSe
     }
 }
 
-/// The object without `metadata.managedFields`, which is bookkeeping rather than content.
-pub(crate) fn without_managed_fields(object: &Value) -> Value {
-    let mut object = object.clone();
+/// Removes `metadata.managedFields`, which is bookkeeping rather than content.
+pub(crate) fn remove_managed_fields(object: &mut Value) {
     if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         metadata.remove("managedFields");
     }
-    if !object.is_object() {
-        return Value::Object(Map::new());
-    }
-    object
+}
+
+/// Whether two objects are equal once their `metadata.managedFields` are left out (compared in place).
+pub(crate) fn equal_without_managed_fields(left: &Value, right: &Value) -> bool {
+    let (Some(left), Some(right)) = (left.as_object(), right.as_object()) else {
+        return left == right;
+    };
+    left.len() == right.len()
+        && left.iter().all(|(key, value)| match (key.as_str(), value, right.get(key)) {
+            (_, _, None) => false,
+            ("metadata", Value::Object(metadata), Some(Value::Object(other))) => {
+                metadata_content(metadata).eq(metadata_content(other))
+            }
+            (_, value, Some(other)) => value == other,
+        })
+}
+
+fn metadata_content(metadata: &Map<String, Value>) -> impl Iterator<Item = (&String, &Value)> {
+    metadata.iter().filter(|(key, _)| *key != "managedFields")
 }

@@ -14,15 +14,17 @@ mod fieldpath;
 mod last_applied;
 mod merge;
 mod shape;
+mod tracked;
 
 use super::PatchError;
 use compare::compare;
 use conflict::{Conflict, conflict_error};
 use entries::{Managed, ManagerId, Managers};
 use last_applied::{KUBECTL, keep_annotation_in_step, upgradable_fields};
-use merge::{merge, prune, without_managed_fields};
+use merge::{equal_without_managed_fields, merge, prune, remove_managed_fields};
 use serde_json::{Map, Value};
-use shape::{Scope, check_keyed_lists, fields_of, tracked};
+use shape::{check_keyed_lists, fields_of};
+use tracked::{Scope, tracked};
 
 /// The manager a real server records for fields an object had before its first apply.
 const BEFORE_FIRST_APPLY: &str = "before-first-apply";
@@ -51,7 +53,9 @@ pub fn apply(
 ) -> Result<Value, PatchError> {
     let manager = manager_name(manager);
     check_applied(applied, api_version)?;
-    let live_object = live.map_or_else(|| Value::Object(Map::new()), without_managed_fields);
+    // Borrowed as it is: its managedFields are not content, and the comparisons and the merge leave them out.
+    let empty = Value::Object(Map::new());
+    let live_object = live.filter(|live| live.is_object()).unwrap_or(&empty);
     let mut managers = match live {
         Some(live) => entries::decode(live)
             .map_err(|error| PatchError::Invalid(format!("failed to decode managed fields: {error}")))?,
@@ -59,18 +63,11 @@ pub fn apply(
     };
     if live.is_some() && managers.is_empty() {
         let before = ManagerId::update(BEFORE_FIRST_APPLY, api_version, None);
-        record(&mut managers, &Value::Object(Map::new()), &live_object, before, api_version, now, Scope::Main);
+        record(&mut managers, &empty, live_object, before, api_version, now, Scope::Main);
     }
-    let request = ApplyRequest { live: &live_object, applied, manager, api_version, now };
-    let outcome = match request.run(managers.clone(), force) {
-        Err(conflicts) if manager == KUBECTL => {
-            let upgradable = upgradable_fields(&live_object, api_version).unwrap_or_default();
-            let remaining: Vec<Conflict> =
-                conflicts.into_iter().filter(|conflict| !upgradable.contains(&conflict.path)).collect();
-            if remaining.is_empty() { request.run(managers, true) } else { Err(remaining) }
-        }
-        outcome => outcome,
-    };
+    let request = ApplyRequest { live: live_object, applied, manager, api_version, now };
+    let outcome =
+        if manager == KUBECTL { request.run_upgrading(managers, force) } else { request.run(managers, force) };
     let mut object = outcome.map_err(|conflicts| conflict_error(&conflicts))?;
     if manager == KUBECTL {
         keep_annotation_in_step(&mut object, applied);
@@ -109,13 +106,15 @@ pub fn record_update(
             _ => stored(),
         }
     };
-    *new = without_managed_fields(new);
+    remove_managed_fields(new);
     if managers.is_empty() && old.is_some() {
         return;
     }
-    let old_object = old.map_or_else(|| Value::Object(Map::new()), without_managed_fields);
+    // The comparison leaves the old object's managedFields out: no copy without them is needed.
+    let empty = Value::Object(Map::new());
+    let old_object = old.filter(|old| old.is_object()).unwrap_or(&empty);
     let id = ManagerId::update(manager, api_version, subresource);
-    record(&mut managers, &old_object, new, id, api_version, now, Scope::of(subresource));
+    record(&mut managers, old_object, new, id, api_version, now, Scope::of(subresource));
     entries::store(new, managers);
 }
 
@@ -135,7 +134,7 @@ fn record(
     now: &str,
     scope: Scope,
 ) {
-    let comparison = compare(&tracked(old, scope), &tracked(new, scope));
+    let comparison = compare(tracked(old, scope), tracked(new, scope));
     let changed = comparison.changed();
     for managed in managers.values_mut() {
         managed.fields = managed.fields.difference(&changed).difference(&comparison.removed);
@@ -165,7 +164,7 @@ fn check_applied(applied: &Value, api_version: &str) -> Result<(), PatchError> {
             "Incorrect version specified in apply patch. Specified patch version: {version}, expected: {api_version}"
         )));
     }
-    check_keyed_lists(&tracked(applied, Scope::Main)).map_err(|error| {
+    check_keyed_lists(tracked(applied, Scope::Main)).map_err(|error| {
         let kind = configuration.get("kind").and_then(Value::as_str).unwrap_or_default();
         let group_version = if api_version.contains('/') { api_version.to_string() } else { format!("/{api_version}") };
         PatchError::Invalid(format!("failed to create typed patch object ({group_version}, Kind={kind}): {error}"))
@@ -174,6 +173,7 @@ fn check_applied(applied: &Value, api_version: &str) -> Result<(), PatchError> {
 
 /// One apply, runnable again with `force` (kubectl's upgrade path retries a conflicting apply forced).
 struct ApplyRequest<'a> {
+    /// The live object (`{}` for a create); its managedFields are left out wherever it is read.
     live: &'a Value,
     applied: &'a Value,
     manager: &'a str,
@@ -183,24 +183,18 @@ struct ApplyRequest<'a> {
 
 impl ApplyRequest<'_> {
     /// structured-merge-diff's `Updater.Apply`: merge, prune, then compare the result with the live object to
-    /// find conflicts and hand over ownership.
+    /// find conflicts and hand over ownership. The configuration's `status` and managedFields are neither
+    /// merged nor tracked; the result is the one copy made (the merge's).
     fn run(&self, mut managers: Managers, force: bool) -> Result<Value, Vec<Conflict>> {
-        let mut configuration = self.applied.clone();
-        if let Some(map) = configuration.as_object_mut() {
-            map.remove("status");
-        }
-        if let Some(metadata) = configuration.get_mut("metadata").and_then(Value::as_object_mut) {
-            metadata.remove("managedFields");
-        }
         let applier = ManagerId::apply(self.manager);
         let previous = managers.remove(&applier);
-        let applied_fields = fields_of(&tracked(&configuration, Scope::Main));
-        let mut object = merge(self.live, &configuration);
+        let applied_fields = fields_of(tracked(self.applied, Scope::Main));
+        let mut object = merge(self.live, self.applied);
         if let Some(previous) = &previous {
             let owned = managers.values().fold(applied_fields.clone(), |owned, managed| owned.union(&managed.fields));
             prune(&mut object, &previous.fields, &owned);
         }
-        let comparison = compare(&tracked(self.live, Scope::Main), &tracked(&object, Scope::Main));
+        let comparison = compare(tracked(self.live, Scope::Main), tracked(&object, Scope::Main));
         let changed = comparison.changed();
         let conflicts: Vec<Conflict> = managers
             .iter()
@@ -217,11 +211,27 @@ impl ApplyRequest<'_> {
         }
         // A real server stamps the applier's entry only when the object changed.
         let time = match previous {
-            Some(previous) if object == *self.live && previous.time.is_some() => previous.time,
+            Some(previous) if equal_without_managed_fields(&object, self.live) && previous.time.is_some() => {
+                previous.time
+            }
             _ => Some(self.now.to_string()),
         };
         managers.insert(applier, Managed { fields: applied_fields, api_version: self.api_version.to_string(), time });
         entries::store(&mut object, managers);
         Ok(object)
+    }
+
+    /// The apply of the `kubectl` manager: conflicts on fields that the last-applied annotation still
+    /// describes are taken over (the apply runs again forced) instead of reported.
+    fn run_upgrading(&self, managers: Managers, force: bool) -> Result<Value, Vec<Conflict>> {
+        match self.run(managers.clone(), force) {
+            Err(conflicts) => {
+                let upgradable = upgradable_fields(self.live, self.api_version).unwrap_or_default();
+                let remaining: Vec<Conflict> =
+                    conflicts.into_iter().filter(|conflict| !upgradable.contains(&conflict.path)).collect();
+                if remaining.is_empty() { self.run(managers, true) } else { Err(remaining) }
+            }
+            outcome => outcome,
+        }
     }
 }

@@ -1,64 +1,11 @@
-//! What server-side apply needs to know about an object's shape without a schema: which fields are tracked at
-//! all, how each list is keyed, and how to reach (and remove) the field a path names.
+//! What server-side apply needs to know about an object's shape without a schema: how each list is keyed,
+//! which fields a configuration sets, and how to reach (and remove) the field a path names.
 
 use super::fieldpath::{FieldSet, Path, PathElement, compare_values, path_text};
+use super::tracked::Node;
 use crate::patch::list_keys::{self, KeyField};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::BTreeSet;
-
-/// Metadata a server owns, never tracked in managedFields (the apimachinery `stripMetaManager` set, plus
-/// `deletionTimestamp`).
-const UNTRACKED_METADATA: &[&str] = &[
-    "name",
-    "namespace",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "managedFields",
-    "deletionTimestamp",
-    "selfLink",
-    "clusterName",
-];
-
-/// Which part of an object a write may change: the main resource ignores `status`, the status subresource
-/// ignores everything else (a real server's per-subresource reset fields).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Scope {
-    Main,
-    Status,
-}
-
-impl Scope {
-    pub(crate) fn of(subresource: Option<&str>) -> Scope {
-        if subresource == Some("status") { Scope::Status } else { Scope::Main }
-    }
-}
-
-/// The part of `object` whose fields are tracked in `scope`.
-pub(crate) fn tracked(object: &Value, scope: Scope) -> Value {
-    let Some(map) = object.as_object() else {
-        return Value::Object(Map::new());
-    };
-    match scope {
-        Scope::Status => map.iter().filter(|(key, _)| *key == "status").map(|(k, v)| (k.clone(), v.clone())).collect(),
-        Scope::Main => {
-            let mut tracked = map.clone();
-            for untracked in ["apiVersion", "kind", "status"] {
-                tracked.remove(untracked);
-            }
-            if let Some(Value::Object(metadata)) = tracked.get_mut("metadata") {
-                for untracked in UNTRACKED_METADATA {
-                    metadata.remove(*untracked);
-                }
-                if metadata.is_empty() {
-                    tracked.remove("metadata");
-                }
-            }
-            Value::Object(tracked)
-        }
-    }
-}
 
 /// Whether a map is one value, as a schema's `+structType=atomic` makes it: label selectors, told from a
 /// Service's plain `selector` map by their fields.
@@ -213,27 +160,28 @@ pub(crate) fn is_key_field(path: &[PathElement]) -> bool {
 
 /// The fields a configuration sets: what structured-merge-diff's `ToFieldSet` gives for a typed object.
 /// Scalars, atomic lists, empty maps and nulls are members; a keyed element is a member as well as its fields.
-pub(crate) fn fields_of(value: &Value) -> FieldSet {
+pub(crate) fn fields_of(node: Node<'_>) -> FieldSet {
     let mut set = FieldSet::default();
-    collect_fields(value, None, &mut Vec::new(), &mut set);
+    collect_fields(node, None, &mut Vec::new(), &mut set);
     set
 }
 
-fn collect_fields(value: &Value, field: Option<&str>, path: &mut Path, set: &mut FieldSet) {
-    match value {
-        Value::Object(map) => {
-            for (key, child) in map {
-                path.push(PathElement::Field(key.clone()));
-                match child {
-                    Value::Null => set.insert(path),
-                    Value::Object(child_map) if child_map.is_empty() => set.insert(path),
-                    _ if is_atomic_map(Some(key), child) => set.insert(path),
-                    _ => collect_fields(child, Some(key), path, set),
-                }
-                path.pop();
+fn collect_fields(node: Node<'_>, field: Option<&str>, path: &mut Path, set: &mut FieldSet) {
+    if node.is_map() {
+        for (key, child) in node.entries() {
+            path.push(PathElement::Field(key.clone()));
+            let is_atomic = child.as_whole().is_some_and(|value| value.is_null() || is_atomic_map(Some(key), value));
+            if is_atomic || child.is_empty_map() {
+                set.insert(path);
+            } else {
+                collect_fields(child, Some(key), path, set);
             }
+            path.pop();
         }
-        Value::Array(items) => match list_shape(field, &[items]) {
+        return;
+    }
+    match node.as_array() {
+        Some(items) => match list_shape(field, &[items]) {
             ListShape::Atomic => set.insert(path),
             ListShape::Keyed(keys) => {
                 for item in items {
@@ -241,7 +189,7 @@ fn collect_fields(value: &Value, field: Option<&str>, path: &mut Path, set: &mut
                         continue;
                     };
                     path.push(key);
-                    collect_fields(item, None, path, set);
+                    collect_fields(Node::whole(item), None, path, set);
                     set.insert(path);
                     path.pop();
                 }
@@ -254,7 +202,7 @@ fn collect_fields(value: &Value, field: Option<&str>, path: &mut Path, set: &mut
                 }
             }
         },
-        _ => set.insert(path),
+        None => set.insert(path),
     }
 }
 
@@ -263,47 +211,45 @@ fn collect_fields(value: &Value, field: Option<&str>, path: &mut Path, set: &mut
 ///
 /// # Errors
 /// structured-merge-diff's message, such as `.spec.containers: duplicate entries for key [name="web"]`.
-pub(crate) fn check_keyed_lists(value: &Value) -> Result<(), String> {
-    check_lists_below(value, None, &mut Vec::new())
+pub(crate) fn check_keyed_lists(node: Node<'_>) -> Result<(), String> {
+    check_lists_below(node, None, &mut Vec::new())
 }
 
-fn check_lists_below(value: &Value, field: Option<&str>, path: &mut Path) -> Result<(), String> {
-    match value {
-        Value::Object(map) => {
-            for (key, child) in map {
-                path.push(PathElement::Field(key.clone()));
-                check_lists_below(child, Some(key), path)?;
-                path.pop();
-            }
-            Ok(())
+fn check_lists_below(node: Node<'_>, field: Option<&str>, path: &mut Path) -> Result<(), String> {
+    if node.is_map() {
+        for (key, child) in node.entries() {
+            path.push(PathElement::Field(key.clone()));
+            check_lists_below(child, Some(key), path)?;
+            path.pop();
         }
-        Value::Array(items) => {
-            let keys = field.and_then(|field| list_keys::apply_keys(field, items.iter()));
-            let Some(keys) = keys.filter(|_| items.iter().all(Value::is_object)) else {
-                return Ok(());
-            };
-            let mut seen = BTreeSet::new();
-            for (index, item) in items.iter().enumerate() {
-                let Some(key) = element_key(keys, item) else {
-                    let missing = keys
-                        .iter()
-                        .find(|key| key.default.is_none() && item.get(key.name).is_none_or(|value| !is_scalar(value)))
-                        .map_or("", |key| key.name);
-                    return Err(format!(
-                        "{}: element {index}: associative list with keys has an element that omits key field \
-                         \"{missing}\" (and doesn't have default value)",
-                        path_text(path)
-                    ));
-                };
-                if !seen.insert(key.clone()) {
-                    return Err(format!("{}: duplicate entries for key {key}", path_text(path)));
-                }
-                path.push(key);
-                check_lists_below(item, None, path)?;
-                path.pop();
-            }
-            Ok(())
-        }
-        _ => Ok(()),
+        return Ok(());
     }
+    let Some(items) = node.as_array() else {
+        return Ok(());
+    };
+    let keys = field.and_then(|field| list_keys::apply_keys(field, items.iter()));
+    let Some(keys) = keys.filter(|_| items.iter().all(Value::is_object)) else {
+        return Ok(());
+    };
+    let mut seen = BTreeSet::new();
+    for (index, item) in items.iter().enumerate() {
+        let Some(key) = element_key(keys, item) else {
+            let missing = keys
+                .iter()
+                .find(|key| key.default.is_none() && item.get(key.name).is_none_or(|value| !is_scalar(value)))
+                .map_or("", |key| key.name);
+            return Err(format!(
+                "{}: element {index}: associative list with keys has an element that omits key field \
+                 \"{missing}\" (and doesn't have default value)",
+                path_text(path)
+            ));
+        };
+        if !seen.insert(key.clone()) {
+            return Err(format!("{}: duplicate entries for key {key}", path_text(path)));
+        }
+        path.push(key);
+        check_lists_below(Node::whole(item), None, path)?;
+        path.pop();
+    }
+    Ok(())
 }
