@@ -97,12 +97,12 @@ struct Compressed<T> {
 pub struct CompressedChart(Arc<Compressed<Chart>>);
 
 impl CompressedChart {
-    /// Compresses `chart` as a record's chart.
+    /// Compresses `chart` as a record's chart, on the calling thread alone (it is meant for a core left idle).
     ///
     /// # Errors
     /// As [`Encoder::encode`].
     pub fn new(chart: &Chart) -> Result<CompressedChart, RecordError> {
-        Ok(CompressedChart(Arc::new(compress_chart(chart, LEVEL)?)))
+        Ok(CompressedChart(Arc::new(compress_chart(chart, LEVEL, gzip)?)))
     }
 
     /// Whether this is `chart` compressed (the one record chart the encoder takes it for).
@@ -143,7 +143,7 @@ impl Encoder {
         let mut level = if best_before { Compression::best() } else { LEVEL };
         loop {
             if !parts.chart.as_ref().is_some_and(|part| part.level == level && part.holds == release.chart) {
-                parts.chart = Some(Arc::new(compress_chart(&release.chart, level)?));
+                parts.chart = Some(Arc::new(compress_chart(&release.chart, level, gzip_parallel)?));
             }
             if !parts.body.as_ref().is_some_and(|part| part.level == level && part.holds.is_of(release)) {
                 let body = Body { config: release.config.clone(), manifest: release.manifest.clone() };
@@ -165,11 +165,15 @@ impl Encoder {
     }
 }
 
-/// `"chart":{…}` as serde writes it in a release, compressed.
-fn compress_chart(chart: &Chart, level: Compression) -> Result<Compressed<Chart>, RecordError> {
+/// `"chart":{…}` as serde writes it in a release, compressed with `compress`.
+fn compress_chart(
+    chart: &Chart,
+    level: Compression,
+    compress: fn(&[u8], Compression) -> Result<Vec<u8>, RecordError>,
+) -> Result<Compressed<Chart>, RecordError> {
     let mut json = CHART_KEY.to_vec();
     serde_json::to_writer(&mut json, chart).map_err(RecordError::WriteJson)?;
-    Ok(Compressed { holds: chart.clone(), level, member: gzip_parallel(&json, level)? })
+    Ok(Compressed { holds: chart.clone(), level, member: compress(&json, level)? })
 }
 
 /// `,"config":{…},"manifest":"…"` as serde writes them after a release's chart (each left out when empty, as
