@@ -103,6 +103,34 @@ pub async fn apply_object(
     options: &ApplyOptions,
     cancel: &CancellationToken,
 ) -> Result<(), ApplyError> {
+    apply_answer(cluster, resolved, object, options, cancel).await.map(drop)
+}
+
+/// [`apply_object`], returning the object the server now holds (or, in a dry run, would hold), read as kube-rs
+/// reads an answer.
+///
+/// # Errors
+/// [`ApplyError`] when the server refuses or cannot be reached, or its answer is not an object.
+pub async fn apply_and_read(
+    cluster: &Cluster,
+    resolved: &Resolved,
+    object: &Value,
+    options: &ApplyOptions,
+    cancel: &CancellationToken,
+) -> Result<Value, ApplyError> {
+    let answer = apply_answer(cluster, resolved, object, options, cancel).await?;
+    let applied: DynamicObject = serde_json::from_str(&answer).map_err(ApplyError::Response)?;
+    serde_json::to_value(applied).map_err(ApplyError::Response)
+}
+
+/// Sends the apply (retried as [`apply_object`] says) and returns the server's answer as text.
+async fn apply_answer(
+    cluster: &Cluster,
+    resolved: &Resolved,
+    object: &Value,
+    options: &ApplyOptions,
+    cancel: &CancellationToken,
+) -> Result<String, ApplyError> {
     let body = in_namespace(object, resolved.reference.namespace.as_deref());
     let params = apply_params(options);
     let api = api_for(cluster, resolved);
@@ -115,30 +143,7 @@ pub async fn apply_object(
         request.extensions_mut().insert("patch");
         cluster.client.request_text(request).await
     };
-    with_retry_until("apply", Retry::Transient, Some(cancel), send).await.map_err(ApplyError::from_kube)?;
-    Ok(())
-}
-
-/// [`apply_object`], returning the object the server now holds (or, in a dry run, would hold).
-///
-/// # Errors
-/// [`ApplyError`] when the server refuses or cannot be reached, or its answer is not an object.
-pub async fn apply_and_read(
-    cluster: &Cluster,
-    resolved: &Resolved,
-    object: &Value,
-    options: &ApplyOptions,
-    cancel: &CancellationToken,
-) -> Result<Value, ApplyError> {
-    let body = in_namespace(object, resolved.reference.namespace.as_deref());
-    let params = apply_params(options);
-    let api = api_for(cluster, resolved);
-    let name = name_segment(resolved)?;
-    let (name, patch) = (name.as_ref(), Patch::Apply(body.as_ref()));
-    let applied = with_retry_until("apply", Retry::Transient, Some(cancel), || api.patch(name, &params, &patch))
-        .await
-        .map_err(ApplyError::from_kube)?;
-    serde_json::to_value(applied).map_err(ApplyError::Response)
+    with_retry_until("apply", Retry::Transient, Some(cancel), send).await.map_err(ApplyError::from_kube)
 }
 
 fn apply_params(options: &ApplyOptions) -> PatchParams {

@@ -31,17 +31,18 @@ pub fn rendered_from_chart(release: RenderedRelease, include_crds: bool) -> Resu
         *number += 1;
         Source { file: file.to_string(), document: *number, line: 1, item: None }
     };
-    let mut objects: Vec<Option<Value>> = output.manifests.iter_mut().map(|document| document.object.take()).collect();
+    // Taken out first: the documents below borrow the texts beside them.
+    let mut objects = output.manifests.iter_mut().map(|document| document.object.take()).collect::<Vec<_>>();
     objects.extend(output.hooks.iter_mut().map(|hook| hook.object.take()));
+    let mut objects = objects.into_iter();
     let mut documents: Vec<Document<'_>> = Vec::new();
     for document in &output.manifests {
-        documents.push(Document { source: numbered(&document.source), text: &document.content, object: None });
+        let (source, object) = (numbered(&document.source), objects.next().flatten());
+        documents.push(Document { source, text: &document.content, object });
     }
     for hook in &output.hooks {
-        documents.push(Document { source: numbered(&hook.path), text: &hook.manifest, object: None });
-    }
-    for (document, object) in documents.iter_mut().zip(objects) {
-        document.object = object;
+        let (source, object) = (numbered(&hook.path), objects.next().flatten());
+        documents.push(Document { source, text: &hook.manifest, object });
     }
     let crd_documents: Vec<(String, usize, String)> = if include_crds {
         output

@@ -114,10 +114,6 @@ impl GoMap {
     pub(crate) fn entries(&self) -> &[(GoValue, GoValue)] {
         &self.entries
     }
-
-    pub(crate) fn len(&self) -> usize {
-        self.entries.len()
-    }
 }
 
 /// Dropping a deep tree would recurse once per level: children are moved onto a work list first.
@@ -275,7 +271,7 @@ mod tests {
         map.insert(GoValue::Float(0.0), GoValue::Bool(true));
         map.insert(GoValue::Float(f64::NAN), GoValue::Nil);
         map.insert(GoValue::Float(f64::NAN), GoValue::Nil);
-        assert_eq!(map.len(), 5);
+        assert_eq!(map.entries().len(), 5);
         assert_eq!(map.entries()[0].1, GoValue::Str("c".into()));
     }
 

@@ -32,6 +32,7 @@ mod sort;
 mod strconv;
 mod timestamp;
 mod toml;
+mod tree;
 mod typed;
 
 pub use encode::{to_yaml, to_yaml_pretty};

@@ -6,11 +6,13 @@
 //! no number is NaN or infinite (`json.Marshal` refuses them) and nesting stays well under serde_json's recursion
 //! limit (128). Anything else is read through the text, which gives the exact error.
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
 use super::go_json::format_float;
 use super::go_value::GoValue;
 use super::sigs::key_string;
+use super::tree::{Assemble, Node, convert};
+use std::convert::Infallible;
 
 /// Deepest nesting of sequences and maps read without the text (serde_json refuses 128 levels).
 const MAX_PLAIN_DEPTH: usize = 100;
@@ -42,51 +44,31 @@ pub(crate) fn is_plain(value: &GoValue) -> bool {
 /// floats as Go formats them and serde_json reads that text back (`1.0` is written `1`, an integer). Iterative, so
 /// a deep tree cannot exhaust the stack.
 pub(crate) fn into_serde(value: GoValue) -> Value {
-    enum Work {
-        Convert(GoValue),
-        BuildArray(usize),
-        BuildObject(Vec<String>),
-    }
-    let mut work = vec![Work::Convert(value)];
-    let mut done: Vec<Value> = Vec::new();
-    while let Some(item) = work.pop() {
-        match item {
-            Work::Convert(mut value) => match &mut value {
-                GoValue::Nil => done.push(Value::Null),
-                GoValue::Bool(b) => done.push(Value::Bool(*b)),
-                GoValue::Int(n) => done.push(Value::Number(Number::from(*n))),
-                GoValue::Uint(n) => done.push(Value::Number(Number::from(*n))),
-                GoValue::Float(f) => done.push(float(*f)),
-                GoValue::Str(s) => done.push(Value::String(std::mem::take(s))),
-                GoValue::Seq(items) => {
-                    let items = std::mem::take(items);
-                    work.push(Work::BuildArray(items.len()));
-                    work.extend(items.into_iter().rev().map(Work::Convert));
-                }
-                GoValue::Map(map) => {
-                    let entries = map.take_entries();
-                    let mut keys = Vec::with_capacity(entries.len());
-                    let mut values = Vec::with_capacity(entries.len());
-                    for (key, value) in entries {
-                        keys.push(key_string(&key).unwrap_or_default());
-                        values.push(value);
-                    }
-                    work.push(Work::BuildObject(keys));
-                    work.extend(values.into_iter().rev().map(Work::Convert));
-                }
-            },
-            Work::BuildArray(len) => {
-                let items = done.split_off(done.len().saturating_sub(len));
-                done.push(Value::Array(items));
+    let assemble =
+        Assemble { array: Value::Array, object: |keys, values| Value::Object(keys.into_iter().zip(values).collect()) };
+    let node = |mut value: GoValue| -> Result<Node<GoValue, Value>, Infallible> {
+        Ok(match &mut value {
+            GoValue::Nil => Node::Leaf(Value::Null),
+            GoValue::Bool(b) => Node::Leaf(Value::Bool(*b)),
+            GoValue::Int(n) => Node::Leaf(Value::Number(Number::from(*n))),
+            GoValue::Uint(n) => Node::Leaf(Value::Number(Number::from(*n))),
+            GoValue::Float(f) => Node::Leaf(float(*f)),
+            GoValue::Str(s) => Node::Leaf(Value::String(std::mem::take(s))),
+            GoValue::Seq(items) => Node::Array(std::mem::take(items)),
+            GoValue::Map(map) => {
+                let (keys, values) = map
+                    .take_entries()
+                    .into_iter()
+                    .map(|(key, value)| (key_string(&key).unwrap_or_default(), value))
+                    .unzip();
+                Node::Object(keys, values)
             }
-            Work::BuildObject(keys) => {
-                let values = done.split_off(done.len().saturating_sub(keys.len()));
-                let object: Map<String, Value> = keys.into_iter().zip(values).collect();
-                done.push(Value::Object(object));
-            }
-        }
+        })
+    };
+    match convert(value, node, &assemble) {
+        Ok(value) => value.unwrap_or(Value::Null),
+        Err(never) => match never {},
     }
-    done.pop().unwrap_or(Value::Null)
 }
 
 /// A finite float as serde_json reads Go's JSON text of it.

@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use super::go_value::GoValue;
 use super::strconv::format_float32_g;
+use super::tree::{Assemble, Node, convert};
 use crate::Value;
+use std::convert::Infallible;
 
 /// What Helm unmarshals into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,59 +80,37 @@ pub(crate) fn key_string(key: &GoValue) -> Option<String> {
 /// `convertToJSONableObject` with no target type (every element of a `map[string]interface{}` or
 /// `[]interface{}`); iterative over an explicit stack.
 pub(crate) fn to_jsonable(value: GoValue) -> Result<Json, String> {
-    enum Work {
-        Convert(GoValue),
-        BuildArray(usize),
-        BuildObject(Vec<String>),
-    }
-    let mut work = vec![Work::Convert(value)];
-    let mut done: Vec<Json> = Vec::new();
-    while let Some(item) = work.pop() {
-        match item {
-            Work::Convert(mut value) => match &mut value {
-                GoValue::Nil => done.push(Json::Null),
-                GoValue::Bool(b) => done.push(Json::Bool(*b)),
-                GoValue::Int(n) => done.push(Json::Int(*n)),
-                GoValue::Uint(n) => done.push(Json::Uint(*n)),
-                GoValue::Float(f) => done.push(Json::Float(*f)),
-                GoValue::Str(s) => done.push(Json::String(std::mem::take(s))),
-                GoValue::Seq(items) => {
-                    let items = std::mem::take(items);
-                    work.push(Work::BuildArray(items.len()));
-                    work.extend(items.into_iter().rev().map(Work::Convert));
-                }
-                GoValue::Map(map) => {
-                    let mut keys = Vec::with_capacity(map.len());
-                    let mut values = Vec::with_capacity(map.len());
-                    if let Some((key, value)) = map.entries().iter().find(|(key, _)| key_string(key).is_none()) {
-                        return Err(format!(
-                            "unsupported map key of type: {}, key: {}, value: {}",
-                            key.go_type(),
-                            key.go_syntax(),
-                            value.go_syntax()
-                        ));
-                    }
-                    for (key, value) in map.take_entries() {
-                        keys.push(key_string(&key).unwrap_or_default());
-                        values.push(value);
-                    }
-                    work.push(Work::BuildObject(keys));
-                    work.extend(values.into_iter().rev().map(Work::Convert));
-                }
-            },
-            Work::BuildArray(len) => {
-                let items = done.split_off(done.len() - len);
-                done.push(Json::Array(items));
+    let assemble = Assemble {
+        array: Json::Array,
+        // Keys that stringify alike: the last one wins (Go leaves it to map iteration order).
+        object: |keys, values| Json::Object(keys.into_iter().zip(values).collect()),
+    };
+    let node = |mut value: GoValue| match &mut value {
+        GoValue::Nil => Ok(Node::Leaf(Json::Null)),
+        GoValue::Bool(b) => Ok(Node::Leaf(Json::Bool(*b))),
+        GoValue::Int(n) => Ok(Node::Leaf(Json::Int(*n))),
+        GoValue::Uint(n) => Ok(Node::Leaf(Json::Uint(*n))),
+        GoValue::Float(f) => Ok(Node::Leaf(Json::Float(*f))),
+        GoValue::Str(s) => Ok(Node::Leaf(Json::String(std::mem::take(s)))),
+        GoValue::Seq(items) => Ok(Node::Array(std::mem::take(items))),
+        GoValue::Map(map) => {
+            if let Some((key, value)) = map.entries().iter().find(|(key, _)| key_string(key).is_none()) {
+                return Err(format!(
+                    "unsupported map key of type: {}, key: {}, value: {}",
+                    key.go_type(),
+                    key.go_syntax(),
+                    value.go_syntax()
+                ));
             }
-            Work::BuildObject(keys) => {
-                let values = done.split_off(done.len() - keys.len());
-                // Keys that stringify alike: the last one wins (Go leaves it to map iteration order).
-                let object: BTreeMap<String, Json> = keys.into_iter().zip(values).collect();
-                done.push(Json::Object(object));
-            }
+            let (keys, values) = map
+                .take_entries()
+                .into_iter()
+                .map(|(key, value)| (key_string(&key).unwrap_or_default(), value))
+                .unzip();
+            Ok(Node::Object(keys, values))
         }
-    }
-    Ok(done.pop().unwrap_or(Json::Null))
+    };
+    Ok(convert(value, node, &assemble)?.unwrap_or(Json::Null))
 }
 
 /// `json.Marshal` of a JSON-able value: keys sorted, Go's string escaping and float formatting, integers as
@@ -237,44 +217,31 @@ pub(crate) fn unmarshal_json(json: Json, target: Target) -> Result<Option<Value>
 
 /// Builds the template value, numbers as float64; iterative.
 pub(crate) fn json_to_value(json: Json) -> Value {
-    enum Work {
-        Convert(Json),
-        BuildList(usize),
-        BuildMap(Vec<String>),
-    }
-    let mut work = vec![Work::Convert(json)];
-    let mut done: Vec<Value> = Vec::new();
-    while let Some(item) = work.pop() {
-        match item {
-            Work::Convert(mut json) => match &mut json {
-                Json::Null => done.push(Value::Nil),
-                Json::Bool(b) => done.push(Value::Bool(*b)),
-                Json::Int(n) => done.push(Value::Float(*n as f64)),
-                Json::Uint(n) => done.push(Value::Float(*n as f64)),
-                Json::Float(f) => done.push(Value::Float(*f)),
-                Json::String(s) => done.push(Value::String(Arc::from(s.as_str()))),
-                Json::Array(items) => {
-                    let items = std::mem::take(items);
-                    work.push(Work::BuildList(items.len()));
-                    work.extend(items.into_iter().rev().map(Work::Convert));
-                }
-                Json::Object(map) => {
-                    let (keys, values): (Vec<String>, Vec<Json>) = std::mem::take(map).into_iter().unzip();
-                    work.push(Work::BuildMap(keys));
-                    work.extend(values.into_iter().rev().map(Work::Convert));
-                }
-            },
-            Work::BuildList(len) => {
-                let items = done.split_off(done.len() - len);
-                done.push(Value::from(items));
+    let assemble = Assemble {
+        array: Value::from,
+        object: |keys, values| {
+            let map: BTreeMap<Arc<str>, Value> =
+                keys.into_iter().map(|key| Arc::from(key.as_str())).zip(values).collect();
+            Value::from(map)
+        },
+    };
+    let node = |mut json: Json| -> Result<Node<Json, Value>, Infallible> {
+        Ok(match &mut json {
+            Json::Null => Node::Leaf(Value::Nil),
+            Json::Bool(b) => Node::Leaf(Value::Bool(*b)),
+            Json::Int(n) => Node::Leaf(Value::Float(*n as f64)),
+            Json::Uint(n) => Node::Leaf(Value::Float(*n as f64)),
+            Json::Float(f) => Node::Leaf(Value::Float(*f)),
+            Json::String(s) => Node::Leaf(Value::String(Arc::from(s.as_str()))),
+            Json::Array(items) => Node::Array(std::mem::take(items)),
+            Json::Object(map) => {
+                let (keys, values) = std::mem::take(map).into_iter().unzip();
+                Node::Object(keys, values)
             }
-            Work::BuildMap(keys) => {
-                let values = done.split_off(done.len() - keys.len());
-                let map: BTreeMap<Arc<str>, Value> =
-                    keys.into_iter().map(|key| Arc::from(key.as_str())).zip(values).collect();
-                done.push(Value::from(map));
-            }
-        }
+        })
+    };
+    match convert(json, node, &assemble) {
+        Ok(value) => value.unwrap_or(Value::Nil),
+        Err(never) => match never {},
     }
-    done.pop().unwrap_or(Value::Nil)
 }
