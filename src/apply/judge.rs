@@ -35,7 +35,7 @@ pub fn rules_judge<'a>(rules: Arc<HealthRules>, declared: impl Iterator<Item = (
                 reference.namespace.clone(),
                 reference.name.clone(),
             );
-            (key, manifest.clone())
+            (key, declared_annotations(manifest))
         })
         .collect();
     Arc::new(move |object: &Value, now| {
@@ -45,6 +45,15 @@ pub fn rules_judge<'a>(rules: Arc<HealthRules>, declared: impl Iterator<Item = (
         };
         StatusResult { status: judgement.status, message: judgement.message, reason: judgement.decided_by.to_string() }
     })
+}
+
+/// What [`HealthRules::judge_declared`] reads of a declared object, its annotations, in the object's shape: a
+/// wait keeps these for every object rather than the whole objects (a CRD's schema can be megabytes).
+fn declared_annotations(object: &Value) -> Value {
+    match object.pointer("/metadata/annotations") {
+        Some(annotations) => serde_json::json!({"metadata": {"annotations": annotations}}),
+        None => Value::Object(serde_json::Map::new()),
+    }
 }
 
 /// The object as sent to the server: without annotation keys that hold more than one `/` (such as seed 001's
@@ -76,6 +85,39 @@ mod tests {
         assert_eq!(sent["metadata"]["annotations"], json!({"berth.dev/timeout": "1m"}));
         let plain = json!({"metadata": {"annotations": {"a/b": "c"}}});
         assert!(matches!(deliverable(&plain), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn the_judge_decides_from_the_declared_annotations_as_with_the_whole_manifest() {
+        let rules = Arc::new(HealthRules::new());
+        let annotated = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "w", "namespace": "n", "annotations": {"helm.sh/health/status/phase": "==Ready"}},
+            "spec": {"size": 3}});
+        let plain = json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g",
+            "namespace": "n"}, "spec": {"size": 3}});
+        let references: Vec<ObjectRef> =
+            [&annotated, &plain].map(|object| ObjectRef::from_object(object).unwrap()).into();
+        let judge = rules_judge(rules.clone(), references.iter().zip([&annotated, &plain]));
+        let now = jiff::Timestamp::now();
+        for declared in [&annotated, &plain] {
+            for phase in ["Ready", "Pending"] {
+                let mut live = declared.clone();
+                live["metadata"]["annotations"] = json!({});
+                live["status"] = json!({"phase": phase, "conditions": [{"type": "Ready", "status": "False"}]});
+                let expected = rules.judge_declared(declared, &live, now);
+                let judged = judge(&live, now);
+                assert_eq!((judged.status, judged.message), (expected.status, expected.message), "{declared} {phase}");
+            }
+        }
+        assert_eq!(
+            judge(
+                &json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w",
+            "namespace": "n"}, "status": {"phase": "Ready"}}),
+                now
+            )
+            .status,
+            crate::status::Status::Current
+        );
     }
 
     #[test]

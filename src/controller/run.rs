@@ -13,6 +13,7 @@ use super::dependencies::{depends_on, readiness};
 use super::reconcile::{self, Cache, Finished, Next, Shared, Task};
 use super::scheduler::Scheduler;
 use super::{ControllerError, ControllerEvent, Observers};
+use crate::cluster::into_value;
 use futures::StreamExt;
 use kube::api::{Api, DynamicObject};
 use kube::runtime::WatchStreamExt;
@@ -64,10 +65,8 @@ async fn watch(api: Api<DynamicObject>, changes: mpsc::Sender<Change>) {
     let mut stream = watcher::watcher(api, watcher::Config::default()).default_backoff().boxed();
     while let Some(event) = stream.next().await {
         let change = match event {
-            Ok(Event::Apply(object) | Event::InitApply(object)) => {
-                serde_json::to_value(object).ok().map(Change::Applied)
-            }
-            Ok(Event::Delete(object)) => serde_json::to_value(object).ok().map(Change::Deleted),
+            Ok(Event::Apply(object) | Event::InitApply(object)) => into_value(object).map(Change::Applied),
+            Ok(Event::Delete(object)) => into_value(object).map(Change::Deleted),
             Ok(Event::Init) => Some(Change::Listing),
             Ok(Event::InitDone) => Some(Change::Listed),
             Err(error) => {

@@ -2,7 +2,7 @@
 //! the API versions it serves, as Helm asks them) and `lookup`, answered with the cluster's objects, so charts
 //! that keep generated passwords across upgrades (bitnami's `common.secrets.passwords.manage`) find them.
 
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, into_value};
 use berth_chart::render::objects::{Capabilities, KubeVersion, VersionSet};
 use berth_chart::render::{Lookup, helm_version};
 use berth_template::Value;
@@ -55,7 +55,7 @@ impl Lookup for ClusterLookup {
             if name.is_empty() {
                 list(&api, &resource.api_resource).await
             } else {
-                api.get_opt(name).await.map(|object| object.and_then(|object| serde_json::to_value(object).ok()))
+                api.get_opt(name).await.map(|object| object.and_then(into_value))
             }
         });
         match found {
@@ -70,8 +70,7 @@ impl Lookup for ClusterLookup {
 /// A list as Helm's `lookup` returns it: the unstructured list (`apiVersion`, `kind: <Kind>List`, `items`).
 async fn list(api: &Api<DynamicObject>, resource: &ApiResource) -> Result<Option<serde_json::Value>, kube::Error> {
     let list = api.list(&ListParams::default()).await?;
-    let items: Vec<serde_json::Value> =
-        list.items.into_iter().filter_map(|object| serde_json::to_value(object).ok()).collect();
+    let items: Vec<serde_json::Value> = list.items.into_iter().filter_map(into_value).collect();
     Ok(Some(serde_json::json!({
         "apiVersion": resource.api_version,
         "kind": format!("{}List", resource.kind),

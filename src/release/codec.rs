@@ -111,12 +111,39 @@ impl CompressedChart {
     }
 }
 
+/// A release's values and manifest compressed as its record holds them, made before the record's first write
+/// (while the release's checks wait on the cluster, say) and given to the encoder that writes it
+/// ([`Encoder::start_with_body`]).
+#[derive(Debug)]
+pub struct CompressedBody(Compressed<Body>);
+
+impl CompressedBody {
+    /// Compresses `config` and `manifest` as a record's values and manifest, on the calling thread alone (the
+    /// other core is left to the release's checks).
+    ///
+    /// # Errors
+    /// As [`Encoder::encode`].
+    pub fn new(config: Map<String, Value>, manifest: String) -> Result<CompressedBody, RecordError> {
+        let holds = Body { config, manifest };
+        let member = gzip(&body_json(&holds)?, LEVEL)?;
+        Ok(CompressedBody(Compressed { holds, level: LEVEL, member }))
+    }
+}
+
 impl Encoder {
     /// Takes `chart` as compressed already, for a release with that chart.
     pub fn start_with(&self, chart: &CompressedChart) {
         let mut parts = self.parts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if parts.chart.is_none() {
             parts.chart = Some(Arc::clone(&chart.0));
+        }
+    }
+
+    /// Takes `body` as compressed already, for a release with those values and that manifest.
+    pub fn start_with_body(&self, body: CompressedBody) {
+        let mut parts = self.parts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if parts.body.is_none() {
+            parts.body = Some(body.0);
         }
     }
 
@@ -403,6 +430,25 @@ mod tests {
         let other = Release { chart: Chart::default(), ..full_release() };
         let encoder = Encoder::default();
         encoder.start_with(&ahead);
+        let text = encoder.encode(&other).expect("encodes");
+        assert_eq!(gunzip(&text).0, serde_json::to_vec(&other).expect("json"));
+    }
+
+    #[test]
+    fn values_and_manifest_compressed_ahead_are_the_records_member() {
+        let release = full_release();
+        let ahead = CompressedBody::new(release.config.clone(), release.manifest.clone()).expect("compresses");
+        let member = ahead.0.member.clone();
+        let encoder = Encoder::default();
+        encoder.start_with_body(ahead);
+        let text = encoder.encode(&release).expect("encodes");
+        assert_eq!(gunzip(&text).0, serde_json::to_vec(&release).expect("json"));
+        let bytes = STANDARD.decode(&text).expect("base64");
+        assert!(bytes.windows(member.len()).any(|window| window == member), "the member compressed ahead is used");
+        // For another manifest, it is not.
+        let other = Release { manifest: "---\nkind: Other\n".to_string(), ..full_release() };
+        let encoder = Encoder::default();
+        encoder.start_with_body(CompressedBody::new(release.config.clone(), release.manifest).expect("compresses"));
         let text = encoder.encode(&other).expect("encodes");
         assert_eq!(gunzip(&text).0, serde_json::to_vec(&other).expect("json"));
     }

@@ -17,6 +17,7 @@
 //! records the revision failed at once (within [`ABORT_RECORD_LIMIT`]): the record is finished or never
 //! started, never left pending.
 
+use super::codec::CompressedBody;
 use super::hook_runner::{self, HookContext, HookFailure};
 use super::hooks::{HookEvent, TestFilter};
 use super::ownership;
@@ -31,6 +32,7 @@ use crate::problems::Problems;
 use crate::status::Status;
 use crate::wait::{Outcome, WaitOptions};
 use futures::StreamExt;
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -579,8 +581,28 @@ impl<'e> Context<'_, 'e> {
     }
 
     /// A revision's objects as the release applies them: with Helm's ownership marks.
-    fn owned(&self, manifests: &[Manifest], name: &str) -> Vec<Manifest> {
+    fn owned<'m>(&self, manifests: &'m [Manifest], name: &str) -> Cow<'m, [Manifest]> {
         ownership::owned(manifests, name, self.namespace())
+    }
+
+    /// The values and manifest of `rendered` compressed for the record on a thread of their own, while the
+    /// release's checks wait on the cluster; [`Self::take_body`] hands them to the storage before its first write.
+    fn compress_body(rendered: &Rendered) -> tokio::task::JoinHandle<Option<CompressedBody>> {
+        let (config, manifest) = (rendered.config.clone(), rendered.manifest.clone());
+        tokio::task::spawn_blocking(move || CompressedBody::new(config, manifest).ok())
+    }
+
+    async fn take_body(&self, compressing: tokio::task::JoinHandle<Option<CompressedBody>>) {
+        if let Ok(Some(body)) = compressing.await {
+            self.storage.start_with_body(body);
+        }
+    }
+
+    /// A recorded revision's objects, marked as the release applies them (so they compare with [`Self::owned`]).
+    fn recorded_owned(&self, release: &Release, name: &str) -> Result<Vec<Manifest>, LifecycleError> {
+        let mut manifests = recorded_manifests(release)?;
+        ownership::mark(&mut manifests, name, self.namespace());
+        Ok(manifests)
     }
 
     /// Checks a revision's objects as apply will, once, before anything is recorded or written.
@@ -665,10 +687,13 @@ impl<'e> Context<'_, 'e> {
         tokens: &Tokens,
     ) -> Result<OperationReport, LifecycleError> {
         let manifests = &rendered.manifests;
+        let body = Self::compress_body(rendered);
         // The chart's `crds/` first, created when absent (Helm never updates them), then the release's objects.
-        let mut owned = rendered.crds.clone();
-        let create_only: HashSet<usize> = (0..owned.len()).collect();
-        owned.extend(self.owned(manifests, name));
+        let create_only: HashSet<usize> = (0..rendered.crds.len()).collect();
+        let owned = match self.owned(manifests, name) {
+            marked if rendered.crds.is_empty() => marked,
+            marked => Cow::Owned([rendered.crds.as_slice(), &marked].concat()),
+        };
         let prepared = self.prepare(&owned)?;
         let crds = self.prepare(&rendered.crds)?;
         let history = self.storage.history(name).await?;
@@ -693,6 +718,7 @@ impl<'e> Context<'_, 'e> {
         if tokens.cancel.is_cancelled() {
             return Ok(OperationReport::not_started(release));
         }
+        self.take_body(body).await;
         self.storage.create(&release).await?;
         if !rendered.crds.is_empty() {
             let report = self.install_crds(&crds, tokens).await;
@@ -826,20 +852,21 @@ impl<'e> Context<'_, 'e> {
             return self.install(name, rendered, tokens).await;
         }
         self.check_not_pending(name, &history)?;
+        let body = Self::compress_body(rendered);
         let manifests = &rendered.manifests;
         let owned = self.owned(manifests, name);
         let prepared = self.prepare(&owned)?;
         let previous = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
         // What the cluster holds comes from the last revision, whatever its status; objects are skipped as
         // unchanged only when that revision was fully applied (deployed).
-        let old = recorded_manifests(&last)?;
+        let old = self.recorded_owned(&last, name)?;
         let last_deployed = last.info.status == ReleaseStatus::Deployed;
         let mut release = new_release(name, self.namespace(), last.version + 1, rendered);
         release.labels = self.options.labels.clone();
         release.info.first_deployed = history.first().and_then(|first| first.info.first_deployed).or_else(now);
         release.info.status = ReleaseStatus::PendingUpgrade;
         release.info.description = "Preparing upgrade".to_string();
-        let unchanged = skippable(manifests, &old, last_deployed, self.namespace());
+        let unchanged = skippable(&owned, &old, last_deployed, self.namespace());
         let new_objects: Vec<usize> = manifests
             .iter()
             .enumerate()
@@ -857,6 +884,7 @@ impl<'e> Context<'_, 'e> {
         if tokens.cancel.is_cancelled() {
             return Ok(OperationReport::not_started(release));
         }
+        self.take_body(body).await;
         self.storage.create(&release).await?;
         let upgrade = Upgrade { manifests, old: &old, previous };
         if let Err(failed) = self.hooks(&mut release, HookEvent::PreUpgrade, tokens).await {
@@ -938,10 +966,9 @@ impl<'e> Context<'_, 'e> {
         }
         let target = target.ok_or(LifecycleError::NoRevision { name: name.to_string(), version })?;
         let current = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
-        let manifests = recorded_manifests(&target)?;
-        let owned = self.owned(&manifests, name);
-        let prepared = self.prepare(&owned)?;
-        let old = recorded_manifests(&last)?;
+        let manifests = self.recorded_owned(&target, name)?;
+        let prepared = self.prepare(&manifests)?;
+        let old = self.recorded_owned(&last, name)?;
         let last_deployed = last.info.status == ReleaseStatus::Deployed;
         let mut release = target.clone();
         release.version = last.version + 1;

@@ -30,7 +30,7 @@ pub mod show;
 mod storage;
 mod values;
 
-pub use codec::{CompressedChart, Encoder, RecordError, decode, encode};
+pub use codec::{CompressedBody, CompressedChart, Encoder, RecordError, decode, encode};
 pub use hook_runner::HookFailure;
 pub use hooks::{HookEvent, TestFilter};
 pub use record::{

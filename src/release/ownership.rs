@@ -10,6 +10,7 @@
 
 use crate::manifest::Manifest;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// The field manager of release operations (Helm's, by its binary's name).
 pub const FIELD_MANAGER: &str = "helm";
@@ -18,21 +19,27 @@ pub const RELEASE_NAMESPACE_ANNOTATION: &str = "meta.helm.sh/release-namespace";
 pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
 
 /// `manifests` as the release applies them: each object labelled `app.kubernetes.io/managed-by: Helm` and
-/// annotated with the release's name and namespace (Helm's `setMetadataVisitor`). The recorded manifest keeps
-/// the objects as rendered.
-pub fn owned(manifests: &[Manifest], release: &str, namespace: &str) -> Vec<Manifest> {
-    manifests
-        .iter()
-        .map(|manifest| {
-            let mut manifest = manifest.clone();
-            if let Some(metadata) = manifest.object.get_mut("metadata").and_then(Value::as_object_mut) {
-                insert(metadata, "labels", MANAGED_BY_LABEL, "Helm");
-                insert(metadata, "annotations", RELEASE_NAME_ANNOTATION, release);
-                insert(metadata, "annotations", RELEASE_NAMESPACE_ANNOTATION, namespace);
-            }
-            manifest
-        })
-        .collect()
+/// annotated with the release's name and namespace (Helm's `setMetadataVisitor`). Objects that carry these
+/// marks already (a chart rendered for the release is marked as it is rendered, see [`mark`]) are taken as they
+/// are; otherwise they are marked on a copy. The recorded manifest keeps the objects as rendered.
+pub fn owned<'m>(manifests: &'m [Manifest], release: &str, namespace: &str) -> Cow<'m, [Manifest]> {
+    if manifests.iter().all(|manifest| check_ownership(&manifest.object, release, namespace).is_ok()) {
+        return Cow::Borrowed(manifests);
+    }
+    let mut owned = manifests.to_vec();
+    mark(&mut owned, release, namespace);
+    Cow::Owned(owned)
+}
+
+/// Marks `manifests` in place as the objects of release `release` in `namespace` (see [`owned`]).
+pub fn mark(manifests: &mut [Manifest], release: &str, namespace: &str) {
+    for manifest in manifests {
+        if let Some(metadata) = manifest.object.get_mut("metadata").and_then(Value::as_object_mut) {
+            insert(metadata, "labels", MANAGED_BY_LABEL, "Helm");
+            insert(metadata, "annotations", RELEASE_NAME_ANNOTATION, release);
+            insert(metadata, "annotations", RELEASE_NAMESPACE_ANNOTATION, namespace);
+        }
+    }
 }
 
 /// Helm's `checkOwnership`: an object that exists already may be taken into release `name` of `namespace` only
@@ -112,5 +119,22 @@ mod tests {
             serde_json::json!({"team": "x", "meta.helm.sh/release-name": "shop", "meta.helm.sh/release-namespace": "team-a"})
         );
         assert!(manifests[0].object["metadata"]["annotations"].get("meta.helm.sh/release-name").is_none());
+        assert!(matches!(owned, Cow::Owned(_)));
+    }
+
+    #[test]
+    fn objects_marked_already_are_taken_as_they_are() {
+        let mut problems = Vec::new();
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: b\n  labels: {app.kubernetes.io/managed-by: Helm}\n";
+        let mut manifests = parse_text(text, "a.yaml", false, &mut problems);
+        let copied = owned(&manifests, "shop", "team-a").into_owned();
+        mark(&mut manifests, "shop", "team-a");
+        assert_eq!(manifests, copied, "marked in place as on a copy");
+        assert!(matches!(owned(&manifests, "shop", "team-a"), Cow::Borrowed(_)));
+        assert!(matches!(owned(&manifests, "shop", "team-b"), Cow::Owned(_)), "another namespace's marks");
+        assert_eq!(
+            owned(&manifests, "other", "team-a")[1].object["metadata"]["annotations"]["meta.helm.sh/release-name"],
+            "other"
+        );
     }
 }

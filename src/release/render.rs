@@ -5,6 +5,7 @@
 use super::chart::{chart_record, rendered_from_chart};
 use super::cluster_chart::{ClusterLookup, capabilities};
 use super::codec::CompressedChart;
+use super::ownership;
 use super::rendered::Rendered;
 use crate::cluster::Cluster;
 use berth_chart::chart::Chart;
@@ -35,7 +36,8 @@ pub struct RenderTarget<'a> {
 #[error("{0}")]
 pub struct RenderError(pub String);
 
-/// Renders `chart` with `user_values` for `target`. Warnings the renderer gives are logged.
+/// Renders `chart` with `user_values` for `target`, its objects marked as the release's (Helm's ownership label
+/// and annotations). Warnings the renderer gives are logged.
 ///
 /// # Errors
 /// [`RenderError`] when the cluster's version cannot be read, the values or a template are wrong, or the output
@@ -82,14 +84,17 @@ pub async fn render_chart(
     for warning in &rendered.warnings {
         tracing::warn!("{warning}");
     }
-    let rendered =
+    let mut rendered =
         rendered_from_chart(rendered, target.include_crds).map_err(|error| RenderError(error.to_string()))?;
+    // Marked now, in place, the objects are applied as they are (`ownership::owned` takes them without a copy).
+    ownership::mark(&mut rendered.manifests, target.name, target.namespace);
     Ok(Rendered { compressed_chart, ..rendered })
 }
 
-/// The record's chart compressed on a thread of its own while the templates render: rendering keeps one core
-/// busy, and compressing a large chart (argo-cd's templates, values and files: about 3 MB of its record's 5 MB
-/// of JSON) is most of the first record write. One thread only: the other core is the renderer's.
+/// The record's chart compressed on a thread of its own while the rendered output is read: compressing a large
+/// chart (argo-cd's templates, values and files: about 3 MB of its record's 5 MB of JSON) is most of the first
+/// record write. It starts once the templates have rendered: the renderer and the reader of a large file (see
+/// berth-chart's `render::ahead`) take both cores before, and both lie on the way to the first write.
 #[derive(Default)]
 struct CompressingChart {
     thread: Arc<Mutex<Option<std::thread::JoinHandle<Option<CompressedChart>>>>>,

@@ -7,7 +7,7 @@
 //! as Helm finds them. A Secret whose record cannot be decoded is skipped with a warning when listing, as
 //! Helm skips it.
 
-use super::codec::{CompressedChart, Encoder, RecordError, decode};
+use super::codec::{CompressedBody, CompressedChart, Encoder, RecordError, decode};
 use super::record::{Release, ReleaseStatus};
 use crate::cluster::retry::with_retry;
 use k8s_openapi::ByteString;
@@ -230,6 +230,12 @@ impl Storage {
     /// chart; any other chart is compressed as it is written).
     pub fn start_with(&self, chart: &CompressedChart) {
         self.encoder.start_with(chart);
+    }
+
+    /// Takes `body` (values and manifest) as compressed already for the records this storage writes, as
+    /// [`Storage::start_with`] takes a chart.
+    pub fn start_with_body(&self, body: CompressedBody) {
+        self.encoder.start_with_body(body);
     }
 
     /// Stores a new revision (Helm's `Create`): labels `createdAt` now.

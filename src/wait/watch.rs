@@ -4,7 +4,7 @@
 //! watcher re-lists after a 410 or a dropped connection; an object the re-list no longer shows is reported
 //! gone, so nothing deleted while the watch was down stays "present" forever.
 
-use crate::cluster::{Cluster, ResourceType};
+use crate::cluster::{Cluster, ResourceType, into_value};
 use crate::object::ObjectRef;
 use futures::StreamExt;
 use kube::api::{Api, DynamicObject};
@@ -121,7 +121,7 @@ fn forward(
         return true;
     }
     let api_resource = &group.resource.api_resource;
-    let object = object.and_then(|object| serde_json::to_value(object).ok()).map(|mut value| {
+    let object = object.and_then(into_value).map(|mut value| {
         // List items may come without their type; the status rules need it.
         if let Some(map) = value.as_object_mut() {
             map.entry("apiVersion").or_insert_with(|| Value::String(api_resource.api_version.clone()));

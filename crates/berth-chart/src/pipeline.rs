@@ -33,8 +33,8 @@ pub enum ChartError {
     Render(#[from] ChartRenderError),
 }
 
-/// Called with the chart as the release records it, once its dependencies are processed and before its templates
-/// render (a release can start writing its record from it meanwhile).
+/// Called with the chart as the release records it, once its templates have rendered and while their output is
+/// read (a release can start writing its record from it meanwhile, on the core the renderer leaves).
 pub type OnChart = std::sync::Arc<dyn Fn(&Chart) + Send + Sync>;
 
 /// How to render a chart for a release.
@@ -62,11 +62,19 @@ pub fn render_release(
     let name = &options.render.release.name;
     validate_release_name(name).map_err(|reason| ChartError::ReleaseName { name: name.clone(), reason })?;
     let computed = compute_checked(chart, &user_values, &options.compute)?;
-    if let Some(on_chart) = &options.on_chart {
-        on_chart(&computed.chart);
-    }
-    let rendered =
-        render_chart(&computed.chart, &computed.values, &options.render, options.sub_notes, options.read_objects)?;
+    let on_rendered = || {
+        if let Some(on_chart) = &options.on_chart {
+            on_chart(&computed.chart);
+        }
+    };
+    let rendered = render_chart(
+        &computed.chart,
+        &computed.values,
+        &options.render,
+        options.sub_notes,
+        options.read_objects,
+        &on_rendered,
+    )?;
     Ok(RenderedRelease {
         chart: computed.chart,
         user_values,

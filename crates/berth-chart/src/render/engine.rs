@@ -97,11 +97,25 @@ pub fn render_templates(
     values: &Value,
     options: &RenderOptions,
 ) -> Result<BTreeMap<String, String>, RenderError> {
+    render_templates_watched(chart, values, options, &|_, _| {})
+}
+
+/// [`render_templates`], handing each file's output to `on_file` (with its full name) as soon as that file is
+/// rendered, on the rendering thread, so a caller can start on it while the rest renders.
+///
+/// # Errors
+/// As [`render_templates`].
+pub fn render_templates_watched(
+    chart: &Chart,
+    values: &Value,
+    options: &RenderOptions,
+    on_file: &(dyn Fn(&str, &str) + Sync),
+) -> Result<BTreeMap<String, String>, RenderError> {
     std::thread::scope(|scope| {
         let thread = std::thread::Builder::new()
             .name("berth-render".to_string())
             .stack_size(RENDER_STACK_SIZE)
-            .spawn_scoped(scope, || render_on_this_thread(chart, values, options));
+            .spawn_scoped(scope, || render_on_this_thread(chart, values, options, on_file));
         match thread.map(|handle| handle.join()) {
             Ok(Ok(result)) => result,
             Ok(Err(_)) => Err(RenderError::Execute("rendering template failed: the renderer panicked".to_string())),
@@ -117,6 +131,7 @@ fn render_on_this_thread(
     chart: &Chart,
     values: &Value,
     options: &RenderOptions,
+    on_file: &(dyn Fn(&str, &str) + Sync),
 ) -> Result<BTreeMap<String, String>, RenderError> {
     let to_yaml = yaml_writer();
     let shared = Shared {
@@ -152,7 +167,9 @@ fn render_on_this_thread(
         let output = template
             .execute_template_to_string(&name, &Value::Map(renderable.data.clone()))
             .map_err(|error| RenderError::Execute(render_error(&name, &error)))?;
-        rendered.insert(name, output.replace("<no value>", ""));
+        let output = output.replace("<no value>", "");
+        on_file(&name, &output);
+        rendered.insert(name, output);
     }
     Ok(rendered)
 }

@@ -5,8 +5,10 @@
 //!
 //! - `engine.rs`: the template set and the execution of every file; `errors.rs`: Helm's error wording;
 //! - `objects.rs`: `.Capabilities` and `.Files` as Go objects; `glob.rs`: `.Files.Glob` patterns;
-//! - `output.rs`: the rendered files sorted and printed as Helm does.
+//! - `output.rs`: the rendered files sorted and printed as Helm does; `ahead.rs`: large files read while the
+//!   rest render.
 
+mod ahead;
 mod capabilities;
 mod engine;
 mod errors;
@@ -16,6 +18,7 @@ pub mod objects;
 pub mod output;
 mod release;
 
+pub use ahead::{DocumentRead, ReadFiles};
 pub use capabilities::{DEFAULT_API_VERSIONS, helm_version, offline};
 pub use engine::{Lookup, Release, RenderError, RenderOptions, render_templates};
 pub use release::{ChartRenderError, RenderedChart, crd_files, render_chart, validate_release_name};

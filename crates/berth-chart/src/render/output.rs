@@ -7,6 +7,7 @@
 //! NOTES.txt is not a manifest. `helm template` prints the manifests (with the CRDs of `crds/` first when
 //! asked), then the hooks, each as `---`, a `# Source:` line and the document.
 
+use super::ahead::{DocumentRead, ReadFiles};
 use crate::side_by_side;
 use std::collections::BTreeMap;
 
@@ -186,14 +187,16 @@ fn kind_rank(kind: &str) -> (usize, &str) {
 /// Hooks and manifests of the rendered `files` (template path → text), sorted as Helm sorts them.
 /// `read_head` reads a document's head as Helm's YAML reading does (an error is Helm's "YAML parse error"), and
 /// may give the whole document as a JSON value too, kept as the manifest's or hook's `object` (reading a document
-/// once where its objects are wanted). Partials (`_*`) and blank files are skipped; NOTES.txt must already be
+/// once where its objects are wanted). Files in `read_ahead` were split and read already, with the same
+/// `read_head` (see the `ahead` module). Partials (`_*`) and blank files are skipped; NOTES.txt must already be
 /// taken out.
 ///
 /// # Errors
 /// [`SortError`] for the first document whose head cannot be read.
 pub fn sort_manifests(
     files: &BTreeMap<String, String>,
-    read_head: impl Fn(&str) -> Result<(Head, Option<serde_json::Value>), String> + Sync,
+    mut read_ahead: ReadFiles,
+    read_head: impl Fn(&str) -> DocumentRead + Sync,
 ) -> Result<(Vec<Hook>, Vec<Manifest>), SortError> {
     let mut documents = Vec::new();
     for (path, content) in files {
@@ -201,18 +204,24 @@ pub fn sort_manifests(
         if base.starts_with('_') || trim_go_space(content).is_empty() {
             continue;
         }
-        documents.extend(split_manifests(content).into_iter().map(|document| (path, document)));
+        match read_ahead.remove(path) {
+            Some(read) => documents.extend(read.into_iter().map(|(document, read)| (path, document, Some(read)))),
+            None => documents.extend(split_manifests(content).into_iter().map(|document| (path, document, None))),
+        }
     }
-    // A large output's heads are read on both cores (see `side_by_side`).
-    let heads = side_by_side::map_large(
-        documents.iter().collect(),
+    // The rest of a large output's heads are read on both cores (see `side_by_side`).
+    let unread = documents.iter().filter(|(_, _, read)| read.is_none()).collect();
+    let mut heads = side_by_side::map_large(
+        unread,
         HEAD_READER_STACK_BYTES,
-        |(_, document)| document.len(),
-        |(_, document)| read_head(document),
-    );
+        |(_, document, _)| document.len(),
+        |(_, document, _)| read_head(document),
+    )
+    .into_iter();
     let mut hooks = Vec::new();
     let mut manifests = Vec::new();
-    for ((path, document), read) in documents.into_iter().zip(heads) {
+    for (path, document, read) in documents {
+        let Some(read) = read.or_else(|| heads.next()) else { break };
         let (head, object) = read.map_err(|message| SortError { file: path.clone(), message })?;
         match head.annotations.get(HOOK_ANNOTATION) {
             Some(events) => {
@@ -229,7 +238,7 @@ pub fn sort_manifests(
 }
 
 /// The stack of a thread reading heads: as the renderer's.
-const HEAD_READER_STACK_BYTES: usize = 16 * 1024 * 1024;
+pub(super) const HEAD_READER_STACK_BYTES: usize = 16 * 1024 * 1024;
 
 /// A hook document; `None` for an unknown event (Helm skips the document then, with a log line).
 fn hook(path: &str, document: &str, head: &Head, events: &str) -> Option<Hook> {
@@ -350,7 +359,7 @@ mod tests {
             let (kind, name) = document.split_once(' ').unwrap_or((document, ""));
             Ok((head(kind, name, &[]), None))
         };
-        let (hooks, manifests) = sort_manifests(&files, read).expect("sorted");
+        let (hooks, manifests) = sort_manifests(&files, ReadFiles::new(), read).expect("sorted");
         assert!(hooks.is_empty());
         let order: Vec<(&str, &str)> = manifests.iter().map(|m| (m.head.kind.as_str(), m.head.name.as_str())).collect();
         assert_eq!(
@@ -382,7 +391,7 @@ mod tests {
             );
             Ok((head, Some(serde_json::json!({"kind": "Job"}))))
         };
-        let (hooks, manifests) = sort_manifests(&files, read).expect("sorted");
+        let (hooks, manifests) = sort_manifests(&files, ReadFiles::new(), read).expect("sorted");
         assert!(manifests.is_empty());
         assert_eq!(hooks[0].events, [HookEvent::PreInstall, HookEvent::PreUpgrade]);
         assert_eq!(hooks[0].weight, -5);
@@ -402,7 +411,7 @@ mod tests {
             };
             Ok((head, None))
         };
-        let (hooks, _) = sort_manifests(&files, read).expect("sorted");
+        let (hooks, _) = sort_manifests(&files, ReadFiles::new(), read).expect("sorted");
         assert_eq!(hooks.len(), 1);
         assert_eq!((hooks[0].name.as_str(), hooks[0].weight, hooks[0].is_test()), ("q", 0, true));
     }

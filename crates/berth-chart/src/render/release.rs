@@ -2,7 +2,8 @@
 //! `kubeVersion` checked, every template executed, the top chart's NOTES.txt taken out, the rest sorted into
 //! manifests and hooks, and the CRDs of `crds/` (never templated) listed with their paths.
 
-use super::engine::{RenderError, RenderOptions, render_templates};
+use super::ahead::{DocumentRead, render_reading_ahead};
+use super::engine::{RenderError, RenderOptions};
 use super::head::{read_head, read_head_and_object};
 use super::output::{CrdFile, Hook, Manifest, SortError, sort_manifests};
 use crate::chart::Chart;
@@ -37,6 +38,7 @@ pub enum ChartRenderError {
 /// Renders `chart` (processed: disabled subcharts removed, aliases applied) with `values` as the top chart's
 /// `.Values`. With `sub_notes`, the NOTES.txt of subcharts are kept too (Helm's `--render-subchart-notes`); with
 /// `read_objects`, each manifest and hook keeps its document as a JSON value, read in the same pass as its head.
+/// `on_rendered` is called once the templates have rendered, before the output is sorted.
 ///
 /// # Errors
 /// [`ChartRenderError`] with Helm's text.
@@ -46,9 +48,11 @@ pub fn render_chart(
     options: &RenderOptions,
     sub_notes: bool,
     read_objects: bool,
+    on_rendered: &dyn Fn(),
 ) -> Result<RenderedChart, ChartRenderError> {
     check_kube_version(chart, options)?;
-    let mut files = render_templates(chart, values, options)?;
+    let read: fn(&str) -> DocumentRead = if read_objects { read_head_and_object } else { read_head };
+    let (mut files, read_ahead) = render_reading_ahead(chart, values, options, &read, on_rendered)?;
     let root_notes = format!("{}/templates/{NOTES}", chart.name());
     let note_files: Vec<String> = files.keys().filter(|name| name.ends_with(NOTES)).cloned().collect();
     let mut notes = String::new();
@@ -61,8 +65,7 @@ pub fn render_chart(
             notes.push_str(&text);
         }
     }
-    let (hooks, manifests) =
-        if read_objects { sort_manifests(&files, read_head_and_object)? } else { sort_manifests(&files, read_head)? };
+    let (hooks, manifests) = sort_manifests(&files, read_ahead, read)?;
     Ok(RenderedChart { manifests, hooks, crds: crd_files(chart), notes })
 }
 
