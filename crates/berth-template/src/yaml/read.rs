@@ -237,4 +237,34 @@ mod yaml_to_json_tests {
         }
         assert!(yaml_to_json("a: [\n").is_err());
     }
+
+    /// The scanner takes runs of spaces and of plain-scalar characters at once; runs longer than the reader's
+    /// 512-byte window read as character by character. (`helm template` 4.1.4 renders the same documents the same
+    /// way, and fails the last with the same message.)
+    #[test]
+    fn runs_longer_than_the_readers_window_read_whole() {
+        let plain = "a:b#c,d[e]{f}-'x\"?".repeat(120);
+        let json = yaml_to_json(format!("v: {plain}\nw: end\n")).expect("plain").expect("a document");
+        let read: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+        assert_eq!(read, serde_json::json!({"v": plain, "w": "end"}));
+
+        let (spaces, words) = (" ".repeat(700), "y ".repeat(300));
+        let text = format!("data:\n{spaces}a: x\n{spaces}b: {words}\n{spaces}  continued\n");
+        let read: serde_json::Value =
+            serde_json::from_str(&yaml_to_json(text).expect("indented").expect("doc")).expect("JSON");
+        assert_eq!(read, serde_json::json!({"data": {"a": "x", "b": format!("{}continued", words)}}));
+
+        let (ab, f) = ("ab".repeat(400), "f".repeat(700));
+        let read: serde_json::Value = serde_json::from_str(
+            &yaml_to_json(format!("{{v: {ab}, w: c:d, x: [e{f}, g]}}")).expect("flow").expect("doc"),
+        )
+        .expect("JSON");
+        assert_eq!(read, serde_json::json!({"v": ab, "w": "c:d", "x": [format!("e{f}"), "g"]}));
+
+        let error = yaml_to_json(format!("a:\n  b: {}:\n", "k".repeat(1000))).expect_err("a key in a value");
+        assert_eq!(
+            error.to_string(),
+            "error converting YAML to JSON: yaml: line 2: mapping values are not allowed in this context"
+        );
+    }
 }

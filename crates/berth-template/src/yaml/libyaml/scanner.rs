@@ -48,6 +48,28 @@ impl Parser<'_> {
         self.buffer_pos += width(self.ch(0)).max(1);
     }
 
+    /// How many one-byte characters from the current one `accepts`, among those the buffer holds with one more
+    /// left behind them: the run a loop of `skip` or `read` and `cache` would take one by one, ending where that
+    /// loop would have refilled the buffer.
+    fn ascii_run(&self, accepts: impl Fn(u8) -> bool) -> usize {
+        let held = self.buffer.get(self.buffer_pos..).unwrap_or_default();
+        held.iter().take(self.unread.saturating_sub(1)).take_while(|byte| byte.is_ascii() && accepts(**byte)).count()
+    }
+
+    /// `skip` of `run` one-byte characters (see [`Self::ascii_run`]).
+    fn skip_run(&mut self, run: usize) {
+        self.mark.index += run;
+        self.mark.column += run;
+        self.unread -= run;
+        self.buffer_pos += run;
+    }
+
+    /// `read` of `run` one-byte characters (see [`Self::ascii_run`]).
+    fn read_run(&mut self, run: usize, s: &mut Vec<u8>) {
+        s.extend_from_slice(&self.buffer[self.buffer_pos..self.buffer_pos + run]);
+        self.skip_run(run);
+    }
+
     /// `skip_line`.
     fn skip_line(&mut self) {
         let (b, p) = self.here();
@@ -530,7 +552,11 @@ impl Parser<'_> {
             }
             self.cache(1)?;
             while self.ch(0) == b' ' || ((self.flow_level > 0 || !self.simple_key_allowed) && self.ch(0) == b'\t') {
-                self.skip();
+                // An indentation is many spaces: skipped as a run, as one by one.
+                match self.ascii_run(|byte| byte == b' ') {
+                    run if run > 1 => self.skip_run(run),
+                    _ => self.skip(),
+                }
                 self.cache(1)?;
             }
             if self.ch(0) == b'#' {
@@ -1150,7 +1176,14 @@ impl Parser<'_> {
                         whitespaces.clear();
                     }
                 }
-                self.read(&mut s);
+                // The characters the checks above let through, with no blank to join, are read as a run.
+                let in_flow = self.flow_level > 0;
+                match self.ascii_run(|byte| {
+                    !(matches!(byte, b' ' | b'\t' | b'\r' | b'\n' | 0 | b':') || (in_flow && is_flow_indicator(byte)))
+                }) {
+                    run if run > 1 => self.read_run(run, &mut s),
+                    _ => self.read(&mut s),
+                }
                 self.cache(2)?;
             }
 
