@@ -7,17 +7,11 @@
 //! takes its documents from there. The documents and their reads are the ones the sorting would make itself.
 
 use super::engine::{RenderError, RenderOptions, render_templates_watched};
-use super::output::{HEAD_READER_STACK_BYTES, Head, split_manifests};
+use super::output::{DocumentRead, HEAD_READER_STACK_BYTES, ReadFiles, split_manifests};
 use crate::chart::Chart;
 use berth_template::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::mpsc;
-
-/// A document's head read (and its object, when asked), or why it could not be read.
-pub type DocumentRead = Result<(Head, Option<serde_json::Value>), String>;
-
-/// Files read ahead, by full name: each document and its read, in the file's order.
-pub type ReadFiles = HashMap<String, Vec<(String, DocumentRead)>>;
 
 /// Files this large are read ahead: a few large files in a chart, not the many small ones.
 pub const READ_AHEAD_FROM: usize = 64 * 1024;

@@ -7,9 +7,8 @@
 //! NOTES.txt is not a manifest. `helm template` prints the manifests (with the CRDs of `crds/` first when
 //! asked), then the hooks, each as `---`, a `# Source:` line and the document.
 
-use super::ahead::{DocumentRead, ReadFiles};
 use crate::side_by_side;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// The head of a manifest document, as Helm reads it (`SimpleHead`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -19,6 +18,12 @@ pub struct Head {
     pub name: String,
     pub annotations: BTreeMap<String, String>,
 }
+
+/// A document's head read (and its object, when asked), or why it could not be read.
+pub type DocumentRead = Result<(Head, Option<serde_json::Value>), String>;
+
+/// Files read already, by full name: each document and its read, in the file's order (see the `ahead` module).
+pub type ReadFiles = HashMap<String, Vec<(String, DocumentRead)>>;
 
 /// One manifest document of the output.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,10 +2,10 @@
 //! `kubeVersion` checked, every template executed, the top chart's NOTES.txt taken out, the rest sorted into
 //! manifests and hooks, and the CRDs of `crds/` (never templated) listed with their paths.
 
-use super::ahead::{DocumentRead, render_reading_ahead};
+use super::ahead::render_reading_ahead;
 use super::engine::{RenderError, RenderOptions};
 use super::head::{read_head, read_head_and_object};
-use super::output::{CrdFile, Hook, Manifest, SortError, sort_manifests};
+use super::output::{CrdFile, DocumentRead, Hook, Manifest, SortError, sort_manifests};
 use crate::chart::Chart;
 use berth_template::Value;
 
