@@ -9,7 +9,7 @@ use super::runtime::Interrupts;
 use crate::cli::error::{Error, ExitCode};
 use berth::release::lifecycle::{self, Operation, OperationReport, ReleaseOptions};
 use berth::release::show;
-use berth::release::{HelmTime, Release, Storage};
+use berth::release::{GO_ZERO_ANSIC, HelmTime, Release, Storage};
 use berth::wait::Outcome;
 use berth_chart::values::ReuseMode;
 use clap::{Args, ValueEnum};
@@ -388,6 +388,11 @@ fn time_text(time: Option<HelmTime>) -> String {
     time.map(|time| time.to_string()).unwrap_or_default()
 }
 
+/// A release's time as `helm list` shows it (Go's `Time.String()`, `-` for none), in its table and its JSON.
+fn list_time(time: Option<HelmTime>) -> String {
+    time.map_or_else(|| "-".to_string(), |time| time.go_string())
+}
+
 fn chart_label(release: &Release) -> String {
     format!("{}-{}", release.chart.metadata.name, release.chart.metadata.version)
 }
@@ -401,7 +406,7 @@ fn render_list(releases: &[Release], output: ReadOutput) -> String {
                     "name": release.name,
                     "namespace": release.namespace,
                     "revision": release.version.to_string(),
-                    "updated": time_text(release.info.last_deployed),
+                    "updated": list_time(release.info.last_deployed),
                     "status": release.info.status.to_string(),
                     "chart": chart_label(release),
                     "app_version": release.chart.metadata.app_version.clone().unwrap_or_default(),
@@ -416,7 +421,7 @@ fn render_list(releases: &[Release], output: ReadOutput) -> String {
             release.name.clone(),
             release.namespace.clone(),
             release.version.to_string(),
-            time_text(release.info.last_deployed),
+            list_time(release.info.last_deployed),
             release.info.status.to_string(),
             chart_label(release),
             release.chart.metadata.app_version.clone().unwrap_or_default(),
@@ -446,7 +451,7 @@ fn render_history(history: &[Release], output: ReadOutput) -> String {
     for release in history {
         table.push(vec![
             release.version.to_string(),
-            time_text(release.info.last_deployed),
+            release.info.last_deployed.map_or_else(|| GO_ZERO_ANSIC.to_string(), |time| time.ansic()),
             release.info.status.to_string(),
             chart_label(release),
             release.chart.metadata.app_version.clone().unwrap_or_default(),

@@ -10,7 +10,7 @@
 use base64::engine::general_purpose::STANDARD;
 use jiff::Timestamp;
 use jiff::fmt::temporal::Pieces;
-use jiff::tz::Offset;
+use jiff::tz::{Offset, TimeZone};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -110,6 +110,9 @@ pub struct HelmTime {
     pub offset: Offset,
 }
 
+/// Go's `time.Time{}` in `time.ANSIC`: what Helm shows for a time a record does not hold.
+pub const GO_ZERO_ANSIC: &str = "Mon Jan  1 00:00:00 0001";
+
 impl HelmTime {
     /// Now, in the machine's local offset (as Helm's `time.Now()`).
     pub fn now() -> HelmTime {
@@ -120,6 +123,31 @@ impl HelmTime {
     /// An instant written in UTC (`Z`).
     pub fn utc(timestamp: Timestamp) -> HelmTime {
         HelmTime { timestamp, offset: Offset::UTC }
+    }
+
+    /// Go's `Time.String()` (`2006-01-02 15:04:05.999999999 -0700 MST`) of the time as Helm reads it from a
+    /// record, what `helm list` shows: the zone is `UTC` for a zero offset, the machine's zone abbreviation when
+    /// the machine had that offset then, and otherwise the offset again (Go's zone without a name).
+    pub fn go_string(&self) -> String {
+        let zoned = self.timestamp.to_zoned(TimeZone::fixed(self.offset));
+        let nanos = zoned.subsec_nanosecond();
+        let fraction =
+            if nanos == 0 { String::new() } else { format!(".{nanos:09}").trim_end_matches('0').to_string() };
+        let offset = zoned.strftime("%z").to_string();
+        let zone = if self.offset == Offset::UTC {
+            "UTC".to_string()
+        } else {
+            let system = TimeZone::system();
+            let local = system.to_offset_info(self.timestamp);
+            if local.offset() == self.offset { local.abbreviation().to_string() } else { offset.clone() }
+        };
+        format!("{}{fraction} {offset} {zone}", zoned.strftime("%Y-%m-%d %H:%M:%S"))
+    }
+
+    /// Go's `time.ANSIC` (`Mon Jan _2 15:04:05 2006`) in the time's own offset, what `helm history` shows.
+    pub fn ansic(&self) -> String {
+        let zoned = self.timestamp.to_zoned(TimeZone::fixed(self.offset));
+        zoned.strftime("%a %b %e %H:%M:%S %Y").to_string()
     }
 }
 
@@ -651,6 +679,20 @@ mod tests {
             assert_eq!(text.parse::<HelmTime>().expect(text).to_string(), text);
         }
         assert_eq!("2026-05-01T10:11:12+00:00".parse::<HelmTime>().expect("time").to_string(), "2026-05-01T10:11:12Z");
+    }
+
+    #[test]
+    fn times_print_as_helm_list_and_history_show_them() {
+        let time = |text: &str| text.parse::<HelmTime>().expect(text);
+        // As Helm 4.1.4 printed these times of a release on this machine (UTC).
+        assert_eq!(time("2026-11-24T08:25:57.269399699Z").go_string(), "2026-11-24 08:25:57.269399699 +0000 UTC");
+        assert_eq!(time("2026-05-02T12:00:00Z").go_string(), "2026-05-02 12:00:00 +0000 UTC");
+        assert_eq!(time("2026-05-02T12:00:00.250Z").go_string(), "2026-05-02 12:00:00.25 +0000 UTC");
+        assert_eq!(time("2026-11-24T08:25:57.269399699Z").ansic(), "Tue Nov 24 08:25:57 2026");
+        assert_eq!(time("2026-05-01T10:00:00.25+02:00").ansic(), "Fri May  1 10:00:00 2026");
+        // An offset the machine's zone did not have then is its own zone name, as Go names a fixed zone.
+        let odd = time("2026-05-01T10:00:00-03:17");
+        assert_eq!(odd.go_string(), "2026-05-01 10:00:00 -0317 -0317");
     }
 
     proptest! {

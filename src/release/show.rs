@@ -5,7 +5,7 @@
 //! do (berth-template's ports). Pure.
 
 use super::hooks::HookEvent;
-use super::record::{HelmTime, Release};
+use super::record::{GO_ZERO_ANSIC, HelmTime, Release};
 use super::values::computed_values;
 use berth_template::Value as GoValue;
 use serde::Serialize;
@@ -231,7 +231,7 @@ pub fn status(release: &Release, view: StatusView) -> Result<String, ShowError> 
     let info = &release.info;
     let mut text = format!("NAME: {}\n", release.name);
     if let Some(last_deployed) = info.last_deployed {
-        text.push_str(&format!("LAST DEPLOYED: {}\n", ansic(last_deployed)));
+        text.push_str(&format!("LAST DEPLOYED: {}\n", last_deployed.ansic()));
     }
     text.push_str(&format!(
         "NAMESPACE: {}\nSTATUS: {}\nREVISION: {}\n",
@@ -276,8 +276,8 @@ fn test_suite(release: &Release) -> String {
         text.push_str(&format!(
             "TEST SUITE:     {}\nLast Started:   {}\nLast Completed: {}\nPhase:          {}\n",
             hook.name,
-            ansic(started_at),
-            hook.last_run.completed_at.map_or_else(|| GO_ZERO_ANSIC.to_string(), ansic),
+            started_at.ansic(),
+            hook.last_run.completed_at.map_or_else(|| GO_ZERO_ANSIC.to_string(), |time| time.ansic()),
             hook.last_run.phase
         ));
     }
@@ -300,15 +300,6 @@ pub fn release_yaml(release: &Release) -> Result<String, ShowError> {
     let value =
         serde_json::to_value(release).map_err(|error| ShowError { what: "release", message: error.to_string() })?;
     yaml(&value, "release")
-}
-
-/// Go's `time.Time{}` in `time.ANSIC`.
-const GO_ZERO_ANSIC: &str = "Mon Jan  1 00:00:00 0001";
-
-/// `time.ANSIC` (`Mon Jan _2 15:04:05 2006`) in the time's own offset.
-fn ansic(time: HelmTime) -> String {
-    let zoned = time.timestamp.to_zoned(jiff::tz::TimeZone::fixed(time.offset));
-    zoned.strftime("%a %b %e %H:%M:%S %Y").to_string()
 }
 
 /// `time.RFC3339` (`2006-01-02T15:04:05Z07:00`) in the time's own offset; Go's zero time when there is none.
