@@ -236,6 +236,15 @@ pub(crate) fn recorded_manifests(release: &Release) -> Result<Vec<Manifest>, Lif
     })
 }
 
+/// What became of the release's namespace before an install.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NamespaceState {
+    Exists,
+    Created,
+    /// Missing; a server dry run checked its creation.
+    WouldBeCreated,
+}
+
 /// Identity of an object as a release compares revisions: group, kind, namespace, name.
 fn identity(manifest: &Manifest, default_namespace: &str) -> (String, String, String, String) {
     let reference = &manifest.reference;
@@ -504,15 +513,17 @@ impl<'e> Context<'_, 'e> {
 
     /// The release's namespace exists, or is created with `--create-namespace` (labelled `name: NAMESPACE` as
     /// Helm creates it); otherwise nothing is written and the error says so.
-    async fn ensure_namespace(&self) -> Result<(), LifecycleError> {
+    /// The release's namespace, created when missing and asked for (`--create-namespace`); a missing one is
+    /// refused otherwise. A server dry run asks the server to check the creation and creates nothing.
+    async fn ensure_namespace(&self) -> Result<NamespaceState, LifecycleError> {
         let namespace = self.namespace().to_string();
-        let Some(resource) = self.cluster.resources.get("v1", "Namespace") else { return Ok(()) };
+        let Some(resource) = self.cluster.resources.get("v1", "Namespace") else { return Ok(NamespaceState::Exists) };
         let reference =
             ObjectRef { api_version: "v1".into(), kind: "Namespace".into(), namespace: None, name: namespace.clone() };
         let resolved = crate::cluster::Resolved { reference, resource };
         let creation = |source| LifecycleError::CreateNamespace { namespace: namespace.clone(), source };
         if get_object(self.cluster, &resolved).await.map_err(creation)?.is_some() {
-            return Ok(());
+            return Ok(NamespaceState::Exists);
         }
         if !self.options.create_namespace {
             return Err(LifecycleError::NoNamespace(namespace));
@@ -522,10 +533,12 @@ impl<'e> Context<'_, 'e> {
             "kind": "Namespace",
             "metadata": {"name": namespace, "labels": {"name": namespace}},
         });
-        let options = ApplyOptions { field_manager: ownership::FIELD_MANAGER.to_string(), ..ApplyOptions::default() };
+        let dry_run = self.options.dry_run_server;
+        let options =
+            ApplyOptions { field_manager: ownership::FIELD_MANAGER.to_string(), dry_run, ..ApplyOptions::default() };
         let never = CancellationToken::new();
         crate::cluster::apply_object(self.cluster, &resolved, &object, &options, &never).await.map_err(creation)?;
-        Ok(())
+        Ok(if dry_run { NamespaceState::WouldBeCreated } else { NamespaceState::Created })
     }
 
     /// Helm's `existingResourceConflict`: objects of `indices` that exist must carry this release's marks, unless
@@ -701,9 +714,7 @@ impl<'e> Context<'_, 'e> {
         if history.last().is_some_and(|last| last.info.status != ReleaseStatus::Uninstalled) {
             return Err(LifecycleError::InUse(name.to_string()));
         }
-        if !self.options.dry_run_server {
-            self.ensure_namespace().await?;
-        }
+        let namespace = self.ensure_namespace().await?;
         self.check_existing(&prepared, create_only.len()..owned.len(), name, "install").await?;
         let version = history.last().map_or(1, |last| last.version + 1);
         let mut release = new_release(name, self.namespace(), version, rendered);
@@ -711,8 +722,18 @@ impl<'e> Context<'_, 'e> {
         release.info.status = ReleaseStatus::PendingInstall;
         release.info.description = "Initial install underway".to_string();
         if self.options.dry_run_server {
-            let report = self.apply(&prepared, HashSet::new(), create_only, tokens).await;
             release.info.description = DRY_RUN_DESCRIPTION.to_string();
+            if namespace == NamespaceState::WouldBeCreated {
+                // The server cannot check objects for a namespace that does not exist yet (a real install creates
+                // it first): only the namespace's creation was checked.
+                tracing::warn!(
+                    "namespace `{}` does not exist yet (the install would create it): the server checked its \
+                     creation, not the release's objects",
+                    self.namespace()
+                );
+                return Ok(OperationReport::new(Outcome::Ready, release, None));
+            }
+            let report = self.apply(&prepared, HashSet::new(), create_only, tokens).await;
             return Ok(OperationReport::new(report.outcome, release, Some(report)));
         }
         if tokens.cancel.is_cancelled() {

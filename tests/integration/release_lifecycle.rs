@@ -1,5 +1,6 @@
 //! The release lifecycle through the library on the simulated cluster: the objects carry Helm's ownership marks
-//! and Helm's field manager, dry runs write nothing, a missing namespace is refused or created, a rollback with
+//! and Helm's field manager, dry runs write nothing, a missing namespace is refused or created (a server dry run
+//! refuses it as the install would, or with `--create-namespace` creates nothing), a rollback with
 //! nothing to go back to is refused (and still frees a pending release), and a failed upgrade that was rolled
 //! back says both.
 
@@ -93,6 +94,22 @@ async fn a_missing_namespace_is_refused_before_anything_is_written_or_created_on
     run(&cluster, &install(SETTINGS), &options).await.expect("installed with --create-namespace");
     assert!(settings(&cluster).await.is_some());
     assert_eq!(history(&cluster, "shop").await, [(1, ReleaseStatus::Deployed)]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_dry_run_into_a_missing_namespace_is_refused_as_the_install_or_creates_nothing() {
+    let (_sim, cluster) = start("team-b").await;
+    let dry = ReleaseOptions { dry_run_server: true, ..ReleaseOptions::default() };
+    let error = run(&cluster, &install(SETTINGS), &dry).await.expect_err("the install would be refused");
+    assert!(matches!(error, LifecycleError::NoNamespace(ref namespace) if namespace == "team-b"), "{error:?}");
+    let dry = ReleaseOptions { dry_run_server: true, create_namespace: true, ..ReleaseOptions::default() };
+    let report = run(&cluster, &install(SETTINGS), &dry).await.expect("a dry run with --create-namespace");
+    assert_eq!(report.outcome, Outcome::Ready);
+    assert_eq!(report.release.info.description, "Dry run complete");
+    let namespaces: kube::Api<k8s_openapi::api::core::v1::Namespace> = kube::Api::all(cluster.client.clone());
+    assert!(namespaces.get_opt("team-b").await.expect("read").is_none(), "the namespace was not created");
+    assert!(settings(&cluster).await.is_none());
+    assert!(history(&cluster, "shop").await.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
