@@ -8,7 +8,7 @@
 //! which Helm's `decodeRelease` uses, reads them as one stream, as does [`decode`]): the JSON before the chart;
 //! the chart; the values and manifest (each above 1 MiB in one member per core, compressed side by side); and
 //! the JSON after them. It compresses the chart, or the values and manifest, again only when they changed, and
-//! can be given the chart compressed ahead of the first write ([`CompressedChart`]).
+//! can be given either compressed ahead of the first write ([`CompressedChart`], [`CompressedBody`]).
 
 use super::record::{Chart, Release};
 use base64::Engine as _;
