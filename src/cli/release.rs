@@ -9,7 +9,7 @@ use super::runtime::Interrupts;
 use crate::cli::error::{Error, ExitCode};
 use berth::release::lifecycle::{self, Operation, OperationReport, ReleaseOptions};
 use berth::release::show;
-use berth::release::{GO_ZERO_ANSIC, HelmTime, Release, Storage};
+use berth::release::{HelmTime, Release, Storage};
 use berth::wait::Outcome;
 use berth_chart::values::ReuseMode;
 use clap::{Args, ValueEnum};
@@ -451,7 +451,7 @@ fn render_history(history: &[Release], output: ReadOutput) -> String {
     for release in history {
         table.push(vec![
             release.version.to_string(),
-            release.info.last_deployed.map_or_else(|| GO_ZERO_ANSIC.to_string(), |time| time.ansic()),
+            HelmTime::ansic(release.info.last_deployed),
             release.info.status.to_string(),
             chart_label(release),
             release.chart.metadata.app_version.clone().unwrap_or_default(),

@@ -1,7 +1,7 @@
 //! Server-side apply and delete of single objects.
 
 use super::retry::{Retry, with_retry, with_retry_until};
-use super::{Cluster, Resolved};
+use super::{Cluster, Resolved, into_value};
 use crate::object::validation::{path_segment_name, url_segment};
 use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams};
 use serde_json::Value;
@@ -120,7 +120,7 @@ pub async fn apply_and_read(
 ) -> Result<Value, ApplyError> {
     let answer = apply_answer(cluster, resolved, object, options, cancel).await?;
     let applied: DynamicObject = serde_json::from_str(&answer).map_err(ApplyError::Response)?;
-    serde_json::to_value(applied).map_err(ApplyError::Response)
+    into_value(applied).map_err(ApplyError::Response)
 }
 
 /// Sends the apply (retried as [`apply_object`] says) and returns the server's answer as text.
@@ -208,5 +208,5 @@ pub async fn get_object(cluster: &Cluster, resolved: &Resolved) -> Result<Option
     let name = name_segment(resolved)?;
     let name = name.as_ref();
     let found = with_retry("get", || api.get_opt(name)).await.map_err(ApplyError::from_kube)?;
-    found.map(|object| serde_json::to_value(object).map_err(ApplyError::Response)).transpose()
+    found.map(|object| into_value(object).map_err(ApplyError::Response)).transpose()
 }

@@ -65,8 +65,8 @@ async fn watch(api: Api<DynamicObject>, changes: mpsc::Sender<Change>) {
     let mut stream = watcher::watcher(api, watcher::Config::default()).default_backoff().boxed();
     while let Some(event) = stream.next().await {
         let change = match event {
-            Ok(Event::Apply(object) | Event::InitApply(object)) => into_value(object).map(Change::Applied),
-            Ok(Event::Delete(object)) => into_value(object).map(Change::Deleted),
+            Ok(Event::Apply(object) | Event::InitApply(object)) => into_value(object).ok().map(Change::Applied),
+            Ok(Event::Delete(object)) => into_value(object).ok().map(Change::Deleted),
             Ok(Event::Init) => Some(Change::Listing),
             Ok(Event::InitDone) => Some(Change::Listed),
             Err(error) => {

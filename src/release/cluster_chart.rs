@@ -55,7 +55,7 @@ impl Lookup for ClusterLookup {
             if name.is_empty() {
                 list(&api, &resource.api_resource).await
             } else {
-                api.get_opt(name).await.map(|object| object.and_then(into_value))
+                api.get_opt(name).await.map(|object| object.and_then(|object| into_value(object).ok()))
             }
         });
         match found {
@@ -70,7 +70,7 @@ impl Lookup for ClusterLookup {
 /// A list as Helm's `lookup` returns it: the unstructured list (`apiVersion`, `kind: <Kind>List`, `items`).
 async fn list(api: &Api<DynamicObject>, resource: &ApiResource) -> Result<Option<serde_json::Value>, kube::Error> {
     let list = api.list(&ListParams::default()).await?;
-    let items: Vec<serde_json::Value> = list.items.into_iter().filter_map(into_value).collect();
+    let items: Vec<serde_json::Value> = list.items.into_iter().filter_map(|object| into_value(object).ok()).collect();
     Ok(Some(serde_json::json!({
         "apiVersion": resource.api_version,
         "kind": format!("{}List", resource.kind),

@@ -600,13 +600,19 @@ impl<'e> Context<'_, 'e> {
 
     /// The values and manifest of `rendered` compressed for the record on a thread of their own, while the
     /// release's checks wait on the cluster; [`Self::take_body`] hands them to the storage before its first write.
-    fn compress_body(rendered: &Rendered) -> tokio::task::JoinHandle<Option<CompressedBody>> {
+    /// A server dry run writes no record: nothing is compressed then.
+    fn compress_body(&self, rendered: &Rendered) -> Option<tokio::task::JoinHandle<Option<CompressedBody>>> {
+        if self.options.dry_run_server {
+            return None;
+        }
         let (config, manifest) = (rendered.config.clone(), rendered.manifest.clone());
-        tokio::task::spawn_blocking(move || CompressedBody::new(config, manifest).ok())
+        Some(tokio::task::spawn_blocking(move || CompressedBody::new(config, manifest).ok()))
     }
 
-    async fn take_body(&self, compressing: tokio::task::JoinHandle<Option<CompressedBody>>) {
-        if let Ok(Some(body)) = compressing.await {
+    async fn take_body(&self, compressing: Option<tokio::task::JoinHandle<Option<CompressedBody>>>) {
+        if let Some(compressing) = compressing
+            && let Ok(Some(body)) = compressing.await
+        {
             self.storage.start_with_body(body);
         }
     }
@@ -700,7 +706,7 @@ impl<'e> Context<'_, 'e> {
         tokens: &Tokens,
     ) -> Result<OperationReport, LifecycleError> {
         let manifests = &rendered.manifests;
-        let body = Self::compress_body(rendered);
+        let body = self.compress_body(rendered);
         // The chart's `crds/` first, created when absent (Helm never updates them), then the release's objects.
         let create_only: HashSet<usize> = (0..rendered.crds.len()).collect();
         let owned = match self.owned(manifests, name) {
@@ -873,7 +879,7 @@ impl<'e> Context<'_, 'e> {
             return self.install(name, rendered, tokens).await;
         }
         self.check_not_pending(name, &history)?;
-        let body = Self::compress_body(rendered);
+        let body = self.compress_body(rendered);
         let manifests = &rendered.manifests;
         let owned = self.owned(manifests, name);
         let prepared = self.prepare(&owned)?;

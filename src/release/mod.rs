@@ -34,8 +34,8 @@ pub use codec::{CompressedBody, CompressedChart, Encoder, RecordError, decode, e
 pub use hook_runner::HookFailure;
 pub use hooks::{HookEvent, TestFilter};
 pub use record::{
-    Chart, ChartFile, ChartMetadata, GO_ZERO_ANSIC, HelmTime, Hook, HookExecution, Info, Maintainer, Release,
-    ReleaseStatus, UnknownStatus,
+    Chart, ChartFile, ChartMetadata, HelmTime, Hook, HookExecution, Info, Maintainer, Release, ReleaseStatus,
+    UnknownStatus,
 };
 pub use rendered::{Rendered, RenderedHook, manifest_text};
 pub use storage::{SECRET_TYPE, Storage, StorageError, secret_name};

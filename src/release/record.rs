@@ -110,9 +110,6 @@ pub struct HelmTime {
     pub offset: Offset,
 }
 
-/// Go's `time.Time{}` in `time.ANSIC`: what Helm shows for a time a record does not hold.
-pub const GO_ZERO_ANSIC: &str = "Mon Jan  1 00:00:00 0001";
-
 impl HelmTime {
     /// Now, in the machine's local offset (as Helm's `time.Now()`).
     pub fn now() -> HelmTime {
@@ -144,9 +141,11 @@ impl HelmTime {
         format!("{}{fraction} {offset} {zone}", zoned.strftime("%Y-%m-%d %H:%M:%S"))
     }
 
-    /// Go's `time.ANSIC` (`Mon Jan _2 15:04:05 2006`) in the time's own offset, what `helm history` shows.
-    pub fn ansic(&self) -> String {
-        let zoned = self.timestamp.to_zoned(TimeZone::fixed(self.offset));
+    /// Go's `time.ANSIC` (`Mon Jan _2 15:04:05 2006`) in the time's own offset, what `helm history` shows;
+    /// Go's zero time for a time the record does not hold, as Helm shows it.
+    pub fn ansic(time: Option<HelmTime>) -> String {
+        let Some(time) = time else { return "Mon Jan  1 00:00:00 0001".to_string() };
+        let zoned = time.timestamp.to_zoned(TimeZone::fixed(time.offset));
         zoned.strftime("%a %b %e %H:%M:%S %Y").to_string()
     }
 }
@@ -688,8 +687,9 @@ mod tests {
         assert_eq!(time("2026-11-24T08:25:57.269399699Z").go_string(), "2026-11-24 08:25:57.269399699 +0000 UTC");
         assert_eq!(time("2026-05-02T12:00:00Z").go_string(), "2026-05-02 12:00:00 +0000 UTC");
         assert_eq!(time("2026-05-02T12:00:00.250Z").go_string(), "2026-05-02 12:00:00.25 +0000 UTC");
-        assert_eq!(time("2026-11-24T08:25:57.269399699Z").ansic(), "Tue Nov 24 08:25:57 2026");
-        assert_eq!(time("2026-05-01T10:00:00.25+02:00").ansic(), "Fri May  1 10:00:00 2026");
+        assert_eq!(HelmTime::ansic(Some(time("2026-11-24T08:25:57.269399699Z"))), "Tue Nov 24 08:25:57 2026");
+        assert_eq!(HelmTime::ansic(Some(time("2026-05-01T10:00:00.25+02:00"))), "Fri May  1 10:00:00 2026");
+        assert_eq!(HelmTime::ansic(None), "Mon Jan  1 00:00:00 0001");
         // An offset the machine's zone did not have then is its own zone name, as Go names a fixed zone.
         let odd = time("2026-05-01T10:00:00-03:17");
         assert_eq!(odd.go_string(), "2026-05-01 10:00:00 -0317 -0317");

@@ -5,7 +5,7 @@
 //! do (berth-template's ports). Pure.
 
 use super::hooks::HookEvent;
-use super::record::{GO_ZERO_ANSIC, HelmTime, Release};
+use super::record::{HelmTime, Release};
 use super::values::computed_values;
 use berth_template::Value as GoValue;
 use serde::Serialize;
@@ -231,7 +231,7 @@ pub fn status(release: &Release, view: StatusView) -> Result<String, ShowError> 
     let info = &release.info;
     let mut text = format!("NAME: {}\n", release.name);
     if let Some(last_deployed) = info.last_deployed {
-        text.push_str(&format!("LAST DEPLOYED: {}\n", last_deployed.ansic()));
+        text.push_str(&format!("LAST DEPLOYED: {}\n", HelmTime::ansic(Some(last_deployed))));
     }
     text.push_str(&format!(
         "NAMESPACE: {}\nSTATUS: {}\nREVISION: {}\n",
@@ -276,8 +276,8 @@ fn test_suite(release: &Release) -> String {
         text.push_str(&format!(
             "TEST SUITE:     {}\nLast Started:   {}\nLast Completed: {}\nPhase:          {}\n",
             hook.name,
-            started_at.ansic(),
-            hook.last_run.completed_at.map_or_else(|| GO_ZERO_ANSIC.to_string(), |time| time.ansic()),
+            HelmTime::ansic(Some(started_at)),
+            HelmTime::ansic(hook.last_run.completed_at),
             hook.last_run.phase
         ));
     }

@@ -121,7 +121,7 @@ fn forward(
         return true;
     }
     let api_resource = &group.resource.api_resource;
-    let object = object.and_then(into_value).map(|mut value| {
+    let object = object.and_then(|object| into_value(object).ok()).map(|mut value| {
         // List items may come without their type; the status rules need it.
         if let Some(map) = value.as_object_mut() {
             map.entry("apiVersion").or_insert_with(|| Value::String(api_resource.api_version.clone()));

@@ -5,35 +5,13 @@
 
 use crate::peers::PeerCluster;
 use berth_sim::SimConfig;
-use std::process::{Command, Output, Stdio};
 
 const CHART: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/release-charts/shop");
-
-async fn berth(peer: &PeerCluster, args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_berth"));
-    command
-        .args(args)
-        .arg("--kubeconfig")
-        .arg(peer.kubeconfig())
-        .env("NO_COLOR", "1")
-        .env_remove("BERTH_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    tokio::task::spawn_blocking(move || command.output().expect("berth runs")).await.expect("joined")
-}
-
-async fn berth_ok(peer: &PeerCluster, args: &[&str]) -> String {
-    let output = berth(peer, args).await;
-    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
-    assert!(output.status.success(), "berth {args:?} failed:\nstdout: {stdout}\nstderr: {stderr}");
-    stdout.into_owned()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn helm_continues_a_chart_release_berth_installed() {
     let peer = PeerCluster::start(SimConfig::default()).await;
-    let out = berth_ok(&peer, &["install", "shop", CHART, "--set", "replicas=2", "--wait", "--timeout", "2m"]).await;
+    let out = peer.berth_ok(&["install", "shop", CHART, "--set", "replicas=2", "--wait", "--timeout", "2m"]).await;
     assert!(
         out.contains("STATUS: deployed") && out.contains("NOTES:\nshop is installed in default with 2 replica(s)."),
         "{out}"
@@ -63,7 +41,7 @@ async fn helm_continues_a_chart_release_berth_installed() {
     peer.ok("helm", &["upgrade", "shop", CHART, "--set", "replicas=3", "--wait", "--timeout", "2m"]).await;
     peer.ok("helm", &["rollback", "shop", "1", "--wait", "--timeout", "2m"]).await;
     // And berth goes on from there, keeping the user's values.
-    berth_ok(&peer, &["upgrade", "shop", CHART, "--reuse-values", "--set", "mode=slow", "--wait", "--timeout", "2m"])
+    peer.berth_ok(&["upgrade", "shop", CHART, "--reuse-values", "--set", "mode=slow", "--wait", "--timeout", "2m"])
         .await;
     assert_eq!(peer.ok("helm", &["get", "values", "shop"]).await, "USER-SUPPLIED VALUES:\nmode: slow\nreplicas: 2\n");
     let statuses: Vec<(u64, String)> =
@@ -74,7 +52,7 @@ async fn helm_continues_a_chart_release_berth_installed() {
     );
 
     // The CRD of crds/ stays after the release is gone, as Helm leaves it.
-    berth_ok(&peer, &["uninstall", "shop", "--wait"]).await;
+    peer.berth_ok(&["uninstall", "shop", "--wait"]).await;
     let crds = peer.ok("kubectl", &["get", "crd", "widgets.shop.example.com", "-o", "name"]).await;
     assert_eq!(crds.trim(), "customresourcedefinition.apiextensions.k8s.io/widgets.shop.example.com");
 }
@@ -83,13 +61,13 @@ async fn helm_continues_a_chart_release_berth_installed() {
 async fn berth_continues_a_chart_release_helm_installed() {
     let peer = PeerCluster::start(SimConfig::default()).await;
     peer.ok("helm", &["install", "shop", CHART, "--set", "cache.enabled=false", "--wait", "--timeout", "2m"]).await;
-    let out = berth_ok(&peer, &["upgrade", "shop", CHART, "--set", "replicas=2", "--wait", "--timeout", "2m"]).await;
+    let out = peer.berth_ok(&["upgrade", "shop", CHART, "--set", "replicas=2", "--wait", "--timeout", "2m"]).await;
     assert!(out.contains("REVISION: 2") && out.contains("DESCRIPTION: Upgrade complete"), "{out}");
     // No --reuse-values and new values given: Helm's default records only the new ones.
     assert_eq!(peer.ok("helm", &["get", "values", "shop"]).await, "USER-SUPPLIED VALUES:\nreplicas: 2\n");
     let cache = peer.run("kubectl", &["get", "configmap", "shop-cache", "-o", "name"]).await;
     assert!(cache.status.success(), "the cache subchart is enabled again by its default");
-    berth_ok(&peer, &["rollback", "shop", "1", "--wait", "--timeout", "2m"]).await;
+    peer.berth_ok(&["rollback", "shop", "1", "--wait", "--timeout", "2m"]).await;
     let last = peer.helm_history("shop", "default").await.pop().expect("a revision");
     assert_eq!((last.0, last.1.as_str(), last.2.as_str()), (3, "deployed", "Rollback to 1"));
     peer.ok("helm", &["upgrade", "shop", CHART, "--reuse-values", "--wait", "--timeout", "2m"]).await;
@@ -104,10 +82,10 @@ async fn password(peer: &PeerCluster) -> String {
 async fn lookup_answers_from_the_cluster_so_generated_passwords_survive_upgrades() {
     let peer = PeerCluster::start(SimConfig::default()).await;
     let keeper = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/release-charts/keeper");
-    berth_ok(&peer, &["install", "keep", keeper]).await;
+    peer.berth_ok(&["install", "keep", keeper]).await;
     let first = password(&peer).await;
     assert_eq!(first.len(), 24, "16 random characters, base64: {first}");
-    berth_ok(&peer, &["upgrade", "keep", keeper]).await;
+    peer.berth_ok(&["upgrade", "keep", keeper]).await;
     assert_eq!(password(&peer).await, first, "berth's upgrade found the Secret through lookup");
     peer.ok("helm", &["upgrade", "keep", keeper]).await;
     assert_eq!(password(&peer).await, first, "and so does Helm's, continuing berth's release");
@@ -119,11 +97,11 @@ async fn lookup_answers_from_the_cluster_so_generated_passwords_survive_upgrades
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn diff_shows_what_an_upgrade_or_a_rollback_would_change_and_writes_nothing() {
     let peer = PeerCluster::start(SimConfig::default()).await;
-    berth_ok(&peer, &["install", "shop", CHART]).await;
+    peer.berth_ok(&["install", "shop", CHART]).await;
     let diff = |args: &'static [&'static str]| {
         let peer = &peer;
         async move {
-            let output = berth(peer, args).await;
+            let output = peer.berth(args).await;
             (output.status.code(), String::from_utf8_lossy(&output.stdout).into_owned())
         }
     };
@@ -148,7 +126,7 @@ async fn diff_shows_what_an_upgrade_or_a_rollback_would_change_and_writes_nothin
     assert_eq!(code, Some(0));
 
     // After the upgrade, a rollback would take the replicas back.
-    berth_ok(&peer, &["upgrade", "shop", CHART, "--set", "replicas=3"]).await;
+    peer.berth_ok(&["upgrade", "shop", CHART, "--set", "replicas=3"]).await;
     let (code, out) = diff(&["diff", "rollback", "shop", "--detailed-exitcode"]).await;
     assert_eq!(code, Some(2), "{out}");
     assert!(out.contains("\n  -  replicas: 3\n  +  replicas: 1\n"), "{out}");
@@ -174,9 +152,9 @@ async fn diff_never_shows_a_secret_value() {
     };
     write("first-canary-value");
     let path = dir.path().to_str().expect("utf-8 path");
-    berth_ok(&peer, &["install", "vault", path]).await;
+    peer.berth_ok(&["install", "vault", path]).await;
     write("second-canary-value");
-    let output = berth(&peer, &["diff", "upgrade", "vault", path, "--detailed-exitcode"]).await;
+    let output = peer.berth(&["diff", "upgrade", "vault", path, "--detailed-exitcode"]).await;
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert_eq!(output.status.code(), Some(2), "{stdout}{stderr}");
     for secret in ["first-canary-value", "second-canary-value", "unchanged-canary"] {
@@ -203,7 +181,7 @@ async fn crds_are_installed_before_pre_install_hooks_as_helm_installs_them() {
     for tool in ["berth", "helm"] {
         let peer = PeerCluster::start(SimConfig::default()).await;
         match tool {
-            "berth" => drop(berth_ok(&peer, &["install", "g", gadget, "--wait"]).await),
+            "berth" => drop(peer.berth_ok(&["install", "g", gadget, "--wait"]).await),
             _ => drop(peer.ok("helm", &["install", "g", gadget, "--wait"]).await),
         }
         let crd = first_write(&peer, "CustomResourceDefinition", "gadgets.gadget.example.com").expect("CRD written");

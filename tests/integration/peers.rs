@@ -42,6 +42,14 @@ impl PeerCluster {
         tokio::task::spawn_blocking(move || command.output().expect("berth runs")).await.expect("joined")
     }
 
+    /// Runs `berth` as [`PeerCluster::berth`] and asserts success, returning stdout.
+    pub async fn berth_ok(&self, args: &[&str]) -> String {
+        let output = self.berth(args).await;
+        let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        assert!(output.status.success(), "berth {args:?} failed:\nstdout: {stdout}\nstderr: {stderr}");
+        stdout.into_owned()
+    }
+
     pub async fn start(config: SimConfig) -> PeerCluster {
         let cluster = SimCluster::start(config).await.expect("simulated cluster starts");
         let dir = tempfile::tempdir().expect("temporary directory");

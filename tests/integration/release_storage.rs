@@ -14,13 +14,6 @@ async fn bounded<T>(test: impl Future<Output = T>) -> T {
     tokio::time::timeout(BOUND, test).await.expect("test finished in time")
 }
 
-async fn berth_ok(peer: &PeerCluster, args: &[&str]) -> String {
-    let output = peer.berth(args).await;
-    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
-    assert!(output.status.success(), "berth {args:?} failed:\nstdout: {stdout}\nstderr: {stderr}");
-    stdout.into_owned()
-}
-
 fn json(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|error| panic!("helm printed JSON ({error}): {text}"))
 }
@@ -91,10 +84,10 @@ async fn helm_reads_and_uninstalls_a_release_berth_stored() {
         );
         assert_eq!(peer.ok("helm", &["get", "manifest", "berth-demo"]).await, format!("{MANIFEST}\n"));
         // berth shows the same times as Helm: in `list` (JSON and table) and in `history` (JSON and table).
-        assert_eq!(json(&berth_ok(&peer, &["list", "-o", "json"]).await), listed);
-        assert_eq!(json(&berth_ok(&peer, &["history", "berth-demo", "-o", "json"]).await), history);
+        assert_eq!(json(&peer.berth_ok(&["list", "-o", "json"]).await), listed);
+        assert_eq!(json(&peer.berth_ok(&["history", "berth-demo", "-o", "json"]).await), history);
         let helm_history = peer.ok("helm", &["history", "berth-demo"]).await;
-        let berth_history = berth_ok(&peer, &["history", "berth-demo"]).await;
+        let berth_history = peer.berth_ok(&["history", "berth-demo"]).await;
         let updated = |table: &str, separator: &str| -> Vec<String> {
             let cell = |line: &str| {
                 line.split(separator).map(str::trim).filter(|cell| !cell.is_empty()).nth(1).map(str::to_string)
@@ -103,7 +96,7 @@ async fn helm_reads_and_uninstalls_a_release_berth_stored() {
         };
         assert_eq!(updated(&berth_history, "   "), updated(&helm_history, "\t"));
         assert_eq!(updated(&berth_history, "   "), ["Fri May  1 10:00:00 2026", "Sat May  2 12:00:00 2026"]);
-        let berth_list = berth_ok(&peer, &["list"]).await;
+        let berth_list = peer.berth_ok(&["list"]).await;
         assert!(berth_list.contains("   2026-05-02 12:00:00 +0000 UTC   "), "{berth_list}");
 
         let uninstalled = peer.ok("helm", &["uninstall", "berth-demo"]).await;

@@ -6,7 +6,7 @@
 //! more is handed to a reader thread as soon as it is rendered, and read while the rest renders; the sorting
 //! takes its documents from there. The documents and their reads are the ones the sorting would make itself.
 
-use super::engine::{RenderError, RenderOptions, render_templates_watched};
+use super::engine::{RenderError, RenderOptions, render_templates};
 use super::output::{DocumentRead, HEAD_READER_STACK_BYTES, ReadFiles, split_manifests};
 use crate::chart::Chart;
 use berth_template::Value;
@@ -16,12 +16,12 @@ use std::sync::mpsc;
 /// Files this large are read ahead: a few large files in a chart, not the many small ones.
 pub const READ_AHEAD_FROM: usize = 64 * 1024;
 
-/// Renders `chart` as `render_templates` does, reading each large file with `read` while the rest renders.
+/// Renders `chart` as [`render_templates`] does, reading each large file with `read` while the rest renders.
 /// When the reader thread cannot start, nothing is read ahead. `on_rendered` is called once every template has
 /// rendered, while the last large files are still being read.
 ///
 /// # Errors
-/// As `render_templates`.
+/// As [`render_templates`].
 pub fn render_reading_ahead(
     chart: &Chart,
     values: &Value,
@@ -42,7 +42,7 @@ pub fn render_reading_ahead(
                     let _ = sender.send((name.to_string(), output.to_string()));
                 }
             };
-            render_templates_watched(chart, values, options, &on_file)
+            render_templates(chart, values, options, &on_file)
         };
         drop(sender);
         if rendered.is_ok() {

@@ -89,23 +89,12 @@ struct Renderable {
 /// Renders every template of `chart` (processed: disabled subcharts removed, aliases applied) with
 /// `values` as the top chart's `.Values`. Returns each rendered file by its full name
 /// (`mychart/templates/deployment.yaml`, `mychart/charts/sub/templates/x.yaml`); partials are not rendered.
+/// Each file's output is handed to `on_file` (with its full name) as soon as that file is rendered, on the
+/// rendering thread, so a caller can start on it while the rest renders.
 ///
 /// # Errors
 /// [`RenderError`] with Helm's text for the first template that does not parse or fails.
 pub fn render_templates(
-    chart: &Chart,
-    values: &Value,
-    options: &RenderOptions,
-) -> Result<BTreeMap<String, String>, RenderError> {
-    render_templates_watched(chart, values, options, &|_, _| {})
-}
-
-/// [`render_templates`], handing each file's output to `on_file` (with its full name) as soon as that file is
-/// rendered, on the rendering thread, so a caller can start on it while the rest renders.
-///
-/// # Errors
-/// As [`render_templates`].
-pub fn render_templates_watched(
     chart: &Chart,
     values: &Value,
     options: &RenderOptions,

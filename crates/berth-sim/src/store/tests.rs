@@ -215,6 +215,9 @@ fn config_map(name: &str, data: Value) -> Value {
 
 type Written = Result<(Arc<Value>, bool), ApiError>;
 
+/// What `put` gives back.
+type Put = Result<Arc<Value>, ApiError>;
+
 /// A concurrent write of `key: value` into a ConfigMap's data whose first computation waits for `release`
 /// after telling `entered`; later computations (the retry under the lock) do not wait.
 fn held_write(
@@ -243,6 +246,27 @@ fn held_write(
     })
 }
 
+/// `held_write` of `held` into ConfigMap `name`, and, while it computes, `other` put (waited for at most
+/// [`BOUND`]); then the held write is let go. Returns the other write (`None` when it did not complete) and the
+/// held write's result with its number of computations.
+fn write_during_a_held_write(
+    store: &Arc<Store>,
+    name: &'static str,
+    held: (&'static str, &'static str),
+    other: Value,
+) -> (Option<Put>, (Written, usize)) {
+    let (entered, computing) = std::sync::mpsc::channel();
+    let (release, released) = std::sync::mpsc::channel();
+    let slow = held_write(store, name, held, entered, released);
+    computing.recv_timeout(BOUND).expect("the slow write is computing");
+    let other = bounded({
+        let store = store.clone();
+        move || put(&store, other)
+    });
+    let _ = release.send(());
+    (other, slow.join().expect("the slow write's thread ends"))
+}
+
 /// Runs `write` on its own thread and waits for it at most [`BOUND`].
 fn bounded<T: Send + 'static>(write: impl FnOnce() -> T + Send + 'static) -> Option<T> {
     let (done, finished) = std::sync::mpsc::channel();
@@ -256,17 +280,9 @@ fn bounded<T: Send + 'static>(write: impl FnOnce() -> T + Send + 'static) -> Opt
 fn a_write_completes_while_another_write_computes() {
     let store = Arc::new(Store::new(1000, true));
     put(&store, config_map("slow", json!({"a": "0"}))).expect("created");
-    let (entered, computing) = std::sync::mpsc::channel();
-    let (release, released) = std::sync::mpsc::channel();
-    let slow = held_write(&store, "slow", ("a", "1"), entered, released);
-    computing.recv_timeout(BOUND).expect("the slow write is computing");
-    let other = bounded({
-        let store = store.clone();
-        move || put(&store, config_map("other", json!({"b": "2"})))
-    });
-    let _ = release.send(());
+    let (other, (slow, calls)) =
+        write_during_a_held_write(&store, "slow", ("a", "1"), config_map("other", json!({"b": "2"})));
     assert!(other.is_some_and(|written| written.is_ok()), "the other write completed while the slow one computed");
-    let (slow, calls) = slow.join().expect("the slow write's thread ends");
     let (slow, _) = slow.expect("the slow write is stored");
     assert_eq!((slow["data"]["a"].clone(), calls), (json!("1"), 1), "computed once: its object did not change");
 }
@@ -276,18 +292,10 @@ fn a_write_that_lands_during_a_computation_is_not_lost() {
     let store = Arc::new(Store::new(1000, true));
     let created = put(&store, config_map("shared", json!({"a": "0"}))).expect("created");
     let created_version = object_resource_version(&created);
-    let (entered, computing) = std::sync::mpsc::channel();
-    let (release, released) = std::sync::mpsc::channel();
-    let slow = held_write(&store, "shared", ("b", "2"), entered, released);
-    computing.recv_timeout(BOUND).expect("the slow write is computing");
-    let landed = bounded({
-        let store = store.clone();
-        move || put(&store, config_map("shared", json!({"a": "1"})))
-    });
-    let _ = release.send(());
+    let (landed, (slow, calls)) =
+        write_during_a_held_write(&store, "shared", ("b", "2"), config_map("shared", json!({"a": "1"})));
     let landed = landed.and_then(Result::ok).expect("the other write completed while the slow one computed");
     assert_eq!(object_resource_version(&landed), created_version + 1);
-    let (slow, calls) = slow.join().expect("the slow write's thread ends");
     let (slow, _) = slow.expect("the slow write is stored");
     assert_eq!(calls, 2, "computed again on the version the other write stored");
     assert_eq!(slow["data"], json!({"a": "1", "b": "2"}), "both changes are kept");
