@@ -51,9 +51,8 @@ impl PeerCluster {
     }
 
     pub async fn start(config: SimConfig) -> PeerCluster {
-        let cluster = SimCluster::start(config).await.expect("simulated cluster starts");
         let dir = tempfile::tempdir().expect("temporary directory");
-        cluster.write_kubeconfig(&dir.path().join("kubeconfig")).expect("kubeconfig written");
+        let cluster = crate::sim_harness::start_with_kubeconfig(config, &dir.path().join("kubeconfig")).await;
         PeerCluster { cluster, dir }
     }
 
