@@ -16,6 +16,9 @@
 //! Deployment of the chart is ready at once (`readyAfter: 0s`) unless said otherwise.
 
 #[allow(dead_code)]
+#[path = "../tests/integration/sim_harness.rs"]
+mod sim_harness;
+#[allow(dead_code)]
 #[path = "../tests/integration/controller_support.rs"]
 mod support;
 

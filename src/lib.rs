@@ -7,16 +7,16 @@
 //! - [`plan`]: the order of writes from annotations and implicit rules.
 //!
 //! On top of them, what talks to a cluster:
-//! - [`cluster`]: kube-rs connection, discovery, server-side apply, retries (the only module speaking HTTP);
+//! - [`cluster`]: kube-rs connection, discovery, server-side apply, retries (the client the others build on);
 //! - [`wait`]: watch-driven readiness with pod root causes, and the per-kind workload table;
 //! - [`observe`]: objects read once and judged (no watch, no write);
 //! - [`apply`]: prepare once, then execute a plan with readiness gates; delete in reverse order;
 //! - [`release`]: Helm-compatible release records and the install/upgrade/rollback/uninstall lifecycle on
-//!   rendered input;
+//!   rendered input (a chart rendered for the release, or plain manifests);
 //! - [`controller`]: `Release` custom resources reconciled in the cluster, a new generation cancelling the wait.
 //!
 //! The command line lives in the `berth` binary, and the simulated cluster in the `berth-sim` crate. See
-//! `README.md` for the architecture.
+//! `docs/DESIGN.md` for the layers and the rule that keeps them, and `CONTRIBUTING.md` for where things go.
 
 pub mod apply;
 pub mod cluster;

@@ -9,7 +9,7 @@ use berth::{apply, cluster, health, manifest, plan, release};
 use std::error::Error as _;
 use std::fmt::Write as _;
 
-/// The documented exit codes (README, DESIGN.md "Conventions").
+/// The documented exit codes (README "Exit codes", docs/DESIGN.md#conventions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitCode {
     /// Everything asked for is done and ready.
@@ -258,7 +258,9 @@ fn source_hint(error: &berth_source::SourceError) -> Option<String> {
             if host.is_empty() { "HOST" } else { host.as_str() }
         ),
         ErrorKind::Unauthorized { host, registry: false } => format!(
-            "the repository at {} wants credentials: `berth repo add NAME URL --username USER --password-stdin` stores              them (with `--repo`, pass `--username` and `--password`); `--pass-credentials` sends them to other hosts too",
+            "the repository at {} wants credentials: `berth repo add NAME URL --username USER --password-stdin` \
+             stores them (with `--repo`, pass `--username` and `--password`); `--pass-credentials` sends them to \
+             other hosts too",
             if host.is_empty() { "that address" } else { host.as_str() }
         ),
         ErrorKind::DigestMismatch => {
@@ -277,3 +279,27 @@ pub struct ValuesProblem(pub String);
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct ChartProblem(pub String);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use berth_source::SourceError;
+    use berth_source::http::FetchError;
+
+    /// A hint is prose: one space between words, however the literal is wrapped in the source.
+    #[test]
+    fn a_repository_refusing_without_credentials_hints_at_repo_add_in_one_sentence() {
+        let refused = FetchError::Status {
+            url: "https://charts.example:8443/index.yaml".into(),
+            code: 401,
+            status: "401 Unauthorized".into(),
+        };
+        let hint = source_hint(&SourceError::Fetch(refused)).expect("a hint");
+        assert_eq!(
+            hint,
+            "the repository at charts.example:8443 wants credentials: `berth repo add NAME URL --username USER \
+             --password-stdin` stores them (with `--repo`, pass `--username` and `--password`); \
+             `--pass-credentials` sends them to other hosts too"
+        );
+    }
+}

@@ -60,8 +60,8 @@ pub enum HealthOutput {
     Json,
 }
 
-/// One line of the `-o json` contract (DESIGN.md): identity, status and message; `decidedBy` only with
-/// `--explain`.
+/// One line of the `-o json` contract (docs/DESIGN.md#machine-readable-contracts): identity, status and
+/// message; `decidedBy` only with `--explain`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct HealthEntry<'a> {

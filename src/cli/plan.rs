@@ -18,7 +18,7 @@ pub struct PlanArgs {
     /// Files, directories (recursively: *.yaml, *.yml, *.json) or `-` for stdin.
     #[arg(short = 'f', long = "filename", required = true, num_args = 1..)]
     pub paths: Vec<PathBuf>,
-    /// Output format: text (what each object waits for and why), json (DESIGN.md contract) or dot (Graphviz).
+    /// Output format: text (what each object waits for and why), json (the contract in docs/DESIGN.md) or dot (Graphviz).
     #[arg(short, long, value_enum, default_value_t = PlanOutput::Text)]
     pub output: PlanOutput,
     /// Also look up external dependencies in the cluster (needs cluster access: --kubeconfig, --context, --sim).

@@ -1,7 +1,9 @@
 //! Talking to a Kubernetes API server: connection, discovery, server-side apply and watches.
 //!
-//! This is the only module that speaks HTTP to a cluster (through kube-rs). Everything above it works with
-//! `serde_json::Value` objects and `ObjectRef`s; this module turns them into API calls.
+//! It owns the connection ([`Cluster`]: the kube-rs client and discovery), applying and retrying; the modules
+//! above it that read or watch particular objects (the wait's watches, the release storage and hooks, the
+//! controller) build their kube-rs `Api`s on this client. Everything else works with `serde_json::Value` objects
+//! and `ObjectRef`s; this module turns them into API calls.
 
 mod apply;
 mod connect;

@@ -1,5 +1,5 @@
 //! Rendering a plan for people and programs: text (what each object waits for and why), the JSON contract of
-//! `berth plan -o json` (DESIGN.md), and a Graphviz digraph.
+//! `berth plan -o json` (docs/DESIGN.md#machine-readable-contracts), and a Graphviz digraph.
 //!
 //! The JSON is a stable contract read by tests outside the repository: `{"objects": [{"apiVersion", "kind",
 //! "namespace", "name", "dependsOn": [{"apiVersion", "kind", "namespace", "name", "reason"}]}]}`, objects in

@@ -3,8 +3,9 @@
 //! simulated cluster's own state and write record, not from berth's report alone.
 
 use crate::fixtures::crd;
+use crate::sim_harness::{config, fast, start_berth};
 use berth::apply::{self, ApplyEvent, ApplyReport, ApplyRequest};
-use berth::cluster::{self, Cluster};
+use berth::cluster::Cluster;
 use berth::manifest::{self, Manifest};
 use berth::status::Status;
 use berth::wait::{Outcome, WaitEvent, WaitOptions};
@@ -17,16 +18,6 @@ use tokio_util::sync::CancellationToken;
 
 /// Every test's outer bound: a hang fails the test instead of blocking the suite.
 const BOUND: Duration = Duration::from_secs(60);
-
-async fn start(profile: Profile) -> (SimCluster, Cluster) {
-    let sim = SimCluster::start(SimConfig { profile, ..SimConfig::default() }).await.expect("simulated cluster starts");
-    let cluster = cluster::connect_config(sim.kube_config()).await.expect("berth connects");
-    (sim, cluster)
-}
-
-fn fast() -> Profile {
-    Profile { speed: 10.0, ..Profile::default() }
-}
 
 fn manifests(yaml: &str) -> Vec<Manifest> {
     let mut problems = Vec::new();
@@ -75,7 +66,7 @@ const APP: &str = include_str!("../../examples/app/shop.yaml");
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_example_app_becomes_ready_and_is_ready_in_the_cluster() {
-    let (sim, cluster) = start(fast()).await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let (report, _) = run(&cluster, APP, &waiting(Duration::from_secs(30))).await;
     assert_eq!(report.outcome, Outcome::Ready, "{report:#?}");
     assert!(report.resources.iter().all(|resource| resource.status == Status::Current));
@@ -105,7 +96,7 @@ fn crd_and_cr() -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crd_and_its_custom_resource_in_one_apply() {
-    let (sim, cluster) = start(fast()).await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let (report, _) = run(&cluster, &crd_and_cr(), &waiting(Duration::from_secs(30))).await;
     assert_eq!(report.outcome, Outcome::Ready, "{report:#?}");
     let widget = stored(&sim, "example.com/v1", "Widget", Some("default"), "w1").expect("widget stored");
@@ -115,7 +106,7 @@ async fn a_crd_and_its_custom_resource_in_one_apply() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn image_pull_back_off_fails_fast_with_the_root_cause() {
-    let (_sim, cluster) = start(fast()).await;
+    let (_sim, cluster) = start_berth(config(fast())).await;
     let broken = include_str!("../../examples/app-broken/shop.yaml");
     let (report, _) = run(&cluster, broken, &waiting(Duration::from_secs(300))).await;
     assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
@@ -148,7 +139,7 @@ fn complete(job: &Value) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_is_ready_once_started_unless_waiting_for_jobs() {
-    let (sim, cluster) = start(fast()).await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let (report, _) = run(&cluster, &job("1h", "Complete"), &waiting(Duration::from_secs(30))).await;
     assert_eq!(report.outcome, Outcome::Ready, "{report:#?}");
     let stored_job = stored(&sim, "batch/v1", "Job", Some("default"), "migrate").expect("job stored");
@@ -157,7 +148,7 @@ async fn a_job_is_ready_once_started_unless_waiting_for_jobs() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_wait_for_jobs_a_job_must_complete_or_fails() {
-    let (sim, cluster) = start(fast()).await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let mut request = waiting(Duration::from_secs(30));
     if let Some(wait) = request.wait.as_mut() {
         wait.wait_for_jobs = true;
@@ -167,7 +158,7 @@ async fn with_wait_for_jobs_a_job_must_complete_or_fails() {
     let stored_job = stored(&sim, "batch/v1", "Job", Some("default"), "migrate").expect("job stored");
     assert!(complete(&stored_job), "the job had completed when berth said ready");
 
-    let (sim, cluster) = start(fast()).await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let (report, _) = run(&cluster, &job("2s", "Failed"), &request).await;
     assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
     assert_eq!(*status_of(&report, "Job", "migrate").0, Status::Failed);
@@ -193,7 +184,7 @@ spec:
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_timeout_ends_the_wait_with_the_last_status() {
-    let (_sim, cluster) = start(Profile::default()).await;
+    let (_sim, cluster) = start_berth(SimConfig::default()).await;
     let (report, _) = run(&cluster, SLOW, &waiting(Duration::from_millis(1500))).await;
     assert_eq!(report.outcome, Outcome::TimedOut, "{report:#?}");
     let (status, _) = status_of(&report, "Deployment", "slow");
@@ -202,7 +193,7 @@ async fn the_timeout_ends_the_wait_with_the_last_status() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancellation_mid_wait_returns_the_partial_report_promptly() {
-    let (_sim, cluster) = start(Profile::default()).await;
+    let (_sim, cluster) = start_berth(SimConfig::default()).await;
     let manifests = manifests(SLOW);
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
@@ -234,7 +225,7 @@ async fn throttling_and_dropped_watches_give_the_same_result() {
         watch_gone_rate: 0.3,
         ..Faults::default()
     };
-    let (sim, cluster) = start(Profile { faults, ..fast() }).await;
+    let (sim, cluster) = start_berth(config(Profile { faults, ..fast() })).await;
     let (report, _) = run(&cluster, APP, &waiting(Duration::from_secs(45))).await;
     assert_eq!(report.outcome, Outcome::Ready, "{report:#?}");
     assert!(report.resources.iter().all(|resource| resource.status == Status::Current));
@@ -244,7 +235,7 @@ async fn throttling_and_dropped_watches_give_the_same_result() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_kind_is_refused_before_anything_is_written() {
-    let (sim, cluster) = start(fast()).await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let yaml = format!("{APP}\n---\napiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n");
     let manifests = manifests(&yaml);
     let cancel = CancellationToken::new();
@@ -257,7 +248,7 @@ async fn an_unknown_kind_is_refused_before_anything_is_written() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn waits_watch_per_type_instead_of_polling_objects() {
-    let (sim, cluster) = start(fast()).await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let many: String = (0..40)
         .map(|index| format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{index}\n---\n"))
         .collect::<String>()
@@ -285,7 +276,7 @@ fn declared_health() -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn declared_health_rules_drive_the_wait_and_never_reach_the_server() {
-    let (sim, cluster) = start(fast()).await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let request =
         ApplyRequest { health: Some(Arc::new(berth::health::HealthRules::new())), ..waiting(Duration::from_secs(3)) };
     let (report, _) = run(&cluster, &declared_health(), &request).await;

@@ -96,8 +96,7 @@ impl Env {
     }
 
     pub async fn start_with(config: SimConfig) -> Env {
-        let sim = SimCluster::start(config).await.expect("simulated cluster starts");
-        let cluster = berth::cluster::connect_config(sim.kube_config()).await.expect("connects");
+        let (sim, cluster) = crate::sim_harness::start_berth(config).await;
         let crd = berth::controller::crd::crd().expect("the CRD parses");
         let crds: Api<DynamicObject> = Api::all_with(
             cluster.client.clone(),

@@ -2,14 +2,14 @@
 //! cancel before anything is written records nothing, and a health rule that takes long to evaluate never
 //! holds up a cancel.
 
+use crate::sim_harness::start_berth;
 use berth::apply::{self, ApplyEvent, ApplyRequest};
-use berth::cluster;
 use berth::manifest::{self, Manifest};
 use berth::release::lifecycle::{self, Operation, ReleaseOptions};
 use berth::release::{ChartMetadata, Rendered, Storage};
 use berth::status::{Status, StatusResult};
 use berth::wait::{Outcome, WaitOptions};
-use berth_sim::{SimCluster, SimConfig};
+use berth_sim::SimConfig;
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
@@ -25,8 +25,7 @@ const CONFIG_MAP: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: sett
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancel_before_any_write_records_nothing() {
-    let sim = SimCluster::start(SimConfig::default()).await.expect("simulated cluster starts");
-    let cluster = cluster::connect_config(sim.kube_config()).await.expect("berth connects");
+    let (sim, cluster) = start_berth(SimConfig::default()).await;
     let rendered = Rendered::from_manifests(manifests(CONFIG_MAP), ChartMetadata::default());
     let cancel = CancellationToken::new();
     cancel.cancel();
@@ -45,8 +44,7 @@ async fn a_cancel_before_any_write_records_nothing() {
 /// The judge runs off the async threads: while it is stuck on one object, the wait still ends at the cancel.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_health_rule_never_holds_up_a_cancel() {
-    let sim = SimCluster::start(SimConfig::default()).await.expect("simulated cluster starts");
-    let cluster = cluster::connect_config(sim.kube_config()).await.expect("berth connects");
+    let (_sim, cluster) = start_berth(SimConfig::default()).await;
     let (release, stuck) = mpsc::channel::<()>();
     let stuck = Arc::new(Mutex::new(stuck));
     let (entered, judging) = mpsc::channel::<()>();

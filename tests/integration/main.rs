@@ -26,6 +26,7 @@ mod secrets_cli;
 mod sequence_sim;
 mod sim_api_server;
 mod sim_cli;
+mod sim_harness;
 mod sim_helm;
 mod sim_kube;
 mod sim_kubectl;

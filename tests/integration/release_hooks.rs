@@ -3,28 +3,21 @@
 //! release's objects, post-hooks after the objects are ready, failures with their root cause, delete
 //! policies, test hooks only through `test`, `--no-hooks`, and cancellation that lets a running hook finish.
 
+use crate::sim_harness::{config, fast, start_berth};
 use berth::apply::ApplyEvent;
-use berth::cluster::{self, Cluster};
+use berth::cluster::Cluster;
 use berth::manifest;
 use berth::release::lifecycle::{self, Operation, OperationReport, ReleaseOptions, TestOptions};
 use berth::release::{ChartMetadata, Release, ReleaseStatus, Rendered, Storage, TestFilter};
 use berth::status::Status;
 use berth::wait::{Outcome, WaitEvent};
-use berth_sim::profile::Profile;
+use berth_sim::SimCluster;
 use berth_sim::store::Verb;
-use berth_sim::{SimCluster, SimConfig};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 const BOUND: Duration = Duration::from_secs(60);
-
-async fn start() -> (SimCluster, Cluster) {
-    let profile = Profile { speed: 10.0, ..Profile::default() };
-    let sim = SimCluster::start(SimConfig { profile, ..SimConfig::default() }).await.expect("simulated cluster starts");
-    let cluster = cluster::connect_config(sim.kube_config()).await.expect("berth connects");
-    (sim, cluster)
-}
 
 fn rendered(yaml: &str) -> Rendered {
     let mut problems = Vec::new();
@@ -117,7 +110,7 @@ fn phases(release: &Release) -> Vec<(String, String)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hooks_run_by_weight_then_name_then_kind_and_pre_hooks_gate_the_objects() {
-    let (sim, cluster) = start().await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let yaml = [
         SETTINGS.to_string(),
         hook("Job", "b", "pre-install", ""),
@@ -161,7 +154,7 @@ async fn hooks_run_by_weight_then_name_then_kind_and_pre_hooks_gate_the_objects(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_pre_install_job_stops_the_install_with_its_root_cause() {
-    let (sim, cluster) = start().await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let broken = hook("Job", "migrate", "pre-install", "    sim.berth.dev/pod-waiting-reason: ImagePullBackOff\n");
     let (report, events) = run(&cluster, &install(&format!("{SETTINGS}{broken}")), &ReleaseOptions::default()).await;
     assert_eq!(report.outcome, Outcome::Failed);
@@ -181,7 +174,7 @@ async fn a_failing_pre_install_job_stops_the_install_with_its_root_cause() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn delete_policies_recreate_delete_on_success_and_delete_on_failure() {
-    let (sim, cluster) = start().await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let hooks = [
         hook("Job", "migrate", "pre-install,pre-upgrade", ""),
         hook("ConfigMap", "note", "pre-install", "    helm.sh/hook-delete-policy: hook-succeeded\n"),
@@ -240,7 +233,7 @@ async fn delete_policies_recreate_delete_on_success_and_delete_on_failure() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn post_hooks_start_once_the_objects_are_ready() {
-    let (_sim, cluster) = start().await;
+    let (_sim, cluster) = start_berth(config(fast())).await;
     let deployment = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  annotations: {sim.berth.dev/ready-after: 2s}\n\
                       spec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: web:1}]}\n";
     let yaml = format!("{SETTINGS}{deployment}{}", hook("Job", "smoke", "post-install", ""));
@@ -257,7 +250,7 @@ async fn post_hooks_start_once_the_objects_are_ready() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn test_hooks_run_only_through_test_and_their_runs_are_recorded() {
-    let (sim, cluster) = start().await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let tests = [
         hook("Pod", "smoke", "test", "    sim.berth.dev/job-duration: 1s\n"),
         hook("Pod", "broken", "test-success", "    helm.sh/hook-weight: \"1\"\n    sim.berth.dev/job-duration: 1s\n    sim.berth.dev/job-outcome: Failed\n"),
@@ -300,7 +293,7 @@ async fn cancelling_the_operation_lets_a_running_hook_finish_unless_hooks_are_ca
     let slow = hook("Job", "migrate", "pre-install", "    sim.berth.dev/job-duration: 5s\n");
     let yaml = format!("{SETTINGS}{slow}");
 
-    let (sim, cluster) = start().await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
     let (report, events) =
@@ -311,7 +304,7 @@ async fn cancelling_the_operation_lets_a_running_hook_finish_unless_hooks_are_ca
     assert_eq!(phases(&last(&cluster).await), [("migrate".to_string(), "Succeeded".to_string())]);
     assert_eq!(applied(&sim), ["Job/migrate"], "nothing of the release was written after the cancellation");
 
-    let (_sim, cluster) = start().await;
+    let (_sim, cluster) = start_berth(config(fast())).await;
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
     let options = ReleaseOptions { hooks_cancel: Some(cancel.clone()), ..ReleaseOptions::default() };
@@ -334,7 +327,7 @@ async fn cancelling_the_operation_lets_a_running_hook_finish_unless_hooks_are_ca
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_hooks_skips_them_and_delete_and_rollback_hooks_run_at_their_events() {
-    let (sim, cluster) = start().await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let hooks = [
         hook("Job", "migrate", "pre-install", ""),
         hook("ConfigMap", "before-rollback", "pre-rollback", ""),
@@ -385,7 +378,7 @@ async fn no_hooks_skips_them_and_delete_and_rollback_hooks_run_at_their_events()
 /// pre-delete Job that scales kyverno to zero, test Pods, ingress-nginx's patch Job beside its create Job).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hooks_are_not_applied_as_the_releases_objects() {
-    let (sim, cluster) = start().await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let yaml = [
         SETTINGS.to_string(),
         hook("Job", "kyverno-scale-to-zero", "pre-delete", "    helm.sh/hook-weight: \"100\"\n"),
@@ -408,7 +401,7 @@ async fn hooks_are_not_applied_as_the_releases_objects() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failed_post_hooks_fail_the_operation_after_its_objects() {
-    let (_sim, cluster) = start().await;
+    let (_sim, cluster) = start_berth(config(fast())).await;
     let failing = |events: &str| hook("Job", "smoke", events, "    sim.berth.dev/job-outcome: Failed\n");
     let (report, _) =
         run(&cluster, &install(&format!("{SETTINGS}{}", failing("post-install"))), &ReleaseOptions::default()).await;
@@ -422,7 +415,7 @@ async fn failed_post_hooks_fail_the_operation_after_its_objects() {
     assert_eq!(last(&cluster).await.info.status, ReleaseStatus::Failed);
 
     // A failed post-upgrade hook with --rollback-on-failure goes back to the last deployed revision.
-    let (_sim, cluster) = start().await;
+    let (_sim, cluster) = start_berth(config(fast())).await;
     run(&cluster, &install(SETTINGS), &ReleaseOptions::default()).await;
     let options = ReleaseOptions { rollback_on_failure: true, ..ReleaseOptions::default() };
     let (report, _) = run(&cluster, &upgrade(&format!("{SETTINGS}{}", failing("post-upgrade"))), &options).await;
@@ -432,7 +425,7 @@ async fn failed_post_hooks_fail_the_operation_after_its_objects() {
     assert_eq!((rolled_back.version, rolled_back.info.status), (3, ReleaseStatus::Deployed));
 
     // A failed post-delete hook does not keep the release, but the operation says it failed.
-    let (_sim, cluster) = start().await;
+    let (_sim, cluster) = start_berth(config(fast())).await;
     run(&cluster, &install(&format!("{SETTINGS}{}", failing("post-delete"))), &ReleaseOptions::default()).await;
     let uninstall = Operation::Uninstall { name: "shop".into(), keep_history: true };
     let (report, _) = run(&cluster, &uninstall, &ReleaseOptions::default()).await;

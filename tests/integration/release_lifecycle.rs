@@ -4,27 +4,17 @@
 //! nothing to go back to is refused (and still frees a pending release), and a failed upgrade that was rolled
 //! back says both.
 
-use berth::cluster::{self, Cluster};
+use crate::sim_harness::{config, fast, start_berth_in};
+use berth::cluster::Cluster;
 use berth::manifest;
 use berth::release::lifecycle::{self, LifecycleError, Operation, OperationReport, ReleaseOptions};
 use berth::release::{ChartMetadata, ReleaseStatus, Rendered, Storage};
 use berth::wait::Outcome;
-use berth_sim::profile::Profile;
-use berth_sim::{SimCluster, SimConfig};
 use serde_json::Value;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 const BOUND: Duration = Duration::from_secs(60);
-
-async fn start(namespace: &str) -> (SimCluster, Cluster) {
-    let profile = Profile { speed: 10.0, ..Profile::default() };
-    let sim = SimCluster::start(SimConfig { profile, ..SimConfig::default() }).await.expect("simulated cluster starts");
-    let mut config = sim.kube_config();
-    config.default_namespace = namespace.to_string();
-    let cluster = cluster::connect_config(config).await.expect("berth connects");
-    (sim, cluster)
-}
 
 fn rendered(yaml: &str) -> Rendered {
     let mut problems = Vec::new();
@@ -68,7 +58,7 @@ fn install(yaml: &str) -> Operation {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn objects_carry_helms_ownership_marks_and_field_manager() {
-    let (_sim, cluster) = start("default").await;
+    let (_sim, cluster) = start_berth_in(config(fast()), "default").await;
     run(&cluster, &install(SETTINGS), &ReleaseOptions::default()).await.expect("installed");
     let object = settings(&cluster).await.expect("the ConfigMap exists");
     let metadata = &object["metadata"];
@@ -86,7 +76,7 @@ async fn objects_carry_helms_ownership_marks_and_field_manager() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_namespace_is_refused_before_anything_is_written_or_created_on_request() {
-    let (_sim, cluster) = start("team-a").await;
+    let (_sim, cluster) = start_berth_in(config(fast()), "team-a").await;
     let error = run(&cluster, &install(SETTINGS), &ReleaseOptions::default()).await.expect_err("no namespace");
     assert!(matches!(error, LifecycleError::NoNamespace(ref namespace) if namespace == "team-a"), "{error:?}");
     assert!(settings(&cluster).await.is_none());
@@ -98,7 +88,7 @@ async fn a_missing_namespace_is_refused_before_anything_is_written_or_created_on
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_dry_run_into_a_missing_namespace_is_refused_as_the_install_or_creates_nothing() {
-    let (_sim, cluster) = start("team-b").await;
+    let (_sim, cluster) = start_berth_in(config(fast()), "team-b").await;
     let dry = ReleaseOptions { dry_run_server: true, ..ReleaseOptions::default() };
     let error = run(&cluster, &install(SETTINGS), &dry).await.expect_err("the install would be refused");
     assert!(matches!(error, LifecycleError::NoNamespace(ref namespace) if namespace == "team-b"), "{error:?}");
@@ -114,7 +104,7 @@ async fn a_server_dry_run_into_a_missing_namespace_is_refused_as_the_install_or_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_dry_run_of_a_rollback_writes_nothing() {
-    let (_sim, cluster) = start("default").await;
+    let (_sim, cluster) = start_berth_in(config(fast()), "default").await;
     run(&cluster, &install(SETTINGS), &ReleaseOptions::default()).await.expect("installed");
     let upgrade = Operation::Upgrade { name: "shop".into(), rendered: rendered(SETTINGS_V2), install: false };
     run(&cluster, &upgrade, &ReleaseOptions::default()).await.expect("upgraded");
@@ -128,7 +118,7 @@ async fn a_server_dry_run_of_a_rollback_writes_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_release_with_one_revision_cannot_roll_back_but_a_pending_one_is_freed() {
-    let (_sim, cluster) = start("default").await;
+    let (_sim, cluster) = start_berth_in(config(fast()), "default").await;
     run(&cluster, &install(SETTINGS), &ReleaseOptions::default()).await.expect("installed");
     let rollback = Operation::Rollback { name: "shop".into(), revision: None };
     let error = run(&cluster, &rollback, &ReleaseOptions::default()).await.expect_err("nothing to go back to");
@@ -147,7 +137,7 @@ async fn a_release_with_one_revision_cannot_roll_back_but_a_pending_one_is_freed
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_upgrade_rolled_back_reports_the_failure_and_the_rollback() {
-    let (_sim, cluster) = start("default").await;
+    let (_sim, cluster) = start_berth_in(config(fast()), "default").await;
     run(&cluster, &install(SETTINGS), &ReleaseOptions::default()).await.expect("installed");
     let broken = format!(
         "{SETTINGS_V2}---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  annotations: {{sim.berth.dev/pod-waiting-reason: ImagePullBackOff}}\n\
@@ -170,7 +160,7 @@ async fn a_failed_upgrade_rolled_back_reports_the_failure_and_the_rollback() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_object_of_another_owner_is_refused_unless_taken_over() {
-    let (_sim, cluster) = start("default").await;
+    let (_sim, cluster) = start_berth_in(config(fast()), "default").await;
     // The ConfigMap exists already, made by someone else (no ownership marks).
     let mut on_event = |_: &berth::apply::ApplyEvent| {};
     let cancel = CancellationToken::new();

@@ -2,26 +2,18 @@
 //! the simulated cluster's own write record, not from berth's output.
 
 use crate::fixtures::crd;
+use crate::sim_harness::{config, fast, start_berth};
 use berth::apply::{self, ApplyEvent, ApplyReport, ApplyRequest};
-use berth::cluster::{self, Cluster};
+use berth::cluster::Cluster;
 use berth::manifest::{self, Manifest};
 use berth::status::Status;
 use berth::wait::{Outcome, WaitOptions};
-use berth_sim::profile::Profile;
 use berth_sim::store::{Verb, WriteRecord};
-use berth_sim::{SimCluster, SimConfig};
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 const BOUND: Duration = Duration::from_secs(60);
-
-async fn start() -> (SimCluster, Cluster) {
-    let profile = Profile { speed: 10.0, ..Profile::default() };
-    let sim = SimCluster::start(SimConfig { profile, ..SimConfig::default() }).await.expect("simulated cluster starts");
-    let cluster = cluster::connect_config(sim.kube_config()).await.expect("berth connects");
-    (sim, cluster)
-}
 
 fn manifests(yaml: &str) -> Vec<Manifest> {
     let mut problems = Vec::new();
@@ -85,7 +77,7 @@ spec:
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_deployment_is_created_only_after_the_migration_job_completed() {
-    let (sim, cluster) = start().await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let report = apply_yaml(&cluster, &MIGRATION.replace("OUTCOME", "Complete"), &CancellationToken::new()).await;
     assert_eq!(report.outcome, Outcome::Ready, "{report:#?}");
     let record = sim.record();
@@ -98,7 +90,7 @@ async fn the_deployment_is_created_only_after_the_migration_job_completed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_dependency_skips_its_dependents() {
-    let (sim, cluster) = start().await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let report = apply_yaml(&cluster, &MIGRATION.replace("OUTCOME", "Failed"), &CancellationToken::new()).await;
     assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
     assert_eq!(report.skipped.len(), 1);
@@ -108,7 +100,7 @@ async fn a_failed_dependency_skips_its_dependents() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancellation_mid_sequence_writes_nothing_more() {
-    let (sim, cluster) = start().await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let manifests = manifests(&MIGRATION.replace("OUTCOME", "Complete").replace("5s", "1h"));
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
@@ -145,7 +137,7 @@ fn crd_and_cr() -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crd_goes_before_its_custom_resource_whatever_the_input_order() {
-    let (sim, cluster) = start().await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let report = apply_yaml(&cluster, &crd_and_cr(), &CancellationToken::new()).await;
     assert_eq!(report.outcome, Outcome::Ready, "{report:#?}");
     let record = sim.record();
@@ -165,7 +157,7 @@ data: {mode: fast}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_external_dependency_is_waited_for_until_it_appears() {
-    let (sim, cluster) = start().await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let manifests = manifests(EXTERNAL);
     let (announced, mut announced_rx) = tokio::sync::mpsc::unbounded_channel();
     let mut on_event = move |event: &ApplyEvent| {
@@ -193,7 +185,7 @@ async fn an_external_dependency_is_waited_for_until_it_appears() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cycle_is_refused_before_anything_is_written() {
-    let (sim, cluster) = start().await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations: {berth.dev/depends-on: /namespaces/default/ConfigMap/b}\n\
                 ---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  annotations: {berth.dev/depends-on: /namespaces/default/ConfigMap/a}\n";
     let manifests = manifests(yaml);
@@ -206,7 +198,7 @@ async fn a_cycle_is_refused_before_anything_is_written() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn delete_goes_in_reverse_order_each_object_after_its_dependents_are_gone() {
-    let (sim, cluster) = start().await;
+    let (sim, cluster) = start_berth(config(fast())).await;
     let yaml = MIGRATION.replace("OUTCOME", "Complete").replace("5s", "100ms");
     let report = apply_yaml(&cluster, &yaml, &CancellationToken::new()).await;
     assert_eq!(report.outcome, Outcome::Ready, "{report:#?}");

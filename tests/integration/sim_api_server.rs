@@ -1,17 +1,12 @@
 //! The simulated cluster answers as kube-apiserver answers, over real HTTP with kube-rs: the names each kind
 //! accepts, the defaults it fills in, what it refuses while decoding and validating, with the real messages.
 
-use berth_sim::{SimCluster, SimConfig};
+use crate::sim_harness::start_kube;
+use berth_sim::SimConfig;
 use kube::Client;
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::{ApiResource, GroupVersionKind};
 use serde_json::{Value, json};
-
-async fn start() -> (SimCluster, Client) {
-    let cluster = SimCluster::start(SimConfig::default()).await.expect("simulated cluster starts");
-    let client = Client::try_from(cluster.kube_config()).expect("client");
-    (cluster, client)
-}
 
 fn api(
     client: &Client,
@@ -49,7 +44,7 @@ async fn raw(client: &Client, method: &str, path: &str, content_type: &str, body
 
 #[tokio::test]
 async fn rbac_names_may_hold_colons_as_on_a_real_server() {
-    let (_cluster, client) = start().await;
+    let (_cluster, client) = start_kube(SimConfig::default()).await;
     let rbac = "rbac.authorization.k8s.io";
     let roles = api(&client, rbac, "v1", "ClusterRole", "clusterroles", None);
     let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
@@ -84,7 +79,7 @@ async fn rbac_names_may_hold_colons_as_on_a_real_server() {
 
 #[tokio::test]
 async fn a_rolling_update_type_alone_gets_its_bounds() {
-    let (_cluster, client) = start().await;
+    let (_cluster, client) = start_kube(SimConfig::default()).await;
     let deployments = api(&client, "apps", "v1", "Deployment", "deployments", Some("default"));
     let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
         "spec": {"strategy": {"type": "RollingUpdate"}, "selector": {"matchLabels": {"app": "web"}},
@@ -96,7 +91,7 @@ async fn a_rolling_update_type_alone_gets_its_bounds() {
 
 #[tokio::test]
 async fn a_job_template_is_immutable() {
-    let (_cluster, client) = start().await;
+    let (_cluster, client) = start_kube(SimConfig::default()).await;
     let jobs = api(&client, "batch", "v1", "Job", "jobs", Some("default"));
     let job = |image: &str| {
         json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "migrate"},
@@ -119,7 +114,7 @@ async fn a_job_template_is_immutable() {
 
 #[tokio::test]
 async fn secrets_merge_string_data_and_refuse_bad_base64() {
-    let (_cluster, client) = start().await;
+    let (_cluster, client) = start_kube(SimConfig::default()).await;
     let secrets = api(&client, "", "v1", "Secret", "secrets", Some("default"));
     let secret = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "db"},
         "data": {"user": "YWRtaW4=", "password": "b2xk"}, "stringData": {"password": "s3cret"}});
@@ -143,7 +138,7 @@ async fn secrets_merge_string_data_and_refuse_bad_base64() {
 
 #[tokio::test]
 async fn wrongly_typed_metadata_is_refused_as_the_decoder_refuses_it() {
-    let (_cluster, client) = start().await;
+    let (_cluster, client) = start_kube(SimConfig::default()).await;
     let (code, body) = raw(
         &client,
         "POST",
@@ -175,7 +170,7 @@ async fn wrongly_typed_metadata_is_refused_as_the_decoder_refuses_it() {
 
 #[tokio::test]
 async fn a_subresource_body_must_name_the_object_of_the_url() {
-    let (_cluster, client) = start().await;
+    let (_cluster, client) = start_kube(SimConfig::default()).await;
     let deployments = api(&client, "apps", "v1", "Deployment", "deployments", Some("default"));
     let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
         "spec": {"selector": {"matchLabels": {"app": "web"}},

@@ -1,26 +1,21 @@
 //! The simulated cluster against kube-rs, the client berth itself uses, over real loopback HTTP: discovery
 //! (legacy and aggregated), typed and dynamic CRUD, server-side apply, watches with resume and 410, CRDs.
 
+use crate::sim_harness::start_kube;
 use berth_sim::{SimCluster, SimConfig};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use kube::ResourceExt;
 use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams, PostParams,
     WatchEvent, WatchParams,
 };
 use kube::discovery::{Discovery, Scope};
-use kube::{Client, ResourceExt};
 use serde_json::json;
 use std::time::Duration;
 
 const BOUND: Duration = Duration::from_secs(10);
-
-async fn start() -> (SimCluster, Client) {
-    let cluster = SimCluster::start(SimConfig::default()).await.expect("simulated cluster starts");
-    let client = Client::try_from(cluster.kube_config()).expect("client");
-    (cluster, client)
-}
 
 fn config_map(name: &str) -> ConfigMap {
     serde_json::from_value(json!({"metadata": {"name": name}, "data": {"a": "1"}})).expect("config map")
@@ -28,7 +23,7 @@ fn config_map(name: &str) -> ConfigMap {
 
 #[tokio::test]
 async fn discovery_lists_built_ins_both_ways() {
-    let (_cluster, client) = start().await;
+    let (_cluster, client) = start_kube(SimConfig::default()).await;
     let version = client.apiserver_version().await.expect("version");
     assert_eq!((version.major.as_str(), version.minor.as_str()), ("1", "35"));
     for aggregated in [false, true] {
@@ -46,7 +41,7 @@ async fn discovery_lists_built_ins_both_ways() {
 
 #[tokio::test]
 async fn typed_crud_round_trips() {
-    let (_cluster, client) = start().await;
+    let (_cluster, client) = start_kube(SimConfig::default()).await;
     let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
     let created = config_maps.create(&PostParams::default(), &config_map("demo")).await.expect("created");
     assert!(created.metadata.uid.is_some() && created.metadata.resource_version.is_some());
@@ -69,7 +64,7 @@ async fn typed_crud_round_trips() {
 
 #[tokio::test]
 async fn server_side_apply_creates_then_updates_and_bumps_generation_on_spec_only() {
-    let (_cluster, client) = start().await;
+    let (_cluster, client) = start_kube(SimConfig::default()).await;
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
     let manifest = |replicas: i64, label: &str| {
         json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "labels": {"tier": label}},
@@ -89,7 +84,7 @@ async fn server_side_apply_creates_then_updates_and_bumps_generation_on_spec_onl
 
 #[tokio::test]
 async fn writes_into_a_missing_namespace_fail_and_namespaces_can_be_created() {
-    let (_cluster, client) = start().await;
+    let (_cluster, client) = start_kube(SimConfig::default()).await;
     let in_shop: Api<ConfigMap> = Api::namespaced(client.clone(), "shop");
     let refused = in_shop.create(&PostParams::default(), &config_map("c")).await;
     assert!(
@@ -103,7 +98,7 @@ async fn writes_into_a_missing_namespace_fail_and_namespaces_can_be_created() {
 
 #[tokio::test]
 async fn watches_deliver_changes_and_resume_from_a_version() {
-    let (_cluster, client) = start().await;
+    let (_cluster, client) = start_kube(SimConfig::default()).await;
     let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
     let list = config_maps.list(&ListParams::default()).await.expect("list");
     let version = list.metadata.resource_version.expect("list version");
@@ -120,8 +115,7 @@ async fn watches_deliver_changes_and_resume_from_a_version() {
 #[tokio::test]
 async fn a_watch_from_a_compacted_version_gets_410() {
     let config = SimConfig { event_log_capacity: 2, ..SimConfig::default() };
-    let cluster = SimCluster::start(config).await.expect("starts");
-    let client = Client::try_from(cluster.kube_config()).expect("client");
+    let (_cluster, client) = start_kube(config).await;
     let config_maps: Api<ConfigMap> = Api::namespaced(client, "default");
     for index in 0..4 {
         config_maps.create(&PostParams::default(), &config_map(&format!("c{index}"))).await.expect("created");
@@ -134,7 +128,7 @@ async fn a_watch_from_a_compacted_version_gets_410() {
 
 #[tokio::test]
 async fn a_crd_serves_custom_resources_until_deleted() {
-    let (_cluster, client) = start().await;
+    let (_cluster, client) = start_kube(SimConfig::default()).await;
     let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
         "metadata": {"name": "widgets.example.com"},
         "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget", "singular": "widget"},
@@ -164,7 +158,7 @@ async fn a_crd_serves_custom_resources_until_deleted() {
 
 #[tokio::test]
 async fn the_status_subresource_is_the_only_way_to_write_status() {
-    let (_cluster, client) = start().await;
+    let (_cluster, client) = start_kube(SimConfig::default()).await;
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
     let manifest = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
         "spec": {"selector": {"matchLabels": {"app": "web"}},
@@ -202,7 +196,7 @@ type BadRequest = (&'static str, &'static str, &'static str, &'static [u8], u16,
 
 #[tokio::test]
 async fn bad_requests_get_what_a_real_server_answers() {
-    let (cluster, _client) = start().await;
+    let (cluster, _client) = start_kube(SimConfig::default()).await;
     let collection = "/api/v1/namespaces/default/configmaps";
     // (method, path, content type, body, expected code, expected reason)
     let cases: [BadRequest; 6] = [

@@ -3,13 +3,12 @@
 //! exactly as the fault-free run does: the same outcome, and every object with the same status and message.
 //! The seeds run side by side, each on its own simulated cluster, within [`BOUND`].
 
+use crate::sim_harness::{config, fast, start_berth};
 use berth::apply::{self, ApplyEvent, ApplyRequest};
-use berth::cluster;
 use berth::manifest;
 use berth::status::Status;
 use berth::wait::{Outcome, WaitOptions};
 use berth_sim::profile::{Faults, Profile};
-use berth_sim::{SimCluster, SimConfig};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -21,9 +20,7 @@ const SEEDS: std::ops::RangeInclusive<u64> = 1..=12;
 type Result = (Outcome, Vec<(String, Status, String)>);
 
 async fn run(faults: Faults) -> Result {
-    let profile = Profile { faults, speed: 10.0, ..Profile::default() };
-    let sim = SimCluster::start(SimConfig { profile, ..SimConfig::default() }).await.expect("simulated cluster starts");
-    let cluster = cluster::connect_config(sim.kube_config()).await.expect("berth connects");
+    let (_sim, cluster) = start_berth(config(Profile { faults, ..fast() })).await;
     let manifests = manifest::load(&["examples/app/".into()]).expect("the example loads");
     let request = ApplyRequest {
         // Jobs must complete, so the Job's last message does not depend on timing.

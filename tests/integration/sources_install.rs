@@ -3,8 +3,9 @@
 //! issue 17 (unknown repository, no matching version, unreachable host, 401, digest mismatch) is one error line
 //! with a hint, exit 2, and leaves the cluster as it was.
 
+use crate::sim_harness::start_with_kubeconfig;
 use crate::sources_support::{ChartRepo, Registry, SourceEnv, closed_port, stderr};
-use berth_sim::{SimCluster, SimConfig};
+use berth_sim::SimConfig;
 
 /// Everything the cluster holds, by name: compared before and after the failures.
 fn cluster_objects(env: &SourceEnv) -> String {
@@ -33,10 +34,9 @@ fn assert_refused(output: &std::process::Output, needles: &[&str], hint: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn repository_charts_install_as_helm_records_them_and_failures_touch_nothing() {
-    let cluster = SimCluster::start(SimConfig::default()).await.expect("simulated cluster starts");
     let mut env = SourceEnv::new();
     let kubeconfig = env.dir.path().join("kubeconfig");
-    cluster.write_kubeconfig(&kubeconfig).expect("kubeconfig written");
+    let _cluster = start_with_kubeconfig(SimConfig::default(), &kubeconfig).await;
     env.kubeconfig = Some(kubeconfig);
     let env = env;
     tokio::task::block_in_place(|| {

@@ -5,12 +5,12 @@
 
 use crate::peers::PeerCluster;
 use crate::run::{berth, stderr, stdout};
+use crate::sim_harness::{start_berth, start_kube};
 use berth::apply::{self, ApplyEvent, ApplyRequest};
-use berth::cluster;
 use berth::manifest;
 use berth::wait::{Outcome, WaitOptions};
+use berth_sim::SimConfig;
 use berth_sim::store::Verb;
-use berth_sim::{SimCluster, SimConfig};
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::Client;
 use kube::api::{Api, DynamicObject, Patch, PatchParams};
@@ -65,15 +65,9 @@ async fn install_webhook(client: &Client, failure_policy: &str, pod_waiting_reas
     }
 }
 
-async fn start() -> (SimCluster, Client) {
-    let sim = SimCluster::start(SimConfig::default()).await.expect("simulated cluster starts");
-    let client = Client::try_from(sim.kube_config()).expect("client");
-    (sim, client)
-}
-
 #[tokio::test]
 async fn a_fail_webhook_refuses_until_its_service_has_a_ready_endpoint() {
-    let (_sim, client) = start().await;
+    let (_sim, client) = start_kube(SimConfig::default()).await;
     install_webhook(&client, "Fail", None).await;
     match server_side_apply(&client, &issuer()).await {
         Err(kube::Error::Api(status)) => {
@@ -95,10 +89,10 @@ async fn a_fail_webhook_refuses_until_its_service_has_a_ready_endpoint() {
 
 #[tokio::test]
 async fn an_ignore_webhook_lets_requests_through_and_a_stuck_fail_one_keeps_refusing() {
-    let (_sim, client) = start().await;
+    let (_sim, client) = start_kube(SimConfig::default()).await;
     install_webhook(&client, "Ignore", Some("ImagePullBackOff")).await;
     server_side_apply(&client, &issuer()).await.expect("Ignore passes without an endpoint");
-    let (_sim, client) = start().await;
+    let (_sim, client) = start_kube(SimConfig::default()).await;
     install_webhook(&client, "Fail", Some("ImagePullBackOff")).await;
     let refused = server_side_apply(&client, &issuer()).await;
     assert!(matches!(refused, Err(kube::Error::Api(status)) if status.message == REFUSAL));
@@ -106,8 +100,7 @@ async fn an_ignore_webhook_lets_requests_through_and_a_stuck_fail_one_keeps_refu
 
 #[tokio::test]
 async fn berth_apply_waits_for_the_webhook_before_the_objects_it_validates() {
-    let sim = SimCluster::start(SimConfig::default()).await.expect("simulated cluster starts");
-    let cluster = cluster::connect_config(sim.kube_config()).await.expect("berth connects");
+    let (sim, cluster) = start_berth(SimConfig::default()).await;
     let mut problems = Vec::new();
     let manifests = manifest::parse_text(SET, "cert-manager-like.yaml", false, &mut problems);
     let wait = WaitOptions { timeout: Some(Duration::from_secs(30)), ..WaitOptions::default() };

@@ -1,4 +1,4 @@
-//! The `sim.berth.dev/*` annotations (DESIGN.md, "Machine-readable contracts"): how a manifest tells the
+//! The `sim.berth.dev/*` annotations (docs/DESIGN.md#machine-readable-contracts): how a manifest tells the
 //! simulated controllers to behave for one object. A malformed value is ignored with a warning: the object
 //! then behaves as if the annotation were absent, and nothing fails.
 
