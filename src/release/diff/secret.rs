@@ -111,8 +111,8 @@ fn mask_values(mut before: Option<&mut Value>, mut after: Option<&mut Value>) {
 }
 
 /// Masks annotation `key`, a copy of the object, on either side.
-fn mask_copy(key: &str, copy: Copy, mut before: Option<&mut Value>, mut after: Option<&mut Value>) {
-    let (old, new) = (annotation(before.as_deref_mut(), key), annotation(after.as_deref_mut(), key));
+fn mask_copy(key: &str, copy: Copy, before: Option<&mut Value>, after: Option<&mut Value>) {
+    let (old, new) = (annotation(before, key), annotation(after, key));
     if old.is_none() && new.is_none() {
         return;
     }
