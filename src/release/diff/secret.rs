@@ -15,20 +15,20 @@ use std::collections::BTreeSet;
 
 /// How an annotation holds its copy of the object.
 #[derive(Clone, Copy)]
-enum Copy {
+enum CopyShape {
     /// The object as JSON: parsed and masked as the object is (whole when it does not parse).
-    Object,
+    Json,
     /// Anything else that can hold values: masked whole.
     Opaque,
 }
 
 /// The annotations in which tools keep the object as they applied it.
-const COPIES: &[(&str, Copy)] = &[
+const COPIES: &[(&str, CopyShape)] = &[
     // kubectl's client-side apply (`kubectl apply` without `--server-side`).
-    ("kubectl.kubernetes.io/last-applied-configuration", Copy::Object),
+    ("kubectl.kubernetes.io/last-applied-configuration", CopyShape::Json),
     // kapp keeps the object it applied, and a diff against it.
-    ("kapp.k14s.io/original", Copy::Object),
-    ("kapp.k14s.io/original-diff", Copy::Opaque),
+    ("kapp.k14s.io/original", CopyShape::Json),
+    ("kapp.k14s.io/original-diff", CopyShape::Opaque),
 ];
 
 /// The fields of a Secret that hold values.
@@ -37,8 +37,8 @@ const VALUE_FIELDS: [&str; 2] = ["data", "stringData"];
 /// Masks every value of the Secret on either side (`before`, `after`), comparing the two sides.
 pub(super) fn mask(mut before: Option<&mut Value>, mut after: Option<&mut Value>) {
     mask_values(before.as_deref_mut(), after.as_deref_mut());
-    for (key, copy) in COPIES {
-        mask_copy(key, *copy, before.as_deref_mut(), after.as_deref_mut());
+    for (key, shape) in COPIES {
+        mask_copy(key, *shape, before.as_deref_mut(), after.as_deref_mut());
     }
 }
 
@@ -111,7 +111,7 @@ fn mask_values(mut before: Option<&mut Value>, mut after: Option<&mut Value>) {
 }
 
 /// Masks annotation `key`, a copy of the object, on either side.
-fn mask_copy(key: &str, copy: Copy, before: Option<&mut Value>, after: Option<&mut Value>) {
+fn mask_copy(key: &str, shape: CopyShape, before: Option<&mut Value>, after: Option<&mut Value>) {
     let (old, new) = (annotation(before, key), annotation(after, key));
     if old.is_none() && new.is_none() {
         return;
@@ -119,8 +119,8 @@ fn mask_copy(key: &str, copy: Copy, before: Option<&mut Value>, after: Option<&m
     let parse = |side: &Option<&mut Value>| -> Option<Option<Value>> {
         match side {
             None => Some(None),
-            Some(value) => match (copy, value.as_str().map(serde_json::from_str::<Value>)) {
-                (Copy::Object, Some(Ok(parsed))) if parsed.is_object() => Some(Some(parsed)),
+            Some(value) => match (shape, value.as_str().map(serde_json::from_str::<Value>)) {
+                (CopyShape::Json, Some(Ok(parsed))) if parsed.is_object() => Some(Some(parsed)),
                 _ => None,
             },
         }

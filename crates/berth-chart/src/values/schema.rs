@@ -92,7 +92,9 @@ fn compile_error(error: &CompileError, document: &serde_json::Value) -> String {
 
 /// Whether two URLs name the same document (fragments aside).
 fn same_document(left: &str, right: &str) -> bool {
-    let document = |url: &str| url.split_once('#').map_or(url, |(document, _)| document).to_string();
+    fn document(url: &str) -> &str {
+        url.split_once('#').map_or(url, |(document, _)| document)
+    }
     document(left) == document(right)
 }
 
@@ -101,7 +103,7 @@ fn same_document(left: &str, right: &str) -> bool {
 fn references(document: &serde_json::Value) -> Vec<(String, String)> {
     let mut found = Vec::new();
     let Ok(base) = url::Url::parse(SCHEMA_URL) else { return found };
-    // serde_json nests no deeper than its recursion limit (128), so neither does this walk.
+    // A walk with a stack of its own: no recursion, however deep the document.
     let mut pending = vec![(document, base)];
     while let Some((value, base)) = pending.pop() {
         match value {
