@@ -109,7 +109,13 @@ pub fn prepare<'a>(
 ) -> Result<Prepared<'a>, InvalidSet> {
     let planned = resolve_all(cluster, manifests)?;
     let namespaces = planned.iter().map(|planned| planned.resolved.reference.namespace.as_deref()).collect();
-    let plan = plan::build_in_namespaces(manifests, namespaces).map_err(InvalidSet::Plan)?;
+    // The cluster's discovery tells each kind's scope, so a `depends-on` reference that does not fit its kind
+    // is refused here, before the first write, as `berth plan` refuses it.
+    let served = |group: &str, kind: &str| {
+        let resource = cluster.resources.find_group_kind(group, kind)?;
+        Some(if resource.namespaced { plan::Scope::Namespaced } else { plan::Scope::Cluster })
+    };
+    let plan = plan::build_in_namespaces(manifests, namespaces, &served).map_err(InvalidSet::Plan)?;
     let judge = checked_health(health, manifests, &planned)?;
     Ok(Prepared { manifests, planned, plan, judge })
 }

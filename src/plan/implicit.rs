@@ -13,8 +13,8 @@ use super::graph::{EdgeKind, GraphBuilder};
 use super::set::ObjectSet;
 use crate::object::str_at;
 
-const CRD_GROUP: &str = "apiextensions.k8s.io";
-const CRD_KIND: &str = "CustomResourceDefinition";
+pub(super) const CRD_GROUP: &str = "apiextensions.k8s.io";
+pub(super) const CRD_KIND: &str = "CustomResourceDefinition";
 
 /// Each object in a namespace waits for that Namespace, when the input holds it.
 pub(super) fn add_namespace_edges(set: &ObjectSet, graph: &mut GraphBuilder) {

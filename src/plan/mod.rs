@@ -67,6 +67,7 @@ mod reason;
 mod reference;
 mod render;
 mod schedule;
+mod scope;
 mod set;
 mod sort;
 #[cfg(test)]
@@ -86,38 +87,48 @@ pub use reason::{Reason, WeightAnnotation};
 pub use reference::DependencyRef;
 pub use render::{DependencyEntry, ObjectEntry, PlanDocument, document, to_dot, to_json, to_text};
 pub use schedule::{ExternalState, ObjectState, Scheduler, Skipped};
+pub use scope::{KnownScopes, Scope};
 pub use weights::{Weight, parse_weight};
 
 use crate::manifest::Manifest;
 use graph::GraphBuilder;
 use set::ObjectSet;
 
-/// Plans the order of writes for `manifests`.
+/// Plans the order of writes for `manifests`, without a cluster: each object in the namespace it names, and
+/// kinds' scopes known from the input's CustomResourceDefinitions and Kubernetes' own kinds.
 ///
 /// # Errors
-/// A [`PlanError`] with every problem found: malformed ordering annotations, dependencies on undeclared
-/// resource groups, objects declared twice, dependency cycles. No plan is returned then.
+/// A [`PlanError`] with every problem found: malformed ordering annotations (a reference whose form does not
+/// fit its kind's scope among them), dependencies on undeclared resource groups, objects declared twice,
+/// dependency cycles. No plan is returned then.
 pub fn build(manifests: &[Manifest]) -> Result<Plan, PlanError> {
     let namespaces = manifests.iter().map(|manifest| manifest.reference.namespace.as_deref()).collect();
-    build_in_namespaces(manifests, namespaces)
+    build_in_namespaces(manifests, namespaces, &|_, _| None)
 }
 
 /// [`build`], with each object's namespace as the cluster will have it (`namespaces`, one per manifest:
 /// the namespace it names, or the default one for a namespaced object that names none, `None` for a
-/// cluster-scoped object). Objects defaulted into a Namespace of the input wait for it, and an object given
-/// once with and once without its namespace is caught as declared twice.
+/// cluster-scoped object) and the scopes the cluster serves its kinds in (`known`, asked first). Objects
+/// defaulted into a Namespace of the input wait for it, and an object given once with and once without its
+/// namespace is caught as declared twice. `berth plan` and `berth apply` plan through here alike, so they
+/// refuse and order the same input the same way.
 ///
 /// # Errors
 /// As [`build`].
-pub fn build_in_namespaces(manifests: &[Manifest], namespaces: Vec<Option<&str>>) -> Result<Plan, PlanError> {
+pub fn build_in_namespaces(
+    manifests: &[Manifest],
+    namespaces: Vec<Option<&str>>,
+    known: KnownScopes<'_>,
+) -> Result<Plan, PlanError> {
     let mut problems = Vec::new();
     let set = ObjectSet::new(manifests, namespaces, &mut problems);
+    let mut scopes = scope::Scopes::new(known, &set);
     let mut graph = GraphBuilder::new(manifests.len());
     implicit::add_namespace_edges(&set, &mut graph);
     implicit::add_crd_edges(&set, &mut graph);
     let weights = weights::add_weight_edges(&set, &mut graph, &mut problems);
     groups::add_resource_group_edges(&set, &mut graph, &mut problems);
-    depends_on::add_depends_on_edges(&set, &mut graph, &mut problems);
+    depends_on::add_depends_on_edges(&set, &mut scopes, &mut graph, &mut problems);
     // Last: it leaves out edges that would close a cycle through the others.
     webhooks::add_webhook_edges(&set, &mut graph);
 

@@ -345,14 +345,71 @@ fn a_namespaced_reference_finds_an_object_that_names_no_namespace() {
     let yaml = [
         object("v1", "ConfigMap", None, "settings", &[]),
         object("v1", "Pod", None, "p", &[("berth.dev/depends-on", "/namespaces/default/ConfigMap/settings")]),
-        // The reverse is not done: a reference without a namespace names a cluster-scoped object.
-        object("v1", "ConfigMap", Some("shop"), "other", &[]),
-        object("v1", "Pod", None, "q", &[("berth.dev/depends-on", "/ConfigMap/other")]),
+        // The reverse is not done: a reference without a namespace names a cluster-scoped object (of a kind
+        // whose scope the plan cannot know; one it knows to be namespaced is refused, below).
+        object("example.com/v1", "Widget", Some("shop"), "other", &[]),
+        object("v1", "Pod", None, "q", &[("berth.dev/depends-on", "example.com/Widget/other")]),
     ]
     .concat();
     let plan = plan_of(&yaml);
     assert_eq!(dependencies(&plan, "Pod/p"), ["ConfigMap/settings: berth.dev/depends-on"]);
-    assert_eq!(dependencies(&plan, "Pod/q"), ["external /ConfigMap/other: berth.dev/depends-on"]);
+    assert_eq!(dependencies(&plan, "Pod/q"), ["external example.com/Widget/other: berth.dev/depends-on"]);
+}
+
+#[test]
+fn a_reference_whose_form_does_not_fit_its_kind_is_refused_as_cli_utils_refuses_it() {
+    // Issue 29: `/ConfigMap/high` names a cluster-scoped ConfigMap, which cannot exist. With a weight making a
+    // cycle through it, `berth plan` reported the cycle while `berth apply` (namespaces defaulted) wrote `low`
+    // and then waited for `high` as an external dependency until its timeout.
+    let yaml = [
+        object("v1", "ConfigMap", None, "low", &[("config.kubernetes.io/depends-on", "/ConfigMap/high")]),
+        object("v1", "ConfigMap", None, "high", &[("helm.sh/weight", "1")]),
+        object("rbac.authorization.k8s.io/v1", "ClusterRole", None, "reader", &[]),
+        object(
+            "v1",
+            "ServiceAccount",
+            None,
+            "robot",
+            &[("berth.dev/depends-on", "rbac.authorization.k8s.io/namespaces/default/ClusterRole/reader")],
+        ),
+        object("apiextensions.k8s.io/v1", "CustomResourceDefinition", None, "widgets.example.com", &[]),
+        object("v1", "Pod", None, "p", &[("berth.dev/depends-on", "example.com/Widget/w")]),
+    ]
+    .concat()
+    .replace(
+        "name: widgets.example.com\n",
+        "name: widgets.example.com\nspec: {group: example.com, scope: Namespaced, names: {kind: Widget, plural: widgets}}\n",
+    );
+    let refused = [
+        "test.yaml: document 1 (line 2): ConfigMap/low: annotation `config.kubernetes.io/depends-on`: \
+         `/ConfigMap/high`: ConfigMap is namespaced, so a reference to it names its namespace \
+         (`/namespaces/<namespace>/ConfigMap/high`); without one it names a cluster-scoped ConfigMap, which cannot \
+         exist",
+        "test.yaml: document 4 (line 21): ServiceAccount/robot: annotation `berth.dev/depends-on`: \
+         `rbac.authorization.k8s.io/namespaces/default/ClusterRole/reader`: ClusterRole is cluster-scoped, so a \
+         reference to it names no namespace (`rbac.authorization.k8s.io/ClusterRole/reader`)",
+        "test.yaml: document 6 (line 34): Pod/p: annotation `berth.dev/depends-on`: `example.com/Widget/w`: Widget \
+         is namespaced, so a reference to it names its namespace (`example.com/namespaces/<namespace>/Widget/w`); \
+         without one it names a cluster-scoped Widget, which cannot exist",
+    ];
+    let manifests = load(&yaml);
+    // Offline (Kubernetes' own kinds and the input's CRDs) and with the namespaces and scopes of a cluster,
+    // the same refusals and no cycle: the refused reference adds no edge.
+    let offline = build(&manifests).expect_err("refused").to_string();
+    assert_eq!(offline, refused.join("\n"));
+    let namespaces = vec![Some("default"), Some("default"), None, Some("default"), None, Some("default")];
+    let served = |group: &str, kind: &str| match (group, kind) {
+        ("", "ConfigMap" | "ServiceAccount" | "Pod") => Some(Scope::Namespaced),
+        ("rbac.authorization.k8s.io", "ClusterRole") => Some(Scope::Cluster),
+        _ => None,
+    };
+    let online = build_in_namespaces(&manifests, namespaces, &served).expect_err("refused").to_string();
+    assert_eq!(online, refused.join("\n"));
+    // What the cluster says comes first: a kind it serves cluster-scoped takes the form without a namespace.
+    let cluster_widgets = |group: &str, _: &str| (group == "example.com").then_some(Scope::Cluster);
+    let namespaces = vec![Some("default"), Some("default"), None, Some("default"), None, Some("default")];
+    let error = build_in_namespaces(&manifests, namespaces, &cluster_widgets).expect_err("refused").to_string();
+    assert!(!error.contains("Widget"), "{error}");
 }
 
 #[test]
@@ -639,9 +696,9 @@ fn a_cycle_is_reported_whole_with_every_source() {
 #[test]
 fn every_cycle_is_reported_with_the_other_problems() {
     let yaml = [
-        object("v1", "ConfigMap", None, "a", &[("berth.dev/depends-on", "/ConfigMap/b")]),
-        object("v1", "ConfigMap", None, "b", &[("berth.dev/depends-on", "/ConfigMap/a")]),
-        object("v1", "ConfigMap", None, "self", &[("berth.dev/depends-on", "/ConfigMap/self")]),
+        object("v1", "ConfigMap", None, "a", &[("berth.dev/depends-on", "/namespaces/default/ConfigMap/b")]),
+        object("v1", "ConfigMap", None, "b", &[("berth.dev/depends-on", "/namespaces/default/ConfigMap/a")]),
+        object("v1", "ConfigMap", None, "self", &[("berth.dev/depends-on", "/namespaces/default/ConfigMap/self")]),
         object("v1", "ConfigMap", None, "bad", &[("helm.sh/weight", "x")]),
     ]
     .concat();
@@ -659,9 +716,9 @@ fn every_cycle_is_reported_with_the_other_problems() {
 #[test]
 fn objects_behind_a_cycle_are_not_reported_as_cycles() {
     let yaml = [
-        object("v1", "ConfigMap", None, "waits", &[("berth.dev/depends-on", "/ConfigMap/a")]),
-        object("v1", "ConfigMap", None, "a", &[("berth.dev/depends-on", "/ConfigMap/b")]),
-        object("v1", "ConfigMap", None, "b", &[("berth.dev/depends-on", "/ConfigMap/a")]),
+        object("v1", "ConfigMap", None, "waits", &[("berth.dev/depends-on", "/namespaces/default/ConfigMap/a")]),
+        object("v1", "ConfigMap", None, "a", &[("berth.dev/depends-on", "/namespaces/default/ConfigMap/b")]),
+        object("v1", "ConfigMap", None, "b", &[("berth.dev/depends-on", "/namespaces/default/ConfigMap/a")]),
     ]
     .concat();
     let error = error_of(&yaml);
@@ -745,7 +802,13 @@ fn scheduler_hands_out_objects_as_their_dependencies_finish() {
 fn a_failure_skips_everything_that_waits_for_it() {
     let yaml = [
         object("batch/v1", "Job", None, "migrate", &[]),
-        object("apps/v1", "Deployment", None, "web", &[("berth.dev/depends-on", "batch/Job/migrate")]),
+        object(
+            "apps/v1",
+            "Deployment",
+            None,
+            "web",
+            &[("berth.dev/depends-on", "batch/namespaces/default/Job/migrate")],
+        ),
         object("v1", "Service", None, "web", &[("helm.sh/weight", "1")]),
         object("v1", "ConfigMap", None, "independent", &[("helm.sh/weight", "-1")]),
     ]
@@ -774,8 +837,8 @@ fn a_failure_skips_everything_that_waits_for_it() {
 #[test]
 fn a_failed_external_dependency_skips_its_dependents_transitively() {
     let yaml = [
-        object("apps/v1", "Deployment", None, "web", &[("berth.dev/depends-on", "/Secret/missing")]),
-        object("v1", "Service", None, "web", &[("berth.dev/depends-on", "apps/Deployment/web")]),
+        object("apps/v1", "Deployment", None, "web", &[("berth.dev/depends-on", "/namespaces/default/Secret/missing")]),
+        object("v1", "Service", None, "web", &[("berth.dev/depends-on", "apps/namespaces/default/Deployment/web")]),
     ]
     .concat();
     let plan = plan_of(&yaml);
@@ -896,7 +959,11 @@ proptest! {
                     let target = ((seed >> (8 * (pick + 1))) % rank as u64) as usize;
                     if !edges.contains(&(rank, target)) {
                         edges.push((rank, target));
-                        references.push(format!("/{}/r{target}", kinds[target % kinds.len()]));
+                        // Each reference in the form its kind's scope takes (`Deployment` and `Widget` of the
+                        // core group are no built-in kinds: either form finds them).
+                        let kind = kinds[target % kinds.len()];
+                        let namespace = if kind == "Namespace" { "" } else { "/namespaces/default" };
+                        references.push(format!("{namespace}/{kind}/r{target}"));
                     }
                 }
             }
@@ -962,7 +1029,7 @@ fn objects_defaulted_into_a_namespace_of_the_input_wait_for_it() {
     .concat();
     let manifests = load(&yaml);
     // As the cluster will have them: the ConfigMap lands in `team-a` (`-n team-a`); the others are cluster-scoped.
-    let plan = build_in_namespaces(&manifests, vec![Some("team-a"), None, None]).expect("plan");
+    let plan = build_in_namespaces(&manifests, vec![Some("team-a"), None, None], &|_, _| None).expect("plan");
     assert_eq!(plan.dependencies(0).len(), 1, "the ConfigMap waits for its Namespace");
     assert_eq!(plan.dependencies(0)[0].target, Target::Object(1));
     assert!(plan.dependencies(2).is_empty(), "a cluster-scoped object waits for nothing");
@@ -976,7 +1043,8 @@ fn an_object_given_with_and_without_its_default_namespace_is_declared_twice() {
         [object("v1", "ConfigMap", None, "settings", &[]), object("v1", "ConfigMap", Some("default"), "settings", &[])]
             .concat();
     let manifests = load(&yaml);
-    let error = build_in_namespaces(&manifests, vec![Some("default"), Some("default")]).expect_err("a duplicate");
+    let error =
+        build_in_namespaces(&manifests, vec![Some("default"), Some("default")], &|_, _| None).expect_err("a duplicate");
     assert!(matches!(error.problems[..], [PlanProblem::DuplicateObject { index: 1, .. }]), "{error}");
     assert!(build(&manifests).is_ok(), "without defaulting the plan cannot tell");
 }

@@ -3,23 +3,24 @@
 //! that keep generated passwords across upgrades (bitnami's `common.secrets.passwords.manage`) find them.
 
 use crate::cluster::{Cluster, into_value};
+use crate::object::validation::{path_segment_name, url_segment};
 use berth_chart::render::objects::{Capabilities, KubeVersion, VersionSet};
 use berth_chart::render::{Lookup, helm_version};
 use berth_template::Value;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams};
 
-/// The cluster's capabilities, as Helm's `getCapabilities` builds them.
+/// The cluster's capabilities, as Helm's `getCapabilities` (pkg/action/action.go) builds them from
+/// `discovery.ServerVersion()`: the version as the server reports it, `GitVersion` whole (a suffix such as
+/// `-gke.1245000` or `-eks-b9c9ed7` kept), `Major` and `Minor` as given (`"29+"` on EKS), and no normalised
+/// version, so `String()` (what `{{ .Capabilities.KubeVersion }}` prints and a chart's `kubeVersion` is checked
+/// against) is the whole version too.
 ///
 /// # Errors
 /// The client's error when the server's version cannot be read.
 pub async fn capabilities(cluster: &Cluster) -> Result<Capabilities, kube::Error> {
     let info = cluster.client.apiserver_version().await?;
-    let kube_version = KubeVersion::parse(&info.git_version).unwrap_or_else(|_| KubeVersion {
-        version: info.git_version.clone(),
-        normalized: info.git_version.clone(),
-        major: info.major.clone(),
-        minor: info.minor.clone(),
-    });
+    let kube_version =
+        KubeVersion { version: info.git_version, normalized: String::new(), major: info.major, minor: info.minor };
     Ok(Capabilities {
         kube_version,
         api_versions: VersionSet(cluster.resources.api_versions()),
@@ -28,7 +29,11 @@ pub async fn capabilities(cluster: &Cluster) -> Result<Capabilities, kube::Error
 }
 
 /// `lookup` against the cluster, from the render thread (which is not one of the runtime's workers, so it can
-/// wait on the runtime).
+/// wait on the runtime), answering as Helm's (pkg/engine/lookup_func.go over client-go's dynamic client): a
+/// name or namespace that cannot be one URL path segment (`a/b`, `..`, `%`) is refused before any request, as
+/// `validateNamespaceWithOptionalName` refuses it, so no lookup addresses another object or a subresource;
+/// any other name is sent percent-encoded, and one the API server refuses (`falco-talon -config`, `UPPER`) is
+/// not found there, an empty map.
 pub struct ClusterLookup {
     pub cluster: Cluster,
     pub runtime: tokio::runtime::Handle,
@@ -46,16 +51,21 @@ impl Lookup for ClusterLookup {
                 GroupVersionKind::gvk(group, version, kind).api_version()
             ));
         };
-        let api: Api<DynamicObject> = if resource.namespaced && !namespace.is_empty() {
-            Api::namespaced_with(self.cluster.client.clone(), namespace, &resource.api_resource)
-        } else {
+        let namespace = if resource.namespaced { namespace } else { "" };
+        unaddressable("namespace", namespace)?;
+        unaddressable("resource name", name)?;
+        // kube-rs puts names into URLs as given: encoded here.
+        let api: Api<DynamicObject> = if namespace.is_empty() {
             Api::all_with(self.cluster.client.clone(), &resource.api_resource)
+        } else {
+            Api::namespaced_with(self.cluster.client.clone(), &url_segment(namespace), &resource.api_resource)
         };
         let found = self.runtime.block_on(async {
             if name.is_empty() {
                 list(&api, &resource.api_resource).await
             } else {
-                api.get_opt(name).await.map(|object| object.and_then(|object| into_value(object).ok()))
+                let name = url_segment(name);
+                api.get_opt(&name).await.map(|object| object.and_then(|object| into_value(object).ok()))
             }
         });
         match found {
@@ -65,6 +75,17 @@ impl Lookup for ClusterLookup {
             Err(error) => Err(error.to_string()),
         }
     }
+}
+
+/// client-go's refusal of a `what` (`namespace`, `resource name`) that is not one URL path segment
+/// (`validateNamespaceWithOptionalName` in k8s.io/client-go/dynamic): `invalid resource name "a/b": [may not
+/// contain '/']`. Empty (no name: a list; no namespace: all) is fine.
+fn unaddressable(what: &str, text: &str) -> Result<(), String> {
+    let messages = path_segment_name(text);
+    if messages.is_empty() {
+        return Ok(());
+    }
+    Err(format!("invalid {what} {}: [{}]", berth_template::go_quote(text), messages.join(" ")))
 }
 
 /// A list as Helm's `lookup` returns it: the unstructured list (`apiVersion`, `kind: <Kind>List`, `items`).

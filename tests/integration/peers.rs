@@ -61,27 +61,26 @@ impl PeerCluster {
         self.dir.path().join("kubeconfig")
     }
 
+    /// A peer binary's command (`kubectl` or `helm`) against this cluster: its kubeconfig, a private HOME and
+    /// Helm directories, run from the cluster's directory.
+    pub fn peer_command(&self, binary: &str, args: &[&str]) -> Command {
+        let home = self.dir.path().join("home");
+        let mut command = Command::new(peers_dir().join(binary));
+        command
+            .args(args)
+            .env("HOME", &home)
+            .env("KUBECONFIG", self.kubeconfig())
+            .env("HELM_CACHE_HOME", home.join("helm-cache"))
+            .env("HELM_CONFIG_HOME", home.join("helm-config"))
+            .env("HELM_DATA_HOME", home.join("helm-data"))
+            .current_dir(self.dir.path());
+        command
+    }
+
     /// Runs a peer binary (`kubectl` or `helm`) against this cluster, off the async runtime's threads.
     pub async fn run(&self, binary: &str, args: &[&str]) -> Output {
-        let program = peers_dir().join(binary);
-        let home = self.dir.path().join("home");
-        let kubeconfig = self.kubeconfig();
-        let work = self.dir.path().to_path_buf();
-        let args: Vec<String> = args.iter().map(|arg| (*arg).to_string()).collect();
-        tokio::task::spawn_blocking(move || {
-            Command::new(program)
-                .args(&args)
-                .env("HOME", &home)
-                .env("KUBECONFIG", &kubeconfig)
-                .env("HELM_CACHE_HOME", home.join("helm-cache"))
-                .env("HELM_CONFIG_HOME", home.join("helm-config"))
-                .env("HELM_DATA_HOME", home.join("helm-data"))
-                .current_dir(&work)
-                .output()
-                .expect("peer binary runs")
-        })
-        .await
-        .expect("peer run joins")
+        let mut command = self.peer_command(binary, args);
+        tokio::task::spawn_blocking(move || command.output().expect("peer binary runs")).await.expect("peer run joins")
     }
 
     /// Runs and asserts success, returning stdout.

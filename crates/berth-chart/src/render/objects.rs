@@ -73,6 +73,12 @@ impl KubeVersion {
         })
     }
 
+    /// Helm's `String()`: the normalised version, or the version as given when there is none (a cluster's
+    /// version, which Helm's `getCapabilities` takes from the server without normalising it).
+    pub fn string(&self) -> &str {
+        if self.normalized.is_empty() { &self.version } else { &self.normalized }
+    }
+
     /// `vMAJOR.MINOR.0`, as Helm's defaults are made.
     pub fn of(major: u64, minor: u64) -> KubeVersion {
         let version = format!("v{major}.{minor}.0");
@@ -99,7 +105,7 @@ impl Object for KubeVersion {
     }
 
     fn call_method(&self, name: &str, _args: &[Value]) -> Result<Value> {
-        Ok(Value::from(if name == "GitVersion" { self.version.as_str() } else { self.normalized.as_str() }))
+        Ok(Value::from(if name == "GitVersion" { self.version.as_str() } else { self.string() }))
     }
 
     /// A `KubeVersion` value is no `fmt.Stringer` (its `String` has a pointer receiver): `fmt` prints its fields,
@@ -110,7 +116,7 @@ impl Object for KubeVersion {
 
     /// Reached as `.Capabilities.KubeVersion`, the field is addressable and an action prints its `String()`.
     fn fmt_printed(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.normalized)
+        f.write_str(self.string())
     }
 
     fn to_data(&self) -> Value {

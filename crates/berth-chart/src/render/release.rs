@@ -104,7 +104,7 @@ fn check_kube_version(chart: &Chart, options: &RenderOptions) -> Result<(), Char
     let functions = berth_template::helm_functions();
     let compatible = functions
         .get("semverCompare")
-        .map(|compare| compare(&[Value::from(required.as_str()), Value::from(actual.normalized.as_str())]))
+        .map(|compare| compare(&[Value::from(required.as_str()), Value::from(actual.string())]))
         .is_some_and(|result| matches!(result, Ok(Value::Bool(true))));
     if compatible {
         Ok(())

@@ -4,14 +4,22 @@
 //! minimum: got 0, want 1`, numbers grouped by thousands as its English message printer groups them).
 //!
 //! Validation is boon's, the Rust port of that validator by the same author, which builds the same error tree;
-//! the texts are written here. Schemas may refer to local files (`file://`) and, as Helm does without a
-//! resolver, to `urn:` references (accepted as `true`); berth never fetches `http(s)://` references.
+//! the texts are written here.
+//!
+//! A schema reads nothing but itself. `$ref`s inside the document (`#/definitions/port`, an embedded `$id`)
+//! resolve as in Helm; a `urn:` reference is the permissive schema `true`, as Helm's when no URN resolver is
+//! plugged in. Every other reference is refused with an error naming `values.schema.json` and the `$ref`:
+//! `file://` URLs, absolute paths and relative ones alike (the schema sits at `file:///values.schema.json`,
+//! so `defs.json` or `../../etc/passwd` would name a file of the machine, never one of the chart), and
+//! `http(s)://`, which berth never fetches while rendering. Helm 4.1 reads such files from the local disk
+//! (santhosh-tekuri/jsonschema's `FileLoader`) and fetches http(s) references with a 15-second timeout
+//! (`newHTTPURLLoader` in pkg/chart/common/util/jsonschema.go); a chart that relies on either fails here.
 
 use std::error::Error;
 use std::fmt::Write;
 
 use berth_template::{Map, Value};
-use boon::{Compiler, ErrorKind, Schemas, SchemeUrlLoader, UrlLoader, ValidationError};
+use boon::{CompileError, Compiler, ErrorKind, Schemas, UrlLoader, ValidationError};
 
 use crate::chart::Chart;
 
@@ -50,13 +58,74 @@ fn collect(chart: &Chart, values: &Map, report: &mut String, depth: usize) {
     }
 }
 
-/// `urn:` references Helm cannot resolve are the permissive schema `true`.
-struct UrnLoader;
+/// What the validator may load besides the schema itself: `urn:` references, which Helm cannot resolve either,
+/// as the permissive schema `true`; nothing else.
+struct SelfContained;
 
-impl UrlLoader for UrnLoader {
-    fn load(&self, _url: &str) -> Result<serde_json::Value, Box<dyn Error>> {
-        Ok(serde_json::Value::Bool(true))
+/// A reference to another document, refused; the validator reports it for its URL.
+#[derive(Debug, thiserror::Error)]
+#[error("berth reads a values schema from values.schema.json alone: no file, path or network reference")]
+struct Refused;
+
+impl UrlLoader for SelfContained {
+    fn load(&self, url: &str) -> Result<serde_json::Value, Box<dyn Error>> {
+        if url.starts_with("urn:") { Ok(serde_json::Value::Bool(true)) } else { Err(Box::new(Refused)) }
     }
+}
+
+/// The compiler's error as the user reads it: a refused reference named by its `$ref` as written (when one
+/// of the document resolves to it) and the URL it resolves to.
+fn compile_error(error: &CompileError, document: &serde_json::Value) -> String {
+    match error {
+        CompileError::LoadUrlError { url, src } if src.is::<Refused>() => {
+            let written = references(document).into_iter().find(|(_, resolved)| same_document(resolved, url));
+            let named = match written {
+                Some((written, resolved)) if written == resolved => berth_template::go_quote(&written),
+                Some((written, resolved)) => format!("{} ({resolved})", berth_template::go_quote(&written)),
+                None => berth_template::go_quote(url),
+            };
+            format!("values.schema.json: $ref {named} refused: {src}")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Whether two URLs name the same document (fragments aside).
+fn same_document(left: &str, right: &str) -> bool {
+    fn document(url: &str) -> &str {
+        url.split_once('#').map_or(url, |(document, _)| document)
+    }
+    document(left) == document(right)
+}
+
+/// Every `$ref`, `$dynamicRef` and `$schema` of the document, as written and as resolved against the base URL
+/// in force where it sits (`$id`s change it, as in the validator).
+fn references(document: &serde_json::Value) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let Ok(base) = url::Url::parse(SCHEMA_URL) else { return found };
+    // A walk with a stack of its own: no recursion, however deep the document.
+    let mut pending = vec![(document, base)];
+    while let Some((value, base)) = pending.pop() {
+        match value {
+            serde_json::Value::Object(map) => {
+                let base = match map.get("$id").and_then(serde_json::Value::as_str) {
+                    Some(id) => base.join(id).unwrap_or(base),
+                    None => base,
+                };
+                for keyword in ["$ref", "$dynamicRef", "$schema"] {
+                    if let Some(written) = map.get(keyword).and_then(serde_json::Value::as_str)
+                        && let Ok(resolved) = base.join(written)
+                    {
+                        found.push((written.to_string(), resolved.to_string()));
+                    }
+                }
+                pending.extend(map.values().map(|child| (child, base.clone())));
+            }
+            serde_json::Value::Array(items) => pending.extend(items.iter().map(|child| (child, base.clone()))),
+            _ => {}
+        }
+    }
+    found
 }
 
 /// The stack the validator runs on: JSON values, the validator and their drops recurse once per level of the
@@ -91,14 +160,11 @@ fn validate_single_here(values: &Map, schema: &[u8]) -> Result<(), String> {
     let instance = to_json(&Value::Map(values.clone()));
     // Helm recovers from panics in the validator; so does berth.
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let mut loader = SchemeUrlLoader::new();
-        loader.register("file", Box::new(boon::FileLoader));
-        loader.register("urn", Box::new(UrnLoader));
         let mut compiler = Compiler::new();
-        compiler.use_loader(Box::new(loader));
+        compiler.use_loader(Box::new(SelfContained));
         let mut schemas = Schemas::new();
-        compiler.add_resource(SCHEMA_URL, document).map_err(|error| error.to_string())?;
-        let index = compiler.compile(SCHEMA_URL, &mut schemas).map_err(|error| error.to_string())?;
+        compiler.add_resource(SCHEMA_URL, document.clone()).map_err(|error| error.to_string())?;
+        let index = compiler.compile(SCHEMA_URL, &mut schemas).map_err(|error| compile_error(&error, &document))?;
         match schemas.validate(&instance, index) {
             Ok(()) => Ok(()),
             Err(error) => {
@@ -444,6 +510,74 @@ mod tests {
         let mut lines: Vec<&str> = error.lines().collect();
         lines.sort_unstable();
         assert_eq!(lines, ["- at '': missing property 'name'", "- at '/n': minimum: got 0, want 1"]);
+    }
+
+    /// A schema whose property `port` is `{"$ref": reference}`.
+    fn referring(reference: &str) -> Vec<u8> {
+        serde_json::json!({
+            "$id": "file:///values.schema.json",
+            "definitions": {"port": {"type": "integer"}},
+            "properties": {"port": {"$ref": reference}},
+        })
+        .to_string()
+        .into_bytes()
+    }
+
+    #[test]
+    fn references_outside_the_schema_are_refused_whatever_they_name() {
+        // A readable schema file on this machine: Helm would load it; berth must not.
+        let directory = tempfile::tempdir().expect("tempdir");
+        let outside = directory.path().join("defs.json");
+        std::fs::write(&outside, br#"{"type": "integer"}"#).expect("write");
+        let outside = outside.display().to_string();
+        let values: Map = [("port", Value::Int(80))].into_iter().collect();
+        let cases = [
+            (format!("file://{outside}"), format!("\"file://{outside}\"")),
+            (outside.clone(), format!("\"{outside}\" (file://{outside})")),
+            (format!("../../../..{outside}"), format!("\"../../../..{outside}\" (file://{outside})")),
+            ("defs.json".to_string(), "\"defs.json\" (file:///defs.json)".to_string()),
+            ("https://schemas.example/port.json".to_string(), "\"https://schemas.example/port.json\"".to_string()),
+            ("http://127.0.0.1:9/port.json#/x".to_string(), "\"http://127.0.0.1:9/port.json#/x\"".to_string()),
+        ];
+        for (reference, named) in cases {
+            let error = validate_single(&values, &referring(&reference)).expect_err(&reference);
+            assert_eq!(
+                error,
+                format!(
+                    "values.schema.json: $ref {named} refused: berth reads a values schema from values.schema.json \
+                     alone: no file, path or network reference"
+                ),
+                "{reference}"
+            );
+        }
+    }
+
+    #[test]
+    fn references_inside_the_schema_and_urns_still_resolve() {
+        let wrong: Map = [("port", Value::from("eighty"))].into_iter().collect();
+        let right: Map = [("port", Value::Int(80))].into_iter().collect();
+        for reference in [
+            "#/definitions/port",
+            "values.schema.json#/definitions/port",
+            "file:///values.schema.json#/definitions/port",
+        ] {
+            assert_eq!(validate_single(&right, &referring(reference)), Ok(()), "{reference}");
+            assert_eq!(
+                validate_single(&wrong, &referring(reference)).expect_err(reference),
+                "- at '/port': got string, want integer\n",
+                "{reference}"
+            );
+        }
+        // An embedded resource named by its `$id` is part of the document.
+        let embedded = serde_json::json!({
+            "properties": {"port": {"$ref": "https://schemas.example/port.json"}},
+            "$defs": {"port": {"$id": "https://schemas.example/port.json", "type": "integer"}},
+        });
+        let embedded = embedded.to_string().into_bytes();
+        assert_eq!(validate_single(&right, &embedded), Ok(()));
+        assert!(validate_single(&wrong, &embedded).is_err());
+        // `urn:` references Helm cannot resolve accept anything, as Helm's do.
+        assert_eq!(validate_single(&wrong, &referring("urn:example:port")), Ok(()));
     }
 
     #[test]

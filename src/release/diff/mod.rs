@@ -1,7 +1,9 @@
 //! What an upgrade or a rollback would change, as the cluster would apply it: each object of the new revision
 //! applied as a server-side dry run (under the release's field manager and marks) and compared with the live
 //! object; objects of the current revision the new one no longer has are shown as removed. Secret values
-//! never leave this module: they are compared here and shown only as masked sizes.
+//! never leave this module: they are compared here and shown only as masked sizes (`secret.rs`).
+
+mod secret;
 
 use super::lifecycle::{LifecycleError, recorded_manifests};
 use super::ownership::{self, FIELD_MANAGER};
@@ -118,7 +120,7 @@ fn change(object: ObjectRef, before: Option<Value>, after: Option<Value>) -> Obj
     let mut before = before.map(normalised);
     let mut after = after.map(normalised);
     if object.kind == "Secret" && object.group().is_empty() {
-        mask_secret(before.as_mut(), after.as_mut());
+        secret::mask(before.as_mut(), after.as_mut());
     }
     let change = match (&before, &after) {
         (None, Some(_)) => ChangeKind::Added,
@@ -140,51 +142,6 @@ fn normalised(mut object: Value) -> Value {
         }
     }
     object
-}
-
-/// Replaces every value of a Secret's `data` and `stringData` by its size, marked changed or not, so a diff
-/// shows that a value changes without showing it.
-fn mask_secret(before: Option<&mut Value>, after: Option<&mut Value>) {
-    let decoded = |value: &Value, field: &str| -> Vec<u8> {
-        let text = value.as_str().unwrap_or_default();
-        if field == "data" {
-            base64::Engine::decode(&base64::engine::general_purpose::STANDARD, text)
-                .unwrap_or_else(|_| text.as_bytes().to_vec())
-        } else {
-            text.as_bytes().to_vec()
-        }
-    };
-    let read = |object: &Option<&mut Value>, field: &str, key: &str| -> Option<Vec<u8>> {
-        object
-            .as_ref()
-            .and_then(|object| object.get(field))
-            .and_then(|map| map.get(key))
-            .map(|value| decoded(value, field))
-    };
-    let (mut before, mut after) = (before, after);
-    for field in ["data", "stringData"] {
-        let mut keys: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
-        for object in [&before, &after].into_iter().flatten() {
-            if let Some(map) = object.get(field).and_then(Value::as_object) {
-                keys.extend(map.keys().cloned());
-            }
-        }
-        for key in keys {
-            let (old, new) = (read(&before, field, &key), read(&after, field, &key));
-            let same = old == new;
-            let mask = |bytes: &Vec<u8>, sign: &str| {
-                let marker = if same { "*".repeat(8) } else { sign.repeat(8) };
-                Value::String(format!("{marker} ({} bytes)", bytes.len()))
-            };
-            for (object, value, sign) in [(&mut before, &old, "-"), (&mut after, &new, "+")] {
-                if let (Some(object), Some(value)) = (object.as_deref_mut(), value)
-                    && let Some(map) = object.get_mut(field).and_then(Value::as_object_mut)
-                {
-                    map.insert(key.clone(), mask(value, sign));
-                }
-            }
-        }
-    }
 }
 
 #[cfg(test)]
