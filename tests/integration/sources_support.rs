@@ -86,6 +86,12 @@ impl SourceEnv {
         self.command(Path::new(env!("CARGO_BIN_EXE_berth")), args).output().expect("berth runs")
     }
 
+    /// The command of the berth under test (see [`crate::bounded::berth_binary`]) in this environment, to run
+    /// with bounds.
+    pub fn berth_command(&self, args: &[&str]) -> Command {
+        self.command(&crate::bounded::berth_binary(), args)
+    }
+
     /// `berth` with `stdin` fed.
     pub fn berth_stdin(&self, args: &[&str], stdin: &str) -> Output {
         let mut command = self.command(Path::new(env!("CARGO_BIN_EXE_berth")), args);
