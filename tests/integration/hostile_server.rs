@@ -1,6 +1,6 @@
-//! A hostile HTTP server on loopback for the hostile-input tests: each request is answered by a function of the
-//! test, which can send a body without end (chunked, or delimited by closing the connection), a `Content-Length`
-//! that lies, any status line and headers. What it streams is bounded on its side too (1 GiB and 60 s a
+//! An HTTP server on loopback whose every answer a function of the test makes: the hostile-input tests' (a body
+//! without end, chunked or delimited by closing the connection, a `Content-Length` that lies, any status line and
+//! headers), and the plain file server of the chart-source tests (`sources_support::FileServer`). What it streams is bounded on its side too (1 GiB and 60 s a
 //! connection), so it stops by itself whatever the client does; it is stopped on drop.
 
 use std::io::{BufRead as _, BufReader, Write as _};
