@@ -90,8 +90,9 @@ impl Error {
     }
 
     /// A chart-source failure: `what` could not be done because of `error`.
+    /// `what` usually names the chart or repository as given, so a URL in it is shown without its password.
     pub fn from_source(what: impl Into<String>, error: impl Into<berth_source::SourceError>) -> Error {
-        Error::Source(what.into(), Box::new(error.into()))
+        Error::Source(berth_source::redact::urls(&what.into()), Box::new(error.into()))
     }
 
     pub fn exit_code(&self) -> ExitCode {

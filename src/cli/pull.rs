@@ -30,7 +30,7 @@ pub fn run(args: PullArgs) -> Result<ExitCode, Error> {
         let env = environment();
         let options = args.source.options();
         for chart in &args.charts {
-            let what = format!("cannot pull `{chart}`");
+            let what = format!("cannot pull `{}`", berth_source::redact::urls(chart));
             let fetched =
                 fetch_chart(chart, &options, &env).await.map_err(|error| Error::from_source(what.clone(), error))?;
             for message in &fetched.messages {
@@ -49,8 +49,9 @@ pub fn run(args: PullArgs) -> Result<ExitCode, Error> {
     })
 }
 
-/// `--untar` as Helm's `Pull.Run` does it: refuse an existing `<untardir>/<chart>`, then expand the archive into
-/// `<untardir>/<name in Chart.yaml>/` (chartutil `Expand`: names kept inside that directory).
+/// `--untar` as Helm's `Pull.Run` does it: refuse an existing `<untardir>/<chart>`, then write the chart out as
+/// `<untardir>/<name in Chart.yaml>/` (berth-chart's `expand`: the name and every entry checked before anything
+/// is written, nothing left behind when the archive is refused).
 fn untar(reference: &str, data: &[u8], untardir: &Path, destination: &Path) -> Result<(), String> {
     let directory = if untardir.is_absolute() { untardir.to_path_buf() } else { destination.join(untardir) };
     let base = reference.rsplit('/').next().unwrap_or(reference);
@@ -58,28 +59,5 @@ fn untar(reference: &str, data: &[u8], untardir: &Path, destination: &Path) -> R
     if check.exists() {
         return Err(format!("failed to untar: a file or directory with the name {} already exists", check.display()));
     }
-    std::fs::create_dir_all(&check).map_err(|error| format!("failed to untar (mkdir): {error}"))?;
-    let files = berth_chart::load::archive_files(data).map_err(|error| error.to_string())?;
-    let chart_name = files
-        .iter()
-        .find(|(name, _)| name == "Chart.yaml")
-        .and_then(|(_, data)| berth_template::yaml::parse_document(data).ok())
-        .and_then(|chart| chart.field("name").and_then(|name| name.as_str().map(str::to_string)))
-        .ok_or("chart name not specified")?;
-    if chart_name == "." || chart_name == ".." || chart_name.contains('/') {
-        return Err(format!("chart name {chart_name:?} is not allowed"));
-    }
-    let chart_directory = directory.join(&chart_name);
-    for (name, content) in files {
-        // Archive names are already cleaned of `..` by the loader; keep them inside the chart directory anyway.
-        if name.split('/').any(|part| part == ".." || part.is_empty()) {
-            return Err(format!("chart file {name:?} escapes the chart directory"));
-        }
-        let path = chart_directory.join(&name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|error| format!("mkdir {}: {error}", parent.display()))?;
-        }
-        std::fs::write(&path, content).map_err(|error| format!("write {}: {error}", path.display()))?;
-    }
-    Ok(())
+    berth_chart::load::expand(data, &directory).map(|_| ()).map_err(|error| error.to_string())
 }

@@ -62,7 +62,13 @@ pub fn run(args: RegistryArgs) -> Result<ExitCode, Error> {
 }
 
 async fn run_login(args: LoginArgs) -> Result<ExitCode, Error> {
-    let what = format!("cannot log in to {}", args.host);
+    if args.host.split('/').next().is_some_and(|host| host.contains('@')) {
+        // `user:password@host`: refused without repeating it (logs included).
+        return Err(Error::Usage(
+            "the registry host holds credentials; pass them with --username and --password-stdin".to_string(),
+        ));
+    }
+    let what = format!("cannot log in to {}", berth_source::redact::urls(&args.host));
     let username = args.username.clone().unwrap_or_default();
     let mut password = args.password.clone().unwrap_or_default();
     if args.password_stdin {

@@ -1,5 +1,6 @@
 //! `berth repo add|update|list|remove|index`: Helm's chart repositories, in Helm's own `repositories.yaml` and
 //! index cache (the same files, variables and lock), so a repository added with either tool is used by both.
+//! Repository URLs are shown redacted everywhere (`repo list` included): a password in one is printed `xxxxx`.
 
 use super::output::print_stdout;
 use super::source_args::environment;
@@ -7,6 +8,7 @@ use crate::cli::error::{Error, ExitCode};
 use berth_source::download::{error_chain, load_repo_file};
 use berth_source::file_lock::{LOCK_TIMEOUT, lock_repository_config};
 use berth_source::http::{DEFAULT_TIMEOUT, HttpClient};
+use berth_source::redact;
 use berth_source::repo_file::{Entry, RepoFile};
 use berth_source::repository::download_index;
 use berth_source::tls::TlsOptions;
@@ -251,8 +253,10 @@ async fn run_update(args: UpdateArgs) -> Result<ExitCode, Error> {
             }
             Err(error) => {
                 print_stdout(&format!(
-                    "...Unable to get an update from the {:?} chart repository ({}):\n\t{error}\n",
-                    entry.name, entry.url
+                    "...Unable to get an update from the {:?} chart repository ({}):\n\t{}\n",
+                    entry.name,
+                    redact::urls(&entry.url),
+                    redact::urls(&error)
                 ))?;
                 failed_urls.push(entry.url.clone());
             }
@@ -278,21 +282,22 @@ fn run_list(args: &ListArgs) -> Result<ExitCode, Error> {
             if !args.no_headers {
                 rows.push(["NAME".to_string(), "URL".to_string()]);
             }
-            rows.extend(file.repositories.iter().map(|entry| [entry.name.clone(), entry.url.clone()]));
+            rows.extend(file.repositories.iter().map(|entry| [entry.name.clone(), redact::urls(&entry.url)]));
             print_stdout(&format!("{}\n", berth_source::dependency::uitable(&rows)))?;
         }
         ListFormat::Json => {
             let list: Vec<serde_json::Value> = file
                 .repositories
                 .iter()
-                .map(|entry| serde_json::json!({"name": entry.name, "url": entry.url}))
+                .map(|entry| serde_json::json!({"name": entry.name, "url": redact::urls(&entry.url)}))
                 .collect();
             let text = serde_json::to_string(&list).map_err(|error| Error::Usage(error.to_string()))?;
             print_stdout(&format!("{text}\n"))?;
         }
         ListFormat::Yaml => {
             let list = berth_template::Value::list(file.repositories.iter().map(|entry| {
-                berth_template::Value::map([("name", entry.name.as_str().into()), ("url", entry.url.as_str().into())])
+                let url = redact::urls(&entry.url);
+                berth_template::Value::map([("name", entry.name.as_str().into()), ("url", url.as_str().into())])
             }));
             let text = berth_template::yaml::to_yaml(&list).map_err(|error| Error::Usage(error.to_string()))?;
             print_stdout(&text)?;

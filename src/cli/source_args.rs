@@ -115,9 +115,9 @@ pub fn environment() -> Environment {
 ///
 /// [`Error::Source`] with the reason and a hint.
 pub async fn locate(name: &str, source: &ChartSourceArgs) -> Result<PathBuf, Error> {
-    let located = locate_chart(name, &source.options(), &environment())
-        .await
-        .map_err(|error| Error::from_source(format!("cannot get chart `{name}`"), error))?;
+    let located = locate_chart(name, &source.options(), &environment()).await.map_err(|error| {
+        Error::from_source(format!("cannot get chart `{}`", berth_source::redact::urls(name)), error)
+    })?;
     for message in &located.messages {
         eprintln!("{message}");
     }

@@ -3,12 +3,10 @@
 //! classic chart repository, and a real OCI registry (Debian's `docker-registry`, the CNCF distribution registry
 //! 2.8, fetched by `scripts/fetch-registry.sh`) started on a free loopback port and stopped on drop.
 
-use std::io::{BufRead as _, BufReader, Write as _};
+use std::io::Write as _;
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// The chart the tests package in several versions (it renders its version).
@@ -86,6 +84,12 @@ impl SourceEnv {
         self.command(Path::new(env!("CARGO_BIN_EXE_berth")), args).output().expect("berth runs")
     }
 
+    /// The command of the berth under test (see [`crate::bounded::berth_binary`]) in this environment, to run
+    /// with bounds.
+    pub fn berth_command(&self, args: &[&str]) -> Command {
+        self.command(&crate::bounded::berth_binary(), args)
+    }
+
     /// `berth` with `stdin` fed.
     pub fn berth_stdin(&self, args: &[&str], stdin: &str) -> Output {
         let mut command = self.command(Path::new(env!("CARGO_BIN_EXE_berth")), args);
@@ -157,9 +161,7 @@ pub fn shown_version(chart_yaml: &str) -> String {
 /// auth when given credentials (401 with a `WWW-Authenticate` challenge), stopped on drop.
 pub struct FileServer {
     pub url: String,
-    stop: Arc<AtomicBool>,
-    address: std::net::SocketAddr,
-    thread: Option<std::thread::JoinHandle<()>>,
+    _server: crate::hostile_server::HostileServer,
 }
 
 impl FileServer {
@@ -169,88 +171,28 @@ impl FileServer {
 
     /// A server that answers only requests with `Authorization: Basic base64(user:password)`.
     pub fn start_with_auth(root: &Path, credentials: Option<(&str, &str)>) -> FileServer {
+        use crate::hostile_server::{Answer, HostileServer, Request};
         use base64::Engine as _;
         let expected = credentials.map(|(user, password)| {
             format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}")))
         });
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-        let address = listener.local_addr().expect("address");
-        let stop = Arc::new(AtomicBool::new(false));
         let root = root.to_path_buf();
-        let stopping = stop.clone();
-        let thread = std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                if stopping.load(Ordering::SeqCst) {
-                    break;
-                }
-                if let Ok(stream) = stream {
-                    serve(&root, expected.as_deref(), stream);
-                }
+        let server = HostileServer::start(move |request: &Request| {
+            if let Some(expected) = &expected
+                && request.authorization.as_ref() != Some(expected)
+            {
+                return Answer::new(401, "unauthorized").header("WWW-Authenticate", "Basic realm=\"charts\"");
+            }
+            let path = request.path().trim_start_matches('/');
+            let file =
+                (!path.split('/').any(|part| part == "..")).then(|| root.join(path)).filter(|file| file.is_file());
+            match (request.method.as_str(), file.and_then(|file| std::fs::read(file).ok())) {
+                ("GET" | "HEAD", Some(body)) => Answer::new(200, body),
+                _ => Answer::new(404, "not found"),
             }
         });
-        FileServer { url: format!("http://{address}"), stop, address, thread: Some(thread) }
+        FileServer { url: server.url.clone(), _server: server }
     }
-}
-
-impl Drop for FileServer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        // Wake the accept loop so that it sees the flag.
-        let _ = TcpStream::connect(self.address);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-/// One request on one connection (`Connection: close`).
-fn serve(root: &Path, expected_authorization: Option<&str>, mut stream: TcpStream) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
-    let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
-    let mut request = String::new();
-    if reader.read_line(&mut request).is_err() {
-        return;
-    }
-    let mut authorization = None;
-    loop {
-        let mut header = String::new();
-        match reader.read_line(&mut header) {
-            Ok(0) | Err(_) => break,
-            Ok(_) if header.trim().is_empty() => break,
-            Ok(_) => {
-                if let Some((name, value)) = header.split_once(':')
-                    && name.eq_ignore_ascii_case("authorization")
-                {
-                    authorization = Some(value.trim().to_string());
-                }
-            }
-        }
-    }
-    if let Some(expected) = expected_authorization
-        && authorization.as_deref() != Some(expected)
-    {
-        let _ = stream.write_all(
-            b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"charts\"\r\nContent-Length: 12\r\n\
-              Connection: close\r\n\r\nunauthorized",
-        );
-        return;
-    }
-    let mut parts = request.split_whitespace();
-    let (method, target) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
-    let path = target.split('?').next().unwrap_or_default().trim_start_matches('/');
-    let file = (!path.split('/').any(|part| part == "..")).then(|| root.join(path)).filter(|file| file.is_file());
-    let response = match (method, file.and_then(|file| std::fs::read(file).ok())) {
-        ("GET" | "HEAD", Some(body)) => {
-            let mut head =
-                format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len()).into_bytes();
-            if method == "GET" {
-                head.extend_from_slice(&body);
-            }
-            head
-        }
-        _ => b"HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\nConnection: close\r\n\r\nnot found".to_vec(),
-    };
-    let _ = stream.write_all(&response);
 }
 
 /// A classic chart repository: `tag` in `versions`, packaged by `helm package`, indexed by `helm repo index`,

@@ -90,8 +90,8 @@ enum Resolved {
         credentials: Credentials,
         pass_credentials_all: bool,
         tls: TlsOptions,
-        /// The index's digest (hex), when it has one.
-        digest: String,
+        /// The index's digest (lowercase hex), when it has one.
+        digest: Option<String>,
     },
     Oci {
         registry: Box<Registry>,
@@ -141,6 +141,7 @@ async fn resolve(reference: &str, options: &ChartOptions, env: &Environment) -> 
             crate::repository::FindError::Index(_, crate::repository::IndexError::Fetch(fetch)) => {
                 SourceError::Fetch(fetch)
             }
+            crate::repository::FindError::InvalidDigest { url, reason } => SourceError::InvalidDigest { url, reason },
             other => SourceError::Other(error_chain(&other)),
         })?;
         // Credentials go to the chart's URL only when it is on the repository's scheme, host and port, or with
@@ -199,7 +200,7 @@ async fn resolve(reference: &str, options: &ChartOptions, env: &Environment) -> 
             credentials,
             pass_credentials_all: pass_all,
             tls,
-            digest: String::new(),
+            digest: None,
         });
     }
     let Some((repository, chart)) = reference.split_once('/') else {
@@ -238,6 +239,9 @@ async fn resolve(reference: &str, options: &ChartOptions, env: &Environment) -> 
         .ok_or_else(|| SourceError::Other(format!("chart {reference:?} has no downloadable URLs")))?;
     let url = resolve_reference_url(&entry.url, first)
         .map_err(|_| SourceError::Other(format!("invalid chart URL format: {reference}")))?;
+    let digest = chart_version
+        .archive_digest()
+        .map_err(|reason| SourceError::InvalidDigest { url: crate::redact::urls(&url), reason })?;
     let (credentials, pass_all) = if entry.username.is_empty() || entry.password.is_empty() {
         (options.credentials.clone(), options.pass_credentials_all)
     } else {
@@ -249,8 +253,35 @@ async fn resolve(reference: &str, options: &ChartOptions, env: &Environment) -> 
         credentials,
         pass_credentials_all: pass_all,
         tls: TlsOptions::from_entry(entry).or(&options.tls),
-        digest: chart_version.digest_hex().to_string(),
+        digest,
     })
+}
+
+/// The archive downloaded from `url` checked against the digest its index gives (none: nothing to check);
+/// returns its sha256 as hex.
+///
+/// # Errors
+///
+/// [`SourceError::DigestMismatch`]: the archive is not the one the index describes.
+pub(crate) fn verify_archive(url: &str, expected: Option<&str>, data: &[u8]) -> Result<String, SourceError> {
+    let actual = hex(&Sha256::digest(data));
+    match expected {
+        Some(expected) if expected != actual => {
+            Err(SourceError::DigestMismatch { url: crate::redact::urls(url), expected: expected.to_string(), actual })
+        }
+        _ => Ok(actual),
+    }
+}
+
+/// The name a download is saved under: the last element of the URL's path, which must name a file in the
+/// destination (not empty, `.` or `..`; a URL's path keeps `/` percent-encoded inside an element).
+pub(crate) fn download_file_name(url: &str) -> Result<String, SourceError> {
+    let path = url::Url::parse(url).map(|parsed| parsed.path().to_string()).unwrap_or_else(|_| url.to_string());
+    let name = path.rsplit('/').next().unwrap_or_default();
+    if name.is_empty() || name == "." || name == ".." || name.contains('\\') {
+        return Err(SourceError::Other(format!("cannot name a file after the chart URL {url}: {name:?}")));
+    }
+    Ok(name.to_string())
 }
 
 fn credentials_of(entry: &Entry) -> Credentials {
@@ -324,18 +355,11 @@ async fn download(resolved: Resolved, env: &Environment) -> Result<Fetched, Sour
                 credentials,
                 pass_credentials_all,
                 accept: Some("application/gzip,application/octet-stream"),
+                limit: crate::http::CHART_LIMIT,
             };
+            let file_name = download_file_name(&url)?;
             let data = client.get(&request, env.progress.as_ref()).await?;
-            let digest_hex = hex(&Sha256::digest(&data));
-            if !digest.is_empty() && !digest.eq_ignore_ascii_case(&digest_hex) {
-                return Err(SourceError::DigestMismatch {
-                    url: crate::http::redact(&url),
-                    expected: digest,
-                    actual: digest_hex,
-                });
-            }
-            let path = url::Url::parse(&url).map(|parsed| parsed.path().to_string()).unwrap_or_else(|_| url.clone());
-            let file_name = path.rsplit('/').next().unwrap_or_default().to_string();
+            let digest_hex = verify_archive(&url, digest.as_deref(), &data)?;
             Ok(Fetched { data, file_name, digest_hex, messages: Vec::new() })
         }
         Resolved::Oci { registry, reference, version } => {
@@ -382,9 +406,8 @@ pub async fn locate_chart(name: &str, options: &ChartOptions, env: &Environment)
         }
     }
     let resolved = resolve(name, options, env).await?;
-    if let Resolved::Http { digest, .. } = &resolved
-        && digest.len() == 64
-        && let Some(path) = content_cache::get(&env.paths.content_cache, &digest.to_ascii_lowercase())
+    if let Resolved::Http { digest: Some(digest), .. } = &resolved
+        && let Some(path) = content_cache::get(&env.paths.content_cache, digest)
     {
         tracing::debug!(path = %path.display(), "found chart in cache");
         return Ok(Located { path, messages: Vec::new() });

@@ -1,5 +1,6 @@
 //! The one error type of chart sources, sorted by what the user can do about it (the CLI turns the kind into a
-//! hint and exit code 2). Messages follow Helm's where Helm has one; passwords and tokens never appear.
+//! hint and exit code 2). Messages follow Helm's where Helm has one; passwords and tokens never appear: URLs are
+//! redacted where the errors are made, and the free-text variant is redacted again when shown.
 
 use crate::http::FetchError;
 use crate::oci::client::RegistryError;
@@ -33,8 +34,11 @@ pub enum SourceError {
     /// A downloaded archive is not the one the index describes.
     #[error("digest mismatch for {url}: the index says sha256:{expected}, the download is sha256:{actual}")]
     DigestMismatch { url: String, expected: String, actual: String },
-    /// Anything else, worded as Helm words it.
-    #[error("{0}")]
+    /// The index gives a chart a digest that is no sha256 (Helm refuses it before downloading).
+    #[error("the index entry of {url} has an {reason}")]
+    InvalidDigest { url: String, reason: String },
+    /// Anything else, worded as Helm words it (a URL in it shown without its password).
+    #[error("{}", crate::redact::urls(.0))]
     Other(String),
 }
 
@@ -68,9 +72,9 @@ impl SourceError {
             SourceError::Registry(RegistryError::Denied { registry, .. }) => {
                 ErrorKind::Unauthorized { host: registry.clone(), registry: true }
             }
-            SourceError::Registry(RegistryError::DigestMismatch { .. }) | SourceError::DigestMismatch { .. } => {
-                ErrorKind::DigestMismatch
-            }
+            SourceError::Registry(RegistryError::DigestMismatch { .. })
+            | SourceError::DigestMismatch { .. }
+            | SourceError::InvalidDigest { .. } => ErrorKind::DigestMismatch,
             _ => ErrorKind::Other,
         }
     }

@@ -1,6 +1,12 @@
 //! HTTP downloads for chart repositories (Helm's pkg/getter HTTP getter): a GET with Helm's credential rule (basic
 //! credentials only to the repository's own scheme and host, unless `--pass-credentials`), TLS as configured, a
 //! 120 s limit, the body counted into a progress display, and failures sorted into what the user can act on.
+//!
+//! Every body is read against a bound fixed by what it is ([`BodyLimit`]), checked against `Content-Length` before
+//! the first byte and again on every chunk, so a server that streams without end, or announces one length and
+//! sends more, is cut off at the bound with an error naming it, and memory stays at the bound. Helm's getter reads
+//! whole bodies (`io.Copy` into a buffer); its registry client (oras-go) bounds manifests, tag lists, tokens and
+//! error bodies, which berth does too ([`crate::oci::client`]).
 
 use crate::tls::{TlsOptions, client_config};
 use crate::url_util::same_origin;
@@ -9,8 +15,42 @@ use std::time::Duration;
 /// Helm's `getter.DefaultHTTPTimeout`.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// The largest body berth reads into memory (an index or a packaged chart).
-pub const MAX_BODY: u64 = 1 << 30;
+/// How much of a body berth reads, and why that much.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BodyLimit {
+    /// What the body is (`repository index`, `chart archive`, `manifest`...), for the error.
+    pub what: &'static str,
+    pub bytes: u64,
+    /// The bound is the size a descriptor declares (a blob), not one of berth's limits.
+    pub declared: bool,
+}
+
+impl BodyLimit {
+    /// One of berth's limits.
+    pub const fn of(what: &'static str, bytes: u64) -> BodyLimit {
+        BodyLimit { what, bytes, declared: false }
+    }
+}
+
+/// A repository's `index.yaml`: Helm reads it whole whatever its size; 128 MiB is several times the largest public
+/// index, and what a parse of it into memory can still afford.
+pub const INDEX_LIMIT: BodyLimit = BodyLimit::of("repository index", 128 << 20);
+
+/// A packaged chart: Helm loads at most 100 MiB of file contents from one (`MaxDecompressedChartSize`), which
+/// cannot arrive gzip-compressed in more than 128 MiB with its tar headers.
+pub const CHART_LIMIT: BodyLimit = BodyLimit::of("chart archive", 128 << 20);
+
+/// The part of an error answer's body berth reads for its message (oras-go reads 8 KiB).
+pub const ERROR_BODY_LIMIT: usize = 64 << 10;
+
+/// `bytes` as a person reads a limit: `128 MiB`, `64 KiB`, `1234 bytes`.
+pub fn size_text(bytes: u64) -> String {
+    match bytes {
+        bytes if bytes >= 1 << 20 && bytes % (1 << 20) == 0 => format!("{} MiB", bytes >> 20),
+        bytes if bytes >= 1 << 10 && bytes % (1 << 10) == 0 => format!("{} KiB", bytes >> 10),
+        bytes => format!("{bytes} bytes"),
+    }
+}
 
 /// A user and password for a repository or registry. Never printed: `Debug` shows the user only.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -70,9 +110,9 @@ pub enum FetchError {
     /// The TLS settings could not be loaded.
     #[error("{0}")]
     TlsConfig(String),
-    /// The body was larger than [`MAX_BODY`].
-    #[error("{url}: the response is larger than {limit} bytes")]
-    TooLarge { url: String, limit: u64 },
+    /// The body was larger than its [`BodyLimit`] (or announced so in `Content-Length`).
+    #[error("{}", too_large_text(.url, .limit))]
+    TooLarge { url: String, limit: BodyLimit },
     /// The connection broke while reading the body.
     #[error("reading {url}: {reason}")]
     Body { url: String, reason: String },
@@ -89,8 +129,8 @@ impl FetchError {
 
     /// From a reqwest failure, sorted and with the URL's password removed.
     pub(crate) fn from_reqwest(url: &str, error: &reqwest::Error) -> FetchError {
-        let url = redact(url);
-        let reason = root_cause(error);
+        let url = crate::redact::urls(url);
+        let reason = crate::server_text::escape_controls(&crate::redact::urls(&root_cause(error)));
         let is_tls = source_chain(error).any(|source| source.downcast_ref::<rustls::Error>().is_some());
         if is_tls {
             FetchError::Tls { url, reason }
@@ -123,14 +163,11 @@ fn root_cause(error: &reqwest::Error) -> String {
     if last.is_empty() { error.to_string() } else { last }
 }
 
-/// `url` without the password of its user part.
-pub fn redact(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut parsed) if parsed.password().is_some() => {
-            let _ = parsed.set_password(Some("xxxxx"));
-            parsed.to_string()
-        }
-        _ => url.to_string(),
+fn too_large_text(url: &str, limit: &BodyLimit) -> String {
+    if limit.declared {
+        format!("the {} from {url} is larger than the {} its descriptor declares", limit.what, size_text(limit.bytes))
+    } else {
+        format!("the {} from {url} is larger than berth's limit of {}", limit.what, size_text(limit.bytes))
     }
 }
 
@@ -145,6 +182,15 @@ pub struct GetRequest<'a> {
     pub pass_credentials_all: bool,
     /// The `Accept` header, if any.
     pub accept: Option<&'a str>,
+    /// How much of the body to read.
+    pub limit: BodyLimit,
+}
+
+impl Default for BodyLimit {
+    /// The chart archive's, the most common download.
+    fn default() -> BodyLimit {
+        CHART_LIMIT
+    }
 }
 
 /// An HTTP client with one TLS configuration.
@@ -195,42 +241,67 @@ impl HttpClient {
         let status = response.status();
         if status != reqwest::StatusCode::OK {
             return Err(FetchError::Status {
-                url: redact(request.url),
+                url: crate::redact::urls(request.url),
                 code: status.as_u16(),
                 status: format!("{} {}", status.as_u16(), status.canonical_reason().unwrap_or_default())
                     .trim_end()
                     .to_string(),
             });
         }
-        read_body(request.url, response, progress).await
+        read_body(request.url, response, request.limit, progress).await
     }
 }
 
-/// Reads a body in chunks, counted into `progress`, refusing more than [`MAX_BODY`].
+/// Reads a body in chunks, counted into `progress`, refusing one that announces or brings more than `limit`
+/// (the first byte past it ends the read).
 pub(crate) async fn read_body(
     url: &str,
     mut response: reqwest::Response,
+    limit: BodyLimit,
     progress: &dyn Progress,
 ) -> Result<Vec<u8>, FetchError> {
+    let too_large = || FetchError::TooLarge { url: crate::redact::urls(url), limit };
+    let announced = response.content_length();
+    if announced.is_some_and(|length| length > limit.bytes) {
+        return Err(too_large());
+    }
     let label = url.rsplit('/').next().unwrap_or(url).split('?').next().unwrap_or_default().to_string();
-    progress.start(&label, response.content_length());
-    let mut body =
-        Vec::with_capacity(usize::try_from(response.content_length().unwrap_or(0).min(1 << 24)).unwrap_or(0));
+    progress.start(&label, announced);
+    // The chunks are kept as they arrive and joined once at the end: a buffer grown by doubling would leave its
+    // earlier copies with the allocator, about twice the limit for a body cut off at it.
+    let mut chunks = Vec::new();
+    let mut length = 0u64;
     let result = loop {
         match response.chunk().await {
             Ok(Some(chunk)) => {
-                if body.len() as u64 + chunk.len() as u64 > MAX_BODY {
-                    break Err(FetchError::TooLarge { url: redact(url), limit: MAX_BODY });
+                length += chunk.len() as u64;
+                if length > limit.bytes {
+                    break Err(too_large());
                 }
-                body.extend_from_slice(&chunk);
                 progress.advance(chunk.len() as u64);
+                chunks.push(chunk);
             }
-            Ok(None) => break Ok(body),
+            Ok(None) => break Ok(chunks.concat()),
             Err(error) => break Err(FetchError::from_reqwest(url, &error)),
         }
     };
     progress.finish();
     result
+}
+
+/// The first `limit` bytes of a body at most (an error answer, read for its message); the rest is never read.
+pub(crate) async fn read_prefix(mut response: reqwest::Response, limit: usize) -> Vec<u8> {
+    let mut body = Vec::new();
+    while body.len() < limit {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                let take = chunk.len().min(limit - body.len());
+                body.extend_from_slice(&chunk[..take]);
+            }
+            Ok(None) | Err(_) => break,
+        }
+    }
+    body
 }
 
 #[cfg(test)]
@@ -241,8 +312,18 @@ mod tests {
     fn passwords_never_show() {
         let credentials = Credentials { username: "me".into(), password: "s3cret".into() };
         assert!(!format!("{credentials:?}").contains("s3cret"));
-        assert_eq!(redact("http://me:s3cret@host/x"), "http://me:xxxxx@host/x");
-        assert_eq!(redact("http://host/x"), "http://host/x");
+    }
+
+    #[test]
+    fn limits_read_as_people_write_them() {
+        assert_eq!(size_text(128 << 20), "128 MiB");
+        assert_eq!(size_text(64 << 10), "64 KiB");
+        assert_eq!(size_text(1234), "1234 bytes");
+        let error = FetchError::TooLarge { url: "http://h/index.yaml".into(), limit: INDEX_LIMIT };
+        assert_eq!(
+            error.to_string(),
+            "the repository index from http://h/index.yaml is larger than berth's limit of 128 MiB"
+        );
     }
 
     #[tokio::test(flavor = "current_thread")]

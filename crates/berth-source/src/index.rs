@@ -14,7 +14,9 @@ pub struct ChartVersion {
     pub name: String,
     pub version: String,
     pub urls: Vec<String>,
-    /// `sha256` of the archive, hex (some indexes prefix it with `sha256:`); empty when the index has none.
+    /// `sha256` of the archive, hex (some indexes prefix it with `sha256:`), as the index writes it whatever its
+    /// YAML type (an unquoted digest may read as a number); empty when the index has none. See
+    /// [`ChartVersion::archive_digest`].
     pub digest: String,
     /// The entry as the index holds it.
     pub raw: Map<String, Json>,
@@ -228,7 +230,14 @@ impl ChartVersion {
             .and_then(Json::as_array)
             .map(|urls| urls.iter().filter_map(Json::as_str).map(str::to_string).collect())
             .unwrap_or_default();
-        ChartVersion { name: text("name"), version: text("version"), urls, digest: text("digest"), raw }
+        // Helm decodes `digest` into a Go string: an unquoted digest YAML reads as a number still arrives, as text
+        // that is then no sha256 and is refused, never as no digest at all.
+        let digest = match raw.get("digest") {
+            None | Some(Json::Null) => String::new(),
+            Some(Json::String(digest)) => digest.clone(),
+            Some(other) => other.to_string(),
+        };
+        ChartVersion { name: text("name"), version: text("version"), urls, digest, raw }
     }
 
     /// The parts of `Metadata.Validate` an index entry can fail.
@@ -245,9 +254,31 @@ impl ChartVersion {
         Ok(())
     }
 
-    /// The digest as hex, without an algorithm prefix (`stripDigestAlgorithm`).
-    pub fn digest_hex(&self) -> &str {
-        self.digest.split_once(':').map_or(self.digest.as_str(), |(_, hex)| hex)
+    /// The archive's sha256 the index promises, as lowercase hex; `None` when it gives no digest.
+    ///
+    /// # Errors
+    ///
+    /// The digest is no sha256 (see [`archive_digest`]).
+    pub fn archive_digest(&self) -> Result<Option<String>, String> {
+        archive_digest(&self.digest)
+    }
+}
+
+/// A digest from an index as Helm's `DownloadTo` reads it: the algorithm prefix dropped (`stripDigestAlgorithm`),
+/// then hex of 32 bytes; `None` for an empty digest.
+///
+/// # Errors
+///
+/// Anything else (Helm: `encoding/hex: invalid byte`, `invalid digest length: N`), worded with the digest.
+pub fn archive_digest(digest: &str) -> Result<Option<String>, String> {
+    if digest.is_empty() {
+        return Ok(None);
+    }
+    let hex = digest.split_once(':').map_or(digest, |(_, hex)| hex);
+    if hex.len() == 64 && hex.bytes().all(|byte| byte.is_ascii_hexdigit()) {
+        Ok(Some(hex.to_ascii_lowercase()))
+    } else {
+        Err(format!("invalid digest {:?}: not a sha256 digest (64 hexadecimal digits)", digest))
     }
 }
 
@@ -293,6 +324,28 @@ mod tests {
         assert_eq!(nearest_versions(&versions, "22.x", 3), ["21.0.0", "20.1.1", "20.1.0"]);
         assert_eq!(nearest_versions(&versions, "~19.5", 2), ["20.1.1", "19.6.4"]);
         assert_eq!(nearest_versions(&versions, "*", 2), ["21.0.0", "20.1.1"]);
+    }
+
+    #[test]
+    fn digests_are_read_whatever_their_yaml_type_and_only_sha256_passes() {
+        let hex = "ab".repeat(32);
+        let index = format!(
+            "apiVersion: v1\nentries:\n  app:\n  - {{name: app, version: 1.0.0, digest: sha256:{hex}}}\n  \
+             - {{name: app, version: 1.1.0, digest: {upper}}}\n  - {{name: app, version: 2.0.0, digest: 12e34}}\n  \
+             - {{name: app, version: 2.1.0, digest: 1234567890123456789012345678901234567890123456789012345678901234}}\n  \
+             - {{name: app, version: 3.0.0, digest: true}}\n  - {{name: app, version: 4.0.0, digest: ~}}\n",
+            upper = hex.to_uppercase()
+        );
+        let index = IndexFile::parse(index.as_bytes(), "test").unwrap();
+        let digest = |version: &str| index.get("app", version).unwrap().archive_digest();
+        assert_eq!(digest("1.0.0"), Ok(Some(hex.clone())));
+        assert_eq!(digest("1.1.0"), Ok(Some(hex.clone())));
+        for number in ["2.0.0", "2.1.0", "3.0.0"] {
+            assert!(digest(number).is_err(), "{number}: {:?}", digest(number));
+        }
+        assert_eq!(digest("4.0.0"), Ok(None));
+        assert!(archive_digest("sha256:abc").is_err());
+        assert!(archive_digest(&format!("sha256:{}", "zz".repeat(32))).is_err());
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! configuration files and caches, so berth and Helm see each other's repositories and registry logins.
 //!
 //! Pure cores (no I/O): [`paths`] (Helm's locations), [`repo_file`] (`repositories.yaml`), [`index`] (index
-//! files and version resolution), [`url_util`], [`oci::reference`], [`oci::auth`], [`oci::manifest`],
+//! files and version resolution), [`url_util`], [`redact`] (credentials out of shown text), [`server_text`]
+//! (control characters out of it), [`oci::reference`], [`oci::auth`], [`oci::manifest`],
 //! [`lock_digest`] (the `Chart.lock` digest), [`package::archive`] (a chart as a `.tgz`). The rest talks to files
 //! and the network: [`http`], [`repository`], [`oci::client`], [`oci::credentials`], [`content_cache`],
 //! [`download`] (Helm's `LocateChart` and `helm pull`), [`dependency`] (`helm dependency update|build|list`).
@@ -24,8 +25,10 @@ pub mod lock_digest;
 pub mod oci;
 pub mod package;
 pub mod paths;
+pub mod redact;
 pub mod repo_file;
 pub mod repository;
+pub mod server_text;
 pub mod tls;
 pub mod url_util;
 

@@ -39,9 +39,7 @@ pub fn archive(chart: &Chart, now: ModTime) -> Result<Vec<u8>, String> {
 /// `writeTarContents`.
 fn write_chart(out: &mut Vec<u8>, chart: &Chart, prefix: &str, now: ModTime, depth: usize) -> Result<(), String> {
     let name = chart.name();
-    if name.is_empty() || name.contains('/') || name == "." || name == ".." {
-        return Err(format!("invalid chart name {name:?}"));
-    }
+    berth_chart::load::check_chart_directory_name(name).map_err(|error| error.to_string())?;
     if depth > berth_chart::load::MAX_CHART_DEPTH {
         return Err(format!("chart {name}: subcharts nested deeper than {}", berth_chart::load::MAX_CHART_DEPTH));
     }

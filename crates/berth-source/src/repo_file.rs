@@ -5,8 +5,9 @@
 use berth_template::Value;
 use serde_json::Value as Json;
 
-/// One configured repository (`repo.Entry`), every field as Helm keeps it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// One configured repository (`repo.Entry`), every field as Helm keeps it. Never printed whole: `Debug` shows
+/// the URL redacted and no password.
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct Entry {
     pub name: String,
     pub url: String,
@@ -34,6 +35,18 @@ pub const ZERO_TIME: &str = "0001-01-01T00:00:00Z";
 impl Default for RepoFile {
     fn default() -> RepoFile {
         RepoFile { api_version: String::new(), generated: ZERO_TIME.to_string(), repositories: Vec::new() }
+    }
+}
+
+impl std::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry")
+            .field("name", &self.name)
+            .field("url", &crate::redact::urls(&self.url))
+            .field("username", &self.username)
+            .field("password", &crate::redact::MASK)
+            .field("pass_credentials_all", &self.pass_credentials_all)
+            .finish_non_exhaustive()
     }
 }
 

@@ -2,7 +2,7 @@
 //! it (`<cache>/<name>-index.yaml` and `<cache>/<name>-charts.txt`, written atomically), and a chart looked up in a
 //! repository given by URL only (`--repo`), whose index is fetched under a random name and removed afterwards.
 
-use crate::http::{Credentials, FetchError, GetRequest, HttpClient, Progress};
+use crate::http::{Credentials, FetchError, GetRequest, HttpClient, INDEX_LIMIT, Progress};
 use crate::index::{GetError, IndexFile};
 use crate::paths::{cache_charts_file, cache_index_file};
 use crate::repo_file::Entry;
@@ -40,11 +40,14 @@ pub async fn download_index(
         credentials: Credentials { username: entry.username.clone(), password: entry.password.clone() },
         pass_credentials_all: entry.pass_credentials_all,
         accept: None,
+        limit: INDEX_LIMIT,
     };
     let data = client.get(&request, progress).await?;
-    let index = IndexFile::parse(&data, &entry.url).map_err(IndexError::Invalid)?;
+    // The index's text is the server's: what its errors and warnings quote of it is escaped.
+    let index = IndexFile::parse(&data, &crate::redact::urls(&entry.url))
+        .map_err(|error| IndexError::Invalid(crate::server_text::escape_controls(&error)))?;
     for warning in &index.warnings {
-        tracing::warn!("{warning}");
+        tracing::warn!("{}", crate::server_text::escape_controls(warning));
     }
     let charts_file = cache.join(cache_charts_file(&entry.name));
     write_atomic(&charts_file, index.charts_list().as_bytes())?;
@@ -70,18 +73,18 @@ pub struct FoundChart {
     /// The archive's absolute URL.
     pub url: String,
     pub version: String,
-    /// The index's digest for the archive, hex, when it has one.
-    pub digest: String,
+    /// The index's digest for the archive, lowercase hex, when it has one.
+    pub digest: Option<String>,
 }
 
 /// Why a chart could not be found in a repository by URL.
 #[derive(Debug, thiserror::Error)]
 pub enum FindError {
     /// Helm: `looks like "URL" is not a valid chart repository or cannot be reached: ...`.
-    #[error("looks like {0:?} is not a valid chart repository or cannot be reached")]
+    #[error("looks like {:?} is not a valid chart repository or cannot be reached", crate::redact::urls(.0))]
     Index(String, #[source] IndexError),
     /// Helm: `chart "x" version "y" not found in URL repository`.
-    #[error("{chart} not found in {url} repository")]
+    #[error("{chart} not found in {} repository", crate::redact::urls(.url))]
     NotFound {
         chart: String,
         url: String,
@@ -90,8 +93,11 @@ pub enum FindError {
     },
     #[error("{0} has no downloadable URLs")]
     NoUrls(String),
-    #[error("failed to make chart URL absolute: {0}")]
+    #[error("failed to make chart URL absolute: {}", crate::redact::urls(.0))]
     Url(String),
+    /// The index gives the chart a digest that is no sha256.
+    #[error("the index entry of {url} has an {reason}")]
+    InvalidDigest { url: String, reason: String },
 }
 
 /// `FindChartInRepoURL`: the index of `repo_url` fetched into `cache` under a random name (removed afterwards),
@@ -138,7 +144,9 @@ pub async fn find_chart_in_repo_url(
     })?;
     let first = found.urls.first().ok_or(FindError::NoUrls(described))?;
     let url = resolve_reference_url(repo_url, first).map_err(FindError::Url)?;
-    Ok(FoundChart { url, version: found.version.clone(), digest: found.digest_hex().to_string() })
+    let digest =
+        found.archive_digest().map_err(|reason| FindError::InvalidDigest { url: crate::redact::urls(&url), reason })?;
+    Ok(FoundChart { url, version: found.version.clone(), digest })
 }
 
 fn path_text(path: &Option<PathBuf>) -> String {

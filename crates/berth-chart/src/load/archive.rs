@@ -5,7 +5,7 @@
 use std::io::Read;
 
 use super::gzip::{GzipError, GzipReader};
-use super::tar::{TYPE_X_GLOBAL_HEADER, TYPE_X_HEADER, TarError, TarReader};
+use super::tar::{TYPE_LINK, TYPE_SYMLINK, TYPE_X_GLOBAL_HEADER, TYPE_X_HEADER, TarError, TarReader};
 use crate::go::quote;
 
 /// `MaxDecompressedChartSize`: 100 MiB of file contents per archive.
@@ -60,14 +60,38 @@ impl From<TarError> for ArchiveError {
     }
 }
 
+/// A hard or symbolic link entry of an archive. Helm reads a link as an empty file (its data is never read), and
+/// so does berth when it loads a chart; writing a chart out refuses a link that points outside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ArchiveLink {
+    /// The entry's path in the chart (as its file's).
+    pub name: String,
+    /// What it points at: for a symbolic link relative to its own directory, for a hard link an archive path.
+    pub target: String,
+    pub hard: bool,
+}
+
+/// What an archive holds: its files, and which of them are links.
+#[derive(Debug, Default)]
+pub(crate) struct ArchiveContents {
+    pub files: Vec<BufferedFile>,
+    pub links: Vec<ArchiveLink>,
+}
+
 /// `LoadArchiveFiles`: every regular entry under the top directory, in archive order.
 pub(crate) fn load_archive_files(input: impl Read) -> Result<Vec<BufferedFile>, ArchiveError> {
+    read_archive(input).map(|contents| contents.files)
+}
+
+/// [`load_archive_files`], with the link entries named apart.
+pub(crate) fn read_archive(input: impl Read) -> Result<ArchiveContents, ArchiveError> {
     let gzip = GzipReader::new(input).map_err(|error| match error {
         GzipError::Header => ArchiveError::GzipHeader,
         other_error => other(other_error.to_string()),
     })?;
     let mut tar = TarReader::new(gzip, MAX_DECOMPRESSED_STREAM);
     let mut files = Vec::new();
+    let mut links = Vec::new();
     let mut remaining = MAX_DECOMPRESSED_CHART_SIZE;
     let mut entries = 0usize;
     while let Some(header) = tar.next()? {
@@ -82,6 +106,13 @@ pub(crate) fn load_archive_files(input: impl Read) -> Result<Vec<BufferedFile>, 
             continue;
         }
         let name = entry_name(&header.name)?;
+        if header.typeflag == TYPE_LINK || header.typeflag == TYPE_SYMLINK {
+            links.push(ArchiveLink {
+                name: name.clone(),
+                target: header.link_name.clone(),
+                hard: header.typeflag == TYPE_LINK,
+            });
+        }
         if header.size > remaining {
             return Err(too_large());
         }
@@ -106,7 +137,26 @@ pub(crate) fn load_archive_files(input: impl Read) -> Result<Vec<BufferedFile>, 
     if files.is_empty() {
         return Err(other("no files in chart archive"));
     }
-    Ok(files)
+    Ok(ArchiveContents { files, links })
+}
+
+/// Whether `link` points outside the chart: a symbolic link whose target is absolute or climbs above the chart
+/// from the link's directory, or a hard link to an archive path Helm would refuse as an entry.
+pub(crate) fn link_leaves_chart(link: &ArchiveLink) -> bool {
+    let target = link.target.replace('\\', "/");
+    let bytes = target.as_bytes();
+    let has_drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    if target.starts_with('/') || has_drive {
+        return true;
+    }
+    if link.hard {
+        return entry_name(&target).is_err();
+    }
+    let resolved = match link.name.rsplit_once('/') {
+        Some((directory, _)) => clean_path(&format!("{directory}/{target}")),
+        None => clean_path(&target),
+    };
+    resolved == ".." || resolved.starts_with("../")
 }
 
 /// The path of an entry inside the chart (the top directory dropped), with Helm's safety checks.

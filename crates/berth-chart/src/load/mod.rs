@@ -3,11 +3,13 @@
 //! files and subcharts, with Helm's checks and error texts.
 //!
 //! - [`load`]: a path, directory or archive (Helm's `loader.Load`);
-//! - [`load_archive`]: archive bytes already in memory (Helm's `loader.LoadArchive`).
+//! - [`load_archive`]: archive bytes already in memory (Helm's `loader.LoadArchive`);
+//! - [`expand`]: a packaged chart written out to a directory (Helm's `chartutil.Expand`, `pull --untar`).
 
 mod archive;
 mod chartfile;
 mod directory;
+mod expand;
 mod files;
 mod gzip;
 mod ignore;
@@ -17,6 +19,7 @@ mod tar;
 use std::path::Path;
 
 pub use archive::{MAX_ARCHIVE_ENTRIES, MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE};
+pub use expand::{ChartNameError, ExpandError, check_chart_directory_name, expand};
 
 use crate::chart::Chart;
 use crate::go::os_error;

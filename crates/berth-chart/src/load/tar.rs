@@ -18,6 +18,8 @@ const BLOCK: usize = 512;
 
 /// Type flags that matter here.
 pub(crate) const TYPE_DIR: u8 = b'5';
+pub(crate) const TYPE_LINK: u8 = b'1';
+pub(crate) const TYPE_SYMLINK: u8 = b'2';
 pub(crate) const TYPE_X_HEADER: u8 = b'x';
 pub(crate) const TYPE_X_GLOBAL_HEADER: u8 = b'g';
 
@@ -30,6 +32,8 @@ pub(crate) struct Header {
     pub mode: i64,
     /// The `mtime` field, or the PAX record's more precise one.
     pub mod_time: crate::chart::ModTime,
+    /// What a hard or symbolic link points at (`linkname`, PAX `linkpath`, GNU `K`).
+    pub link_name: String,
 }
 
 impl Header {
@@ -116,6 +120,7 @@ impl<R: Read> TarReader<R> {
 
         let mut pax: Vec<(String, String)> = Vec::new();
         let mut gnu_long_name: Option<String> = None;
+        let mut gnu_long_link_name: Option<String> = None;
         loop {
             let Some(mut header) = self.read_header()? else {
                 return Ok(None);
@@ -140,7 +145,8 @@ impl<R: Read> TarReader<R> {
                     continue;
                 }
                 b'K' => {
-                    self.read_special(header.size)?;
+                    let data = self.read_special(header.size)?;
+                    gnu_long_link_name = Some(parse_string(&data));
                     continue;
                 }
                 _ => {}
@@ -148,6 +154,9 @@ impl<R: Read> TarReader<R> {
             merge_pax(&mut header, &pax)?;
             if let Some(name) = gnu_long_name.take() {
                 header.name = name;
+            }
+            if let Some(link_name) = gnu_long_link_name.take() {
+                header.link_name = link_name;
             }
             // TypeRegA: a directory when the name ends with a slash, else a regular file.
             if header.typeflag == 0 {
@@ -285,6 +294,7 @@ fn parse_header(block: &[u8; BLOCK]) -> Result<Header, TarError> {
     let size = parse_numeric(&block[124..136])?;
     let mtime = parse_numeric(&block[136..148])?;
     let typeflag = block[156];
+    let link_name = parse_string(&block[157..257]);
     if is_ustar && !is_gnu {
         let prefix = parse_string(&block[345..500]);
         if !prefix.is_empty() {
@@ -294,7 +304,7 @@ fn parse_header(block: &[u8; BLOCK]) -> Result<Header, TarError> {
     if size < 0 {
         return Err(TarError::Format(ERR_HEADER.to_string()));
     }
-    Ok(Header { name, typeflag, size, mode, mod_time: crate::chart::ModTime { seconds: mtime, nanos: 0 } })
+    Ok(Header { name, typeflag, size, mode, mod_time: crate::chart::ModTime { seconds: mtime, nanos: 0 }, link_name })
 }
 
 /// `parsePAX`: `"%d %s=%s\n"` records.
@@ -327,6 +337,7 @@ fn merge_pax(header: &mut Header, records: &[(String, String)]) -> Result<(), Ta
     for (key, value) in records {
         match key.as_str() {
             "path" => header.name = value.clone(),
+            "linkpath" => header.link_name = value.clone(),
             "mtime" => header.mod_time = parse_pax_time(value)?,
             "size" => {
                 header.size = value.parse::<i64>().map_err(|_| TarError::Format(ERR_HEADER.to_string()))?;

@@ -42,8 +42,9 @@ fn other(text: impl Into<String>) -> SourceError {
 }
 
 impl Manager<'_> {
+    /// One of Helm's lines; the URLs in it (a dependency's repository may carry a password) redacted.
     fn say(&mut self, line: &str) {
-        (self.out)(line);
+        (self.out)(&crate::redact::urls(line));
     }
 
     fn load_chart(&self) -> Result<Chart, SourceError> {
@@ -493,7 +494,7 @@ impl Manager<'_> {
                     dependency.version
                 ),
                 entry: None,
-                digest: String::new(),
+                digest: None,
             });
         }
         for (entry, index) in indexes {
@@ -508,7 +509,10 @@ impl Manager<'_> {
                 .ok_or_else(|| other("no matching version"))?;
             let first = found.urls.first().map(String::as_str).unwrap_or_default();
             let url = resolve_reference_url(&dependency.repository, first).map_err(other)?;
-            return Ok(ChartSource { url, entry: Some(entry.clone()), digest: found.digest_hex().to_string() });
+            let digest = found
+                .archive_digest()
+                .map_err(|reason| SourceError::InvalidDigest { url: crate::redact::urls(&url), reason })?;
+            return Ok(ChartSource { url, entry: Some(entry.clone()), digest });
         }
         let client = HttpClient::new(&TlsOptions::default(), DEFAULT_TIMEOUT)?;
         let found = find_chart_in_repo_url(
@@ -551,18 +555,12 @@ impl Manager<'_> {
             credentials: Credentials { username: entry.username.clone(), password: entry.password.clone() },
             pass_credentials_all: entry.pass_credentials_all,
             accept: Some("application/gzip,application/octet-stream"),
+            limit: crate::http::CHART_LIMIT,
         };
+        let file_name = crate::download::download_file_name(&source.url)?;
         let data = client.get(&request, self.env.progress.as_ref()).await?;
-        let actual = crate::oci::manifest::hex(&Sha256::digest(&data));
-        if !source.digest.is_empty() && !source.digest.eq_ignore_ascii_case(&actual) {
-            return Err(SourceError::DigestMismatch {
-                url: crate::http::redact(&source.url),
-                expected: source.digest.clone(),
-                actual,
-            });
-        }
-        let path = url::Url::parse(&source.url).map(|url| url.path().to_string()).unwrap_or_default();
-        Ok((path.rsplit('/').next().unwrap_or_default().to_string(), data))
+        crate::download::verify_archive(&source.url, source.digest.as_deref(), &data)?;
+        Ok((file_name, data))
     }
 
     /// `safeMoveDeps`.
@@ -652,7 +650,8 @@ impl Manager<'_> {
 struct ChartSource {
     url: String,
     entry: Option<Entry>,
-    digest: String,
+    /// The index's sha256 of the archive, lowercase hex.
+    digest: Option<String>,
 }
 
 /// `versionEquals`.

@@ -2,6 +2,11 @@
 //! blobs fetched with their digests checked, blobs and manifests pushed, and authentication as the registry asks
 //! for it on a 401 (basic, or a bearer token from the realm it names), with the credentials from the command
 //! line or from Helm's registry configuration.
+//!
+//! Every answer is read against a bound, as oras-go bounds it for Helm (registry/remote: `MaxMetadataBytes`,
+//! auth `maxResponseBytes`, errutil `maxErrorBytes`), enforced on the stream and not only against
+//! `Content-Length`: manifests and tag pages 4 MiB, token answers 1 MiB, error bodies their first 64 KiB, blobs
+//! the size their descriptor declares (one byte more ends the read) and then their digest.
 
 use super::auth::{Challenge, error_text, parse_challenge, repository_scope, token_from_response};
 use super::manifest::{
@@ -9,16 +14,26 @@ use super::manifest::{
     IMAGE_MANIFEST_MEDIA_TYPE, LEGACY_CHART_LAYER_MEDIA_TYPE, Manifest, sha256_digest,
 };
 use super::reference::Reference;
-use crate::http::{Credentials, FetchError, HttpClient, Progress, read_body};
+use crate::http::{
+    BodyLimit, CHART_LIMIT, Credentials, ERROR_BODY_LIMIT, FetchError, HttpClient, NoProgress, Progress, read_body,
+    read_prefix,
+};
 use base64::Engine as _;
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-/// oras' limit on a manifest's size.
-const MAX_MANIFEST: u64 = 4 << 20;
-/// Pages of tags read at most (each as large as the registry makes it).
+/// oras-go's `defaultMaxMetadataBytes`, its limit on a manifest.
+const MANIFEST_LIMIT: BodyLimit = BodyLimit::of("manifest", 4 << 20);
+/// The same limit on one page of a tag list, as oras-go reads it.
+const TAG_PAGE_LIMIT: BodyLimit = BodyLimit::of("tag list", 4 << 20);
+/// A chart's config blob is its `Chart.yaml` as JSON: metadata, bounded as a manifest is.
+const CONFIG_LIMIT: BodyLimit = BodyLimit::of("chart config", 4 << 20);
+/// A token service's answer: oras-go reads 128 KiB of it; a token of a megabyte is still accepted.
+const TOKEN_LIMIT: BodyLimit = BodyLimit::of("token service's answer", 1 << 20);
+/// Pages of tags read at most, and their bytes in all: a registry that pages without end stops here.
 const MAX_TAG_PAGES: usize = 1000;
+const TAG_LIST_TOTAL: u64 = 32 << 20;
 
 /// Why a registry operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -44,7 +59,8 @@ pub enum RegistryError {
 
 impl RegistryError {
     /// The error of a refused request to `url` made for the registry at `registry` (`host[:port]`; a token service
-    /// may be elsewhere).
+    /// may be elsewhere). The server's message is shown with its control characters escaped and without any of
+    /// `secrets` (what the request carried), should the server echo them.
     fn status(
         method: &Method,
         url: &str,
@@ -52,12 +68,13 @@ impl RegistryError {
         body: &[u8],
         had_credentials: bool,
         registry: &str,
+        secrets: &[&str],
     ) -> RegistryError {
-        let mut message = error_text(body);
+        let mut message = crate::server_text::escape_controls(&crate::redact::known(&error_text(body), secrets));
         if message.is_empty() {
             message = code.canonical_reason().unwrap_or_default().to_lowercase();
         }
-        let (method, url) = (method.to_string(), crate::http::redact(url));
+        let (method, url) = (method.to_string(), crate::redact::urls(url));
         match code.as_u16() {
             401 | 403 => RegistryError::Denied {
                 method,
@@ -202,19 +219,17 @@ impl Registry {
         }
         let response = request.send().await.map_err(|error| FetchError::from_reqwest(realm, &error))?;
         let status = response.status();
-        let body = response.bytes().await.map_err(|error| FetchError::from_reqwest(realm, &error))?;
         if !status.is_success() {
-            return Err(RegistryError::status(
-                &Method::GET,
-                url.as_str(),
-                status,
-                &body,
-                self.credentials.is_some(),
-                &self.host,
-            ));
+            let body = read_prefix(response, ERROR_BODY_LIMIT).await;
+            return Err(self.refusal(&Method::GET, url.as_str(), status, &body));
         }
-        token_from_response(&body)
-            .ok_or_else(|| RegistryError::Invalid(format!("the token server {realm} answered without a token")))
+        let body = read_body(url.as_str(), response, TOKEN_LIMIT, &NoProgress).await?;
+        token_from_response(&body).ok_or_else(|| {
+            RegistryError::Invalid(format!(
+                "the token server {} answered without a token",
+                crate::server_text::escape_controls(&crate::redact::urls(realm))
+            ))
+        })
     }
 
     /// Fails unless the answer is one of `expected`.
@@ -229,8 +244,21 @@ impl Registry {
             return Ok(response);
         }
         let status = response.status();
-        let body = response.bytes().await.unwrap_or_default();
-        Err(RegistryError::status(method, url, status, &body, self.credentials.is_some(), &self.host))
+        let body = read_prefix(response, ERROR_BODY_LIMIT).await;
+        Err(self.refusal(method, url, status, &body))
+    }
+
+    /// [`RegistryError::status`] with this connection's secrets: the password, and every authorization header
+    /// sent (a basic one's encoding, a bearer token).
+    fn refusal(&self, method: &Method, url: &str, code: StatusCode, body: &[u8]) -> RegistryError {
+        let headers: Vec<String> =
+            self.authorizations.lock().map(|cache| cache.values().cloned().collect()).unwrap_or_default();
+        let mut secrets: Vec<&str> =
+            headers.iter().filter_map(|header| header.split_once(' ').map(|(_, credential)| credential)).collect();
+        if let Some(credentials) = &self.credentials {
+            secrets.push(&credentials.password);
+        }
+        RegistryError::status(method, url, code, body, self.credentials.is_some(), &self.host, &secrets)
     }
 
     /// `GET /v2/`: whether the registry lets these credentials in (Helm's login check).
@@ -253,6 +281,7 @@ impl Registry {
         let scope = repository_scope(repository, false);
         let mut url = format!("{}/v2/{repository}/tags/list", self.base);
         let mut tags = Vec::new();
+        let mut total = 0u64;
         for _ in 0..MAX_TAG_PAGES {
             let response = self.send(Method::GET, &url, &scope, |request| request).await?;
             let response = self.expect(&Method::GET, &url, response, &[StatusCode::OK]).await?;
@@ -262,7 +291,12 @@ impl Registry {
                 .and_then(|link| link.to_str().ok())
                 .and_then(next_link)
                 .and_then(|next| crate::url_util::resolve_reference_url(&self.base, &next).ok());
-            let body = read_body(&url, response, &crate::http::NoProgress).await?;
+            let body = read_body(&url, response, TAG_PAGE_LIMIT, &NoProgress).await?;
+            total += body.len() as u64;
+            if total > TAG_LIST_TOTAL {
+                let limit = BodyLimit::of("tag list", TAG_LIST_TOTAL);
+                return Err(FetchError::TooLarge { url: crate::redact::urls(&url), limit }.into());
+            }
             let json: serde_json::Value = serde_json::from_slice(&body)
                 .map_err(|error| RegistryError::Invalid(format!("invalid tag list from {url}: {error}")))?;
             tags.extend(
@@ -295,12 +329,6 @@ impl Registry {
             .send(Method::GET, &url, &scope, |request| request.header(reqwest::header::ACCEPT, accept.as_str()))
             .await?;
         let response = self.expect(&Method::GET, &url, response, &[StatusCode::OK]).await?;
-        if response.content_length().is_some_and(|length| length > MAX_MANIFEST) {
-            return Err(RegistryError::Invalid(format!(
-                "the manifest of {} is larger than {MAX_MANIFEST} bytes",
-                reference.display()
-            )));
-        }
         let media_type = response
             .headers()
             .get(reqwest::header::CONTENT_TYPE)
@@ -313,7 +341,7 @@ impl Registry {
             .to_string();
         let announced =
             response.headers().get("docker-content-digest").and_then(|value| value.to_str().ok()).map(str::to_string);
-        let body = read_body(&url, response, &crate::http::NoProgress).await?;
+        let body = read_body(&url, response, MANIFEST_LIMIT, &NoProgress).await?;
         let actual = sha256_digest(&body);
         let expected = if reference.digest.is_empty() { announced } else { Some(reference.digest.clone()) };
         if let Some(expected) = expected
@@ -331,22 +359,51 @@ impl Registry {
         Ok((body, actual))
     }
 
-    /// A blob, its size and digest checked against `descriptor`.
+    /// A blob, read to the size `descriptor` declares (no further: one byte more is refused, as oras-go's
+    /// verifying reader refuses trailing data) and checked against its digest; a descriptor declaring more than
+    /// `limit` is refused before the request.
     ///
     /// # Errors
     ///
-    /// Unreachable, refused, not found, or a digest or size mismatch.
+    /// Unreachable, refused, not found, too large, or a digest or size mismatch.
     pub async fn blob(
         &self,
         repository: &str,
         descriptor: &Descriptor,
+        limit: BodyLimit,
         progress: &dyn Progress,
     ) -> Result<Vec<u8>, RegistryError> {
+        if descriptor.size > limit.bytes {
+            return Err(RegistryError::Invalid(format!(
+                "the {} {} declares {} bytes, more than berth's limit of {}",
+                limit.what,
+                descriptor.digest,
+                descriptor.size,
+                crate::http::size_text(limit.bytes)
+            )));
+        }
         let scope = repository_scope(repository, false);
         let url = format!("{}/v2/{repository}/blobs/{}", self.base, descriptor.digest);
         let response = self.send(Method::GET, &url, &scope, |request| request).await?;
         let response = self.expect(&Method::GET, &url, response, &[StatusCode::OK]).await?;
-        let body = read_body(&url, response, progress).await?;
+        if let Some(announced) = response.content_length()
+            && announced != descriptor.size
+        {
+            return Err(RegistryError::Invalid(format!(
+                "the registry announces {announced} bytes for blob {}, its descriptor declares {}",
+                descriptor.digest, descriptor.size
+            )));
+        }
+        let declared = BodyLimit { what: limit.what, bytes: descriptor.size, declared: true };
+        let body = read_body(&url, response, declared, progress).await?;
+        if body.len() as u64 != descriptor.size {
+            return Err(RegistryError::Invalid(format!(
+                "blob {} has {} bytes, its descriptor declares {}",
+                descriptor.digest,
+                body.len(),
+                descriptor.size
+            )));
+        }
         let actual = sha256_digest(&body);
         if actual != descriptor.digest {
             return Err(RegistryError::DigestMismatch {
@@ -354,14 +411,6 @@ impl Registry {
                 expected: descriptor.digest.clone(),
                 actual,
             });
-        }
-        if body.len() as u64 != descriptor.size {
-            return Err(RegistryError::Invalid(format!(
-                "blob {} has {} bytes, its descriptor says {}",
-                descriptor.digest,
-                body.len(),
-                descriptor.size
-            )));
         }
         Ok(body)
     }
@@ -400,11 +449,11 @@ impl Registry {
                 ))
             })?
             .clone();
-        let config = self.blob(&reference.repository, &manifest.config, &crate::http::NoProgress).await?;
+        let config = self.blob(&reference.repository, &manifest.config, CONFIG_LIMIT, &NoProgress).await?;
         serde_json::from_slice::<serde_json::Value>(&config).map_err(|error| {
             RegistryError::Invalid(format!("invalid chart config in {}: {error}", reference.display()))
         })?;
-        let archive = self.blob(&reference.repository, &chart_layer, progress).await?;
+        let archive = self.blob(&reference.repository, &chart_layer, CHART_LIMIT, progress).await?;
         Ok(PulledChart { reference: reference.display(), manifest_digest, archive, config, warnings })
     }
 

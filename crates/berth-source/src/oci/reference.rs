@@ -32,6 +32,13 @@ impl Reference {
     /// oras' messages: `invalid reference: missing registry or repository`, `invalid repository`, ...
     pub fn parse(raw: &str) -> Result<Reference, String> {
         let mut raw = raw.strip_prefix("oci://").unwrap_or(raw).to_string();
+        // `user:password@` before the host: oras would take the rest for a digest and its message would quote
+        // the password. Said without repeating any of it.
+        if raw.split('/').next().is_some_and(|registry| registry.contains('@')) {
+            return Err("invalid reference: credentials in the registry address; use --username and --password, \
+                        or `berth registry login`"
+                .to_string());
+        }
         let mut digest = String::new();
         if let Some(at) = raw.rfind('@') {
             digest = raw[at + 1..].to_string();
@@ -185,5 +192,13 @@ mod tests {
         }
         assert!(is_oci("oci://x/y"));
         assert!(!is_oci("https://x/y"));
+    }
+
+    #[test]
+    fn credentials_in_the_address_are_refused_without_being_repeated() {
+        for raw in ["oci://me:s3cret@host/charts/app", "oci://me:s3cret@host", "me:s3cret@host:5000/app:1.0.0"] {
+            let error = Reference::parse(raw).unwrap_err();
+            assert!(error.contains("credentials") && !error.contains("s3cret"), "{raw}: {error}");
+        }
     }
 }
