@@ -4,7 +4,9 @@
 //! - [`manifest`]: YAML/JSON from files, directories and stdin, with file, document and line of each object;
 //! - [`object`]: object identity and field access; [`problems`]: errors that list every problem at once;
 //! - [`status`]: the kstatus port; [`health`]: seed 001, HIP-0025 and CEL health rules;
-//! - [`plan`]: the order of writes from annotations and implicit rules.
+//! - [`plan`]: the order of writes from annotations and implicit rules;
+//! - [`events`]: where a run's progress goes (a channel to whoever shows it); [`stacks`]: every thread and
+//!   call stack berth sizes, and why.
 //!
 //! On top of them, what talks to a cluster:
 //! - [`cluster`]: kube-rs connection, discovery, server-side apply, retries (the only module speaking HTTP);
@@ -21,6 +23,7 @@
 pub mod apply;
 pub mod cluster;
 pub mod controller;
+pub mod events;
 pub mod health;
 pub mod manifest;
 pub mod object;
@@ -28,5 +31,6 @@ pub mod observe;
 pub mod plan;
 pub mod problems;
 pub mod release;
+pub mod stacks;
 pub mod status;
 pub mod wait;

@@ -3,7 +3,7 @@
 //! object; objects of the current revision the new one no longer has are shown as removed. Secret values
 //! never leave this module: they are compared here and shown only as masked sizes.
 
-use super::lifecycle::{LifecycleError, recorded_manifests};
+use super::operation::{LifecycleError, recorded_manifests};
 use super::ownership::{self, FIELD_MANAGER};
 use super::record::Release;
 use crate::apply::{self, InvalidSet};

@@ -1,7 +1,6 @@
 //! What an install or upgrade releases: the objects and the record's parts, built by the caller (from a
-//! directory of manifests, a rendered chart, or a controller's input). The lifecycle reads no files.
+//! directory of manifests, or a chart rendered by a rollout). The operations read no files.
 
-use super::codec::CompressedChart;
 use super::record::{Chart, ChartMetadata, Hook};
 use crate::manifest::Manifest;
 use crate::object::str_at;
@@ -53,10 +52,6 @@ pub struct Rendered {
     pub config: Map<String, Value>,
     /// The chart's rendered NOTES.txt.
     pub notes: String,
-    /// The chart compressed for the record ahead of its first write (see [`Storage::start_with`]).
-    ///
-    /// [`Storage::start_with`]: super::Storage::start_with
-    pub compressed_chart: Option<CompressedChart>,
 }
 
 impl Rendered {

@@ -3,8 +3,9 @@
 //! exactly as the fault-free run does: the same outcome, and every object with the same status and message.
 //! The seeds run side by side, each on its own simulated cluster, within [`BOUND`].
 
-use berth::apply::{self, ApplyEvent, ApplyRequest};
+use berth::apply::{self, ApplyRequest};
 use berth::cluster;
+use berth::events::Emitter;
 use berth::manifest;
 use berth::status::Status;
 use berth::wait::{Outcome, WaitOptions};
@@ -35,8 +36,7 @@ async fn run(faults: Faults) -> Result {
         ..ApplyRequest::default()
     };
     let cancel = CancellationToken::new();
-    let mut on_event = |_: &ApplyEvent| {};
-    let report = apply::apply(&cluster, &manifests, &request, &cancel, &mut on_event).await.expect("a valid set");
+    let report = apply::apply(&cluster, &manifests, &request, &cancel, Emitter::none()).await.expect("a valid set");
     let resources = report
         .resources
         .iter()
