@@ -13,8 +13,8 @@
 //! - [`wait`]: watch-driven readiness with pod root causes, and the per-kind workload table;
 //! - [`observe`]: objects read once and judged (no watch, no write);
 //! - [`apply`]: prepare once, then execute a plan with readiness gates; delete in reverse order;
-//! - [`release`]: Helm-compatible release records and the install/upgrade/rollback/uninstall lifecycle on
-//!   rendered input;
+//! - [`release`]: Helm-compatible release records; a rollout prepared once (history, revision, values, chart);
+//!   install, upgrade, rollback, uninstall and their remediation, one file each;
 //! - [`controller`]: `Release` custom resources reconciled in the cluster, a new generation cancelling the wait.
 //!
 //! The command line lives in the `berth` binary, and the simulated cluster in the `berth-sim` crate. See

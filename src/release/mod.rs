@@ -8,9 +8,10 @@
 //! - `storage.rs`: [`Storage`], Helm's `secret` driver: one Secret per revision, found by labels.
 //! - `rollout.rs`: an install or upgrade prepared once, for the CLI and the controller alike (history read,
 //!   install or upgrade decided, values reused, pending revision unlocked, chart rendered through `render.rs`,
-//!   `chart.rs` reading its output, `cluster_chart.rs` answering capabilities and `lookup`).
+//!   `chart.rs` reading its output, `cluster_chart.rs` answering capabilities and `lookup`); `scope.rs`: the
+//!   cluster and storage an operation acts in; `unlock.rs`: the one way a stale pending revision is freed.
 //! - `operation/`: install, upgrade, rollback, uninstall and the remediation of a failure, one file each, on top
-//!   of apply, wait, sequencing and delete; `testing.rs`: `berth test`.
+//!   of apply, wait, sequencing and delete; `error.rs`: why one could not run; `testing.rs`: `berth test`.
 //! - `rendered.rs`: [`Rendered`], what an install or upgrade releases; `ownership.rs`: Helm's ownership marks on
 //!   the objects and the field manager both tools share.
 //! - `hooks.rs`: Helm's rules for hooks (order, policies, test filters); `hook_status.rs`: when a hook is
@@ -22,6 +23,7 @@ pub mod chart;
 pub mod cluster_chart;
 mod codec;
 pub mod diff;
+mod error;
 mod hook_runner;
 mod hook_status;
 pub mod hooks;
@@ -32,26 +34,27 @@ mod record_writer;
 mod render;
 mod rendered;
 pub mod rollout;
+mod scope;
 pub mod show;
 mod storage;
 pub mod testing;
+mod unlock;
 mod values;
 
 pub use codec::{RecordError, decode};
+pub use error::{LifecycleError, validate_release_name};
 pub use hook_runner::HookFailure;
 pub use hooks::{HookEvent, TestFilter};
-pub use operation::{
-    ABORT_RECORD_LIMIT, LifecycleError, Operation, OperationReport, ReleaseOptions, Scope, Tokens, recorded_manifests,
-    validate_release_name,
-};
+pub use operation::{ABORT_RECORD_LIMIT, Operation, OperationReport, ReleaseOptions, Tokens};
 pub use record::{
     Chart, ChartFile, ChartMetadata, HelmTime, Hook, HookExecution, Info, Maintainer, Release, ReleaseStatus,
     UnknownStatus,
 };
 pub use record_writer::encode;
 pub use render::{RenderError, RenderSettings};
-pub use rendered::{Rendered, RenderedHook, manifest_text};
+pub use rendered::{Rendered, RenderedHook, manifest_text, recorded_manifests};
 pub use rollout::{Input, Mode, RenderedRollout, Rollout};
+pub use scope::Scope;
 pub use storage::{SECRET_TYPE, Storage, StorageError, secret_name};
 pub use testing::{TestLog, TestOptions, TestReport, test};
 

@@ -3,18 +3,18 @@
 //! decided, with the next revision and `.Release.IsUpgrade`; a revision left pending unlocked when the caller's
 //! policy says so; an upgrade's values reused as asked (`--reuse-values`, `--reset-values`,
 //! `--reset-then-reuse-values`); the chart rendered through berth-chart once. The result, a
-//! [`RenderedRollout`], is what the install or upgrade operation runs: it reads the history no more. A writer
-//! that recorded a revision meanwhile is caught when this one's record is created, which the API server refuses
-//! for an existing Secret ([`LifecycleError::Concurrent`]).
+//! [`RenderedRollout`], is what the install or upgrade operation runs (`operation/`): it reads the history no
+//! more. A writer that recorded a revision meanwhile is caught when this one's record is created, which the API
+//! server refuses for an existing Secret ([`LifecycleError::Concurrent`]).
 //!
 //! What the rollout is given is what the caller chose: a [`Scope`] whose cluster may be an impersonating one
 //! (a controller's tenant) and whose storage may keep the records in another namespace than the release's
 //! objects (Flux's `storageNamespace`).
 
 use super::cluster_chart::template_value;
-use super::operation::{LifecycleError, Scope, unlock};
 use super::render::{RenderError, RenderSettings, render_chart};
-use super::{Release, ReleaseStatus, Rendered, validate_release_name};
+use super::unlock::unlock;
+use super::{LifecycleError, Release, ReleaseStatus, Rendered, Scope, validate_release_name};
 use berth_chart::chart::Chart;
 use berth_chart::render::Release as RenderRelease;
 use berth_chart::values::{ReuseMode, reuse_values};
@@ -66,7 +66,7 @@ pub struct Rollout {
     reuse: ReuseMode,
 }
 
-/// A rollout with what it releases: handed to the install or upgrade ([`super::operation::Operation::RollOut`]).
+/// A rollout with what it releases: handed to the install or upgrade (`Operation::RollOut`).
 #[derive(Debug)]
 pub struct RenderedRollout {
     pub(super) rollout: Rollout,

@@ -3,9 +3,9 @@
 //!
 //! One Secret per revision: name `sh.helm.release.v1.<release>.v<revision>`, type `helm.sh/release.v1`,
 //! labels `owner=helm`, `name`, `status`, `version`, `createdAt` (set on create) and `modifiedAt` (set on
-//! update), both unix seconds; `data.release` holds [`RecordWriter::encode`]'s text. Revisions are found by label selector,
-//! as Helm finds them. A Secret whose record cannot be decoded is skipped with a warning when listing, as
-//! Helm skips it.
+//! update), both unix seconds; `data.release` holds [`RecordWriter::encode`]'s text. Revisions are found by
+//! label selector, as Helm finds them. A Secret whose record cannot be decoded is skipped with a warning when
+//! listing, as Helm skips it.
 
 use super::codec::{RecordError, decode};
 use super::record::{Release, ReleaseStatus};

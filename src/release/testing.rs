@@ -5,7 +5,8 @@
 use super::Release;
 use super::hook_runner::{self, HookContext, HookFailure};
 use super::hooks::{self, HookEvent, TestFilter};
-use super::operation::{LifecycleError, Scope, Tokens};
+use super::operation::Tokens;
+use super::{LifecycleError, Scope};
 use crate::apply::ApplyEvent;
 use crate::events::Emitter;
 use crate::health::HealthRules;

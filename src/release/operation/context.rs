@@ -2,8 +2,8 @@
 //! sure of, existing objects checked for ownership, a revision's objects checked, applied, deleted, its hooks
 //! run), each sending its progress to the operation's events.
 
-use super::revisions::removed;
-use super::{LifecycleError, ReleaseOptions, Scope, Tokens, recorded_manifests};
+use super::revisions::{DRY_RUN_DESCRIPTION, removed};
+use super::{OperationReport, ReleaseOptions, Tokens};
 use crate::apply::{self, ApplyEvent, ApplyReport, ApplyRequest, Prepared};
 use crate::cluster::{ApplyOptions, Cluster, Resolved, apply_object, get_object};
 use crate::events::Emitter;
@@ -12,6 +12,7 @@ use crate::manifest::Manifest;
 use crate::object::ObjectRef;
 use crate::release::hook_runner::{self, HookContext, HookFailure};
 use crate::release::hooks::HookEvent;
+use crate::release::{LifecycleError, Scope, recorded_manifests};
 use crate::release::{Release, Storage, ownership};
 use crate::wait::{Outcome, WaitOptions};
 use futures::StreamExt;
@@ -198,6 +199,21 @@ impl<'a> Context<'a> {
             report = apply::apply_prepared(self.cluster, prepared, &request, &tokens.cancel, &self.events) => report,
             () = tokens.abort.cancelled() => aborted(),
         }
+    }
+
+    /// A server dry run of a revision: its objects applied as the server checks them (`dryRun=All`), nothing
+    /// recorded; the report holds `release` as it would have been recorded.
+    pub async fn dry_run(
+        &self,
+        prepared: &Prepared<'_>,
+        unchanged: HashSet<usize>,
+        create_only: HashSet<usize>,
+        mut release: Release,
+        tokens: &Tokens,
+    ) -> OperationReport {
+        let report = self.apply(prepared, unchanged, create_only, tokens).await;
+        release.info.description = DRY_RUN_DESCRIPTION.to_string();
+        OperationReport::new(report.outcome, release, Some(report))
     }
 
     /// The chart's `crds/`, created when absent and waited for until established, then discovery refreshed:

@@ -3,11 +3,12 @@
 //! revision recorded `pending-install`, the chart's CRDs created, the pre-install hooks, the objects applied
 //! (and waited for), the post-install hooks, and the revision `deployed`. A failure goes to `remediation.rs`.
 
+use super::OperationReport;
 use super::context::{Context, NamespaceState};
-use super::pending::PendingRevision;
-use super::remediation::{self, Failure};
+use super::pending::{Failure, PendingRevision};
+use super::remediation;
 use super::revisions::{DRY_RUN_DESCRIPTION, check_not_pending, describe_failure, new_release};
-use super::{LifecycleError, OperationReport};
+use crate::release::LifecycleError;
 use crate::release::hooks::HookEvent;
 use crate::release::rollout::Rollout;
 use crate::release::{ReleaseStatus, Rendered};
@@ -45,48 +46,44 @@ pub(super) async fn install(
     release.labels = options.labels.clone();
     release.info.status = ReleaseStatus::PendingInstall;
     release.info.description = "Initial install underway".to_string();
-    if options.dry_run_server {
+    if options.dry_run_server && namespace == NamespaceState::WouldBeCreated {
+        // The server cannot check objects for a namespace that does not exist yet (a real install creates it
+        // first): only the namespace's creation was checked.
+        tracing::warn!(
+            "namespace `{}` does not exist yet (the install would create it): the server checked its creation, \
+             not the release's objects",
+            context.namespace()
+        );
         release.info.description = DRY_RUN_DESCRIPTION.to_string();
-        if namespace == NamespaceState::WouldBeCreated {
-            // The server cannot check objects for a namespace that does not exist yet (a real install creates
-            // it first): only the namespace's creation was checked.
-            tracing::warn!(
-                "namespace `{}` does not exist yet (the install would create it): the server checked its \
-                 creation, not the release's objects",
-                context.namespace()
-            );
-            return Ok(OperationReport::new(Outcome::Ready, release, None));
-        }
-        let report = context.apply(&prepared, HashSet::new(), create_only, tokens).await;
-        return Ok(OperationReport::new(report.outcome, release, Some(report)));
+        return Ok(OperationReport::new(Outcome::Ready, release, None));
+    }
+    if options.dry_run_server {
+        return Ok(context.dry_run(&prepared, HashSet::new(), create_only, release, tokens).await);
     }
     if tokens.cancel.is_cancelled() {
         return Ok(OperationReport::not_started(release));
     }
     let mut pending = PendingRevision::create(context.storage, &tokens.abort, release).await?;
+    let failed =
+        async |pending, failure| remediation::failed_install(context, pending, failure, manifests, history).await;
+    let failed_apply = |report| Failure::of_apply(describe_failure("Install", name, &report), report);
     if !rendered.crds.is_empty() {
         let report = context.install_crds(&crds, tokens).await;
         if report.outcome != Outcome::Ready {
-            let description = describe_failure("Install", name, &report);
-            let failure = Failure { outcome: report.outcome, description, apply: Some(report), hook: None };
-            return remediation::failed_install(context, pending, failure, manifests, history).await;
+            return failed(pending, failed_apply(report)).await;
         }
     }
-    if let Err(failed) = context.hooks(pending.release_mut(), HookEvent::PreInstall, tokens).await {
-        let description = format!("Release \"{name}\" failed: failed pre-install: {failed}");
-        let failure = Failure { outcome: failed.outcome, description, apply: None, hook: Some(failed) };
-        return remediation::failed_install(context, pending, failure, manifests, history).await;
+    if let Err(hook) = context.hooks(pending.release_mut(), HookEvent::PreInstall, tokens).await {
+        let description = format!("Release \"{name}\" failed: failed pre-install: {hook}");
+        return failed(pending, Failure::of_hook(description, hook, None)).await;
     }
     let report = context.apply(&prepared, HashSet::new(), create_only, tokens).await;
     if report.outcome != Outcome::Ready {
-        let description = describe_failure("Install", name, &report);
-        let failure = Failure { outcome: report.outcome, description, apply: Some(report), hook: None };
-        return remediation::failed_install(context, pending, failure, manifests, history).await;
+        return failed(pending, failed_apply(report)).await;
     }
-    if let Err(failed) = context.hooks(pending.release_mut(), HookEvent::PostInstall, tokens).await {
-        let description = format!("Release \"{name}\" failed: failed post-install: {failed}");
-        let failure = Failure { outcome: failed.outcome, description, apply: Some(report), hook: Some(failed) };
-        return remediation::failed_install(context, pending, failure, manifests, history).await;
+    if let Err(hook) = context.hooks(pending.release_mut(), HookEvent::PostInstall, tokens).await {
+        let description = format!("Release \"{name}\" failed: failed post-install: {hook}");
+        return failed(pending, Failure::of_hook(description, hook, Some(report))).await;
     }
     let description = options.description.clone().unwrap_or_else(|| "Install complete".to_string());
     // Helm's install supersedes nothing and prunes nothing (its `--history-max` is the upgrade's).

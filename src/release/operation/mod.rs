@@ -2,11 +2,12 @@
 //! has them: `install.rs`, `upgrade.rs`, `rollback.rs`, `uninstall.rs`, and `remediation.rs` for what follows a
 //! failure (Flux's remediation: the rollback of a failed upgrade, the uninstall of a failed install, and
 //! `--cleanup-on-fail`). `context.rs` holds the steps they share, `pending.rs` the revision being recorded,
-//! `revisions.rs` the pure rules about revisions (a new record, its objects beside the last one's, a failure's description).
+//! `revisions.rs` the pure rules about revisions (a new record, its objects beside the last one's, a failure's
+//! description). The install or upgrade runs what its rollout (`rollout.rs`) prepared, and reads no history.
 //!
 //! The record is the promise: a revision is created (`pending-*`) before anything is written, and whatever
 //! happens after (success, failure, timeout, cancellation), it ends `deployed`, `failed`, `superseded` or
-//! `uninstalled` before berth returns: [`pending::PendingRevision`] is the one way a revision is recorded,
+//! `uninstalled` before berth returns: `PendingRevision` (`pending.rs`) is the one way a revision is recorded,
 //! and every way out of it records an end. A rollback after a failure (`--rollback-on-failure`) runs under fresh
 //! tokens and a fresh deadline, never the cancelled or expired ones.
 //!
@@ -23,44 +24,21 @@
 
 mod context;
 mod install;
-pub(crate) mod pending;
+mod pending;
 mod remediation;
 mod revisions;
 mod rollback;
 mod uninstall;
 mod upgrade;
 
-pub(crate) use pending::unlock;
-
 use super::rollout::RenderedRollout;
-use super::{HookFailure, Release, ReleaseStatus, Storage, StorageError};
-use crate::apply::{ApplyEvent, ApplyReport, InvalidSet};
-use crate::cluster::{ApplyError, Cluster};
+use super::{HookFailure, LifecycleError, Release, Scope, validate_release_name};
+use crate::apply::{ApplyEvent, ApplyReport};
 use crate::events::Emitter;
-use crate::manifest::{self, LoadError, Manifest};
-use crate::problems::Problems;
 use crate::wait::Outcome;
-use berth_chart::render::{MAX_RELEASE_NAME_LEN, VALID_RELEASE_NAME};
 use context::Context;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-
-/// Where an operation acts (Helm's `action.Configuration`): the cluster, whose default namespace is the
-/// release's namespace, and the storage of the release's records.
-#[derive(Debug, Clone)]
-pub struct Scope {
-    /// Whatever the caller connected: an impersonating client acts as its user in everything the operation does.
-    pub cluster: Cluster,
-    pub storage: Storage,
-}
-
-impl Scope {
-    /// The records in the release's namespace, as Helm keeps them.
-    pub fn new(cluster: Cluster) -> Scope {
-        let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
-        Scope { cluster, storage }
-    }
-}
 
 /// What to do.
 #[derive(Debug)]
@@ -77,16 +55,6 @@ pub enum Operation {
         name: String,
         keep_history: bool,
     },
-}
-
-impl Operation {
-    /// The release the operation acts on.
-    pub fn name(&self) -> &str {
-        match self {
-            Operation::RollOut(rollout) => rollout.rollout().name(),
-            Operation::Rollback { name, .. } | Operation::Uninstall { name, .. } => name,
-        }
-    }
 }
 
 /// How to do it.
@@ -194,80 +162,6 @@ impl OperationReport {
     pub fn is_not_started(&self) -> bool {
         self.outcome == Outcome::Cancelled && self.apply.is_none()
     }
-}
-
-/// Why an operation could not run (nothing was changed) or could not record its end.
-#[derive(Debug, thiserror::Error)]
-pub enum LifecycleError {
-    #[error("release `{0}` not found")]
-    NotFound(String),
-    /// Helm's rule (`chartutil.ValidateReleaseName`): the name is part of the record's Secret name and of
-    /// the objects' names charts build from it.
-    #[error(
-        "invalid release name `{0}`: must match regex {VALID_RELEASE_NAME} and the length must not be longer than {MAX_RELEASE_NAME_LEN}"
-    )]
-    InvalidName(String),
-    #[error("cannot install `{0}`: a release of that name is still in use")]
-    InUse(String),
-    #[error("release `{name}` has an operation in progress (revision {version} is {status})")]
-    Pending { name: String, version: u32, status: ReleaseStatus },
-    /// Another client recorded the revision this operation was to record, after this one read the history:
-    /// the create of the record's Secret was refused (HTTP 409), and nothing of this operation was written.
-    #[error(
-        "release `{name}` revision {version} was recorded by another operation while this one was prepared; nothing was changed"
-    )]
-    Concurrent { name: String, version: u32 },
-    #[error("release `{name}` has no revision {version}")]
-    NoRevision { name: String, version: u32 },
-    #[error("release `{0}` is already uninstalled")]
-    AlreadyUninstalled(String),
-    #[error("namespace `{0}` does not exist")]
-    NoNamespace(String),
-    /// Helm's "rendered manifests contain a resource that already exists".
-    #[error(
-        "rendered manifests contain a resource that already exists. Unable to continue with {operation}: {message}"
-    )]
-    Exists { operation: &'static str, message: String },
-    #[error("cannot create namespace `{namespace}`")]
-    CreateNamespace {
-        namespace: String,
-        #[source]
-        source: ApplyError,
-    },
-    #[error("the release's objects cannot be applied; nothing was changed")]
-    Invalid(#[from] InvalidSet),
-    #[error("cannot read the manifest recorded in release `{name}` revision {version}")]
-    RecordedManifest {
-        name: String,
-        version: u32,
-        #[source]
-        source: LoadError,
-    },
-    #[error(transparent)]
-    Storage(#[from] StorageError),
-}
-
-/// Helm's `ValidateReleaseName` (berth-chart's, the one check of a release name), as an operation's error.
-///
-/// # Errors
-/// [`LifecycleError::InvalidName`].
-pub fn validate_release_name(name: &str) -> Result<(), LifecycleError> {
-    berth_chart::render::validate_release_name(name).map_err(|_| LifecycleError::InvalidName(name.to_string()))
-}
-
-/// The objects of a recorded revision's manifest.
-///
-/// # Errors
-/// [`LifecycleError::RecordedManifest`] when the manifest does not read as objects.
-pub fn recorded_manifests(release: &Release) -> Result<Vec<Manifest>, LifecycleError> {
-    let mut problems = Vec::new();
-    let origin = format!("release {} revision {}", release.name, release.version);
-    let manifests = manifest::parse_text(&release.manifest, &origin, false, &mut problems);
-    Problems::into_result(problems, manifests).map_err(|source| LifecycleError::RecordedManifest {
-        name: release.name.clone(),
-        version: release.version,
-        source,
-    })
 }
 
 /// Runs one operation; its progress goes to `events`. The operation is borrowed: what it holds (a chart, its

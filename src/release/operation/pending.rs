@@ -5,13 +5,47 @@
 //! (an error follows), [`PendingRevision::uninstalled`] at the end of an uninstall. After an abort, the end is
 //! written within [`ABORT_RECORD_LIMIT`], or the error says the revision is left pending.
 //!
-//! A revision left pending all the same (a client killed mid-way) is recovered by [`unlock`], Flux's action of
-//! that name: the controller calls it for a revision it knows to be stale, `berth rollback` for the last one.
+//! A revision left pending all the same (a client killed mid-way) is recovered by `unlock.rs`.
 
 use super::revisions::now;
-use super::{ABORT_RECORD_LIMIT, LifecycleError};
+use super::{ABORT_RECORD_LIMIT, OperationReport};
+use crate::apply::ApplyReport;
+use crate::release::{HookFailure, LifecycleError};
 use crate::release::{Release, ReleaseStatus, Storage, StorageError};
+use crate::wait::Outcome;
 use tokio_util::sync::CancellationToken;
+
+/// Why an operation failed: what its revision's record will say, and what the report will.
+pub(super) struct Failure {
+    pub outcome: Outcome,
+    /// The failed revision's description.
+    pub description: String,
+    pub apply: Option<ApplyReport>,
+    pub hook: Option<HookFailure>,
+}
+
+impl Failure {
+    /// The objects' apply (or delete) ended short of ready: its outcome is the operation's.
+    pub fn of_apply(description: String, report: ApplyReport) -> Failure {
+        Failure { outcome: report.outcome, description, apply: Some(report), hook: None }
+    }
+
+    /// A hook failed, after the objects' apply when `apply` is given.
+    pub fn of_hook(description: String, hook: HookFailure, apply: Option<ApplyReport>) -> Failure {
+        Failure { outcome: hook.outcome, description, apply, hook: Some(hook) }
+    }
+
+    /// The report of the failed operation, whose revision `release` now records.
+    pub fn report(self, release: Release) -> OperationReport {
+        OperationReport { hook_failure: self.hook, ..OperationReport::new(self.outcome, release, self.apply) }
+    }
+
+    /// Records `pending` failed and reports it: a failure with no remediation.
+    pub async fn record(self, pending: PendingRevision<'_>) -> Result<OperationReport, LifecycleError> {
+        let release = pending.fail(&self.description).await?;
+        Ok(self.report(release))
+    }
+}
 
 /// A revision recorded as in progress, to be recorded as ended.
 #[must_use = "a pending revision must be recorded as ended"]
@@ -142,16 +176,4 @@ impl<'a> PendingRevision<'a> {
         storage.update(&release).await?;
         Ok(release)
     }
-}
-
-/// Records `revision`, left pending by an operation that stopped mid-way, `failed`, `note` added to its
-/// description (Flux's `unlock`).
-///
-/// # Errors
-/// [`LifecycleError::Storage`] when the record cannot be written.
-pub(crate) async fn unlock(storage: &Storage, revision: &mut Release, note: &str) -> Result<(), LifecycleError> {
-    revision.info.status = ReleaseStatus::Failed;
-    revision.info.description = format!("{}; {note}", revision.info.description);
-    storage.update(revision).await?;
-    Ok(())
 }

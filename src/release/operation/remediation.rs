@@ -5,32 +5,15 @@
 //! records purged) or only its objects deleted; a failed upgrade's new objects are deleted, and it is rolled
 //! back to the last deployed revision.
 
+use super::OperationReport;
 use super::context::Context;
-use super::pending::PendingRevision;
+use super::pending::{Failure, PendingRevision};
 use super::revisions::removed;
 use super::rollback::rollback;
-use super::{LifecycleError, OperationReport};
-use crate::apply::ApplyReport;
 use crate::manifest::Manifest;
-use crate::release::hook_runner::HookFailure;
+use crate::release::LifecycleError;
 use crate::release::hooks::HookEvent;
 use crate::release::{Release, ReleaseStatus};
-use crate::wait::Outcome;
-
-/// Why an install or upgrade failed, before the remediation that follows.
-pub(super) struct Failure {
-    pub outcome: Outcome,
-    /// The failed revision's description.
-    pub description: String,
-    pub apply: Option<ApplyReport>,
-    pub hook: Option<HookFailure>,
-}
-
-impl Failure {
-    fn report(self, release: Release) -> OperationReport {
-        OperationReport { hook_failure: self.hook, ..OperationReport::new(self.outcome, release, self.apply) }
-    }
-}
 
 /// What the remediation of a failed upgrade needs: the upgrade's objects, the last revision's, and the last
 /// deployed revision to go back to.

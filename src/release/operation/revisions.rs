@@ -2,9 +2,9 @@
 //! revision's (what need not be written again, what is new, what is gone), whether a history is free for a new
 //! operation, and how a failure is described. No I/O; tested with inline data.
 
-use super::LifecycleError;
 use crate::apply::ApplyReport;
 use crate::manifest::Manifest;
+use crate::release::LifecycleError;
 use crate::release::{HelmTime, Info, Release, Rendered};
 use crate::status::Status;
 use crate::wait::Outcome;

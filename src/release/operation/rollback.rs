@@ -5,11 +5,13 @@
 //! last revision had and the target has not deleted, the post-rollback hooks, and the revision `deployed`.
 
 use super::context::Context;
-use super::pending::{PendingRevision, unlock};
-use super::revisions::{DRY_RUN_DESCRIPTION, describe_failure, now, skippable};
-use super::{LifecycleError, OperationReport, Tokens};
+use super::pending::{Failure, PendingRevision};
+use super::revisions::{describe_failure, now, skippable};
+use super::{OperationReport, Tokens};
+use crate::release::LifecycleError;
 use crate::release::ReleaseStatus;
 use crate::release::hooks::HookEvent;
+use crate::release::unlock::unlock;
 use crate::wait::Outcome;
 use std::collections::HashSet;
 
@@ -45,9 +47,7 @@ pub(super) async fn rollback(
     release.info.last_deployed = now();
     let skip = skippable(&manifests, &old, last_deployed, context.namespace());
     if options.dry_run_server {
-        let report = context.apply(&prepared, skip, HashSet::new(), tokens).await;
-        release.info.description = DRY_RUN_DESCRIPTION.to_string();
-        return Ok(OperationReport::new(report.outcome, release, Some(report)));
+        return Ok(context.dry_run(&prepared, skip, HashSet::new(), release, tokens).await);
     }
     if tokens.cancel.is_cancelled() {
         return Ok(OperationReport::not_started(release));
@@ -57,27 +57,18 @@ pub(super) async fn rollback(
     // operation it could not finish.
     if let Err(failed) = context.hooks(pending.release_mut(), HookEvent::PreRollback, tokens).await {
         let description = format!("Rollback \"{name}\" failed: pre-rollback hooks failed: {failed}");
-        let release = pending.fail(&description).await?;
-        return Ok(OperationReport {
-            hook_failure: Some(failed.clone()),
-            ..OperationReport::new(failed.outcome, release, None)
-        });
+        return Failure::of_hook(description, failed, None).record(pending).await;
     }
     let report = context.apply(&prepared, skip, HashSet::new(), tokens).await;
     if report.outcome != Outcome::Ready {
-        let release = pending.fail(&describe_failure("Rollback", name, &report)).await?;
-        return Ok(OperationReport::new(report.outcome, release, Some(report)));
+        return Failure::of_apply(describe_failure("Rollback", name, &report), report).record(pending).await;
     }
     if let Err(error) = context.remove_gone(&old, &manifests, tokens).await {
         return Err(pending.abandon(&format!("Rollback \"{name}\" failed: {error}"), error).await);
     }
     if let Err(failed) = context.hooks(pending.release_mut(), HookEvent::PostRollback, tokens).await {
         let description = format!("Rollback \"{name}\" failed: post-rollback hooks failed: {failed}");
-        let release = pending.fail(&description).await?;
-        return Ok(OperationReport {
-            hook_failure: Some(failed.clone()),
-            ..OperationReport::new(failed.outcome, release, Some(report))
-        });
+        return Failure::of_hook(description, failed, Some(report)).record(pending).await;
     }
     let release = pending.deploy(&format!("Rollback to {version}"), current, options.history_max).await?;
     Ok(OperationReport::new(Outcome::Ready, release, Some(report)))

@@ -2,12 +2,13 @@
 //! hooks, the release's objects deleted in reverse dependency order (waited for with `--wait`), the post-delete
 //! hooks, and the revision `uninstalled` (`--keep-history`) or every revision's record deleted.
 
+use super::OperationReport;
 use super::context::Context;
-use super::pending::PendingRevision;
+use super::pending::{Failure, PendingRevision};
 use super::revisions::{describe_failure, now};
-use super::{LifecycleError, OperationReport, recorded_manifests};
 use crate::release::ReleaseStatus;
 use crate::release::hooks::HookEvent;
+use crate::release::{LifecycleError, recorded_manifests};
 use crate::wait::Outcome;
 
 pub(super) async fn uninstall(
@@ -32,19 +33,15 @@ pub(super) async fn uninstall(
     // history says what happened.
     if let Err(failed) = context.hooks(pending.release_mut(), HookEvent::PreDelete, tokens).await {
         let description = format!("Uninstallation of \"{name}\" failed: pre-delete hooks failed: {failed}");
-        let release = pending.fail(&description).await?;
-        return Ok(OperationReport {
-            hook_failure: Some(failed.clone()),
-            ..OperationReport::new(failed.outcome, release, None)
-        });
+        return Failure::of_hook(description, failed, None).record(pending).await;
     }
     let report = match context.delete(&manifests, tokens).await {
         Ok(report) => report,
         Err(error) => return Err(pending.abandon(&format!("Uninstallation failed: {error}"), error).await),
     };
     if report.outcome != Outcome::Ready {
-        let release = pending.fail(&describe_failure("Uninstallation of", name, &report)).await?;
-        return Ok(OperationReport::new(report.outcome, release, Some(report)));
+        let description = describe_failure("Uninstallation of", name, &report);
+        return Failure::of_apply(description, report).record(pending).await;
     }
     // As Helm, a failed post-delete hook does not keep the release: it is uninstalled, and the operation
     // reports the failure.

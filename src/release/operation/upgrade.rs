@@ -4,13 +4,12 @@
 //! waited for), the objects the last revision had and this one has not deleted, the post-upgrade hooks, and the
 //! revision `deployed`, the last deployed one `superseded`. A failure goes to `remediation.rs`.
 
+use super::OperationReport;
 use super::context::Context;
-use super::pending::PendingRevision;
-use super::remediation::{self, FailedUpgrade, Failure};
-use super::revisions::{
-    DRY_RUN_DESCRIPTION, check_not_pending, created, describe_failure, new_release, now, skippable,
-};
-use super::{LifecycleError, OperationReport};
+use super::pending::{Failure, PendingRevision};
+use super::remediation::{self, FailedUpgrade};
+use super::revisions::{check_not_pending, created, describe_failure, new_release, now, skippable};
+use crate::release::LifecycleError;
 use crate::release::hooks::HookEvent;
 use crate::release::rollout::Rollout;
 use crate::release::{ReleaseStatus, Rendered};
@@ -48,33 +47,28 @@ pub(super) async fn upgrade(
     let new_objects = created(manifests, &old, context.namespace());
     context.check_existing(&prepared, new_objects.into_iter(), name, "update").await?;
     if options.dry_run_server {
-        let report = context.apply(&prepared, unchanged, HashSet::new(), tokens).await;
-        release.info.description = DRY_RUN_DESCRIPTION.to_string();
-        return Ok(OperationReport::new(report.outcome, release, Some(report)));
+        return Ok(context.dry_run(&prepared, unchanged, HashSet::new(), release, tokens).await);
     }
     if tokens.cancel.is_cancelled() {
         return Ok(OperationReport::not_started(release));
     }
     let mut pending = PendingRevision::create(context.storage, &tokens.abort, release).await?;
-    let failed_upgrade = FailedUpgrade { manifests, old: &old, previous: previous.as_ref() };
-    if let Err(failed) = context.hooks(pending.release_mut(), HookEvent::PreUpgrade, tokens).await {
-        let description = format!("Upgrade \"{name}\" failed: pre-upgrade hooks failed: {failed}");
-        let failure = Failure { outcome: failed.outcome, description, apply: None, hook: Some(failed) };
-        return remediation::failed_upgrade(context, pending, failure, &failed_upgrade).await;
+    let upgrade = FailedUpgrade { manifests, old: &old, previous: previous.as_ref() };
+    let failed = async |pending, failure| remediation::failed_upgrade(context, pending, failure, &upgrade).await;
+    if let Err(hook) = context.hooks(pending.release_mut(), HookEvent::PreUpgrade, tokens).await {
+        let description = format!("Upgrade \"{name}\" failed: pre-upgrade hooks failed: {hook}");
+        return failed(pending, Failure::of_hook(description, hook, None)).await;
     }
     let report = context.apply(&prepared, unchanged, HashSet::new(), tokens).await;
     if report.outcome != Outcome::Ready {
-        let description = describe_failure("Upgrade", name, &report);
-        let failure = Failure { outcome: report.outcome, description, apply: Some(report), hook: None };
-        return remediation::failed_upgrade(context, pending, failure, &failed_upgrade).await;
+        return failed(pending, Failure::of_apply(describe_failure("Upgrade", name, &report), report)).await;
     }
     if let Err(error) = context.remove_gone(&old, manifests, tokens).await {
         return Err(pending.abandon(&format!("Upgrade \"{name}\" failed: {error}"), error).await);
     }
-    if let Err(failed) = context.hooks(pending.release_mut(), HookEvent::PostUpgrade, tokens).await {
-        let description = format!("Upgrade \"{name}\" failed: post-upgrade hooks failed: {failed}");
-        let failure = Failure { outcome: failed.outcome, description, apply: Some(report), hook: Some(failed) };
-        return remediation::failed_upgrade(context, pending, failure, &failed_upgrade).await;
+    if let Err(hook) = context.hooks(pending.release_mut(), HookEvent::PostUpgrade, tokens).await {
+        let description = format!("Upgrade \"{name}\" failed: post-upgrade hooks failed: {hook}");
+        return failed(pending, Failure::of_hook(description, hook, Some(report))).await;
     }
     let description = options.description.clone().unwrap_or_else(|| "Upgrade complete".to_string());
     let release = pending.deploy(&description, previous, options.history_max).await?;
