@@ -60,7 +60,7 @@ impl Preload {
 }
 
 /// What install or upgrade releases, loaded and not rendered yet.
-pub struct Input {
+pub struct LoadedInput {
     input: rollout::Input,
     /// The chart as the user named it (a path, or the reference that was downloaded), for errors.
     shown: String,
@@ -78,7 +78,7 @@ fn settings(flags: &ChartFlags) -> RenderSettings {
 /// Loads `path`: a chart (taken from `preload` when it started loading it) with the user's values, or plain
 /// manifests. A reference that is no local path (`REPO/CHART`, `--repo`, `oci://`) is downloaded first, as
 /// Helm's `LocateChart` does; nothing has been written to the cluster yet.
-pub async fn load(path: &Path, flags: &ChartFlags, preload: Preload) -> Result<Input, Error> {
+pub async fn load(path: &Path, flags: &ChartFlags, preload: Preload) -> Result<LoadedInput, Error> {
     let name = path.to_string_lossy().into_owned();
     let located;
     let remote = flags.source.is_remote(&name);
@@ -93,7 +93,7 @@ pub async fn load(path: &Path, flags: &ChartFlags, preload: Preload) -> Result<I
     if !remote && !is_chart(path) {
         let manifests = manifest::load(&[path.to_path_buf()])?;
         let rendered = Rendered::from_manifests(manifests, chart_metadata(path));
-        return Ok(Input { input: rollout::Input::Rendered(rendered), shown });
+        return Ok(LoadedInput { input: rollout::Input::Rendered(rendered), shown });
     }
     let loaded = match preload.0 {
         Some(loading) => loading.await.map_err(|error| chart_error(&shown, format!("loading stopped: {error}")))?,
@@ -105,18 +105,18 @@ pub async fn load(path: &Path, flags: &ChartFlags, preload: Preload) -> Result<I
     }
     let user_values = flags.values.user_values()?;
     let input = rollout::Input::Chart { chart: loaded.chart, user_values, settings: settings(flags) };
-    Ok(Input { input, shown })
+    Ok(LoadedInput { input, shown })
 }
 
 /// Renders `input` for `rollout` (an upgrade's values reused as it says); a failure names the chart.
-pub async fn render(rollout: Rollout, input: Input) -> Result<RenderedRollout, Error> {
-    let Input { input, shown } = input;
+pub async fn render(rollout: Rollout, input: LoadedInput) -> Result<RenderedRollout, Error> {
+    let LoadedInput { input, shown } = input;
     rollout.render(input).await.map_err(|error| chart_error(&shown, error.0))
 }
 
 /// Renders `input` as a first install of `name` in `namespace`, with no cluster (`--dry-run client`).
-pub async fn render_offline(input: Input, name: &str, namespace: &str) -> Result<Rendered, Error> {
-    let Input { input, shown } = input;
+pub async fn render_offline(input: LoadedInput, name: &str, namespace: &str) -> Result<Rendered, Error> {
+    let LoadedInput { input, shown } = input;
     rollout::render_offline(input, name, namespace).await.map_err(|error| chart_error(&shown, error.0))
 }
 

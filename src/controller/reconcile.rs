@@ -1,9 +1,10 @@
-//! One reconcile of one Release: read its spec, check its dependencies, fetch its chart and values, decide
-//! (`decision.rs`), roll out through the release lifecycle (`berth upgrade --install --wait`, recorded as Helm
-//! records it) and report the outcome in the status, an Event and the metrics.
+//! One reconcile of one Release: read its spec, check its dependencies, fetch its chart and values, read the
+//! release's history once through its rollout (`release::rollout`, as `berth upgrade --install` does), decide
+//! (`decision.rs`), roll out (unlock, render, install or upgrade with a wait, recorded as Helm records it) and
+//! report the outcome in the status, an Event and the metrics.
 //!
 //! The `cancel` token a reconcile gets is cancelled when a newer generation arrives or the controller stops.
-//! It reaches the lifecycle's wait: requests in flight finish, hooks run to their end, nothing new starts, and
+//! It reaches the operation's wait: requests in flight finish, hooks run to their end, nothing new starts, and
 //! the revision is recorded `failed`, never left pending. Then the reconcile ends and the driver starts the
 //! next one at once.
 
@@ -521,7 +522,7 @@ impl Run<'_> {
         let result = operation::run(&Operation::RollOut(Box::new(rendered)), &options, &tokens, self.logged()).await;
         let report = match result {
             Ok(report) => report,
-            Err(error) => return self.lifecycle_error(error).await,
+            Err(error) => return self.operation_error(error).await,
         };
         let record = &report.release;
         let mut attempt = Attempt {
@@ -653,7 +654,7 @@ impl Run<'_> {
         }
     }
 
-    async fn lifecycle_error(&mut self, error: LifecycleError) -> Finished {
+    async fn operation_error(&mut self, error: LifecycleError) -> Finished {
         let message = error_chain(&error);
         match error {
             LifecycleError::NoNamespace(_) => {

@@ -2,13 +2,15 @@
 //! and Helm's field manager, dry runs write nothing, a missing namespace is refused or created (a server dry run
 //! refuses it as the install would, or with `--create-namespace` creates nothing), a rollback with
 //! nothing to go back to is refused (and still frees a pending release), a failed upgrade that was rolled
-//! back says both, and of two writers that read the same history the second is refused when it records.
+//! back says both, of two writers that read the same history the second is refused when it records, and the
+//! records can be kept in another namespace than the objects.
 
 use super::release_support::{Step, install, rendered, upgrade};
 use berth::cluster::{self, Cluster};
 use berth::events::Emitter;
-use berth::release::operation::{self, OperationReport, ReleaseOptions, Tokens};
-use berth::release::{LifecycleError, ReleaseStatus, Storage};
+use berth::release::operation::{self, Operation, OperationReport, ReleaseOptions, Tokens};
+use berth::release::rollout::{Input, Mode, Rollout};
+use berth::release::{LifecycleError, ReleaseStatus, Scope, Storage};
 use berth::wait::Outcome;
 use berth_sim::profile::Profile;
 use berth_sim::{SimCluster, SimConfig};
@@ -193,4 +195,27 @@ async fn a_concurrent_writer_is_caught_when_the_next_revision_is_recorded() {
     );
     assert_eq!(history(&cluster, "shop").await, [(1, ReleaseStatus::Superseded), (2, ReleaseStatus::Deployed)]);
     assert_eq!(settings(&cluster).await.expect("there")["data"]["mode"], "slow", "the second writer wrote nothing");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_records_may_live_in_another_namespace_than_the_objects() {
+    let (_sim, cluster) = start("default").await;
+    let namespaces: kube::Api<k8s_openapi::api::core::v1::Namespace> = kube::Api::all(cluster.client.clone());
+    let records = serde_json::from_value(serde_json::json!({"metadata": {"name": "records"}})).expect("a namespace");
+    namespaces.create(&kube::api::PostParams::default(), &records).await.expect("created");
+    // As Flux's `storageNamespace`: the storage is the caller's choice, the objects go to the cluster's namespace.
+    let scope = Scope { cluster: cluster.clone(), storage: Storage::new(cluster.client.clone(), "records") };
+    let rollout = Rollout::read(scope, "shop", Mode::Install).await.expect("history read");
+    let rendered = rollout.render(Input::Rendered(rendered(SETTINGS))).await.expect("plain manifests");
+    let (options, tokens) = (ReleaseOptions::default(), Tokens::default());
+    let install = Operation::RollOut(Box::new(rendered));
+    let report = operation::run(&install, &options, &tokens, Emitter::none());
+    let report = tokio::time::timeout(BOUND, report).await.expect("in time").expect("installed");
+    assert_eq!((report.release.namespace.as_str(), report.release.info.status), ("default", ReleaseStatus::Deployed));
+    assert!(settings(&cluster).await.is_some(), "the objects are in the release's namespace");
+    assert!(history(&cluster, "shop").await.is_empty(), "no record beside the objects");
+    let stored = Storage::new(cluster.client.clone(), "records").history("shop").await.expect("history");
+    let stored: Vec<(u32, ReleaseStatus, String)> =
+        stored.into_iter().map(|release| (release.version, release.info.status, release.namespace)).collect();
+    assert_eq!(stored, [(1, ReleaseStatus::Deployed, "default".to_string())]);
 }
