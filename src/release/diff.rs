@@ -3,9 +3,10 @@
 //! object; objects of the current revision the new one no longer has are shown as removed. Secret values
 //! never leave this module: they are compared here and shown only as masked sizes.
 
+use super::error::LifecycleError;
 use super::ownership::{self, FIELD_MANAGER};
 use super::record::Release;
-use super::{LifecycleError, recorded_manifests};
+use super::rendered::recorded_manifests;
 use crate::apply::{self, InvalidSet};
 use crate::cluster::{ApplyError, ApplyOptions, Cluster, Resolved, apply_and_read, get_object};
 use crate::manifest::Manifest;

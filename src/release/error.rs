@@ -1,7 +1,8 @@
 //! Why a release operation could not run (nothing was changed then) or could not record its end, and the one
 //! check of a release's name every operation starts with.
 
-use super::{ReleaseStatus, StorageError};
+use super::record::ReleaseStatus;
+use super::storage::StorageError;
 use crate::apply::InvalidSet;
 use crate::cluster::ApplyError;
 use crate::manifest::LoadError;

@@ -15,8 +15,8 @@ use super::hooks::{
     PHASE_UNKNOWN,
 };
 use super::ownership::FIELD_MANAGER;
-use super::record::{Hook, HookExecution};
-use super::{HelmTime, Release, Storage};
+use super::record::{HelmTime, Hook, HookExecution, Release};
+use super::storage::Storage;
 use crate::apply::{ApplyEvent, deliverable, rules_judge};
 use crate::cluster::retry::with_retry;
 use crate::cluster::{ApplyOptions, Cluster, Resolved, apply_object, delete_object, get_object};

@@ -11,20 +11,18 @@
 //!
 //! It also starts the two large parts before the first write, on cores that would idle otherwise (measured
 //! in docs/BENCHMARKS.md, "A public chart end to end: argo-cd"): the chart once the templates have rendered,
-//! through the renderer's hook ([`RecordWriter::on_chart`], joined where the rendering ends,
+//! from the renderer's hook ([`RecordWriter::compress_chart_ahead`], joined where the rendering ends,
 //! [`RecordWriter::wait_for_chart`]), and the values and manifest while the operation's checks wait on the
 //! cluster ([`RecordWriter::compress_body_ahead`], taken by the first write, [`RecordWriter::ready`]). The
-//! storage that owns the writer, the rollout that renders and the operation that records know only these
-//! verbs.
+//! storage that owns the writer, the rendering that calls the hook and the operation that records know only
+//! these verbs.
 
-use super::chart::chart_record;
 use super::codec::{RecordError, gzip, text};
 use super::record::{Chart, Release};
-use berth_chart::pipeline::OnChart;
 use berth_chart::side_by_side;
 use flate2::Compression;
 use serde_json::{Map, Value};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// The gzip level of a record (see [`RecordWriter::encode`]).
 const LEVEL: Compression = Compression::new(3);
@@ -93,16 +91,10 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl RecordWriter {
-    /// The renderer's hook: berth-chart calls it with the chart as the release records it once the templates
-    /// have rendered, and the chart starts compressing on a thread of its own while the output is read. The
-    /// renderer and the reader of a large file take both cores before, and both lie on the way to the first
-    /// write: so it starts no earlier.
-    pub fn on_chart(self: &Arc<Self>) -> OnChart {
-        let writer = Arc::clone(self);
-        Arc::new(move |chart| writer.compress_chart_ahead(chart_record(chart)))
-    }
-
-    fn compress_chart_ahead(&self, chart: Chart) {
+    /// Starts compressing `chart`, the record's chart, on a thread of its own. Called from the renderer's hook
+    /// once the templates have rendered, while their output is read: the renderer and the reader of a large file
+    /// take both cores before, and both lie on the way to the first write, so it starts no earlier.
+    pub fn compress_chart_ahead(&self, chart: Chart) {
         let started = std::thread::Builder::new()
             .name("berth-record".to_string())
             .stack_size(crate::stacks::CHART_COMPRESSOR)

@@ -2,14 +2,14 @@
 //! capabilities and `lookup` answered by the cluster (or offline), the renderer run off the async workers, and
 //! its output read as a release's input ([`rendered_from_chart`]), its objects marked as the release's.
 
-use super::chart::rendered_from_chart;
+use super::chart::{chart_record, rendered_from_chart};
 use super::cluster_chart::{ClusterLookup, capabilities};
 use super::ownership;
 use super::record_writer::RecordWriter;
 use super::rendered::Rendered;
 use crate::cluster::Cluster;
 use berth_chart::chart::Chart;
-use berth_chart::pipeline::{ReleaseOptions as ChartOptions, render_release};
+use berth_chart::pipeline::{OnChart, ReleaseOptions as ChartOptions, render_release};
 use berth_chart::render::{Lookup, Release as RenderRelease, RenderOptions, offline};
 use berth_chart::values::ComputeOptions;
 use berth_template::Value;
@@ -68,7 +68,11 @@ pub(super) async fn render_chart(
         compute: ComputeOptions { skip_schema_validation: settings.skip_schema_validation },
         sub_notes: settings.sub_notes,
         read_objects: true,
-        on_chart: writer.map(RecordWriter::on_chart),
+        on_chart: writer.map(|writer| {
+            let writer = Arc::clone(writer);
+            let hook: OnChart = Arc::new(move |chart| writer.compress_chart_ahead(chart_record(chart)));
+            hook
+        }),
     };
     let writer = writer.cloned();
     // Rendering blocks (and `lookup` waits on the runtime from the rendering thread): off the async workers.

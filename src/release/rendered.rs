@@ -1,7 +1,7 @@
 //! What an install or upgrade releases: the objects and what the record keeps of them, built by the caller (from a
 //! directory of manifests, or a chart rendered by a rollout). The operations read no files.
 
-use super::LifecycleError;
+use super::error::LifecycleError;
 use super::record::{Chart, ChartMetadata, Hook, Release};
 use crate::manifest::{self, Manifest};
 use crate::object::str_at;

@@ -12,9 +12,12 @@
 //! objects (Flux's `storageNamespace`).
 
 use super::cluster_chart::template_value;
+use super::error::{LifecycleError, validate_release_name};
+use super::record::{Release, ReleaseStatus};
 use super::render::{RenderError, RenderSettings, render_chart};
+use super::rendered::Rendered;
+use super::scope::Scope;
 use super::unlock::unlock;
-use super::{LifecycleError, Release, ReleaseStatus, Rendered, Scope, validate_release_name};
 use berth_chart::chart::Chart;
 use berth_chart::render::Release as RenderRelease;
 use berth_chart::values::{ReuseMode, reuse_values};

@@ -1,6 +1,6 @@
 //! Where a release operation acts: the cluster and the storage of the release's records, chosen by the caller.
 
-use super::Storage;
+use super::storage::Storage;
 use crate::cluster::Cluster;
 
 /// Where an operation acts (Helm's `action.Configuration`): the cluster, whose default namespace is the

@@ -2,11 +2,12 @@
 //! release's last revision, filtered, run in Helm's order, each waited for, their last runs recorded; then, with
 //! `logs`, the test pods' logs read; then the tests deleted by their policies.
 
-use super::Release;
+use super::error::LifecycleError;
 use super::hook_runner::{self, HookContext, HookFailure};
 use super::hooks::{self, HookEvent, TestFilter};
 use super::operation::Tokens;
-use super::{LifecycleError, Scope};
+use super::record::Release;
+use super::scope::Scope;
 use crate::apply::ApplyEvent;
 use crate::events::Emitter;
 use crate::health::HealthRules;

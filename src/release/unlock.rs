@@ -3,7 +3,9 @@
 //! recorded failed, as Flux's `unlock` action does, by whoever knows it to be stale: the controller for a
 //! revision it left, `berth rollback` for the last one.
 
-use super::{LifecycleError, Release, ReleaseStatus, Storage};
+use super::error::LifecycleError;
+use super::record::{Release, ReleaseStatus};
+use super::storage::Storage;
 
 /// Records `revision`, left pending by an operation that stopped mid-way, `failed`, `note` added to its
 /// description (Flux's `unlock`).

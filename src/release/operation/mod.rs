@@ -31,8 +31,11 @@ mod rollback;
 mod uninstall;
 mod upgrade;
 
+use super::error::{LifecycleError, validate_release_name};
+use super::hook_runner::HookFailure;
+use super::record::Release;
 use super::rollout::RenderedRollout;
-use super::{HookFailure, LifecycleError, Release, Scope, validate_release_name};
+use super::scope::Scope;
 use crate::apply::{ApplyEvent, ApplyReport};
 use crate::events::Emitter;
 use crate::wait::Outcome;

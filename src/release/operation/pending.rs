@@ -10,8 +10,10 @@
 use super::revisions::now;
 use super::{ABORT_RECORD_LIMIT, OperationReport};
 use crate::apply::ApplyReport;
-use crate::release::{HookFailure, LifecycleError};
-use crate::release::{Release, ReleaseStatus, Storage, StorageError};
+use crate::release::error::LifecycleError;
+use crate::release::hook_runner::HookFailure;
+use crate::release::record::{Release, ReleaseStatus};
+use crate::release::storage::{Storage, StorageError};
 use crate::wait::Outcome;
 use tokio_util::sync::CancellationToken;
 

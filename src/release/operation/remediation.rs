@@ -11,9 +11,9 @@ use super::pending::{Failure, PendingRevision};
 use super::revisions::removed;
 use super::rollback::rollback;
 use crate::manifest::Manifest;
-use crate::release::LifecycleError;
+use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
-use crate::release::{Release, ReleaseStatus};
+use crate::release::record::{Release, ReleaseStatus};
 
 /// What the remediation of a failed upgrade needs: the upgrade's objects, the last revision's, and the last
 /// deployed revision to go back to.

@@ -4,8 +4,9 @@
 
 use crate::apply::ApplyReport;
 use crate::manifest::Manifest;
-use crate::release::LifecycleError;
-use crate::release::{HelmTime, Info, Release, Rendered};
+use crate::release::error::LifecycleError;
+use crate::release::record::{HelmTime, Info, Release};
+use crate::release::rendered::Rendered;
 use crate::status::Status;
 use crate::wait::Outcome;
 use std::collections::HashSet;

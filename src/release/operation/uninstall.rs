@@ -6,9 +6,10 @@ use super::OperationReport;
 use super::context::Context;
 use super::pending::{Failure, PendingRevision};
 use super::revisions::{describe_failure, now};
-use crate::release::ReleaseStatus;
+use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
-use crate::release::{LifecycleError, recorded_manifests};
+use crate::release::record::ReleaseStatus;
+use crate::release::rendered::recorded_manifests;
 use crate::wait::Outcome;
 
 pub(super) async fn uninstall(

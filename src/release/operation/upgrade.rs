@@ -9,10 +9,11 @@ use super::context::Context;
 use super::pending::{Failure, PendingRevision};
 use super::remediation::{self, FailedUpgrade};
 use super::revisions::{check_not_pending, created, describe_failure, new_release, now, skippable};
-use crate::release::LifecycleError;
+use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
+use crate::release::record::ReleaseStatus;
+use crate::release::rendered::Rendered;
 use crate::release::rollout::Rollout;
-use crate::release::{ReleaseStatus, Rendered};
 use crate::wait::Outcome;
 use std::collections::HashSet;
 
