@@ -249,7 +249,7 @@ pub fn over_budget_message(field: Field, cost: u64) -> String {
 }
 
 /// Runs `work`, a batch of judgements, where each evaluation finds the stack it needs in place: on the
-/// calling thread when it has [`EVALUATION_STACK_BYTES`] left, else on a stack of that size mapped once for
+/// calling thread when it has [`crate::stacks::CEL_EVALUATION`] left, else on a stack of that size mapped once for
 /// the batch (not once per evaluation, as a thread with less stack would for each).
 pub fn with_evaluation_stack<T>(work: impl FnOnce() -> T) -> T {
     stacker::maybe_grow(EVALUATION_STACK_BYTES, EVALUATION_STACK_BYTES, work)

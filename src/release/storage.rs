@@ -56,7 +56,7 @@ pub enum StorageError {
         #[source]
         source: RecordError,
     },
-    /// [`RecordWriter::encode`] could not write the record.
+    /// The record writer could not write the record.
     #[error("cannot encode release `{name}`")]
     Encode {
         name: String,
