@@ -4,15 +4,17 @@
 //! - [`manifest`]: YAML/JSON from files, directories and stdin, with file, document and line of each object;
 //! - [`object`]: object identity and field access; [`problems`]: errors that list every problem at once;
 //! - [`status`]: the kstatus port; [`health`]: seed 001, HIP-0025 and CEL health rules;
-//! - [`plan`]: the order of writes from annotations and implicit rules.
+//! - [`plan`]: the order of writes from annotations and implicit rules;
+//! - [`events`]: where a run's progress goes (a channel to whoever shows it); [`stacks`]: every thread and
+//!   call stack berth sizes, and why.
 //!
 //! On top of them, what talks to a cluster:
 //! - [`cluster`]: kube-rs connection, discovery, server-side apply, retries (the client the others build on);
 //! - [`wait`]: watch-driven readiness with pod root causes, and the per-kind workload table;
 //! - [`observe`]: objects read once and judged (no watch, no write);
 //! - [`apply`]: prepare once, then execute a plan with readiness gates; delete in reverse order;
-//! - [`release`]: Helm-compatible release records and the install/upgrade/rollback/uninstall lifecycle on
-//!   rendered input (a chart rendered for the release, or plain manifests);
+//! - [`release`]: Helm-compatible release records; a rollout prepared once (history, revision, values, chart);
+//!   install, upgrade, rollback, uninstall and their remediation, one file each;
 //! - [`controller`]: `Release` custom resources reconciled in the cluster, a new generation cancelling the wait.
 //!
 //! The command line lives in the `berth` binary, and the simulated cluster in the `berth-sim` crate. See
@@ -21,6 +23,7 @@
 pub mod apply;
 pub mod cluster;
 pub mod controller;
+pub mod events;
 pub mod health;
 pub mod manifest;
 pub mod object;
@@ -28,5 +31,6 @@ pub mod observe;
 pub mod plan;
 pub mod problems;
 pub mod release;
+pub mod stacks;
 pub mod status;
 pub mod wait;

@@ -73,6 +73,38 @@ pub async fn observe(
     Ok(futures::stream::iter(reads).buffered(READ_CONCURRENCY).collect().await)
 }
 
+/// One object's status as `berth status` shows it.
+#[derive(Debug, Clone)]
+pub struct ResourceStatus {
+    pub object: ObjectRef,
+    pub status: Status,
+    pub message: String,
+}
+
+/// Each object of `manifests` (a release's last revision, for `berth status`) with its status in the cluster
+/// now, judged by `rules`; when the set cannot be read at all, one `Unknown` row says why.
+pub async fn resource_statuses(
+    cluster: &Cluster,
+    manifests: &[Manifest],
+    rules: &Arc<HealthRules>,
+) -> Vec<ResourceStatus> {
+    match observe(cluster, manifests, rules).await {
+        Ok(observed) => observed
+            .into_iter()
+            .map(|observed| ResourceStatus {
+                object: observed.object,
+                status: observed.judgement.status,
+                message: observed.judgement.message,
+            })
+            .collect(),
+        Err(error) => vec![ResourceStatus {
+            object: ObjectRef { api_version: String::new(), kind: String::new(), namespace: None, name: String::new() },
+            status: Status::Unknown,
+            message: error.to_string(),
+        }],
+    }
+}
+
 /// Looks an external dependency up: its status now (NotFound when absent), as `berth plan --cluster` shows.
 pub async fn external_status(cluster: &Cluster, dependency: &DependencyRef) -> (Status, String) {
     let resolved = match cluster.resources.resolve_group_kind(

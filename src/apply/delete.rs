@@ -7,6 +7,7 @@ use super::prepare::{InvalidSet, Planned, Prepared, prepare};
 use super::report::{ApplyEvent, ApplyFailure, ApplyReport};
 use super::run::wait_for;
 use crate::cluster::{Cluster, delete_object};
+use crate::events::Emitter;
 use crate::manifest::Manifest;
 use crate::object::ObjectRef;
 use crate::plan::Target as PlanTarget;
@@ -29,12 +30,12 @@ pub async fn delete(
     options: &WaitOptions,
     wait_for_last: bool,
     cancel: &CancellationToken,
-    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+    events: Emitter<ApplyEvent>,
 ) -> Result<ApplyReport, InvalidSet> {
     let started = Instant::now();
     let Prepared { planned, plan, .. } = prepare(cluster, manifests, None)?;
     let order = plan.order().iter().rev().filter_map(|index| planned.get(*index));
-    on_event(&ApplyEvent::Planned { objects: order.map(|planned| planned.resolved.reference.clone()).collect() });
+    events.emit(ApplyEvent::Planned { objects: order.map(|planned| planned.resolved.reference.clone()).collect() });
     // Per object: dependents in the set not gone yet.
     let mut remaining: Vec<usize> = (0..planned.len()).map(|index| plan.dependents(index).len()).collect();
     let mut gone = vec![false; planned.len()];
@@ -70,12 +71,12 @@ pub async fn delete(
             let object = planned[index].resolved.reference.clone();
             match result {
                 Ok(()) => {
-                    on_event(&ApplyEvent::Deleted { object: object.clone() });
+                    events.emit(ApplyEvent::Deleted { object: object.clone() });
                     deleted.push(object);
                     requested.push(index);
                 }
                 Err(message) => {
-                    on_event(&ApplyEvent::ApplyFailed { object: object.clone(), message: message.clone() });
+                    events.emit(ApplyEvent::ApplyFailed { object: object.clone(), message: message.clone() });
                     failed.push(ApplyFailure { object, message });
                 }
             }
@@ -91,7 +92,7 @@ pub async fn delete(
         let members: Vec<&Planned> = requested.iter().map(|index| &planned[*index]).collect();
         let remaining_time = options.timeout.map(|timeout| timeout.saturating_sub(started.elapsed()));
         let layer_options = WaitOptions { timeout: remaining_time, ..gone_options.clone() };
-        let report = wait_for(cluster, &members, &layer_options, cancel, on_event).await;
+        let report = wait_for(cluster, &members, &layer_options, cancel, &events).await;
         let layer_outcome = report.outcome;
         reports.push(report);
         if layer_outcome != Outcome::Ready {

@@ -11,6 +11,7 @@
 use super::prepare::Planned;
 use super::report::{ApplyEvent, ApplyFailure};
 use crate::cluster::{ApplyError, ApplyOptions, Cluster, apply_object, get_object};
+use crate::events::Emitter;
 use crate::object::ObjectRef;
 use crate::plan::{DependencyRef, Plan, Scheduler, Skipped, Target as PlanTarget};
 use crate::status::Status;
@@ -87,11 +88,7 @@ struct Executor<'a> {
 }
 
 /// Runs the plan until every object is done, failed or skipped, or `cancel` fires.
-pub async fn execute(
-    run: &Run<'_>,
-    cancel: &CancellationToken,
-    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
-) -> Execution {
+pub async fn execute(run: &Run<'_>, cancel: &CancellationToken, events: &Emitter<ApplyEvent>) -> Execution {
     let (gate_sender, mut gate_receiver) = mpsc::unbounded_channel();
     let mut executor = Executor {
         run,
@@ -102,7 +99,7 @@ pub async fn execute(
         gate_cancel: cancel.child_token(),
         execution: Execution::default(),
     };
-    executor.start_externals(on_event);
+    executor.start_externals(events);
     let mut applying: FuturesUnordered<ApplyFuture<'_>> = FuturesUnordered::new();
     loop {
         executor.queue.extend(executor.scheduler.ready());
@@ -118,17 +115,17 @@ pub async fn execute(
             biased;
             () = cancel.cancelled(), if applying.is_empty() => break,
             Some((index, result)) = applying.next() => {
-                if let Some(index) = executor.applied(index, result, on_event) {
+                if let Some(index) = executor.applied(index, result, events) {
                     gate_batch.push(index);
                 }
                 // Collect the other applies that finished meanwhile, so they share one gate.
                 while let Some(Some((index, result))) = applying.next().now_or_never() {
-                    if let Some(index) = executor.applied(index, result, on_event) {
+                    if let Some(index) = executor.applied(index, result, events) {
                         gate_batch.push(index);
                     }
                 }
             }
-            Some(message) = gate_receiver.recv() => executor.gate_message(message, on_event).await,
+            Some(message) = gate_receiver.recv() => executor.gate_message(message, events).await,
         }
         if !gate_batch.is_empty() {
             let members = gate_batch.into_iter().filter_map(|index| executor.object_target(index)).collect();
@@ -177,15 +174,15 @@ impl Executor<'_> {
         &mut self,
         index: usize,
         result: Result<Written, ApplyError>,
-        on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+        events: &Emitter<ApplyEvent>,
     ) -> Option<usize> {
         let object = self.reference(index);
         match result {
             Ok(written) => {
                 if written == Written::Applied {
-                    on_event(&ApplyEvent::Applied { object: object.clone() });
+                    events.emit(ApplyEvent::Applied { object: object.clone() });
                 } else {
-                    on_event(&ApplyEvent::Unchanged { object: object.clone() });
+                    events.emit(ApplyEvent::Unchanged { object: object.clone() });
                 }
                 self.execution.applied.push(object);
                 let gated = !self.run.options.dry_run && !self.run.plan.dependents(index).is_empty();
@@ -197,10 +194,10 @@ impl Executor<'_> {
             }
             Err(error) => {
                 let message = error.to_report_message();
-                on_event(&ApplyEvent::ApplyFailed { object: object.clone(), message: message.clone() });
+                events.emit(ApplyEvent::ApplyFailed { object: object.clone(), message: message.clone() });
                 self.execution.failed.push(ApplyFailure { object, message });
                 let skipped = self.scheduler.mark_failed(index);
-                self.skip(skipped, on_event);
+                self.skip(skipped, events);
                 None
             }
         }
@@ -215,7 +212,7 @@ impl Executor<'_> {
         }
     }
 
-    fn skip(&mut self, skipped: Vec<Skipped>, on_event: &mut (dyn FnMut(&ApplyEvent) + Send)) {
+    fn skip(&mut self, skipped: Vec<Skipped>, events: &Emitter<ApplyEvent>) {
         for skip in skipped {
             let object = self.reference(skip.index);
             let waited_for = self.target_name(skip.waited_for);
@@ -225,7 +222,7 @@ impl Executor<'_> {
             } else {
                 format!("Skipped: waits for {waited_for}, skipped because {cause} failed")
             };
-            on_event(&ApplyEvent::Skipped { object: object.clone(), message: message.clone() });
+            events.emit(ApplyEvent::Skipped { object: object.clone(), message: message.clone() });
             self.execution.skipped.push(ApplyFailure { object, message });
         }
     }
@@ -251,27 +248,26 @@ impl Executor<'_> {
         let by_reference: HashMap<ObjectRef, Gated> =
             members.iter().map(|(gated, target)| (target.resolved.reference.clone(), *gated)).collect();
         let (gated, targets): (Vec<Gated>, Vec<Target>) = members.into_iter().unzip();
+        // The gate's wait reports to the executor's loop, which decides what reaches the run's events.
+        let forward = Emitter::from(sender.clone()).map(move |event: WaitEvent| {
+            let (WaitEvent::StatusChanged { object, status, .. } | WaitEvent::Waiting { object, status, .. }) = &event;
+            let gated = *by_reference.get(object)?;
+            Some(GateMessage::Status { gated, status: *status, event })
+        });
         self.gates.spawn(async move {
-            let mut forward = |event: &WaitEvent| {
-                let (WaitEvent::StatusChanged { object, status, .. } | WaitEvent::Waiting { object, status, .. }) =
-                    event;
-                if let Some(gated) = by_reference.get(object) {
-                    let _ = sender.send(GateMessage::Status { gated: *gated, status: *status, event: event.clone() });
-                }
-            };
-            let report = wait(&cluster, &targets, &options, &cancel, &mut forward).await;
+            let report = wait(&cluster, &targets, &options, &cancel, &forward).await;
             let _ = sender.send(GateMessage::Finished { members: gated, report });
         });
     }
 
     /// Waits for every external dependency from the start; one that names a kind the cluster does not serve
     /// fails at once.
-    fn start_externals(&mut self, on_event: &mut (dyn FnMut(&ApplyEvent) + Send)) {
+    fn start_externals(&mut self, events: &Emitter<ApplyEvent>) {
         let mut members = Vec::new();
         for (external, dependency) in self.run.plan.externals().iter().enumerate() {
             match external_target(self.run.cluster, dependency) {
                 Ok(target) => {
-                    on_event(&ApplyEvent::External {
+                    events.emit(ApplyEvent::External {
                         dependency: dependency.to_string(),
                         message: "waiting for it to exist and be Current before applying what depends on it"
                             .to_string(),
@@ -279,9 +275,9 @@ impl Executor<'_> {
                     members.push((Gated::External(external), target));
                 }
                 Err(message) => {
-                    on_event(&ApplyEvent::External { dependency: dependency.to_string(), message: message.clone() });
+                    events.emit(ApplyEvent::External { dependency: dependency.to_string(), message: message.clone() });
                     let skipped = self.scheduler.mark_external_failed(external);
-                    self.skip(skipped, on_event);
+                    self.skip(skipped, events);
                 }
             }
         }
@@ -290,11 +286,11 @@ impl Executor<'_> {
         }
     }
 
-    async fn gate_message(&mut self, message: GateMessage, on_event: &mut (dyn FnMut(&ApplyEvent) + Send)) {
+    async fn gate_message(&mut self, message: GateMessage, events: &Emitter<ApplyEvent>) {
         match message {
             GateMessage::Status { gated, status, event } => {
                 if matches!(event, WaitEvent::StatusChanged { .. }) || matches!(gated, Gated::External(_)) {
-                    on_event(&ApplyEvent::Wait(event));
+                    events.emit(ApplyEvent::Wait(event));
                 }
                 match (gated, status) {
                     (Gated::Object(index), Status::Current) => {
@@ -309,7 +305,7 @@ impl Executor<'_> {
                     }
                     (Gated::Object(index), Status::Failed) => {
                         let skipped = self.scheduler.mark_failed(index);
-                        self.skip(skipped, on_event);
+                        self.skip(skipped, events);
                     }
                     (Gated::External(external), Status::Current) => {
                         self.scheduler.mark_external_done(external);
@@ -326,11 +322,11 @@ impl Executor<'_> {
                         match gated {
                             Gated::Object(index) => {
                                 let skipped = self.scheduler.mark_failed(index);
-                                self.skip(skipped, on_event);
+                                self.skip(skipped, events);
                             }
                             Gated::External(external) => {
                                 let skipped = self.scheduler.mark_external_failed(external);
-                                self.skip(skipped, on_event);
+                                self.skip(skipped, events);
                             }
                         }
                     }

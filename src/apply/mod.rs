@@ -19,7 +19,8 @@
 //! ```
 //! # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use berth::apply::{ApplyEvent, ApplyRequest, apply};
+//! use berth::apply::{ApplyRequest, apply};
+//! use berth::events::Emitter;
 //! use berth_sim::{SimCluster, SimConfig};
 //! use berth::wait::{Outcome, WaitOptions};
 //! use tokio_util::sync::CancellationToken;
@@ -34,9 +35,15 @@
 //! let request = ApplyRequest { wait: Some(WaitOptions::default()), ..ApplyRequest::default() };
 //! // Cancel this token from anywhere (a newer revision arrived, SIGTERM...) to stop cleanly.
 //! let cancel = CancellationToken::new();
-//! let mut on_event = |event: &ApplyEvent| println!("{}", serde_json::to_string(event).unwrap_or_default());
-//! let report = apply(&cluster, &manifests, &request, &cancel, &mut on_event).await?;
-//! assert_eq!(report.outcome, Outcome::Ready);
+//! // The events come out of the channel as the apply goes; the stream ends when the apply returns.
+//! let (events, mut received) = Emitter::channel();
+//! let printing = async {
+//!     while let Some(event) = received.recv().await {
+//!         println!("{}", serde_json::to_string(&event).unwrap_or_default());
+//!     }
+//! };
+//! let (report, ()) = tokio::join!(apply(&cluster, &manifests, &request, &cancel, events), printing);
+//! assert_eq!(report?.outcome, Outcome::Ready);
 //! # Ok(())
 //! # }
 //! ```

@@ -5,6 +5,7 @@ use super::execute;
 use super::prepare::{InvalidSet, Planned, Prepared, checked_health, prepare, resolve_all};
 use super::report::{ApplyEvent, ApplyReport, merge_statuses};
 use crate::cluster::{ApplyOptions, Cluster};
+use crate::events::Emitter;
 use crate::health::HealthRules;
 use crate::manifest::Manifest;
 use crate::status::Status;
@@ -40,10 +41,10 @@ pub async fn apply(
     manifests: &[Manifest],
     request: &ApplyRequest,
     cancel: &CancellationToken,
-    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+    events: Emitter<ApplyEvent>,
 ) -> Result<ApplyReport, InvalidSet> {
     let prepared = prepare(cluster, manifests, request.health.as_ref())?;
-    Ok(apply_prepared(cluster, &prepared, request, cancel, on_event).await)
+    Ok(apply_prepared(cluster, &prepared, request, cancel, &events).await)
 }
 
 /// Applies a prepared set and waits if `request.wait` says so. The health rules are those the set was
@@ -53,7 +54,7 @@ pub async fn apply_prepared(
     prepared: &Prepared<'_>,
     request: &ApplyRequest,
     cancel: &CancellationToken,
-    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+    events: &Emitter<ApplyEvent>,
 ) -> ApplyReport {
     let started = Instant::now();
     let planned = &prepared.planned;
@@ -82,8 +83,8 @@ pub async fn apply_prepared(
         .iter()
         .filter_map(|index| planned.get(*index))
         .map(|planned| planned.resolved.reference.clone());
-    on_event(&ApplyEvent::Planned { objects: objects.collect() });
-    let execution = execute::execute(&run, cancel, on_event).await;
+    events.emit(ApplyEvent::Planned { objects: objects.collect() });
+    let execution = execute::execute(&run, cancel, events).await;
 
     let mut outcome = if execution.cancelled {
         Outcome::Cancelled
@@ -103,7 +104,7 @@ pub async fn apply_prepared(
         let judge = health_judge.unwrap_or_else(|| options.judge.clone());
         let options = WaitOptions { timeout: remaining, judge, ..options.clone() };
         let all: Vec<&Planned> = planned.iter().collect();
-        let report = wait_for(cluster, &all, &options, cancel, on_event).await;
+        let report = wait_for(cluster, &all, &options, cancel, events).await;
         outcome = report.outcome;
         wait_reports.push(report);
     }
@@ -123,12 +124,11 @@ pub(super) async fn wait_for(
     planned: &[&Planned<'_>],
     options: &WaitOptions,
     cancel: &CancellationToken,
-    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+    events: &Emitter<ApplyEvent>,
 ) -> WaitReport {
     let targets: Vec<Target> =
         planned.iter().map(|planned| Target { resolved: planned.resolved.clone(), timeout: planned.timeout }).collect();
-    let mut forward = |event: &WaitEvent| on_event(&ApplyEvent::Wait(event.clone()));
-    wait(cluster, &targets, options, cancel, &mut forward).await
+    wait(cluster, &targets, options, cancel, &events.map(|event: WaitEvent| Some(ApplyEvent::Wait(event)))).await
 }
 
 /// Waits for objects already in the cluster (`berth wait`): the same resolution and wait as apply, no
@@ -142,7 +142,7 @@ pub async fn wait_only(
     options: &WaitOptions,
     health: Option<&Arc<HealthRules>>,
     cancel: &CancellationToken,
-    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+    events: Emitter<ApplyEvent>,
 ) -> Result<ApplyReport, InvalidSet> {
     let started = Instant::now();
     let planned = resolve_all(cluster, manifests)?;
@@ -151,11 +151,11 @@ pub async fn wait_only(
         options.judge = judge;
     }
     let options = &options;
-    on_event(&ApplyEvent::Planned {
+    events.emit(ApplyEvent::Planned {
         objects: planned.iter().map(|planned| planned.resolved.reference.clone()).collect(),
     });
     let all: Vec<&Planned> = planned.iter().collect();
-    let report = wait_for(cluster, &all, options, cancel, on_event).await;
+    let report = wait_for(cluster, &all, options, cancel, &events).await;
     Ok(ApplyReport {
         outcome: report.outcome,
         applied: Vec::new(),

@@ -7,6 +7,7 @@ use super::runtime::Interrupts;
 use crate::cli::error::{Error, ExitCode};
 use berth::apply::{self, ApplyReport, ApplyRequest};
 use berth::cluster::{ApplyOptions, Cluster};
+use berth::events::Emitter;
 use berth::health::HealthRules;
 use berth::manifest;
 use berth::object::parse_duration;
@@ -140,9 +141,8 @@ pub fn run_apply(args: ApplyArgs) -> Result<ExitCode, Error> {
     let json = args.wait_args.output == ProgressOutput::Json;
     let summary = if args.wait { Summary::Ready } else { Summary::Applied };
     let timeout = args.wait_args.options().timeout.filter(|_| args.wait);
-    run_with_cluster(&args.cluster, json, summary, timeout, async move |cluster, cancel, progress| {
-        let mut on_event = |event: &apply::ApplyEvent| progress.on_event(event);
-        apply::apply(cluster, &manifests, &request, cancel, &mut on_event).await
+    run_with_cluster(&args.cluster, json, summary, timeout, async move |cluster, cancel, events| {
+        apply::apply(cluster, &manifests, &request, cancel, events).await
     })
 }
 
@@ -152,9 +152,8 @@ pub fn run_delete(args: DeleteArgs) -> Result<ExitCode, Error> {
     let json = args.wait_args.output == ProgressOutput::Json;
     let wait = args.wait;
     let timeout = options.timeout.filter(|_| wait);
-    run_with_cluster(&args.cluster, json, Summary::Deleted, timeout, async move |cluster, cancel, progress| {
-        let mut on_event = |event: &apply::ApplyEvent| progress.on_event(event);
-        apply::delete(cluster, &manifests, &options, wait, cancel, &mut on_event).await
+    run_with_cluster(&args.cluster, json, Summary::Deleted, timeout, async move |cluster, cancel, events| {
+        apply::delete(cluster, &manifests, &options, wait, cancel, events).await
     })
 }
 
@@ -164,9 +163,8 @@ pub fn run_wait(args: WaitCommandArgs) -> Result<ExitCode, Error> {
     let options = args.wait_args.options();
     let json = args.wait_args.output == ProgressOutput::Json;
     let timeout = options.timeout;
-    run_with_cluster(&args.cluster, json, Summary::Ready, timeout, async move |cluster, cancel, progress| {
-        let mut on_event = |event: &apply::ApplyEvent| progress.on_event(event);
-        apply::wait_only(cluster, &manifests, &options, Some(&health), cancel, &mut on_event).await
+    run_with_cluster(&args.cluster, json, Summary::Ready, timeout, async move |cluster, cancel, events| {
+        apply::wait_only(cluster, &manifests, &options, Some(&health), cancel, events).await
     })
 }
 
@@ -179,7 +177,7 @@ fn run_with_cluster<F>(
     work: F,
 ) -> Result<ExitCode, Error>
 where
-    F: AsyncFnOnce(&Cluster, &CancellationToken, &mut Progress) -> Result<ApplyReport, apply::InvalidSet>,
+    F: AsyncFnOnce(&Cluster, &CancellationToken, Emitter<apply::ApplyEvent>) -> Result<ApplyReport, apply::InvalidSet>,
 {
     let runtime = super::runtime::runtime()?;
     runtime.block_on(async move {
@@ -193,7 +191,9 @@ where
         };
         let mut progress = Progress::new(ProgressMode::detect(json), goal, timeout);
         let report = tokio::select! {
-            report = work(&cluster, &interrupts.cancel, &mut progress) => report.map_err(Error::Invalid)?,
+            report = progress.follow(async |events| work(&cluster, &interrupts.cancel, events).await) => {
+                report.map_err(Error::Invalid)?
+            }
             // The second interrupt: what was in flight is abandoned; nothing here keeps a record.
             () = interrupts.abort.cancelled() => {
                 eprintln!("stopped: requests in flight were abandoned");

@@ -5,11 +5,12 @@
 
 use super::cluster_args::ClusterArgs;
 use super::output::print_stdout;
-use super::release_input::{self, ChartFlags, Target};
+use super::release_input::{self, ChartFlags, Preload};
 use crate::cli::error::{Error, ExitCode};
-use berth::release::Storage;
+use berth::release::LifecycleError;
 use berth::release::diff::{ChangeKind, ObjectChange, changes};
-use berth::release::lifecycle::LifecycleError;
+use berth::release::rollout::{Mode, Rollout};
+use berth::release::{Scope, Storage};
 use berth_chart::values::ReuseMode;
 use clap::{Args, Subcommand};
 use std::io::IsTerminal;
@@ -100,14 +101,7 @@ fn compare(args: &DiffArgs, output: &DiffOutput) -> Result<ExitCode, Error> {
 /// The changes the command would make, read from the cluster.
 async fn read_changes(args: &DiffArgs, output: &DiffOutput) -> Result<Vec<ObjectChange>, Error> {
     let (cluster, _simulated) = output.cluster.connect().await?;
-    let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
-    let name = match &args.command {
-        DiffCommand::Upgrade(upgrade) => &upgrade.name,
-        DiffCommand::Rollback(rollback) => &rollback.name,
-    };
-    let history = storage.history(name).await.map_err(|error| Error::Release(error.into()))?;
-    let current = history.last().ok_or_else(|| Error::Release(LifecycleError::NotFound(name.clone())))?;
-    let new = match &args.command {
+    let (name, current, new) = match &args.command {
         DiffCommand::Upgrade(upgrade) => {
             let reuse = if upgrade.reset_values {
                 ReuseMode::Reset
@@ -116,20 +110,19 @@ async fn read_changes(args: &DiffArgs, output: &DiffOutput) -> Result<Vec<Object
             } else {
                 ReuseMode::Default
             };
-            let target = Target {
-                name,
-                namespace: &cluster.default_namespace,
-                revision: current.version + 1,
-                is_upgrade: true,
-                cluster: Some(&cluster),
-                current: Some(current),
-                reuse,
-            };
-            release_input::render(&upgrade.path, &upgrade.chart, &target, release_input::Preload::none())
-                .await?
-                .manifests
+            // Rendered as `berth upgrade` renders it: the rollout's revision, `.Release.IsUpgrade`, the values.
+            let mode = Mode::Upgrade { install: false, reuse };
+            let name = &upgrade.name;
+            let rollout = Rollout::read(Scope::new(cluster.clone()), name, mode).await.map_err(Error::Release)?;
+            let current = rollout.history().last().cloned();
+            let input = release_input::load(&upgrade.path, &upgrade.chart, Preload::none()).await?;
+            (name, current, release_input::render(rollout, input).await?.rendered().manifests.clone())
         }
         DiffCommand::Rollback(rollback) => {
+            let name = &rollback.name;
+            let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
+            let history = storage.history(name).await.map_err(|error| Error::Release(error.into()))?;
+            let current = history.last().ok_or_else(|| Error::Release(LifecycleError::NotFound(name.clone())))?;
             let version = rollback.revision.unwrap_or(current.version.saturating_sub(1));
             let target = history
                 .iter()
@@ -141,10 +134,10 @@ async fn read_changes(args: &DiffArgs, output: &DiffOutput) -> Result<Vec<Object
             if !problems.is_empty() {
                 return Err(Error::Manifest(berth::problems::Problems::new(problems)));
             }
-            manifests
+            (name, Some(current.clone()), manifests)
         }
     };
-    changes(&cluster, name, &new, Some(current)).await.map_err(|error| Error::Diff(Box::new(error)))
+    changes(&cluster, name, &new, current.as_ref()).await.map_err(|error| Error::Diff(Box::new(error)))
 }
 
 /// One object's change as a header and a unified diff of its YAML.

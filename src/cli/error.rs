@@ -4,7 +4,7 @@
 //! process exit code, so `main` stays a thin mapping. An error prints as uv prints them: `error:` and what could
 //! not be done, a `Caused by:` line for each cause in the chain, then a `hint:` when there is a way out.
 
-use berth::release::lifecycle::LifecycleError;
+use berth::release::LifecycleError;
 use berth::{apply, cluster, health, manifest, plan, release};
 use std::error::Error as _;
 use std::fmt::Write as _;
@@ -70,7 +70,7 @@ pub enum Error {
     #[error("cannot compute the changes")]
     Diff(#[source] Box<berth::release::diff::DiffError>),
     #[error("release operation failed")]
-    Release(#[source] release::lifecycle::LifecycleError),
+    Release(#[source] release::LifecycleError),
     #[error("the controller stopped")]
     Controller(#[source] berth::controller::ControllerError),
     #[error("cannot print the release")]
@@ -109,7 +109,7 @@ impl Error {
             | Error::Chart(..)
             | Error::Source(..) => ExitCode::BadInput,
             Error::Diff(_) | Error::Failed(_) => ExitCode::NotReady,
-            Error::Release(release::lifecycle::LifecycleError::Storage(_)) | Error::Output(_) | Error::Record(_) => {
+            Error::Release(release::LifecycleError::Storage(_)) | Error::Output(_) | Error::Record(_) => {
                 ExitCode::NotReady
             }
             Error::Release(_) => ExitCode::BadInput,

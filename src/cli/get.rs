@@ -4,7 +4,7 @@
 use super::cluster_args::ClusterArgs;
 use super::output::print_stdout;
 use crate::cli::error::{Error, ExitCode};
-use berth::release::lifecycle::LifecycleError;
+use berth::release::LifecycleError;
 use berth::release::show::{self, Format, StatusView};
 use berth::release::{Release, Storage};
 use clap::{Args, Subcommand, ValueEnum};

@@ -3,9 +3,13 @@
 //! Three forms: `-o json` writes one JSON event per line on stdout; on a terminal, a live table (object,
 //! status, message, elapsed) is redrawn in place on stderr; elsewhere (CI logs, pipes) one line per status
 //! change and, every second, one line naming the first not-ready object (seed 000).
+//!
+//! The events come from the work through a channel ([`Progress::follow`]): the work emits them as it goes and
+//! never waits for the terminal; they are shown in order, all of them before the work's result.
 
 use super::live::{Header, LiveTable, Row};
 use berth::apply::ApplyEvent;
+use berth::events::Emitter;
 use berth::object::ObjectRef;
 use berth::status::Status;
 use berth::wait::WaitEvent;
@@ -72,6 +76,19 @@ impl Progress {
     pub fn new(mode: ProgressMode, goal: Goal, timeout: Option<Duration>) -> Progress {
         let table = matches!(mode, ProgressMode::Live { .. }).then(LiveTable::stderr);
         Progress { mode, goal, started: Instant::now(), timeout, rows: Vec::new(), table }
+    }
+
+    /// Runs `work` with the emitter of its events, showing each event as it comes; returns what `work` returns
+    /// once every event it emitted was shown (the stream ends when `work` drops its emitter, at its end).
+    pub async fn follow<T>(&mut self, work: impl AsyncFnOnce(Emitter<ApplyEvent>) -> T) -> T {
+        let (events, mut received) = Emitter::channel();
+        let showing = async {
+            while let Some(event) = received.recv().await {
+                self.on_event(&event);
+            }
+        };
+        let (result, ()) = tokio::join!(work(events), showing);
+        result
     }
 
     pub fn on_event(&mut self, event: &ApplyEvent) {

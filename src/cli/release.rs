@@ -4,12 +4,13 @@
 use super::cluster_args::ClusterArgs;
 use super::output::{Table, print_stdout};
 use super::progress::{Goal, Progress, ProgressMode};
-use super::release_input::{self, ChartFlags, Target};
+use super::release_input::{self, ChartFlags, Preload};
 use super::runtime::Interrupts;
 use crate::cli::error::{Error, ExitCode};
-use berth::release::lifecycle::{self, Operation, OperationReport, ReleaseOptions};
-use berth::release::show;
-use berth::release::{HelmTime, Release, Storage};
+use berth::observe::ResourceStatus;
+use berth::release::operation::{self, Operation, OperationReport, ReleaseOptions, Tokens};
+use berth::release::rollout::{Mode, Rollout};
+use berth::release::{HelmTime, LifecycleError, Release, Rendered, Scope, Storage, show, validate_release_name};
 use berth::wait::Outcome;
 use berth_chart::values::ReuseMode;
 use clap::{Args, ValueEnum};
@@ -181,7 +182,8 @@ pub struct ReadArgs {
     pub cluster: ClusterArgs,
 }
 
-fn release_options(change: &ChangeArgs) -> ReleaseOptions {
+/// The options of install, upgrade and rollback, from their arguments; `record` for install and upgrade.
+fn release_options(change: &ChangeArgs, record: Option<&RecordArgs>) -> ReleaseOptions {
     ReleaseOptions {
         // As in Helm 4, rolling back on failure needs to know the release failed: it waits.
         wait: change.wait || change.rollback_on_failure,
@@ -194,78 +196,159 @@ fn release_options(change: &ChangeArgs) -> ReleaseOptions {
         create_namespace: change.create_namespace,
         builtin_rules: !change.no_builtin_rules,
         no_hooks: change.no_hooks,
-        ..ReleaseOptions::default()
+        description: record.and_then(|record| record.description.clone()),
+        labels: record.map(|record| record.labels.iter().cloned().collect()).unwrap_or_default(),
+        take_ownership: record.is_some_and(|record| record.take_ownership),
     }
 }
 
 /// Helm's rule for release names, checked before anything else (the record's Secret is named after it).
 fn check_name(name: &str) -> Result<(), Error> {
-    lifecycle::validate_release_name(name).map_err(Error::Release)
+    validate_release_name(name).map_err(Error::Release)
 }
 
-pub fn run_change(operation: Operation, change: &ChangeArgs) -> Result<ExitCode, Error> {
-    if let Operation::Rollback { name, .. } = &operation {
-        check_name(name)?;
+/// A release command, resolved from its arguments, before the cluster is connected.
+enum Request<'a> {
+    /// Install or upgrade `path`, as the rollout of `mode` decides.
+    RollOut {
+        name: String,
+        path: PathBuf,
+        mode: Mode,
+        chart: &'a ChartFlags,
+    },
+    Rollback {
+        name: String,
+        revision: Option<u32>,
+    },
+    Uninstall {
+        name: String,
+        keep_history: bool,
+    },
+}
+
+impl Request<'_> {
+    fn name(&self) -> &str {
+        match self {
+            Request::RollOut { name, .. } | Request::Rollback { name, .. } | Request::Uninstall { name, .. } => name,
+        }
     }
-    if change.dry_run == Some(DryRunMode::Client) {
-        return match &operation {
-            Operation::Install { rendered, .. } | Operation::Upgrade { rendered, .. } => {
-                print_stdout(&rendered.manifest)?;
-                Ok(ExitCode::Success)
-            }
-            Operation::Rollback { name, revision } => {
-                let text = rollback_manifest(name, *revision, &change.cluster)?;
-                print_stdout(&text)?;
-                Ok(ExitCode::Success)
-            }
-            Operation::Uninstall { name, .. } => Err(Error::Usage(format!(
-                "`--dry-run client` applies to install, upgrade and rollback, not to uninstalling `{name}`"
-            ))),
-        };
-    }
-    let json = change.output == super::apply::ProgressOutput::Json;
-    run_operation(&operation, &release_options(change), &change.cluster, json)
 }
 
-pub fn run_uninstall(args: UninstallArgs) -> Result<ExitCode, Error> {
-    check_name(&args.name)?;
-    let operation = Operation::Uninstall { name: args.name.clone(), keep_history: args.keep_history };
-    let options =
-        ReleaseOptions { wait: args.wait, timeout: args.timeout, no_hooks: args.no_hooks, ..ReleaseOptions::default() };
-    run_operation(&operation, &options, &args.cluster, args.output == super::apply::ProgressOutput::Json)
-}
-
-/// Connects, runs one operation with progress and SIGINT/SIGTERM cancellation, and reports it.
-fn run_operation(
-    operation: &Operation,
-    options: &ReleaseOptions,
-    cluster_args: &ClusterArgs,
+/// How a release command runs and reports, resolved from its arguments in one step.
+struct Settings<'a> {
+    options: ReleaseOptions,
+    cluster: &'a ClusterArgs,
+    dry_run: Option<DryRunMode>,
+    /// One JSON event per line, and the result as JSON.
     json: bool,
-) -> Result<ExitCode, Error> {
-    super::runtime::runtime()?.block_on(async move {
+    hide_notes: bool,
+}
+
+impl<'a> Settings<'a> {
+    fn of_change(change: &'a ChangeArgs, record: Option<&RecordArgs>) -> Settings<'a> {
+        Settings {
+            options: release_options(change, record),
+            cluster: &change.cluster,
+            dry_run: change.dry_run,
+            json: change.output == super::apply::ProgressOutput::Json,
+            hide_notes: record.is_some_and(|record| record.hide_notes),
+        }
+    }
+}
+
+/// The one driver of install, upgrade, rollback and uninstall: checks the name; connects (unless `--dry-run
+/// client`); prepares the operation (an install or upgrade's rollout reads the history and renders the input);
+/// runs it with progress and SIGINT/SIGTERM cancellation; reports it.
+fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Error> {
+    check_name(request.name())?;
+    if settings.dry_run == Some(DryRunMode::Client) {
+        return client_dry_run(request, settings);
+    }
+    super::runtime::run_then_exit(async move {
         let interrupts = Interrupts::install();
-        // A user's SIGINT/SIGTERM stops running hooks too (a library caller may keep them running).
-        let options = ReleaseOptions { hooks_cancel: Some(interrupts.cancel.clone()), ..options.clone() };
+        let preload = match &request {
+            Request::RollOut { path, chart, .. } => Preload::start(path, chart),
+            Request::Rollback { .. } | Request::Uninstall { .. } => Preload::none(),
+        };
         let (cluster, _simulated) =
-            interrupts.unless_cancelled("while connecting to the cluster", cluster_args.connect()).await?;
+            interrupts.unless_cancelled("while connecting to the cluster", settings.cluster.connect()).await?;
+        let scope = Scope::new(cluster);
+        let operation = match request {
+            Request::RollOut { name, path, mode, chart } => {
+                let reading = async { Rollout::read(scope, &name, mode).await.map_err(Error::Release) };
+                let rollout = interrupts.unless_cancelled("while reading the release", reading).await?;
+                let rendering = async {
+                    let input = release_input::load(&path, chart, preload).await?;
+                    release_input::render(rollout, input).await
+                };
+                let rendered = interrupts.unless_cancelled("while rendering the chart", rendering).await?;
+                Operation::RollOut(Box::new(rendered))
+            }
+            Request::Rollback { name, revision } => Operation::Rollback { scope, name, revision },
+            Request::Uninstall { name, keep_history } => Operation::Uninstall { scope, name, keep_history },
+        };
+        let options = &settings.options;
         let goal = match operation {
             Operation::Uninstall { .. } => Goal::Deleted,
             _ if options.wait => Goal::Ready,
             _ => Goal::Applied,
         };
-        let mut progress = Progress::new(ProgressMode::detect(json), goal, Some(options.timeout));
-        let mut on_event = |event: &berth::apply::ApplyEvent| progress.on_event(event);
-        let (cancel, abort) = (&interrupts.cancel, &interrupts.abort);
-        let report = lifecycle::run_abortable(&cluster, operation, &options, cancel, abort, &mut on_event)
-            .await
-            .map_err(Error::Release)?;
+        // A user's SIGINT/SIGTERM stops running hooks too (a library caller may keep them running).
+        let cancel = &interrupts.cancel;
+        let tokens = Tokens { cancel: cancel.clone(), abort: interrupts.abort.clone(), hooks: cancel.clone() };
+        let mut progress = Progress::new(ProgressMode::detect(settings.json), goal, Some(options.timeout));
+        let running = progress.follow(async |events| operation::run(&operation, options, &tokens, events).await);
+        let report = running.await.map_err(Error::Release)?;
         progress.finish();
         if report.is_not_started() {
             return Err(Error::Cancelled("before the release was recorded"));
         }
-        print_operation(&report, json, false)?;
-        Ok(exit_code(&report))
+        print_operation(&report, settings.json, settings.hide_notes)?;
+        let code = exit_code(&report);
+        super::runtime::leave_to_exit((operation, report));
+        Ok(code)
     })
+}
+
+/// `--dry-run client`: nothing is connected to but what a rollback reads; install and upgrade render offline.
+fn client_dry_run(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Error> {
+    match request {
+        Request::RollOut { name, path, chart, .. } => {
+            let namespace = settings.cluster.namespace.clone().unwrap_or_else(|| "default".to_string());
+            let rendered = super::runtime::run_then_exit(async {
+                let interrupts = Interrupts::install();
+                let rendering = async {
+                    let input = release_input::load(&path, chart, Preload::none()).await?;
+                    release_input::render_offline(input, &name, &namespace).await
+                };
+                interrupts.unless_cancelled("while rendering the chart", rendering).await
+            })?;
+            print_client_dry_run(&name, &rendered, &namespace, settings.hide_notes)
+        }
+        Request::Rollback { name, revision } => {
+            print_stdout(&rollback_manifest(&name, revision, settings.cluster)?)?;
+            Ok(ExitCode::Success)
+        }
+        Request::Uninstall { name, .. } => Err(Error::Usage(format!(
+            "`--dry-run client` applies to install, upgrade and rollback, not to uninstalling `{name}`"
+        ))),
+    }
+}
+
+pub fn run_uninstall(args: UninstallArgs) -> Result<ExitCode, Error> {
+    let settings = Settings {
+        options: ReleaseOptions {
+            wait: args.wait,
+            timeout: args.timeout,
+            no_hooks: args.no_hooks,
+            ..ReleaseOptions::default()
+        },
+        cluster: &args.cluster,
+        dry_run: None,
+        json: args.output == super::apply::ProgressOutput::Json,
+        hide_notes: false,
+    };
+    drive(Request::Uninstall { name: args.name.clone(), keep_history: args.keep_history }, &settings)
 }
 
 fn exit_code(report: &OperationReport) -> ExitCode {
@@ -358,16 +441,18 @@ async fn read(kind: ReadKind, args: &ReadArgs) -> Result<ExitCode, Error> {
                 let name = name()?;
                 let history = storage.history(&name).await.map_err(|error| Error::Release(error.into()))?;
                 if history.is_empty() {
-                    return Err(Error::Release(lifecycle::LifecycleError::NotFound(name)));
+                    return Err(Error::Release(LifecycleError::NotFound(name)));
                 }
                 render_history(&history, args.output)
             }
             ReadKind::Status => {
                 let name = name()?;
                 let release = storage.last(&name).await.map_err(|error| Error::Release(error.into()))?;
-                let release = release.ok_or_else(|| Error::Release(lifecycle::LifecycleError::NotFound(name)))?;
+                let release = release.ok_or_else(|| Error::Release(LifecycleError::NotFound(name)))?;
                 let rules = std::sync::Arc::new(berth::health::HealthRules::new().with_builtin(!args.no_builtin_rules));
-                let resources = lifecycle::resource_statuses(&cluster, &release, &rules).await;
+                // A manifest that does not read as objects shows no rows.
+                let manifests = berth::release::recorded_manifests(&release).unwrap_or_default();
+                let resources = berth::observe::resource_statuses(&cluster, &manifests, &rules).await;
                 render_status(&release, &resources, args.output)
             }
         };
@@ -461,7 +546,7 @@ fn render_history(history: &[Release], output: ReadOutput) -> String {
     table.render()
 }
 
-fn render_status(release: &Release, resources: &[lifecycle::ResourceStatus], output: ReadOutput) -> String {
+fn render_status(release: &Release, resources: &[ResourceStatus], output: ReadOutput) -> String {
     if output == ReadOutput::Json {
         let entries: Vec<serde_json::Value> = resources
             .iter()
@@ -516,13 +601,12 @@ fn rollback_manifest(name: &str, revision: Option<u32>, cluster_args: &ClusterAr
         let (cluster, _simulated) = cluster_args.connect().await?;
         let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
         let history = storage.history(name).await.map_err(|error| Error::Release(error.into()))?;
-        let last =
-            history.last().ok_or_else(|| Error::Release(lifecycle::LifecycleError::NotFound(name.to_string())))?;
+        let last = history.last().ok_or_else(|| Error::Release(LifecycleError::NotFound(name.to_string())))?;
         let version = revision.unwrap_or(last.version.saturating_sub(1));
         let target = history
             .iter()
             .find(|release| release.version == version)
-            .ok_or_else(|| Error::Release(lifecycle::LifecycleError::NoRevision { name: name.to_string(), version }))?;
+            .ok_or_else(|| Error::Release(LifecycleError::NoRevision { name: name.to_string(), version }))?;
         Ok(target.manifest.clone())
     })
 }
@@ -535,8 +619,8 @@ pub fn install(args: InstallArgs) -> Result<ExitCode, Error> {
         ([_], false) => return Err(Error::Usage("expected `NAME CHART`, or `--generate-name CHART`".to_string())),
         _ => return Err(Error::Usage("`--generate-name` takes only the chart".to_string())),
     };
-    let change = Change { name, path: PathBuf::from(chart), upgrade: None, chart: &args.chart, record: &args.record };
-    run_install_or_upgrade(change, &args.change)
+    let request = Request::RollOut { name, path: PathBuf::from(chart), mode: Mode::Install, chart: &args.chart };
+    drive(request, &Settings::of_change(&args.change, Some(&args.record)))
 }
 
 /// `berth upgrade`.
@@ -550,14 +634,15 @@ pub fn upgrade(args: UpgradeArgs) -> Result<ExitCode, Error> {
     } else {
         ReuseMode::Default
     };
-    let change = Change {
-        name: args.name.clone(),
-        path: args.path.clone(),
-        upgrade: Some((args.install, reuse)),
-        chart: &args.chart,
-        record: &args.record,
-    };
-    run_install_or_upgrade(change, &args.change)
+    let mode = Mode::Upgrade { install: args.install, reuse };
+    let request = Request::RollOut { name: args.name.clone(), path: args.path.clone(), mode, chart: &args.chart };
+    drive(request, &Settings::of_change(&args.change, Some(&args.record)))
+}
+
+/// `berth rollback`.
+pub fn rollback(args: RollbackArgs) -> Result<ExitCode, Error> {
+    let request = Request::Rollback { name: args.name.clone(), revision: args.revision };
+    drive(request, &Settings::of_change(&args.change, None))
 }
 
 /// Helm's `--generate-name`: the chart's name and the time in seconds.
@@ -571,95 +656,10 @@ fn generated_name(path: &Path) -> String {
     format!("{base}-{}", jiff::Timestamp::now().as_second())
 }
 
-/// An install or an upgrade, before it is rendered.
-struct Change<'a> {
-    name: String,
-    path: PathBuf,
-    /// `Some((install, reuse))` for an upgrade.
-    upgrade: Option<(bool, ReuseMode)>,
-    chart: &'a ChartFlags,
-    record: &'a RecordArgs,
-}
-
-/// Connects (unless `--dry-run client`), renders the input for the release, then runs the operation.
-fn run_install_or_upgrade(change: Change<'_>, args: &ChangeArgs) -> Result<ExitCode, Error> {
-    check_name(&change.name)?;
-    super::runtime::run_then_exit(async move {
-        let interrupts = Interrupts::install();
-        let client_only = args.dry_run == Some(DryRunMode::Client);
-        let preload = release_input::Preload::start(&change.path, change.chart);
-        let connected = if client_only {
-            None
-        } else {
-            Some(interrupts.unless_cancelled("while connecting to the cluster", args.cluster.connect()).await?)
-        };
-        let cluster = connected.as_ref().map(|(cluster, _simulated)| cluster);
-        let namespace = match cluster {
-            Some(cluster) => cluster.default_namespace.clone(),
-            None => args.cluster.namespace.clone().unwrap_or_else(|| "default".to_string()),
-        };
-        let history = match cluster {
-            Some(cluster) => {
-                let storage = Storage::new(cluster.client.clone(), &namespace);
-                let read = async { storage.history(&change.name).await.map_err(|error| Error::Release(error.into())) };
-                interrupts.unless_cancelled("while reading the release", read).await?
-            }
-            None => Vec::new(),
-        };
-        let last = history.last();
-        let exists = last.is_some_and(|last| last.info.status != berth::release::ReleaseStatus::Uninstalled);
-        let is_upgrade = change.upgrade.is_some() && exists;
-        let target = Target {
-            name: &change.name,
-            namespace: &namespace,
-            revision: last.map_or(1, |last| last.version + 1),
-            is_upgrade,
-            cluster,
-            current: if is_upgrade { last } else { None },
-            reuse: change.upgrade.map(|(_, reuse)| reuse).unwrap_or_default(),
-        };
-        let rendering = release_input::render(&change.path, change.chart, &target, preload);
-        let rendered = interrupts.unless_cancelled("while rendering the chart", rendering).await?;
-        let operation = match change.upgrade {
-            None => Operation::Install { name: change.name.clone(), rendered },
-            Some((install, _)) => Operation::Upgrade { name: change.name.clone(), rendered, install },
-        };
-        if client_only {
-            return print_client_dry_run(&operation, &namespace, change.record.hide_notes);
-        }
-        let Some(cluster) = cluster else { return Err(Error::Usage("no cluster".to_string())) };
-        let mut options = release_options(args);
-        options.description = change.record.description.clone();
-        options.labels = change.record.labels.iter().cloned().collect();
-        // A user's SIGINT/SIGTERM stops running hooks too (a library caller may keep them running).
-        options.hooks_cancel = Some(interrupts.cancel.clone());
-        options.take_ownership = change.record.take_ownership;
-        let json = args.output == super::apply::ProgressOutput::Json;
-        let goal = if options.wait { Goal::Ready } else { Goal::Applied };
-        let mut progress = Progress::new(ProgressMode::detect(json), goal, Some(options.timeout));
-        let mut on_event = |event: &berth::apply::ApplyEvent| progress.on_event(event);
-        let (cancel, abort) = (&interrupts.cancel, &interrupts.abort);
-        let report = lifecycle::run_abortable(cluster, &operation, &options, cancel, abort, &mut on_event)
-            .await
-            .map_err(Error::Release)?;
-        progress.finish();
-        if report.is_not_started() {
-            return Err(Error::Cancelled("before the release was recorded"));
-        }
-        print_operation(&report, json, change.record.hide_notes)?;
-        let code = exit_code(&report);
-        super::runtime::leave_to_exit((operation, report));
-        Ok(code)
-    })
-}
-
 /// `--dry-run client`: the release as it would be recorded, printed as Helm prints a dry run.
-fn print_client_dry_run(operation: &Operation, namespace: &str, hide_notes: bool) -> Result<ExitCode, Error> {
-    let (Operation::Install { name, rendered } | Operation::Upgrade { name, rendered, .. }) = operation else {
-        return Err(Error::Usage("a dry run renders installs and upgrades".to_string()));
-    };
+fn print_client_dry_run(name: &str, rendered: &Rendered, namespace: &str, hide_notes: bool) -> Result<ExitCode, Error> {
     let release = Release {
-        name: name.clone(),
+        name: name.to_string(),
         namespace: namespace.to_string(),
         version: 1,
         manifest: rendered.manifest.clone(),
@@ -675,9 +675,4 @@ fn print_client_dry_run(operation: &Operation, namespace: &str, hide_notes: bool
     };
     print_stdout(&status_text(&release, hide_notes)?)?;
     Ok(ExitCode::Success)
-}
-
-pub fn rollback(args: RollbackArgs) -> Result<ExitCode, Error> {
-    let operation = Operation::Rollback { name: args.name.clone(), revision: args.revision };
-    run_change(operation, &args.change)
 }

@@ -1,18 +1,14 @@
 //! What `install` and `upgrade` release: a chart (a directory with a `Chart.yaml` and `templates/`, `charts/` or
-//! `crds/`, or a packaged `.tgz`) rendered with the user's values, the cluster's capabilities and `lookup`
-//! answered by the cluster; or a file or directory of plain manifests (a `Chart.yaml` beside them names the
-//! release's chart).
+//! `crds/`, or a packaged `.tgz`) with the user's values, rendered by the release's rollout (the cluster's
+//! capabilities and `lookup` answered by the cluster); or a file or directory of plain manifests (a `Chart.yaml`
+//! beside them names the release's chart).
 
 use super::chart_args::ValuesArgs;
 use crate::cli::error::{ChartProblem, Error};
-use berth::cluster::Cluster;
 use berth::manifest;
-use berth::release::cluster_chart::template_value;
-use berth::release::render::{RenderTarget, render_chart};
-use berth::release::{ChartMetadata, Release, Rendered};
-use berth_chart::chart::Chart;
+use berth::release::rollout::{self, RenderedRollout, Rollout};
+use berth::release::{ChartMetadata, RenderSettings, Rendered};
 use berth_chart::load::{LoadError, Loaded};
-use berth_chart::values::{ReuseMode, reuse_values};
 use clap::Args;
 use std::path::Path;
 
@@ -43,24 +39,11 @@ pub fn is_chart(path: &Path) -> bool {
     path.join("Chart.yaml").is_file() && ["templates", "charts", "crds"].iter().any(|dir| path.join(dir).is_dir())
 }
 
-/// How the release is being rendered.
-pub struct Target<'a> {
-    pub name: &'a str,
-    pub namespace: &'a str,
-    pub revision: u32,
-    pub is_upgrade: bool,
-    /// The connected cluster, for capabilities and `lookup`; `None` renders offline (`--dry-run client`).
-    pub cluster: Option<&'a Cluster>,
-    /// The current release, for an upgrade's values.
-    pub current: Option<&'a Release>,
-    pub reuse: ReuseMode,
-}
-
 /// A local chart being loaded while the cluster is connected to (loading needs no cluster).
 pub struct Preload(Option<tokio::task::JoinHandle<Result<Loaded, LoadError>>>);
 
 impl Preload {
-    /// Nothing loaded ahead: [`render`] loads the chart itself.
+    /// Nothing loaded ahead: [`load`] loads the chart itself.
     pub fn none() -> Preload {
         Preload(None)
     }
@@ -76,10 +59,26 @@ impl Preload {
     }
 }
 
-/// Renders `path` for `target`; a chart `preload` has started loading is taken from it.
-pub async fn render(path: &Path, flags: &ChartFlags, target: &Target<'_>, preload: Preload) -> Result<Rendered, Error> {
-    // A reference that is no local path (`REPO/CHART`, `--repo`, `oci://`) is downloaded first, as Helm's
-    // LocateChart does; nothing has been written to the cluster yet.
+/// What install or upgrade releases, loaded and not rendered yet.
+pub struct LoadedInput {
+    input: rollout::Input,
+    /// The chart as the user named it (a path, or the reference that was downloaded), for errors.
+    shown: String,
+}
+
+/// How the chart flags render a chart.
+fn settings(flags: &ChartFlags) -> RenderSettings {
+    RenderSettings {
+        include_crds: !flags.skip_crds,
+        sub_notes: flags.render_subchart_notes,
+        skip_schema_validation: flags.skip_schema_validation,
+    }
+}
+
+/// Loads `path`: a chart (taken from `preload` when it started loading it) with the user's values, or plain
+/// manifests. A reference that is no local path (`REPO/CHART`, `--repo`, `oci://`) is downloaded first, as
+/// Helm's `LocateChart` does; nothing has been written to the cluster yet.
+pub async fn load(path: &Path, flags: &ChartFlags, preload: Preload) -> Result<LoadedInput, Error> {
     let name = path.to_string_lossy().into_owned();
     let located;
     let remote = flags.source.is_remote(&name);
@@ -89,43 +88,40 @@ pub async fn render(path: &Path, flags: &ChartFlags, target: &Target<'_>, preloa
     } else {
         path
     };
+    let shown = if remote { name.clone() } else { path.display().to_string() };
     // What a repository or registry gives is always a chart (Helm's content cache names it `<digest>.chart`).
     if !remote && !is_chart(path) {
         let manifests = manifest::load(&[path.to_path_buf()])?;
-        return Ok(Rendered::from_manifests(manifests, chart_metadata(path)));
+        let rendered = Rendered::from_manifests(manifests, chart_metadata(path));
+        return Ok(LoadedInput { input: rollout::Input::Rendered(rendered), shown });
     }
-    let shown = if remote { name.clone() } else { path.display().to_string() };
-    let chart_error = |message: String| Error::Chart(shown.clone(), ChartProblem(message));
     let loaded = match preload.0 {
-        Some(loading) => loading.await.map_err(|error| chart_error(format!("loading stopped: {error}")))?,
+        Some(loading) => loading.await.map_err(|error| chart_error(&shown, format!("loading stopped: {error}")))?,
         None => berth_chart::load::load(path),
     };
-    let loaded = loaded.map_err(|error| chart_error(error.to_string()))?;
+    let loaded = loaded.map_err(|error| chart_error(&shown, error.to_string()))?;
     for warning in &loaded.warnings {
         tracing::warn!("{warning}");
     }
-    let mut chart = loaded.chart;
-    let mut user_values = flags.values.user_values()?;
-    if let Some(current) = target.current {
-        let current_chart = Chart {
-            values: template_value(&serde_json::Value::Object(current.chart.values.clone())),
-            ..Chart::default()
-        };
-        let current_values = template_value(&serde_json::Value::Object(current.config.clone()));
-        user_values = reuse_values(&mut chart, &current_chart, &current_values, user_values, target.reuse)
-            .map_err(|error| chart_error(error.to_string()))?;
-    }
-    let render_target = RenderTarget {
-        name: target.name,
-        namespace: target.namespace,
-        revision: target.revision,
-        is_upgrade: target.is_upgrade,
-        cluster: target.cluster,
-        include_crds: !flags.skip_crds,
-        sub_notes: flags.render_subchart_notes,
-        skip_schema_validation: flags.skip_schema_validation,
-    };
-    render_chart(chart, user_values, &render_target).await.map_err(|error| chart_error(error.0))
+    let user_values = flags.values.user_values()?;
+    let input = rollout::Input::Chart { chart: loaded.chart, user_values, settings: settings(flags) };
+    Ok(LoadedInput { input, shown })
+}
+
+/// Renders `input` for `rollout` (an upgrade's values reused as it says); a failure names the chart.
+pub async fn render(rollout: Rollout, input: LoadedInput) -> Result<RenderedRollout, Error> {
+    let LoadedInput { input, shown } = input;
+    rollout.render(input).await.map_err(|error| chart_error(&shown, error.0))
+}
+
+/// Renders `input` as a first install of `name` in `namespace`, with no cluster (`--dry-run client`).
+pub async fn render_offline(input: LoadedInput, name: &str, namespace: &str) -> Result<Rendered, Error> {
+    let LoadedInput { input, shown } = input;
+    rollout::render_offline(input, name, namespace).await.map_err(|error| chart_error(&shown, error.0))
+}
+
+fn chart_error(shown: &str, message: String) -> Error {
+    Error::Chart(shown.to_string(), ChartProblem(message))
 }
 
 /// The chart metadata recorded for a path of manifests: its `Chart.yaml` when it has one, else its name.

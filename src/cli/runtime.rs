@@ -15,9 +15,8 @@ use tokio_util::sync::CancellationToken;
 /// The multi-threaded runtime a command runs its cluster work on.
 pub fn runtime() -> Result<tokio::runtime::Runtime, Error> {
     tokio::runtime::Builder::new_multi_thread()
-        // Health rules are judged on the blocking threads: with this much stack they evaluate in place, where
-        // a 2 MiB thread maps a stack for each evaluation (berth::health::cel). Only pages used are committed.
-        .thread_stack_size(16 * 1024 * 1024)
+        // Health rules are judged on the blocking threads: `berth::stacks` says why this much.
+        .thread_stack_size(berth::stacks::RUNTIME_THREAD)
         .enable_all()
         .build()
         .map_err(|error| Error::Usage(format!("cannot start the async runtime: {error}")))

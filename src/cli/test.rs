@@ -8,9 +8,8 @@ use super::output::print_stdout;
 use super::progress::{Goal, Progress, ProgressMode};
 use super::runtime::Interrupts;
 use crate::cli::error::{Error, ExitCode};
-use berth::release::TestFilter;
-use berth::release::lifecycle::{self, TestOptions, TestReport};
 use berth::release::show::{self, StatusView};
+use berth::release::{self, Scope, TestFilter, TestOptions, TestReport, Tokens};
 use berth::wait::Outcome;
 use clap::Args;
 use std::time::Duration;
@@ -44,17 +43,18 @@ pub fn run(args: TestArgs) -> Result<ExitCode, Error> {
             timeout: args.timeout,
             filter: TestFilter::parse(args.filter.iter().map(String::as_str)),
             logs: args.logs,
-            hooks_cancel: Some(cancel.clone()),
         };
+        // A user's SIGINT/SIGTERM stops the running test too.
+        let tokens = Tokens { hooks: cancel.clone(), ..Tokens::cancelled_by(&cancel) };
+        let scope = Scope::new(cluster);
         // Progress stays on stderr: stdout carries the release, whatever `-o` says.
         // Each test has its own limit: the header shows no deadline.
         let mut progress = Progress::new(ProgressMode::detect(false), Goal::Ready, None);
-        let mut on_event = |event: &berth::apply::ApplyEvent| progress.on_event(event);
+        let testing =
+            progress.follow(async |events| release::test(&scope, &args.name, &options, &tokens, events).await);
         // A second SIGINT leaves the tests where they are (their pods are the release's test hooks).
         let report = tokio::select! {
-            report = lifecycle::test(&cluster, &args.name, &options, &cancel, &mut on_event) => {
-                report.map_err(Error::Release)?
-            }
+            report = testing => report.map_err(Error::Release)?,
             () = interrupts.abort.cancelled() => return Err(Error::Cancelled("while the tests ran")),
         };
         progress.finish();

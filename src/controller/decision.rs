@@ -5,6 +5,8 @@
 
 use super::api::{AttemptOutcome, ReleaseStatus};
 use crate::release::ReleaseStatus as HelmStatus;
+use crate::release::rollout::{Mode, upgrades};
+use berth_chart::values::ReuseMode;
 
 /// One revision of the Helm release, as far as the decision needs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,10 +70,11 @@ pub fn decide(desired: &Desired<'_>, status: &ReleaseStatus, history: &[HelmRevi
     if same_attempt && failed && status.failures > desired.retries {
         return Decision::Exhausted;
     }
-    let action = match last {
-        None => Action::Install,
-        Some(revision) if revision.status == HelmStatus::Uninstalled => Action::Install,
-        Some(_) => Action::Upgrade,
+    // `upgrade --install`'s rule, the rollout's own: install when no revision is in use.
+    let install = Mode::Upgrade { install: true, reuse: ReuseMode::Reset };
+    let action = match upgrades(install, last.map(|revision| revision.status)) {
+        Some(true) => Action::Upgrade,
+        Some(false) | None => Action::Install,
     };
     Decision::RollOut { action, unlock }
 }

@@ -1,9 +1,10 @@
-//! One reconcile of one Release: read its spec, check its dependencies, fetch its chart and values, decide
-//! (`decision.rs`), roll out through the release lifecycle (`berth upgrade --install --wait`, recorded as Helm
-//! records it) and report the outcome in the status, an Event and the metrics.
+//! One reconcile of one Release: read its spec, check its dependencies, fetch its chart and values, read the
+//! release's history once through its rollout (`release::rollout`, as `berth upgrade --install` does), decide
+//! (`decision.rs`), roll out (unlock, render, install or upgrade with a wait, recorded as Helm records it) and
+//! report the outcome in the status, an Event and the metrics.
 //!
 //! The `cancel` token a reconcile gets is cancelled when a newer generation arrives or the controller stops.
-//! It reaches the lifecycle's wait: requests in flight finish, hooks run to their end, nothing new starts, and
+//! It reaches the operation's wait: requests in flight finish, hooks run to their end, nothing new starts, and
 //! the revision is recorded `failed`, never left pending. Then the reconcile ends and the driver starts the
 //! next one at once.
 
@@ -18,11 +19,15 @@ use super::dependencies::{self, Dependencies};
 use super::events::Events;
 use super::scheduler::backoff;
 use super::source::{self, SourceError};
+use crate::apply::ApplyEvent;
 use crate::cluster::Cluster;
-use crate::release::lifecycle::{self, LifecycleError, Operation, ReleaseOptions};
-use crate::release::render::{RenderTarget, render_chart};
-use crate::release::{Release, ReleaseStatus as HelmStatus, Storage};
+use crate::events::Emitter;
+use crate::release::operation::{self, Operation, ReleaseOptions, Tokens};
+use crate::release::rollout::{Input, Mode, Rollout};
+use crate::release::{LifecycleError, Scope};
+use crate::release::{ReleaseStatus as HelmStatus, RenderSettings, Storage, validate_release_name};
 use crate::wait::Outcome;
+use berth_chart::values::ReuseMode;
 use berth_source::download::error_chain;
 use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams};
 use serde_json::{Value, json};
@@ -105,22 +110,9 @@ fn now_text() -> String {
     jiff::Timestamp::now().to_string()
 }
 
-/// Helm's `ValidateReleaseName`: at most 53 characters, lowercase DNS-1123 labels joined by dots.
-fn check_release_name(name: &str) -> Result<(), String> {
-    let label_ok = |label: &str| {
-        !label.is_empty()
-            && label.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-            && !label.starts_with('-')
-            && !label.ends_with('-')
-    };
-    if name.is_empty() || name.len() > 53 || !name.split('.').all(label_ok) {
-        return Err(format!(
-            "release name `{name}` is invalid: at most 53 characters, lowercase letters, digits, `-` and `.`, starting \
-             and ending with a letter or digit"
-        ));
-    }
-    Ok(())
-}
+/// What the controller rolls out: `berth upgrade --install` with the Release's values alone (a value removed
+/// from `spec.values` goes back to the chart's default, as Flux resets values unless told to preserve them).
+const ROLL_OUT: Mode = Mode::Upgrade { install: true, reuse: ReuseMode::Reset };
 
 /// The Release's spec, checked: the name, the timeout.
 struct Checked<'a> {
@@ -132,7 +124,7 @@ struct Checked<'a> {
 
 fn check_spec<'a>(release: &ReleaseObject, spec: &'a ReleaseSpec) -> Result<Checked<'a>, String> {
     let release_name = spec.release_name(&release.name).to_string();
-    check_release_name(&release_name)?;
+    validate_release_name(&release_name).map_err(|error| error.to_string())?;
     let timeout = match &spec.timeout {
         Some(text) => crate::object::parse_duration(text).map_err(|error| format!("spec.timeout: {error}"))?,
         None => DEFAULT_TIMEOUT,
@@ -330,13 +322,11 @@ impl Run<'_> {
         if history.last().is_none_or(|last| last.info.status == HelmStatus::Uninstalled) {
             return Ok(());
         }
-        let cluster = self.target_cluster(namespace);
-        let operation = Operation::Uninstall { name: name.to_string(), keep_history: false };
+        let scope = Scope::new(self.target_cluster(namespace));
+        let operation = Operation::Uninstall { scope, name: name.to_string(), keep_history: false };
         let options = ReleaseOptions { builtin_rules: self.shared.options.builtin_rules, ..ReleaseOptions::default() };
-        let mut on_event = |_: &crate::apply::ApplyEvent| {};
         // An uninstall runs to its end: the Release is going away, nothing newer can supersede it.
-        let never = CancellationToken::new();
-        match lifecycle::run(&cluster, &operation, &options, &never, &mut on_event).await {
+        match operation::run(&operation, &options, &Tokens::default(), Emitter::none()).await {
             Ok(report) if report.outcome == Outcome::Ready => {
                 let note = format!("Helm release `{namespace}/{name}` uninstalled");
                 self.shared.events.normal(self.release, "UninstallSucceeded", "Uninstall", &note).await;
@@ -351,6 +341,18 @@ impl Run<'_> {
     /// The cluster with the release's namespace as the default for its objects and records.
     fn target_cluster(&self, namespace: &str) -> Cluster {
         Cluster { default_namespace: namespace.to_string(), ..self.shared.cluster.clone() }
+    }
+
+    /// A rollout's events, logged at debug level as they come (the stream ends with the rollout).
+    fn logged(&self) -> Emitter<ApplyEvent> {
+        let (events, mut received) = Emitter::channel();
+        let key = self.release.key();
+        tokio::spawn(async move {
+            while let Some(event) = received.recv().await {
+                tracing::debug!(release = %key, ?event, "rollout");
+            }
+        });
+        events
     }
 
     async fn refresh_discovery(&self) {
@@ -374,9 +376,9 @@ impl Run<'_> {
             }
             Err(SourceError { reason, message, transient: false }) => return self.stall(reason, message).await,
         };
-        let storage = Storage::new(client, &checked.target_namespace);
-        let history = match storage.history(&checked.release_name).await {
-            Ok(history) => history,
+        let scope = Scope::new(self.target_cluster(&checked.target_namespace));
+        let rollout = match Rollout::read(scope, &checked.release_name, ROLL_OUT).await {
+            Ok(rollout) => rollout,
             Err(error) => {
                 return self
                     .retry(
@@ -387,7 +389,8 @@ impl Run<'_> {
                     .await;
             }
         };
-        let revisions: Vec<HelmRevision> = history
+        let revisions: Vec<HelmRevision> = rollout
+            .history()
             .iter()
             .map(|release| HelmRevision { version: release.version, status: release.info.status })
             .collect();
@@ -421,7 +424,7 @@ impl Run<'_> {
                         ..Finished::new("superseded", Some(self.status.clone()), Next::Resync)
                     };
                 }
-                self.attempt(checked, &storage, &history, inputs, action, unlock).await
+                self.attempt(checked, rollout, inputs, action, unlock).await
             }
         }
     }
@@ -450,30 +453,30 @@ impl Run<'_> {
     async fn attempt(
         &mut self,
         checked: &Checked<'_>,
-        storage: &Storage,
-        history: &[Release],
+        mut rollout: Rollout,
         inputs: source::Inputs,
         action: Action,
         unlock: Option<u32>,
     ) -> Finished {
         let started_at = now_text();
         let name = checked.release_name.as_str();
-        if let Some(version) = unlock
-            && let Some(mut pending) = history.iter().find(|release| release.version == version).cloned()
-        {
-            pending.info.status = HelmStatus::Failed;
-            pending.info.description =
-                format!("{}; interrupted, marked failed by berth controller", pending.info.description);
-            if let Err(error) = storage.update(&pending).await {
-                let message =
-                    format!("cannot record revision {version} (left pending) failed: {}", error_chain(&error));
-                return self.retry(reason::RECONCILE_ERROR, message, 1).await;
+        if let Some(version) = unlock {
+            match rollout.unlock(version, "interrupted, marked failed by berth controller").await {
+                Ok(false) => {}
+                Ok(true) => {
+                    let note = format!(
+                        "revision {version} was left pending (its controller or client stopped); recorded failed"
+                    );
+                    self.shared.events.warning(self.release, "Unlocked", "Reconcile", &note).await;
+                }
+                Err(error) => {
+                    let message =
+                        format!("cannot record revision {version} (left pending) failed: {}", error_chain(&error));
+                    return self.retry(reason::RECONCILE_ERROR, message, 1).await;
+                }
             }
-            let note =
-                format!("revision {version} was left pending (its controller or client stopped); recorded failed");
-            self.shared.events.warning(self.release, "Unlocked", "Reconcile", &note).await;
         }
-        let revision = history.last().map_or(1, |last| last.version + 1);
+        let revision = rollout.revision();
         let same_attempt = self.status.last_attempted_generation == Some(self.generation())
             && self.status.last_attempted_digest.as_deref() == Some(inputs.digest.as_str());
         if !same_attempt {
@@ -493,18 +496,16 @@ impl Run<'_> {
         self.report(&Phase::Progressing { message }).await;
 
         self.refresh_discovery().await;
-        let cluster = self.target_cluster(&checked.target_namespace);
-        let target = RenderTarget {
-            name,
-            namespace: &checked.target_namespace,
-            revision,
-            is_upgrade: action == Action::Upgrade,
-            cluster: Some(&cluster),
-            include_crds: true,
-            sub_notes: false,
-            skip_schema_validation: false,
-        };
-        let rendered = match render_chart(inputs.chart, inputs.user_values, &target).await {
+        let scope = rollout.scope().clone();
+        let deployed = rollout
+            .history()
+            .iter()
+            .rev()
+            .find(|release| release.info.status == HelmStatus::Deployed)
+            .map(|release| release.version);
+        let input =
+            Input::Chart { chart: inputs.chart, user_values: inputs.user_values, settings: RenderSettings::default() };
+        let rendered = match rollout.render(input).await {
             Ok(rendered) => rendered,
             Err(error) => return self.stall(reason::CHART_FAILED, format!("cannot render the chart: {error}")).await,
         };
@@ -514,17 +515,14 @@ impl Run<'_> {
             wait_for_jobs: checked.spec.wait_for_jobs,
             history_max: checked.spec.max_history.map_or(10, |max| max as usize),
             builtin_rules: self.shared.options.builtin_rules,
-            // A newer generation lets a running hook finish; the controller stopping ends its wait.
-            hooks_cancel: Some(self.task.stopping.clone()),
             ..ReleaseOptions::default()
         };
-        let operation = Operation::Upgrade { name: name.to_string(), rendered, install: true };
-        let key = self.release.key();
-        let mut on_event = |event: &crate::apply::ApplyEvent| tracing::debug!(release = %key, ?event, "rollout");
-        let result = lifecycle::run(&cluster, &operation, &options, &self.task.cancel, &mut on_event).await;
+        // A newer generation lets a running hook finish; the controller stopping ends its wait.
+        let tokens = Tokens { hooks: self.task.stopping.clone(), ..Tokens::cancelled_by(&self.task.cancel) };
+        let result = operation::run(&Operation::RollOut(Box::new(rendered)), &options, &tokens, self.logged()).await;
         let report = match result {
             Ok(report) => report,
-            Err(error) => return self.lifecycle_error(error).await,
+            Err(error) => return self.operation_error(error).await,
         };
         let record = &report.release;
         let mut attempt = Attempt {
@@ -598,7 +596,7 @@ impl Run<'_> {
                     if action == Action::Install { reason::INSTALL_FAILED } else { reason::UPGRADE_FAILED };
                 self.shared.events.warning(self.release, failed_reason, action_name(action), &message).await;
                 if checked.spec.rollback_on_failure {
-                    message.push_str(&self.remediate(&cluster, name, action, history).await);
+                    message.push_str(&self.remediate(scope, name, action, deployed).await);
                 }
                 let retries = checked.spec.retries.unwrap_or(0);
                 if self.status.failures > retries {
@@ -621,22 +619,22 @@ impl Run<'_> {
     /// `rollbackOnFailure`: a failed upgrade goes back to the last deployed revision, a failed install is
     /// uninstalled; under the controller's stop token only (a newer generation does not cancel it). Returns what
     /// to add to the failure message.
-    async fn remediate(&mut self, cluster: &Cluster, name: &str, action: Action, history: &[Release]) -> String {
-        let deployed = history.iter().rev().find(|release| release.info.status == HelmStatus::Deployed);
+    async fn remediate(&mut self, scope: Scope, name: &str, action: Action, deployed: Option<u32>) -> String {
+        let name = name.to_string();
         let (operation, verb) = match (action, deployed) {
             (Action::Upgrade, Some(deployed)) => {
-                (Operation::Rollback { name: name.to_string(), revision: Some(deployed.version) }, "Rollback")
+                (Operation::Rollback { scope, name, revision: Some(deployed) }, "Rollback")
             }
             (Action::Upgrade, None) => return String::new(),
-            (Action::Install, _) => (Operation::Uninstall { name: name.to_string(), keep_history: false }, "Uninstall"),
+            (Action::Install, _) => (Operation::Uninstall { scope, name, keep_history: false }, "Uninstall"),
         };
         let options = ReleaseOptions {
             wait: true,
             builtin_rules: self.shared.options.builtin_rules,
             ..ReleaseOptions::default()
         };
-        let mut on_event = |_: &crate::apply::ApplyEvent| {};
-        match lifecycle::run(cluster, &operation, &options, &self.task.stopping, &mut on_event).await {
+        let tokens = Tokens::cancelled_by(&self.task.stopping);
+        match operation::run(&operation, &options, &tokens, Emitter::none()).await {
             Ok(report) if report.outcome == Outcome::Ready => {
                 if verb == "Rollback" {
                     self.status.current_revision = Some(report.release.version);
@@ -656,7 +654,7 @@ impl Run<'_> {
         }
     }
 
-    async fn lifecycle_error(&mut self, error: LifecycleError) -> Finished {
+    async fn operation_error(&mut self, error: LifecycleError) -> Finished {
         let message = error_chain(&error);
         match error {
             LifecycleError::NoNamespace(_) => {
@@ -664,8 +662,11 @@ impl Run<'_> {
                 self.retry(reason::NAMESPACE_NOT_FOUND, message, attempt).await
             }
             LifecycleError::Storage(_) => self.retry(reason::RECONCILE_ERROR, message, 1).await,
-            // A revision pending again means another client is working on the release: wait for it.
-            LifecycleError::Pending { .. } => self.retry(reason::RECONCILE_ERROR, message, 1).await,
+            // A revision pending again, or recorded meanwhile, means another client is working on the release:
+            // wait for it.
+            LifecycleError::Pending { .. } | LifecycleError::Concurrent { .. } => {
+                self.retry(reason::RECONCILE_ERROR, message, 1).await
+            }
             _ => self.stall(reason::CHART_FAILED, message).await,
         }
     }
@@ -702,10 +703,10 @@ mod tests {
     #[test]
     fn release_names_as_helm_checks_them() {
         for good in ["web", "my-app.v2", "a", &"a".repeat(53)] {
-            assert!(check_release_name(good).is_ok(), "{good}");
+            assert!(validate_release_name(good).is_ok(), "{good}");
         }
         for bad in ["", "Web", "-web", "web-", "we_b", "a..b", &"a".repeat(54)] {
-            assert!(check_release_name(bad).is_err(), "{bad}");
+            assert!(validate_release_name(bad).is_err(), "{bad}");
         }
     }
 

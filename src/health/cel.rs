@@ -40,10 +40,9 @@ pub const MAX_EXPRESSION_BYTES: usize = 8 * 1024;
 /// stops parenthesised nesting at 96; the macros add a few levels each.
 pub const MAX_NESTING: usize = 100;
 
-/// The stack parsing runs on: ample for the parser's recursion on [`MAX_EXPRESSION_BYTES`] of `1+1+...`
-/// (measured in `nesting_limits_keep_every_stack_bounded`: a debug build passes with 8 MiB and overflows with
-/// 4 MiB). Parsing happens once per rule; only the pages used are committed.
-const PARSE_STACK_BYTES: usize = 64 * 1024 * 1024;
+/// The stack parsing runs on, once per rule (measured in `nesting_limits_keep_every_stack_bounded`;
+/// `crate::stacks` says why this much).
+const PARSE_STACK_BYTES: usize = crate::stacks::CEL_PARSE;
 
 /// The stack evaluation needs: [`MAX_NESTING`] levels of the interpreter and objects nested [`MAX_DEPTH`]
 /// deep (measured in the same test, on a stack mapped for the call: a debug build passes with 4 MiB and
@@ -52,9 +51,9 @@ const PARSE_STACK_BYTES: usize = 64 * 1024 * 1024;
 /// [`EVALUATION_STACK_BYTES`] mapped for the call, which costs a page fault per page touched.
 const EVALUATION_RED_ZONE: usize = 6 * 1024 * 1024;
 
-/// The stack mapped for an evaluation on a thread with less than [`EVALUATION_RED_ZONE`] left: twice what a
-/// debug build was measured to need.
-const EVALUATION_STACK_BYTES: usize = 8 * 1024 * 1024;
+/// The stack mapped for an evaluation on a thread with less than [`EVALUATION_RED_ZONE`] left
+/// (`crate::stacks` says why this much).
+const EVALUATION_STACK_BYTES: usize = crate::stacks::CEL_EVALUATION;
 
 /// The shared environment: built once per process, read by every compile and evaluation.
 static ENVIRONMENT: LazyLock<Arc<Env>> = LazyLock::new(|| {
@@ -250,7 +249,7 @@ pub fn over_budget_message(field: Field, cost: u64) -> String {
 }
 
 /// Runs `work`, a batch of judgements, where each evaluation finds the stack it needs in place: on the
-/// calling thread when it has [`EVALUATION_STACK_BYTES`] left, else on a stack of that size mapped once for
+/// calling thread when it has [`crate::stacks::CEL_EVALUATION`] left, else on a stack of that size mapped once for
 /// the batch (not once per evaluation, as a thread with less stack would for each).
 pub fn with_evaluation_stack<T>(work: impl FnOnce() -> T) -> T {
     stacker::maybe_grow(EVALUATION_STACK_BYTES, EVALUATION_STACK_BYTES, work)

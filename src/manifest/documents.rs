@@ -154,10 +154,8 @@ fn push_chunk<'a>(chunks: &mut Vec<Chunk<'a>>, finished: Chunk<'a>, next: &mut C
     }
 }
 
-/// The stack YAML is parsed on: serde-saphyr and serde recurse once or more per level, and a debug build
-/// needs more than 2 MiB (a tokio worker's stack) for [`MAX_YAML_DEPTH`] levels. Only the pages used are
-/// committed.
-const YAML_STACK_BYTES: usize = 64 * 1024 * 1024;
+/// The stack YAML is parsed on (`crate::stacks` says why this much).
+const YAML_STACK_BYTES: usize = crate::stacks::YAML_PARSE;
 
 /// Parses YAML on a stack of [`YAML_STACK_BYTES`] mapped for the call (stacker switches to it and back; no
 /// thread is started), so the caller's stack does not matter.

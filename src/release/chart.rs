@@ -88,7 +88,6 @@ pub fn rendered_from_chart(release: RenderedRelease, include_crds: bool) -> Resu
         chart: chart_record(&chart),
         config: json_map(&user_values),
         notes: output.notes,
-        compressed_chart: None,
     })
 }
 
@@ -98,9 +97,6 @@ struct Document<'a> {
     text: &'a str,
     object: Option<Value>,
 }
-
-/// The stack of a thread reading documents: as the runtime's threads that read them otherwise.
-const READER_STACK_BYTES: usize = 16 * 1024 * 1024;
 
 /// Each document's objects and problems, in the documents' order. Documents the renderer read with their heads
 /// are taken as they are; the others (the CRDs of `crds/`, and the rare document the renderer leaves to its
@@ -124,7 +120,7 @@ fn read_documents(documents: Vec<Document<'_>>) -> Vec<(Vec<Manifest>, Vec<Probl
     let indices: Vec<usize> = unread.iter().map(|(index, _, _)| *index).collect();
     let read = side_by_side::map_large(
         unread,
-        READER_STACK_BYTES,
+        crate::stacks::DOCUMENT_READER,
         |(_, _, text)| text.len(),
         |(_, source, text)| {
             let mut problems = Vec::new();

@@ -1,28 +1,17 @@
 //! The text a release record is stored as (`encodeRelease`/`decodeRelease` in Helm's
-//! `pkg/storage/driver/util.go`): standard base64 of the gzipped JSON of the release.
-//!
-//! One operation writes its revision several times: pending, before each hook (with the hook's last run), and
-//! at the end. Between those writes only the release's `info` and its hooks change; the chart, the user's values
-//! and the manifest, nearly all of the bytes (5 MB of JSON for argo-cd), stay the same. An [`Encoder`] writes
-//! the gzip text as a series of members (RFC 1952: a gzip file is a series of members; Go's `gzip.Reader`,
-//! which Helm's `decodeRelease` uses, reads them as one stream, as does [`decode`]): the JSON before the chart;
-//! the chart; the values and manifest (each above 1 MiB in one member per core, compressed side by side); and
-//! the JSON after them. It compresses the chart, or the values and manifest, again only when they changed, and
-//! can be given either compressed ahead of the first write ([`CompressedChart`], [`CompressedBody`]).
+//! `pkg/storage/driver/util.go`): standard base64 of the gzipped JSON of the release. Reading it is here;
+//! writing it fast, as gzip members compressed ahead and reused, is `record_writer.rs`'s.
 
-use super::record::{Chart, Release};
+use super::record::Release;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use berth_chart::side_by_side;
 use flate2::Compression;
 use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
-use serde_json::{Map, Value};
 use std::io::{Read as _, Write as _};
-use std::sync::{Arc, Mutex};
 
 /// The first bytes of a gzip stream (`magicGzip` in Helm's `util.go`).
-const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
+pub(super) const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 
 /// Why a release record cannot be written or read; each variant names the layer and keeps its cause.
 #[derive(Debug, thiserror::Error)]
@@ -39,261 +28,16 @@ pub enum RecordError {
     Json(#[source] serde_json::Error),
 }
 
-/// The gzip level of a record (see [`Encoder::encode`]).
-const LEVEL: Compression = Compression::new(3);
-
-/// Above this many bytes of encoded text, a record is compressed again at gzip's best level: a Secret holds at
-/// most 1 MiB of data, and the best level is what lets Helm fit its largest releases.
-const BEST_COMPRESSION_ABOVE: usize = 900 * 1024;
-
-/// The text Helm stores in a Secret's `data.release`, written with no earlier write to reuse (see [`Encoder`]).
-///
-/// # Errors
-/// As [`Encoder::encode`].
-pub fn encode(release: &Release) -> Result<String, RecordError> {
-    Encoder::default().encode(release)
-}
-
-/// Writes release records, keeping the compressed chart, and the compressed values and manifest, of the last
-/// record it wrote to reuse while they stay the same. One encoder serves the writes of one storage (and so of
-/// one operation).
-#[derive(Debug, Default)]
-pub struct Encoder {
-    parts: Mutex<Parts>,
-}
-
-/// The middle members of the last record written.
-#[derive(Debug, Default)]
-struct Parts {
-    chart: Option<Arc<Compressed<Chart>>>,
-    body: Option<Compressed<Body>>,
-}
-
-/// What follows the chart in a record's JSON: the user's values and the manifest.
-#[derive(Debug)]
-struct Body {
-    config: Map<String, Value>,
-    manifest: String,
-}
-
-impl Body {
-    /// Whether these are `release`'s values and manifest (equal values write equal JSON).
-    fn is_of(&self, release: &Release) -> bool {
-        self.manifest == release.manifest && self.config == release.config
-    }
-}
-
-/// A part of a record's JSON, compressed: what it holds, the level and the gzip member(s).
-#[derive(Debug)]
-struct Compressed<T> {
-    holds: T,
-    level: Compression,
-    member: Vec<u8>,
-}
-
-/// A release's chart compressed as its record holds it, made before the record's first write (while the chart
-/// renders, say) and given to the encoder that writes it ([`Encoder::start_with`]).
-#[derive(Debug, Clone)]
-pub struct CompressedChart(Arc<Compressed<Chart>>);
-
-impl CompressedChart {
-    /// Compresses `chart` as a record's chart, on the calling thread alone (it is meant for a core left idle).
-    ///
-    /// # Errors
-    /// As [`Encoder::encode`].
-    pub fn new(chart: &Chart) -> Result<CompressedChart, RecordError> {
-        Ok(CompressedChart(Arc::new(compress_chart(chart, LEVEL, gzip)?)))
-    }
-
-    /// Whether this is `chart` compressed (the one record chart the encoder takes it for).
-    pub fn is_for(&self, chart: &Chart) -> bool {
-        self.0.holds == *chart
-    }
-}
-
-/// A release's values and manifest compressed as its record holds them, made before the record's first write
-/// (while the release's checks wait on the cluster, say) and given to the encoder that writes it
-/// ([`Encoder::start_with_body`]).
-#[derive(Debug)]
-pub struct CompressedBody(Compressed<Body>);
-
-impl CompressedBody {
-    /// Compresses `config` and `manifest` as a record's values and manifest, on the calling thread alone (the
-    /// other core is left to the release's checks).
-    ///
-    /// # Errors
-    /// As [`Encoder::encode`].
-    pub fn new(config: Map<String, Value>, manifest: String) -> Result<CompressedBody, RecordError> {
-        let holds = Body { config, manifest };
-        let member = gzip(&body_json(&holds)?, LEVEL)?;
-        Ok(CompressedBody(Compressed { holds, level: LEVEL, member }))
-    }
-}
-
-impl Encoder {
-    /// Takes `chart` as compressed already, for a release with that chart.
-    pub fn start_with(&self, chart: &CompressedChart) {
-        let mut parts = self.parts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if parts.chart.is_none() {
-            parts.chart = Some(Arc::clone(&chart.0));
-        }
-    }
-
-    /// Takes `body` as compressed already, for a release with those values and that manifest.
-    pub fn start_with_body(&self, body: CompressedBody) {
-        let mut parts = self.parts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if parts.body.is_none() {
-            parts.body = Some(body.0);
-        }
-    }
-
-    /// The text Helm stores in a Secret's `data.release`: standard base64 of the gzipped JSON of the release.
-    ///
-    /// Helm always compresses at the best level (9); berth at level 3, falling back to the best level only for
-    /// records that would come near a Secret's size limit. For a large chart compression is most of a write's
-    /// cost: argo-cd's 5 MB record took 38.6 ms at level 6 for 396 KB, 20.7 ms at level 3 for 415 KB, and the
-    /// best level 3.5 times as long as level 6 for a text 3 % smaller (docs/BENCHMARKS.md). Any gzip level reads
-    /// the same (Helm's `decodeRelease` included). The chart, and the values and manifest, are written as JSON
-    /// and compressed only when they differ from the last record's.
-    ///
-    /// # Errors
-    /// [`RecordError::WriteJson`] or [`RecordError::Compress`] (neither happens for a `Release` in memory in
-    /// practice: its values cannot hold non-finite numbers).
-    pub fn encode(&self, release: &Release) -> Result<String, RecordError> {
-        let Some(Outer { head, tail }) = outer_parts(release)? else {
-            return whole(&serde_json::to_vec(release).map_err(RecordError::WriteJson)?);
-        };
-        let mut parts = self.parts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        // A record that needed the best level before starts there.
-        let best_before =
-            parts.body.as_ref().is_some_and(|part| part.holds.is_of(release) && part.level == Compression::best());
-        let mut level = if best_before { Compression::best() } else { LEVEL };
-        loop {
-            if !parts.chart.as_ref().is_some_and(|part| part.level == level && part.holds == release.chart) {
-                parts.chart = Some(Arc::new(compress_chart(&release.chart, level, gzip_parallel)?));
-            }
-            if !parts.body.as_ref().is_some_and(|part| part.level == level && part.holds.is_of(release)) {
-                let body = Body { config: release.config.clone(), manifest: release.manifest.clone() };
-                let member = gzip_parallel(&body_json(&body)?, level)?;
-                parts.body = Some(Compressed { holds: body, level, member });
-            }
-            let chart = parts.chart.as_ref().map_or(&[][..], |part| part.member.as_slice());
-            let values_and_manifest = parts.body.as_ref().map_or(&[][..], |part| part.member.as_slice());
-            let mut bytes = gzip(&head, level)?;
-            bytes.extend_from_slice(chart);
-            bytes.extend_from_slice(values_and_manifest);
-            bytes.extend_from_slice(&gzip(&tail, level)?);
-            let text = STANDARD.encode(bytes);
-            if text.len() <= BEST_COMPRESSION_ABOVE || level == Compression::best() {
-                return Ok(text);
-            }
-            level = Compression::best();
-        }
-    }
-}
-
-/// `"chart":{…}` as serde writes it in a release, compressed with `compress`.
-fn compress_chart(
-    chart: &Chart,
-    level: Compression,
-    compress: fn(&[u8], Compression) -> Result<Vec<u8>, RecordError>,
-) -> Result<Compressed<Chart>, RecordError> {
-    let mut json = CHART_KEY.to_vec();
-    serde_json::to_writer(&mut json, chart).map_err(RecordError::WriteJson)?;
-    Ok(Compressed { holds: chart.clone(), level, member: compress(&json, level)? })
-}
-
-/// `,"config":{…},"manifest":"…"` as serde writes them after a release's chart (each left out when empty, as
-/// [`Release`] skips them).
-fn body_json(body: &Body) -> Result<Vec<u8>, RecordError> {
-    let mut json = Vec::new();
-    if !body.config.is_empty() {
-        json.extend_from_slice(b",\"config\":");
-        serde_json::to_writer(&mut json, &body.config).map_err(RecordError::WriteJson)?;
-    }
-    if !body.manifest.is_empty() {
-        json.extend_from_slice(b",\"manifest\":");
-        serde_json::to_writer(&mut json, &body.manifest).map_err(RecordError::WriteJson)?;
-    }
-    Ok(json)
-}
-
-/// A record as one gzip member, at [`LEVEL`] or, near a Secret's limit, the best.
-fn whole(json: &[u8]) -> Result<String, RecordError> {
-    let text = STANDARD.encode(gzip(json, LEVEL)?);
-    if text.len() <= BEST_COMPRESSION_ABOVE {
-        return Ok(text);
-    }
-    Ok(STANDARD.encode(gzip(json, Compression::best())?))
-}
-
-/// The JSON of `release` before its chart (the name and info) and after its manifest (the hooks and the rest),
-/// written without the chart, values and manifest: the field order and omissions are serde's own. `None` when
-/// the JSON does not have that shape (then a record is one member).
-fn outer_parts(release: &Release) -> Result<Option<Outer>, RecordError> {
-    let write = |release: &Release| serde_json::to_vec(release).map_err(RecordError::WriteJson);
-    let empty_chart = serde_json::to_vec(&Chart::default()).map_err(RecordError::WriteJson)?;
-    // `{"name":…,"info":{…},"chart":{…}}`: everything before the chart.
-    let head_only = write(&Release { name: release.name.clone(), info: release.info.clone(), ..Release::default() })?;
-    let chart_end = [CHART_KEY, &empty_chart, b"}"].concat();
-    let Some(head_len) = head_only.len().checked_sub(chart_end.len()).filter(|_| head_only.ends_with(&chart_end))
-    else {
-        return Ok(None);
-    };
-    // The same with the hooks, version, namespace and unmodelled fields: everything after the manifest.
-    let light = write(&Release {
-        name: release.name.clone(),
-        info: release.info.clone(),
-        chart: Chart::default(),
-        config: Map::new(),
-        manifest: String::new(),
-        hooks: release.hooks.clone(),
-        version: release.version,
-        namespace: release.namespace.clone(),
-        apply_method: release.apply_method.clone(),
-        extra: release.extra.clone(),
-        ..Release::default()
-    })?;
-    let tail = light.get(head_len + chart_end.len() - 1..).unwrap_or_default();
-    Ok(Some(Outer { head: head_only[..head_len].to_vec(), tail: tail.to_vec() }))
-}
-
-/// A release's JSON around its chart, values and manifest.
-struct Outer {
-    /// The JSON before them.
-    head: Vec<u8>,
-    /// The JSON after them.
-    tail: Vec<u8>,
-}
-
-/// Where a release's chart starts in its JSON.
-const CHART_KEY: &[u8] = b"\"chart\":";
-
-/// Below this many bytes a text is compressed on the calling thread.
-const PARALLEL_ABOVE: usize = 1024 * 1024;
-
-/// `bytes` as gzip members compressed side by side, one per core, for large texts.
-fn gzip_parallel(bytes: &[u8], level: Compression) -> Result<Vec<u8>, RecordError> {
-    let threads = side_by_side::threads();
-    if bytes.len() < PARALLEL_ABOVE || threads < 2 {
-        return gzip(bytes, level);
-    }
-    let runs: Vec<&[u8]> = bytes.chunks(bytes.len().div_ceil(threads)).collect();
-    let members = side_by_side::map_in_order(&runs, COMPRESSOR_STACK_BYTES, |run| gzip(run, level));
-    let mut joined = Vec::new();
-    for member in members {
-        joined.extend_from_slice(&member?);
-    }
-    Ok(joined)
-}
-
-/// A compressing thread's stack: Rust's default for new threads.
-const COMPRESSOR_STACK_BYTES: usize = 2 * 1024 * 1024;
-
-fn gzip(bytes: &[u8], level: Compression) -> Result<Vec<u8>, RecordError> {
+/// `bytes` as one gzip member at `level`.
+pub(super) fn gzip(bytes: &[u8], level: Compression) -> Result<Vec<u8>, RecordError> {
     let mut gzip = GzEncoder::new(Vec::with_capacity(bytes.len() / 8 + 32), level);
     gzip.write_all(bytes).map_err(RecordError::Compress)?;
     gzip.finish().map_err(RecordError::Compress)
+}
+
+/// The text of gzip `bytes` in a Secret's `data.release`.
+pub(super) fn text(bytes: &[u8]) -> String {
+    STANDARD.encode(bytes)
 }
 
 /// Reads the text of a Secret's `data.release` back into a release. As Helm's `decodeRelease`, a payload
@@ -319,181 +63,20 @@ pub fn decode(text: &str) -> Result<Release, RecordError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::release::record::{ChartFile, ChartMetadata, HelmTime, Hook, Info, ReleaseStatus};
-    use proptest::prelude::*;
-    use serde_json::{Value, json};
-
-    /// The JSON of a record and the number of gzip members it was written as.
-    fn gunzip(text: &str) -> (Vec<u8>, usize) {
-        let bytes = STANDARD.decode(text).expect("base64");
-        let (mut rest, mut json, mut members) = (bytes.as_slice(), Vec::new(), 0);
-        while !rest.is_empty() {
-            assert!(rest.starts_with(&GZIP_MAGIC), "a gzip member");
-            let mut member = flate2::bufread::GzDecoder::new(rest);
-            member.read_to_end(&mut json).expect("gunzip");
-            rest = member.into_inner();
-            members += 1;
-        }
-        (json, members)
-    }
-
-    /// A release with something in every field the encoder splits around.
-    fn full_release() -> Release {
-        let mut extra = Map::new();
-        extra.insert("future_field".to_string(), json!({"chart": {"kept": true}}));
-        Release {
-            name: "web".to_string(),
-            info: Info {
-                first_deployed: Some(HelmTime::now()),
-                description: "Initial install underway".to_string(),
-                status: ReleaseStatus::PendingInstall,
-                notes: "\"chart\": in the notes".to_string(),
-                ..Info::default()
-            },
-            chart: Chart {
-                metadata: ChartMetadata { name: "web".to_string(), version: "1.0.0".to_string(), ..Default::default() },
-                templates: vec![ChartFile {
-                    name: "templates/a.yaml".to_string(),
-                    data: b"kind: A".to_vec(),
-                    ..Default::default()
-                }],
-                values: json!({"replicas": 1}).as_object().cloned().unwrap_or_default(),
-                extra: Map::new(),
-            },
-            config: json!({"replicas": 2}).as_object().cloned().unwrap_or_default(),
-            manifest: "---\nkind: ConfigMap\n".repeat(50),
-            hooks: vec![Hook { name: "setup".to_string(), kind: "Job".to_string(), ..Hook::default() }],
-            version: 4,
-            namespace: "apps".to_string(),
-            apply_method: "ssa".to_string(),
-            extra,
-            ..Release::default()
-        }
-    }
 
     #[test]
-    fn a_record_is_four_members_that_read_as_serdes_json() {
-        for release in [full_release(), Release::default(), Release { name: "bare".to_string(), ..Release::default() }]
-        {
-            let text = Encoder::default().encode(&release).expect("encodes");
-            let (json, members) = gunzip(&text);
-            assert_eq!(json, serde_json::to_vec(&release).expect("json"), "the same bytes as one member");
-            assert_eq!(members, 4, "head, chart, values and manifest, tail");
-            assert_eq!(decode(&text).expect("decodes"), release);
-        }
-    }
-
-    #[test]
-    fn the_middle_member_is_reused_while_the_chart_values_and_manifest_stay() {
-        let encoder = Encoder::default();
-        let mut release = full_release();
-        let first = encoder.encode(&release).expect("encodes");
-        release.info.status = ReleaseStatus::Deployed;
-        release.info.description = "Install complete".to_string();
-        release.hooks[0].last_run.phase = "Succeeded".to_string();
-        let second = encoder.encode(&release).expect("encodes");
-        assert_ne!(first, second);
-        assert_eq!(decode(&second).expect("decodes"), release, "what changed is written");
-        assert_eq!(
-            gunzip(&second).0,
-            serde_json::to_vec(&release).expect("json"),
-            "serde's bytes, without writing them"
-        );
-        let parts = encoder.parts.lock().expect("lock");
-        let member = parts.body.as_ref().map(|body| body.member.clone()).expect("cached");
-        drop(parts);
-        let bytes = STANDARD.decode(&second).expect("base64");
-        assert!(bytes.windows(member.len()).any(|window| window == member), "the cached member is in the record");
-        // A new manifest is compressed again, not taken from the cache.
-        release.manifest.push_str("---\nkind: Secret\n");
-        let third = encoder.encode(&release).expect("encodes");
-        assert_eq!(decode(&third).expect("decodes"), release);
-        assert_eq!(encoder.encode(&release).expect("encodes"), third, "the same release, the same text");
-        // So are new values.
-        release.config.insert("replicas".to_string(), json!(3));
-        let fourth = encoder.encode(&release).expect("encodes");
-        assert_eq!(gunzip(&fourth).0, serde_json::to_vec(&release).expect("json"));
-    }
-
-    #[test]
-    fn a_chart_compressed_ahead_is_the_records_chart_member() {
-        let release = full_release();
-        let ahead = CompressedChart::new(&release.chart).expect("compresses");
-        let encoder = Encoder::default();
-        encoder.start_with(&ahead);
-        let text = encoder.encode(&release).expect("encodes");
-        assert_eq!(gunzip(&text).0, serde_json::to_vec(&release).expect("json"));
-        let bytes = STANDARD.decode(&text).expect("base64");
-        let member = &ahead.0.member;
-        assert!(bytes.windows(member.len()).any(|window| window == member), "the chart compressed ahead is used");
-        // For another chart, it is not.
-        let other = Release { chart: Chart::default(), ..full_release() };
-        let encoder = Encoder::default();
-        encoder.start_with(&ahead);
-        let text = encoder.encode(&other).expect("encodes");
-        assert_eq!(gunzip(&text).0, serde_json::to_vec(&other).expect("json"));
-    }
-
-    #[test]
-    fn values_and_manifest_compressed_ahead_are_the_records_member() {
-        let release = full_release();
-        let ahead = CompressedBody::new(release.config.clone(), release.manifest.clone()).expect("compresses");
-        let member = ahead.0.member.clone();
-        let encoder = Encoder::default();
-        encoder.start_with_body(ahead);
-        let text = encoder.encode(&release).expect("encodes");
-        assert_eq!(gunzip(&text).0, serde_json::to_vec(&release).expect("json"));
-        let bytes = STANDARD.decode(&text).expect("base64");
-        assert!(bytes.windows(member.len()).any(|window| window == member), "the member compressed ahead is used");
-        // For another manifest, it is not.
-        let other = Release { manifest: "---\nkind: Other\n".to_string(), ..full_release() };
-        let encoder = Encoder::default();
-        encoder.start_with_body(CompressedBody::new(release.config.clone(), release.manifest).expect("compresses"));
-        let text = encoder.encode(&other).expect("encodes");
-        assert_eq!(gunzip(&text).0, serde_json::to_vec(&other).expect("json"));
-    }
-
-    #[test]
-    fn records_near_a_secrets_limit_are_compressed_at_the_best_level() {
-        // Hex digits from a linear congruential generator compress to about half: 1.6 MB of them is over the
-        // threshold at any level, a few kilobytes far below it.
-        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut noise = |len: usize| -> String {
-            (0..len)
-                .map(|_| {
-                    state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-                    char::from(b"0123456789abcdef"[(state >> 60) as usize])
-                })
-                .collect()
-        };
-        for (len, level) in [(4_000, LEVEL), (1_600_000, Compression::best())] {
-            let release = Release { name: "big".to_string(), manifest: noise(len), ..Release::default() };
-            let encoder = Encoder::default();
-            let text = encoder.encode(&release).expect("encodes");
-            let (json, members) = gunzip(&text);
-            assert_eq!(json, serde_json::to_vec(&release).expect("json"));
-            let cores = side_by_side::threads();
-            let expected = if len > PARALLEL_ABOVE && cores > 1 { 3 + cores } else { 4 };
-            assert_eq!(members, expected, "{len} bytes: head, chart, the manifest in one member per core, tail");
-            assert_eq!(encoder.encode(&release).expect("encodes"), text, "written again the same");
-            let parts = encoder.parts.lock().expect("lock");
-            assert_eq!(parts.body.as_ref().map(|body| body.level), Some(level), "{len} bytes");
-            assert_eq!(parts.chart.as_ref().map(|chart| chart.level), Some(level), "{len} bytes");
-        }
-    }
-
-    proptest! {
-        #[test]
-        fn any_name_notes_and_manifest_round_trip(name in ".{0,20}", notes in ".{0,40}", manifest in ".{0,200}") {
-            let release = Release {
-                name,
-                info: Info { notes, ..Info::default() },
-                manifest,
-                ..full_release()
-            };
-            let text = Encoder::default().encode(&release).expect("encodes");
-            prop_assert_eq!(gunzip(&text).0, serde_json::to_vec(&release).expect("json"));
-            let _: Value = serde_json::from_slice(&gunzip(&text).0).expect("JSON");
-        }
+    fn records_are_read_gzipped_in_any_number_of_members_or_as_plain_json() {
+        let release = Release { name: "web".to_string(), version: 3, ..Release::default() };
+        let json = serde_json::to_vec(&release).expect("json");
+        let (head, tail) = json.split_at(json.len() / 2);
+        let mut members = gzip(head, Compression::fast()).expect("gzip");
+        members.extend(gzip(tail, Compression::best()).expect("gzip"));
+        assert_eq!(decode(&text(&members)).expect("two members"), release);
+        let wrapped: String =
+            text(&members).as_bytes().chunks(76).map(|line| format!("{}\n", String::from_utf8_lossy(line))).collect();
+        assert_eq!(decode(&wrapped).expect("line breaks skipped"), release);
+        assert_eq!(decode(&text(&json)).expect("plain JSON"), release);
+        assert!(matches!(decode("not base64!"), Err(RecordError::Base64(_))));
+        assert!(matches!(decode(&text(&[0x1f, 0x8b, 0x08, 0, 1])), Err(RecordError::Gzip(_))));
     }
 }

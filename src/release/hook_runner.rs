@@ -15,11 +15,12 @@ use super::hooks::{
     PHASE_UNKNOWN,
 };
 use super::ownership::FIELD_MANAGER;
-use super::record::{Hook, HookExecution};
-use super::{HelmTime, Release, Storage};
+use super::record::{HelmTime, Hook, HookExecution, Release};
+use super::storage::Storage;
 use crate::apply::{ApplyEvent, deliverable, rules_judge};
 use crate::cluster::retry::with_retry;
 use crate::cluster::{ApplyOptions, Cluster, Resolved, apply_object, delete_object, get_object};
+use crate::events::Emitter;
 use crate::health::HealthRules;
 use crate::manifest::{self, Manifest, Source};
 use crate::object::ObjectRef;
@@ -90,10 +91,10 @@ pub(super) async fn execute(
     context: &HookContext<'_>,
     release: &mut Release,
     event: HookEvent,
-    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+    events: &Emitter<ApplyEvent>,
 ) -> Result<(), HookFailure> {
-    let run = run(context, release, event, on_event).await;
-    let cleaned = shutdown(context, release, &run, on_event).await;
+    let run = run(context, release, event, events).await;
+    let cleaned = shutdown(context, release, &run, events).await;
     match run.failure {
         Some(failure) => Err(failure),
         None => cleaned,
@@ -105,7 +106,7 @@ pub(super) async fn run(
     context: &HookContext<'_>,
     release: &mut Release,
     event: HookEvent,
-    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+    events: &Emitter<ApplyEvent>,
 ) -> HookRun {
     let mut run = HookRun { event, succeeded: Vec::new(), failed: None, failure: None };
     for index in hooks::executing(&release.hooks, event) {
@@ -124,7 +125,7 @@ pub(super) async fn run(
                 return run;
             }
         };
-        if let Err(failed) = delete_by_policy(context, &hook, &prepared, BEFORE_HOOK_CREATION, event, on_event).await {
+        if let Err(failed) = delete_by_policy(context, &hook, &prepared, BEFORE_HOOK_CREATION, event, events).await {
             run.failure = Some(failed);
             return run;
         }
@@ -134,12 +135,12 @@ pub(super) async fn run(
         context.storage.update_later(release).await;
         let started_at = release.hooks.get(index).and_then(|hook| hook.last_run.started_at);
         set_last_run(release, index, HookExecution { started_at, phase: PHASE_UNKNOWN.to_string(), ..running() });
-        on_event(&ApplyEvent::HookStarted { object: prepared.reference.clone(), hook: event.to_string() });
+        events.emit(ApplyEvent::HookStarted { object: prepared.reference.clone(), hook: event.to_string() });
         // Helm runs no clean-up for a hook the server refused (`shutdownNoOp`), only for one that ran.
         let applied = apply_objects(context, &prepared, event).await;
         let ran = applied.is_ok();
         let result = match applied {
-            Ok(()) => wait_done(context, &prepared, event, on_event).await,
+            Ok(()) => wait_done(context, &prepared, event, events).await,
             Err(refused) => Err(refused),
         };
         let phase = if result.is_ok() { PHASE_SUCCEEDED } else { PHASE_FAILED };
@@ -148,19 +149,19 @@ pub(super) async fn run(
         match result {
             Ok(()) => {
                 run.succeeded.push(index);
-                on_event(&ApplyEvent::HookSucceeded { object: prepared.reference, hook: event.to_string() });
+                events.emit(ApplyEvent::HookSucceeded { object: prepared.reference, hook: event.to_string() });
             }
             Err(failed) => {
                 if ran {
                     run.failed = Some(index);
                 }
-                on_event(&ApplyEvent::HookFailed {
+                events.emit(ApplyEvent::HookFailed {
                     object: prepared.reference.clone(),
                     hook: event.to_string(),
                     message: failed.message.clone(),
                 });
                 if failed.outcome != Outcome::Cancelled && hooks::prints_logs_on(&hook, HOOK_FAILED) {
-                    output_logs(context, &hook, &prepared, event, on_event).await;
+                    output_logs(context, &hook, &prepared, event, events).await;
                 }
                 run.failure = Some(failed);
                 return run;
@@ -181,7 +182,7 @@ pub(super) async fn shutdown(
     context: &HookContext<'_>,
     release: &Release,
     run: &HookRun,
-    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+    events: &Emitter<ApplyEvent>,
 ) -> Result<(), HookFailure> {
     let hook_of = |index: usize| release.hooks.get(index).cloned();
     match &run.failure {
@@ -189,13 +190,13 @@ pub(super) async fn shutdown(
         Some(_) => {
             let Some(failed) = run.failed else { return Ok(()) };
             if let Some(hook) = hook_of(failed)
-                && let Err(error) = clean_up(context, &hook, HOOK_FAILED, run.event, false, on_event).await
+                && let Err(error) = clean_up(context, &hook, HOOK_FAILED, run.event, false, events).await
             {
                 tracing::warn!(%error, "cannot delete the failed hook");
             }
             for index in &run.succeeded {
                 if let Some(hook) = hook_of(*index)
-                    && let Err(error) = clean_up(context, &hook, HOOK_SUCCEEDED, run.event, false, on_event).await
+                    && let Err(error) = clean_up(context, &hook, HOOK_SUCCEEDED, run.event, false, events).await
                 {
                     tracing::warn!(%error, "cannot delete a hook that succeeded");
                 }
@@ -205,7 +206,7 @@ pub(super) async fn shutdown(
         None => {
             for index in run.succeeded.iter().rev() {
                 if let Some(hook) = hook_of(*index) {
-                    clean_up(context, &hook, HOOK_SUCCEEDED, run.event, true, on_event).await?;
+                    clean_up(context, &hook, HOOK_SUCCEEDED, run.event, true, events).await?;
                 }
             }
             Ok(())
@@ -295,7 +296,7 @@ async fn wait_done(
     context: &HookContext<'_>,
     prepared: &Prepared,
     event: HookEvent,
-    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+    events: &Emitter<ApplyEvent>,
 ) -> Result<(), HookFailure> {
     let declared = prepared.objects.iter().map(|(manifest, resolved)| (&resolved.reference, &manifest.object));
     let judge = hook_judge(rules_judge(context.health.clone(), declared));
@@ -307,7 +308,7 @@ async fn wait_done(
         judge,
         ..WaitOptions::default()
     };
-    let report = wait_objects(context, prepared, &options, on_event).await;
+    let report = wait_objects(context, prepared, &options, events).await;
     match report.outcome {
         Outcome::Ready => Ok(()),
         outcome => {
@@ -321,12 +322,12 @@ async fn wait_objects(
     context: &HookContext<'_>,
     prepared: &Prepared,
     options: &WaitOptions,
-    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+    events: &Emitter<ApplyEvent>,
 ) -> WaitReport {
     let targets: Vec<Target> =
         prepared.objects.iter().map(|(_, resolved)| Target { resolved: resolved.clone(), timeout: None }).collect();
-    let mut forward = |event: &WaitEvent| on_event(&ApplyEvent::Wait(event.clone()));
-    wait(context.cluster, &targets, options, context.cancel, &mut forward).await
+    let forward = events.map(|event: WaitEvent| Some(ApplyEvent::Wait(event)));
+    wait(context.cluster, &targets, options, context.cancel, &forward).await
 }
 
 /// The object that kept the wait from succeeding and what to say of it.
@@ -354,7 +355,7 @@ async fn delete_by_policy(
     prepared: &Prepared,
     policy: &str,
     event: HookEvent,
-    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+    events: &Emitter<ApplyEvent>,
 ) -> Result<(), HookFailure> {
     if !hooks::is_deleted_on(hook, policy) {
         return Ok(());
@@ -382,13 +383,13 @@ async fn delete_by_policy(
         desired: Status::NotFound,
         ..WaitOptions::default()
     };
-    let report = wait_objects(context, &gone, &options, on_event).await;
+    let report = wait_objects(context, &gone, &options, events).await;
     if report.outcome != Outcome::Ready {
         let (object, message) = wait_failure(&report, context.timeout, &gone);
         return Err(failure(event, object, report.outcome, &format!("deleting it ({policy}): {message}")));
     }
     for (_, resolved) in &gone.objects {
-        on_event(&ApplyEvent::HookDeleted {
+        events.emit(ApplyEvent::HookDeleted {
             object: resolved.reference.clone(),
             hook: event.to_string(),
             policy: policy.to_string(),
@@ -404,7 +405,7 @@ async fn clean_up(
     policy: &str,
     event: HookEvent,
     logs: bool,
-    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+    events: &Emitter<ApplyEvent>,
 ) -> Result<(), HookFailure> {
     let wants_logs = logs && hooks::prints_logs_on(hook, policy);
     if !wants_logs && !hooks::is_deleted_on(hook, policy) {
@@ -413,9 +414,9 @@ async fn clean_up(
     let prepared = prepare(context.cluster, hook)
         .map_err(|message| failure(event, fallback_reference(hook), Outcome::Failed, &message))?;
     if wants_logs {
-        output_logs(context, hook, &prepared, event, on_event).await;
+        output_logs(context, hook, &prepared, event, events).await;
     }
-    delete_by_policy(context, hook, &prepared, policy, event, on_event).await
+    delete_by_policy(context, hook, &prepared, policy, event, events).await
 }
 
 /// Prints the logs of the hook's pods (a Pod hook: itself; a Job hook: the pods labelled `job-name`), every
@@ -426,11 +427,11 @@ async fn output_logs(
     hook: &Hook,
     prepared: &Prepared,
     event: HookEvent,
-    on_event: &mut (dyn FnMut(&ApplyEvent) + Send),
+    events: &Emitter<ApplyEvent>,
 ) {
     for log in pod_logs(context.cluster, &prepared.reference).await {
         match log {
-            Ok((pod, container, log)) => on_event(&ApplyEvent::HookLog {
+            Ok((pod, container, log)) => events.emit(ApplyEvent::HookLog {
                 object: prepared.reference.clone(),
                 hook: event.to_string(),
                 pod,

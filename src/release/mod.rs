@@ -1,44 +1,62 @@
-//! Helm-compatible release storage: the record Helm keeps for each revision of a release, and the Secrets
-//! it keeps them in. berth reads releases Helm made and writes releases Helm can read, so a user can switch
-//! tools on a live release.
+//! Helm-compatible releases: the record Helm keeps for each revision, the Secrets it keeps them in, and the
+//! operations that write them. berth reads releases Helm made and writes releases Helm can read, so a user can
+//! switch tools on a live release.
 //!
-//! - `record.rs`: [`Release`] and its parts, field for field Helm's JSON; [`encode`]/[`decode`] of the
-//!   text in a Secret (base64 of gzipped JSON).
+//! - `record.rs`: [`Release`] and its parts, field for field Helm's JSON; `codec.rs`: [`decode`] of the text
+//!   in a Secret (base64 of gzipped JSON); `record_writer.rs`: writing that text fast ([`encode`]), the one
+//!   module that knows a record is written in compressed parts.
 //! - `storage.rs`: [`Storage`], Helm's `secret` driver: one Secret per revision, found by labels.
-//! - `rendered.rs`: [`Rendered`], what an install or upgrade releases, built by the caller (no file is read here).
-//! - `ownership.rs`: Helm's ownership marks on the objects and the field manager both tools share.
-//! - `lifecycle.rs`: install, upgrade, rollback, uninstall and test on top of apply, wait, sequencing and
-//!   delete.
-//! - `render.rs`: a loaded chart rendered for a live release (capabilities and `lookup` from the cluster).
+//! - `rollout.rs`: an install or upgrade prepared once, for the CLI and the controller alike (history read,
+//!   install or upgrade decided, values reused, pending revision unlocked, chart rendered through `render.rs`,
+//!   `chart.rs` reading its output, `cluster_chart.rs` answering capabilities and `lookup`); `scope.rs`: the
+//!   cluster and storage an operation acts in; `unlock.rs`: the one way a stale pending revision is freed.
+//! - `operation/`: install, upgrade, rollback, uninstall and the remediation of a failure, one file each, on top
+//!   of apply, wait, sequencing and delete; `error.rs`: why one could not run; `testing.rs`: `berth test`.
+//! - `rendered.rs`: [`Rendered`], what an install or upgrade releases; `ownership.rs`: Helm's ownership marks on
+//!   the objects and the field manager both tools share.
 //! - `hooks.rs`: Helm's rules for hooks (order, policies, test filters); `hook_status.rs`: when a hook is
 //!   done; `hook_runner.rs`: running the hooks of one event against the cluster.
-//! - `show.rs`: what `helm get` and `helm test` print of a record; `values.rs`: its computed values.
+//! - `show.rs`: what `helm get` and `helm test` print of a record; `values.rs`: its computed values; `diff.rs`:
+//!   what an upgrade or rollback would change.
 
 pub mod chart;
 pub mod cluster_chart;
 mod codec;
 pub mod diff;
+mod error;
 mod hook_runner;
 mod hook_status;
 pub mod hooks;
-pub mod lifecycle;
+pub mod operation;
 pub mod ownership;
 mod record;
-pub mod render;
+mod record_writer;
+mod render;
 mod rendered;
+pub mod rollout;
+mod scope;
 pub mod show;
 mod storage;
+pub mod testing;
+mod unlock;
 mod values;
 
-pub use codec::{CompressedBody, CompressedChart, Encoder, RecordError, decode, encode};
+pub use codec::{RecordError, decode};
+pub use error::{LifecycleError, validate_release_name};
 pub use hook_runner::HookFailure;
 pub use hooks::{HookEvent, TestFilter};
+pub use operation::{ABORT_RECORD_LIMIT, Operation, OperationReport, ReleaseOptions, Tokens};
 pub use record::{
     Chart, ChartFile, ChartMetadata, HelmTime, Hook, HookExecution, Info, Maintainer, Release, ReleaseStatus,
     UnknownStatus,
 };
-pub use rendered::{Rendered, RenderedHook, manifest_text};
+pub use record_writer::encode;
+pub use render::{RenderError, RenderSettings};
+pub use rendered::{Rendered, RenderedHook, manifest_text, recorded_manifests};
+pub use rollout::{Input, Mode, RenderedRollout, Rollout};
+pub use scope::Scope;
 pub use storage::{SECRET_TYPE, Storage, StorageError, secret_name};
+pub use testing::{TestLog, TestOptions, TestReport, test};
 
 #[cfg(test)]
 mod tests;

@@ -444,7 +444,8 @@ pub struct HookExecution {
 
 #[cfg(test)]
 mod tests {
-    use super::super::codec::{decode, encode};
+    use super::super::codec::decode;
+    use super::super::record_writer::encode;
     use super::*;
     use base64::Engine as _;
     use flate2::Compression;

@@ -1,10 +1,11 @@
-//! What an install or upgrade releases: the objects and the record's parts, built by the caller (from a
-//! directory of manifests, a rendered chart, or a controller's input). The lifecycle reads no files.
+//! What an install or upgrade releases: the objects and what the record keeps of them, built by the caller (from a
+//! directory of manifests, or a chart rendered by a rollout). The operations read no files.
 
-use super::codec::CompressedChart;
-use super::record::{Chart, ChartMetadata, Hook};
-use crate::manifest::Manifest;
+use super::error::LifecycleError;
+use super::record::{Chart, ChartMetadata, Hook, Release};
+use crate::manifest::{self, Manifest};
 use crate::object::str_at;
+use crate::problems::Problems;
 use serde_json::{Map, Value};
 
 /// The annotation that makes an object a hook, and those that shape it (Helm's names).
@@ -53,10 +54,6 @@ pub struct Rendered {
     pub config: Map<String, Value>,
     /// The chart's rendered NOTES.txt.
     pub notes: String,
-    /// The chart compressed for the record ahead of its first write (see [`Storage::start_with`]).
-    ///
-    /// [`Storage::start_with`]: super::Storage::start_with
-    pub compressed_chart: Option<CompressedChart>,
 }
 
 impl Rendered {
@@ -125,6 +122,21 @@ pub fn manifest_text(manifests: &[Manifest]) -> String {
         }
     }
     text
+}
+
+/// The objects of a recorded revision's manifest: [`manifest_text`] read back.
+///
+/// # Errors
+/// [`LifecycleError::RecordedManifest`] when the manifest does not read as objects.
+pub fn recorded_manifests(release: &Release) -> Result<Vec<Manifest>, LifecycleError> {
+    let mut problems = Vec::new();
+    let origin = format!("release {} revision {}", release.name, release.version);
+    let manifests = manifest::parse_text(&release.manifest, &origin, false, &mut problems);
+    Problems::into_result(problems, manifests).map_err(|source| LifecycleError::RecordedManifest {
+        name: release.name.clone(),
+        version: release.version,
+        source,
+    })
 }
 
 #[cfg(test)]

@@ -3,12 +3,13 @@
 //!
 //! One Secret per revision: name `sh.helm.release.v1.<release>.v<revision>`, type `helm.sh/release.v1`,
 //! labels `owner=helm`, `name`, `status`, `version`, `createdAt` (set on create) and `modifiedAt` (set on
-//! update), both unix seconds; `data.release` holds [`Encoder::encode`]'s text. Revisions are found by label selector,
-//! as Helm finds them. A Secret whose record cannot be decoded is skipped with a warning when listing, as
-//! Helm skips it.
+//! update), both unix seconds; `data.release` holds [`RecordWriter::encode`]'s text. Revisions are found by
+//! label selector, as Helm finds them. A Secret whose record cannot be decoded is skipped with a warning when
+//! listing, as Helm skips it.
 
-use super::codec::{CompressedBody, CompressedChart, Encoder, RecordError, decode};
+use super::codec::{RecordError, decode};
 use super::record::{Release, ReleaseStatus};
+use super::record_writer::RecordWriter;
 use crate::cluster::retry::with_retry;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
@@ -55,7 +56,7 @@ pub enum StorageError {
         #[source]
         source: RecordError,
     },
-    /// [`Encoder::encode`] could not write the record.
+    /// The record writer could not write the record.
     #[error("cannot encode release `{name}`")]
     Encode {
         name: String,
@@ -85,7 +86,7 @@ pub struct Storage {
     /// `None` reads every namespace.
     namespace: Option<String>,
     /// Writes the records, reusing what an earlier write compressed (shared by clones).
-    encoder: Arc<Encoder>,
+    writer: Arc<RecordWriter>,
     /// The writes [`Storage::update_later`] started (shared by clones).
     later: Arc<LaterWrites>,
 }
@@ -107,13 +108,13 @@ impl std::fmt::Debug for Storage {
 impl Storage {
     /// The releases in `namespace`; their Secrets live there.
     pub fn new(client: kube::Client, namespace: &str) -> Storage {
-        Storage { client, namespace: Some(namespace.to_string()), encoder: Arc::default(), later: Arc::default() }
+        Storage { client, namespace: Some(namespace.to_string()), writer: Arc::default(), later: Arc::default() }
     }
 
     /// The releases of every namespace, for `list --all-namespaces`. Reads only: writes return
     /// [`StorageError::AllNamespaces`].
     pub fn all_namespaces(client: kube::Client) -> Storage {
-        Storage { client, namespace: None, encoder: Arc::default(), later: Arc::default() }
+        Storage { client, namespace: None, writer: Arc::default(), later: Arc::default() }
     }
 
     /// The namespace this storage keeps releases in; `None` when it reads all namespaces.
@@ -226,16 +227,10 @@ impl Storage {
         Ok(releases)
     }
 
-    /// Takes `chart` as compressed already for the records this storage writes (those of a release with that
-    /// chart; any other chart is compressed as it is written).
-    pub fn start_with(&self, chart: &CompressedChart) {
-        self.encoder.start_with(chart);
-    }
-
-    /// Takes `body` (values and manifest) as compressed already for the records this storage writes, as
-    /// [`Storage::start_with`] takes a chart.
-    pub fn start_with_body(&self, body: CompressedBody) {
-        self.encoder.start_with_body(body);
+    /// The writer of this storage's records (shared by clones), for the parts a release starts compressing
+    /// ahead of its first write.
+    pub(crate) fn writer(&self) -> &Arc<RecordWriter> {
+        &self.writer
     }
 
     /// Stores a new revision (Helm's `Create`): labels `createdAt` now.
@@ -249,7 +244,8 @@ impl Storage {
         let (name, version) = (release.name.as_str(), release.version);
         let what = format!("create release `{name}` revision {version} {}", self.scope());
         let api = self.writable(&what)?;
-        let secret = secret_for(&self.encoder, release, ("createdAt", jiff::Timestamp::now()))?;
+        self.writer.ready().await;
+        let secret = secret_for(&self.writer, release, ("createdAt", jiff::Timestamp::now()))?;
         let (params, body) = (PostParams::default(), secret_body(&secret, release)?);
         let mut attempts = 0;
         let created = with_retry(&what, || {
@@ -280,7 +276,8 @@ impl Storage {
     pub async fn update(&self, release: &Release) -> Result<(), StorageError> {
         validate_name(&release.name)?;
         self.settle().await;
-        let secret = secret_for(&self.encoder, release, ("modifiedAt", jiff::Timestamp::now()))?;
+        self.writer.ready().await;
+        let secret = secret_for(&self.writer, release, ("modifiedAt", jiff::Timestamp::now()))?;
         self.replace(release, &secret).await
     }
 
@@ -307,10 +304,11 @@ impl Storage {
             if storage.later.started.load(Ordering::SeqCst) != number {
                 return;
             }
-            let encoder = Arc::clone(&storage.encoder);
+            storage.writer.ready().await;
+            let writer = Arc::clone(&storage.writer);
             let stamp = ("modifiedAt", jiff::Timestamp::now());
             let encoded = tokio::task::spawn_blocking(move || {
-                secret_for(&encoder, &release, stamp).map(|secret| (release, secret))
+                secret_for(&writer, &release, stamp).map(|secret| (release, secret))
             });
             let written = match encoded.await {
                 Ok(Ok((release, secret))) => storage.replace(&release, &secret).await,
@@ -474,7 +472,11 @@ fn versions_to_prune(versions: &[u32], deployed: Option<u32>, max: usize) -> Vec
 
 /// The Secret Helm's `newSecretsObject` builds: the release's own labels, then Helm's, and `stamp` (`createdAt`
 /// or `modifiedAt`, unix seconds). An update keeps the `createdAt` the record was read with.
-fn secret_for(encoder: &Encoder, release: &Release, stamp: (&str, jiff::Timestamp)) -> Result<Secret, StorageError> {
+fn secret_for(
+    writer: &RecordWriter,
+    release: &Release,
+    stamp: (&str, jiff::Timestamp),
+) -> Result<Secret, StorageError> {
     let mut labels: BTreeMap<String, String> = release
         .labels
         .iter()
@@ -492,7 +494,7 @@ fn secret_for(encoder: &Encoder, release: &Release, stamp: (&str, jiff::Timestam
     let data = BTreeMap::from([(
         DATA_KEY.to_string(),
         ByteString(
-            encoder
+            writer
                 .encode(release)
                 .map_err(|source| StorageError::Encode { name: release.name.clone(), source })?
                 .into_bytes(),
@@ -550,14 +552,11 @@ fn is_status(error: &kube::Error, code: u16) -> bool {
     matches!(error, kube::Error::Api(status) if status.code == code)
 }
 
-/// A release name must be a valid label value (Helm's `Query` checks the same), or selectors would break.
+/// The name must be a non-empty label value, or the selectors that find a release's Secrets would break (Helm's
+/// `Query` builds the same selectors). This guards the storage's requests, whoever calls it; whether a name is
+/// one Helm accepts for a release is asked by the operations (`berth_chart::render::validate_release_name`).
 fn validate_name(name: &str) -> Result<(), StorageError> {
-    let bytes = name.as_bytes();
-    let edge_ok = |byte: Option<&u8>| byte.is_some_and(u8::is_ascii_alphanumeric);
-    let valid = bytes.len() <= 63
-        && edge_ok(bytes.first())
-        && edge_ok(bytes.last())
-        && bytes.iter().all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.'));
+    let valid = !name.is_empty() && crate::object::validation::label_value(name).is_empty();
     if valid { Ok(()) } else { Err(StorageError::InvalidName { name: name.to_string() }) }
 }
 

@@ -13,6 +13,7 @@ use super::tracker::{Outcome, Tracker};
 use super::watch::{Seen, WatchGroup, run_watch};
 use super::workloads::{Pods, is_owned_by, workload_kind};
 use crate::cluster::{Cluster, Resolved};
+use crate::events::Emitter;
 use crate::object::{ObjectRef, value_at};
 use crate::status::{self, Status, StatusResult};
 use serde::Serialize;
@@ -138,7 +139,7 @@ pub async fn wait(
     targets: &[Target],
     options: &WaitOptions,
     cancel: &CancellationToken,
-    on_event: &mut (dyn FnMut(&WaitEvent) + Send),
+    events: &Emitter<WaitEvent>,
 ) -> WaitReport {
     let started = Instant::now();
     let mut state = WaitState::new(targets, options, started);
@@ -191,7 +192,7 @@ pub async fn wait(
                     judged = judging => judged.unwrap_or_default(),
                 };
                 for event in state.record_judgements(judged, now) {
-                    on_event(&event);
+                    events.emit(event);
                 }
                 if let Some(outcome) = state.finished() {
                     break outcome;
@@ -199,7 +200,7 @@ pub async fn wait(
             }
             _ = ticker.tick() => {
                 if let Some(event) = state.waiting_event() {
-                    on_event(&event);
+                    events.emit(event);
                 }
             }
         }

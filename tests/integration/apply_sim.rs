@@ -2,17 +2,19 @@
 //! failure come from the simulated controllers; what the tests check about the cluster comes from the
 //! simulated cluster's own state and write record, not from berth's report alone.
 
+use super::emitted::read_while;
 use crate::fixtures::crd;
 use crate::sim_harness::{config, fast, start_berth};
 use berth::apply::{self, ApplyEvent, ApplyReport, ApplyRequest};
 use berth::cluster::Cluster;
+use berth::events::Emitter;
 use berth::manifest::{self, Manifest};
 use berth::status::Status;
 use berth::wait::{Outcome, WaitEvent, WaitOptions};
 use berth_sim::profile::{Faults, Profile};
 use berth_sim::{SimCluster, SimConfig};
 use serde_json::Value;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -35,15 +37,13 @@ fn waiting(timeout: Duration) -> ApplyRequest {
 
 async fn run(cluster: &Cluster, yaml: &str, request: &ApplyRequest) -> (ApplyReport, Vec<ApplyEvent>) {
     let manifests = manifests(yaml);
-    let events = Arc::new(Mutex::new(Vec::new()));
-    let sink = events.clone();
-    let mut on_event = move |event: &ApplyEvent| sink.lock().expect("events").push(event.clone());
+    let mut events = Vec::new();
     let cancel = CancellationToken::new();
-    let report = tokio::time::timeout(BOUND, apply::apply(cluster, &manifests, request, &cancel, &mut on_event))
+    let applying = async |emitter| apply::apply(cluster, &manifests, request, &cancel, emitter).await;
+    let report = tokio::time::timeout(BOUND, read_while(applying, |event| events.push(event)))
         .await
         .expect("apply finishes within the bound")
         .expect("the set is valid");
-    let events = events.lock().expect("events").clone();
     (report, events)
 }
 
@@ -198,19 +198,17 @@ async fn cancellation_mid_wait_returns_the_partial_report_promptly() {
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
     // Cancel as soon as the wait reports its first status: the wait is then certainly in progress.
-    let mut on_event = move |event: &ApplyEvent| {
+    let on_event = move |event: ApplyEvent| {
         if matches!(event, ApplyEvent::Wait(WaitEvent::StatusChanged { .. })) {
             trigger.cancel();
         }
     };
     let request = waiting(Duration::from_secs(300));
-    let report = tokio::time::timeout(
-        Duration::from_secs(5),
-        apply::apply(&cluster, &manifests, &request, &cancel, &mut on_event),
-    )
-    .await
-    .expect("cancellation takes effect long before the timeout")
-    .expect("valid set");
+    let applying = async |emitter| apply::apply(&cluster, &manifests, &request, &cancel, emitter).await;
+    let report = tokio::time::timeout(Duration::from_secs(5), read_while(applying, on_event))
+        .await
+        .expect("cancellation takes effect long before the timeout")
+        .expect("valid set");
     assert_eq!(report.outcome, Outcome::Cancelled);
     assert_eq!(*status_of(&report, "Deployment", "slow").0, Status::InProgress);
 }
@@ -239,8 +237,7 @@ async fn an_unknown_kind_is_refused_before_anything_is_written() {
     let yaml = format!("{APP}\n---\napiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n");
     let manifests = manifests(&yaml);
     let cancel = CancellationToken::new();
-    let mut on_event = |_: &ApplyEvent| {};
-    let result = apply::apply(&cluster, &manifests, &waiting(Duration::from_secs(5)), &cancel, &mut on_event).await;
+    let result = apply::apply(&cluster, &manifests, &waiting(Duration::from_secs(5)), &cancel, Emitter::none()).await;
     let error = result.expect_err("the set is refused");
     assert!(crate::run::chain(&error).contains("Gadget"), "{error}");
     assert!(sim.record().iter().all(|entry| entry.manager != "berth"), "nothing was written");

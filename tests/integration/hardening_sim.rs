@@ -3,10 +3,12 @@
 //! holds up a cancel.
 
 use crate::sim_harness::start_berth;
-use berth::apply::{self, ApplyEvent, ApplyRequest};
+use berth::apply::{self, ApplyRequest};
+use berth::events::Emitter;
 use berth::manifest::{self, Manifest};
-use berth::release::lifecycle::{self, Operation, ReleaseOptions};
-use berth::release::{ChartMetadata, Rendered, Storage};
+use berth::release::operation::{self, Operation, ReleaseOptions, Tokens};
+use berth::release::rollout::{Input, Mode, Rollout};
+use berth::release::{ChartMetadata, Rendered, Scope, Storage};
 use berth::status::{Status, StatusResult};
 use berth::wait::{Outcome, WaitOptions};
 use berth_sim::SimConfig;
@@ -29,9 +31,10 @@ async fn a_cancel_before_any_write_records_nothing() {
     let rendered = Rendered::from_manifests(manifests(CONFIG_MAP), ChartMetadata::default());
     let cancel = CancellationToken::new();
     cancel.cancel();
-    let mut on_event = |_: &ApplyEvent| {};
-    let operation = Operation::Install { name: "shop".into(), rendered };
-    let report = lifecycle::run(&cluster, &operation, &ReleaseOptions::default(), &cancel, &mut on_event)
+    let rollout = Rollout::read(Scope::new(cluster.clone()), "shop", Mode::Install).await.expect("history read");
+    let operation = Operation::RollOut(Box::new(rollout.render(Input::Rendered(rendered)).await.expect("input")));
+    let tokens = Tokens::cancelled_by(&cancel);
+    let report = operation::run(&operation, &ReleaseOptions::default(), &tokens, Emitter::none())
         .await
         .expect("the operation ends");
     assert!(report.is_not_started());
@@ -72,10 +75,9 @@ async fn a_slow_health_rule_never_holds_up_a_cancel() {
         trigger.cancel();
         Instant::now()
     });
-    let mut on_event = |_: &ApplyEvent| {};
     let report = tokio::time::timeout(
         Duration::from_secs(30),
-        apply::apply(&cluster, &manifests, &request, &cancel, &mut on_event),
+        apply::apply(&cluster, &manifests, &request, &cancel, Emitter::none()),
     )
     .await
     .expect("the cancel wins over the stuck rule")

@@ -3,62 +3,46 @@
 //! release's objects, post-hooks after the objects are ready, failures with their root cause, delete
 //! policies, test hooks only through `test`, `--no-hooks`, and cancellation that lets a running hook finish.
 
+use super::emitted::read_while;
+use super::release_support::{Step, install, upgrade};
 use crate::sim_harness::{config, fast, start_berth};
 use berth::apply::ApplyEvent;
 use berth::cluster::Cluster;
-use berth::manifest;
-use berth::release::lifecycle::{self, Operation, OperationReport, ReleaseOptions, TestOptions};
-use berth::release::{ChartMetadata, Release, ReleaseStatus, Rendered, Storage, TestFilter};
+use berth::events::Emitter;
+use berth::release::operation::{self, OperationReport, ReleaseOptions, Tokens};
+use berth::release::{Release, ReleaseStatus, Scope, Storage, TestFilter, TestOptions};
 use berth::status::Status;
 use berth::wait::{Outcome, WaitEvent};
 use berth_sim::SimCluster;
 use berth_sim::store::Verb;
-use std::sync::{Arc, Mutex};
+
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 const BOUND: Duration = Duration::from_secs(60);
 
-fn rendered(yaml: &str) -> Rendered {
-    let mut problems = Vec::new();
-    let manifests = manifest::parse_text(yaml, "shop.yaml", false, &mut problems);
-    assert!(problems.is_empty(), "{problems:?}");
-    let metadata = ChartMetadata { name: "shop".into(), version: "1.0.0".into(), ..ChartMetadata::default() };
-    Rendered::from_manifests(manifests, metadata)
-}
-
-fn install(yaml: &str) -> Operation {
-    Operation::Install { name: "shop".into(), rendered: rendered(yaml) }
-}
-
-fn upgrade(yaml: &str) -> Operation {
-    Operation::Upgrade { name: "shop".into(), rendered: rendered(yaml), install: false }
-}
-
-/// Runs an operation, returning its report and every event it reported.
 async fn run_with(
     cluster: &Cluster,
-    operation: &Operation,
+    step: &Step,
     options: &ReleaseOptions,
-    cancel: &CancellationToken,
+    tokens: &Tokens,
     on_hook_started: impl Fn() + Send,
 ) -> (OperationReport, Vec<ApplyEvent>) {
-    let events = Arc::new(Mutex::new(Vec::new()));
-    let seen = events.clone();
-    let mut on_event = move |event: &ApplyEvent| {
+    let operation = step.prepare(cluster).await.expect("prepared");
+    let mut events = Vec::new();
+    let on_event = |event: ApplyEvent| {
         if matches!(event, ApplyEvent::HookStarted { .. }) {
             on_hook_started();
         }
-        seen.lock().expect("events").push(event.clone());
+        events.push(event);
     };
-    let run = lifecycle::run(cluster, operation, options, cancel, &mut on_event);
-    let report = tokio::time::timeout(BOUND, run).await.expect("the operation ends in time").expect("it runs");
-    let events = events.lock().expect("events").clone();
+    let running = read_while(async |emitter| operation::run(&operation, options, tokens, emitter).await, on_event);
+    let report = tokio::time::timeout(BOUND, running).await.expect("the operation ends in time").expect("it runs");
     (report, events)
 }
 
-async fn run(cluster: &Cluster, operation: &Operation, options: &ReleaseOptions) -> (OperationReport, Vec<ApplyEvent>) {
-    run_with(cluster, operation, options, &CancellationToken::new(), || {}).await
+async fn run(cluster: &Cluster, step: &Step, options: &ReleaseOptions) -> (OperationReport, Vec<ApplyEvent>) {
+    run_with(cluster, step, options, &Tokens::default(), || {}).await
 }
 
 /// `Kind/name` of each object berth applied (under Helm's field manager), in the order the server saw them;
@@ -262,9 +246,8 @@ async fn test_hooks_run_only_through_test_and_their_runs_are_recorded() {
     assert_eq!(applied(&sim), ["ConfigMap/settings"]);
 
     let only_smoke = TestOptions { filter: TestFilter::parse(["!name=broken"]), ..TestOptions::default() };
-    let (everything, cancel) = (TestOptions::default(), CancellationToken::new());
-    let mut ignore = |_: &ApplyEvent| {};
-    let test = lifecycle::test(&cluster, "shop", &only_smoke, &cancel, &mut ignore);
+    let (everything, tokens, scope) = (TestOptions::default(), Tokens::default(), Scope::new(cluster.clone()));
+    let test = berth::release::test(&scope, "shop", &only_smoke, &tokens, Emitter::none());
     let tested = tokio::time::timeout(BOUND, test).await.expect("in time").expect("tests run");
     assert_eq!(tested.outcome, Outcome::Ready);
     let recorded = last(&cluster).await;
@@ -274,7 +257,7 @@ async fn test_hooks_run_only_through_test_and_their_runs_are_recorded() {
         "the skipped test first, as Helm records it"
     );
 
-    let test = lifecycle::test(&cluster, "shop", &everything, &cancel, &mut ignore);
+    let test = berth::release::test(&scope, "shop", &everything, &tokens, Emitter::none());
     let tested = tokio::time::timeout(BOUND, test).await.expect("in time").expect("tests run");
     assert_eq!(tested.outcome, Outcome::Failed);
     let failure = tested.failure.expect("a failure");
@@ -294,10 +277,10 @@ async fn cancelling_the_operation_lets_a_running_hook_finish_unless_hooks_are_ca
     let yaml = format!("{SETTINGS}{slow}");
 
     let (sim, cluster) = start_berth(config(fast())).await;
-    let cancel = CancellationToken::new();
-    let trigger = cancel.clone();
+    let tokens = Tokens::default();
+    let trigger = tokens.cancel.clone();
     let (report, events) =
-        run_with(&cluster, &install(&yaml), &ReleaseOptions::default(), &cancel, move || trigger.cancel()).await;
+        run_with(&cluster, &install(&yaml), &ReleaseOptions::default(), &tokens, move || trigger.cancel()).await;
     assert!(events.iter().any(|event| matches!(event, ApplyEvent::HookSucceeded { .. })), "the hook ran to its end");
     assert_eq!(report.outcome, Outcome::Cancelled);
     assert_eq!(last(&cluster).await.info.status, ReleaseStatus::Failed, "never left pending");
@@ -307,9 +290,10 @@ async fn cancelling_the_operation_lets_a_running_hook_finish_unless_hooks_are_ca
     let (_sim, cluster) = start_berth(config(fast())).await;
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
-    let options = ReleaseOptions { hooks_cancel: Some(cancel.clone()), ..ReleaseOptions::default() };
+    let tokens = Tokens { hooks: cancel.clone(), ..Tokens::cancelled_by(&cancel) };
+    let options = ReleaseOptions::default();
     let started = std::time::Instant::now();
-    let (report, events) = run_with(&cluster, &install(&yaml), &options, &cancel, move || trigger.cancel()).await;
+    let (report, events) = run_with(&cluster, &install(&yaml), &options, &tokens, move || trigger.cancel()).await;
     assert!(started.elapsed() < Duration::from_millis(450), "the hook's wait was cut short");
     assert!(
         events
@@ -344,7 +328,7 @@ async fn no_hooks_skips_them_and_delete_and_rollback_hooks_run_at_their_events()
 
     let (report, _) = run(&cluster, &upgrade(SETTINGS), &ReleaseOptions::default()).await;
     assert_eq!(report.outcome, Outcome::Ready);
-    let rollback = Operation::Rollback { name: "shop".into(), revision: Some(1) };
+    let rollback = Step::Rollback(Some(1));
     let (report, _) = run(&cluster, &rollback, &ReleaseOptions::default()).await;
     assert_eq!(report.outcome, Outcome::Ready);
     assert_eq!(
@@ -360,7 +344,7 @@ async fn no_hooks_skips_them_and_delete_and_rollback_hooks_run_at_their_events()
         Some("Succeeded")
     );
 
-    let uninstall = Operation::Uninstall { name: "shop".into(), keep_history: true };
+    let uninstall = Step::Uninstall { keep_history: true };
     let (report, _) = run(&cluster, &uninstall, &ReleaseOptions::default()).await;
     assert_eq!(report.outcome, Outcome::Ready);
     let record = sim.record();
@@ -392,7 +376,7 @@ async fn hooks_are_not_applied_as_the_releases_objects() {
     assert_eq!(applied(&sim), ["Job/admission-create", "ConfigMap/settings", "Job/admission-patch"]);
     assert!(!report.release.manifest.contains("kind: Job"), "hooks are not in the release's manifest");
 
-    let uninstall = Operation::Uninstall { name: "shop".into(), keep_history: false };
+    let uninstall = Step::Uninstall { keep_history: false };
     let (report, _) = run(&cluster, &uninstall, &ReleaseOptions::default()).await;
     assert_eq!(report.outcome, Outcome::Ready);
     assert!(applied(&sim).contains(&"Job/kyverno-scale-to-zero".to_string()), "the pre-delete Job runs at uninstall");
@@ -427,7 +411,7 @@ async fn failed_post_hooks_fail_the_operation_after_its_objects() {
     // A failed post-delete hook does not keep the release, but the operation says it failed.
     let (_sim, cluster) = start_berth(config(fast())).await;
     run(&cluster, &install(&format!("{SETTINGS}{}", failing("post-delete"))), &ReleaseOptions::default()).await;
-    let uninstall = Operation::Uninstall { name: "shop".into(), keep_history: true };
+    let uninstall = Step::Uninstall { keep_history: true };
     let (report, _) = run(&cluster, &uninstall, &ReleaseOptions::default()).await;
     assert_eq!(report.outcome, Outcome::Failed);
     assert_eq!(report.hook_failure.map(|failure| failure.object.name), Some("smoke".to_string()));

@@ -1,14 +1,17 @@
 //! The release lifecycle through the library on the simulated cluster: the objects carry Helm's ownership marks
 //! and Helm's field manager, dry runs write nothing, a missing namespace is refused or created (a server dry run
 //! refuses it as the install would, or with `--create-namespace` creates nothing), a rollback with
-//! nothing to go back to is refused (and still frees a pending release), and a failed upgrade that was rolled
-//! back says both.
+//! nothing to go back to is refused (and still frees a pending release), a failed upgrade that was rolled
+//! back says both, of two writers that read the same history the second is refused when it records, and the
+//! records can be kept in another namespace than the objects.
 
+use super::release_support::{Step, install, rendered, upgrade};
 use crate::sim_harness::{config, fast, start_berth_in};
 use berth::cluster::Cluster;
-use berth::manifest;
-use berth::release::lifecycle::{self, LifecycleError, Operation, OperationReport, ReleaseOptions};
-use berth::release::{ChartMetadata, ReleaseStatus, Rendered, Storage};
+use berth::events::Emitter;
+use berth::release::operation::{self, Operation, OperationReport, ReleaseOptions, Tokens};
+use berth::release::rollout::{Input, Mode, Rollout};
+use berth::release::{LifecycleError, ReleaseStatus, Scope, Storage};
 use berth::wait::Outcome;
 use serde_json::Value;
 use std::time::Duration;
@@ -16,25 +19,12 @@ use tokio_util::sync::CancellationToken;
 
 const BOUND: Duration = Duration::from_secs(60);
 
-fn rendered(yaml: &str) -> Rendered {
-    let mut problems = Vec::new();
-    let manifests = manifest::parse_text(yaml, "shop.yaml", false, &mut problems);
-    assert!(problems.is_empty(), "{problems:?}");
-    let metadata = ChartMetadata { name: "shop".into(), version: "1.0.0".into(), ..ChartMetadata::default() };
-    Rendered::from_manifests(manifests, metadata)
-}
-
 const SETTINGS: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  labels:\ndata:\n  mode: fast\n";
 const SETTINGS_V2: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: slow\n";
 
-async fn run(
-    cluster: &Cluster,
-    operation: &Operation,
-    options: &ReleaseOptions,
-) -> Result<OperationReport, LifecycleError> {
-    let mut on_event = |_: &berth::apply::ApplyEvent| {};
-    let cancel = CancellationToken::new();
-    let run = lifecycle::run(cluster, operation, options, &cancel, &mut on_event);
+async fn run(cluster: &Cluster, step: &Step, options: &ReleaseOptions) -> Result<OperationReport, LifecycleError> {
+    let run =
+        async { operation::run(&step.prepare(cluster).await?, options, &Tokens::default(), Emitter::none()).await };
     tokio::time::timeout(BOUND, run).await.expect("the operation ends in time")
 }
 
@@ -50,10 +40,6 @@ async fn settings(cluster: &Cluster) -> Option<Value> {
 async fn history(cluster: &Cluster, name: &str) -> Vec<(u32, ReleaseStatus)> {
     let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
     storage.history(name).await.expect("history").iter().map(|release| (release.version, release.info.status)).collect()
-}
-
-fn install(yaml: &str) -> Operation {
-    Operation::Install { name: "shop".into(), rendered: rendered(yaml) }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -106,11 +92,9 @@ async fn a_server_dry_run_into_a_missing_namespace_is_refused_as_the_install_or_
 async fn a_server_dry_run_of_a_rollback_writes_nothing() {
     let (_sim, cluster) = start_berth_in(config(fast()), "default").await;
     run(&cluster, &install(SETTINGS), &ReleaseOptions::default()).await.expect("installed");
-    let upgrade = Operation::Upgrade { name: "shop".into(), rendered: rendered(SETTINGS_V2), install: false };
-    run(&cluster, &upgrade, &ReleaseOptions::default()).await.expect("upgraded");
+    run(&cluster, &upgrade(SETTINGS_V2), &ReleaseOptions::default()).await.expect("upgraded");
     let dry = ReleaseOptions { dry_run_server: true, ..ReleaseOptions::default() };
-    let report =
-        run(&cluster, &Operation::Rollback { name: "shop".into(), revision: Some(1) }, &dry).await.expect("dry run");
+    let report = run(&cluster, &Step::Rollback(Some(1)), &dry).await.expect("dry run");
     assert_eq!(report.release.info.description, "Dry run complete");
     assert_eq!(history(&cluster, "shop").await, [(1, ReleaseStatus::Superseded), (2, ReleaseStatus::Deployed)]);
     assert_eq!(settings(&cluster).await.expect("still there")["data"]["mode"], "slow", "nothing was rolled back");
@@ -120,7 +104,7 @@ async fn a_server_dry_run_of_a_rollback_writes_nothing() {
 async fn a_release_with_one_revision_cannot_roll_back_but_a_pending_one_is_freed() {
     let (_sim, cluster) = start_berth_in(config(fast()), "default").await;
     run(&cluster, &install(SETTINGS), &ReleaseOptions::default()).await.expect("installed");
-    let rollback = Operation::Rollback { name: "shop".into(), revision: None };
+    let rollback = Step::Rollback(None);
     let error = run(&cluster, &rollback, &ReleaseOptions::default()).await.expect_err("nothing to go back to");
     assert!(matches!(error, LifecycleError::NoRevision { version: 0, .. }), "{error:?}");
     assert_eq!(history(&cluster, "shop").await, [(1, ReleaseStatus::Deployed)]);
@@ -143,9 +127,8 @@ async fn a_failed_upgrade_rolled_back_reports_the_failure_and_the_rollback() {
         "{SETTINGS_V2}---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  annotations: {{sim.berth.dev/pod-waiting-reason: ImagePullBackOff}}\n\
          spec:\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec: {{containers: [{{name: web, image: nginx:typo}}]}}\n"
     );
-    let upgrade = Operation::Upgrade { name: "shop".into(), rendered: rendered(&broken), install: false };
     let options = ReleaseOptions { wait: true, rollback_on_failure: true, ..ReleaseOptions::default() };
-    let report = run(&cluster, &upgrade, &options).await.expect("ran");
+    let report = run(&cluster, &upgrade(&broken), &options).await.expect("ran");
     assert_eq!(report.outcome, Outcome::Failed);
     assert_eq!((report.release.version, report.release.info.status), (2, ReleaseStatus::Failed));
     assert!(
@@ -162,10 +145,9 @@ async fn a_failed_upgrade_rolled_back_reports_the_failure_and_the_rollback() {
 async fn an_object_of_another_owner_is_refused_unless_taken_over() {
     let (_sim, cluster) = start_berth_in(config(fast()), "default").await;
     // The ConfigMap exists already, made by someone else (no ownership marks).
-    let mut on_event = |_: &berth::apply::ApplyEvent| {};
     let cancel = CancellationToken::new();
     let foreign = rendered(SETTINGS).manifests;
-    berth::apply::apply(&cluster, &foreign, &berth::apply::ApplyRequest::default(), &cancel, &mut on_event)
+    berth::apply::apply(&cluster, &foreign, &berth::apply::ApplyRequest::default(), &cancel, Emitter::none())
         .await
         .expect("applied");
     let error = run(&cluster, &install(SETTINGS), &ReleaseOptions::default()).await.expect_err("not ours");
@@ -179,4 +161,51 @@ async fn an_object_of_another_owner_is_refused_unless_taken_over() {
     run(&cluster, &install(SETTINGS), &adopt).await.expect("taken over");
     let object = settings(&cluster).await.expect("there");
     assert_eq!(object["metadata"]["annotations"]["meta.helm.sh/release-name"], "shop");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_concurrent_writer_is_caught_when_the_next_revision_is_recorded() {
+    let (_sim, cluster) = start_berth_in(config(fast()), "default").await;
+    run(&cluster, &install(SETTINGS), &ReleaseOptions::default()).await.expect("installed");
+    // Two writers read the same history: each prepares revision 2.
+    let first = upgrade(SETTINGS_V2).prepare(&cluster).await.expect("prepared");
+    let second = upgrade(&SETTINGS_V2.replace("slow", "third")).prepare(&cluster).await.expect("prepared");
+    let (options, tokens) = (ReleaseOptions::default(), Tokens::default());
+    let finish = async |operation| {
+        let run = operation::run(&operation, &options, &tokens, Emitter::none());
+        tokio::time::timeout(BOUND, run).await.expect("the operation ends in time")
+    };
+    let report = finish(first).await.expect("the first writer records revision 2");
+    assert_eq!((report.release.version, report.release.info.status), (2, ReleaseStatus::Deployed));
+    let error = finish(second).await.expect_err("the second writer is refused");
+    assert!(matches!(error, LifecycleError::Concurrent { ref name, version: 2 } if name == "shop"), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        "release `shop` revision 2 was recorded by another operation while this one was prepared; nothing was changed"
+    );
+    assert_eq!(history(&cluster, "shop").await, [(1, ReleaseStatus::Superseded), (2, ReleaseStatus::Deployed)]);
+    assert_eq!(settings(&cluster).await.expect("there")["data"]["mode"], "slow", "the second writer wrote nothing");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_records_may_live_in_another_namespace_than_the_objects() {
+    let (_sim, cluster) = start_berth_in(config(fast()), "default").await;
+    let namespaces: kube::Api<k8s_openapi::api::core::v1::Namespace> = kube::Api::all(cluster.client.clone());
+    let records = serde_json::from_value(serde_json::json!({"metadata": {"name": "records"}})).expect("a namespace");
+    namespaces.create(&kube::api::PostParams::default(), &records).await.expect("created");
+    // As Flux's `storageNamespace`: the storage is the caller's choice, the objects go to the cluster's namespace.
+    let scope = Scope { cluster: cluster.clone(), storage: Storage::new(cluster.client.clone(), "records") };
+    let rollout = Rollout::read(scope, "shop", Mode::Install).await.expect("history read");
+    let rendered = rollout.render(Input::Rendered(rendered(SETTINGS))).await.expect("plain manifests");
+    let (options, tokens) = (ReleaseOptions::default(), Tokens::default());
+    let install = Operation::RollOut(Box::new(rendered));
+    let report = operation::run(&install, &options, &tokens, Emitter::none());
+    let report = tokio::time::timeout(BOUND, report).await.expect("in time").expect("installed");
+    assert_eq!((report.release.namespace.as_str(), report.release.info.status), ("default", ReleaseStatus::Deployed));
+    assert!(settings(&cluster).await.is_some(), "the objects are in the release's namespace");
+    assert!(history(&cluster, "shop").await.is_empty(), "no record beside the objects");
+    let stored = Storage::new(cluster.client.clone(), "records").history("shop").await.expect("history");
+    let stored: Vec<(u32, ReleaseStatus, String)> =
+        stored.into_iter().map(|release| (release.version, release.info.status, release.namespace)).collect();
+    assert_eq!(stored, [(1, ReleaseStatus::Deployed, "default".to_string())]);
 }

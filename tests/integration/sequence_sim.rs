@@ -1,10 +1,12 @@
 //! Sequencing on the simulated cluster: the order of writes and the readiness they waited for are read from
 //! the simulated cluster's own write record, not from berth's output.
 
+use super::emitted::read_while;
 use crate::fixtures::crd;
 use crate::sim_harness::{config, fast, start_berth};
 use berth::apply::{self, ApplyEvent, ApplyReport, ApplyRequest};
 use berth::cluster::Cluster;
+use berth::events::Emitter;
 use berth::manifest::{self, Manifest};
 use berth::status::Status;
 use berth::wait::{Outcome, WaitOptions};
@@ -29,8 +31,7 @@ fn request() -> ApplyRequest {
 
 async fn apply_yaml(cluster: &Cluster, yaml: &str, cancel: &CancellationToken) -> ApplyReport {
     let manifests = manifests(yaml);
-    let mut on_event = |_: &ApplyEvent| {};
-    tokio::time::timeout(BOUND, apply::apply(cluster, &manifests, &request(), cancel, &mut on_event))
+    tokio::time::timeout(BOUND, apply::apply(cluster, &manifests, &request(), cancel, Emitter::none()))
         .await
         .expect("bounded")
         .expect("valid set")
@@ -104,18 +105,17 @@ async fn cancellation_mid_sequence_writes_nothing_more() {
     let manifests = manifests(&MIGRATION.replace("OUTCOME", "Complete").replace("5s", "1h"));
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
-    let mut on_event = move |event: &ApplyEvent| {
+    let on_event = move |event: ApplyEvent| {
         if matches!(event, ApplyEvent::Applied { object } if object.kind == "Job") {
             trigger.cancel();
         }
     };
-    let report = tokio::time::timeout(
-        Duration::from_secs(5),
-        apply::apply(&cluster, &manifests, &request(), &cancel, &mut on_event),
-    )
-    .await
-    .expect("cancellation is prompt")
-    .expect("valid set");
+    let request = request();
+    let applying = async |emitter| apply::apply(&cluster, &manifests, &request, &cancel, emitter).await;
+    let report = tokio::time::timeout(Duration::from_secs(5), read_while(applying, on_event))
+        .await
+        .expect("cancellation is prompt")
+        .expect("valid set");
     assert_eq!(report.outcome, Outcome::Cancelled);
     let web = report.resources.iter().find(|resource| resource.object.kind == "Deployment").expect("reported");
     assert_eq!(web.status, Status::NotFound);
@@ -160,14 +160,15 @@ async fn an_external_dependency_is_waited_for_until_it_appears() {
     let (sim, cluster) = start_berth(config(fast())).await;
     let manifests = manifests(EXTERNAL);
     let (announced, mut announced_rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut on_event = move |event: &ApplyEvent| {
+    let on_event = move |event: ApplyEvent| {
         if matches!(event, ApplyEvent::External { .. }) {
             let _ = announced.send(());
         }
     };
     let cancel = CancellationToken::new();
     let request = request();
-    let applying = apply::apply(&cluster, &manifests, &request, &cancel, &mut on_event);
+    let applying =
+        read_while(async |emitter| apply::apply(&cluster, &manifests, &request, &cancel, emitter).await, on_event);
     let provide = async {
         tokio::time::timeout(BOUND, announced_rx.recv()).await.expect("berth announces the external dependency");
         let secret = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "provided-later", "namespace": "default"}});
@@ -189,8 +190,7 @@ async fn a_cycle_is_refused_before_anything_is_written() {
     let yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations: {berth.dev/depends-on: /namespaces/default/ConfigMap/b}\n\
                 ---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  annotations: {berth.dev/depends-on: /namespaces/default/ConfigMap/a}\n";
     let manifests = manifests(yaml);
-    let mut on_event = |_: &ApplyEvent| {};
-    let result = apply::apply(&cluster, &manifests, &request(), &CancellationToken::new(), &mut on_event).await;
+    let result = apply::apply(&cluster, &manifests, &request(), &CancellationToken::new(), Emitter::none()).await;
     let error = result.expect_err("a cycle is refused");
     assert!(crate::run::chain(&error).contains("cycle"), "{error}");
     assert!(sim.record().iter().all(|entry| entry.manager != "berth"));
@@ -204,10 +204,9 @@ async fn delete_goes_in_reverse_order_each_object_after_its_dependents_are_gone(
     assert_eq!(report.outcome, Outcome::Ready, "{report:#?}");
     let manifests = manifests(&yaml);
     let options = WaitOptions { timeout: Some(Duration::from_secs(30)), ..WaitOptions::default() };
-    let mut on_event = |_: &ApplyEvent| {};
     let deleted = tokio::time::timeout(
         BOUND,
-        apply::delete(&cluster, &manifests, &options, true, &CancellationToken::new(), &mut on_event),
+        apply::delete(&cluster, &manifests, &options, true, &CancellationToken::new(), Emitter::none()),
     )
     .await
     .expect("bounded")

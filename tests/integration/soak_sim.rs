@@ -4,7 +4,8 @@
 //! The seeds run side by side, each on its own simulated cluster, within [`BOUND`].
 
 use crate::sim_harness::{config, fast, start_berth};
-use berth::apply::{self, ApplyEvent, ApplyRequest};
+use berth::apply::{self, ApplyRequest};
+use berth::events::Emitter;
 use berth::manifest;
 use berth::status::Status;
 use berth::wait::{Outcome, WaitOptions};
@@ -32,8 +33,7 @@ async fn run(faults: Faults) -> Result {
         ..ApplyRequest::default()
     };
     let cancel = CancellationToken::new();
-    let mut on_event = |_: &ApplyEvent| {};
-    let report = apply::apply(&cluster, &manifests, &request, &cancel, &mut on_event).await.expect("a valid set");
+    let report = apply::apply(&cluster, &manifests, &request, &cancel, Emitter::none()).await.expect("a valid set");
     let resources = report
         .resources
         .iter()

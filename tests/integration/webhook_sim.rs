@@ -6,7 +6,8 @@
 use crate::peers::PeerCluster;
 use crate::run::{berth, stderr, stdout};
 use crate::sim_harness::{start_berth, start_kube};
-use berth::apply::{self, ApplyEvent, ApplyRequest};
+use berth::apply::{self, ApplyRequest};
+use berth::events::Emitter;
 use berth::manifest;
 use berth::wait::{Outcome, WaitOptions};
 use berth_sim::SimConfig;
@@ -105,9 +106,8 @@ async fn berth_apply_waits_for_the_webhook_before_the_objects_it_validates() {
     let manifests = manifest::parse_text(SET, "cert-manager-like.yaml", false, &mut problems);
     let wait = WaitOptions { timeout: Some(Duration::from_secs(30)), ..WaitOptions::default() };
     let request = ApplyRequest { wait: Some(wait), ..ApplyRequest::default() };
-    let mut on_event = |_: &ApplyEvent| {};
     let cancel = CancellationToken::new();
-    let report = tokio::time::timeout(BOUND, apply::apply(&cluster, &manifests, &request, &cancel, &mut on_event))
+    let report = tokio::time::timeout(BOUND, apply::apply(&cluster, &manifests, &request, &cancel, Emitter::none()))
         .await
         .expect("apply finishes within the bound")
         .expect("the set is valid");

@@ -5,9 +5,10 @@
 
 mod secret;
 
-use super::lifecycle::{LifecycleError, recorded_manifests};
+use super::error::LifecycleError;
 use super::ownership::{self, FIELD_MANAGER};
 use super::record::Release;
+use super::rendered::recorded_manifests;
 use crate::apply::{self, InvalidSet};
 use crate::cluster::{ApplyError, ApplyOptions, Cluster, Resolved, apply_and_read, get_object};
 use crate::manifest::Manifest;

@@ -70,12 +70,17 @@ pub fn render_chart(
 }
 
 /// The pattern a release name must match (Helm's `validName`, pkg/chart/v2/util/validate_name.go).
-const VALID_NAME: &str = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+pub const VALID_RELEASE_NAME: &str = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
 
 /// The longest release name Helm accepts (`maxReleaseNameLen`): names of objects are built from it.
-const MAX_RELEASE_NAME_LEN: usize = 53;
+pub const MAX_RELEASE_NAME_LEN: usize = 53;
 
-/// Helm's `ValidateReleaseName`.
+/// [`VALID_RELEASE_NAME`], compiled once.
+static VALID_NAME: std::sync::LazyLock<Option<regex::Regex>> =
+    std::sync::LazyLock::new(|| regex::Regex::new(VALID_RELEASE_NAME).ok());
+
+/// Helm's `ValidateReleaseName`, the one check of a release name: berth's release operations and its controller
+/// ask it too (the record's Secret and the objects' names are built from the name).
 ///
 /// # Errors
 /// Helm's reason: `no name provided`, or `invalid release name, must match regex ... and the length must not be
@@ -84,10 +89,10 @@ pub fn validate_release_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err("no name provided".to_string());
     }
-    let matches = regex::Regex::new(VALID_NAME).is_ok_and(|pattern| pattern.is_match(name));
+    let matches = VALID_NAME.as_ref().is_some_and(|pattern| pattern.is_match(name));
     if name.len() > MAX_RELEASE_NAME_LEN || !matches {
         return Err(format!(
-            "invalid release name, must match regex {VALID_NAME} and the length must not be longer than \
+            "invalid release name, must match regex {VALID_RELEASE_NAME} and the length must not be longer than \
              {MAX_RELEASE_NAME_LEN}"
         ));
     }

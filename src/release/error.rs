@@ -1,0 +1,68 @@
+//! Why a release operation could not run (nothing was changed then) or could not record its end, and the one
+//! check of a release's name every operation starts with.
+
+use super::record::ReleaseStatus;
+use super::storage::StorageError;
+use crate::apply::InvalidSet;
+use crate::cluster::ApplyError;
+use crate::manifest::LoadError;
+use berth_chart::render::{MAX_RELEASE_NAME_LEN, VALID_RELEASE_NAME};
+
+/// Why an operation could not run (nothing was changed) or could not record its end.
+#[derive(Debug, thiserror::Error)]
+pub enum LifecycleError {
+    #[error("release `{0}` not found")]
+    NotFound(String),
+    /// Helm's rule (`chartutil.ValidateReleaseName`): the name is part of the record's Secret name and of
+    /// the objects' names charts build from it.
+    #[error(
+        "invalid release name `{0}`: must match regex {VALID_RELEASE_NAME} and the length must not be longer than {MAX_RELEASE_NAME_LEN}"
+    )]
+    InvalidName(String),
+    #[error("cannot install `{0}`: a release of that name is still in use")]
+    InUse(String),
+    #[error("release `{name}` has an operation in progress (revision {version} is {status})")]
+    Pending { name: String, version: u32, status: ReleaseStatus },
+    /// Another client recorded the revision this operation was to record, after this one read the history:
+    /// the create of the record's Secret was refused (HTTP 409), and nothing of this operation was written.
+    #[error(
+        "release `{name}` revision {version} was recorded by another operation while this one was prepared; nothing was changed"
+    )]
+    Concurrent { name: String, version: u32 },
+    #[error("release `{name}` has no revision {version}")]
+    NoRevision { name: String, version: u32 },
+    #[error("release `{0}` is already uninstalled")]
+    AlreadyUninstalled(String),
+    #[error("namespace `{0}` does not exist")]
+    NoNamespace(String),
+    /// Helm's "rendered manifests contain a resource that already exists".
+    #[error(
+        "rendered manifests contain a resource that already exists. Unable to continue with {operation}: {message}"
+    )]
+    Exists { operation: &'static str, message: String },
+    #[error("cannot create namespace `{namespace}`")]
+    CreateNamespace {
+        namespace: String,
+        #[source]
+        source: ApplyError,
+    },
+    #[error("the release's objects cannot be applied; nothing was changed")]
+    Invalid(#[from] InvalidSet),
+    #[error("cannot read the manifest recorded in release `{name}` revision {version}")]
+    RecordedManifest {
+        name: String,
+        version: u32,
+        #[source]
+        source: LoadError,
+    },
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+}
+
+/// Helm's `ValidateReleaseName` (berth-chart's, the one check of a release name), as an operation's error.
+///
+/// # Errors
+/// [`LifecycleError::InvalidName`].
+pub fn validate_release_name(name: &str) -> Result<(), LifecycleError> {
+    berth_chart::render::validate_release_name(name).map_err(|_| LifecycleError::InvalidName(name.to_string()))
+}

@@ -1,0 +1,287 @@
+//! What every release operation shares: where it acts, how, and the steps it is made of (the namespace made
+//! sure of, existing objects checked for ownership, a revision's objects checked, applied, deleted, its hooks
+//! run), each sending its progress to the operation's events.
+
+use super::revisions::{DRY_RUN_DESCRIPTION, removed};
+use super::{OperationReport, ReleaseOptions, Tokens};
+use crate::apply::{self, ApplyEvent, ApplyReport, ApplyRequest, Prepared};
+use crate::cluster::{ApplyOptions, Cluster, Resolved, apply_object, get_object};
+use crate::events::Emitter;
+use crate::health::HealthRules;
+use crate::manifest::Manifest;
+use crate::object::ObjectRef;
+use crate::release::error::LifecycleError;
+use crate::release::hook_runner::{self, HookContext, HookFailure};
+use crate::release::hooks::HookEvent;
+use crate::release::ownership;
+use crate::release::record::Release;
+use crate::release::rendered::recorded_manifests;
+use crate::release::scope::Scope;
+use crate::release::storage::Storage;
+use crate::wait::{Outcome, WaitOptions};
+use futures::StreamExt;
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What became of the release's namespace before an install.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum NamespaceState {
+    Exists,
+    Created,
+    /// Missing; a server dry run checked its creation.
+    WouldBeCreated,
+}
+
+/// One operation's setting: the scope, the options, the tokens it was started with and its events.
+pub(super) struct Context<'a> {
+    pub cluster: &'a Cluster,
+    pub storage: &'a Storage,
+    pub options: &'a ReleaseOptions,
+    /// The operation's tokens; a clean-up after a failure runs under [`Tokens::for_clean_up`].
+    pub tokens: Tokens,
+    /// The rules every revision is prepared with (the objects' own health annotations).
+    health: Arc<HealthRules>,
+    events: Emitter<ApplyEvent>,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(scope: &'a Scope, options: &'a ReleaseOptions, tokens: &Tokens, events: Emitter<ApplyEvent>) -> Self {
+        Context {
+            cluster: &scope.cluster,
+            storage: &scope.storage,
+            options,
+            tokens: tokens.clone(),
+            health: Arc::new(HealthRules::new().with_builtin(options.builtin_rules)),
+            events,
+        }
+    }
+
+    /// The release's namespace: where its objects go unless they name another.
+    pub fn namespace(&self) -> &str {
+        &self.cluster.default_namespace
+    }
+
+    pub fn is_aborted(&self) -> bool {
+        self.tokens.abort.is_cancelled()
+    }
+
+    /// The release's namespace, created when missing and asked for (`--create-namespace`, labelled
+    /// `name: NAMESPACE` as Helm creates it); a missing one is refused otherwise, before anything is written. A
+    /// server dry run asks the server to check the creation and creates nothing.
+    pub async fn ensure_namespace(&self) -> Result<NamespaceState, LifecycleError> {
+        let namespace = self.namespace().to_string();
+        let Some(resource) = self.cluster.resources.get("v1", "Namespace") else { return Ok(NamespaceState::Exists) };
+        let reference =
+            ObjectRef { api_version: "v1".into(), kind: "Namespace".into(), namespace: None, name: namespace.clone() };
+        let resolved = Resolved { reference, resource };
+        let creation = |source| LifecycleError::CreateNamespace { namespace: namespace.clone(), source };
+        if get_object(self.cluster, &resolved).await.map_err(creation)?.is_some() {
+            return Ok(NamespaceState::Exists);
+        }
+        if !self.options.create_namespace {
+            return Err(LifecycleError::NoNamespace(namespace));
+        }
+        let object = serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": namespace, "labels": {"name": namespace}},
+        });
+        let dry_run = self.options.dry_run_server;
+        let options =
+            ApplyOptions { field_manager: ownership::FIELD_MANAGER.to_string(), dry_run, ..ApplyOptions::default() };
+        let never = tokio_util::sync::CancellationToken::new();
+        apply_object(self.cluster, &resolved, &object, &options, &never).await.map_err(creation)?;
+        Ok(if dry_run { NamespaceState::WouldBeCreated } else { NamespaceState::Created })
+    }
+
+    /// Helm's `existingResourceConflict`: objects of `indices` that exist must carry this release's marks, unless
+    /// `--take-ownership`. Checked before anything is written.
+    pub async fn check_existing(
+        &self,
+        prepared: &Prepared<'_>,
+        indices: impl Iterator<Item = usize>,
+        name: &str,
+        operation: &'static str,
+    ) -> Result<(), LifecycleError> {
+        if self.options.take_ownership {
+            return Ok(());
+        }
+        let wanted: HashSet<usize> = indices.collect();
+        let targets: Vec<&Resolved> = prepared
+            .resolved()
+            .enumerate()
+            .filter(|(index, _)| wanted.contains(index))
+            .map(|(_, resolved)| resolved)
+            .collect();
+        // Collected first: a lazy `map` inside the stream would make the future not `Send` (a closure over
+        // references whose lifetimes the compiler cannot prove general enough).
+        let cluster = self.cluster;
+        let reads: Vec<_> =
+            targets.iter().map(|resolved| async move { (*resolved, get_object(cluster, resolved).await) }).collect();
+        let found: Vec<_> = futures::stream::iter(reads).buffered(16).collect().await;
+        for (resolved, result) in found {
+            let reference = &resolved.reference;
+            let shown = format!(
+                "{} {:?} in namespace {:?}",
+                reference.kind,
+                reference.name,
+                reference.namespace.clone().unwrap_or_default()
+            );
+            match result {
+                Ok(None) => {}
+                Ok(Some(existing)) => {
+                    if let Err(problem) = ownership::check_ownership(&existing, name, self.namespace()) {
+                        let message =
+                            format!("{shown} exists and cannot be imported into the current release: {problem}");
+                        return Err(LifecycleError::Exists { operation, message });
+                    }
+                }
+                Err(error) => {
+                    let message =
+                        format!("could not get information about the resource {shown}: {}", error.to_report_message());
+                    return Err(LifecycleError::Exists { operation, message });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A revision's objects as the release applies them: with Helm's ownership marks.
+    pub fn owned<'m>(&self, manifests: &'m [Manifest], name: &str) -> Cow<'m, [Manifest]> {
+        ownership::owned(manifests, name, self.namespace())
+    }
+
+    /// A recorded revision's objects, marked as the release applies them (so they compare with [`Self::owned`]).
+    pub fn recorded_owned(&self, release: &Release, name: &str) -> Result<Vec<Manifest>, LifecycleError> {
+        let mut manifests = recorded_manifests(release)?;
+        ownership::mark(&mut manifests, name, self.namespace());
+        Ok(manifests)
+    }
+
+    /// Checks a revision's objects as apply will, once, before anything is recorded or written.
+    pub fn prepare<'m>(&self, manifests: &'m [Manifest]) -> Result<Prepared<'m>, LifecycleError> {
+        Ok(apply::prepare(self.cluster, manifests, Some(&self.health))?)
+    }
+
+    /// What apply is asked for a revision's objects: the operation's wait, and the release's field manager.
+    fn request(&self, unchanged: HashSet<usize>, create_only: HashSet<usize>) -> ApplyRequest {
+        let options = self.options;
+        let wait = WaitOptions {
+            timeout: Some(options.timeout),
+            wait_for_jobs: options.wait_for_jobs,
+            ..WaitOptions::default()
+        };
+        // A release owns what it declares: fields another manager set (Helm's `helm` when berth continues a
+        // release Helm made, or `kubectl` after a manual edit) are taken over, as Helm's own upgrades overwrite
+        // them.
+        ApplyRequest {
+            apply: ApplyOptions {
+                field_manager: ownership::FIELD_MANAGER.to_string(),
+                dry_run: options.dry_run_server,
+                force_conflicts: true,
+            },
+            wait: options.wait.then_some(wait),
+            health: None,
+            unchanged,
+            create_only,
+        }
+    }
+
+    /// Applies a revision's prepared objects (waiting with `--wait`); `unchanged` are not written again,
+    /// `create_only` only when absent. An abort abandons it.
+    pub async fn apply(
+        &self,
+        prepared: &Prepared<'_>,
+        unchanged: HashSet<usize>,
+        create_only: HashSet<usize>,
+        tokens: &Tokens,
+    ) -> ApplyReport {
+        let request = self.request(unchanged, create_only);
+        tokio::select! {
+            report = apply::apply_prepared(self.cluster, prepared, &request, &tokens.cancel, &self.events) => report,
+            () = tokens.abort.cancelled() => aborted(),
+        }
+    }
+
+    /// A server dry run of a revision: its objects applied as the server checks them (`dryRun=All`), nothing
+    /// recorded; the report holds `release` as it would have been recorded.
+    pub async fn dry_run(
+        &self,
+        prepared: &Prepared<'_>,
+        unchanged: HashSet<usize>,
+        create_only: HashSet<usize>,
+        mut release: Release,
+        tokens: &Tokens,
+    ) -> OperationReport {
+        let report = self.apply(prepared, unchanged, create_only, tokens).await;
+        release.info.description = DRY_RUN_DESCRIPTION.to_string();
+        OperationReport::new(report.outcome, release, Some(report))
+    }
+
+    /// The chart's `crds/`, created when absent and waited for until established, then discovery refreshed:
+    /// Helm installs them before the pre-install hooks, so a hook can be a custom resource of them.
+    pub async fn install_crds(&self, crds: &Prepared<'_>, tokens: &Tokens) -> ApplyReport {
+        let create_only = (0..crds.manifests().len()).collect();
+        let mut request = self.request(HashSet::new(), create_only);
+        request.wait = Some(WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() });
+        let report = apply::apply_prepared(self.cluster, crds, &request, &tokens.cancel, &self.events).await;
+        if report.outcome == Outcome::Ready
+            && let Err(error) = self.cluster.resources.refresh(&self.cluster.client, &tokens.cancel).await
+        {
+            tracing::warn!(%error, "discovery refresh after the chart's CRDs failed");
+        }
+        report
+    }
+
+    /// Deletes `manifests` in reverse dependency order (waiting for the last with `--wait`). An abort abandons
+    /// it.
+    pub async fn delete(&self, manifests: &[Manifest], tokens: &Tokens) -> Result<ApplyReport, LifecycleError> {
+        let options = WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() };
+        let events = self.events.clone();
+        tokio::select! {
+            report = apply::delete(self.cluster, manifests, &options, self.options.wait, &tokens.cancel, events) => {
+                Ok(report?)
+            }
+            () = tokens.abort.cancelled() => Ok(aborted()),
+        }
+    }
+
+    /// Objects the previous revision had and this one has not are deleted (in reverse dependency order).
+    pub async fn remove_gone(&self, old: &[Manifest], new: &[Manifest], tokens: &Tokens) -> Result<(), LifecycleError> {
+        let gone = removed(old, new, self.namespace());
+        if !gone.is_empty() {
+            self.delete(&gone, tokens).await?;
+        }
+        Ok(())
+    }
+
+    /// Runs the release's hooks of `event` (none with `--no-hooks`); `release.hooks` get their last runs.
+    pub async fn hooks(&self, release: &mut Release, event: HookEvent, tokens: &Tokens) -> Result<(), HookFailure> {
+        if self.options.no_hooks {
+            return Ok(());
+        }
+        let context = HookContext {
+            cluster: self.cluster,
+            storage: self.storage,
+            timeout: self.options.timeout,
+            stop: &tokens.cancel,
+            cancel: &tokens.hooks,
+            health: &self.health,
+        };
+        hook_runner::execute(&context, release, event, &self.events).await
+    }
+}
+
+/// The report of an operation abandoned at a second interrupt: what was applied is not known.
+fn aborted() -> ApplyReport {
+    ApplyReport {
+        outcome: Outcome::Cancelled,
+        applied: Vec::new(),
+        failed: Vec::new(),
+        skipped: Vec::new(),
+        resources: Vec::new(),
+        elapsed: Duration::ZERO,
+    }
+}

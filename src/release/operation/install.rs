@@ -1,0 +1,93 @@
+//! `berth install` (and `upgrade --install` of a release with no revision in use), as Helm's `Install.Run`:
+//! the objects checked, the name free, the namespace there (or created), existing objects owned; then the
+//! revision recorded `pending-install`, the chart's CRDs created, the pre-install hooks, the objects applied
+//! (and waited for), the post-install hooks, and the revision `deployed`. A failure goes to `remediation.rs`.
+
+use super::OperationReport;
+use super::context::{Context, NamespaceState};
+use super::pending::{Failure, PendingRevision};
+use super::remediation;
+use super::revisions::{DRY_RUN_DESCRIPTION, check_not_pending, describe_failure, new_release};
+use crate::release::error::LifecycleError;
+use crate::release::hooks::HookEvent;
+use crate::release::record::ReleaseStatus;
+use crate::release::rendered::Rendered;
+use crate::release::rollout::Rollout;
+use crate::wait::Outcome;
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+pub(super) async fn install(
+    context: &Context<'_>,
+    rollout: &Rollout,
+    rendered: &Rendered,
+) -> Result<OperationReport, LifecycleError> {
+    let (name, tokens, options) = (rollout.name(), &context.tokens, context.options);
+    let manifests = &rendered.manifests;
+    if !options.dry_run_server {
+        // Compressed for the record while the checks below wait on the cluster (a server dry run writes none).
+        context.storage.writer().compress_body_ahead(&rendered.config, &rendered.manifest);
+    }
+    // The chart's `crds/` first, created when absent (Helm never updates them), then the release's objects.
+    let create_only: HashSet<usize> = (0..rendered.crds.len()).collect();
+    let owned = match context.owned(manifests, name) {
+        marked if rendered.crds.is_empty() => marked,
+        marked => Cow::Owned([rendered.crds.as_slice(), &marked].concat()),
+    };
+    let prepared = context.prepare(&owned)?;
+    let crds = context.prepare(&rendered.crds)?;
+    let history = rollout.history();
+    check_not_pending(name, history)?;
+    if history.last().is_some_and(|last| last.info.status != ReleaseStatus::Uninstalled) {
+        return Err(LifecycleError::InUse(name.to_string()));
+    }
+    let namespace = context.ensure_namespace().await?;
+    context.check_existing(&prepared, create_only.len()..owned.len(), name, "install").await?;
+    let mut release = new_release(name, context.namespace(), rollout.revision(), rendered);
+    release.labels = options.labels.clone();
+    release.info.status = ReleaseStatus::PendingInstall;
+    release.info.description = "Initial install underway".to_string();
+    if options.dry_run_server && namespace == NamespaceState::WouldBeCreated {
+        // The server cannot check objects for a namespace that does not exist yet (a real install creates it
+        // first): only the namespace's creation was checked.
+        tracing::warn!(
+            "namespace `{}` does not exist yet (the install would create it): the server checked its creation, \
+             not the release's objects",
+            context.namespace()
+        );
+        release.info.description = DRY_RUN_DESCRIPTION.to_string();
+        return Ok(OperationReport::new(Outcome::Ready, release, None));
+    }
+    if options.dry_run_server {
+        return Ok(context.dry_run(&prepared, HashSet::new(), create_only, release, tokens).await);
+    }
+    if tokens.cancel.is_cancelled() {
+        return Ok(OperationReport::not_started(release));
+    }
+    let mut pending = PendingRevision::create(context.storage, &tokens.abort, release).await?;
+    let failed =
+        async |pending, failure| remediation::failed_install(context, pending, failure, manifests, history).await;
+    let failed_apply = |report| Failure::of_apply(describe_failure("Install", name, &report), report);
+    if !rendered.crds.is_empty() {
+        let report = context.install_crds(&crds, tokens).await;
+        if report.outcome != Outcome::Ready {
+            return failed(pending, failed_apply(report)).await;
+        }
+    }
+    if let Err(hook) = context.hooks(pending.release_mut(), HookEvent::PreInstall, tokens).await {
+        let description = format!("Release \"{name}\" failed: failed pre-install: {hook}");
+        return failed(pending, Failure::of_hook(description, hook, None)).await;
+    }
+    let report = context.apply(&prepared, HashSet::new(), create_only, tokens).await;
+    if report.outcome != Outcome::Ready {
+        return failed(pending, failed_apply(report)).await;
+    }
+    if let Err(hook) = context.hooks(pending.release_mut(), HookEvent::PostInstall, tokens).await {
+        let description = format!("Release \"{name}\" failed: failed post-install: {hook}");
+        return failed(pending, Failure::of_hook(description, hook, Some(report))).await;
+    }
+    let description = options.description.clone().unwrap_or_else(|| "Install complete".to_string());
+    // Helm's install supersedes nothing and prunes nothing (its `--history-max` is the upgrade's).
+    let release = pending.deploy(&description, None, 0).await?;
+    Ok(OperationReport::new(Outcome::Ready, release, Some(report)))
+}

@@ -1,0 +1,203 @@
+//! The release operations on top of apply, wait, sequencing and delete, one file each as Helm's `pkg/action`
+//! has them: `install.rs`, `upgrade.rs`, `rollback.rs`, `uninstall.rs`, and `remediation.rs` for what follows a
+//! failure (Flux's remediation: the rollback of a failed upgrade, the uninstall of a failed install, and
+//! `--cleanup-on-fail`). `context.rs` holds the steps they share, `pending.rs` the revision being recorded,
+//! `revisions.rs` the pure rules about revisions (a new record, its objects beside the last one's, a failure's
+//! description). The install or upgrade runs what its rollout (`rollout.rs`) prepared, and reads no history.
+//!
+//! The record is the promise: a revision is created (`pending-*`) before anything is written, and whatever
+//! happens after (success, failure, timeout, cancellation), it ends `deployed`, `failed`, `superseded` or
+//! `uninstalled` before berth returns: `PendingRevision` (`pending.rs`) is the one way a revision is recorded,
+//! and every way out of it records an end. A rollback after a failure (`--rollback-on-failure`) runs under fresh
+//! tokens and a fresh deadline, never the cancelled or expired ones.
+//!
+//! Hooks run around the objects as Helm runs them (`hook_runner.rs`): pre-* hooks before anything of the
+//! revision is written (a failure stops the operation with the revision `failed`), post-* hooks once the
+//! objects are applied and, with `--wait`, ready. Cancelling the operation ([`Tokens::cancel`]) lets a running
+//! hook finish and starts nothing new; only [`Tokens::hooks`] ends a running hook's wait.
+//!
+//! Cancelling before the revision is created records nothing: the report says so (`apply: None`) and the
+//! release is as it was. Cancelling after lets the requests in flight finish and records the revision failed.
+//! Aborting ([`Tokens::abort`], a second SIGINT) abandons what is in flight, skips any clean-up or rollback and
+//! records the revision failed at once (within [`ABORT_RECORD_LIMIT`]): the record is finished or never
+//! started, never left pending.
+
+mod context;
+mod install;
+mod pending;
+mod remediation;
+mod revisions;
+mod rollback;
+mod uninstall;
+mod upgrade;
+
+use super::error::{LifecycleError, validate_release_name};
+use super::hook_runner::HookFailure;
+use super::record::Release;
+use super::rollout::RenderedRollout;
+use super::scope::Scope;
+use crate::apply::{ApplyEvent, ApplyReport};
+use crate::events::Emitter;
+use crate::wait::Outcome;
+use context::Context;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// What to do.
+#[derive(Debug)]
+pub enum Operation {
+    /// An install or an upgrade, as its rollout decided.
+    RollOut(Box<RenderedRollout>),
+    Rollback {
+        scope: Scope,
+        name: String,
+        revision: Option<u32>,
+    },
+    Uninstall {
+        scope: Scope,
+        name: String,
+        keep_history: bool,
+    },
+}
+
+/// How to do it.
+#[derive(Debug, Clone)]
+pub struct ReleaseOptions {
+    pub wait: bool,
+    pub timeout: Duration,
+    pub wait_for_jobs: bool,
+    pub rollback_on_failure: bool,
+    pub cleanup_on_fail: bool,
+    /// Revisions kept (0: all).
+    pub history_max: usize,
+    pub dry_run_server: bool,
+    /// Create the release's namespace when it does not exist (`--create-namespace`).
+    pub create_namespace: bool,
+    /// Judge custom resources with the built-in health rules (`--no-builtin-rules` turns them off).
+    pub builtin_rules: bool,
+    /// The description of a successful install or upgrade, instead of Helm's ("Install complete", ...).
+    pub description: Option<String>,
+    /// Labels of the new revision's record (`--labels`).
+    pub labels: std::collections::BTreeMap<String, String>,
+    /// Adopt objects that exist without this release's ownership marks (`--take-ownership`).
+    pub take_ownership: bool,
+    /// Run no hooks (`--no-hooks`).
+    pub no_hooks: bool,
+}
+
+impl Default for ReleaseOptions {
+    fn default() -> ReleaseOptions {
+        ReleaseOptions {
+            wait: false,
+            timeout: Duration::from_secs(300),
+            wait_for_jobs: false,
+            rollback_on_failure: false,
+            cleanup_on_fail: false,
+            history_max: 10,
+            dry_run_server: false,
+            create_namespace: false,
+            builtin_rules: true,
+            description: None,
+            labels: std::collections::BTreeMap::new(),
+            take_ownership: false,
+            no_hooks: false,
+        }
+    }
+}
+
+/// What stops an operation from outside.
+#[derive(Debug, Clone, Default)]
+pub struct Tokens {
+    /// Stops the applies and waits, keeps new hooks from starting; the revision is recorded failed.
+    pub cancel: CancellationToken,
+    /// Stops at once (a second interrupt): what is in flight is abandoned, no clean-up or rollback runs, and
+    /// the revision is recorded failed within [`ABORT_RECORD_LIMIT`].
+    pub abort: CancellationToken,
+    /// Ends a running hook's wait. Left alone, hooks end only by their timeout whatever `cancel` does, as Helm 4
+    /// keeps hooks out of wait cancellation; the CLI passes its SIGINT/SIGTERM token here too, so a user's
+    /// interrupt stops hooks as well.
+    pub hooks: CancellationToken,
+}
+
+impl Tokens {
+    /// Tokens of `cancel` alone (`abort` and `hooks` never fire).
+    pub fn cancelled_by(cancel: &CancellationToken) -> Tokens {
+        Tokens { cancel: cancel.clone(), ..Tokens::default() }
+    }
+
+    /// The tokens of the clean-up after a failure: `cancel` and `hooks` fresh (the failed or cancelled ones must
+    /// not stop it), the same `abort`.
+    fn for_clean_up(&self) -> Tokens {
+        Tokens { abort: self.abort.clone(), ..Tokens::default() }
+    }
+}
+
+/// How long recording the end of an aborted operation may take before berth gives up (the revision is then
+/// left pending, and `berth rollback` recovers it).
+pub const ABORT_RECORD_LIMIT: Duration = Duration::from_secs(5);
+
+/// How an operation ended and the release record it left.
+#[derive(Debug, Clone)]
+pub struct OperationReport {
+    pub outcome: Outcome,
+    pub release: Release,
+    /// The apply (or delete) of the operation's objects; `None` when it was cancelled before anything was
+    /// written, and no revision was recorded.
+    pub apply: Option<ApplyReport>,
+    /// When the operation failed and `--rollback-on-failure` went back: the rollback's revision.
+    pub rolled_back: Option<Release>,
+    /// The hook that failed, when one did (the operation failed then, or, for a post-delete hook, the
+    /// release is uninstalled but the operation reports the failure).
+    pub hook_failure: Option<HookFailure>,
+}
+
+impl OperationReport {
+    fn new(outcome: Outcome, release: Release, apply: Option<ApplyReport>) -> OperationReport {
+        OperationReport { outcome, release, apply, rolled_back: None, hook_failure: None }
+    }
+
+    /// Cancelled before the revision was created: nothing was written or recorded.
+    fn not_started(release: Release) -> OperationReport {
+        OperationReport::new(Outcome::Cancelled, release, None)
+    }
+
+    /// Whether the operation was cancelled before anything was written.
+    pub fn is_not_started(&self) -> bool {
+        self.outcome == Outcome::Cancelled && self.apply.is_none()
+    }
+}
+
+/// Runs one operation; its progress goes to `events`. The operation is borrowed: what it holds (a chart, its
+/// objects) is the caller's to free, or to leave to the process's exit.
+///
+/// # Errors
+/// [`LifecycleError`] when the operation cannot start (nothing changed then) or its end cannot be recorded.
+pub async fn run(
+    operation: &Operation,
+    options: &ReleaseOptions,
+    tokens: &Tokens,
+    events: Emitter<ApplyEvent>,
+) -> Result<OperationReport, LifecycleError> {
+    match operation {
+        // A rollout's name was checked when its history was read.
+        Operation::RollOut(rollout) => {
+            let RenderedRollout { rollout, rendered } = rollout.as_ref();
+            let context = Context::new(rollout.scope(), options, tokens, events);
+            if rollout.is_upgrade() {
+                upgrade::upgrade(&context, rollout, rendered).await
+            } else {
+                install::install(&context, rollout, rendered).await
+            }
+        }
+        Operation::Rollback { scope, name, revision } => {
+            validate_release_name(name)?;
+            let context = Context::new(scope, options, tokens, events);
+            rollback::rollback(&context, name, *revision, &context.tokens).await
+        }
+        Operation::Uninstall { scope, name, keep_history } => {
+            validate_release_name(name)?;
+            let context = Context::new(scope, options, tokens, events);
+            uninstall::uninstall(&context, name, *keep_history).await
+        }
+    }
+}

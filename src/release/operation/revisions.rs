@@ -1,0 +1,218 @@
+//! The pure rules about revisions the operations share: a new revision's record, its objects beside the last
+//! revision's (what need not be written again, what is new, what is gone), whether a history is free for a new
+//! operation, and how a failure is described. No I/O; tested with inline data.
+
+use crate::apply::ApplyReport;
+use crate::manifest::Manifest;
+use crate::release::error::LifecycleError;
+use crate::release::record::{HelmTime, Info, Release};
+use crate::release::rendered::Rendered;
+use crate::status::Status;
+use crate::wait::Outcome;
+use std::collections::HashSet;
+
+/// What a dry run's revision says, as Helm's.
+pub(super) const DRY_RUN_DESCRIPTION: &str = "Dry run complete";
+
+pub(super) fn now() -> Option<HelmTime> {
+    Some(HelmTime::now())
+}
+
+/// A new revision of release `name` in `namespace`, applied with server-side apply (Helm 4's `ssa`), in
+/// `status` with `description`.
+pub(super) fn new_release(name: &str, namespace: &str, version: u32, rendered: &Rendered) -> Release {
+    Release {
+        name: name.to_string(),
+        namespace: namespace.to_string(),
+        version,
+        manifest: rendered.manifest.clone(),
+        hooks: rendered.hooks.iter().map(|hook| hook.record.clone()).collect(),
+        chart: rendered.chart.clone(),
+        config: rendered.config.clone(),
+        info: Info { first_deployed: now(), last_deployed: now(), notes: rendered.notes.clone(), ..Info::default() },
+        apply_method: "ssa".to_string(),
+        ..Release::default()
+    }
+}
+
+/// Refuses a history whose last revision is pending: another operation is in progress (or was left so, and a
+/// rollback recovers it).
+pub(super) fn check_not_pending(name: &str, history: &[Release]) -> Result<(), LifecycleError> {
+    match history.last() {
+        Some(last) if last.info.status.is_pending() => {
+            Err(LifecycleError::Pending { name: name.to_string(), version: last.version, status: last.info.status })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Identity of an object as a release compares revisions: group, kind, namespace, name.
+fn identity(manifest: &Manifest, default_namespace: &str) -> (String, String, String, String) {
+    let reference = &manifest.reference;
+    (
+        reference.group().to_string(),
+        reference.kind.clone(),
+        reference.namespace.clone().unwrap_or_else(|| default_namespace.to_string()),
+        reference.name.clone(),
+    )
+}
+
+/// What need not be written again: input indices of `new` objects identical to one of `old`, but only when
+/// `old` was fully applied (its revision deployed); after a failed or cancelled revision the cluster may hold
+/// anything.
+pub(super) fn skippable(new: &[Manifest], old: &[Manifest], last_deployed: bool, namespace: &str) -> HashSet<usize> {
+    if !last_deployed {
+        return HashSet::new();
+    }
+    new.iter()
+        .enumerate()
+        .filter(|(_, manifest)| {
+            old.iter().any(|previous| {
+                identity(previous, namespace) == identity(manifest, namespace) && previous.object == manifest.object
+            })
+        })
+        .map(|(index, _)| index)
+        .collect()
+}
+
+/// Input indices of `new` objects `old` does not have: those an upgrade creates.
+pub(super) fn created(new: &[Manifest], old: &[Manifest], namespace: &str) -> Vec<usize> {
+    new.iter()
+        .enumerate()
+        .filter(|(_, manifest)| {
+            !old.iter().any(|previous| identity(previous, namespace) == identity(manifest, namespace))
+        })
+        .map(|(index, _)| index)
+        .collect()
+}
+
+/// Objects of `old` that `new` no longer has.
+pub(super) fn removed(old: &[Manifest], new: &[Manifest], namespace: &str) -> Vec<Manifest> {
+    old.iter()
+        .filter(|previous| !new.iter().any(|manifest| identity(manifest, namespace) == identity(previous, namespace)))
+        .cloned()
+        .collect()
+}
+
+/// A failed revision's description: `verb "name" failed: reason`, the reason from how the apply ended.
+pub(super) fn describe_failure(verb: &str, name: &str, report: &ApplyReport) -> String {
+    let reason = match report.outcome {
+        Outcome::Cancelled => "cancelled".to_string(),
+        Outcome::TimedOut => "timed out waiting for the resources to be ready".to_string(),
+        _ => report
+            .resources
+            .iter()
+            .find(|resource| resource.status == Status::Failed)
+            .map(|resource| format!("{}: {}", resource.object, resource.message))
+            .or_else(|| report.skipped.first().map(|skip| format!("{}: {}", skip.object, skip.message)))
+            .unwrap_or_else(|| "not ready".to_string()),
+    };
+    format!("{verb} \"{name}\" failed: {reason}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::apply::ApplyFailure;
+    use crate::object::ObjectRef;
+    use crate::release::ReleaseStatus;
+    use crate::wait::ResourceReport;
+    use std::time::Duration;
+
+    fn objects(yaml: &str) -> Vec<Manifest> {
+        let mut problems = Vec::new();
+        let manifests = crate::manifest::parse_text(yaml, "test.yaml", false, &mut problems);
+        assert!(problems.is_empty(), "{problems:?}");
+        manifests
+    }
+
+    const OLD: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kept}\ndata: {a: '1'}\n---\n\
+                       apiVersion: v1\nkind: ConfigMap\nmetadata: {name: changed}\ndata: {a: '1'}\n---\n\
+                       apiVersion: v1\nkind: Secret\nmetadata: {name: gone}\n";
+    const NEW: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kept}\ndata: {a: '1'}\n---\n\
+                       apiVersion: v1\nkind: ConfigMap\nmetadata: {name: changed}\ndata: {a: '2'}\n---\n\
+                       apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: new, namespace: default}\n";
+
+    #[test]
+    fn revisions_compare_by_group_kind_namespace_and_name() {
+        let (old, new) = (objects(OLD), objects(NEW));
+        assert_eq!(skippable(&new, &old, true, "default"), HashSet::from([0]), "only the identical object");
+        assert!(skippable(&new, &old, false, "default").is_empty(), "after a revision that was not deployed");
+        // `new` names its namespace; the old revision's objects fall in the release's.
+        assert_eq!(created(&new, &old, "default"), [2]);
+        let gone: Vec<String> = removed(&old, &new, "default").iter().map(|gone| gone.reference.name.clone()).collect();
+        assert_eq!(gone, ["gone"]);
+        // In another namespace, a namespaced object with the same name is another object.
+        assert_eq!(
+            created(&objects(NEW), &objects(NEW.replace("namespace: default", "namespace: other").as_str()), "default"),
+            [2]
+        );
+    }
+
+    fn report(outcome: Outcome, failed: Option<&str>, skipped: Option<&str>) -> ApplyReport {
+        let object = |name: &str| ObjectRef {
+            api_version: "v1".into(),
+            kind: "ConfigMap".into(),
+            namespace: Some("default".into()),
+            name: name.into(),
+        };
+        ApplyReport {
+            outcome,
+            applied: Vec::new(),
+            failed: Vec::new(),
+            skipped: skipped
+                .map(|name| ApplyFailure { object: object(name), message: "Skipped: waits for x".into() })
+                .into_iter()
+                .collect(),
+            resources: failed
+                .map(|name| ResourceReport {
+                    object: object(name),
+                    status: Status::Failed,
+                    message: "broken".into(),
+                    timed_out: false,
+                })
+                .into_iter()
+                .collect(),
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn a_failure_is_described_by_how_the_apply_ended() {
+        let cases = [
+            (report(Outcome::Cancelled, None, None), "Upgrade \"shop\" failed: cancelled"),
+            (
+                report(Outcome::TimedOut, Some("a"), None),
+                "Upgrade \"shop\" failed: timed out waiting for the resources to be ready",
+            ),
+            (report(Outcome::Failed, Some("a"), Some("b")), "Upgrade \"shop\" failed: ConfigMap/default/a: broken"),
+            (
+                report(Outcome::Failed, None, Some("b")),
+                "Upgrade \"shop\" failed: ConfigMap/default/b: Skipped: waits for x",
+            ),
+            (report(Outcome::Failed, None, None), "Upgrade \"shop\" failed: not ready"),
+        ];
+        for (report, expected) in cases {
+            assert_eq!(describe_failure("Upgrade", "shop", &report), expected);
+        }
+    }
+
+    #[test]
+    fn a_pending_last_revision_holds_the_release() {
+        let revision =
+            |version, status| Release { version, info: Info { status, ..Info::default() }, ..Release::default() };
+        assert!(check_not_pending("shop", &[]).is_ok());
+        assert!(
+            check_not_pending(
+                "shop",
+                &[revision(1, ReleaseStatus::PendingUpgrade), revision(2, ReleaseStatus::Failed)]
+            )
+            .is_ok()
+        );
+        let held = check_not_pending(
+            "shop",
+            &[revision(1, ReleaseStatus::Deployed), revision(2, ReleaseStatus::PendingRollback)],
+        );
+        assert!(matches!(held, Err(LifecycleError::Pending { version: 2, .. })), "{held:?}");
+    }
+}

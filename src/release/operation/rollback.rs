@@ -1,0 +1,75 @@
+//! `berth rollback` (and the rollback of a failed upgrade), as Helm's `Rollback.Run`: the history read, a
+//! revision left pending unlocked (rollback is the way out of one, even when there is nothing to go back to);
+//! the target revision's objects checked; then a new revision recorded `pending-rollback` with the target's
+//! chart, values and manifest, the pre-rollback hooks, the objects applied (and waited for), the objects the
+//! last revision had and the target has not deleted, the post-rollback hooks, and the revision `deployed`.
+
+use super::context::Context;
+use super::pending::{Failure, PendingRevision};
+use super::revisions::{describe_failure, now, skippable};
+use super::{OperationReport, Tokens};
+use crate::release::error::LifecycleError;
+use crate::release::hooks::HookEvent;
+use crate::release::record::ReleaseStatus;
+use crate::release::unlock::unlock;
+use crate::wait::Outcome;
+use std::collections::HashSet;
+
+/// Rolls release `name` back to `revision` (the one before the last by default), under `tokens` (the
+/// operation's, or fresh ones for the rollback after a failure).
+pub(super) async fn rollback(
+    context: &Context<'_>,
+    name: &str,
+    revision: Option<u32>,
+    tokens: &Tokens,
+) -> Result<OperationReport, LifecycleError> {
+    let options = context.options;
+    let history = context.storage.history(name).await?;
+    let Some(mut last) = history.last().cloned() else {
+        return Err(LifecycleError::NotFound(name.to_string()));
+    };
+    let version = revision.unwrap_or(last.version.saturating_sub(1));
+    let target = history.iter().find(|release| release.version == version).cloned();
+    if last.info.status.is_pending() && !options.dry_run_server {
+        unlock(context.storage, &mut last, "marked failed by berth rollback").await?;
+    }
+    let target = target.ok_or(LifecycleError::NoRevision { name: name.to_string(), version })?;
+    let current = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
+    let manifests = context.recorded_owned(&target, name)?;
+    let prepared = context.prepare(&manifests)?;
+    let old = context.recorded_owned(&last, name)?;
+    let last_deployed = last.info.status == ReleaseStatus::Deployed;
+    let mut release = target;
+    release.version = last.version + 1;
+    release.info.status = ReleaseStatus::PendingRollback;
+    release.info.description = format!("Rollback to {version}");
+    release.info.rollback_revision = version;
+    release.info.last_deployed = now();
+    let skip = skippable(&manifests, &old, last_deployed, context.namespace());
+    if options.dry_run_server {
+        return Ok(context.dry_run(&prepared, skip, HashSet::new(), release, tokens).await);
+    }
+    if tokens.cancel.is_cancelled() {
+        return Ok(OperationReport::not_started(release));
+    }
+    let mut pending = PendingRevision::create(context.storage, &tokens.abort, release).await?;
+    // Helm leaves a rollback whose pre-rollback hook failed pending; berth records it failed, as every
+    // operation it could not finish.
+    if let Err(failed) = context.hooks(pending.release_mut(), HookEvent::PreRollback, tokens).await {
+        let description = format!("Rollback \"{name}\" failed: pre-rollback hooks failed: {failed}");
+        return Failure::of_hook(description, failed, None).record(pending).await;
+    }
+    let report = context.apply(&prepared, skip, HashSet::new(), tokens).await;
+    if report.outcome != Outcome::Ready {
+        return Failure::of_apply(describe_failure("Rollback", name, &report), report).record(pending).await;
+    }
+    if let Err(error) = context.remove_gone(&old, &manifests, tokens).await {
+        return Err(pending.abandon(&format!("Rollback \"{name}\" failed: {error}"), error).await);
+    }
+    if let Err(failed) = context.hooks(pending.release_mut(), HookEvent::PostRollback, tokens).await {
+        let description = format!("Rollback \"{name}\" failed: post-rollback hooks failed: {failed}");
+        return Failure::of_hook(description, failed, Some(report)).record(pending).await;
+    }
+    let release = pending.deploy(&format!("Rollback to {version}"), current, options.history_max).await?;
+    Ok(OperationReport::new(Outcome::Ready, release, Some(report)))
+}

@@ -1,0 +1,54 @@
+//! `berth uninstall`, as Helm's `Uninstall.Run`: the last revision recorded `uninstalling`, the pre-delete
+//! hooks, the release's objects deleted in reverse dependency order (waited for with `--wait`), the post-delete
+//! hooks, and the revision `uninstalled` (`--keep-history`) or every revision's record deleted.
+
+use super::OperationReport;
+use super::context::Context;
+use super::pending::{Failure, PendingRevision};
+use super::revisions::{describe_failure, now};
+use crate::release::error::LifecycleError;
+use crate::release::hooks::HookEvent;
+use crate::release::record::ReleaseStatus;
+use crate::release::rendered::recorded_manifests;
+use crate::wait::Outcome;
+
+pub(super) async fn uninstall(
+    context: &Context<'_>,
+    name: &str,
+    keep_history: bool,
+) -> Result<OperationReport, LifecycleError> {
+    let tokens = &context.tokens;
+    let history = context.storage.history(name).await?;
+    let Some(last) = history.last().cloned() else {
+        return Err(LifecycleError::NotFound(name.to_string()));
+    };
+    if last.info.status == ReleaseStatus::Uninstalled {
+        return Err(LifecycleError::AlreadyUninstalled(name.to_string()));
+    }
+    let manifests = recorded_manifests(&last)?;
+    if tokens.cancel.is_cancelled() {
+        return Ok(OperationReport::not_started(last));
+    }
+    let mut pending = PendingRevision::uninstalling(context.storage, &tokens.abort, last).await?;
+    // Helm leaves a release whose pre-delete hook failed `uninstalling`; berth records it failed, so the
+    // history says what happened.
+    if let Err(failed) = context.hooks(pending.release_mut(), HookEvent::PreDelete, tokens).await {
+        let description = format!("Uninstallation of \"{name}\" failed: pre-delete hooks failed: {failed}");
+        return Failure::of_hook(description, failed, None).record(pending).await;
+    }
+    let report = match context.delete(&manifests, tokens).await {
+        Ok(report) => report,
+        Err(error) => return Err(pending.abandon(&format!("Uninstallation failed: {error}"), error).await),
+    };
+    if report.outcome != Outcome::Ready {
+        let description = describe_failure("Uninstallation of", name, &report);
+        return Failure::of_apply(description, report).record(pending).await;
+    }
+    // As Helm, a failed post-delete hook does not keep the release: it is uninstalled, and the operation
+    // reports the failure.
+    let post_delete = context.hooks(pending.release_mut(), HookEvent::PostDelete, tokens).await.err();
+    pending.release_mut().info.deleted = now();
+    let release = pending.uninstalled(keep_history, &history).await?;
+    let outcome = post_delete.as_ref().map_or(Outcome::Ready, |failed| failed.outcome);
+    Ok(OperationReport { hook_failure: post_delete, ..OperationReport::new(outcome, release, Some(report)) })
+}

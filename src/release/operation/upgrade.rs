@@ -1,0 +1,77 @@
+//! `berth upgrade` of a release in use, as Helm's `Upgrade.Run` on what the rollout prepared: the objects
+//! checked against the last revision (unchanged ones not written again when it was deployed, new ones checked
+//! for ownership); then the revision recorded `pending-upgrade`, the pre-upgrade hooks, the objects applied (and
+//! waited for), the objects the last revision had and this one has not deleted, the post-upgrade hooks, and the
+//! revision `deployed`, the last deployed one `superseded`. A failure goes to `remediation.rs`.
+
+use super::OperationReport;
+use super::context::Context;
+use super::pending::{Failure, PendingRevision};
+use super::remediation::{self, FailedUpgrade};
+use super::revisions::{check_not_pending, created, describe_failure, new_release, now, skippable};
+use crate::release::error::LifecycleError;
+use crate::release::hooks::HookEvent;
+use crate::release::record::ReleaseStatus;
+use crate::release::rendered::Rendered;
+use crate::release::rollout::Rollout;
+use crate::wait::Outcome;
+use std::collections::HashSet;
+
+pub(super) async fn upgrade(
+    context: &Context<'_>,
+    rollout: &Rollout,
+    rendered: &Rendered,
+) -> Result<OperationReport, LifecycleError> {
+    let (name, tokens, options) = (rollout.name(), &context.tokens, context.options);
+    let history = rollout.history();
+    // The rollout decides to upgrade only a release that has a last revision.
+    let Some(last) = history.last() else { return Err(LifecycleError::NotFound(name.to_string())) };
+    check_not_pending(name, history)?;
+    if !options.dry_run_server {
+        // Compressed for the record while the checks below wait on the cluster (a server dry run writes none).
+        context.storage.writer().compress_body_ahead(&rendered.config, &rendered.manifest);
+    }
+    let manifests = &rendered.manifests;
+    let owned = context.owned(manifests, name);
+    let prepared = context.prepare(&owned)?;
+    let previous = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
+    // What the cluster holds comes from the last revision, whatever its status; objects are skipped as
+    // unchanged only when that revision was fully applied (deployed).
+    let old = context.recorded_owned(last, name)?;
+    let last_deployed = last.info.status == ReleaseStatus::Deployed;
+    let mut release = new_release(name, context.namespace(), rollout.revision(), rendered);
+    release.labels = options.labels.clone();
+    release.info.first_deployed = history.first().and_then(|first| first.info.first_deployed).or_else(now);
+    release.info.status = ReleaseStatus::PendingUpgrade;
+    release.info.description = "Preparing upgrade".to_string();
+    let unchanged = skippable(&owned, &old, last_deployed, context.namespace());
+    let new_objects = created(manifests, &old, context.namespace());
+    context.check_existing(&prepared, new_objects.into_iter(), name, "update").await?;
+    if options.dry_run_server {
+        return Ok(context.dry_run(&prepared, unchanged, HashSet::new(), release, tokens).await);
+    }
+    if tokens.cancel.is_cancelled() {
+        return Ok(OperationReport::not_started(release));
+    }
+    let mut pending = PendingRevision::create(context.storage, &tokens.abort, release).await?;
+    let upgrade = FailedUpgrade { manifests, old: &old, previous: previous.as_ref() };
+    let failed = async |pending, failure| remediation::failed_upgrade(context, pending, failure, &upgrade).await;
+    if let Err(hook) = context.hooks(pending.release_mut(), HookEvent::PreUpgrade, tokens).await {
+        let description = format!("Upgrade \"{name}\" failed: pre-upgrade hooks failed: {hook}");
+        return failed(pending, Failure::of_hook(description, hook, None)).await;
+    }
+    let report = context.apply(&prepared, unchanged, HashSet::new(), tokens).await;
+    if report.outcome != Outcome::Ready {
+        return failed(pending, Failure::of_apply(describe_failure("Upgrade", name, &report), report)).await;
+    }
+    if let Err(error) = context.remove_gone(&old, manifests, tokens).await {
+        return Err(pending.abandon(&format!("Upgrade \"{name}\" failed: {error}"), error).await);
+    }
+    if let Err(hook) = context.hooks(pending.release_mut(), HookEvent::PostUpgrade, tokens).await {
+        let description = format!("Upgrade \"{name}\" failed: post-upgrade hooks failed: {hook}");
+        return failed(pending, Failure::of_hook(description, hook, Some(report))).await;
+    }
+    let description = options.description.clone().unwrap_or_else(|| "Upgrade complete".to_string());
+    let release = pending.deploy(&description, previous, options.history_max).await?;
+    Ok(OperationReport::new(Outcome::Ready, release, Some(report)))
+}

@@ -1,0 +1,104 @@
+//! `berth test`, as Helm's `ReleaseTesting.Run` (`pkg/action/release_testing.go`): the test hooks of the
+//! release's last revision, filtered, run in Helm's order, each waited for, their last runs recorded; then, with
+//! `logs`, the test pods' logs read; then the tests deleted by their policies.
+
+use super::error::LifecycleError;
+use super::hook_runner::{self, HookContext, HookFailure};
+use super::hooks::{self, HookEvent, TestFilter};
+use super::operation::Tokens;
+use super::record::Release;
+use super::scope::Scope;
+use crate::apply::ApplyEvent;
+use crate::events::Emitter;
+use crate::health::HealthRules;
+use crate::wait::Outcome;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How to run a release's tests.
+#[derive(Debug, Clone)]
+pub struct TestOptions {
+    /// Each test's limit.
+    pub timeout: Duration,
+    /// Which tests run (`--filter name=X`, `--filter '!name=X'`).
+    pub filter: TestFilter,
+    /// Read the test pods' logs before the tests are cleaned up (`--logs`).
+    pub logs: bool,
+}
+
+impl Default for TestOptions {
+    fn default() -> TestOptions {
+        TestOptions { timeout: Duration::from_secs(300), filter: TestFilter::default(), logs: false }
+    }
+}
+
+/// The log of one container of a test's pod, or why it could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestLog {
+    /// The test hook's name.
+    pub test: String,
+    pub pod: String,
+    pub log: Result<String, String>,
+}
+
+/// How a test run ended.
+#[derive(Debug, Clone)]
+pub struct TestReport {
+    /// Ready when every test passed.
+    pub outcome: Outcome,
+    /// The release with the tests' last runs, as recorded.
+    pub release: Release,
+    pub failure: Option<HookFailure>,
+    /// With [`TestOptions::logs`]: the test pods' logs, tests in the order they ran.
+    pub logs: Vec<TestLog>,
+}
+
+/// Runs the tests of release `name`; `tokens.cancel` keeps further tests from starting, `tokens.hooks` ends a
+/// running test's wait.
+///
+/// # Errors
+/// [`LifecycleError::NotFound`] when the release has no revision; [`LifecycleError::Storage`] when the
+/// release cannot be read or the tests' runs cannot be recorded.
+pub async fn test(
+    scope: &Scope,
+    name: &str,
+    options: &TestOptions,
+    tokens: &Tokens,
+    events: Emitter<ApplyEvent>,
+) -> Result<TestReport, LifecycleError> {
+    let (cluster, storage) = (&scope.cluster, &scope.storage);
+    let mut release = storage.last(name).await?.ok_or_else(|| LifecycleError::NotFound(name.to_string()))?;
+    let health = Arc::new(HealthRules::new());
+    let context = HookContext {
+        cluster,
+        storage,
+        timeout: options.timeout,
+        stop: &tokens.cancel,
+        cancel: &tokens.hooks,
+        health: &health,
+    };
+    let (skipped, kept) = options.filter.split(std::mem::take(&mut release.hooks));
+    release.hooks = kept;
+    let run = hook_runner::run(&context, &mut release, HookEvent::Test, &events).await;
+    let tested = release.clone();
+    // As Helm, the skipped tests go first in the record from now on.
+    release.hooks = skipped.into_iter().chain(tested.hooks.iter().cloned()).collect();
+    storage.update(&release).await?;
+    let mut logs = Vec::new();
+    if options.logs {
+        for index in hooks::executing(&tested.hooks, HookEvent::Test) {
+            let Some(hook) = tested.hooks.get(index) else { continue };
+            let reference = hook_runner::hook_reference(cluster, hook);
+            for log in hook_runner::pod_logs(cluster, &reference).await {
+                logs.push(match log {
+                    Ok((pod, _container, text)) => TestLog { test: hook.name.clone(), pod, log: Ok(text) },
+                    Err(error) => TestLog { test: hook.name.clone(), pod: hook.name.clone(), log: Err(error) },
+                });
+            }
+        }
+    }
+    let cleaned = hook_runner::shutdown(&context, &tested, &run, &events).await;
+    let failure = run.failure().cloned().or(cleaned.err());
+    let outcome = failure.as_ref().map_or(Outcome::Ready, |failure| failure.outcome);
+    Ok(TestReport { outcome, release, failure, logs })
+}
