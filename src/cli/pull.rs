@@ -63,7 +63,7 @@ fn untar(reference: &str, data: &[u8], untardir: &Path, destination: &Path) -> R
     let chart_name = files
         .iter()
         .find(|(name, _)| name == "Chart.yaml")
-        .and_then(|(_, data)| berth_template::yaml::parse_document(data).ok())
+        .and_then(|(_, data)| berth_goyaml::parse_document(data).ok())
         .and_then(|chart| chart.field("name").and_then(|name| name.as_str().map(str::to_string)))
         .ok_or("chart name not specified")?;
     if chart_name == "." || chart_name == ".." || chart_name.contains('/') {

@@ -5,7 +5,7 @@
 use crate::cluster::{Cluster, into_value};
 use berth_chart::render::objects::{Capabilities, KubeVersion, VersionSet};
 use berth_chart::render::{Lookup, helm_version};
-use berth_template::Value;
+use berth_go::Value;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams};
 
 /// The cluster's capabilities, as Helm's `getCapabilities` builds them.
@@ -60,8 +60,8 @@ impl Lookup for ClusterLookup {
         });
         match found {
             Ok(Some(object)) => Ok(template_value(&object)),
-            Ok(None) => Ok(Value::Map(berth_template::Map::new())),
-            Err(kube::Error::Api(status)) if status.code == 404 => Ok(Value::Map(berth_template::Map::new())),
+            Ok(None) => Ok(Value::Map(berth_go::Map::new())),
+            Err(kube::Error::Api(status)) if status.code == 404 => Ok(Value::Map(berth_go::Map::new())),
             Err(error) => Err(error.to_string()),
         }
     }
