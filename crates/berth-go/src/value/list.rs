@@ -17,21 +17,25 @@ pub struct List(Arc<[Value]>);
 
 impl List {
     /// A list of `items`.
+    #[inline]
     pub fn new(items: Vec<Value>) -> Self {
         List(items.into())
     }
 
     /// The items.
+    #[inline]
     pub fn as_slice(&self) -> &[Value] {
         &self.0
     }
 
     /// Whether both handles share the same storage.
+    #[inline]
     pub fn ptr_eq(&self, other: &List) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
     /// The shared storage.
+    #[inline]
     pub fn as_arc(&self) -> &Arc<[Value]> {
         &self.0
     }
@@ -56,6 +60,7 @@ impl Drop for List {
 
 impl Deref for List {
     type Target = [Value];
+    #[inline]
     fn deref(&self) -> &[Value] {
         &self.0
     }
@@ -68,18 +73,21 @@ impl fmt::Debug for List {
 }
 
 impl From<Vec<Value>> for List {
+    #[inline]
     fn from(items: Vec<Value>) -> Self {
         List(items.into())
     }
 }
 
 impl From<Arc<[Value]>> for List {
+    #[inline]
     fn from(items: Arc<[Value]>) -> Self {
         List(items)
     }
 }
 
 impl From<&[Value]> for List {
+    #[inline]
     fn from(items: &[Value]) -> Self {
         List(items.into())
     }
@@ -94,6 +102,7 @@ impl FromIterator<Value> for List {
 impl<'a> IntoIterator for &'a List {
     type Item = &'a Value;
     type IntoIter = std::slice::Iter<'a, Value>;
+    #[inline]
     fn into_iter(self) -> Self::IntoIter {
         self.0.iter()
     }

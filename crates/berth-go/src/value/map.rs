@@ -26,46 +26,55 @@ pub struct Map {
 
 impl Map {
     /// An empty map.
+    #[inline]
     pub fn new() -> Self {
         Self::default()
     }
 
     /// A map holding `entries`.
+    #[inline]
     pub fn from_entries(entries: Entries) -> Self {
         Map { cell: Arc::new(RwLock::new(Arc::new(entries))) }
     }
 
+    #[inline]
     fn read(&self) -> RwLockReadGuard<'_, Arc<Entries>> {
         // A poisoned lock only means a writer panicked between two complete states of the Arc swap below;
         // the value inside is always a whole map, so it is safe to keep using it.
         self.cell.read().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    #[inline]
     fn write(&self) -> RwLockWriteGuard<'_, Arc<Entries>> {
         self.cell.write().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The entries as they are now. Later writes to the map do not change the snapshot.
+    #[inline]
     pub fn snapshot(&self) -> Arc<Entries> {
         Arc::clone(&self.read())
     }
 
     /// The value under `key`, if the key is present (its value may be [`Value::Nil`]).
+    #[inline]
     pub fn get(&self, key: &str) -> Option<Value> {
         self.read().get(key).cloned()
     }
 
     /// Whether `key` is present.
+    #[inline]
     pub fn contains_key(&self, key: &str) -> bool {
         self.read().contains_key(key)
     }
 
     /// Number of entries.
+    #[inline]
     pub fn len(&self) -> usize {
         self.read().len()
     }
 
     /// Whether the map has no entries.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.read().is_empty()
     }
@@ -106,11 +115,13 @@ impl Map {
     }
 
     /// Whether both handles refer to the same map.
+    #[inline]
     pub fn ptr_eq(&self, other: &Map) -> bool {
         Arc::ptr_eq(&self.cell, &other.cell)
     }
 
     /// An identity for this map, stable while it lives: used to detect cycles.
+    #[inline]
     pub fn id(&self) -> usize {
         Arc::as_ptr(&self.cell) as *const () as usize
     }
@@ -155,6 +166,7 @@ impl fmt::Debug for Map {
 }
 
 impl From<Entries> for Map {
+    #[inline]
     fn from(entries: Entries) -> Self {
         Map::from_entries(entries)
     }

@@ -135,6 +135,7 @@ impl Value {
     }
 
     /// Whether the value holds no other values (so dropping it cannot recurse).
+    #[inline]
     pub(crate) fn is_leaf(&self) -> bool {
         !matches!(self, Value::List(_) | Value::Map(_))
     }
@@ -167,6 +168,7 @@ impl Value {
     /// assert_eq!(data.field("Missing"), None);
     /// assert_eq!(Value::Int(1).field("x"), None);
     /// ```
+    #[inline]
     pub fn field(&self, name: &str) -> Option<Value> {
         match self {
             Value::Map(m) => m.get(name),
@@ -209,6 +211,7 @@ impl Value {
     }
 
     /// The length of a string (in bytes), list, map, or map/slice-kind object; `None` otherwise.
+    #[inline]
     pub fn len(&self) -> Option<usize> {
         match self {
             Value::String(s) => Some(s.len()),
@@ -220,11 +223,13 @@ impl Value {
     }
 
     /// `Some(true)` if the value has a length and it is zero.
+    #[inline]
     pub fn is_empty(&self) -> Option<bool> {
         self.len().map(|n| n == 0)
     }
 
     /// The string, if this is a [`Value::String`].
+    #[inline]
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Value::String(s) => Some(s),
@@ -233,6 +238,7 @@ impl Value {
     }
 
     /// The integer of an `Int`, `Int64` or `Uint` (wrapping above `i64::MAX`), or a float truncated.
+    #[inline]
     pub fn as_int(&self) -> Option<i64> {
         match self {
             Value::Int(n) | Value::Int64(n) => Some(*n),
@@ -243,6 +249,7 @@ impl Value {
     }
 
     /// The number as a float.
+    #[inline]
     pub fn as_float(&self) -> Option<f64> {
         match self {
             Value::Float(f) => Some(*f),
@@ -253,6 +260,7 @@ impl Value {
     }
 
     /// The boolean, if this is a [`Value::Bool`].
+    #[inline]
     pub fn as_bool(&self) -> Option<bool> {
         match self {
             Value::Bool(b) => Some(*b),
@@ -261,6 +269,7 @@ impl Value {
     }
 
     /// The map, if this is a [`Value::Map`].
+    #[inline]
     pub fn as_map(&self) -> Option<&Map> {
         match self {
             Value::Map(m) => Some(m),
@@ -269,6 +278,7 @@ impl Value {
     }
 
     /// The list items, if this is a [`Value::List`].
+    #[inline]
     pub fn as_list(&self) -> Option<&List> {
         match self {
             Value::List(l) => Some(l),
@@ -277,6 +287,7 @@ impl Value {
     }
 
     /// The object, if this is a [`Value::Object`].
+    #[inline]
     pub fn as_object(&self) -> Option<&dyn Object> {
         match self {
             Value::Object(o) => Some(o.as_ref()),
@@ -285,6 +296,7 @@ impl Value {
     }
 
     /// Returns `true` if this is a [`Value::Function`].
+    #[inline]
     pub fn is_function(&self) -> bool {
         matches!(self, Value::Function(_))
     }
@@ -421,12 +433,14 @@ pub trait ToValue {
 }
 
 impl ToValue for Value {
+    #[inline]
     fn to_value(&self) -> Value {
         self.clone()
     }
 }
 
 impl ToValue for bool {
+    #[inline]
     fn to_value(&self) -> Value {
         Value::Bool(*self)
     }
@@ -435,6 +449,7 @@ impl ToValue for bool {
 macro_rules! impl_to_value_int {
     ($($t:ty),*) => {
         $(impl ToValue for $t {
+            #[inline]
             fn to_value(&self) -> Value {
                 Value::Int(*self as i64)
             }
@@ -445,6 +460,7 @@ macro_rules! impl_to_value_int {
 macro_rules! impl_to_value_uint {
     ($($t:ty),*) => {
         $(impl ToValue for $t {
+            #[inline]
             fn to_value(&self) -> Value {
                 Value::Uint(*self as u64)
             }
@@ -460,36 +476,42 @@ impl_to_value_int!(i8, i16, i32, i64, isize);
 impl_to_value_uint!(u8, u16, u32, u64, usize);
 
 impl ToValue for f32 {
+    #[inline]
     fn to_value(&self) -> Value {
         Value::Float(*self as f64)
     }
 }
 
 impl ToValue for f64 {
+    #[inline]
     fn to_value(&self) -> Value {
         Value::Float(*self)
     }
 }
 
 impl ToValue for str {
+    #[inline]
     fn to_value(&self) -> Value {
         Value::String(Arc::from(self))
     }
 }
 
 impl ToValue for String {
+    #[inline]
     fn to_value(&self) -> Value {
         Value::String(Arc::from(self.as_str()))
     }
 }
 
 impl ToValue for std::borrow::Cow<'_, str> {
+    #[inline]
     fn to_value(&self) -> Value {
         Value::String(Arc::from(self.as_ref()))
     }
 }
 
 impl<T: ToValue + ?Sized> ToValue for &T {
+    #[inline]
     fn to_value(&self) -> Value {
         (*self).to_value()
     }
@@ -497,6 +519,7 @@ impl<T: ToValue + ?Sized> ToValue for &T {
 
 /// Converts `Some(v)` to `v.to_value()` and `None` to [`Value::Nil`].
 impl<T: ToValue> ToValue for Option<T> {
+    #[inline]
     fn to_value(&self) -> Value {
         match self {
             Some(v) => v.to_value(),
@@ -514,42 +537,49 @@ fn map_from_iter_str<'a, T: ToValue + 'a, I: IntoIterator<Item = (&'a str, &'a T
 }
 
 impl<T: ToValue> ToValue for [T] {
+    #[inline]
     fn to_value(&self) -> Value {
         list_from_iter(self.iter())
     }
 }
 
 impl<T: ToValue, const N: usize> ToValue for [T; N] {
+    #[inline]
     fn to_value(&self) -> Value {
         list_from_iter(self.iter())
     }
 }
 
 impl<T: ToValue> ToValue for Vec<T> {
+    #[inline]
     fn to_value(&self) -> Value {
         list_from_iter(self.iter())
     }
 }
 
 impl<T: ToValue> ToValue for std::collections::VecDeque<T> {
+    #[inline]
     fn to_value(&self) -> Value {
         list_from_iter(self.iter())
     }
 }
 
 impl<T: ToValue> ToValue for std::collections::LinkedList<T> {
+    #[inline]
     fn to_value(&self) -> Value {
         list_from_iter(self.iter())
     }
 }
 
 impl<T: ToValue> ToValue for std::collections::BTreeSet<T> {
+    #[inline]
     fn to_value(&self) -> Value {
         list_from_iter(self.iter())
     }
 }
 
 impl<T: ToValue> ToValue for std::collections::HashSet<T> {
+    #[inline]
     fn to_value(&self) -> Value {
         // Collect and sort for deterministic output.
         let mut items: Vec<Value> = self.iter().map(ToValue::to_value).collect();
@@ -559,78 +589,91 @@ impl<T: ToValue> ToValue for std::collections::HashSet<T> {
 }
 
 impl<T: ToValue> ToValue for BTreeMap<String, T> {
+    #[inline]
     fn to_value(&self) -> Value {
         map_from_iter_str(self.iter().map(|(k, v)| (k.as_str(), v)))
     }
 }
 
 impl<T: ToValue> ToValue for BTreeMap<&str, T> {
+    #[inline]
     fn to_value(&self) -> Value {
         map_from_iter_str(self.iter().map(|(k, v)| (*k, v)))
     }
 }
 
 impl<T: ToValue> ToValue for std::collections::HashMap<String, T> {
+    #[inline]
     fn to_value(&self) -> Value {
         map_from_iter_str(self.iter().map(|(k, v)| (k.as_str(), v)))
     }
 }
 
 impl<T: ToValue> ToValue for std::collections::HashMap<&str, T> {
+    #[inline]
     fn to_value(&self) -> Value {
         map_from_iter_str(self.iter().map(|(k, v)| (*k, v)))
     }
 }
 
 impl From<&str> for Value {
+    #[inline]
     fn from(s: &str) -> Self {
         Value::String(Arc::from(s))
     }
 }
 
 impl From<String> for Value {
+    #[inline]
     fn from(s: String) -> Self {
         Value::String(Arc::from(s))
     }
 }
 
 impl From<BTreeMap<String, Value>> for Value {
+    #[inline]
     fn from(m: BTreeMap<String, Value>) -> Self {
         Value::Map(m.into_iter().map(|(k, v)| (Arc::<str>::from(k), v)).collect())
     }
 }
 
 impl From<BTreeMap<Arc<str>, Value>> for Value {
+    #[inline]
     fn from(m: BTreeMap<Arc<str>, Value>) -> Self {
         Value::Map(Map::from_entries(m))
     }
 }
 
 impl From<Vec<Value>> for Value {
+    #[inline]
     fn from(v: Vec<Value>) -> Self {
         Value::List(v.into())
     }
 }
 
 impl From<Arc<str>> for Value {
+    #[inline]
     fn from(s: Arc<str>) -> Self {
         Value::String(s)
     }
 }
 
 impl From<Arc<[Value]>> for Value {
+    #[inline]
     fn from(v: Arc<[Value]>) -> Self {
         Value::List(List::from(v))
     }
 }
 
 impl From<List> for Value {
+    #[inline]
     fn from(v: List) -> Self {
         Value::List(v)
     }
 }
 
 impl From<Map> for Value {
+    #[inline]
     fn from(m: Map) -> Self {
         Value::Map(m)
     }
@@ -653,6 +696,7 @@ impl From<Map> for Value {
 /// assert!(matches!(val, Value::Map(_)));
 /// ```
 impl From<std::collections::HashMap<String, Value>> for Value {
+    #[inline]
     fn from(m: std::collections::HashMap<String, Value>) -> Self {
         Value::Map(m.into_iter().map(|(k, v)| (Arc::<str>::from(k), v)).collect())
     }

@@ -18,11 +18,13 @@ pub struct RawString {
 
 impl RawString {
     /// The bytes.
+    #[inline]
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
     }
 
     /// The text as Go's `range` and encoders read it.
+    #[inline]
     pub fn text(&self) -> &str {
         &self.text
     }
@@ -30,6 +32,7 @@ impl RawString {
 
 impl Value {
     /// A Go string of these bytes: a [`Value::String`] when they are UTF-8, else a [`RawString`] object.
+    #[inline]
     pub fn from_go_bytes(bytes: &[u8]) -> Value {
         match std::str::from_utf8(bytes) {
             Ok(text) => Value::String(Arc::from(text)),
@@ -41,6 +44,7 @@ impl Value {
     }
 
     /// The bytes of a Go string: a [`Value::String`] or a [`RawString`]; `None` for other values.
+    #[inline]
     pub fn go_string_bytes(&self) -> Option<&[u8]> {
         match self {
             Value::String(text) => Some(text.as_bytes()),
@@ -50,6 +54,7 @@ impl Value {
     }
 
     /// The text of a Go string as Go reads it (a [`RawString`]'s invalid bytes are U+FFFD each).
+    #[inline]
     pub fn go_string_text(&self) -> Option<&str> {
         match self {
             Value::String(text) => Some(text),
