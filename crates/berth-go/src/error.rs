@@ -1,4 +1,7 @@
-//! Errors, worded and shaped as Go's text/template prints them.
+//! Errors, worded and shaped as Go's text/template prints them: the error a function or method over values
+//! returns ([`TemplateError::Exec`] and the argument errors), and the parse and execution errors the engine wraps
+//! it in. They live with the values because a function's result type names the error, and a context function
+//! (`include`, `tpl`) returns the execution error of the template it ran: the one type serves both.
 //!
 //! Helm parses and reprints Go's error strings (`cleanupParseError`, `reformatExecErrorMsg`), so the
 //! `Display` of every error here is byte-for-byte Go's: `template: NAME:LINE: MSG` for parse errors,
