@@ -1,7 +1,7 @@
 //! Sprig's date functions (date.go): `now`, `date`, `dateInZone`, `htmlDate`, `htmlDateInZone`, `dateModify`,
 //! `mustDateModify`, `toDate`, `mustToDate`, `unixEpoch`, `duration`, `durationRound`, `ago`, with their
-//! snake-case aliases. Times are `time.Time` objects (`gotime`) that print, compare and encode as Go's do and
-//! answer the methods charts call (`.Format`, `.Unix`, `.UTC`, `.Year`...). As in Sprig, `date` of a value that
+//! snake-case aliases. Times are `time.Time` objects (berth-go's `time`) that print, compare and encode as Go's do
+//! and answer the methods charts call (`.Format`, `.Unix`, `.UTC`, `.Year`...). As in Sprig, `date` of a value that
 //! is not a time or an int/int64 formats the current time, and `duration` reads only int64s and strings.
 
 use std::fmt;

@@ -1,6 +1,6 @@
-//! Sprig's regex functions (regex.go) with Go's `regexp` semantics (see `goregexp`): the plain forms panic on a
-//! bad pattern through `regexp.MustCompile` (except `regexMatch`, which returns false), the `must` forms return
-//! the compile error.
+//! Sprig's regex functions (regex.go) with Go's `regexp` semantics (see berth-go's `regexp`): the plain forms
+//! panic on a bad pattern through `regexp.MustCompile` (except `regexMatch`, which returns false), the `must` forms
+//! return the compile error.
 
 use crate::args::SprigFn;
 use crate::args::{call_error, fixed, int, string};

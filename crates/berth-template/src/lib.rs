@@ -14,8 +14,8 @@
 //! public template set), `env` (a set as execution sees it: layered trees, the function table, options, and the
 //! `Context` handed to `include`/`tpl`), `context` (nested executions through that `Context`), `function` (the
 //! `FuncMap` a set is given) and `signatures` (the Go parameter types of Sprig's and Helm's functions), `budget`
-//! and `stack` (execution limits and the stack-overflow guard). The values templates compute with, the errors they return and Go's `fmt` and `strconv`
-//! are berth-go's; the functions Helm registers are berth-sprig's.
+//! and `stack` (execution limits and the stack-overflow guard). The values templates compute with, the errors
+//! they return and Go's `fmt` and `strconv` are berth-go's; the functions Helm registers are berth-sprig's.
 
 mod budget;
 mod builtins;
