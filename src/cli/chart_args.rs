@@ -3,7 +3,7 @@
 
 use crate::cli::error::{Error, ValuesProblem};
 use berth_chart::values::{LocalFiles, ValueOptions};
-use berth_template::Value;
+use berth_go::Value;
 use clap::Args;
 
 /// `-f` and the `--set` family. Helm merges them by kind, not by position: files in order, then every

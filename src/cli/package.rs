@@ -56,7 +56,7 @@ pub fn run(args: PackageArgs) -> Result<ExitCode, Error> {
         if let Some(version) = &args.version {
             chart.metadata.version = version.clone();
         }
-        berth_template::semver::Version::parse(&chart.metadata.version).map_err(other)?;
+        berth_sprig::semver::Version::parse(&chart.metadata.version).map_err(other)?;
         if let Some(app_version) = &args.app_version {
             chart.metadata.app_version = app_version.clone();
         }

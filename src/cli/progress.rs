@@ -241,7 +241,7 @@ pub fn helm_log_line(log: &str) -> String {
             character => character == '\u{fffd}' || character.is_whitespace() || !is_print(character),
         });
     if needs_quoting {
-        format!("level=INFO msg={}\n", berth_template::go_quote(message))
+        format!("level=INFO msg={}\n", berth_go::strconv::quote(message))
     } else {
         format!("level=INFO msg={message}\n")
     }

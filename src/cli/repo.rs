@@ -295,11 +295,11 @@ fn run_list(args: &ListArgs) -> Result<ExitCode, Error> {
             print_stdout(&format!("{text}\n"))?;
         }
         ListFormat::Yaml => {
-            let list = berth_template::Value::list(file.repositories.iter().map(|entry| {
+            let list = berth_go::Value::list(file.repositories.iter().map(|entry| {
                 let url = redact::urls(&entry.url);
-                berth_template::Value::map([("name", entry.name.as_str().into()), ("url", url.as_str().into())])
+                berth_go::Value::map([("name", entry.name.as_str().into()), ("url", url.as_str().into())])
             }));
-            let text = berth_template::yaml::to_yaml(&list).map_err(|error| Error::Usage(error.to_string()))?;
+            let text = berth_goyaml::to_yaml(&list).map_err(|error| Error::Usage(error.to_string()))?;
             print_stdout(&text)?;
         }
     }

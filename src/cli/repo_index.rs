@@ -3,10 +3,10 @@
 //! directory down that loads as a chart, with its digest, URL (relative, or under `--url`) and creation time.
 
 use crate::cli::error::{Error, ExitCode};
+use berth_go::Value;
 use berth_source::index::IndexFile;
 use berth_source::lock_digest::now_rfc3339_nano;
 use berth_source::url_util::url_join;
-use berth_template::Value;
 use std::path::{Path, PathBuf};
 
 fn failed(reason: impl Into<String>) -> Error {
@@ -102,10 +102,7 @@ fn render(versions: Vec<Version>, json: bool) -> Result<String, Error> {
     }
     for list in by_name.values_mut() {
         list.sort_by(|a, b| {
-            match (
-                berth_template::semver::Version::parse(&a.version),
-                berth_template::semver::Version::parse(&b.version),
-            ) {
+            match (berth_sprig::semver::Version::parse(&a.version), berth_sprig::semver::Version::parse(&b.version)) {
                 (Ok(a), Ok(b)) => b.precedence(&a),
                 (Ok(_), Err(_)) => std::cmp::Ordering::Less,
                 (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
@@ -129,7 +126,7 @@ fn render(versions: Vec<Version>, json: bool) -> Result<String, Error> {
         return serde_json::to_string_pretty(&index).map_err(|error| failed(error.to_string()));
     }
     let value = template_value(&index);
-    berth_template::yaml::to_yaml(&value).map_err(|error| failed(error.to_string()))
+    berth_goyaml::to_yaml(&value).map_err(|error| failed(error.to_string()))
 }
 
 /// A JSON value as a template value (numbers as float64, as sigs.k8s.io/yaml reads them).

@@ -81,10 +81,10 @@ fn show(chart: &Chart, what: ShowWhat) -> String {
 }
 
 /// sigs.k8s.io/yaml's `Marshal`, as Helm's `toYaml` (without the trailing newline it trims).
-fn to_yaml(value: &berth_template::Value) -> String {
-    let functions = berth_template::helm_functions();
+fn to_yaml(value: &berth_go::Value) -> String {
+    let functions = berth_sprig::helm_functions();
     match functions.get("toYaml").map(|to_yaml| to_yaml(std::slice::from_ref(value))) {
-        Some(Ok(berth_template::Value::String(text))) => text.to_string(),
+        Some(Ok(berth_go::Value::String(text))) => text.to_string(),
         _ => String::new(),
     }
 }

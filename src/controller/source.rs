@@ -15,7 +15,7 @@ use std::collections::HashMap;
 #[derive(Debug)]
 pub struct Inputs {
     pub chart: Chart,
-    pub user_values: berth_template::Value,
+    pub user_values: berth_go::Value,
     /// `sha256:` and the hex digest of the chart archive and every values document, in merge order.
     pub digest: String,
 }
@@ -157,7 +157,7 @@ where
 }
 
 /// The documents merged as Helm merges `-f` files: each over the ones before.
-fn merge(documents: &[(String, Vec<u8>)]) -> Result<berth_template::Value, String> {
+fn merge(documents: &[(String, Vec<u8>)]) -> Result<berth_go::Value, String> {
     struct InMemory(HashMap<String, Vec<u8>>);
     impl ValueFileReader for InMemory {
         fn read(&mut self, path: &str) -> Result<Vec<u8>, String> {
@@ -198,8 +198,8 @@ mod tests {
             document("spec.values", r#"{"image": {"tag": "2.0"}}"#),
         ];
         let merged = merge(&documents).expect("merges");
-        let json = berth_template::helm_functions().get("toJson").map(|to_json| to_json(std::slice::from_ref(&merged)));
-        let Some(Ok(berth_template::Value::String(text))) = json else { panic!("toJson") };
+        let json = berth_sprig::helm_functions().get("toJson").map(|to_json| to_json(std::slice::from_ref(&merged)));
+        let Some(Ok(berth_go::Value::String(text))) = json else { panic!("toJson") };
         assert_eq!(&*text, r#"{"image":{"repository":"web","tag":"2.0"},"replicas":1}"#);
     }
 

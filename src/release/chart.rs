@@ -147,7 +147,7 @@ fn objects_of_value(object: Value, source: Source, problems: &mut Vec<Problem>) 
 /// One rendered document as objects (a `kind: List` gives its items), read as Helm reads manifests.
 fn objects_of(document: &str, source: Source, problems: &mut Vec<Problem>) -> Vec<Manifest> {
     let mut objects = Vec::new();
-    match berth_template::yaml::yaml_to_json(document) {
+    match berth_goyaml::yaml_to_json(document) {
         Ok(None) => {}
         Ok(Some(json)) => match serde_json::from_str::<Value>(&json) {
             Ok(value) => manifest::collect_objects(value, source, &mut objects, problems),
@@ -210,16 +210,16 @@ pub(crate) fn chart_record(chart: &LoadedChart) -> Chart {
 }
 
 /// A template value as the JSON Helm's records hold (Go's encoding/json of it).
-fn json_value(value: &berth_template::Value) -> Value {
-    let functions = berth_template::helm_functions();
+fn json_value(value: &berth_go::Value) -> Value {
+    let functions = berth_sprig::helm_functions();
     let text = functions.get("toJson").map(|to_json| to_json(std::slice::from_ref(value)));
     match text {
-        Some(Ok(berth_template::Value::String(text))) => serde_json::from_str(&text).unwrap_or(Value::Null),
+        Some(Ok(berth_go::Value::String(text))) => serde_json::from_str(&text).unwrap_or(Value::Null),
         _ => Value::Null,
     }
 }
 
-fn json_map(value: &berth_template::Value) -> Map<String, Value> {
+fn json_map(value: &berth_go::Value) -> Map<String, Value> {
     match json_value(value) {
         Value::Object(map) => map,
         _ => Map::new(),

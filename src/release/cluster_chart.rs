@@ -6,7 +6,7 @@ use crate::cluster::{Cluster, into_value};
 use crate::object::validation::{path_segment_name, url_segment};
 use berth_chart::render::objects::{Capabilities, KubeVersion, VersionSet};
 use berth_chart::render::{Lookup, helm_version};
-use berth_template::Value;
+use berth_go::Value;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams};
 
 /// The cluster's capabilities, as Helm's `getCapabilities` (pkg/action/action.go) builds them from
@@ -70,8 +70,8 @@ impl Lookup for ClusterLookup {
         });
         match found {
             Ok(Some(object)) => Ok(template_value(&object)),
-            Ok(None) => Ok(Value::Map(berth_template::Map::new())),
-            Err(kube::Error::Api(status)) if status.code == 404 => Ok(Value::Map(berth_template::Map::new())),
+            Ok(None) => Ok(Value::Map(berth_go::Map::new())),
+            Err(kube::Error::Api(status)) if status.code == 404 => Ok(Value::Map(berth_go::Map::new())),
             Err(error) => Err(error.to_string()),
         }
     }
@@ -85,7 +85,7 @@ fn unaddressable(what: &str, text: &str) -> Result<(), String> {
     if messages.is_empty() {
         return Ok(());
     }
-    Err(format!("invalid {what} {}: [{}]", berth_template::go_quote(text), messages.join(" ")))
+    Err(format!("invalid {what} {}: [{}]", berth_go::strconv::quote(text), messages.join(" ")))
 }
 
 /// A list as Helm's `lookup` returns it: the unstructured list (`apiVersion`, `kind: <Kind>List`, `items`).

@@ -244,9 +244,9 @@ pub(super) fn hook_reference(cluster: &Cluster, hook: &Hook) -> ObjectRef {
 fn objects(hook: &Hook) -> Result<Vec<Manifest>, String> {
     let mut manifests = Vec::new();
     let mut problems = Vec::new();
-    for (index, document) in berth_template::yaml::split_manifests(&hook.manifest).iter().enumerate() {
+    for (index, document) in berth_goyaml::split_manifests(&hook.manifest).iter().enumerate() {
         let source = Source { file: hook.path.clone(), document: index + 1, line: 1, item: None };
-        let json = berth_template::yaml::yaml_to_json(document)
+        let json = berth_goyaml::yaml_to_json(document)
             .map_err(|error| format!("cannot read hook {}: {}", hook.path, error.message()))?;
         let Some(json) = json else { continue };
         let value: serde_json::Value =

@@ -12,7 +12,7 @@ use berth_chart::chart::Chart;
 use berth_chart::pipeline::{OnChart, ReleaseOptions as ChartOptions, render_release};
 use berth_chart::render::{Lookup, Release as RenderRelease, RenderOptions, offline};
 use berth_chart::values::ComputeOptions;
-use berth_template::Value;
+use berth_go::Value;
 use std::sync::Arc;
 
 /// How a chart is rendered for a release, beside the release itself (the flags of `install` and `upgrade`).

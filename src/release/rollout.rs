@@ -21,7 +21,7 @@ use super::unlock::unlock;
 use berth_chart::chart::Chart;
 use berth_chart::render::Release as RenderRelease;
 use berth_chart::values::{ReuseMode, reuse_values};
-use berth_template::Value;
+use berth_go::Value;
 
 /// What the caller asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

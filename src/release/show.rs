@@ -7,7 +7,7 @@
 use super::hooks::HookEvent;
 use super::record::{HelmTime, Release};
 use super::values::computed_values;
-use berth_template::Value as GoValue;
+use berth_go::Value as GoValue;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -317,18 +317,18 @@ fn label_set(set: &BTreeMap<String, String>) -> String {
 
 /// Go's `%q` of a plain string (what `unknown (%q)` prints).
 fn go_quote(text: &str) -> String {
-    berth_template::go_quote(text)
+    berth_go::strconv::quote(text)
 }
 
 /// sigs.k8s.io/yaml `Marshal` of a JSON value decoded as Go decodes a record (numbers are `float64`).
 fn yaml(value: &Value, what: &'static str) -> Result<String, ShowError> {
-    berth_template::yaml::to_yaml(&go_value(value, what)?)
+    berth_goyaml::to_yaml(&go_value(value, what)?)
         .map_err(|error| ShowError { what, message: error.message().to_string() })
 }
 
 /// Go's `json.Marshal` of a JSON value decoded as Go decodes a record.
 fn json(value: &Value, what: &'static str) -> Result<String, ShowError> {
-    berth_template::yaml::to_json(&go_value(value, what)?)
+    berth_goyaml::to_json(&go_value(value, what)?)
         .map_err(|error| ShowError { what, message: error.message().to_string() })
 }
 

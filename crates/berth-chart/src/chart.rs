@@ -4,7 +4,7 @@
 //! its [`Chart::dependencies`]), and the paths Helm derives from parent pointers (`ChartPath`,
 //! `ChartFullPath`) are computed while walking down from the root ([`Chart::full_path_of`]).
 
-use berth_template::Value;
+use berth_go::Value;
 use std::sync::Arc;
 
 /// One file of a chart, by its path inside the chart (`templates/deployment.yaml`, `README.md`).
@@ -132,7 +132,7 @@ impl Default for Chart {
             metadata: Metadata::default(),
             lock: None,
             templates: Vec::new(),
-            values: Value::Map(berth_template::Map::new()),
+            values: Value::Map(berth_go::Map::new()),
             schema: None,
             files: Vec::new(),
             raw: Vec::new(),

@@ -5,7 +5,7 @@
 use crate::chart::Chart;
 use crate::render::{ChartRenderError, RenderOptions, RenderedChart, render_chart, validate_release_name};
 use crate::values::{ComputeOptions, ValuesError, check_chart, compute_checked};
-use berth_template::Value;
+use berth_go::Value;
 
 /// A chart rendered for a release.
 #[derive(Debug, Clone)]
@@ -27,7 +27,7 @@ pub enum ChartError {
     #[error(transparent)]
     Values(#[from] ValuesError),
     /// Helm's `availableName` check, made after the chart's checks and before its values are computed.
-    #[error("release name check failed: release name {}: {reason}", crate::go::quote(name))]
+    #[error("release name check failed: release name {}: {reason}", berth_go::strconv::quote(name))]
     ReleaseName { name: String, reason: String },
     #[error(transparent)]
     Render(#[from] ChartRenderError),

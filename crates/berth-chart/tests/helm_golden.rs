@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use berth_chart::chart::Chart;
 use berth_chart::values::{ComputeOptions, ValueFileReader, ValueOptions};
-use berth_template::{Template, Value};
+use berth_go::Value;
+use berth_template::Template;
 
 /// One recorded `helm template` run.
 struct Run {
@@ -159,7 +160,7 @@ fn render_tree(
         let text = String::from_utf8_lossy(&template.data);
         let data = Value::map([("Values", values.clone())]);
         let rendered = Template::new(&name)
-            .funcs(berth_template::helm_functions())
+            .funcs(berth_sprig::helm_functions())
             .parse(&text)
             .and_then(|t| t.execute_to_string(&data))
             .map_err(|e| format!("rendering {name}: {e}"))?;

@@ -4,7 +4,7 @@
 use std::io::{Read, Write};
 
 use berth_chart::values::strvals::{Mode, parse};
-use berth_template::Value;
+use berth_go::Value;
 use proptest::prelude::*;
 
 /// Set lines made mostly of the characters the parser treats specially.

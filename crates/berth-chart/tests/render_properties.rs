@@ -169,7 +169,7 @@ fn write_chart(dir: &std::path::Path, chart: &RandomChart) {
 /// What rendering the chart gave: `Ok(output size)` or the error's text.
 fn render(dir: &std::path::Path, user_values: &str) -> Result<usize, String> {
     let loaded = berth_chart::load::load(dir).map_err(|error| error.to_string())?;
-    let user = berth_template::yaml::load_values(user_values).map_err(|error| error.to_string())?;
+    let user = berth_goyaml::load_values(user_values).map_err(|error| error.to_string())?;
     let options = ReleaseOptions {
         render: RenderOptions {
             release: Release::install("r", "default"),

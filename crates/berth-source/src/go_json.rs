@@ -1,19 +1,10 @@
 //! JSON as Go's `encoding/json` writes Helm's structs: fields in declaration order (not sorted, as maps are),
 //! empty `omitempty` fields left out, `<`, `>`, `&` escaped. For the bytes Helm hashes and stores: the
-//! `Chart.lock` digest (`chart.Dependency`) and an OCI chart's config blob (`chart.Metadata`). Pure.
+//! `Chart.lock` digest (`chart.Dependency`) and an OCI chart's config blob (`chart.Metadata`). Strings and values
+//! are written by berth-go's encoder; this module only lays out the structs. Pure.
 
 use berth_chart::chart::{Dependency, Metadata};
-
-/// A JSON string as Go's encoder writes it.
-pub fn string(text: &str) -> String {
-    let mut out = serde_json::to_string(text).unwrap_or_default();
-    for (from, to) in
-        [("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u{2028}", "\\u2028"), ("\u{2029}", "\\u2029")]
-    {
-        out = out.replace(from, to);
-    }
-    out
-}
+use berth_go::json::quote;
 
 /// An object of already-encoded fields, in order.
 struct Object(Vec<(&'static str, String)>);
@@ -21,14 +12,13 @@ struct Object(Vec<(&'static str, String)>);
 impl Object {
     fn text(&mut self, name: &'static str, value: &str, omit_empty: bool) {
         if !(omit_empty && value.is_empty()) {
-            self.0.push((name, string(value)));
+            self.0.push((name, quote(value)));
         }
     }
 
     fn strings(&mut self, name: &'static str, values: &[String]) {
         if !values.is_empty() {
-            self.0
-                .push((name, format!("[{}]", values.iter().map(|value| string(value)).collect::<Vec<_>>().join(","))));
+            self.0.push((name, format!("[{}]", values.iter().map(|value| quote(value)).collect::<Vec<_>>().join(","))));
         }
     }
 
@@ -37,18 +27,15 @@ impl Object {
     }
 
     fn finish(self) -> String {
-        let fields: Vec<String> = self.0.into_iter().map(|(name, value)| format!("{}:{value}", string(name))).collect();
+        let fields: Vec<String> = self.0.into_iter().map(|(name, value)| format!("{}:{value}", quote(name))).collect();
         format!("{{{}}}", fields.join(","))
     }
 }
 
-/// `json.Marshal` of one template value (a Go map sorts its keys; Sprig's `toJson` is the same encoder).
-fn value(value: &berth_template::Value) -> String {
-    let functions = berth_template::helm_functions();
-    match functions.get("toJson").map(|to_json| to_json(std::slice::from_ref(value))) {
-        Some(Ok(berth_template::Value::String(text))) => text.to_string(),
-        _ => "null".to_string(),
-    }
+/// `json.Marshal` of one template value (a Go map sorts its keys); what JSON cannot hold (NaN) gives "", as
+/// Helm's `toJson` gives it.
+fn value(value: &berth_go::Value) -> String {
+    berth_go::json::marshal(value).unwrap_or_default()
 }
 
 /// `chart.Dependency`.
@@ -107,7 +94,7 @@ pub fn metadata(metadata: &Metadata) -> String {
         let mut annotations: Vec<&(String, String)> = metadata.annotations.iter().collect();
         annotations.sort();
         let entries: Vec<String> =
-            annotations.iter().map(|(key, value)| format!("{}:{}", string(key), string(value))).collect();
+            annotations.iter().map(|(key, value)| format!("{}:{}", quote(key), quote(value))).collect();
         object.raw("annotations", format!("{{{}}}", entries.join(",")));
     }
     object.text("kubeVersion", &metadata.kube_version, true);
@@ -130,7 +117,7 @@ pub fn dependency_pair(a: &[Dependency], b: &[Dependency]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use berth_template::Value;
+    use berth_go::Value;
 
     #[test]
     fn struct_fields_keep_their_order() {

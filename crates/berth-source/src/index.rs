@@ -4,7 +4,7 @@
 //!
 //! Pure: parsing and resolution over bytes already read.
 
-use berth_template::semver::{Constraints, Version};
+use berth_sprig::semver::{Constraints, Version};
 use serde_json::{Map, Value as Json};
 use std::cmp::Ordering;
 
@@ -59,7 +59,7 @@ impl IndexFile {
         let json: Json = match serde_json::from_slice(data) {
             Ok(json) => json,
             Err(_) => {
-                let text = berth_template::yaml::yaml_to_json(data)
+                let text = berth_goyaml::yaml_to_json(data)
                     .map_err(|error| error.to_string())?
                     .unwrap_or_else(|| "null".to_string());
                 serde_json::from_str(&text).map_err(|error| error.to_string())?

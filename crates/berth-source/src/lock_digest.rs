@@ -3,7 +3,7 @@
 //! berth wrote and the other way round. Also the lock file's text (`yaml.Marshal` of `chart.Lock`). Pure.
 
 use berth_chart::chart::{Dependency, Lock};
-use berth_template::Value;
+use berth_go::Value;
 use sha2::{Digest as _, Sha256};
 
 /// `HashReq(req, lock)`.
@@ -26,7 +26,7 @@ pub fn render_lock(lock: &Lock) -> String {
         ("digest", Value::from(lock.digest.as_str())),
         ("dependencies", Value::list(lock.dependencies.iter().map(Dependency::json_view))),
     ]);
-    berth_template::yaml::to_yaml(&value).unwrap_or_default()
+    berth_goyaml::to_yaml(&value).unwrap_or_default()
 }
 
 /// The time now as Go's `time.Now()` marshals to JSON (RFC 3339 with nanoseconds, trailing zeros dropped), in

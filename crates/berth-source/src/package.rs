@@ -48,7 +48,7 @@ fn write_chart(out: &mut Vec<u8>, chart: &Chart, prefix: &str, now: ModTime, dep
     if metadata.api_version == "v1" {
         metadata.dependencies.clear();
     }
-    let chart_yaml = berth_template::yaml::to_yaml(&metadata.json_view()).map_err(|error| error.to_string())?;
+    let chart_yaml = berth_goyaml::to_yaml(&metadata.json_view()).map_err(|error| error.to_string())?;
     write_entry(out, &format!("{base}/Chart.yaml"), chart_yaml.as_bytes(), chart.mod_time.unwrap_or(now))?;
     if chart.metadata.api_version == "v2"
         && let Some(lock) = &chart.lock

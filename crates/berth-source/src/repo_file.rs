@@ -2,7 +2,7 @@
 //! pkg/cmd/repo_add.go): sigs.k8s.io/yaml over the JSON shape of `repo.File`, so a file written by berth is the
 //! file Helm writes for the same repositories, and a file Helm wrote reads back unchanged.
 
-use berth_template::Value;
+use berth_go::Value;
 use serde_json::Value as Json;
 
 /// One configured repository (`repo.Entry`), every field as Helm keeps it. Never printed whole: `Debug` shows
@@ -90,7 +90,7 @@ impl RepoFile {
     ///
     /// The YAML error, or a field of the wrong type, worded as Helm's decoder words it.
     pub fn parse(data: &[u8]) -> Result<RepoFile, String> {
-        let Some(json) = berth_template::yaml::yaml_to_json(data).map_err(|error| error.to_string())? else {
+        let Some(json) = berth_goyaml::yaml_to_json(data).map_err(|error| error.to_string())? else {
             return Ok(RepoFile::default());
         };
         let json: Json = serde_json::from_str(&json).map_err(|error| error.to_string())?;
@@ -129,7 +129,7 @@ impl RepoFile {
             ("generated", Value::from(self.generated.as_str())),
             ("repositories", Value::list(self.repositories.iter().map(Entry::json_view))),
         ]);
-        berth_template::yaml::to_yaml(&value).map_err(|error| error.to_string())
+        berth_goyaml::to_yaml(&value).map_err(|error| error.to_string())
     }
 
     /// `File.Get`.

@@ -1,5 +1,5 @@
-//! The execution context handed to context functions, through which Helm's `include` and `tpl` run
-//! templates of the set being executed.
+//! How a context function runs templates of the set being executed, through the [`Context`] it is handed (the
+//! type is `env`'s): Helm's `include` and `tpl`.
 //!
 //! `include` executes a named template of the current set with some data and returns its output (Go's
 //! `ExecuteTemplate`). `tpl` parses a text into a copy of the current set, under a name, and executes it;
@@ -10,25 +10,14 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::error::{Result, TemplateError};
-use crate::exec::{Budget, execute_tree};
+use crate::env::{Context, Env, Layer};
+use crate::exec::execute_tree;
 use crate::parse::parse;
-use crate::set::{Env, Layer};
 use crate::slot::Slot;
-use crate::value::Value;
+use berth_go::Value;
+use berth_go::{Result, TemplateError};
 
-/// What a context function can do with the execution that called it.
-pub struct Context<'a> {
-    env: &'a Env,
-    depth: usize,
-    budget: &'a mut Budget,
-}
-
-impl<'a> Context<'a> {
-    pub(crate) fn new(env: &'a Env, depth: usize, budget: &'a mut Budget) -> Self {
-        Context { env, depth, budget }
-    }
-
+impl Context<'_> {
     /// Executes the template `name` of the current set with `data` as dot and `$`, and returns its
     /// output (Go's `ExecuteTemplate`). A nil `data` is Go's nil: fields of it are no value.
     ///
@@ -80,16 +69,6 @@ impl<'a> Context<'a> {
         let mut out = String::new();
         execute_tree(&env, &top, slot_of(data), 0, self.budget, &mut out)?;
         Ok(out)
-    }
-
-    /// Whether the current set has a template named `name`.
-    pub fn has_template(&self, name: &str) -> bool {
-        self.env.lookup(name).is_some()
-    }
-
-    /// The depth of `{{template}}` nesting at the call (0 in a template executed by `execute_template`).
-    pub fn depth(&self) -> usize {
-        self.depth
     }
 }
 

@@ -7,7 +7,7 @@
 //! `functions.go` (and the functions it names) and Helm's `pkg/engine/funcs.go` by
 //! `tests/tools/gen_signatures.py`; regenerate it rather than editing it.
 
-use crate::value::{GoType, Signature};
+use berth_go::{GoType, Signature};
 
 const A: GoType = GoType::Any;
 const S: GoType = GoType::String;

@@ -7,7 +7,7 @@
 //! are invalid). `.Values.half.x` fails with `can't evaluate field x in type interface {}` (the static
 //! type of a map element), `$h.x` with `... in type float64`.
 
-use crate::value::Value;
+use berth_go::Value;
 
 /// Go's `reflect.Value` as the executor sees it.
 #[derive(Debug, Clone, Default)]

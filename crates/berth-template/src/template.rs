@@ -8,26 +8,27 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::context::Context;
-use crate::error::{ExecError, Result, TemplateError};
-use crate::exec::{Budget, MissingKey, execute_tree};
-use crate::function::{Callable, ContextFunc, FuncMap, FuncTable, Function, builtin_table};
+use crate::budget::{Budget, Limits};
+use crate::env::{Callable, Context, ContextFunc, Env, FuncTable, Function, Layer, MissingKey, Options, builtin_table};
+use crate::exec::execute_tree;
+use crate::function::FuncMap;
 use crate::parse::{Tree, parse};
-use crate::set::{Env, Layer, Limits, Options};
 use crate::signatures;
 use crate::slot::Slot;
-use crate::value::{Signature, Value};
+use berth_go::{ExecError, Result, TemplateError};
+use berth_go::{Signature, Value};
 
 /// A template set, named after its main template.
 ///
 /// ```
-/// use berth_template::{Template, MissingKey, tmap};
+/// use berth_go::tmap;
+/// use berth_template::{MissingKey, Template};
 ///
 /// let output = Template::new("greet")
 ///     .missing_key(MissingKey::Error)
 ///     .func("shout", |args| {
 ///         let s = args.first().map(|v| v.to_string()).unwrap_or_default();
-///         Ok(berth_template::Value::String(s.to_uppercase().into()))
+///         Ok(berth_go::Value::String(s.to_uppercase().into()))
 ///     })
 ///     .parse("Hello, {{ .Name | shout }}!")
 ///     .unwrap()
@@ -225,7 +226,7 @@ impl Template {
                 template: self.name.to_string(),
                 location: None,
                 node: String::new(),
-                message: format!("{} is an incomplete or empty template", crate::parse::quote::quote(&self.name)),
+                message: format!("{} is an incomplete or empty template", berth_go::strconv::quote(&self.name)),
                 cause: None,
             }
             .into());
@@ -267,7 +268,7 @@ impl Template {
 
     fn run(&self, tree: &Tree, data: &Value) -> Result<String> {
         let env = self.env();
-        let mut budget = Budget::new(&env);
+        let mut budget = Budget::new(env.options.limits);
         let mut out = String::new();
         let dot = match data {
             Value::Nil => Slot::Invalid,
@@ -298,7 +299,7 @@ impl Template {
         if names.is_empty() {
             return String::new();
         }
-        let quoted: Vec<String> = names.iter().map(|n| crate::parse::quote::quote(n)).collect();
+        let quoted: Vec<String> = names.iter().map(|n| berth_go::strconv::quote(n)).collect();
         format!("; defined templates are: {}", quoted.join(", "))
     }
 }

@@ -5,18 +5,19 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
-use berth_template::{Context, GoType, Limits, Map, MissingKey, Signature, Template, Value};
+use berth_go::{GoType, Map, Signature, Value};
+use berth_template::{Context, Limits, MissingKey, Template};
 use proptest::prelude::*;
 
 const DEADLINE: Duration = Duration::from_secs(10);
 
-fn include(ctx: &mut Context<'_>, args: &[Value]) -> berth_template::Result<Value> {
+fn include(ctx: &mut Context<'_>, args: &[Value]) -> berth_go::Result<Value> {
     let name = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
     let data = args.get(1).cloned().unwrap_or(Value::Nil);
     ctx.execute_template(&name, &data).map(|s| Value::String(s.into()))
 }
 
-fn tpl(ctx: &mut Context<'_>, args: &[Value]) -> berth_template::Result<Value> {
+fn tpl(ctx: &mut Context<'_>, args: &[Value]) -> berth_go::Result<Value> {
     let text = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
     let data = args.get(1).cloned().unwrap_or(Value::Nil);
     ctx.execute_text("gotpl", &text, &data).map(|s| Value::String(s.into()))

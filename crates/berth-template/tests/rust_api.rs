@@ -4,8 +4,9 @@
 extern crate alloc;
 use alloc::sync::Arc;
 
-use berth_template::Value;
-use berth_template::{MissingKey, Template, tmap};
+use berth_go::Value;
+use berth_go::tmap;
+use berth_template::{MissingKey, Template};
 
 // RAII helper for filesystem-backed tests. Builds a per-process, per-label
 // directory under `std::env::temp_dir()` so concurrent runs of the same test
@@ -19,7 +20,7 @@ use berth_template::{MissingKey, Template, tmap};
 // Value::Function variant and call builtin
 #[test]
 fn test_call_function_value() {
-    let adder: berth_template::ValueFunc = Arc::new(|args: &[Value]| {
+    let adder: berth_go::ValueFunc = Arc::new(|args: &[Value]| {
         let sum: i64 = args.iter().filter_map(|a| a.as_int()).sum();
         Ok(Value::Int(sum))
     });
@@ -35,7 +36,7 @@ fn test_call_function_value() {
 
 #[test]
 fn test_function_value_truthy() {
-    let f: berth_template::ValueFunc = Arc::new(|_| Ok(Value::Int(42)));
+    let f: berth_go::ValueFunc = Arc::new(|_| Ok(Value::Int(42)));
     let data = Value::Function(f);
     assert!(data.is_truthy());
 }
@@ -184,7 +185,7 @@ fn test_clone_unparsed_template() {
 // ToValue implementations
 #[test]
 fn test_to_value_integers() {
-    use berth_template::ToValue;
+    use berth_go::ToValue;
 
     // Signed integers → Value::Int.
     assert_eq!(42i8.to_value(), Value::Int(42));
@@ -202,7 +203,7 @@ fn test_to_value_integers() {
 
 #[test]
 fn test_to_value_floats() {
-    use berth_template::ToValue;
+    use berth_go::ToValue;
 
     assert_eq!(1.5f64.to_value(), Value::Float(1.5));
     // f32 → f64 conversion
@@ -217,7 +218,7 @@ fn test_to_value_floats() {
 #[test]
 fn test_to_value_cow_str() {
     use alloc::borrow::Cow;
-    use berth_template::ToValue;
+    use berth_go::ToValue;
 
     let borrowed: Cow<'_, str> = Cow::Borrowed("hello");
     assert_eq!(borrowed.to_value(), Value::String("hello".into()));
@@ -228,7 +229,7 @@ fn test_to_value_cow_str() {
 
 #[test]
 fn test_to_value_slice_and_array() {
-    use berth_template::ToValue;
+    use berth_go::ToValue;
 
     let arr = [1i64, 2, 3];
     assert_eq!(arr.to_value(), Value::List(vec![Value::Int(1), Value::Int(2), Value::Int(3)].into()));
@@ -240,7 +241,7 @@ fn test_to_value_slice_and_array() {
 #[test]
 fn test_to_value_vecdeque() {
     use alloc::collections::VecDeque;
-    use berth_template::ToValue;
+    use berth_go::ToValue;
 
     let mut vd = VecDeque::new();
     vd.push_back(1i64);
@@ -251,7 +252,7 @@ fn test_to_value_vecdeque() {
 #[test]
 fn test_to_value_linked_list() {
     use alloc::collections::LinkedList;
-    use berth_template::ToValue;
+    use berth_go::ToValue;
 
     let mut ll = LinkedList::new();
     ll.push_back("a");
@@ -262,7 +263,7 @@ fn test_to_value_linked_list() {
 #[test]
 fn test_to_value_btreeset() {
     use alloc::collections::BTreeSet;
-    use berth_template::ToValue;
+    use berth_go::ToValue;
 
     let mut s = BTreeSet::new();
     s.insert(3i64);
@@ -275,7 +276,7 @@ fn test_to_value_btreeset() {
 #[test]
 fn test_to_value_btreemap_str_keys() {
     use alloc::collections::BTreeMap;
-    use berth_template::ToValue;
+    use berth_go::ToValue;
 
     let mut m = BTreeMap::new();
     m.insert("x", 1i64);
@@ -286,7 +287,7 @@ fn test_to_value_btreemap_str_keys() {
 
 #[test]
 fn test_to_value_hashmap() {
-    use berth_template::ToValue;
+    use berth_go::ToValue;
     use std::collections::HashMap;
 
     let mut m = HashMap::new();
@@ -302,7 +303,7 @@ fn test_to_value_hashmap() {
 
 #[test]
 fn test_to_value_hashset() {
-    use berth_template::ToValue;
+    use berth_go::ToValue;
     use std::collections::HashSet;
 
     let mut s = HashSet::new();
@@ -356,7 +357,7 @@ fn test_from_arc_payloads_are_zero_copy() {
         panic!("expected Value::List");
     }
 
-    let m = berth_template::Map::new();
+    let m = berth_go::Map::new();
     let v = Value::from(m.clone());
     if let Value::Map(ref inner) = v {
         assert!(inner.ptr_eq(&m));
@@ -637,7 +638,7 @@ fn test_method_substitute_via_call_on_function_field() {
     // store a `Value::Function` in the Map and invoke it with `call`. The
     // function's `Err(...)` becomes an execution error, mirroring the
     // method-error semantics described in the TODO.
-    let f: berth_template::ValueFunc = Arc::new(|_args| Err(berth_template::TemplateError::Exec("boom".into())));
+    let f: berth_go::ValueFunc = Arc::new(|_args| Err(berth_go::TemplateError::Exec("boom".into())));
     let data = tmap! { "Method" => Value::Function(f) };
     let err = Template::new("t").parse("{{call .Method}}").unwrap().execute_to_string(&data).unwrap_err();
     assert!(err.to_string().contains("boom"), "got: {err}");
@@ -651,9 +652,8 @@ fn test_method_substitute_chained_call_propagates_error() {
     // stage must not run, and the original error must surface unchanged —
     // closing the gap that Go's chained `t.Method1.Method2.Method3` covers
     // via reflection (we route it through `call` instead).
-    let ok_fn: berth_template::ValueFunc = Arc::new(|_args| Ok(Value::String("hello".into())));
-    let bad_fn: berth_template::ValueFunc =
-        Arc::new(|_args| Err(berth_template::TemplateError::Exec("middle failed".into())));
+    let ok_fn: berth_go::ValueFunc = Arc::new(|_args| Ok(Value::String("hello".into())));
+    let bad_fn: berth_go::ValueFunc = Arc::new(|_args| Err(berth_go::TemplateError::Exec("middle failed".into())));
     let data = tmap! {
         "First" => Value::Function(ok_fn),
         "Middle" => Value::Function(bad_fn),
@@ -741,7 +741,7 @@ fn test_successive_parse_calls_define_override_last_wins() {
 
 #[test]
 fn test_option_none_collapses_to_untyped_nil() {
-    use berth_template::ToValue;
+    use berth_go::ToValue;
     let n: Option<i64> = None;
     assert_eq!(n.to_value(), Value::Nil);
 }
@@ -778,7 +778,7 @@ fn test_option_none_is_falsy_in_if() {
 fn test_unsupported_type_via_to_value_string_bridge() {
     // A made-up complex-number-ish struct. The template engine sees it as a
     // string via `ToValue`, no special handling required.
-    use berth_template::ToValue;
+    use berth_go::ToValue;
     struct ComplexLike {
         re: f64,
         im: f64,
@@ -952,7 +952,7 @@ fn test_parser_stops_at_first_error_pinned() {
     //      that swallows-then-reports.
     let err = Template::new("t").parse("a {{}}\n b {{}} c").expect_err("expected parse error");
     match err {
-        berth_template::TemplateError::Parse(e) => assert_eq!(e.line, 1, "should report the first {{}}"),
+        berth_go::TemplateError::Parse(e) => assert_eq!(e.line, 1, "should report the first {{}}"),
         other => panic!("expected single Parse variant, got {other:?}"),
     }
 }
@@ -1129,7 +1129,7 @@ fn test_runtime_error_inside_range_has_position() {
 
 #[test]
 fn test_uint_u64_max_renders_unsigned() {
-    use berth_template::ToValue;
+    use berth_go::ToValue;
     assert_eq!(u64::MAX.to_value(), Value::Uint(u64::MAX));
 
     let data = tmap! { "U" => u64::MAX };
@@ -1141,7 +1141,7 @@ fn test_uint_u64_max_renders_unsigned() {
 fn test_uint_usize_max_to_value() {
     // usize maps through the unsigned family. On 64-bit targets usize::MAX is
     // u64::MAX; on 32-bit targets it is u32::MAX — both are exact as Uint.
-    use berth_template::ToValue;
+    use berth_go::ToValue;
     assert_eq!(usize::MAX.to_value(), Value::Uint(usize::MAX as u64));
 }
 
@@ -1153,12 +1153,12 @@ struct KubeVersion {
     minor: &'static str,
 }
 
-impl berth_template::Object for KubeVersion {
+impl berth_go::Object for KubeVersion {
     fn type_name(&self) -> &str {
         "*common.KubeVersion"
     }
-    fn kind(&self) -> berth_template::Kind {
-        berth_template::Kind::Ptr
+    fn kind(&self) -> berth_go::Kind {
+        berth_go::Kind::Ptr
     }
     fn field(&self, name: &str) -> Option<Value> {
         match name {
@@ -1167,10 +1167,10 @@ impl berth_template::Object for KubeVersion {
             _ => None,
         }
     }
-    fn method(&self, name: &str) -> Option<berth_template::Signature> {
-        (name == "String").then_some(berth_template::Signature::fixed(&[]))
+    fn method(&self, name: &str) -> Option<berth_go::Signature> {
+        (name == "String").then_some(berth_go::Signature::fixed(&[]))
     }
-    fn call_method(&self, _name: &str, _args: &[Value]) -> berth_template::Result<Value> {
+    fn call_method(&self, _name: &str, _args: &[Value]) -> berth_go::Result<Value> {
         Ok(Value::String(format!("v{}.{}.0", self.major, self.minor).into()))
     }
     fn fmt_value(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -1199,9 +1199,9 @@ fn test_object_fields_methods_and_printing() {
 
 #[test]
 fn test_map_mutation_is_seen_by_every_holder() {
-    let set = |args: &[Value]| -> berth_template::Result<Value> {
+    let set = |args: &[Value]| -> berth_go::Result<Value> {
         let (Some(Value::Map(m)), Some(Value::String(k)), Some(v)) = (args.first(), args.get(1), args.get(2)) else {
-            return Err(berth_template::TemplateError::Exec("set: bad args".into()));
+            return Err(berth_go::TemplateError::Exec("set: bad args".into()));
         };
         m.insert(k.clone(), v.clone());
         Ok(Value::Map(m.clone()))
@@ -1221,7 +1221,7 @@ fn test_map_mutation_is_seen_by_every_holder() {
 
 #[test]
 fn test_self_containing_map_prints_an_error_not_a_crash() {
-    let m = berth_template::Map::new();
+    let m = berth_go::Map::new();
     m.insert("self", Value::Map(m.clone()));
     let v = Value::Map(m.clone());
     assert!(v.to_go_string().is_err());
@@ -1234,7 +1234,7 @@ fn test_self_containing_map_prints_an_error_not_a_crash() {
 
 #[test]
 fn test_function_in_map_field_is_not_called_implicitly() {
-    let f: berth_template::ValueFunc = Arc::new(|args| Ok(Value::Int(args.len() as i64)));
+    let f: berth_go::ValueFunc = Arc::new(|args| Ok(Value::Int(args.len() as i64)));
     let data = tmap! { "fn" => Value::Function(f) };
     let run = |text: &str| Template::new("t").parse(text).unwrap().execute_to_string(&data);
     assert_eq!(run("{{ call .fn 1 2 }}").unwrap(), "2");
@@ -1255,11 +1255,11 @@ fn test_function_in_map_field_is_not_called_implicitly() {
 
 #[test]
 fn test_context_function_executes_templates_of_the_current_set() {
-    fn tpl(ctx: &mut berth_template::Context<'_>, args: &[Value]) -> berth_template::Result<Value> {
+    fn tpl(ctx: &mut berth_template::Context<'_>, args: &[Value]) -> berth_go::Result<Value> {
         let text = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
         ctx.execute_text("gotpl", &text, args.get(1).unwrap_or(&Value::Nil)).map(Value::from)
     }
-    fn include(ctx: &mut berth_template::Context<'_>, args: &[Value]) -> berth_template::Result<Value> {
+    fn include(ctx: &mut berth_template::Context<'_>, args: &[Value]) -> berth_go::Result<Value> {
         let name = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
         ctx.execute_template(&name, args.get(1).unwrap_or(&Value::Nil)).map(Value::from)
     }
@@ -1284,6 +1284,6 @@ fn test_sets_values_and_errors_cross_threads() {
     fn send_sync<T: Send + Sync>() {}
     send_sync::<Template>();
     send_sync::<Value>();
-    send_sync::<berth_template::Map>();
-    send_sync::<berth_template::TemplateError>();
+    send_sync::<berth_go::Map>();
+    send_sync::<berth_go::TemplateError>();
 }

@@ -4,15 +4,16 @@
 
 use std::time::Instant;
 
-use berth_template::{Context, GoType, MissingKey, Signature, Template, Value};
+use berth_go::{GoType, Signature, Value};
+use berth_template::{Context, MissingKey, Template};
 
-fn include(ctx: &mut Context<'_>, args: &[Value]) -> berth_template::Result<Value> {
+fn include(ctx: &mut Context<'_>, args: &[Value]) -> berth_go::Result<Value> {
     let name = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
     let data = args.get(1).cloned().unwrap_or(Value::Nil);
     ctx.execute_template(&name, &data).map(|s| Value::String(s.into()))
 }
 
-fn tpl(ctx: &mut Context<'_>, args: &[Value]) -> berth_template::Result<Value> {
+fn tpl(ctx: &mut Context<'_>, args: &[Value]) -> berth_go::Result<Value> {
     let text = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
     let data = args.get(1).cloned().unwrap_or(Value::Nil);
     ctx.execute_text("gotpl", &text, &data).map(|s| Value::String(s.into()))

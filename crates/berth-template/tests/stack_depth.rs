@@ -4,9 +4,10 @@
 //! These tests measure the cost of one nested `include` (a context function executing a template) and of
 //! one `{{template}}` call, and check that recursion stops with a clear error on a small default stack.
 
-use berth_template::{Context, GoType, Limits, Signature, Template, Value};
+use berth_go::{GoType, Signature, Value};
+use berth_template::{Context, Limits, Template};
 
-fn include(ctx: &mut Context<'_>, args: &[Value]) -> berth_template::Result<Value> {
+fn include(ctx: &mut Context<'_>, args: &[Value]) -> berth_go::Result<Value> {
     let name = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
     let data = args.get(1).cloned().unwrap_or(Value::Nil);
     ctx.execute_template(&name, &data).map(|s| Value::String(s.into()))

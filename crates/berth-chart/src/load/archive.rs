@@ -6,7 +6,7 @@ use std::io::Read;
 
 use super::gzip::{GzipError, GzipReader};
 use super::tar::{TYPE_LINK, TYPE_SYMLINK, TYPE_X_GLOBAL_HEADER, TYPE_X_HEADER, TarError, TarReader};
-use crate::go::quote;
+use berth_go::strconv::quote;
 
 /// `MaxDecompressedChartSize`: 100 MiB of file contents per archive.
 pub const MAX_DECOMPRESSED_CHART_SIZE: i64 = 100 * 1024 * 1024;

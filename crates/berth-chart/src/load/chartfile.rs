@@ -6,11 +6,12 @@
 
 use std::sync::Arc;
 
-use berth_template::yaml::{GoShape, GoStruct, unmarshal_typed};
-use berth_template::{Map, Value};
+use berth_go::{Map, Value};
+use berth_goyaml::{GoShape, GoStruct, unmarshal_typed};
 
 use crate::chart::{Dependency, Lock, Maintainer, Metadata};
-use crate::go::{is_print, is_space, quote};
+use berth_go::strconv::{is_print, quote};
+use berth_go::strings::is_space;
 
 /// The Go types Helm unmarshals chart files into, for the YAML reader's typed decoding (which applies
 /// sigs.k8s.io/yaml's string coercions and `encoding/json`'s field matching and type errors).

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use super::archive::{BufferedFile, MAX_DECOMPRESSED_FILE_SIZE, clean_path};
 use super::ignore::{HELM_IGNORE, Rules};
-use crate::go::{os_error, quote};
+use crate::go::os_error;
+use berth_go::strconv::quote;
 
 const UTF8_BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
 /// Directory levels followed below the chart root.

@@ -13,7 +13,8 @@ use std::path::{Component, Path, PathBuf};
 use super::LoadError;
 use super::archive::{ArchiveError, link_leaves_chart, read_archive};
 use super::chartfile::{RawMetadata, decode_metadata};
-use crate::go::{errno_text, quote};
+use crate::go::errno_text;
+use berth_go::strconv::quote;
 
 /// Why a chart could not be written out; nothing was.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -38,7 +38,7 @@ pub(crate) fn load_files(files: Vec<BufferedFile>, context: &mut LoadContext, de
                 chart.lock = Some(decode_lock(&file.data).map_err(|error| format!("cannot load Chart.lock: {error}"))?);
             }
             "values.yaml" => {
-                chart.values = berth_template::yaml::load_values(&file.data)
+                chart.values = berth_goyaml::load_values(&file.data)
                     .map_err(|error| format!("cannot load values.yaml: {}", error.message()))?;
             }
             "values.schema.json" => {
@@ -146,7 +146,7 @@ fn extension(name: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use berth_template::Value;
+    use berth_go::Value;
 
     fn file(name: &str, data: &str) -> BufferedFile {
         BufferedFile::new(name, data.as_bytes())

@@ -52,7 +52,7 @@ impl Rules {
 
     /// `parseRule`.
     fn parse_rule(&mut self, rule: &str) -> Result<(), String> {
-        let rule = rule.trim_matches(crate::go::is_space);
+        let rule = rule.trim_matches(berth_go::strings::is_space);
         if rule.is_empty() || rule.starts_with('#') {
             return Ok(());
         }

@@ -79,7 +79,7 @@ impl LoadContext {
 /// is configured: `non-absolute URLs should be in form of repo_name/path_to_chart, got: x`, `repo r not found`;
 /// charts by URL (`oci://`, `https://`) are refused.
 pub fn locate(name: &str) -> Result<std::path::PathBuf, LoadError> {
-    let name = name.trim_matches(crate::go::is_space);
+    let name = name.trim_matches(berth_go::strings::is_space);
     if std::fs::metadata(name).is_ok() {
         let absolute = if name.starts_with('/') {
             name.to_string()
@@ -91,12 +91,12 @@ pub fn locate(name: &str) -> Result<std::path::PathBuf, LoadError> {
         return Ok(std::path::PathBuf::from(archive::clean_path(&absolute)));
     }
     if name.starts_with('/') || name.starts_with('.') {
-        return Err(LoadError::new(format!("path {} not found", crate::go::quote(name))));
+        return Err(LoadError::new(format!("path {} not found", berth_go::strconv::quote(name))));
     }
     if name.contains("://") {
         return Err(LoadError::new(format!(
             "cannot fetch chart {}: berth reads local chart directories and archives only",
-            crate::go::quote(name)
+            berth_go::strconv::quote(name)
         )));
     }
     match name.split_once('/') {

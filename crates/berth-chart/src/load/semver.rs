@@ -1,34 +1,19 @@
 //! Masterminds/semver v3.4.0 as the loader and dependency processing use it (`NewVersion` for
-//! `Metadata.Validate`, `NewConstraint` + `Check` for `IsCompatibleRange`), reached through the Sprig port's
-//! `semver` and `semverCompare` functions so there is one semver implementation in berth.
+//! `Metadata.Validate`, `NewConstraint` + `Check` for `IsCompatibleRange`): berth-sprig's port, the one semver
+//! implementation in berth.
 
-use std::sync::{Arc, OnceLock};
-
-use berth_template::{FuncMap, Value, ValueFunc};
-
-fn function(name: &str) -> Option<ValueFunc> {
-    static FUNCTIONS: OnceLock<FuncMap> = OnceLock::new();
-    let functions = FUNCTIONS.get_or_init(|| {
-        let mut functions = FuncMap::new();
-        berth_template::sprig::register(&mut functions);
-        functions
-    });
-    functions.get(name).map(Arc::clone)
-}
+use berth_sprig::semver::{Constraints, Version};
 
 /// `semver.NewVersion(version)` succeeds.
 pub(crate) fn is_valid(version: &str) -> bool {
-    match function("semver") {
-        Some(semver) => semver(&[Value::from(version)]).is_ok(),
-        None => false,
-    }
+    Version::parse(version).is_ok()
 }
 
 /// `IsCompatibleRange`: the version parses, the constraint parses, and the version meets it.
 pub(crate) fn is_compatible_range(constraint: &str, version: &str) -> bool {
-    match function("semverCompare") {
-        Some(compare) => matches!(compare(&[Value::from(constraint), Value::from(version)]), Ok(Value::Bool(true))),
-        None => false,
+    match (Constraints::parse(constraint), Version::parse(version)) {
+        (Ok(constraints), Ok(version)) => constraints.check(&version),
+        _ => false,
     }
 }
 

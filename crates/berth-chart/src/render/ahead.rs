@@ -9,7 +9,7 @@
 use super::engine::{RenderError, RenderOptions, render_templates};
 use super::output::{DocumentRead, HEAD_READER_STACK_BYTES, ReadFiles, split_manifests};
 use crate::chart::Chart;
-use berth_template::Value;
+use berth_go::Value;
 use std::collections::BTreeMap;
 use std::sync::mpsc;
 

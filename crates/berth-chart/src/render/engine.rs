@@ -8,7 +8,9 @@
 use super::errors::{WARN_END, WARN_START, parse_error, render_error};
 use super::objects::{Capabilities, Files};
 use crate::chart::Chart;
-use berth_template::{GoType, Limits, Map, MissingKey, Signature, Template, TemplateError, Value};
+use berth_go::strconv::quote;
+use berth_go::{GoType, Map, Signature, TemplateError, Value};
+use berth_template::{Limits, MissingKey, Template};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
@@ -285,7 +287,7 @@ fn sort_templates<'a>(names: impl Iterator<Item = &'a String>) -> Vec<String> {
 
 /// `toYaml` as templates call it, for `.Files.AsConfig` and `.AsSecrets`.
 fn yaml_writer() -> Arc<dyn Fn(&Value) -> String + Send + Sync> {
-    let functions = berth_template::helm_functions();
+    let functions = berth_sprig::helm_functions();
     match functions.get("toYaml").cloned() {
         Some(to_yaml) => Arc::new(move |value: &Value| match to_yaml(std::slice::from_ref(value)) {
             Ok(Value::String(text)) => text.to_string(),
@@ -306,10 +308,8 @@ pub const RENDER_STACK_SIZE: usize = 64 * 1024 * 1024;
 fn template_set(options: &RenderOptions) -> Template {
     let included: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
     let limits = Limits { stack_budget: STACK_BUDGET, ..Limits::default() };
-    let template = Template::new("gotpl")
-        .missing_key(MissingKey::ZeroValue)
-        .limits(limits)
-        .funcs(berth_template::helm_functions());
+    let template =
+        Template::new("gotpl").missing_key(MissingKey::ZeroValue).limits(limits).funcs(berth_sprig::helm_functions());
     let include_counts = included.clone();
     let template = template.context_func(
         "include",
@@ -341,11 +341,11 @@ fn template_set(options: &RenderOptions) -> Template {
             match context.execute_text("gotpl", &text, &data) {
                 Ok(output) => Ok(Value::from(output.replace("<no value>", "").as_str())),
                 Err(error @ TemplateError::Parse(_)) => {
-                    Err(TemplateError::msg(format!("cannot parse template {}: {error}", go_quote(&text))))
+                    Err(TemplateError::msg(format!("cannot parse template {}: {error}", quote(&text))))
                 }
                 Err(error) => Err(TemplateError::msg(format!(
                     "error during tpl function execution for {}: {error}",
-                    go_quote(&text)
+                    quote(&text)
                 ))),
             }
         });
@@ -382,15 +382,5 @@ fn decrement(counts: &Mutex<HashMap<String, usize>>, name: &str) {
         && let Some(count) = counts.get_mut(name)
     {
         *count = count.saturating_sub(1);
-    }
-}
-
-/// Go's `%q` of a string, as Sprig's `quote` writes it.
-fn go_quote(text: &str) -> String {
-    static QUOTE: std::sync::LazyLock<Option<berth_template::ValueFunc>> =
-        std::sync::LazyLock::new(|| berth_template::helm_functions().get("quote").cloned());
-    match QUOTE.as_ref().map(|quote| quote(&[Value::from(text)])) {
-        Some(Ok(Value::String(quoted))) => quoted.to_string(),
-        _ => format!("{text:?}"),
     }
 }

@@ -4,7 +4,7 @@
 //! a trace, one entry per template of the `include` chain, unless some link of the chain is not a template
 //! error, in which case Go's one-line error is kept.
 
-use berth_template::TemplateError;
+use berth_go::TemplateError;
 
 /// Where Helm marks a `required`/`fail` message inside the error text.
 pub(super) const WARN_START: &str = "HELM_ERR_START";

@@ -3,7 +3,7 @@
 //! release, the document's JSON object read in the same pass.
 
 use super::output::Head;
-use berth_template::yaml::{ManifestHead, read_manifest_head, read_manifest_object};
+use berth_goyaml::{ManifestHead, read_manifest_head, read_manifest_object};
 
 /// Reads `document`'s head.
 ///

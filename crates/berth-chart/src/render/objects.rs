@@ -4,7 +4,7 @@
 
 use super::glob::Glob;
 use base64::Engine as _;
-use berth_template::{GoType, Kind, Object, Result, Signature, TemplateError, Value};
+use berth_go::{GoType, Kind, Object, Result, Signature, TemplateError, Value};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
@@ -30,7 +30,7 @@ impl KubeVersion {
     /// Kubernetes' messages: `could not parse "x" as version`, `illegal version string "1"`, `illegal
     /// zero-prefixed version component "01" in "01.2"`, `illegal non-numeric version component ...`.
     pub fn parse(text: &str) -> std::result::Result<KubeVersion, String> {
-        let quoted = crate::go::quote(text);
+        let quoted = berth_go::strconv::quote(text);
         let rest = text.trim_start_matches(['\t', '\n', '\x0c', '\r', ' ']);
         let rest = rest.strip_prefix('v').unwrap_or(rest);
         let bytes = rest.as_bytes();
@@ -51,15 +51,15 @@ impl KubeVersion {
             if index == 0 && component.starts_with('0') && *component != "0" {
                 return Err(format!(
                     "illegal zero-prefixed version component {} in {quoted}",
-                    crate::go::quote(component)
+                    berth_go::strconv::quote(component)
                 ));
             }
             let number = component.parse::<u64>().map_err(|_| {
                 format!(
                     "illegal non-numeric version component {} in {quoted}: strconv.ParseUint: parsing {}: value out \
                      of range",
-                    crate::go::quote(component),
-                    crate::go::quote(component)
+                    berth_go::strconv::quote(component),
+                    berth_go::strconv::quote(component)
                 )
             })?;
             numbers.push(number.to_string());

@@ -173,7 +173,7 @@ pub const INSTALL_ORDER: [&str; 38] = [
 
 /// Splits a rendered file into its documents, trimmed, empty ones dropped (`releaseutil.SplitManifests`).
 pub fn split_manifests(text: &str) -> Vec<String> {
-    berth_template::yaml::split_manifests(text)
+    berth_goyaml::split_manifests(text)
 }
 
 /// Go's `strings.TrimSpace`: Unicode white space at both ends.

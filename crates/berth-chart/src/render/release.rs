@@ -7,7 +7,7 @@ use super::engine::{RenderError, RenderOptions};
 use super::head::{read_head, read_head_and_object};
 use super::output::{CrdFile, DocumentRead, Hook, Manifest, SortError, sort_manifests};
 use crate::chart::Chart;
-use berth_template::Value;
+use berth_go::Value;
 
 const NOTES: &str = "NOTES.txt";
 
@@ -106,7 +106,7 @@ fn check_kube_version(chart: &Chart, options: &RenderOptions) -> Result<(), Char
         return Ok(());
     }
     let actual = &options.capabilities.kube_version;
-    let functions = berth_template::helm_functions();
+    let functions = berth_sprig::helm_functions();
     let compatible = functions
         .get("semverCompare")
         .map(|compare| compare(&[Value::from(required.as_str()), Value::from(actual.string())]))

@@ -8,10 +8,11 @@
 
 use std::collections::BTreeSet;
 
-use berth_template::{Map, Value};
+use berth_go::{Map, Value};
 
 use crate::chart::Chart;
-use crate::go::{format_t, quote};
+use crate::go::format_t;
+use berth_go::strconv::quote;
 
 /// `common.GlobalKey`.
 pub(crate) const GLOBAL_KEY: &str = "global";
@@ -52,14 +53,14 @@ pub(crate) fn copy_values(values: &Value) -> Result<Map, String> {
 /// Copies every map and list of `value`; leaves are shared.
 pub(crate) fn deep_copy(value: &Value) -> Result<Value, String> {
     enum Frame {
-        Map(std::vec::IntoIter<(std::sync::Arc<str>, Value)>, berth_template::Entries, Option<std::sync::Arc<str>>),
+        Map(std::vec::IntoIter<(std::sync::Arc<str>, Value)>, berth_go::Entries, Option<std::sync::Arc<str>>),
         List(std::vec::IntoIter<Value>, Vec<Value>),
     }
     fn open(value: &Value) -> Option<Frame> {
         match value {
             Value::Map(map) => {
                 let entries: Vec<_> = map.snapshot().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-                Some(Frame::Map(entries.into_iter(), berth_template::Entries::new(), None))
+                Some(Frame::Map(entries.into_iter(), berth_go::Entries::new(), None))
             }
             Value::List(items) => {
                 let pending: Vec<Value> = items.iter().cloned().collect();
@@ -295,7 +296,7 @@ mod tests {
     use crate::chart::Metadata;
 
     fn yaml(text: &str) -> Value {
-        berth_template::yaml::load_values(text).unwrap()
+        berth_goyaml::load_values(text).unwrap()
     }
 
     fn chart(name: &str, values: &str, dependencies: Vec<Chart>) -> Chart {

@@ -2,7 +2,7 @@
 //! copied under another name, possibly twice), `tags` and `condition` deciding which subcharts stay, disabled
 //! ones removed, then `import-values` (child paths, `exports`) merged into each parent's values, bottom-up.
 
-use berth_template::{Map, Value};
+use berth_go::{Map, Value};
 
 use super::coalesce::{Warnings, coalesce_tables, coalesce_values, copy_values, merge_values};
 use super::table::{PathError, path_value, table};
@@ -102,7 +102,7 @@ fn process_tags(reqs: &mut [Dependency], values: &Map, warnings: &mut Warnings) 
 /// `processDependencyConditions`: the first condition path holding a bool decides.
 fn process_conditions(reqs: &mut [Dependency], values: &Map, path: &str, warnings: &mut Warnings) {
     for req in reqs {
-        for condition in req.condition.trim_matches(crate::go::is_space).split(',') {
+        for condition in req.condition.trim_matches(berth_go::strings::is_space).split(',') {
             if condition.is_empty() {
                 continue;
             }

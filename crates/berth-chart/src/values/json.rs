@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use berth_template::{Map, Value};
+use berth_go::{Map, Value};
 
 /// Go's `maxNestingDepth`.
 const MAX_NESTING_DEPTH: usize = 10000;
@@ -31,7 +31,7 @@ fn quote_char(c: char) -> String {
         '\'' => "'\\''".to_string(),
         '"' => "'\"'".to_string(),
         other => {
-            let quoted = crate::go::quote(&other.to_string());
+            let quoted = berth_go::strconv::quote(&other.to_string());
             format!("'{}'", &quoted[1..quoted.len() - 1])
         }
     }

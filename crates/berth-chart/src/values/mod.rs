@@ -14,7 +14,7 @@ mod schema;
 pub mod strvals;
 mod table;
 
-use berth_template::Value;
+use berth_go::Value;
 
 use crate::chart::Chart;
 
@@ -135,7 +135,7 @@ pub fn reuse_values(
 ) -> Result<Value, ValuesError> {
     let current = match current_values {
         Value::Map(map) => map.clone(),
-        _ => berth_template::Map::new(),
+        _ => berth_go::Map::new(),
     };
     let mut warnings = coalesce::Warnings::default();
     match mode {
@@ -175,10 +175,10 @@ pub enum ReuseMode {
     ResetThenReuse,
 }
 
-fn as_map(value: Value) -> berth_template::Map {
+fn as_map(value: Value) -> berth_go::Map {
     match value {
         Value::Map(map) => map,
-        _ => berth_template::Map::new(),
+        _ => berth_go::Map::new(),
     }
 }
 

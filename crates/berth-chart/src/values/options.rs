@@ -2,7 +2,7 @@
 //! order (each a multi-document values file, deep-merged over the previous), then `--set-json`, `--set`,
 //! `--set-string`, `--set-file` and `--set-literal`, each in the order given.
 
-use berth_template::{Map, Value};
+use berth_go::{Map, Value};
 
 use super::json::unmarshal_object;
 use super::strvals::{Mode, parse_into};
@@ -60,16 +60,16 @@ impl ValueOptions {
         let mut base = Value::Map(Map::new());
         for path in &self.value_files {
             let raw = files.read(path)?;
-            let current = berth_template::yaml::load_values(&raw)
+            let current = berth_goyaml::load_values(&raw)
                 .map_err(|error| format!("failed to parse {path}: {}", error.message()))?;
-            base = berth_template::yaml::merge_maps(&base, &current);
+            base = berth_goyaml::merge_maps(&base, &current);
         }
         let base = match base {
             Value::Map(map) => map,
             _ => Map::new(),
         };
         for value in &self.json_values {
-            let trimmed = value.trim_matches(crate::go::is_space);
+            let trimmed = value.trim_matches(berth_go::strings::is_space);
             if trimmed.starts_with('{') {
                 let parsed =
                     unmarshal_object(trimmed).map_err(|_| format!("failed parsing --set-json data JSON: {value}"))?;
@@ -77,7 +77,7 @@ impl ValueOptions {
                     Some(map) => Value::Map(map),
                     None => Value::Map(Map::new()),
                 };
-                let merged = berth_template::yaml::merge_maps(&Value::Map(base.clone()), &incoming);
+                let merged = berth_goyaml::merge_maps(&Value::Map(base.clone()), &incoming);
                 replace_entries(&base, &merged);
             } else {
                 parse_into(value, &base, Mode::Json).map_err(|_| format!("failed parsing --set-json data {value}"))?;

@@ -18,7 +18,7 @@
 use std::error::Error;
 use std::fmt::Write;
 
-use berth_template::{Map, Value};
+use berth_go::{Map, Value};
 use boon::{CompileError, Compiler, ErrorKind, Schemas, UrlLoader, ValidationError};
 
 use crate::chart::Chart;
@@ -80,9 +80,9 @@ fn compile_error(error: &CompileError, document: &serde_json::Value) -> String {
         CompileError::LoadUrlError { url, src } if src.is::<Refused>() => {
             let written = references(document).into_iter().find(|(_, resolved)| same_document(resolved, url));
             let named = match written {
-                Some((written, resolved)) if written == resolved => berth_template::go_quote(&written),
-                Some((written, resolved)) => format!("{} ({resolved})", berth_template::go_quote(&written)),
-                None => berth_template::go_quote(url),
+                Some((written, resolved)) if written == resolved => berth_go::strconv::quote(&written),
+                Some((written, resolved)) => format!("{} ({resolved})", berth_go::strconv::quote(&written)),
+                None => berth_go::strconv::quote(url),
             };
             format!("values.schema.json: $ref {named} refused: {src}")
         }
@@ -279,7 +279,7 @@ fn display(error: &ValidationError<'_, '_>, out: &mut String, indent: usize) {
 
 /// The jsonschema package's `quote`: Go's `%q` with double quotes unescaped, single quotes escaped, in `'...'`.
 fn quote(text: &str) -> String {
-    let quoted = crate::go::quote(text);
+    let quoted = berth_go::strconv::quote(text);
     let inner = &quoted[1..quoted.len() - 1];
     format!("'{}'", inner.replace("\\\"", "\"").replace('\'', "\\'"))
 }
@@ -297,7 +297,7 @@ fn grouped_int(n: usize) -> String {
 /// integer part grouped by thousands, an exponent written as `×10` and superscript digits (`1.5×10⁰⁶`).
 fn grouped_number(number: &serde_json::Number) -> String {
     let value = number.as_f64().unwrap_or(0.0);
-    let text = berth_template::format_float(value);
+    let text = berth_go::strconv::format_float_g(value);
     let (sign, rest) = match text.strip_prefix('-') {
         Some(rest) => ("-", rest),
         None => ("", text.as_str()),
@@ -351,7 +351,7 @@ fn display_value(value: &serde_json::Value) -> String {
         serde_json::Value::Array(_) | serde_json::Value::Object(_) => "value".to_string(),
         serde_json::Value::Null => "<nil>".to_string(),
         serde_json::Value::Number(n) => match n.as_f64() {
-            Some(f) if n.as_i64().is_none() && n.as_u64().is_none() => berth_template::format_float(f),
+            Some(f) if n.as_i64().is_none() && n.as_u64().is_none() => berth_go::strconv::format_float_g(f),
             _ => n.to_string(),
         },
         other => other.to_string(),
@@ -370,7 +370,7 @@ fn message(kind: &ErrorKind<'_, '_>) -> String {
         ErrorKind::ContentSchema => "contentSchema failed".to_string(),
         ErrorKind::PropertyName { prop } => format!("invalid propertyName {}", quote(prop)),
         ErrorKind::RefCycle { url, kw_loc1, kw_loc2 } => {
-            format!("both {kw_loc1} and {kw_loc2} resolve to {} causing reference cycle", crate::go::quote(url))
+            format!("both {kw_loc1} and {kw_loc2} resolve to {} causing reference cycle", berth_go::strconv::quote(url))
         }
         ErrorKind::FalseSchema => "false schema".to_string(),
         ErrorKind::Type { got, want } => {

@@ -8,10 +8,12 @@
 
 use std::sync::Arc;
 
-use berth_template::{Map, Value};
+use berth_go::{Map, Value};
 
 use super::json::decode_prefix;
-use crate::go::{is_space, quote, quote_runes};
+use crate::go::quote_runes;
+use berth_go::strconv::quote;
+use berth_go::strings::is_space;
 
 /// `MaxIndex`: the largest list index a set line may use.
 pub const MAX_INDEX: i64 = 65536;

@@ -1,9 +1,9 @@
 //! Looking into a values tree by dotted path as Helm's `common.Values` does: `Table("a.b")` (a nested map, or
 //! `"b" is not a table`) and `PathValue("a.b")` (a non-map value, or `"b" is not a value`).
 
-use berth_template::{Map, Value};
+use berth_go::{Map, Value};
 
-use crate::go::quote;
+use berth_go::strconv::quote;
 
 /// `Values.Table`: the map at `path` (dot-separated). The error is `ErrNoTable` for the first part that is
 /// missing or not a map.

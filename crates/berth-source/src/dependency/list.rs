@@ -5,7 +5,7 @@
 use super::other;
 use crate::error::SourceError;
 use berth_chart::chart::{Chart, Dependency};
-use berth_template::semver::{Constraints, Version};
+use berth_sprig::semver::{Constraints, Version};
 use std::path::{Path, PathBuf};
 
 /// `helm dependency list`: the table and warnings Helm prints.

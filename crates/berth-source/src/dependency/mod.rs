@@ -14,7 +14,7 @@ use crate::repository::{download_index, find_chart_in_repo_url, load_index_file}
 use crate::tls::TlsOptions;
 use crate::url_util::{resolve_reference_url, urls_equal};
 use berth_chart::chart::{Chart, Dependency, Lock, ModTime};
-use berth_template::semver::{Constraints, Version};
+use berth_sprig::semver::{Constraints, Version};
 use sha2::{Digest as _, Sha256};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};

@@ -171,7 +171,7 @@ pub fn annotations(metadata: &Metadata, created: &str) -> Vec<(String, String)> 
     map.into_iter().collect()
 }
 
-use crate::go_json::string as go_json_string;
+use berth_go::json::quote as go_json_string;
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,7 @@ pub mod reference;
 
 use crate::error::SourceError;
 use crate::index::{GetError, pick};
-use berth_template::semver::Version;
+use berth_sprig::semver::Version;
 use client::Registry;
 use reference::Reference;
 

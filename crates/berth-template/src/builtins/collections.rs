@@ -1,8 +1,8 @@
 //! `index`, `slice`, `len` and `call`: Go's builtins over collections and func values.
 
-use crate::error::{Result, TemplateError};
 use crate::slot::Slot;
-use crate::value::{Kind, List, Value};
+use berth_go::{Kind, List, Value};
+use berth_go::{Result, TemplateError};
 
 fn err(message: impl std::fmt::Display) -> TemplateError {
     TemplateError::msg(message)

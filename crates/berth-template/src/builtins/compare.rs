@@ -7,9 +7,9 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
-use crate::error::{Result, TemplateError};
 use crate::slot::Slot;
-use crate::value::{Kind, Value};
+use berth_go::{Kind, Value};
+use berth_go::{Result, TemplateError};
 
 /// Go's `basicKind` classes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,7 +70,7 @@ fn type_name(v: Option<&Value>) -> &str {
 /// `%s` of a value, as Go's comparison errors print operands.
 fn percent_s(v: Option<&Value>) -> String {
     let v = v.cloned().unwrap_or(Value::Nil);
-    crate::go::sprintf("%s", std::slice::from_ref(&v)).unwrap_or_default()
+    berth_go::fmt::sprintf("%s", std::slice::from_ref(&v)).unwrap_or_default()
 }
 
 /// Go's `eq`: `arg1 == arg2 || arg1 == arg3 ...`.

@@ -9,9 +9,9 @@ mod collections;
 mod compare;
 mod text;
 
-use crate::error::{Result, TemplateError};
 use crate::slot::Slot;
-use crate::value::{GoType, Signature, Value};
+use berth_go::{GoType, Signature, Value};
+use berth_go::{Result, TemplateError};
 
 pub use text::{html_escape, js_escape, url_query_escape};
 
@@ -122,7 +122,7 @@ impl Builtin {
                 let format = value(0);
                 let format = format.as_str().unwrap_or_default();
                 let rest: Vec<Value> = args.iter().skip(1).cloned().map(Slot::into_value).collect();
-                Value::String(crate::go::sprintf(format, &rest)?.into())
+                Value::String(berth_go::fmt::sprintf(format, &rest)?.into())
             }
             Builtin::Html => Value::String(html_escape(&text::eval_args(args)?).into()),
             Builtin::Js => Value::String(js_escape(&text::eval_args(args)?).into()),

@@ -3,10 +3,10 @@
 
 use std::fmt::Write;
 
-use crate::error::{Result, TemplateError};
-use crate::parse::quote::is_print;
 use crate::slot::Slot;
-use crate::value::{Kind, Value, WriteError, write_value};
+use berth_go::strconv::is_print;
+use berth_go::{Kind, Value, WriteError, write_value};
+use berth_go::{Result, TemplateError};
 
 fn is_string_kind(v: &Value) -> bool {
     match v {
@@ -19,7 +19,7 @@ fn is_string_kind(v: &Value) -> bool {
 fn write_arg(out: &mut String, v: &Value) -> Result<()> {
     match write_value(out, v, 0) {
         Ok(()) => Ok(()),
-        Err(WriteError::TooDeep) => Err(TemplateError::msg(crate::value::TooDeep)),
+        Err(WriteError::TooDeep) => Err(TemplateError::msg(berth_go::TooDeep)),
         Err(WriteError::Fmt) => Err(TemplateError::msg("formatting failed")),
     }
 }

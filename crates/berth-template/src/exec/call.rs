@@ -5,13 +5,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use crate::builtins::Builtin;
-use crate::context::Context;
-use crate::error::TemplateError;
-use crate::function::{Callable, Function};
+use crate::env::{Callable, Context, Function};
 use crate::parse::Operand;
-use crate::parse::quote::quote;
 use crate::slot::Slot;
-use crate::value::{GoType, List, Map, Object, Signature, Value};
+use berth_go::TemplateError;
+use berth_go::strconv::quote;
+use berth_go::{GoType, List, Map, Object, Signature, Value};
 
 use super::eval::Args;
 use super::{At, Exec, Flow, Walk};

@@ -2,12 +2,13 @@
 //! `evalField`... in exec.go).
 
 use crate::parse::number::NumberNode;
-use crate::parse::quote::quote;
 use crate::parse::{CommandNode, Operand, PipeNode, VariableNode};
 use crate::slot::Slot;
-use crate::value::{Kind, Value};
+use berth_go::strconv::quote;
+use berth_go::{Kind, Value};
 
-use super::{At, Exec, MissingKey, Walk};
+use super::{At, Exec, Walk};
+use crate::env::MissingKey;
 
 /// The arguments of a command when a field may turn out to be a method: Go's `args` (the command's
 /// operands, the first being the field itself) or nothing.

@@ -13,75 +13,12 @@ use std::sync::Arc;
 
 use smol_str::SmolStr;
 
-use crate::error::{ExecError, Location, TemplateError};
+use crate::budget::Budget;
+use crate::env::Env;
 use crate::parse::{BranchNode, CommandNode, ListNode, Node, Operand, PipeNode, TemplateNode, Tree};
-use crate::set::Env;
 use crate::slot::Slot;
-use crate::stack::StackGuard;
-use crate::value::{Kind, Value, WriteError, write_value};
-
-/// What a missing map key evaluates to (Go's `missingkey` option).
-///
-/// ```
-/// use berth_template::MissingKey;
-///
-/// let mk: MissingKey = "error".parse().unwrap();
-/// assert_eq!(mk, MissingKey::Error);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum MissingKey {
-    /// `missingkey=default`/`invalid`: no value (prints `<no value>`; fields of it are no value too).
-    #[default]
-    Invalid,
-    /// `missingkey=zero`: the map's zero value, a nil `interface{}` (prints `<no value>`; a field of it
-    /// fails with `nil pointer evaluating interface {}.x`). Helm's setting.
-    ZeroValue,
-    /// `missingkey=error`: `map has no entry for key "x"`.
-    Error,
-}
-
-impl fmt::Display for MissingKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            MissingKey::Invalid => "invalid",
-            MissingKey::ZeroValue => "zero",
-            MissingKey::Error => "error",
-        })
-    }
-}
-
-impl std::str::FromStr for MissingKey {
-    type Err = TemplateError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "invalid" | "default" => Ok(MissingKey::Invalid),
-            "zero" => Ok(MissingKey::ZeroValue),
-            "error" => Ok(MissingKey::Error),
-            _ => Err(TemplateError::msg(format!("unrecognized option: missingkey={s}"))),
-        }
-    }
-}
-
-/// Counters shared by one execution and every execution nested in it (templates, `include`, `tpl`).
-pub(crate) struct Budget {
-    pub range_iterations: u64,
-    pub template_calls: u64,
-    pub output_bytes: usize,
-    pub guard: StackGuard,
-}
-
-impl Budget {
-    pub fn new(env: &Env) -> Self {
-        let limits = env.options.limits;
-        Budget {
-            range_iterations: limits.max_range_iterations,
-            template_calls: limits.max_template_calls,
-            output_bytes: limits.max_output_bytes,
-            guard: StackGuard::new(limits.stack_budget),
-        }
-    }
-}
+use berth_go::{ExecError, Location, TemplateError};
+use berth_go::{Kind, Value, WriteError, write_value};
 
 /// Control flow out of a walk: an error, or `{{break}}` / `{{continue}}` unwinding to their range.
 pub(crate) enum Flow {
@@ -435,7 +372,7 @@ impl<'t> Exec<'t, '_> {
     fn walk_template(&mut self, dot: &Slot, t: &'t TemplateNode) -> Walk<()> {
         self.at(At::Template(t));
         let Some(tree) = self.env.lookup(&t.name) else {
-            return self.fail(format!("template {} not defined", crate::parse::quote::quote(&t.name)));
+            return self.fail(format!("template {} not defined", berth_go::strconv::quote(&t.name)));
         };
         self.check_stack()?;
         // Variables declared by the pipeline persist.
@@ -450,7 +387,7 @@ impl<'t> Exec<'t, '_> {
         let mut text = String::new();
         match write_value(&mut text, value, 0) {
             Ok(()) => Ok(text),
-            Err(WriteError::TooDeep) => self.fail(crate::value::TooDeep.to_string()),
+            Err(WriteError::TooDeep) => self.fail(berth_go::TooDeep.to_string()),
             Err(WriteError::Fmt) => self.fail("formatting failed"),
         }
     }
@@ -465,13 +402,13 @@ impl<'t> Exec<'t, '_> {
             Slot::Val(Value::Object(object)) | Slot::Elem(Value::Object(object))
                 if by_fields || object.kind() == Kind::Ptr =>
             {
-                let text = crate::value::ObjectPrinted(object.as_ref()).to_string();
+                let text = berth_go::ObjectPrinted(object.as_ref()).to_string();
                 self.write(&text)
             }
             Slot::Invalid => self.write("<no value>"),
             Slot::Val(Value::String(s)) | Slot::Elem(Value::String(s)) => self.write(&s),
             Slot::Val(Value::Function(_)) | Slot::Elem(Value::Function(_)) => {
-                self.fail(format!("can't print {node} of type {}", crate::value::FUNC_TYPE_NAME))
+                self.fail(format!("can't print {node} of type {}", berth_go::FUNC_TYPE_NAME))
             }
             Slot::Val(v) | Slot::Elem(v) => {
                 let text = self.format_value(&v)?;

@@ -129,9 +129,9 @@ impl fmt::Display for Item<'_> {
             _ if val.chars().count() > 10 => {
                 // `%.10q`: quote the first ten runes, then "...".
                 let head: String = val.chars().take(10).collect();
-                write!(f, "{}...", super::quote::quote(&head))
+                write!(f, "{}...", berth_go::strconv::quote(&head))
             }
-            _ => f.write_str(&super::quote::quote(val)),
+            _ => f.write_str(&berth_go::strconv::quote(val)),
         }
     }
 }
@@ -628,13 +628,13 @@ impl<'a> Lexer<'a> {
     fn lex_number(&mut self) -> Option<State> {
         if !self.scan_number() {
             let text = self.input.get(self.start..self.pos).unwrap_or("").to_string();
-            return self.errorf(format!("bad number syntax: {}", super::quote::quote(&text)));
+            return self.errorf(format!("bad number syntax: {}", berth_go::strconv::quote(&text)));
         }
         if matches!(self.peek(), Some('+' | '-')) {
             // Complex: 1+2i. No spaces, must end in 'i'.
             if !self.scan_number() || self.input.as_bytes().get(self.pos.wrapping_sub(1)) != Some(&b'i') {
                 let text = self.input.get(self.start..self.pos).unwrap_or("").to_string();
-                return self.errorf(format!("bad number syntax: {}", super::quote::quote(&text)));
+                return self.errorf(format!("bad number syntax: {}", berth_go::strconv::quote(&text)));
             }
             return self.emit(ItemType::Complex);
         }
@@ -705,7 +705,7 @@ impl<'a> Lexer<'a> {
 
 /// Go's `%#U` of a rune: `U+0023 '#'`.
 pub(crate) fn go_rune_u(c: char) -> String {
-    if crate::parse::quote::is_print(c) { format!("U+{:04X} '{c}'", c as u32) } else { format!("U+{:04X}", c as u32) }
+    if berth_go::strconv::is_print(c) { format!("U+{:04X} '{c}'", c as u32) } else { format!("U+{:04X}", c as u32) }
 }
 
 fn go_rune_u_opt(r: Option<char>) -> String {

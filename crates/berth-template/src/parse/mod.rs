@@ -5,7 +5,6 @@ mod lex;
 pub(crate) mod node;
 pub(crate) mod number;
 mod parser;
-pub(crate) mod quote;
 
 pub use node::{
     ActionNode, BranchNode, CommandNode, ListNode, Node, Operand, PipeNode, TemplateNode, TextNode, Tree, VariableNode,

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use smol_str::SmolStr;
 
 use super::number::NumberNode;
-use super::quote;
+use berth_go::strconv;
 
 /// One parsed template: Go's `parse.Tree` (name, the name of the text it was parsed from, and the text,
 /// which error positions are computed against).
@@ -288,7 +288,7 @@ impl BranchNode {
 
 impl fmt::Display for TemplateNode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{{{{template {}", quote::quote(&self.name))?;
+        write!(f, "{{{{template {}", strconv::quote(&self.name))?;
         if let Some(pipe) = &self.pipe {
             write!(f, " {pipe}")?;
         }

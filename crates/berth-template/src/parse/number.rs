@@ -2,7 +2,7 @@
 //! float), so the executor can pick the one a parameter type asks for, as Go's ideal constants work.
 //! Parsing follows `strconv.ParseUint`/`ParseInt`/`ParseFloat` with base 0 (prefixes, underscores).
 
-use super::quote::{self, Piece};
+use berth_go::strconv::{self, Piece};
 
 /// A number literal.
 #[derive(Debug, Clone)]
@@ -56,7 +56,7 @@ impl NumberNode {
         match kind {
             NumberKind::Char => {
                 let body = text.get(1..).unwrap_or("");
-                let (piece, tail) = quote::unquote_char(body, '\'').map_err(|e| e.to_string())?;
+                let (piece, tail) = strconv::unquote_char(body, '\'').map_err(|e| e.to_string())?;
                 if tail != "'" {
                     return Err(format!("malformed character constant: {text}"));
                 }
@@ -84,8 +84,8 @@ impl NumberNode {
                     Some(i) => (&text[..i], text.get(i..text.len() - 1).unwrap_or("")),
                     None => return Err(format!("expected integer; found {text}")),
                 };
-                let re = parse_float(re).map_err(|_| format!("illegal number syntax: {}", quote::quote(text)))?;
-                let im = parse_float(im).map_err(|_| format!("illegal number syntax: {}", quote::quote(text)))?;
+                let re = parse_float(re).map_err(|_| format!("illegal number syntax: {}", strconv::quote(text)))?;
+                let im = parse_float(im).map_err(|_| format!("illegal number syntax: {}", strconv::quote(text)))?;
                 n.is_complex = true;
                 n.simplify_complex(re, im);
                 return Ok(n);
@@ -124,7 +124,7 @@ impl NumberNode {
         } else if let Ok(f) = parse_float(text) {
             // A float reading of something that looks like an integer: too big for an int.
             if !text.contains(['.', 'e', 'E', 'p', 'P']) {
-                return Err(format!("integer overflow: {}", quote::quote(text)));
+                return Err(format!("integer overflow: {}", strconv::quote(text)));
             }
             n.is_float = true;
             n.float64 = f;
@@ -138,7 +138,7 @@ impl NumberNode {
             }
         }
         if !n.is_int && !n.is_uint && !n.is_float {
-            return Err(format!("illegal number syntax: {}", quote::quote(text)));
+            return Err(format!("illegal number syntax: {}", strconv::quote(text)));
         }
         Ok(n)
     }
@@ -276,7 +276,7 @@ fn parse_float(s: &str) -> Result<f64, NumError> {
         if !body.contains(['p', 'P']) {
             return Err(NumError::Syntax);
         }
-        crate::go::parse_hex_float(body).ok_or(NumError::Syntax)?
+        berth_go::strconv::parse_hex_float(body).ok_or(NumError::Syntax)?
     } else {
         if body.is_empty() || !body.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
         {

@@ -13,9 +13,9 @@ use super::node::{
     ActionNode, BranchNode, CommandNode, ListNode, Node, Operand, PipeNode, TemplateNode, TextNode, Tree, VariableNode,
 };
 use super::number::{NumberKind, NumberNode};
-use super::quote;
-use crate::error::ParseError;
 use crate::stack::StackGuard;
+use berth_go::ParseError;
+use berth_go::strconv;
 
 /// Go's `maxStackDepth` for nested parenthesized expressions.
 const MAX_PAREN_DEPTH: usize = 10000;
@@ -205,7 +205,7 @@ impl<'a> Parser<'a, '_> {
             Some(_) => {
                 if !tree.is_empty() {
                     return Err(
-                        self.error(format!("template: multiple definition of template {}", quote::quote(&name)))
+                        self.error(format!("template: multiple definition of template {}", strconv::quote(&name)))
                     );
                 }
             }
@@ -242,7 +242,7 @@ impl<'a> Parser<'a, '_> {
         if token.typ != ItemType::String && token.typ != ItemType::RawString {
             return Err(self.unexpected(&token, CONTEXT));
         }
-        let name = quote::unquote(token.val()).map_err(|e| self.error(e.to_string()))?;
+        let name = strconv::unquote(token.val()).map_err(|e| self.error(e.to_string()))?;
         self.expect(ItemType::RightDelim, CONTEXT)?;
         // A definition is a new tree: its own name and variables, no enclosing range.
         let saved_name = std::mem::replace(&mut self.tree_name, Arc::from(name.as_str()));
@@ -528,7 +528,7 @@ impl<'a> Parser<'a, '_> {
     fn parse_template_name(&self, token: &Item<'_>, context: &str) -> PResult<String> {
         match token.typ {
             ItemType::String | ItemType::RawString => {
-                quote::unquote(token.val()).map_err(|e| self.error(e.to_string()))
+                strconv::unquote(token.val()).map_err(|e| self.error(e.to_string()))
             }
             _ => Err(self.unexpected(token, context)),
         }
@@ -584,7 +584,7 @@ impl<'a> Parser<'a, '_> {
                 Operand::Variable(v)
             }
             Operand::Bool { .. } | Operand::String { .. } | Operand::Number(_) | Operand::Nil(_) | Operand::Dot(_) => {
-                return Err(self.error(format!("unexpected . after term {}", quote::quote(&node.to_string()))));
+                return Err(self.error(format!("unexpected . after term {}", strconv::quote(&node.to_string()))));
             }
             other => Operand::Chain { pos: chain_pos, node: Box::new(other), fields },
         }))
@@ -597,7 +597,7 @@ impl<'a> Parser<'a, '_> {
         Ok(Some(match token.typ {
             ItemType::Identifier => {
                 if !(self.has_function)(token.val()) {
-                    return Err(self.error(format!("function {} not defined", quote::quote(token.val()))));
+                    return Err(self.error(format!("function {} not defined", strconv::quote(token.val()))));
                 }
                 Operand::Identifier { pos, name: SmolStr::from(token.val()) }
             }
@@ -628,7 +628,7 @@ impl<'a> Parser<'a, '_> {
                 Operand::Pipe(Box::new(pipe?))
             }
             ItemType::String | ItemType::RawString => {
-                let text = quote::unquote(token.val()).map_err(|e| self.error(e.to_string()))?;
+                let text = strconv::unquote(token.val()).map_err(|e| self.error(e.to_string()))?;
                 Operand::String { pos, quoted: Arc::from(token.val()), text: Arc::from(text.as_str()) }
             }
             _ => {
@@ -645,7 +645,7 @@ impl<'a> Parser<'a, '_> {
         if self.vars.contains(&first) {
             return Ok(Operand::Variable(v));
         }
-        Err(self.error(format!("undefined variable {}", quote::quote(&first))))
+        Err(self.error(format!("undefined variable {}", strconv::quote(&first))))
     }
 }
 
