@@ -521,6 +521,22 @@ async fn a_user_without_rights_is_refused_with_the_apiservers_words_and_nothing_
         }
         other => panic!("expected a 403, got {other:?}"),
     }
+    // A subresource and a cluster-scoped resource are named as the authorizer saw them.
+    let deployments: Api<k8s_openapi::api::apps::v1::Deployment> = Api::namespaced(client.clone(), "shop");
+    let scaled = deployments
+        .patch_scale("web", &Default::default(), &kube::api::Patch::Merge(serde_json::json!({"spec": {"replicas": 3}})))
+        .await;
+    assert!(
+        matches!(scaled, Err(kube::Error::Api(ref status)) if status.message == "deployments.apps \"web\" is forbidden: User \"mallory\" \
+            cannot patch resource \"deployments/scale\" in API group \"apps\" in the namespace \"shop\""),
+        "{scaled:?}"
+    );
+    let output = peer_run(&peer, "kubectl", &mallory, "namespace", &["create", "namespace", "planted"]).await;
+    assert_eq!(
+        text(&output.stderr).trim(),
+        "Error from server (Forbidden): namespaces is forbidden: User \"mallory\" cannot create resource \"namespaces\" \
+         in API group \"\" at the cluster scope"
+    );
     // Watches and discovery are authorized too; the non-resource message names the path.
     let watched = config_maps.watch(&Default::default(), "0").await.map(|_| ());
     assert!(

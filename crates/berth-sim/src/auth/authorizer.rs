@@ -12,7 +12,7 @@ use super::user::{SYSTEM_MASTERS, UserInfo};
 use crate::selector::Selector;
 use crate::store::Store;
 use serde_json::Value;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 /// kube-apiserver's `--authorization-mode`, as far as the simulated cluster models it.
@@ -32,8 +32,10 @@ pub const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
 #[derive(Debug)]
 pub struct Authorizer {
     mode: AuthorizationMode,
-    index: RwLock<Arc<RbacIndex>>,
-    stale: AtomicBool,
+    /// The index, and how many RBAC changes it reflects.
+    index: RwLock<(u64, Arc<RbacIndex>)>,
+    /// RBAC changes so far (the index is stale while it reflects fewer).
+    changes: AtomicU64,
     rebuilding: Mutex<()>,
 }
 
@@ -42,33 +44,44 @@ impl Authorizer {
     pub fn new(mode: AuthorizationMode) -> Authorizer {
         Authorizer {
             mode,
-            index: RwLock::new(Arc::new(RbacIndex::default())),
-            stale: AtomicBool::new(true),
+            index: RwLock::new((0, Arc::new(RbacIndex::default()))),
+            changes: AtomicU64::new(1),
             rebuilding: Mutex::new(()),
         }
     }
 
     /// The RBAC objects changed: the next request rebuilds the index.
     pub fn mark_stale(&self) {
-        self.stale.store(true, Ordering::Release);
+        self.changes.fetch_add(1, Ordering::AcqRel);
     }
 
-    /// The index, rebuilt first when stale. Must not be called while holding the store's lock.
+    fn read(&self) -> (u64, Arc<RbacIndex>) {
+        let guard = self.index.read().unwrap_or_else(PoisonError::into_inner);
+        (guard.0, guard.1.clone())
+    }
+
+    /// The index, rebuilt first when stale; a request that finds a rebuild under way waits for it rather than
+    /// answer from the old index. Must not be called while holding the store's lock.
     pub fn fresh_index(&self, store: &Store) -> Arc<RbacIndex> {
-        if self.stale.load(Ordering::Acquire) {
-            let _rebuilding = self.rebuilding.lock().unwrap_or_else(PoisonError::into_inner);
-            // Cleared before reading, so a change made while this rebuild reads marks it stale again.
-            if self.stale.swap(false, Ordering::AcqRel) {
-                let index = Arc::new(RbacIndex::build(&stored_rbac_objects(store)));
-                *self.index.write().unwrap_or_else(PoisonError::into_inner) = index;
-            }
+        let (built, index) = self.read();
+        if built >= self.changes.load(Ordering::Acquire) {
+            return index;
         }
-        self.current_index()
+        let _rebuilding = self.rebuilding.lock().unwrap_or_else(PoisonError::into_inner);
+        // Read before the store is: the objects read then reflect at least this many changes.
+        let wanted = self.changes.load(Ordering::Acquire);
+        let (built, index) = self.read();
+        if built >= wanted {
+            return index;
+        }
+        let index = Arc::new(RbacIndex::build(&stored_rbac_objects(store)));
+        *self.index.write().unwrap_or_else(PoisonError::into_inner) = (wanted, index.clone());
+        index
     }
 
     /// The index as last built (for checks made while the store is locked).
     pub fn current_index(&self) -> Arc<RbacIndex> {
-        self.index.read().unwrap_or_else(PoisonError::into_inner).clone()
+        self.read().1
     }
 
     /// Whether `user` is allowed everything before RBAC is asked (the privileged group, or AlwaysAllow).
@@ -106,5 +119,40 @@ fn stored_rbac_objects(store: &Store) -> RbacObjects {
         cluster_roles: list("clusterroles"),
         role_bindings: list("rolebindings"),
         cluster_role_bindings: list("clusterrolebindings"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn binding(name: &str, user: &str) -> Value {
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+            "metadata": {"name": name, "namespace": "default"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "reader"},
+            "subjects": [{"kind": "User", "name": user}]})
+    }
+
+    #[test]
+    fn the_index_follows_rbac_changes_once_marked_stale() {
+        let store = Store::new(100, false);
+        let reader = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": "reader"}, "rules": [{"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]}]});
+        assert!(store.create_system(reader).is_ok());
+        assert!(store.create_system(binding("alice", "alice")).is_ok());
+        let authorizer = Authorizer::new(AuthorizationMode::Rbac);
+        let get = Attributes::resource("get", "", "pods", "default", "web");
+        let bob = UserInfo::new("bob", Vec::new());
+        assert!(authorizer.authorize(&store, &UserInfo::new("alice", Vec::new()), &get).allowed);
+        assert!(!authorizer.authorize(&store, &bob, &get).allowed);
+        assert!(store.create_system(binding("bob", "bob")).is_ok());
+        assert!(!authorizer.authorize(&store, &bob, &get).allowed, "not rebuilt before it is marked stale");
+        authorizer.mark_stale();
+        assert!(authorizer.authorize(&store, &bob, &get).allowed);
+        let masters = UserInfo::new("root", vec![SYSTEM_MASTERS.to_string()]);
+        assert!(authorizer.authorize(&store, &masters, &Attributes::non_resource("delete", "/anything")).allowed);
+        let always = Authorizer::new(AuthorizationMode::AlwaysAllow);
+        assert!(always.authorize(&store, &UserInfo::anonymous(), &get).allowed);
     }
 }

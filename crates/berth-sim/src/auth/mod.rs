@@ -163,8 +163,13 @@ impl Auth {
     pub fn answer(&self, store: &Store, requester: &Requester, headers: &HeaderMap, body: &[u8]) -> Option<Response> {
         let attributes = &requester.attributes;
         let review = Review::of(attributes)?;
-        let is_create = attributes.verb == "create" && (review == Review::TokenRequest) == !attributes.name.is_empty();
-        let answered = if is_create {
+        // Reviews are created at their collection, a TokenRequest at its ServiceAccount's `token` subresource;
+        // any other request on them names a route the server does not have.
+        let at_its_path = match review {
+            Review::TokenRequest => !attributes.name.is_empty(),
+            _ => attributes.name.is_empty(),
+        };
+        let answered = if attributes.verb == "create" && at_its_path {
             decode_object(&content_type(headers), body)
                 .and_then(|body| review.answer(self, store, &requester.user, attributes, body))
         } else {
