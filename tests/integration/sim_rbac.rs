@@ -10,7 +10,7 @@ use futures::{StreamExt, stream};
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::api::rbac::v1::ClusterRole;
 use kube::api::{Api, PostParams};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
@@ -32,10 +32,10 @@ fn user(name: &str) -> Identity {
 }
 
 /// Runs a peer binary with `kubeconfig` and a HOME of its own (`home`), off the async runtime.
-async fn peer_run(peer: &PeerCluster, binary: &str, kubeconfig: &PathBuf, home: &str, args: &[&str]) -> Output {
+async fn peer_run(peer: &PeerCluster, binary: &str, kubeconfig: &Path, home: &str, args: &[&str]) -> Output {
     let program = peers_dir().join(binary);
     let home = peer.dir.path().join("homes").join(home);
-    let (kubeconfig, work) = (kubeconfig.clone(), peer.dir.path().to_path_buf());
+    let (kubeconfig, work) = (kubeconfig.to_path_buf(), peer.dir.path().to_path_buf());
     let args: Vec<String> = args.iter().map(|arg| (*arg).to_string()).collect();
     let run = tokio::task::spawn_blocking(move || {
         Command::new(program)

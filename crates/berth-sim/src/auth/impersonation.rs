@@ -70,7 +70,7 @@ pub enum Refused {
     /// Groups, extras or a uid without a user: kube-apiserver answers 500 with this cause.
     WithoutUser(String),
     /// The requester may not impersonate this (403 for these attributes, with the authorizer's reason).
-    Forbidden { attributes: Attributes, reason: String },
+    Forbidden { attributes: Box<Attributes>, reason: String },
 }
 
 /// `unescapeExtraKey`: the key of an extra header is percent-encoded; an undecodable key is kept as sent.
@@ -143,7 +143,7 @@ pub fn impersonate(
         let attributes = request.attributes();
         let decision = authorize(&requester, &attributes);
         if !decision.allowed {
-            return Err(Refused::Forbidden { attributes, reason: decision.reason });
+            return Err(Refused::Forbidden { attributes: Box::new(attributes), reason: decision.reason });
         }
         match request {
             Request::ServiceAccount { namespace, name } => {
@@ -234,7 +234,7 @@ mod tests {
             only_users,
         );
         let expected = Attributes::resource("impersonate", "", "groups", "", "system:masters");
-        assert_eq!(refused, Err(Refused::Forbidden { attributes: expected, reason: String::new() }));
+        assert_eq!(refused, Err(Refused::Forbidden { attributes: Box::new(expected), reason: String::new() }));
     }
 
     #[test]

@@ -134,26 +134,27 @@ impl Auth {
         path: &str,
         query: &Query,
         headers: &HeaderMap,
-    ) -> Result<Arc<Requester>, Response> {
+    ) -> Result<Arc<Requester>, Box<Response>> {
         let now = jiff::Timestamp::now().as_second();
+        let refuse = |error: &ApiError| Box::new(error_response(error));
         let requester =
-            authenticate::authenticate(&self.issuer, store, headers, now).map_err(|error| error_response(&error))?;
+            authenticate::authenticate(&self.issuer, store, headers, now).map_err(|error| refuse(&error))?;
         let authorize =
             |user: &user::UserInfo, attributes: &Attributes| self.authorizer.authorize(store, user, attributes);
         let user = match impersonation::impersonate(requester.clone(), headers, authorize) {
             Ok(user) => user,
             Err(Refused::WithoutUser(cause)) => {
                 let request_uri = uri.path_and_query().map_or(path, |whole| whole.as_str());
-                return Err(refusal::internal_error(request_uri, &cause));
+                return Err(Box::new(refusal::internal_error(request_uri, &cause)));
             }
             Err(Refused::Forbidden { attributes, reason }) => {
-                return Err(error_response(&refusal::forbidden(&requester, &attributes, &reason)));
+                return Err(refuse(&refusal::forbidden(&requester, &attributes, &reason)));
             }
         };
         let attributes = Attributes::of_request(method.as_str(), path, query);
         let decision = self.authorizer.authorize(store, &user, &attributes);
         if !decision.allowed {
-            return Err(error_response(&refusal::forbidden(&user, &attributes, &decision.reason)));
+            return Err(refuse(&refusal::forbidden(&user, &attributes, &decision.reason)));
         }
         Ok(Arc::new(Requester { user, attributes }))
     }

@@ -192,7 +192,7 @@ async fn handle(
     let path = decode_path(uri.path());
     let requester = match auth.admit(store, &method, &uri, &path, &query, &headers) {
         Ok(requester) => requester,
-        Err(refused) => return refused,
+        Err(refused) => return *refused,
     };
     if let Some(answer) = auth.answer(store, &requester, &headers, &payload) {
         return answer;
