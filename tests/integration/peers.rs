@@ -63,9 +63,15 @@ impl PeerCluster {
 
     /// Runs a peer binary (`kubectl` or `helm`) against this cluster, off the async runtime's threads.
     pub async fn run(&self, binary: &str, args: &[&str]) -> Output {
+        self.run_with(binary, &self.kubeconfig(), "home", args).await
+    }
+
+    /// Runs a peer binary with another kubeconfig (another user) and its own HOME (`home`, under the cluster's
+    /// directory), off the async runtime's threads.
+    pub async fn run_with(&self, binary: &str, kubeconfig: &Path, home: &str, args: &[&str]) -> Output {
         let program = peers_dir().join(binary);
-        let home = self.dir.path().join("home");
-        let kubeconfig = self.kubeconfig();
+        let home = self.dir.path().join(home);
+        let kubeconfig = kubeconfig.to_path_buf();
         let work = self.dir.path().to_path_buf();
         let args: Vec<String> = args.iter().map(|arg| (*arg).to_string()).collect();
         tokio::task::spawn_blocking(move || {

@@ -31,26 +31,11 @@ fn user(name: &str) -> Identity {
     Identity::User { name: name.to_string(), groups: Vec::new() }
 }
 
-/// Runs a peer binary with `kubeconfig` and a HOME of its own (`home`), off the async runtime.
+/// Runs a peer binary with `kubeconfig` and a HOME of its own (`home`), bounded in time.
 async fn peer_run(peer: &PeerCluster, binary: &str, kubeconfig: &Path, home: &str, args: &[&str]) -> Output {
-    let program = peers_dir().join(binary);
-    let home = peer.dir.path().join("homes").join(home);
-    let (kubeconfig, work) = (kubeconfig.to_path_buf(), peer.dir.path().to_path_buf());
-    let args: Vec<String> = args.iter().map(|arg| (*arg).to_string()).collect();
-    let run = tokio::task::spawn_blocking(move || {
-        Command::new(program)
-            .args(&args)
-            .arg("--kubeconfig")
-            .arg(&kubeconfig)
-            .env("HOME", &home)
-            .env("HELM_CACHE_HOME", home.join("helm-cache"))
-            .env("HELM_CONFIG_HOME", home.join("helm-config"))
-            .env("HELM_DATA_HOME", home.join("helm-data"))
-            .current_dir(&work)
-            .output()
-            .expect("peer binary runs")
-    });
-    tokio::time::timeout(BOUND, run).await.expect("the peer finishes in time").expect("joined")
+    let home = format!("homes/{home}");
+    let run = peer.run_with(binary, kubeconfig, &home, args);
+    tokio::time::timeout(BOUND, run).await.expect("the peer finishes in time")
 }
 
 /// Applies YAML as the admin with real kubectl.
@@ -80,47 +65,23 @@ metadata: {name: deployer, namespace: team-a}
 
 /// Custom resources for the rules on API groups: kubectl asks about a resource it finds in discovery under its
 /// group, and about an unknown one under its bare name in the core group.
-const CRDS: &str = r#"
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
-  versions:
-  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
----
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: gadgets.example.com}
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}
-  versions:
-  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
----
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.other.example}
-spec:
-  group: other.example
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
-  versions:
-  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
----
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: prometheusrules.monitoring.coreos.com}
-spec:
-  group: monitoring.coreos.com
-  scope: Namespaced
-  names: {plural: prometheusrules, singular: prometheusrule, kind: PrometheusRule, listKind: PrometheusRuleList}
-  versions:
-  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
-"#;
+fn crds() -> String {
+    let crd = |group: &str, plural: &str, kind: &str| {
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: {plural}.{group}}}\n\
+             spec:\n  group: {group}\n  scope: Namespaced\n  names: {{plural: {plural}, kind: {kind}}}\n  versions:\n  \
+             - {{name: v1, served: true, storage: true, schema: {{openAPIV3Schema: {{type: object, \
+             x-kubernetes-preserve-unknown-fields: true}}}}}}\n"
+        )
+    };
+    [
+        crd("example.com", "widgets", "Widget"),
+        crd("example.com", "gadgets", "Gadget"),
+        crd("other.example", "widgets", "Widget"),
+        crd("monitoring.coreos.com", "prometheusrules", "PrometheusRule"),
+    ]
+    .join("---\n")
+}
 
 /// The grants of `system:serviceaccount:team-a:deployer` the can-i table is written against.
 const GRANTS: &str = r#"
@@ -340,7 +301,7 @@ const CAN_I: &[Row] = &[
 async fn kubectl_auth_can_i_answers_as_rbac_says() {
     let peer = PeerCluster::start(SimConfig::default()).await;
     apply(&peer, "teams.yaml", TEAMS).await;
-    apply(&peer, "crds.yaml", CRDS).await;
+    apply(&peer, "crds.yaml", &crds()).await;
     apply(&peer, "grants.yaml", GRANTS).await;
     aggregated(&peer, "view", "widgets").await;
     aggregated(&peer, "platform-monitoring", "prometheusrules").await;
