@@ -13,10 +13,14 @@
 //!   how long each takes when they overlap (the shape of an argo-cd install, whose Application CRD is
 //!   1.39 MB); the same ConfigMap applies for 50 ms without a CRD as the reference. The cluster of this case
 //!   runs on a runtime of its own, as a separate `berth sim serve` would.
+//! - authorization: requests per second (a ConfigMap created then read, 32 in flight) of a ServiceAccount allowed
+//!   through a RoleBinding to `edit` among 800 other bindings, against a cluster with RBAC and one allowing every
+//!   request (AlwaysAllow), alternated round by round; also as the admin (`system:masters`) and over plain HTTP
+//!   (what TLS costs). Target: RBAC at most 10 % slower.
 //!
 //! Arguments that are not flags pick the cases whose name contains them (`cargo bench --bench sim -- large`).
 
-use berth_sim::{SimCluster, SimConfig};
+use berth_sim::{AuthorizationMode, Identity, SimCluster, SimConfig};
 use futures::{StreamExt, TryStreamExt, stream};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
@@ -157,6 +161,9 @@ fn main() {
     });
     if wanted("large-apply") {
         large_apply::run_against_its_own_server(&runtime);
+    }
+    if wanted("authorization") {
+        runtime.block_on(authorization::run());
     }
     if wanted("memory") {
         let objects = scale(100_000);
@@ -427,5 +434,230 @@ mod large_apply {
             updated.extend(round(client, Some(crd), "updated").await);
         }
         print(&format!("a {megabytes:.2} MB CRD updated"), &updated);
+    }
+}
+
+/// What authorization costs: the same requests by the same ServiceAccount with RBAC and with AlwaysAllow,
+/// over HTTP and as the admission step alone.
+mod authorization {
+    use super::*;
+    use berth_sim::auth::Auth;
+    use http::{HeaderMap, HeaderValue, Method, Uri, header};
+
+    /// Rounds; each variant runs once per round, and the figures are medians over the rounds.
+    const ROUNDS: usize = 15;
+    /// Namespaces holding bindings for other subjects (four each), so that the index is not trivially small.
+    const OTHER_NAMESPACES: usize = 200;
+    const CONCURRENCY: usize = 32;
+    /// Requests admitted in a row when the admission step is timed alone.
+    const ADMISSIONS: usize = 200_000;
+
+    /// One way of running the same requests.
+    #[derive(Clone, Copy)]
+    struct Variant {
+        label: &'static str,
+        mode: AuthorizationMode,
+        admin: bool,
+        plain_http: bool,
+    }
+
+    const VARIANTS: [Variant; 4] = [
+        Variant {
+            label: "RBAC, ServiceAccount bound to edit",
+            mode: AuthorizationMode::Rbac,
+            admin: false,
+            plain_http: false,
+        },
+        Variant {
+            label: "AlwaysAllow, same ServiceAccount",
+            mode: AuthorizationMode::AlwaysAllow,
+            admin: false,
+            plain_http: false,
+        },
+        Variant {
+            label: "RBAC, admin (system:masters)",
+            mode: AuthorizationMode::Rbac,
+            admin: true,
+            plain_http: false,
+        },
+        Variant {
+            label: "RBAC, ServiceAccount, plain HTTP",
+            mode: AuthorizationMode::Rbac,
+            admin: false,
+            plain_http: true,
+        },
+    ];
+
+    fn bench_account() -> Identity {
+        Identity::ServiceAccount { namespace: "default".to_string(), name: "bench".to_string() }
+    }
+
+    /// The benchmark's ServiceAccount bound to `edit` in `default`, and bindings of other subjects in other
+    /// namespaces and cluster-wide: 801 bindings.
+    fn grants() -> Vec<Value> {
+        let binding = |kind: &str, name: &str, namespace: Option<&str>, role: &str, subject: Value| {
+            let mut metadata = json!({"name": name});
+            if let Some(namespace) = namespace {
+                metadata["namespace"] = json!(namespace);
+            }
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind, "metadata": metadata,
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+                "subjects": [subject]})
+        };
+        let mut objects = vec![binding(
+            "RoleBinding",
+            "bench-edit",
+            Some("default"),
+            "edit",
+            json!({"kind": "ServiceAccount", "name": "bench", "namespace": "default"}),
+        )];
+        for index in 0..OTHER_NAMESPACES {
+            let namespace = format!("team-{index}");
+            objects.push(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}));
+            for (role, subject) in [
+                ("admin", json!({"kind": "User", "name": format!("lead-{index}")})),
+                ("edit", json!({"kind": "Group", "name": format!("developers-{index}")})),
+                ("view", json!({"kind": "ServiceAccount", "name": "reader", "namespace": namespace})),
+            ] {
+                objects.push(binding("RoleBinding", &format!("{role}-{index}"), Some(&namespace), role, subject));
+            }
+            let subject = json!({"kind": "User", "name": format!("auditor-{index}")});
+            objects.push(binding("ClusterRoleBinding", &format!("auditor-{index}"), None, "view", subject));
+        }
+        objects
+    }
+
+    /// A cluster of `variant`'s mode holding [`grants`], and a client as its identity.
+    async fn prepared(variant: Variant) -> Option<(SimCluster, Client)> {
+        let config = SimConfig { keep_record: false, authorization: variant.mode, ..SimConfig::default() };
+        let cluster = SimCluster::start(config).await.ok()?;
+        cluster.create_service_account("default", "bench").ok()?;
+        for object in grants() {
+            cluster.store().create_system(object).ok()?;
+        }
+        let identity = if variant.admin { Identity::Admin } else { bench_account() };
+        let mut config = cluster.kube_config_for(&identity);
+        if variant.plain_http {
+            config.cluster_url = format!("http://{}", cluster.address()).parse().ok()?;
+        }
+        let client = Client::try_from(config).ok()?;
+        Some((cluster, client))
+    }
+
+    /// Requests per second: `count` ConfigMaps each created then read, [`CONCURRENCY`] at a time.
+    async fn rate(client: &Client, count: usize, round: usize) -> Option<f64> {
+        let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+        let started = Instant::now();
+        let failures: Vec<kube::Error> = stream::iter(0..count)
+            .map(|index| {
+                let api = api.clone();
+                async move {
+                    let name = format!("authorized-{round}-{index}");
+                    match api.create(&PostParams::default(), &config_map(&name)).await {
+                        Ok(_) => api.get(&name).await.err(),
+                        Err(error) => Some(error),
+                    }
+                }
+            })
+            .buffer_unordered(CONCURRENCY)
+            .filter_map(futures::future::ready)
+            .collect()
+            .await;
+        let elapsed = started.elapsed();
+        if let Some(first) = failures.first() {
+            eprintln!("{} of {count} create-and-read pairs failed, the first with: {first}", failures.len());
+            return None;
+        }
+        Some((2 * count) as f64 / elapsed.as_secs_f64())
+    }
+
+    fn median(values: &mut [f64]) -> f64 {
+        values.sort_by(f64::total_cmp);
+        values.get(values.len() / 2).copied().unwrap_or_default()
+    }
+
+    /// Microseconds per admission (authentication, then authorization) of a GET by the benchmark's
+    /// ServiceAccount, on a store holding [`grants`].
+    async fn admission(mode: AuthorizationMode) -> Option<f64> {
+        let store = std::sync::Arc::new(berth_sim::store::Store::new(1000, false));
+        let auth = Auth::new(mode);
+        let shutdown = tokio_util::sync::CancellationToken::new();
+        auth.install(&store, shutdown.clone()).ok()?;
+        let account = json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "bench", "namespace": "default"}});
+        for object in std::iter::once(account).chain(grants()) {
+            store.create_system(object).ok()?;
+        }
+        let mut headers = HeaderMap::new();
+        let bearer = format!("Bearer {}", auth.token(&store, &bench_account()));
+        headers.insert(header::AUTHORIZATION, HeaderValue::from_str(&bearer).ok()?);
+        let path = "/api/v1/namespaces/default/configmaps/settings";
+        let uri: Uri = path.parse().ok()?;
+        let query = Default::default();
+        let started = Instant::now();
+        for _ in 0..ADMISSIONS {
+            auth.admit(&store, &Method::GET, &uri, path, &query, &headers).ok()?;
+        }
+        let micros = started.elapsed().as_secs_f64() * 1e6 / ADMISSIONS as f64;
+        shutdown.cancel();
+        Some(micros)
+    }
+
+    /// Every variant once per round, in an order turned each round (the machine's load drifts), on clusters
+    /// prepared once; then the admission step alone.
+    pub async fn run() {
+        let count = scale(1_000);
+        let mut clusters = Vec::new();
+        for variant in VARIANTS {
+            let Some(prepared) = prepared(variant).await else {
+                eprintln!("cannot prepare the cluster for {}", variant.label);
+                return;
+            };
+            clusters.push(prepared);
+        }
+        let mut rates: Vec<Vec<f64>> = vec![Vec::new(); VARIANTS.len()];
+        let mut ratios = Vec::new();
+        for round in 0..ROUNDS {
+            let mut this_round = vec![None; VARIANTS.len()];
+            for offset in 0..VARIANTS.len() {
+                let index = (round + offset) % VARIANTS.len();
+                let Some(rate) = rate(&clusters[index].1, count, round).await else { return };
+                rates[index].push(rate);
+                this_round[index] = Some(rate);
+            }
+            if let (Some(rbac), Some(always)) = (this_round[0], this_round[1]) {
+                ratios.push(rbac / always);
+            }
+        }
+        for (variant, rates) in VARIANTS.iter().zip(rates.iter_mut()) {
+            let spread = format!(
+                "{:.0}–{:.0}",
+                rates.iter().copied().fold(f64::MAX, f64::min),
+                rates.iter().copied().fold(0.0, f64::max)
+            );
+            println!(
+                "| authorization: {}, {count} ConfigMaps created and read, concurrency {CONCURRENCY} | \
+                 {:.0} requests/s (median of {} rounds, {spread}) |",
+                variant.label,
+                median(rates),
+                rates.len()
+            );
+        }
+        println!(
+            "| authorization: RBAC against AlwaysAllow, round by round | {:+.1} % requests/s (median of {} rounds) |",
+            (median(&mut ratios) - 1.0) * 100.0,
+            ratios.len()
+        );
+        for (cluster, _) in &clusters {
+            cluster.stop();
+        }
+        let (Some(rbac), Some(always)) =
+            (admission(AuthorizationMode::Rbac).await, admission(AuthorizationMode::AlwaysAllow).await)
+        else {
+            eprintln!("cannot time the admission step");
+            return;
+        };
+        println!(
+            "| authorization: admitting one request ({ADMISSIONS} in a row) | RBAC {rbac:.2} µs, AlwaysAllow {always:.2} µs |"
+        );
     }
 }

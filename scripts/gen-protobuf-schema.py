@@ -24,6 +24,9 @@ PACKAGES = {
     "k8s.io/api/core/v1": ("api", "core/v1/types.go", "CORE_V1", "io.k8s.api.core.v1"),
     "k8s.io/api/apps/v1": ("api", "apps/v1/types.go", "APPS_V1", "io.k8s.api.apps.v1"),
     "k8s.io/api/batch/v1": ("api", "batch/v1/types.go", "BATCH_V1", "io.k8s.api.batch.v1"),
+    "k8s.io/api/rbac/v1": ("api", "rbac/v1/types.go", "RBAC_V1", "io.k8s.api.rbac.v1"),
+    "k8s.io/api/authentication/v1": ("api", "authentication/v1/types.go", "AUTHENTICATION_V1", "io.k8s.api.authentication.v1"),
+    "k8s.io/api/authorization/v1": ("api", "authorization/v1/types.go", "AUTHORIZATION_V1", "io.k8s.api.authorization.v1"),
     "k8s.io/apimachinery/pkg/apis/meta/v1": (
         "apimachinery",
         "pkg/apis/meta/v1/types.go",
@@ -43,6 +46,9 @@ SPECIAL = {
     ("k8s.io/apimachinery/pkg/util/intstr", "IntOrString"): "IntOrString",
     ("k8s.io/apimachinery/pkg/types", "UID"): "String",
     ("k8s.io/apimachinery/pkg/types", "NodeName"): "String",
+    # `type ExtraValue []string`: a message `{repeated string items = 1}` on the wire, a bare array in JSON.
+    ("k8s.io/api/authentication/v1", "ExtraValue"): "StringList",
+    ("k8s.io/api/authorization/v1", "ExtraValue"): "StringList",
 }
 
 # Kinds that are Go structs: `omitempty` never omits a struct, so a present value is always written to JSON.
@@ -94,6 +100,23 @@ ROOTS = [
     ]
 ] + [
     ("k8s.io/api/batch/v1", n) for n in ["Job", "JobList", "CronJob", "CronJobList"]
+] + [
+    ("k8s.io/api/rbac/v1", n)
+    for n in [
+        "Role",
+        "RoleList",
+        "ClusterRole",
+        "ClusterRoleList",
+        "RoleBinding",
+        "RoleBindingList",
+        "ClusterRoleBinding",
+        "ClusterRoleBindingList",
+    ]
+] + [
+    ("k8s.io/api/authentication/v1", n) for n in ["TokenRequest", "TokenReview", "SelfSubjectReview"]
+] + [
+    ("k8s.io/api/authorization/v1", n)
+    for n in ["SubjectAccessReview", "SelfSubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectRulesReview"]
 ] + [
     ("k8s.io/apimachinery/pkg/apis/meta/v1", n) for n in ["DeleteOptions", "Status"]
 ]
@@ -241,7 +264,7 @@ class Generator:
         ]
         for key in sorted(self.order, key=self.static_name):
             pkg, name = key
-            out.append(f"pub(in crate::sim::protobuf) static {self.static_name(key)}: Message = Message {{")
+            out.append(f"pub(in crate::protobuf) static {self.static_name(key)}: Message = Message {{")
             out.append(f'    name: "{PACKAGES[pkg][3]}.{name}",')
             out.append("    fields: &[")
             for _, field in self.messages[key]:

@@ -1,7 +1,7 @@
 //! The flags every cluster command shares, as kubectl spells them.
 
 use crate::cli::error::Error;
-use berth::cluster::{self, Cluster, ConnectOptions};
+use berth::cluster::{self, Cluster, ConnectOptions, Impersonation};
 use berth_sim::{SimCluster, SimConfig};
 use clap::Args;
 use std::path::PathBuf;
@@ -20,6 +20,21 @@ pub struct ClusterArgs {
     /// Run against an embedded simulated cluster started in this process (no real cluster needed).
     #[arg(long, global = true, conflicts_with_all = ["kubeconfig", "context"])]
     pub sim: bool,
+    /// Act as this user, or `system:serviceaccount:NAMESPACE:NAME` (`--kube-as-user`, Helm's spelling, works too).
+    #[arg(long = "as", global = true, alias = "kube-as-user", value_name = "USER")]
+    pub impersonate_user: Option<String>,
+    /// Act in this group too; repeat for more (`--kube-as-group`, Helm's spelling, works too). Needs `--as`.
+    #[arg(
+        long = "as-group",
+        global = true,
+        alias = "kube-as-group",
+        value_name = "GROUP",
+        requires = "impersonate_user"
+    )]
+    pub impersonate_groups: Vec<String>,
+    /// Act with this uid. Needs `--as`.
+    #[arg(long = "as-uid", global = true, value_name = "UID", requires = "impersonate_user")]
+    pub impersonate_uid: Option<String>,
 }
 
 impl ClusterArgs {
@@ -28,6 +43,15 @@ impl ClusterArgs {
             kubeconfig: self.kubeconfig.clone(),
             context: self.context.clone(),
             namespace: self.namespace.clone(),
+            impersonation: self.impersonation(),
+        }
+    }
+
+    fn impersonation(&self) -> Impersonation {
+        Impersonation {
+            user: self.impersonate_user.clone(),
+            groups: self.impersonate_groups.clone(),
+            uid: self.impersonate_uid.clone(),
         }
     }
 
@@ -44,6 +68,7 @@ impl ClusterArgs {
         if let Some(namespace) = &args.namespace {
             config.default_namespace = namespace.clone();
         }
+        args.impersonation().apply(&mut config);
         let cluster = cluster::connect_config(config).await.map_err(Error::connect)?;
         Ok((cluster, Some(simulated)))
     }

@@ -67,8 +67,11 @@ pub fn run(args: ControllerArgs) -> Result<ExitCode, Error> {
     let metrics_addr = args.metrics_addr.as_deref().map(listen_address).transpose()?;
     let runtime = super::runtime::runtime()?;
     runtime.block_on(async move {
-        let connect =
-            ConnectOptions { kubeconfig: args.kubeconfig.clone(), context: args.context.clone(), namespace: None };
+        let connect = ConnectOptions {
+            kubeconfig: args.kubeconfig.clone(),
+            context: args.context.clone(),
+            ..ConnectOptions::default()
+        };
         let cluster = cluster::connect(&connect).await.map_err(Error::Cluster)?;
         let identity = identity();
         let leader_election = args.leader_elect.then(|| LeaderElection {

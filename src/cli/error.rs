@@ -141,7 +141,8 @@ impl Error {
         let mut previous = String::new();
         while let Some(error) = cause {
             let message = readable(error);
-            cause = error.source();
+            // An API error's source is its Status again (`message: reason`): the server's answer is said once.
+            cause = if is_api_answer(error) { None } else { error.source() };
             // Some libraries put their cause in their own message as well: say it once.
             if !previous.is_empty() && previous.contains(message.as_str()) {
                 continue;
@@ -166,6 +167,11 @@ fn readable(error: &(dyn std::error::Error + 'static)) -> String {
         Some(kube::Error::Api(status)) => format!("{} ({}, {})", status.message, status.reason, status.code),
         _ => error.to_string(),
     }
+}
+
+/// Whether the error is an answer of the API server (which `readable` prints whole).
+fn is_api_answer(error: &(dyn std::error::Error + 'static)) -> bool {
+    matches!(error.downcast_ref::<kube::Error>(), Some(kube::Error::Api(_)))
 }
 
 /// The hint one error of the chain gives, if any.

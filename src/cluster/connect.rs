@@ -1,4 +1,5 @@
-//! Connecting as kubectl does: `--kubeconfig`, `KUBECONFIG`, `--context`, `-n`, or in-cluster config.
+//! Connecting as kubectl does: `--kubeconfig`, `KUBECONFIG`, `--context`, `-n`, `--as`/`--as-group`/`--as-uid`,
+//! or in-cluster config.
 
 use super::{Cluster, ConnectionFailure, ResourceMap};
 use kube::config::{InferConfigError, KubeConfigOptions, Kubeconfig, KubeconfigError};
@@ -12,6 +13,33 @@ pub struct ConnectOptions {
     pub context: Option<String>,
     /// Overrides the context's namespace for objects that name none.
     pub namespace: Option<String>,
+    /// Who every request acts as (kubectl's `--as`, Helm's `--kube-as-user`), over the kubeconfig's own.
+    pub impersonation: Impersonation,
+}
+
+/// Impersonation of a user, with groups and a uid: the `Impersonate-*` headers client-go sends for kubectl's
+/// `--as`, `--as-group` and `--as-uid`. Empty leaves the kubeconfig's `as`, `as-groups` and `as-uid` in force.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Impersonation {
+    pub user: Option<String>,
+    pub groups: Vec<String>,
+    pub uid: Option<String>,
+}
+
+impl Impersonation {
+    /// Sets what this impersonation names on a kube-rs configuration, as client-go's flags override the
+    /// kubeconfig: a user replaces the kubeconfig's user, groups and uid replace its groups and uid.
+    pub fn apply(&self, config: &mut kube::Config) {
+        if let Some(user) = &self.user {
+            config.auth_info.impersonate = Some(user.clone());
+        }
+        if !self.groups.is_empty() {
+            config.auth_info.impersonate_groups = Some(self.groups.clone());
+        }
+        if let Some(uid) = &self.uid {
+            config.auth_info.impersonate_uid = Some(uid.clone());
+        }
+    }
 }
 
 /// Why berth could not connect, by the step that failed; the cause is kept as the source.
@@ -62,6 +90,7 @@ pub async fn connect(options: &ConnectOptions) -> Result<Cluster, ConnectError> 
     if let Some(namespace) = &options.namespace {
         config.default_namespace = namespace.clone();
     }
+    options.impersonation.apply(&mut config);
     connect_config(config).await
 }
 

@@ -53,11 +53,20 @@ async fn connection_failures_are_classified_at_once() {
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains(": the host name does not resolve ("), "{stderr}");
 
-    let peer = PeerCluster::start(SimConfig::default()).await;
-    let plain = std::fs::read_to_string(peer.kubeconfig()).expect("kubeconfig").replace("http://", "https://");
-    let tls = dir.path().join("tls");
-    std::fs::write(&tls, plain).expect("kubeconfig");
-    let output = berth(&["status", "shop", "--kubeconfig", &tls.display().to_string()]).output().expect("runs");
+    // A plain HTTP server (the simulated cluster serves TLS as well as HTTP, so it cannot stand in for one).
+    let plain = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("listener");
+    let plain_address = plain.local_addr().expect("address");
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        while let Ok((mut stream, _)) = plain.accept().await {
+            let mut request = [0u8; 1024];
+            let _ = stream.read(&mut request).await;
+            let _ =
+                stream.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").await;
+        }
+    });
+    let tls = kubeconfig_for(dir.path(), &format!("https://{plain_address}"));
+    let output = berth(&["status", "shop", "--kubeconfig", &tls]).output().expect("runs");
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains(": TLS handshake failed: received corrupt message"), "{stderr}");

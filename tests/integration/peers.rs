@@ -64,12 +64,18 @@ impl PeerCluster {
     /// A peer binary's command (`kubectl` or `helm`) against this cluster: its kubeconfig, a private HOME and
     /// Helm directories, run from the cluster's directory.
     pub fn peer_command(&self, binary: &str, args: &[&str]) -> Command {
-        let home = self.dir.path().join("home");
+        self.peer_command_as(binary, &self.kubeconfig(), "home", args)
+    }
+
+    /// [`Self::peer_command`] with another kubeconfig (another user) and its own HOME (`home`, under the
+    /// cluster's directory).
+    pub fn peer_command_as(&self, binary: &str, kubeconfig: &Path, home: &str, args: &[&str]) -> Command {
+        let home = self.dir.path().join(home);
         let mut command = Command::new(peers_dir().join(binary));
         command
             .args(args)
             .env("HOME", &home)
-            .env("KUBECONFIG", self.kubeconfig())
+            .env("KUBECONFIG", kubeconfig)
             .env("HELM_CACHE_HOME", home.join("helm-cache"))
             .env("HELM_CONFIG_HOME", home.join("helm-config"))
             .env("HELM_DATA_HOME", home.join("helm-data"))
@@ -80,6 +86,13 @@ impl PeerCluster {
     /// Runs a peer binary (`kubectl` or `helm`) against this cluster, off the async runtime's threads.
     pub async fn run(&self, binary: &str, args: &[&str]) -> Output {
         let mut command = self.peer_command(binary, args);
+        tokio::task::spawn_blocking(move || command.output().expect("peer binary runs")).await.expect("peer run joins")
+    }
+
+    /// Runs a peer binary with another kubeconfig (another user) and its own HOME (`home`, under the cluster's
+    /// directory), off the async runtime's threads.
+    pub async fn run_with(&self, binary: &str, kubeconfig: &Path, home: &str, args: &[&str]) -> Output {
+        let mut command = self.peer_command_as(binary, kubeconfig, home, args);
         tokio::task::spawn_blocking(move || command.output().expect("peer binary runs")).await.expect("peer run joins")
     }
 

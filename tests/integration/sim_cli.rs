@@ -41,7 +41,8 @@ async fn serve_writes_a_kubeconfig_kubectl_can_use_and_stops_on_sigterm() {
     });
     let (announced, nodes, status) =
         tokio::time::timeout(Duration::from_secs(60), result).await.expect("bounded").expect("joined");
-    assert!(announced.is_some_and(|line| line.contains("http://127.0.0.1:")));
+    // HTTPS: kubectl sends a kubeconfig's credentials only over TLS.
+    assert!(announced.is_some_and(|line| line.contains("https://127.0.0.1:")));
     assert_eq!(nodes, "node/sim-node-0\nnode/sim-node-1\n", "the profile's two nodes");
     assert_eq!(status.code(), Some(0));
 }

@@ -178,8 +178,9 @@ async fn the_status_subresource_is_the_only_way_to_write_status() {
 async fn raw(cluster: &SimCluster, method: &str, path: &str, content_type: &str, body: &[u8]) -> (u16, String) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = tokio::net::TcpStream::connect(cluster.address()).await.expect("connects");
+    let token = cluster.token(&berth_sim::Identity::Admin);
     let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: sim\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: sim\r\nAuthorization: Bearer {token}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
     stream.write_all(head.as_bytes()).await.expect("head");

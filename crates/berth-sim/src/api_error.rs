@@ -153,6 +153,29 @@ impl ApiError {
         ApiError::new(403, "Forbidden", message)
     }
 
+    /// `NewForbidden`: `configmaps is forbidden: <cause>`, `roles.rbac.authorization.k8s.io "x" is forbidden:
+    /// <cause>`, or `forbidden: <cause>` when no resource is named; the details leave out what is empty.
+    pub fn forbidden_resource(group: &str, resource: &str, name: &str, cause: &str) -> ApiError {
+        let qualified = qualified(group, resource);
+        let message = match (resource.is_empty() && group.is_empty(), name.is_empty()) {
+            (true, _) => format!("forbidden: {cause}"),
+            (false, true) => format!("{qualified} is forbidden: {cause}"),
+            (false, false) => format!("{qualified} \"{name}\" is forbidden: {cause}"),
+        };
+        let mut details = serde_json::Map::new();
+        for (field, value) in [("name", name), ("group", group), ("kind", resource)] {
+            if !value.is_empty() {
+                details.insert(field.to_string(), json!(value));
+            }
+        }
+        ApiError::new(403, "Forbidden", message).with_details_value(Value::Object(details))
+    }
+
+    /// `NewUnauthorized("Unauthorized")`: credentials that do not authenticate anyone.
+    pub fn unauthorized() -> ApiError {
+        ApiError::new(401, "Unauthorized", "Unauthorized")
+    }
+
     fn with_details_value(mut self, details: Value) -> ApiError {
         self.details = Some(details);
         self
@@ -197,6 +220,25 @@ mod tests {
         assert_eq!(status["reason"], "NotFound");
         assert_eq!(status["code"], 404);
         assert_eq!(status["details"]["kind"], "deployments");
+    }
+
+    #[test]
+    fn forbidden_answers_read_as_new_forbidden_writes_them() {
+        let status = ApiError::forbidden_resource("", "configmaps", "", "User \"u\" cannot create").to_status();
+        assert_eq!(
+            (status["message"].as_str(), status["code"].as_u64()),
+            (Some("configmaps is forbidden: User \"u\" cannot create"), Some(403))
+        );
+        assert_eq!(status["details"], json!({"kind": "configmaps"}));
+        let named = ApiError::forbidden_resource("rbac.authorization.k8s.io", "roles", "r", "no").to_status();
+        assert_eq!(named["message"], "roles.rbac.authorization.k8s.io \"r\" is forbidden: no");
+        let path = ApiError::forbidden_resource("", "", "", "User \"u\" cannot get path \"/\"").to_status();
+        assert_eq!(
+            (path["message"].as_str(), &path["details"]),
+            (Some("forbidden: User \"u\" cannot get path \"/\""), &json!({}))
+        );
+        let unauthorized = ApiError::unauthorized().to_status();
+        assert_eq!((unauthorized["reason"].as_str(), unauthorized.get("details")), (Some("Unauthorized"), None));
     }
 
     #[test]

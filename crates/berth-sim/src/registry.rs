@@ -41,6 +41,12 @@ impl ResourceDef {
         TypeKey { group: group.to_string(), plural: self.plural.clone() }
     }
 
+    /// The verbs discovery lists: every verb for stored resources, `create` for the reviews.
+    pub fn verbs(&self) -> &'static [&'static str] {
+        let create_only = CREATE_ONLY.iter().any(|(group, plural)| self.group == *group && self.plural == *plural);
+        if create_only { &["create"] } else { STORED_VERBS }
+    }
+
     /// `deployments.apps`, `configmaps`: the name used in error messages.
     pub fn qualified_plural(&self) -> String {
         if self.group.is_empty() { self.plural.clone() } else { format!("{}.{}", self.plural, self.group) }
@@ -85,6 +91,19 @@ type Row = (
     &'static [&'static str],
 );
 
+/// (group, plural): resources that are only created, answered by the server and never stored (the reviews).
+const CREATE_ONLY: &[(&str, &str)] = &[
+    ("authentication.k8s.io", "selfsubjectreviews"),
+    ("authentication.k8s.io", "tokenreviews"),
+    ("authorization.k8s.io", "localsubjectaccessreviews"),
+    ("authorization.k8s.io", "selfsubjectaccessreviews"),
+    ("authorization.k8s.io", "selfsubjectrulesreviews"),
+    ("authorization.k8s.io", "subjectaccessreviews"),
+];
+
+/// The verbs of a stored resource.
+const STORED_VERBS: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+
 /// (group, plural, storage group): resources served by two groups over one storage.
 const SHARED_STORAGE: &[(&str, &str, &str)] = &[("events.k8s.io", "events", "")];
 
@@ -113,6 +132,42 @@ const BUILT_IN: &[Row] = &[
     ("apps", "v1", "DaemonSet", "daemonsets", true, true, false, &["ds"], ALL),
     ("apps", "v1", "ReplicaSet", "replicasets", true, true, true, &["rs"], ALL),
     ("apps", "v1", "ControllerRevision", "controllerrevisions", true, false, false, NONE, NONE),
+    ("authentication.k8s.io", "v1", "SelfSubjectReview", "selfsubjectreviews", false, false, false, NONE, NONE),
+    ("authentication.k8s.io", "v1", "TokenReview", "tokenreviews", false, false, false, NONE, NONE),
+    (
+        "authorization.k8s.io",
+        "v1",
+        "LocalSubjectAccessReview",
+        "localsubjectaccessreviews",
+        true,
+        false,
+        false,
+        NONE,
+        NONE,
+    ),
+    (
+        "authorization.k8s.io",
+        "v1",
+        "SelfSubjectAccessReview",
+        "selfsubjectaccessreviews",
+        false,
+        false,
+        false,
+        NONE,
+        NONE,
+    ),
+    (
+        "authorization.k8s.io",
+        "v1",
+        "SelfSubjectRulesReview",
+        "selfsubjectrulesreviews",
+        false,
+        false,
+        false,
+        NONE,
+        NONE,
+    ),
+    ("authorization.k8s.io", "v1", "SubjectAccessReview", "subjectaccessreviews", false, false, false, NONE, NONE),
     ("batch", "v1", "Job", "jobs", true, true, false, NONE, ALL),
     ("batch", "v1", "CronJob", "cronjobs", true, true, false, &["cj"], ALL),
     ("autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", true, true, false, &["hpa"], ALL),

@@ -21,7 +21,7 @@ pub use objects::Json;
 use objects::{ObjectTable, Replaced, to_json};
 use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use tokio::sync::broadcast;
 
 /// ADDED, MODIFIED or DELETED.
@@ -155,12 +155,22 @@ struct State {
     uid_counter: u64,
 }
 
+/// A check every write must pass once its new object is computed, before defaulting and admission: the RBAC
+/// registry's escalation checks (`auth::escalation`), which depend on who writes, something the store does not
+/// know. Runs under the store's lock, so it must not call back into the store.
+pub trait WriteGuard: Send + Sync {
+    /// # Errors
+    /// The answer that refuses the write.
+    fn check(&self, def: &ResourceDef, old: Option<&Value>, new: &Value) -> Result<(), ApiError>;
+}
+
 /// The store. Cheap to share behind an `Arc`.
 pub struct Store {
     state: Mutex<State>,
     events: broadcast::Sender<Arc<WatchEvent>>,
     log_capacity: usize,
     keep_record: bool,
+    write_guard: OnceLock<Arc<dyn WriteGuard>>,
 }
 
 const EVENT_CHANNEL_CAPACITY: usize = 65_536;
@@ -178,7 +188,13 @@ impl Store {
             record: Vec::new(),
             uid_counter: 0,
         };
-        let store = Store { state: Mutex::new(state), events, log_capacity: log_capacity.max(1), keep_record };
+        let store = Store {
+            state: Mutex::new(state),
+            events,
+            log_capacity: log_capacity.max(1),
+            keep_record,
+            write_guard: OnceLock::new(),
+        };
         for namespace in ["default", "kube-system", "kube-public", "kube-node-lease"] {
             let object = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}});
             // Creating the built-in namespaces cannot fail: the names are valid and nothing exists yet.
@@ -189,6 +205,11 @@ impl Store {
             let _ = store.create_system(priority_class);
         }
         store
+    }
+
+    /// Installs the [`WriteGuard`] (once; a second guard is ignored).
+    pub fn set_write_guard(&self, guard: Arc<dyn WriteGuard>) {
+        let _ = self.write_guard.set(guard);
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -417,6 +438,9 @@ impl Store {
         let old = &current.stored;
         let old_view = &current.served;
         let name = admit_identity(&mut new, def, namespace, target.name)?;
+        if let Some(guard) = self.write_guard.get() {
+            guard.check(def, old_view.as_deref(), &new)?;
+        }
         let mut new = conversion::to_storage(new, def);
         match old {
             None => {

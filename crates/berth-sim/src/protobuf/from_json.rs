@@ -87,6 +87,7 @@ fn encode_value(kind: Kind, number: u32, value: &Value, out: &mut Vec<u8>) -> Re
         Kind::Quantity => wire::write_bytes_field(out, number, &well_known::quantity_from_json(value)?),
         Kind::IntOrString => wire::write_bytes_field(out, number, &well_known::int_or_string_from_json(value)?),
         Kind::RawJson => wire::write_bytes_field(out, number, &well_known::raw_json_from_json(value)?),
+        Kind::StringList => wire::write_bytes_field(out, number, &well_known::string_list_from_json(value)?),
     }
     Ok(())
 }

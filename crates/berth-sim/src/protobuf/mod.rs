@@ -34,8 +34,11 @@ pub const CONTENT_TYPE: &str = "application/vnd.kubernetes.protobuf";
 /// from the envelope.
 ///
 /// Converted kinds: v1 Secret, ConfigMap, Namespace, Service, ServiceAccount, Pod, Event, PersistentVolumeClaim,
-/// ReplicationController; apps/v1 Deployment, StatefulSet, DaemonSet, ReplicaSet; batch/v1 Job, CronJob; the
-/// `…List` of each; `DeleteOptions` and `Status` under any group version.
+/// ReplicationController; apps/v1 Deployment, StatefulSet, DaemonSet, ReplicaSet; batch/v1 Job, CronJob;
+/// rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding, ClusterRoleBinding; the `…List` of each;
+/// authentication.k8s.io/v1 TokenRequest, TokenReview, SelfSubjectReview; authorization.k8s.io/v1
+/// SubjectAccessReview, SelfSubjectAccessReview, LocalSubjectAccessReview, SelfSubjectRulesReview;
+/// `DeleteOptions` and `Status` under any group version.
 ///
 /// # Errors
 /// [`ProtobufError`] for a body without the magic prefix, an unreadable envelope, a kind the codec does not

@@ -37,6 +37,9 @@ pub(super) enum Kind {
     IntOrString,
     /// `metav1.FieldsV1` and `runtime.RawExtension`: `{raw}` bytes on the wire holding JSON, that JSON in JSON.
     RawJson,
+    /// `authentication/v1` and `authorization/v1` `ExtraValue` (`[]string`): `{repeated string items = 1}` on
+    /// the wire, a bare array of strings in JSON.
+    StringList,
 }
 
 /// When a decoded single value is written to JSON, following Go's `encoding/json`.
@@ -120,6 +123,17 @@ mod tests {
         &APPS_V1_REPLICA_SET_LIST,
         &BATCH_V1_JOB_LIST,
         &BATCH_V1_CRON_JOB_LIST,
+        &RBAC_V1_ROLE_LIST,
+        &RBAC_V1_CLUSTER_ROLE_LIST,
+        &RBAC_V1_ROLE_BINDING_LIST,
+        &RBAC_V1_CLUSTER_ROLE_BINDING_LIST,
+        &AUTHENTICATION_V1_TOKEN_REQUEST,
+        &AUTHENTICATION_V1_TOKEN_REVIEW,
+        &AUTHENTICATION_V1_SELF_SUBJECT_REVIEW,
+        &AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW,
+        &AUTHORIZATION_V1_SELF_SUBJECT_ACCESS_REVIEW,
+        &AUTHORIZATION_V1_LOCAL_SUBJECT_ACCESS_REVIEW,
+        &AUTHORIZATION_V1_SELF_SUBJECT_RULES_REVIEW,
         &META_V1_DELETE_OPTIONS,
         &META_V1_STATUS,
     ];

@@ -3,7 +3,10 @@
 
 use super::*;
 use k8s_pb::api::apps::v1 as apps;
+use k8s_pb::api::authentication::v1 as authentication;
+use k8s_pb::api::authorization::v1 as authorization;
 use k8s_pb::api::core::v1 as core;
+use k8s_pb::api::rbac::v1 as rbac;
 use k8s_pb::apimachinery::pkg::api::resource::Quantity;
 use k8s_pb::apimachinery::pkg::apis::meta::v1 as meta;
 use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
@@ -130,6 +133,104 @@ fn delete_options_as_client_go_sends_them() {
             "preconditions": {"uid": "6f1c"},
             "dryRun": ["All"],
         }))
+    );
+}
+
+#[test]
+fn rbac_objects_as_client_go_sends_them() {
+    let role = rbac::Role {
+        metadata: Some(go_object_meta("deployer", BTreeMap::new())),
+        rules: vec![rbac::PolicyRule {
+            verbs: vec!["create".into(), "get".into()],
+            api_groups: vec![String::new()],
+            resources: vec!["configmaps".into()],
+            resource_names: vec!["settings".into()],
+            non_resource_ur_ls: Vec::new(),
+        }],
+    };
+    let body = client_go_body("rbac.authorization.k8s.io/v1", "Role", role.encode_to_vec());
+    assert_eq!(
+        decode(&body),
+        Ok(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "deployer"},
+            "rules": [{"verbs": ["create", "get"], "apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["settings"]}]}))
+    );
+    let binding = rbac::ClusterRoleBinding {
+        metadata: Some(go_object_meta("deployers", BTreeMap::new())),
+        subjects: vec![rbac::Subject {
+            kind: Some("ServiceAccount".into()),
+            api_group: Some(String::new()),
+            name: Some("deployer".into()),
+            namespace: Some("team-a".into()),
+        }],
+        role_ref: Some(rbac::RoleRef {
+            api_group: Some("rbac.authorization.k8s.io".into()),
+            kind: Some("ClusterRole".into()),
+            name: Some("edit".into()),
+        }),
+    };
+    let body = client_go_body("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", binding.encode_to_vec());
+    assert_eq!(
+        decode(&body).map(|object| (object["subjects"].clone(), object["roleRef"].clone())),
+        Ok((
+            json!([{"kind": "ServiceAccount", "name": "deployer", "namespace": "team-a"}]),
+            json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "edit"})
+        ))
+    );
+}
+
+#[test]
+fn reviews_as_client_go_sends_them() {
+    let review = authorization::SubjectAccessReview {
+        metadata: Some(go_object_meta("", BTreeMap::new())),
+        spec: Some(authorization::SubjectAccessReviewSpec {
+            resource_attributes: Some(authorization::ResourceAttributes {
+                namespace: Some("team-a".into()),
+                verb: Some("get".into()),
+                resource: Some("pods".into()),
+                subresource: Some("log".into()),
+                ..Default::default()
+            }),
+            user: Some("alice".into()),
+            groups: vec!["ops".into()],
+            extra: [("scopes".to_string(), authorization::ExtraValue { items: vec!["a".into(), "b".into()] })]
+                .into_iter()
+                .collect(),
+            ..Default::default()
+        }),
+        status: Some(authorization::SubjectAccessReviewStatus { allowed: Some(false), ..Default::default() }),
+    };
+    let body = client_go_body("authorization.k8s.io/v1", "SubjectAccessReview", review.encode_to_vec());
+    let decoded = decode(&body);
+    assert_eq!(
+        decoded.as_ref().map(|object| object["spec"].clone()),
+        Ok(
+            json!({"resourceAttributes": {"namespace": "team-a", "verb": "get", "resource": "pods", "subresource": "log"},
+            "user": "alice", "groups": ["ops"], "extra": {"scopes": ["a", "b"]}})
+        )
+    );
+    assert_eq!(decoded.map(|object| object["status"].clone()), Ok(json!({"allowed": false})));
+    let request = authentication::TokenRequest {
+        spec: Some(authentication::TokenRequestSpec { expiration_seconds: Some(600), ..Default::default() }),
+        ..Default::default()
+    };
+    let body = client_go_body("authentication.k8s.io/v1", "TokenRequest", request.encode_to_vec());
+    assert_eq!(decode(&body).map(|object| object["spec"].clone()), Ok(json!({"expirationSeconds": 600})));
+}
+
+#[test]
+fn encoded_reviews_read_back_with_prost() {
+    let review = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview",
+        "metadata": {"name": ""}, "status": {"userInfo": {"username": "alice", "groups": ["system:authenticated"],
+        "extra": {"authentication.kubernetes.io/credential-id": ["JTI=1"]}}}});
+    let body = encode(&review).unwrap_or_default();
+    let decoded = authentication::SelfSubjectReview::decode(raw_of(&body).as_slice());
+    let user = decoded.ok().and_then(|review| review.status).and_then(|status| status.user_info);
+    assert_eq!(
+        user.map(|user| (
+            user.username,
+            user.extra.get("authentication.kubernetes.io/credential-id").map(|value| value.items.clone())
+        )),
+        Some((Some("alice".to_string()), Some(vec!["JTI=1".to_string()])))
     );
 }
 
@@ -902,6 +1003,11 @@ fn random_value(kind: schema::Kind, number: u32, rng: &mut fastrand::Rng, depth:
             let raw = ["{\"f:spec\":{\"f:replicas\":{}}}", "{}", "[1,2.5,\"x\"]", "null", "true"][rng.usize(..5)];
             wire::write_bytes_field(&mut body, 1, raw.as_bytes());
         }
+        Kind::StringList => {
+            for _ in 0..rng.usize(..3) {
+                wire::write_bytes_field(&mut body, 1, random_text(rng).as_bytes());
+            }
+        }
     }
     wire::write_bytes_field(out, number, &body);
 }
@@ -920,6 +1026,12 @@ const KINDS: &[(&str, &str)] = &[
     ("apps/v1", "Deployment"),
     ("apps/v1", "StatefulSet"),
     ("batch/v1", "CronJob"),
+    ("rbac.authorization.k8s.io/v1", "ClusterRole"),
+    ("rbac.authorization.k8s.io/v1", "RoleBinding"),
+    ("authorization.k8s.io/v1", "SubjectAccessReview"),
+    ("authorization.k8s.io/v1", "SelfSubjectRulesReview"),
+    ("authentication.k8s.io/v1", "TokenRequest"),
+    ("authentication.k8s.io/v1", "SelfSubjectReview"),
     ("v1", "DeleteOptions"),
 ];
 

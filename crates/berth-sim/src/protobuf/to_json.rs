@@ -130,7 +130,16 @@ fn map(kind: Kind, occurrences: &[WireValue<'_>]) -> Result<Map<String, Value>, 
 
 /// Kinds that travel as a nested message.
 fn is_embedded(kind: Kind) -> bool {
-    matches!(kind, Kind::Message(_) | Kind::Time | Kind::MicroTime | Kind::Quantity | Kind::IntOrString | Kind::RawJson)
+    matches!(
+        kind,
+        Kind::Message(_)
+            | Kind::Time
+            | Kind::MicroTime
+            | Kind::Quantity
+            | Kind::IntOrString
+            | Kind::RawJson
+            | Kind::StringList
+    )
 }
 
 /// A nested message; `None` where Go would print `null` (zero times, empty raw JSON).
@@ -142,6 +151,7 @@ fn embedded(kind: Kind, body: &[u8]) -> Result<Option<Value>, FieldError> {
         Kind::Quantity => Some(well_known::quantity_to_json(body)?),
         Kind::IntOrString => Some(well_known::int_or_string_to_json(body)?),
         Kind::RawJson => well_known::raw_json_to_json(body)?,
+        Kind::StringList => Some(well_known::string_list_to_json(body)?),
         Kind::String | Kind::Bool | Kind::Int32 | Kind::Int64 | Kind::Bytes => {
             Some(scalar(kind, WireValue::LengthDelimited(body))?)
         }
@@ -184,6 +194,8 @@ fn zero(kind: Kind) -> Option<Value> {
         Kind::Int32 | Kind::Int64 | Kind::IntOrString => Some(Value::from(0)),
         Kind::Quantity => Some(Value::String("0".to_string())),
         Kind::Message(_) => Some(Value::Object(Map::new())),
+        // A nil `[]string` prints `null`.
+        Kind::StringList => None,
         Kind::Time | Kind::MicroTime | Kind::RawJson => None,
     }
 }

@@ -144,6 +144,27 @@ pub(super) fn raw_json_from_json(value: &Value) -> Result<Vec<u8>, ValueError> {
     Ok(body)
 }
 
+/// `ExtraValue`: every occurrence of field 1 is one string of the list.
+pub(super) fn string_list_to_json(body: &[u8]) -> Result<Value, ValueError> {
+    let mut items = Vec::new();
+    for field in wire::read_fields(body)?.iter().filter(|field| field.number == 1) {
+        match field.value {
+            WireValue::LengthDelimited(bytes) => items.push(Value::String(String::from_utf8_lossy(bytes).into_owned())),
+            other => return Err(ValueError::WrongWireType { expected: "length-delimited", found: other.type_name() }),
+        }
+    }
+    Ok(Value::Array(items))
+}
+
+pub(super) fn string_list_from_json(value: &Value) -> Result<Vec<u8>, ValueError> {
+    let items = value.as_array().ok_or_else(|| wrong_json_type("an array", value))?;
+    let mut body = Vec::new();
+    for item in items {
+        wire::write_bytes_field(&mut body, 1, expect_str(item, "a string")?.as_bytes());
+    }
+    Ok(body)
+}
+
 /// `[]byte` is standard base64 with padding in JSON; k8s-openapi's `ByteString` implements exactly that.
 pub(super) fn bytes_to_json(bytes: &[u8]) -> Value {
     // Serialising a string into a `Value` cannot fail; the default (`null`) is never reached.

@@ -85,9 +85,6 @@ pub fn group(registry: &Registry, name: &str) -> Option<Value> {
     Some(document)
 }
 
-/// Every served type takes every verb.
-const VERBS: [&str; 8] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
-
 /// `GET /api/v1` or `GET /apis/{group}/{version}`
 pub fn resource_list(registry: &Registry, group: &str, version: &str) -> Option<Value> {
     let defs = registry.group_version(group, version);
@@ -101,7 +98,7 @@ pub fn resource_list(registry: &Registry, group: &str, version: &str) -> Option<
             "singularName": def.singular,
             "namespaced": def.namespaced,
             "kind": def.kind,
-            "verbs": VERBS,
+            "verbs": def.verbs(),
             "shortNames": def.short_names,
             "categories": def.categories,
             "storageVersionHash": storage_hash(def),
@@ -115,6 +112,10 @@ pub fn resource_list(registry: &Registry, group: &str, version: &str) -> Option<
         if def.group.is_empty() && def.plural == "pods" {
             resources.push(json!({"name": "pods/log", "singularName": "", "namespaced": true, "kind": "Pod",
                 "verbs": ["get"]}));
+        }
+        if def.group.is_empty() && def.plural == "serviceaccounts" {
+            resources.push(json!({"name": "serviceaccounts/token", "singularName": "", "namespaced": true,
+                "group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest", "verbs": ["create"]}));
         }
         if def.has_scale {
             resources.push(
@@ -164,6 +165,10 @@ fn aggregated_resource(def: &ResourceDef) -> Value {
         subresources.push(json!({"subresource": "log", "responseKind": {"group": "", "version": "v1", "kind": "Pod"},
             "verbs": ["get"]}));
     }
+    if def.group.is_empty() && def.plural == "serviceaccounts" {
+        subresources.push(json!({"subresource": "token",
+            "responseKind": {"group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest"}, "verbs": ["create"]}));
+    }
     if def.has_scale {
         subresources.push(
             json!({"subresource": "scale", "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"},
@@ -175,7 +180,7 @@ fn aggregated_resource(def: &ResourceDef) -> Value {
         "responseKind": response_kind,
         "scope": if def.namespaced { "Namespaced" } else { "Cluster" },
         "singularResource": def.singular,
-        "verbs": VERBS,
+        "verbs": def.verbs(),
         "shortNames": def.short_names,
         "categories": def.categories,
         "subresources": subresources,

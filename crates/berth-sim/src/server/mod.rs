@@ -1,7 +1,7 @@
 //! The simulated cluster's HTTP face: one handler that routes a request path the way kube-apiserver does
 //! (discovery, OpenAPI, resource paths) and answers with real status codes and `metav1.Status` errors.
 
-mod body;
+pub(crate) mod body;
 mod discovery;
 pub mod logs;
 mod resources;
@@ -9,6 +9,7 @@ mod table;
 mod watch;
 
 use super::api_error::ApiError;
+use super::auth::Auth;
 use super::faults::FaultInjector;
 use super::store::Store;
 use axum::Router;
@@ -64,9 +65,9 @@ impl RequestCounts {
 
 const BODY_LIMIT: usize = 8 * 1024 * 1024;
 
-/// The router serving the whole API.
-pub fn router(state: Arc<ServerState>) -> Router {
-    Router::new().fallback(handle).with_state(state).layer(DefaultBodyLimit::max(BODY_LIMIT))
+/// The router serving the whole API, every request authenticated and authorized by `auth` first.
+pub fn router(state: Arc<ServerState>, auth: Arc<Auth>) -> Router {
+    Router::new().fallback(handle).with_state((state, auth)).layer(DefaultBodyLimit::max(BODY_LIMIT))
 }
 
 /// The query parameters of a request (last value wins, empty pairs ignored).
@@ -178,7 +179,7 @@ fn resource_route(group: &str, version: &str, rest: &[&str], is_served: &impl Fn
 }
 
 async fn handle(
-    State(state): State<Arc<ServerState>>,
+    State((state, auth)): State<(Arc<ServerState>, Arc<Auth>)>,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
@@ -189,6 +190,26 @@ async fn handle(
     tracing::debug!(%method, %uri, content_type, "simulated cluster request");
     let store = &state.store;
     let path = decode_path(uri.path());
+    let requester = match auth.admit(store, &method, &uri, &path, &query, &headers) {
+        Ok(requester) => requester,
+        Err(refused) => return *refused,
+    };
+    if let Some(answer) = auth.answer(store, &requester, &headers, &payload) {
+        return answer;
+    }
+    auth.serve_as(requester, serve(&state, method, path, query, headers, payload)).await
+}
+
+/// Serves an authorized request: routes it, then answers from discovery or the resource handlers.
+async fn serve(
+    state: &ServerState,
+    method: Method,
+    path: String,
+    query: Query,
+    headers: HeaderMap,
+    payload: Bytes,
+) -> Response {
+    let store = &state.store;
     let route = route(&path, |group, version, plural| store.serves(group, version, plural));
     let accept = headers.get(header::ACCEPT).and_then(|value| value.to_str().ok()).unwrap_or_default().to_string();
     let is_read = method == Method::GET;
@@ -199,10 +220,10 @@ async fn handle(
         )));
     }
     match route {
-        Route::Resource(path) => resources::handle(&state, &method, &path, &query, &headers, &payload).await,
+        Route::Resource(path) => resources::handle(state, &method, &path, &query, &headers, &payload).await,
         other => {
             state.requests.count(RequestVerb::Discovery);
-            discovery_response(&state, other, &accept)
+            discovery_response(state, other, &accept)
         }
     }
 }
