@@ -15,6 +15,7 @@ pub mod patch;
 pub mod profile;
 pub mod protobuf;
 pub mod registry;
+pub mod schema;
 pub mod selector;
 pub mod server;
 pub mod store;

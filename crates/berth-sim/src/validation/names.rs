@@ -99,7 +99,7 @@ pub fn label_problems(name: &str) -> Vec<String> {
 }
 
 /// `IsDNS1035Label`
-fn dns1035_problems(name: &str) -> Vec<String> {
+pub fn dns1035_problems(name: &str) -> Vec<String> {
     let mut problems = Vec::new();
     if name.len() > 63 {
         problems.push("must be no more than 63 characters".to_string());
