@@ -176,7 +176,7 @@ mod tests {
         assert!(errors_of(json!({"annotations": {"Example.COM/Key": "v"}})).is_empty());
         assert_eq!(errors_of(json!({"annotations": {"a/b/c": "v"}})).len(), 1);
         let big = errors_of(json!({"annotations": {"big": "x".repeat(300_000)}}));
-        assert_eq!(big, ["metadata.annotations: Too long: must have at most 262144 bytes"]);
+        assert_eq!(big, ["metadata.annotations: Too long: may not be more than 262144 bytes"]);
     }
 
     #[test]
