@@ -30,6 +30,7 @@ mod sim_helm;
 mod sim_kube;
 mod sim_kubectl;
 mod sim_kubectl_cluster;
+mod sim_operators;
 mod snapshots_cli;
 mod soak_sim;
 mod sources_dependency;
