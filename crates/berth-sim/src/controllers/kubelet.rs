@@ -279,14 +279,7 @@ fn restarting(
     since_end: Duration,
     outcome: JobOutcome,
 ) -> PodState {
-    let unready = unready_message(pod);
-    let conditions = vec![
-        pod_condition(pod, "PodReadyToStartContainers", "True", started, None),
-        pod_condition(pod, "Initialized", "True", started, None),
-        pod_condition(pod, "Ready", "False", ended, Some(("ContainersNotReady", &unready))),
-        pod_condition(pod, "ContainersReady", "False", ended, Some(("ContainersNotReady", &unready))),
-        pod_condition(pod, "PodScheduled", "True", started, None),
-    ];
+    let conditions = unready_conditions(pod, started, started, ended);
     let crashes = CrashLoop::at(since_end, behaviour.back_off);
     let exit = match outcome {
         JobOutcome::Complete => Exit { code: 0, reason: "Completed" },
@@ -299,6 +292,24 @@ fn restarting(
     status.insert("containerStatuses".to_string(), Value::Array(containers));
     init_statuses(pod, started, &mut status);
     PodState { status: Value::Object(status), recheck_after: Some(crashes.next_in) }
+}
+
+/// The conditions of a scheduled pod whose containers run (or ran) but are not ready: its sandbox ready since
+/// `sandbox_since`, not ready since `unready_since`.
+fn unready_conditions(
+    pod: &Value,
+    started: Timestamp,
+    sandbox_since: Timestamp,
+    unready_since: Timestamp,
+) -> Vec<Value> {
+    let unready = unready_message(pod);
+    vec![
+        pod_condition(pod, "PodReadyToStartContainers", "True", sandbox_since, None),
+        pod_condition(pod, "Initialized", "True", started, None),
+        pod_condition(pod, "Ready", "False", unready_since, Some(("ContainersNotReady", &unready))),
+        pod_condition(pod, "ContainersReady", "False", unready_since, Some(("ContainersNotReady", &unready))),
+        pod_condition(pod, "PodScheduled", "True", started, None),
+    ]
 }
 
 /// How a container ended: its exit code and the runtime's reason.
@@ -318,14 +329,7 @@ fn stuck(
     failing_for: Duration,
     reason: &str,
 ) -> PodState {
-    let unready = unready_message(pod);
-    let conditions = vec![
-        pod_condition(pod, "PodReadyToStartContainers", "True", failing_since, None),
-        pod_condition(pod, "Initialized", "True", started, None),
-        pod_condition(pod, "Ready", "False", started, Some(("ContainersNotReady", &unready))),
-        pod_condition(pod, "ContainersReady", "False", started, Some(("ContainersNotReady", &unready))),
-        pod_condition(pod, "PodScheduled", "True", started, None),
-    ];
+    let conditions = unready_conditions(pod, started, failing_since, started);
     let crashing = matches!(reason, "CrashLoopBackOff" | "OOMKilled");
     let crashes = crashing.then(|| CrashLoop::at(failing_for, behaviour.back_off));
     let containers = containers(pod, "containers")

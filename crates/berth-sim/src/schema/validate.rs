@@ -276,8 +276,7 @@ fn array(schema: &Structural, items: &[Value], path: &str, errors: &mut Vec<Fiel
     if let Some(min) = checks.min_items
         && size < min
     {
-        let detail = format!("{path} {IN} should have at least {min} items");
-        errors.push(error(ErrorType::Invalid, path, Some(size.to_string()), detail));
+        errors.push(too_few(path, size, min, "items"));
     }
     if let Some(max) = checks.max_items
         && size > max
@@ -288,6 +287,12 @@ fn array(schema: &Structural, items: &[Value], path: &str, errors: &mut Vec<Fiel
         let detail = format!("{path} {IN} shouldn't contain duplicates");
         errors.push(error(ErrorType::Invalid, path, Some("\"\"".to_string()), detail));
     }
+}
+
+/// minItems and minProperties: `Invalid value: 0: spec.x in body should have at least 1 items`.
+fn too_few(path: &str, size: i64, min: i64, unit: &str) -> FieldError {
+    let detail = format!("{path} {IN} should have at least {min} {unit}");
+    error(ErrorType::Invalid, path, Some(size.to_string()), detail)
 }
 
 /// `field.TooMany`: `Too many: 5: must have at most 3 items`.
@@ -333,8 +338,7 @@ fn object(
     if let Some(min) = checks.min_properties
         && size < min
     {
-        let detail = format!("{path} {IN} should have at least {min} properties");
-        errors.push(error(ErrorType::Invalid, path, Some(size.to_string()), detail));
+        errors.push(too_few(path, size, min, "properties"));
     }
     if let Some(max) = checks.max_properties
         && size > max
