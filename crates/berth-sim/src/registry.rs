@@ -5,7 +5,7 @@
 
 use crate::schema::Structural;
 use serde_json::Value;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// One served resource type (one version of it).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,11 +52,27 @@ impl std::ops::Deref for CrdVersion {
 /// The schema, printer columns and scale subresource of a CRD version.
 #[derive(Debug)]
 pub struct CrdVersionSpec {
-    /// `schema.openAPIV3Schema` (`None`: the version has none, its objects are kept as sent).
-    pub schema: Option<Structural>,
+    /// The stored CRD (its compact JSON, shared with the store) and the version's index, which the schema is
+    /// read from when first needed: reading a megabyte schema while the store is locked would hold up every
+    /// request, and most are never needed (no custom resource written).
+    schema_source: Option<(Arc<[u8]>, usize)>,
+    schema: OnceLock<Option<Structural>>,
     /// `additionalPrinterColumns`, or the `Age` column a real server serves when there are none.
     pub columns: Vec<PrinterColumn>,
     pub scale: Option<ScalePaths>,
+}
+
+impl CrdVersionSpec {
+    /// `schema.openAPIV3Schema`; `None` when the version has none (its objects are kept as sent) or the CRD is
+    /// not stored yet.
+    pub fn schema(&self) -> Option<&Structural> {
+        let schema = self.schema.get_or_init(|| {
+            let (json, index) = self.schema_source.as_ref()?;
+            let crd: Value = serde_json::from_slice(json).ok()?;
+            crd.pointer(&format!("/spec/versions/{index}/schema/openAPIV3Schema")).map(Structural::parse)
+        });
+        schema.as_ref()
+    }
 }
 
 /// One of `additionalPrinterColumns`.
@@ -375,11 +391,25 @@ impl Registry {
     }
 }
 
-/// The types a CustomResourceDefinition serves, or why it is invalid (422 message).
+/// The types a CustomResourceDefinition serves, or why it is invalid (422 message). Their schemas are not
+/// read: the CRD is not stored yet ([`stored_crd_resources`]).
 ///
 /// # Errors
 /// A message naming the missing or wrong field, as a real server's validation would.
 pub fn crd_resources(crd: &Value) -> Result<Vec<ResourceDef>, String> {
+    resources(crd, None)
+}
+
+/// The types of a stored CRD, whose compact JSON is `json`: each version reads its schema from it when
+/// first needed.
+///
+/// # Errors
+/// As [`crd_resources`].
+pub fn stored_crd_resources(crd: &Value, json: Arc<[u8]>) -> Result<Vec<ResourceDef>, String> {
+    resources(crd, Some(json))
+}
+
+fn resources(crd: &Value, source: Option<Arc<[u8]>>) -> Result<Vec<ResourceDef>, String> {
     let spec = crd.get("spec").ok_or("spec: Required value")?;
     let group = spec.get("group").and_then(Value::as_str).ok_or("spec.group: Required value")?;
     let names = spec.get("names").ok_or("spec.names: Required value")?;
@@ -410,7 +440,7 @@ pub fn crd_resources(crd: &Value) -> Result<Vec<ResourceDef>, String> {
     };
     let versions = spec.get("versions").and_then(Value::as_array).ok_or("spec.versions: Required value")?;
     let mut defs = Vec::new();
-    for version in versions {
+    for (index, version) in versions.iter().enumerate() {
         let Some(version_name) = version.get("name").and_then(Value::as_str) else {
             return Err("spec.versions[].name: Required value".to_string());
         };
@@ -418,7 +448,7 @@ pub fn crd_resources(crd: &Value) -> Result<Vec<ResourceDef>, String> {
             continue;
         }
         let subresources = version.get("subresources");
-        let crd_version = crd_version(version);
+        let crd_version = crd_version(version, source.clone().map(|json| (json, index)));
         defs.push(ResourceDef {
             group: group.to_string(),
             version: version_name.to_string(),
@@ -440,9 +470,8 @@ pub fn crd_resources(crd: &Value) -> Result<Vec<ResourceDef>, String> {
     Ok(defs)
 }
 
-/// The schema, printer columns and scale paths of a CRD version.
-fn crd_version(version: &Value) -> CrdVersion {
-    let schema = version.pointer("/schema/openAPIV3Schema").map(Structural::parse);
+/// The printer columns and scale paths of a CRD version, and where to read its schema from.
+fn crd_version(version: &Value, schema_source: Option<(Arc<[u8]>, usize)>) -> CrdVersion {
     let text = |column: &Value, field: &str| column.get(field).and_then(Value::as_str).unwrap_or_default().to_string();
     let mut columns: Vec<PrinterColumn> = version
         .get("additionalPrinterColumns")
@@ -479,7 +508,7 @@ fn crd_version(version: &Value) -> CrdVersion {
         status_replicas: text(scale, "statusReplicasPath"),
         label_selector: scale.get("labelSelectorPath").and_then(Value::as_str).map(str::to_string),
     });
-    CrdVersion(Arc::new(CrdVersionSpec { schema, columns, scale }))
+    CrdVersion(Arc::new(CrdVersionSpec { schema_source, schema: OnceLock::new(), columns, scale }))
 }
 
 /// `ObjectMeta.creationTimestamp`'s documentation, which describes the default Age column.

@@ -13,7 +13,7 @@ use super::admission::{
 use super::api_error::ApiError;
 use super::conversion;
 use super::defaults::apply_defaults;
-use super::registry::{Registry, ResourceDef, TypeKey, crd_resources};
+use super::registry::{Registry, ResourceDef, TypeKey, crd_resources, stored_crd_resources};
 use super::schema;
 use super::selector::Selector;
 use super::validation;
@@ -434,7 +434,7 @@ impl Store {
         let old = &current.stored;
         let old_view = &current.served;
         let name = admit_identity(&mut new, def, namespace, target.name)?;
-        if let Some(schema) = def.crd.as_ref().and_then(|crd| crd.schema.as_ref()) {
+        if let Some(schema) = def.crd.as_ref().and_then(|crd| crd.schema()) {
             // As the server decodes a custom resource: what the request layer reported, done to every write.
             schema::coerce(&mut new, schema);
         }
@@ -505,7 +505,10 @@ impl Store {
         let event_type = if created { EventType::Added } else { EventType::Modified };
         let stored = self.commit(state, def, namespace, &name, new, event_type, options);
         if crd_defs.is_some() {
-            state.registry.set_custom(&name, crd_defs);
+            // Served with their schemas read from the stored CRD, when first needed.
+            let json = state.objects.json(&def.type_key(), namespace, &name);
+            let served = json.and_then(|json| stored_crd_resources(&stored, json).ok());
+            state.registry.set_custom(&name, served.or(crd_defs));
         }
         Ok((with_version(&stored, def), created))
     }

@@ -174,7 +174,7 @@ impl Request<'_> {
     /// Prunes and defaults a custom resource's `object` as the server decodes it, then refuses or warns of the
     /// fields its schema does not name, as `fieldValidation` asks.
     fn decode_custom(&self, object: &mut Value, decoded: Decoded) -> Result<(), ApiError> {
-        let Some(schema) = self.def.crd.as_ref().and_then(|crd| crd.schema.as_ref()) else { return Ok(()) };
+        let Some(schema) = self.def.crd.as_ref().and_then(|crd| crd.schema()) else { return Ok(()) };
         let unknown: Vec<String> =
             schema::coerce(object, schema).iter().map(|path| format!("unknown field \"{path}\"")).collect();
         let directive = self.field_validation();
@@ -198,7 +198,7 @@ impl Request<'_> {
     /// conversion refuses others whatever `fieldValidation` says (a 500 without reason, as that plain error
     /// becomes).
     fn check_applied_fields(&self, applied: &Value) -> Result<(), ApiError> {
-        let Some(schema) = self.def.crd.as_ref().and_then(|crd| crd.schema.as_ref()) else { return Ok(()) };
+        let Some(schema) = self.def.crd.as_ref().and_then(|crd| crd.schema()) else { return Ok(()) };
         let unknown = schema::unknown_fields(applied, schema);
         let problems: Vec<String> =
             unknown.iter().map(|path| format!(".{path}: field not declared in schema")).collect();
@@ -435,10 +435,11 @@ impl Request<'_> {
         let manager = self.manager();
         let api_version = self.def.api_version();
         let (stored, _) = self.state.store.write(&self.target(), &self.options(Verb::Update, false, false), |old| {
-            let old = old.cloned().unwrap_or_default();
-            let mut object = old.clone();
+            let mut object = old.cloned().unwrap_or_default();
             set_at(&mut object, &paths.spec_replicas, replicas);
-            managed::record_scale(&old, &mut object, &manager, &api_version, &paths.spec_replicas);
+            if let Some(old) = old {
+                managed::record_scale(old, &mut object, &manager, &api_version, &paths.spec_replicas);
+            }
             Ok(object)
         })?;
         Ok((StatusCode::OK, Arc::new(scale_of(&stored, self.def))))

@@ -373,3 +373,45 @@ fn a_concurrent_write_computes_against_absence_and_refuses_what_is_missing() {
     assert!(is_new);
     assert_eq!(created["data"], json!({"a": "1"}));
 }
+
+#[test]
+fn custom_resources_are_pruned_defaulted_and_validated_by_the_stored_crds_schema() {
+    let store = Store::new(1000, true);
+    let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "size": {"type": "integer", "minimum": 1, "default": 1}}}, "status": {"type": "object", "properties": {
+        "phase": {"type": "string", "enum": ["Ready"]}}}}});
+    put(
+        &store,
+        json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
+                 "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}},
+                               "schema": {"openAPIV3Schema": schema}}]}}),
+    )
+    .expect("CRD created");
+    let widget = |spec: Value| {
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "default"},
+               "spec": spec})
+    };
+    let created = put(&store, widget(json!({"color": "red"}))).expect("created");
+    assert_eq!(created["spec"], json!({"size": 1}), "pruned and defaulted");
+    let refused = put(&store, widget(json!({"size": 0}))).expect_err("refused");
+    assert_eq!(
+        refused.message,
+        "Widget.example.com \"w\" is invalid: spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1"
+    );
+    let def = def(&store, "example.com/v1", "Widget");
+    let target = Target { def: &def, namespace: Some("default"), name: "w" };
+    let status_options = WriteOptions { status_only: true, ..options(Verb::UpdateStatus, false) };
+    let status = store.write(&target, &status_options, |old| {
+        let mut object = old.cloned().unwrap_or_default();
+        object["status"] = json!({"phase": "Broken"});
+        Ok(object)
+    });
+    let error = status.expect_err("status writes are validated too");
+    assert!(
+        error.message.ends_with(r#"status.phase: Unsupported value: "Broken": supported values: "Ready""#),
+        "{}",
+        error.message
+    );
+}

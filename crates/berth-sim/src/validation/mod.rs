@@ -31,7 +31,7 @@ pub fn errors(def: &ResourceDef, old: Option<&Value>, new: &Value) -> Vec<FieldE
     if !def.custom {
         errors.extend(kinds::kind_errors(&def.group, &def.kind, old, new));
     }
-    if let Some(schema) = def.crd.as_ref().and_then(|crd| crd.schema.as_ref()) {
+    if let Some(schema) = def.crd.as_ref().and_then(|crd| crd.schema()) {
         errors.extend(schema::validate::validate(schema, new, old));
     }
     errors
