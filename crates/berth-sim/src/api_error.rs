@@ -1,7 +1,7 @@
 //! Errors as a real API server reports them: a `metav1.Status` with the HTTP code, reason and details that
 //! clients (kube-rs, kubectl, Helm) switch on.
 
-use crate::validation::field::{FieldError, aggregate};
+use crate::field_error::{FieldError, aggregate};
 use serde_json::{Value, json};
 
 /// One failed request.

@@ -129,14 +129,18 @@ impl Context {
             }
             ("apiextensions.k8s.io", "customresourcedefinitions") => self.client.forget_custom_types(),
             _ => {
-                if !deleted
-                    && self.client.custom_type(&event.key).is_some()
-                    && super::generic::is_managed(self, &event.value())
-                {
+                if !deleted && self.client.custom_type(&event.key).is_some() && self.manages(&event.value()) {
                     self.queue.push(Work::new(Controller::Generic(event.key.clone()), namespace, name));
                 }
             }
         }
+    }
+
+    /// Whether the custom resource `object` gets a status from the controllers: its operator runs, or it is
+    /// generic-ready.
+    pub fn manages(&self, object: &serde_json::Value) -> bool {
+        let operated = operators::operator_of(object).is_some_and(|(index, _)| self.operators.is_running(index));
+        operated || behaviour::is_generic_ready(&self.profile, object)
     }
 
     /// Queues every custom resource the operators that just started reconcile (what they find on start).
@@ -220,7 +224,7 @@ impl Context {
         }
         for def in self.client.custom_types() {
             for object in self.client.list(&def, None) {
-                if super::generic::is_managed(self, &object) {
+                if self.manages(&object) {
                     let controller = Controller::Generic(def.type_key());
                     self.queue.push(Work::new(controller, meta::namespace(&object), meta::name(&object)));
                 }

@@ -83,12 +83,6 @@ fn set_with_generation(list: &mut Vec<Value>, condition: Value) {
     conditions::set(list, condition);
 }
 
-/// Whether an object gets a status from this controller: its operator runs, or it is generic-ready.
-pub(super) fn is_managed(context: &Context, object: &Value) -> bool {
-    let operated = operators::operator_of(object).is_some_and(|(index, _)| context.operators.is_running(index));
-    operated || behaviour::is_generic_ready(&context.profile, object)
-}
-
 /// Writes the status of one generation of a custom resource: in progress, then ready (or failed) after the delay.
 pub(super) fn reconcile(
     context: &mut Context,
@@ -98,7 +92,7 @@ pub(super) fn reconcile(
 ) -> Result<(), ControllerError> {
     let Some(def) = context.client.custom_type(key) else { return Ok(()) };
     let Some(object) = context.client.get(&def, namespace, name) else { return Ok(()) };
-    if meta::is_deleting(&object) || !is_managed(context, &object) {
+    if meta::is_deleting(&object) || !context.manages(&object) {
         return Ok(());
     }
     let operated = operators::operator_of(&object).filter(|(index, _)| context.operators.is_running(*index));

@@ -4,7 +4,7 @@
 //! UUIDs, base64, DNS names. `isbn`, `isbn10`, `isbn13` and `creditcard` are kept by a real server but not
 //! checked here.
 
-use crate::validation::names::{dns1035_problems, subdomain_problems};
+use crate::dns::{MAX_LABEL, MAX_SUBDOMAIN, is_dns1035_label, is_subdomain};
 use base64::Engine;
 use std::net::IpAddr;
 
@@ -33,8 +33,8 @@ const FORMATS: &[(&str, Check)] = &[
     ("rgbcolor", is_rgb_color),
     ("ssn", is_ssn),
     ("duration", |text| crate::duration::parse_duration(text).is_ok()),
-    ("k8sshortname", |text| dns1035_problems(text).is_empty()),
-    ("k8slongname", |text| subdomain_problems(text).is_empty()),
+    ("k8sshortname", |text| text.len() <= MAX_LABEL && is_dns1035_label(text)),
+    ("k8slongname", |text| text.len() <= MAX_SUBDOMAIN && is_subdomain(text)),
 ];
 
 fn normalized(format: &str) -> String {

@@ -10,7 +10,7 @@
 //! validated in name order where the apiserver's map order varies.
 
 use super::{Structural, format};
-use crate::validation::field::{ErrorType, FieldError};
+use crate::field_error::{ErrorType, FieldError};
 use serde_json::Value;
 
 /// Where kube-openapi says a value is (`in body`).
@@ -61,7 +61,7 @@ pub fn go_float(number: f64) -> String {
 /// A value as `field.Error` prints it: strings quoted, numbers and booleans plain, the rest as JSON.
 fn printed(value: &Value) -> String {
     match value {
-        Value::String(text) => crate::validation::field::quote(text),
+        Value::String(text) => crate::field_error::quote(text),
         Value::Number(number) => match number.as_f64() {
             Some(float) if number.is_f64() => go_float(float),
             _ => number.to_string(),
@@ -145,7 +145,7 @@ fn type_check(schema: &Structural, value: &Value, path: &str, errors: &mut Vec<F
 /// allOf, anyOf, oneOf and not: the apiserver reports their failures on no field (`<nil>`).
 fn composition(schema: &Structural, value: &Value, path: &str, errors: &mut Vec<FieldError>) {
     let checks = &schema.checks;
-    let quoted = crate::validation::field::quote(path);
+    let quoted = crate::field_error::quote(path);
     let composite = |message: String| error(ErrorType::Invalid, "", Some("\"\"".to_string()), message);
     let results = |schemas: &[Structural]| -> Vec<Vec<FieldError>> {
         schemas.iter().map(|alternative| validate_at(alternative, value, path)).collect()
@@ -195,7 +195,7 @@ fn validate_at(schema: &Structural, value: &Value, path: &str) -> Vec<FieldError
 fn string(schema: &Structural, text: &str, path: &str, errors: &mut Vec<FieldError>) {
     let checks = &schema.checks;
     let length = i64::try_from(text.chars().count()).unwrap_or(i64::MAX);
-    let value = Some(crate::validation::field::quote(text));
+    let value = Some(crate::field_error::quote(text));
     if let Some(max) = checks.max_length
         && length > max
     {
@@ -317,8 +317,8 @@ fn enumeration(schema: &Structural, value: &Value, path: &str, errors: &mut Vec<
     let supported: Vec<String> = allowed
         .iter()
         .map(|candidate| match candidate {
-            Value::String(text) => crate::validation::field::quote(text),
-            other => crate::validation::field::quote(&other.to_string()),
+            Value::String(text) => crate::field_error::quote(text),
+            other => crate::field_error::quote(&other.to_string()),
         })
         .collect();
     let detail = format!("supported values: {}", supported.join(", "));

@@ -6,9 +6,9 @@
 //! The JSONPath is kubectl's, the subset CRDs use in printer columns: `.name` (a dot inside a name escaped as
 //! `\.`), `['name']`, `[N]`, `[*]`, `.*` and filters comparing a relative path with a literal
 //! (`[?(@.type=="Ready")]`, `!=`, or `[?(@.ready)]` for presence). A path outside it yields empty cells, as a
-//! real server serves a column it cannot read.
+//! real server serves a column it cannot read. Ages (`date` cells, and the `Age` of every built-in Table) print
+//! as kubectl's human durations ([`age`]).
 
-use super::table::age;
 use crate::registry::PrinterColumn;
 use crate::schema::validate::go_float;
 use jiff::Timestamp;
@@ -16,6 +16,19 @@ use serde_json::{Value, json};
 
 /// The longest JSONPath read, in bytes (a CRD names short paths; this bounds the work per cell).
 const MAX_PATH_BYTES: usize = 512;
+
+/// kubectl's short human durations: `45s`, `3m12s`, `25m`, `5h`, `3d`.
+pub fn age(created: &str, now: Timestamp) -> String {
+    let Ok(created) = created.parse::<Timestamp>() else { return "<unknown>".to_string() };
+    let seconds = (now.as_second() - created.as_second()).max(0);
+    match seconds {
+        0..120 => format!("{seconds}s"),
+        120..600 => format!("{}m{}s", seconds / 60, seconds % 60),
+        600..10_800 => format!("{}m", seconds / 60),
+        10_800..172_800 => format!("{}h", seconds / 3600),
+        _ => format!("{}d", seconds / 86_400),
+    }
+}
 
 /// The column definitions of the Table: `Name`, then the CRD's columns.
 pub fn definitions(columns: &[PrinterColumn]) -> Vec<Value> {

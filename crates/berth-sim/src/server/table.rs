@@ -3,6 +3,7 @@
 //! and Age for the rest. A list's Table carries its paging (`continue`, `remainingItemCount`), so kubectl goes on
 //! to the next page.
 
+use super::columns::age;
 use crate::registry::ResourceDef;
 use jiff::Timestamp;
 use serde_json::{Value, json};
@@ -22,19 +23,6 @@ fn text(object: &Value, pointer: &str) -> String {
 
 fn number(object: &Value, pointer: &str) -> i64 {
     object.pointer(pointer).and_then(Value::as_i64).unwrap_or(0)
-}
-
-/// kubectl's short human durations: `45s`, `3m12s`, `25m`, `5h`, `3d`.
-pub fn age(created: &str, now: Timestamp) -> String {
-    let Ok(created) = created.parse::<Timestamp>() else { return "<unknown>".to_string() };
-    let seconds = (now.as_second() - created.as_second()).max(0);
-    match seconds {
-        0..120 => format!("{seconds}s"),
-        120..600 => format!("{}m{}s", seconds / 60, seconds % 60),
-        600..10_800 => format!("{}m", seconds / 60),
-        10_800..172_800 => format!("{}h", seconds / 3600),
-        _ => format!("{}d", seconds / 86_400),
-    }
 }
 
 /// Extra columns (name, cells) for a kind, between Name and Age.

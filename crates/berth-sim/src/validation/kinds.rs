@@ -3,8 +3,8 @@
 //! completion mode (`ValidateJobSpecUpdate`), PriorityClass names and values (`ValidatePriorityClass`), the
 //! 1 MiB bound on a ConfigMap's and a Secret's data (`ValidateConfigMap`, `ValidateSecret`).
 
-use super::field::FieldError;
 use super::metadata::{annotation_errors, label_errors};
+use crate::field_error::FieldError;
 use serde_json::Value;
 
 /// Where each workload kind keeps its pod template.

@@ -2,8 +2,8 @@
 //! finalizer names and owner references (apimachinery's `api/validation/objectmeta.go`,
 //! `apis/meta/v1/validation`), also applied to the metadata of pod templates as `ValidatePodTemplateSpec` does.
 
-use super::field::FieldError;
 use super::names::subdomain_problems;
+use crate::field_error::FieldError;
 use serde_json::{Map, Value};
 
 const NAME_PART_MESSAGE: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end \

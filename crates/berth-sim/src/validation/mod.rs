@@ -7,15 +7,14 @@
 //! path (decode or apply) decides the message.
 
 pub mod decode;
-pub mod field;
 pub mod kinds;
 pub mod metadata;
 pub mod names;
 
 use crate::api_error::ApiError;
+use crate::field_error::FieldError;
 use crate::registry::ResourceDef;
 use crate::schema;
-use field::FieldError;
 use serde_json::Value;
 
 /// Every validation error of a create (`old` None) or an update of `new`, in the order the real server lists

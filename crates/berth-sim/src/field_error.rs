@@ -1,5 +1,6 @@
 //! Field errors as apimachinery's `field.Error` prints them (`metadata.name: Invalid value: "x": detail`), and
-//! their aggregate in a 422 answer, so kubectl, Helm and berth print what a real server makes them print.
+//! their aggregate in a 422 answer, so kubectl, Helm and berth print what a real server makes them print. The
+//! built-in kinds' validation and the CRD schemas' both report them.
 
 use serde_json::{Value, json};
 
