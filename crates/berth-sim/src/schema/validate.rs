@@ -272,33 +272,35 @@ fn array(schema: &Structural, items: &[Value], path: &str, errors: &mut Vec<Fiel
         }
     }
     let checks = &schema.checks;
-    let size = i64::try_from(items.len()).unwrap_or(i64::MAX);
-    if let Some(min) = checks.min_items
-        && size < min
-    {
-        errors.push(too_few(path, size, min, "items"));
-    }
-    if let Some(max) = checks.max_items
-        && size > max
-    {
-        errors.push(too_many(path, size, max));
-    }
+    counted(path, items.len(), (checks.min_items, checks.max_items), "items", errors);
     if checks.unique_items && items.iter().enumerate().any(|(index, item)| items[..index].contains(item)) {
         let detail = format!("{path} {IN} shouldn't contain duplicates");
         errors.push(error(ErrorType::Invalid, path, Some("\"\"".to_string()), detail));
     }
 }
 
-/// minItems and minProperties: `Invalid value: 0: spec.x in body should have at least 1 items`.
-fn too_few(path: &str, size: i64, min: i64, unit: &str) -> FieldError {
-    let detail = format!("{path} {IN} should have at least {min} {unit}");
-    error(ErrorType::Invalid, path, Some(size.to_string()), detail)
-}
-
-/// `field.TooMany`: `Too many: 5: must have at most 3 items`.
-fn too_many(path: &str, actual: i64, max: i64) -> FieldError {
-    let unit = if max == 1 { "item" } else { "items" };
-    error(ErrorType::TooMany, path, Some(actual.to_string()), format!("must have at most {max} {unit}"))
+/// minItems/maxItems and minProperties/maxProperties: too few is `Invalid value: 0: spec.x in body should have
+/// at least 1 items` (or properties), too many is `field.TooMany` (`Too many: 5: must have at most 3 items`,
+/// properties too, as the apiserver maps both).
+fn counted(path: &str, count: usize, (min, max): (Option<i64>, Option<i64>), unit: &str, errors: &mut Vec<FieldError>) {
+    let size = i64::try_from(count).unwrap_or(i64::MAX);
+    if let Some(min) = min
+        && size < min
+    {
+        let detail = format!("{path} {IN} should have at least {min} {unit}");
+        errors.push(error(ErrorType::Invalid, path, Some(size.to_string()), detail));
+    }
+    if let Some(max) = max
+        && size > max
+    {
+        let items = if max == 1 { "item" } else { "items" };
+        errors.push(error(
+            ErrorType::TooMany,
+            path,
+            Some(size.to_string()),
+            format!("must have at most {max} {items}"),
+        ));
+    }
 }
 
 fn equal(left: &Value, right: &Value) -> bool {
@@ -334,17 +336,7 @@ fn object(
     errors: &mut Vec<FieldError>,
 ) {
     let checks = &schema.checks;
-    let size = i64::try_from(map.len()).unwrap_or(i64::MAX);
-    if let Some(min) = checks.min_properties
-        && size < min
-    {
-        errors.push(too_few(path, size, min, "properties"));
-    }
-    if let Some(max) = checks.max_properties
-        && size > max
-    {
-        errors.push(too_many(path, size, max));
-    }
+    counted(path, map.len(), (checks.min_properties, checks.max_properties), "properties", errors);
     for (key, value) in map {
         let old_value = old.and_then(|old| old.get(key));
         if let Some(property) = schema.properties.get(key) {
