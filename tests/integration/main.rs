@@ -37,6 +37,7 @@ mod sim_helm;
 mod sim_kube;
 mod sim_kubectl;
 mod sim_kubectl_cluster;
+mod sim_operators;
 mod sim_rbac;
 mod snapshots_cli;
 mod soak_sim;

@@ -189,3 +189,74 @@ async fn a_subresource_body_must_name_the_object_of_the_url() {
         assert_eq!(body["message"], "the name of the object (other) does not match the name on the URL (web)");
     }
 }
+
+#[tokio::test]
+async fn config_maps_and_secrets_hold_at_most_one_mebibyte_of_data() {
+    let (_cluster, client) = start_kube(SimConfig::default()).await;
+    let config_maps = api(&client, "", "v1", "ConfigMap", "configmaps", Some("default"));
+    let sized = |name: &str, bytes: usize| {
+        object(
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"a": "x".repeat(bytes)}}),
+        )
+    };
+    config_maps.create(&PostParams::default(), &sized("full", 1024 * 1024)).await.expect("exactly 1 MiB is fine");
+    let refused = config_maps.create(&PostParams::default(), &sized("over", 1024 * 1024 + 1)).await;
+    let Err(kube::Error::Api(status)) = refused else { panic!("refused: {refused:?}") };
+    assert_eq!(
+        (status.code, status.message.as_str()),
+        (422, r#"ConfigMap "over" is invalid: []: Too long: may not be more than 1048576 bytes"#)
+    );
+    // A Secret counts its data decoded, `stringData` merged in: 3 bytes of base64 text are 2 bytes.
+    let secrets = api(&client, "", "v1", "Secret", "secrets", Some("default"));
+    let secret = object(json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "big"},
+        "data": {"a": "QUFB".repeat(1024 * 1024 / 3)}, "stringData": {"b": "xy"}}));
+    let refused = secrets.create(&PostParams::default(), &secret).await;
+    let Err(kube::Error::Api(status)) = refused else { panic!("refused: {refused:?}") };
+    assert_eq!(
+        (status.code, status.message.as_str()),
+        (422, r#"Secret "big" is invalid: data: Too long: may not be more than 1048576 bytes"#)
+    );
+}
+
+#[tokio::test]
+async fn a_request_body_over_three_mebibytes_is_refused_before_it_is_read() {
+    let (_cluster, client) = start_kube(SimConfig::default()).await;
+    let body = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "huge"},
+                      "binaryData": {"a": "A".repeat(3 * 1024 * 1024)}});
+    let (code, answer) = raw(&client, "POST", "/api/v1/namespaces/default/configmaps", "application/json", body).await;
+    assert_eq!((code, answer["reason"].as_str()), (413, Some("RequestEntityTooLarge")));
+    assert_eq!(answer["message"], "Request entity too large: limit is 3145728");
+}
+
+#[tokio::test]
+async fn a_paginated_list_is_one_snapshot_and_counts_what_remains() {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::api::{DeleteParams, ListParams};
+    let (_cluster, client) = start_kube(SimConfig::default()).await;
+    let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    for name in ["a", "b", "c", "d", "e"] {
+        let config_map =
+            serde_json::from_value(json!({"metadata": {"name": name, "labels": {"set": "one"}}})).expect("cm");
+        config_maps.create(&PostParams::default(), &config_map).await.expect("created");
+    }
+    let first = config_maps.list(&ListParams::default().limit(2)).await.expect("first page");
+    let names = |items: &[ConfigMap]| items.iter().filter_map(|item| item.metadata.name.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&first.items), ["a", "b"]);
+    assert_eq!(first.metadata.remaining_item_count, Some(3));
+    let token = first.metadata.continue_.clone().expect("a continue token");
+    config_maps.delete("e", &DeleteParams::default()).await.expect("deleted");
+    let rest = config_maps.list(&ListParams::default().limit(10).continue_token(&token)).await.expect("rest");
+    assert_eq!(names(&rest.items), ["c", "d", "e"], "the list as it was when it began");
+    assert_eq!(rest.metadata.resource_version, first.metadata.resource_version);
+    assert!(rest.metadata.continue_.is_none_or(|token| token.is_empty()));
+    let selected = config_maps.list(&ListParams::default().labels("set=one").limit(2)).await.expect("selected");
+    assert_eq!(selected.metadata.remaining_item_count, None, "not counted with a selector, as etcd cannot");
+    let refused = config_maps.list(&ListParams::default().continue_token("not-a-token!")).await;
+    let Err(kube::Error::Api(status)) = refused else { panic!("refused: {refused:?}") };
+    assert_eq!(status.code, 400);
+    assert!(
+        status.message.starts_with("invalid continue token: continue key is not valid: illegal base64 data"),
+        "{}",
+        status.message
+    );
+}

@@ -54,3 +54,17 @@ async fn the_helm_create_chart_installs_upgrades_and_uninstalls() {
     assert!(left.iter().all(|name| !name.starts_with("demo")), "left after uninstall: {left:?}");
     assert_eq!(peer.ok("helm", &["list", "-o", "json"]).await.trim(), "[]");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_helm_create_test_pod_runs_to_completion() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    peer.ok("helm", &["create", "demo-chart"]).await;
+    peer.ok("helm", &["install", "demo", "./demo-chart", "--wait", "--timeout", "60s"]).await;
+    // Its test pod (`restartPolicy: Never`, no simulation annotation) ends Succeeded, as its `wget` would.
+    let tested = peer.ok("helm", &["test", "demo", "--timeout", "60s"]).await;
+    assert!(tested.contains("TEST SUITE:     demo-demo-chart-test-connection"), "{tested}");
+    assert!(tested.contains("Phase:          Succeeded"), "{tested}");
+    let pod = json(&peer.ok("kubectl", &["get", "pod", "demo-demo-chart-test-connection", "-o", "json"]).await);
+    assert_eq!(pod["status"]["phase"], "Succeeded");
+    assert_eq!(pod["status"]["containerStatuses"][0]["state"]["terminated"]["reason"], "Completed");
+}

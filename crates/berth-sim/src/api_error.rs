@@ -1,7 +1,7 @@
 //! Errors as a real API server reports them: a `metav1.Status` with the HTTP code, reason and details that
 //! clients (kube-rs, kubectl, Helm) switch on.
 
-use crate::validation::field::{FieldError, aggregate};
+use crate::field_error::{FieldError, aggregate};
 use serde_json::{Value, json};
 
 /// One failed request.
@@ -14,11 +14,13 @@ pub struct ApiError {
     pub details: Option<Value>,
     /// `Retry-After` seconds for 429 and some 5xx answers.
     pub retry_after: Option<u64>,
+    /// `metadata.continue` of the Status: how an expired paginated list may go on.
+    pub list_continue: Option<String>,
 }
 
 impl ApiError {
     fn new(code: u16, reason: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError { code, reason, message: message.into(), details: None, retry_after: None }
+        ApiError { code, reason, message: message.into(), details: None, retry_after: None, list_continue: None }
     }
 
     fn with_details(mut self, group: &str, plural: &str, name: &str) -> ApiError {
@@ -126,6 +128,27 @@ impl ApiError {
         ApiError::new(410, "Expired", format!("too old resource version: {resource_version} ({oldest})"))
     }
 
+    /// 413 for a request body over the server's limit (`NewRequestEntityTooLargeError`).
+    pub fn request_entity_too_large(limit: usize) -> ApiError {
+        ApiError::new(413, "RequestEntityTooLarge", format!("Request entity too large: limit is {limit}"))
+    }
+
+    /// 410 for a continued list whose snapshot is gone (etcd compacted it): `handleCompactedErrorForPaging`'s
+    /// message, with a token that goes on from the latest state.
+    pub fn continue_expired(inconsistent_continue: String) -> ApiError {
+        let mut error = ApiError::new(
+            410,
+            "Expired",
+            "The provided continue parameter is too old to display a consistent list result. You can start a new \
+             list without the continue parameter, or use the continue token in this response to retrieve the \
+             remainder of the results. Continuing with the provided token results in an inconsistent list - \
+             objects that were created, modified, or deleted between the time the first chunk was returned and now \
+             may show up in the list.",
+        );
+        error.list_continue = Some(inconsistent_continue);
+        error
+    }
+
     pub fn too_many_requests(retry_after: u64) -> ApiError {
         let mut error = ApiError::new(
             429,
@@ -200,6 +223,9 @@ impl ApiError {
         }
         if let (Some(details), Some(map)) = (&self.details, status.as_object_mut()) {
             map.insert("details".to_string(), details.clone());
+        }
+        if let Some(token) = &self.list_continue {
+            status["metadata"] = json!({"continue": token});
         }
         status
     }

@@ -1,7 +1,11 @@
 //! Which resource types the simulated cluster serves: a table of built-in types and the types that
-//! CustomResourceDefinitions add. Discovery, OpenAPI and request routing all read this one table.
+//! CustomResourceDefinitions add, with what each CRD version says of its objects (schema, printer columns,
+//! scale paths). Discovery, OpenAPI, request routing and the custom resources' write path all read this one
+//! table.
 
+use crate::schema::Structural;
 use serde_json::Value;
+use std::sync::{Arc, OnceLock};
 
 /// One served resource type (one version of it).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,6 +24,77 @@ pub struct ResourceDef {
     pub has_scale: bool,
     /// Defined by a CustomResourceDefinition (always gets `generation`).
     pub custom: bool,
+    /// What the CRD says of this version (`None` for built-in types).
+    pub crd: Option<CrdVersion>,
+}
+
+/// What a CustomResourceDefinition says of one served version beyond its names, read once when the CRD is
+/// stored and shared by every copy of the type (equal when it is the same reading).
+#[derive(Debug, Clone)]
+pub struct CrdVersion(Arc<CrdVersionSpec>);
+
+impl PartialEq for CrdVersion {
+    fn eq(&self, other: &CrdVersion) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for CrdVersion {}
+
+impl std::ops::Deref for CrdVersion {
+    type Target = CrdVersionSpec;
+
+    fn deref(&self) -> &CrdVersionSpec {
+        &self.0
+    }
+}
+
+/// The schema, printer columns and scale subresource of a CRD version.
+#[derive(Debug)]
+pub struct CrdVersionSpec {
+    /// The stored CRD (its compact JSON, shared with the store) and the version's index, which the schema is
+    /// read from when first needed: reading a megabyte schema while the store is locked would hold up every
+    /// request, and most are never needed (no custom resource written).
+    schema_source: Option<(Arc<[u8]>, usize)>,
+    schema: OnceLock<Option<Structural>>,
+    /// `additionalPrinterColumns`, or the `Age` column a real server serves when there are none.
+    pub columns: Vec<PrinterColumn>,
+    pub scale: Option<ScalePaths>,
+}
+
+impl CrdVersionSpec {
+    /// `schema.openAPIV3Schema`; `None` when the version has none (its objects are kept as sent) or the CRD is
+    /// not stored yet.
+    pub fn schema(&self) -> Option<&Structural> {
+        let schema = self.schema.get_or_init(|| {
+            let (json, index) = self.schema_source.as_ref()?;
+            let crd: Value = serde_json::from_slice(json).ok()?;
+            crd.pointer(&format!("/spec/versions/{index}/schema/openAPIV3Schema")).map(Structural::parse)
+        });
+        schema.as_ref()
+    }
+}
+
+/// One of `additionalPrinterColumns`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrinterColumn {
+    pub name: String,
+    /// `integer`, `number`, `string`, `boolean` or `date`.
+    pub column_type: String,
+    pub format: String,
+    pub description: String,
+    pub priority: i64,
+    /// A kubectl JSONPath, without the braces (`.status.conditions[?(@.type=="Ready")].status`).
+    pub json_path: String,
+}
+
+/// `subresources.scale`: where the scale subresource reads and writes replicas.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScalePaths {
+    /// `.spec.replicas`
+    pub spec_replicas: String,
+    pub status_replicas: String,
+    pub label_selector: Option<String>,
 }
 
 impl ResourceDef {
@@ -310,6 +385,7 @@ impl Registry {
                     has_status,
                     has_scale,
                     custom: false,
+                    crd: None,
                 }
             })
             .collect();
@@ -370,11 +446,25 @@ impl Registry {
     }
 }
 
-/// The types a CustomResourceDefinition serves, or why it is invalid (422 message).
+/// The types a CustomResourceDefinition serves, or why it is invalid (422 message). Their schemas are not
+/// read: the CRD is not stored yet ([`stored_crd_resources`]).
 ///
 /// # Errors
 /// A message naming the missing or wrong field, as a real server's validation would.
 pub fn crd_resources(crd: &Value) -> Result<Vec<ResourceDef>, String> {
+    resources(crd, None)
+}
+
+/// The types of a stored CRD, whose compact JSON is `json`: each version reads its schema from it when
+/// first needed.
+///
+/// # Errors
+/// As [`crd_resources`].
+pub fn stored_crd_resources(crd: &Value, json: Arc<[u8]>) -> Result<Vec<ResourceDef>, String> {
+    resources(crd, Some(json))
+}
+
+fn resources(crd: &Value, source: Option<Arc<[u8]>>) -> Result<Vec<ResourceDef>, String> {
     let spec = crd.get("spec").ok_or("spec: Required value")?;
     let group = spec.get("group").and_then(Value::as_str).ok_or("spec.group: Required value")?;
     let names = spec.get("names").ok_or("spec.names: Required value")?;
@@ -405,7 +495,7 @@ pub fn crd_resources(crd: &Value) -> Result<Vec<ResourceDef>, String> {
     };
     let versions = spec.get("versions").and_then(Value::as_array).ok_or("spec.versions: Required value")?;
     let mut defs = Vec::new();
-    for version in versions {
+    for (index, version) in versions.iter().enumerate() {
         let Some(version_name) = version.get("name").and_then(Value::as_str) else {
             return Err("spec.versions[].name: Required value".to_string());
         };
@@ -413,6 +503,7 @@ pub fn crd_resources(crd: &Value) -> Result<Vec<ResourceDef>, String> {
             continue;
         }
         let subresources = version.get("subresources");
+        let crd_version = crd_version(version, source.clone().map(|json| (json, index)));
         defs.push(ResourceDef {
             group: group.to_string(),
             version: version_name.to_string(),
@@ -425,6 +516,7 @@ pub fn crd_resources(crd: &Value) -> Result<Vec<ResourceDef>, String> {
             has_status: subresources.and_then(|sub| sub.get("status")).is_some(),
             has_scale: subresources.and_then(|sub| sub.get("scale")).is_some(),
             custom: true,
+            crd: Some(crd_version),
         });
     }
     if defs.is_empty() {
@@ -432,6 +524,54 @@ pub fn crd_resources(crd: &Value) -> Result<Vec<ResourceDef>, String> {
     }
     Ok(defs)
 }
+
+/// The printer columns and scale paths of a CRD version, and where to read its schema from.
+fn crd_version(version: &Value, schema_source: Option<(Arc<[u8]>, usize)>) -> CrdVersion {
+    let text = |column: &Value, field: &str| column.get(field).and_then(Value::as_str).unwrap_or_default().to_string();
+    let mut columns: Vec<PrinterColumn> = version
+        .get("additionalPrinterColumns")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|column| PrinterColumn {
+            name: text(column, "name"),
+            column_type: text(column, "type"),
+            format: text(column, "format"),
+            description: match text(column, "description") {
+                description if description.is_empty() => {
+                    format!("Custom resource definition column (in JSONPath format): {}", text(column, "jsonPath"))
+                }
+                description => description,
+            },
+            priority: column.get("priority").and_then(Value::as_i64).unwrap_or(0),
+            json_path: text(column, "jsonPath"),
+        })
+        .collect();
+    if columns.is_empty() {
+        // `serveDefaultColumnsIfEmpty`
+        columns.push(PrinterColumn {
+            name: "Age".to_string(),
+            column_type: "date".to_string(),
+            format: String::new(),
+            description: CREATION_TIMESTAMP_DESCRIPTION.to_string(),
+            priority: 0,
+            json_path: ".metadata.creationTimestamp".to_string(),
+        });
+    }
+    let scale = version.pointer("/subresources/scale").map(|scale| ScalePaths {
+        spec_replicas: text(scale, "specReplicasPath"),
+        status_replicas: text(scale, "statusReplicasPath"),
+        label_selector: scale.get("labelSelectorPath").and_then(Value::as_str).map(str::to_string),
+    });
+    CrdVersion(Arc::new(CrdVersionSpec { schema_source, schema: OnceLock::new(), columns, scale }))
+}
+
+/// `ObjectMeta.creationTimestamp`'s documentation, which describes the default Age column.
+pub const CREATION_TIMESTAMP_DESCRIPTION: &str = "CreationTimestamp is a timestamp representing the server time when \
+     this object was created. It is not guaranteed to be set in happens-before order across separate operations. \
+     Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. \
+     Read-only. Null for lists. More info: \
+     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
 
 #[cfg(test)]
 mod tests {

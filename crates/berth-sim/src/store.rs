@@ -13,14 +13,16 @@ use super::admission::{
 use super::api_error::ApiError;
 use super::conversion;
 use super::defaults::apply_defaults;
-use super::registry::{Registry, ResourceDef, TypeKey, crd_resources};
+use super::registry::{Registry, ResourceDef, TypeKey, crd_resources, stored_crd_resources};
+use super::schema;
 use super::selector::Selector;
 use super::validation;
 use jiff::Timestamp;
 pub use objects::Json;
 use objects::{ObjectTable, Replaced, to_json};
+use pages::ContinueToken;
 use serde_json::{Map, Value, json};
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use tokio::sync::broadcast;
 
@@ -132,9 +134,11 @@ pub enum Propagation {
 #[derive(Debug, Clone)]
 pub struct ListPage {
     pub items: Vec<Arc<Value>>,
+    /// The resourceVersion of the snapshot the page was read from.
     pub resource_version: u64,
     pub continue_token: Option<String>,
-    pub remaining: usize,
+    /// How many objects the rest of the list holds (`remainingItemCount`), known when no selector filters it.
+    pub remaining: Option<usize>,
 }
 
 /// Where a watch starts: replayed events, then the live receiver.
@@ -291,7 +295,11 @@ impl Store {
         drop(released);
     }
 
-    /// Lists objects of one type, in one namespace or all, in (namespace, name) order.
+    /// Lists objects of one type, in one namespace or all, in (namespace, name) order: everything, or a page of
+    /// `limit` objects and a token that continues the list from the same snapshot ([`pages`]).
+    ///
+    /// # Errors
+    /// 400 for a token that does not decode, 410 Expired when its snapshot is older than the event log.
     pub fn list(
         &self,
         def: &ResourceDef,
@@ -300,41 +308,50 @@ impl Store {
         limit: Option<usize>,
         continue_token: Option<&str>,
     ) -> Result<ListPage, ApiError> {
-        let start = match continue_token {
-            Some(token) => Some(decode_continue(token).ok_or_else(|| {
-                ApiError::bad_request("continue key is not valid: illegal base64 data at input byte 0")
-            })?),
-            None => None,
-        };
+        let token = continue_token.map(ContinueToken::decode).transpose()?;
         let state = self.lock();
         let key = def.type_key();
-        let after = start.as_ref().map(|(namespace, name)| (namespace.as_str(), name.as_str()));
-        let mut matching = state
-            .objects
-            .entries(&key, namespace, after)
-            .filter_map(|entry| {
-                entry.value().map(|object| ((entry.namespace.to_string(), entry.name.to_string()), object))
-            })
+        let after = token.as_ref().map(|token| token.bound(namespace));
+        let snapshot = token.as_ref().and_then(|token| u64::try_from(token.resource_version).ok());
+        let changed = match (&token, snapshot) {
+            (Some(token), Some(version)) if version < state.compacted_through => {
+                return Err(ApiError::continue_expired(token.going_on_from_latest().encode()));
+            }
+            (_, Some(version)) => pages::changed_since(&state.log, &key, namespace, after.as_ref(), version),
+            (_, None) => BTreeMap::new(),
+        };
+        let resource_version = snapshot.unwrap_or(state.resource_version);
+        let after_key = after.as_ref().map(|(namespace, name)| (namespace.as_str(), name.as_str()));
+        let stored = state.objects.entries(&key, namespace, after_key).map(|entry| {
+            let object_key = (entry.namespace.to_string(), entry.name.to_string());
+            (object_key, entry.value())
+        });
+        let then = changed.into_iter().map(|(object_key, json)| {
+            let object = json.and_then(|json| serde_json::from_slice(&json).ok()).map(Arc::new);
+            (object_key, object)
+        });
+        let mut matching = pages::merge(stored, then)
+            .filter_map(|(object_key, object)| object.map(|object| (object_key, object)))
             .filter(|(_, object)| selector.matches(object))
-            .map(|(key, object)| (key, with_version(&object, def)));
+            .map(|(object_key, object)| (object_key, with_version(&object, def)));
         let mut items = Vec::new();
-        let mut last_key = None;
+        let mut last_key: Option<(String, String)> = None;
         let limit = limit.filter(|limit| *limit > 0).unwrap_or(usize::MAX);
-        for (key, object) in matching.by_ref() {
+        for (object_key, object) in matching.by_ref() {
             if items.len() == limit {
+                // Etcd counts keys, whatever a selector would make of them, so the count is left out with one.
                 let remaining = 1 + matching.count();
-                let token = last_key.as_ref().map(encode_continue);
-                return Ok(ListPage {
-                    items,
-                    resource_version: state.resource_version,
-                    continue_token: token,
-                    remaining,
+                let remaining = selector.is_empty().then_some(remaining);
+                let version = i64::try_from(resource_version).unwrap_or(i64::MAX);
+                let token = last_key.as_ref().map(|(object_namespace, name)| {
+                    ContinueToken::after(version, namespace, (object_namespace.as_str(), name.as_str())).encode()
                 });
+                return Ok(ListPage { items, resource_version, continue_token: token, remaining });
             }
             items.push(object);
-            last_key = Some(key);
+            last_key = Some(object_key);
         }
-        Ok(ListPage { items, resource_version: state.resource_version, continue_token: None, remaining: 0 })
+        Ok(ListPage { items, resource_version, continue_token: None, remaining: None })
     }
 
     /// Starts a watch on one type: the events after `since` (or synthetic ADDED events for what exists when
@@ -438,6 +455,10 @@ impl Store {
         let old = &current.stored;
         let old_view = &current.served;
         let name = admit_identity(&mut new, def, namespace, target.name)?;
+        if let Some(schema) = def.crd.as_ref().and_then(|crd| crd.schema()) {
+            // As the server decodes a custom resource: what the request layer reported, done to every write.
+            schema::coerce(&mut new, schema);
+        }
         if let Some(guard) = self.write_guard.get() {
             guard.check(def, old_view.as_deref(), &new)?;
         }
@@ -469,6 +490,10 @@ impl Store {
                 for phase in [Phase::Mutating, Phase::Validating] {
                     webhooks::admit_subresource(&*state, &attributes, &new, phase, "status")?;
                 }
+            }
+            if def.custom {
+                // The status strategy of custom resources validates the whole object against its schema.
+                validation::validate(def, old_view.as_deref(), &new)?;
             }
         } else {
             if admitted {
@@ -504,7 +529,10 @@ impl Store {
         let event_type = if created { EventType::Added } else { EventType::Modified };
         let stored = self.commit(state, def, namespace, &name, new, event_type, options);
         if crd_defs.is_some() {
-            state.registry.set_custom(&name, crd_defs);
+            // Served with their schemas read from the stored CRD, when first needed.
+            let json = state.objects.json(&def.type_key(), namespace, &name);
+            let served = json.and_then(|json| stored_crd_resources(&stored, json).ok());
+            state.registry.set_custom(&name, served.or(crd_defs));
         }
         Ok((with_version(&stored, def), created))
     }
@@ -1090,23 +1118,8 @@ fn establish_crd(crd: &mut Value, defs: &[ResourceDef]) {
     }
 }
 
-fn encode_continue(key: &(String, String)) -> String {
-    let raw = format!("{}\u{0}{}", key.0, key.1);
-    raw.bytes().map(|byte| format!("{byte:02x}")).collect()
-}
-
-fn decode_continue(token: &str) -> Option<(String, String)> {
-    if !token.len().is_multiple_of(2) || !token.is_ascii() {
-        return None;
-    }
-    let bytes: Option<Vec<u8>> =
-        (0..token.len()).step_by(2).map(|index| u8::from_str_radix(&token[index..index + 2], 16).ok()).collect();
-    let text = String::from_utf8(bytes?).ok()?;
-    let (namespace, name) = text.split_once('\u{0}')?;
-    Some((namespace.to_string(), name.to_string()))
-}
-
 mod concurrent;
 mod objects;
+mod pages;
 #[cfg(test)]
 mod tests;

@@ -242,6 +242,7 @@ mod tests {
             has_status: true,
             has_scale: false,
             custom: true,
+            crd: None,
         }
     }
 

@@ -11,8 +11,8 @@ use super::rbac::rule::PolicyRule;
 use super::tokens::{API_AUDIENCE, Claims, KubernetesClaims, ServiceAccountClaim, random_id};
 use super::user::UserInfo;
 use crate::api_error::ApiError;
+use crate::field_error::FieldError;
 use crate::store::{Store, kube_time};
-use crate::validation::field::FieldError;
 use axum::http::StatusCode;
 use serde_json::{Map, Value, json};
 

@@ -18,9 +18,12 @@ pub const JOB_DURATION: &str = "sim.berth.dev/job-duration";
 pub const JOB_OUTCOME: &str = "sim.berth.dev/job-outcome";
 /// `"true"`: the generic controller manages this custom resource.
 pub const GENERIC_READY: &str = "sim.berth.dev/generic-ready";
+/// A custom resource's operator (emulated, or the generic controller) reports this failure instead of success.
+pub const OPERATOR_FAILURE: &str = "sim.berth.dev/operator-failure";
 
 /// Every annotation above, for detecting changes that matter to pods.
-pub(super) const ALL: [&str; 5] = [READY_AFTER, POD_WAITING_REASON, JOB_DURATION, JOB_OUTCOME, GENERIC_READY];
+pub(super) const ALL: [&str; 6] =
+    [READY_AFTER, POD_WAITING_REASON, JOB_DURATION, JOB_OUTCOME, GENERIC_READY, OPERATOR_FAILURE];
 
 /// The annotation `key` of `object`.
 pub(super) fn annotation<'a>(object: &'a Value, key: &str) -> Option<&'a str> {
@@ -97,6 +100,11 @@ pub(super) fn is_generic_ready(profile: &Profile, object: &Value) -> bool {
         Some(value) => value.eq_ignore_ascii_case("true"),
         None => profile.generic_ready,
     }
+}
+
+/// The failure the operator of `object` reports (`sim.berth.dev/operator-failure`, trimmed, when not empty).
+pub(super) fn operator_failure(object: &Value) -> Option<String> {
+    annotation(object, OPERATOR_FAILURE).map(str::trim).filter(|message| !message.is_empty()).map(str::to_string)
 }
 
 /// Whether the simulation annotations differ between two versions of an object.

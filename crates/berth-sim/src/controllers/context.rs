@@ -1,6 +1,6 @@
 //! What the controllers share: the store client, the profile, the work queue and the simulated cluster's state
-//! that is not stored in objects (first sightings, node placement, allocated addresses, name counters), and the
-//! table saying which controllers a store event concerns ([`Context::observe`]).
+//! that is not stored in objects (first sightings, node placement, allocated addresses, name counters, which
+//! operators run), and the table saying which controllers a store event concerns ([`Context::observe`]).
 
 use super::addresses::Addresses;
 use super::behaviour;
@@ -8,6 +8,7 @@ use super::client::Client;
 use super::clock::Clock;
 use super::meta;
 use super::node::Nodes;
+use super::operators::{self, Covers, Running};
 use super::ownership::PodIndex;
 use super::queue::{Controller, Work, WorkQueue};
 use super::recorder::Recorder;
@@ -32,6 +33,8 @@ pub(super) struct Context {
     pub name_counter: u64,
     /// Events recorded, for aggregating repeats; create failures, for the back-off.
     pub recorder: Recorder,
+    /// The emulated operators whose workloads are ready.
+    pub operators: Running,
 }
 
 impl Context {
@@ -46,6 +49,7 @@ impl Context {
             pods: PodIndex::default(),
             name_counter: 0,
             recorder: Recorder::default(),
+            operators: Running::default(),
         };
         context.nodes.refresh(&context.client);
         context
@@ -72,7 +76,13 @@ impl Context {
         let deleted = event.event_type == EventType::Deleted;
         let key = (event.key.group.as_str(), event.key.plural.as_str());
         let workload = matches!(key, ("apps", "replicasets" | "statefulsets" | "daemonsets") | ("batch", "jobs"));
-        let object = if deleted || workload || key == ("", "pods") { event.value() } else { serde_json::Value::Null };
+        let may_run_operators = matches!(key, ("apps", "deployments" | "statefulsets" | "daemonsets"));
+        let parse = deleted || workload || may_run_operators || key == ("", "pods");
+        let object = if parse { event.value() } else { serde_json::Value::Null };
+        if may_run_operators {
+            let started = self.operators.observe(&event.kind, namespace, name, (!deleted).then_some(&object));
+            self.push_operated(&started);
+        }
         if deleted {
             self.clock.forget(meta::uid(&object));
             self.recorder.forget(meta::uid(&object));
@@ -119,12 +129,38 @@ impl Context {
             }
             ("apiextensions.k8s.io", "customresourcedefinitions") => self.client.forget_custom_types(),
             _ => {
-                if !deleted
-                    && self.client.custom_type(&event.key).is_some()
-                    && behaviour::is_generic_ready(&self.profile, &event.value())
-                {
+                if !deleted && self.client.custom_type(&event.key).is_some() && self.manages(&event.value()) {
                     self.queue.push(Work::new(Controller::Generic(event.key.clone()), namespace, name));
                 }
+            }
+        }
+    }
+
+    /// Whether the custom resource `object` gets a status from the controllers: its operator runs, or it is
+    /// generic-ready.
+    pub fn manages(&self, object: &serde_json::Value) -> bool {
+        let operated = operators::operator_of(object).is_some_and(|(index, _)| self.operators.is_running(index));
+        operated || behaviour::is_generic_ready(&self.profile, object)
+    }
+
+    /// Queues every custom resource the operators that just started reconcile (what they find on start).
+    fn push_operated(&mut self, started: &[usize]) {
+        if started.is_empty() {
+            return;
+        }
+        let covered = |def: &crate::registry::ResourceDef| {
+            started.iter().filter_map(|index| operators::OPERATORS.get(*index)).any(|operator| {
+                operator.covers.iter().any(|covers| match covers {
+                    Covers::Kinds(group, kinds) => def.group == *group && kinds.contains(&def.kind.as_str()),
+                    Covers::Fields(_) => true,
+                })
+            })
+        };
+        for def in self.client.custom_types().into_iter().filter(covered) {
+            for object in self.client.list(&def, None) {
+                let work =
+                    Work::new(Controller::Generic(def.type_key()), meta::namespace(&object), meta::name(&object));
+                self.queue.push(work);
             }
         }
     }
@@ -160,9 +196,16 @@ impl Context {
     /// Queues every object any controller handles: at start and after missed events.
     pub fn resync(&mut self) {
         self.nodes.refresh(&self.client);
+        self.operators.clear();
+        let types = self.client.types.clone();
+        for def in [&types.deployments, &types.stateful_sets, &types.daemon_sets] {
+            for workload in self.client.list(def, None) {
+                let (namespace, name) = (meta::namespace(&workload), meta::name(&workload));
+                self.operators.observe(&def.kind, namespace, name, Some(workload.as_ref()));
+            }
+        }
         let all_pods = self.client.list(&self.client.types.pods, None);
         self.pods.rebuild(all_pods.iter().map(|pod| pod.as_ref()));
-        let types = self.client.types.clone();
         let table = [
             (&types.deployments, Controller::Deployment),
             (&types.replica_sets, Controller::ReplicaSet),
@@ -181,7 +224,7 @@ impl Context {
         }
         for def in self.client.custom_types() {
             for object in self.client.list(&def, None) {
-                if behaviour::is_generic_ready(&self.profile, &object) {
+                if self.manages(&object) {
                     let controller = Controller::Generic(def.type_key());
                     self.queue.push(Work::new(controller, meta::namespace(&object), meta::name(&object)));
                 }

@@ -1,13 +1,13 @@
-//! The generic controller of custom resources annotated `sim.berth.dev/generic-ready: "true"`: for every
-//! generation, first "reconciling" (Ready Unknown, Reconciling True, `observedGeneration` still the old one),
-//! then after `sim.berth.dev/ready-after` (default 0) `observedGeneration` = `metadata.generation` and
-//! Ready True. The status goes through the status subresource when the CRD has one, else with the object.
+//! The controller of custom resources: the emulated operators ([`operators`]) and the generic controller of
+//! resources annotated `sim.berth.dev/generic-ready: "true"` (or all, with the profile's `genericReady`).
 //!
-//! Ready also writes what the operators of a few well-known kinds write once they have accepted an object
-//! ([`OPERATOR_STATUS`]), so health rules that read those fields (berth's built-in rules) see it ready: Gateway
-//! API routes get a `parents` entry per `parentRef` with Accepted and ResolvedRefs, Gateways and GatewayClasses
-//! their Accepted/Programmed conditions, Argo CD Applications Healthy and Synced, prometheus-operator's
-//! workloads Available and Reconciled.
+//! An object whose operator runs, or that is generic-ready, is reconciled for every generation: while its
+//! `sim.berth.dev/ready-after` (default 0) runs it is in progress, then ready, or failed when
+//! `sim.berth.dev/operator-failure` names a failure. Its operator's status function writes what that operator
+//! writes; a generic-ready object of a kind no operator writes a status for gets the generic status: first
+//! "reconciling" (Ready Unknown, Reconciling True, `observedGeneration` still the old one), then
+//! `observedGeneration` = `metadata.generation` and Ready True (or Ready False and Stalled True on failure).
+//! The status goes through the status subresource when the CRD has one, else with the object.
 //!
 //! The store cannot be hooked at creation: between the ADDED event and the first status write a reader sees
 //! no status at all, which kstatus reads as Current for an unknown kind.
@@ -15,6 +15,7 @@
 use super::behaviour;
 use super::client::{CONTROLLER_MANAGER, ControllerError};
 use super::context::Context;
+use super::operators::{self, Outcome, Reconcile};
 use super::queue::{Controller, Work};
 use super::{conditions, meta};
 use crate::registry::TypeKey;
@@ -22,102 +23,42 @@ use jiff::Timestamp;
 use serde_json::{Map, Value, json};
 use std::time::Duration;
 
-/// What an operator writes for a ready object of its kind, beyond Ready: extra True conditions, and fields.
-struct OperatorStatus {
-    group: &'static str,
-    kinds: &'static [&'static str],
-    conditions: &'static [&'static str],
-    /// Writes fields of the status from the object.
-    fields: StatusFields,
+/// The status of `object` for `outcome` at `now`: what its operator writes, else the generic status.
+pub(super) fn generic_status(object: &Value, outcome: Outcome<'_>, now: Timestamp) -> Value {
+    let time = meta::time(now);
+    let operated = operators::operator_of(object)
+        .and_then(|(_, operator)| (operator.status)(&Reconcile::new(object, outcome, &time)));
+    operated.unwrap_or_else(|| plain_status(object, outcome, &time))
 }
 
-/// Writes status fields of a ready object, given a maker of True conditions for the current generation.
-type StatusFields = fn(&Value, &mut Map<String, Value>, &dyn Fn(&str) -> Value);
-
-fn no_fields(_: &Value, _: &mut Map<String, Value>, _: &dyn Fn(&str) -> Value) {}
-
-/// A Gateway API route's `status.parents`: each parent named in `spec.parentRefs` has accepted it
-/// (gateway-api `RouteParentStatus`).
-fn route_parents(object: &Value, status: &mut Map<String, Value>, condition: &dyn Fn(&str) -> Value) {
-    let parents: Vec<Value> = object
-        .pointer("/spec/parentRefs")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|parent| {
-            json!({"parentRef": parent, "controllerName": "sim.berth.dev/gateway-controller",
-                   "conditions": [condition("Accepted"), condition("ResolvedRefs")]})
-        })
-        .collect();
-    status.insert("parents".to_string(), Value::Array(parents));
-}
-
-/// An Argo CD Application synced and healthy at the revision it names.
-fn application_health(object: &Value, status: &mut Map<String, Value>, _: &dyn Fn(&str) -> Value) {
-    let revision = object.pointer("/spec/source/targetRevision").cloned().unwrap_or(json!("HEAD"));
-    status.insert("health".to_string(), json!({"status": "Healthy"}));
-    status.insert("sync".to_string(), json!({"status": "Synced", "revision": revision}));
-}
-
-const ROUTES: &[&str] = &["HTTPRoute", "GRPCRoute", "TCPRoute", "TLSRoute", "UDPRoute"];
-
-/// The kinds whose operators write more than Ready.
-const OPERATOR_STATUS: &[OperatorStatus] = &[
-    OperatorStatus {
-        group: "gateway.networking.k8s.io",
-        kinds: &["Gateway"],
-        conditions: &["Accepted", "Programmed"],
-        fields: no_fields,
-    },
-    OperatorStatus {
-        group: "gateway.networking.k8s.io",
-        kinds: &["GatewayClass"],
-        conditions: &["Accepted"],
-        fields: no_fields,
-    },
-    OperatorStatus { group: "gateway.networking.k8s.io", kinds: ROUTES, conditions: &[], fields: route_parents },
-    OperatorStatus { group: "argoproj.io", kinds: &["Application"], conditions: &[], fields: application_health },
-    OperatorStatus {
-        group: "monitoring.coreos.com",
-        kinds: &["Prometheus", "Alertmanager", "ThanosRuler", "PrometheusAgent"],
-        conditions: &["Available", "Reconciled"],
-        fields: no_fields,
-    },
-];
-
-fn operator_status(object: &Value) -> Option<&'static OperatorStatus> {
-    let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
-    let group = api_version.split_once('/').map_or("", |(group, _)| group);
-    let kind = object.get("kind").and_then(Value::as_str).unwrap_or_default();
-    OPERATOR_STATUS.iter().find(|entry| entry.group == group && entry.kinds.contains(&kind))
-}
-
-/// The status of `object` once ready (`ready`) or while reconciling its generation; other status fields kept.
-pub(super) fn generic_status(object: &Value, ready: bool, now: Timestamp) -> Value {
+/// The generic status: Ready (and Reconciling or Stalled) for the generation.
+fn plain_status(object: &Value, outcome: Outcome<'_>, time: &str) -> Value {
     let generation = meta::generation(object);
     let mut status: Map<String, Value> = object.get("status").and_then(Value::as_object).cloned().unwrap_or_default();
     let mut conditions = conditions::of(object.get("status"));
-    let time = meta::time(now);
     let condition = |condition_type: &str, status: &str, reason: &str, message: String| {
         json!({"type": condition_type, "status": status, "observedGeneration": generation,
                "lastTransitionTime": time, "reason": reason, "message": message})
     };
-    if ready {
-        let message = format!("the simulated controller reconciled generation {generation}");
-        set_with_generation(&mut conditions, condition("Ready", "True", "Ready", message.clone()));
-        conditions::remove(&mut conditions, "Reconciling");
-        status.insert("observedGeneration".to_string(), json!(generation));
-        if let Some(operator) = operator_status(object) {
-            let accepted = |condition_type: &str| condition(condition_type, "True", condition_type, message.clone());
-            for condition_type in operator.conditions {
-                set_with_generation(&mut conditions, accepted(condition_type));
-            }
-            (operator.fields)(object, &mut status, &accepted);
+    match outcome {
+        Outcome::Ready => {
+            let message = format!("the simulated controller reconciled generation {generation}");
+            set_with_generation(&mut conditions, condition("Ready", "True", "Ready", message));
+            conditions::remove(&mut conditions, "Reconciling");
+            conditions::remove(&mut conditions, "Stalled");
+            status.insert("observedGeneration".to_string(), json!(generation));
         }
-    } else {
-        let message = format!("the simulated controller is reconciling generation {generation}");
-        set_with_generation(&mut conditions, condition("Ready", "Unknown", "Progressing", message.clone()));
-        set_with_generation(&mut conditions, condition("Reconciling", "True", "Progressing", message));
+        Outcome::Progressing => {
+            let message = format!("the simulated controller is reconciling generation {generation}");
+            set_with_generation(&mut conditions, condition("Ready", "Unknown", "Progressing", message.clone()));
+            set_with_generation(&mut conditions, condition("Reconciling", "True", "Progressing", message));
+        }
+        Outcome::Failed(failure) => {
+            set_with_generation(&mut conditions, condition("Ready", "False", "Failed", failure.to_string()));
+            set_with_generation(&mut conditions, condition("Stalled", "True", "Failed", failure.to_string()));
+            conditions::remove(&mut conditions, "Reconciling");
+            status.insert("observedGeneration".to_string(), json!(generation));
+        }
     }
     status.insert("conditions".to_string(), Value::Array(conditions));
     Value::Object(status)
@@ -142,7 +83,7 @@ fn set_with_generation(list: &mut Vec<Value>, condition: Value) {
     conditions::set(list, condition);
 }
 
-/// Writes the reconciling status for a new generation, then the ready one after the delay.
+/// Writes the status of one generation of a custom resource: in progress, then ready (or failed) after the delay.
 pub(super) fn reconcile(
     context: &mut Context,
     key: &TypeKey,
@@ -151,16 +92,29 @@ pub(super) fn reconcile(
 ) -> Result<(), ControllerError> {
     let Some(def) = context.client.custom_type(key) else { return Ok(()) };
     let Some(object) = context.client.get(&def, namespace, name) else { return Ok(()) };
-    if meta::is_deleting(&object) || !behaviour::is_generic_ready(&context.profile, &object) {
+    if meta::is_deleting(&object) || !context.manages(&object) {
         return Ok(());
     }
+    let operated = operators::operator_of(&object).filter(|(index, _)| context.operators.is_running(*index));
     let seen = context.clock.first_seen(meta::uid(&object), meta::generation(&object));
     let delay = behaviour::delay(&context.profile, &[&object], behaviour::READY_AFTER, Duration::ZERO);
     let elapsed = seen.elapsed();
     let ready = elapsed >= delay;
     let at = if ready { meta::later(seen.wall, delay) } else { seen.wall };
-    let status = generic_status(&object, ready, at);
-    context.client.write_status(&def, &object, status, CONTROLLER_MANAGER)?;
+    let failure = behaviour::operator_failure(&object);
+    let outcome = match (ready, failure.as_deref()) {
+        (false, _) => Outcome::Progressing,
+        (true, Some(message)) => Outcome::Failed(message),
+        (true, None) => Outcome::Ready,
+    };
+    let status = match operated {
+        // Its operator runs: what the operator writes, which may be nothing for this kind.
+        Some((_, operator)) => (operator.status)(&Reconcile::new(&object, outcome, &meta::time(at))),
+        None => Some(generic_status(&object, outcome, at)),
+    };
+    if let Some(status) = status {
+        context.client.write_status(&def, &object, status, CONTROLLER_MANAGER)?;
+    }
     if !ready {
         context.recheck(Work::new(Controller::Generic(key.clone()), namespace, name), delay - elapsed);
     }
@@ -186,12 +140,12 @@ mod tests {
     fn each_generation_is_in_progress_then_ready() {
         let now = Timestamp::UNIX_EPOCH;
         let created = widget(1, json!({"phase": "kept"}));
-        let reconciling = widget(1, generic_status(&created, false, now));
+        let reconciling = widget(1, generic_status(&created, Outcome::Progressing, now));
         assert_eq!(reconciling["status"]["phase"], "kept");
         assert!(reconciling["status"].get("observedGeneration").is_none());
         assert_eq!(kstatus(&reconciling), Status::InProgress);
 
-        let ready = widget(1, generic_status(&reconciling, true, now));
+        let ready = widget(1, generic_status(&reconciling, Outcome::Ready, now));
         assert_eq!(ready["status"]["observedGeneration"], 1);
         let conditions = ready["status"]["conditions"].as_array().cloned().unwrap_or_default();
         assert_eq!(conditions.len(), 1, "Reconciling is removed: {conditions:?}");
@@ -200,14 +154,14 @@ mod tests {
 
         let changed = widget(2, ready["status"].clone());
         assert_eq!(kstatus(&changed), Status::InProgress, "generation 2 not observed");
-        let reconciling_again = widget(2, generic_status(&changed, false, now));
+        let reconciling_again = widget(2, generic_status(&changed, Outcome::Progressing, now));
         assert_eq!(reconciling_again["status"]["observedGeneration"], 1, "the old generation until ready");
         assert_eq!(kstatus(&reconciling_again), Status::InProgress);
-        let ready_again = widget(2, generic_status(&reconciling_again, true, now));
+        let ready_again = widget(2, generic_status(&reconciling_again, Outcome::Ready, now));
         assert_eq!(ready_again["status"]["observedGeneration"], 2);
         assert_eq!(ready_again["status"]["conditions"][0]["observedGeneration"], 2);
         assert_eq!(kstatus(&ready_again), Status::Current);
-        assert_eq!(generic_status(&ready_again, true, now), ready_again["status"], "ready stays put");
+        assert_eq!(generic_status(&ready_again, Outcome::Ready, now), ready_again["status"], "ready stays put");
     }
 
     #[test]
@@ -236,13 +190,13 @@ mod tests {
             let pending = rules.judge(&object, now);
             assert_ne!(pending.status, Status::Current, "{kind} without a status: {}", pending.message);
             let mut ready = object.clone();
-            ready["status"] = generic_status(&object, true, now);
+            ready["status"] = generic_status(&object, Outcome::Ready, now);
             let judgement = rules.judge(&ready, now);
             assert_eq!(judgement.status, Status::Current, "{kind}: {} ({})", judgement.message, ready["status"]);
         }
         let route = json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
                            "metadata": {"name": "r", "generation": 1}, "spec": {"parentRefs": [{"name": "a"}]}});
-        let status = generic_status(&route, true, now);
+        let status = generic_status(&route, Outcome::Ready, now);
         assert_eq!(status["parents"][0]["parentRef"], json!({"name": "a"}));
         assert_eq!(status["parents"][0]["conditions"][0]["observedGeneration"], 1);
     }

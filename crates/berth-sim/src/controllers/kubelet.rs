@@ -4,6 +4,12 @@
 //! restart counts, OOMKilled, Unschedulable, ...). Job pods run for `sim.berth.dev/job-duration` and end
 //! Succeeded or Failed per `sim.berth.dev/job-outcome`.
 //!
+//! A pod no workload controls runs to completion when its `restartPolicy` lets its containers end (`Never`,
+//! `OnFailure`: the test pod of `helm create`), for the same duration and outcome; then the kubelet's restart
+//! policy decides, as `computePodActions` does: `Never` ends the pod Succeeded or Failed, `OnFailure` ends it
+//! Succeeded or restarts a failed container with the crash-loop back-off, `Always` restarts every container
+//! that exits. Job pods keep ending Failed under `OnFailure` (the simulated Job controller counts them).
+//!
 //! The status is a pure function of the pod, its behaviour, its placement, when it was first seen and how
 //! long ago: every timestamp in it is derived from that origin, so a repeated reconcile writes nothing.
 
@@ -43,6 +49,35 @@ pub(super) struct PodBehaviour {
 pub(super) struct Run {
     pub duration: Duration,
     pub outcome: JobOutcome,
+    /// The kubelet restarts the containers once they end this way.
+    pub restarts: bool,
+}
+
+/// A pod's `spec.restartPolicy` (`Always` when absent, as defaulting sets it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum RestartPolicy {
+    Always,
+    OnFailure,
+    Never,
+}
+
+impl RestartPolicy {
+    fn of(pod: &Value) -> RestartPolicy {
+        match str_at(pod, &["spec", "restartPolicy"]) {
+            Some("Never") => RestartPolicy::Never,
+            Some("OnFailure") => RestartPolicy::OnFailure,
+            _ => RestartPolicy::Always,
+        }
+    }
+
+    /// Whether the kubelet starts a container again after it ended with `outcome` (`ShouldContainerBeRestarted`).
+    fn restarts(self, outcome: JobOutcome) -> bool {
+        match self {
+            RestartPolicy::Always => true,
+            RestartPolicy::OnFailure => outcome == JobOutcome::Failed,
+            RestartPolicy::Never => false,
+        }
+    }
 }
 
 impl PodBehaviour {
@@ -53,9 +88,16 @@ impl PodBehaviour {
         let owned_by_job = owner.is_some_and(|owner| str_at(owner, &["kind"]) == Some("Job"));
         let has_duration =
             sources.iter().any(|object| behaviour::annotation(object, behaviour::JOB_DURATION).is_some());
-        let run = (owned_by_job || has_duration).then(|| Run {
-            duration: behaviour::delay(profile, &sources, behaviour::JOB_DURATION, profile.delays.job),
-            outcome: behaviour::job_outcome(&sources),
+        let policy = RestartPolicy::of(pod);
+        let bare = meta::controller_of(pod).is_none();
+        let ends = bare && policy != RestartPolicy::Always;
+        let run = (owned_by_job || has_duration || ends).then(|| {
+            let outcome = behaviour::job_outcome(&sources);
+            Run {
+                duration: behaviour::delay(profile, &sources, behaviour::JOB_DURATION, profile.delays.job),
+                outcome,
+                restarts: !owned_by_job && policy.restarts(outcome),
+            }
         });
         PodBehaviour {
             ready_after: behaviour::delay(profile, &sources, behaviour::READY_AFTER, profile.delays.pod_ready),
@@ -128,6 +170,10 @@ pub(super) fn pod_status(
     }
     let running_since = meta::later(started, run_starts);
     match behaviour.run {
+        Some(run) if elapsed >= run.duration && run.restarts => {
+            let ended = meta::later(started, run.duration);
+            restarting(pod, behaviour, placement, started, ended, elapsed - run.duration, run.outcome)
+        }
         Some(run) if elapsed >= run.duration => PodState {
             status: finished(pod, placement, started, running_since, meta::later(started, run.duration), run.outcome),
             recheck_after: None,
@@ -222,6 +268,57 @@ fn finished(
     Value::Object(status)
 }
 
+/// Containers the kubelet restarts after they ended with `outcome` at `ended`, `since_end` ago: in the crash-loop
+/// back-off between restarts, their last state the way they ended (exit 0 `Completed`, or exit 1 `Error`).
+fn restarting(
+    pod: &Value,
+    behaviour: &PodBehaviour,
+    placement: &Placement,
+    started: Timestamp,
+    ended: Timestamp,
+    since_end: Duration,
+    outcome: JobOutcome,
+) -> PodState {
+    let conditions = unready_conditions(pod, started, started, ended);
+    let crashes = CrashLoop::at(since_end, behaviour.back_off);
+    let exit = match outcome {
+        JobOutcome::Complete => Exit { code: 0, reason: "Completed" },
+        JobOutcome::Failed => Exit { code: 1, reason: "Error" },
+    };
+    let containers = containers(pod, "containers")
+        .map(|container| crashed_container(pod, container, exit, &crashes, ended))
+        .collect();
+    let mut status = base_status(pod, "Running", conditions, placement, started, true);
+    status.insert("containerStatuses".to_string(), Value::Array(containers));
+    init_statuses(pod, started, &mut status);
+    PodState { status: Value::Object(status), recheck_after: Some(crashes.next_in) }
+}
+
+/// The conditions of a scheduled pod whose containers run (or ran) but are not ready: its sandbox ready since
+/// `sandbox_since`, not ready since `unready_since`.
+fn unready_conditions(
+    pod: &Value,
+    started: Timestamp,
+    sandbox_since: Timestamp,
+    unready_since: Timestamp,
+) -> Vec<Value> {
+    let unready = unready_message(pod);
+    vec![
+        pod_condition(pod, "PodReadyToStartContainers", "True", sandbox_since, None),
+        pod_condition(pod, "Initialized", "True", started, None),
+        pod_condition(pod, "Ready", "False", unready_since, Some(("ContainersNotReady", &unready))),
+        pod_condition(pod, "ContainersReady", "False", unready_since, Some(("ContainersNotReady", &unready))),
+        pod_condition(pod, "PodScheduled", "True", started, None),
+    ]
+}
+
+/// How a container ended: its exit code and the runtime's reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Exit {
+    code: i64,
+    reason: &'static str,
+}
+
 /// Containers that will not become ready: waiting with `reason` since `failing_since`.
 fn stuck(
     pod: &Value,
@@ -232,19 +329,18 @@ fn stuck(
     failing_for: Duration,
     reason: &str,
 ) -> PodState {
-    let unready = unready_message(pod);
-    let conditions = vec![
-        pod_condition(pod, "PodReadyToStartContainers", "True", failing_since, None),
-        pod_condition(pod, "Initialized", "True", started, None),
-        pod_condition(pod, "Ready", "False", started, Some(("ContainersNotReady", &unready))),
-        pod_condition(pod, "ContainersReady", "False", started, Some(("ContainersNotReady", &unready))),
-        pod_condition(pod, "PodScheduled", "True", started, None),
-    ];
+    let conditions = unready_conditions(pod, started, failing_since, started);
     let crashing = matches!(reason, "CrashLoopBackOff" | "OOMKilled");
     let crashes = crashing.then(|| CrashLoop::at(failing_for, behaviour.back_off));
     let containers = containers(pod, "containers")
         .map(|container| match &crashes {
-            Some(crashes) => crashed_container(pod, container, reason, crashes, failing_since),
+            Some(crashes) => {
+                let exit = match reason {
+                    "OOMKilled" => Exit { code: 137, reason: "OOMKilled" },
+                    _ => Exit { code: 1, reason: "Error" },
+                };
+                crashed_container(pod, container, exit, crashes, failing_since)
+            }
             None => {
                 let message = waiting_message(reason, container);
                 let state = json!({"waiting": {"reason": reason, "message": message}});
@@ -262,12 +358,12 @@ fn stuck(
     PodState { status: Value::Object(status), recheck_after }
 }
 
-fn crashed_container(pod: &Value, container: &Value, reason: &str, crashes: &CrashLoop, since: Timestamp) -> Value {
+/// A container in the crash-loop back-off, its last run having ended as `exit` (an OOM kill counts one more
+/// restart: the kubelet reports it with two or more).
+fn crashed_container(pod: &Value, container: &Value, exit: Exit, crashes: &CrashLoop, since: Timestamp) -> Value {
     let name = str_at(container, &["name"]).unwrap_or_default();
-    let (restart_count, exit_code, terminated_reason) = match reason {
-        "OOMKilled" => (crashes.count + 1, 137, "OOMKilled"),
-        _ => (crashes.count, 1, "Error"),
-    };
+    let restart_count = if exit.reason == "OOMKilled" { crashes.count + 1 } else { crashes.count };
+    let (exit_code, terminated_reason) = (exit.code, exit.reason);
     let message = format!(
         "back-off {} restarting failed container={name} pod={}_{}({})",
         go_duration(crashes.message_back_off),
@@ -900,6 +996,71 @@ mod tests {
         assert_eq!(failed.status["phase"], "Failed");
         assert_eq!(failed.status["containerStatuses"][0]["state"]["terminated"]["exitCode"], 1);
         assert_eq!(failed.status["conditions"][2]["reason"], "PodCompleted");
+    }
+
+    fn bare_pod(restart_policy: Option<&str>, annotations: Value) -> Value {
+        let mut pod = pod(annotations);
+        if let Some(policy) = restart_policy {
+            pod["spec"]["restartPolicy"] = json!(policy);
+        }
+        pod
+    }
+
+    fn first_container(state: &PodState) -> &Value {
+        &state.status["containerStatuses"][0]
+    }
+
+    #[test]
+    fn a_bare_pod_that_never_restarts_runs_to_completion() {
+        // The test pod of `helm create`: restartPolicy Never, no annotation: it runs the job delay and succeeds.
+        let test_pod = bare_pod(Some("Never"), json!({}));
+        let delay = Profile::default().delays.job;
+        let millis = |duration: Duration| u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+        let running = state_at(&test_pod, None, millis(delay) - 10);
+        assert_eq!(
+            (running.status["phase"].clone(), running.recheck_after),
+            (json!("Running"), Some(Duration::from_millis(10)))
+        );
+        let done = state_at(&test_pod, None, millis(delay));
+        assert_eq!((done.status["phase"].clone(), done.recheck_after), (json!("Succeeded"), None));
+        assert_eq!(first_container(&done)["state"]["terminated"]["reason"], "Completed");
+        let failed = bare_pod(Some("Never"), json!({behaviour::JOB_OUTCOME: "Failed"}));
+        assert_eq!(state_at(&failed, None, millis(delay)).status["phase"], "Failed");
+    }
+
+    #[test]
+    fn on_failure_restarts_only_failed_containers_and_always_restarts_every_one() {
+        let annotations = |outcome: &str| json!({behaviour::JOB_DURATION: "1s", behaviour::JOB_OUTCOME: outcome});
+        let succeeded = state_at(&bare_pod(Some("OnFailure"), annotations("Complete")), None, 1000);
+        assert_eq!(succeeded.status["phase"], "Succeeded");
+
+        let failing = bare_pod(Some("OnFailure"), annotations("Failed"));
+        let crashed = state_at(&failing, None, 1000);
+        assert_eq!(crashed.status["phase"], "Running", "restarted by the kubelet, not failed");
+        assert_eq!(first_container(&crashed)["state"]["waiting"]["reason"], "CrashLoopBackOff");
+        assert_eq!(first_container(&crashed)["lastState"]["terminated"]["exitCode"], 1);
+        assert_eq!(crashed.recheck_after, Some(Duration::from_secs(10)));
+        assert_eq!(status_of(&failing, &crashed), Status::Failed, "kstatus: containers in CrashLoop");
+        let later = state_at(&failing, None, 1000 + 10_000);
+        assert_eq!(first_container(&later)["restartCount"], 2);
+
+        let server = bare_pod(None, annotations("Complete"));
+        let exited = state_at(&server, None, 1000);
+        assert_eq!(exited.status["phase"], "Running", "Always restarts a container that exits 0");
+        assert_eq!(first_container(&exited)["lastState"]["terminated"]["reason"], "Completed");
+        assert_eq!(first_container(&exited)["lastState"]["terminated"]["exitCode"], 0);
+
+        let long_running = bare_pod(None, json!({}));
+        assert_eq!(state_at(&long_running, None, 90_000).status["phase"], "Running", "no end without one asked");
+    }
+
+    #[test]
+    fn job_pods_end_whatever_their_restart_policy() {
+        let job = json!({"kind": "Job", "metadata": {"annotations": {behaviour::JOB_DURATION: "100ms",
+            behaviour::JOB_OUTCOME: "Failed"}}});
+        let mut pod = bare_pod(Some("OnFailure"), json!({}));
+        pod["metadata"]["ownerReferences"] = json!([{"kind": "Job", "name": "j", "uid": "j1", "controller": true}]);
+        assert_eq!(state_at(&pod, Some(&job), 100).status["phase"], "Failed");
     }
 
     #[test]

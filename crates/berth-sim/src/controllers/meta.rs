@@ -82,27 +82,7 @@ pub(super) fn time_at(object: &Value, path: &[&str]) -> Option<Timestamp> {
     str_at(object, path)?.parse().ok()
 }
 
-/// Sets the field at `path`, making every step on the way an object (replacing what is not one).
-pub(super) fn set_at(object: &mut Value, path: &[&str], value: Value) {
-    let Some((last, steps)) = path.split_last() else {
-        *object = value;
-        return;
-    };
-    let mut current = object;
-    for step in steps {
-        if !current.is_object() {
-            *current = Value::Object(Map::new());
-        }
-        let Some(map) = current.as_object_mut() else { return };
-        current = map.entry((*step).to_string()).or_insert(Value::Null);
-    }
-    if !current.is_object() {
-        *current = Value::Object(Map::new());
-    }
-    if let Some(map) = current.as_object_mut() {
-        map.insert((*last).to_string(), value);
-    }
-}
+pub(super) use crate::fields::set_at;
 
 /// Whether `labels` has every entry of `selector` (a `matchLabels` map).
 pub(super) fn labels_match(labels: &Map<String, Value>, selector: &Map<String, Value>) -> bool {

@@ -27,6 +27,7 @@ mod job;
 mod kubelet;
 mod meta;
 mod node;
+mod operators;
 mod ownership;
 mod queue;
 mod recorder;
@@ -45,7 +46,40 @@ use super::store::Store;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-pub use behaviour::{GENERIC_READY, JOB_DURATION, JOB_OUTCOME, POD_WAITING_REASON, READY_AFTER};
+pub use behaviour::{GENERIC_READY, JOB_DURATION, JOB_OUTCOME, OPERATOR_FAILURE, POD_WAITING_REASON, READY_AFTER};
+
+/// An operator the simulated cluster emulates: when a ready Deployment, StatefulSet or DaemonSet runs one of its
+/// images, the custom resources it covers get the status it writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmulatedOperator {
+    pub name: &'static str,
+    /// Image repositories, registry and tag left out; a trailing `*` matches the start of the last segment.
+    pub images: &'static [&'static str],
+    /// (API group, kind) of the objects it reconciles.
+    pub kinds: Vec<(&'static str, &'static str)>,
+    /// Objects of any other group that have one of these fields (`spec.forProvider`) are its too.
+    pub match_fields: Vec<&'static str>,
+}
+
+/// Every emulated operator, in the order the simulated cluster looks them up.
+pub fn emulated_operators() -> Vec<EmulatedOperator> {
+    operators::OPERATORS
+        .iter()
+        .map(|operator| {
+            let mut kinds = Vec::new();
+            let mut match_fields = Vec::new();
+            for covers in operator.covers {
+                match covers {
+                    operators::Covers::Kinds(group, covered) => {
+                        kinds.extend(covered.iter().map(|kind| (*group, *kind)))
+                    }
+                    operators::Covers::Fields(fields) => match_fields.extend(fields.iter().copied()),
+                }
+            }
+            EmulatedOperator { name: operator.name, images: operator.images, kinds, match_fields }
+        })
+        .collect()
+}
 
 /// Runs every simulated controller until `shutdown` is cancelled.
 ///

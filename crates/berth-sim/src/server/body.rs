@@ -7,6 +7,24 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
+/// The largest request body kube-apiserver reads (`MaxRequestBodyBytes`, 3 MiB by default): its handlers read
+/// one byte more and refuse the request when they get it (`limitedReadBody`).
+pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
+
+/// The answer to a body over [`MAX_REQUEST_BODY_BYTES`] as kube-apiserver gives it: 413 with a
+/// `RequestEntityTooLarge` Status, where the router's body limit answers plain text. Other answers pass.
+pub async fn body_limit_as_status(response: Response) -> Response {
+    let is_plain = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_none_or(|value| !value.starts_with("application/json"));
+    if response.status() == StatusCode::PAYLOAD_TOO_LARGE && is_plain {
+        return error_response(&ApiError::request_entity_too_large(MAX_REQUEST_BODY_BYTES));
+    }
+    response
+}
+
 /// The media type of a request body, parameters stripped.
 pub fn content_type(headers: &HeaderMap) -> String {
     headers

@@ -2,6 +2,7 @@
 //! (discovery, OpenAPI, resource paths) and answers with real status codes and `metav1.Status` errors.
 
 pub(crate) mod body;
+mod columns;
 mod discovery;
 pub mod logs;
 mod resources;
@@ -63,11 +64,14 @@ impl RequestCounts {
     }
 }
 
-const BODY_LIMIT: usize = 8 * 1024 * 1024;
-
-/// The router serving the whole API, every request authenticated and authorized by `auth` first.
+/// The router serving the whole API, every request authenticated and authorized by `auth` first. Bodies over
+/// kube-apiserver's limit are refused before they are read whole.
 pub fn router(state: Arc<ServerState>, auth: Arc<Auth>) -> Router {
-    Router::new().fallback(handle).with_state((state, auth)).layer(DefaultBodyLimit::max(BODY_LIMIT))
+    Router::new()
+        .fallback(handle)
+        .with_state((state, auth))
+        .layer(DefaultBodyLimit::max(body::MAX_REQUEST_BODY_BYTES))
+        .layer(axum::middleware::map_response(body::body_limit_as_status))
 }
 
 /// The query parameters of a request (last value wins, empty pairs ignored).

@@ -4,15 +4,17 @@
 use super::body::{content_type, decode_object, error_response, json_response, object_response};
 use super::{Query, RequestVerb, ResourcePath, ServerState, table, watch};
 use crate::api_error::ApiError;
+use crate::fields::{set_at, value_at};
 use crate::patch::{self, PatchError, managed};
 use crate::registry::ResourceDef;
+use crate::schema;
 use crate::selector::Selector;
 use crate::store::{Propagation, Target, Verb, WriteOptions};
 use crate::validation::decode::{self, BodyPath};
-use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 use serde_json::{Value, json};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Answers one resource request.
 pub async fn handle(
@@ -47,7 +49,7 @@ pub async fn handle(
     if verb == RequestVerb::Watch {
         return watch::serve(state, &def, path, query).await;
     }
-    let request = Request { state, def: &def, path, query, headers, body };
+    let request = Request { state, def: &def, path, query, headers, body, warnings: Mutex::default() };
     off_the_worker(body.len(), || request.respond(method, verb))
 }
 
@@ -92,6 +94,26 @@ struct Request<'a> {
     query: &'a Query,
     headers: &'a HeaderMap,
     body: &'a [u8],
+    /// Answered as `Warning` headers (unknown fields under `fieldValidation=Warn`).
+    warnings: Mutex<Vec<String>>,
+}
+
+/// `fieldValidation`: what the server does with fields a custom resource's schema does not name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FieldValidation {
+    Ignore,
+    /// The server's default (`fieldValidation(directive)` in the apiserver's handlers).
+    Warn,
+    Strict,
+}
+
+/// Where a custom resource's unknown fields were found, which words the `Strict` refusal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decoded {
+    /// A create's or an update's body, decoded into the object (`transformDecodeError`).
+    Body,
+    /// The object a merge or JSON patch made (`jsonPatcher.applyPatchToCurrentObject`).
+    Patched,
 }
 
 fn now() -> String {
@@ -125,18 +147,78 @@ impl Request<'_> {
         };
         let accept = self.headers.get(header::ACCEPT).and_then(|value| value.to_str().ok()).unwrap_or_default();
         let is_read = matches!(verb, RequestVerb::Get | RequestVerb::List) && self.path.subresource.is_none();
-        match result {
+        let mut response = match result {
             Ok((status, value)) if is_read && table::wants_table(accept) => {
-                let version = value.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or_default();
-                let objects: Vec<&Value> = match value.get("items").and_then(Value::as_array) {
-                    Some(items) if verb == RequestVerb::List => items.iter().collect(),
-                    _ => vec![&value],
-                };
-                json_response(status, &table::table(&self.def.kind, &objects, version))
+                json_response(status, &table::table(self.def, &value, verb == RequestVerb::List))
             }
             Ok((status, value)) => object_response(status, &value, self.headers),
             Err(error) => error_response(&error),
+        };
+        let warnings = std::mem::take(&mut *self.warnings.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        for warning in warnings {
+            if let Ok(value) = HeaderValue::from_str(&warning_header(&warning)) {
+                response.headers_mut().append(header::WARNING, value);
+            }
         }
+        response
+    }
+
+    fn field_validation(&self) -> FieldValidation {
+        match self.query.get("fieldValidation").map(String::as_str) {
+            Some("Strict") => FieldValidation::Strict,
+            Some("Ignore") => FieldValidation::Ignore,
+            _ => FieldValidation::Warn,
+        }
+    }
+
+    /// Prunes and defaults a custom resource's `object` as the server decodes it, then refuses or warns of the
+    /// fields its schema does not name, as `fieldValidation` asks.
+    fn decode_custom(&self, object: &mut Value, decoded: Decoded) -> Result<(), ApiError> {
+        let Some(schema) = self.def.crd.as_ref().and_then(|crd| crd.schema()) else { return Ok(()) };
+        let unknown: Vec<String> =
+            schema::coerce(object, schema).iter().map(|path| format!("unknown field \"{path}\"")).collect();
+        let directive = self.field_validation();
+        if directive == FieldValidation::Strict && !unknown.is_empty() {
+            let strict = format!("strict decoding error: {}", unknown.join(", "));
+            return Err(ApiError::bad_request(match decoded {
+                Decoded::Body => format!(
+                    "{kind} in version \"{version}\" cannot be handled as a {kind}: {strict}",
+                    kind = self.def.kind,
+                    version = self.def.version
+                ),
+                Decoded::Patched => strict,
+            }));
+        }
+        let warnings = if directive == FieldValidation::Warn { unknown } else { Vec::new() };
+        *self.warnings.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = warnings;
+        Ok(())
+    }
+
+    /// A server-side apply of a custom resource names only fields its schema has: the field manager's typed
+    /// conversion refuses others whatever `fieldValidation` says (a 500 without reason, as that plain error
+    /// becomes).
+    fn check_applied_fields(&self, applied: &Value) -> Result<(), ApiError> {
+        let Some(schema) = self.def.crd.as_ref().and_then(|crd| crd.schema()) else { return Ok(()) };
+        let unknown = schema::unknown_fields(applied, schema);
+        let problems: Vec<String> =
+            unknown.iter().map(|path| format!(".{path}: field not declared in schema")).collect();
+        let described = match problems.as_slice() {
+            [] => return Ok(()),
+            [only] => only.clone(),
+            many => format!("errors:\n  {}", many.join("\n  ")),
+        };
+        let namespace = applied.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or_default();
+        let namespace = self.path.namespace.as_deref().unwrap_or(namespace);
+        Err(ApiError::unknown(
+            500,
+            format!(
+                "failed to create typed patch object ({namespace}/{}; {}/{}, Kind={}): {described}",
+                self.name(),
+                self.def.group,
+                self.def.version,
+                self.def.kind
+            ),
+        ))
     }
 
     fn namespace(&self) -> Option<&str> {
@@ -176,7 +258,7 @@ impl Request<'_> {
     fn get(&self) -> Answer {
         let object = self.state.store.get(self.def, self.namespace(), self.name())?;
         match self.subresource()? {
-            Some("scale") => Ok((StatusCode::OK, Arc::new(scale_of(&object)))),
+            Some("scale") => Ok((StatusCode::OK, Arc::new(scale_of(&object, self.def)))),
             _ => Ok((StatusCode::OK, object)),
         }
     }
@@ -202,7 +284,9 @@ impl Request<'_> {
         let mut metadata = json!({"resourceVersion": page.resource_version.to_string()});
         if let Some(token) = &page.continue_token {
             metadata["continue"] = json!(token);
-            metadata["remainingItemCount"] = json!(page.remaining);
+        }
+        if let Some(remaining) = page.remaining {
+            metadata["remainingItemCount"] = json!(remaining);
         }
         let items: Vec<Value> = page.items.iter().map(|item| (**item).clone()).collect();
         Ok((
@@ -223,6 +307,7 @@ impl Request<'_> {
         }
         let mut object = decode_object(&content_type(self.headers), self.body)?;
         decode::check(self.def, &object, BodyPath::Decode)?;
+        self.decode_custom(&mut object, Decoded::Body)?;
         let name = generated_name(&mut object)?;
         let target = Target { def: self.def, namespace: self.path.namespace.as_deref(), name: &name };
         let manager = self.manager();
@@ -246,6 +331,7 @@ impl Request<'_> {
             return self.write_scale(replicas);
         }
         decode::check(self.def, &object, BodyPath::Decode)?;
+        self.decode_custom(&mut object, Decoded::Body)?;
         let manager = self.manager();
         let api_version = self.def.api_version();
         let status_only = subresource == Some("status");
@@ -263,13 +349,14 @@ impl Request<'_> {
         let patch_body = decode_object(&media_type, self.body)?;
         if subresource == Some("scale") {
             let current = self.state.store.get(self.def, self.namespace(), self.name())?;
-            let scale = patch::merge_patch(&scale_of(&current), &patch_body);
+            let scale = patch::merge_patch(&scale_of(&current, self.def), &patch_body);
             self.check_body_name(&scale)?;
             return self.write_scale(scale.pointer("/spec/replicas").cloned().unwrap_or(Value::Null));
         }
         let is_apply = media_type == "application/apply-patch+yaml";
         if is_apply {
             decode::check(self.def, &patch_body, BodyPath::Apply)?;
+            self.check_applied_fields(&patch_body)?;
         }
         if media_type == "application/strategic-merge-patch+json" && self.def.custom {
             return Err(ApiError::unsupported_media_type(&media_type));
@@ -314,6 +401,7 @@ impl Request<'_> {
                 };
                 if !is_apply {
                     decode::check(def, &new, BodyPath::Decode)?;
+                    self.decode_custom(&mut new, Decoded::Patched)?;
                     managed::record_update(old, &mut new, &manager, &api_version, &now(), subresource);
                 }
                 Ok(new)
@@ -332,6 +420,8 @@ impl Request<'_> {
         }
     }
 
+    /// Sets the replicas through the scale subresource, recording its field manager as the apiserver's scale
+    /// handler does.
     fn write_scale(&self, replicas: Value) -> Answer {
         if !replicas.is_i64() {
             return Err(ApiError::invalid(
@@ -341,12 +431,18 @@ impl Request<'_> {
                 "spec.replicas: Invalid value: must be an integer",
             ));
         }
+        let paths = ScalePaths::of(self.def);
+        let manager = self.manager();
+        let api_version = self.def.api_version();
         let (stored, _) = self.state.store.write(&self.target(), &self.options(Verb::Update, false, false), |old| {
             let mut object = old.cloned().unwrap_or_default();
-            object["spec"]["replicas"] = replicas;
+            set_at(&mut object, &paths.spec_replicas, replicas);
+            if let Some(old) = old {
+                managed::record_scale(old, &mut object, &manager, &api_version, &paths.spec_replicas);
+            }
             Ok(object)
         })?;
-        Ok((StatusCode::OK, Arc::new(scale_of(&stored))))
+        Ok((StatusCode::OK, Arc::new(scale_of(&stored, self.def))))
     }
 
     /// The propagation policy and dry-run of a DELETE, from its DeleteOptions body or the query.
@@ -412,6 +508,12 @@ impl Request<'_> {
     }
 }
 
+/// A `Warning` header as kube-apiserver writes one: code 299, no agent, the text quoted (`299 - "text"`).
+fn warning_header(text: &str) -> String {
+    let escaped = text.replace('\\', "\\\\").replace('"', "\\\"");
+    format!("299 - \"{escaped}\"")
+}
+
 /// `metadata.generateName` turns into a name with a random-looking suffix.
 fn generated_name(object: &mut Value) -> Result<String, ApiError> {
     let metadata = object.get("metadata");
@@ -430,19 +532,54 @@ fn generated_name(object: &mut Value) -> Result<String, ApiError> {
     Ok(name)
 }
 
-/// The `autoscaling/v1` Scale view of a scalable object.
-fn scale_of(object: &Value) -> Value {
-    let selector = object
-        .pointer("/spec/selector/matchLabels")
-        .and_then(Value::as_object)
-        .map(|labels| {
-            labels
-                .iter()
-                .map(|(key, value)| format!("{key}={}", value.as_str().unwrap_or_default()))
-                .collect::<Vec<_>>()
-                .join(",")
-        })
-        .unwrap_or_default();
+/// Where a scalable type keeps its replicas and selector: `spec.replicas`, `status.replicas` and the label
+/// selector of built-in workloads, or the paths of a CRD's `subresources.scale`.
+struct ScalePaths<'a> {
+    spec_replicas: Vec<&'a str>,
+    status_replicas: Vec<&'a str>,
+    /// A CRD's `labelSelectorPath` (a string in the object); `None` reads `spec.selector.matchLabels`.
+    label_selector: Option<Vec<&'a str>>,
+}
+
+/// `.spec.replicas` as fields.
+fn fields(path: &str) -> Vec<&str> {
+    path.split('.').filter(|field| !field.is_empty()).collect()
+}
+
+impl ScalePaths<'_> {
+    fn of(def: &ResourceDef) -> ScalePaths<'_> {
+        match def.crd.as_ref().and_then(|crd| crd.scale.as_ref()) {
+            Some(scale) => ScalePaths {
+                spec_replicas: fields(&scale.spec_replicas),
+                status_replicas: fields(&scale.status_replicas),
+                label_selector: scale.label_selector.as_deref().map(fields),
+            },
+            None => ScalePaths {
+                spec_replicas: vec!["spec", "replicas"],
+                status_replicas: vec!["status", "replicas"],
+                label_selector: None,
+            },
+        }
+    }
+}
+
+/// The `autoscaling/v1` Scale view of a scalable object of type `def`.
+fn scale_of(object: &Value, def: &ResourceDef) -> Value {
+    let paths = ScalePaths::of(def);
+    let selector = match &paths.label_selector {
+        Some(path) => value_at(object, path).and_then(Value::as_str).unwrap_or_default().to_string(),
+        None => object
+            .pointer("/spec/selector/matchLabels")
+            .and_then(Value::as_object)
+            .map(|labels| {
+                labels
+                    .iter()
+                    .map(|(key, value)| format!("{key}={}", value.as_str().unwrap_or_default()))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .unwrap_or_default(),
+    };
     let metadata = object.get("metadata").cloned().unwrap_or_default();
     let pick = |field: &str| metadata.get(field).cloned().unwrap_or(Value::Null);
     json!({
@@ -450,8 +587,8 @@ fn scale_of(object: &Value) -> Value {
         "apiVersion": "autoscaling/v1",
         "metadata": {"name": pick("name"), "namespace": pick("namespace"), "uid": pick("uid"),
                      "resourceVersion": pick("resourceVersion"), "creationTimestamp": pick("creationTimestamp")},
-        "spec": {"replicas": object.pointer("/spec/replicas").cloned().unwrap_or(json!(1))},
-        "status": {"replicas": object.pointer("/status/replicas").cloned().unwrap_or(json!(0)), "selector": selector}
+        "spec": {"replicas": value_at(object, &paths.spec_replicas).cloned().unwrap_or(json!(1))},
+        "status": {"replicas": value_at(object, &paths.status_replicas).cloned().unwrap_or(json!(0)), "selector": selector}
     })
 }
 
@@ -600,7 +737,8 @@ mod tests {
     fn scale_reads_replicas_and_selector() {
         let object = json!({"metadata": {"name": "web"}, "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}},
             "status": {"replicas": 2}});
-        let scale = scale_of(&object);
+        let def = crate::registry::Registry::new().find_kind("apps/v1", "Deployment").cloned();
+        let scale = def.map(|def| scale_of(&object, &def)).unwrap_or_default();
         assert_eq!(
             (scale["spec"]["replicas"].clone(), scale["status"]["selector"].clone()),
             (json!(3), json!("app=web"))

@@ -1,6 +1,10 @@
 //! Server-side printing (`meta.k8s.io/v1 Table`), which `kubectl get` asks for: the columns a real server
-//! prints for the common kinds, and Name and Age for the rest.
+//! prints for the common kinds, a custom resource's `additionalPrinterColumns` ([`super::columns`]), and Name
+//! and Age for the rest. A list's Table carries its paging (`continue`, `remainingItemCount`), so kubectl goes on
+//! to the next page.
 
+use super::columns::age;
+use crate::registry::ResourceDef;
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
@@ -19,19 +23,6 @@ fn text(object: &Value, pointer: &str) -> String {
 
 fn number(object: &Value, pointer: &str) -> i64 {
     object.pointer(pointer).and_then(Value::as_i64).unwrap_or(0)
-}
-
-/// kubectl's short human durations: `45s`, `3m12s`, `25m`, `5h`, `3d`.
-pub fn age(created: &str, now: Timestamp) -> String {
-    let Ok(created) = created.parse::<Timestamp>() else { return "<unknown>".to_string() };
-    let seconds = (now.as_second() - created.as_second()).max(0);
-    match seconds {
-        0..120 => format!("{seconds}s"),
-        120..600 => format!("{}m{}s", seconds / 60, seconds % 60),
-        600..10_800 => format!("{}m", seconds / 60),
-        10_800..172_800 => format!("{}h", seconds / 3600),
-        _ => format!("{}d", seconds / 86_400),
-    }
 }
 
 /// Extra columns (name, cells) for a kind, between Name and Age.
@@ -158,7 +149,7 @@ fn column(name: &str, priority: i64) -> Value {
 
 /// Events print as `printEvent` does: last seen (with the count), type, reason, object, message, and at
 /// priority 1 (`-o wide`) subobject, source, first seen, count and name.
-fn event_table(objects: &[&Value], resource_version: &str, now: Timestamp) -> Value {
+fn event_table(objects: &[&Value], now: Timestamp) -> (Vec<Value>, Vec<Value>) {
     let definitions = [
         ("Last Seen", 0),
         ("Type", 0),
@@ -203,16 +194,17 @@ fn event_table(objects: &[&Value], resource_version: &str, now: Timestamp) -> Va
                    "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": metadata}})
         })
         .collect();
-    json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {"resourceVersion": resource_version},
-           "columnDefinitions": definitions, "rows": rows})
+    (definitions.to_vec(), rows)
 }
 
-/// The Table for `objects` of `kind`.
-pub fn table(kind: &str, objects: &[&Value], resource_version: &str) -> Value {
-    let now = Timestamp::now();
-    if kind == "Event" {
-        return event_table(objects, resource_version, now);
-    }
+/// The row of `object` with its cells.
+fn row(object: &Value, cells: Vec<Value>) -> Value {
+    let metadata = object.get("metadata").cloned().unwrap_or_default();
+    json!({"cells": cells, "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": metadata}})
+}
+
+/// The columns and rows of built-in `kind`: Name, the kind's columns, Age.
+fn built_in_table(kind: &str, objects: &[&Value], now: Timestamp) -> (Vec<Value>, Vec<Value>) {
     let extra_names: Vec<&str> = objects
         .first()
         .map(|object| columns(kind, object))
@@ -232,14 +224,39 @@ pub fn table(kind: &str, objects: &[&Value], resource_version: &str) -> Value {
             let mut cells = vec![json!(text(object, "/metadata/name"))];
             cells.extend(columns(kind, object).into_iter().map(|(_, cell)| cell));
             cells.push(json!(age(&text(object, "/metadata/creationTimestamp"), now)));
-            let metadata = object.get("metadata").cloned().unwrap_or_default();
-            json!({"cells": cells, "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": metadata}})
+            row(object, cells)
         })
         .collect();
+    (definitions, rows)
+}
+
+/// The Table of an answer of type `def`: the objects of a list (`is_list`, with its paging) or one object.
+pub fn table(def: &ResourceDef, answer: &Value, is_list: bool) -> Value {
+    let now = Timestamp::now();
+    let objects: Vec<&Value> = match answer.get("items").and_then(Value::as_array) {
+        Some(items) if is_list => items.iter().collect(),
+        _ => vec![answer],
+    };
+    let (definitions, rows) = match &def.crd {
+        Some(crd) => {
+            let rows = objects.iter().map(|object| row(object, super::columns::cells(&crd.columns, object, now)));
+            (super::columns::definitions(&crd.columns), rows.collect())
+        }
+        None if def.kind == "Event" => event_table(&objects, now),
+        None => built_in_table(&def.kind, &objects, now),
+    };
+    let mut metadata = json!({"resourceVersion": text(answer, "/metadata/resourceVersion")});
+    if is_list {
+        for field in ["continue", "remainingItemCount"] {
+            if let Some(value) = answer.pointer(&format!("/metadata/{field}")) {
+                metadata[field] = value.clone();
+            }
+        }
+    }
     json!({
         "kind": "Table",
         "apiVersion": "meta.k8s.io/v1",
-        "metadata": {"resourceVersion": resource_version},
+        "metadata": metadata,
         "columnDefinitions": definitions,
         "rows": rows
     })
@@ -284,19 +301,35 @@ mod tests {
             "involvedObject": {"kind": "Deployment", "name": "web"}, "message": "Scaled up replica set web-1 from 0 to 3",
             "source": {"component": "deployment-controller"}, "count": 2,
             "firstTimestamp": "2026-11-23T09:59:00Z", "lastTimestamp": "2026-11-23T09:59:30Z"});
-        let table = event_table(&[&event], "5", now);
-        let cells = &table["rows"][0]["cells"];
+        let (definitions, rows) = event_table(&[&event], now);
+        let cells = &rows[0]["cells"];
         assert_eq!(cells[0], "30s (x2 over 60s)");
         assert_eq!(cells[3], "deployment/web");
         assert_eq!(cells[6], "Scaled up replica set web-1 from 0 to 3");
-        assert_eq!(table["columnDefinitions"][4]["priority"], 1);
+        assert_eq!(definitions[4]["priority"], 1);
+    }
+
+    #[test]
+    fn a_list_table_carries_its_paging_and_a_custom_resource_its_printer_columns() {
+        let crd = json!({"metadata": {"name": "widgets.example.com"}, "spec": {"group": "example.com",
+            "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"}, "versions": [{"name": "v1",
+            "served": true, "storage": true, "additionalPrinterColumns": [
+                {"name": "Size", "type": "integer", "jsonPath": ".spec.size"}]}]}});
+        let def = crate::registry::crd_resources(&crd).ok().and_then(|defs| defs.into_iter().next());
+        let list = json!({"metadata": {"resourceVersion": "12", "continue": "abc", "remainingItemCount": 4},
+            "items": [{"metadata": {"name": "w"}, "spec": {"size": 2}}]});
+        let table = def.map(|def| table(&def, &list, true)).unwrap_or_default();
+        assert_eq!(table["metadata"], json!({"resourceVersion": "12", "continue": "abc", "remainingItemCount": 4}));
+        assert_eq!(table["columnDefinitions"][1]["name"], "Size");
+        assert_eq!(table["rows"][0]["cells"], json!(["w", 2]));
     }
 
     #[test]
     fn deployments_print_ready_ratios() {
         let deployment = json!({"metadata": {"name": "web", "creationTimestamp": "2026-11-23T09:59:15Z"},
             "spec": {"replicas": 3}, "status": {"readyReplicas": 2, "updatedReplicas": 3, "availableReplicas": 2}});
-        let table = table("Deployment", &[&deployment], "7");
+        let def = crate::registry::Registry::new().find_kind("apps/v1", "Deployment").cloned();
+        let table = def.map(|def| table(&def, &deployment, false)).unwrap_or_default();
         assert_eq!(table["rows"][0]["cells"][0], "web");
         assert_eq!(table["rows"][0]["cells"][1], "2/3");
         assert_eq!(table["columnDefinitions"].as_array().map(Vec::len), Some(5));

@@ -147,6 +147,12 @@ impl ObjectTable {
         Some(parsed)
     }
 
+    /// The object's compact JSON, shared.
+    pub fn json(&self, key: &TypeKey, namespace: &str, name: &str) -> Option<Json> {
+        let (_, table) = self.table(key)?;
+        table.get(joined(namespace, name).as_ref()).map(|stored| stored.json.clone())
+    }
+
     /// The object without touching the cache (for readers that hold the table shared).
     pub fn peek(&self, key: &TypeKey, namespace: &str, name: &str) -> Option<Arc<Value>> {
         let (_, table) = self.table(key)?;

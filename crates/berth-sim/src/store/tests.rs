@@ -179,7 +179,7 @@ fn lists_page_with_continue_tokens() {
     }
     let def = def(&store, "v1", "ConfigMap");
     let first = store.list(&def, Some("default"), &Selector::default(), Some(2), None).expect("listed");
-    assert_eq!((first.items.len(), first.remaining), (2, 3));
+    assert_eq!((first.items.len(), first.remaining), (2, Some(3)));
     let second = store
         .list(&def, Some("default"), &Selector::default(), Some(10), first.continue_token.as_deref())
         .expect("listed");
@@ -187,6 +187,60 @@ fn lists_page_with_continue_tokens() {
         second.items.iter().filter_map(|item| item.pointer("/metadata/name").and_then(Value::as_str)).collect();
     assert_eq!(names, ["c2", "c3", "c4"]);
     assert!(store.list(&def, None, &Selector::default(), None, Some("zz")).is_err_and(|error| error.code == 400));
+}
+
+fn names_of(page: &ListPage) -> Vec<String> {
+    page.items.iter().filter_map(|item| item["metadata"]["name"].as_str().map(str::to_string)).collect()
+}
+
+#[test]
+fn continued_pages_read_the_snapshot_of_the_first_page() {
+    let store = Store::new(1000, true);
+    for name in ["a", "b", "c", "d"] {
+        put(&store, config_map(name, json!({"v": "1"}))).expect("created");
+    }
+    let def = def(&store, "v1", "ConfigMap");
+    let everything = Selector::default();
+    let first = store.list(&def, Some("default"), &everything, Some(2), None).expect("listed");
+    assert_eq!(names_of(&first), ["a", "b"]);
+    // After the first page: one object changes, one goes, one comes; the rest of the list does not see it.
+    put(&store, config_map("c", json!({"v": "2"}))).expect("updated");
+    store.delete(&def, Some("default"), "d", Propagation::Background, "test", false).expect("deleted");
+    put(&store, config_map("bb", json!({"v": "1"}))).expect("created");
+    let rest =
+        store.list(&def, Some("default"), &everything, Some(10), first.continue_token.as_deref()).expect("listed");
+    assert_eq!(names_of(&rest), ["c", "d"], "the objects as they were when the list began");
+    assert_eq!(rest.items[0]["data"]["v"], "1");
+    assert_eq!(rest.resource_version, first.resource_version);
+    assert_eq!((rest.continue_token.as_deref(), rest.remaining), (None, None));
+    let filtered =
+        store.list(&def, None, &Selector::parse(None, Some("metadata.name!=a")).expect("parses"), Some(1), None);
+    assert!(
+        filtered.is_ok_and(|page| page.continue_token.is_some() && page.remaining.is_none()),
+        "no count with a selector"
+    );
+}
+
+#[test]
+fn a_continued_list_older_than_the_event_log_expires_with_a_token_from_the_latest_state() {
+    let store = Store::new(3, true);
+    for name in ["a", "b", "c"] {
+        put(&store, config_map(name, json!({"v": "1"}))).expect("created");
+    }
+    let def = def(&store, "v1", "ConfigMap");
+    let first = store.list(&def, None, &Selector::default(), Some(1), None).expect("listed");
+    for value in ["2", "3", "4", "5"] {
+        put(&store, config_map("c", json!({"v": value}))).expect("updated");
+    }
+    let expired = store.list(&def, None, &Selector::default(), Some(1), first.continue_token.as_deref());
+    let error = expired.expect_err("the snapshot is compacted away");
+    assert_eq!((error.code, error.reason), (410, "Expired"));
+    assert!(error.message.starts_with("The provided continue parameter is too old"), "{}", error.message);
+    let latest = error.list_continue.clone().expect("a token to go on with");
+    assert_eq!(error.to_status()["metadata"]["continue"], json!(latest));
+    let rest = store.list(&def, None, &Selector::default(), None, Some(&latest)).expect("listed");
+    assert_eq!(names_of(&rest), ["b", "c"]);
+    assert_eq!(rest.items[1]["data"]["v"], "5", "inconsistent: the latest state");
 }
 
 #[test]
@@ -318,4 +372,46 @@ fn a_concurrent_write_computes_against_absence_and_refuses_what_is_missing() {
         .expect("created");
     assert!(is_new);
     assert_eq!(created["data"], json!({"a": "1"}));
+}
+
+#[test]
+fn custom_resources_are_pruned_defaulted_and_validated_by_the_stored_crds_schema() {
+    let store = Store::new(1000, true);
+    let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "size": {"type": "integer", "minimum": 1, "default": 1}}}, "status": {"type": "object", "properties": {
+        "phase": {"type": "string", "enum": ["Ready"]}}}}});
+    put(
+        &store,
+        json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
+                 "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}},
+                               "schema": {"openAPIV3Schema": schema}}]}}),
+    )
+    .expect("CRD created");
+    let widget = |spec: Value| {
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "default"},
+               "spec": spec})
+    };
+    let created = put(&store, widget(json!({"color": "red"}))).expect("created");
+    assert_eq!(created["spec"], json!({"size": 1}), "pruned and defaulted");
+    let refused = put(&store, widget(json!({"size": 0}))).expect_err("refused");
+    assert_eq!(
+        refused.message,
+        "Widget.example.com \"w\" is invalid: spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1"
+    );
+    let def = def(&store, "example.com/v1", "Widget");
+    let target = Target { def: &def, namespace: Some("default"), name: "w" };
+    let status_options = WriteOptions { status_only: true, ..options(Verb::UpdateStatus, false) };
+    let status = store.write(&target, &status_options, |old| {
+        let mut object = old.cloned().unwrap_or_default();
+        object["status"] = json!({"phase": "Broken"});
+        Ok(object)
+    });
+    let error = status.expect_err("status writes are validated too");
+    assert!(
+        error.message.ends_with(r#"status.phase: Unsupported value: "Broken": supported values: "Ready""#),
+        "{}",
+        error.message
+    );
 }

@@ -1,9 +1,10 @@
 //! The rules of single kinds that charts run into, each following its registry strategy or validation
 //! function: pod template metadata (`ValidatePodTemplateSpec`), a Job's immutable template, selector and
-//! completion mode (`ValidateJobSpecUpdate`), PriorityClass names and values (`ValidatePriorityClass`).
+//! completion mode (`ValidateJobSpecUpdate`), PriorityClass names and values (`ValidatePriorityClass`), the
+//! 1 MiB bound on a ConfigMap's and a Secret's data (`ValidateConfigMap`, `ValidateSecret`).
 
-use super::field::FieldError;
 use super::metadata::{annotation_errors, label_errors};
+use crate::field_error::FieldError;
 use serde_json::Value;
 
 /// Where each workload kind keeps its pod template.
@@ -34,6 +35,10 @@ pub const HIGHEST_USER_PRIORITY: i64 = 1_000_000_000;
 pub const SYSTEM_PRIORITY_CLASSES: [(&str, i64); 2] =
     [("system-node-critical", 2_000_001_000), ("system-cluster-critical", 2_000_000_000)];
 
+/// What a ConfigMap's or a Secret's data may hold in all (`core.MaxSecretSize`); a release record whose Secret
+/// is larger is refused by a real cluster.
+pub const MAX_DATA_BYTES: usize = 1024 * 1024;
+
 /// Errors of a create or (with `old`) an update of `group`/`kind` beyond its metadata.
 pub fn kind_errors(group: &str, kind: &str, old: Option<&Value>, new: &Value) -> Vec<FieldError> {
     let mut errors = Vec::new();
@@ -55,6 +60,8 @@ pub fn kind_errors(group: &str, kind: &str, old: Option<&Value>, new: &Value) ->
     match (group, kind, old) {
         ("batch", "Job", Some(old)) => job_update_errors(old, new, &mut errors),
         ("scheduling.k8s.io", "PriorityClass", old) => priority_class_errors(old, new, &mut errors),
+        ("", "ConfigMap", _) => config_map_size_errors(new, &mut errors),
+        ("", "Secret", _) => secret_size_errors(new, &mut errors),
         _ => {}
     }
     errors
@@ -74,6 +81,35 @@ fn job_update_errors(old: &Value, new: &Value, errors: &mut Vec<FieldError>) {
     let suspended = |object: &Value| object.pointer("/spec/suspend").and_then(Value::as_bool) == Some(true);
     if spec(old, "template") != spec(new, "template") && !(suspended(old) && suspended(new)) {
         errors.push(FieldError::invalid_raw("spec.template", "core.PodTemplateSpec{...}", "field is immutable"));
+    }
+}
+
+/// The bytes a base64 text of `data`/`binaryData` decodes to (the bytes Go's validation counts: the typed
+/// object holds them decoded). The decoder has already refused text that is not base64.
+fn decoded_len(text: &str) -> usize {
+    let symbols = text.bytes().filter(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/')).count();
+    symbols / 4 * 3 + (symbols % 4).saturating_sub(1)
+}
+
+/// The total length of the values of the map field `field` of `object`, decoded when they are base64.
+fn data_size(object: &Value, field: &str, base64: bool) -> usize {
+    let values = object.get(field).and_then(Value::as_object).into_iter().flatten().filter_map(|(_, v)| v.as_str());
+    values.map(|text| if base64 { decoded_len(text) } else { text.len() }).fold(0, usize::saturating_add)
+}
+
+/// `ValidateConfigMap`: `data` and `binaryData` together; the error names the whole object (`field.NewPath("")`
+/// prints as `[]`).
+fn config_map_size_errors(config_map: &Value, errors: &mut Vec<FieldError>) {
+    let size = data_size(config_map, "data", false).saturating_add(data_size(config_map, "binaryData", true));
+    if size > MAX_DATA_BYTES {
+        errors.push(FieldError::too_long("[]", MAX_DATA_BYTES));
+    }
+}
+
+/// `ValidateSecret`: `data` once `stringData` is merged into it (the defaulting did that).
+fn secret_size_errors(secret: &Value, errors: &mut Vec<FieldError>) {
+    if data_size(secret, "data", true) > MAX_DATA_BYTES {
+        errors.push(FieldError::too_long("data", MAX_DATA_BYTES));
     }
 }
 
@@ -144,6 +180,30 @@ mod tests {
         let errors = kind_errors("batch", "CronJob", None, &cron);
         assert!(
             errors[0].to_string().starts_with("spec.jobTemplate.spec.template.labels: Invalid value: \"bad value\"")
+        );
+    }
+
+    #[test]
+    fn config_map_and_secret_data_is_bounded_at_one_mebibyte() {
+        let config_map =
+            |text: usize, binary: &str| json!({"data": {"a": "x".repeat(text)}, "binaryData": {"b": binary}});
+        assert!(
+            kind_errors("", "ConfigMap", None, &config_map(MAX_DATA_BYTES - 3, "eHl6")).is_empty(),
+            "exactly 1 MiB"
+        );
+        let over = kind_errors("", "ConfigMap", None, &config_map(MAX_DATA_BYTES - 2, "eHl6"));
+        assert_eq!(
+            over.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            ["[]: Too long: may not be more than 1048576 bytes"]
+        );
+        // 4 base64 symbols per 3 bytes: 1 MiB + 3 bytes of data is over, whatever its text length.
+        let secret = |bytes: usize| json!({"data": {"k": "QUFB".repeat(bytes / 3)}});
+        assert!(kind_errors("", "Secret", None, &secret(MAX_DATA_BYTES - 1)).is_empty());
+        let over = kind_errors("", "Secret", None, &secret(MAX_DATA_BYTES + 3));
+        assert_eq!(over[0].to_string(), "data: Too long: may not be more than 1048576 bytes");
+        assert_eq!(
+            (decoded_len("eA=="), decoded_len("eHk="), decoded_len("eHl6"), decoded_len("eHl6\neA==")),
+            (1, 2, 3, 4)
         );
     }
 

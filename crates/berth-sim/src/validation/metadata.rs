@@ -2,8 +2,8 @@
 //! finalizer names and owner references (apimachinery's `api/validation/objectmeta.go`,
 //! `apis/meta/v1/validation`), also applied to the metadata of pod templates as `ValidatePodTemplateSpec` does.
 
-use super::field::FieldError;
 use super::names::subdomain_problems;
+use crate::field_error::FieldError;
 use serde_json::{Map, Value};
 
 const NAME_PART_MESSAGE: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end \
@@ -176,7 +176,7 @@ mod tests {
         assert!(errors_of(json!({"annotations": {"Example.COM/Key": "v"}})).is_empty());
         assert_eq!(errors_of(json!({"annotations": {"a/b/c": "v"}})).len(), 1);
         let big = errors_of(json!({"annotations": {"big": "x".repeat(300_000)}}));
-        assert_eq!(big, ["metadata.annotations: Too long: must have at most 262144 bytes"]);
+        assert_eq!(big, ["metadata.annotations: Too long: may not be more than 262144 bytes"]);
     }
 
     #[test]

@@ -2,18 +2,19 @@
 //! must satisfy before it is stored (names per kind, metadata, the rules of single kinds), and what is refused
 //! while the body is decoded (fields of the wrong type, bytes that are not base64).
 //!
-//! [`validate`] runs in the store on every create and update, after defaulting; [`decode::check`] runs in the
-//! HTTP layer on request bodies, whose path (decode or apply) decides the message.
+//! [`validate`] runs in the store on every create and update, after defaulting (a custom resource against its
+//! CRD's schema too, status writes included); [`decode::check`] runs in the HTTP layer on request bodies, whose
+//! path (decode or apply) decides the message.
 
 pub mod decode;
-pub mod field;
 pub mod kinds;
 pub mod metadata;
 pub mod names;
 
 use crate::api_error::ApiError;
+use crate::field_error::FieldError;
 use crate::registry::ResourceDef;
-use field::FieldError;
+use crate::schema;
 use serde_json::Value;
 
 /// Every validation error of a create (`old` None) or an update of `new`, in the order the real server lists
@@ -28,6 +29,9 @@ pub fn errors(def: &ResourceDef, old: Option<&Value>, new: &Value) -> Vec<FieldE
     }
     if !def.custom {
         errors.extend(kinds::kind_errors(&def.group, &def.kind, old, new));
+    }
+    if let Some(schema) = def.crd.as_ref().and_then(|crd| crd.schema()) {
+        errors.extend(schema::validate::validate(schema, new, old));
     }
     errors
 }

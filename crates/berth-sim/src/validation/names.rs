@@ -3,7 +3,8 @@
 //! (`system:auth-delegator`, `cert-manager-webhook:subjectaccessreviews`), an APIService exactly
 //! `version.group`. The messages are apimachinery's (`util/validation`, `api/validation/path`).
 
-use super::field::FieldError;
+use crate::dns::{MAX_LABEL, MAX_SUBDOMAIN, is_dns1035_label, is_label, is_subdomain};
+use crate::field_error::FieldError;
 use crate::fields::str_at;
 use serde_json::Value;
 
@@ -56,25 +57,11 @@ const DNS1035_MESSAGE: &str = "a DNS-1035 label must consist of lower case alpha
      with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex \
      used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 
-/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`
-fn is_label(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let edge = |byte: &u8| byte.is_ascii_lowercase() || byte.is_ascii_digit();
-    !bytes.is_empty()
-        && bytes.first().is_some_and(edge)
-        && bytes.last().is_some_and(edge)
-        && bytes.iter().all(|byte| edge(byte) || *byte == b'-')
-}
-
-fn is_subdomain(text: &str) -> bool {
-    text.split('.').all(is_label)
-}
-
 /// `IsDNS1123Subdomain`
 pub fn subdomain_problems(name: &str) -> Vec<String> {
     let mut problems = Vec::new();
-    if name.len() > 253 {
-        problems.push("must be no more than 253 characters".to_string());
+    if name.len() > MAX_SUBDOMAIN {
+        problems.push(format!("must be no more than {MAX_SUBDOMAIN} characters"));
     }
     if !is_subdomain(name) {
         problems.push(SUBDOMAIN_MESSAGE.to_string());
@@ -85,8 +72,8 @@ pub fn subdomain_problems(name: &str) -> Vec<String> {
 /// `IsDNS1123Label`
 pub fn label_problems(name: &str) -> Vec<String> {
     let mut problems = Vec::new();
-    if name.len() > 63 {
-        problems.push("must be no more than 63 characters".to_string());
+    if name.len() > MAX_LABEL {
+        problems.push(format!("must be no more than {MAX_LABEL} characters"));
     }
     if !is_label(name) {
         if is_subdomain(name) {
@@ -101,10 +88,10 @@ pub fn label_problems(name: &str) -> Vec<String> {
 /// `IsDNS1035Label`
 fn dns1035_problems(name: &str) -> Vec<String> {
     let mut problems = Vec::new();
-    if name.len() > 63 {
-        problems.push("must be no more than 63 characters".to_string());
+    if name.len() > MAX_LABEL {
+        problems.push(format!("must be no more than {MAX_LABEL} characters"));
     }
-    if !(is_label(name) && name.starts_with(|character: char| character.is_ascii_lowercase())) {
+    if !is_dns1035_label(name) {
         problems.push(DNS1035_MESSAGE.to_string());
     }
     problems

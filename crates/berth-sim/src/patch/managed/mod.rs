@@ -118,6 +118,38 @@ pub fn record_update(
     entries::store(new, managers);
 }
 
+/// Records a write through the `scale` subresource by `manager` onto `new` (the object `old` with its replicas
+/// at `replicas_path` set), as kube-apiserver's `ScaleHandler.ToParent` maps the Scale's managedFields back:
+/// when the replicas changed, every manager that owned them loses them and `manager` gains them in an Update
+/// entry for `api_version` (the object's, not `autoscaling/v1`) with subresource `scale`. That entry has no
+/// time: `ToParent` takes times from the object's old entries, where a new scale manager has none. An object
+/// without managedFields stays untracked, as with other updates.
+pub fn record_scale(old: &Value, new: &mut Value, manager: &str, api_version: &str, replicas_path: &[&str]) {
+    let Ok(mut managers) = entries::decode(old) else { return };
+    if managers.is_empty() {
+        return;
+    }
+    let pointer: String = replicas_path.iter().map(|field| format!("/{field}")).collect();
+    if old.pointer(&pointer) == new.pointer(&pointer) {
+        return;
+    }
+    let path: fieldpath::Path =
+        replicas_path.iter().map(|field| fieldpath::PathElement::Field((*field).to_string())).collect();
+    let mut replicas = fieldpath::FieldSet::default();
+    replicas.insert(&path);
+    for managed in managers.values_mut() {
+        managed.fields = managed.fields.difference(&replicas);
+    }
+    let id = ManagerId::update(manager_name(manager), api_version, Some("scale"));
+    let entry = managers.entry(id).or_insert_with(|| Managed {
+        fields: fieldpath::FieldSet::default(),
+        api_version: api_version.to_string(),
+        time: None,
+    });
+    entry.fields = entry.fields.union(&replicas);
+    entries::store(new, managers);
+}
+
 /// A real server names a write without a field manager `unknown`.
 fn manager_name(manager: &str) -> &str {
     if manager.is_empty() { "unknown" } else { manager }

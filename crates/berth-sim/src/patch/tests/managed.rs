@@ -1,7 +1,7 @@
 //! Server-side apply: managed fields, ownership and conflicts, against kube-apiserver's shapes and messages.
 
 use crate::patch::PatchError;
-use crate::patch::managed::{apply, record_update};
+use crate::patch::managed::{apply, record_scale, record_update};
 use serde_json::{Value, json};
 
 const NOW: &str = "2024-05-01T12:00:00Z";
@@ -452,4 +452,34 @@ fn conflicts_name_the_subresource_an_updater_wrote_through() {
         message,
         r#"Apply failed with 1 conflict: conflict with "autoscaler" with subresource "scale" using v1: .data.a"#
     );
+}
+
+#[test]
+fn a_scale_write_hands_the_replicas_to_its_manager_under_the_scale_subresource() {
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+                            "spec": {"replicas": 2, "paused": false}});
+    let live = apply(None, &deployment, "helm", false, "apps/v1", NOW).unwrap_or_default();
+    let mut scaled = live.clone();
+    scaled["spec"]["replicas"] = json!(5);
+    record_scale(&live, &mut scaled, "kubectl", "apps/v1", &["spec", "replicas"]);
+    let scale = entries(&scaled).into_iter().find(|entry| entry["subresource"] == "scale").unwrap_or_default();
+    assert_eq!(
+        scale,
+        json!({"manager": "kubectl", "operation": "Update", "apiVersion": "apps/v1", "fieldsType": "FieldsV1",
+               "fieldsV1": {"f:spec": {"f:replicas": {}}}, "subresource": "scale"}),
+        "no time: ToParent takes it from the object's old entries"
+    );
+    assert_eq!(
+        fields_of(&scaled, "helm", "Apply"),
+        Some(json!({"f:spec": {"f:paused": {}}})),
+        "helm lost the replicas"
+    );
+    let (message, _) = conflict(apply(Some(&scaled), &deployment, "helm", false, "apps/v1", LATER));
+    assert_eq!(
+        message,
+        r#"Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps/v1: .spec.replicas"#
+    );
+    let mut unchanged = live.clone();
+    record_scale(&live, &mut unchanged, "kubectl", "apps/v1", &["spec", "replicas"]);
+    assert_eq!(unchanged, live, "the same replicas: nobody's ownership moves");
 }

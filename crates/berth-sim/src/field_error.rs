@@ -1,5 +1,6 @@
 //! Field errors as apimachinery's `field.Error` prints them (`metadata.name: Invalid value: "x": detail`), and
-//! their aggregate in a 422 answer, so kubectl, Helm and berth print what a real server makes them print.
+//! their aggregate in a 422 answer, so kubectl, Helm and berth print what a real server makes them print. The
+//! built-in kinds' validation and the CRD schemas' both report them.
 
 use serde_json::{Value, json};
 
@@ -8,9 +9,12 @@ use serde_json::{Value, json};
 pub enum ErrorType {
     Required,
     Invalid,
+    /// A value of the wrong type (printed as an invalid value).
+    TypeInvalid,
     Forbidden,
     NotSupported,
     TooLong,
+    TooMany,
     Duplicate,
 }
 
@@ -19,10 +23,11 @@ impl ErrorType {
     fn text(self) -> &'static str {
         match self {
             ErrorType::Required => "Required value",
-            ErrorType::Invalid => "Invalid value",
+            ErrorType::Invalid | ErrorType::TypeInvalid => "Invalid value",
             ErrorType::Forbidden => "Forbidden",
             ErrorType::NotSupported => "Unsupported value",
             ErrorType::TooLong => "Too long",
+            ErrorType::TooMany => "Too many",
             ErrorType::Duplicate => "Duplicate value",
         }
     }
@@ -32,9 +37,11 @@ impl ErrorType {
         match self {
             ErrorType::Required => "FieldValueRequired",
             ErrorType::Invalid => "FieldValueInvalid",
+            ErrorType::TypeInvalid => "FieldValueTypeInvalid",
             ErrorType::Forbidden => "FieldValueForbidden",
             ErrorType::NotSupported => "FieldValueNotSupported",
             ErrorType::TooLong => "FieldValueTooLong",
+            ErrorType::TooMany => "FieldValueTooMany",
             ErrorType::Duplicate => "FieldValueDuplicate",
         }
     }
@@ -89,13 +96,15 @@ impl FieldError {
         }
     }
 
-    /// `field: Too long: must have at most N bytes`
+    /// `field: Too long: may not be more than N bytes`, as apimachinery's `field.TooLong` words it since 1.32
+    /// (`must have at most N bytes` before).
     pub fn too_long(field: impl Into<String>, max: usize) -> FieldError {
+        let unit = if max == 1 { "byte" } else { "bytes" };
         FieldError {
             error_type: ErrorType::TooLong,
             field: field.into(),
             value: None,
-            detail: format!("must have at most {max} bytes"),
+            detail: format!("may not be more than {max} {unit}"),
         }
     }
 
@@ -111,7 +120,14 @@ impl FieldError {
     /// The message without the field (`ErrorBody`).
     pub fn body(&self) -> String {
         let mut body = match (&self.value, self.error_type) {
-            (Some(value), ErrorType::Invalid | ErrorType::NotSupported | ErrorType::Duplicate) => {
+            (
+                Some(value),
+                ErrorType::Invalid
+                | ErrorType::TypeInvalid
+                | ErrorType::NotSupported
+                | ErrorType::Duplicate
+                | ErrorType::TooMany,
+            ) => {
                 format!("{}: {value}", self.error_type.text())
             }
             _ => self.error_type.text().to_string(),
@@ -175,7 +191,7 @@ mod tests {
             ),
             (
                 FieldError::too_long("metadata.annotations", 262_144),
-                "metadata.annotations: Too long: must have at most 262144 bytes",
+                "metadata.annotations: Too long: may not be more than 262144 bytes",
             ),
             (FieldError::invalid_raw("value", "2000000000", "x"), "value: Invalid value: 2000000000: x"),
         ];
