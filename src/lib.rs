@@ -21,6 +21,7 @@
 pub mod apply;
 pub mod cluster;
 pub mod controller;
+pub mod create;
 pub mod health;
 pub mod manifest;
 pub mod object;
@@ -28,5 +29,7 @@ pub mod observe;
 pub mod plan;
 pub mod problems;
 pub mod release;
+pub mod settings;
 pub mod status;
+pub mod version;
 pub mod wait;

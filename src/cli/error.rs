@@ -78,6 +78,9 @@ pub enum Error {
     /// A chart repository or registry could not give what was asked (`what`: the step that failed).
     #[error("{0}")]
     Source(String, #[source] Box<berth_source::SourceError>),
+    /// A Helm client command (version, create, search, verify, plugin) could not do `what`.
+    #[error("{0}")]
+    Helm(String, #[source] Box<dyn std::error::Error + Send + Sync + 'static>),
 }
 
 impl Error {
@@ -106,7 +109,8 @@ impl Error {
             | Error::Plan(_)
             | Error::Values(_)
             | Error::Chart(..)
-            | Error::Source(..) => ExitCode::BadInput,
+            | Error::Source(..)
+            | Error::Helm(..) => ExitCode::BadInput,
             Error::Diff(_) | Error::Failed(_) => ExitCode::NotReady,
             Error::Release(release::lifecycle::LifecycleError::Storage(_)) | Error::Output(_) | Error::Record(_) => {
                 ExitCode::NotReady
