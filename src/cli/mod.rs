@@ -30,6 +30,7 @@ mod release_input;
 mod repo;
 mod repo_index;
 mod runtime;
+mod search;
 mod show;
 mod sim;
 mod source_args;
@@ -112,6 +113,8 @@ pub enum Command {
     Completion(completion::CompletionArgs),
     /// Create a new chart: Helm's starter chart, or one scaffolded from `--starter`.
     Create(create::CreateArgs),
+    /// Search the charts of the configured repositories (`search repo`), as `helm search` does.
+    Search(search::SearchArgs),
 }
 
 /// Runs the parsed command line and returns the exit code it earned.
@@ -149,6 +152,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Env(args) => env::run(&args, &berth::settings::HelmEnvironment::from_env()),
         Command::Completion(args) => completion::run(&args, <Cli as clap::CommandFactory>::command(), "berth"),
         Command::Create(args) => create::run(&args, &berth::settings::HelmEnvironment::from_env()),
+        Command::Search(args) => search::run(&args, &berth::settings::HelmEnvironment::from_env()),
     }
 }
 
