@@ -259,7 +259,7 @@ entries:
         assert_eq!(found(regexp), names(&[("web/proxy-tools", "0.1.0", 0)]));
         assert_eq!(found(SearchOptions::default()).len(), 3, "without a keyword, every chart's newest version");
         assert!(index().search(&SearchOptions { regexp: true, ..keyword("(") }).is_err());
-        let invalid = index().search(&SearchOptions { version: Some("x".to_string()), ..keyword("nginx") });
+        let invalid = index().search(&SearchOptions { version: Some("xx".to_string()), ..keyword("nginx") });
         assert!(invalid.unwrap_err().to_string().starts_with("an invalid version/constraint format: "));
     }
 }

@@ -39,7 +39,7 @@ pub struct HelmEnvironment {
     pub plugins_directory: String,
     /// `HELM_NAMESPACE` or `-n`: empty when neither is set (the kubeconfig's namespace then applies).
     pub namespace: String,
-    /// `KUBECONFIG` or `--kubeconfig`, as given (a list of paths).
+    /// `--kubeconfig`, as given (a list of paths); empty without the flag (the loader reads `KUBECONFIG` then).
     pub kube_config: String,
     pub kube_context: String,
     pub kube_token: String,
@@ -74,7 +74,9 @@ impl HelmEnvironment {
             data_home: Home::Data.path("", &lookup),
             plugins_directory: or("HELM_PLUGINS", Home::Data.path("plugins", &lookup)),
             namespace: text("HELM_NAMESPACE"),
-            kube_config: text("KUBECONFIG"),
+            // Helm's `--kubeconfig` flag defaults to "" and overwrites what `New` read from `KUBECONFIG`: the
+            // variable reaches the kubeconfig loader (and the namespace) but `helm env` lists no KUBECONFIG.
+            kube_config: String::new(),
             kube_context: text("HELM_KUBECONTEXT"),
             kube_token: text("HELM_KUBETOKEN"),
             kube_as_user: text("HELM_KUBEASUSER"),
@@ -254,7 +256,9 @@ mod tests {
         for (name, value) in expected {
             assert_eq!(variables.get(name).map(String::as_str), Some(value), "{name}");
         }
-        assert_eq!(variables.len(), 22, "no KUBECONFIG when none is set");
+        assert_eq!(variables.len(), 22, "no KUBECONFIG without --kubeconfig");
+        let flagged = HelmEnvironment { kube_config: "/k".to_string(), ..found };
+        assert_eq!(flagged.variables("helm").get("KUBECONFIG").map(String::as_str), Some("/k"));
     }
 
     #[test]
@@ -271,7 +275,6 @@ mod tests {
             ("HELM_PLUGINS", "", "HELM_PLUGINS", ""),
             ("HELM_DATA_HOME", "/d", "HELM_PLUGINS", "/d/plugins"),
             ("XDG_CACHE_HOME", "/x", "HELM_REPOSITORY_CACHE", "/x/helm/repository"),
-            ("KUBECONFIG", "/k", "KUBECONFIG", "/k"),
         ];
         for (variable, value, listed, printed) in table {
             let variables = settings(&[("HOME", "/h"), ("HELM_NAMESPACE", "n"), (variable, value)]).variables("b");
