@@ -22,6 +22,8 @@ pub enum ExitCode {
     Changes,
     /// Cancelled by SIGINT/SIGTERM.
     Cancelled,
+    /// A plugin run as a subcommand exited with this code: passed on, as Helm passes it on.
+    Plugin(i32),
 }
 
 impl ExitCode {
@@ -31,6 +33,7 @@ impl ExitCode {
             ExitCode::NotReady => 1,
             ExitCode::BadInput | ExitCode::Changes => 2,
             ExitCode::Cancelled => 130,
+            ExitCode::Plugin(code) => code,
         }
     }
 }

@@ -21,6 +21,7 @@ mod live;
 mod output;
 mod package;
 mod plan;
+mod plugin;
 mod progress;
 mod pull;
 mod push;
@@ -36,6 +37,7 @@ mod sim;
 mod source_args;
 mod template;
 mod test;
+mod verify;
 mod version;
 
 use crate::cli::error::{Error, ExitCode};
@@ -115,6 +117,13 @@ pub enum Command {
     Create(create::CreateArgs),
     /// Search the charts of the configured repositories (`search repo`), as `helm search` does.
     Search(search::SearchArgs),
+    /// Verify a packaged chart against its provenance file (`CHART.tgz.prov`) and a keyring.
+    Verify(verify::VerifyArgs),
+    /// Install, list, uninstall and update Helm plugins (Helm's plugin directory).
+    Plugin(plugin::PluginArgs),
+    /// An installed `cli/v1` plugin, run as a subcommand with Helm's environment.
+    #[command(external_subcommand)]
+    External(Vec<String>),
 }
 
 /// Runs the parsed command line and returns the exit code it earned.
@@ -153,6 +162,9 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Completion(args) => completion::run(&args, <Cli as clap::CommandFactory>::command(), "berth"),
         Command::Create(args) => create::run(&args, &berth::settings::HelmEnvironment::from_env()),
         Command::Search(args) => search::run(&args, &berth::settings::HelmEnvironment::from_env()),
+        Command::Verify(args) => verify::run(&args),
+        Command::Plugin(args) => plugin::run(&args, &berth::settings::HelmEnvironment::from_env()),
+        Command::External(args) => plugin::run_external(&args, &berth::settings::HelmEnvironment::from_env()),
     }
 }
 

@@ -16,7 +16,9 @@ mod tar;
 
 use std::path::Path;
 
-pub use archive::{MAX_ARCHIVE_ENTRIES, MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE};
+pub use archive::{
+    MAX_ARCHIVE_ENTRIES, MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE, TarEntry, tar_gz_entries,
+};
 
 use crate::chart::Chart;
 use crate::go::os_error;

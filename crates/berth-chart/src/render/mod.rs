@@ -21,4 +21,7 @@ mod release;
 pub use capabilities::{DEFAULT_API_VERSIONS, helm_version, offline};
 pub use engine::{Lookup, Release, RenderError, RenderOptions, render_templates};
 pub use output::{DocumentRead, ReadFiles};
-pub use release::{ChartRenderError, RenderedChart, crd_files, render_chart, validate_release_name};
+pub use release::{
+    ChartRenderError, PostRender, RenderedChart, crd_files, render_chart, render_chart_post_rendered,
+    validate_release_name,
+};
