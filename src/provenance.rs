@@ -105,30 +105,44 @@ impl Clearsigned {
             .iter()
             .flat_map(|signature| signature.issuer_key_id().into_iter().map(|id| id.as_ref().to_vec()))
             .collect();
-        let mut claimed = false;
+        let mut claimed: Option<pgp::crypto::public_key::PublicKeyAlgorithm> = None;
         for key in keyring {
             // The primary key, then each subkey: whichever the signature names as its issuer.
             let claims = |id: pgp::types::KeyId| issuers.is_empty() || issuers.contains(&id.as_ref().to_vec());
             if claims(key.primary_key.legacy_key_id()) {
-                claimed = true;
+                claimed = Some(key.primary_key.algorithm());
                 if self.message.verify(&key.primary_key).is_ok() {
                     return Ok(key);
                 }
             }
             for subkey in &key.public_subkeys {
                 if claims(subkey.key.legacy_key_id()) {
-                    claimed = true;
+                    claimed = Some(subkey.key.algorithm());
                     if self.message.verify(&subkey.key).is_ok() {
                         return Ok(key);
                     }
                 }
             }
         }
-        if claimed {
-            Err(ProvenanceError::BadSignature("signature does not verify against the signer's key".to_string()))
-        } else {
-            Err(ProvenanceError::UnknownSigner)
+        match claimed {
+            Some(algorithm) => {
+                Err(ProvenanceError::BadSignature(format!("{} verification failure", algorithm_name(algorithm))))
+            }
+            None => Err(ProvenanceError::UnknownSigner),
         }
+    }
+}
+
+/// The name go-crypto's verification errors give an algorithm (`RSA verification failure`).
+fn algorithm_name(algorithm: pgp::crypto::public_key::PublicKeyAlgorithm) -> &'static str {
+    use pgp::crypto::public_key::PublicKeyAlgorithm as Algorithm;
+    match algorithm {
+        Algorithm::RSA | Algorithm::RSASign | Algorithm::RSAEncrypt => "RSA",
+        Algorithm::DSA => "DSA",
+        Algorithm::ECDSA => "ECDSA",
+        Algorithm::Ed25519 => "ed25519",
+        Algorithm::Ed448 => "ed448",
+        _ => "EdDSA",
     }
 }
 

@@ -14,6 +14,7 @@ mod hardening_sim;
 mod health_cli;
 mod health_rules_cli;
 mod helm_commands;
+mod helm_commands_plugins;
 mod peers;
 mod plan_cli;
 mod public_charts_sim;
