@@ -15,6 +15,7 @@ mod health_cli;
 mod health_rules_cli;
 mod helm_commands;
 mod helm_commands_plugins;
+mod helm_commands_provenance;
 mod peers;
 mod plan_cli;
 mod public_charts_sim;
