@@ -36,6 +36,9 @@ pub fn run_in(program: Program, args: &[&str], work: &Path, home: &Path, variabl
     command.stdin(Stdio::null()).output().expect("program runs")
 }
 
+/// Environment variables given to a run.
+pub type Variables<'a> = &'a [(&'a str, &'a str)];
+
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -72,7 +75,7 @@ fn env_prints_what_helm_env_prints() {
     .unwrap();
     let kubeconfig = kubeconfig.to_str().unwrap();
     // (environment, arguments)
-    let table: [(&[(&str, &str)], &[&str]); 7] = [
+    let table: [(Variables, &[&str]); 7] = [
         (&[], &["env"]),
         (&[("HELM_NAMESPACE", "shop"), ("HELM_QPS", "2.5"), ("HELM_MAX_HISTORY", "x")], &["env"]),
         (&[("XDG_CACHE_HOME", "/xc"), ("HELM_DATA_HOME", "/hd"), ("HELM_KUBEASGROUPS", " a,b,")], &["env"]),

@@ -2,7 +2,7 @@
 //! listing, running and removing), `template --post-renderer` against `helm template --post-renderer` on the
 //! same plugin, the post-renderer called through the library, and `template --dependency-update`.
 
-use crate::helm_commands::{Program, run_in, text, tree};
+use crate::helm_commands::{Program, Variables, run_in, text, tree};
 use std::path::Path;
 
 /// Writes a plugin directory `name` under `root` with `plugin.yaml` and, when given, an executable `run.sh`.
@@ -72,7 +72,7 @@ fn plugins_installed_by_either_tool_serve_both() {
         assert!(helm.0.contains("legacy\t1.0.0  \tcli/v1") || args.len() > 2, "{}", helm.0);
     }
     // Running a plugin: the same arguments and environment whichever tool runs it; global flags are Helm's.
-    let table: [(&[&str], &[(&str, &str)]); 5] = [
+    let table: [(&[&str], Variables); 5] = [
         (&["hello", "a", "-b", "--c=d"], &[]),
         (&["hello", "x", "--namespace", "shop", "--kube-context=ctx", "--debug", "y"], &[]),
         (&["hello"], &[("HELM_NAMESPACE", "from-env")]),
