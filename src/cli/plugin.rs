@@ -5,6 +5,7 @@ use super::output::print_stdout;
 use crate::cli::error::{Error, ExitCode};
 use berth::plugin::{self, InstallOptions, PluginError};
 use berth::settings::HelmEnvironment;
+use berth_source::download::error_chain;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -127,24 +128,13 @@ fn run_each(
         match action(name) {
             Ok(()) => print_stdout(&format!("{done} plugin: {name}\n"))?,
             Err(PluginError::NotInstalled(name)) => failures.push(format!("plugin: {name} not found")),
-            Err(error) => failures.push(format!("failed to {verb} plugin {name}, got error ({})", chain(&error))),
+            Err(error) => failures.push(format!("failed to {verb} plugin {name}, got error ({})", error_chain(&error))),
         }
     }
     if failures.is_empty() {
         return Ok(ExitCode::Success);
     }
     Err(Error::Usage(failures.join("\n")))
-}
-
-/// An error and its causes on one line.
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(&format!(": {cause}"));
-        source = cause.source();
-    }
-    text
 }
 
 /// `berth NAME ARGS...` for an installed `cli/v1` plugin: the plugin runs with Helm's environment and berth

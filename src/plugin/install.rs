@@ -130,7 +130,7 @@ pub fn install(
         say(&format!("Plugin Hash Verified: {}", verification.file_hash));
     }
     let plugin = load_directory(&destination).map_err(|error| PluginError::Unusable(Box::new(error)))?;
-    run_hook(&plugin, "install", settings)?;
+    run_hook(&plugin, "install")?;
     Ok(Installed { plugin, verification })
 }
 
@@ -247,7 +247,7 @@ pub fn uninstall(name: &str, settings: &HelmEnvironment) -> Result<(), PluginErr
             }
         }
     }
-    run_hook(&plugin, "delete", settings)
+    run_hook(&plugin, "delete")
 }
 
 /// `plugin update NAME`. Helm updates plugins installed from version control only; berth installs none, so a
@@ -267,7 +267,7 @@ pub fn update(name: &str, settings: &HelmEnvironment) -> Result<(), PluginError>
         return Err(PluginError::DoesNotExist);
     }
     let updated = load_directory(&plugin.directory)?;
-    run_hook(&updated, "update", settings)
+    run_hook(&updated, "update")
 }
 
 #[cfg(test)]

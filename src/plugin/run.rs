@@ -135,8 +135,7 @@ pub fn run_cli_plugin(
 ///
 /// # Errors
 /// [`PluginError::Hook`] when the hook exits non-zero.
-pub fn run_hook(plugin: &Plugin, event: &str, settings: &HelmEnvironment) -> Result<(), PluginError> {
-    let _ = settings;
+pub fn run_hook(plugin: &Plugin, event: &str) -> Result<(), PluginError> {
     let Some(commands) = plugin.metadata.hooks.get(event).filter(|commands| !commands.is_empty()) else {
         return Ok(());
     };
