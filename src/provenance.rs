@@ -6,7 +6,7 @@
 //! armored keyrings (`gpg --export` writes the binary `pubring.gpg` form Helm reads). [`verify_chart`] is what
 //! `verify`, `pull --verify` and, later, `install`/`upgrade --verify` call.
 
-use pgp::composed::{CleartextSignedMessage, PublicOrSecret, SignedPublicKey};
+use pgp::composed::{CleartextSignedMessage, PublicOrSecret, SignedPublicKey, SignedSecretKey};
 use pgp::types::KeyDetails as _;
 use sha2::{Digest as _, Sha256};
 use std::collections::BTreeMap;
@@ -44,6 +44,14 @@ pub enum ProvenanceError {
     NoSum(String),
     #[error("sha256 sum does not match for {file}: {signed:?} != {actual:?}")]
     SumMismatch { file: String, signed: String, actual: String },
+    #[error("private key not found")]
+    NoPrivateKey,
+    #[error("provided key is not a private key. Try providing a keyring with secret keys")]
+    NotPrivate,
+    #[error("more than one key contain the id {0:?}")]
+    Vague(String),
+    #[error("failed to either sign or armor message block: {0}")]
+    Sign(String),
 }
 
 /// What a good provenance says (Helm's `provenance.Verification`).
@@ -200,6 +208,76 @@ pub fn load_keyring(path: &Path) -> Result<Vec<SignedPublicKey>, ProvenanceError
         return Err(ProvenanceError::Keyring("openpgp: no keys found in the keyring".to_string()));
     }
     Ok(keyring)
+}
+
+/// `NewFromKeyring(keyring, id)` for signing: the secret key whose user id is `id`, else the one user id that
+/// contains it.
+///
+/// # Errors
+/// [`ProvenanceError::NoPrivateKey`] when none matches (or the keyring holds no secret key),
+/// [`ProvenanceError::Vague`] when several contain `id`, or the keyring's read error.
+pub fn load_signing_key(path: &Path, id: &str) -> Result<SignedSecretKey, ProvenanceError> {
+    let data = std::fs::read(path).map_err(|error| ProvenanceError::KeyringFile {
+        path: path.display().to_string(),
+        reason: berth_source::io_text(&error),
+    })?;
+    let (keys, _) = PublicOrSecret::from_reader_many(data.as_slice())
+        .map_err(|error| ProvenanceError::Keyring(error.to_string()))?;
+    // Every key with its user ids; only secret keys can sign.
+    let entries: Vec<(Option<SignedSecretKey>, Vec<String>)> = keys
+        .filter_map(Result::ok)
+        .map(|key| {
+            let users = match &key {
+                PublicOrSecret::Public(key) => &key.details.users,
+                PublicOrSecret::Secret(key) => &key.details.users,
+            };
+            let ids = users.iter().map(|user| String::from_utf8_lossy(user.id.id()).into_owned()).collect();
+            let secret = match key {
+                PublicOrSecret::Secret(key) => Some(key),
+                PublicOrSecret::Public(_) => None,
+            };
+            (secret, ids)
+        })
+        .collect();
+    let chosen = match entries.iter().find(|(_, ids)| ids.iter().any(|user| user == id)) {
+        Some(exact) => exact,
+        None => {
+            let mut candidates = entries.iter().filter(|(_, ids)| ids.iter().any(|user| user.contains(id)));
+            match (candidates.next(), candidates.next()) {
+                (Some(_), Some(_)) => return Err(ProvenanceError::Vague(id.to_string())),
+                (Some(candidate), None) => candidate,
+                (None, _) => return Err(ProvenanceError::NoPrivateKey),
+            }
+        }
+    };
+    chosen.0.clone().ok_or(ProvenanceError::NotPrivate)
+}
+
+/// `Signatory.ClearSign`: the message block (the chart's `Chart.yaml` as Helm marshals it, `...`, and
+/// `files: {<file name>: sha256:<hex>}`) clearsigned with `key`'s primary key (unlocked with `passphrase` when
+/// protected), as the text of a `.prov` file.
+///
+/// # Errors
+/// [`ProvenanceError::Sign`] when the key cannot sign (a wrong passphrase, a key that cannot sign).
+pub fn sign_archive(
+    archive: &[u8],
+    file_name: &str,
+    chart_yaml: &str,
+    key: &SignedSecretKey,
+    passphrase: &str,
+) -> Result<String, ProvenanceError> {
+    let sums = berth_template::yaml::to_yaml(&berth_template::Value::map([(
+        "files",
+        berth_template::Value::map([(file_name, berth_template::Value::String(sha256_digest(archive).into()))]),
+    )]))
+    .map_err(|error| ProvenanceError::Sign(error.to_string()))?;
+    let block = format!("{chart_yaml}{PART_SEPARATOR}{sums}");
+    let password = if passphrase.is_empty() { pgp::types::Password::empty() } else { passphrase.into() };
+    let message = CleartextSignedMessage::sign(rand::thread_rng(), &block, &key.primary_key, &password)
+        .map_err(|error| ProvenanceError::Sign(error.to_string()))?;
+    message
+        .to_armored_string(pgp::composed::ArmorOptions::default())
+        .map_err(|error| ProvenanceError::Sign(error.to_string()))
 }
 
 /// Helm's default keyring: `$GNUPGHOME/pubring.gpg`, else `~/.gnupg/pubring.gpg`.

@@ -230,3 +230,43 @@ fn signed_plugin_archives_install_in_both_tools() {
         }
     }
 }
+
+#[test]
+fn charts_signed_by_berth_verify_in_helm() {
+    let keys = Keys::new();
+    let env = SourceEnv::new();
+    env.helm_ok(&["create", "shop"]);
+    let (secring, pubring) = (keys.path("secring.gpg"), keys.path("pubring.gpg"));
+    // (key, keyring, whether it signs)
+    let table = [
+        ("Chart Signer", &secring, true),
+        ("Signer", &secring, true),
+        ("Nobody", &secring, false),
+        ("Signer", &pubring, false),
+    ];
+    for (key, keyring, signs) in table {
+        let results = [Program::Helm, Program::Berth].map(|program| {
+            let destination = env.subdir(&format!("signed-{program:?}-{key}-{signs}"));
+            let destination_text = destination.display().to_string();
+            let args = ["package", "shop", "--sign", "--key", key, "--keyring", keyring, "-d", &destination_text];
+            let output = if program == Program::Helm { env.helm(&args) } else { env.berth(&args) };
+            (output, destination)
+        });
+        let [(helm, _), (berth, signed)] = &results;
+        assert_eq!(helm.status.success(), signs, "helm {key}: {}", text(&helm.stderr));
+        assert_eq!(berth.status.success(), signs, "berth {key}: {}", text(&berth.stderr));
+        if !signs {
+            let reason = helm_error(&text(&helm.stderr));
+            assert!(text(&berth.stderr).contains(&reason), "helm: {reason}\nberth: {}", text(&berth.stderr));
+            assert!(crate::helm_commands::tree(signed).is_empty(), "berth writes nothing for a package it cannot sign");
+            continue;
+        }
+        // Real Helm verifies what berth signed, and berth verifies it too, with the same report.
+        let archive = signed.join("shop-0.1.0.tgz").display().to_string();
+        let args = ["verify", archive.as_str(), "--keyring", pubring.as_str()];
+        let (helm_verify, berth_verify) = (env.helm(&args), env.berth(&args));
+        assert!(helm_verify.status.success(), "{}", text(&helm_verify.stderr));
+        assert_eq!(text(&berth_verify.stdout), text(&helm_verify.stdout));
+        assert!(text(&helm_verify.stdout).starts_with("Signed by: Chart Signer <signer@example.com>\n"));
+    }
+}
