@@ -22,6 +22,8 @@ pub enum ExitCode {
     Changes,
     /// Cancelled by SIGINT/SIGTERM.
     Cancelled,
+    /// A plugin run as a subcommand exited with this code: passed on, as Helm passes it on.
+    Plugin(i32),
 }
 
 impl ExitCode {
@@ -31,6 +33,7 @@ impl ExitCode {
             ExitCode::NotReady => 1,
             ExitCode::BadInput | ExitCode::Changes => 2,
             ExitCode::Cancelled => 130,
+            ExitCode::Plugin(code) => code,
         }
     }
 }
@@ -78,6 +81,9 @@ pub enum Error {
     /// A chart repository or registry could not give what was asked (`what`: the step that failed).
     #[error("{0}")]
     Source(String, #[source] Box<berth_source::SourceError>),
+    /// A Helm client command (version, create, search, verify, plugin) could not do `what`.
+    #[error("{0}")]
+    Helm(String, #[source] Box<dyn std::error::Error + Send + Sync + 'static>),
 }
 
 impl Error {
@@ -107,7 +113,8 @@ impl Error {
             | Error::Plan(_)
             | Error::Values(_)
             | Error::Chart(..)
-            | Error::Source(..) => ExitCode::BadInput,
+            | Error::Source(..)
+            | Error::Helm(..) => ExitCode::BadInput,
             Error::Diff(_) | Error::Failed(_) => ExitCode::NotReady,
             Error::Release(release::LifecycleError::Storage(_)) | Error::Output(_) | Error::Record(_) => {
                 ExitCode::NotReady

@@ -6,10 +6,13 @@
 mod apply;
 mod chart_args;
 mod cluster_args;
+mod completion;
 mod controller;
+mod create;
 mod dependency;
 mod diff;
 mod download_progress;
+mod env;
 mod error;
 mod get;
 mod health;
@@ -18,6 +21,7 @@ mod live;
 mod output;
 mod package;
 mod plan;
+mod plugin;
 mod progress;
 mod pull;
 mod push;
@@ -27,11 +31,14 @@ mod release_input;
 mod repo;
 mod repo_index;
 mod runtime;
+mod search;
 mod show;
 mod sim;
 mod source_args;
 mod template;
 mod test;
+mod verify;
+mod version;
 
 use crate::cli::error::{Error, ExitCode};
 use clap::{Parser, Subcommand};
@@ -100,6 +107,23 @@ pub enum Command {
     Controller(controller::ControllerArgs),
     /// Run the simulated cluster (a Kubernetes API server with simulated controllers) for kubectl, Helm or berth.
     Sim(sim::SimArgs),
+    /// Print berth's version and the Helm version it follows (`--short`: Helm's semver form).
+    Version(version::VersionArgs),
+    /// Print Helm's client settings (`HELM_*` variables) as `helm env` does.
+    Env(env::EnvArgs),
+    /// Print a shell completion script for berth (bash, zsh, fish, powershell).
+    Completion(completion::CompletionArgs),
+    /// Create a new chart: Helm's starter chart, or one scaffolded from `--starter`.
+    Create(create::CreateArgs),
+    /// Search the charts of the configured repositories (`search repo`), as `helm search` does.
+    Search(search::SearchArgs),
+    /// Verify a packaged chart against its provenance file (`CHART.tgz.prov`) and a keyring.
+    Verify(verify::VerifyArgs),
+    /// Install, list, uninstall and update Helm plugins (Helm's plugin directory).
+    Plugin(plugin::PluginArgs),
+    /// An installed `cli/v1` plugin, run as a subcommand with Helm's environment.
+    #[command(external_subcommand)]
+    External(Vec<String>),
 }
 
 /// Runs the parsed command line and returns the exit code it earned.
@@ -133,6 +157,14 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Status(args) => release::run_read(release::ReadKind::Status, args),
         Command::Get(args) => get::run(args),
         Command::Test(args) => test::run(args),
+        Command::Version(args) => version::run(&args, berth::version::VersionStyle::Berth),
+        Command::Env(args) => env::run(&args, &berth::settings::HelmEnvironment::from_env()),
+        Command::Completion(args) => completion::run(&args, <Cli as clap::CommandFactory>::command(), "berth"),
+        Command::Create(args) => create::run(&args, &berth::settings::HelmEnvironment::from_env()),
+        Command::Search(args) => search::run(&args, &berth::settings::HelmEnvironment::from_env()),
+        Command::Verify(args) => verify::run(&args),
+        Command::Plugin(args) => plugin::run(&args, &berth::settings::HelmEnvironment::from_env()),
+        Command::External(args) => plugin::run_external(&args, &berth::settings::HelmEnvironment::from_env()),
     }
 }
 

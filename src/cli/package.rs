@@ -28,9 +28,23 @@ pub struct PackageArgs {
     pub dependency_update: bool,
     #[command(flatten)]
     pub access: AccessArgs,
+    /// Sign the archive with a PGP private key: a provenance file `<archive>.prov` is written beside it.
+    #[arg(long)]
+    pub sign: bool,
+    /// With `--sign`: the user id (or a unique part of it) of the key to sign with.
+    #[arg(long)]
+    pub key: Option<String>,
+    /// With `--sign`: the keyring holding the secret key (`gpg --export-secret-keys`; default
+    /// `$GNUPGHOME/pubring.gpg`, else `~/.gnupg/pubring.gpg`, as Helm's).
+    #[arg(long)]
+    pub keyring: Option<PathBuf>,
+    /// With `--sign`: a file whose first line is the key's passphrase (`-` for stdin).
+    #[arg(long)]
+    pub passphrase_file: Option<PathBuf>,
 }
 
 pub fn run(args: PackageArgs) -> Result<ExitCode, Error> {
+    let signer = if args.sign { Some(super::verify::Signer::from_flags(&args)?) } else { None };
     for chart_path in &args.charts {
         let what = format!("cannot package {}", chart_path.display());
         let other = |reason: String| Error::from_source(what.clone(), SourceError::Other(reason));
@@ -77,7 +91,17 @@ pub fn run(args: PackageArgs) -> Result<ExitCode, Error> {
             .map_err(|reason| other(format!("failed to save: {reason}")))?;
         let destination = std::path::absolute(&args.destination).map_err(|error| other(error.to_string()))?;
         let file = destination.join(berth_source::package::file_name(&chart));
+        // Signed before anything is written: a key that cannot sign leaves nothing behind.
+        let provenance = match &signer {
+            Some(signer) => Some(signer.sign(&chart, &data, &berth_source::package::file_name(&chart))?),
+            None => None,
+        };
         berth_source::write_atomic(&file, &data, 0o644).map_err(|reason| other(format!("failed to save: {reason}")))?;
+        if let Some(provenance) = provenance {
+            let path = PathBuf::from(format!("{}.prov", file.display()));
+            berth_source::write_atomic(&path, provenance.as_bytes(), 0o644)
+                .map_err(|reason| other(format!("failed to save: {reason}")))?;
+        }
         super::output::print_stdout(&format!("Successfully packaged chart and saved it to: {}\n", file.display()))?;
     }
     Ok(ExitCode::Success)

@@ -23,6 +23,12 @@ pub struct PullArgs {
     /// Where to write the chart.
     #[arg(short = 'd', long, default_value = ".")]
     pub destination: PathBuf,
+    /// Verify the chart against its provenance file (`<chart URL>.prov`, saved beside it) before using it.
+    #[arg(long)]
+    pub verify: bool,
+    /// The public keys to verify with (default: `$GNUPGHOME/pubring.gpg`, else `~/.gnupg/pubring.gpg`).
+    #[arg(long)]
+    pub keyring: Option<PathBuf>,
 }
 
 pub fn run(args: PullArgs) -> Result<ExitCode, Error> {
@@ -31,8 +37,11 @@ pub fn run(args: PullArgs) -> Result<ExitCode, Error> {
         let options = args.source.options();
         for chart in &args.charts {
             let what = format!("cannot pull `{}`", berth_source::redact::urls(chart));
-            let fetched =
-                fetch_chart(chart, &options, &env).await.map_err(|error| Error::from_source(what.clone(), error))?;
+            let fetched = if args.verify {
+                super::verify::pull_verified(chart, &options, &env, &args).await?
+            } else {
+                fetch_chart(chart, &options, &env).await.map_err(|error| Error::from_source(what.clone(), error))?
+            };
             for message in &fetched.messages {
                 eprintln!("{message}");
             }

@@ -103,7 +103,7 @@ impl ChartSourceArgs {
 
 /// Helm's locations from the environment, with a progress bar on a terminal.
 pub fn environment() -> Environment {
-    let mut env = Environment::from_env();
+    let mut env = berth::settings::HelmEnvironment::from_env().chart_sources();
     env.progress = Arc::new(TerminalProgress::detect());
     env
 }

@@ -4,7 +4,7 @@
 use super::chart_args::ValuesArgs;
 use super::output::print_stdout;
 use crate::cli::error::{ChartProblem, Error, ExitCode};
-use berth_chart::pipeline::{ReleaseOptions, render_release};
+use berth_chart::pipeline::{ReleaseOptions, render_release_post_rendered};
 use berth_chart::render::objects::KubeVersion;
 use berth_chart::render::output::{Hook, Manifest, TemplateOutput, template_text};
 use berth_chart::render::{Release, RenderOptions, offline};
@@ -61,6 +61,15 @@ pub struct TemplateArgs {
     pub render_subchart_notes: bool,
     #[command(flatten)]
     pub source: super::source_args::ChartSourceArgs,
+    /// A `postrenderer/v1` plugin run on the rendered manifests, by name (Helm 4 takes no executable's path).
+    #[arg(long, value_name = "NAME")]
+    pub post_renderer: Option<String>,
+    /// An argument for the post-renderer (repeat for more).
+    #[arg(long = "post-renderer-args", value_name = "ARG")]
+    pub post_renderer_args: Vec<String>,
+    /// Update the chart's dependencies first when `charts/` lacks some.
+    #[arg(long)]
+    pub dependency_update: bool,
 }
 
 pub fn run(args: TemplateArgs) -> Result<ExitCode, Error> {
@@ -68,6 +77,16 @@ pub fn run(args: TemplateArgs) -> Result<ExitCode, Error> {
         [chart] => ("release-name".to_string(), chart.clone()),
         [name, chart] => (name.clone(), chart.clone()),
         _ => return Err(Error::Usage("expected `[NAME] CHART`".to_string())),
+    };
+    // Helm finds the post-renderer while it reads its flags, before anything else.
+    let settings = berth::settings::HelmEnvironment::from_env();
+    let post_renderer = match args.post_renderer.as_deref().filter(|name| !name.is_empty()) {
+        Some(name) => {
+            Some(berth::plugin::PostRenderer::find(&settings, name, args.post_renderer_args.clone()).map_err(
+                |error| Error::Usage(format!("invalid argument {name:?} for \"--post-renderer\" flag: {error}")),
+            )?)
+        }
+        None => None,
     };
     let kube_version = match &args.kube_version {
         Some(text) => Some(
@@ -85,10 +104,15 @@ pub fn run(args: TemplateArgs) -> Result<ExitCode, Error> {
         berth_chart::load::locate(&chart_path).map_err(chart_problem)?
     };
     let user_values = args.values.user_values()?;
-    let loaded = berth_chart::load::load(located).map_err(chart_problem)?;
+    let loaded = berth_chart::load::load(&located).map_err(chart_problem)?;
     for warning in &loaded.warnings {
         tracing::warn!("{warning}");
     }
+    let chart = if args.dependency_update && located.is_dir() {
+        update_dependencies(&located, loaded.chart, &args.source, &settings)?
+    } else {
+        loaded.chart
+    };
     let mut release = Release::install(&name, &args.namespace);
     if args.is_upgrade {
         (release.is_install, release.is_upgrade) = (false, true);
@@ -100,7 +124,13 @@ pub fn run(args: TemplateArgs) -> Result<ExitCode, Error> {
         read_objects: false,
         on_chart: None,
     };
-    let rendered = render_release(&loaded.chart, user_values, &options)
+    let post_render = post_renderer.as_ref().map(|renderer| {
+        move |files: &std::collections::BTreeMap<String, String>| {
+            renderer.render_files(files).map_err(|error| berth_source::download::error_chain(&error))
+        }
+    });
+    let post_render = post_render.as_ref().map(|post_render| post_render as &berth_chart::render::PostRender<'_>);
+    let rendered = render_release_post_rendered(&chart, user_values, &options, post_render)
         .map_err(|error| Error::Chart(chart_path.clone(), ChartProblem(error.to_string())))?;
     for warning in &rendered.warnings {
         tracing::warn!("{warning}");
@@ -131,6 +161,35 @@ pub fn run(args: TemplateArgs) -> Result<ExitCode, Error> {
     let text = if args.show_only.is_empty() { text } else { show_only(&text, &args.show_only)? };
     print_stdout(&text)?;
     Ok(ExitCode::Success)
+}
+
+/// `--dependency-update`: the chart directory's missing dependencies downloaded (the manager's lines on stdout,
+/// as Helm prints them), then the chart loaded again.
+fn update_dependencies(
+    directory: &Path,
+    chart: berth_chart::chart::Chart,
+    source: &super::source_args::ChartSourceArgs,
+    settings: &berth::settings::HelmEnvironment,
+) -> Result<berth_chart::chart::Chart, Error> {
+    let environment = settings.chart_sources();
+    let options = super::dependency::manager_options(&source.access);
+    let mut printed = Ok(());
+    let mut say = |line: &str| {
+        if printed.is_ok() {
+            printed = print_stdout(&format!("{line}\n"));
+        }
+    };
+    let updated = super::runtime::runtime()?.block_on(berth::dependency_update::with_dependencies(
+        directory,
+        chart,
+        &environment,
+        options,
+        &mut say,
+    ));
+    printed?;
+    updated.map_err(|error| {
+        Error::Helm(format!("cannot update the dependencies of `{}`", directory.display()), error.into())
+    })
 }
 
 /// `--show-only`: the documents whose `# Source:` template (the path after the chart name) matches a pattern,

@@ -3,7 +3,9 @@
 //! schemas, then every template rendered and the output sorted (`render::render_chart`).
 
 use crate::chart::Chart;
-use crate::render::{ChartRenderError, RenderOptions, RenderedChart, render_chart, validate_release_name};
+use crate::render::{
+    ChartRenderError, PostRender, RenderOptions, RenderedChart, render_chart_post_rendered, validate_release_name,
+};
 use crate::values::{ComputeOptions, ValuesError, check_chart, compute_checked};
 use berth_go::Value;
 
@@ -58,6 +60,20 @@ pub fn render_release(
     user_values: Value,
     options: &ReleaseOptions,
 ) -> Result<RenderedRelease, ChartError> {
+    render_release_post_rendered(chart, user_values, options, None)
+}
+
+/// [`render_release`] with a post-renderer run on the rendered files before they are sorted (Helm's
+/// `--post-renderer`).
+///
+/// # Errors
+/// As [`render_release`].
+pub fn render_release_post_rendered(
+    chart: &Chart,
+    user_values: Value,
+    options: &ReleaseOptions,
+    post_render: Option<&PostRender<'_>>,
+) -> Result<RenderedRelease, ChartError> {
     check_chart(chart)?;
     let name = &options.render.release.name;
     validate_release_name(name).map_err(|reason| ChartError::ReleaseName { name: name.clone(), reason })?;
@@ -67,13 +83,14 @@ pub fn render_release(
             on_chart(&computed.chart);
         }
     };
-    let rendered = render_chart(
+    let rendered = render_chart_post_rendered(
         &computed.chart,
         &computed.values,
         &options.render,
         options.sub_notes,
         options.read_objects,
         &on_rendered,
+        post_render,
     )?;
     Ok(RenderedRelease {
         chart: computed.chart,

@@ -428,6 +428,49 @@ pub async fn fetch_chart(reference: &str, options: &ChartOptions, env: &Environm
     download(resolved, env).await
 }
 
+/// A chart fetched as [`fetch_chart`] fetches it, with its provenance file for `--verify` (Helm's `DownloadTo`
+/// with `VerifyAlways`): `<chart URL>.prov`, fetched after the chart with the same client and credentials.
+/// Registries keep provenance in a layer of their own, which is not read: the provenance is `None` for them.
+///
+/// # Errors
+///
+/// As [`fetch_chart`]; `failed to fetch provenance "<URL>.prov"` when the repository has none.
+pub async fn fetch_chart_with_provenance(
+    reference: &str,
+    options: &ChartOptions,
+    env: &Environment,
+) -> Result<(Fetched, Option<Vec<u8>>), SourceError> {
+    let resolved = resolve(reference.trim(), options, env).await?;
+    let provenance_request = match &resolved {
+        Resolved::Http { url, credential_url, credentials, pass_credentials_all, tls, .. } => Some((
+            format!("{url}.prov"),
+            credential_url.clone(),
+            credentials.clone(),
+            *pass_credentials_all,
+            tls.clone(),
+        )),
+        Resolved::Oci { .. } => None,
+    };
+    let fetched = download(resolved, env).await?;
+    let Some((url, credential_url, credentials, pass_credentials_all, tls)) = provenance_request else {
+        return Ok((fetched, None));
+    };
+    let client = HttpClient::new(&tls, DEFAULT_TIMEOUT)?;
+    let request = GetRequest {
+        url: &url,
+        credential_url: &credential_url,
+        credentials,
+        pass_credentials_all,
+        accept: None,
+        limit: crate::http::PROVENANCE_LIMIT,
+    };
+    let provenance = client
+        .get(&request, &crate::http::NoProgress)
+        .await
+        .map_err(|_| SourceError::Other(format!("failed to fetch provenance {:?}", crate::redact::urls(&url))))?;
+    Ok((fetched, Some(provenance)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -40,6 +40,10 @@ pub const INDEX_LIMIT: BodyLimit = BodyLimit::of("repository index", 128 << 20);
 /// cannot arrive gzip-compressed in more than 128 MiB with its tar headers.
 pub const CHART_LIMIT: BodyLimit = BodyLimit::of("chart archive", 128 << 20);
 
+/// A chart's provenance file (`.prov`): a clearsigned Chart.yaml and one digest line per archive, a few KiB;
+/// 1 MiB leaves room for any Chart.yaml Helm would load.
+pub const PROVENANCE_LIMIT: BodyLimit = BodyLimit::of("provenance file", 1 << 20);
+
 /// The part of an error answer's body berth reads for its message (oras-go reads 8 KiB).
 pub const ERROR_BODY_LIMIT: usize = 64 << 10;
 

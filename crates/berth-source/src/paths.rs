@@ -18,10 +18,43 @@ pub struct HelmPaths {
     pub content_cache: PathBuf,
 }
 
-/// The three homes of `lazypath`: each is the Helm variable, else the XDG variable plus `helm`, else the default
-/// under the user's home plus `helm`.
-const CONFIG: (&str, &str, &str) = ("HELM_CONFIG_HOME", "XDG_CONFIG_HOME", ".config");
-const CACHE: (&str, &str, &str) = ("HELM_CACHE_HOME", "XDG_CACHE_HOME", ".cache");
+/// The three homes of `lazypath` (pkg/helmpath): each is the Helm variable, else the XDG variable plus `helm`,
+/// else the XDG default under the user's home plus `helm`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Home {
+    /// `HELM_CONFIG_HOME`, `XDG_CONFIG_HOME`, `~/.config`.
+    Config,
+    /// `HELM_CACHE_HOME`, `XDG_CACHE_HOME`, `~/.cache`.
+    Cache,
+    /// `HELM_DATA_HOME`, `XDG_DATA_HOME`, `~/.local/share` (plugins, starters).
+    Data,
+}
+
+impl Home {
+    /// The Helm variable, the XDG variable and the default under the home directory (Linux's, as Helm's
+    /// `xdg` defaults on Unix other than macOS).
+    fn variables(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Home::Config => ("HELM_CONFIG_HOME", "XDG_CONFIG_HOME", ".config"),
+            Home::Cache => ("HELM_CACHE_HOME", "XDG_CACHE_HOME", ".cache"),
+            Home::Data => ("HELM_DATA_HOME", "XDG_DATA_HOME", ".local/share"),
+        }
+    }
+
+    /// `helmpath.ConfigPath(elem)`, `CachePath(elem)` or `DataPath(elem)` in the environment `lookup` gives
+    /// (`lazypath.path`: a set Helm variable is used as it is, without `helm` appended).
+    pub fn path(self, elem: &str, lookup: &impl Fn(&str) -> Option<String>) -> PathBuf {
+        let (helm, xdg, default) = self.variables();
+        let set = |name: &str| lookup(name).filter(|value| !value.is_empty());
+        match set(helm) {
+            Some(base) => join(Path::new(&base), elem),
+            None => {
+                let base = set(xdg).map_or_else(|| home_dir(lookup).join(default), PathBuf::from);
+                join(&base.join("helm"), elem)
+            }
+        }
+    }
+}
 
 impl HelmPaths {
     /// The paths for this process's environment.
@@ -32,22 +65,13 @@ impl HelmPaths {
     /// The paths for an environment given as a lookup (`EnvSettings`' `envOr` with `helmpath` defaults).
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> HelmPaths {
         let set = |name: &str| lookup(name).filter(|value| !value.is_empty());
-        let home = home_dir(&lookup);
-        let lazy = |(helm, xdg, default): (&str, &str, &str), elem: &str| -> PathBuf {
-            match set(helm) {
-                Some(base) => join(Path::new(&base), elem),
-                None => {
-                    let base = set(xdg).map_or_else(|| home.join(default), PathBuf::from);
-                    join(&base.join("helm"), elem)
-                }
-            }
-        };
+        let lazy = |home: Home, elem: &str| home.path(elem, &lookup);
         let or = |name: &str, default: PathBuf| set(name).map_or(default, PathBuf::from);
         HelmPaths {
-            repository_config: or("HELM_REPOSITORY_CONFIG", lazy(CONFIG, "repositories.yaml")),
-            repository_cache: or("HELM_REPOSITORY_CACHE", lazy(CACHE, "repository")),
-            registry_config: or("HELM_REGISTRY_CONFIG", lazy(CONFIG, "registry/config.json")),
-            content_cache: or("HELM_CONTENT_CACHE", lazy(CACHE, "content")),
+            repository_config: or("HELM_REPOSITORY_CONFIG", lazy(Home::Config, "repositories.yaml")),
+            repository_cache: or("HELM_REPOSITORY_CACHE", lazy(Home::Cache, "repository")),
+            registry_config: or("HELM_REGISTRY_CONFIG", lazy(Home::Config, "registry/config.json")),
+            content_cache: or("HELM_CONTENT_CACHE", lazy(Home::Cache, "content")),
         }
     }
 
@@ -136,5 +160,14 @@ mod tests {
         assert_eq!(paths(&[("HOME", "/h")]).content_cache, PathBuf::from("/h/.cache/helm/content"));
         assert_eq!(paths(&[("HOME", "/h")]).index_file("x"), PathBuf::from("/h/.cache/helm/repository/x-index.yaml"));
         assert_eq!(cache_charts_file(""), "charts.txt");
+        let lookup = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+        };
+        assert_eq!(
+            Home::Data.path("plugins", &lookup(&[("HOME", "/h")])),
+            PathBuf::from("/h/.local/share/helm/plugins")
+        );
+        assert_eq!(Home::Data.path("", &lookup(&[("HOME", "/h"), ("XDG_DATA_HOME", "/d")])), PathBuf::from("/d/helm"));
+        assert_eq!(Home::Data.path("starters", &lookup(&[("HELM_DATA_HOME", "/hd")])), PathBuf::from("/hd/starters"));
     }
 }

@@ -159,6 +159,64 @@ pub(crate) fn link_leaves_chart(link: &ArchiveLink) -> bool {
     resolved == ".." || resolved.starts_with("../")
 }
 
+/// One entry of a gzipped tar archive, as read: no chart rule applied to its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TarEntry {
+    pub name: String,
+    /// The tar type flag (`b'0'` or `0` for a regular file, `b'5'` for a directory, ...).
+    pub typeflag: u8,
+    pub mode: i64,
+    /// A regular file's content; empty for the other types.
+    pub data: Vec<u8>,
+}
+
+impl TarEntry {
+    /// A directory entry (by type, or by mode as Go's `FileInfo().IsDir()` says).
+    pub fn is_dir(&self) -> bool {
+        const C_ISDIR: i64 = 0o40000;
+        self.typeflag == super::tar::TYPE_DIR || (self.mode & !0o7777) == C_ISDIR
+    }
+
+    /// A regular file (`tar.TypeReg`, or the old `\0` flag).
+    pub fn is_regular(&self) -> bool {
+        matches!(self.typeflag, b'0' | 0) && !self.is_dir()
+    }
+
+    /// A PAX header Go hands out as an entry.
+    pub fn is_pax_header(&self) -> bool {
+        matches!(self.typeflag, TYPE_X_GLOBAL_HEADER | TYPE_X_HEADER)
+    }
+}
+
+/// Every entry of a `.tgz` that is no chart (a Helm plugin archive), in archive order, within the bounds chart
+/// archives are read with (total and per-file size, entry count).
+///
+/// # Errors
+/// The gzip or tar error, or the bound that was passed.
+pub fn tar_gz_entries(data: &[u8]) -> Result<Vec<TarEntry>, String> {
+    let gzip = GzipReader::new(data).map_err(|error| error.to_string())?;
+    let mut tar = TarReader::new(gzip, MAX_DECOMPRESSED_STREAM);
+    let mut entries = Vec::new();
+    let mut remaining = MAX_DECOMPRESSED_CHART_SIZE;
+    while let Some(header) = tar.next().map_err(|error| ArchiveError::from(error).to_string())? {
+        if entries.len() >= MAX_ARCHIVE_ENTRIES {
+            return Err(format!("archive has more than {MAX_ARCHIVE_ENTRIES} entries"));
+        }
+        let mut entry =
+            TarEntry { name: header.name.clone(), typeflag: header.typeflag, mode: header.mode, data: Vec::new() };
+        if entry.is_regular() {
+            if header.size > MAX_DECOMPRESSED_FILE_SIZE || header.size > remaining {
+                return Err(format!("archive file {} is too large", quote(&header.name)));
+            }
+            let written =
+                tar.read_data(remaining, &mut entry.data).map_err(|error| ArchiveError::from(error).to_string())?;
+            remaining -= written;
+        }
+        entries.push(entry);
+    }
+    Ok(entries)
+}
+
 /// The path of an entry inside the chart (the top directory dropped), with Helm's safety checks.
 fn entry_name(raw: &str) -> Result<String, ArchiveError> {
     // Archives made on Windows may use backslashes.

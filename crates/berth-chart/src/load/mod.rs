@@ -18,7 +18,9 @@ mod tar;
 
 use std::path::Path;
 
-pub use archive::{MAX_ARCHIVE_ENTRIES, MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE};
+pub use archive::{
+    MAX_ARCHIVE_ENTRIES, MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE, TarEntry, tar_gz_entries,
+};
 pub use expand::{ChartNameError, ExpandError, check_chart_directory_name, expand};
 
 use crate::chart::Chart;

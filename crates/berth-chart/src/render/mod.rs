@@ -22,6 +22,6 @@ pub use capabilities::{DEFAULT_API_VERSIONS, helm_version, offline};
 pub use engine::{Lookup, Release, RenderError, RenderOptions, render_templates};
 pub use output::{DocumentRead, ReadFiles};
 pub use release::{
-    ChartRenderError, MAX_RELEASE_NAME_LEN, RenderedChart, VALID_RELEASE_NAME, crd_files, render_chart,
-    validate_release_name,
+    ChartRenderError, MAX_RELEASE_NAME_LEN, PostRender, RenderedChart, VALID_RELEASE_NAME, crd_files, render_chart,
+    render_chart_post_rendered, validate_release_name,
 };

@@ -8,6 +8,7 @@ use super::head::{read_head, read_head_and_object};
 use super::output::{CrdFile, DocumentRead, Hook, Manifest, SortError, sort_manifests};
 use crate::chart::Chart;
 use berth_go::Value;
+use std::collections::BTreeMap;
 
 const NOTES: &str = "NOTES.txt";
 
@@ -33,7 +34,16 @@ pub enum ChartRenderError {
     Template(#[from] RenderError),
     #[error(transparent)]
     Sort(#[from] SortError),
+    /// The post-renderer failed or its output could not be read (Helm's words, the reason after them).
+    #[error("error while running post render on files: {0}")]
+    PostRender(String),
 }
+
+/// Rewrites the rendered files (template path → text, NOTES.txt taken out) before they are sorted: Helm's
+/// post-renderer step (`renderResources` runs it on the files merged into one stream and splits its output back
+/// into files). The `Err` is the reason, worded by the post-renderer.
+pub type PostRender<'a> =
+    dyn Fn(&BTreeMap<String, String>) -> Result<BTreeMap<String, String>, String> + Send + Sync + 'a;
 
 /// Renders `chart` (processed: disabled subcharts removed, aliases applied) with `values` as the top chart's
 /// `.Values`. With `sub_notes`, the NOTES.txt of subcharts are kept too (Helm's `--render-subchart-notes`); with
@@ -50,6 +60,22 @@ pub fn render_chart(
     read_objects: bool,
     on_rendered: &dyn Fn(),
 ) -> Result<RenderedChart, ChartRenderError> {
+    render_chart_post_rendered(chart, values, options, sub_notes, read_objects, on_rendered, None)
+}
+
+/// [`render_chart`] with a post-renderer run on the rendered files before they are sorted (`--post-renderer`).
+///
+/// # Errors
+/// As [`render_chart`]; [`ChartRenderError::PostRender`] when the post-renderer fails.
+pub fn render_chart_post_rendered(
+    chart: &Chart,
+    values: &Value,
+    options: &RenderOptions,
+    sub_notes: bool,
+    read_objects: bool,
+    on_rendered: &dyn Fn(),
+    post_render: Option<&PostRender<'_>>,
+) -> Result<RenderedChart, ChartRenderError> {
     check_kube_version(chart, options)?;
     let read: fn(&str) -> DocumentRead = if read_objects { read_head_and_object } else { read_head };
     let (mut files, read_ahead) = render_reading_ahead(chart, values, options, &read, on_rendered)?;
@@ -65,6 +91,11 @@ pub fn render_chart(
             notes.push_str(&text);
         }
     }
+    let (files, read_ahead) = match post_render {
+        // What was read ahead is of the files before the post-renderer changed them.
+        Some(post_render) => (post_render(&files).map_err(ChartRenderError::PostRender)?, Default::default()),
+        None => (files, read_ahead),
+    };
     let (hooks, manifests) = sort_manifests(&files, read_ahead, read)?;
     Ok(RenderedChart { manifests, hooks, crds: crd_files(chart), notes })
 }

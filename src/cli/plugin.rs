@@ -1,0 +1,161 @@
+//! `berth plugin install|list|uninstall|update` over Helm's plugin directory ([`berth::plugin`]), and running
+//! an installed `cli/v1` plugin as a subcommand (`berth NAME ARGS...`).
+
+use super::output::print_stdout;
+use crate::cli::error::{Error, ExitCode};
+use berth::plugin::{self, InstallOptions, PluginError};
+use berth::settings::HelmEnvironment;
+use berth_source::download::error_chain;
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Args)]
+pub struct PluginArgs {
+    #[command(subcommand)]
+    pub command: PluginCommand,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum PluginCommand {
+    /// Install a plugin from a local directory (linked) or a `.tgz` (verified against its `.prov`).
+    #[command(alias = "add")]
+    Install(InstallArgs),
+    /// List the installed plugins.
+    #[command(alias = "ls")]
+    List(ListArgs),
+    /// Uninstall plugins.
+    #[command(aliases = ["rm", "remove"])]
+    Uninstall(NamesArgs),
+    /// Update plugins (a plugin linked from a local directory is always current).
+    #[command(alias = "up")]
+    Update(NamesArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct InstallArgs {
+    /// A plugin directory, or a `.tgz`/`.tar.gz` archive.
+    pub source: String,
+    /// Verify an archive's signature (its `.prov`) before installing; `--verify=false` skips it.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub verify: bool,
+    /// The public keys to verify with (default: `$GNUPGHOME/pubring.gpg`, else `~/.gnupg/pubring.gpg`).
+    #[arg(long)]
+    pub keyring: Option<PathBuf>,
+    /// A version constraint (for version-control sources, which berth does not install from).
+    #[arg(long)]
+    pub version: Option<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ListArgs {
+    /// Only plugins of this type (`cli/v1`, `postrenderer/v1`, ...).
+    #[arg(long = "type")]
+    pub plugin_type: Option<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct NamesArgs {
+    /// The plugins' names.
+    pub names: Vec<String>,
+}
+
+fn failed(what: String, error: PluginError) -> Error {
+    Error::Helm(what, Box::new(error))
+}
+
+pub fn run(args: &PluginArgs, settings: &HelmEnvironment) -> Result<ExitCode, Error> {
+    match &args.command {
+        PluginCommand::Install(install) => run_install(install, settings),
+        PluginCommand::List(list) => run_list(list, settings),
+        PluginCommand::Uninstall(names) => {
+            run_each(names, "uninstall", "Uninstalled", |name| plugin::uninstall(name, settings))
+        }
+        PluginCommand::Update(names) => run_each(names, "update", "Updated", |name| plugin::update(name, settings)),
+    }
+}
+
+fn run_install(args: &InstallArgs, settings: &HelmEnvironment) -> Result<ExitCode, Error> {
+    let options = InstallOptions {
+        verify: args.verify,
+        keyring: args.keyring.clone().unwrap_or_else(berth::provenance::default_keyring),
+    };
+    let mut printed = Ok(());
+    let mut say = |line: &str| {
+        if printed.is_ok() {
+            printed = print_stdout(&format!("{line}\n"));
+        }
+    };
+    let installed = plugin::install(&args.source, &options, settings, &mut say)
+        .map_err(|error| failed(format!("cannot install plugin `{}`", args.source), error))?;
+    printed?;
+    print_stdout(&format!("Installed plugin: {}\n", installed.plugin.metadata.name))?;
+    Ok(ExitCode::Success)
+}
+
+fn run_list(args: &ListArgs, settings: &HelmEnvironment) -> Result<ExitCode, Error> {
+    let plugins = plugin::find_plugins(&settings.plugin_directories(), None, args.plugin_type.as_deref())
+        .map_err(|error| failed("cannot list plugins".to_string(), error))?;
+    let data_plugins = plugin::install::data_plugins(settings);
+    let mut rows = vec![["NAME", "VERSION", "TYPE", "APIVERSION", "PROVENANCE", "SOURCE"].map(str::to_string).to_vec()];
+    for found in &plugins {
+        let metadata = &found.metadata;
+        let source = if metadata.source_url.is_empty() { "unknown" } else { metadata.source_url.as_str() };
+        rows.push(vec![
+            metadata.name.clone(),
+            metadata.version.clone(),
+            metadata.plugin_type.clone(),
+            metadata.api_version.clone(),
+            plugin::signing_status(found, &data_plugins).to_string(),
+            source.to_string(),
+        ]);
+    }
+    print_stdout(&format!("{}\n", berth::helm_table::render(&rows, 0)))?;
+    Ok(ExitCode::Success)
+}
+
+/// Uninstall or update each plugin named, reporting each; the failures together at the end, as Helm joins them.
+fn run_each(
+    args: &NamesArgs,
+    verb: &str,
+    done: &str,
+    action: impl Fn(&str) -> Result<(), PluginError>,
+) -> Result<ExitCode, Error> {
+    if args.names.is_empty() {
+        return Err(Error::Usage(format!("please provide plugin name to {verb}")));
+    }
+    let mut failures = Vec::new();
+    for name in &args.names {
+        match action(name) {
+            Ok(()) => print_stdout(&format!("{done} plugin: {name}\n"))?,
+            Err(PluginError::NotInstalled(name)) => failures.push(format!("plugin: {name} not found")),
+            Err(error) => failures.push(format!("failed to {verb} plugin {name}, got error ({})", error_chain(&error))),
+        }
+    }
+    if failures.is_empty() {
+        return Ok(ExitCode::Success);
+    }
+    Err(Error::Usage(failures.join("\n")))
+}
+
+/// `berth NAME ARGS...` for an installed `cli/v1` plugin: the plugin runs with Helm's environment and berth
+/// exits with its exit code.
+pub fn run_external(arguments: &[String], settings: &HelmEnvironment) -> Result<ExitCode, Error> {
+    let Some((name, rest)) = arguments.split_first() else {
+        return Err(Error::Usage("no command given".to_string()));
+    };
+    let found = plugin::find_plugins(&settings.plugin_directories(), Some(name), Some("cli/v1"))
+        .map_err(|error| failed(format!("cannot load plugin `{name}`"), error))?;
+    let Some(found) = found.into_iter().next() else {
+        return Err(Error::Usage(format!(
+            "unknown command {name:?} for \"berth\" (and no plugin of that name is installed)"
+        )));
+    };
+    match plugin::run_cli_plugin(&found, rest, settings, &super::env::helm_bin()) {
+        Ok(()) => Ok(ExitCode::Success),
+        Err(PluginError::Exited { name, code }) => {
+            eprintln!("Error: plugin {name:?} exited with error");
+            Ok(ExitCode::Plugin(code))
+        }
+        Err(error) => Err(failed(format!("cannot run plugin `{name}`"), error)),
+    }
+}

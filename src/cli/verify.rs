@@ -1,0 +1,101 @@
+//! `berth verify CHART.tgz [--keyring FILE]`, the verification `pull --verify` runs (a chart archive against its
+//! `.prov` and a keyring, as Helm checks it) and the signing of `package --sign` ([`berth::provenance`]).
+
+use super::output::print_stdout;
+use super::pull::PullArgs;
+use crate::cli::error::{Error, ExitCode};
+use berth::provenance::{default_keyring, load_keyring, load_signing_key, sign_archive, verify_archive, verify_chart};
+use berth_source::download::{ChartOptions, Environment, Fetched, fetch_chart_with_provenance};
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Args)]
+pub struct VerifyArgs {
+    /// The packaged chart (`.tgz`); its provenance is `<PATH>.prov`.
+    pub path: PathBuf,
+    /// The public keys to verify with (default: `$GNUPGHOME/pubring.gpg`, else `~/.gnupg/pubring.gpg`).
+    #[arg(long)]
+    pub keyring: Option<PathBuf>,
+}
+
+pub fn run(args: &VerifyArgs) -> Result<ExitCode, Error> {
+    let keyring = args.keyring.clone().unwrap_or_else(default_keyring);
+    let verification = verify_chart(&args.path, &keyring)
+        .map_err(|error| Error::Helm(format!("cannot verify `{}`", args.path.display()), Box::new(error)))?;
+    print_stdout(&verification.report())?;
+    Ok(ExitCode::Success)
+}
+
+/// `pull --verify`: the chart and its `.prov` downloaded, the chart verified and what signed it printed, the
+/// `.prov` saved beside the chart (unless `--untar`); the caller then writes the chart out.
+pub async fn pull_verified(
+    reference: &str,
+    options: &ChartOptions,
+    environment: &Environment,
+    args: &PullArgs,
+) -> Result<Fetched, Error> {
+    let what = format!("cannot pull `{reference}`");
+    let (fetched, provenance) = fetch_chart_with_provenance(reference, options, environment)
+        .await
+        .map_err(|error| Error::from_source(what.clone(), error))?;
+    let Some(provenance) = provenance else {
+        return Err(Error::Usage(format!("{what}: berth does not read provenance from OCI registries")));
+    };
+    let keyring = args.keyring.clone().unwrap_or_else(default_keyring);
+    let verified = load_keyring(&keyring)
+        .and_then(|keyring| verify_archive(&fetched.data, &fetched.file_name, &provenance, &keyring))
+        .map_err(|error| Error::Helm(what.clone(), Box::new(error)))?;
+    // Helm writes the chart and its `.prov` before it verifies; berth writes nothing for a chart that fails.
+    if !args.untar {
+        let path = args.destination.join(format!("{}.prov", fetched.file_name));
+        berth_source::write_atomic(&path, &provenance, 0o644)
+            .map_err(|reason| Error::from_source(what, berth_source::SourceError::Other(reason)))?;
+    }
+    print_stdout(&verified.report())?;
+    Ok(fetched)
+}
+
+/// The key `package --sign` signs with, and its passphrase.
+pub struct Signer {
+    key: pgp::composed::SignedSecretKey,
+    passphrase: String,
+}
+
+impl Signer {
+    /// `--key`, `--keyring` and `--passphrase-file`, checked as Helm checks them before it packages anything.
+    pub fn from_flags(args: &super::package::PackageArgs) -> Result<Signer, Error> {
+        let failed = |error: berth::provenance::ProvenanceError| {
+            Error::Helm("cannot sign the package".to_string(), Box::new(error))
+        };
+        let Some(id) = args.key.as_deref().filter(|key| !key.is_empty()) else {
+            return Err(Error::Usage("--key is required for signing a package".to_string()));
+        };
+        let keyring = args.keyring.clone().unwrap_or_else(default_keyring);
+        let key = load_signing_key(&keyring, id).map_err(failed)?;
+        let passphrase = match &args.passphrase_file {
+            None => std::env::var("HELM_KEY_PASSPHRASE").unwrap_or_default(),
+            Some(path) => {
+                let text = if path.as_os_str() == "-" {
+                    let mut text = String::new();
+                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(Error::Output)?;
+                    text
+                } else {
+                    std::fs::read_to_string(path).map_err(|error| {
+                        Error::Usage(format!("open {}: {}", path.display(), berth_source::io_text(&error)))
+                    })?
+                };
+                text.lines().next().unwrap_or_default().to_string()
+            }
+        };
+        Ok(Signer { key, passphrase })
+    }
+
+    /// The `.prov` text for an archive of `chart`.
+    pub fn sign(&self, chart: &berth_chart::chart::Chart, archive: &[u8], file_name: &str) -> Result<String, Error> {
+        let failed = |reason: String| Error::Helm("cannot sign the package".to_string(), reason.into());
+        let chart_yaml =
+            berth_goyaml::to_yaml(&chart.metadata.json_view()).map_err(|error| failed(error.to_string()))?;
+        sign_archive(archive, file_name, &chart_yaml, &self.key, &self.passphrase)
+            .map_err(|error| Error::Helm("cannot sign the package".to_string(), Box::new(error)))
+    }
+}

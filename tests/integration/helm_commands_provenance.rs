@@ -1,0 +1,272 @@
+//! Helm's provenance files: charts and plugins signed by real Helm 4.1.4 (`helm package --sign`, `helm plugin
+//! package --sign`) with keys GnuPG makes, verified by Helm and by berth (`verify`, `pull --verify`, `plugin
+//! install`); a tampered chart, a tampered provenance and a wrong key are refused by both with Helm's words.
+
+use crate::helm_commands::{Program, text};
+use crate::sources_support::{FileServer, SourceEnv};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A GnuPG home with two keys: `Chart Signer` (RSA, the signer) and `Other Signer` (Ed25519); exported as
+/// `pubring.gpg` (the signer's public key, binary as Helm reads it), `pub.asc` (armored), `secring.gpg` (the
+/// signer's secret key, for Helm) and `other.gpg`. Its agent is stopped on drop.
+struct Keys {
+    dir: tempfile::TempDir,
+}
+
+impl Keys {
+    fn new() -> Keys {
+        let dir = tempfile::tempdir().unwrap();
+        let keys = Keys { dir };
+        std::fs::create_dir_all(keys.home()).unwrap();
+        std::fs::set_permissions(keys.home(), std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+        let spec = |kind: &str, name: &str, email: &str| {
+            format!("%no-protection\n{kind}\nName-Real: {name}\nName-Email: {email}\nExpire-Date: 0\n%commit\n")
+        };
+        for (file, content) in [
+            ("signer.spec", spec("Key-Type: RSA\nKey-Length: 2048", "Chart Signer", "signer@example.com")),
+            ("other.spec", spec("Key-Type: EDDSA\nKey-Curve: ed25519", "Other Signer", "other@example.com")),
+        ] {
+            let path = keys.dir.path().join(file);
+            std::fs::write(&path, content).unwrap();
+            keys.gpg(&["--batch", "--gen-key", path.to_str().unwrap()]);
+        }
+        for (file, args) in [
+            ("pubring.gpg", &["--export", "Chart Signer"][..]),
+            ("pub.asc", &["--armor", "--export", "Chart Signer"]),
+            ("secring.gpg", &["--export-secret-keys", "Chart Signer"]),
+            ("other.gpg", &["--export", "Other Signer"]),
+        ] {
+            let output = keys.gpg(args);
+            std::fs::write(keys.path(file), output).unwrap();
+        }
+        keys
+    }
+
+    fn home(&self) -> PathBuf {
+        self.dir.path().join("gnupg")
+    }
+
+    fn path(&self, file: &str) -> String {
+        self.dir.path().join(file).display().to_string()
+    }
+
+    fn gpg(&self, args: &[&str]) -> Vec<u8> {
+        let output = Command::new("gpg").args(args).env("GNUPGHOME", self.home()).output().expect("gpg runs");
+        assert!(output.status.success(), "gpg {args:?}: {}", text(&output.stderr));
+        output.stdout
+    }
+}
+
+impl Drop for Keys {
+    fn drop(&mut self) {
+        let _ = Command::new("gpgconf").args(["--kill", "all"]).env("GNUPGHOME", self.home()).output();
+    }
+}
+
+/// `helm package --sign` of `helm create NAME` in `directory`; the archive's path.
+fn signed_chart(env: &SourceEnv, keys: &Keys, name: &str, directory: &Path) -> PathBuf {
+    env.helm_ok(&["create", name]);
+    let secring = keys.path("secring.gpg");
+    let destination = directory.display().to_string();
+    env.helm_ok(&["package", name, "--sign", "--key", "Chart Signer", "--keyring", &secring, "-d", &destination]);
+    directory.join(format!("{name}-0.1.0.tgz"))
+}
+
+/// The text after Helm's `Error: `.
+fn helm_error(stderr: &str) -> String {
+    stderr.lines().find_map(|line| line.strip_prefix("Error: ")).unwrap_or_default().to_string()
+}
+
+#[test]
+fn verify_accepts_what_helm_accepts_and_refuses_what_it_refuses() {
+    let keys = Keys::new();
+    let env = SourceEnv::new();
+    let good = env.subdir("good");
+    let chart = signed_chart(&env, &keys, "shop", &good);
+    let provenance = std::fs::read_to_string(format!("{}.prov", chart.display())).unwrap();
+    // A provenance whose signed text was changed, and an archive changed after signing.
+    let tampered_provenance = env.subdir("tampered-provenance").join("shop-0.1.0.tgz");
+    std::fs::copy(&chart, &tampered_provenance).unwrap();
+    std::fs::write(
+        format!("{}.prov", tampered_provenance.display()),
+        provenance.replace("appVersion: 1.16.0", "appVersion: 6.6.6"),
+    )
+    .unwrap();
+    let tampered_chart = env.subdir("tampered-chart").join("shop-0.1.0.tgz");
+    let mut bytes = std::fs::read(&chart).unwrap();
+    bytes.push(0);
+    std::fs::write(&tampered_chart, bytes).unwrap();
+    std::fs::write(format!("{}.prov", tampered_chart.display()), &provenance).unwrap();
+    let renamed = env.subdir("renamed").join("other-0.1.0.tgz");
+    std::fs::copy(&chart, &renamed).unwrap();
+    std::fs::write(format!("{}.prov", renamed.display()), &provenance).unwrap();
+    let (chart, tampered_provenance, tampered_chart, renamed) = (
+        chart.display().to_string(),
+        tampered_provenance.display().to_string(),
+        tampered_chart.display().to_string(),
+        renamed.display().to_string(),
+    );
+    let (pubring, other) = (keys.path("pubring.gpg"), keys.path("other.gpg"));
+    let shop_directory = env.work().join("shop").display().to_string();
+    // (arguments, whether it verifies)
+    let table: [(&[&str], bool); 8] = [
+        (&["verify", &chart, "--keyring", &pubring], true),
+        (&["verify", &chart, "--keyring", &other], false),
+        (&["verify", &tampered_provenance, "--keyring", &pubring], false),
+        (&["verify", &tampered_chart, "--keyring", &pubring], false),
+        (&["verify", &renamed, "--keyring", &pubring], false),
+        (&["verify", &shop_directory, "--keyring", &pubring], false),
+        (&["verify", "missing.tgz", "--keyring", &pubring], false),
+        (&["verify", &chart, "--keyring", "/nonexistent/pubring.gpg"], false),
+    ];
+    for (args, verifies) in table {
+        let (helm, berth) = (env.helm(args), env.berth(args));
+        assert_eq!(helm.status.success(), verifies, "helm {args:?}: {}", text(&helm.stderr));
+        assert_eq!(berth.status.success(), verifies, "berth {args:?}: {}", text(&berth.stderr));
+        assert_eq!(text(&berth.stdout), text(&helm.stdout), "{args:?}");
+        if !verifies {
+            let reason = helm_error(&text(&helm.stderr));
+            assert!(
+                !reason.is_empty() && text(&berth.stderr).contains(&reason),
+                "{args:?}\nhelm: {reason}\nberth: {}",
+                text(&berth.stderr)
+            );
+        }
+    }
+    // berth also reads an armored keyring, and the default keyring of GNUPGHOME.
+    let armored = env.berth(&["verify", &chart, "--keyring", &keys.path("pub.asc")]);
+    assert!(
+        text(&armored.stdout).starts_with("Signed by: Chart Signer <signer@example.com>\n"),
+        "{}",
+        text(&armored.stderr)
+    );
+    let library = berth::provenance::verify_chart(Path::new(&chart), Path::new(&pubring)).unwrap();
+    assert_eq!(library.file_name, "shop-0.1.0.tgz");
+    assert!(library.file_hash.starts_with("sha256:"));
+}
+
+#[test]
+fn pull_verify_checks_the_repositorys_provenance() {
+    let keys = Keys::new();
+    let env = SourceEnv::new();
+    let repository = env.subdir("repository");
+    signed_chart(&env, &keys, "signed", &repository);
+    env.helm_ok(&["create", "unsigned"]);
+    env.helm_ok(&["package", "unsigned", "-d", &repository.display().to_string()]);
+    env.helm_ok(&["repo", "index", &repository.display().to_string()]);
+    let server = FileServer::start(&repository);
+    let (pubring, other) = (keys.path("pubring.gpg"), keys.path("other.gpg"));
+    // (chart, keyring, whether it verifies)
+    let table = [("signed", &pubring, true), ("signed", &other, false), ("unsigned", &pubring, false)];
+    for (chart, keyring, verifies) in table {
+        let results = [Program::Helm, Program::Berth].map(|program| {
+            let destination = env.subdir(&format!("pulled-{program:?}-{chart}-{verifies}"));
+            let destination_text = destination.display().to_string();
+            let args =
+                ["pull", chart, "--repo", &server.url, "--verify", "--keyring", keyring, "-d", &destination_text];
+            let output = if program == Program::Helm { env.helm(&args) } else { env.berth(&args) };
+            let files: Vec<String> = crate::helm_commands::tree(&destination).into_keys().collect();
+            (output, files)
+        });
+        let [(helm, helm_files), (berth, berth_files)] = results;
+        assert_eq!(helm.status.success(), verifies, "helm {chart}: {}", text(&helm.stderr));
+        assert_eq!(berth.status.success(), verifies, "berth {chart}: {}", text(&berth.stderr));
+        assert_eq!(text(&berth.stdout), text(&helm.stdout), "{chart} {keyring}");
+        if verifies {
+            assert_eq!(berth_files, helm_files, "the chart and its .prov");
+            assert_eq!(berth_files, ["signed-0.1.0.tgz", "signed-0.1.0.tgz.prov"]);
+        } else {
+            // Helm keeps what it downloaded before it found the chart bad; berth writes nothing.
+            assert!(berth_files.is_empty(), "{berth_files:?}");
+            let reason = helm_error(&text(&helm.stderr));
+            let reason = reason.split(" \"http").next().unwrap_or_default().to_string();
+            assert!(text(&berth.stderr).contains(&reason), "helm: {reason}\nberth: {}", text(&berth.stderr));
+        }
+    }
+}
+
+#[test]
+fn signed_plugin_archives_install_in_both_tools() {
+    let keys = Keys::new();
+    let env = SourceEnv::new();
+    let source = env.subdir("hello");
+    std::fs::write(
+        source.join("plugin.yaml"),
+        "apiVersion: v1\nname: hello\ntype: cli/v1\nruntime: subprocess\nversion: 0.2.0\nruntimeConfig:\n  \
+         platformCommand:\n  - command: echo\n    args: [hello]\n",
+    )
+    .unwrap();
+    let packaged = env.subdir("packaged");
+    env.helm_ok(&[
+        "plugin",
+        "package",
+        &source.display().to_string(),
+        "--sign",
+        "--key",
+        "Chart Signer",
+        "--keyring",
+        &keys.path("secring.gpg"),
+        "-d",
+        &packaged.display().to_string(),
+    ]);
+    let archive = packaged.join("hello-0.2.0.tgz").display().to_string();
+    let (pubring, other) = (keys.path("pubring.gpg"), keys.path("other.gpg"));
+    for (keyring, verifies) in [(&pubring, true), (&other, false)] {
+        let results = [Program::Helm, Program::Berth].map(|program| {
+            let home = tempfile::tempdir().unwrap();
+            let args = ["plugin", "install", archive.as_str(), "--keyring", keyring.as_str()];
+            let output = crate::helm_commands::run_in(program, &args, home.path(), home.path(), &[]);
+            let listed = crate::helm_commands::run_in(program, &["plugin", "list"], home.path(), home.path(), &[]);
+            (output, text(&listed.stdout))
+        });
+        let [(helm, helm_list), (berth, berth_list)] = results;
+        assert_eq!(helm.status.success(), verifies, "helm: {}", text(&helm.stderr));
+        assert_eq!(berth.status.success(), verifies, "berth: {}", text(&berth.stderr));
+        assert_eq!(text(&berth.stdout), text(&helm.stdout));
+        assert_eq!(berth_list, helm_list);
+        if verifies {
+            assert!(berth_list.contains("\tsigned    \t"), "{berth_list}");
+        }
+    }
+}
+
+#[test]
+fn charts_signed_by_berth_verify_in_helm() {
+    let keys = Keys::new();
+    let env = SourceEnv::new();
+    env.helm_ok(&["create", "shop"]);
+    let (secring, pubring) = (keys.path("secring.gpg"), keys.path("pubring.gpg"));
+    // (key, keyring, whether it signs)
+    let table = [
+        ("Chart Signer", &secring, true),
+        ("Signer", &secring, true),
+        ("Nobody", &secring, false),
+        ("Signer", &pubring, false),
+    ];
+    for (key, keyring, signs) in table {
+        let results = [Program::Helm, Program::Berth].map(|program| {
+            let destination = env.subdir(&format!("signed-{program:?}-{key}-{signs}"));
+            let destination_text = destination.display().to_string();
+            let args = ["package", "shop", "--sign", "--key", key, "--keyring", keyring, "-d", &destination_text];
+            let output = if program == Program::Helm { env.helm(&args) } else { env.berth(&args) };
+            (output, destination)
+        });
+        let [(helm, _), (berth, signed)] = &results;
+        assert_eq!(helm.status.success(), signs, "helm {key}: {}", text(&helm.stderr));
+        assert_eq!(berth.status.success(), signs, "berth {key}: {}", text(&berth.stderr));
+        if !signs {
+            let reason = helm_error(&text(&helm.stderr));
+            assert!(text(&berth.stderr).contains(&reason), "helm: {reason}\nberth: {}", text(&berth.stderr));
+            assert!(crate::helm_commands::tree(signed).is_empty(), "berth writes nothing for a package it cannot sign");
+            continue;
+        }
+        // Real Helm verifies what berth signed, and berth verifies it too, with the same report.
+        let archive = signed.join("shop-0.1.0.tgz").display().to_string();
+        let args = ["verify", archive.as_str(), "--keyring", pubring.as_str()];
+        let (helm_verify, berth_verify) = (env.helm(&args), env.berth(&args));
+        assert!(helm_verify.status.success(), "{}", text(&helm_verify.stderr));
+        assert_eq!(text(&berth_verify.stdout), text(&helm_verify.stdout));
+        assert!(text(&helm_verify.stdout).starts_with("Signed by: Chart Signer <signer@example.com>\n"));
+    }
+}
