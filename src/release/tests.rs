@@ -196,7 +196,7 @@ async fn list_shows_the_latest_revision_of_each_release_in_every_namespace() {
         assert_eq!(named.map(|found| found.is_some()).ok(), Some(false), "the broken Secret is in `apps`");
         let broken = Storage::new(client, "apps").get("broken", 1).await;
         assert!(
-            matches!(&broken, Err(StorageError::Decode { secret, .. }) if secret == "sh.helm.release.v1.broken.v1"),
+            matches!(&broken, Err(StorageError::Decode { key, .. }) if key == "sh.helm.release.v1.broken.v1"),
             "{broken:?}"
         );
     })

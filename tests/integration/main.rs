@@ -26,6 +26,8 @@ mod release_hooks;
 mod release_hooks_cli;
 mod release_lifecycle;
 mod release_storage;
+mod release_storage_drivers;
+mod release_storage_postgres;
 mod release_support;
 mod run;
 mod secrets_cli;
