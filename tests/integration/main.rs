@@ -27,6 +27,7 @@ mod release_hooks_cli;
 mod release_lifecycle;
 mod release_storage;
 mod release_storage_drivers;
+mod release_storage_helm_drivers;
 mod release_storage_postgres;
 mod release_support;
 mod run;
