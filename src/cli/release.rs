@@ -201,6 +201,7 @@ fn release_options(change: &ChangeArgs, record: Option<&RecordArgs>) -> ReleaseO
         description: record.and_then(|record| record.description.clone()),
         labels: record.map(|record| record.labels.iter().cloned().collect()).unwrap_or_default(),
         take_ownership: record.is_some_and(|record| record.take_ownership),
+        records_only: false,
     }
 }
 
@@ -297,7 +298,9 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
             Request::Rollback { name, revision } => Operation::Rollback { scope, name, revision },
             Request::Uninstall { name, keep_history } => Operation::Uninstall { scope, name, keep_history },
         };
-        let options = &settings.options;
+        // Helm's command line writes nothing to the cluster when its records live only in memory.
+        let options =
+            &ReleaseOptions { records_only: matches!(driver, StorageDriver::Memory(_)), ..settings.options.clone() };
         let goal = match operation {
             Operation::Uninstall { .. } => Goal::Deleted,
             _ if options.wait => Goal::Ready,

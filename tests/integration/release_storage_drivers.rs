@@ -290,3 +290,35 @@ async fn release_operations_are_recorded_alike_by_every_driver() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_controller_keeps_records_where_its_storage_driver_says() {
+    use crate::controller_support::{Env, Running, is_ready, test_options, web_chart};
+    let env = Env::start().await;
+    env.namespace("shop").await;
+    env.chart("shop", "web-chart", &web_chart("1.0.0")).await;
+    let options = berth::controller::ControllerOptions { storage_driver: StorageDriver::ConfigMap, ..test_options() };
+    let running = Running::start(&env, options);
+    let spec = serde_json::json!({"chart": {"configMapRef": {"name": "web-chart"}}, "timeout": "2m"});
+    env.create_release("shop", "web", spec).await;
+    let ready = env.wait_release("shop", "web", "Ready", is_ready).await;
+    let uid = ready["metadata"]["uid"].as_str().expect("a uid").to_string();
+    let (secrets, config_maps) = helm_objects(&env.client()).await;
+    assert_eq!((secrets, config_maps), (Vec::new(), vec!["sh.helm.release.v1.web.v1".to_string()]));
+    let storage = Storage::open(&StorageDriver::ConfigMap, env.client(), Some("shop"));
+    let history = storage.history("web").await.expect("history");
+    assert_eq!(
+        history.iter().map(|release| (release.version, release.info.status)).collect::<Vec<_>>(),
+        [(1, ReleaseStatus::Deployed)]
+    );
+
+    // Deleting the Release uninstalls the Helm release it finds in ConfigMaps.
+    env.releases("shop").delete("web", &Default::default()).await.expect("delete accepted");
+    let gone =
+        kube::runtime::wait::await_condition(env.releases("shop"), "web", kube::runtime::conditions::is_deleted(&uid));
+    let gone = tokio::time::timeout(BOUND, gone).await.expect("the Release goes once its finalizer is removed");
+    assert!(gone.expect("watched").is_none(), "deleted");
+    assert!(storage.history("web").await.expect("history").is_empty(), "the Helm release is uninstalled");
+    assert_eq!(helm_objects(&env.client()).await, (Vec::new(), Vec::new()));
+    running.stop().await;
+}

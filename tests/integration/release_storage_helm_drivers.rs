@@ -1,7 +1,7 @@
 //! `HELM_DRIVER` read alike by berth and real Helm v4.1.4 (each process with its own environment, on the
 //! simulated cluster): a release kept in ConfigMaps is continued by either tool (install, an upgrade by the
 //! other, history and values read by both, a rollback by the first); the memory driver keeps nothing beyond
-//! one process, and both preload `HELM_MEMORY_DRIVER_DATA` alike; a driver name Helm does not know is refused
+//! one process and writes nothing to the cluster, and both preload `HELM_MEMORY_DRIVER_DATA` alike; a driver name Helm does not know is refused
 //! with Helm's words; and a release kept in PostgreSQL is shared by both through one database.
 
 use super::release_storage_postgres::Postgres;
@@ -194,6 +194,8 @@ async fn the_memory_driver_keeps_nothing_beyond_one_process_as_with_helm() {
             assert_eq!(tool.json(runner, &["list", "-o", "json"]).await, json!([]), "{runner}");
             let status = tool.run(runner, &["status", name]).await;
             assert!(!status.status.success(), "{runner} status of a release of another process");
+            // Helm's command line writes nothing to the cluster in this mode; neither does berth.
+            assert_eq!(greeting(&peer, &format!("{name}-cm")).await, None, "{runner} applied nothing");
         }
         assert!(helm_objects(&peer, "secrets").await.is_empty());
         assert!(helm_objects(&peer, "configmaps").await.is_empty());
@@ -247,6 +249,13 @@ async fn a_driver_helm_does_not_know_is_refused_with_helms_words() {
                 assert!(helm.stdout.is_empty() && berth.stdout.is_empty(), "{driver} {args:?}");
             }
         }
+        // `berth controller --storage-driver` takes the same names, refused alike before anything starts.
+        let tool = Tool { peer: &peer, environment: Vec::new() };
+        let controller = tool.run("berth", &["controller", "--storage-driver", "bogus"]).await;
+        assert_eq!(controller.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&controller.stderr);
+        assert!(stderr.contains(r#"--storage-driver: unknown driver "bogus""#), "{stderr}");
+
         // Nothing was installed by either.
         assert!(greeting(&peer, "tiny-cm").await.is_none());
         assert!(helm_objects(&peer, "secrets").await.is_empty());
