@@ -61,6 +61,3 @@ pub use storage::{
     SqlDatabase, Storage, StorageDriver, StorageError, record_key, storage_driver_from_environment,
 };
 pub use testing::{TestLog, TestOptions, TestReport, test};
-
-#[cfg(test)]
-mod tests;

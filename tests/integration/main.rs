@@ -29,6 +29,7 @@ mod release_storage;
 mod release_storage_drivers;
 mod release_storage_helm_drivers;
 mod release_storage_postgres;
+mod release_storage_secrets;
 mod release_support;
 mod run;
 mod secrets_cli;

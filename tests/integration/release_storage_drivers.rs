@@ -22,7 +22,7 @@ use std::time::Duration;
 
 const BOUND: Duration = Duration::from_secs(120);
 
-async fn bounded<T>(test: impl Future<Output = T>) -> T {
+pub async fn bounded<T>(test: impl Future<Output = T>) -> T {
     tokio::time::timeout(BOUND, test).await.expect("test finished in time")
 }
 
@@ -35,12 +35,15 @@ fn drivers(postgres: Option<&Postgres>) -> Vec<StorageDriver> {
     drivers
 }
 
-fn revision(name: &str, namespace: &str, version: u32, status: ReleaseStatus) -> Release {
+/// Revision `version` of release `name`, as an operation would record it.
+pub fn revision(name: &str, namespace: &str, version: u32, status: ReleaseStatus) -> Release {
     Release {
         name: name.to_string(),
         namespace: namespace.to_string(),
         version,
-        manifest: format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n"),
+        manifest: format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  revision: \"{version}\"\n"
+        ),
         info: Info {
             first_deployed: Some(HelmTime::now()),
             last_deployed: Some(HelmTime::now()),
@@ -49,14 +52,19 @@ fn revision(name: &str, namespace: &str, version: u32, status: ReleaseStatus) ->
             ..Info::default()
         },
         chart: Chart {
-            metadata: ChartMetadata { name: "demo".to_string(), version: "0.1.0".to_string(), ..Default::default() },
+            metadata: ChartMetadata {
+                name: "demo-chart".to_string(),
+                version: "0.1.0".to_string(),
+                app_version: Some("1.0".to_string()),
+                ..ChartMetadata::default()
+            },
             ..Chart::default()
         },
         ..Release::default()
     }
 }
 
-fn versions(releases: &[Release]) -> Vec<u32> {
+pub fn versions(releases: &[Release]) -> Vec<u32> {
     releases.iter().map(|release| release.version).collect()
 }
 
@@ -164,6 +172,17 @@ async fn storage_requests_are_answered_alike_by_every_driver() {
                 let system: Vec<&str> = labels.keys().map(String::as_str).collect();
                 assert_eq!(system, ["createdAt", "name", "owner", "status", "team", "version"], "{name}");
             }
+
+            // Writes not waited for land in order, before the next request.
+            let mut pending = revision("later", "default", 1, ReleaseStatus::PendingInstall);
+            storage.create(&pending).await.expect("created");
+            for step in 1..=3 {
+                pending.info.description = format!("step {step}");
+                storage.update_later(&pending).await;
+            }
+            let read = storage.clone().get("later", 1).await.expect("get").expect("found");
+            assert_eq!(read.info.description, "step 3", "{name}");
+            storage.delete("later", 1).await.expect("deleted");
 
             storage.delete("demo", 2).await.expect("deleted");
             storage.delete("demo", 2).await.expect("deleting a missing revision is fine");

@@ -464,18 +464,15 @@ impl Storage {
         let Some(namespace) = &self.namespace else {
             return Err(StorageError::AllNamespaces { what: format!("{verb} release `{name}` revision {version}") });
         };
-        if let Driver::Memory(memory) = &self.driver {
-            return memory.put(namespace, release, stamp);
-        }
-        let text = match text {
-            Some(text) => text,
-            None => encode(&self.writer, release)?,
+        // Encoded only for the drivers that store text; the memory driver keeps the release itself.
+        let text = move || match text {
+            Some(text) => Ok(text),
+            None => encode(&self.writer, release),
         };
-        let write = Write { release, text: &text, stamp };
         match &self.driver {
-            Driver::Secret(objects) => objects.put(namespace, &write).await,
-            Driver::ConfigMap(objects) => objects.put(namespace, &write).await,
-            Driver::Sql(sql) => sql.put(namespace, &write).await,
+            Driver::Secret(objects) => objects.put(namespace, &Write { release, text: &text()?, stamp }).await,
+            Driver::ConfigMap(objects) => objects.put(namespace, &Write { release, text: &text()?, stamp }).await,
+            Driver::Sql(sql) => sql.put(namespace, &Write { release, text: &text()?, stamp }).await,
             Driver::Memory(memory) => memory.put(namespace, release, stamp),
         }
     }
