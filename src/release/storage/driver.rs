@@ -4,8 +4,9 @@
 //! exactly) is refused with Helm's `unknown driver "NAME"`. [`storage_driver_from_environment`] reads the
 //! variables as Helm's command line reads them.
 
-pub use super::memory::MemoryStore;
-pub use super::sql::SqlDatabase;
+use super::error::DriverError;
+use super::memory::MemoryStore;
+use super::sql::SqlDatabase;
 
 /// The variable naming the driver.
 pub const HELM_DRIVER: &str = "HELM_DRIVER";
@@ -27,50 +28,6 @@ pub enum StorageDriver {
     Memory(MemoryStore),
     /// A PostgreSQL database.
     Sql(SqlDatabase),
-}
-
-/// Why a driver setting cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum DriverError {
-    /// Helm's message, word for word.
-    #[error("unknown driver {}", berth_template::go_quote(.name))]
-    Unknown { name: String },
-    /// Helm's command line reads its memory driver's releases from `HELM_MEMORY_DRIVER_DATA` and cannot start
-    /// without it.
-    #[error(
-        "HELM_DRIVER=memory starts from the releases in the YAML files HELM_MEMORY_DRIVER_DATA names, and it is \
-         empty; name a file (an empty one for no release), as Helm requires"
-    )]
-    MemoryDataUnset,
-    #[error("cannot read the memory driver's data `{path}` (HELM_MEMORY_DRIVER_DATA)")]
-    MemoryData {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("the memory driver's data `{path}` (HELM_MEMORY_DRIVER_DATA) is not a YAML list of releases")]
-    MemoryDataInvalid {
-        path: String,
-        #[source]
-        source: Box<dyn std::error::Error + Send + Sync>,
-    },
-    #[error(
-        "the memory driver's data `{path}` (HELM_MEMORY_DRIVER_DATA) holds release `{name}` revision {version} twice"
-    )]
-    MemoryDataDuplicate { path: String, name: String, version: u32 },
-    /// The connection string is not PostgreSQL's syntax (it is not shown: it may hold a password).
-    #[error(
-        "unable to instantiate SQL driver: HELM_DRIVER_SQL_CONNECTION_STRING is not a PostgreSQL connection string"
-    )]
-    SqlConnectionString(#[source] tokio_postgres::Error),
-    /// berth has no TLS for PostgreSQL, and Helm would use TLS (lib/pq's default is `sslmode=require`).
-    #[error(
-        "unable to instantiate SQL driver: berth connects to PostgreSQL without TLS only, and \
-         HELM_DRIVER_SQL_CONNECTION_STRING does not say `sslmode=disable` (Helm's client encrypts without it); \
-         add `sslmode=disable` for a database reached over a trusted network, or keep the records in Secrets \
-         (HELM_DRIVER=secret)"
-    )]
-    SqlTls,
 }
 
 impl StorageDriver {

@@ -4,8 +4,8 @@
 //! Helm's `pkg/cmd/root.go`, [`MemoryStore::preload`]); a library user shares one store by cloning its
 //! [`MemoryStore`].
 
-use super::driver::DriverError;
-use super::{Key, Selector, Stamp, StorageError};
+use super::error::{DriverError, StorageError};
+use super::layout::{Key, Selector, Stamp};
 use crate::release::record::Release;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};

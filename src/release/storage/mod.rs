@@ -12,100 +12,32 @@
 
 mod config_map;
 mod driver;
+mod error;
+mod layout;
 mod memory;
 mod objects;
 mod secret;
 mod sql;
 
 pub use driver::{
-    DriverError, HELM_DRIVER, HELM_DRIVER_SQL_CONNECTION_STRING, HELM_MEMORY_DRIVER_DATA, MemoryStore, SqlDatabase,
-    StorageDriver, storage_driver_from_environment,
+    HELM_DRIVER, HELM_DRIVER_SQL_CONNECTION_STRING, HELM_MEMORY_DRIVER_DATA, StorageDriver,
+    storage_driver_from_environment,
 };
-pub use secret::SECRET_TYPE;
+pub use error::{DriverError, StorageError};
+pub use layout::{SECRET_TYPE, record_key};
+pub use memory::MemoryStore;
+pub use sql::SqlDatabase;
 
-use super::codec::RecordError;
 use super::record::{Release, ReleaseStatus};
 use super::record_writer::RecordWriter;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use layout::{Key, Selector, Stamp, Write, scope_text};
 use objects::Objects;
 use sql::Sql;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::task::JoinHandle;
-
-/// The value of the `owner` label (and column) of every release record.
-const OWNER: &str = "helm";
-
-/// Labels Helm writes itself (`systemLabels` in `util.go`); a release's own labels are the others.
-const SYSTEM_LABELS: [&str; 6] = ["name", "owner", "status", "version", "createdAt", "modifiedAt"];
-
-/// The key of one revision in every driver: the Secret's or ConfigMap's name, the SQL row's `key` (Helm's
-/// `makeKey`).
-pub fn record_key(name: &str, version: u32) -> String {
-    format!("sh.helm.release.v1.{name}.v{version}")
-}
-
-/// Why a storage operation could not be done.
-#[derive(Debug, thiserror::Error)]
-pub enum StorageError {
-    /// The API server refused or could not be reached (after retries).
-    #[error("cannot {what}")]
-    Request {
-        what: String,
-        #[source]
-        source: kube::Error,
-    },
-    /// The SQL database refused or could not be reached.
-    #[error("cannot {what}")]
-    Database {
-        what: String,
-        #[source]
-        source: tokio_postgres::Error,
-    },
-    /// The SQL database could not be connected to (Helm's words when `NewSQL` fails).
-    #[error("unable to instantiate SQL driver")]
-    SqlConnect(#[source] tokio_postgres::Error),
-    /// The database records a migration of Helm's tables that Helm 4.1 does not have (sql-migrate's "unknown
-    /// migration in database"): its schema is newer than berth knows.
-    #[error("unable to instantiate SQL driver: the database records migration `{id}`, unknown to Helm 4.1's tables")]
-    SqlUnknownMigration { id: String },
-    /// A stored record (a Secret, a ConfigMap, a row) holds no record text.
-    #[error("{holder} `{key}` holds no release: {problem}")]
-    NoRecord { holder: &'static str, key: String, problem: &'static str },
-    /// A stored record holds something that is not a release record.
-    #[error("cannot decode the release in {holder} `{key}`")]
-    Decode {
-        holder: &'static str,
-        key: String,
-        #[source]
-        source: RecordError,
-    },
-    /// The record writer could not write the record.
-    #[error("cannot encode release `{name}`")]
-    Encode {
-        name: String,
-        #[source]
-        source: RecordError,
-    },
-    /// `create` found the revision already stored (HTTP 409, a duplicate key).
-    #[error("release `{name}` revision {version} already exists")]
-    Exists { name: String, version: u32 },
-    /// `update` found no record of the revision.
-    #[error("release `{name}` revision {version} does not exist")]
-    NotFound { name: String, version: u32 },
-    /// The name cannot be a label value, so no selector could find the release.
-    #[error(
-        "`{name}` is not a valid release name: at most 63 characters, letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit"
-    )]
-    InvalidName { name: String },
-    /// A storage reading all namespaces was asked to write.
-    #[error("cannot {what}: a storage over all namespaces is read-only")]
-    AllNamespaces { what: String },
-    /// The storage driver setting is not one berth can use.
-    #[error(transparent)]
-    Driver(#[from] DriverError),
-}
 
 /// The store of one driver.
 #[derive(Clone)]
@@ -143,82 +75,6 @@ impl std::fmt::Debug for Storage {
             .field("driver", &self.driver_name())
             .field("namespace", &self.namespace)
             .finish_non_exhaustive()
-    }
-}
-
-/// Which revisions a query asks for: Helm's `Query` labels, `owner=helm` always.
-#[derive(Debug, Clone, Copy, Default)]
-struct Selector<'a> {
-    name: Option<&'a str>,
-    version: Option<u32>,
-    status: Option<ReleaseStatus>,
-}
-
-impl Selector<'_> {
-    /// The labels asked for, `owner` first, as (label, value).
-    fn labels(&self) -> Vec<(&'static str, String)> {
-        let mut labels = vec![("owner", OWNER.to_string())];
-        labels.extend(self.name.map(|name| ("name", name.to_string())));
-        labels.extend(self.version.map(|version| ("version", version.to_string())));
-        labels.extend(self.status.map(|status| ("status", status.to_string())));
-        labels
-    }
-
-    /// Whether `release` has the labels asked for (the memory driver's match: its labels are the release's).
-    fn matches(&self, release: &Release) -> bool {
-        self.name.is_none_or(|name| release.name == name)
-            && self.version.is_none_or(|version| release.version == version)
-            && self.status.is_none_or(|status| release.info.status == status)
-    }
-}
-
-/// One revision by its name and version.
-#[derive(Debug, Clone, Copy)]
-struct Key<'a> {
-    name: &'a str,
-    version: u32,
-}
-
-impl Key<'_> {
-    fn of(release: &Release) -> Key<'_> {
-        Key { name: &release.name, version: release.version }
-    }
-
-    /// Helm's key of the revision.
-    fn text(&self) -> String {
-        record_key(self.name, self.version)
-    }
-}
-
-/// Whether a write creates the revision's record or rewrites it, and when: Helm's `createdAt` or `modifiedAt`.
-#[derive(Debug, Clone, Copy)]
-enum Stamp {
-    Created(jiff::Timestamp),
-    Modified(jiff::Timestamp),
-}
-
-impl Stamp {
-    /// The label this stamp sets, and its value (unix seconds).
-    fn label(&self) -> (&'static str, i64) {
-        match self {
-            Stamp::Created(at) => ("createdAt", at.as_second()),
-            Stamp::Modified(at) => ("modifiedAt", at.as_second()),
-        }
-    }
-}
-
-/// One revision to store as text: the release, the text of its record, and the write's stamp.
-struct Write<'a> {
-    release: &'a Release,
-    text: &'a str,
-    stamp: Stamp,
-}
-
-/// Where a request looks, for messages.
-fn scope_text(namespace: Option<&str>) -> String {
-    match namespace {
-        Some(namespace) => format!("in namespace `{namespace}`"),
-        None => "in all namespaces".to_string(),
     }
 }
 
@@ -552,15 +408,6 @@ fn encode(writer: &RecordWriter, release: &Release) -> Result<String, StorageErr
     writer.encode(release).map_err(|source| StorageError::Encode { name: release.name.clone(), source })
 }
 
-/// A release's own labels: `labels` without Helm's (`filterSystemLabels`).
-fn own_labels<'l>(labels: impl IntoIterator<Item = (&'l String, &'l String)>) -> BTreeMap<String, String> {
-    labels
-        .into_iter()
-        .filter(|(key, _)| !SYSTEM_LABELS.contains(&key.as_str()))
-        .map(|(key, value)| (key.clone(), value.clone()))
-        .collect()
-}
-
 /// The versions [`Storage::prune`] deletes from `versions` (ascending): the oldest first, skipping the last
 /// deployed one, never the newest, until `max` remain.
 fn versions_to_prune(versions: &[u32], deployed: Option<u32>, max: usize) -> Vec<u32> {
@@ -619,29 +466,5 @@ mod tests {
         for name in ["", "-demo", "demo-", "de mo", "demo,owner=x", "dé", &"a".repeat(64)] {
             assert!(matches!(validate_name(name), Err(StorageError::InvalidName { .. })), "{name}");
         }
-    }
-
-    #[test]
-    fn record_keys_are_helms_keys() {
-        assert_eq!(record_key("demo", 12), "sh.helm.release.v1.demo.v12");
-    }
-
-    #[test]
-    fn selectors_ask_for_helms_labels_owner_first() {
-        let selector = Selector { name: Some("web"), version: Some(3), status: Some(ReleaseStatus::Deployed) };
-        let labels: Vec<(&str, String)> = selector.labels();
-        let expected = [("owner", "helm"), ("name", "web"), ("version", "3"), ("status", "deployed")];
-        assert_eq!(labels, expected.map(|(label, value)| (label, value.to_string())));
-        assert_eq!(Selector::default().labels(), [("owner", "helm".to_string())]);
-        let release = Release {
-            name: "web".to_string(),
-            version: 3,
-            info: super::super::record::Info { status: ReleaseStatus::Deployed, ..Default::default() },
-            ..Release::default()
-        };
-        assert!(selector.matches(&release) && Selector::default().matches(&release));
-        assert!(!Selector { version: Some(2), ..selector }.matches(&release));
-        assert!(!Selector { name: Some("api"), ..selector }.matches(&release));
-        assert!(!Selector { status: Some(ReleaseStatus::Failed), ..selector }.matches(&release));
     }
 }

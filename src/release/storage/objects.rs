@@ -6,7 +6,8 @@
 //! skipped with a warning when listing, as Helm skips it. What differs between the kinds (the Secret's type,
 //! how `data` holds text) is [`RecordObject`], implemented in `secret.rs` and `config_map.rs`.
 
-use super::{Key, OWNER, Selector, Stamp, StorageError, Write, own_labels, scope_text};
+use super::error::StorageError;
+use super::layout::{Key, OWNER, Selector, Stamp, Write, own_labels, record_key, scope_text};
 use crate::cluster::retry::with_retry;
 use crate::release::codec::decode;
 use crate::release::record::Release;
@@ -208,7 +209,7 @@ fn object_for<K: RecordObject>(write: &Write<'_>) -> K {
     labels.insert("status".to_string(), release.info.status.to_string());
     labels.insert("version".to_string(), release.version.to_string());
     let metadata = ObjectMeta {
-        name: Some(super::record_key(&release.name, release.version)),
+        name: Some(record_key(&release.name, release.version)),
         labels: Some(labels),
         ..ObjectMeta::default()
     };

@@ -2,14 +2,12 @@
 //! `helm.sh/release.v1`, whose `data.release` holds the record's text (so the API server's JSON holds it
 //! base64-encoded once more, as every Secret's data).
 
+use super::layout::SECRET_TYPE;
 use super::objects::{DATA_KEY, RecordObject};
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::ObjectMeta;
 use std::collections::BTreeMap;
-
-/// The Secret's type (Helm: `<domain>/<object>.v<object version>`).
-pub const SECRET_TYPE: &str = "helm.sh/release.v1";
 
 impl RecordObject for Secret {
     const KIND: &'static str = "Secret";

@@ -11,8 +11,8 @@
 //! One connection serves a process (every clone of a [`SqlDatabase`]), made at the first request, with the
 //! migrations; Helm connects when it starts.
 
-use super::driver::DriverError;
-use super::{Key, OWNER, Selector, Stamp, StorageError, Write, own_labels};
+use super::error::{DriverError, StorageError};
+use super::layout::{Key, OWNER, SECRET_TYPE, Selector, Stamp, Write, own_labels};
 use crate::release::codec::decode;
 use crate::release::record::Release;
 use std::collections::{BTreeMap, HashMap};
@@ -24,7 +24,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Config, GenericClient, NoTls};
 
 /// The `type` column (the Secret driver's type).
-const RECORD_TYPE: &str = super::SECRET_TYPE;
+const RECORD_TYPE: &str = SECRET_TYPE;
 
 /// What messages call a row.
 const HOLDER: &str = "releases_v1 row";
