@@ -4,11 +4,11 @@
 //!
 //! [`Storage`] owns what every driver shares: the name check, a release's history, its last and deployed
 //! revisions, `list`'s latest revision of each release, `--history-max` pruning, and the writes sent without
-//! waiting ([`Storage::update_later`]). A driver only stores and finds revisions by Helm's key
-//! (`sh.helm.release.v1.<name>.v<version>`) and labels: `objects.rs` in Kubernetes objects, Secrets
-//! (`secret.rs`, Helm's default) or ConfigMaps (`config_map.rs`); `memory.rs` in this process; `sql.rs` in
-//! PostgreSQL. `driver.rs` is the setting that chooses one. Every driver but memory stores a record as the
-//! text [`RecordWriter::encode`] writes, so each write of an operation reuses what the one before compressed.
+//! waiting ([`Storage::update_later`]). A driver only stores and finds revisions by Helm's key and labels
+//! (`layout.rs`, the terms every driver speaks; `error.rs`, the errors they share): `objects.rs` in Kubernetes
+//! objects, Secrets (`secret.rs`, Helm's default) or ConfigMaps (`config_map.rs`); `memory.rs` in this process;
+//! `sql.rs` in PostgreSQL. `driver.rs` is the setting that chooses one. Every driver but memory stores a record as
+//! the text [`RecordWriter::encode`] writes, so each write of an operation reuses what the one before compressed.
 
 mod config_map;
 mod driver;
