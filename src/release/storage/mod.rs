@@ -224,9 +224,9 @@ impl Storage {
     }
 
     /// The writer of this storage's records (shared by clones), for the parts a release starts compressing
-    /// ahead of its first write.
-    pub(crate) fn writer(&self) -> &Arc<RecordWriter> {
-        &self.writer
+    /// ahead of its first write; `None` for the memory driver, which keeps releases rather than their text.
+    pub(crate) fn writer(&self) -> Option<&Arc<RecordWriter>> {
+        (!matches!(self.driver, Driver::Memory(_))).then_some(&self.writer)
     }
 
     /// Stores a new revision (Helm's `Create`): labels `createdAt` now.
@@ -280,17 +280,19 @@ impl Storage {
             storage.writer.ready().await;
             let stamp = Stamp::Modified(jiff::Timestamp::now());
             // The memory driver keeps the release itself: nothing to encode.
-            let text = if matches!(storage.driver, Driver::Memory(_)) {
-                Ok((release, None))
-            } else {
-                let writer = Arc::clone(&storage.writer);
-                let encoded =
-                    tokio::task::spawn_blocking(move || encode(&writer, &release).map(|text| (release, Some(text))));
-                match encoded.await {
-                    Ok(encoded) => encoded,
-                    Err(error) => {
-                        tracing::warn!(%error, "the release record was not written");
-                        return;
+            let text = match storage.writer() {
+                None => Ok((release, None)),
+                Some(writer) => {
+                    let writer = Arc::clone(writer);
+                    let encoded = tokio::task::spawn_blocking(move || {
+                        encode(&writer, &release).map(|text| (release, Some(text)))
+                    });
+                    match encoded.await {
+                        Ok(encoded) => encoded,
+                        Err(error) => {
+                            tracing::warn!(%error, "the release record was not written");
+                            return;
+                        }
                     }
                 }
             };
