@@ -100,6 +100,7 @@ fn compare(args: &DiffArgs, output: &DiffOutput) -> Result<ExitCode, Error> {
 
 /// The changes the command would make, read from the cluster.
 async fn read_changes(args: &DiffArgs, output: &DiffOutput) -> Result<Vec<ObjectChange>, Error> {
+    let driver = super::release::storage_driver()?;
     let (cluster, _simulated) = output.cluster.connect().await?;
     let (name, current, new) = match &args.command {
         DiffCommand::Upgrade(upgrade) => {
@@ -113,14 +114,16 @@ async fn read_changes(args: &DiffArgs, output: &DiffOutput) -> Result<Vec<Object
             // Rendered as `berth upgrade` renders it: the rollout's revision, `.Release.IsUpgrade`, the values.
             let mode = Mode::Upgrade { install: false, reuse };
             let name = &upgrade.name;
-            let rollout = Rollout::read(Scope::new(cluster.clone()), name, mode).await.map_err(Error::Release)?;
+            let rollout = Rollout::read(Scope::with_driver(cluster.clone(), &driver), name, mode)
+                .await
+                .map_err(Error::Release)?;
             let current = rollout.history().last().cloned();
             let input = release_input::load(&upgrade.path, &upgrade.chart, Preload::none()).await?;
             (name, current, release_input::render(rollout, input).await?.rendered().manifests.clone())
         }
         DiffCommand::Rollback(rollback) => {
             let name = &rollback.name;
-            let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
+            let storage = Storage::open(&driver, cluster.client.clone(), Some(&cluster.default_namespace));
             let history = storage.history(name).await.map_err(|error| Error::Release(error.into()))?;
             let current = history.last().ok_or_else(|| Error::Release(LifecycleError::NotFound(name.clone())))?;
             let version = rollback.revision.unwrap_or(current.version.saturating_sub(1));

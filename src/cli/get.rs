@@ -112,8 +112,9 @@ pub fn run(args: GetArgs) -> Result<ExitCode, Error> {
 /// gives it.
 fn read(args: &RevisionArgs) -> Result<Release, Error> {
     super::runtime::runtime()?.block_on(async move {
+        let driver = super::release::storage_driver()?;
         let (cluster, _simulated) = args.cluster.connect().await?;
-        let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
+        let storage = Storage::open(&driver, cluster.client.clone(), Some(&cluster.default_namespace));
         let name = args.name.clone();
         let found = match args.revision {
             Some(version) if version > 0 => storage
@@ -127,9 +128,9 @@ fn read(args: &RevisionArgs) -> Result<Release, Error> {
                     .await
                     .map_err(|error| Error::Release(error.into()))?
                     .ok_or(Error::Release(LifecycleError::NotFound(name)))?;
-                // Helm finds the latest revision by a query, which keeps the Secret's labels unfiltered.
+                // Helm finds the latest revision by a query, which hands the driver's labels (unfiltered).
                 if let Some(labels) = storage
-                    .secret_labels(&last.name, last.version)
+                    .record_labels(&last.name, last.version)
                     .await
                     .map_err(|error| Error::Release(error.into()))?
                 {

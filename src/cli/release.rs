@@ -10,7 +10,9 @@ use crate::cli::error::{Error, ExitCode};
 use berth::observe::ResourceStatus;
 use berth::release::operation::{self, Operation, OperationReport, ReleaseOptions, Tokens};
 use berth::release::rollout::{Mode, Rollout};
-use berth::release::{HelmTime, LifecycleError, Release, Rendered, Scope, Storage, show, validate_release_name};
+use berth::release::{
+    HelmTime, LifecycleError, Release, Rendered, Scope, Storage, StorageDriver, show, validate_release_name,
+};
 use berth::wait::Outcome;
 use berth_chart::values::ReuseMode;
 use clap::{Args, ValueEnum};
@@ -199,6 +201,7 @@ fn release_options(change: &ChangeArgs, record: Option<&RecordArgs>) -> ReleaseO
         description: record.and_then(|record| record.description.clone()),
         labels: record.map(|record| record.labels.iter().cloned().collect()).unwrap_or_default(),
         take_ownership: record.is_some_and(|record| record.take_ownership),
+        records_only: false,
     }
 }
 
@@ -256,13 +259,21 @@ impl<'a> Settings<'a> {
     }
 }
 
+/// The storage driver `HELM_DRIVER` names, read for every release command before anything else, as Helm reads
+/// it before any command runs.
+pub fn storage_driver() -> Result<StorageDriver, Error> {
+    berth::release::storage_driver_from_environment()
+        .map_err(|error| Error::Release(LifecycleError::Storage(error.into())))
+}
+
 /// The one driver of install, upgrade, rollback and uninstall: checks the name; connects (unless `--dry-run
 /// client`); prepares the operation (an install or upgrade's rollout reads the history and renders the input);
 /// runs it with progress and SIGINT/SIGTERM cancellation; reports it.
 fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Error> {
     check_name(request.name())?;
+    let driver = storage_driver()?;
     if settings.dry_run == Some(DryRunMode::Client) {
-        return client_dry_run(request, settings);
+        return client_dry_run(request, settings, &driver);
     }
     super::runtime::run_then_exit(async move {
         let interrupts = Interrupts::install();
@@ -272,7 +283,7 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
         };
         let (cluster, _simulated) =
             interrupts.unless_cancelled("while connecting to the cluster", settings.cluster.connect()).await?;
-        let scope = Scope::new(cluster);
+        let scope = Scope::with_driver(cluster, &driver);
         let operation = match request {
             Request::RollOut { name, path, mode, chart } => {
                 let reading = async { Rollout::read(scope, &name, mode).await.map_err(Error::Release) };
@@ -287,7 +298,9 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
             Request::Rollback { name, revision } => Operation::Rollback { scope, name, revision },
             Request::Uninstall { name, keep_history } => Operation::Uninstall { scope, name, keep_history },
         };
-        let options = &settings.options;
+        // Helm's command line writes nothing to the cluster when its records live only in memory.
+        let options =
+            &ReleaseOptions { records_only: matches!(driver, StorageDriver::Memory(_)), ..settings.options.clone() };
         let goal = match operation {
             Operation::Uninstall { .. } => Goal::Deleted,
             _ if options.wait => Goal::Ready,
@@ -311,7 +324,7 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
 }
 
 /// `--dry-run client`: nothing is connected to but what a rollback reads; install and upgrade render offline.
-fn client_dry_run(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Error> {
+fn client_dry_run(request: Request<'_>, settings: &Settings<'_>, driver: &StorageDriver) -> Result<ExitCode, Error> {
     match request {
         Request::RollOut { name, path, chart, .. } => {
             let namespace = settings.cluster.namespace.clone().unwrap_or_else(|| "default".to_string());
@@ -326,7 +339,7 @@ fn client_dry_run(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitC
             print_client_dry_run(&name, &rendered, &namespace, settings.hide_notes)
         }
         Request::Rollback { name, revision } => {
-            print_stdout(&rollback_manifest(&name, revision, settings.cluster)?)?;
+            print_stdout(&rollback_manifest(&name, revision, settings.cluster, driver)?)?;
             Ok(ExitCode::Success)
         }
         Request::Uninstall { name, .. } => Err(Error::Usage(format!(
@@ -425,12 +438,10 @@ pub fn run_read(kind: ReadKind, args: ReadArgs) -> Result<ExitCode, Error> {
 
 async fn read(kind: ReadKind, args: &ReadArgs) -> Result<ExitCode, Error> {
     {
+        let driver = storage_driver()?;
         let (cluster, _simulated) = args.cluster.connect().await?;
-        let storage = if args.all_namespaces {
-            Storage::all_namespaces(cluster.client.clone())
-        } else {
-            Storage::new(cluster.client.clone(), &cluster.default_namespace)
-        };
+        let namespace = (!args.all_namespaces).then_some(cluster.default_namespace.as_str());
+        let storage = Storage::open(&driver, cluster.client.clone(), namespace);
         let name = || args.name.clone().ok_or_else(|| Error::Usage("a release name is needed".to_string()));
         let text = match kind {
             ReadKind::List => {
@@ -596,10 +607,15 @@ fn render_status(release: &Release, resources: &[ResourceStatus], output: ReadOu
 }
 
 /// What a rollback would apply (`--dry-run client`): the manifest of the revision it goes back to.
-fn rollback_manifest(name: &str, revision: Option<u32>, cluster_args: &ClusterArgs) -> Result<String, Error> {
+fn rollback_manifest(
+    name: &str,
+    revision: Option<u32>,
+    cluster_args: &ClusterArgs,
+    driver: &StorageDriver,
+) -> Result<String, Error> {
     super::runtime::runtime()?.block_on(async move {
         let (cluster, _simulated) = cluster_args.connect().await?;
-        let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
+        let storage = Storage::open(driver, cluster.client.clone(), Some(&cluster.default_namespace));
         let history = storage.history(name).await.map_err(|error| Error::Release(error.into()))?;
         let last = history.last().ok_or_else(|| Error::Release(LifecycleError::NotFound(name.to_string())))?;
         let version = revision.unwrap_or(last.version.saturating_sub(1));

@@ -37,6 +37,7 @@ pub fn run(args: TestArgs) -> Result<ExitCode, Error> {
     super::runtime::runtime()?.block_on(async move {
         let interrupts = Interrupts::install();
         let cancel = interrupts.cancel.clone();
+        let driver = super::release::storage_driver()?;
         let (cluster, _simulated) =
             interrupts.unless_cancelled("while connecting to the cluster", args.cluster.connect()).await?;
         let options = TestOptions {
@@ -46,7 +47,7 @@ pub fn run(args: TestArgs) -> Result<ExitCode, Error> {
         };
         // A user's SIGINT/SIGTERM stops the running test too.
         let tokens = Tokens { hooks: cancel.clone(), ..Tokens::cancelled_by(&cancel) };
-        let scope = Scope::new(cluster);
+        let scope = Scope::with_driver(cluster, &driver);
         // Progress stays on stderr: stdout carries the release, whatever `-o` says.
         // Each test has its own limit: the header shows no deadline.
         let mut progress = Progress::new(ProgressMode::detect(false), Goal::Ready, None);

@@ -71,6 +71,9 @@ impl<'a> Context<'a> {
     /// `name: NAMESPACE` as Helm creates it); a missing one is refused otherwise, before anything is written. A
     /// server dry run asks the server to check the creation and creates nothing.
     pub async fn ensure_namespace(&self) -> Result<NamespaceState, LifecycleError> {
+        if self.options.records_only {
+            return Ok(NamespaceState::Exists);
+        }
         let namespace = self.namespace().to_string();
         let Some(resource) = self.cluster.resources.get("v1", "Namespace") else { return Ok(NamespaceState::Exists) };
         let reference =
@@ -105,7 +108,7 @@ impl<'a> Context<'a> {
         name: &str,
         operation: &'static str,
     ) -> Result<(), LifecycleError> {
-        if self.options.take_ownership {
+        if self.options.take_ownership || self.options.records_only {
             return Ok(());
         }
         let wanted: HashSet<usize> = indices.collect();
@@ -198,6 +201,9 @@ impl<'a> Context<'a> {
         create_only: HashSet<usize>,
         tokens: &Tokens,
     ) -> ApplyReport {
+        if self.options.records_only {
+            return nothing_written();
+        }
         let request = self.request(unchanged, create_only);
         tokio::select! {
             report = apply::apply_prepared(self.cluster, prepared, &request, &tokens.cancel, &self.events) => report,
@@ -223,6 +229,9 @@ impl<'a> Context<'a> {
     /// The chart's `crds/`, created when absent and waited for until established, then discovery refreshed:
     /// Helm installs them before the pre-install hooks, so a hook can be a custom resource of them.
     pub async fn install_crds(&self, crds: &Prepared<'_>, tokens: &Tokens) -> ApplyReport {
+        if self.options.records_only {
+            return nothing_written();
+        }
         let create_only = (0..crds.manifests().len()).collect();
         let mut request = self.request(HashSet::new(), create_only);
         request.wait = Some(WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() });
@@ -238,6 +247,9 @@ impl<'a> Context<'a> {
     /// Deletes `manifests` in reverse dependency order (waiting for the last with `--wait`). An abort abandons
     /// it.
     pub async fn delete(&self, manifests: &[Manifest], tokens: &Tokens) -> Result<ApplyReport, LifecycleError> {
+        if self.options.records_only {
+            return Ok(nothing_written());
+        }
         let options = WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() };
         let events = self.events.clone();
         tokio::select! {
@@ -257,9 +269,10 @@ impl<'a> Context<'a> {
         Ok(())
     }
 
-    /// Runs the release's hooks of `event` (none with `--no-hooks`); `release.hooks` get their last runs.
+    /// Runs the release's hooks of `event` (none with `--no-hooks`, nor when only records are written);
+    /// `release.hooks` get their last runs.
     pub async fn hooks(&self, release: &mut Release, event: HookEvent, tokens: &Tokens) -> Result<(), HookFailure> {
-        if self.options.no_hooks {
+        if self.options.no_hooks || self.options.records_only {
             return Ok(());
         }
         let context = HookContext {
@@ -276,8 +289,13 @@ impl<'a> Context<'a> {
 
 /// The report of an operation abandoned at a second interrupt: what was applied is not known.
 fn aborted() -> ApplyReport {
+    ApplyReport { outcome: Outcome::Cancelled, ..nothing_written() }
+}
+
+/// The report of a step taken as done without writing to the cluster ([`ReleaseOptions::records_only`]).
+fn nothing_written() -> ApplyReport {
     ApplyReport {
-        outcome: Outcome::Cancelled,
+        outcome: Outcome::Ready,
         applied: Vec::new(),
         failed: Vec::new(),
         skipped: Vec::new(),

@@ -24,9 +24,11 @@ pub(super) async fn install(
 ) -> Result<OperationReport, LifecycleError> {
     let (name, tokens, options) = (rollout.name(), &context.tokens, context.options);
     let manifests = &rendered.manifests;
-    if !options.dry_run_server {
+    if let Some(writer) = context.storage.writer()
+        && !options.dry_run_server
+    {
         // Compressed for the record while the checks below wait on the cluster (a server dry run writes none).
-        context.storage.writer().compress_body_ahead(&rendered.config, &rendered.manifest);
+        writer.compress_body_ahead(&rendered.config, &rendered.manifest);
     }
     // The chart's `crds/` first, created when absent (Helm never updates them), then the release's objects.
     let create_only: HashSet<usize> = (0..rendered.crds.len()).collect();

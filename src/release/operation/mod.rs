@@ -83,6 +83,11 @@ pub struct ReleaseOptions {
     pub take_ownership: bool,
     /// Run no hooks (`--no-hooks`).
     pub no_hooks: bool,
+    /// Write nothing to the cluster: the steps that would (the namespace, the chart's CRDs, the objects, the
+    /// hooks, deletions) are taken as done, and only the revisions are recorded. Helm's command line runs so with
+    /// `HELM_DRIVER=memory` (`loadReleasesInMemory` in its `pkg/cmd/root.go` swaps its Kubernetes client for one
+    /// that prints to nowhere): an install there applies nothing and reports `deployed`.
+    pub records_only: bool,
 }
 
 impl Default for ReleaseOptions {
@@ -101,6 +106,7 @@ impl Default for ReleaseOptions {
             labels: std::collections::BTreeMap::new(),
             take_ownership: false,
             no_hooks: false,
+            records_only: false,
         }
     }
 }

@@ -27,9 +27,11 @@ pub(super) async fn upgrade(
     // The rollout decides to upgrade only a release that has a last revision.
     let Some(last) = history.last() else { return Err(LifecycleError::NotFound(name.to_string())) };
     check_not_pending(name, history)?;
-    if !options.dry_run_server {
+    if let Some(writer) = context.storage.writer()
+        && !options.dry_run_server
+    {
         // Compressed for the record while the checks below wait on the cluster (a server dry run writes none).
-        context.storage.writer().compress_body_ahead(&rendered.config, &rendered.manifest);
+        writer.compress_body_ahead(&rendered.config, &rendered.manifest);
     }
     let manifests = &rendered.manifests;
     let owned = context.owned(manifests, name);
