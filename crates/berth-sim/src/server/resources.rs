@@ -102,9 +102,7 @@ fn patch_error(def: &ResourceDef, name: &str, error: PatchError) -> ApiError {
     match error {
         PatchError::BadRequest(message) => ApiError::bad_request(message),
         PatchError::Invalid(message) => ApiError::invalid(&def.group, &def.kind, name, &message),
-        PatchError::Conflict { message, conflicts } => {
-            ApiError::apply_conflict(&def.group, &def.plural, name, &message, &conflicts)
-        }
+        PatchError::Conflict { message, causes, .. } => ApiError::apply_conflict(&message, &causes),
     }
 }
 
@@ -341,9 +339,13 @@ impl Request<'_> {
                 "spec.replicas: Invalid value: must be an integer",
             ));
         }
+        let (manager, api_version) = (self.manager(), self.def.api_version());
         let (stored, _) = self.state.store.write(&self.target(), &self.options(Verb::Update, false, false), |old| {
             let mut object = old.cloned().unwrap_or_default();
             object["spec"]["replicas"] = replicas;
+            // The writer owns `.spec.replicas` through the scale subresource, in the parent's API version, as
+            // a real server's scale handler records it (so an apply of another value conflicts with it).
+            managed::record_update(old, &mut object, &manager, &api_version, &now(), Some("scale"));
             Ok(object)
         })?;
         Ok((StatusCode::OK, Arc::new(scale_of(&stored))))
@@ -531,6 +533,22 @@ mod tests {
         let forced = [("fieldManager", "two"), ("force", "true")];
         let (code, answer) = patch(&state, "settings", APPLY, &forced, settings(json!({"a": "2"}))).await;
         assert_eq!((code, answer["data"].clone()), (200, json!({"a": "2"})));
+    }
+
+    #[tokio::test]
+    async fn a_conflict_answers_as_new_apply_conflict_with_causes_and_no_object() {
+        let state = server();
+        assert_eq!(
+            patch(&state, "settings", APPLY, &[("fieldManager", "one")], settings(json!({"a": "1"}))).await.0,
+            201
+        );
+        let (code, answer) =
+            patch(&state, "settings", APPLY, &[("fieldManager", "two")], settings(json!({"a": "2"}))).await;
+        assert_eq!((code, answer["reason"].clone()), (409, json!("Conflict")));
+        assert_eq!(
+            answer["details"],
+            json!({"causes": [{"reason": "FieldManagerConflict", "message": "conflict with \"one\"", "field": ".data.a"}]})
+        );
     }
 
     #[tokio::test]
