@@ -10,7 +10,11 @@
 
 use super::prepare::Planned;
 use super::report::{ApplyEvent, ApplyFailure};
-use crate::cluster::{ApplyError, ApplyOptions, Cluster, apply_object, get_object};
+use super::run::WriteMethod;
+use crate::cluster::{
+    ApplyError, ApplyOptions, Cluster, Resolved, Written as ClusterWritten, apply_client_side, apply_object,
+    get_object, replace_object, upgrade_client_side_manager,
+};
 use crate::events::Emitter;
 use crate::object::ObjectRef;
 use crate::plan::{DependencyRef, Plan, Scheduler, Skipped, Target as PlanTarget};
@@ -18,6 +22,7 @@ use crate::status::Status;
 use crate::wait::{Outcome, Target, WaitEvent, WaitOptions, WaitReport, wait};
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
+use serde_json::Value;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
@@ -75,6 +80,9 @@ pub struct Run<'a> {
     pub unchanged: &'a HashSet<usize>,
     /// Input indices of objects written only when the cluster lacks them (a chart's `crds/`); still waited for.
     pub create_only: &'a HashSet<usize>,
+    pub write: WriteMethod,
+    /// The previous revision's objects by input index (client-side apply's originals).
+    pub previous: &'a HashMap<usize, Value>,
 }
 
 struct Executor<'a> {
@@ -154,9 +162,36 @@ fn apply_one<'a>(run: &'a Run<'a>, index: usize, cancel: &'a CancellationToken) 
             }
         }
         let object = super::judge::deliverable(&planned.manifest.object);
-        let result = apply_object(run.cluster, &planned.resolved, &object, run.options, cancel).await;
-        (index, result.map(|_| Written::Applied))
+        let result = write(run, index, &planned.resolved, &object, cancel).await;
+        (index, result)
     })
+}
+
+/// Writes one object as the run's method says.
+async fn write(
+    run: &Run<'_>,
+    index: usize,
+    resolved: &Resolved,
+    object: &Value,
+    cancel: &CancellationToken,
+) -> Result<Written, ApplyError> {
+    let (cluster, options) = (run.cluster, run.options);
+    let written = match run.write {
+        WriteMethod::ServerSideApply { upgrade_client_side_manager: upgrade } => {
+            if upgrade {
+                upgrade_client_side_manager(cluster, resolved, options, cancel).await?;
+            }
+            apply_object(cluster, resolved, object, options, cancel).await?;
+            return Ok(Written::Applied);
+        }
+        WriteMethod::ClientSideApply { three_way_for_custom_resources } => {
+            let original = run.previous.get(&index);
+            apply_client_side(cluster, resolved, original, object, three_way_for_custom_resources, options, cancel)
+                .await?
+        }
+        WriteMethod::Replace => replace_object(cluster, resolved, object, options, cancel).await?,
+    };
+    Ok(if written == ClusterWritten::Unchanged { Written::Unchanged } else { Written::Applied })
 }
 
 impl Executor<'_> {

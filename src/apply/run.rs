@@ -10,7 +10,8 @@ use crate::health::HealthRules;
 use crate::manifest::Manifest;
 use crate::status::Status;
 use crate::wait::{Outcome, Target, WaitEvent, WaitOptions, WaitReport, wait};
-use std::collections::HashSet;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -29,6 +30,31 @@ pub struct ApplyRequest {
     /// Input indices of objects written only when the cluster does not have them yet (a chart's `crds/`, which
     /// Helm creates once and never updates); they gate their dependents and are waited for.
     pub create_only: HashSet<usize>,
+    /// How objects are written: server-side apply by default.
+    pub write: WriteMethod,
+    /// The previous revision's object of each input index that had one: what a client-side patch is made from.
+    pub previous: HashMap<usize, Value>,
+}
+
+/// How objects are written: Helm 4's three ways (`pkg/kube/client.go` `Update`). Each creates an object the
+/// cluster lacks; they differ on one that exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteMethod {
+    /// Server-side apply, as [`ApplyRequest::apply`] says (field manager, `force_conflicts`). With
+    /// `upgrade_client_side_manager`, the fields the field manager's client-side writes own are first handed to
+    /// its server-side apply (a release applied client-side until now).
+    ServerSideApply { upgrade_client_side_manager: bool },
+    /// Helm's client-side apply: a merge patch from the previous revision's object (three-way with the live
+    /// object for the kinds Kubernetes serves and, when asked, for custom resources).
+    ClientSideApply { three_way_for_custom_resources: bool },
+    /// Helm's `--force-replace`: the object written whole over the live one (PUT).
+    Replace,
+}
+
+impl Default for WriteMethod {
+    fn default() -> WriteMethod {
+        WriteMethod::ServerSideApply { upgrade_client_side_manager: false }
+    }
 }
 
 /// Applies `manifests` and waits if `request.wait` says so: [`prepare`], then [`apply_prepared`].
@@ -76,6 +102,8 @@ pub async fn apply_prepared(
         started,
         unchanged: &request.unchanged,
         create_only: &request.create_only,
+        write: request.write,
+        previous: &request.previous,
     };
     let objects = prepared
         .plan

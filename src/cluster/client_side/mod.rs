@@ -1,0 +1,234 @@
+//! The writes of Helm 4 other than server-side apply, one object at a time, as its kube client makes them
+//! (`pkg/kube/client.go`): client-side apply (`--server-side=false`: create when absent, else a three-way merge
+//! patch from the previous revision's object, the new one and the live one), replacement (`--force-replace`:
+//! create when absent, else a PUT over the live `resourceVersion`), and the hand-over of a manager's
+//! client-side fields to its server-side apply before a release applied client-side is applied server-side.
+//!
+//! - `merge_patch.rs`: the patches (pure); `managed_fields.rs`: the managedFields hand-over (pure).
+
+mod managed_fields;
+mod merge_patch;
+
+pub use merge_patch::PreconditionFailed;
+
+use super::apply::{ApplyError, ApplyOptions, api_for, get_object, helm_object_name, in_namespace, name_segment};
+use super::retry::{Retry, with_retry_until};
+use super::{Cluster, Resolved};
+use kube::api::{Patch, PatchParams, PostParams};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+/// What a write did to an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    Created,
+    Patched,
+    Replaced,
+    /// The patch was empty: nothing was sent.
+    Unchanged,
+}
+
+/// The groups whose kinds Helm patches with a three-way patch whatever it is asked (Helm's
+/// `kubernetesNativeScheme`: client-go's scheme and the API extensions); custom resources get the two-way patch
+/// from the previous revision's object unless the three-way one is asked for.
+const NATIVE_GROUPS: &[&str] = &[
+    "",
+    "admissionregistration.k8s.io",
+    "apiextensions.k8s.io",
+    "apps",
+    "authentication.k8s.io",
+    "authorization.k8s.io",
+    "autoscaling",
+    "batch",
+    "certificates.k8s.io",
+    "coordination.k8s.io",
+    "discovery.k8s.io",
+    "events.k8s.io",
+    "extensions",
+    "flowcontrol.apiserver.k8s.io",
+    "internal.apiserver.k8s.io",
+    "networking.k8s.io",
+    "node.k8s.io",
+    "policy",
+    "rbac.authorization.k8s.io",
+    "resource.k8s.io",
+    "scheduling.k8s.io",
+    "storage.k8s.io",
+    "storagemigration.k8s.io",
+];
+
+fn post_params(options: &ApplyOptions) -> PostParams {
+    PostParams { dry_run: options.dry_run, field_manager: Some(options.field_manager.clone()) }
+}
+
+/// Helm's client-side apply of `object` (`patchResourceClientSide`, `createResource`): created when the cluster
+/// lacks it, else patched from `original` (the previous revision's object; the object itself when it had
+/// none): a three-way patch for the kinds Kubernetes serves and, with `three_way_for_custom_resources`, for
+/// custom resources, else the two-way patch. An empty patch sends nothing.
+///
+/// # Errors
+/// [`ApplyError`] in Helm's words: the read, the create, the patch or its making.
+pub async fn apply_client_side(
+    cluster: &Cluster,
+    resolved: &Resolved,
+    original: Option<&Value>,
+    object: &Value,
+    three_way_for_custom_resources: bool,
+    options: &ApplyOptions,
+    cancel: &CancellationToken,
+) -> Result<Written, ApplyError> {
+    let body = in_namespace(object, resolved.reference.namespace.as_deref());
+    let Some(live) = read_live(cluster, resolved).await? else {
+        return create(cluster, resolved, &body, options, cancel).await;
+    };
+    let original = original.unwrap_or(&body);
+    let three_way =
+        three_way_for_custom_resources || NATIVE_GROUPS.contains(&resolved.resource.api_resource.group.as_str());
+    let patch = if three_way {
+        merge_patch::three_way(original, &body, &live).map_err(ApplyError::CreatePatch)?
+    } else {
+        merge_patch::two_way(original, &body)
+    };
+    if merge_patch::is_empty(&patch) {
+        return Ok(Written::Unchanged);
+    }
+    let params = PatchParams {
+        field_manager: Some(options.field_manager.clone()),
+        dry_run: options.dry_run,
+        ..PatchParams::default()
+    };
+    let api = api_for(cluster, resolved);
+    let name = name_segment(resolved)?;
+    let send = || async {
+        let mut request = kube::core::Request::new(api.resource_url())
+            .patch(name.as_ref(), &params, &Patch::Merge(&patch))
+            .map_err(kube::Error::BuildRequest)?;
+        request.extensions_mut().insert("patch");
+        cluster.client.request_text(request).await
+    };
+    // A merge patch computed once gives the same object when sent again.
+    with_retry_until("patch", Retry::Transient, Some(cancel), send).await.map_err(|error| ApplyError::Patch {
+        name: resolved.reference.name.clone(),
+        kind: resolved.resource.api_resource.kind.clone(),
+        source: Box::new(ApplyError::from_kube(error)),
+    })?;
+    Ok(Written::Patched)
+}
+
+/// Helm's `--force-replace` (`replaceResource`, over `resource.Helper.Replace` with overwrite): created when the
+/// cluster lacks it, else written whole with PUT over the live object's `resourceVersion`.
+///
+/// # Errors
+/// [`ApplyError`] in Helm's words: the read, the create or the replace.
+pub async fn replace_object(
+    cluster: &Cluster,
+    resolved: &Resolved,
+    object: &Value,
+    options: &ApplyOptions,
+    cancel: &CancellationToken,
+) -> Result<Written, ApplyError> {
+    let body = in_namespace(object, resolved.reference.namespace.as_deref());
+    let Some(live) = read_live(cluster, resolved).await? else {
+        return create(cluster, resolved, &body, options, cancel).await;
+    };
+    let mut body = body.into_owned();
+    if let (Some(metadata), Some(version)) = (
+        body.get_mut("metadata").and_then(Value::as_object_mut),
+        live.pointer("/metadata/resourceVersion").filter(|version| version.is_string()),
+    ) {
+        metadata.insert("resourceVersion".to_string(), version.clone());
+    }
+    let bytes = serde_json::to_vec(&body).map_err(ApplyError::Response)?;
+    let api = api_for(cluster, resolved);
+    let name = name_segment(resolved)?;
+    let params = post_params(options);
+    let send = || async {
+        let mut request = kube::core::Request::new(api.resource_url())
+            .replace(name.as_ref(), &params, bytes.clone())
+            .map_err(kube::Error::BuildRequest)?;
+        request.extensions_mut().insert("replace");
+        cluster.client.request_text(request).await
+    };
+    // Only answers are retried: a PUT whose answer was lost would meet its own resourceVersion.
+    with_retry_until("replace", Retry::Answers, Some(cancel), send)
+        .await
+        .map_err(|error| ApplyError::Replace(Box::new(ApplyError::from_kube(error))))?;
+    Ok(Written::Replaced)
+}
+
+/// Helm's `upgradeClientSideFieldManager`: before `options.field_manager` applies server-side an object a
+/// client-side revision wrote, the fields its client-side writes own are handed to its server-side apply
+/// (nothing is sent when there are none, or the object does not exist). A write that came first (409) makes it
+/// read and try again, as client-go's `RetryOnConflict` (5 attempts).
+///
+/// # Errors
+/// [`ApplyError::UpgradeManager`] when the object cannot be read or patched.
+pub async fn upgrade_client_side_manager(
+    cluster: &Cluster,
+    resolved: &Resolved,
+    options: &ApplyOptions,
+    cancel: &CancellationToken,
+) -> Result<(), ApplyError> {
+    const ATTEMPTS: usize = 5;
+    let failed = |source| ApplyError::UpgradeManager { object: helm_object_name(resolved), source: Box::new(source) };
+    let api = api_for(cluster, resolved);
+    let name = name_segment(resolved)?;
+    let params = PatchParams {
+        field_manager: Some(options.field_manager.clone()),
+        dry_run: options.dry_run,
+        ..PatchParams::default()
+    };
+    for attempt in 1..=ATTEMPTS {
+        let Some(live) = get_object(cluster, resolved).await.map_err(failed)? else { return Ok(()) };
+        let Some(patch) = managed_fields::upgrade_patch(&live, &options.field_manager) else { return Ok(()) };
+        let send = || async {
+            // kube-rs builds JSON patches only with its `jsonpatch` feature: the request is built as a merge patch
+            // and given the JSON patch's body and media type.
+            let mut request = kube::core::Request::new(api.resource_url())
+                .patch(name.as_ref(), &params, &Patch::Merge(&patch))
+                .map_err(kube::Error::BuildRequest)?;
+            request
+                .headers_mut()
+                .insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json-patch+json"));
+            request.extensions_mut().insert("patch");
+            cluster.client.request_text(request).await
+        };
+        match with_retry_until("patch", Retry::Answers, Some(cancel), send).await {
+            Ok(_) => return Ok(()),
+            Err(error) if ApplyError::is_write_conflict(&error) && attempt < ATTEMPTS => {}
+            Err(error) => return Err(failed(ApplyError::from_kube(error))),
+        }
+    }
+    Ok(())
+}
+
+/// The live object, `None` when absent.
+async fn read_live(cluster: &Cluster, resolved: &Resolved) -> Result<Option<Value>, ApplyError> {
+    get_object(cluster, resolved).await.map_err(|error| ApplyError::ReadLive(Box::new(error)))
+}
+
+/// Helm's `createResource`: a POST under the field manager.
+async fn create(
+    cluster: &Cluster,
+    resolved: &Resolved,
+    body: &Value,
+    options: &ApplyOptions,
+    cancel: &CancellationToken,
+) -> Result<Written, ApplyError> {
+    let bytes = serde_json::to_vec(body).map_err(ApplyError::Response)?;
+    let api = api_for(cluster, resolved);
+    name_segment(resolved)?;
+    let params = post_params(options);
+    let send = || async {
+        let mut request = kube::core::Request::new(api.resource_url())
+            .create(&params, bytes.clone())
+            .map_err(kube::Error::BuildRequest)?;
+        request.extensions_mut().insert("create");
+        cluster.client.request_text(request).await
+    };
+    // Only answers are retried: a create whose answer was lost would meet itself (409).
+    with_retry_until("create", Retry::Answers, Some(cancel), send)
+        .await
+        .map_err(|error| ApplyError::Create(Box::new(ApplyError::from_kube(error))))?;
+    Ok(Written::Created)
+}
