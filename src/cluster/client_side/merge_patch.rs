@@ -113,17 +113,13 @@ fn keep_or_drop_nulls(patch: &Map<String, Value>, keep_nulls: bool) -> Map<Strin
                 filtered.insert(key.clone(), Value::Null);
             }
             Value::Null => {}
-            Value::Object(map) if map.is_empty() => {
-                if !keep_nulls {
-                    filtered.insert(key.clone(), value.clone());
-                }
-            }
-            Value::Object(map) => {
+            Value::Object(map) if !map.is_empty() => {
                 let nested = keep_or_drop_nulls(map, keep_nulls);
                 if !nested.is_empty() {
                     filtered.insert(key.clone(), Value::Object(nested));
                 }
             }
+            // Scalars, lists and explicitly empty maps: changes.
             _ if !keep_nulls => {
                 filtered.insert(key.clone(), value.clone());
             }
