@@ -194,20 +194,30 @@ async fn apply_answer(
     cancel: &CancellationToken,
 ) -> Result<String, ApplyError> {
     let body = in_namespace(object, resolved.reference.namespace.as_deref());
-    let params = apply_params(options);
-    let api = api_for(cluster, resolved);
-    let name = name_segment(resolved)?;
-    let (name, patch) = (name.as_ref(), Patch::Apply(body.as_ref()));
-    let send = || async {
-        let mut request = kube::core::Request::new(api.resource_url())
-            .patch(name, &params, &patch)
-            .map_err(kube::Error::BuildRequest)?;
-        request.extensions_mut().insert("patch");
-        cluster.client.request_text(request).await
-    };
-    with_retry_until("apply", Retry::Transient, Some(cancel), send)
+    let (params, name) = (apply_params(options), name_segment(resolved)?);
+    let patch = Patch::Apply(body.as_ref());
+    send(cluster, resolved, "apply", Retry::Transient, cancel, |url| url.patch(&name, &params, &patch))
         .await
         .map_err(|error| ApplyError::from_apply(error, resolved))
+}
+
+/// Sends the request `build` makes from the object's resource URL (named `verb` in traces), retried as
+/// `policy` says until `cancel` fires; returns the answer's text, which is not read further.
+pub(super) async fn send(
+    cluster: &Cluster,
+    resolved: &Resolved,
+    verb: &'static str,
+    policy: Retry,
+    cancel: &CancellationToken,
+    build: impl Fn(&kube::core::Request) -> Result<http::Request<Vec<u8>>, kube::core::request::Error>,
+) -> Result<String, kube::Error> {
+    let url = kube::core::Request::new(api_for(cluster, resolved).resource_url());
+    let attempt = || async {
+        let mut request = build(&url).map_err(kube::Error::BuildRequest)?;
+        request.extensions_mut().insert(verb);
+        cluster.client.request_text(request).await
+    };
+    with_retry_until(verb, policy, Some(cancel), attempt).await
 }
 
 fn apply_params(options: &ApplyOptions) -> PatchParams {

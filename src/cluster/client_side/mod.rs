@@ -11,11 +11,12 @@ mod merge_patch;
 
 pub use merge_patch::PreconditionFailed;
 
-use super::apply::{ApplyError, ApplyOptions, api_for, get_object, helm_object_name, in_namespace, name_segment};
-use super::retry::{Retry, with_retry_until};
+use super::apply::{ApplyError, ApplyOptions, get_object, helm_object_name, in_namespace, name_segment, send};
+use super::retry::Retry;
 use super::{Cluster, Resolved};
 use kube::api::{Patch, PatchParams, PostParams};
 use serde_json::Value;
+use std::borrow::Cow;
 use tokio_util::sync::CancellationToken;
 
 /// What a write did to an object.
@@ -61,6 +62,14 @@ fn post_params(options: &ApplyOptions) -> PostParams {
     PostParams { dry_run: options.dry_run, field_manager: Some(options.field_manager.clone()) }
 }
 
+fn patch_params(options: &ApplyOptions) -> PatchParams {
+    PatchParams {
+        field_manager: Some(options.field_manager.clone()),
+        dry_run: options.dry_run,
+        ..PatchParams::default()
+    }
+}
+
 /// Helm's client-side apply of `object` (`patchResourceClientSide`, `createResource`): created when the cluster
 /// lacks it, else patched from `original` (the previous revision's object; the object itself when it had
 /// none): a three-way patch for the kinds Kubernetes serves and, with `three_way_for_custom_resources`, for
@@ -77,9 +86,8 @@ pub async fn apply_client_side(
     options: &ApplyOptions,
     cancel: &CancellationToken,
 ) -> Result<Written, ApplyError> {
-    let body = in_namespace(object, resolved.reference.namespace.as_deref());
-    let Some(live) = read_live(cluster, resolved).await? else {
-        return create(cluster, resolved, &body, options, cancel).await;
+    let Some((body, live)) = existing_or_created(cluster, resolved, object, options, cancel).await? else {
+        return Ok(Written::Created);
     };
     let original = original.unwrap_or(&body);
     let three_way =
@@ -92,26 +100,15 @@ pub async fn apply_client_side(
     if merge_patch::is_empty(&patch) {
         return Ok(Written::Unchanged);
     }
-    let params = PatchParams {
-        field_manager: Some(options.field_manager.clone()),
-        dry_run: options.dry_run,
-        ..PatchParams::default()
-    };
-    let api = api_for(cluster, resolved);
-    let name = name_segment(resolved)?;
-    let send = || async {
-        let mut request = kube::core::Request::new(api.resource_url())
-            .patch(name.as_ref(), &params, &Patch::Merge(&patch))
-            .map_err(kube::Error::BuildRequest)?;
-        request.extensions_mut().insert("patch");
-        cluster.client.request_text(request).await
-    };
+    let (name, params, merge) = (name_segment(resolved)?, patch_params(options), Patch::Merge(&patch));
     // A merge patch computed once gives the same object when sent again.
-    with_retry_until("patch", Retry::Transient, Some(cancel), send).await.map_err(|error| ApplyError::Patch {
-        name: resolved.reference.name.clone(),
-        kind: resolved.resource.api_resource.kind.clone(),
-        source: Box::new(ApplyError::from_kube(error)),
-    })?;
+    send(cluster, resolved, "patch", Retry::Transient, cancel, |url| url.patch(&name, &params, &merge)).await.map_err(
+        |error| ApplyError::Patch {
+            name: resolved.reference.name.clone(),
+            kind: resolved.resource.api_resource.kind.clone(),
+            source: Box::new(ApplyError::from_kube(error)),
+        },
+    )?;
     Ok(Written::Patched)
 }
 
@@ -127,9 +124,8 @@ pub async fn replace_object(
     options: &ApplyOptions,
     cancel: &CancellationToken,
 ) -> Result<Written, ApplyError> {
-    let body = in_namespace(object, resolved.reference.namespace.as_deref());
-    let Some(live) = read_live(cluster, resolved).await? else {
-        return create(cluster, resolved, &body, options, cancel).await;
+    let Some((body, live)) = existing_or_created(cluster, resolved, object, options, cancel).await? else {
+        return Ok(Written::Created);
     };
     let mut body = body.into_owned();
     if let (Some(metadata), Some(version)) = (
@@ -139,18 +135,9 @@ pub async fn replace_object(
         metadata.insert("resourceVersion".to_string(), version.clone());
     }
     let bytes = serde_json::to_vec(&body).map_err(ApplyError::Response)?;
-    let api = api_for(cluster, resolved);
-    let name = name_segment(resolved)?;
-    let params = post_params(options);
-    let send = || async {
-        let mut request = kube::core::Request::new(api.resource_url())
-            .replace(name.as_ref(), &params, bytes.clone())
-            .map_err(kube::Error::BuildRequest)?;
-        request.extensions_mut().insert("replace");
-        cluster.client.request_text(request).await
-    };
+    let (name, params) = (name_segment(resolved)?, post_params(options));
     // Only answers are retried: a PUT whose answer was lost would meet its own resourceVersion.
-    with_retry_until("replace", Retry::Answers, Some(cancel), send)
+    send(cluster, resolved, "replace", Retry::Answers, cancel, |url| url.replace(&name, &params, bytes.clone()))
         .await
         .map_err(|error| ApplyError::Replace(Box::new(ApplyError::from_kube(error))))?;
     Ok(Written::Replaced)
@@ -171,29 +158,19 @@ pub async fn upgrade_client_side_manager(
 ) -> Result<(), ApplyError> {
     const ATTEMPTS: usize = 5;
     let failed = |source| ApplyError::UpgradeManager { object: helm_object_name(resolved), source: Box::new(source) };
-    let api = api_for(cluster, resolved);
-    let name = name_segment(resolved)?;
-    let params = PatchParams {
-        field_manager: Some(options.field_manager.clone()),
-        dry_run: options.dry_run,
-        ..PatchParams::default()
-    };
+    let (name, params) = (name_segment(resolved)?, patch_params(options));
     for attempt in 1..=ATTEMPTS {
         let Some(live) = get_object(cluster, resolved).await.map_err(failed)? else { return Ok(()) };
         let Some(patch) = managed_fields::upgrade_patch(&live, &options.field_manager) else { return Ok(()) };
-        let send = || async {
-            // kube-rs builds JSON patches only with its `jsonpatch` feature: the request is built as a merge patch
-            // and given the JSON patch's body and media type.
-            let mut request = kube::core::Request::new(api.resource_url())
-                .patch(name.as_ref(), &params, &Patch::Merge(&patch))
-                .map_err(kube::Error::BuildRequest)?;
-            request
-                .headers_mut()
-                .insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json-patch+json"));
-            request.extensions_mut().insert("patch");
-            cluster.client.request_text(request).await
+        // kube-rs builds JSON patches only with its `jsonpatch` feature: the request is built as a merge patch
+        // (the same body) and given the JSON patch's media type.
+        let json_patch = |url: &kube::core::Request| {
+            let mut request = url.patch(&name, &params, &Patch::Merge(&patch))?;
+            let media_type = http::HeaderValue::from_static("application/json-patch+json");
+            request.headers_mut().insert(http::header::CONTENT_TYPE, media_type);
+            Ok(request)
         };
-        match with_retry_until("patch", Retry::Answers, Some(cancel), send).await {
+        match send(cluster, resolved, "patch", Retry::Answers, cancel, json_patch).await {
             Ok(_) => return Ok(()),
             Err(error) if ApplyError::is_write_conflict(&error) && attempt < ATTEMPTS => {}
             Err(error) => return Err(failed(ApplyError::from_kube(error))),
@@ -202,33 +179,26 @@ pub async fn upgrade_client_side_manager(
     Ok(())
 }
 
-/// The live object, `None` when absent.
-async fn read_live(cluster: &Cluster, resolved: &Resolved) -> Result<Option<Value>, ApplyError> {
-    get_object(cluster, resolved).await.map_err(|error| ApplyError::ReadLive(Box::new(error)))
-}
-
-/// Helm's `createResource`: a POST under the field manager.
-async fn create(
+/// Helm's `update` start: the object (in its namespace) and the live one when the cluster has it; else the
+/// object is created (`createResource`, a POST under the field manager) and `None` returned.
+async fn existing_or_created<'a>(
     cluster: &Cluster,
     resolved: &Resolved,
-    body: &Value,
+    object: &'a Value,
     options: &ApplyOptions,
     cancel: &CancellationToken,
-) -> Result<Written, ApplyError> {
-    let bytes = serde_json::to_vec(body).map_err(ApplyError::Response)?;
-    let api = api_for(cluster, resolved);
+) -> Result<Option<(Cow<'a, Value>, Value)>, ApplyError> {
+    let body = in_namespace(object, resolved.reference.namespace.as_deref());
+    let live = get_object(cluster, resolved).await.map_err(|error| ApplyError::ReadLive(Box::new(error)))?;
+    if let Some(live) = live {
+        return Ok(Some((body, live)));
+    }
+    let bytes = serde_json::to_vec(&body).map_err(ApplyError::Response)?;
     name_segment(resolved)?;
     let params = post_params(options);
-    let send = || async {
-        let mut request = kube::core::Request::new(api.resource_url())
-            .create(&params, bytes.clone())
-            .map_err(kube::Error::BuildRequest)?;
-        request.extensions_mut().insert("create");
-        cluster.client.request_text(request).await
-    };
     // Only answers are retried: a create whose answer was lost would meet itself (409).
-    with_retry_until("create", Retry::Answers, Some(cancel), send)
+    send(cluster, resolved, "create", Retry::Answers, cancel, |url| url.create(&params, bytes.clone()))
         .await
         .map_err(|error| ApplyError::Create(Box::new(ApplyError::from_kube(error))))?;
-    Ok(Written::Created)
+    Ok(None)
 }
