@@ -10,7 +10,6 @@
 
 use super::prepare::Planned;
 use super::report::{ApplyEvent, ApplyFailure};
-use super::run::WriteMethod;
 use crate::cluster::{
     ApplyError, ApplyOptions, Cluster, Resolved, Written as ClusterWritten, apply_client_side, apply_object,
     get_object, replace_object, upgrade_client_side_manager,
@@ -32,6 +31,27 @@ use tokio_util::sync::CancellationToken;
 
 /// How many apply requests may be in flight at once.
 const APPLY_CONCURRENCY: usize = 16;
+
+/// How objects are written: Helm 4's three ways (`pkg/kube/client.go` `Update`). Each creates an object the
+/// cluster lacks; they differ on one that exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteMethod {
+    /// Server-side apply, as [`super::ApplyRequest::apply`] says (field manager, `force_conflicts`). With
+    /// `upgrade_client_side_manager`, the fields the field manager's client-side writes own are first handed to
+    /// its server-side apply (a release applied client-side until now).
+    ServerSideApply { upgrade_client_side_manager: bool },
+    /// Helm's client-side apply: a merge patch from the previous revision's object (three-way with the live
+    /// object for the kinds Kubernetes serves and, when asked, for custom resources).
+    ClientSideApply { three_way_for_custom_resources: bool },
+    /// Helm's `--force-replace`: the object written whole over the live one (PUT).
+    Replace,
+}
+
+impl Default for WriteMethod {
+    fn default() -> WriteMethod {
+        WriteMethod::ServerSideApply { upgrade_client_side_manager: false }
+    }
+}
 
 /// What the executor did.
 #[derive(Debug, Default)]

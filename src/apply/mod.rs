@@ -56,7 +56,8 @@ mod report;
 mod run;
 
 pub use delete::delete;
+pub use execute::WriteMethod;
 pub use judge::{deliverable, rules_judge};
 pub use prepare::{InvalidSet, ObjectProblem, Prepared, TIMEOUT_ANNOTATION, prepare};
 pub use report::{ApplyEvent, ApplyFailure, ApplyReport};
-pub use run::{ApplyRequest, WriteMethod, apply, apply_prepared, wait_only};
+pub use run::{ApplyRequest, apply, apply_prepared, wait_only};

@@ -1,7 +1,7 @@
 //! Running a prepared set: the plan executed with its readiness gates, then, if asked, one wait for every
 //! object; and `berth wait`'s wait for objects already in the cluster.
 
-use super::execute;
+use super::execute::{self, WriteMethod};
 use super::prepare::{InvalidSet, Planned, Prepared, checked_health, prepare, resolve_all};
 use super::report::{ApplyEvent, ApplyReport, merge_statuses};
 use crate::cluster::{ApplyOptions, Cluster};
@@ -34,27 +34,6 @@ pub struct ApplyRequest {
     pub write: WriteMethod,
     /// The previous revision's object of each input index that had one: what a client-side patch is made from.
     pub previous: HashMap<usize, Value>,
-}
-
-/// How objects are written: Helm 4's three ways (`pkg/kube/client.go` `Update`). Each creates an object the
-/// cluster lacks; they differ on one that exists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WriteMethod {
-    /// Server-side apply, as [`ApplyRequest::apply`] says (field manager, `force_conflicts`). With
-    /// `upgrade_client_side_manager`, the fields the field manager's client-side writes own are first handed to
-    /// its server-side apply (a release applied client-side until now).
-    ServerSideApply { upgrade_client_side_manager: bool },
-    /// Helm's client-side apply: a merge patch from the previous revision's object (three-way with the live
-    /// object for the kinds Kubernetes serves and, when asked, for custom resources).
-    ClientSideApply { three_way_for_custom_resources: bool },
-    /// Helm's `--force-replace`: the object written whole over the live one (PUT).
-    Replace,
-}
-
-impl Default for WriteMethod {
-    fn default() -> WriteMethod {
-        WriteMethod::ServerSideApply { upgrade_client_side_manager: false }
-    }
 }
 
 /// Applies `manifests` and waits if `request.wait` says so: [`prepare`], then [`apply_prepared`].

@@ -53,7 +53,7 @@ pub enum ApplyError {
     Create(#[source] Box<ApplyError>),
     /// The client-side patch could not be made.
     #[error("failed to create patch")]
-    CreatePatch(#[source] super::client_side::PreconditionFailed),
+    CreatePatch(#[source] super::client_side::merge_patch::PreconditionFailed),
     /// The client-side patch was refused.
     #[error("cannot patch {name:?} with kind {kind}")]
     Patch {

@@ -7,9 +7,7 @@
 //! - `merge_patch.rs`: the patches (pure); `managed_fields.rs`: the managedFields hand-over (pure).
 
 mod managed_fields;
-mod merge_patch;
-
-pub use merge_patch::PreconditionFailed;
+pub(super) mod merge_patch;
 
 use super::apply::{ApplyError, ApplyOptions, get_object, helm_object_name, in_namespace, name_segment, send};
 use super::retry::Retry;
