@@ -96,8 +96,6 @@ pub struct Run<'a> {
     /// Options of the gates (timeout, judge); fail-fast is off and Jobs must complete.
     pub gate_options: WaitOptions,
     pub started: Instant,
-    /// Input indices of objects identical to the previous revision's: not written again, still waited for.
-    pub unchanged: &'a HashSet<usize>,
     /// Input indices of objects written only when the cluster lacks them (a chart's `crds/`); still waited for.
     pub create_only: &'a HashSet<usize>,
     pub write: WriteMethod,
@@ -171,9 +169,6 @@ fn apply_one<'a>(run: &'a Run<'a>, index: usize, cancel: &'a CancellationToken) 
         let Some(planned) = run.planned.get(index) else {
             return (index, Err(ApplyError::Internal("object index out of range")));
         };
-        if run.unchanged.contains(&index) {
-            return (index, Ok(Written::Unchanged));
-        }
         if run.create_only.contains(&index) {
             match get_object(run.cluster, &planned.resolved).await {
                 Ok(Some(_)) => return (index, Ok(Written::Unchanged)),

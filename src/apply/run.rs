@@ -24,9 +24,6 @@ pub struct ApplyRequest {
     pub wait: Option<WaitOptions>,
     /// Health rules (annotations, a rules file) for waits and readiness gates; `None` uses the wait's judge.
     pub health: Option<Arc<HealthRules>>,
-    /// Input indices of objects the cluster already holds as given (an upgrade's unchanged objects): they are
-    /// not written again, but still gate their dependents and are waited for.
-    pub unchanged: HashSet<usize>,
     /// Input indices of objects written only when the cluster does not have them yet (a chart's `crds/`, which
     /// Helm creates once and never updates); they gate their dependents and are waited for.
     pub create_only: HashSet<usize>,
@@ -79,7 +76,6 @@ pub async fn apply_prepared(
         options: &request.apply,
         gate_options,
         started,
-        unchanged: &request.unchanged,
         create_only: &request.create_only,
         write: request.write,
         previous: &request.previous,

@@ -191,7 +191,6 @@ impl<'a> Context<'a> {
             apply: writes.writing.apply_options(options.dry_run_server),
             wait: options.wait.then_some(wait),
             health: None,
-            unchanged: HashSet::new(),
             create_only: writes.create_only,
             write: writes.method,
             previous: writes.previous,
