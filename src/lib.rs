@@ -4,7 +4,8 @@
 //! - [`manifest`]: YAML/JSON from files, directories and stdin, with file, document and line of each object;
 //! - [`object`]: object identity and field access; [`problems`]: errors that list every problem at once;
 //! - [`status`]: the kstatus port; [`health`]: seed 001, HIP-0025 and CEL health rules;
-//! - [`plan`]: the order of writes from annotations and implicit rules.
+//! - [`plan`]: the order of writes from annotations and implicit rules;
+//! - [`lint`]: a chart examined as `helm lint` examines it, then by berth's own checks.
 //!
 //! On top of them, what talks to a cluster:
 //! - [`cluster`]: kube-rs connection, discovery, server-side apply, retries (the client the others build on);
@@ -22,6 +23,7 @@ pub mod apply;
 pub mod cluster;
 pub mod controller;
 pub mod health;
+pub mod lint;
 pub mod manifest;
 pub mod object;
 pub mod observe;

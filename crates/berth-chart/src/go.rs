@@ -1,10 +1,11 @@
 //! The few texts of Go's `fmt` and `strconv` that Helm's loader and values messages contain (`%q`, `%t` of a
-//! non-bool, `os` error texts), so berth's messages read as Helm's do.
+//! non-bool, `os` error texts), so berth's messages read as Helm's do. Public for berth's `lint`, whose messages
+//! are Helm's too.
 
 use berth_template::Value;
 
 /// `strconv.Quote` (and so `%q` of a string): printable runes kept, the rest escaped as Go escapes them.
-pub(crate) fn quote(text: &str) -> String {
+pub fn quote(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
     for c in text.chars() {
@@ -69,7 +70,7 @@ pub(crate) fn is_print(c: char) -> bool {
 
 /// A line as Helm's log handler writes it (Go's `slog` text format without time): `level=WARN msg="..." k=v`,
 /// values quoted when they need to be.
-pub(crate) fn slog_line(level: &str, message: &str, attrs: &[(&str, &str)]) -> String {
+pub fn slog_line(level: &str, message: &str, attrs: &[(&str, &str)]) -> String {
     let mut line = format!("level={level} msg={}", slog_value(message));
     for (key, value) in attrs {
         line.push_str(&format!(" {key}={}", slog_value(value)));
@@ -110,12 +111,12 @@ pub(crate) fn format_t(value: &Value) -> String {
 }
 
 /// The text Go's `os` functions give for an I/O error on `path`: `open PATH: no such file or directory`.
-pub(crate) fn os_error(op: &str, path: &str, error: &std::io::Error) -> String {
+pub fn os_error(op: &str, path: &str, error: &std::io::Error) -> String {
     format!("{op} {path}: {}", errno_text(error))
 }
 
 /// Go's `syscall.Errno` text for the common errors (lower case, no code), else Rust's own text.
-pub(crate) fn errno_text(error: &std::io::Error) -> String {
+pub fn errno_text(error: &std::io::Error) -> String {
     use std::io::ErrorKind;
     let text = match error.kind() {
         ErrorKind::NotFound => "no such file or directory",

@@ -16,7 +16,7 @@ mod tar;
 
 use std::path::Path;
 
-pub use archive::{MAX_ARCHIVE_ENTRIES, MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE};
+pub use archive::{MAX_ARCHIVE_ENTRIES, MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE, clean_path};
 
 use crate::chart::Chart;
 use crate::go::os_error;
@@ -27,6 +27,8 @@ use archive::{ArchiveError, ensure_archive, load_archive_files};
 pub const MAX_CHART_DEPTH: usize = 64;
 
 pub(crate) use chartfile::string_pair;
+pub use chartfile::{METADATA, RawMetadata, decode_chart_file};
+pub use directory::absolute;
 
 /// A chart could not be loaded. The message is the text Helm prints after `Error: `.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -127,6 +129,16 @@ fn load_directory(path: &Path) -> Result<Loaded, LoadError> {
         LoadError::new(format!("unable to detect chart at {chart_file}: {}", os_error("open", &chart_file, &error)))
     })?;
     check_api_version(&data)?;
+    load_v2_directory(path)
+}
+
+/// The v2 loader's `LoadDir` alone, whatever `Chart.yaml`'s apiVersion says: what `helm lint` loads a chart
+/// directory with (its rules read every apiVersion as v2 and report a bad one themselves).
+///
+/// # Errors
+///
+/// As [`load`].
+pub fn load_v2_directory(path: &Path) -> Result<Loaded, LoadError> {
     let (files, log) = directory::read_dir_files(path).map_err(LoadError::new)?;
     let mut context = LoadContext { warnings: log };
     let chart = files::load_files(files, &mut context, 0).map_err(LoadError::new)?;
