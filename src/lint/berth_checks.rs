@@ -29,7 +29,7 @@ use crate::plan;
 /// The annotation that makes a template's object a hook (run apart from the release's objects).
 const HOOK_ANNOTATION: &str = "helm.sh/hook";
 
-/// Every finding of berth's checks on what `rendered` holds, in file order.
+/// Every finding of berth's checks on what `rendered` holds, file by file.
 pub(super) fn check(rendered: &Rendered) -> Vec<Message> {
     let chart_prefix = format!("{}/", rendered.chart.name());
     let mut release = Vec::new();
@@ -65,6 +65,8 @@ pub(super) fn check(rendered: &Rendered) -> Vec<Message> {
     for hook in &hooks {
         plan_findings(std::slice::from_ref(hook), &mut findings);
     }
+    // File by file; within a file, each object's findings in document order, then the plan's.
+    findings.sort_by(|a, b| a.path.cmp(&b.path));
     findings
 }
 

@@ -13,6 +13,7 @@ mod hardening_cli;
 mod hardening_sim;
 mod health_cli;
 mod health_rules_cli;
+mod lint_cli;
 mod peers;
 mod plan_cli;
 mod public_charts_sim;
