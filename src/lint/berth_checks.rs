@@ -8,8 +8,8 @@
 //! - ordering annotations (`helm.sh/weight`, `helm.sh/resource-group`, `helm.sh/depends-on/resource-groups`,
 //!   `config.kubernetes.io/depends-on`, `berth.dev/depends-on`), objects declared twice and dependency cycles:
 //!   [`plan::build`] over the release's objects, and over each hook alone (hooks run one by one); an [ERROR];
-//! - label and annotation keys and values the API server refuses: [`validation::check_object`] on the object as
-//!   berth sends it; an [ERROR];
+//! - label and annotation keys and values the API server refuses: [`validation::check_labels_and_annotations`]
+//!   on the object as berth sends it; an [ERROR];
 //! - `berth.dev/timeout` that is not a duration: [`parse_duration`]; an [ERROR].
 //!
 //! The CRDs of `crds/` are checked as install checks them: a set of their own. Each finding names the file (as
@@ -21,8 +21,10 @@ use super::templates::Rendered;
 use crate::apply::TIMEOUT_ANNOTATION;
 use crate::apply::deliverable;
 use crate::health::HealthRules;
-use crate::manifest::{Manifest, parse_text};
-use crate::object::validation::{self, Invalid};
+use crate::manifest::{Manifest, Source, collect_objects};
+use berth_chart::render::output::split_manifests;
+use berth_template::yaml::yaml_to_json;
+use crate::object::validation;
 use crate::object::{parse_duration, str_at};
 use crate::plan;
 
@@ -39,8 +41,7 @@ pub(super) fn check(rendered: &Rendered) -> Vec<Message> {
         if file.ends_with("NOTES.txt") {
             continue;
         }
-        // Documents that do not parse are Helm's rules' to report (and `berth install` says where).
-        for manifest in parse_text(content, file, false, &mut Vec::new()) {
+        for manifest in read_objects(file, content) {
             if str_at(&manifest.object, &["metadata", "annotations", HOOK_ANNOTATION]).is_some() {
                 hooks.push(manifest);
             } else {
@@ -51,7 +52,7 @@ pub(super) fn check(rendered: &Rendered) -> Vec<Message> {
     let mut crds = Vec::new();
     for (name, file) in rendered.chart.crd_objects() {
         let file_name = name.strip_prefix(&chart_prefix).unwrap_or(&name);
-        crds.extend(parse_text(&file.text(), file_name, false, &mut Vec::new()));
+        crds.extend(read_objects(file_name, &file.text()));
     }
     let mut findings = Vec::new();
     let health = HealthRules::new();
@@ -70,6 +71,28 @@ pub(super) fn check(rendered: &Rendered) -> Vec<Message> {
     findings
 }
 
+/// The objects of a rendered file as `berth install` reads them (Helm's `SplitManifests`, each document read as
+/// sigs.k8s.io/yaml reads it), each with its document number and the line it starts on. Documents that do not
+/// parse are Helm's rules' to report (and `berth install` says where).
+fn read_objects(file: &str, content: &str) -> Vec<Manifest> {
+    let mut manifests = Vec::new();
+    let (mut offset, mut line) = (0, 1);
+    for (index, document) in split_manifests(content).iter().enumerate() {
+        // Documents come in order and trimmed, so each is found after the one before.
+        if let Some(at) = content.get(offset..).and_then(|rest| rest.find(document.as_str())) {
+            line += content[offset..offset + at].matches('\n').count();
+            offset += at;
+        }
+        let source = Source { file: file.to_string(), document: index + 1, line, item: None };
+        if let Ok(Some(json)) = yaml_to_json(document)
+            && let Ok(value) = serde_json::from_str(&json)
+        {
+            collect_objects(value, source, &mut manifests, &mut Vec::new());
+        }
+    }
+    manifests
+}
+
 /// The findings about one object: its health annotations, its labels and annotations, its timeout.
 fn object_findings(manifest: &Manifest, health: &HealthRules, findings: &mut Vec<Message>) {
     let report = health.check(std::slice::from_ref(manifest));
@@ -80,12 +103,9 @@ fn object_findings(manifest: &Manifest, health: &HealthRules, findings: &mut Vec
         findings.push(finding(manifest, Severity::Warning, warning));
     }
     let reference = &manifest.reference;
-    let sent = deliverable(&manifest.object);
-    let namespace = reference.namespace.as_deref();
-    for invalid in validation::check_object(&sent, reference.group(), &reference.kind, namespace) {
-        if is_label_or_annotation(&invalid) {
-            findings.push(finding(manifest, Severity::Error, format!("{}: {reference}: {invalid}", manifest.source)));
-        }
+    // Names are Helm's rule's to judge, and sizes depend on what the server adds: labels and annotations only.
+    for invalid in validation::check_labels_and_annotations(&deliverable(&manifest.object)) {
+        findings.push(finding(manifest, Severity::Error, format!("{}: {reference}: {invalid}", manifest.source)));
     }
     if let Some(text) = str_at(&manifest.object, &["metadata", "annotations", TIMEOUT_ANNOTATION])
         && let Err(message) = parse_duration(text)
@@ -93,11 +113,6 @@ fn object_findings(manifest: &Manifest, health: &HealthRules, findings: &mut Vec
         let text = format!("{}: {reference}: annotation `{TIMEOUT_ANNOTATION}`: {message}", manifest.source);
         findings.push(finding(manifest, Severity::Error, text));
     }
-}
-
-/// Only labels and annotations: names are Helm's rule's to judge, and sizes depend on what the server adds.
-fn is_label_or_annotation(invalid: &Invalid) -> bool {
-    invalid.field.starts_with("metadata.labels") || invalid.field.starts_with("metadata.annotations")
 }
 
 /// The plan's problems for `manifests` (malformed ordering annotations, unknown resource groups, objects declared

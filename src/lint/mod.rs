@@ -113,22 +113,58 @@ fn lint_directory(path: &str, options: &LintOptions) -> ChartLint {
     run_all(&chart_dir, options)
 }
 
-/// Helm's `RunAll`: every rule on the chart directory `chart_dir` (absolute), then berth's checks.
+/// Helm's `RunAll`: every rule on the chart directory `chart_dir` (absolute), then berth's checks. The chart
+/// loads while `Chart.yaml` and `values.yaml` are checked, and berth's checks run while Helm's last rules do: each
+/// on a thread of its own (the rules' findings keep Helm's order).
 fn run_all(chart_dir: &Path, options: &LintOptions) -> ChartLint {
     let mut linter = Linter::default();
     let mut log = Vec::new();
-    chartfile::lint(&mut linter, chart_dir);
-    log.extend(values::lint(&mut linter, chart_dir, &options.values, options.skip_schema_validation));
-    let loaded = Loaded::new(chart_dir);
-    let rendered = templates::lint(&mut linter, chart_dir, &loaded, options, &mut log);
-    dependencies::lint(&mut linter, chart_dir, &loaded, &mut log);
-    crds::lint(&mut linter, chart_dir, &loaded, &mut log);
-    if options.berth_checks
-        && let Some(rendered) = &rendered
-    {
-        linter.messages.extend(berth_checks::check(rendered));
-    }
+    let loaded = std::thread::scope(|scope| {
+        let loading = beside(scope, || Loaded::new(chart_dir));
+        chartfile::lint(&mut linter, chart_dir);
+        log.extend(values::lint(&mut linter, chart_dir, &options.values, options.skip_schema_validation));
+        match loading.map(|thread| thread.join()) {
+            Some(Ok(loaded)) => loaded,
+            _ => Loaded::new(chart_dir),
+        }
+    });
+    let rendered = templates::render(&mut linter, chart_dir, &loaded, options, &mut log);
+    let findings = std::thread::scope(|scope| {
+        let checking = match &rendered {
+            Some(rendered) if options.berth_checks => beside(scope, || berth_checks::check(rendered)),
+            _ => None,
+        };
+        if let Some(rendered) = &rendered {
+            templates::check_documents(&mut linter, rendered, options);
+        }
+        dependencies::lint(&mut linter, chart_dir, &loaded, &mut log);
+        crds::lint(&mut linter, chart_dir, &loaded, &mut log);
+        match (checking.map(|thread| thread.join()), &rendered) {
+            (Some(Ok(findings)), _) => findings,
+            // No thread could be started: the checks run here.
+            (None, Some(rendered)) if options.berth_checks => berth_checks::check(rendered),
+            (Some(Err(_)), _) => vec![Message {
+                severity: Severity::Error,
+                path: "templates/".to_string(),
+                text: "berth's checks stopped unexpectedly; please report it".to_string(),
+                family: Family::Berth,
+            }],
+            _ => Vec::new(),
+        }
+    });
+    linter.messages.extend(findings);
     ChartLint { messages: linter.messages, failure: None, log }
+}
+
+/// The stack of the threads lint starts: as deep as the main thread's parsing may go.
+pub(super) const THREAD_STACK: usize = 16 * 1024 * 1024;
+
+/// Runs `work` on a thread of the scope; `None` when no thread can be started (the caller does the work then).
+fn beside<'scope, T: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    work: impl FnOnce() -> T + Send + 'scope,
+) -> Option<std::thread::ScopedJoinHandle<'scope, T>> {
+    std::thread::Builder::new().name("berth-lint".to_string()).stack_size(THREAD_STACK).spawn_scoped(scope, work).ok()
 }
 
 /// The chart directory loaded once for the three rules that load it. Helm loads it once per rule, so what the

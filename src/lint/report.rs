@@ -39,9 +39,55 @@ pub fn run(paths: &[String], options: &LintOptions, printing: Printing) -> Repor
         let found: Vec<String> = paths.iter().flat_map(|path| subchart_paths(path)).collect();
         paths.extend(found);
     }
-    let results: Vec<(String, ChartLint)> =
-        paths.into_iter().map(|path| (path.clone(), lint_path(&path, options))).collect();
+    let linted = if shares_tables(&options.values) {
+        paths.iter().map(|path| lint_path(path, options)).collect()
+    } else {
+        lint_side_by_side(&paths, options)
+    };
+    let results: Vec<(String, ChartLint)> = paths.into_iter().zip(linted).collect();
     render(&results, options.strict, printing.quiet)
+}
+
+/// Whether linting one chart can change what the next sees: Helm's values rule merges each chart's
+/// `values.yaml` into the nested tables of the user's values (Go maps are shared), so with such tables the
+/// charts are linted one after the other, as Helm does.
+fn shares_tables(values: &berth_template::Value) -> bool {
+    match values {
+        berth_template::Value::Map(map) => map.snapshot().values().any(|value| matches!(value, berth_template::Value::Map(_))),
+        _ => false,
+    }
+}
+
+/// Lints the paths on as many threads as there are cores (at most four), the results in the paths' order.
+fn lint_side_by_side(paths: &[String], options: &LintOptions) -> Vec<ChartLint> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let workers = std::thread::available_parallelism().map_or(1, |count| count.get().min(4)).min(paths.len());
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<ChartLint>>> = paths.iter().map(|_| Mutex::new(None)).collect();
+    let work = || {
+        loop {
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            let (Some(path), Some(slot)) = (paths.get(index), slots.get(index)) else { break };
+            let linted = lint_path(path, options);
+            *slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(linted);
+        }
+    };
+    std::thread::scope(|scope| {
+        // This thread works too; the others are helpers, and none is needed for the work to finish.
+        for _ in 1..workers {
+            let _ = std::thread::Builder::new().stack_size(super::THREAD_STACK).spawn_scoped(scope, work);
+        }
+        work();
+    });
+    // A path whose thread stopped before finishing it is linted here.
+    slots
+        .into_iter()
+        .zip(paths)
+        .map(|(slot, path)| {
+            slot.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).unwrap_or_else(|| lint_path(path, options))
+        })
+        .collect()
 }
 
 /// The text of pkg/cmd/lint.go for the results of each path.

@@ -28,25 +28,20 @@ pub(super) struct Rendered {
     pub files: BTreeMap<String, String>,
 }
 
-/// Helm's `Templates` rule. Adds to `log` what Helm would log; returns the render when there was one.
-pub(super) fn lint(
+/// Helm's `Templates` rule up to the render: the directory, the chart, the schemas, the templates rendered.
+/// Adds to `log` what Helm would log; returns the render when there was one ([`check_documents`] goes on).
+pub(super) fn render(
     linter: &mut Linter,
     chart_dir: &Path,
     loaded: &Loaded,
     options: &LintOptions,
     log: &mut Vec<String>,
 ) -> Option<Rendered> {
-    let rule =
-        |linter: &mut Linter, severity, path: &str, outcome| linter.rule(Family::Templates, severity, path, outcome);
+    let rule = |linter: &mut Linter, severity, outcome| linter.rule(Family::Templates, severity, TEMPLATES, outcome);
     let directory = chart_dir.join("templates");
     let stat = std::fs::metadata(&directory);
     let missing = matches!(&stat, Err(error) if error.kind() == std::io::ErrorKind::NotFound);
-    if !rule(
-        linter,
-        Severity::Warning,
-        TEMPLATES,
-        if missing { Err("directory does not exist".into()) } else { Ok(()) },
-    ) {
+    if !rule(linter, Severity::Warning, if missing { Err("directory does not exist".into()) } else { Ok(()) }) {
         return None;
     }
     let is_directory = match &stat {
@@ -54,14 +49,13 @@ pub(super) fn lint(
         Ok(_) => Err("not a directory".to_string()),
         Err(error) => Err(format!("stat {}: {}", directory.display(), errno_text(error))),
     };
-    if !rule(linter, Severity::Error, TEMPLATES, is_directory) {
+    if !rule(linter, Severity::Error, is_directory) {
         return None;
     }
-    let loaded = loaded.take_for_rule(log);
-    let chart = match loaded {
+    let chart = match loaded.take_for_rule(log) {
         Ok(chart) => chart,
         Err(message) => {
-            rule(linter, Severity::Error, TEMPLATES, Err(message));
+            rule(linter, Severity::Error, Err(message));
             return None;
         }
     };
@@ -72,7 +66,7 @@ pub(super) fn lint(
         && let Value::Map(values) = &computed.values
         && let Err(error) = validate_values(&computed.chart, values)
     {
-        rule(linter, Severity::Error, TEMPLATES, Err(error.to_string()));
+        rule(linter, Severity::Error, Err(error.to_string()));
         return None;
     }
     let release = Release {
@@ -86,21 +80,28 @@ pub(super) fn lint(
         RenderOptions { release, capabilities: offline(options.kube_version.clone(), &[]), lookup: None };
     let render = lint_templates(&computed.chart, &computed.values, &render_options);
     log.extend(render.log);
-    let files = match render.rendered {
-        Ok(files) => files,
+    match render.rendered {
+        Ok(files) => Some(Rendered { chart: computed.chart, files }),
         Err(error) => {
-            rule(linter, Severity::Error, TEMPLATES, Err(error.to_string()));
-            return None;
+            rule(linter, Severity::Error, Err(error.to_string()));
+            None
         }
-    };
+    }
+}
+
+/// The rest of Helm's `Templates` rule: each of the top chart's templates has an allowed extension, and each
+/// YAML one renders to documents that parse, with valid names, no deprecated API, a selector where a workload
+/// needs one, no resource policy inside a List.
+pub(super) fn check_documents(linter: &mut Linter, rendered: &Rendered, options: &LintOptions) {
+    let rule = |linter: &mut Linter, severity, path: &str, outcome| linter.rule(Family::Templates, severity, path, outcome);
     let (major, minor) = options.kube_major_minor();
-    for template in &computed.chart.templates {
+    for template in &rendered.chart.templates {
         let file_name = template.name.as_str();
         rule(linter, Severity::Error, file_name, allowed_extension(file_name));
         if !is_yaml(file_name) {
             continue;
         }
-        let content = files.get(&format!("{}/{file_name}", computed.chart.name())).map_or("", String::as_str);
+        let content = rendered.files.get(&format!("{}/{file_name}", rendered.chart.name())).map_or("", String::as_str);
         if content.trim().is_empty() {
             continue;
         }
@@ -110,7 +111,7 @@ pub(super) fn lint(
                 // A document that is not YAML ends the rule: the next checks would fail the same way.
                 Err(error) => {
                     rule(linter, Severity::Error, file_name, Err(format!("unable to parse YAML: {error}")));
-                    return Some(Rendered { chart: computed.chart, files });
+                    return;
                 }
                 Ok(None) => continue,
                 Ok(Some(head)) => head,
@@ -121,7 +122,6 @@ pub(super) fn lint(
             rule(linter, Severity::Error, file_name, list_annotations(&head, content));
         }
     }
-    Some(Rendered { chart: computed.chart, files })
 }
 
 /// `validateAllowedExtension`.

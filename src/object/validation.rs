@@ -149,10 +149,7 @@ pub fn check_object(object: &Value, group: &str, kind: &str, namespace: Option<&
             problems.push(invalid("metadata.namespace", namespace, message));
         }
     }
-    if let Some(metadata) = metadata {
-        check_labels(metadata.get("labels"), &mut problems);
-        check_annotations(metadata.get("annotations"), &mut problems);
-    }
+    problems.extend(check_labels_and_annotations(object));
     check_data(object, group, kind, &mut problems);
     let size = json_len(object);
     if size > MAX_REQUEST_BYTES {
@@ -160,6 +157,17 @@ pub fn check_object(object: &Value, group: &str, kind: &str, namespace: Option<&
             field: "<object>".to_string(),
             detail: Detail::TooLong { size, limit: MAX_REQUEST_BYTES },
         });
+    }
+    problems
+}
+
+/// The part of [`check_object`] that reads only `metadata.labels` and `metadata.annotations`: keys, values,
+/// types and the annotations' total size, as `ValidateObjectMeta` checks them.
+pub fn check_labels_and_annotations(object: &Value) -> Vec<Invalid> {
+    let mut problems = Vec::new();
+    if let Some(metadata) = object.get("metadata").and_then(Value::as_object) {
+        check_labels(metadata.get("labels"), &mut problems);
+        check_annotations(metadata.get("annotations"), &mut problems);
     }
     problems
 }
