@@ -22,11 +22,11 @@ use crate::apply::TIMEOUT_ANNOTATION;
 use crate::apply::deliverable;
 use crate::health::HealthRules;
 use crate::manifest::{Manifest, Source, collect_objects};
-use berth_chart::render::output::split_manifests;
-use berth_template::yaml::yaml_to_json;
 use crate::object::validation;
 use crate::object::{parse_duration, str_at};
 use crate::plan;
+use berth_chart::render::output::split_manifests;
+use berth_template::yaml::yaml_to_json;
 
 /// The annotation that makes a template's object a hook (run apart from the release's objects).
 const HOOK_ANNOTATION: &str = "helm.sh/hook";
@@ -41,7 +41,7 @@ pub(super) fn check(rendered: &Rendered) -> Vec<Message> {
         if file.ends_with("NOTES.txt") {
             continue;
         }
-        for manifest in read_objects(file, content) {
+        for manifest in read_objects(file, content, Reading::Whole) {
             if str_at(&manifest.object, &["metadata", "annotations", HOOK_ANNOTATION]).is_some() {
                 hooks.push(manifest);
             } else {
@@ -52,7 +52,7 @@ pub(super) fn check(rendered: &Rendered) -> Vec<Message> {
     let mut crds = Vec::new();
     for (name, file) in rendered.chart.crd_objects() {
         let file_name = name.strip_prefix(&chart_prefix).unwrap_or(&name);
-        crds.extend(read_objects(file_name, &file.text()));
+        crds.extend(read_objects(file_name, &file.text(), Reading::Metadata));
     }
     let mut findings = Vec::new();
     let health = HealthRules::new();
@@ -71,10 +71,19 @@ pub(super) fn check(rendered: &Rendered) -> Vec<Message> {
     findings
 }
 
+/// How much of each document the checks need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    Whole,
+    /// Only `apiVersion`, `kind` and `metadata`: for the files of `crds/`, whose definitions can be megabytes of
+    /// schema that none of berth's checks reads (see [`metadata_only`]).
+    Metadata,
+}
+
 /// The objects of a rendered file as `berth install` reads them (Helm's `SplitManifests`, each document read as
 /// sigs.k8s.io/yaml reads it), each with its document number and the line it starts on. Documents that do not
 /// parse are Helm's rules' to report (and `berth install` says where).
-fn read_objects(file: &str, content: &str) -> Vec<Manifest> {
+fn read_objects(file: &str, content: &str, reading: Reading) -> Vec<Manifest> {
     let mut manifests = Vec::new();
     let (mut offset, mut line) = (0, 1);
     for (index, document) in split_manifests(content).iter().enumerate() {
@@ -84,13 +93,54 @@ fn read_objects(file: &str, content: &str) -> Vec<Manifest> {
             offset += at;
         }
         let source = Source { file: file.to_string(), document: index + 1, line, item: None };
-        if let Ok(Some(json)) = yaml_to_json(document)
-            && let Ok(value) = serde_json::from_str(&json)
-        {
+        let reduced = match reading {
+            Reading::Metadata => metadata_only(document).and_then(|text| read_json(&text)),
+            Reading::Whole => None,
+        };
+        if let Some(value) = reduced.or_else(|| read_json(document)) {
             collect_objects(value, source, &mut manifests, &mut Vec::new());
         }
     }
     manifests
+}
+
+fn read_json(document: &str) -> Option<serde_json::Value> {
+    let json = yaml_to_json(document).ok()??;
+    serde_json::from_str(&json).ok()
+}
+
+/// The top-level `apiVersion`, `kind` and `metadata` entries of a block-style YAML document, cut out as text:
+/// every top-level entry starts at column 0 with a plain key and a colon, and what belongs to it is indented
+/// (block scalars and nested nodes must be). `None` when a line at column 0 is anything else (flow style, JSON,
+/// a tag, an anchor, a complex key): the document is then read whole.
+fn metadata_only(document: &str) -> Option<String> {
+    const KEPT: [&str; 3] = ["apiVersion", "kind", "metadata"];
+    let mut kept = String::new();
+    let mut keeping = false;
+    let mut has_metadata = false;
+    for line in document.split_inclusive('\n') {
+        if line.trim().is_empty() || line.starts_with([' ', '\t', '#']) {
+            if keeping {
+                kept.push_str(line);
+            }
+            continue;
+        }
+        let (key, rest) = line.split_once(':')?;
+        let is_plain_key =
+            !key.is_empty() && key.bytes().all(|byte| byte.is_ascii_alphanumeric() || b"_.-/".contains(&byte));
+        if !is_plain_key || !(rest.is_empty() || rest.starts_with([' ', '\n', '\r'])) {
+            return None;
+        }
+        keeping = KEPT.contains(&key);
+        has_metadata |= key == "metadata";
+        if keeping {
+            kept.push_str(line);
+            if !line.ends_with('\n') {
+                kept.push('\n');
+            }
+        }
+    }
+    has_metadata.then_some(kept)
 }
 
 /// The findings about one object: its health annotations, its labels and annotations, its timeout.
@@ -207,6 +257,31 @@ mod tests {
         let findings = texts(&rendered(&[("templates/hook.yaml", hook)], &[]));
         assert_eq!(findings.len(), 1, "{findings:?}");
         assert!(findings[0].contains("no object declares resource group `database`"), "{}", findings[0]);
+    }
+
+    #[test]
+    fn a_definitions_metadata_is_cut_out_of_block_yaml_and_anything_else_is_read_whole() {
+        let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: w\n  \
+                   annotations:\n    a: |\n      text\n\n    b: c\nspec:\n  group: example.com\n  names: {kind: W}\n";
+        assert_eq!(
+            metadata_only(crd).as_deref(),
+            Some(
+                "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: w\n  \
+                  annotations:\n    a: |\n      text\n\n    b: c\n"
+            )
+        );
+        for unusual in ["{\"kind\": \"A\", \"metadata\": {}}", "kind: A\n? complex\n: key\nmetadata: {}\n", "kind: A\n"]
+        {
+            assert_eq!(metadata_only(unusual), None, "{unusual:?}");
+        }
+        // Read whole or cut, the checks see the same metadata.
+        let whole = read_objects("crds/w.yaml", crd, Reading::Whole);
+        let cut = read_objects("crds/w.yaml", crd, Reading::Metadata);
+        assert_eq!(whole[0].object["metadata"], cut[0].object["metadata"]);
+        assert_eq!(
+            (whole[0].source.clone(), whole[0].reference.clone()),
+            (cut[0].source.clone(), cut[0].reference.clone())
+        );
     }
 
     #[test]

@@ -53,7 +53,9 @@ pub fn run(paths: &[String], options: &LintOptions, printing: Printing) -> Repor
 /// charts are linted one after the other, as Helm does.
 fn shares_tables(values: &berth_template::Value) -> bool {
     match values {
-        berth_template::Value::Map(map) => map.snapshot().values().any(|value| matches!(value, berth_template::Value::Map(_))),
+        berth_template::Value::Map(map) => {
+            map.snapshot().values().any(|value| matches!(value, berth_template::Value::Map(_)))
+        }
         _ => false,
     }
 }
@@ -85,7 +87,9 @@ fn lint_side_by_side(paths: &[String], options: &LintOptions) -> Vec<ChartLint> 
         .into_iter()
         .zip(paths)
         .map(|(slot, path)| {
-            slot.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).unwrap_or_else(|| lint_path(path, options))
+            slot.into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .unwrap_or_else(|| lint_path(path, options))
         })
         .collect()
 }

@@ -93,7 +93,8 @@ pub(super) fn render(
 /// YAML one renders to documents that parse, with valid names, no deprecated API, a selector where a workload
 /// needs one, no resource policy inside a List.
 pub(super) fn check_documents(linter: &mut Linter, rendered: &Rendered, options: &LintOptions) {
-    let rule = |linter: &mut Linter, severity, path: &str, outcome| linter.rule(Family::Templates, severity, path, outcome);
+    let rule =
+        |linter: &mut Linter, severity, path: &str, outcome| linter.rule(Family::Templates, severity, path, outcome);
     let (major, minor) = options.kube_major_minor();
     for template in &rendered.chart.templates {
         let file_name = template.name.as_str();
