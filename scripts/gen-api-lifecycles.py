@@ -68,7 +68,7 @@ out = [
     "",
     "use super::deprecations::ApiLifecycle;",
     "",
-    f"pub(super) const API_LIFECYCLES: [ApiLifecycle; {len(rows)}] = [",
+    f"pub(super) static API_LIFECYCLES: [ApiLifecycle; {len(rows)}] = [",
 ]
 for group, version, kind, since, until, instead in rows:
     out.append(

@@ -4,7 +4,7 @@
 
 use super::deprecations::ApiLifecycle;
 
-pub(super) const API_LIFECYCLES: [ApiLifecycle; 159] = [
+pub(super) static API_LIFECYCLES: [ApiLifecycle; 159] = [
     ApiLifecycle {
         group: "",
         version: "v1",

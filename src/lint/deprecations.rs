@@ -81,7 +81,7 @@ mod tests {
                 .into())
         );
         assert_eq!(check(&ingress, 1, 13), Ok(()));
-        assert_eq!(check(&ingress, 0, 0).is_err(), true);
+        assert!(check(&ingress, 0, 0).is_err(), "no version known counts as deprecated");
         assert_eq!(
             check(&head("v1", "Endpoints"), 1, 33),
             Err("v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice".into())

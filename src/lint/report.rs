@@ -191,7 +191,7 @@ pub(super) fn extract(path: &str) -> Result<(tempfile::TempDir, PathBuf), String
 
 /// `chartutil.Expand`: every file of the archive written under `directory/<chart name>/`.
 fn expand(directory: &Path, data: &[u8]) -> Result<PathBuf, String> {
-    let files = berth_chart::load::archive_files(data).map_err(|error| error.message().to_string())?;
+    let files = berth_chart::load::expand_archive(data).map_err(|error| error.message().to_string())?;
     let mut name = String::new();
     for (file, content) in &files {
         if file == "Chart.yaml" {

@@ -199,6 +199,16 @@ pub fn archive_files(data: &[u8]) -> Result<Vec<(String, Vec<u8>)>, LoadError> {
     Ok(files.into_iter().map(|file| (file.name, file.data.to_vec())).collect())
 }
 
+/// The files of a packaged chart as [`archive_files`] gives them, with the error `archive.LoadArchiveFiles` itself
+/// gives (`gzip: invalid header`, `unexpected EOF`): what `chartutil.Expand` reports, under `helm lint`.
+///
+/// # Errors
+/// The archive reader's message, unwrapped.
+pub fn expand_archive(data: &[u8]) -> Result<Vec<(String, Vec<u8>)>, LoadError> {
+    let files = load_archive_files(data).map_err(|error| LoadError::new(error.to_string()))?;
+    Ok(files.into_iter().map(|file| (file.name, file.data.to_vec())).collect())
+}
+
 fn load_archive_file_list(files: Vec<archive::BufferedFile>) -> Result<Loaded, LoadError> {
     let Some(chart_yaml) = files.iter().find(|file| file.name == "Chart.yaml") else {
         return Err(LoadError::new("unable to detect chart version, no Chart.yaml found"));
