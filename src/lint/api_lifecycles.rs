@@ -2,7 +2,16 @@
 //! with): every kind client-go's scheme registers whose type declares a deprecation release, with its removal
 //! release and replacement. Do not edit; run the script.
 
-use super::deprecations::ApiLifecycle;
+/// One API type's lifecycle: deprecated from, removed in, replaced by (major, minor; group, version, kind).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct ApiLifecycle {
+    pub group: &'static str,
+    pub version: &'static str,
+    pub kind: &'static str,
+    pub deprecated: (u32, u32),
+    pub removed: Option<(u32, u32)>,
+    pub replacement: Option<(&'static str, &'static str, &'static str)>,
+}
 
 pub(super) static API_LIFECYCLES: [ApiLifecycle; 159] = [
     ApiLifecycle {

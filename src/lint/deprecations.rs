@@ -4,19 +4,8 @@
 //! the default v1.35), and worded by `deprecation.WarningMessage`. The lifecycles are a table generated from
 //! k8s.io/api (`api_lifecycles.rs`).
 
-use super::api_lifecycles::API_LIFECYCLES;
+use super::api_lifecycles::{API_LIFECYCLES, ApiLifecycle};
 use super::documents::Head;
-
-/// One API type's lifecycle: deprecated from, removed in, replaced by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct ApiLifecycle {
-    pub group: &'static str,
-    pub version: &'static str,
-    pub kind: &'static str,
-    pub deprecated: (u32, u32),
-    pub removed: Option<(u32, u32)>,
-    pub replacement: Option<(&'static str, &'static str, &'static str)>,
-}
 
 /// `validateNoDeprecations`: the warning for `head` at Kubernetes `major.minor`, if its API is deprecated there.
 pub(super) fn check(head: &Head, major: u32, minor: u32) -> Result<(), String> {
