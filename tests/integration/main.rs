@@ -21,6 +21,7 @@ mod helm_commands_provenance;
 mod hostile_render;
 mod hostile_server;
 mod hostile_sources;
+mod lint_cli;
 mod peers;
 mod plan_cli;
 mod public_charts_sim;
