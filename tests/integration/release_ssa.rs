@@ -198,13 +198,15 @@ async fn a_release_helm_applied_client_side_is_continued_client_side_then_server
             assert_eq!(apply_method(&peer, name).await, "csa");
             peer.ok("kubectl", &["scale", "deployment", name, "--replicas=4"]).await;
         }
+        // `kubectl scale` writes through the scale subresource, whose entry has no time (kube-apiserver's
+        // `ScaleHandler.ToParent` takes times from the parent's entries only) and so sorts first.
         let client_side = managers(&peer, "byberth").await;
         assert_eq!(
             client_side
                 .iter()
                 .map(|(manager, operation, _, _)| (manager.as_str(), operation.as_str()))
                 .collect::<Vec<_>>(),
-            [("helm", "Update"), ("kubectl", "Update")]
+            [("kubectl", "Update"), ("helm", "Update")]
         );
 
         // `auto` continues client-side: a three-way patch takes `.spec.replicas` back without a conflict.
