@@ -25,6 +25,9 @@
 //! `cargo bench --bench apply -- upgrade delay` runs only the named sections (overhead, thousand, requests,
 //! delay, upgrade, memory, chart).
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 use berth_sim::profile::{Faults, Profile};
 use berth_sim::server::RequestVerb;
 use berth_sim::{SimCluster, SimConfig};

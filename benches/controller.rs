@@ -15,6 +15,9 @@
 //! The controller (in-process for the first three) and the simulated cluster share the machine; every
 //! Deployment of the chart is ready at once (`readyAfter: 0s`) unless said otherwise.
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 #[allow(dead_code)]
 #[path = "../tests/integration/sim_harness.rs"]
 mod sim_harness;

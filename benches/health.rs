@@ -23,6 +23,9 @@
 //! - `compile/builtin_all`: compiling every built-in entry once, as a run that met every kind would (divide by
 //!   the entry count for the cost per kind).
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 use berth::health::builtin::catalog;
 use berth::health::{CelRule, DecidedBy, HealthRules};
 use berth::manifest::{Manifest, parse_text};

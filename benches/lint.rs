@@ -12,6 +12,9 @@
 //! load; `BERTH_BENCH_ROUNDS` rounds (default 5). The table gives each round's wall times; the median round's
 //! ratio is the figure. berth runs with its own checks (its default).
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

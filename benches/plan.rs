@@ -13,6 +13,9 @@
 //!   done as soon as it is handed out.
 //! - `plan/json/depends_on`: rendering the first plan as the `-o json` document.
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 use berth::manifest::{Manifest, Source};
 use berth::object::ObjectRef;
 use berth::plan::{self, Plan, Scheduler};

@@ -20,6 +20,9 @@
 //!
 //! Arguments that are not flags pick the cases whose name contains them (`cargo bench --bench sim -- large`).
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 use berth_sim::{AuthorizationMode, Identity, SimCluster, SimConfig};
 use futures::{StreamExt, TryStreamExt, stream};
 use k8s_openapi::api::core::v1::ConfigMap;

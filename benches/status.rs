@@ -3,6 +3,9 @@
 //! Run: `cargo bench --bench status`. The figure to compare with the target (1,000,000 objects per second on
 //! one core) is criterion's `thrpt` line, in elements per second.
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
 use std::hint::black_box;

@@ -13,6 +13,9 @@
 //! machine load. `BERTH_BENCH_ROUNDS` rounds (default 5); the table gives each round's wall times, and the median
 //! round's ratio is the figure.
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 #[path = "../tests/integration/corpus.rs"]
 #[allow(dead_code)]
 mod corpus;

@@ -387,7 +387,9 @@ mod tests {
             let error = FieldCheck::parse(key, value).expect_err(key);
             assert!(error.contains(expected), "{key}: {value}: {error}");
         }
-        let Value::Object(annotations) = json!({"helm.sh/health/spec/replicas": 3}) else { unreachable!() };
+        let Value::Object(annotations) = json!({"helm.sh/health/spec/replicas": 3}) else {
+            panic!("the literal is an object")
+        };
         let problems = FieldChecks::from_annotations(&annotations).expect("present").expect_err("not a string");
         assert_eq!(problems[0].1, "annotation values must be strings, found 3; quote it");
         assert!(FieldChecks::from_annotations(&serde_json::Map::new()).is_none());

@@ -205,7 +205,9 @@ mod tests {
     use serde_json::json;
 
     fn declared(success: &str, failure: &str) -> Readiness {
-        let Value::Object(annotations) = json!({SUCCESS: success, FAILURE: failure}) else { unreachable!() };
+        let Value::Object(annotations) = json!({SUCCESS: success, FAILURE: failure}) else {
+            panic!("the literal is an object")
+        };
         match Declared::from_annotations(&annotations) {
             Some(Ok(Declared::Both(readiness))) => readiness,
             other => panic!("expected both annotations, got {other:?}"),
@@ -251,7 +253,7 @@ mod tests {
     #[test]
     fn only_one_annotation_falls_back_with_a_warning() {
         let Value::Object(annotations) = json!({SUCCESS: "[\"{.phase} == Ready\"]", FAILURE: "[]"}) else {
-            unreachable!()
+            panic!("the literal is an object")
         };
         assert!(matches!(
             Declared::from_annotations(&annotations),
@@ -279,7 +281,7 @@ mod tests {
             assert!(error.contains(expected), "{value}: {error}");
         }
         let Value::Object(annotations) = json!({SUCCESS: ["{.a} == 1"], FAILURE: "[\"{.b} == 1\"]"}) else {
-            unreachable!()
+            panic!("the literal is an object")
         };
         let problems = Declared::from_annotations(&annotations).expect("present").expect_err("a list");
         assert_eq!(problems[0].0, SUCCESS);

@@ -88,6 +88,8 @@ pub fn run_bounded(command: Command, kill_after: Duration) -> BoundedRun {
     let stderr = collect(child.stderr.take().map(|stream| Box::new(stream) as Box<dyn std::io::Read + Send>));
     // wait4 blocks, so it waits on a thread of its own; the test waits on its answer with the limit.
     let (sender, receiver) = mpsc::channel();
+    // The one place the tests call libc: std has no wait4 (a child's peak RSS) and no signal to a process group.
+    #[allow(unsafe_code)]
     std::thread::spawn(move || {
         let mut status: libc::c_int = 0;
         // SAFETY: an all-zero rusage is a valid value of this plain C struct, which wait4 then fills.
@@ -102,7 +104,10 @@ pub fn run_bounded(command: Command, kill_after: Duration) -> BoundedRun {
         Err(_) => {
             // Not reaped yet, so the process group is still this child's (it leads it).
             // SAFETY: kill has no memory effects; a negative pid names the child's process group.
-            unsafe { libc::kill(-pid, libc::SIGKILL) };
+            #[allow(unsafe_code)]
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL)
+            };
             (true, receiver.recv().expect("the killed process is reaped"))
         }
     };

@@ -1,5 +1,8 @@
 //! One integration-test binary (as ripgrep does) to keep link time down; each concern is a module.
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 mod apply_cli;
 mod apply_sim;
 mod bad_input;

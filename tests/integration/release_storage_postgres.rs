@@ -39,6 +39,7 @@ impl Postgres {
         };
         let dir = tempfile::tempdir().expect("temporary directory");
         // SAFETY: geteuid has no preconditions and cannot fail.
+        #[allow(unsafe_code)]
         let as_root = unsafe { libc::geteuid() } == 0;
         let postgres = Postgres { binaries, dir, as_root };
         if as_root {

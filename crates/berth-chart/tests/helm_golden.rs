@@ -3,6 +3,9 @@
 //! from the same flags, the chart loaded, its values computed; then each template of the processed chart is rendered
 //! with its scoped `.Values` and compared with Helm's output for that template, or berth's error with Helm's.
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -2,6 +2,9 @@
 //! (a chart directory loaded, user values parsed and merged, dependencies processed, every template rendered,
 //! the output sorted) end with output or an error, never with a panic, and within a time bound.
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 use berth_chart::pipeline::{ReleaseOptions, render_release};
 use berth_chart::render::{Release, RenderOptions, offline};
 use berth_chart::values::ComputeOptions;

@@ -17,17 +17,6 @@
 //! - writing values: [`to_yaml`] (`toYaml` before trimming) and [`to_yaml_pretty`];
 //! - TOML: [`toml::to_toml`] and [`toml::from_toml`].
 
-#![forbid(unsafe_code)]
-#![deny(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::todo,
-    clippy::unimplemented,
-    clippy::unreachable
-)]
-#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable))]
-
 mod compose;
 mod decode;
 mod encode;

@@ -33,17 +33,6 @@
 //!   `Nanosecond`, `YearDay`, `IsZero`, `String`, `AddDate`, `Before`, `After`, `Equal` only.
 //! - `fromJson "null"` is nil rather than a nil map.
 
-#![forbid(unsafe_code)]
-#![deny(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::todo,
-    clippy::unimplemented,
-    clippy::unreachable
-)]
-#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable))]
-
 mod args;
 mod cast;
 mod conversion;

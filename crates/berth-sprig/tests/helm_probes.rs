@@ -5,6 +5,9 @@
 //! Rendering runs on a thread with a 64 MiB stack and a 60 MiB stack budget, as the chart renderer must
 //! (Helm allows 1000 nested `include`s of one template, and one probe reaches that limit).
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 #[path = "support/helm.rs"]
 mod helm;
 #[path = "support/objects.rs"]

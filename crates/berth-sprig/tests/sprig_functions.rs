@@ -2,6 +2,9 @@
 //! Sprig module unless Helm removes it or another module owns it, nothing else is registered, and no function
 //! panics whatever arguments it gets.
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 use std::collections::BTreeSet;
 use std::sync::Arc;
 

@@ -3,6 +3,9 @@
 //! (`fromYaml|toYaml`, ...) through berth's Helm function map and writes `toJson` of the result, one line per
 //! input, to `YAML_DIFF_OUT`. Ignored by default: the script runs it.
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 use berth_go::Value;
 use berth_sprig::helm_functions;
 

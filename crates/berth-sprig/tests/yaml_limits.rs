@@ -2,6 +2,9 @@
 //! overflowing the stack (in threads with small stacks), deeper input is refused with yaml.v2's message, and alias
 //! bombs are refused as yaml.v2 refuses them, in bounded time.
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 use std::time::{Duration, Instant};
 
 use berth_go::Value;

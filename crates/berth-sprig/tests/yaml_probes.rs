@@ -7,6 +7,9 @@
 //! message, and a rendered document whose head Helm cannot read (`YAML parse error on FILE: ...`) must make
 //! `berth_goyaml::read_manifest_head` fail with the same message.
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 mod probe_support;
 
 use berth_go::Value;

@@ -2,6 +2,9 @@
 //! JSON number semantics (what Helm's values and `fromYaml` see), and no input makes the readers, the writers or
 //! the YAML and TOML template functions panic or run long.
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,14 +1,4 @@
 #![doc = include_str!("../README.md")]
-#![forbid(unsafe_code)]
-#![deny(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::todo,
-    clippy::unimplemented,
-    clippy::unreachable
-)]
-#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable))]
 
 //! Module map: `parse` (Go's text/template/parse), `exec` (exec.go), `builtins` (funcs.go), `template` (the
 //! public template set), `env` (a set as execution sees it: layered trees, the function table, options, and the

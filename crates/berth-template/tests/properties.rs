@@ -2,6 +2,9 @@
 //! the stack. Each case is parsed and executed (with Helm-like `include`/`tpl`, data holding a map that
 //! contains itself) under small limits, on a thread of the default 2 MiB test size, within a deadline.
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 use std::sync::mpsc;
 use std::time::Duration;
 

@@ -1,6 +1,9 @@
 //! The Rust API: values, maps, objects, functions, options, errors; behaviour that has no counterpart
 //! in Go's own tests (those are in go_compat.rs).
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 extern crate alloc;
 use alloc::sync::Arc;
 

@@ -2,6 +2,9 @@
 //! `tpl` on values) parses and renders, and the test prints how long that took
 //! (`cargo test --release -p berth-template --test scale -- --nocapture`).
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 use std::time::Instant;
 
 use berth_go::{GoType, Signature, Value};

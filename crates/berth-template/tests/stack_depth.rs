@@ -4,6 +4,9 @@
 //! These tests measure the cost of one nested `include` (a context function executing a template) and of
 //! one `{{template}}` call, and check that recursion stops with a clear error on a small default stack.
 
+// Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
+
 use berth_go::{GoType, Signature, Value};
 use berth_template::{Context, Limits, Template};
 

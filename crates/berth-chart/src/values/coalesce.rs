@@ -397,7 +397,7 @@ mod tests {
             deep = Value::map([("k", deep)]);
             other = Value::map([("k", other), ("j", Value::Nil)]);
         }
-        let (Value::Map(dst), Value::Map(src)) = (deep, other) else { unreachable!() };
+        let (Value::Map(dst), Value::Map(src)) = (deep, other) else { panic!("both are maps") };
         coalesce_tables(&dst, &src, "", false, &mut Warnings::default());
         assert!(dst.contains_key("j"));
     }
