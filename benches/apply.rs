@@ -28,6 +28,9 @@
 // Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
 
+#[path = "common/peers.rs"]
+mod common_peers;
+
 use berth_sim::profile::{Faults, Profile};
 use berth_sim::server::RequestVerb;
 use berth_sim::{SimCluster, SimConfig};
@@ -42,9 +45,7 @@ fn scale(count: usize) -> usize {
 }
 
 fn peers() -> Option<PathBuf> {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let output = Command::new("bash").arg(format!("{root}/scripts/fetch-peers.sh")).output().ok()?;
-    output.status.success().then(|| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()))
+    common_peers::fetch_peers().ok()
 }
 
 fn berth_binary() -> PathBuf {

@@ -15,18 +15,15 @@
 // Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
 
+#[path = "common/peers.rs"]
+mod common_peers;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn peers() -> PathBuf {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let output = Command::new("bash")
-        .arg(format!("{root}/scripts/fetch-peers.sh"))
-        .output()
-        .expect("run scripts/fetch-peers.sh (needs bash, npm and python3)");
-    assert!(output.status.success(), "scripts/fetch-peers.sh failed: {}", String::from_utf8_lossy(&output.stderr));
-    PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
+    common_peers::fetch_peers().unwrap_or_else(|error| panic!("{error}"))
 }
 
 /// The charts directly under `directory`, sorted, as paths relative to it.

@@ -20,6 +20,9 @@
 #[allow(dead_code)]
 mod corpus;
 
+#[path = "common/peers.rs"]
+mod common_peers;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -32,13 +35,7 @@ struct Render {
 }
 
 fn peers() -> PathBuf {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let output = Command::new("bash")
-        .arg(format!("{root}/scripts/fetch-peers.sh"))
-        .output()
-        .expect("run scripts/fetch-peers.sh (needs bash, npm and python3)");
-    assert!(output.status.success(), "scripts/fetch-peers.sh failed: {}", String::from_utf8_lossy(&output.stderr));
-    PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
+    common_peers::fetch_peers().unwrap_or_else(|error| panic!("{error}"))
 }
 
 /// The own corpus: every run whose command is `template` (failing runs included: they are renders too).

@@ -238,24 +238,15 @@ pub fn helm_log_line(log: &str) -> String {
             ' ' | '=' | '"' => true,
             '\\' => false,
             character if character.is_ascii() => character.is_ascii_control(),
-            character => character == '\u{fffd}' || character.is_whitespace() || !is_print(character),
+            character => {
+                character == '\u{fffd}' || character.is_whitespace() || !berth_go::strconv::is_print(character)
+            }
         });
     if needs_quoting {
         format!("level=INFO msg={}\n", berth_go::strconv::quote(message))
     } else {
         format!("level=INFO msg={message}\n")
     }
-}
-
-/// Go's `unicode.IsPrint` outside ASCII, approximated as berth-template's `strconv` port approximates it:
-/// controls, spaces, format characters, surrogates, private use and non-characters do not print.
-fn is_print(character: char) -> bool {
-    !(character.is_control()
-        || character.is_whitespace()
-        || matches!(character as u32,
-            0x00AD | 0x0600..=0x0605 | 0x061C | 0x06DD | 0x070F | 0x180E | 0x200B..=0x200F | 0x2028..=0x202E
-            | 0x2060..=0x206F | 0xE000..=0xF8FF | 0xFEFF | 0xFFF9..=0xFFFB | 0xFFFE | 0xFFFF | 0x110BD
-            | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F | 0xF0000..=0x10FFFF))
 }
 
 fn json_line(event: &ApplyEvent) {

@@ -80,11 +80,8 @@ fn show(chart: &Chart, what: ShowWhat) -> String {
     out
 }
 
-/// sigs.k8s.io/yaml's `Marshal`, as Helm's `toYaml` (without the trailing newline it trims).
+/// sigs.k8s.io/yaml's `Marshal`, as Helm's `toYaml` (without the trailing newline it trims; "" on an error).
 fn to_yaml(value: &berth_go::Value) -> String {
-    let functions = berth_sprig::helm_functions();
-    match functions.get("toYaml").map(|to_yaml| to_yaml(std::slice::from_ref(value))) {
-        Some(Ok(berth_go::Value::String(text))) => text.to_string(),
-        _ => String::new(),
-    }
+    let text = berth_goyaml::to_yaml(value).unwrap_or_default();
+    text.strip_suffix('\n').unwrap_or(&text).to_string()
 }

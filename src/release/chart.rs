@@ -211,12 +211,7 @@ pub(crate) fn chart_record(chart: &LoadedChart) -> Chart {
 
 /// A template value as the JSON Helm's records hold (Go's encoding/json of it).
 fn json_value(value: &berth_go::Value) -> Value {
-    let functions = berth_sprig::helm_functions();
-    let text = functions.get("toJson").map(|to_json| to_json(std::slice::from_ref(value)));
-    match text {
-        Some(Ok(berth_go::Value::String(text))) => serde_json::from_str(&text).unwrap_or(Value::Null),
-        _ => Value::Null,
-    }
+    berth_go::json::marshal(value).ok().and_then(|text| serde_json::from_str(&text).ok()).unwrap_or(Value::Null)
 }
 
 fn json_map(value: &berth_go::Value) -> Map<String, Value> {

@@ -181,7 +181,7 @@ pub fn metadata(release: &Release, format: Format) -> Result<String, ShowError> 
                 "" => "client-side apply (defaulted)".to_string(),
                 "csa" => "client-side apply".to_string(),
                 "ssa" => "server-side apply".to_string(),
-                other => format!("unknown ({})", go_quote(other)),
+                other => format!("unknown ({})", berth_go::strconv::quote(other)),
             };
             let mut names: Vec<&str> = metadata.dependencies.iter().filter_map(Ordered::name).collect();
             names.sort_unstable();
@@ -313,11 +313,6 @@ fn rfc3339(time: Option<HelmTime>) -> String {
 /// `labels.Set.String()`: `key=value` pairs sorted by key, comma-separated.
 fn label_set(set: &BTreeMap<String, String>) -> String {
     set.iter().map(|(key, value)| format!("{key}={value}")).collect::<Vec<_>>().join(",")
-}
-
-/// Go's `%q` of a plain string (what `unknown (%q)` prints).
-fn go_quote(text: &str) -> String {
-    berth_go::strconv::quote(text)
 }
 
 /// sigs.k8s.io/yaml `Marshal` of a JSON value decoded as Go decodes a record (numbers are `float64`).
