@@ -65,7 +65,8 @@ pub enum Error {
     Plan(#[source] plan::PlanError),
     #[error("cannot read the values")]
     Values(#[source] ValuesProblem),
-    #[error("cannot render chart `{0}`")]
+    /// The chart as the user named it, a URL shown without its password.
+    #[error("cannot render chart `{}`", berth_source::redact::urls(.0))]
     Chart(String, #[source] ChartProblem),
     /// An error reported with exit code 1 whatever it is (`diff --detailed-exitcode`).
     #[error(transparent)]
@@ -298,6 +299,15 @@ pub struct ChartProblem(pub String);
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_chart_named_by_a_url_is_shown_without_its_password() {
+        let error =
+            Error::Chart("https://ci:s3cr3t@charts.example/app-1.0.0.tgz".to_string(), ChartProblem("x".into()));
+        let shown = error.to_string();
+        assert!(!shown.contains("s3cr3t"), "{shown}");
+        assert!(shown.contains("https://ci:"), "{shown}");
+    }
+
     use super::*;
     use berth_source::SourceError;
     use berth_source::http::FetchError;
