@@ -39,6 +39,10 @@ pub struct ControllerArgs {
     /// Releases reconciled at once.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
     pub concurrency: u16,
+    /// At most this many Releases of one namespace at once (default: none; namespaces share the slots fairly
+    /// whenever several have work).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub max_concurrent_per_namespace: Option<u16>,
     /// Serve /metrics, /healthz and /readyz on this address (`:8080`, `127.0.0.1:0`); default: not served.
     #[arg(long, value_name = "ADDR")]
     pub metrics_addr: Option<String>,
@@ -95,6 +99,7 @@ pub fn run(args: ControllerArgs) -> Result<ExitCode, Error> {
         let options = ControllerOptions {
             namespace: args.namespace.clone(),
             concurrency: usize::from(args.concurrency),
+            max_concurrent_per_namespace: args.max_concurrent_per_namespace.map(usize::from),
             leader_election,
             identity,
             builtin_rules: !args.no_builtin_rules,

@@ -231,6 +231,12 @@ pub struct ReleaseKey {
     pub name: String,
 }
 
+impl super::scheduler::Namespaced for ReleaseKey {
+    fn namespace(&self) -> &str {
+        &self.namespace
+    }
+}
+
 impl std::fmt::Display for ReleaseKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}/{}", self.namespace, self.name)

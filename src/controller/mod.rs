@@ -49,6 +49,8 @@ pub struct ControllerOptions {
     pub namespace: Option<String>,
     /// Reconciles running at once (each of a different Release).
     pub concurrency: usize,
+    /// At most this many of one namespace at once; `None`: fair shares only (scheduler.rs).
+    pub max_concurrent_per_namespace: Option<usize>,
     /// Reconcile only while holding this Lease.
     pub leader_election: Option<LeaderElection>,
     /// This replica's name in Events (`reportingInstance`).
@@ -72,6 +74,7 @@ impl Default for ControllerOptions {
         ControllerOptions {
             namespace: None,
             concurrency: 4,
+            max_concurrent_per_namespace: None,
             leader_election: None,
             identity: "berth-controller".to_string(),
             resync: Duration::from_secs(600),

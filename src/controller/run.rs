@@ -98,6 +98,7 @@ pub(super) struct Driver {
 impl Driver {
     pub(super) fn new(shared: Arc<Shared>, observers: Observers) -> Driver {
         let concurrency = shared.options.concurrency;
+        let per_namespace = shared.options.max_concurrent_per_namespace;
         Driver {
             cache: shared.cache.clone(),
             shared,
@@ -107,7 +108,7 @@ impl Driver {
             running: HashMap::new(),
             tasks: JoinSet::new(),
             task_keys: HashMap::new(),
-            scheduler: Scheduler::new(concurrency),
+            scheduler: Scheduler::new(concurrency, per_namespace),
             listing: None,
         }
     }
@@ -132,7 +133,7 @@ impl Driver {
             if stopping && self.tasks.is_empty() {
                 break Ok(());
             }
-            let next_due = self.scheduler.next_due();
+            let next_due = self.scheduler.next_due(Instant::now());
             tokio::select! {
                 () = stop.cancelled(), if !stopping => {
                     // The reconciles' tokens are children of `stop`: their waits end now.
