@@ -41,6 +41,14 @@ pub enum KeepReason {
 }
 
 impl KeepReason {
+    /// The heading Helm gives the objects left alone for this reason.
+    fn heading(&self) -> &'static str {
+        match self {
+            KeepReason::NotOwned(_) => NOT_OWNED,
+            KeepReason::Unverified(_) => UNVERIFIED,
+        }
+    }
+
     /// Why, in words: Helm's ownership message, or why the object could not be read.
     pub fn message(&self) -> &str {
         match self {
@@ -72,13 +80,9 @@ pub fn decide(live: Result<Option<&Value>, &str>, release: &str, namespace: &str
 }
 
 /// Helm's heading for each reason (`Uninstall.deleteRelease`), in the order Helm prints them.
-const HEADINGS: [(fn(&KeepReason) -> bool, &str); 2] = [
-    (|reason| matches!(reason, KeepReason::NotOwned(_)), "were not deleted because they are not owned by this release"),
-    (
-        |reason| matches!(reason, KeepReason::Unverified(_)),
-        "were not deleted because their ownership could not be verified",
-    ),
-];
+const HEADINGS: [&str; 2] = [NOT_OWNED, UNVERIFIED];
+const NOT_OWNED: &str = "were not deleted because they are not owned by this release";
+const UNVERIFIED: &str = "were not deleted because their ownership could not be verified";
 
 /// The objects left alone as Helm 4.3's uninstall tells them (`N resource(s) were not deleted because ...:`
 /// then one line per object), each line with the object's namespace and why, which Helm's lines lack; blocks
@@ -86,8 +90,8 @@ const HEADINGS: [(fn(&KeepReason) -> bool, &str); 2] = [
 pub fn kept_text(kept: &[KeptObject]) -> String {
     let blocks: Vec<String> = HEADINGS
         .iter()
-        .filter_map(|(is_reason, heading)| {
-            let objects: Vec<&KeptObject> = kept.iter().filter(|kept| is_reason(&kept.reason)).collect();
+        .filter_map(|heading| {
+            let objects: Vec<&KeptObject> = kept.iter().filter(|kept| kept.reason.heading() == *heading).collect();
             if objects.is_empty() {
                 return None;
             }
@@ -114,9 +118,12 @@ const DESCRIBED_OBJECTS: usize = 5;
 pub fn description_suffix(kept: &[KeptObject]) -> String {
     HEADINGS
         .iter()
-        .filter_map(|(is_reason, heading)| {
-            let objects: Vec<String> =
-                kept.iter().filter(|kept| is_reason(&kept.reason)).map(|kept| kept.object.to_string()).collect();
+        .filter_map(|heading| {
+            let objects: Vec<String> = kept
+                .iter()
+                .filter(|kept| kept.reason.heading() == *heading)
+                .map(|kept| kept.object.to_string())
+                .collect();
             if objects.is_empty() {
                 return None;
             }
