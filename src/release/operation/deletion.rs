@@ -6,7 +6,7 @@
 use super::Tokens;
 use super::context::{Context, aborted};
 use crate::apply::ApplyReport;
-use crate::cluster::{Resolved, get_object};
+use crate::cluster::{Cluster, Resolved, get_object};
 use crate::manifest::Manifest;
 use crate::release::error::LifecycleError;
 use crate::release::removal::{self, KeptObject, Removal};
@@ -42,7 +42,8 @@ impl Context<'_> {
             () = tokens.abort.cancelled() => return Ok(Deletion { report: aborted(), kept: Vec::new() }),
         };
         for kept in &kept {
-            tracing::warn!(object = %kept.object, reason = ?kept.reason, "skipping delete of resource not owned by this release");
+            let (object, reason) = (&kept.object, kept.reason.message());
+            tracing::warn!(%object, reason, "skipping delete of resource not owned by this release");
         }
         let report = self.delete(&owned, tokens).await?;
         Ok(Deletion { report, kept })
@@ -87,6 +88,6 @@ impl Context<'_> {
 }
 
 /// The live object (`None` when not found), or why it could not be read.
-async fn read(cluster: &crate::cluster::Cluster, resolved: &Resolved) -> Result<Option<serde_json::Value>, String> {
+async fn read(cluster: &Cluster, resolved: &Resolved) -> Result<Option<serde_json::Value>, String> {
     get_object(cluster, resolved).await.map_err(|error| error.to_report_message())
 }

@@ -2,10 +2,10 @@
 //! has them: `install.rs`, `upgrade.rs`, `rollback.rs`, `uninstall.rs`, and `remediation.rs` for what follows a
 //! failure (Flux's remediation: the rollback of a failed upgrade, the uninstall of a failed install, and
 //! `--cleanup-on-fail`). `context.rs` holds the steps they share (`deletion.rs` the one way they delete: only
-//! what the release owns), `pending.rs` the revision being recorded, `revisions.rs` the pure rules about revisions (a new record, its objects beside the last one's, a failure's
-//! description), `apply_method.rs` how a revision's objects are written (Helm 4's server-side or client-side
-//! apply, conflicts forced or refused). The install or upgrade runs what its rollout (`rollout.rs`) prepared, and
-//! reads no history.
+//! what the release owns), `pending.rs` the revision being recorded, `revisions.rs` the pure rules about
+//! revisions (a new record, its objects beside the last one's, a failure's description), `apply_method.rs` how
+//! a revision's objects are written (Helm 4's server-side or client-side apply, conflicts forced or refused).
+//! The install or upgrade runs what its rollout (`rollout.rs`) prepared, and reads no history.
 //!
 //! The record is the promise: a revision is created (`pending-*`) before anything is written, and whatever
 //! happens after (success, failure, timeout, cancellation), it ends `deployed`, `failed`, `superseded` or
