@@ -7,7 +7,9 @@
 //! alike, so berth is not compared with it there (docs/releases.md says so); it is compared where both
 //! behave the same: an owned object is deleted and an object already gone is no failure.
 
+use super::release_storage_drivers::revision;
 use crate::peers::PeerCluster;
+use berth::release::{Release, ReleaseStatus, Storage, StorageDriver};
 use berth_sim::SimConfig;
 use serde_json::Value;
 use std::future::Future;
@@ -227,6 +229,39 @@ async fn owned_objects_are_deleted_and_gone_ones_are_no_failure_as_with_helm() {
                 assert!(!exists(&peer, &format!("{tool}-{name}")).await, "{tool}: {name} is deleted");
             }
         }
+    })
+    .await;
+}
+
+/// A planted (or corrupted) record lists an object of another namespace that no release owns: neither an
+/// uninstall nor an upgrade that drops it deletes it. Helm 4.1.4 deletes it on both; Helm 4.3 on upgrade.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_planted_record_cannot_delete_what_the_release_does_not_own() {
+    bounded(async {
+        let peer = PeerCluster::start(SimConfig::default()).await;
+        peer.ok("kubectl", &["create", "namespace", "platform"]).await;
+        peer.ok("kubectl", &["create", "configmap", "precious", "-n", "platform", "--from-literal=key=value"]).await;
+        let planted = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: precious\n  namespace: platform\n";
+        let client = kube::Client::try_from(peer.cluster.kube_config()).expect("kube-rs client");
+        let storage = Storage::open(&StorageDriver::Secret, client, Some("default"));
+        for name in ["planted-uninstall", "planted-upgrade"] {
+            let record =
+                Release { manifest: planted.to_string(), ..revision(name, "default", 1, ReleaseStatus::Deployed) };
+            storage.create(&record).await.expect("record planted");
+        }
+        let precious = || async { peer.run("kubectl", &["get", "configmap", "precious", "-n", "platform"]).await };
+        let left_alone = "1 resource(s) were not deleted because they are not owned by this release:\n\
+                          [ConfigMap] platform/precious: invalid ownership metadata; label validation error: missing \
+                          key \"app.kubernetes.io/managed-by\": must be set to \"Helm\"";
+
+        let printed = assert_ok(&peer.berth(&["uninstall", "planted-uninstall"]).await);
+        assert!(printed.contains(left_alone), "berth names the object it left alone:\n{printed}");
+        assert!(precious().await.status.success(), "uninstall left it alone");
+
+        let chart = peer.file("without-extra.yaml", &without_extra());
+        let printed = assert_ok(&peer.berth(&["upgrade", "planted-upgrade", &chart]).await);
+        assert!(printed.contains(left_alone), "berth names the object it left alone:\n{printed}");
+        assert!(precious().await.status.success(), "the upgrade left it alone");
     })
     .await;
 }
