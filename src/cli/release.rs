@@ -9,6 +9,7 @@ use super::runtime::Interrupts;
 use crate::cli::error::{Error, ExitCode};
 use berth::observe::ResourceStatus;
 use berth::release::operation::{self, ApplyMethod, Operation, OperationReport, ReleaseOptions, Tokens};
+use berth::release::removal;
 use berth::release::rollout::{Mode, Rollout};
 use berth::release::{
     HelmTime, LifecycleError, Release, Rendered, Scope, Storage, StorageDriver, show, validate_release_name,
@@ -421,9 +422,16 @@ fn print_operation(report: &OperationReport, json: bool, hide_notes: bool) -> Re
                 "description": rolled_back.info.description,
             });
         }
+        if !report.kept.is_empty() {
+            value["kept"] = serde_json::json!(report.kept);
+        }
         return print_stdout(&format!("{value}\n"));
     }
     let mut text = status_text(&report.release, hide_notes)?;
+    // The objects a deletion left alone, as Helm 4.3's uninstall prints them (with why).
+    if !report.kept.is_empty() {
+        text.push_str(&removal::kept_text(&report.kept));
+    }
     if let Some(rolled_back) = &report.rolled_back {
         text.push_str(&format!(
             "ROLLED BACK: revision {} ({}): {}\n",

@@ -14,7 +14,8 @@
 //! - `operation/`: install, upgrade, rollback, uninstall and the remediation of a failure, one file each, on top
 //!   of apply, wait, sequencing and delete; `error.rs`: why one could not run; `testing.rs`: `berth test`.
 //! - `rendered.rs`: [`Rendered`], what an install or upgrade releases; `ownership.rs`: Helm's ownership marks on
-//!   the objects and the field manager both tools share.
+//!   the objects and the field manager both tools share; `removal.rs`: which objects a deletion may remove
+//!   (those carrying the marks) and how the others are reported.
 //! - `hooks.rs`: Helm's rules for hooks (order, policies, test filters); `hook_status.rs`: when a hook is
 //!   done; `hook_runner.rs`: running the hooks of one event against the cluster.
 //! - `show.rs`: what `helm get` and `helm test` print of a record; `values.rs`: its computed values; `diff.rs`:
@@ -32,6 +33,7 @@ pub mod operation;
 pub mod ownership;
 mod record;
 mod record_writer;
+pub mod removal;
 mod render;
 mod rendered;
 pub mod rollout;

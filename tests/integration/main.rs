@@ -33,6 +33,7 @@ mod release_cli;
 mod release_hooks;
 mod release_hooks_cli;
 mod release_lifecycle;
+mod release_ownership;
 mod release_ssa;
 mod release_storage;
 mod release_storage_drivers;

@@ -16,6 +16,7 @@ use crate::release::hook_runner::{self, HookContext, HookFailure};
 use crate::release::hooks::HookEvent;
 use crate::release::ownership;
 use crate::release::record::Release;
+use crate::release::removal::KeptObject;
 use crate::release::rendered::recorded_manifests;
 use crate::release::scope::Scope;
 use crate::release::storage::Storage;
@@ -249,7 +250,8 @@ impl<'a> Context<'a> {
     }
 
     /// Deletes `manifests` in reverse dependency order (waiting for the last with `--wait`). An abort abandons
-    /// it.
+    /// it. Operations delete through [`Context::delete_owned`], which first leaves alone what the release does
+    /// not own.
     pub async fn delete(&self, manifests: &[Manifest], tokens: &Tokens) -> Result<ApplyReport, LifecycleError> {
         if self.options.records_only {
             return Ok(nothing_written());
@@ -264,13 +266,20 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// Objects the previous revision had and this one has not are deleted (in reverse dependency order).
-    pub async fn remove_gone(&self, old: &[Manifest], new: &[Manifest], tokens: &Tokens) -> Result<(), LifecycleError> {
+    /// Objects the previous revision had and this one has not are deleted (in reverse dependency order) when
+    /// release `name` owns them; returns those left alone.
+    pub async fn remove_gone(
+        &self,
+        old: &[Manifest],
+        new: &[Manifest],
+        name: &str,
+        tokens: &Tokens,
+    ) -> Result<Vec<KeptObject>, LifecycleError> {
         let gone = removed(old, new, self.namespace());
-        if !gone.is_empty() {
-            self.delete(&gone, tokens).await?;
+        if gone.is_empty() {
+            return Ok(Vec::new());
         }
-        Ok(())
+        Ok(self.delete_owned(&gone, name, tokens).await?.kept)
     }
 
     /// Runs the release's hooks of `event` (none with `--no-hooks`, nor when only records are written);
@@ -292,7 +301,7 @@ impl<'a> Context<'a> {
 }
 
 /// The report of an operation abandoned at a second interrupt: what was applied is not known.
-fn aborted() -> ApplyReport {
+pub(super) fn aborted() -> ApplyReport {
     ApplyReport { outcome: Outcome::Cancelled, ..nothing_written() }
 }
 

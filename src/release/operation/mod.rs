@@ -1,11 +1,11 @@
 //! The release operations on top of apply, wait, sequencing and delete, one file each as Helm's `pkg/action`
 //! has them: `install.rs`, `upgrade.rs`, `rollback.rs`, `uninstall.rs`, and `remediation.rs` for what follows a
 //! failure (Flux's remediation: the rollback of a failed upgrade, the uninstall of a failed install, and
-//! `--cleanup-on-fail`). `context.rs` holds the steps they share, `pending.rs` the revision being recorded,
-//! `revisions.rs` the pure rules about revisions (a new record, its objects beside the last one's, a failure's
-//! description), `apply_method.rs` how a revision's objects are written (Helm 4's server-side or client-side
-//! apply, conflicts forced or refused). The install or upgrade runs what its rollout (`rollout.rs`) prepared, and
-//! reads no history.
+//! `--cleanup-on-fail`). `context.rs` holds the steps they share (`deletion.rs` the one way they delete: only
+//! what the release owns), `pending.rs` the revision being recorded, `revisions.rs` the pure rules about
+//! revisions (a new record, its objects beside the last one's, a failure's description), `apply_method.rs` how
+//! a revision's objects are written (Helm 4's server-side or client-side apply, conflicts forced or refused).
+//! The install or upgrade runs what its rollout (`rollout.rs`) prepared, and reads no history.
 //!
 //! The record is the promise: a revision is created (`pending-*`) before anything is written, and whatever
 //! happens after (success, failure, timeout, cancellation), it ends `deployed`, `failed`, `superseded` or
@@ -26,6 +26,7 @@
 
 mod apply_method;
 mod context;
+mod deletion;
 mod install;
 mod pending;
 mod remediation;
@@ -37,6 +38,7 @@ mod upgrade;
 use super::error::{LifecycleError, validate_release_name};
 use super::hook_runner::HookFailure;
 use super::record::Release;
+use super::removal::KeptObject;
 use super::rollout::RenderedRollout;
 use super::scope::Scope;
 use crate::apply::{ApplyEvent, ApplyReport};
@@ -168,11 +170,14 @@ pub struct OperationReport {
     /// The hook that failed, when one did (the operation failed then, or, for a post-delete hook, the
     /// release is uninstalled but the operation reports the failure).
     pub hook_failure: Option<HookFailure>,
+    /// Objects a deletion of the operation left alone because the release does not own them (or their
+    /// ownership could not be read), with why (`release/removal.rs`).
+    pub kept: Vec<KeptObject>,
 }
 
 impl OperationReport {
     fn new(outcome: Outcome, release: Release, apply: Option<ApplyReport>) -> OperationReport {
-        OperationReport { outcome, release, apply, rolled_back: None, hook_failure: None }
+        OperationReport { outcome, release, apply, rolled_back: None, hook_failure: None, kept: Vec::new() }
     }
 
     /// Cancelled before the revision was created: nothing was written or recorded.

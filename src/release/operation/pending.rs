@@ -139,19 +139,23 @@ impl<'a> PendingRevision<'a> {
         Ok(release)
     }
 
-    /// An uninstall is done: with `keep_history` the revision is recorded `uninstalled`; otherwise every
-    /// revision of `history` is deleted (the release returned says `uninstalled` all the same).
+    /// An uninstall is done: with `keep_history` the revision is recorded `uninstalled` with `description`;
+    /// otherwise every revision of `history` is deleted (the release returned says `uninstalled` all the same).
     ///
     /// # Errors
     /// As [`PendingRevision::fail`], or [`LifecycleError::Storage`] when a revision cannot be deleted.
-    pub async fn uninstalled(self, keep_history: bool, history: &[Release]) -> Result<Release, LifecycleError> {
-        const DESCRIPTION: &str = "Uninstallation complete";
+    pub async fn uninstalled(
+        self,
+        keep_history: bool,
+        history: &[Release],
+        description: &str,
+    ) -> Result<Release, LifecycleError> {
         if keep_history {
-            return self.end(ReleaseStatus::Uninstalled, DESCRIPTION).await;
+            return self.end(ReleaseStatus::Uninstalled, description).await;
         }
         let mut release = self.release;
         release.info.status = ReleaseStatus::Uninstalled;
-        release.info.description = DESCRIPTION.to_string();
+        release.info.description = description.to_string();
         for revision in history {
             self.storage.delete(&release.name, revision.version).await?;
         }

@@ -3,7 +3,8 @@
 //! recorded failed first; then, unless the operation was aborted, under fresh tokens (the failed or cancelled
 //! ones must not stop it): a failed install is uninstalled (its delete hooks run, its objects deleted, its
 //! records purged) or only its objects deleted; a failed upgrade's new objects are deleted, and it is rolled
-//! back to the last deployed revision.
+//! back to the last deployed revision. Every deletion leaves alone what the release does not own
+//! (`deletion.rs`).
 
 use super::OperationReport;
 use super::context::Context;
@@ -35,6 +36,7 @@ pub(super) async fn failed_install(
 ) -> Result<OperationReport, LifecycleError> {
     let options = context.options;
     let mut release = pending.fail(&failure.description).await?;
+    let mut kept = Vec::new();
     if (options.rollback_on_failure || options.cleanup_on_fail) && !context.is_aborted() {
         let fresh = context.tokens.for_clean_up();
         if options.rollback_on_failure
@@ -42,7 +44,7 @@ pub(super) async fn failed_install(
         {
             tracing::warn!("uninstalling the failed install: pre-delete hook failed: {hook}");
         }
-        context.delete(manifests, &fresh).await?;
+        kept = context.delete_owned(manifests, &release.name, &fresh).await?.kept;
         if options.rollback_on_failure {
             if let Err(hook) = context.hooks(&mut release, HookEvent::PostDelete, &fresh).await {
                 tracing::warn!("uninstalling the failed install: post-delete hook failed: {hook}");
@@ -55,7 +57,7 @@ pub(super) async fn failed_install(
             }
         }
     }
-    Ok(failure.report(release))
+    Ok(OperationReport { kept, ..failure.report(release) })
 }
 
 /// A failed upgrade: recorded failed; with `--cleanup-on-fail` the objects it created deleted; with
@@ -74,18 +76,20 @@ pub(super) async fn failed_upgrade(
         return Ok(report);
     }
     let fresh = context.tokens.for_clean_up();
+    let mut kept = Vec::new();
     if options.cleanup_on_fail {
         let created = removed(upgrade.manifests, upgrade.old, context.namespace());
         if !created.is_empty() {
-            context.delete(&created, &fresh).await?;
+            kept = context.delete_owned(&created, &name, &fresh).await?.kept;
         }
     }
     if options.rollback_on_failure
         && let Some(previous) = upgrade.previous
     {
         let rolled = rollback(context, &name, Some(previous.version), &fresh).await?;
-        return Ok(OperationReport { rolled_back: Some(rolled.release), ..report });
+        kept.extend(rolled.kept);
+        return Ok(OperationReport { rolled_back: Some(rolled.release), kept, ..report });
     }
     context.storage.prune(&name, options.history_max).await?;
-    Ok(report)
+    Ok(OperationReport { kept, ..report })
 }

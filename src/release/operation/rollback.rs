@@ -2,7 +2,8 @@
 //! revision left pending unlocked (rollback is the way out of one, even when there is nothing to go back to);
 //! the target revision's objects checked; then a new revision recorded `pending-rollback` with the target's
 //! chart, values and manifest, the pre-rollback hooks, the objects applied (and waited for), the objects the
-//! last revision had and the target has not deleted, the post-rollback hooks, and the revision `deployed`.
+//! last revision had and the target has not deleted (those the release owns, the others left alone and
+//! reported: `deletion.rs`), the post-rollback hooks, and the revision `deployed`.
 
 use super::apply_method::Writing;
 use super::context::{Context, Writes};
@@ -12,6 +13,7 @@ use super::{OperationReport, Tokens};
 use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
 use crate::release::record::ReleaseStatus;
+use crate::release::removal;
 use crate::release::unlock::unlock;
 use crate::wait::Outcome;
 use std::collections::HashSet;
@@ -75,13 +77,16 @@ pub(super) async fn rollback(
     if report.outcome != Outcome::Ready {
         return Failure::of_apply(describe_failure("Rollback", name, &report), report).record(pending).await;
     }
-    if let Err(error) = context.remove_gone(&old, &manifests, tokens).await {
-        return Err(pending.abandon(&format!("Rollback \"{name}\" failed: {error}"), error).await);
-    }
+    let kept = match context.remove_gone(&old, &manifests, name, tokens).await {
+        Ok(kept) => kept,
+        Err(error) => return Err(pending.abandon(&format!("Rollback \"{name}\" failed: {error}"), error).await),
+    };
     if let Err(failed) = context.hooks(pending.release_mut(), HookEvent::PostRollback, tokens).await {
         let description = format!("Rollback \"{name}\" failed: post-rollback hooks failed: {failed}");
-        return Failure::of_hook(description, failed, Some(report)).record(pending).await;
+        let report = Failure::of_hook(description, failed, Some(report)).record(pending).await?;
+        return Ok(OperationReport { kept, ..report });
     }
-    let release = pending.deploy(&format!("Rollback to {version}"), current, options.history_max).await?;
-    Ok(OperationReport::new(Outcome::Ready, release, Some(report)))
+    let description = format!("Rollback to {version}{}", removal::description_suffix(&kept));
+    let release = pending.deploy(&description, current, options.history_max).await?;
+    Ok(OperationReport { kept, ..OperationReport::new(Outcome::Ready, release, Some(report)) })
 }

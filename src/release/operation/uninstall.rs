@@ -1,14 +1,17 @@
 //! `berth uninstall`, as Helm's `Uninstall.Run`: the last revision recorded `uninstalling`, the pre-delete
-//! hooks, the release's objects deleted in reverse dependency order (waited for with `--wait`), the post-delete
-//! hooks, and the revision `uninstalled` (`--keep-history`) or every revision's record deleted.
+//! hooks, the release's objects deleted in reverse dependency order (waited for with `--wait`) when their live
+//! objects carry the release's marks (the others left alone and reported, as Helm 4.3), the post-delete hooks,
+//! and the revision `uninstalled` (`--keep-history`) or every revision's record deleted.
 
 use super::OperationReport;
 use super::context::Context;
+use super::deletion::Deletion;
 use super::pending::{Failure, PendingRevision};
 use super::revisions::{describe_failure, now};
 use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
 use crate::release::record::ReleaseStatus;
+use crate::release::removal;
 use crate::release::rendered::recorded_manifests;
 use crate::wait::Outcome;
 
@@ -36,19 +39,22 @@ pub(super) async fn uninstall(
         let description = format!("Uninstallation of \"{name}\" failed: pre-delete hooks failed: {failed}");
         return Failure::of_hook(description, failed, None).record(pending).await;
     }
-    let report = match context.delete(&manifests, tokens).await {
-        Ok(report) => report,
+    // Only what the live objects say the release owns is deleted, as Helm 4.3's `deleteRelease`.
+    let Deletion { report, kept } = match context.delete_owned(&manifests, name, tokens).await {
+        Ok(deletion) => deletion,
         Err(error) => return Err(pending.abandon(&format!("Uninstallation failed: {error}"), error).await),
     };
     if report.outcome != Outcome::Ready {
         let description = describe_failure("Uninstallation of", name, &report);
-        return Failure::of_apply(description, report).record(pending).await;
+        let failed = Failure::of_apply(description, report).record(pending).await?;
+        return Ok(OperationReport { kept, ..failed });
     }
     // As Helm, a failed post-delete hook does not keep the release: it is uninstalled, and the operation
     // reports the failure.
     let post_delete = context.hooks(pending.release_mut(), HookEvent::PostDelete, tokens).await.err();
     pending.release_mut().info.deleted = now();
-    let release = pending.uninstalled(keep_history, &history).await?;
+    let description = format!("Uninstallation complete{}", removal::description_suffix(&kept));
+    let release = pending.uninstalled(keep_history, &history, &description).await?;
     let outcome = post_delete.as_ref().map_or(Outcome::Ready, |failed| failed.outcome);
-    Ok(OperationReport { hook_failure: post_delete, ..OperationReport::new(outcome, release, Some(report)) })
+    Ok(OperationReport { hook_failure: post_delete, kept, ..OperationReport::new(outcome, release, Some(report)) })
 }

@@ -1,6 +1,7 @@
 //! `berth upgrade` of a release in use, as Helm's `Upgrade.Run` on what the rollout prepared: the objects
 //! checked against the last revision (new ones checked for ownership), the apply method resolved; then the revision recorded `pending-upgrade`, the pre-upgrade hooks, the objects applied (and
-//! waited for), the objects the last revision had and this one has not deleted, the post-upgrade hooks, and the
+//! waited for), the objects the last revision had and this one has not deleted (those the release owns, the
+//! others left alone and reported: `deletion.rs`), the post-upgrade hooks, and the
 //! revision `deployed`, the last deployed one `superseded`. A failure goes to `remediation.rs`.
 
 use super::OperationReport;
@@ -12,6 +13,7 @@ use super::revisions::{check_not_pending, created, describe_failure, new_release
 use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
 use crate::release::record::ReleaseStatus;
+use crate::release::removal;
 use crate::release::rendered::Rendered;
 use crate::release::rollout::Rollout;
 use crate::wait::Outcome;
@@ -79,14 +81,17 @@ pub(super) async fn upgrade(
     if report.outcome != Outcome::Ready {
         return failed(pending, Failure::of_apply(describe_failure("Upgrade", name, &report), report)).await;
     }
-    if let Err(error) = context.remove_gone(&old, manifests, tokens).await {
-        return Err(pending.abandon(&format!("Upgrade \"{name}\" failed: {error}"), error).await);
-    }
+    let kept = match context.remove_gone(&old, manifests, name, tokens).await {
+        Ok(kept) => kept,
+        Err(error) => return Err(pending.abandon(&format!("Upgrade \"{name}\" failed: {error}"), error).await),
+    };
     if let Err(hook) = context.hooks(pending.release_mut(), HookEvent::PostUpgrade, tokens).await {
         let description = format!("Upgrade \"{name}\" failed: post-upgrade hooks failed: {hook}");
-        return failed(pending, Failure::of_hook(description, hook, Some(report))).await;
+        let report = failed(pending, Failure::of_hook(description, hook, Some(report))).await?;
+        return Ok(OperationReport { kept, ..report });
     }
     let description = options.description.clone().unwrap_or_else(|| "Upgrade complete".to_string());
+    let description = format!("{description}{}", removal::description_suffix(&kept));
     let release = pending.deploy(&description, previous, options.history_max).await?;
-    Ok(OperationReport::new(Outcome::Ready, release, Some(report)))
+    Ok(OperationReport { kept, ..OperationReport::new(Outcome::Ready, release, Some(report)) })
 }
