@@ -3,7 +3,18 @@
 //! object; objects of the current revision the new one no longer has are shown as removed. Secret values
 //! never leave this module: they are compared here and shown only as masked sizes (`secret.rs`).
 
+pub mod format;
+pub mod lines;
+pub mod parse;
+mod redact;
+pub mod report;
 mod secret;
+#[cfg(test)]
+mod upstream_cases;
+
+pub use format::{OutputFormat, UserTemplate};
+pub use parse::{Index, MappingResult, ParseOptions};
+pub use report::{CompareOptions, Report};
 
 use super::error::LifecycleError;
 use super::ownership::{self, FIELD_MANAGER};
