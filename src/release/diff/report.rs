@@ -264,3 +264,23 @@ pub(super) fn suppress(
         })
         .collect()
 }
+
+/// `reIndexForRelease` (`diff release`): the objects keyed by the template they come from (the `# Source:` line,
+/// or the document's first line), a second object of one template as `TEMPLATE 1`, and so on.
+pub fn by_template(index: Index) -> Index {
+    let mut count: BTreeMap<String, usize> = BTreeMap::new();
+    let mut reindexed = Index::new();
+    for (_, mapping) in index {
+        let first_line = mapping.content.split('\n').next().unwrap_or_default();
+        let mut key = first_line.replacen("# Source: ", "", 1);
+        if reindexed.contains_key(&key) {
+            let seen = count.entry(key.clone()).or_insert(0);
+            *seen += 1;
+            key = format!("{key} {seen}");
+        } else {
+            *count.entry(key.clone()).or_insert(0) += 1;
+        }
+        reindexed.insert(key, mapping);
+    }
+    reindexed
+}
