@@ -9,6 +9,7 @@ mod controller_cli;
 mod controller_sim;
 mod controller_support;
 mod corpus;
+mod diff_helm;
 mod emitted;
 mod fixtures;
 mod hardening_cli;
