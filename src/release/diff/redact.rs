@@ -52,6 +52,12 @@ struct DecodedSecret {
     data: BTreeMap<String, Vec<u8>>,
 }
 
+/// A decoded Secret ready to be written again: its fields and the values as shown.
+struct Shown {
+    fields: Value,
+    values: Map<String, Value>,
+}
+
 /// Rewrites the content of `old` and `new` (either may be absent) when both are Secrets.
 pub fn secrets(old: Option<&mut MappingResult>, new: Option<&mut MappingResult>, view: SecretView) {
     let is_secret = |side: &Option<&mut MappingResult>| side.as_ref().is_none_or(|side| side.kind == SECRET);
@@ -60,55 +66,55 @@ pub fn secrets(old: Option<&mut MappingResult>, new: Option<&mut MappingResult>,
     }
     let decode = |side: &Option<&mut MappingResult>| side.as_ref().map(|side| decode(&side.content));
     let (old_secret, new_secret) = (decode(&old), decode(&new));
-    let mut encoded: [Option<Result<(Map<String, Value>, Map<String, Value>), String>>; 2] = [None, None];
-    let sides = [(&old_secret, &new_secret, "--------"), (&new_secret, &old_secret, "++++++++")];
-    for (slot, (this, other, sign)) in encoded.iter_mut().zip(sides) {
-        *slot = this.as_ref().map(|this| {
-            let this = this.as_ref().map_err(Clone::clone)?;
-            // Compared with the other side's values when there is another side, even when it did not decode
-            // (it then has none): Go's `bytes.Equal` with the nil of a missing key holds for an empty value.
-            let other_data = other.as_ref().map(|other| other.as_ref().ok().map(|other| &other.data));
-            let shown = this
-                .data
-                .iter()
-                .map(|(key, bytes)| {
-                    let text = match view {
-                        SecretView::Decoded => String::from_utf8_lossy(bytes).into_owned(),
-                        SecretView::Redacted => {
-                            let same = other_data.is_some_and(|data| {
-                                data.and_then(|data| data.get(key)).map_or(&[][..], Vec::as_slice) == bytes.as_slice()
-                            });
-                            format!("{} # ({} bytes)", if same { "REDACTED" } else { sign }, bytes.len())
-                        }
-                    };
-                    (key.clone(), Value::String(text))
-                })
-                .collect();
-            Ok((this.fields.clone(), shown))
-        });
-    }
-    let [old_encoded, new_encoded] = encoded;
-    let (mut old_fields, mut new_fields) = (ok_fields(&old_encoded), ok_fields(&new_encoded));
+    let mut old_shown = old_secret.as_ref().map(|this| shown(this, new_secret.as_ref(), "--------", view));
+    let mut new_shown = new_secret.as_ref().map(|this| shown(this, old_secret.as_ref(), "++++++++", view));
     if view == SecretView::Redacted {
-        secret::mask_copies(old_fields.as_mut(), new_fields.as_mut());
+        secret::mask_copies(fields(&mut old_shown), fields(&mut new_shown));
     }
-    for (side, result, fields, label) in [(old, old_encoded, old_fields, "old"), (new, new_encoded, new_fields, "new")]
-    {
-        let Some(side) = side else { continue };
-        side.content = match (result, fields) {
-            (Some(Ok((_, shown))), Some(fields)) => encode(&side.content, fields, shown, view),
-            (Some(Err(error)), _) => format!("Error parsing {label} secret: {error}"),
-            _ => continue,
-        };
+    for (side, shown, label) in [(old, old_shown, "old"), (new, new_shown, "new")] {
+        if let (Some(side), Some(shown)) = (side, shown) {
+            side.content = match shown {
+                Ok(shown) => encode(&side.content, shown, view),
+                Err(error) => format!("Error parsing {label} secret: {error}"),
+            };
+        }
     }
 }
 
-/// The fields of a side that decoded, as a JSON object (so that the copy annotations can be masked in it).
-fn ok_fields(encoded: &Option<Result<(Map<String, Value>, Map<String, Value>), String>>) -> Option<Value> {
-    match encoded {
-        Some(Ok((fields, _))) => Some(Value::Object(fields.clone())),
-        _ => None,
-    }
+/// The fields of a side that decoded (where the copy annotations are masked).
+fn fields(shown: &mut Option<Result<Shown, String>>) -> Option<&mut Value> {
+    shown.as_mut().and_then(|shown| shown.as_mut().ok()).map(|shown| &mut shown.fields)
+}
+
+/// The values of `this` as shown beside `other` (the other side, `None` when there is none): redacted with
+/// `sign` where they differ, or decoded.
+fn shown(
+    this: &Result<DecodedSecret, String>,
+    other: Option<&Result<DecodedSecret, String>>,
+    sign: &str,
+    view: SecretView,
+) -> Result<Shown, String> {
+    let this = this.as_ref().map_err(Clone::clone)?;
+    // Compared with the other side's values when there is another side, even when it did not decode (it then
+    // has none): Go's `bytes.Equal` with the nil of a missing key holds for an empty value.
+    let other_data = other.map(|other| other.as_ref().ok().map(|other| &other.data));
+    let values = this
+        .data
+        .iter()
+        .map(|(key, bytes)| {
+            let text = match view {
+                SecretView::Decoded => String::from_utf8_lossy(bytes).into_owned(),
+                SecretView::Redacted => {
+                    let same = other_data.is_some_and(|data| {
+                        data.and_then(|data| data.get(key)).map_or(&[][..], Vec::as_slice) == bytes.as_slice()
+                    });
+                    format!("{} # ({} bytes)", if same { "REDACTED" } else { sign }, bytes.len())
+                }
+            };
+            (key.clone(), Value::String(text))
+        })
+        .collect();
+    Ok(Shown { fields: Value::Object(this.fields.clone()), values })
 }
 
 /// The Secret in `content`, as `yaml.NewYAMLToJSONDecoder(...).Decode(&v1.Secret{})` reads it; the error text
@@ -179,11 +185,11 @@ fn decode(content: &str) -> Result<DecodedSecret, String> {
 
 /// The Secret written again: `fields` and the values shown under `stringData` (renamed `data` when redacted,
 /// the first occurrence in the text, as helm-diff's `strings.Replace` does), behind the original's comment line.
-fn encode(original: &str, fields: Value, shown: Map<String, Value>, view: SecretView) -> String {
-    let Value::Object(mut object) = fields else { return String::new() };
+fn encode(original: &str, shown: Shown, view: SecretView) -> String {
+    let Value::Object(mut object) = shown.fields else { return String::new() };
     // `StringData` is `omitempty`: a Secret without values has no such key.
-    if !shown.is_empty() {
-        object.insert("stringData".to_string(), Value::Object(shown));
+    if !shown.values.is_empty() {
+        object.insert("stringData".to_string(), Value::Object(shown.values));
     }
     let value = crate::release::cluster_chart::template_value(&Value::Object(object));
     let text = match berth_goyaml::to_yaml(&value) {
