@@ -232,3 +232,30 @@ async fn three_way_merge_compares_with_the_live_objects() {
         "default, shop-shop-web, Deployment (apps) has changed:\n...\n-   replicas: 5\n+   replicas: 1\n...\n"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn colour_follows_no_color_and_helm_diff_color() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    peer.berth_ok(&["install", "shop", CHART]).await;
+    let line = ["diff", "upgrade", "shop", CHART, "--set", "replicas=3", "--context", "0"];
+    let run = |extra: &'static [&'static str], colour: Option<&'static str>| {
+        let mut command = peer.berth_command(&[&line[..], extra].concat());
+        if let Some(colour) = colour {
+            command.env("HELM_DIFF_COLOR", colour);
+        }
+        command.env_remove("NO_COLOR");
+        async move {
+            let output =
+                tokio::task::spawn_blocking(move || command.output().expect("berth runs")).await.expect("joined");
+            String::from_utf8_lossy(&output.stdout).into_owned()
+        }
+    };
+    let coloured = "\x1b[33mdefault, shop-shop-web, Deployment (apps) has changed:\x1b[0m\n...\n\
+                    \x1b[31m-   replicas: 1\x1b[0m\n\x1b[32m+   replicas: 3\x1b[0m\n...\n";
+    // Not a terminal: no colour unless asked.
+    assert!(!run(&[], None).await.contains('\x1b'));
+    assert!(run(&[], Some("true")).await.contains(coloured));
+    assert!(run(&["--color"], None).await.contains(coloured));
+    assert!(!run(&["--no-color"], Some("true")).await.contains('\x1b'), "--no-color wins");
+    assert!(!run(&[], Some("false")).await.contains('\x1b'));
+}

@@ -245,3 +245,59 @@ fn template_report(report: &Report, name: &str, text: &str) -> Result<String, Fo
     output.push('\n');
     Ok(output)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::release::diff::lines::diff_strings;
+
+    fn entry(change_type: ChangeType, before: &str, after: &str) -> ReportEntry {
+        ReportEntry {
+            key: "default, web, Deployment (apps)".to_string(),
+            suppressed_kinds: vec!["Secret".to_string()],
+            kind: "Deployment".to_string(),
+            context: None,
+            diffs: diff_strings(before, after, false),
+            change_type,
+        }
+    }
+
+    /// mgutz/ansi's `Color(s, style)`: the style's code, the text, the reset code `\x1b[0m`; helm-diff colours
+    /// the header with the change type's colour (the newline after the reset) and each changed line whole.
+    #[test]
+    fn colours_are_mgutz_ansi_codes_around_what_helm_diff_colours() {
+        let report = Report { entries: vec![entry(ChangeType::Modify, "a\nb", "a\nc")], changed: true };
+        let printed = print(&report, OutputFormat::Diff, true, None).expect("printed");
+        assert_eq!(
+            printed,
+            "\x1b[33mdefault, web, Deployment (apps) has changed:\x1b[0m\n  a\n\x1b[31m- b\x1b[0m\n\x1b[32m+ c\x1b[0m\n"
+        );
+        let suppressed = ReportEntry { kind: "Secret".to_string(), ..entry(ChangeType::Add, "", "x") };
+        let printed = print(&Report { entries: vec![suppressed], changed: true }, OutputFormat::Simple, true, None);
+        assert_eq!(
+            printed.expect("printed"),
+            "\x1b[32mdefault, web, Deployment (apps) to be added.\x1b[0m\n\
+             Plan: 1 to add, 0 to change, 0 to destroy, 0 to change ownership.\n"
+        );
+        let notice = diff_records(&ReportEntry { kind: "Secret".to_string(), ..entry(ChangeType::Add, "", "x") }, true);
+        assert_eq!(notice, "\x1b[33m+ Changes suppressed on sensitive content of type Secret\n\x1b[0m");
+        let quiet = ReportEntry {
+            change_type: ChangeType::ModifySuppressed,
+            diffs: Vec::new(),
+            ..entry(ChangeType::Modify, "", "")
+        };
+        let printed = print(&Report { entries: vec![quiet], changed: true }, OutputFormat::Diff, true, None);
+        assert_eq!(
+            printed.expect("printed"),
+            "\x1b[94mdefault, web, Deployment (apps) has changed, but diff is empty after suppression.\x1b[0m\n"
+        );
+    }
+
+    #[test]
+    fn a_template_that_does_not_parse_is_an_error_naming_it() {
+        let template = UserTemplate { name: "mine.tpl".to_string(), text: "{{ range }".to_string() };
+        let error =
+            print(&Report::default(), OutputFormat::Template, false, Some(&template)).expect_err("bad template");
+        assert_eq!(error.to_string(), "the report template mine.tpl does not parse or run");
+    }
+}
