@@ -287,7 +287,12 @@ fn compare(args: &DiffArgs) -> Result<ExitCode, Error> {
     })?;
     let parse_options = ParseOptions {
         default_namespace: &compared.namespace,
-        normalize: options.normalize_manifests || normalize_from_environment(&args.command),
+        normalize: upgrade_switch(
+            matches!(args.command, DiffCommand::Upgrade(_)),
+            options.normalize_manifests,
+            "HELM_DIFF_NORMALIZE_MANIFESTS",
+            "Enabled normalize manifests via the envvar",
+        ),
         excluded_hooks: if options.include_tests { &[] } else { &TEST_HOOKS },
     };
     let (mut old, mut new) = match compared.sides {
@@ -408,10 +413,17 @@ fn compare_options(command: &DiffCommand, options: &DiffOptions) -> CompareOptio
     }
 }
 
-/// HELM_DIFF_NORMALIZE_MANIFESTS=true turns `--normalize-manifests` on for `upgrade`.
-fn normalize_from_environment(command: &DiffCommand) -> bool {
-    matches!(command, DiffCommand::Upgrade(_))
-        && std::env::var("HELM_DIFF_NORMALIZE_MANIFESTS").as_deref() == Ok("true")
+/// A switch of `upgrade` that HELM_DIFF_... turns on when the flag is not given, with helm-diff's notice on
+/// stderr (`cmd/upgrade.go`); the other subcommands read only their flags.
+fn upgrade_switch(is_upgrade: bool, flag: bool, variable: &str, notice: &str) -> bool {
+    if flag || !is_upgrade {
+        return flag;
+    }
+    let from_environment = std::env::var(variable).as_deref() == Ok("true");
+    if from_environment {
+        eprintln!("{notice}");
+    }
+    from_environment
 }
 
 /// helm-diff's colour rule (`root.go`): `--no-color` or HELM_DIFF_COLOR=false never, `--color` or
@@ -631,7 +643,8 @@ async fn upgrade_sides(
     let rendered = release_input::render(rollout, input).await?;
     let rendered = rendered.rendered();
     let namespace = cluster.default_namespace.clone();
-    if upgrade.three_way_merge {
+    let notice = "Enabled three way merge via the envvar";
+    if upgrade_switch(true, upgrade.three_way_merge, "HELM_DIFF_THREE_WAY_MERGE", notice) {
         let found = changes(cluster, name, &rendered.manifests, current.as_ref(), SecretValues::Unmasked)
             .await
             .map_err(|error| Error::Diff(Box::new(error)))?;
