@@ -1,18 +1,28 @@
-//! `berth diff upgrade NAME CHART` and `berth diff rollback NAME [REVISION]`: what the operation would change in
-//! the cluster, each object dry-run on the server and compared with the live one, as a unified diff (coloured on
-//! a terminal) with Secret values masked; `--detailed-exitcode` as the helm-diff plugin: 0 no change, 2
-//! changes, 1 error.
+//! `berth diff upgrade|rollback|release|revision`: the helm-diff plugin's interface (databus23/helm-diff v3.15,
+//! `cmd/upgrade.go`, `rollback.go`, `release.go`, `revision.go`, `options.go`, `root.go`), which helmfile
+//! drives (`helm diff upgrade --allow-unreleased NAME CHART ...`). The arguments are read here into what to
+//! compare; the comparison and the output are helm-diff's, ported in `berth::release::diff`.
+//!
+//! As helm-diff: a release's manifest (and hooks) against the chart rendered as the upgrade would render it,
+//! as text; `--three-way-merge` against the live objects instead (each object dry-run on the server). Secret
+//! values are redacted unless `--show-secrets`. `--detailed-exitcode` exits 2 when something changes; every
+//! error exits 1, as the plugin's do.
 
 use super::cluster_args::ClusterArgs;
 use super::output::print_stdout;
 use super::release_input::{self, ChartFlags, Preload};
 use crate::cli::error::{Error, ExitCode};
-use berth::release::LifecycleError;
-use berth::release::diff::{ChangeKind, ObjectChange, changes};
+use berth::release::diff::format::FormatError;
+use berth::release::diff::parse::{ParseError, TEST_HOOKS};
+use berth::release::diff::report::ReportError;
+use berth::release::diff::{
+    self, CompareOptions, Index, OutputFormat, ParseOptions, SecretValues, UserTemplate, changes,
+};
 use berth::release::rollout::{Mode, Rollout};
-use berth::release::{Scope, Storage};
+use berth::release::{LifecycleError, Release, Scope, Storage, show};
 use berth_chart::values::ReuseMode;
 use clap::{Args, Subcommand};
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -20,151 +30,644 @@ use std::path::PathBuf;
 pub struct DiffArgs {
     #[command(subcommand)]
     pub command: DiffCommand,
+    /// Remove colours from the output (coloured only when stdout is a terminal and TERM is not "dumb").
+    #[arg(long, global = true)]
+    pub no_color: bool,
+    /// Colour the output; HELM_DIFF_COLOR=true|false says the same.
+    #[arg(long, global = true, conflicts_with = "no_color")]
+    pub color: bool,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum DiffCommand {
-    /// What `berth upgrade NAME CHART` would change.
+    /// Show a diff explaining what a helm upgrade would change.
     Upgrade(Box<DiffUpgradeArgs>),
-    /// What `berth rollback NAME [REVISION]` would change.
+    /// Show a diff explaining what a helm rollback could perform.
     Rollback(DiffRollbackArgs),
+    /// Shows diff between release's manifests (`[NAMESPACE/]RELEASE` twice).
+    Release(DiffReleaseArgs),
+    /// Shows diff between revision's manifests.
+    Revision(DiffRevisionArgs),
 }
 
-/// How the difference is shown.
+/// The flags every helm-diff subcommand takes (`AddDiffOptions`, and the release-reading flags).
 #[derive(Debug, Clone, Args)]
-pub struct DiffOutput {
-    /// Exit 2 when there are changes, 0 when none (errors exit 1).
+pub struct DiffOptions {
+    /// Suppress secrets in the output.
+    #[arg(short = 'q', long)]
+    pub suppress_secrets: bool,
+    /// Do not redact secret values in the output.
+    #[arg(long)]
+    pub show_secrets: bool,
+    /// Decode secret values in the output.
+    #[arg(long)]
+    pub show_secrets_decoded: bool,
+    /// Suppress the kinds listed in the diff output (repeat: `--suppress Deployment --suppress Service`).
+    #[arg(long = "suppress", value_name = "KIND")]
+    pub suppressed_kinds: Vec<String>,
+    /// Output NUM lines of context around changes (-1: every line; HELM_DIFF_OUTPUT_CONTEXT for upgrade).
+    #[arg(short = 'C', long = "context", value_name = "NUM", allow_negative_numbers = true)]
+    pub context: Option<i64>,
+    /// diff, simple, template, json (HELM_DIFF_OUTPUT when not given); HELM_DIFF_TPL names the template.
+    #[arg(long, value_name = "FORMAT")]
+    pub output: Option<String>,
+    /// Strip trailing carriage return on input.
+    #[arg(long)]
+    pub strip_trailing_cr: bool,
+    /// Show a removed and an added object of one kind as one renamed object when at most this fraction of
+    /// their lines differ (0: never).
+    #[arg(short = 'D', long, value_name = "FRACTION", default_value_t = 0.0)]
+    pub find_renames: f32,
+    /// Leave out diff lines that match this regular expression (repeatable).
+    #[arg(long = "suppress-output-line-regex", value_name = "REGEX")]
+    pub suppressed_output_line_regex: Vec<String>,
+    /// Exit 2 when there are changes (0 when none, 1 on errors).
     #[arg(long)]
     pub detailed_exitcode: bool,
-    /// Lines of context around each change.
-    #[arg(short = 'C', long = "diff-context", default_value_t = 3)]
-    pub context_lines: usize,
+    /// Enable the diffing of the helm test hooks.
+    #[arg(long)]
+    pub include_tests: bool,
+    /// Normalize manifests before running diff to exclude style differences from the output.
+    #[arg(long)]
+    pub normalize_manifests: bool,
     #[command(flatten)]
-    pub cluster: ClusterArgs,
+    pub cluster: DiffCluster,
+}
+
+/// Where the releases are: Helm's cluster flags (helm passes `--kube-context` and `-n` to its plugins as
+/// HELM_KUBECONTEXT and HELM_NAMESPACE, read here too). `--context` is helm-diff's context lines, never a
+/// kubeconfig context.
+#[derive(Debug, Clone, Args)]
+pub struct DiffCluster {
+    /// Path to the kubeconfig file.
+    #[arg(long)]
+    pub kubeconfig: Option<PathBuf>,
+    /// Name of the kubeconfig context to use.
+    #[arg(long)]
+    pub kube_context: Option<String>,
+    /// The namespace of the release (HELM_NAMESPACE when not given).
+    #[arg(short, long)]
+    pub namespace: Option<String>,
+    /// Run against an embedded simulated cluster started in this process.
+    #[arg(long, conflicts_with_all = ["kubeconfig", "kube_context"])]
+    pub sim: bool,
+}
+
+impl DiffCluster {
+    fn cluster_args(&self) -> ClusterArgs {
+        let environment = |name: &str| std::env::var(name).ok().filter(|value| !value.is_empty());
+        ClusterArgs {
+            kubeconfig: self.kubeconfig.clone(),
+            context: self.kube_context.clone().or_else(|| environment("HELM_KUBECONTEXT")),
+            namespace: self.namespace.clone().or_else(|| environment("HELM_NAMESPACE")),
+            sim: self.sim,
+            impersonate_user: None,
+            impersonate_groups: Vec::new(),
+            impersonate_uid: None,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
 pub struct DiffUpgradeArgs {
     pub name: String,
-    /// A chart directory, a packaged `.tgz`, or a file or directory of plain manifests.
+    /// A chart directory, a packaged `.tgz`, `REPO/CHART`, `oci://...`, or a file or directory of manifests.
     pub path: PathBuf,
-    /// The values given now over the current release's, the current computed values as defaults.
+    /// Enables diffing of releases that are not yet deployed via Helm.
+    #[arg(long)]
+    pub allow_unreleased: bool,
+    /// As --allow-unreleased (to match `helm upgrade --install`).
+    #[arg(long)]
+    pub install: bool,
+    /// Reuse the last release's values and merge in any new values (ignored with --reset-values).
     #[arg(long)]
     pub reuse_values: bool,
-    /// Only the values given now.
+    /// Reset the values to the ones built into the chart and merge in any new values.
     #[arg(long)]
     pub reset_values: bool,
+    /// Reset the values to the chart's, apply the last release's values and merge in any new values.
+    #[arg(long)]
+    pub reset_then_reuse_values: bool,
+    /// Compare with the live objects (each dry-run on the server) instead of the release's manifest.
+    #[arg(long)]
+    pub three_way_merge: bool,
+    /// Disable diffing of hooks.
+    #[arg(long)]
+    pub no_hooks: bool,
+    /// Include CRDs in the diffing.
+    #[arg(long)]
+    pub include_crds: bool,
+    /// Accepted as helm-diff accepts it: berth validates the rendered objects against the cluster only in
+    /// `--three-way-merge` (where the server's dry run validates them).
+    #[arg(long)]
+    pub disable_validation: bool,
+    /// Accepted for helm-diff's interface (berth does no OpenAPI validation while diffing).
+    #[arg(long)]
+    pub disable_openapi_validation: bool,
+    /// `client` or `true`: no cluster access, the chart diffed as a new install; `server` or `false`: with the
+    /// cluster (the default).
+    #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "client")]
+    pub dry_run: Option<String>,
+    /// Accepted for helm-diff's interface: berth renders with the cluster's own version and APIs.
+    #[arg(long, value_name = "VERSION")]
+    pub kube_version: Option<String>,
+    /// Accepted for helm-diff's interface: berth renders with the cluster's own version and APIs.
+    #[arg(short = 'a', long = "api-versions", value_name = "VERSION")]
+    pub api_versions: Vec<String>,
+    /// Accepted for helm-diff's interface (`lookup` always answers from the cluster, DNS is not looked up).
+    #[arg(long)]
+    pub enable_dns: bool,
+    /// `true`, `false` or `auto`: accepted for helm-diff's interface (the diff is the same either way).
+    #[arg(long, value_name = "MODE", default_value = "auto")]
+    pub server_side: String,
+    /// Not supported by berth diff yet (refused rather than ignored).
+    #[arg(long, value_name = "PLUGIN")]
+    pub post_renderer: Option<String>,
+    /// Not supported by berth diff yet (refused rather than ignored).
+    #[arg(long, value_name = "ARGUMENT")]
+    pub post_renderer_args: Vec<String>,
+    /// Not supported by berth diff yet (refused rather than ignored).
+    #[arg(long)]
+    pub take_ownership: bool,
     #[command(flatten)]
     pub chart: ChartFlags,
     #[command(flatten)]
-    pub output: DiffOutput,
+    pub options: DiffOptions,
 }
 
 #[derive(Debug, Args)]
 pub struct DiffRollbackArgs {
     pub name: String,
-    /// The revision to go back to (default: the one before the current).
+    /// The revision to go back to (berth: the one before the current when not given).
     pub revision: Option<u32>,
     #[command(flatten)]
-    pub output: DiffOutput,
+    pub options: DiffOptions,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffReleaseArgs {
+    /// Two releases, each `RELEASE` or `NAMESPACE/RELEASE`.
+    #[arg(num_args = 0..)]
+    pub releases: Vec<String>,
+    #[command(flatten)]
+    pub options: DiffOptions,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffRevisionArgs {
+    pub name: String,
+    /// One revision (compared with the current) or two (compared with each other).
+    #[arg(num_args = 0..)]
+    pub revisions: Vec<u32>,
+    #[command(flatten)]
+    pub options: DiffOptions,
+}
+
+/// What helm-diff prints on stderr when `--detailed-exitcode` finds changes (cobra's `Error: ` line).
+const CHANGES_SEEN: &str =
+    "Error: identified at least one change, exiting with non-zero exit code (detailed-exitcode parameter enabled)";
+
+/// helm-diff's notice when the release does not exist and `--allow-unreleased` was not given.
+const NOT_RELEASED: &str = "********************\n\n\tRelease was not present in Helm.  Include the `--allow-unreleased` to perform diff without exiting in error.\n\n********************\n";
+
+/// The two sides to compare, as manifest text, or (three-way merge) as indexes already read.
+enum Sides {
+    Text {
+        old: String,
+        new: String,
+    },
+    Indexes {
+        old: Index,
+        new: Index,
+    },
+    /// `diff release` of releases from different charts: helm-diff prints this and compares nothing.
+    Incomparable(String),
+}
+
+/// What was read from the cluster, with the namespace objects without one belong to.
+struct Compared {
+    sides: Sides,
+    namespace: String,
+    /// Whether the exit code follows the changes (helm-diff's `revision` with one revision never does).
+    detailed_exitcode: bool,
+    /// `diff release` keys objects by their template (`reIndexForRelease`).
+    by_template: bool,
 }
 
 pub fn run(args: DiffArgs) -> Result<ExitCode, Error> {
-    let output = match &args.command {
-        DiffCommand::Upgrade(upgrade) => &upgrade.output,
-        DiffCommand::Rollback(rollback) => &rollback.output,
-    };
-    let result = compare(&args, output);
-    // With --detailed-exitcode, 2 means changes: every error is 1, as the helm-diff plugin does.
-    if output.detailed_exitcode {
-        return result.map_err(|error| Error::Failed(Box::new(error)));
-    }
-    result
+    // Every error exits 1, as the plugin's do (2 means changes under --detailed-exitcode).
+    compare(&args).map_err(|error| match error {
+        Error::Failed(_) => error,
+        other => Error::Failed(Box::new(other)),
+    })
 }
 
-fn compare(args: &DiffArgs, output: &DiffOutput) -> Result<ExitCode, Error> {
-    let found = super::runtime::runtime()?.block_on(async {
+fn options_of(command: &DiffCommand) -> &DiffOptions {
+    match command {
+        DiffCommand::Upgrade(upgrade) => &upgrade.options,
+        DiffCommand::Rollback(rollback) => &rollback.options,
+        DiffCommand::Release(release) => &release.options,
+        DiffCommand::Revision(revision) => &revision.options,
+    }
+}
+
+fn compare(args: &DiffArgs) -> Result<ExitCode, Error> {
+    let options = options_of(&args.command);
+    check_arguments(&args.command)?;
+    let format = output_format(options)?;
+    let template = match (format, std::env::var("HELM_DIFF_TPL")) {
+        (OutputFormat::Template, Ok(path)) => Some(UserTemplate::read(&path).map_err(helm_error("read the template"))?),
+        _ => None,
+    };
+    let compare_options = compare_options(&args.command, options);
+    let compared = super::runtime::runtime()?.block_on(async {
         // Reads and dry runs only: a SIGINT stops it at once.
         let interrupts = super::runtime::Interrupts::install();
-        interrupts.unless_cancelled("while comparing with the cluster", read_changes(args, output)).await
+        interrupts.unless_cancelled("while comparing", read_sides(&args.command)).await
     })?;
-    let colour = std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty()) && std::io::stdout().is_terminal();
-    let mut text = String::new();
-    for change in &found {
-        text.push_str(&render(change, output.context_lines, colour));
+    let parse_options = ParseOptions {
+        default_namespace: &compared.namespace,
+        normalize: upgrade_switch(
+            matches!(args.command, DiffCommand::Upgrade(_)),
+            options.normalize_manifests,
+            "HELM_DIFF_NORMALIZE_MANIFESTS",
+            "Enabled normalize manifests via the envvar",
+        ),
+        excluded_hooks: if options.include_tests { &[] } else { &TEST_HOOKS },
+    };
+    let (mut old, mut new) = match compared.sides {
+        Sides::Incomparable(message) => {
+            print_stdout(&message)?;
+            return Ok(ExitCode::Success);
+        }
+        Sides::Indexes { old, new } => (old, new),
+        Sides::Text { old, new } => (
+            diff::parse::parse(&old, "the current release", parse_options).map_err(parse_error)?,
+            diff::parse::parse(&new, "the new manifest", parse_options).map_err(parse_error)?,
+        ),
+    };
+    if compared.by_template {
+        old = diff::report::by_template(old);
+        new = diff::report::by_template(new);
     }
-    print_stdout(&text)?;
-    let changed = found.iter().any(|change| change.change != ChangeKind::Unchanged);
-    Ok(if output.detailed_exitcode && changed { ExitCode::Changes } else { ExitCode::Success })
+    let report = diff::report::generate(&mut old, &mut new, &BTreeMap::new(), &compare_options)
+        .map_err(|error: ReportError| Error::Usage(error.to_string()))?;
+    let printed = diff::format::print(&report, format, coloured(args), template.as_ref())
+        .map_err(|error: FormatError| Error::Helm("print the report".to_string(), Box::new(error)))?;
+    print_stdout(&printed)?;
+    if options.detailed_exitcode && compared.detailed_exitcode && report.changed {
+        eprintln!("{CHANGES_SEEN}");
+        return Ok(ExitCode::Changes);
+    }
+    Ok(ExitCode::Success)
 }
 
-/// The changes the command would make, read from the cluster.
-async fn read_changes(args: &DiffArgs, output: &DiffOutput) -> Result<Vec<ObjectChange>, Error> {
-    let driver = super::release::storage_driver()?;
-    let (cluster, _simulated) = output.cluster.connect().await?;
-    let (name, current, new) = match &args.command {
+fn helm_error<E: std::error::Error + Send + Sync + 'static>(what: &'static str) -> impl Fn(E) -> Error {
+    move |error| Error::Helm(what.to_string(), Box::new(error))
+}
+
+fn parse_error(error: ParseError) -> Error {
+    Error::Helm("read the manifests".to_string(), Box::new(error))
+}
+
+/// helm-diff's argument checks, with its words.
+fn check_arguments(command: &DiffCommand) -> Result<(), Error> {
+    match command {
+        DiffCommand::Release(release) if release.releases.len() < 2 => Err(Error::Usage(
+            "Too few arguments to Command \"release\".\nMinimum 2 arguments required: release name-1, release name-2"
+                .to_string(),
+        )),
+        DiffCommand::Revision(revision) if revision.revisions.is_empty() => Err(Error::Usage(
+            "Too few arguments to Command \"revision\".\nMinimum 2 arguments required: release name, revision"
+                .to_string(),
+        )),
+        DiffCommand::Revision(revision) if revision.revisions.len() > 2 => Err(Error::Usage(
+            "Too many arguments to Command \"revision\".\nMaximum 3 arguments allowed: release name, revision1, revision2"
+                .to_string(),
+        )),
         DiffCommand::Upgrade(upgrade) => {
-            let reuse = if upgrade.reset_values {
-                ReuseMode::Reset
-            } else if upgrade.reuse_values {
-                ReuseMode::Reuse
-            } else {
-                ReuseMode::Default
-            };
-            // Rendered as `berth upgrade` renders it: the rollout's revision, `.Release.IsUpgrade`, the values.
-            let mode = Mode::Upgrade { install: false, reuse };
-            let name = &upgrade.name;
-            let rollout = Rollout::read(Scope::with_driver(cluster.clone(), &driver), name, mode)
-                .await
-                .map_err(Error::Release)?;
-            let current = rollout.history().last().cloned();
-            let input = release_input::load(&upgrade.path, &upgrade.chart, Preload::none()).await?;
-            (name, current, release_input::render(rollout, input).await?.rendered().manifests.clone())
-        }
-        DiffCommand::Rollback(rollback) => {
-            let name = &rollback.name;
-            let storage = Storage::open(&driver, cluster.client.clone(), Some(&cluster.default_namespace));
-            let history = storage.history(name).await.map_err(|error| Error::Release(error.into()))?;
-            let current = history.last().ok_or_else(|| Error::Release(LifecycleError::NotFound(name.clone())))?;
-            let version = rollback.revision.unwrap_or(current.version.saturating_sub(1));
-            let target = history
-                .iter()
-                .find(|release| release.version == version)
-                .ok_or_else(|| Error::Release(LifecycleError::NoRevision { name: name.clone(), version }))?;
-            let mut problems = Vec::new();
-            let origin = format!("release {name} revision {version}");
-            let manifests = berth::manifest::parse_text(&target.manifest, &origin, false, &mut problems);
-            if !problems.is_empty() {
-                return Err(Error::Manifest(berth::problems::Problems::new(problems)));
+            let refused = [
+                (upgrade.post_renderer.is_some() || !upgrade.post_renderer_args.is_empty(), "--post-renderer"),
+                (upgrade.take_ownership, "--take-ownership"),
+            ];
+            if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
+                return Err(Error::Usage(format!("berth diff upgrade does not support {flag} yet")));
             }
-            (name, Some(current.clone()), manifests)
+            if let Some(mode) = &upgrade.dry_run
+                && !["server", "client", "true", "false"].contains(&mode.as_str())
+            {
+                return Err(Error::Usage(format!(
+                    "flag \"dry-run\" must take a bool value or either \"client\" or \"server\", but got {mode:?}"
+                )));
+            }
+            if !["true", "false", "auto"].contains(&upgrade.server_side.as_str()) {
+                return Err(Error::Usage(format!(
+                    "flag \"server-side\" must be \"true\", \"false\" or \"auto\", but got {:?}",
+                    upgrade.server_side
+                )));
+            }
+            Ok(())
         }
-    };
-    changes(&cluster, name, &new, current.as_ref()).await.map_err(|error| Error::Diff(Box::new(error)))
+        _ => Ok(()),
+    }
 }
 
-/// One object's change as a header and a unified diff of its YAML.
-fn render(change: &ObjectChange, context: usize, colour: bool) -> String {
-    let verb = match change.change {
-        ChangeKind::Unchanged => return String::new(),
-        ChangeKind::Added => "is added",
-        ChangeKind::Removed => "is removed",
-        ChangeKind::Changed => "changes",
+/// `--output` (or HELM_DIFF_OUTPUT): helm-diff's formats, an unknown name being its default `diff`.
+fn output_format(options: &DiffOptions) -> Result<OutputFormat, Error> {
+    let from_environment = std::env::var("HELM_DIFF_OUTPUT").ok().filter(|value| !value.trim().is_empty());
+    let name = options.output.clone().or(from_environment).unwrap_or_default();
+    match name.as_str() {
+        "simple" => Ok(OutputFormat::Simple),
+        "template" => Ok(OutputFormat::Template),
+        "json" => Ok(OutputFormat::Json),
+        "dyff" | "structured" => {
+            Err(Error::Usage(format!("--output {name} is not supported by berth diff (diff, simple, template, json)")))
+        }
+        _ => Ok(OutputFormat::Diff),
+    }
+}
+
+/// helm-diff's options, `--suppress-secrets` as a suppressed `Secret` kind (`ProcessDiffOptions`) and the
+/// context lines from HELM_DIFF_OUTPUT_CONTEXT when `upgrade` is given none.
+fn compare_options(command: &DiffCommand, options: &DiffOptions) -> CompareOptions {
+    let mut suppressed_kinds = options.suppressed_kinds.clone();
+    if options.suppress_secrets {
+        suppressed_kinds.push("Secret".to_string());
+    }
+    let context = match (options.context, command) {
+        (Some(context), _) => Some(context),
+        (None, DiffCommand::Upgrade(_)) => {
+            std::env::var("HELM_DIFF_OUTPUT_CONTEXT").ok().and_then(|value| value.parse::<i64>().ok())
+        }
+        (None, _) => None,
     };
-    let yaml = |object: &Option<serde_json::Value>| {
-        object.as_ref().map(|object| serde_saphyr::to_string(object).unwrap_or_default()).unwrap_or_default()
-    };
-    let (before, after) = (yaml(&change.before), yaml(&change.after));
-    let diff = similar::TextDiff::from_lines(&before, &after);
-    let mut text = format!("{} {verb}:\n", change.object);
-    for line in diff.unified_diff().context_radius(context).to_string().lines() {
-        let painted = match line.chars().next() {
-            Some('+') if colour && !line.starts_with("+++") => format!("\x1b[32m{line}\x1b[0m"),
-            Some('-') if colour && !line.starts_with("---") => format!("\x1b[31m{line}\x1b[0m"),
-            Some('@') if colour => format!("\x1b[36m{line}\x1b[0m"),
-            _ => line.to_string(),
-        };
-        text.push_str(&format!("  {painted}\n"));
+    CompareOptions {
+        // helm-diff's -1 (and any negative number) shows every line.
+        context: context.and_then(|context| usize::try_from(context).ok()),
+        strip_trailing_cr: options.strip_trailing_cr,
+        show_secrets: options.show_secrets,
+        show_secrets_decoded: options.show_secrets_decoded,
+        suppressed_kinds,
+        find_renames: options.find_renames,
+        suppressed_output_line_regex: options.suppressed_output_line_regex.clone(),
+    }
+}
+
+/// A switch of `upgrade` that HELM_DIFF_... turns on when the flag is not given, with helm-diff's notice on
+/// stderr (`cmd/upgrade.go`); the other subcommands read only their flags.
+fn upgrade_switch(is_upgrade: bool, flag: bool, variable: &str, notice: &str) -> bool {
+    if flag || !is_upgrade {
+        return flag;
+    }
+    let from_environment = std::env::var(variable).as_deref() == Ok("true");
+    if from_environment {
+        eprintln!("{notice}");
+    }
+    from_environment
+}
+
+/// helm-diff's colour rule (`root.go`): `--no-color` or HELM_DIFF_COLOR=false never, `--color` or
+/// HELM_DIFF_COLOR=true always, else only on a terminal whose TERM is not "dumb"; berth also honours NO_COLOR.
+fn coloured(args: &DiffArgs) -> bool {
+    if args.no_color {
+        return false;
+    }
+    if args.color {
+        return true;
+    }
+    if let Some(forced) = std::env::var("HELM_DIFF_COLOR").ok().and_then(|value| go_parse_bool(&value)) {
+        return forced;
+    }
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
+    !no_color && std::io::stdout().is_terminal() && std::env::var("TERM").as_deref() != Ok("dumb")
+}
+
+/// Go's `strconv.ParseBool`.
+fn go_parse_bool(text: &str) -> Option<bool> {
+    match text {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
+        _ => None,
+    }
+}
+
+/// `helm get manifest`, with `helm get hooks` after it when `hooks`.
+fn release_text(release: &Release, hooks: bool) -> String {
+    let mut text = show::manifest(release);
+    if hooks {
+        text.push_str(&show::hooks(release));
     }
     text
+}
+
+/// Reads what the command compares.
+async fn read_sides(command: &DiffCommand) -> Result<Compared, Error> {
+    let options = options_of(command);
+    let driver = super::release::storage_driver()?;
+    if let DiffCommand::Upgrade(upgrade) = command
+        && matches!(upgrade.dry_run.as_deref(), Some("client" | "true"))
+    {
+        // No cluster at all: the chart as a new install, against nothing.
+        let namespace = options.cluster.cluster_args().namespace.unwrap_or_else(|| "default".to_string());
+        let input = release_input::load(&upgrade.path, &upgrade.chart, Preload::none()).await?;
+        let rendered = release_input::render_offline(input, &upgrade.name, &namespace).await?;
+        let new = rendered_text(&rendered, upgrade);
+        return Ok(Compared {
+            sides: Sides::Text { old: String::new(), new },
+            namespace,
+            detailed_exitcode: true,
+            by_template: false,
+        });
+    }
+    let (cluster, _simulated) = options.cluster.cluster_args().connect().await?;
+    let namespace = cluster.default_namespace.clone();
+    let storage = |namespace: &str| Storage::open(&driver, cluster.client.clone(), Some(namespace));
+    let history = |namespace: String, name: String| {
+        let storage = storage(&namespace);
+        async move {
+            let history = storage.history(&name).await.map_err(|error| Error::Release(error.into()))?;
+            if history.is_empty() {
+                return Err(Error::Release(LifecycleError::NotFound(name)));
+            }
+            Ok(history)
+        }
+    };
+    let revision_of = |history: &[Release], name: &str, version: u32| {
+        history
+            .iter()
+            .find(|release| release.version == version)
+            .cloned()
+            .ok_or_else(|| Error::Release(LifecycleError::NoRevision { name: name.to_string(), version }))
+    };
+    let text = |old: String, new: String| Compared {
+        sides: Sides::Text { old, new },
+        namespace: namespace.clone(),
+        detailed_exitcode: true,
+        by_template: false,
+    };
+    match command {
+        DiffCommand::Upgrade(upgrade) => upgrade_sides(upgrade, &cluster, &driver).await,
+        DiffCommand::Rollback(rollback) => {
+            let history = history(namespace.clone(), rollback.name.clone()).await?;
+            let current = history
+                .last()
+                .cloned()
+                .ok_or_else(|| Error::Release(LifecycleError::NotFound(rollback.name.clone())))?;
+            let version = rollback.revision.unwrap_or(current.version.saturating_sub(1));
+            let target = revision_of(&history, &rollback.name, version)?;
+            Ok(text(release_text(&current, false), release_text(&target, false)))
+        }
+        DiffCommand::Revision(revision) => {
+            let history = history(namespace.clone(), revision.name.clone()).await?;
+            match revision.revisions.as_slice() {
+                [only] => {
+                    let current = history
+                        .last()
+                        .cloned()
+                        .ok_or_else(|| Error::Release(LifecycleError::NotFound(revision.name.clone())))?;
+                    let old = revision_of(&history, &revision.name, *only)?;
+                    // helm-diff's `revision` with one revision never sets the exit code (`differentiateHelm3`).
+                    Ok(Compared {
+                        detailed_exitcode: false,
+                        ..text(release_text(&old, false), release_text(&current, false))
+                    })
+                }
+                [first, second] => {
+                    let (low, high) = ((*first).min(*second), (*first).max(*second));
+                    let old = revision_of(&history, &revision.name, low)?;
+                    let new = revision_of(&history, &revision.name, high)?;
+                    Ok(text(release_text(&old, false), release_text(&new, false)))
+                }
+                _ => Err(Error::Usage("Invalid Arguments".to_string())),
+            }
+        }
+        DiffCommand::Release(release) => {
+            let located = |given: &String| match given.split_once('/') {
+                Some((namespace, name)) => (namespace.to_string(), name.to_string()),
+                None => (namespace.clone(), given.clone()),
+            };
+            let (first, second) = (located(&release.releases[0]), located(&release.releases[1]));
+            let first_release = history(first.0.clone(), first.1.clone()).await?.pop();
+            let second_release = history(second.0.clone(), second.1.clone()).await?.pop();
+            let (Some(first_release), Some(second_release)) = (first_release, second_release) else {
+                return Err(Error::Release(LifecycleError::NotFound(first.1)));
+            };
+            let (first_chart, second_chart) = (&first_release.chart.metadata.name, &second_release.chart.metadata.name);
+            if first_chart != second_chart {
+                return Ok(Compared {
+                    sides: Sides::Incomparable(format!(
+                        "Error : Incomparable Releases \n Unable to compare releases from two different charts \"{first_chart}\", \"{second_chart}\". \n try helm diff release --help to know more \n"
+                    )),
+                    ..text(String::new(), String::new())
+                });
+            }
+            // Each release's objects default to its own namespace; helm-diff parses each with its own.
+            let options = ParseOptions {
+                default_namespace: "",
+                normalize: options.normalize_manifests,
+                excluded_hooks: if options.include_tests { &[] } else { &TEST_HOOKS },
+            };
+            let parse = |release: &Release, namespace: &str| {
+                diff::parse::parse(
+                    &release_text(release, false),
+                    &release.name,
+                    ParseOptions { default_namespace: namespace, ..options },
+                )
+                .map_err(parse_error)
+            };
+            let old = parse(&first_release, &first.0)?;
+            let new = parse(&second_release, &second.0)?;
+            Ok(Compared { sides: Sides::Indexes { old, new }, by_template: true, ..text(String::new(), String::new()) })
+        }
+    }
+}
+
+/// The manifest text `helm template` prints for the rendering: the objects, each hook (unless `--no-hooks`)
+/// and the chart's CRDs with `--include-crds`.
+fn rendered_text(rendered: &berth::release::Rendered, upgrade: &DiffUpgradeArgs) -> String {
+    let mut text = String::new();
+    if upgrade.include_crds {
+        text.push_str(&berth::release::manifest_text(&rendered.crds));
+    }
+    text.push_str(&rendered.manifest);
+    text.push('\n');
+    if !upgrade.no_hooks {
+        for hook in &rendered.hooks {
+            text.push_str(&format!("---\n# Source: {}\n{}\n", hook.record.path, hook.record.manifest));
+        }
+    }
+    text
+}
+
+/// `diff upgrade`: the current release (nothing when it does not exist and that is allowed) against the chart
+/// rendered as the upgrade would render it, or with `--three-way-merge` the live objects against their dry runs.
+async fn upgrade_sides(
+    upgrade: &DiffUpgradeArgs,
+    cluster: &berth::cluster::Cluster,
+    driver: &berth::release::StorageDriver,
+) -> Result<Compared, Error> {
+    let values = &upgrade.chart.values;
+    let values_given = !(values.values.is_empty()
+        && values.set.is_empty()
+        && values.set_string.is_empty()
+        && values.set_file.is_empty()
+        && values.set_json.is_empty()
+        && values.set_literal.is_empty());
+    // helm-diff's `template`: the last release's values (all of them) under the new ones with --reuse-values,
+    // and without any values flag (Helm's own default); only the user-supplied ones with
+    // --reset-then-reuse-values; none with --reset-values or when values are given.
+    let reuse = if upgrade.reset_values {
+        ReuseMode::Reset
+    } else if upgrade.reuse_values {
+        ReuseMode::Reuse
+    } else if upgrade.reset_then_reuse_values {
+        ReuseMode::ResetThenReuse
+    } else if values_given {
+        ReuseMode::Reset
+    } else {
+        ReuseMode::Reuse
+    };
+    let allowed = upgrade.allow_unreleased || upgrade.install;
+    let name = &upgrade.name;
+    let scope = Scope::with_driver(cluster.clone(), driver);
+    let rollout = match Rollout::read(scope, name, Mode::Upgrade { install: allowed, reuse }).await {
+        Err(LifecycleError::NotFound(missing)) => {
+            eprint!("{NOT_RELEASED}");
+            return Err(Error::Release(LifecycleError::NotFound(missing)));
+        }
+        other => other.map_err(Error::Release)?,
+    };
+    // The current release: none for a new install (an uninstalled release's record is no current release).
+    let current = rollout.history().last().filter(|_| rollout.is_upgrade()).cloned();
+    let input = release_input::load(&upgrade.path, &upgrade.chart, Preload::none()).await?;
+    let rendered = release_input::render(rollout, input).await?;
+    let rendered = rendered.rendered();
+    let namespace = cluster.default_namespace.clone();
+    let notice = "Enabled three way merge via the envvar";
+    if upgrade_switch(true, upgrade.three_way_merge, "HELM_DIFF_THREE_WAY_MERGE", notice) {
+        let found = changes(cluster, name, &rendered.manifests, current.as_ref(), SecretValues::Unmasked)
+            .await
+            .map_err(|error| Error::Diff(Box::new(error)))?;
+        let options = ParseOptions { default_namespace: &namespace, normalize: true, excluded_hooks: &[] };
+        let (mut old, mut new) = (Index::new(), Index::new());
+        for change in found {
+            for (side, index) in [(&change.before, &mut old), (&change.after, &mut new)] {
+                if let Some(object) = side
+                    && let Some(result) =
+                        diff::parse::parse_object(object, options, "the cluster").map_err(parse_error)?
+                {
+                    index.insert(result.name.clone(), result);
+                }
+            }
+        }
+        return Ok(Compared {
+            sides: Sides::Indexes { old, new },
+            namespace,
+            detailed_exitcode: true,
+            by_template: false,
+        });
+    }
+    let old = current.as_ref().map(|current| release_text(current, !upgrade.no_hooks)).unwrap_or_default();
+    let new = rendered_text(rendered, upgrade);
+    Ok(Compared { sides: Sides::Text { old, new }, namespace, detailed_exitcode: true, by_template: false })
 }

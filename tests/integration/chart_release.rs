@@ -113,10 +113,10 @@ async fn diff_shows_what_an_upgrade_or_a_rollback_would_change_and_writes_nothin
     // A value: the Deployment and the ConfigMap change, exit 2, and the cluster still has 1 replica.
     let (code, out) = diff(&["diff", "upgrade", "shop", CHART, "--set", "replicas=3", "--detailed-exitcode"]).await;
     assert_eq!(code, Some(2), "{out}");
-    assert!(out.contains("Deployment/default/shop-shop-web changes:\n"), "{out}");
-    assert!(out.contains("\n  -  replicas: 1\n  +  replicas: 3\n"), "{out}");
-    assert!(out.contains("ConfigMap/default/shop-shop-settings changes:\n"), "{out}");
-    assert!(out.contains("\n  -  replicas: \"1\"\n  +  replicas: \"3\"\n"), "{out}");
+    assert!(out.contains("default, shop-shop-web, Deployment (apps) has changed:\n"), "{out}");
+    assert!(out.contains("\n-   replicas: 1\n+   replicas: 3\n"), "{out}");
+    assert!(out.contains("default, shop-shop-settings, ConfigMap (v1) has changed:\n"), "{out}");
+    assert!(out.contains("\n-   replicas: \"1\"\n+   replicas: \"3\"\n"), "{out}");
     let replicas = peer.ok("kubectl", &["get", "deployment", "shop-shop-web", "-o", "jsonpath={.spec.replicas}"]).await;
     assert_eq!(replicas, "1", "a diff writes nothing");
     assert_eq!(peer.helm_history("shop", "default").await.len(), 1, "nor a revision");
@@ -129,7 +129,7 @@ async fn diff_shows_what_an_upgrade_or_a_rollback_would_change_and_writes_nothin
     peer.berth_ok(&["upgrade", "shop", CHART, "--set", "replicas=3"]).await;
     let (code, out) = diff(&["diff", "rollback", "shop", "--detailed-exitcode"]).await;
     assert_eq!(code, Some(2), "{out}");
-    assert!(out.contains("\n  -  replicas: 3\n  +  replicas: 1\n"), "{out}");
+    assert!(out.contains("\n-   replicas: 3\n+   replicas: 1\n"), "{out}");
     let (code, out) = diff(&["diff", "rollback", "shop", "2", "--detailed-exitcode"]).await;
     assert_eq!((code, out.as_str()), (Some(0), ""), "rolling back to the current revision changes nothing");
 
@@ -164,8 +164,8 @@ async fn diff_never_shows_a_secret_value() {
             assert!(!shown.contains(secret) && !shown.contains(&encoded), "{secret} shown:\n{shown}");
         }
     }
-    // Values shown as sizes: the changed one marked, the same one starred.
-    for masked in ["-------- (18 bytes)", "++++++++ (19 bytes)", "******** (16 bytes)"] {
+    // Values shown as sizes, as helm-diff redacts them: the changed one marked, the same one REDACTED.
+    for masked in ["-------- # (18 bytes)", "++++++++ # (19 bytes)", "REDACTED # (16 bytes)"] {
         assert!(stdout.contains(masked), "{masked} in:\n{stdout}");
     }
 }

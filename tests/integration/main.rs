@@ -13,6 +13,7 @@ mod controller_fairness;
 mod controller_sim;
 mod controller_support;
 mod corpus;
+mod diff_helm;
 mod emitted;
 mod fixtures;
 mod hardening_cli;

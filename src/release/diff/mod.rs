@@ -1,9 +1,25 @@
-//! What an upgrade or a rollback would change, as the cluster would apply it: each object of the new revision
+//! What an upgrade or a rollback would change, as helm-diff shows it (`berth diff`, the helm-diff plugin's
+//! interface): manifests read as helm-diff reads them (`parse.rs`), compared line by line with its diff
+//! (`lines.rs`) into its report (`report.rs`, Secrets redacted by `redact.rs`) and printed in its formats
+//! (`format.rs`); `upstream_cases.rs` checks all of it against helm-diff's own test tables.
+//!
+//! For `--three-way-merge`, this file reads the other side from the cluster: each object of the new revision
 //! applied as a server-side dry run (under the release's field manager and marks) and compared with the live
-//! object; objects of the current revision the new one no longer has are shown as removed. Secret values
-//! never leave this module: they are compared here and shown only as masked sizes (`secret.rs`).
+//! object; objects of the current revision the new one no longer has are shown as removed. Secret values are
+//! masked here (`secret.rs`) unless the caller shows them itself, as the helm-diff report redacts them.
 
+pub mod format;
+pub mod lines;
+pub mod parse;
+mod redact;
+pub mod report;
 mod secret;
+#[cfg(test)]
+mod upstream_cases;
+
+pub use format::{OutputFormat, UserTemplate};
+pub use parse::{Index, MappingResult, ParseOptions};
+pub use report::{CompareOptions, Report};
 
 use super::error::LifecycleError;
 use super::ownership::{self, FIELD_MANAGER};
@@ -53,6 +69,15 @@ pub enum DiffError {
     },
 }
 
+/// What becomes of Secret values in [`changes`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SecretValues {
+    /// Masked here (`secret.rs`).
+    Masked,
+    /// Left as they are: the caller redacts them (the helm-diff report does, unless `--show-secrets`).
+    Unmasked,
+}
+
 /// The changes that applying `new` (the new revision's objects, as rendered) to release `name` would make,
 /// against the live objects; objects of `current` (the release's current revision) that `new` lacks are
 /// removed. Reads and dry runs only: nothing is written.
@@ -64,6 +89,7 @@ pub async fn changes(
     name: &str,
     new: &[Manifest],
     current: Option<&Release>,
+    secrets: SecretValues,
 ) -> Result<Vec<ObjectChange>, DiffError> {
     let owned = ownership::owned(new, name, &cluster.default_namespace);
     let prepared = apply::prepare(cluster, &owned, None)?;
@@ -84,7 +110,7 @@ pub async fn changes(
     for (result, (resolved, _)) in results.into_iter().zip(&targets) {
         let (resolved, before, after) =
             result.map_err(|source| DiffError::Object { object: resolved.reference.clone(), source })?;
-        changes.push(change(resolved.reference, before, Some(after)));
+        changes.push(change(resolved.reference, before, Some(after), secrets));
     }
     if let Some(current) = current {
         let old = recorded_manifests(current).map_err(DiffError::Current)?;
@@ -109,7 +135,7 @@ pub async fn changes(
                 .await
                 .map_err(|source| DiffError::Object { object: manifest.reference.clone(), source })?;
             if before.is_some() {
-                changes.push(change(resolved.reference, before, None));
+                changes.push(change(resolved.reference, before, None, secrets));
             }
         }
     }
@@ -117,10 +143,10 @@ pub async fn changes(
 }
 
 /// The change of one object, normalised.
-fn change(object: ObjectRef, before: Option<Value>, after: Option<Value>) -> ObjectChange {
+fn change(object: ObjectRef, before: Option<Value>, after: Option<Value>, secrets: SecretValues) -> ObjectChange {
     let mut before = before.map(normalised);
     let mut after = after.map(normalised);
-    if object.kind == "Secret" && object.group().is_empty() {
+    if secrets == SecretValues::Masked && object.kind == "Secret" && object.group().is_empty() {
         secret::mask(before.as_mut(), after.as_mut());
     }
     let change = match (&before, &after) {
@@ -156,6 +182,7 @@ mod tests {
             object,
             Some(json!({"kind": "Secret", "data": data.clone()})),
             Some(json!({"kind": "Secret", "data": {"a": "YWJj", "b": "eHl6"}})),
+            SecretValues::Masked,
         )
     }
 
@@ -179,6 +206,6 @@ mod tests {
         let before =
             json!({"metadata": {"name": "c", "resourceVersion": "1", "managedFields": []}, "data": {"a": "1"}});
         let after = json!({"metadata": {"name": "c", "resourceVersion": "2"}, "data": {"a": "1"}});
-        assert_eq!(change(object, Some(before), Some(after)).change, ChangeKind::Unchanged);
+        assert_eq!(change(object, Some(before), Some(after), SecretValues::Masked).change, ChangeKind::Unchanged);
     }
 }

@@ -37,6 +37,12 @@ const VALUE_FIELDS: [&str; 2] = ["data", "stringData"];
 /// Masks every value of the Secret on either side (`before`, `after`), comparing the two sides.
 pub(super) fn mask(mut before: Option<&mut Value>, mut after: Option<&mut Value>) {
     mask_values(before.as_deref_mut(), after.as_deref_mut());
+    mask_copies(before, after);
+}
+
+/// Masks only the annotations that hold a copy of the Secret (helm-diff's redaction, `redact.rs`, rewrites the
+/// values themselves its own way and leaves these as they are).
+pub(super) fn mask_copies(mut before: Option<&mut Value>, mut after: Option<&mut Value>) {
     for (key, shape) in COPIES {
         mask_copy(key, *shape, before.as_deref_mut(), after.as_deref_mut());
     }
