@@ -4,7 +4,7 @@
 
 use super::api::{DEFAULT_VALUES_KEY, ReleaseSpec, ValuesKind, ValuesReference};
 use super::conditions::reason;
-use super::sources::{self, ChartArtifact, SourceError, read_object};
+use super::sources::{self, ChartArtifact, Reach, SourceError, read_object};
 use berth_chart::chart::Chart;
 use berth_chart::values::{ValueFileReader, ValueOptions};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
@@ -23,13 +23,21 @@ pub struct Inputs {
 /// A values document and the name its errors give it.
 type Document = (String, Vec<u8>);
 
-/// Reads the chart and values of a Release in `namespace` through `client` (the tenant's).
+/// Reads the chart (where `reach` says) and the values of a Release in `namespace` (through the tenant's
+/// cluster).
 ///
 /// # Errors
 /// [`SourceError`] naming the object and key that is missing or wrong.
-pub async fn gather(client: &kube::Client, namespace: &str, spec: &ReleaseSpec) -> Result<Inputs, SourceError> {
-    let artifact = sources::resolve(client, namespace, spec).await?;
-    let documents = values_documents(client, namespace, spec).await?;
+pub async fn gather(reach: &Reach<'_>, namespace: &str, spec: &ReleaseSpec) -> Result<Inputs, SourceError> {
+    let artifact = sources::resolve(reach, namespace, spec).await?;
+    tracing::debug!(
+        namespace,
+        chart = %artifact.chart.metadata.name,
+        version = %artifact.version,
+        source_revision = %artifact.source_revision,
+        "chart resolved"
+    );
+    let documents = values_documents(&reach.tenant.client, namespace, spec).await?;
     compose(artifact, &documents)
 }
 

@@ -10,8 +10,9 @@
 //! - `dependencies.rs`: `dependsOn` readiness and cycles; `metrics.rs`: the Prometheus text.
 //!
 //! One reconcile (`reconcile.rs` holds its phase order), each step in its file:
-//! - `sources/`: the chart, one file per kind of source (`config_map.rs`); `inputs.rs`: chart and values as one
-//!   revision's inputs, with their digest;
+//! - `sources/`: the chart, one file per kind of source (a ConfigMap, a chart repository, an OCI registry, a Flux
+//!   source object), downloads cached by digest; `inputs.rs`: chart and values as one revision's inputs, with
+//!   their digest;
 //! - `rollout.rs`: one install or upgrade through `release::operation`; `remediation.rs`: what follows a
 //!   failure; `uninstall.rs`: the finalizer's uninstall; `report.rs`: the status written.
 //!
@@ -230,6 +231,7 @@ impl Controller {
             cluster,
             options: self.options.clone(),
             cache: Arc::new(RwLock::new(HashMap::new())),
+            charts: sources::ChartCache::default(),
             events,
             discovery: tokio::sync::Mutex::new(Instant::now()),
             stop,

@@ -43,6 +43,8 @@ pub struct Shared {
     pub cluster: Cluster,
     pub options: ControllerOptions,
     pub cache: Cache,
+    /// Chart archives downloaded from repositories, registries and Flux artifacts, by digest.
+    pub charts: super::sources::ChartCache,
     pub events: Events,
     /// When discovery was last refreshed.
     pub discovery: tokio::sync::Mutex<Instant>,
@@ -276,8 +278,10 @@ impl Run<'_> {
     /// The revision's inputs: the chart (`sources/`) and the values. A source that may still appear is waited
     /// for with backoff; a wrong one stalls.
     async fn inputs(&mut self, checked: &Checked<'_>) -> Result<inputs::Inputs, Finished> {
-        let client = self.shared.cluster.client.clone();
-        match inputs::gather(&client, &self.release.namespace, checked.spec).await {
+        // The tenant's identity is the controller's until tenancy hands each Release its own cluster.
+        let cluster = &self.shared.cluster;
+        let reach = super::sources::Reach { tenant: cluster, controller: cluster, cache: &self.shared.charts };
+        match inputs::gather(&reach, &self.release.namespace, checked.spec).await {
             Ok(inputs) => Ok(inputs),
             Err(SourceError { reason, message, transient: true }) => {
                 let attempt = if self.is_waiting_for(reason) { 2 } else { 1 };

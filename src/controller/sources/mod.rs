@@ -1,22 +1,44 @@
-//! Where a Release's chart comes from: `spec.chart` names one source, and [`resolve`] dispatches on it to the
-//! file of that kind, which returns the packaged chart's bytes; what every kind shares (the digest, loading the
-//! archive into a chart) is done here once. Today's one kind is `config_map.rs` (a packaged chart in a
-//! ConfigMap's `binaryData`). A new kind (a chart repository, an OCI registry, a Flux source object) is one file
-//! here and one arm in [`resolve`]; it reads through the tenant's cluster like the others.
+//! Where a Release's chart comes from: `spec.chart` (or Flux's `spec.chartRef`) names one source, [`kind_of`]
+//! checks that it names exactly one, and [`resolve`] dispatches to the file of that kind, which returns the
+//! packaged chart's bytes with their digest and the source's revision; what every kind shares (loading the
+//! archive into a chart, the error texts) is done here once. One file per kind:
+//! - `config_map.rs`: a packaged chart in a ConfigMap's `binaryData`;
+//! - `repository.rs`: a Helm chart repository (`index.yaml`, a semver range re-resolved at every reconcile);
+//! - `oci.rs`: an OCI registry (a tag, a semver range over the tags, or a digest);
+//! - `flux.rs`: a Flux `OCIRepository` or `HelmChart` object's artifact.
+//!
+//! Downloads go through `berth-source` (the CLI's clients: bounded bodies, credentials redacted), reach the
+//! repository or registry as `access.rs` says (Secrets read through the tenant's cluster), and are kept by
+//! digest in `cache.rs`.
 
+mod access;
+mod cache;
 mod config_map;
+mod flux;
+mod oci;
+mod repository;
 
-use super::api::ReleaseSpec;
+pub use cache::ChartCache;
+
+use super::api::{ChartSource, ConfigMapChartReference, FluxChartReference, ReleaseSpec};
 use super::conditions::reason;
+use crate::cluster::Cluster;
+use access::Access;
 use berth_chart::chart::Chart;
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
 
-/// A chart ready to render, and the digest of the archive it was loaded from.
+/// A chart ready to render, where it came from, and the digest of the archive it was loaded from.
 #[derive(Debug)]
 pub struct ChartArtifact {
     pub chart: Chart,
     /// `sha256:` and the hex digest of the packaged chart.
     pub digest: String,
+    /// The chart's version (`Chart.yaml`).
+    pub version: String,
+    /// What the source calls this revision: the repository's chart version, `TAG@sha256:...` of a registry's
+    /// manifest, a Flux artifact's revision, the digest of a ConfigMap's chart.
+    pub source_revision: String,
 }
 
 /// Why a Release's chart or values are not there.
@@ -41,38 +63,136 @@ impl SourceError {
     }
 }
 
-/// The chart `spec.chart` names, read through `client` (the tenant's) in the Release's `namespace`.
+/// The one source a Release's chart comes from.
+#[derive(Debug, PartialEq)]
+pub enum Kind<'a> {
+    ConfigMap(&'a ConfigMapChartReference),
+    Repository { url: &'a str, name: &'a str, version: &'a str },
+    Oci(&'a str),
+    Flux(&'a FluxChartReference),
+}
+
+/// Which source `spec` names, or why it names none or several, or settings its source does not take.
+///
+/// # Errors
+/// The field at fault and what to write instead.
+pub fn kind_of(spec: &ReleaseSpec) -> Result<Kind<'_>, String> {
+    let chart = &spec.chart;
+    let named: Vec<&str> = [
+        ("spec.chart.configMapRef", chart.config_map_ref.is_some()),
+        ("spec.chart.repository", chart.repository.is_some()),
+        ("spec.chart.oci", chart.oci.is_some()),
+        ("spec.chartRef", spec.chart_ref.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(field, set)| set.then_some(field))
+    .collect();
+    let kind = match (named.as_slice(), chart, &spec.chart_ref) {
+        ([_], ChartSource { config_map_ref: Some(reference), .. }, _) => Kind::ConfigMap(reference),
+        ([_], ChartSource { repository: Some(url), name, version, .. }, _) => match name.as_deref() {
+            Some(name) if !name.is_empty() => Kind::Repository { url, name, version: version.as_deref().unwrap_or("") },
+            _ => return Err("spec.chart.name: required with spec.chart.repository (the chart's name in it)".into()),
+        },
+        ([_], ChartSource { oci: Some(url), .. }, _) => Kind::Oci(url),
+        ([_], _, Some(reference)) => Kind::Flux(reference),
+        _ if named.is_empty() => {
+            return Err("spec.chart must name a source (configMapRef, repository or oci), or spec.chartRef a Flux \
+                        source object"
+                .into());
+        }
+        _ => return Err(format!("name exactly one chart source, not {}", named.join(" and "))),
+    };
+    let settings = [
+        ("spec.chart.name", chart.name.is_some(), matches!(kind, Kind::Repository { .. })),
+        ("spec.chart.version", chart.version.is_some(), matches!(kind, Kind::Repository { .. } | Kind::Oci(_))),
+        ("spec.chart.tag", chart.tag.is_some(), matches!(kind, Kind::Oci(_))),
+        ("spec.chart.digest", chart.digest.is_some(), matches!(kind, Kind::Oci(_))),
+        ("spec.chart.plainHttp", chart.plain_http, matches!(kind, Kind::Oci(_))),
+        ("spec.chart.secretRef", chart.secret_ref.is_some(), matches!(kind, Kind::Repository { .. } | Kind::Oci(_))),
+        (
+            "spec.chart.certSecretRef",
+            chart.cert_secret_ref.is_some(),
+            matches!(kind, Kind::Repository { .. } | Kind::Oci(_)),
+        ),
+        (
+            "spec.chart.insecureSkipTlsVerify",
+            chart.insecure_skip_tls_verify,
+            matches!(kind, Kind::Repository { .. } | Kind::Oci(_)),
+        ),
+    ];
+    if let Some((field, _, _)) = settings.iter().find(|(_, set, applies)| *set && !applies) {
+        return Err(format!("{field}: does not apply to {}", named.join("")));
+    }
+    let pins = [chart.tag.is_some(), chart.version.is_some(), chart.digest.is_some()];
+    if pins.iter().filter(|set| **set).count() > 1 {
+        return Err("spec.chart: give one of tag, version or digest".into());
+    }
+    Ok(kind)
+}
+
+/// Where [`resolve`] reads: the tenant's cluster (the Release's ConfigMaps and Secrets) and the controller's
+/// (Flux source objects' status), and the cache of downloaded archives.
+pub struct Reach<'a> {
+    pub tenant: &'a Cluster,
+    pub controller: &'a Cluster,
+    pub cache: &'a ChartCache,
+}
+
+/// The chart `spec` names, for a Release in `namespace`.
 ///
 /// # Errors
 /// [`SourceError`] naming the source that is missing or wrong.
-pub async fn resolve(client: &kube::Client, namespace: &str, spec: &ReleaseSpec) -> Result<ChartArtifact, SourceError> {
-    let archive = match (&spec.chart.config_map_ref, &spec.chart.oci) {
-        (Some(reference), None) => config_map::archive(client, namespace, reference).await?,
-        (None, Some(_)) => {
-            return Err(SourceError::invalid(
-                reason::INVALID_SPEC,
-                "spec.chart.oci is not supported yet; put the packaged chart in a ConfigMap (spec.chart.configMapRef)"
-                    .to_string(),
-            ));
+pub async fn resolve(reach: &Reach<'_>, namespace: &str, spec: &ReleaseSpec) -> Result<ChartArtifact, SourceError> {
+    let kind = kind_of(spec).map_err(|message| SourceError::invalid(reason::INVALID_SPEC, message))?;
+    let client = &reach.tenant.client;
+    let fetched = match kind {
+        Kind::ConfigMap(reference) => Fetched::local(config_map::archive(client, namespace, reference).await?),
+        Kind::Repository { url, name, version } => {
+            let access = Access::read(client, namespace, &spec.chart).await?;
+            repository::fetch(&access, url, name, version, reach.cache).await?
         }
-        _ => {
-            return Err(SourceError::invalid(
-                reason::INVALID_SPEC,
-                "spec.chart must name exactly one source (configMapRef)".to_string(),
-            ));
+        Kind::Oci(url) => {
+            let access = Access::read(client, namespace, &spec.chart).await?;
+            oci::fetch(&access, url, &spec.chart, reach.cache).await?
         }
+        Kind::Flux(reference) => flux::fetch(reach.controller, namespace, reference, reach.cache).await?,
     };
-    load(&archive)
+    load(fetched)
 }
 
-/// The chart of a packaged archive, with the archive's digest.
-fn load(archive: &[u8]) -> Result<ChartArtifact, SourceError> {
-    let loaded = berth_chart::load::load_archive(archive)
+/// A source's archive, its digest (of these bytes: verified or computed), and the source's revision.
+struct Fetched {
+    archive: Arc<Vec<u8>>,
+    digest: String,
+    source_revision: String,
+}
+
+impl Fetched {
+    /// An archive read from the cluster: its digest is its revision.
+    fn local(archive: Vec<u8>) -> Fetched {
+        let digest = sha256(&archive);
+        Fetched { archive: Arc::new(archive), source_revision: digest.clone(), digest }
+    }
+}
+
+/// A download's failure as the Release reports it: the causes joined as Helm prints them, every URL's password
+/// and the credentials the request carried masked. `stall`: the content is wrong (a digest mismatch), so
+/// retrying cannot help; anything else (unreachable, refused, no matching version yet) is retried.
+fn fetch_failed(error: &dyn std::error::Error, stall: bool, secrets: &[&str]) -> SourceError {
+    let text = berth_source::download::error_chain(error);
+    let message = berth_source::redact::known(&berth_source::redact::urls(&text), secrets);
+    SourceError { reason: reason::ARTIFACT_FAILED, message, transient: !stall }
+}
+
+/// The chart of a fetched archive.
+fn load(fetched: Fetched) -> Result<ChartArtifact, SourceError> {
+    let loaded = berth_chart::load::load_archive(&fetched.archive)
         .map_err(|error| SourceError::invalid(reason::CHART_FAILED, format!("cannot load the chart: {error}")))?;
     for warning in &loaded.warnings {
         tracing::info!("{warning}");
     }
-    Ok(ChartArtifact { chart: loaded.chart, digest: sha256(archive) })
+    let version = loaded.chart.metadata.version.clone();
+    Ok(ChartArtifact { chart: loaded.chart, digest: fetched.digest, version, source_revision: fetched.source_revision })
 }
 
 /// `sha256:<hex>` of `bytes`.
@@ -100,6 +220,56 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    fn spec(value: serde_json::Value) -> ReleaseSpec {
+        serde_json::from_value(value).expect("a spec")
+    }
+
+    #[test]
+    fn a_spec_names_exactly_one_source_with_only_the_settings_it_takes() {
+        let kinds = [
+            (json!({"chart": {"configMapRef": {"name": "c"}}}), Ok("configMap")),
+            (json!({"chart": {"repository": "https://r", "name": "web", "version": "1.x"}}), Ok("repository")),
+            (json!({"chart": {"oci": "oci://r/web", "digest": "sha256:0", "plainHttp": true}}), Ok("oci")),
+            (json!({"chartRef": {"kind": "HelmChart", "name": "web"}}), Ok("flux")),
+            (json!({"chart": {}}), Err("spec.chart must name a source")),
+            (
+                json!({"chart": {"configMapRef": {"name": "c"}, "oci": "oci://r/web"}}),
+                Err("name exactly one chart source, not spec.chart.configMapRef and spec.chart.oci"),
+            ),
+            (
+                json!({"chart": {"repository": "https://r"}}),
+                Err("spec.chart.name: required with spec.chart.repository"),
+            ),
+            (
+                json!({"chart": {"repository": "https://r", "name": "w", "plainHttp": true}}),
+                Err("spec.chart.plainHttp: does not apply to spec.chart.repository"),
+            ),
+            (
+                json!({"chart": {"configMapRef": {"name": "c"}, "secretRef": {"name": "s"}}}),
+                Err("spec.chart.secretRef: does not apply to spec.chart.configMapRef"),
+            ),
+            (
+                json!({"chart": {"oci": "oci://r/web", "tag": "1.0.0", "version": "1.x"}}),
+                Err("spec.chart: give one of tag, version or digest"),
+            ),
+        ];
+        for (value, expected) in kinds {
+            let spec = spec(value.clone());
+            let found = kind_of(&spec).map(|kind| match kind {
+                Kind::ConfigMap(_) => "configMap",
+                Kind::Repository { .. } => "repository",
+                Kind::Oci(_) => "oci",
+                Kind::Flux(_) => "flux",
+            });
+            match (found, expected) {
+                (Ok(found), Ok(expected)) => assert_eq!(found, expected, "{value}"),
+                (Err(error), Err(expected)) => assert!(error.starts_with(expected), "{value}: {error}"),
+                (found, expected) => panic!("{value}: {found:?}, expected {expected:?}"),
+            }
+        }
+    }
 
     #[test]
     fn digests_are_sha256_in_hex() {
