@@ -7,6 +7,7 @@ mod bounded;
 mod chart_release;
 mod controller_cli;
 mod controller_sim;
+mod controller_sources;
 mod controller_support;
 mod corpus;
 mod emitted;
