@@ -7,10 +7,11 @@
 use super::{SourceError, read_object};
 use crate::controller::api::{ChartSource, LocalObjectReference};
 use crate::controller::conditions::reason;
-use berth_source::http::{Credentials, DEFAULT_TIMEOUT, HttpClient};
-use berth_source::tls::TlsPem;
+use berth_source::http::{Credentials, DEFAULT_TIMEOUT, FetchError, HttpClient};
+use berth_source::tls::{TlsOptions, TlsPem};
 use k8s_openapi::api::core::v1::Secret;
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 /// The credentials and the HTTP client of one source.
 pub(super) struct Access {
@@ -49,10 +50,15 @@ impl Access {
             tls.certificate = data.remove("tls.crt");
             tls.key = data.remove("tls.key");
         }
-        let http = HttpClient::from_pem(&tls, DEFAULT_TIMEOUT).map_err(|error| {
+        let failed = |error: FetchError| {
             let message = format!("certSecretRef: {}", berth_source::download::error_chain(&error));
             SourceError::invalid(reason::ARTIFACT_FAILED, message)
-        })?;
+        };
+        let http = if tls == TlsPem::default() {
+            default_http().map_err(failed)?
+        } else {
+            HttpClient::from_pem(&tls, DEFAULT_TIMEOUT).map_err(failed)?
+        };
         Ok(Access { credentials, http })
     }
 
@@ -60,6 +66,18 @@ impl Access {
     pub(super) fn secrets(&self) -> [&str; 1] {
         [self.credentials.password.as_str()]
     }
+}
+
+/// The client of sources with no TLS settings of their own (the system's roots), built once: loading the
+/// system's roots costs milliseconds, and every reconcile of every Release resolves its chart again. Credentials
+/// are given per request, so sharing it (and its connections) shares nothing between Releases.
+pub(super) fn default_http() -> Result<HttpClient, FetchError> {
+    static CLIENT: OnceLock<HttpClient> = OnceLock::new();
+    if let Some(client) = CLIENT.get() {
+        return Ok(client.clone());
+    }
+    let client = HttpClient::new(&TlsOptions::default(), DEFAULT_TIMEOUT)?;
+    Ok(CLIENT.get_or_init(|| client).clone())
 }
 
 /// A Secret's data; a missing Secret is waited for (it may be created after the Release).

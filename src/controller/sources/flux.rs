@@ -11,8 +11,7 @@ use super::{Fetched, SourceError, fetch_failed, sha256};
 use crate::cluster::Cluster;
 use crate::controller::api::FluxChartReference;
 use crate::controller::conditions::reason;
-use berth_source::http::{DEFAULT_TIMEOUT, GetRequest, HttpClient, NoProgress};
-use berth_source::tls::TlsOptions;
+use berth_source::http::{GetRequest, NoProgress};
 use kube::api::{Api, DynamicObject};
 use serde_json::Value;
 use std::sync::Arc;
@@ -45,8 +44,7 @@ pub(super) async fn fetch(
     if let Some(archive) = cache.get(&artifact.digest) {
         return Ok(Fetched { archive, digest: artifact.digest, source_revision: artifact.revision });
     }
-    let http =
-        HttpClient::new(&TlsOptions::default(), DEFAULT_TIMEOUT).map_err(|error| fetch_failed(&error, false, &[]))?;
+    let http = super::access::default_http().map_err(|error| fetch_failed(&error, false, &[]))?;
     let request = GetRequest { url: &artifact.url, ..GetRequest::default() };
     let archive = http.get(&request, &NoProgress).await.map_err(|error| fetch_failed(&error, false, &[]))?;
     let archive = Arc::new(archive);
