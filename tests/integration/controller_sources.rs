@@ -3,8 +3,8 @@
 //! basic auth (credentials from a Secret; a version range re-resolved at each interval, so a newly published
 //! matching version rolls out); a real OCI registry (Debian's docker-registry) with basic auth, and a layer
 //! corrupted in its storage refused; Flux `HelmChart` and `OCIRepository` objects (their CRDs registered from a
-//! minimal YAML, their status set as source-controller sets it) whose artifacts are served over loopback, and an
-//! artifact whose digest is not the status's refused.
+//! minimal definition, their status set as source-controller sets it) whose artifacts are served over loopback,
+//! and an artifact whose digest is not the status's refused.
 
 use crate::controller_support::*;
 use crate::sources_support::{FileServer, PASSWORD, Registry, SourceEnv, TAG, USER};
@@ -15,38 +15,25 @@ use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Duration;
 
-/// Flux's two chart-bearing source kinds, as much of their CRDs as the simulated cluster needs: served in
-/// `source.toolkit.fluxcd.io/v1` with a status subresource (the schema keeps every field).
-const FLUX_CRDS: &str = r#"
-- apiVersion: apiextensions.k8s.io/v1
-  kind: CustomResourceDefinition
-  metadata: {name: helmcharts.source.toolkit.fluxcd.io}
-  spec:
-    group: source.toolkit.fluxcd.io
-    names: {kind: HelmChart, listKind: HelmChartList, plural: helmcharts, singular: helmchart}
-    scope: Namespaced
-    versions:
-    - name: v1
-      served: true
-      storage: true
-      subresources: {status: {}}
-      schema:
-        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-- apiVersion: apiextensions.k8s.io/v1
-  kind: CustomResourceDefinition
-  metadata: {name: ocirepositories.source.toolkit.fluxcd.io}
-  spec:
-    group: source.toolkit.fluxcd.io
-    names: {kind: OCIRepository, listKind: OCIRepositoryList, plural: ocirepositories, singular: ocirepository}
-    scope: Namespaced
-    versions:
-    - name: v1
-      served: true
-      storage: true
-      subresources: {status: {}}
-      schema:
-        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-"#;
+/// Flux's two chart-bearing source kinds (kind, plural).
+const FLUX_KINDS: [(&str, &str); 2] = [("HelmChart", "helmcharts"), ("OCIRepository", "ocirepositories")];
+
+/// As much of a Flux source CRD as the simulated cluster needs: served in `source.toolkit.fluxcd.io/v1` with a
+/// status subresource (the schema keeps every field).
+fn flux_crd(kind: &str, plural: &str) -> DynamicObject {
+    let crd = json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("{plural}.source.toolkit.fluxcd.io")},
+        "spec": {
+            "group": "source.toolkit.fluxcd.io",
+            "names": {"kind": kind, "listKind": format!("{kind}List"), "plural": plural, "singular": kind.to_lowercase()},
+            "scope": "Namespaced",
+            "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}},
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}],
+        },
+    });
+    serde_json::from_value(crd).expect("a CRD object")
+}
 
 /// The simulated cluster with the Release CRD, and a Helm environment whose kubeconfig points at it.
 struct Sources {
@@ -109,7 +96,7 @@ impl Sources {
 
     /// A Flux source object whose status is as source-controller reports a fetched artifact (`meta.Artifact`).
     async fn flux_object(&self, kind: &str, name: &str, url: &str, digest: &str, revision: &str) {
-        let plural = if kind == "HelmChart" { "helmcharts" } else { "ocirepositories" };
+        let plural = FLUX_KINDS.iter().find(|(known, _)| *known == kind).map_or("", |(_, plural)| plural);
         let resource = ApiResource {
             group: "source.toolkit.fluxcd.io".into(),
             version: "v1".into(),
@@ -299,9 +286,8 @@ async fn releases_from_flux_source_objects_read_their_artifacts_and_refuse_a_wro
             "CustomResourceDefinition",
         )),
     );
-    let definitions: Vec<DynamicObject> = serde_saphyr::from_str(FLUX_CRDS).expect("the Flux CRDs parse");
-    for definition in &definitions {
-        crds.create(&PostParams::default(), definition).await.expect("a Flux CRD");
+    for (kind, plural) in FLUX_KINDS {
+        crds.create(&PostParams::default(), &flux_crd(kind, plural)).await.expect("a Flux CRD");
     }
     let dir = sources.helm.subdir("artifacts");
     let archive = tokio::task::block_in_place(|| sources.helm.package(TAG, "3.1.0", &dir));
