@@ -7,7 +7,7 @@
 //! and an artifact whose digest is not the status's refused.
 
 use crate::controller_support::*;
-use crate::sources_support::{FileServer, PASSWORD, Registry, SourceEnv, TAG, USER};
+use crate::sources_support::{FileServer, PASSWORD, Registry, RegistryAuth, SourceEnv, TAG, USER};
 use berth::controller::ControllerOptions;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams, PostParams};
@@ -332,5 +332,56 @@ async fn releases_from_flux_source_objects_read_their_artifacts_and_refuse_a_wro
     assert_eq!(listed, ("tag-3.1.0".to_string(), "1".to_string(), "deployed".to_string()));
     assert_eq!(values, json!({"colour": "teal"}));
     assert_eq!(sources.helm_release("api").0, ("tag-3.1.0".to_string(), "1".to_string(), "deployed".to_string()));
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn registries_asking_for_tokens_or_on_https_serve_the_controller_with_the_secrets_credentials_and_ca() {
+    let Some(token_registry) = Registry::start_with(RegistryAuth::Token) else { return };
+    let Some(tls_registry) = Registry::start_tls() else { return };
+    let ca_file = tls_registry.ca_file.clone().expect("a TLS registry has a CA");
+    let sources = Sources::start().await;
+    let env = &sources.env;
+    let packaged = sources.helm.subdir("packaged");
+    tokio::task::block_in_place(|| {
+        let archive = sources.helm.package(TAG, "6.0.0", &packaged).display().to_string();
+        let login = ["registry", "login", &token_registry.host, "-u", USER, "-p", PASSWORD, "--plain-http"];
+        sources.helm.helm_ok(&login);
+        sources.helm.helm_ok(&["push", &archive, &format!("oci://{}/charts", token_registry.host), "--plain-http"]);
+        let ca = ca_file.display().to_string();
+        sources.helm.helm_ok(&["push", &archive, &format!("oci://{}/charts", tls_registry.host), "--ca-file", &ca]);
+    });
+    let ca = std::fs::read_to_string(&ca_file).expect("the CA certificate");
+    sources.secret("token-auth", &[("username", USER), ("password", PASSWORD)]).await;
+    sources.secret("registry-ca", &[("ca.crt", &ca)]).await;
+    let running = Running::start(env, options());
+
+    // A bearer token from the registry's token service, asked for with the Secret's credentials.
+    let chart = format!("oci://{}/charts/tag", token_registry.host);
+    let spec =
+        json!({"chart": {"oci": chart, "version": "6.x", "plainHttp": true, "secretRef": {"name": "token-auth"}}});
+    env.create_release("shop", "token", spec).await;
+    // HTTPS with the CA of certSecretRef; without it the certificate is not trusted (retried: the Secret may come).
+    let chart = format!("oci://{}/charts/tag", tls_registry.host);
+    env.create_release(
+        "shop",
+        "tls",
+        json!({"chart": {"oci": chart, "tag": "6.0.0", "certSecretRef": {"name": "registry-ca"}}}),
+    )
+    .await;
+    env.create_release("shop", "untrusted", json!({"chart": {"oci": chart, "tag": "6.0.0"}})).await;
+    for name in ["token", "tls"] {
+        let installed = env.wait_release("shop", name, "installed", revision_is(1)).await;
+        assert_eq!(chart_version(&installed), "6.0.0");
+        assert_eq!(sources.helm_release(name).0, ("tag-6.0.0".to_string(), "1".to_string(), "deployed".to_string()));
+    }
+    env.wait_release("shop", "untrusted", "refused", |object| {
+        condition(object, "Ready").is_some_and(|(status, reason, message)| {
+            status == "False"
+                && reason == "ArtifactFailed"
+                && message.contains("invalid peer certificate: UnknownIssuer")
+        })
+    })
+    .await;
     running.stop().await;
 }
