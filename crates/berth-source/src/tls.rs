@@ -239,4 +239,23 @@ mod tests {
         assert!(client_config(&TlsOptions { insecure_skip_verify: true, ..TlsOptions::default() }).is_ok());
         assert!(client_config(&TlsOptions::default()).is_ok());
     }
+
+    #[test]
+    fn material_in_memory_is_checked_as_files_are_and_named_by_its_keys() {
+        let pem = |ca: Option<&[u8]>, certificate: Option<&[u8]>, key: Option<&[u8]>| TlsPem {
+            ca: ca.map(<[u8]>::to_vec),
+            certificate: certificate.map(<[u8]>::to_vec),
+            key: key.map(<[u8]>::to_vec),
+            insecure_skip_verify: false,
+        };
+        let error = client_config_from_pem(&pem(Some(b"not a certificate\n"), None, None)).unwrap_err();
+        assert_eq!(error, "failed to append certificates from ca.crt");
+        let error = client_config_from_pem(&pem(None, Some(b"x"), None)).unwrap_err();
+        assert_eq!(error, "a client certificate needs both tls.crt and tls.key");
+        let error = client_config_from_pem(&pem(None, Some(b""), Some(b"no key here"))).unwrap_err();
+        assert!(error.contains("tls.key"), "{error}");
+        assert!(client_config_from_pem(&TlsPem::default()).is_ok());
+        let shown = format!("{:?}", pem(None, None, Some(b"PRIVATE KEY MATERIAL")));
+        assert!(!shown.contains("PRIVATE KEY MATERIAL"), "{shown}");
+    }
 }

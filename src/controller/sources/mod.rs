@@ -102,23 +102,18 @@ pub fn kind_of(spec: &ReleaseSpec) -> Result<Kind<'_>, String> {
         }
         _ => return Err(format!("name exactly one chart source, not {}", named.join(" and "))),
     };
+    // Which settings each kind takes: credentials and TLS are for downloads, plain HTTP for registries only (a
+    // repository's URL says its scheme).
+    let (repository, oci) = (matches!(kind, Kind::Repository { .. }), matches!(kind, Kind::Oci(_)));
     let settings = [
-        ("spec.chart.name", chart.name.is_some(), matches!(kind, Kind::Repository { .. })),
-        ("spec.chart.version", chart.version.is_some(), matches!(kind, Kind::Repository { .. } | Kind::Oci(_))),
-        ("spec.chart.tag", chart.tag.is_some(), matches!(kind, Kind::Oci(_))),
-        ("spec.chart.digest", chart.digest.is_some(), matches!(kind, Kind::Oci(_))),
-        ("spec.chart.plainHttp", chart.plain_http, matches!(kind, Kind::Oci(_))),
-        ("spec.chart.secretRef", chart.secret_ref.is_some(), matches!(kind, Kind::Repository { .. } | Kind::Oci(_))),
-        (
-            "spec.chart.certSecretRef",
-            chart.cert_secret_ref.is_some(),
-            matches!(kind, Kind::Repository { .. } | Kind::Oci(_)),
-        ),
-        (
-            "spec.chart.insecureSkipTlsVerify",
-            chart.insecure_skip_tls_verify,
-            matches!(kind, Kind::Repository { .. } | Kind::Oci(_)),
-        ),
+        ("spec.chart.name", chart.name.is_some(), repository),
+        ("spec.chart.version", chart.version.is_some(), repository || oci),
+        ("spec.chart.tag", chart.tag.is_some(), oci),
+        ("spec.chart.digest", chart.digest.is_some(), oci),
+        ("spec.chart.plainHttp", chart.plain_http, oci),
+        ("spec.chart.secretRef", chart.secret_ref.is_some(), repository || oci),
+        ("spec.chart.certSecretRef", chart.cert_secret_ref.is_some(), repository || oci),
+        ("spec.chart.insecureSkipTlsVerify", chart.insecure_skip_tls_verify, repository || oci),
     ];
     if let Some((field, _, _)) = settings.iter().find(|(_, set, applies)| *set && !applies) {
         return Err(format!("{field}: does not apply to {}", named.join("")));
