@@ -32,6 +32,8 @@ pub const DEFAULT_VALUES_KEY: &str = "values.yaml";
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ReleaseSpec {
+    /// Absent when `chartRef` names the chart.
+    #[serde(default)]
     pub chart: ChartSource,
     /// Values, as a values file holds them; merged over `valuesFrom`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -66,18 +68,50 @@ pub struct ReleaseSpec {
     /// Nothing is done while true (a running rollout finishes).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub suspend: bool,
+    /// A Flux source object whose artifact is the chart (Flux's `spec.chartRef`); instead of `chart`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chart_ref: Option<FluxChartReference>,
 }
 
-/// `spec.chart`: exactly one source.
+/// `spec.chart`: exactly one source (`configMapRef`, `repository` or `oci`), and how to reach it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ChartSource {
     /// A packaged chart (`.tgz`) in a ConfigMap's `binaryData`, in the Release's namespace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_map_ref: Option<ConfigMapChartReference>,
-    /// A chart in an OCI registry: reserved for when berth has chart sources; refused for now.
+    /// A chart in an OCI registry: `oci://HOST/PATH/CHART`, at `tag`, `version` (a semver range) or `digest`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub oci: Option<OciChartReference>,
+    pub oci: Option<String>,
+    /// A Helm chart repository's URL (its `index.yaml` is read), with the chart's `name` and `version`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository: Option<String>,
+    /// The chart's name in `repository`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// An exact version or a semver range, resolved as Helm resolves `--version` (newest matching; empty: the
+    /// newest release), again at each reconcile: a newly published matching version is a new revision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// `oci` only: the tag to pull.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    /// `oci` only: the manifest digest (`sha256:...`) to pull.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// A Secret of the Release's namespace with `username` and `password` for the repository or registry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_ref: Option<LocalObjectReference>,
+    /// A Secret of the Release's namespace with TLS material: `ca.crt`, and `tls.crt` with `tls.key` (Flux's
+    /// keys).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cert_secret_ref: Option<LocalObjectReference>,
+    /// Reach the registry over plain HTTP (Helm's `--plain-http`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub plain_http: bool,
+    /// Accept any server certificate (Helm's `--insecure-skip-tls-verify`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub insecure_skip_tls_verify: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -89,12 +123,27 @@ pub struct ConfigMapChartReference {
     pub key: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// An object of the Release's namespace, by name.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct OciChartReference {
-    pub url: String,
+pub struct LocalObjectReference {
+    pub name: String,
+}
+
+/// Flux's `chartRef`: a source-controller object (`OCIRepository` or `HelmChart`) whose `status.artifact` is the
+/// chart.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FluxChartReference {
+    /// `OCIRepository` or `HelmChart`.
+    pub kind: String,
+    pub name: String,
+    /// Default: the Release's own namespace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub version: Option<String>,
+    pub namespace: Option<String>,
+    /// Default: the version of `source.toolkit.fluxcd.io` the cluster prefers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
 }
 
 /// Where a values document is kept.

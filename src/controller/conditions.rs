@@ -26,6 +26,8 @@ pub mod reason {
     pub const CHART_NOT_FOUND: &str = "ChartNotFound";
     pub const VALUES_NOT_FOUND: &str = "ValuesNotFound";
     pub const CHART_FAILED: &str = "ChartFailed";
+    /// A chart repository, registry or Flux artifact could not be read, or sent what its digest does not say.
+    pub const ARTIFACT_FAILED: &str = "ArtifactFailed";
     pub const NAMESPACE_NOT_FOUND: &str = "NamespaceNotFound";
     pub const RECONCILE_ERROR: &str = "ReconcileError";
     pub const INTERRUPTED: &str = "Interrupted";

@@ -27,7 +27,16 @@ mod tests {
         let spec = ReleaseSpec {
             chart: ChartSource {
                 config_map_ref: Some(ConfigMapChartReference { name: "c".into(), key: Some("chart.tgz".into()) }),
-                oci: Some(OciChartReference { url: "oci://r/c".into(), version: Some("1.x".into()) }),
+                oci: Some("oci://r/c".into()),
+                repository: Some("https://charts.example".into()),
+                name: Some("c".into()),
+                version: Some("1.x".into()),
+                tag: Some("1.0.0".into()),
+                digest: Some("sha256:0".into()),
+                secret_ref: Some(LocalObjectReference { name: "s".into() }),
+                cert_secret_ref: Some(LocalObjectReference { name: "t".into() }),
+                plain_http: true,
+                insecure_skip_tls_verify: true,
             },
             values: Some(Map::from_iter([("a".to_string(), json!({"free": ["form"]}))])),
             values_from: vec![ValuesReference {
@@ -45,6 +54,12 @@ mod tests {
             max_history: Some(3),
             depends_on: vec![DependencyReference { name: "d".into(), namespace: Some("n".into()) }],
             suspend: true,
+            chart_ref: Some(FluxChartReference {
+                kind: "OCIRepository".into(),
+                name: "f".into(),
+                namespace: Some("n".into()),
+                api_version: Some("source.toolkit.fluxcd.io/v1".into()),
+            }),
         };
         let attempt = Attempt {
             generation: 1,

@@ -9,10 +9,15 @@
 //! - `scheduler.rs`: concurrency, one reconcile per Release at a time, due times and backoff;
 //! - `dependencies.rs`: `dependsOn` readiness and cycles; `metrics.rs`: the Prometheus text.
 //!
-//! And what talks to the cluster:
-//! - `source.rs`: the chart from a ConfigMap, the values; `reconcile.rs`: one reconcile;
-//! - `run.rs`: the driver (watch, cache, scheduler, cancel-on-new-generation); `leader.rs`: the Lease;
-//! - `events.rs`: Kubernetes Events; `http.rs`: `/metrics`, `/healthz`, `/readyz`.
+//! One reconcile (`reconcile.rs` holds its phase order), each step in its file:
+//! - `sources/`: the chart, one file per kind of source (a ConfigMap, a chart repository, an OCI registry, a Flux
+//!   source object), downloads cached by digest; `inputs.rs`: chart and values as one revision's inputs, with
+//!   their digest;
+//! - `rollout.rs`: one install or upgrade through `release::operation`; `remediation.rs`: what follows a
+//!   failure; `uninstall.rs`: the finalizer's uninstall; `report.rs`: the status written.
+//!
+//! And around them: `run.rs`, the driver (watch, cache, scheduler, cancel-on-new-generation); `leader.rs`: the
+//! Lease; `events.rs`: Kubernetes Events; `http.rs`: `/metrics`, `/healthz`, `/readyz`.
 
 pub mod api;
 mod conditions;
@@ -21,12 +26,17 @@ mod decision;
 mod dependencies;
 mod events;
 pub mod http;
+mod inputs;
 pub mod leader;
 pub mod metrics;
 mod reconcile;
+mod remediation;
+mod report;
+mod rollout;
 mod run;
 mod scheduler;
-mod source;
+mod sources;
+mod uninstall;
 
 pub use conditions::reason;
 pub use leader::{LeaderElection, LeaderError};
@@ -224,6 +234,7 @@ impl Controller {
             cluster,
             options: self.options.clone(),
             cache: Arc::new(RwLock::new(HashMap::new())),
+            charts: sources::ChartCache::default(),
             events,
             discovery: tokio::sync::Mutex::new(Instant::now()),
             stop,

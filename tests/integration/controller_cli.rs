@@ -310,3 +310,50 @@ async fn without_the_crd_the_controller_says_how_to_install_it() {
     let usage = run::berth(&["controller", "--concurrency", "0"], None);
     assert_eq!(usage.status.code(), Some(2), "{}", run::stderr(&usage));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_controller_binary_installs_a_chart_from_a_repository_behind_basic_auth_that_helm_reads() {
+    use crate::sources_support::{FileServer, PASSWORD, TAG, USER};
+    let (peer, _client) = cluster_with_crd("charts").await;
+    let repository = peer.dir.path().join("repository");
+    std::fs::create_dir_all(&repository).expect("repository directory");
+    let repository_text = repository.display().to_string();
+    for version in ["1.4.0", "1.4.2", "1.5.0"] {
+        peer.ok("helm", &["package", TAG, "--version", version, "-d", &repository_text]).await;
+    }
+    peer.ok("helm", &["repo", "index", &repository_text]).await;
+    let server = FileServer::start_with_auth(&repository, Some((USER, PASSWORD)));
+    let credentials = [format!("--from-literal=username={USER}"), format!("--from-literal=password={PASSWORD}")];
+    peer.ok("kubectl", &["create", "secret", "generic", "creds", "-n", "charts", &credentials[0], &credentials[1]])
+        .await;
+    let release = peer.file(
+        "release.yaml",
+        &format!(
+            "apiVersion: berth.dev/v1alpha1\nkind: Release\nmetadata: {{name: tagged, namespace: charts}}\nspec:\n  \
+             chart: {{repository: \"{}\", name: tag, version: \"~1.4\", secretRef: {{name: creds}}}}\n  values: \
+             {{colour: amber}}\n",
+            server.url
+        ),
+    );
+    peer.ok("kubectl", &["apply", "-f", &release]).await;
+    let controller = ControllerProcess::start(&peer, "berth-test", &[]).await;
+    let timeout = format!("--timeout={}s", BOUND.as_secs());
+    let waited =
+        peer.run("kubectl", &["wait", "release/tagged", "-n", "charts", "--for=condition=Ready", &timeout]).await;
+    assert!(
+        waited.status.success(),
+        "kubectl wait: {}\n{}",
+        String::from_utf8_lossy(&waited.stderr),
+        controller.stderr()
+    );
+
+    // Real Helm reads the release: the newest ~1.4 from the repository, the Release's values.
+    let listed: Value =
+        serde_json::from_str(&peer.ok("helm", &["list", "-n", "charts", "-o", "json"]).await).expect("helm list JSON");
+    assert_eq!((listed[0]["name"].as_str(), listed[0]["chart"].as_str()), (Some("tagged"), Some("tag-1.4.2")));
+    let values = peer.ok("helm", &["get", "values", "tagged", "-n", "charts", "-o", "json"]).await;
+    assert_eq!(serde_json::from_str::<Value>(&values).expect("values JSON"), json!({"colour": "amber"}));
+    assert!(!controller.stderr().contains(PASSWORD), "the password is never logged");
+    let exit = controller.terminate().await;
+    assert_eq!(exit.code(), Some(0), "a clean stop on SIGTERM");
+}

@@ -8,7 +8,7 @@
 //! whole bodies (`io.Copy` into a buffer); its registry client (oras-go) bounds manifests, tag lists, tokens and
 //! error bodies, which berth does too ([`crate::oci::client`]).
 
-use crate::tls::{TlsOptions, client_config};
+use crate::tls::{TlsOptions, TlsPem, client_config, client_config_from_pem};
 use crate::url_util::same_origin;
 use std::time::Duration;
 
@@ -210,7 +210,19 @@ impl HttpClient {
     ///
     /// The TLS files cannot be loaded.
     pub fn new(tls: &TlsOptions, timeout: Duration) -> Result<HttpClient, FetchError> {
-        let config = client_config(tls).map_err(FetchError::TlsConfig)?;
+        HttpClient::with_tls(client_config(tls).map_err(FetchError::TlsConfig)?, timeout)
+    }
+
+    /// A client for TLS material held in memory (a Secret's, for berth's controller).
+    ///
+    /// # Errors
+    ///
+    /// The material holds nothing usable.
+    pub fn from_pem(tls: &TlsPem, timeout: Duration) -> Result<HttpClient, FetchError> {
+        HttpClient::with_tls(client_config_from_pem(tls).map_err(FetchError::TlsConfig)?, timeout)
+    }
+
+    fn with_tls(config: rustls::ClientConfig, timeout: Duration) -> Result<HttpClient, FetchError> {
         let client = reqwest::Client::builder()
             .tls_backend_preconfigured(config)
             .user_agent(concat!("berth/", env!("CARGO_PKG_VERSION")))

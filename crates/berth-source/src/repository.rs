@@ -33,27 +33,45 @@ pub async fn download_index(
     client: &HttpClient,
     progress: &dyn Progress,
 ) -> Result<(PathBuf, IndexFile), IndexError> {
-    let index_url = resolve_reference_url(&entry.url, "index.yaml").map_err(IndexError::Invalid)?;
-    let request = GetRequest {
-        url: &index_url,
-        credential_url: &entry.url,
-        credentials: Credentials { username: entry.username.clone(), password: entry.password.clone() },
-        pass_credentials_all: entry.pass_credentials_all,
-        accept: None,
-        limit: INDEX_LIMIT,
-    };
-    let data = client.get(&request, progress).await?;
-    // The index's text is the server's: what its errors and warnings quote of it is escaped.
-    let index = IndexFile::parse(&data, &crate::redact::urls(&entry.url))
-        .map_err(|error| IndexError::Invalid(crate::server_text::escape_controls(&error)))?;
-    for warning in &index.warnings {
-        tracing::warn!("{}", crate::server_text::escape_controls(warning));
-    }
+    let credentials = Credentials { username: entry.username.clone(), password: entry.password.clone() };
+    let (data, index) = fetch_index(&entry.url, credentials, entry.pass_credentials_all, client, progress).await?;
     let charts_file = cache.join(cache_charts_file(&entry.name));
     write_atomic(&charts_file, index.charts_list().as_bytes())?;
     let index_file = cache.join(cache_index_file(&entry.name));
     write_atomic(&index_file, &data)?;
     Ok((index_file, index))
+}
+
+/// Fetches `<repo_url>/index.yaml` and parses it, writing nothing (berth's controller keeps no files). Returns
+/// the index's bytes and the parsed index.
+///
+/// # Errors
+///
+/// The download fails or the index does not parse.
+pub async fn fetch_index(
+    repo_url: &str,
+    credentials: Credentials,
+    pass_credentials_all: bool,
+    client: &HttpClient,
+    progress: &dyn Progress,
+) -> Result<(Vec<u8>, IndexFile), IndexError> {
+    let index_url = resolve_reference_url(repo_url, "index.yaml").map_err(IndexError::Invalid)?;
+    let request = GetRequest {
+        url: &index_url,
+        credential_url: repo_url,
+        credentials,
+        pass_credentials_all,
+        accept: None,
+        limit: INDEX_LIMIT,
+    };
+    let data = client.get(&request, progress).await?;
+    // The index's text is the server's: what its errors and warnings quote of it is escaped.
+    let index = IndexFile::parse(&data, &crate::redact::urls(repo_url))
+        .map_err(|error| IndexError::Invalid(crate::server_text::escape_controls(&error)))?;
+    for warning in &index.warnings {
+        tracing::warn!("{}", crate::server_text::escape_controls(warning));
+    }
+    Ok((data, index))
 }
 
 /// Reads a cached index (`repo.LoadIndexFile`).
@@ -133,6 +151,16 @@ pub async fn find_chart_in_repo_url(
     let _ = std::fs::remove_file(cache.join(cache_charts_file(&entry.name)));
     let _ = std::fs::remove_file(cache.join(cache_index_file(&entry.name)));
     let (_, index) = downloaded.map_err(|error| FindError::Index(repo_url.to_string(), error))?;
+    find_in_index(&index, repo_url, chart, version)
+}
+
+/// The rest of `FindChartInRepoURL`, once the index of `repo_url` is had: `chart` resolved at `version` (an
+/// exact version or a constraint, `""` for the newest release), its archive's URL made absolute.
+///
+/// # Errors
+///
+/// See [`FindError`].
+pub fn find_in_index(index: &IndexFile, repo_url: &str, chart: &str, version: &str) -> Result<FoundChart, FindError> {
     let mut described = format!("chart {chart:?}");
     if !version.is_empty() {
         described.push_str(&format!(" version {version:?}"));

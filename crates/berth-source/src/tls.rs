@@ -45,40 +45,116 @@ impl TlsOptions {
     }
 }
 
+/// TLS material held in memory rather than in files: a Kubernetes Secret's `ca.crt`, `tls.crt` and `tls.key`
+/// (Flux's `certSecretRef`), as berth's controller reads them. `Debug` never shows the key.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct TlsPem {
+    /// PEM certificates to verify servers with, instead of the system's roots.
+    pub ca: Option<Vec<u8>>,
+    /// A PEM client certificate chain and its PEM key.
+    pub certificate: Option<Vec<u8>>,
+    pub key: Option<Vec<u8>>,
+    pub insecure_skip_verify: bool,
+}
+
+impl std::fmt::Debug for TlsPem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TlsPem")
+            .field("ca", &self.ca.is_some())
+            .field("certificate", &self.certificate.is_some())
+            .field("key", &self.key.as_ref().map(|_| "<redacted>"))
+            .field("insecure_skip_verify", &self.insecure_skip_verify)
+            .finish()
+    }
+}
+
+/// A client certificate chain and its key.
+type ClientCertificate = (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>);
+
 /// The rustls configuration for `options`.
 ///
 /// # Errors
 ///
 /// A CA, certificate or key file that cannot be read or holds nothing usable, worded as Helm words it.
 pub fn client_config(options: &TlsOptions) -> Result<ClientConfig, String> {
+    let failed = |error: String| match (&options.cert_file, &options.key_file) {
+        (Some(cert_file), Some(key_file)) => {
+            format!("can't load key pair from cert {} and key {}: {error}", cert_file.display(), key_file.display())
+        }
+        _ => error,
+    };
+    let client_certificate = match (&options.cert_file, &options.key_file) {
+        (Some(cert_file), Some(key_file)) => {
+            let certificates: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert_file)
+                .and_then(|certificates| certificates.collect::<Result<_, _>>())
+                .map_err(|error| failed(error.to_string()))?;
+            let key = PrivateKeyDer::from_pem_file(key_file).map_err(|error| failed(error.to_string()))?;
+            Some((certificates, key))
+        }
+        _ => None,
+    };
+    build(options.insecure_skip_verify, || roots(options), client_certificate, failed)
+}
+
+/// The rustls configuration for material held in memory ([`TlsPem`]), with the same rules as [`client_config`]:
+/// only the given CA's certificates when there is one, a client certificate when both it and its key are given.
+///
+/// # Errors
+///
+/// A CA, certificate or key that holds nothing usable, named by its Secret key (`ca.crt`, `tls.crt`, `tls.key`).
+pub fn client_config_from_pem(pem: &TlsPem) -> Result<ClientConfig, String> {
+    let client_certificate = match (&pem.certificate, &pem.key) {
+        (Some(certificate), Some(key)) => {
+            let certificates: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(certificate)
+                .collect::<Result<_, _>>()
+                .map_err(|error| format!("can't load the client certificate tls.crt: {error}"))?;
+            let key = PrivateKeyDer::from_pem_slice(key)
+                .map_err(|error| format!("can't load the client key tls.key: {error}"))?;
+            Some((certificates, key))
+        }
+        (None, None) => None,
+        _ => return Err("a client certificate needs both tls.crt and tls.key".to_string()),
+    };
+    let roots = || match &pem.ca {
+        Some(ca) => {
+            let certificates = CertificateDer::pem_slice_iter(ca)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|error| format!("can't read the CA certificates ca.crt: {error}"))?;
+            let mut store = RootCertStore::empty();
+            if store.add_parsable_certificates(certificates).0 == 0 {
+                return Err("failed to append certificates from ca.crt".to_string());
+            }
+            Ok(store)
+        }
+        None => Ok(native_roots()),
+    };
+    build(pem.insecure_skip_verify, roots, client_certificate, |error| {
+        format!("can't load the key pair tls.crt and tls.key: {error}")
+    })
+}
+
+/// The configuration both sources of TLS material share: ring, safe protocol versions, the roots (or no
+/// verification), the client certificate if any (a refused one worded by `client_certificate_failed`).
+fn build(
+    insecure_skip_verify: bool,
+    roots: impl FnOnce() -> Result<RootCertStore, String>,
+    client_certificate: Option<ClientCertificate>,
+    client_certificate_failed: impl FnOnce(String) -> String,
+) -> Result<ClientConfig, String> {
     let provider = Arc::new(ring::default_provider());
     let builder = ClientConfig::builder_with_provider(Arc::clone(&provider))
         .with_safe_default_protocol_versions()
         .map_err(|error| format!("can't create TLS config for client: {error}"))?;
-    let builder = if options.insecure_skip_verify {
+    let builder = if insecure_skip_verify {
         builder.dangerous().with_custom_certificate_verifier(Arc::new(NoVerification(provider)))
     } else {
-        builder.with_root_certificates(roots(options)?)
+        builder.with_root_certificates(roots()?)
     };
-    match (&options.cert_file, &options.key_file) {
-        (Some(cert_file), Some(key_file)) => {
-            let certificates: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert_file)
-                .and_then(|certificates| certificates.collect::<Result<_, _>>())
-                .map_err(|error| {
-                    format!(
-                        "can't load key pair from cert {} and key {}: {error}",
-                        cert_file.display(),
-                        key_file.display()
-                    )
-                })?;
-            let key = PrivateKeyDer::from_pem_file(key_file).map_err(|error| {
-                format!("can't load key pair from cert {} and key {}: {error}", cert_file.display(), key_file.display())
-            })?;
-            builder.with_client_auth_cert(certificates, key).map_err(|error| {
-                format!("can't load key pair from cert {} and key {}: {error}", cert_file.display(), key_file.display())
-            })
-        }
-        _ => Ok(builder.with_no_client_auth()),
+    match client_certificate {
+        Some((certificates, key)) => builder
+            .with_client_auth_cert(certificates, key)
+            .map_err(|error| client_certificate_failed(error.to_string())),
+        None => Ok(builder.with_no_client_auth()),
     }
 }
 
@@ -95,12 +171,16 @@ fn roots(options: &TlsOptions) -> Result<RootCertStore, String> {
                 return Err(format!("failed to append certificates from file: {}", ca_file.display()));
             }
         }
-        None => {
-            let native = rustls_native_certs::load_native_certs();
-            store.add_parsable_certificates(native.certs);
-        }
+        None => return Ok(native_roots()),
     }
     Ok(store)
+}
+
+/// The system's roots.
+fn native_roots() -> RootCertStore {
+    let mut store = RootCertStore::empty();
+    store.add_parsable_certificates(rustls_native_certs::load_native_certs().certs);
+    store
 }
 
 /// `InsecureSkipVerify`: any certificate is accepted; handshake signatures are still checked.
@@ -158,5 +238,24 @@ mod tests {
         assert!(error.contains("missing.pem"), "{error}");
         assert!(client_config(&TlsOptions { insecure_skip_verify: true, ..TlsOptions::default() }).is_ok());
         assert!(client_config(&TlsOptions::default()).is_ok());
+    }
+
+    #[test]
+    fn material_in_memory_is_checked_as_files_are_and_named_by_its_keys() {
+        let pem = |ca: Option<&[u8]>, certificate: Option<&[u8]>, key: Option<&[u8]>| TlsPem {
+            ca: ca.map(<[u8]>::to_vec),
+            certificate: certificate.map(<[u8]>::to_vec),
+            key: key.map(<[u8]>::to_vec),
+            insecure_skip_verify: false,
+        };
+        let error = client_config_from_pem(&pem(Some(b"not a certificate\n"), None, None)).unwrap_err();
+        assert_eq!(error, "failed to append certificates from ca.crt");
+        let error = client_config_from_pem(&pem(None, Some(b"x"), None)).unwrap_err();
+        assert_eq!(error, "a client certificate needs both tls.crt and tls.key");
+        let error = client_config_from_pem(&pem(None, Some(b""), Some(b"no key here"))).unwrap_err();
+        assert!(error.contains("tls.key"), "{error}");
+        assert!(client_config_from_pem(&TlsPem::default()).is_ok());
+        let shown = format!("{:?}", pem(None, None, Some(b"PRIVATE KEY MATERIAL")));
+        assert!(!shown.contains("PRIVATE KEY MATERIAL"), "{shown}");
     }
 }

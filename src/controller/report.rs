@@ -1,0 +1,82 @@
+//! Reporting where a reconcile stands: the phase set on the status (`conditions.rs` decides the conditions),
+//! written as one merge patch of the whole status, and skipped when nothing but transition times would change;
+//! the endings of a reconcile that only report (stalled, waiting, retrying after a backoff).
+
+use super::api::ReleaseStatus;
+use super::conditions::{self, Phase};
+use super::reconcile::{Finished, Next, Run, now_text};
+use super::scheduler::backoff;
+use berth_source::download::error_chain;
+use kube::api::{Patch, PatchParams};
+use serde_json::json;
+
+impl Run<'_> {
+    /// Writes the status (a merge patch of all of it); a Release deleted meanwhile is not an error.
+    pub(super) async fn write_status(&self) -> Result<(), kube::Error> {
+        let api = self.api();
+        let body = json!({"status": self.status});
+        let (params, patch) = (PatchParams::default(), Patch::Merge(&body));
+        let written = crate::cluster::retry::with_retry("write a Release's status", || {
+            api.patch_status(&self.release.name, &params, &patch)
+        })
+        .await;
+        match written {
+            Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
+            other => other.map(|_| ()),
+        }
+    }
+
+    /// Sets the phase and writes the status, unless it already says exactly that.
+    pub(super) async fn report(&mut self, phase: &Phase) {
+        let before = self.status.clone();
+        let generation = self.generation();
+        conditions::apply_phase(&mut self.status, phase, generation, &now_text());
+        let unchanged = strip_times(&before) == strip_times(&self.status);
+        if unchanged {
+            self.status = before;
+            return;
+        }
+        if let Err(error) = self.write_status().await {
+            tracing::warn!(release = %self.release.key(), error = %error_chain(&error), "cannot write the status");
+        }
+    }
+
+    pub(super) async fn stall(&mut self, reason: &'static str, message: String) -> Finished {
+        let already = conditions::condition(&self.status, conditions::STALLED)
+            .is_some_and(|stalled| stalled.message == message && stalled.status == "True");
+        self.report(&Phase::Stalled { reason, message: message.clone() }).await;
+        if !already {
+            self.shared.events.warning(self.release, reason, "Reconcile", &message).await;
+        }
+        Finished::new("stalled", Some(self.status.clone()), Next::Resync)
+    }
+
+    pub(super) async fn waiting(
+        &mut self,
+        reason: &'static str,
+        message: String,
+        retry: String,
+        next: Next,
+        result: &'static str,
+    ) -> Finished {
+        self.report(&Phase::Retrying { reason, message, retry }).await;
+        Finished::new(result, Some(self.status.clone()), next)
+    }
+
+    /// Something to wait for or a request that failed: try again after the base backoff times `attempt`.
+    pub(super) async fn retry(&mut self, reason: &'static str, message: String, attempt: u32) -> Finished {
+        let options = &self.shared.options;
+        let delay = backoff(attempt, options.retry_base, options.retry_max);
+        let retry = format!("trying again in {delay:?}");
+        self.waiting(reason, message, retry, Next::After(delay), "error").await
+    }
+}
+
+/// A status without transition times, to tell whether a write would change anything that matters.
+pub(super) fn strip_times(status: &ReleaseStatus) -> ReleaseStatus {
+    let mut status = status.clone();
+    for condition in &mut status.conditions {
+        condition.last_transition_time.clear();
+    }
+    status
+}

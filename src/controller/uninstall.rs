@@ -1,0 +1,76 @@
+//! Deleting a Release: its Helm release is uninstalled first (the finalizer `berth.dev/finalizer` holds the
+//! Release until then), unless the Release is suspended; then the finalizer is removed and the Release goes.
+
+use super::api::FINALIZER;
+use super::conditions::reason;
+use super::reconcile::{Finished, Next, Run};
+use crate::events::Emitter;
+use crate::release::operation::{self, Operation, ReleaseOptions, Tokens};
+use crate::release::{LifecycleError, ReleaseStatus as HelmStatus, Scope, Storage};
+use crate::wait::Outcome;
+use berth_source::download::error_chain;
+use kube::api::{Patch, PatchParams};
+use serde_json::json;
+
+impl Run<'_> {
+    /// The Release is being deleted: uninstall its Helm release (unless suspended), then let it go.
+    pub(super) async fn finalize(&mut self) -> Finished {
+        if !self.release.finalizers.iter().any(|finalizer| finalizer == FINALIZER) {
+            return Finished::new("deleted", None, Next::OnChange);
+        }
+        let spec = self.release.spec.as_ref().ok();
+        let suspended = spec.is_some_and(|spec| spec.suspend);
+        let name = spec
+            .map(|spec| spec.release_name(&self.release.name).to_string())
+            .or_else(|| self.status.release_name.clone());
+        let namespace = spec
+            .map(|spec| spec.target_namespace(&self.release.namespace).to_string())
+            .or_else(|| self.status.target_namespace.clone());
+        if !suspended
+            && let (Some(name), Some(namespace)) = (name, namespace)
+            && let Err(message) = self.uninstall(&name, &namespace).await
+        {
+            return self.retry(reason::RECONCILE_ERROR, message, 1).await;
+        }
+        let remaining: Vec<&String> =
+            self.release.finalizers.iter().filter(|finalizer| *finalizer != FINALIZER).collect();
+        let body = json!({"metadata": {"finalizers": remaining}});
+        let (params, patch) = (PatchParams::default(), Patch::Merge(&body));
+        let api = self.api();
+        let removed = crate::cluster::retry::with_retry("remove a Release's finalizer", || {
+            api.patch(&self.release.name, &params, &patch)
+        })
+        .await;
+        match removed {
+            Ok(_) => Finished::new("deleted", None, Next::OnChange),
+            Err(kube::Error::Api(status)) if status.code == 404 => Finished::new("deleted", None, Next::OnChange),
+            Err(error) => {
+                self.retry(reason::RECONCILE_ERROR, format!("cannot remove the finalizer: {}", error_chain(&error)), 1)
+                    .await
+            }
+        }
+    }
+
+    pub(super) async fn uninstall(&mut self, name: &str, namespace: &str) -> Result<(), String> {
+        let driver = &self.shared.options.storage_driver;
+        let storage = Storage::open(driver, self.shared.cluster.client.clone(), Some(namespace));
+        let history = storage.history(name).await.map_err(|error| error_chain(&error))?;
+        if history.last().is_none_or(|last| last.info.status == HelmStatus::Uninstalled) {
+            return Ok(());
+        }
+        let scope = Scope::with_driver(self.target_cluster(namespace), driver);
+        let operation = Operation::Uninstall { scope, name: name.to_string(), keep_history: false };
+        let options = ReleaseOptions { builtin_rules: self.shared.options.builtin_rules, ..ReleaseOptions::default() };
+        // An uninstall runs to its end: the Release is going away, nothing newer can supersede it.
+        match operation::run(&operation, &options, &Tokens::default(), Emitter::none()).await {
+            Ok(report) if report.outcome == Outcome::Ready => {
+                let note = format!("Helm release `{namespace}/{name}` uninstalled");
+                self.shared.events.normal(self.release, "UninstallSucceeded", "Uninstall", &note).await;
+                Ok(())
+            }
+            Ok(report) => Err(report.release.info.description),
+            Err(LifecycleError::NotFound(_) | LifecycleError::AlreadyUninstalled(_)) => Ok(()),
+            Err(error) => Err(error_chain(&error)),
+        }
+    }
+}
