@@ -152,7 +152,11 @@ pub async fn resolve(reach: &Reach<'_>, namespace: &str, spec: &ReleaseSpec) -> 
         }
         Kind::Flux(reference) => flux::fetch(reach.controller, namespace, reference, reach.cache).await?,
     };
-    load(fetched)
+    // Inflating and reading an archive is CPU work bounded only by the chart loader's limits (hundreds of MiB
+    // for a hostile chart): off the async workers, so /healthz, watches and other Releases go on meanwhile.
+    tokio::task::spawn_blocking(move || load(fetched))
+        .await
+        .map_err(|error| SourceError::invalid(reason::CHART_FAILED, format!("the chart loader stopped: {error}")))?
 }
 
 /// A source's archive, its digest (of these bytes: verified or computed), and the source's revision.
