@@ -3,14 +3,14 @@
 //! a terminal) with Secret values masked; `--detailed-exitcode` as the helm-diff plugin: 0 no change, 2
 //! changes, 1 error.
 
-use super::cluster_args::ClusterArgs;
+use super::global_args::Globals;
 use super::output::print_stdout;
 use super::release_input::{self, ChartFlags, Preload};
 use crate::cli::error::{Error, ExitCode};
 use berth::release::LifecycleError;
+use berth::release::Scope;
 use berth::release::diff::{ChangeKind, ObjectChange, changes};
 use berth::release::rollout::{Mode, Rollout};
-use berth::release::{Scope, Storage};
 use berth_chart::values::ReuseMode;
 use clap::{Args, Subcommand};
 use std::io::IsTerminal;
@@ -39,8 +39,6 @@ pub struct DiffOutput {
     /// Lines of context around each change.
     #[arg(short = 'C', long = "diff-context", default_value_t = 3)]
     pub context_lines: usize,
-    #[command(flatten)]
-    pub cluster: ClusterArgs,
 }
 
 #[derive(Debug, Args)]
@@ -69,12 +67,12 @@ pub struct DiffRollbackArgs {
     pub output: DiffOutput,
 }
 
-pub fn run(args: DiffArgs) -> Result<ExitCode, Error> {
+pub fn run(args: DiffArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let output = match &args.command {
         DiffCommand::Upgrade(upgrade) => &upgrade.output,
         DiffCommand::Rollback(rollback) => &rollback.output,
     };
-    let result = compare(&args, output);
+    let result = compare(&args, output, globals);
     // With --detailed-exitcode, 2 means changes: every error is 1, as the helm-diff plugin does.
     if output.detailed_exitcode {
         return result.map_err(|error| Error::Failed(Box::new(error)));
@@ -82,11 +80,11 @@ pub fn run(args: DiffArgs) -> Result<ExitCode, Error> {
     result
 }
 
-fn compare(args: &DiffArgs, output: &DiffOutput) -> Result<ExitCode, Error> {
+fn compare(args: &DiffArgs, output: &DiffOutput, globals: &Globals) -> Result<ExitCode, Error> {
     let found = super::runtime::runtime()?.block_on(async {
         // Reads and dry runs only: a SIGINT stops it at once.
         let interrupts = super::runtime::Interrupts::install();
-        interrupts.unless_cancelled("while comparing with the cluster", read_changes(args, output)).await
+        interrupts.unless_cancelled("while comparing with the cluster", read_changes(args, globals)).await
     })?;
     let colour = std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty()) && std::io::stdout().is_terminal();
     let mut text = String::new();
@@ -99,8 +97,8 @@ fn compare(args: &DiffArgs, output: &DiffOutput) -> Result<ExitCode, Error> {
 }
 
 /// The changes the command would make, read from the cluster.
-async fn read_changes(args: &DiffArgs, output: &DiffOutput) -> Result<Vec<ObjectChange>, Error> {
-    let (cluster, _simulated) = output.cluster.connect().await?;
+async fn read_changes(args: &DiffArgs, globals: &Globals) -> Result<Vec<ObjectChange>, Error> {
+    let (cluster, _simulated) = globals.connect().await?;
     let (name, current, new) = match &args.command {
         DiffCommand::Upgrade(upgrade) => {
             let reuse = if upgrade.reset_values {
@@ -115,12 +113,13 @@ async fn read_changes(args: &DiffArgs, output: &DiffOutput) -> Result<Vec<Object
             let name = &upgrade.name;
             let rollout = Rollout::read(Scope::new(cluster.clone()), name, mode).await.map_err(Error::Release)?;
             let current = rollout.history().last().cloned();
-            let input = release_input::load(&upgrade.path, &upgrade.chart, Preload::none()).await?;
+            let input =
+                release_input::load(&upgrade.path.to_string_lossy(), &upgrade.chart, Preload::none(), globals).await?;
             (name, current, release_input::render(rollout, input).await?.rendered().manifests.clone())
         }
         DiffCommand::Rollback(rollback) => {
             let name = &rollback.name;
-            let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
+            let storage = super::release::storage(&cluster, globals);
             let history = storage.history(name).await.map_err(|error| Error::Release(error.into()))?;
             let current = history.last().ok_or_else(|| Error::Release(LifecycleError::NotFound(name.clone())))?;
             let version = rollback.revision.unwrap_or(current.version.saturating_sub(1));

@@ -13,7 +13,7 @@ mod resources;
 pub mod retry;
 
 pub use apply::{ApplyError, ApplyOptions, apply_and_read, apply_object, delete_object, get_object};
-pub use connect::{ConnectError, ConnectOptions, Impersonation, connect, connect_config};
+pub use connect::{ConnectError, ConnectOptions, Impersonation, KubeOverrides, connect, connect_config};
 pub use dynamic::into_value;
 pub use failure::ConnectionFailure;
 pub use resources::{Resolved, ResourceMap, ResourceType, UnknownKind};

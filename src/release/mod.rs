@@ -16,6 +16,7 @@
 //!   the objects and the field manager both tools share.
 //! - `hooks.rs`: Helm's rules for hooks (order, policies, test filters); `hook_status.rs`: when a hook is
 //!   done; `hook_runner.rs`: running the hooks of one event against the cluster.
+//! - `list.rs`: which releases `list` shows, in what order (Helm's `List.Run`).
 //! - `show.rs`: what `helm get` and `helm test` print of a record; `values.rs`: its computed values; `diff.rs`:
 //!   what an upgrade or rollback would change.
 
@@ -27,6 +28,7 @@ mod error;
 mod hook_runner;
 mod hook_status;
 pub mod hooks;
+pub mod list;
 pub mod operation;
 pub mod ownership;
 mod record;
@@ -51,7 +53,7 @@ pub use record::{
     UnknownStatus,
 };
 pub use record_writer::encode;
-pub use render::{RenderError, RenderSettings};
+pub use render::{PostRender, RenderError, RenderSettings};
 pub use rendered::{Rendered, RenderedHook, manifest_text, recorded_manifests};
 pub use rollout::{Input, Mode, RenderedRollout, Rollout};
 pub use scope::Scope;

@@ -38,8 +38,14 @@ pub(super) async fn install(
     let crds = context.prepare(&rendered.crds)?;
     let history = rollout.history();
     check_not_pending(name, history)?;
-    if history.last().is_some_and(|last| last.info.status != ReleaseStatus::Uninstalled) {
-        return Err(LifecycleError::InUse(name.to_string()));
+    // Helm's `availableName`: a name with a history is in use, unless `--replace` takes one whose last revision
+    // is uninstalled (its history kept) or failed.
+    let replaced = history.last().filter(|last| last.info.status != ReleaseStatus::Failed).cloned();
+    if let Some(last) = history.last() {
+        let replaceable = matches!(last.info.status, ReleaseStatus::Uninstalled | ReleaseStatus::Failed);
+        if !(rollout.replaces() && replaceable) {
+            return Err(LifecycleError::InUse(name.to_string()));
+        }
     }
     let namespace = context.ensure_namespace().await?;
     context.check_existing(&prepared, create_only.len()..owned.len(), name, "install").await?;
@@ -63,6 +69,12 @@ pub(super) async fn install(
     }
     if tokens.cancel.is_cancelled() {
         return Ok(OperationReport::not_started(release));
+    }
+    if let Some(mut replaced) = replaced {
+        // Helm's `replaceRelease`: the replaced revision (unless it failed) is superseded first.
+        replaced.info.status = ReleaseStatus::Superseded;
+        replaced.info.description = "superseded by new release".to_string();
+        context.storage.update(&replaced).await?;
     }
     let mut pending = PendingRevision::create(context.storage, &tokens.abort, release).await?;
     let failed =

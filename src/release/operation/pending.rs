@@ -144,14 +144,18 @@ impl<'a> PendingRevision<'a> {
     ///
     /// # Errors
     /// As [`PendingRevision::fail`], or [`LifecycleError::Storage`] when a revision cannot be deleted.
-    pub async fn uninstalled(self, keep_history: bool, history: &[Release]) -> Result<Release, LifecycleError> {
-        const DESCRIPTION: &str = "Uninstallation complete";
+    pub async fn uninstalled(
+        self,
+        keep_history: bool,
+        history: &[Release],
+        description: &str,
+    ) -> Result<Release, LifecycleError> {
         if keep_history {
-            return self.end(ReleaseStatus::Uninstalled, DESCRIPTION).await;
+            return self.end(ReleaseStatus::Uninstalled, description).await;
         }
         let mut release = self.release;
         release.info.status = ReleaseStatus::Uninstalled;
-        release.info.description = DESCRIPTION.to_string();
+        release.info.description = description.to_string();
         for revision in history {
             self.storage.delete(&release.name, revision.version).await?;
         }

@@ -8,7 +8,9 @@ use super::OperationReport;
 use super::context::Context;
 use super::pending::{Failure, PendingRevision};
 use super::remediation::{self, FailedUpgrade};
-use super::revisions::{check_not_pending, created, describe_failure, new_release, now, skippable};
+use super::revisions::{
+    check_not_pending, created, describe_failure, merge_custom_labels, new_release, now, skippable,
+};
 use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
 use crate::release::record::ReleaseStatus;
@@ -40,7 +42,7 @@ pub(super) async fn upgrade(
     let old = context.recorded_owned(last, name)?;
     let last_deployed = last.info.status == ReleaseStatus::Deployed;
     let mut release = new_release(name, context.namespace(), rollout.revision(), rendered);
-    release.labels = options.labels.clone();
+    release.labels = merge_custom_labels(&last.labels, &options.labels);
     release.info.first_deployed = history.first().and_then(|first| first.info.first_deployed).or_else(now);
     release.info.status = ReleaseStatus::PendingUpgrade;
     release.info.description = "Preparing upgrade".to_string();
