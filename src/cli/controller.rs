@@ -36,6 +36,10 @@ pub struct ControllerArgs {
     /// Do not judge custom resources with berth's built-in health rules.
     #[arg(long)]
     pub no_builtin_rules: bool,
+    /// Where the Helm releases' records are kept, as Helm's HELM_DRIVER names it: secret (default), configmap,
+    /// memory (this process only) or sql (HELM_DRIVER_SQL_CONNECTION_STRING).
+    #[arg(long, value_name = "DRIVER", default_value = "secret")]
+    pub storage_driver: String,
 }
 
 #[derive(Debug, Subcommand)]
@@ -57,6 +61,9 @@ pub fn run(args: ControllerArgs, globals: &Globals) -> Result<ExitCode, Error> {
         return Err(Error::Usage("--lease-duration: at least 2s".to_string()));
     }
     let metrics_addr = args.metrics_addr.as_deref().map(listen_address).transpose()?;
+    let connection_string = &globals.environment.driver_sql_connection_string;
+    let storage_driver = berth::release::StorageDriver::from_name(&args.storage_driver, connection_string)
+        .map_err(|error| Error::Usage(format!("--storage-driver: {error}")))?;
     let runtime = super::runtime::runtime()?;
     runtime.block_on(async move {
         // The kubeconfig's namespace is not a scope for the controller: only `-n` is.
@@ -80,6 +87,7 @@ pub fn run(args: ControllerArgs, globals: &Globals) -> Result<ExitCode, Error> {
             leader_election,
             identity,
             builtin_rules: !args.no_builtin_rules,
+            storage_driver,
             ..ControllerOptions::default()
         };
         let controller = Controller::new(options);

@@ -7,10 +7,10 @@ use super::global_args::Globals;
 use super::output::print_stdout;
 use super::release_input::{self, ChartFlags, Preload};
 use crate::cli::error::{Error, ExitCode};
-use berth::release::LifecycleError;
 use berth::release::Scope;
 use berth::release::diff::{ChangeKind, ObjectChange, changes};
 use berth::release::rollout::{Mode, Rollout};
+use berth::release::{LifecycleError, Storage};
 use berth_chart::values::ReuseMode;
 use clap::{Args, Subcommand};
 use std::io::IsTerminal;
@@ -98,6 +98,7 @@ fn compare(args: &DiffArgs, output: &DiffOutput, globals: &Globals) -> Result<Ex
 
 /// The changes the command would make, read from the cluster.
 async fn read_changes(args: &DiffArgs, globals: &Globals) -> Result<Vec<ObjectChange>, Error> {
+    let driver = globals.storage_driver()?;
     let (cluster, _simulated) = globals.connect().await?;
     let (name, current, new) = match &args.command {
         DiffCommand::Upgrade(upgrade) => {
@@ -111,7 +112,9 @@ async fn read_changes(args: &DiffArgs, globals: &Globals) -> Result<Vec<ObjectCh
             // Rendered as `berth upgrade` renders it: the rollout's revision, `.Release.IsUpgrade`, the values.
             let mode = Mode::Upgrade { install: false, reuse };
             let name = &upgrade.name;
-            let rollout = Rollout::read(Scope::new(cluster.clone()), name, mode).await.map_err(Error::Release)?;
+            let rollout = Rollout::read(Scope::with_driver(cluster.clone(), &driver), name, mode)
+                .await
+                .map_err(Error::Release)?;
             let current = rollout.history().last().cloned();
             let input =
                 release_input::load(&upgrade.path.to_string_lossy(), &upgrade.chart, Preload::none(), globals).await?;
@@ -119,7 +122,7 @@ async fn read_changes(args: &DiffArgs, globals: &Globals) -> Result<Vec<ObjectCh
         }
         DiffCommand::Rollback(rollback) => {
             let name = &rollback.name;
-            let storage = super::release::storage(&cluster, globals);
+            let storage = Storage::open(&driver, cluster.client.clone(), Some(&cluster.default_namespace));
             let history = storage.history(name).await.map_err(|error| Error::Release(error.into()))?;
             let current = history.last().ok_or_else(|| Error::Release(LifecycleError::NotFound(name.clone())))?;
             let version = rollback.revision.unwrap_or(current.version.saturating_sub(1));

@@ -144,6 +144,8 @@ impl Error {
             | Error::Source(..)
             | Error::Helm(..) => ExitCode::BadInput,
             Error::Diff(_) | Error::Failed(_) => ExitCode::NotReady,
+            // A storage driver setting (HELM_DRIVER) berth cannot use is bad input.
+            Error::Release(release::LifecycleError::Storage(release::StorageError::Driver(_))) => ExitCode::BadInput,
             Error::Release(release::LifecycleError::Storage(_)) | Error::Output(_) | Error::Record(_) => {
                 ExitCode::NotReady
             }

@@ -5,9 +5,9 @@ use super::common_args::OutputFormat;
 use super::global_args::Globals;
 use super::output::print_stdout;
 use crate::cli::error::{Error, ExitCode};
-use berth::release::LifecycleError;
 use berth::release::Release;
 use berth::release::show::{self, StatusView};
+use berth::release::{LifecycleError, Storage};
 use clap::{Args, Subcommand};
 
 #[derive(Debug, Args)]
@@ -93,8 +93,9 @@ pub fn run(args: GetArgs, globals: &Globals) -> Result<ExitCode, Error> {
 /// gives it.
 fn read(args: &RevisionArgs, globals: &Globals) -> Result<Release, Error> {
     super::runtime::runtime()?.block_on(async move {
+        let driver = globals.storage_driver()?;
         let (cluster, _simulated) = globals.connect().await?;
-        let storage = super::release::storage(&cluster, globals);
+        let storage = Storage::open(&driver, cluster.client.clone(), Some(&cluster.default_namespace));
         let name = args.name.clone();
         let found = match args.revision {
             Some(version) if version > 0 => storage
@@ -108,9 +109,9 @@ fn read(args: &RevisionArgs, globals: &Globals) -> Result<Release, Error> {
                     .await
                     .map_err(|error| Error::Release(error.into()))?
                     .ok_or(Error::Release(LifecycleError::NotFound(name)))?;
-                // Helm finds the latest revision by a query, which keeps the Secret's labels unfiltered.
+                // Helm finds the latest revision by a query, which hands the driver's labels (unfiltered).
                 if let Some(labels) = storage
-                    .secret_labels(&last.name, last.version)
+                    .record_labels(&last.name, last.version)
                     .await
                     .map_err(|error| Error::Release(error.into()))?
                 {

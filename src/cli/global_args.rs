@@ -5,10 +5,11 @@
 //!
 //! As in Helm, a flag overrides its `HELM_*` variable; `-n` (or `HELM_NAMESPACE`) overrides the kubeconfig's
 //! namespace. The storage driver Helm takes from `HELM_DRIVER` reaches the release storage through
-//! [`Globals::environment`] (`HelmEnvironment::driver`).
+//! [`Globals::storage_driver`] (`HelmEnvironment::storage_driver`).
 
 use crate::cli::error::Error;
 use berth::cluster::{self, Cluster, ConnectOptions, Impersonation, KubeOverrides};
+use berth::release::{LifecycleError, StorageDriver};
 use berth::settings::{ColorMode, HelmEnvironment};
 use berth_sim::{SimCluster, SimConfig};
 use clap::{Args, ValueEnum};
@@ -185,6 +186,14 @@ impl Globals {
             verbose,
             as_uid: args.kube_as_uid.clone(),
         }
+    }
+
+    /// The release storage `HELM_DRIVER` names, set up when a command first needs it (Helm's `Configuration.Init`).
+    ///
+    /// # Errors
+    /// A driver name Helm does not know, or a driver that cannot start (the memory driver's data unreadable).
+    pub fn storage_driver(&self) -> Result<StorageDriver, Error> {
+        self.environment.storage_driver().map_err(|error| Error::Release(LifecycleError::Storage(error.into())))
     }
 
     /// The namespace a command works in when no cluster is asked (`template`): `-n`, `HELM_NAMESPACE`, the

@@ -25,6 +25,7 @@ mod global_args;
 mod health;
 mod health_rules;
 mod helm_usage;
+mod lint;
 mod live;
 mod output;
 mod package;
@@ -143,6 +144,8 @@ pub enum SharedCommand {
     Diff(diff::DiffArgs),
     /// Render a chart locally and print it, exactly as `helm template` prints it.
     Template(Box<template::TemplateArgs>),
+    /// Examine charts as `helm lint` does, then with berth's own checks of what an install would refuse.
+    Lint(lint::LintArgs),
     /// Show a chart's Chart.yaml, values, README or CRDs, as `helm show`.
     Show(show::ShowArgs),
     /// Add, update, list, remove and index chart repositories (Helm's repositories.yaml and cache).
@@ -279,6 +282,7 @@ fn run_shared(
         SharedCommand::Test(args) => test::run(args, globals),
         SharedCommand::Diff(args) => diff::run(args, globals),
         SharedCommand::Template(args) => template::run(*args, globals),
+        SharedCommand::Lint(args) => lint::run(args, globals),
         SharedCommand::Show(args) => show::run(args, globals),
         SharedCommand::Repo(args) => repo::run(args, globals),
         SharedCommand::Registry(args) => registry::run(args, globals),

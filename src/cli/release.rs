@@ -13,9 +13,9 @@ use super::release_input::{self, ChartFlags, Preload};
 use super::release_output::{self as output, Announcement, Printed};
 use super::runtime::Interrupts;
 use crate::cli::error::{Error, ExitCode, Stage};
-use berth::release::operation::{self, Operation, OperationReport, ReleaseOptions, Tokens};
+use berth::release::operation::{self, ApplyMethod, Operation, OperationReport, ReleaseOptions, Tokens};
 use berth::release::rollout::{Mode, Rollout};
-use berth::release::{LifecycleError, Scope, Storage, validate_release_name};
+use berth::release::{LifecycleError, Scope, StorageDriver, validate_release_name};
 use berth::wait::Outcome;
 use berth_chart::values::ReuseMode;
 use clap::Args;
@@ -62,6 +62,23 @@ pub struct ChangeArgs {
     /// Judge custom resources without the built-in health rules (annotations, then kstatus only).
     #[arg(long)]
     pub no_builtin_rules: bool,
+    /// How objects are written, as Helm 4: `true` (server-side apply), `false` (client-side apply) or `auto`
+    /// (as the revision continued was applied; an install: server-side). `--server-side` alone is `true`.
+    #[arg(
+        long,
+        value_name = "true|false|auto",
+        default_value = "auto",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true"
+    )]
+    pub server_side: String,
+    /// Server-side apply takes fields other field managers own, instead of failing with the conflict.
+    #[arg(long, conflicts_with = "force_replace")]
+    pub force_conflicts: bool,
+    /// Replace objects that exist (a PUT of the whole object); client-side apply only, as Helm 4.
+    #[arg(long, alias = "force")]
+    pub force_replace: bool,
 }
 
 /// What install and upgrade record and print beside the objects.
@@ -368,6 +385,8 @@ impl<'a> Settings<'a> {
             change.history_max.unwrap_or_else(|| usize::try_from(globals.environment.max_history).unwrap_or_default());
         let labels: BTreeMap<String, String> =
             record.map(|record| record.labels.iter().cloned().collect()).unwrap_or_default();
+        let apply_method = ApplyMethod::from_flags(&change.server_side, change.force_conflicts)
+            .map_err(|error| Error::Release(error.into()))?;
         let options = ReleaseOptions {
             // As in Helm 4, rolling back on failure needs to know the release failed: it waits.
             wait: wait || change.rollback_on_failure,
@@ -383,6 +402,9 @@ impl<'a> Settings<'a> {
             description: record.and_then(|record| record.description.clone()),
             labels,
             take_ownership: record.is_some_and(|record| record.take_ownership),
+            records_only: false,
+            apply_method,
+            force_replace: change.force_replace,
         };
         Ok(Settings {
             options,
@@ -410,6 +432,9 @@ impl<'a> Settings<'a> {
 /// input); runs it with progress and SIGINT/SIGTERM cancellation; reports it.
 fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Error> {
     validate_release_name(request.name()).map_err(Error::Release)?;
+    // Helm sets up its storage driver before anything else (`Configuration.Init`): a bad `HELM_DRIVER` fails
+    // first, even a client-side dry run.
+    let driver = settings.globals.storage_driver()?;
     if settings.dry_run == DryRun::Client && matches!(request, Request::RollOut { mode: Mode::Install { .. }, .. }) {
         return install_client_dry_run(request, settings);
     }
@@ -422,7 +447,7 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
         };
         let (cluster, _simulated) =
             interrupts.unless_cancelled("while connecting to the cluster", globals.connect()).await?;
-        let scope = Scope::new(cluster);
+        let scope = Scope::with_driver(cluster, &driver);
         let mut announcement = Announcement::None;
         let operation = match request {
             Request::RollOut { name, chart_ref, mode, chart } => {
@@ -489,7 +514,9 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
                 Operation::Uninstall { scope, name, keep_history }
             }
         };
-        let options = &settings.options;
+        // Helm's command line writes nothing to the cluster when its records live only in memory.
+        let options =
+            &ReleaseOptions { records_only: matches!(driver, StorageDriver::Memory(_)), ..settings.options.clone() };
         let goal = match operation {
             Operation::Uninstall { .. } => Goal::Deleted,
             _ if options.wait => Goal::Ready,
@@ -586,10 +613,4 @@ async fn rollback_client_dry_run(scope: &Scope, name: &str, revision: Option<u32
     }
     super::output::print_stdout(output::ROLLBACK_SUCCEEDED)?;
     Ok(ExitCode::Success)
-}
-
-/// The storage of the releases in the namespace `cluster` works in. `HELM_DRIVER` reaches here through
-/// [`Globals::environment`] (`HelmEnvironment::driver`): the one place a release command picks its storage.
-pub fn storage(cluster: &berth::cluster::Cluster, _globals: &Globals) -> Storage {
-    Storage::new(cluster.client.clone(), &cluster.default_namespace)
 }

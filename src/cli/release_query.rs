@@ -127,15 +127,15 @@ pub fn run(command: QueryCommand, globals: &Globals) -> Result<ExitCode, Error> 
 }
 
 async fn answer(command: &QueryCommand, globals: &Globals) -> Result<String, Error> {
+    // Helm sets up its storage driver before it connects (`Configuration.Init`): a bad `HELM_DRIVER` fails first.
+    let driver = globals.storage_driver()?;
     let (cluster, _simulated) = globals.connect().await?;
+    let in_namespace = Storage::open(&driver, cluster.client.clone(), Some(&cluster.default_namespace));
     let read = |error: berth::release::StorageError| Error::Release(error.into());
     match command {
         QueryCommand::List(args) => {
-            let storage = if args.all_namespaces {
-                Storage::all_namespaces(cluster.client.clone())
-            } else {
-                super::release::storage(&cluster, globals)
-            };
+            let storage =
+                if args.all_namespaces { Storage::open(&driver, cluster.client.clone(), None) } else { in_namespace };
             let query = list_query(args);
             let mut releases = storage.list().await.map_err(read)?;
             if query.states.is_superseded_only() {
@@ -150,7 +150,7 @@ async fn answer(command: &QueryCommand, globals: &Globals) -> Result<String, Err
             list_text(&releases, args)
         }
         QueryCommand::History(args) => {
-            let storage = super::release::storage(&cluster, globals);
+            let storage = in_namespace;
             let history = storage.history(&args.name).await.map_err(read)?;
             if history.is_empty() {
                 return Err(Error::Release(LifecycleError::NotFound(args.name.clone())));
@@ -158,7 +158,7 @@ async fn answer(command: &QueryCommand, globals: &Globals) -> Result<String, Err
             history_text(&history, args.max, args.output)
         }
         QueryCommand::Status(args) => {
-            let storage = super::release::storage(&cluster, globals);
+            let storage = in_namespace;
             let name = &args.name;
             let release = match args.revision.filter(|revision| *revision > 0) {
                 Some(version) => storage.get(name, version).await.map_err(read)?,

@@ -35,6 +35,7 @@ pub fn run(args: TestArgs, globals: &Globals) -> Result<ExitCode, Error> {
     super::runtime::runtime()?.block_on(async move {
         let interrupts = Interrupts::install();
         let cancel = interrupts.cancel.clone();
+        let driver = globals.storage_driver()?;
         let (cluster, _simulated) =
             interrupts.unless_cancelled("while connecting to the cluster", globals.connect()).await?;
         let options = TestOptions {
@@ -44,7 +45,7 @@ pub fn run(args: TestArgs, globals: &Globals) -> Result<ExitCode, Error> {
         };
         // A user's SIGINT/SIGTERM stops the running test too.
         let tokens = Tokens { hooks: cancel.clone(), ..Tokens::cancelled_by(&cancel) };
-        let scope = Scope::new(cluster);
+        let scope = Scope::with_driver(cluster, &driver);
         // Progress stays on stderr: stdout carries the release, whatever `-o` says.
         // Each test has its own limit: the header shows no deadline.
         let mut progress = Progress::new(ProgressMode::detect(false), Goal::Ready, None);

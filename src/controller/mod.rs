@@ -32,6 +32,7 @@ pub use conditions::reason;
 pub use leader::{LeaderElection, LeaderError};
 
 use crate::cluster::Cluster;
+use crate::release::StorageDriver;
 use api::ReleaseKey;
 use http::Health;
 use metrics::Metrics;
@@ -61,6 +62,9 @@ pub struct ControllerOptions {
     pub dependency_poll: Duration,
     /// Judge custom resources with the built-in health rules.
     pub builtin_rules: bool,
+    /// Where the Helm releases' records are kept: Secrets (Helm's default) unless `--storage-driver` says
+    /// otherwise; a Release has no field for it, as Flux's HelmRelease has none.
+    pub storage_driver: StorageDriver,
 }
 
 impl Default for ControllerOptions {
@@ -75,6 +79,7 @@ impl Default for ControllerOptions {
             retry_max: Duration::from_secs(300),
             dependency_poll: Duration::from_secs(30),
             builtin_rules: true,
+            storage_driver: StorageDriver::Secret,
         }
     }
 }

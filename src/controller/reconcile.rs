@@ -22,7 +22,7 @@ use super::source::{self, SourceError};
 use crate::apply::ApplyEvent;
 use crate::cluster::Cluster;
 use crate::events::Emitter;
-use crate::release::operation::{self, Operation, ReleaseOptions, Tokens};
+use crate::release::operation::{self, ApplyMethod, Operation, ReleaseOptions, Tokens};
 use crate::release::rollout::{Input, Mode, Rollout};
 use crate::release::{LifecycleError, Scope};
 use crate::release::{ReleaseStatus as HelmStatus, RenderSettings, Storage, validate_release_name};
@@ -317,12 +317,13 @@ impl Run<'_> {
     }
 
     async fn uninstall(&mut self, name: &str, namespace: &str) -> Result<(), String> {
-        let storage = Storage::new(self.shared.cluster.client.clone(), namespace);
+        let driver = &self.shared.options.storage_driver;
+        let storage = Storage::open(driver, self.shared.cluster.client.clone(), Some(namespace));
         let history = storage.history(name).await.map_err(|error| error_chain(&error))?;
         if history.last().is_none_or(|last| last.info.status == HelmStatus::Uninstalled) {
             return Ok(());
         }
-        let scope = Scope::new(self.target_cluster(namespace));
+        let scope = Scope::with_driver(self.target_cluster(namespace), driver);
         let operation = Operation::Uninstall { scope, name: name.to_string(), keep_history: false };
         let options = ReleaseOptions { builtin_rules: self.shared.options.builtin_rules, ..ReleaseOptions::default() };
         // An uninstall runs to its end: the Release is going away, nothing newer can supersede it.
@@ -376,7 +377,8 @@ impl Run<'_> {
             }
             Err(SourceError { reason, message, transient: false }) => return self.stall(reason, message).await,
         };
-        let scope = Scope::new(self.target_cluster(&checked.target_namespace));
+        let scope =
+            Scope::with_driver(self.target_cluster(&checked.target_namespace), &self.shared.options.storage_driver);
         let rollout = match Rollout::read(scope, &checked.release_name, ROLL_OUT).await {
             Ok(rollout) => rollout,
             Err(error) => {
@@ -515,6 +517,8 @@ impl Run<'_> {
             wait_for_jobs: checked.spec.wait_for_jobs,
             history_max: checked.spec.max_history.map_or(10, |max| max as usize),
             builtin_rules: self.shared.options.builtin_rules,
+            // As Flux's helm-controller: conflicts forced whenever the release is applied server-side.
+            apply_method: ApplyMethod::AutoForcingConflicts,
             ..ReleaseOptions::default()
         };
         // A newer generation lets a running hook finish; the controller stopping ends its wait.
@@ -631,6 +635,7 @@ impl Run<'_> {
         let options = ReleaseOptions {
             wait: true,
             builtin_rules: self.shared.options.builtin_rules,
+            apply_method: ApplyMethod::AutoForcingConflicts,
             ..ReleaseOptions::default()
         };
         let tokens = Tokens::cancelled_by(&self.task.stopping);

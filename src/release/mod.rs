@@ -1,11 +1,12 @@
-//! Helm-compatible releases: the record Helm keeps for each revision, the Secrets it keeps them in, and the
+//! Helm-compatible releases: the record Helm keeps for each revision, the storage it keeps them in, and the
 //! operations that write them. berth reads releases Helm made and writes releases Helm can read, so a user can
 //! switch tools on a live release.
 //!
 //! - `record.rs`: [`Release`] and its parts, field for field Helm's JSON; `codec.rs`: [`decode`] of the text
 //!   in a Secret (base64 of gzipped JSON); `record_writer.rs`: writing that text fast ([`encode`]), the one
 //!   module that knows a record is written in compressed parts.
-//! - `storage.rs`: [`Storage`], Helm's `secret` driver: one Secret per revision, found by labels.
+//! - `storage/`: [`Storage`], the records through Helm's storage drivers (`secret`, `configmap`, `memory`,
+//!   `sql`), chosen by a [`StorageDriver`] (`HELM_DRIVER`).
 //! - `rollout.rs`: an install or upgrade prepared once, for the CLI and the controller alike (history read,
 //!   install or upgrade decided, values reused, pending revision unlocked, chart rendered through `render.rs`,
 //!   `chart.rs` reading its output, `cluster_chart.rs` answering capabilities and `lookup`); `scope.rs`: the
@@ -47,7 +48,7 @@ pub use codec::{RecordError, decode};
 pub use error::{LifecycleError, validate_release_name};
 pub use hook_runner::HookFailure;
 pub use hooks::{HookEvent, TestFilter};
-pub use operation::{ABORT_RECORD_LIMIT, Operation, OperationReport, ReleaseOptions, Tokens};
+pub use operation::{ABORT_RECORD_LIMIT, ApplyMethod, Operation, OperationReport, ReleaseOptions, Tokens};
 pub use record::{
     Chart, ChartFile, ChartMetadata, HelmTime, Hook, HookExecution, Info, Maintainer, Release, ReleaseStatus,
     UnknownStatus,
@@ -57,8 +58,8 @@ pub use render::{PostRender, RenderError, RenderSettings};
 pub use rendered::{Rendered, RenderedHook, manifest_text, recorded_manifests};
 pub use rollout::{Input, Mode, RenderedRollout, Rollout};
 pub use scope::Scope;
-pub use storage::{SECRET_TYPE, Storage, StorageError, secret_name};
+pub use storage::{
+    DriverError, HELM_DRIVER, HELM_DRIVER_SQL_CONNECTION_STRING, HELM_MEMORY_DRIVER_DATA, MemoryStore, SECRET_TYPE,
+    SqlDatabase, Storage, StorageDriver, StorageError, record_key,
+};
 pub use testing::{TestLog, TestOptions, TestReport, test};
-
-#[cfg(test)]
-mod tests;

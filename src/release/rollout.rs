@@ -225,7 +225,7 @@ async fn render_input(
             .map_err(|error| RenderError(error.to_string()))?;
     }
     let cluster = scope.map(|scope| &scope.cluster);
-    let writer = scope.map(|scope| scope.storage.writer());
+    let writer = scope.and_then(|scope| scope.storage.writer());
     render_chart(chart, user_values, release, &settings, cluster, writer).await
 }
 

@@ -1,6 +1,6 @@
 //! Where a release operation acts: the cluster and the storage of the release's records, chosen by the caller.
 
-use super::storage::Storage;
+use super::storage::{Storage, StorageDriver};
 use crate::cluster::Cluster;
 
 /// Where an operation acts (Helm's `action.Configuration`): the cluster, whose default namespace is the
@@ -13,9 +13,14 @@ pub struct Scope {
 }
 
 impl Scope {
-    /// The records in the release's namespace, as Helm keeps them.
+    /// The records in the release's namespace, in Secrets (Helm's default driver).
     pub fn new(cluster: Cluster) -> Scope {
-        let storage = Storage::new(cluster.client.clone(), &cluster.default_namespace);
+        Scope::with_driver(cluster, &StorageDriver::Secret)
+    }
+
+    /// The records in the release's namespace, kept by `driver`.
+    pub fn with_driver(cluster: Cluster, driver: &StorageDriver) -> Scope {
+        let storage = Storage::open(driver, cluster.client.clone(), Some(&cluster.default_namespace));
         Scope { cluster, storage }
     }
 }

@@ -1,8 +1,9 @@
 //! berth's release storage against real Helm v4.1.4 on the simulated cluster: Helm reads, upgrades and
 //! uninstalls releases berth stored, and berth reads (and rewrites) releases Helm installed.
 
+use super::release_storage_drivers::revision;
 use crate::peers::PeerCluster;
-use berth::release::{Chart, ChartMetadata, HelmTime, Info, Release, ReleaseStatus, Storage};
+use berth::release::{HelmTime, Release, ReleaseStatus, Storage};
 use berth_sim::SimConfig;
 use serde_json::{Value, json};
 use std::future::Future;
@@ -26,29 +27,13 @@ fn storage(peer: &PeerCluster) -> Storage {
 const MANIFEST: &str = "---\n# Source: demo-chart/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: berth-demo\ndata:\n  greeting: hello\n";
 
 fn berth_release(version: u32, status: ReleaseStatus, last_deployed: &str, description: &str) -> Release {
-    Release {
-        name: "berth-demo".to_string(),
-        namespace: "default".to_string(),
-        version,
-        manifest: MANIFEST.to_string(),
-        info: Info {
-            first_deployed: Some("2026-05-01T10:00:00+02:00".parse().expect("time")),
-            last_deployed: Some(last_deployed.parse().expect("time")),
-            description: description.to_string(),
-            status,
-            ..Info::default()
-        },
-        chart: Chart {
-            metadata: ChartMetadata {
-                name: "demo-chart".to_string(),
-                version: "0.1.0".to_string(),
-                app_version: Some("1.16.0".to_string()),
-                ..ChartMetadata::default()
-            },
-            ..Chart::default()
-        },
-        ..Release::default()
-    }
+    let mut release = revision("berth-demo", "default", version, status);
+    release.manifest = MANIFEST.to_string();
+    release.info.first_deployed = Some("2026-05-01T10:00:00+02:00".parse().expect("time"));
+    release.info.last_deployed = Some(last_deployed.parse().expect("time"));
+    release.info.description = description.to_string();
+    release.chart.metadata.app_version = Some("1.16.0".to_string());
+    release
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

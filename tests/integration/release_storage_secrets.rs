@@ -1,56 +1,19 @@
-//! Storage against the simulated cluster over real HTTP: the Secrets it writes are Helm's, and it reads
-//! back what it wrote. (Interoperation with the real Helm binary is in `tests/integration/release_storage.rs`.)
+//! The `secret` driver's records as Helm writes them, against the simulated cluster over real HTTP: the Secrets
+//! storage writes are Helm's, it reads back what it wrote, skips a Secret that holds no record, and sends the
+//! writes it does not wait for in order. (Interoperation with the real Helm binary is in `release_storage.rs`;
+//! the same requests through every driver in `release_storage_drivers.rs`.)
 
-use super::*;
+use super::release_storage_drivers::{bounded, revision, versions};
+use berth::release::{Release, ReleaseStatus, Storage, StorageError, decode};
 use berth_sim::{SimCluster, SimConfig};
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::api::{Api, PostParams};
 use std::collections::BTreeMap;
-use std::future::Future;
-use std::time::Duration;
-
-const BOUND: Duration = Duration::from_secs(60);
-
-async fn bounded<T>(test: impl Future<Output = T>) -> T {
-    tokio::time::timeout(BOUND, test).await.expect("test finished in time")
-}
 
 async fn start() -> (SimCluster, kube::Client) {
     let cluster = SimCluster::start(SimConfig::default()).await.expect("simulated cluster starts");
     let client = kube::Client::try_from(cluster.kube_config()).expect("client");
     (cluster, client)
-}
-
-fn revision(name: &str, namespace: &str, version: u32, status: ReleaseStatus) -> Release {
-    Release {
-        name: name.to_string(),
-        namespace: namespace.to_string(),
-        version,
-        manifest: format!(
-            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  revision: \"{version}\"\n"
-        ),
-        info: Info {
-            first_deployed: Some(HelmTime::now()),
-            last_deployed: Some(HelmTime::now()),
-            description: format!("revision {version}"),
-            status,
-            ..Info::default()
-        },
-        chart: Chart {
-            metadata: ChartMetadata {
-                name: "demo-chart".to_string(),
-                version: "0.1.0".to_string(),
-                app_version: Some("1.0".to_string()),
-                ..ChartMetadata::default()
-            },
-            ..Chart::default()
-        },
-        ..Release::default()
-    }
-}
-
-fn versions(releases: &[Release]) -> Vec<u32> {
-    releases.iter().map(|release| release.version).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -196,7 +159,7 @@ async fn list_shows_the_latest_revision_of_each_release_in_every_namespace() {
         assert_eq!(named.map(|found| found.is_some()).ok(), Some(false), "the broken Secret is in `apps`");
         let broken = Storage::new(client, "apps").get("broken", 1).await;
         assert!(
-            matches!(&broken, Err(StorageError::Decode { secret, .. }) if secret == "sh.helm.release.v1.broken.v1"),
+            matches!(&broken, Err(StorageError::Decode { key, .. }) if key == "sh.helm.release.v1.broken.v1"),
             "{broken:?}"
         );
     })

@@ -1,0 +1,109 @@
+//! Why a storage request or a storage driver setting cannot be served: the errors every driver shares, so a
+//! caller handles a revision that exists, or is missing, alike whichever driver keeps it.
+
+use crate::release::codec::RecordError;
+
+/// Why a storage operation could not be done.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    /// The API server refused or could not be reached (after retries).
+    #[error("cannot {what}")]
+    Request {
+        what: String,
+        #[source]
+        source: kube::Error,
+    },
+    /// The SQL database refused or could not be reached.
+    #[error("cannot {what}")]
+    Database {
+        what: String,
+        #[source]
+        source: tokio_postgres::Error,
+    },
+    /// The SQL database could not be connected to (Helm's words when `NewSQL` fails).
+    #[error("unable to instantiate SQL driver")]
+    SqlConnect(#[source] tokio_postgres::Error),
+    /// The database records a migration of Helm's tables that Helm 4.1 does not have (sql-migrate's "unknown
+    /// migration in database"): its schema is newer than berth knows.
+    #[error("unable to instantiate SQL driver: the database records migration `{id}`, unknown to Helm 4.1's tables")]
+    SqlUnknownMigration { id: String },
+    /// A stored record (a Secret, a ConfigMap, a row) holds no record text.
+    #[error("{holder} `{key}` holds no release: {problem}")]
+    NoRecord { holder: &'static str, key: String, problem: &'static str },
+    /// A stored record holds something that is not a release record.
+    #[error("cannot decode the release in {holder} `{key}`")]
+    Decode {
+        holder: &'static str,
+        key: String,
+        #[source]
+        source: RecordError,
+    },
+    /// The record writer could not write the record.
+    #[error("cannot encode release `{name}`")]
+    Encode {
+        name: String,
+        #[source]
+        source: RecordError,
+    },
+    /// `create` found the revision already stored (HTTP 409, a duplicate key).
+    #[error("release `{name}` revision {version} already exists")]
+    Exists { name: String, version: u32 },
+    /// `update` found no record of the revision.
+    #[error("release `{name}` revision {version} does not exist")]
+    NotFound { name: String, version: u32 },
+    /// The name cannot be a label value, so no selector could find the release.
+    #[error(
+        "`{name}` is not a valid release name: at most 63 characters, letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit"
+    )]
+    InvalidName { name: String },
+    /// A storage reading all namespaces was asked to write.
+    #[error("cannot {what}: a storage over all namespaces is read-only")]
+    AllNamespaces { what: String },
+    /// The storage driver setting is not one berth can use.
+    #[error(transparent)]
+    Driver(#[from] DriverError),
+}
+
+/// Why a driver setting cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum DriverError {
+    /// Helm's message, word for word.
+    #[error("unknown driver {}", berth_go::strconv::quote(.name))]
+    Unknown { name: String },
+    /// Helm's command line reads its memory driver's releases from `HELM_MEMORY_DRIVER_DATA` and cannot start
+    /// without it.
+    #[error(
+        "HELM_DRIVER=memory starts from the releases in the YAML files HELM_MEMORY_DRIVER_DATA names, and it is \
+         empty; name a file (an empty one for no release), as Helm requires"
+    )]
+    MemoryDataUnset,
+    #[error("cannot read the memory driver's data `{path}` (HELM_MEMORY_DRIVER_DATA)")]
+    MemoryData {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the memory driver's data `{path}` (HELM_MEMORY_DRIVER_DATA) is not a YAML list of releases")]
+    MemoryDataInvalid {
+        path: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    #[error(
+        "the memory driver's data `{path}` (HELM_MEMORY_DRIVER_DATA) holds release `{name}` revision {version} twice"
+    )]
+    MemoryDataDuplicate { path: String, name: String, version: u32 },
+    /// The connection string is not PostgreSQL's syntax (it is not shown: it may hold a password).
+    #[error(
+        "unable to instantiate SQL driver: HELM_DRIVER_SQL_CONNECTION_STRING is not a PostgreSQL connection string"
+    )]
+    SqlConnectionString(#[source] tokio_postgres::Error),
+    /// berth has no TLS for PostgreSQL, and Helm would use TLS (lib/pq's default is `sslmode=require`).
+    #[error(
+        "unable to instantiate SQL driver: berth connects to PostgreSQL without TLS only, and \
+         HELM_DRIVER_SQL_CONNECTION_STRING does not say `sslmode=disable` (Helm's client encrypts without it); \
+         add `sslmode=disable` for a database reached over a trusted network, or keep the records in Secrets \
+         (HELM_DRIVER=secret)"
+    )]
+    SqlTls,
+}
