@@ -145,7 +145,7 @@ pub enum SharedCommand {
     /// Render a chart locally and print it, exactly as `helm template` prints it.
     Template(Box<template::TemplateArgs>),
     /// Examine charts as `helm lint` does, then with berth's own checks of what an install would refuse.
-    Lint(lint::LintArgs),
+    Lint(Box<lint::LintArgs>),
     /// Show a chart's Chart.yaml, values, README or CRDs, as `helm show`.
     Show(show::ShowArgs),
     /// Add, update, list, remove and index chart repositories (Helm's repositories.yaml and cache).
@@ -154,11 +154,11 @@ pub enum SharedCommand {
     Registry(registry::RegistryArgs),
     /// Download a chart from a repository or registry, optionally unpacked.
     #[command(alias = "fetch")]
-    Pull(pull::PullArgs),
+    Pull(Box<pull::PullArgs>),
     /// Upload a packaged chart to an OCI registry.
     Push(push::PushArgs),
     /// Package a chart directory into a versioned archive.
-    Package(package::PackageArgs),
+    Package(Box<package::PackageArgs>),
     /// Manage a chart's dependencies (charts/ and Chart.lock).
     #[command(alias = "dep", alias = "dependencies")]
     Dependency(dependency::DependencyArgs),
@@ -282,13 +282,13 @@ fn run_shared(
         SharedCommand::Test(args) => test::run(args, globals),
         SharedCommand::Diff(args) => diff::run(args, globals),
         SharedCommand::Template(args) => template::run(*args, globals),
-        SharedCommand::Lint(args) => lint::run(args, globals),
+        SharedCommand::Lint(args) => lint::run(*args, globals),
         SharedCommand::Show(args) => show::run(args, globals),
         SharedCommand::Repo(args) => repo::run(args, globals),
         SharedCommand::Registry(args) => registry::run(args, globals),
-        SharedCommand::Pull(args) => pull::run(args, globals),
+        SharedCommand::Pull(args) => pull::run(*args, globals),
         SharedCommand::Push(args) => push::run(args, globals),
-        SharedCommand::Package(args) => package::run(args, globals),
+        SharedCommand::Package(args) => package::run(*args, globals),
         SharedCommand::Dependency(args) => dependency::run(args, globals),
         SharedCommand::Version(args) => version::run(&args, globals),
         SharedCommand::Env(args) => env::run(&args, globals),

@@ -253,7 +253,8 @@ mod tests {
             names(&select(releases(), &query).expect("selects")).join(" ")
         };
         // (what the query asks, the names it shows)
-        let table: [(&dyn Fn(&mut ListQuery), &str); 12] = [
+        type Edit<'a> = &'a dyn Fn(&mut ListQuery);
+        let table: [(Edit, &str); 12] = [
             (&|_| {}, "api db queue web"),
             (&|q| q.sort.reverse = true, "web queue db api"),
             (&|q| q.sort.by_date = true, "api db web queue"),
