@@ -56,7 +56,8 @@ pub fn report(personality: Personality, error: &clap::Error) -> i32 {
 /// cobra's and pflag's words for what clap found wrong.
 fn helm_message(error: &clap::Error) -> String {
     let flag = || match error.get(ContextKind::InvalidArg) {
-        Some(ContextValue::String(text)) => text.split_whitespace().next().unwrap_or_default().to_string(),
+        // clap names a flag with its value's form (`--wait[=<STRATEGY>]`, `--timeout <TIMEOUT>`); pflag by name.
+        Some(ContextValue::String(text)) => text.split([' ', '[', '=']).next().unwrap_or_default().to_string(),
         _ => String::new(),
     };
     let value = || match error.get(ContextKind::InvalidValue) {

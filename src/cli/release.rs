@@ -226,6 +226,8 @@ pub fn run(command: ReleaseCommand, globals: &Globals) -> Result<ExitCode, Error
     match command {
         ReleaseCommand::Install(args) => {
             let stage = |error| Error::in_stage(Stage::Install, error);
+            // Helm reads `--dry-run` in the command, before the action: its error carries no stage.
+            dry_run(args.change.dry_run.as_deref()).map_err(Error::Usage)?;
             let settings = Settings::of_change(&args.change, Some(&args.record), globals).map_err(stage)?;
             let name = install_name(&args).map_err(stage)?;
             let chart_ref = args.names.last().cloned().unwrap_or_default();

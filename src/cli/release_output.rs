@@ -32,7 +32,7 @@ pub enum Announcement {
     /// `install`: no line; errors are `INSTALLATION FAILED`.
     Install,
     /// `upgrade --install` of a release that does not exist: `Release "x" does not exist. Installing it now.`
-    /// first; errors are `INSTALLATION FAILED`.
+    /// first; errors carry no stage (Helm's upgrade command returns `runInstall`'s error as it is).
     Installing,
     /// `upgrade`: `Release "x" has been upgraded. Happy Helming!` after it; errors are `UPGRADE FAILED`.
     Upgraded,
@@ -60,9 +60,9 @@ impl Announcement {
     /// `error` in this announcement's stage.
     pub fn stage(self, error: Error) -> Error {
         match self {
-            Announcement::Install | Announcement::Installing => Error::in_stage(Stage::Install, error),
+            Announcement::Install => Error::in_stage(Stage::Install, error),
             Announcement::Upgraded => Error::in_stage(Stage::Upgrade, error),
-            Announcement::None => error,
+            Announcement::None | Announcement::Installing => error,
         }
     }
 }

@@ -55,9 +55,6 @@ pub struct ListArgs {
     /// Show releases being uninstalled.
     #[arg(long)]
     pub uninstalling: bool,
-    /// Helm 3's "show all releases": Helm 4 shows every state by default (accepted, changes nothing).
-    #[arg(short = 'a', long, hide = true)]
-    pub all: bool,
     /// At most this many releases.
     #[arg(short = 'm', long, default_value_t = 256)]
     pub max: usize,
