@@ -8,6 +8,36 @@ use super::global_args::Personality;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Arg, ArgAction, Command};
 
+/// The flags Helm 4.1.4 marks deprecated and notes (`MarkDeprecated` in pkg/cmd/install.go, upgrade.go,
+/// rollback.go, template.go; checked against the binary): (commands, flag, pflag's note).
+const DEPRECATED_FLAGS: [(&[&str], &str, &str); 3] = [
+    (&["install", "upgrade", "rollback"], "force", "use --force-replace instead"),
+    (&["install", "upgrade"], "atomic", "use --rollback-on-failure instead"),
+    (&["template"], "validate", "use '--dry-run=server' instead"),
+];
+
+/// pflag's notes for the deprecated flags a Helm command line uses (`Flag --atomic has been deprecated, use
+/// --rollback-on-failure instead`), one per use in the order given, which Helm prints on stderr as it parses.
+/// The command is the first argument that names one (a global flag's value never does in practice).
+pub fn deprecation_notes(arguments: &[std::ffi::OsString]) -> Vec<String> {
+    let words: Vec<String> = arguments.iter().skip(1).map(|word| word.to_string_lossy().into_owned()).collect();
+    let names_command = |word: &String| DEPRECATED_FLAGS.iter().any(|(commands, ..)| commands.contains(&word.as_str()));
+    let Some(command) = words.iter().find(|word| names_command(word)) else {
+        return Vec::new();
+    };
+    words
+        .iter()
+        .filter_map(|word| {
+            let given = word.strip_prefix("--")?;
+            let name = given.split_once('=').map_or(given, |(name, _)| name);
+            DEPRECATED_FLAGS
+                .iter()
+                .find(|(commands, flag, _)| *flag == name && commands.contains(&command.as_str()))
+                .map(|(_, flag, note)| format!("Flag --{flag} has been deprecated, {note}"))
+        })
+        .collect()
+}
+
 /// Every boolean flag of `command` and its subcommands also takes Go's values with `=` (`--debug=false`), as
 /// pflag's boolean flags do.
 pub fn go_booleans(command: Command) -> Command {

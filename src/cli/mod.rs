@@ -185,9 +185,12 @@ pub fn main(personality: Personality, arguments: Vec<OsString>) -> i32 {
         Personality::Berth => {
             parse::<Cli>(berth_command(), &arguments).map(|cli| (cli.global, Dispatch::Berth(cli.command)))
         }
-        Personality::Helm => {
-            parse::<HelmCli>(helm_command(), &arguments).map(|cli| (cli.global, Dispatch::Helm(cli.command)))
-        }
+        Personality::Helm => parse::<HelmCli>(helm_command(), &arguments).map(|cli| {
+            for note in helm_usage::deprecation_notes(&arguments) {
+                eprintln!("{note}");
+            }
+            (cli.global, Dispatch::Helm(cli.command))
+        }),
     };
     let (global, dispatch) = match parsed {
         Ok(parsed) => parsed,

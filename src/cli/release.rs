@@ -121,7 +121,7 @@ fn label(text: &str) -> Result<(String, String), String> {
 pub struct InstallArgs {
     /// `[NAME] CHART`: the release name (or `--generate-name`, `--name-template`) and a chart directory, a
     /// packaged `.tgz`, `REPO/CHART`, `oci://...`, or a file or directory of plain manifests.
-    #[arg(num_args = 1..=2, value_names = ["NAME", "CHART"], required = true)]
+    #[arg(num_args = 1.., value_names = ["NAME", "CHART"], required = true)]
     pub names: Vec<String>,
     /// Name the release after the chart and the time (`CHART-<seconds>`).
     #[arg(short = 'g', long)]
@@ -264,20 +264,15 @@ pub fn run(command: ReleaseCommand, globals: &Globals) -> Result<ExitCode, Error
     }
 }
 
-/// The release name of an install: `NAME CHART`, `--generate-name CHART` or `--name-template T CHART` (Helm's
-/// `NameAndChart`).
+/// The release name of an install (Helm's `NameAndChart`).
 fn install_name(args: &InstallArgs) -> Result<String, Error> {
-    let template = args.name_template.as_deref().filter(|template| !template.is_empty());
-    match (args.names.as_slice(), args.generate_name, template) {
-        ([name, _], false, None) => Ok(name.clone()),
-        ([_, _], ..) => Err(Error::Usage(format!(
-            "expected at most one argument, unexpected arguments: {}",
-            args.names[..1].join(", ")
-        ))),
-        ([_], _, Some(template)) => output::release_name_from_template(template),
-        ([chart], true, None) => Ok(output::generated_name(chart)),
-        _ => Err(Error::Usage("must either provide a name or specify --generate-name".to_string())),
-    }
+    let naming = output::Naming {
+        names: &args.names,
+        generate_name: args.generate_name,
+        name_template: args.name_template.as_deref(),
+        default_name: None,
+    };
+    Ok(naming.name_and_chart()?.0)
 }
 
 /// `uninstall RELEASE...`: each release in turn, as Helm's loop does; the first failure stops it.

@@ -223,14 +223,58 @@ pub fn warn(globals: &Globals, message: &str) {
     }
 }
 
-/// Helm's `--generate-name`: the chart's name and the time in seconds.
-pub fn generated_name(chart_ref: &str) -> String {
-    let base = chart_ref.trim_end_matches('/').rsplit('/').next().unwrap_or("release");
-    let base = base.trim_end_matches(".tgz").trim_end_matches(".tar.gz");
-    let base = base
-        .rsplit_once('-')
-        .filter(|(_, version)| version.starts_with(|c: char| c.is_ascii_digit()))
-        .map_or(base, |(name, _)| name);
+/// How `install` and `template` name the release: `[NAME] CHART` with `--generate-name`, `--name-template` and
+/// (for `template`) a default name.
+pub struct Naming<'a> {
+    pub names: &'a [String],
+    pub generate_name: bool,
+    pub name_template: Option<&'a str>,
+    /// `template`'s `release-name`; none for `install`.
+    pub default_name: Option<&'a str>,
+}
+
+impl Naming<'_> {
+    /// The release name and the chart, as Helm's `Install.NameAndChart` (pkg/action/install.go) picks them.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] with Helm's words for a name given twice or not at all, or a name template that fails.
+    pub fn name_and_chart(&self) -> Result<(String, String), Error> {
+        let template = self.name_template.filter(|template| !template.is_empty());
+        match self.names {
+            [name, chart] => {
+                if self.generate_name {
+                    return Err(Error::Usage("cannot set --generate-name and also specify a name".to_string()));
+                }
+                if template.is_some() {
+                    return Err(Error::Usage("cannot set --name-template and also specify a name".to_string()));
+                }
+                Ok((name.clone(), chart.clone()))
+            }
+            [chart] => {
+                let name = match (template, self.default_name) {
+                    (Some(template), _) => release_name_from_template(template)?,
+                    (None, Some(name)) => name.to_string(),
+                    (None, None) if self.generate_name => generated_name(chart),
+                    (None, None) => {
+                        return Err(Error::Usage("must either provide a name or specify --generate-name".to_string()));
+                    }
+                };
+                Ok((name, chart.clone()))
+            }
+            names => Err(Error::Usage(format!(
+                "expected at most two arguments, unexpected arguments: {}",
+                names.get(2..).unwrap_or_default().join(", ")
+            ))),
+        }
+    }
+}
+
+/// Helm's `--generate-name`: the chart path's last element up to its first `.` (`chart` for none), a dash and
+/// the time in seconds.
+fn generated_name(chart_ref: &str) -> String {
+    let base = std::path::Path::new(chart_ref).file_name().map(|name| name.to_string_lossy().into_owned());
+    let base = base.unwrap_or_default();
+    let base = base.split('.').next().filter(|base| !base.is_empty()).unwrap_or("chart");
     format!("{base}-{}", jiff::Timestamp::now().as_second())
 }
 
@@ -274,7 +318,10 @@ mod tests {
     fn a_name_template_runs_with_sprig() {
         assert_eq!(release_name_from_template("{{ \"Shop\" | lower }}-{{ add 1 2 }}").expect("name"), "shop-3");
         assert!(release_name_from_template("{{ nope }}").is_err());
-        assert!(generated_name("./charts/shop-1.2.0.tgz").starts_with("shop-"));
+        // Helm's base name up to its first `.`.
+        assert!(generated_name("./charts/shop-1.2.0.tgz").starts_with("shop-1-"));
+        assert!(generated_name("repo/shop").starts_with("shop-"));
+        assert!(generated_name(".").starts_with("chart-"));
     }
 
     #[test]

@@ -68,6 +68,9 @@ pub struct AddArgs {
     /// Allow the repositories Helm's project deleted for good.
     #[arg(long)]
     pub allow_deprecated_repos: bool,
+    /// How long the index download may take (Helm's default: 2m).
+    #[arg(long, default_value = "2m", value_parser = super::common_args::duration_arg)]
+    pub timeout: std::time::Duration,
 }
 
 #[derive(Debug, Args)]
@@ -195,7 +198,7 @@ async fn run_add(args: AddArgs, globals: &Globals) -> Result<ExitCode, Error> {
         print_stdout(&format!("{:?} already exists with the same configuration, skipping\n", args.name))?;
         return Ok(ExitCode::Success);
     }
-    let client = HttpClient::new(&TlsOptions::from_entry(&entry), DEFAULT_TIMEOUT)
+    let client = HttpClient::new(&TlsOptions::from_entry(&entry), args.timeout)
         .map_err(|error| Error::from_source(what.clone(), error))?;
     if let Err(error) = download_index(&entry, &env.paths.repository_cache, &client, env.progress.as_ref()).await {
         return Err(match error {

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Args)]
 pub struct TemplateArgs {
     /// `[NAME] CHART`: the release name (default `release-name`) and a chart directory or packaged `.tgz`.
-    #[arg(num_args = 1..=2, value_names = ["NAME", "CHART"], required = true)]
+    #[arg(num_args = 1.., value_names = ["NAME", "CHART"], required = true)]
     pub names: Vec<String>,
     #[command(flatten)]
     pub values: ValuesArgs,
@@ -107,6 +107,13 @@ pub struct InstallFlags {
     pub rollback_on_failure: bool,
     #[arg(long, hide = true)]
     pub take_ownership: bool,
+    // Helm's install flags `template` shares; rendering writes nothing, so the apply method has no effect.
+    #[arg(long, hide = true, num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub server_side: Option<String>,
+    #[arg(long, hide = true)]
+    pub force_conflicts: bool,
+    #[arg(long, hide = true, alias = "force")]
+    pub force_replace: bool,
     #[arg(long, hide = true, default_value = "5m", value_parser = duration_arg)]
     pub timeout: std::time::Duration,
     #[arg(long, hide = true, num_args = 0..=1, require_equals = true, default_missing_value = WAIT_BARE,
@@ -121,14 +128,13 @@ pub struct InstallFlags {
 }
 
 pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
-    let template = args.install.name_template.as_deref().filter(|template| !template.is_empty());
-    let (name, chart_path) = match (args.names.as_slice(), args.install.generate_name, template) {
-        ([name, chart], false, None) => (name.clone(), chart.clone()),
-        ([chart], _, Some(template)) => (super::release_output::release_name_from_template(template)?, chart.clone()),
-        ([chart], true, None) => (super::release_output::generated_name(chart), chart.clone()),
-        ([chart], false, None) => ("release-name".to_string(), chart.clone()),
-        _ => return Err(Error::Usage("expected `[NAME] CHART`".to_string())),
+    let naming = super::release_output::Naming {
+        names: &args.names,
+        generate_name: args.install.generate_name,
+        name_template: args.install.name_template.as_deref(),
+        default_name: Some("release-name"),
     };
+    let (name, chart_path) = naming.name_and_chart()?;
     if let Some(mode) =
         args.install.dry_run.as_deref().filter(|mode| !["client", "server", "true", "unset"].contains(mode))
     {
