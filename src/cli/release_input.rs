@@ -158,7 +158,7 @@ pub async fn load(
         tracing::warn!("{warning}");
     }
     let chart = if flags.dependency_update && path.is_dir() {
-        super::template::update_dependencies(path, loaded.chart, &flags.source, &globals.environment).await?
+        update_dependencies(path, loaded.chart, &flags.source, &globals.environment).await?
     } else {
         loaded.chart
     };
@@ -215,4 +215,27 @@ fn chart_metadata(path: &Path) -> ChartMetadata {
     }
     let stem = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or("manifests");
     chart(stem, "0.0.0", None)
+}
+
+/// `--dependency-update`: the chart directory's missing dependencies downloaded (the manager's lines on stdout,
+/// as Helm prints them), then the chart loaded again.
+pub async fn update_dependencies(
+    directory: &Path,
+    chart: berth_chart::chart::Chart,
+    source: &super::source_args::ChartSourceArgs,
+    settings: &berth::settings::HelmEnvironment,
+) -> Result<berth_chart::chart::Chart, Error> {
+    let environment = settings.chart_sources();
+    let options = super::dependency::manager_options(&source.access);
+    let mut printed = Ok(());
+    let mut say = |line: &str| {
+        if printed.is_ok() {
+            printed = super::output::print_stdout(&format!("{line}\n"));
+        }
+    };
+    let updated = berth::dependency_update::with_dependencies(directory, chart, &environment, options, &mut say).await;
+    printed?;
+    updated.map_err(|error| {
+        Error::Helm(format!("cannot update the dependencies of `{}`", directory.display()), error.into())
+    })
 }

@@ -166,7 +166,12 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
         tracing::warn!("{warning}");
     }
     let chart = if args.dependency_update && located.is_dir() {
-        super::runtime::runtime()?.block_on(update_dependencies(&located, loaded.chart, &args.source, settings))?
+        super::runtime::runtime()?.block_on(super::release_input::update_dependencies(
+            &located,
+            loaded.chart,
+            &args.source,
+            settings,
+        ))?
     } else {
         loaded.chart
     };
@@ -218,29 +223,6 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let text = if args.show_only.is_empty() { text } else { show_only(&text, &args.show_only)? };
     print_stdout(&text)?;
     Ok(ExitCode::Success)
-}
-
-/// `--dependency-update`: the chart directory's missing dependencies downloaded (the manager's lines on stdout,
-/// as Helm prints them), then the chart loaded again.
-pub async fn update_dependencies(
-    directory: &Path,
-    chart: berth_chart::chart::Chart,
-    source: &super::source_args::ChartSourceArgs,
-    settings: &berth::settings::HelmEnvironment,
-) -> Result<berth_chart::chart::Chart, Error> {
-    let environment = settings.chart_sources();
-    let options = super::dependency::manager_options(&source.access);
-    let mut printed = Ok(());
-    let mut say = |line: &str| {
-        if printed.is_ok() {
-            printed = print_stdout(&format!("{line}\n"));
-        }
-    };
-    let updated = berth::dependency_update::with_dependencies(directory, chart, &environment, options, &mut say).await;
-    printed?;
-    updated.map_err(|error| {
-        Error::Helm(format!("cannot update the dependencies of `{}`", directory.display()), error.into())
-    })
 }
 
 /// `--show-only`: the documents whose `# Source:` template (the path after the chart name) matches a pattern,
