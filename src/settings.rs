@@ -9,6 +9,9 @@
 //! Pure but for [`HelmEnvironment::from_env`] and [`HelmEnvironment::namespace`] (which reads the kubeconfig,
 //! as Helm's `Namespace()` does).
 
+use crate::release::{
+    DriverError, HELM_DRIVER, HELM_DRIVER_SQL_CONNECTION_STRING, HELM_MEMORY_DRIVER_DATA, StorageDriver,
+};
 use berth_source::paths::{HelmPaths, Home};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -54,6 +57,11 @@ pub struct HelmEnvironment {
     pub burst_limit: i64,
     pub qps: f32,
     pub color_mode: ColorMode,
+    /// `HELM_DRIVER`, `HELM_DRIVER_SQL_CONNECTION_STRING`, `HELM_MEMORY_DRIVER_DATA`: the release storage, as
+    /// Helm's `NewRootCmd` reads them with `os.Getenv` (unset reads as empty). `helm env` does not list them.
+    pub driver: String,
+    pub driver_sql_connection_string: String,
+    pub memory_driver_data: String,
 }
 
 impl HelmEnvironment {
@@ -92,7 +100,24 @@ impl HelmEnvironment {
             burst_limit: lookup("HELM_BURST_LIMIT").and_then(|value| value.parse().ok()).unwrap_or(DEFAULT_BURST_LIMIT),
             qps: lookup("HELM_QPS").and_then(|value| go_parse_float(&value)).unwrap_or(0.0),
             color_mode: color_mode(&lookup),
+            driver: text(HELM_DRIVER),
+            driver_sql_connection_string: text(HELM_DRIVER_SQL_CONNECTION_STRING),
+            memory_driver_data: text(HELM_MEMORY_DRIVER_DATA),
         }
+    }
+
+    /// The storage driver these settings name, as Helm's command line sets it up for every command
+    /// (`NewRootCmd` in `pkg/cmd/root.go`): the `sql` driver with its connection string, the `memory` driver
+    /// preloaded from `HELM_MEMORY_DRIVER_DATA` (`loadReleasesInMemory`).
+    ///
+    /// # Errors
+    /// As [`StorageDriver::from_name`] and the memory store's preload.
+    pub fn storage_driver(&self) -> Result<StorageDriver, DriverError> {
+        let driver = StorageDriver::from_name(&self.driver, &self.driver_sql_connection_string)?;
+        if let StorageDriver::Memory(store) = &driver {
+            store.preload(&self.memory_driver_data)?;
+        }
+        Ok(driver)
     }
 
     /// berth-source's environment for finding and downloading charts, with these settings' paths.

@@ -1,6 +1,7 @@
 //! `berth apply` and `berth wait`: apply manifests and wait until they are ready, or only wait.
 
-use super::cluster_args::ClusterArgs;
+use super::common_args::{ProgressFormat, duration_arg};
+use super::global_args::Globals;
 use super::output::{Table, print_stdout};
 use super::progress::{Goal, Progress, ProgressMode};
 use super::runtime::Interrupts;
@@ -10,7 +11,6 @@ use berth::cluster::{ApplyOptions, Cluster};
 use berth::events::Emitter;
 use berth::health::HealthRules;
 use berth::manifest;
-use berth::object::parse_duration;
 use berth::status::Status;
 use berth::wait::{Outcome, WaitOptions, pods::PodRules};
 use clap::{Args, ValueEnum};
@@ -18,12 +18,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ProgressOutput {
-    Human,
-    Json,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DryRun {
@@ -47,8 +41,8 @@ pub struct WaitArgs {
     #[arg(long, default_value = "60s", value_parser = duration_arg)]
     pub unschedulable_grace: Duration,
     /// Progress and result format: human text (stderr, summary on stdout) or one JSON event per line on stdout.
-    #[arg(short, long, value_enum, default_value_t = ProgressOutput::Human)]
-    pub output: ProgressOutput,
+    #[arg(short, long, value_enum, default_value_t = ProgressFormat::Human)]
+    pub output: ProgressFormat,
     /// CEL health rules for custom resources (a YAML list with Flux `healthCheckExprs` keys).
     #[arg(long = "health-rules", value_name = "FILE")]
     pub health_rules: Option<PathBuf>,
@@ -97,8 +91,6 @@ pub struct ApplyArgs {
     /// Validate against the server without persisting anything.
     #[arg(long, value_enum)]
     pub dry_run: Option<DryRun>,
-    #[command(flatten)]
-    pub cluster: ClusterArgs,
 }
 
 #[derive(Debug, Args)]
@@ -111,8 +103,6 @@ pub struct DeleteArgs {
     pub wait: bool,
     #[command(flatten)]
     pub wait_args: WaitArgs,
-    #[command(flatten)]
-    pub cluster: ClusterArgs,
 }
 
 #[derive(Debug, Args)]
@@ -122,11 +112,29 @@ pub struct WaitCommandArgs {
     pub paths: Vec<PathBuf>,
     #[command(flatten)]
     pub wait_args: WaitArgs,
-    #[command(flatten)]
-    pub cluster: ClusterArgs,
 }
 
-pub fn run_apply(args: ApplyArgs) -> Result<ExitCode, Error> {
+/// berth's object commands, one entry point.
+#[derive(Debug)]
+pub enum ApplyCommand {
+    Apply(ApplyArgs),
+    Wait(WaitCommandArgs),
+    Delete(DeleteArgs),
+}
+
+/// Runs `apply`, `wait` or `delete`.
+///
+/// # Errors
+/// [`Error`] when the objects cannot be loaded or the cluster reached.
+pub fn run(command: ApplyCommand, globals: &Globals) -> Result<ExitCode, Error> {
+    match command {
+        ApplyCommand::Apply(args) => run_apply(args, globals),
+        ApplyCommand::Wait(args) => run_wait(args, globals),
+        ApplyCommand::Delete(args) => run_delete(args, globals),
+    }
+}
+
+fn run_apply(args: ApplyArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let manifests = manifest::load(&args.paths)?;
     let request = ApplyRequest {
         apply: ApplyOptions {
@@ -138,40 +146,40 @@ pub fn run_apply(args: ApplyArgs) -> Result<ExitCode, Error> {
         health: Some(args.wait_args.health()?),
         ..ApplyRequest::default()
     };
-    let json = args.wait_args.output == ProgressOutput::Json;
+    let progress = args.wait_args.output;
     let summary = if args.wait { Summary::Ready } else { Summary::Applied };
     let timeout = args.wait_args.options().timeout.filter(|_| args.wait);
-    run_with_cluster(&args.cluster, json, summary, timeout, async move |cluster, cancel, events| {
+    run_with_cluster(globals, progress, summary, timeout, async move |cluster, cancel, events| {
         apply::apply(cluster, &manifests, &request, cancel, events).await
     })
 }
 
-pub fn run_delete(args: DeleteArgs) -> Result<ExitCode, Error> {
+fn run_delete(args: DeleteArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let manifests = manifest::load(&args.paths)?;
     let options = args.wait_args.options();
-    let json = args.wait_args.output == ProgressOutput::Json;
+    let progress = args.wait_args.output;
     let wait = args.wait;
     let timeout = options.timeout.filter(|_| wait);
-    run_with_cluster(&args.cluster, json, Summary::Deleted, timeout, async move |cluster, cancel, events| {
+    run_with_cluster(globals, progress, Summary::Deleted, timeout, async move |cluster, cancel, events| {
         apply::delete(cluster, &manifests, &options, wait, cancel, events).await
     })
 }
 
-pub fn run_wait(args: WaitCommandArgs) -> Result<ExitCode, Error> {
+fn run_wait(args: WaitCommandArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let health = args.wait_args.health()?;
     let manifests = manifest::load(&args.paths)?;
     let options = args.wait_args.options();
-    let json = args.wait_args.output == ProgressOutput::Json;
+    let progress = args.wait_args.output;
     let timeout = options.timeout;
-    run_with_cluster(&args.cluster, json, Summary::Ready, timeout, async move |cluster, cancel, events| {
+    run_with_cluster(globals, progress, Summary::Ready, timeout, async move |cluster, cancel, events| {
         apply::wait_only(cluster, &manifests, &options, Some(&health), cancel, events).await
     })
 }
 
 /// Connects (or starts the simulated cluster), installs the signal handlers, runs `work` and reports.
 fn run_with_cluster<F>(
-    cluster_args: &ClusterArgs,
-    json: bool,
+    globals: &Globals,
+    progress: ProgressFormat,
     summary: Summary,
     timeout: Option<Duration>,
     work: F,
@@ -183,13 +191,15 @@ where
     runtime.block_on(async move {
         let interrupts = Interrupts::install();
         let (cluster, _simulated) =
-            interrupts.unless_cancelled("while connecting to the cluster", cluster_args.connect()).await?;
+            interrupts.unless_cancelled("while connecting to the cluster", globals.connect()).await?;
         let goal = match summary {
             Summary::Applied => Goal::Applied,
             Summary::Ready => Goal::Ready,
             Summary::Deleted => Goal::Deleted,
         };
-        let mut progress = Progress::new(ProgressMode::detect(json), goal, timeout);
+        let json = progress == ProgressFormat::Json;
+        let mode = if progress == ProgressFormat::None { ProgressMode::Silent } else { ProgressMode::detect(json) };
+        let mut progress = Progress::new(mode, goal, timeout);
         let report = tokio::select! {
             report = progress.follow(async |events| work(&cluster, &interrupts.cancel, events).await) => {
                 report.map_err(Error::Invalid)?
@@ -262,8 +272,4 @@ enum Summary {
     Ready,
     /// Deleted.
     Deleted,
-}
-
-pub(crate) fn duration_arg(text: &str) -> Result<Duration, String> {
-    parse_duration(text)
 }

@@ -1,10 +1,13 @@
-//! The chart flags `template`, `install` and `upgrade` share, spelled as Helm spells them: the values flags
-//! (`-f`, `--set` and its family) and how `.Capabilities` is filled.
+//! The values flags `template`, `install` and `upgrade` share, spelled as Helm spells them (`-f`, `--set` and its
+//! family); a values file may be a URL (Helm's getters: `-f https://...`).
 
 use crate::cli::error::{Error, ValuesProblem};
-use berth_chart::values::{LocalFiles, ValueOptions};
+use berth::settings::HelmEnvironment;
+use berth_chart::values::{LocalFiles, ValueFileReader, ValueOptions};
 use berth_go::Value;
+use berth_source::http::{BodyLimit, GetRequest, HttpClient, NoProgress};
 use clap::Args;
+use std::collections::HashMap;
 
 /// `-f` and the `--set` family. Helm merges them by kind, not by position: files in order, then every
 /// `--set-json`, `--set`, `--set-string`, `--set-file`, `--set-literal`.
@@ -30,9 +33,50 @@ pub struct ValuesArgs {
     pub set_literal: Vec<String>,
 }
 
+/// How much of a values file berth reads from a URL.
+const VALUES_LIMIT: BodyLimit = BodyLimit::of("values file", 16 << 20);
+
+/// Values files read from disk, or from what was downloaded for a URL.
+struct Fetched {
+    downloaded: HashMap<String, Vec<u8>>,
+}
+
+impl ValueFileReader for Fetched {
+    fn read(&mut self, path: &str) -> Result<Vec<u8>, String> {
+        match self.downloaded.remove(path) {
+            Some(data) => Ok(data),
+            None => LocalFiles.read(path),
+        }
+    }
+}
+
+/// Whether a values file is a URL Helm's HTTP getter reads.
+fn is_url(path: &str) -> bool {
+    path.starts_with("http://") || path.starts_with("https://")
+}
+
 impl ValuesArgs {
-    /// The user's values, merged as Helm's `MergeValues` merges them.
-    pub fn user_values(&self) -> Result<Value, Error> {
+    /// The user's values, merged as Helm's `MergeValues` merges them; a values file that is an `http(s)://` URL
+    /// is downloaded first (Helm's HTTP getter, the environment's TLS defaults and no credentials).
+    pub async fn user_values_fetched(&self, _environment: &HelmEnvironment) -> Result<Value, Error> {
+        let mut downloaded = HashMap::new();
+        let urls: Vec<&String> = self.values.iter().filter(|path| is_url(path)).collect();
+        if !urls.is_empty() {
+            let client = HttpClient::new(&Default::default(), berth_source::http::DEFAULT_TIMEOUT)
+                .map_err(|error| Error::Values(ValuesProblem(error.to_string())))?;
+            for url in urls {
+                let request = GetRequest { url, credential_url: "", limit: VALUES_LIMIT, ..GetRequest::default() };
+                let data = client
+                    .get(&request, &NoProgress)
+                    .await
+                    .map_err(|error| Error::Values(ValuesProblem(berth_source::download::error_chain(&error))))?;
+                downloaded.insert(url.clone(), data);
+            }
+        }
+        self.merge(&mut Fetched { downloaded })
+    }
+
+    fn merge(&self, reader: &mut dyn ValueFileReader) -> Result<Value, Error> {
         let options = ValueOptions {
             value_files: self.values.clone(),
             string_values: self.set_string.clone(),
@@ -41,6 +85,6 @@ impl ValuesArgs {
             json_values: self.set_json.clone(),
             literal_values: self.set_literal.clone(),
         };
-        options.merge_values(&mut LocalFiles).map_err(|message| Error::Values(ValuesProblem(message)))
+        options.merge_values(reader).map_err(|message| Error::Values(ValuesProblem(message)))
     }
 }

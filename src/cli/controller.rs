@@ -1,12 +1,12 @@
 //! `berth controller crd` prints the Release CRD; `berth controller [flags]` reconciles Releases until
 //! SIGINT/SIGTERM, optionally as one of several replicas with a leader Lease, serving metrics and health.
 
+use super::global_args::Globals;
 use crate::cli::error::{Error, ExitCode};
 use berth::cluster::{self, ConnectOptions};
 use berth::controller::{Controller, ControllerOptions, LeaderElection};
 use clap::{Args, Subcommand};
 use std::io::Write as _;
-use std::path::PathBuf;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -18,15 +18,6 @@ const LEASE_NAME: &str = "berth-controller";
 pub struct ControllerArgs {
     #[command(subcommand)]
     pub command: Option<ControllerCommand>,
-    /// Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config, then in-cluster config).
-    #[arg(long)]
-    pub kubeconfig: Option<PathBuf>,
-    /// The kubeconfig context to use (`--kube-context` works too).
-    #[arg(long, alias = "kube-context")]
-    pub context: Option<String>,
-    /// Watch only this namespace's Releases (default: every namespace).
-    #[arg(short, long)]
-    pub namespace: Option<String>,
     /// Reconcile only while holding the `berth-controller` Lease, so several replicas can run.
     #[arg(long)]
     pub leader_elect: bool,
@@ -61,7 +52,8 @@ pub enum ControllerCommand {
     Crd,
 }
 
-pub fn run(args: ControllerArgs) -> Result<ExitCode, Error> {
+/// `berth controller`: `-n` watches only that namespace's Releases (default: every namespace).
+pub fn run(args: ControllerArgs, globals: &Globals) -> Result<ExitCode, Error> {
     if let Some(ControllerCommand::Crd) = args.command {
         let mut stdout = std::io::stdout().lock();
         stdout.write_all(berth::controller::crd::CRD_YAML.as_bytes()).map_err(Error::Output)?;
@@ -73,16 +65,13 @@ pub fn run(args: ControllerArgs) -> Result<ExitCode, Error> {
         return Err(Error::Usage("--lease-duration: at least 2s".to_string()));
     }
     let metrics_addr = args.metrics_addr.as_deref().map(listen_address).transpose()?;
-    let connection_string = std::env::var(berth::release::HELM_DRIVER_SQL_CONNECTION_STRING).unwrap_or_default();
-    let storage_driver = berth::release::StorageDriver::from_name(&args.storage_driver, &connection_string)
+    let connection_string = &globals.environment.driver_sql_connection_string;
+    let storage_driver = berth::release::StorageDriver::from_name(&args.storage_driver, connection_string)
         .map_err(|error| Error::Usage(format!("--storage-driver: {error}")))?;
     let runtime = super::runtime::runtime()?;
     runtime.block_on(async move {
-        let connect = ConnectOptions {
-            kubeconfig: args.kubeconfig.clone(),
-            context: args.context.clone(),
-            ..ConnectOptions::default()
-        };
+        // The kubeconfig's namespace is not a scope for the controller: only `-n` is.
+        let connect = ConnectOptions { namespace: None, ..globals.connect_options() };
         let cluster = cluster::connect(&connect).await.map_err(Error::Cluster)?;
         let identity = identity();
         let leader_election = args.leader_elect.then(|| LeaderElection {
@@ -91,13 +80,13 @@ pub fn run(args: ControllerArgs) -> Result<ExitCode, Error> {
                 .lease_namespace
                 .clone()
                 .or_else(|| std::env::var("POD_NAMESPACE").ok().filter(|namespace| !namespace.is_empty()))
-                .or_else(|| args.namespace.clone())
+                .or_else(|| globals.namespace.clone())
                 .unwrap_or_else(|| cluster.default_namespace.clone()),
             identity: identity.clone(),
             lease_duration,
         });
         let options = ControllerOptions {
-            namespace: args.namespace.clone(),
+            namespace: globals.namespace.clone(),
             concurrency: usize::from(args.concurrency),
             max_concurrent_per_namespace: args.max_concurrent_per_namespace.map(usize::from),
             leader_election,

@@ -1,9 +1,9 @@
 //! `berth create NAME [--starter NAME|PATH]`: a new chart, as `helm create` makes it ([`berth::create`]).
 
+use super::global_args::Globals;
 use super::output::print_stdout;
 use crate::cli::error::{Error, ExitCode};
 use berth::create::{Scaffold, create, starter_path};
-use berth::settings::HelmEnvironment;
 use clap::Args;
 
 #[derive(Debug, Clone, Args)]
@@ -15,7 +15,8 @@ pub struct CreateArgs {
     pub starter: Option<String>,
 }
 
-pub fn run(args: &CreateArgs, settings: &HelmEnvironment) -> Result<ExitCode, Error> {
+pub fn run(args: &CreateArgs, globals: &Globals) -> Result<ExitCode, Error> {
+    let settings = &globals.environment;
     // Helm says what it creates before it checks anything.
     print_stdout(&format!("Creating {}\n", args.name))?;
     let scaffold = match args.starter.as_deref().filter(|starter| !starter.is_empty()) {

@@ -1,6 +1,7 @@
 //! `berth dependency update|build|list [CHART]`: a chart's dependencies from `Chart.yaml` and `Chart.lock` into
 //! `charts/`, as Helm's download manager does it (the same lock digest, the same messages on stdout).
 
+use super::global_args::Globals;
 use super::output::print_stdout;
 use super::source_args::{AccessArgs, environment};
 use crate::cli::error::{Error, ExitCode};
@@ -55,10 +56,10 @@ pub fn manager_options(access: &AccessArgs) -> ChartOptions {
     }
 }
 
-pub fn run(args: DependencyArgs) -> Result<ExitCode, Error> {
+pub fn run(args: DependencyArgs, globals: &Globals) -> Result<ExitCode, Error> {
     match args.command {
-        DependencyCommand::Update(manager) => run_manager(&manager, false),
-        DependencyCommand::Build(manager) => run_manager(&manager, true),
+        DependencyCommand::Update(manager) => run_manager(&manager, false, globals),
+        DependencyCommand::Build(manager) => run_manager(&manager, true, globals),
         DependencyCommand::List(list_args) => {
             let text = list(&clean(&list_args.chart)).map_err(|error| {
                 Error::from_source(format!("cannot list the dependencies of {}", list_args.chart.display()), error)
@@ -74,8 +75,8 @@ fn clean(path: &std::path::Path) -> PathBuf {
     PathBuf::from(berth_source::url_util::clean_path(&path.to_string_lossy()))
 }
 
-fn run_manager(args: &ManagerArgs, build: bool) -> Result<ExitCode, Error> {
-    let env = environment();
+fn run_manager(args: &ManagerArgs, build: bool, globals: &Globals) -> Result<ExitCode, Error> {
+    let env = environment(&globals.environment);
     let mut output_error = None;
     let mut out = |line: &str| {
         if let Err(error) = print_stdout(&format!("{line}\n")) {

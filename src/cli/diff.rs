@@ -8,7 +8,7 @@
 //! values are redacted unless `--show-secrets`. `--detailed-exitcode` exits 2 when something changes; every
 //! error exits 1, as the plugin's do.
 
-use super::cluster_args::ClusterArgs;
+use super::global_args::Globals;
 use super::output::print_stdout;
 use super::release_input::{self, ChartFlags, Preload};
 use crate::cli::error::{Error, ExitCode};
@@ -20,6 +20,7 @@ use berth::release::diff::{
 };
 use berth::release::rollout::{Mode, Rollout};
 use berth::release::{LifecycleError, Release, Scope, Storage, show};
+use berth::settings::ColorMode;
 use berth_chart::values::ReuseMode;
 use clap::{Args, Subcommand};
 use std::collections::BTreeMap;
@@ -33,9 +34,6 @@ pub struct DiffArgs {
     /// Remove colours from the output (coloured only when stdout is a terminal and TERM is not "dumb").
     #[arg(long, global = true)]
     pub no_color: bool,
-    /// Colour the output; HELM_DIFF_COLOR=true|false says the same.
-    #[arg(long, global = true, conflicts_with = "no_color")]
-    pub color: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -66,7 +64,9 @@ pub struct DiffOptions {
     #[arg(long = "suppress", value_name = "KIND")]
     pub suppressed_kinds: Vec<String>,
     /// Output NUM lines of context around changes (-1: every line; HELM_DIFF_OUTPUT_CONTEXT for upgrade).
-    #[arg(short = 'C', long = "context", value_name = "NUM", allow_negative_numbers = true)]
+    /// (`--context NUM` after `diff` is read as this, never as the global kubeconfig context: see
+    /// `helm_usage::diff_context_lines`.)
+    #[arg(short = 'C', long = "diff-context", value_name = "NUM", allow_negative_numbers = true)]
     pub context: Option<i64>,
     /// diff, simple, template, json (HELM_DIFF_OUTPUT when not given); HELM_DIFF_TPL names the template.
     #[arg(long, value_name = "FORMAT")]
@@ -90,42 +90,6 @@ pub struct DiffOptions {
     /// Normalize manifests before running diff to exclude style differences from the output.
     #[arg(long)]
     pub normalize_manifests: bool,
-    #[command(flatten)]
-    pub cluster: DiffCluster,
-}
-
-/// Where the releases are: Helm's cluster flags (helm passes `--kube-context` and `-n` to its plugins as
-/// HELM_KUBECONTEXT and HELM_NAMESPACE, read here too). `--context` is helm-diff's context lines, never a
-/// kubeconfig context.
-#[derive(Debug, Clone, Args)]
-pub struct DiffCluster {
-    /// Path to the kubeconfig file.
-    #[arg(long)]
-    pub kubeconfig: Option<PathBuf>,
-    /// Name of the kubeconfig context to use.
-    #[arg(long)]
-    pub kube_context: Option<String>,
-    /// The namespace of the release (HELM_NAMESPACE when not given).
-    #[arg(short, long)]
-    pub namespace: Option<String>,
-    /// Run against an embedded simulated cluster started in this process.
-    #[arg(long, conflicts_with_all = ["kubeconfig", "kube_context"])]
-    pub sim: bool,
-}
-
-impl DiffCluster {
-    fn cluster_args(&self) -> ClusterArgs {
-        let environment = |name: &str| std::env::var(name).ok().filter(|value| !value.is_empty());
-        ClusterArgs {
-            kubeconfig: self.kubeconfig.clone(),
-            context: self.kube_context.clone().or_else(|| environment("HELM_KUBECONTEXT")),
-            namespace: self.namespace.clone().or_else(|| environment("HELM_NAMESPACE")),
-            sim: self.sim,
-            impersonate_user: None,
-            impersonate_groups: Vec::new(),
-            impersonate_uid: None,
-        }
-    }
 }
 
 #[derive(Debug, Args)]
@@ -180,12 +144,6 @@ pub struct DiffUpgradeArgs {
     /// `true`, `false` or `auto`: accepted for helm-diff's interface (the diff is the same either way).
     #[arg(long, value_name = "MODE", default_value = "auto")]
     pub server_side: String,
-    /// Not supported by berth diff yet (refused rather than ignored).
-    #[arg(long, value_name = "PLUGIN")]
-    pub post_renderer: Option<String>,
-    /// Not supported by berth diff yet (refused rather than ignored).
-    #[arg(long, value_name = "ARGUMENT")]
-    pub post_renderer_args: Vec<String>,
     /// Not supported by berth diff yet (refused rather than ignored).
     #[arg(long)]
     pub take_ownership: bool,
@@ -254,9 +212,11 @@ struct Compared {
     by_template: bool,
 }
 
-pub fn run(args: DiffArgs) -> Result<ExitCode, Error> {
+/// `diff`, with the cluster, namespace and storage the global flags and HELM_* variables give (helm hands
+/// `--kube-context` and `-n` to its plugins as HELM_KUBECONTEXT and HELM_NAMESPACE; `Globals` reads both).
+pub fn run(args: DiffArgs, globals: &Globals) -> Result<ExitCode, Error> {
     // Every error exits 1, as the plugin's do (2 means changes under --detailed-exitcode).
-    compare(&args).map_err(|error| match error {
+    compare(&args, globals).map_err(|error| match error {
         Error::Failed(_) => error,
         other => Error::Failed(Box::new(other)),
     })
@@ -271,7 +231,7 @@ fn options_of(command: &DiffCommand) -> &DiffOptions {
     }
 }
 
-fn compare(args: &DiffArgs) -> Result<ExitCode, Error> {
+fn compare(args: &DiffArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let options = options_of(&args.command);
     check_arguments(&args.command)?;
     let format = output_format(options)?;
@@ -283,7 +243,7 @@ fn compare(args: &DiffArgs) -> Result<ExitCode, Error> {
     let compared = super::runtime::runtime()?.block_on(async {
         // Reads and dry runs only: a SIGINT stops it at once.
         let interrupts = super::runtime::Interrupts::install();
-        interrupts.unless_cancelled("while comparing", read_sides(&args.command)).await
+        interrupts.unless_cancelled("while comparing", read_sides(&args.command, globals)).await
     })?;
     let parse_options = ParseOptions {
         default_namespace: &compared.namespace,
@@ -312,7 +272,7 @@ fn compare(args: &DiffArgs) -> Result<ExitCode, Error> {
     }
     let report = diff::report::generate(&mut old, &mut new, &BTreeMap::new(), &compare_options)
         .map_err(|error: ReportError| Error::Usage(error.to_string()))?;
-    let printed = diff::format::print(&report, format, coloured(args), template.as_ref())
+    let printed = diff::format::print(&report, format, coloured(args, globals), template.as_ref())
         .map_err(|error: FormatError| Error::Helm("print the report".to_string(), Box::new(error)))?;
     print_stdout(&printed)?;
     if options.detailed_exitcode && compared.detailed_exitcode && report.changed {
@@ -346,12 +306,8 @@ fn check_arguments(command: &DiffCommand) -> Result<(), Error> {
                 .to_string(),
         )),
         DiffCommand::Upgrade(upgrade) => {
-            let refused = [
-                (upgrade.post_renderer.is_some() || !upgrade.post_renderer_args.is_empty(), "--post-renderer"),
-                (upgrade.take_ownership, "--take-ownership"),
-            ];
-            if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
-                return Err(Error::Usage(format!("berth diff upgrade does not support {flag} yet")));
+            if upgrade.take_ownership {
+                return Err(Error::Usage("berth diff upgrade does not support --take-ownership yet".to_string()));
             }
             if let Some(mode) = &upgrade.dry_run
                 && !["server", "client", "true", "false"].contains(&mode.as_str())
@@ -428,18 +384,22 @@ fn upgrade_switch(is_upgrade: bool, flag: bool, variable: &str, notice: &str) ->
 
 /// helm-diff's colour rule (`root.go`): `--no-color` or HELM_DIFF_COLOR=false never, `--color` or
 /// HELM_DIFF_COLOR=true always, else only on a terminal whose TERM is not "dumb"; berth also honours NO_COLOR.
-fn coloured(args: &DiffArgs) -> bool {
+/// helm-diff's `--color` arrives as the global `--color=always` (`helm_usage::diff_context_lines`), as does
+/// Helm's own `--color always` or HELM_COLOR=always; the global `never` (also NO_COLOR's) yields to
+/// HELM_DIFF_COLOR, which helmfile sets.
+fn coloured(args: &DiffArgs, globals: &Globals) -> bool {
     if args.no_color {
         return false;
     }
-    if args.color {
+    if globals.environment.color_mode == ColorMode::Always {
         return true;
     }
     if let Some(forced) = std::env::var("HELM_DIFF_COLOR").ok().and_then(|value| go_parse_bool(&value)) {
         return forced;
     }
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
-    !no_color && std::io::stdout().is_terminal() && std::env::var("TERM").as_deref() != Ok("dumb")
+    globals.environment.color_mode != ColorMode::Never
+        && std::io::stdout().is_terminal()
+        && std::env::var("TERM").as_deref() != Ok("dumb")
 }
 
 /// Go's `strconv.ParseBool`.
@@ -461,15 +421,16 @@ fn release_text(release: &Release, hooks: bool) -> String {
 }
 
 /// Reads what the command compares.
-async fn read_sides(command: &DiffCommand) -> Result<Compared, Error> {
+async fn read_sides(command: &DiffCommand, globals: &Globals) -> Result<Compared, Error> {
     let options = options_of(command);
-    let driver = super::release::storage_driver()?;
+    let driver = globals.storage_driver()?;
     if let DiffCommand::Upgrade(upgrade) = command
         && matches!(upgrade.dry_run.as_deref(), Some("client" | "true"))
     {
         // No cluster at all: the chart as a new install, against nothing.
-        let namespace = options.cluster.cluster_args().namespace.unwrap_or_else(|| "default".to_string());
-        let input = release_input::load(&upgrade.path, &upgrade.chart, Preload::none()).await?;
+        let namespace = globals.namespace_offline();
+        let input =
+            release_input::load(&upgrade.path.to_string_lossy(), &upgrade.chart, Preload::none(), globals).await?;
         let rendered = release_input::render_offline(input, &upgrade.name, &namespace).await?;
         let new = rendered_text(&rendered, upgrade);
         return Ok(Compared {
@@ -479,7 +440,7 @@ async fn read_sides(command: &DiffCommand) -> Result<Compared, Error> {
             by_template: false,
         });
     }
-    let (cluster, _simulated) = options.cluster.cluster_args().connect().await?;
+    let (cluster, _simulated) = globals.connect().await?;
     let namespace = cluster.default_namespace.clone();
     let storage = |namespace: &str| Storage::open(&driver, cluster.client.clone(), Some(namespace));
     let history = |namespace: String, name: String| {
@@ -506,7 +467,7 @@ async fn read_sides(command: &DiffCommand) -> Result<Compared, Error> {
         by_template: false,
     };
     match command {
-        DiffCommand::Upgrade(upgrade) => upgrade_sides(upgrade, &cluster, &driver).await,
+        DiffCommand::Upgrade(upgrade) => upgrade_sides(upgrade, &cluster, &driver, globals).await,
         DiffCommand::Rollback(rollback) => {
             let history = history(namespace.clone(), rollback.name.clone()).await?;
             let current = history
@@ -605,6 +566,7 @@ async fn upgrade_sides(
     upgrade: &DiffUpgradeArgs,
     cluster: &berth::cluster::Cluster,
     driver: &berth::release::StorageDriver,
+    globals: &Globals,
 ) -> Result<Compared, Error> {
     let values = &upgrade.chart.values;
     let values_given = !(values.values.is_empty()
@@ -639,7 +601,7 @@ async fn upgrade_sides(
     };
     // The current release: none for a new install (an uninstalled release's record is no current release).
     let current = rollout.history().last().filter(|_| rollout.is_upgrade()).cloned();
-    let input = release_input::load(&upgrade.path, &upgrade.chart, Preload::none()).await?;
+    let input = release_input::load(&upgrade.path.to_string_lossy(), &upgrade.chart, Preload::none(), globals).await?;
     let rendered = release_input::render(rollout, input).await?;
     let rendered = rendered.rendered();
     let namespace = cluster.default_namespace.clone();

@@ -1,8 +1,8 @@
 //! `berth env [NAME]`: Helm's client settings as `helm env` prints them, from [`berth::settings`].
 
+use super::global_args::Globals;
 use super::output::print_stdout;
 use crate::cli::error::{Error, ExitCode};
-use berth::settings::HelmEnvironment;
 use clap::Args;
 
 #[derive(Debug, Clone, Args)]
@@ -11,7 +11,8 @@ pub struct EnvArgs {
     pub name: Option<String>,
 }
 
-pub fn run(args: &EnvArgs, settings: &HelmEnvironment) -> Result<ExitCode, Error> {
+pub fn run(args: &EnvArgs, globals: &Globals) -> Result<ExitCode, Error> {
+    let settings = &globals.environment;
     let variables = settings.variables(&helm_bin());
     let text = match &args.name {
         Some(name) => format!("{}\n", variables.get(name.as_str()).map(String::as_str).unwrap_or_default()),

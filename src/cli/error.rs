@@ -85,6 +85,24 @@ pub enum Error {
     /// A Helm client command (version, create, search, verify, plugin) could not do `what`.
     #[error("{0}")]
     Helm(String, #[source] Box<dyn std::error::Error + Send + Sync + 'static>),
+    /// A release operation ran and failed (an object not ready, a hook failed): what Helm says of it.
+    #[error("{0}")]
+    NotReady(String),
+    /// An error of one of Helm's stages, which Helm prefixes (`INSTALLATION FAILED: ...`); berth prints the
+    /// error itself.
+    #[error("{1}")]
+    Stage(Stage, Box<Error>),
+}
+
+/// Where a release command failed, as Helm's commands word it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// `install`, and `upgrade --install` of a release that does not exist.
+    Install,
+    /// `upgrade` of a release that exists.
+    Upgrade,
+    /// `uninstall`.
+    Uninstall,
 }
 
 impl Error {
@@ -102,8 +120,18 @@ impl Error {
         Error::Source(berth_source::redact::urls(&what.into()), Box::new(error.into()))
     }
 
+    /// `error` as an error of `stage` (once: an error already in a stage stays in its own).
+    pub fn in_stage(stage: Stage, error: Error) -> Error {
+        match error {
+            Error::Stage(..) => error,
+            other => Error::Stage(stage, Box::new(other)),
+        }
+    }
+
     pub fn exit_code(&self) -> ExitCode {
         match self {
+            Error::Stage(_, error) => error.exit_code(),
+            Error::NotReady(_) => ExitCode::NotReady,
             Error::Manifest(_)
             | Error::Usage(_)
             | Error::Cluster(_)
@@ -146,6 +174,9 @@ impl Error {
 
     /// The whole text as the user reads it on stderr.
     pub fn render(&self) -> String {
+        if let Error::Stage(_, error) = self {
+            return error.render();
+        }
         let mut text = format!("error: {self}\n");
         let mut cause = self.source();
         let mut previous = String::new();
@@ -297,6 +328,83 @@ pub struct ValuesProblem(pub String);
 #[error("{0}")]
 pub struct ChartProblem(pub String);
 
+/// What Helm prints on stderr for `error` (`Error: ...`, after the log line Helm writes first for some), in Helm
+/// 4's words for the errors scripts match (pkg/action, pkg/storage/driver): `release: not found`, `INSTALLATION
+/// FAILED: ...`, `UPGRADE FAILED: ...`, `cannot reuse a name that is still in use`, ...
+pub fn helm_text(error: &Error) -> String {
+    let (log, message) = helm_message(error, None);
+    let quote = berth_go::strconv::quote;
+    let log = log.map(|(message, cause)| format!("level=ERROR msg={} error={}\n", quote(&message), quote(&cause)));
+    let log = log.unwrap_or_default();
+    format!("{log}Error: {message}\n")
+}
+
+/// Helm's message, and the log line (message, error) Helm writes before it, if any.
+fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, String)>, String) {
+    let prefix = match stage {
+        Some(Stage::Install) => "INSTALLATION FAILED: ",
+        Some(Stage::Upgrade) => "UPGRADE FAILED: ",
+        Some(Stage::Uninstall) | None => "",
+    };
+    let staged = |message: String| format!("{prefix}{message}");
+    match error {
+        Error::Stage(stage, error) => helm_message(error, Some(*stage)),
+        Error::Release(lifecycle) => {
+            let name_check = |cause: String| {
+                (
+                    Some(("release name check failed".to_string(), cause.clone())),
+                    staged(format!("release name check failed: {cause}")),
+                )
+            };
+            match (lifecycle, stage) {
+                (LifecycleError::NotFound(name), Some(Stage::Upgrade)) => {
+                    (None, staged(format!("{} has no deployed releases", berth_go::strconv::quote(name))))
+                }
+                (LifecycleError::NotFound(name), Some(Stage::Uninstall)) => {
+                    (None, format!("uninstall: Release not loaded: {name}: release: not found"))
+                }
+                (LifecycleError::NotFound(_), _) => (None, staged("release: not found".to_string())),
+                (LifecycleError::InUse(_), _) => name_check("cannot reuse a name that is still in use".to_string()),
+                (LifecycleError::InvalidName(name), Some(Stage::Install)) => name_check(format!(
+                    "release name {}: invalid release name, must match regex {} and the length must not be longer than {}",
+                    berth_go::strconv::quote(name),
+                    berth_chart::render::VALID_RELEASE_NAME,
+                    berth_chart::render::MAX_RELEASE_NAME_LEN
+                )),
+                (LifecycleError::NoRevision { version, .. }, _) => {
+                    (None, staged(format!("release has no {version} version")))
+                }
+                (LifecycleError::AlreadyUninstalled(name), _) => {
+                    (None, format!("the release named {} is already deleted", berth_go::strconv::quote(name)))
+                }
+                (LifecycleError::Pending { .. }, _) => {
+                    (None, staged("another operation (install/upgrade/rollback) is in progress".to_string()))
+                }
+                (other, _) => (None, staged(go_chain(other))),
+            }
+        }
+        Error::Chart(_, problem) => (None, staged(problem.to_string())),
+        Error::Values(problem) => (None, staged(problem.to_string())),
+        Error::Usage(message) | Error::NotReady(message) => (None, staged(message.clone())),
+        other => (None, staged(go_chain(other))),
+    }
+}
+
+/// An error and its causes on one line, as Go's wrapped errors print (`a: b: c`), each cause said once.
+fn go_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = readable(error);
+    let mut cause = if is_api_answer(error) { None } else { error.source() };
+    while let Some(error) = cause {
+        let message = readable(error);
+        if !text.contains(message.as_str()) {
+            text.push_str(": ");
+            text.push_str(&message);
+        }
+        cause = if is_api_answer(error) { None } else { error.source() };
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -310,6 +418,45 @@ mod tests {
 
     use super::*;
     use berth_source::SourceError;
+
+    #[test]
+    fn errors_scripts_match_read_as_helm_writes_them() {
+        let not_found = || Error::Release(LifecycleError::NotFound("shop".to_string()));
+        // (error, what Helm prints)
+        let table = [
+            (not_found(), "Error: release: not found\n".to_string()),
+            (
+                Error::in_stage(Stage::Upgrade, not_found()),
+                "Error: UPGRADE FAILED: \"shop\" has no deployed releases\n".to_string(),
+            ),
+            (
+                Error::in_stage(Stage::Uninstall, not_found()),
+                "Error: uninstall: Release not loaded: shop: release: not found\n".to_string(),
+            ),
+            (
+                Error::in_stage(Stage::Install, Error::Release(LifecycleError::InUse("shop".to_string()))),
+                "level=ERROR msg=\"release name check failed\" error=\"cannot reuse a name that is still in use\"\n\
+                 Error: INSTALLATION FAILED: release name check failed: cannot reuse a name that is still in use\n"
+                    .to_string(),
+            ),
+            (
+                Error::in_stage(
+                    Stage::Install,
+                    Error::NotReady("resource Deployment/default/web not ready".to_string()),
+                ),
+                "Error: INSTALLATION FAILED: resource Deployment/default/web not ready\n".to_string(),
+            ),
+            (
+                Error::Release(LifecycleError::NoRevision { name: "shop".to_string(), version: 5 }),
+                "Error: release has no 5 version\n".to_string(),
+            ),
+        ];
+        for (error, expected) in table {
+            assert_eq!(helm_text(&error), expected);
+        }
+        let twice = Error::in_stage(Stage::Upgrade, Error::in_stage(Stage::Install, not_found()));
+        assert!(matches!(twice, Error::Stage(Stage::Install, _)), "an error keeps its first stage");
+    }
     use berth_source::http::FetchError;
 
     /// A hint is prose: one space between words, however the literal is wrapped in the source.

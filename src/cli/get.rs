@@ -1,13 +1,14 @@
 //! `berth get values|manifest|hooks|notes|metadata|all NAME [--revision N]`: what `helm get` prints of a
 //! release's record, for releases berth or Helm made.
 
-use super::cluster_args::ClusterArgs;
+use super::common_args::OutputFormat;
+use super::global_args::Globals;
 use super::output::print_stdout;
 use crate::cli::error::{Error, ExitCode};
-use berth::release::LifecycleError;
-use berth::release::show::{self, Format, StatusView};
-use berth::release::{Release, Storage};
-use clap::{Args, Subcommand, ValueEnum};
+use berth::release::Release;
+use berth::release::show::{self, StatusView};
+use berth::release::{LifecycleError, Storage};
+use clap::{Args, Subcommand};
 
 #[derive(Debug, Args)]
 pub struct GetArgs {
@@ -37,8 +38,6 @@ pub struct RevisionArgs {
     /// The revision (default: the latest).
     #[arg(long)]
     pub revision: Option<u32>,
-    #[command(flatten)]
-    pub cluster: ClusterArgs,
 }
 
 #[derive(Debug, Args)]
@@ -60,24 +59,6 @@ pub struct ValuesArgs {
     pub output: OutputFormat,
 }
 
-/// `-o`, as Helm's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    Table,
-    Json,
-    Yaml,
-}
-
-impl From<OutputFormat> for Format {
-    fn from(format: OutputFormat) -> Format {
-        match format {
-            OutputFormat::Table => Format::Table,
-            OutputFormat::Json => Format::Json,
-            OutputFormat::Yaml => Format::Yaml,
-        }
-    }
-}
-
 impl GetCommand {
     fn release(&self) -> &RevisionArgs {
         match self {
@@ -88,8 +69,8 @@ impl GetCommand {
     }
 }
 
-pub fn run(args: GetArgs) -> Result<ExitCode, Error> {
-    let release = read(args.what.release())?;
+pub fn run(args: GetArgs, globals: &Globals) -> Result<ExitCode, Error> {
+    let release = read(args.what.release(), globals)?;
     let text = match &args.what {
         GetCommand::Values(values) => show::values(&release, values.all, values.output.into()),
         GetCommand::Manifest(_) => Ok(show::manifest(&release)),
@@ -110,10 +91,10 @@ pub fn run(args: GetArgs) -> Result<ExitCode, Error> {
 
 /// The revision asked for, or the latest whatever its status (Helm's `releaseContent`), with the labels Helm
 /// gives it.
-fn read(args: &RevisionArgs) -> Result<Release, Error> {
+fn read(args: &RevisionArgs, globals: &Globals) -> Result<Release, Error> {
     super::runtime::runtime()?.block_on(async move {
-        let driver = super::release::storage_driver()?;
-        let (cluster, _simulated) = args.cluster.connect().await?;
+        let driver = globals.storage_driver()?;
+        let (cluster, _simulated) = globals.connect().await?;
         let storage = Storage::open(&driver, cluster.client.clone(), Some(&cluster.default_namespace));
         let name = args.name.clone();
         let found = match args.revision {

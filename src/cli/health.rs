@@ -7,7 +7,7 @@
 //! built-in rules for popular custom resources apply unless `--no-builtin-rules`; `berth health rules` lists
 //! them.
 
-use super::cluster_args::ClusterArgs;
+use super::global_args::Globals;
 use super::health_rules::RulesArgs;
 use super::output::{Table, print_stdout};
 use crate::cli::error::{Error, ExitCode};
@@ -43,9 +43,6 @@ pub struct HealthArgs {
     /// Say which rule decided each object: a DECIDED BY column, or a `decidedBy` key with `-o json`.
     #[arg(long)]
     pub explain: bool,
-    /// Without --local: the cluster to read the objects from.
-    #[command(flatten)]
-    pub cluster: ClusterArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -75,7 +72,7 @@ struct HealthEntry<'a> {
     decided_by: Option<String>,
 }
 
-pub fn run(args: HealthArgs) -> Result<ExitCode, Error> {
+pub fn run(args: HealthArgs, globals: &Globals) -> Result<ExitCode, Error> {
     if let Some(HealthCommand::Rules(rules_args)) = &args.command {
         return super::health_rules::run(rules_args);
     }
@@ -96,7 +93,7 @@ pub fn run(args: HealthArgs) -> Result<ExitCode, Error> {
         let now = jiff::Timestamp::now();
         manifests.iter().map(|manifest| (manifest.reference.clone(), rules.judge(&manifest.object, now))).collect()
     } else {
-        observe_cluster(&args.cluster, &manifests, &rules)?
+        observe_cluster(globals, &manifests, &rules)?
     };
     let entries: Vec<HealthEntry> = judged
         .iter()
@@ -121,7 +118,7 @@ pub fn run(args: HealthArgs) -> Result<ExitCode, Error> {
 
 /// Reads the objects from the cluster the flags name and judges them.
 fn observe_cluster(
-    cluster_args: &ClusterArgs,
+    globals: &Globals,
     manifests: &[manifest::Manifest],
     rules: &Arc<HealthRules>,
 ) -> Result<Vec<(ObjectRef, Judgement)>, Error> {
@@ -130,7 +127,7 @@ fn observe_cluster(
         let interrupts = super::runtime::Interrupts::install();
         interrupts
             .unless_cancelled("while reading the objects", async {
-                let (cluster, _simulated) = cluster_args.connect().await?;
+                let (cluster, _simulated) = globals.connect().await?;
                 let observed = berth::observe::observe(&cluster, manifests, rules).await.map_err(Error::Invalid)?;
                 Ok(observed.into_iter().map(|observed| (observed.object, observed.judgement)).collect())
             })

@@ -6,6 +6,7 @@
 //! bad `--kube-version`.
 
 use super::chart_args::ValuesArgs;
+use super::global_args::Globals;
 use super::output::print_stdout;
 use crate::cli::error::{Error, ExitCode};
 use berth::lint::LintOptions;
@@ -35,15 +36,14 @@ pub struct LintArgs {
     pub kube_version: Option<String>,
     #[command(flatten)]
     pub values: ValuesArgs,
-    /// The namespace the templates render for (`.Release.Namespace`).
-    #[arg(short, long, default_value = "default")]
-    pub namespace: String,
     /// Helm's rules only: leave out berth's checks (health, ordering and annotations the API server refuses).
     #[arg(long)]
     pub no_berth_checks: bool,
 }
 
-pub fn run(args: LintArgs) -> Result<ExitCode, Error> {
+/// `lint PATH...`; the templates render for the namespace of `-n`, `HELM_NAMESPACE` or the kubeconfig (Helm's
+/// `settings.Namespace()`).
+pub fn run(args: LintArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let kube_version = match &args.kube_version {
         Some(text) => match KubeVersion::parse(text) {
             Ok(version) => Some(version),
@@ -51,13 +51,14 @@ pub fn run(args: LintArgs) -> Result<ExitCode, Error> {
         },
         None => None,
     };
-    let values = match args.values.user_values() {
+    let values = super::runtime::runtime()?.block_on(args.values.user_values_fetched(&globals.environment));
+    let values = match values {
         Ok(values) => values,
         Err(Error::Values(problem)) => return helm_error(&problem.to_string()),
         Err(other) => return Err(other),
     };
     let options = LintOptions {
-        namespace: args.namespace,
+        namespace: globals.namespace_offline(),
         values,
         kube_version,
         skip_schema_validation: args.skip_schema_validation,

@@ -1,11 +1,17 @@
-//! The command line: clap definitions, one file per subcommand, and output rendering.
+//! The command line: two interfaces over one set of commands. As `berth`, berth's own (apply, wait, health,
+//! plan, sim, controller and the release commands); as `helm` (the binary run under that name, or with
+//! `BERTH_HELM=1`), Helm 4's: its commands and aliases, its global flags before or after the subcommand, its
+//! errors (`Error: ...`, exit status 1).
 //!
-//! Arguments are parsed here and turned into calls of the library; only `main` turns the outcome into an exit
-//! code. Results go to stdout, progress and logs to stderr.
+//! Arguments are parsed here, the global flags resolved once into [`Globals`] (`global_args.rs`), and each
+//! command family turns its own arguments into settings and calls the library; every command's entry is a
+//! `run`. Flag types several families share are in `common_args.rs`; the release operations' printers in
+//! `release_output.rs`. Only `main` turns the outcome into an exit code. Results go to stdout, progress and logs
+//! to stderr.
 
 mod apply;
 mod chart_args;
-mod cluster_args;
+mod common_args;
 mod completion;
 mod controller;
 mod create;
@@ -15,8 +21,10 @@ mod download_progress;
 mod env;
 mod error;
 mod get;
+mod global_args;
 mod health;
 mod health_rules;
+mod helm_usage;
 mod lint;
 mod live;
 mod output;
@@ -29,6 +37,8 @@ mod push;
 mod registry;
 mod release;
 mod release_input;
+mod release_output;
+mod release_query;
 mod repo;
 mod repo_index;
 mod runtime;
@@ -42,19 +52,34 @@ mod verify;
 mod version;
 
 use crate::cli::error::{Error, ExitCode};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+pub use global_args::Personality;
+use global_args::{GlobalArgs, Globals};
+use release::ReleaseCommand;
+use release_query::QueryCommand;
+use std::ffi::OsString;
 
 /// berth: Kubernetes releases that are ready when berth says they are.
 #[derive(Debug, Parser)]
 #[command(name = "berth", version, about, long_about = None)]
 pub struct Cli {
-    /// More log output on stderr (-v info, -vv debug, -vvv trace); BERTH_LOG overrides.
-    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
-    pub verbose: u8,
+    #[command(flatten)]
+    pub global: GlobalArgs,
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// The Kubernetes package manager (berth, run as `helm`: Helm 4's interface).
+#[derive(Debug, Parser)]
+#[command(name = "helm", about = "The Helm package manager for Kubernetes.", disable_version_flag = true)]
+pub struct HelmCli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: HelmCommand,
+}
+
+/// berth's commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Compute the status of objects: health annotations, --health-rules, the built-in rules, then kstatus.
@@ -67,20 +92,50 @@ pub enum Command {
     Wait(apply::WaitCommandArgs),
     /// Show the order of writes and what each object waits for and why, without a cluster.
     Plan(plan::PlanArgs),
-    /// Install a release: apply a file or directory of manifests in order and record it as Helm does.
-    Install(release::InstallArgs),
-    /// Upgrade a release to new manifests (changed and new objects applied in order, removed ones deleted).
-    Upgrade(release::UpgradeArgs),
+    /// Uninstall a release: delete its objects in reverse order.
+    #[command(aliases = ["un", "del"])]
+    Uninstall(release::UninstallArgs),
+    /// Reconcile Release resources (berth.dev/v1alpha1) until SIGINT/SIGTERM; `controller crd` prints their CRD.
+    Controller(controller::ControllerArgs),
+    /// Run the simulated cluster (a Kubernetes API server with simulated controllers) for kubectl, Helm or berth.
+    Sim(sim::SimArgs),
+    #[command(flatten)]
+    Shared(SharedCommand),
+    /// An installed `cli/v1` plugin, run as a subcommand with Helm's environment.
+    #[command(external_subcommand)]
+    External(Vec<String>),
+}
+
+/// Helm 4's commands (pkg/cmd/root.go), with their aliases.
+#[derive(Debug, Subcommand)]
+pub enum HelmCommand {
+    /// Uninstall a release.
+    #[command(aliases = ["del", "delete", "un"])]
+    Uninstall(release::UninstallArgs),
+    #[command(flatten)]
+    Shared(SharedCommand),
+    /// An installed `cli/v1` plugin, run as a subcommand with Helm's environment.
+    #[command(external_subcommand)]
+    External(Vec<String>),
+}
+
+/// The commands both interfaces have.
+#[derive(Debug, Subcommand)]
+pub enum SharedCommand {
+    /// Install a chart, or a file or directory of manifests, as a release recorded as Helm records it.
+    Install(Box<release::InstallArgs>),
+    /// Upgrade a release (changed and new objects applied in order, removed ones deleted).
+    Upgrade(Box<release::UpgradeArgs>),
     /// Roll a release back to an earlier revision.
     Rollback(release::RollbackArgs),
-    /// Uninstall a release: delete its objects in reverse order.
-    Uninstall(release::UninstallArgs),
-    /// Show a release's revisions.
-    History(release::ReadArgs),
+    /// Fetch a release's history.
+    #[command(alias = "hist")]
+    History(release_query::HistoryArgs),
     /// List releases.
-    List(release::ReadArgs),
-    /// Show a release and the status of each of its objects now.
-    Status(release::ReadArgs),
+    #[command(alias = "ls")]
+    List(release_query::ListArgs),
+    /// Display the status of a release (as `berth`, with the readiness of each of its objects).
+    Status(release_query::StatusArgs),
     /// Show what a release recorded: values, manifest, hooks, notes, metadata, or all of it (as `helm get`).
     Get(get::GetArgs),
     /// Run a release's tests (its `helm.sh/hook: test` hooks), as `helm test`.
@@ -88,9 +143,9 @@ pub enum Command {
     /// What an upgrade or rollback would change in the cluster, as a diff (server-side dry runs).
     Diff(diff::DiffArgs),
     /// Render a chart locally and print it, exactly as `helm template` prints it.
-    Template(template::TemplateArgs),
+    Template(Box<template::TemplateArgs>),
     /// Examine charts as `helm lint` does, then with berth's own checks of what an install would refuse.
-    Lint(lint::LintArgs),
+    Lint(Box<lint::LintArgs>),
     /// Show a chart's Chart.yaml, values, README or CRDs, as `helm show`.
     Show(show::ShowArgs),
     /// Add, update, list, remove and index chart repositories (Helm's repositories.yaml and cache).
@@ -98,23 +153,20 @@ pub enum Command {
     /// Log in to and out of OCI registries (credentials where Helm keeps them).
     Registry(registry::RegistryArgs),
     /// Download a chart from a repository or registry, optionally unpacked.
-    Pull(pull::PullArgs),
+    #[command(alias = "fetch")]
+    Pull(Box<pull::PullArgs>),
     /// Upload a packaged chart to an OCI registry.
     Push(push::PushArgs),
     /// Package a chart directory into a versioned archive.
-    Package(package::PackageArgs),
+    Package(Box<package::PackageArgs>),
     /// Manage a chart's dependencies (charts/ and Chart.lock).
-    #[command(alias = "dep")]
+    #[command(alias = "dep", alias = "dependencies")]
     Dependency(dependency::DependencyArgs),
-    /// Reconcile Release resources (berth.dev/v1alpha1) until SIGINT/SIGTERM; `controller crd` prints their CRD.
-    Controller(controller::ControllerArgs),
-    /// Run the simulated cluster (a Kubernetes API server with simulated controllers) for kubectl, Helm or berth.
-    Sim(sim::SimArgs),
-    /// Print berth's version and the Helm version it follows (`--short`: Helm's semver form).
+    /// Print the version (as `berth`: berth's and the Helm version it follows; as `helm`: Helm's form).
     Version(version::VersionArgs),
     /// Print Helm's client settings (`HELM_*` variables) as `helm env` does.
     Env(env::EnvArgs),
-    /// Print a shell completion script for berth (bash, zsh, fish, powershell).
+    /// Print a shell completion script (bash, zsh, fish, powershell).
     Completion(completion::CompletionArgs),
     /// Create a new chart: Helm's starter chart, or one scaffolded from `--starter`.
     Create(create::CreateArgs),
@@ -124,64 +176,172 @@ pub enum Command {
     Verify(verify::VerifyArgs),
     /// Install, list, uninstall and update Helm plugins (Helm's plugin directory).
     Plugin(plugin::PluginArgs),
-    /// An installed `cli/v1` plugin, run as a subcommand with Helm's environment.
-    #[command(external_subcommand)]
-    External(Vec<String>),
 }
 
-/// Runs the parsed command line and returns the exit code it earned.
-///
-/// # Errors
-/// An [`Error`] when the run cannot go on (bad input, bad usage, output closed).
-pub fn run(cli: Cli) -> Result<ExitCode, Error> {
-    match cli.command {
-        Command::Health(args) => health::run(args),
-        Command::Apply(args) => apply::run_apply(args),
-        Command::Wait(args) => apply::run_wait(args),
-        Command::Delete(args) => apply::run_delete(args),
-        Command::Plan(args) => plan::run(args),
-        Command::Sim(args) => sim::run(args),
-        Command::Controller(args) => controller::run(args),
-        Command::Template(args) => template::run(args),
-        Command::Diff(args) => diff::run(args),
-        Command::Lint(args) => lint::run(args),
-        Command::Show(args) => show::run(args),
-        Command::Repo(args) => repo::run(args),
-        Command::Registry(args) => registry::run(args),
-        Command::Pull(args) => pull::run(args),
-        Command::Push(args) => push::run(args),
-        Command::Package(args) => package::run(args),
-        Command::Dependency(args) => dependency::run(args),
-        Command::Install(args) => release::install(args),
-        Command::Upgrade(args) => release::upgrade(args),
-        Command::Rollback(args) => release::rollback(args),
-        Command::Uninstall(args) => release::run_uninstall(args),
-        Command::History(args) => release::run_read(release::ReadKind::History, args),
-        Command::List(args) => release::run_read(release::ReadKind::List, args),
-        Command::Status(args) => release::run_read(release::ReadKind::Status, args),
-        Command::Get(args) => get::run(args),
-        Command::Test(args) => test::run(args),
-        Command::Version(args) => version::run(&args, berth::version::VersionStyle::Berth),
-        Command::Env(args) => env::run(&args, &berth::settings::HelmEnvironment::from_env()),
-        Command::Completion(args) => completion::run(&args, <Cli as clap::CommandFactory>::command(), "berth"),
-        Command::Create(args) => create::run(&args, &berth::settings::HelmEnvironment::from_env()),
-        Command::Search(args) => search::run(&args, &berth::settings::HelmEnvironment::from_env()),
-        Command::Verify(args) => verify::run(&args),
-        Command::Plugin(args) => plugin::run(&args, &berth::settings::HelmEnvironment::from_env()),
-        Command::External(args) => plugin::run_external(&args, &berth::settings::HelmEnvironment::from_env()),
+/// Parses `arguments` for `personality`, runs the command and returns the exit code it earned, having printed
+/// any error in that personality's form (berth's `error:` / `Caused by:` / `hint:`, or Helm's `Error: ...`).
+pub fn main(personality: Personality, arguments: Vec<OsString>) -> i32 {
+    let arguments = helm_usage::diff_context_lines(arguments);
+    let parsed = match personality {
+        Personality::Berth => {
+            parse::<Cli>(berth_command(), &arguments).map(|cli| (cli.global, Dispatch::Berth(cli.command)))
+        }
+        Personality::Helm => parse::<HelmCli>(helm_command(), &arguments).map(|cli| {
+            for note in helm_usage::deprecation_notes(&arguments) {
+                eprintln!("{note}");
+            }
+            (cli.global, Dispatch::Helm(cli.command))
+        }),
+    };
+    let (global, dispatch) = match parsed {
+        Ok(parsed) => parsed,
+        Err(error) => return helm_usage::report(personality, &error),
+    };
+    let globals = Globals::resolve(personality, &global, berth::settings::HelmEnvironment::from_env());
+    init_logging(globals.verbose);
+    let code = match dispatch.run(&globals) {
+        Ok(code) => code.code(),
+        Err(error) => match personality {
+            Personality::Berth => {
+                eprint!("{}", error.render());
+                error.exit_code().code()
+            }
+            // Helm exits 1 for every error.
+            Personality::Helm => {
+                eprint!("{}", error::helm_text(&error));
+                match error.exit_code() {
+                    ExitCode::Cancelled => ExitCode::Cancelled.code(),
+                    _ => 1,
+                }
+            }
+        },
+    };
+    if let Some(line) = runtime::retry_summary() {
+        eprintln!("warning: {line}");
+    }
+    code
+}
+
+fn parse<T: FromArgMatches>(command: clap::Command, arguments: &[OsString]) -> Result<T, clap::Error> {
+    let mut command = command;
+    let matches = command.try_get_matches_from_mut(arguments)?;
+    T::from_arg_matches(&matches).map_err(|error| error.format(&mut command))
+}
+
+/// berth's command line, boolean flags taking Go's values too (`--wait-for-jobs=true`).
+fn berth_command() -> clap::Command {
+    helm_usage::go_booleans(Cli::command())
+}
+
+/// Helm's command line: boolean flags as pflag takes them, and `--dry-run` only as `--dry-run=MODE` (a bare
+/// `--dry-run` does not take the next argument as its value, as in Helm).
+fn helm_command() -> clap::Command {
+    helm_usage::helm_flags(helm_usage::go_booleans(HelmCli::command()))
+}
+
+/// The command a parsed line runs.
+enum Dispatch {
+    Berth(Command),
+    Helm(HelmCommand),
+}
+
+impl Dispatch {
+    fn run(self, globals: &Globals) -> Result<ExitCode, Error> {
+        match self {
+            Dispatch::Berth(command) => match command {
+                Command::Health(args) => health::run(args, globals),
+                Command::Apply(args) => apply::run(apply::ApplyCommand::Apply(args), globals),
+                Command::Wait(args) => apply::run(apply::ApplyCommand::Wait(args), globals),
+                Command::Delete(args) => apply::run(apply::ApplyCommand::Delete(args), globals),
+                Command::Plan(args) => plan::run(args, globals),
+                Command::Sim(args) => sim::run(args, globals),
+                Command::Controller(args) => controller::run(args, globals),
+                Command::Uninstall(args) => release::run(ReleaseCommand::Uninstall(args), globals),
+                Command::Shared(command) => run_shared(command, globals, Cli::command, "berth"),
+                Command::External(args) => plugin::run_external(&args, globals),
+            },
+            Dispatch::Helm(command) => match command {
+                HelmCommand::Uninstall(args) => release::run(ReleaseCommand::Uninstall(args), globals),
+                HelmCommand::Shared(command) => run_shared(command, globals, HelmCli::command, "helm"),
+                HelmCommand::External(args) => plugin::run_external(&args, globals),
+            },
+        }
     }
 }
 
-pub use runtime::retry_summary;
+fn run_shared(
+    command: SharedCommand,
+    globals: &Globals,
+    definition: fn() -> clap::Command,
+    program: &str,
+) -> Result<ExitCode, Error> {
+    match command {
+        SharedCommand::Install(args) => release::run(ReleaseCommand::Install(args), globals),
+        SharedCommand::Upgrade(args) => release::run(ReleaseCommand::Upgrade(args), globals),
+        SharedCommand::Rollback(args) => release::run(ReleaseCommand::Rollback(args), globals),
+        SharedCommand::History(args) => release_query::run(QueryCommand::History(args), globals),
+        SharedCommand::List(args) => release_query::run(QueryCommand::List(args), globals),
+        SharedCommand::Status(args) => release_query::run(QueryCommand::Status(args), globals),
+        SharedCommand::Get(args) => get::run(args, globals),
+        SharedCommand::Test(args) => test::run(args, globals),
+        SharedCommand::Diff(args) => diff::run(args, globals),
+        SharedCommand::Template(args) => template::run(*args, globals),
+        SharedCommand::Lint(args) => lint::run(*args, globals),
+        SharedCommand::Show(args) => show::run(args, globals),
+        SharedCommand::Repo(args) => repo::run(args, globals),
+        SharedCommand::Registry(args) => registry::run(args, globals),
+        SharedCommand::Pull(args) => pull::run(*args, globals),
+        SharedCommand::Push(args) => push::run(args, globals),
+        SharedCommand::Package(args) => package::run(*args, globals),
+        SharedCommand::Dependency(args) => dependency::run(args, globals),
+        SharedCommand::Version(args) => version::run(&args, globals),
+        SharedCommand::Env(args) => env::run(&args, globals),
+        SharedCommand::Completion(args) => completion::run(&args, definition(), program),
+        SharedCommand::Create(args) => create::run(&args, globals),
+        SharedCommand::Search(args) => search::run(&args, globals),
+        SharedCommand::Verify(args) => verify::run(&args, globals),
+        SharedCommand::Plugin(args) => plugin::run(&args, globals),
+    }
+}
 
-/// Prints an error the way the user reads it: `error:`, `Caused by:` lines, then a `hint:`.
-pub fn report_error(error: &Error) {
-    eprint!("{}", error.render());
+/// Logs go to stderr; `BERTH_LOG` (a tracing filter such as `berth=debug`) overrides `-v` and `--debug`.
+fn init_logging(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = EnvFilter::try_from_env("BERTH_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    // kube-rs's client logs a whole server answer it cannot decode at WARN (a Secret's data included) and
+    // every failed attempt at ERROR (retries included): never shown, whatever the verbosity. berth says what
+    // failed and sums up its retries itself.
+    let filter = match "kube_client::client=off".parse() {
+        Ok(directive) => filter.add_directive(directive),
+        Err(_) => filter,
+    };
+    let color = std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
+        && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(color)
+        .with_target(false)
+        .init();
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn berth(arguments: &[&str]) -> Result<Cli, clap::Error> {
+        parse::<Cli>(berth_command(), &arguments.iter().map(OsString::from).collect::<Vec<_>>())
+    }
+
+    fn helm(arguments: &[&str]) -> Result<HelmCli, clap::Error> {
+        parse::<HelmCli>(helm_command(), &arguments.iter().map(OsString::from).collect::<Vec<_>>())
+    }
 
     #[test]
     fn every_command_that_judges_health_takes_no_builtin_rules() {
@@ -198,10 +358,42 @@ mod tests {
         for command in commands {
             let with_flag: Vec<&str> =
                 ["berth"].iter().chain(command).chain(&["--no-builtin-rules"]).copied().collect();
-            assert!(Cli::try_parse_from(&with_flag).is_ok(), "{with_flag:?}");
+            assert!(berth(&with_flag).is_ok(), "{with_flag:?}");
         }
-        let rules = Cli::try_parse_from(["berth", "health", "rules", "-o", "json"]).expect("health rules");
+        let rules = berth(&["berth", "health", "rules", "-o", "json"]).expect("health rules");
         assert!(matches!(rules.command, Command::Health(health::HealthArgs { command: Some(_), .. })));
-        assert!(Cli::try_parse_from(["berth", "health", "--local"]).is_err(), "-f is required without `rules`");
+        assert!(berth(&["berth", "health", "--local"]).is_err(), "-f is required without `rules`");
+    }
+
+    #[test]
+    fn helm_takes_its_aliases_and_global_flags_before_or_after_the_command() {
+        let lines: [&[&str]; 12] = [
+            &["helm", "-n", "shop", "ls"],
+            &["helm", "--kube-context", "x", "list", "-A"],
+            &["helm", "list", "--kube-context", "x", "--debug", "--qps", "5", "--burst-limit", "-1"],
+            &["helm", "delete", "shop", "--namespace", "team"],
+            &["helm", "del", "shop"],
+            &["helm", "un", "shop", "--cascade", "orphan"],
+            &["helm", "hist", "shop", "--max", "3"],
+            &["helm", "fetch", "repo/chart"],
+            &["helm", "--colour", "never", "status", "shop", "--revision", "2"],
+            &["helm", "upgrade", "--install", "shop", "./c", "--wait=legacy", "--dry-run=server", "--atomic"],
+            &["helm", "install", "shop", "./c", "--wait", "--create-namespace=true", "-o", "yaml"],
+            &["helm", "--kubeconfig", "k", "--kube-token", "t", "--kube-apiserver", "https://h:6443", "version"],
+        ];
+        for line in lines {
+            assert!(helm(line).is_ok(), "{line:?}: {}", helm(line).err().map(|e| e.to_string()).unwrap_or_default());
+        }
+        // A bare `--dry-run` before the name takes no value, as in Helm.
+        let parsed = helm(&["helm", "install", "--dry-run", "shop", "./c"]).expect("parses");
+        let HelmCommand::Shared(SharedCommand::Install(install)) = parsed.command else { panic!("install") };
+        assert_eq!(install.names, ["shop", "./c"]);
+        assert_eq!(install.change.dry_run.as_deref(), Some(common_args::DRY_RUN_BARE));
+        assert!(
+            helm(&["helm", "apply", "-f", "x.yaml"]).is_ok_and(|cli| matches!(cli.command, HelmCommand::External(_)))
+        );
+        // berth keeps its own `delete` (objects from files) and accepts Helm's global flags too.
+        assert!(berth(&["berth", "delete", "-f", "x.yaml", "--kube-context", "x"]).is_ok());
+        assert!(berth(&["berth", "-n", "shop", "upgrade", "shop", "./c", "--dry-run", "server"]).is_ok());
     }
 }

@@ -3,6 +3,7 @@
 //! renders the directory.
 
 use super::dependency::manager_options;
+use super::global_args::Globals;
 use super::source_args::{AccessArgs, environment};
 use crate::cli::error::{Error, ExitCode};
 use berth_source::SourceError;
@@ -43,7 +44,7 @@ pub struct PackageArgs {
     pub passphrase_file: Option<PathBuf>,
 }
 
-pub fn run(args: PackageArgs) -> Result<ExitCode, Error> {
+pub fn run(args: PackageArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let signer = if args.sign { Some(super::verify::Signer::from_flags(&args)?) } else { None };
     for chart_path in &args.charts {
         let what = format!("cannot package {}", chart_path.display());
@@ -53,7 +54,7 @@ pub fn run(args: PackageArgs) -> Result<ExitCode, Error> {
             return Err(other(format!("stat {}: {}", chart_path.display(), berth_source::io_text(&error))));
         }
         if args.dependency_update {
-            let env = environment();
+            let env = environment(&globals.environment);
             let mut discard = |_: &str| {};
             let mut manager = Manager {
                 chart_path: path.clone(),

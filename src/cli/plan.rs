@@ -4,7 +4,7 @@
 //! Loading and planning report every problem at once (malformed ordering annotations, undeclared resource
 //! groups, cycles with each object's file and document) and exit 2; a valid plan prints to stdout and exits 0.
 
-use super::cluster_args::ClusterArgs;
+use super::global_args::Globals;
 use super::output::print_stdout;
 use crate::cli::error::{Error, ExitCode};
 use berth::plan::DependencyRef;
@@ -24,8 +24,6 @@ pub struct PlanArgs {
     /// Also look up external dependencies in the cluster (needs cluster access: --kubeconfig, --context, --sim).
     #[arg(long)]
     pub cluster: bool,
-    #[command(flatten)]
-    pub cluster_args: ClusterArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -35,10 +33,10 @@ pub enum PlanOutput {
     Dot,
 }
 
-pub fn run(args: PlanArgs) -> Result<ExitCode, Error> {
+pub fn run(args: PlanArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let manifests = manifest::load(&args.paths)?;
     let plan = plan::build(&manifests).map_err(Error::Plan)?;
-    let externals = if args.cluster { look_up_externals(&plan, &args.cluster_args)? } else { Vec::new() };
+    let externals = if args.cluster { look_up_externals(&plan, globals)? } else { Vec::new() };
     let text = match args.output {
         PlanOutput::Text => {
             let mut text = plan::to_text(&plan);
@@ -66,16 +64,13 @@ pub fn run(args: PlanArgs) -> Result<ExitCode, Error> {
 }
 
 /// Each external dependency with its status in the cluster now.
-fn look_up_externals(
-    plan: &plan::Plan,
-    cluster_args: &ClusterArgs,
-) -> Result<Vec<(DependencyRef, Status, String)>, Error> {
+fn look_up_externals(plan: &plan::Plan, globals: &Globals) -> Result<Vec<(DependencyRef, Status, String)>, Error> {
     let runtime = super::runtime::runtime()?;
     runtime.block_on(async {
         let interrupts = super::runtime::Interrupts::install();
         interrupts
             .unless_cancelled("while looking up external dependencies", async {
-                let (cluster, _simulated) = cluster_args.connect().await?;
+                let (cluster, _simulated) = globals.connect().await?;
                 let mut found = Vec::new();
                 for dependency in plan.externals() {
                     let (status, message) = berth::observe::external_status(&cluster, dependency).await;

@@ -1,6 +1,7 @@
 //! `berth plugin install|list|uninstall|update` over Helm's plugin directory ([`berth::plugin`]), and running
 //! an installed `cli/v1` plugin as a subcommand (`berth NAME ARGS...`).
 
+use super::global_args::{Globals, Personality};
 use super::output::print_stdout;
 use crate::cli::error::{Error, ExitCode};
 use berth::plugin::{self, InstallOptions, PluginError};
@@ -63,7 +64,8 @@ fn failed(what: String, error: PluginError) -> Error {
     Error::Helm(what, Box::new(error))
 }
 
-pub fn run(args: &PluginArgs, settings: &HelmEnvironment) -> Result<ExitCode, Error> {
+pub fn run(args: &PluginArgs, globals: &Globals) -> Result<ExitCode, Error> {
+    let settings = &globals.environment;
     match &args.command {
         PluginCommand::Install(install) => run_install(install, settings),
         PluginCommand::List(list) => run_list(list, settings),
@@ -139,16 +141,20 @@ fn run_each(
 
 /// `berth NAME ARGS...` for an installed `cli/v1` plugin: the plugin runs with Helm's environment and berth
 /// exits with its exit code.
-pub fn run_external(arguments: &[String], settings: &HelmEnvironment) -> Result<ExitCode, Error> {
+pub fn run_external(arguments: &[String], globals: &Globals) -> Result<ExitCode, Error> {
+    let settings = &globals.environment;
     let Some((name, rest)) = arguments.split_first() else {
         return Err(Error::Usage("no command given".to_string()));
     };
     let found = plugin::find_plugins(&settings.plugin_directories(), Some(name), Some("cli/v1"))
         .map_err(|error| failed(format!("cannot load plugin `{name}`"), error))?;
     let Some(found) = found.into_iter().next() else {
-        return Err(Error::Usage(format!(
-            "unknown command {name:?} for \"berth\" (and no plugin of that name is installed)"
-        )));
+        return Err(Error::Usage(match globals.personality {
+            Personality::Berth => {
+                format!("unknown command {name:?} for \"berth\" (and no plugin of that name is installed)")
+            }
+            Personality::Helm => format!("unknown command {name:?} for \"helm\"\nRun 'helm --help' for usage."),
+        }));
     };
     match plugin::run_cli_plugin(&found, rest, settings, &super::env::helm_bin()) {
         Ok(()) => Ok(ExitCode::Success),

@@ -1,6 +1,7 @@
 //! Telling the user what a long-running command is doing.
 //!
-//! Three forms: `-o json` writes one JSON event per line on stdout; on a terminal, a live table (object,
+//! Four forms: `--progress none` shows nothing but hooks' logs; `--progress json` (`-o json` of `apply`, `wait`,
+//! `delete`) writes one JSON event per line on stdout; on a terminal, a live table (object,
 //! status, message, elapsed) is redrawn in place on stderr; elsewhere (CI logs, pipes) one line per status
 //! change and, every second, one line naming the first not-ready object (seed 000).
 //!
@@ -25,6 +26,8 @@ pub enum ProgressMode {
     Live { color: bool },
     /// Plain lines on stderr.
     Lines,
+    /// Nothing but hooks' logs (on stderr, where Helm writes them): `--progress=none`, and berth as `helm`.
+    Silent,
 }
 
 impl ProgressMode {
@@ -101,6 +104,11 @@ impl Progress {
         }
         match self.mode {
             ProgressMode::Json => json_line(event),
+            ProgressMode::Silent => {
+                if let ApplyEvent::HookLog { log, .. } = event {
+                    write_log(log);
+                }
+            }
             ProgressMode::Lines => {
                 // A readiness gate and the final wait may both report the same status: print it once.
                 let repeated = match event {

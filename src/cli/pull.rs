@@ -1,6 +1,7 @@
 //! `berth pull CHART...`: a chart from a repository (`REPO/CHART`, a chart URL, `--repo URL`) or a registry
 //! (`oci://`) saved as the archive Helm saves (the same bytes, the same file name) or unpacked with `--untar`.
 
+use super::global_args::Globals;
 use super::source_args::{ChartSourceArgs, environment};
 use crate::cli::error::{Error, ExitCode};
 use berth_source::download::fetch_chart;
@@ -31,9 +32,9 @@ pub struct PullArgs {
     pub keyring: Option<PathBuf>,
 }
 
-pub fn run(args: PullArgs) -> Result<ExitCode, Error> {
+pub fn run(args: PullArgs, globals: &Globals) -> Result<ExitCode, Error> {
     super::runtime::runtime()?.block_on(async {
-        let env = environment();
+        let env = environment(&globals.environment);
         let options = args.source.options();
         for chart in &args.charts {
             let what = format!("cannot pull `{}`", berth_source::redact::urls(chart));

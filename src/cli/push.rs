@@ -2,6 +2,7 @@
 //! provenance layer when `CHART.tgz.prov` exists; Helm's media types and annotations, created at the archive's
 //! modification time), tagged with the chart's version (`+` written `_`), so `helm pull` reads it.
 
+use super::global_args::Globals;
 use super::source_args::{AccessArgs, environment};
 use crate::cli::error::{Error, ExitCode};
 use berth_source::SourceError;
@@ -21,7 +22,7 @@ pub struct PushArgs {
     pub access: AccessArgs,
 }
 
-pub fn run(args: PushArgs) -> Result<ExitCode, Error> {
+pub fn run(args: PushArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let what = format!("cannot push {}", args.chart.display());
     let other = |reason: String| Error::from_source(what.clone(), SourceError::Other(reason));
     if !is_oci(&args.remote) {
@@ -57,7 +58,7 @@ pub fn run(args: PushArgs) -> Result<ExitCode, Error> {
         ..ChartOptions::default()
     };
     super::runtime::runtime()?.block_on(async {
-        let registry = environment().registry(&reference.registry, &options).map_err(|error| Error::from_source(what.clone(), error))?;
+        let registry = environment(&globals.environment).registry(&reference.registry, &options).map_err(|error| Error::from_source(what.clone(), error))?;
         let digest = registry.push_chart(&reference, &artifact).await.map_err(|error| Error::from_source(what.clone(), error))?;
         eprintln!("Pushed: {}", reference.display());
         eprintln!("Digest: {digest}");

@@ -2,6 +2,7 @@
 //! docker's `config.json` format), checked against the registry first, so `helm` uses a login berth made and
 //! berth one Helm made.
 
+use super::global_args::Globals;
 use super::source_args::environment;
 use crate::cli::error::{Error, ExitCode};
 use berth_source::download::ChartOptions;
@@ -54,14 +55,14 @@ pub struct LogoutArgs {
     pub host: String,
 }
 
-pub fn run(args: RegistryArgs) -> Result<ExitCode, Error> {
+pub fn run(args: RegistryArgs, globals: &Globals) -> Result<ExitCode, Error> {
     match args.command {
-        RegistryCommand::Login(login) => super::runtime::runtime()?.block_on(run_login(login)),
-        RegistryCommand::Logout(logout) => run_logout(&logout),
+        RegistryCommand::Login(login) => super::runtime::runtime()?.block_on(run_login(login, globals)),
+        RegistryCommand::Logout(logout) => run_logout(&logout, globals),
     }
 }
 
-async fn run_login(args: LoginArgs) -> Result<ExitCode, Error> {
+async fn run_login(args: LoginArgs, globals: &Globals) -> Result<ExitCode, Error> {
     if args.host.split('/').next().is_some_and(|host| host.contains('@')) {
         // `user:password@host`: refused without repeating it (logs included).
         return Err(Error::Usage(
@@ -102,7 +103,7 @@ async fn run_login(args: LoginArgs) -> Result<ExitCode, Error> {
         },
         ..ChartOptions::default()
     };
-    let env = environment();
+    let env = environment(&globals.environment);
     let registry = env.registry(&host, &options).map_err(|error| Error::from_source(what.clone(), error))?;
     registry.ping().await.map_err(|error| Error::from_source(format!("authenticating to {:?}", args.host), error))?;
     let mut config = ConfigFile::load(&env.paths.registry_config)
@@ -114,9 +115,9 @@ async fn run_login(args: LoginArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::Success)
 }
 
-fn run_logout(args: &LogoutArgs) -> Result<ExitCode, Error> {
+fn run_logout(args: &LogoutArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let what = format!("cannot log out of {}", args.host);
-    let env = environment();
+    let env = environment(&globals.environment);
     let mut config = ConfigFile::load(&env.paths.registry_config)
         .map_err(|reason| Error::from_source(what.clone(), berth_source::SourceError::Other(reason)))?;
     config

@@ -1,49 +1,37 @@
-//! Release commands, as Helm users know them: install, upgrade, rollback, uninstall, history, list, status.
-//! Releases are stored as Helm stores them, so Helm and berth can each continue the other's releases.
+//! The release operations, as Helm users know them: install, upgrade, rollback, uninstall. Their flags are Helm
+//! 4's (pkg/cmd/install.go, upgrade.go, rollback.go, uninstall.go) plus berth's own (`--progress`,
+//! `--no-builtin-rules`); each command's arguments are resolved into a [`Request`] and [`Settings`] in one
+//! step, and one driver ([`drive`]) runs all four. Releases are stored as Helm stores them, so Helm and berth
+//! can each continue the other's releases. What is printed is `release_output.rs`'s.
 
-use super::cluster_args::ClusterArgs;
-use super::output::{Table, print_stdout};
+use super::common_args::{
+    DRY_RUN_BARE, DryRun, OutputFormat, ProgressFormat, WAIT_BARE, WaitStrategy, dry_run, duration_arg, wait_strategy,
+};
+use super::global_args::{Globals, Personality};
 use super::progress::{Goal, Progress, ProgressMode};
 use super::release_input::{self, ChartFlags, Preload};
+use super::release_output::{self as output, Announcement, Printed};
 use super::runtime::Interrupts;
-use crate::cli::error::{Error, ExitCode};
-use berth::observe::ResourceStatus;
+use crate::cli::error::{Error, ExitCode, Stage};
 use berth::release::operation::{self, ApplyMethod, Operation, OperationReport, ReleaseOptions, Tokens};
-use berth::release::removal;
 use berth::release::rollout::{Mode, Rollout};
-use berth::release::{
-    HelmTime, LifecycleError, Release, Rendered, Scope, Storage, StorageDriver, show, validate_release_name,
-};
+use berth::release::{LifecycleError, Scope, StorageDriver, validate_release_name};
 use berth::wait::Outcome;
 use berth_chart::values::ReuseMode;
-use clap::{Args, ValueEnum};
-use std::path::{Path, PathBuf};
+use clap::Args;
+use std::collections::BTreeMap;
 use std::time::Duration;
-
-/// `--dry-run` modes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DryRunMode {
-    /// Print what would be applied; no cluster writes, no release record.
-    Client,
-    /// Let the server validate every object (`dryRun=All`); no release record.
-    Server,
-}
-
-/// Output of the read commands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReadOutput {
-    Table,
-    Json,
-}
 
 /// Flags shared by install, upgrade and rollback.
 #[derive(Debug, Clone, Args)]
 pub struct ChangeArgs {
-    /// Wait until every object is ready (ordered as `berth plan` shows).
-    #[arg(long)]
-    pub wait: bool,
+    /// Wait until resources are ready (up to --timeout): `watcher` (bare `--wait`) and `legacy` judge every
+    /// object with berth's readiness rules; `hookOnly` (the default) waits for hooks only.
+    #[arg(long, value_name = "STRATEGY", num_args = 0..=1, require_equals = true,
+          default_missing_value = WAIT_BARE, value_parser = wait_strategy)]
+    pub wait: Option<WaitStrategy>,
     /// Limit for the whole operation (Go duration).
-    #[arg(long, default_value = "5m", value_parser = super::apply::duration_arg)]
+    #[arg(long, default_value = "5m", value_parser = duration_arg)]
     pub timeout: Duration,
     /// Jobs must complete.
     #[arg(long)]
@@ -54,20 +42,23 @@ pub struct ChangeArgs {
     /// Delete objects this operation created when it fails.
     #[arg(long)]
     pub cleanup_on_fail: bool,
-    /// Revisions to keep (0: all).
-    #[arg(long, default_value_t = 10)]
-    pub history_max: usize,
-    #[arg(long, value_enum)]
-    pub dry_run: Option<DryRunMode>,
+    /// Revisions to keep (0: all; default HELM_MAX_HISTORY, else 10).
+    #[arg(long)]
+    pub history_max: Option<usize>,
+    /// Simulate the operation: `client` renders without the cluster (bare `--dry-run` too), `server` sends
+    /// every object with `dryRun=All`, `none` runs it.
+    #[arg(long, value_name = "MODE", num_args = 0..=1, default_missing_value = DRY_RUN_BARE)]
+    pub dry_run: Option<String>,
     /// Create the release's namespace (`-n`) when it does not exist.
     #[arg(long)]
     pub create_namespace: bool,
     /// Run no hooks (`helm.sh/hook` objects are neither applied nor waited for).
     #[arg(long)]
     pub no_hooks: bool,
-    /// Progress: human text, or one JSON event per line.
-    #[arg(short, long, value_enum, default_value_t = super::apply::ProgressOutput::Human)]
-    pub output: super::apply::ProgressOutput,
+    /// Progress while working: `human` (berth's default), `json` (one event per line on stdout, ending with the
+    /// result event, instead of `-o`'s output) or `none` (the default as `helm`).
+    #[arg(long, value_enum)]
+    pub progress: Option<ProgressFormat>,
     /// Judge custom resources without the built-in health rules (annotations, then kstatus only).
     #[arg(long)]
     pub no_builtin_rules: bool,
@@ -88,25 +79,36 @@ pub struct ChangeArgs {
     /// Replace objects that exist (a PUT of the whole object); client-side apply only, as Helm 4.
     #[arg(long, alias = "force")]
     pub force_replace: bool,
-    #[command(flatten)]
-    pub cluster: ClusterArgs,
 }
 
-/// What install and upgrade record beside the objects.
+/// What install and upgrade record and print beside the objects.
 #[derive(Debug, Clone, Default, Args)]
 pub struct RecordArgs {
     /// The revision's description (instead of "Install complete" / "Upgrade complete").
     #[arg(long)]
     pub description: Option<String>,
-    /// Labels of the release record (`key=value`, comma-separated or repeated).
+    /// Labels of the release record (`key=value`, comma-separated or repeated); an upgrade merges them with the
+    /// current ones, and `key=null` removes one.
     #[arg(short = 'l', long = "labels", value_delimiter = ',', value_parser = label)]
     pub labels: Vec<(String, String)>,
     /// Do not print the chart's NOTES.
     #[arg(long)]
     pub hide_notes: bool,
+    /// With `--dry-run`, print no Secret of the release (Helm's `--hide-secret`).
+    #[arg(long)]
+    pub hide_secret: bool,
     /// Adopt objects that exist without this release's ownership marks, instead of refusing them.
     #[arg(long)]
     pub take_ownership: bool,
+    /// Enable DNS lookups when rendering templates (`getHostByName`).
+    #[arg(long)]
+    pub enable_dns: bool,
+    /// Accepted as Helm takes it: berth validates objects against the server's schema when it applies them.
+    #[arg(long)]
+    pub disable_openapi_validation: bool,
+    /// The printed result: Helm's status text, or the release record as JSON or YAML.
+    #[arg(short, long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
 }
 
 fn label(text: &str) -> Result<(String, String), String> {
@@ -117,13 +119,19 @@ fn label(text: &str) -> Result<(String, String), String> {
 
 #[derive(Debug, Args)]
 pub struct InstallArgs {
-    /// `[NAME] CHART`: the release name (or `--generate-name`) and a chart directory, a packaged `.tgz`, or a
-    /// file or directory of plain manifests.
-    #[arg(num_args = 1..=2, value_names = ["NAME", "CHART"], required = true)]
+    /// `[NAME] CHART`: the release name (or `--generate-name`, `--name-template`) and a chart directory, a
+    /// packaged `.tgz`, `REPO/CHART`, `oci://...`, or a file or directory of plain manifests.
+    #[arg(num_args = 1.., value_names = ["NAME", "CHART"], required = true)]
     pub names: Vec<String>,
     /// Name the release after the chart and the time (`CHART-<seconds>`).
     #[arg(short = 'g', long)]
     pub generate_name: bool,
+    /// A Go template that names the release (Sprig functions included).
+    #[arg(long, value_name = "TEMPLATE")]
+    pub name_template: Option<String>,
+    /// Reuse the name of a release that is uninstalled (its history kept) or failed.
+    #[arg(long)]
+    pub replace: bool,
     #[command(flatten)]
     pub chart: ChartFlags,
     #[command(flatten)]
@@ -135,16 +143,16 @@ pub struct InstallArgs {
 #[derive(Debug, Args)]
 pub struct UpgradeArgs {
     pub name: String,
-    /// A chart directory, a packaged `.tgz`, or a file or directory of plain manifests.
-    pub path: PathBuf,
+    /// A chart directory, a packaged `.tgz`, `REPO/CHART`, `oci://...`, or a file or directory of plain manifests.
+    pub chart_ref: String,
     /// Install when the release does not exist.
     #[arg(short, long)]
     pub install: bool,
     /// Only the values given now, the chart's defaults for the rest.
-    #[arg(long, conflicts_with_all = ["reuse_values", "reset_then_reuse_values"])]
+    #[arg(long)]
     pub reset_values: bool,
     /// The values given now over the current release's, the current computed values as defaults.
-    #[arg(long, conflicts_with = "reset_then_reuse_values")]
+    #[arg(long)]
     pub reuse_values: bool,
     /// The values given now over the current release's user values, the new chart's defaults.
     #[arg(long)]
@@ -160,7 +168,7 @@ pub struct UpgradeArgs {
 #[derive(Debug, Args)]
 pub struct RollbackArgs {
     pub name: String,
-    /// The revision to go back to (default: the one before the current).
+    /// The revision to go back to (default, or 0: the one before the current).
     pub revision: Option<u32>,
     #[command(flatten)]
     pub change: ChangeArgs,
@@ -168,76 +176,151 @@ pub struct RollbackArgs {
 
 #[derive(Debug, Args)]
 pub struct UninstallArgs {
-    pub name: String,
+    /// The releases, uninstalled one after the other.
+    #[arg(required = true, value_name = "RELEASE_NAME")]
+    pub names: Vec<String>,
     /// Keep the release records, marked uninstalled.
     #[arg(long)]
     pub keep_history: bool,
-    /// Wait until every object is gone.
-    #[arg(long)]
-    pub wait: bool,
+    /// Wait until every object is gone (`watcher`, `legacy`); `hookOnly` (the default) waits for hooks only.
+    #[arg(long, value_name = "STRATEGY", num_args = 0..=1, require_equals = true,
+          default_missing_value = WAIT_BARE, value_parser = wait_strategy)]
+    pub wait: Option<WaitStrategy>,
     /// Run no pre-delete or post-delete hooks.
     #[arg(long)]
     pub no_hooks: bool,
-    #[arg(long, default_value = "5m", value_parser = super::apply::duration_arg)]
+    #[arg(long, default_value = "5m", value_parser = duration_arg)]
     pub timeout: Duration,
-    #[arg(short, long, value_enum, default_value_t = super::apply::ProgressOutput::Human)]
-    pub output: super::apply::ProgressOutput,
-    #[command(flatten)]
-    pub cluster: ClusterArgs,
-}
-
-#[derive(Debug, Args)]
-pub struct ReadArgs {
-    /// The release (not for `list`).
-    pub name: Option<String>,
-    /// All namespaces (`list`).
-    #[arg(short = 'A', long)]
-    pub all_namespaces: bool,
-    #[arg(short, long, value_enum, default_value_t = ReadOutput::Table)]
-    pub output: ReadOutput,
-    /// `status`: judge custom resources without the built-in health rules.
+    /// Treat "release not found" as a successful uninstall.
     #[arg(long)]
-    pub no_builtin_rules: bool,
-    #[command(flatten)]
-    pub cluster: ClusterArgs,
+    pub ignore_not_found: bool,
+    /// The deletion cascading strategy for the dependents: `background`, `orphan` or `foreground`.
+    #[arg(long, default_value = "background")]
+    pub cascade: String,
+    /// The description of the uninstalled revision (with `--keep-history`).
+    #[arg(long)]
+    pub description: Option<String>,
+    /// Simulate the uninstall: the release is read, nothing is deleted.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Progress while working: `human`, `json` (one event per line on stdout) or `none`.
+    #[arg(long, value_enum)]
+    pub progress: Option<ProgressFormat>,
 }
 
-/// The options of install, upgrade and rollback, from their arguments; `record` for install and upgrade.
-fn release_options(change: &ChangeArgs, record: Option<&RecordArgs>) -> Result<ReleaseOptions, Error> {
-    let apply_method = ApplyMethod::from_flags(&change.server_side, change.force_conflicts)
-        .map_err(|error| Error::Release(error.into()))?;
-    Ok(ReleaseOptions {
-        // As in Helm 4, rolling back on failure needs to know the release failed: it waits.
-        wait: change.wait || change.rollback_on_failure,
-        timeout: change.timeout,
-        wait_for_jobs: change.wait_for_jobs,
-        rollback_on_failure: change.rollback_on_failure,
-        cleanup_on_fail: change.cleanup_on_fail,
-        history_max: change.history_max,
-        dry_run_server: change.dry_run == Some(DryRunMode::Server),
-        create_namespace: change.create_namespace,
-        builtin_rules: !change.no_builtin_rules,
-        no_hooks: change.no_hooks,
-        description: record.and_then(|record| record.description.clone()),
-        labels: record.map(|record| record.labels.iter().cloned().collect()).unwrap_or_default(),
-        take_ownership: record.is_some_and(|record| record.take_ownership),
-        records_only: false,
-        apply_method,
-        force_replace: change.force_replace,
-    })
+/// The release operations, one entry point.
+#[derive(Debug)]
+pub enum ReleaseCommand {
+    Install(Box<InstallArgs>),
+    Upgrade(Box<UpgradeArgs>),
+    Rollback(RollbackArgs),
+    Uninstall(UninstallArgs),
 }
 
-/// Helm's rule for release names, checked before anything else (the record's Secret is named after it).
-fn check_name(name: &str) -> Result<(), Error> {
-    validate_release_name(name).map_err(Error::Release)
+/// Runs a release operation.
+///
+/// # Errors
+/// [`Error`] when the operation cannot run or failed; as `helm`, an install or upgrade's error carries Helm's
+/// stage (`INSTALLATION FAILED`, `UPGRADE FAILED`).
+pub fn run(command: ReleaseCommand, globals: &Globals) -> Result<ExitCode, Error> {
+    match command {
+        ReleaseCommand::Install(args) => {
+            let stage = |error| Error::in_stage(Stage::Install, error);
+            // Helm reads `--dry-run` in the command, before the action: its error carries no stage.
+            dry_run(args.change.dry_run.as_deref()).map_err(Error::Usage)?;
+            let settings = Settings::of_change(&args.change, Some(&args.record), globals).map_err(stage)?;
+            let name = install_name(&args).map_err(stage)?;
+            let chart_ref = args.names.last().cloned().unwrap_or_default();
+            let mode = Mode::Install { replace: args.replace };
+            drive(Request::RollOut { name, chart_ref, mode, chart: &args.chart }, &settings).map_err(stage)
+        }
+        ReleaseCommand::Upgrade(args) => {
+            let settings = Settings::of_change(&args.change, Some(&args.record), globals)?;
+            // Helm's order of precedence: `--reset-values`, then `--reuse-values`, then
+            // `--reset-then-reuse-values` (each ignores the ones after it).
+            let reuse = if args.reset_values {
+                ReuseMode::Reset
+            } else if args.reuse_values {
+                ReuseMode::Reuse
+            } else if args.reset_then_reuse_values {
+                ReuseMode::ResetThenReuse
+            } else {
+                ReuseMode::Default
+            };
+            let mode = Mode::Upgrade { install: args.install, reuse };
+            let request = Request::RollOut {
+                name: args.name.clone(),
+                chart_ref: args.chart_ref.clone(),
+                mode,
+                chart: &args.chart,
+            };
+            drive(request, &settings)
+        }
+        ReleaseCommand::Rollback(args) => {
+            let settings = Settings::of_change(&args.change, None, globals)?;
+            drive(Request::Rollback { name: args.name.clone(), revision: args.revision }, &settings)
+        }
+        ReleaseCommand::Uninstall(args) => uninstall(&args, globals),
+    }
+}
+
+/// The release name of an install (Helm's `NameAndChart`).
+fn install_name(args: &InstallArgs) -> Result<String, Error> {
+    let naming = output::Naming {
+        names: &args.names,
+        generate_name: args.generate_name,
+        name_template: args.name_template.as_deref(),
+        default_name: None,
+    };
+    Ok(naming.name_and_chart()?.0)
+}
+
+/// `uninstall RELEASE...`: each release in turn, as Helm's loop does; the first failure stops it.
+fn uninstall(args: &UninstallArgs, globals: &Globals) -> Result<ExitCode, Error> {
+    if !["background", "foreground", "orphan"].contains(&args.cascade.as_str()) {
+        return Err(Error::Usage(format!(
+            "invalid cascade value ({}). Must be \"background\", \"foreground\", or \"orphan\"",
+            args.cascade
+        )));
+    }
+    let wait = args.wait.is_some_and(WaitStrategy::waits);
+    let settings = Settings {
+        options: ReleaseOptions {
+            wait,
+            timeout: args.timeout,
+            no_hooks: args.no_hooks,
+            description: args.description.clone(),
+            ..ReleaseOptions::default()
+        },
+        globals,
+        dry_run: DryRun::None,
+        progress: progress_mode(args.progress, globals),
+        output: OutputFormat::Table,
+        hide_notes: false,
+        hide_secret: false,
+    };
+    let mut code = ExitCode::Success;
+    for name in &args.names {
+        let request = Request::Uninstall {
+            name: name.clone(),
+            keep_history: args.keep_history,
+            ignore_not_found: args.ignore_not_found,
+            dry_run: args.dry_run,
+        };
+        code = drive(request, &settings).map_err(|error| Error::in_stage(Stage::Uninstall, error))?;
+        if code != ExitCode::Success {
+            break;
+        }
+    }
+    Ok(code)
 }
 
 /// A release command, resolved from its arguments, before the cluster is connected.
 enum Request<'a> {
-    /// Install or upgrade `path`, as the rollout of `mode` decides.
+    /// Install or upgrade `chart_ref`, as the rollout of `mode` decides.
     RollOut {
         name: String,
-        path: PathBuf,
+        chart_ref: String,
         mode: Mode,
         chart: &'a ChartFlags,
     },
@@ -248,6 +331,8 @@ enum Request<'a> {
     Uninstall {
         name: String,
         keep_history: bool,
+        ignore_not_found: bool,
+        dry_run: bool,
     },
 }
 
@@ -262,63 +347,169 @@ impl Request<'_> {
 /// How a release command runs and reports, resolved from its arguments in one step.
 struct Settings<'a> {
     options: ReleaseOptions,
-    cluster: &'a ClusterArgs,
-    dry_run: Option<DryRunMode>,
-    /// One JSON event per line, and the result as JSON.
-    json: bool,
+    globals: &'a Globals,
+    dry_run: DryRun,
+    progress: ProgressFormat,
+    output: OutputFormat,
     hide_notes: bool,
+    hide_secret: bool,
+}
+
+/// The progress form: as asked, else berth's live display as `berth` and nothing as `helm` (Helm prints nothing
+/// while it works; stderr stays for errors).
+fn progress_mode(asked: Option<ProgressFormat>, globals: &Globals) -> ProgressFormat {
+    asked.unwrap_or(match globals.personality {
+        Personality::Berth => ProgressFormat::Human,
+        Personality::Helm => ProgressFormat::None,
+    })
 }
 
 impl<'a> Settings<'a> {
-    fn of_change(change: &'a ChangeArgs, record: Option<&RecordArgs>) -> Result<Settings<'a>, Error> {
+    fn of_change(
+        change: &ChangeArgs,
+        record: Option<&RecordArgs>,
+        globals: &'a Globals,
+    ) -> Result<Settings<'a>, Error> {
+        let dry_run = dry_run(change.dry_run.as_deref()).map_err(Error::Usage)?;
+        if let Some(warning) = &dry_run.warning {
+            output::warn(globals, warning);
+        }
+        if record.is_some_and(|record| record.hide_secret) && dry_run.mode == DryRun::None {
+            return Err(Error::Usage("hiding Kubernetes secrets requires a dry-run mode".to_string()));
+        }
+        let wait = change.wait.is_some_and(WaitStrategy::waits);
+        let history_max =
+            change.history_max.unwrap_or_else(|| usize::try_from(globals.environment.max_history).unwrap_or_default());
+        let labels: BTreeMap<String, String> =
+            record.map(|record| record.labels.iter().cloned().collect()).unwrap_or_default();
+        let apply_method = ApplyMethod::from_flags(&change.server_side, change.force_conflicts)
+            .map_err(|error| Error::Release(error.into()))?;
+        let options = ReleaseOptions {
+            // As in Helm 4, rolling back on failure needs to know the release failed: it waits.
+            wait: wait || change.rollback_on_failure,
+            timeout: change.timeout,
+            wait_for_jobs: change.wait_for_jobs,
+            rollback_on_failure: change.rollback_on_failure,
+            cleanup_on_fail: change.cleanup_on_fail,
+            history_max,
+            dry_run_server: dry_run.mode == DryRun::Server,
+            create_namespace: change.create_namespace,
+            builtin_rules: !change.no_builtin_rules,
+            no_hooks: change.no_hooks,
+            description: record.and_then(|record| record.description.clone()),
+            labels,
+            take_ownership: record.is_some_and(|record| record.take_ownership),
+            records_only: false,
+            apply_method,
+            force_replace: change.force_replace,
+        };
         Ok(Settings {
-            options: release_options(change, record)?,
-            cluster: &change.cluster,
-            dry_run: change.dry_run,
-            json: change.output == super::apply::ProgressOutput::Json,
+            options,
+            globals,
+            dry_run: dry_run.mode,
+            progress: progress_mode(change.progress, globals),
+            output: record.map(|record| record.output).unwrap_or_default(),
             hide_notes: record.is_some_and(|record| record.hide_notes),
+            hide_secret: record.is_some_and(|record| record.hide_secret),
         })
     }
-}
 
-/// The storage driver `HELM_DRIVER` names, read for every release command before anything else, as Helm reads
-/// it before any command runs.
-pub fn storage_driver() -> Result<StorageDriver, Error> {
-    berth::release::storage_driver_from_environment()
-        .map_err(|error| Error::Release(LifecycleError::Storage(error.into())))
-}
-
-/// The one driver of install, upgrade, rollback and uninstall: checks the name; connects (unless `--dry-run
-/// client`); prepares the operation (an install or upgrade's rollout reads the history and renders the input);
-/// runs it with progress and SIGINT/SIGTERM cancellation; reports it.
-fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Error> {
-    check_name(request.name())?;
-    let driver = storage_driver()?;
-    if settings.dry_run == Some(DryRunMode::Client) {
-        return client_dry_run(request, settings, &driver);
+    fn printed(&self) -> Printed {
+        Printed {
+            output: self.output,
+            hide_notes: self.hide_notes,
+            hide_secret: self.hide_secret,
+            debug: self.globals.environment.debug,
+        }
     }
+}
+
+/// The one driver of install, upgrade, rollback and uninstall: checks the name; connects (unless an install's
+/// `--dry-run=client`); prepares the operation (an install or upgrade's rollout reads the history and renders the
+/// input); runs it with progress and SIGINT/SIGTERM cancellation; reports it.
+fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Error> {
+    validate_release_name(request.name()).map_err(Error::Release)?;
+    // Helm sets up its storage driver before anything else (`Configuration.Init`): a bad `HELM_DRIVER` fails
+    // first, even a client-side dry run.
+    let driver = settings.globals.storage_driver()?;
+    if settings.dry_run == DryRun::Client && matches!(request, Request::RollOut { mode: Mode::Install { .. }, .. }) {
+        return install_client_dry_run(request, settings);
+    }
+    let globals = settings.globals;
     super::runtime::run_then_exit(async move {
         let interrupts = Interrupts::install();
         let preload = match &request {
-            Request::RollOut { path, chart, .. } => Preload::start(path, chart),
+            Request::RollOut { chart_ref, chart, .. } => Preload::start(chart_ref, chart),
             Request::Rollback { .. } | Request::Uninstall { .. } => Preload::none(),
         };
         let (cluster, _simulated) =
-            interrupts.unless_cancelled("while connecting to the cluster", settings.cluster.connect()).await?;
+            interrupts.unless_cancelled("while connecting to the cluster", globals.connect()).await?;
         let scope = Scope::with_driver(cluster, &driver);
+        let mut announcement = Announcement::None;
         let operation = match request {
-            Request::RollOut { name, path, mode, chart } => {
+            Request::RollOut { name, chart_ref, mode, chart } => {
+                let early_stage = Announcement::of(mode, matches!(mode, Mode::Upgrade { .. }));
                 let reading = async { Rollout::read(scope, &name, mode).await.map_err(Error::Release) };
-                let rollout = interrupts.unless_cancelled("while reading the release", reading).await?;
-                let rendering = async {
-                    let input = release_input::load(&path, chart, preload).await?;
-                    release_input::render(rollout, input).await
-                };
-                let rendered = interrupts.unless_cancelled("while rendering the chart", rendering).await?;
+                let rollout = interrupts
+                    .unless_cancelled("while reading the release", reading)
+                    .await
+                    .map_err(|error| early_stage.stage(error))?;
+                announcement = Announcement::of(mode, rollout.is_upgrade());
+                if announcement == Announcement::Installing && settings.output == OutputFormat::Table {
+                    // Helm says so before it starts, whatever follows.
+                    super::output::print_stdout(&announcement.line(&name))?;
+                }
+                let input = async { release_input::load(&chart_ref, chart, preload, globals).await };
+                let input = interrupts
+                    .unless_cancelled("while loading the chart", input)
+                    .await
+                    .map_err(|error| announcement.stage(error))?;
+                if settings.dry_run == DryRun::Client {
+                    let rendering = release_input::render_client_dry_run(&rollout, input);
+                    let rendered = interrupts
+                        .unless_cancelled("while rendering the chart", rendering)
+                        .await
+                        .map_err(|error| announcement.stage(error))?;
+                    let release = output::dry_run_release(
+                        &name,
+                        &rollout.release().namespace,
+                        rollout.revision(),
+                        rollout.is_upgrade(),
+                        &rendered,
+                    );
+                    super::output::print_stdout(&output::rollout_text(&release, settings.printed(), announcement)?)?;
+                    return Ok(ExitCode::Success);
+                }
+                let rendering = release_input::render(rollout, input);
+                let rendered = interrupts
+                    .unless_cancelled("while rendering the chart", rendering)
+                    .await
+                    .map_err(|error| announcement.stage(error))?;
                 Operation::RollOut(Box::new(rendered))
             }
-            Request::Rollback { name, revision } => Operation::Rollback { scope, name, revision },
-            Request::Uninstall { name, keep_history } => Operation::Uninstall { scope, name, keep_history },
+            Request::Rollback { name, revision } => {
+                if settings.dry_run == DryRun::Client {
+                    return rollback_client_dry_run(&scope, &name, revision).await;
+                }
+                Operation::Rollback { scope, name, revision }
+            }
+            Request::Uninstall { name, keep_history, ignore_not_found, dry_run } => {
+                if dry_run || ignore_not_found {
+                    let history = scope.storage.history(&name).await.map_err(|error| Error::Release(error.into()))?;
+                    if history.is_empty() && ignore_not_found {
+                        super::output::print_stdout(&output::uninstalled_line(&name))?;
+                        return Ok(ExitCode::Success);
+                    }
+                    if dry_run {
+                        if history.is_empty() {
+                            return Err(Error::Release(LifecycleError::NotFound(name)));
+                        }
+                        super::output::print_stdout(&output::uninstalled_line(&name))?;
+                        return Ok(ExitCode::Success);
+                    }
+                }
+                Operation::Uninstall { scope, name, keep_history }
+            }
         };
         // Helm's command line writes nothing to the cluster when its records live only in memory.
         let options =
@@ -331,59 +522,51 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
         // A user's SIGINT/SIGTERM stops running hooks too (a library caller may keep them running).
         let cancel = &interrupts.cancel;
         let tokens = Tokens { cancel: cancel.clone(), abort: interrupts.abort.clone(), hooks: cancel.clone() };
-        let mut progress = Progress::new(ProgressMode::detect(settings.json), goal, Some(options.timeout));
+        let mode = match settings.progress {
+            ProgressFormat::Json => ProgressMode::detect(true),
+            ProgressFormat::Human => ProgressMode::detect(false),
+            ProgressFormat::None => ProgressMode::Silent,
+        };
+        let mut progress = Progress::new(mode, goal, Some(options.timeout));
         let running = progress.follow(async |events| operation::run(&operation, options, &tokens, events).await);
-        let report = running.await.map_err(Error::Release)?;
+        let report = running.await.map_err(|error| announcement.stage(Error::Release(error)))?;
         progress.finish();
         if report.is_not_started() {
             return Err(Error::Cancelled("before the release was recorded"));
         }
-        print_operation(&report, settings.json, settings.hide_notes)?;
-        let code = exit_code(&report);
+        let code = report_operation(&operation, &report, settings, announcement)?;
         super::runtime::leave_to_exit((operation, report));
         Ok(code)
     })
 }
 
-/// `--dry-run client`: nothing is connected to but what a rollback reads; install and upgrade render offline.
-fn client_dry_run(request: Request<'_>, settings: &Settings<'_>, driver: &StorageDriver) -> Result<ExitCode, Error> {
-    match request {
-        Request::RollOut { name, path, chart, .. } => {
-            let namespace = settings.cluster.namespace.clone().unwrap_or_else(|| "default".to_string());
-            let rendered = super::runtime::run_then_exit(async {
-                let interrupts = Interrupts::install();
-                let rendering = async {
-                    let input = release_input::load(&path, chart, Preload::none()).await?;
-                    release_input::render_offline(input, &name, &namespace).await
-                };
-                interrupts.unless_cancelled("while rendering the chart", rendering).await
-            })?;
-            print_client_dry_run(&name, &rendered, &namespace, settings.hide_notes)
-        }
-        Request::Rollback { name, revision } => {
-            print_stdout(&rollback_manifest(&name, revision, settings.cluster, driver)?)?;
-            Ok(ExitCode::Success)
-        }
-        Request::Uninstall { name, .. } => Err(Error::Usage(format!(
-            "`--dry-run client` applies to install, upgrade and rollback, not to uninstalling `{name}`"
-        ))),
+/// Prints what the operation left and picks the exit code: the result (or, with `--progress=json`, the result
+/// event); a failure is an error with Helm's wording, after which no NOTES are printed.
+fn report_operation(
+    operation: &Operation,
+    report: &OperationReport,
+    settings: &Settings<'_>,
+    announcement: Announcement,
+) -> Result<ExitCode, Error> {
+    if settings.progress == ProgressFormat::Json {
+        super::output::print_stdout(&output::result_event(report))?;
+        return Ok(exit_code(report));
     }
-}
-
-pub fn run_uninstall(args: UninstallArgs) -> Result<ExitCode, Error> {
-    let settings = Settings {
-        options: ReleaseOptions {
-            wait: args.wait,
-            timeout: args.timeout,
-            no_hooks: args.no_hooks,
-            ..ReleaseOptions::default()
-        },
-        cluster: &args.cluster,
-        dry_run: None,
-        json: args.output == super::apply::ProgressOutput::Json,
-        hide_notes: false,
-    };
-    drive(Request::Uninstall { name: args.name.clone(), keep_history: args.keep_history }, &settings)
+    let failed = report.outcome != Outcome::Ready;
+    if failed {
+        if report.outcome == Outcome::Cancelled {
+            return Ok(ExitCode::Cancelled);
+        }
+        let error = Error::NotReady(output::failure_message(report));
+        // As `berth`, the failed revision is still shown (without notes); as `helm`, only the error is.
+        if settings.globals.personality == Personality::Berth {
+            let printed = Printed { hide_notes: true, ..settings.printed() };
+            super::output::print_stdout(&output::operation_text(operation, report, printed, Announcement::None)?)?;
+        }
+        return Err(announcement.stage(error));
+    }
+    super::output::print_stdout(&output::operation_text(operation, report, settings.printed(), announcement)?)?;
+    Ok(exit_code(report))
 }
 
 fn exit_code(report: &OperationReport) -> ExitCode {
@@ -394,330 +577,37 @@ fn exit_code(report: &OperationReport) -> ExitCode {
     }
 }
 
-fn print_operation(report: &OperationReport, json: bool, hide_notes: bool) -> Result<(), Error> {
-    if json {
-        let mut value = serde_json::json!({
-            "event": "result",
-            "outcome": report.outcome,
-            "release": report.release.name,
-            "namespace": report.release.namespace,
-            "revision": report.release.version,
-            "status": report.release.info.status.to_string(),
-            "description": report.release.info.description,
-        });
-        if let Some(failure) = &report.hook_failure {
-            value["hookFailure"] = serde_json::json!({
-                "hook": failure.event.as_str(),
-                "apiVersion": failure.object.api_version,
-                "kind": failure.object.kind,
-                "namespace": failure.object.namespace.clone().unwrap_or_default(),
-                "name": failure.object.name,
-                "message": failure.message,
-            });
-        }
-        if let Some(rolled_back) = &report.rolled_back {
-            value["rolledBack"] = serde_json::json!({
-                "revision": rolled_back.version,
-                "status": rolled_back.info.status.to_string(),
-                "description": rolled_back.info.description,
-            });
-        }
-        if !report.kept.is_empty() {
-            value["kept"] = serde_json::json!(report.kept);
-        }
-        return print_stdout(&format!("{value}\n"));
-    }
-    let mut text = status_text(&report.release, hide_notes)?;
-    // The objects a deletion left alone, as Helm 4.3's uninstall prints them (with why).
-    if !report.kept.is_empty() {
-        text.push_str(&removal::kept_text(&report.kept));
-    }
-    if let Some(rolled_back) = &report.rolled_back {
-        text.push_str(&format!(
-            "ROLLED BACK: revision {} ({}): {}\n",
-            rolled_back.version, rolled_back.info.status, rolled_back.info.description
-        ));
-    }
-    if let Some(failure) = &report.hook_failure
-        && !report.release.info.description.contains(&failure.message)
-    {
-        // A failure the record does not tell (a post-delete hook of a release now uninstalled).
-        text.push_str(&format!("HOOK FAILED: {} hook {failure}\n", failure.event));
-    }
-    print_stdout(&text)
-}
-
-/// A revision as Helm's status printer writes it after install, upgrade and rollback: name, last deployed,
-/// namespace, status, revision, description, test suite, (for a dry run) hooks and manifest, then the NOTES.
-pub fn status_text(release: &Release, hide_notes: bool) -> Result<String, Error> {
-    let view = show::StatusView { debug: false, show_metadata: false, hide_notes };
-    Ok(show::status(release, view)?)
-}
-
-/// `berth list`, `berth history NAME`, `berth status NAME`.
-pub fn run_read(kind: ReadKind, args: ReadArgs) -> Result<ExitCode, Error> {
-    if let (ReadKind::History | ReadKind::Status, Some(name)) = (kind, &args.name) {
-        check_name(name)?;
-    }
-    super::runtime::runtime()?.block_on(async move {
+/// An install's `--dry-run=client`: rendered with no cluster at all, a first install (Helm connects to nothing).
+fn install_client_dry_run(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Error> {
+    let Request::RollOut { name, chart_ref, chart, .. } = request else {
+        return Err(Error::Usage("only an install renders without the cluster".to_string()));
+    };
+    let globals = settings.globals;
+    let namespace = globals.namespace_offline();
+    let rendered = super::runtime::run_then_exit(async {
         let interrupts = Interrupts::install();
-        interrupts.unless_cancelled("while reading the release", read(kind, &args)).await
-    })
-}
-
-async fn read(kind: ReadKind, args: &ReadArgs) -> Result<ExitCode, Error> {
-    {
-        let driver = storage_driver()?;
-        let (cluster, _simulated) = args.cluster.connect().await?;
-        let namespace = (!args.all_namespaces).then_some(cluster.default_namespace.as_str());
-        let storage = Storage::open(&driver, cluster.client.clone(), namespace);
-        let name = || args.name.clone().ok_or_else(|| Error::Usage("a release name is needed".to_string()));
-        let text = match kind {
-            ReadKind::List => {
-                let releases = storage.list().await.map_err(|error| Error::Release(error.into()))?;
-                render_list(&releases, args.output)
-            }
-            ReadKind::History => {
-                let name = name()?;
-                let history = storage.history(&name).await.map_err(|error| Error::Release(error.into()))?;
-                if history.is_empty() {
-                    return Err(Error::Release(LifecycleError::NotFound(name)));
-                }
-                render_history(&history, args.output)
-            }
-            ReadKind::Status => {
-                let name = name()?;
-                let release = storage.last(&name).await.map_err(|error| Error::Release(error.into()))?;
-                let release = release.ok_or_else(|| Error::Release(LifecycleError::NotFound(name)))?;
-                let rules = std::sync::Arc::new(berth::health::HealthRules::new().with_builtin(!args.no_builtin_rules));
-                // A manifest that does not read as objects shows no rows.
-                let manifests = berth::release::recorded_manifests(&release).unwrap_or_default();
-                let resources = berth::observe::resource_statuses(&cluster, &manifests, &rules).await;
-                render_status(&release, &resources, args.output)
-            }
+        let rendering = async {
+            let input = release_input::load(&chart_ref, chart, Preload::none(), globals).await?;
+            release_input::render_offline(input, &name, &namespace).await
         };
-        print_stdout(&text)?;
-        Ok(ExitCode::Success)
-    }
+        interrupts.unless_cancelled("while rendering the chart", rendering).await
+    })?;
+    let release = output::dry_run_release(&name, &namespace, 1, false, &rendered);
+    super::output::print_stdout(&output::rollout_text(&release, settings.printed(), Announcement::Install)?)?;
+    Ok(ExitCode::Success)
 }
 
-/// Which read command.
-#[derive(Debug, Clone, Copy)]
-pub enum ReadKind {
-    List,
-    History,
-    Status,
-}
-
-fn time_text(time: Option<HelmTime>) -> String {
-    time.map(|time| time.to_string()).unwrap_or_default()
-}
-
-/// A release's time as `helm list` shows it (Go's `Time.String()`, `-` for none), in its table and its JSON.
-fn list_time(time: Option<HelmTime>) -> String {
-    time.map_or_else(|| "-".to_string(), |time| time.go_string())
-}
-
-fn chart_label(release: &Release) -> String {
-    format!("{}-{}", release.chart.metadata.name, release.chart.metadata.version)
-}
-
-fn render_list(releases: &[Release], output: ReadOutput) -> String {
-    if output == ReadOutput::Json {
-        let entries: Vec<serde_json::Value> = releases
-            .iter()
-            .map(|release| {
-                serde_json::json!({
-                    "name": release.name,
-                    "namespace": release.namespace,
-                    "revision": release.version.to_string(),
-                    "updated": list_time(release.info.last_deployed),
-                    "status": release.info.status.to_string(),
-                    "chart": chart_label(release),
-                    "app_version": release.chart.metadata.app_version.clone().unwrap_or_default(),
-                })
-            })
-            .collect();
-        return format!("{}\n", serde_json::Value::Array(entries));
-    }
-    let mut table = Table::new(vec!["NAME", "NAMESPACE", "REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION"]);
-    for release in releases {
-        table.push(vec![
-            release.name.clone(),
-            release.namespace.clone(),
-            release.version.to_string(),
-            list_time(release.info.last_deployed),
-            release.info.status.to_string(),
-            chart_label(release),
-            release.chart.metadata.app_version.clone().unwrap_or_default(),
-        ]);
-    }
-    table.render()
-}
-
-fn render_history(history: &[Release], output: ReadOutput) -> String {
-    if output == ReadOutput::Json {
-        let entries: Vec<serde_json::Value> = history
-            .iter()
-            .map(|release| {
-                serde_json::json!({
-                    "revision": release.version,
-                    "updated": time_text(release.info.last_deployed),
-                    "status": release.info.status.to_string(),
-                    "chart": chart_label(release),
-                    "app_version": release.chart.metadata.app_version.clone().unwrap_or_default(),
-                    "description": release.info.description,
-                })
-            })
-            .collect();
-        return format!("{}\n", serde_json::Value::Array(entries));
-    }
-    let mut table = Table::new(vec!["REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "DESCRIPTION"]);
-    for release in history {
-        table.push(vec![
-            release.version.to_string(),
-            HelmTime::ansic(release.info.last_deployed),
-            release.info.status.to_string(),
-            chart_label(release),
-            release.chart.metadata.app_version.clone().unwrap_or_default(),
-            release.info.description.clone(),
-        ]);
-    }
-    table.render()
-}
-
-fn render_status(release: &Release, resources: &[ResourceStatus], output: ReadOutput) -> String {
-    if output == ReadOutput::Json {
-        let entries: Vec<serde_json::Value> = resources
-            .iter()
-            .map(|resource| {
-                serde_json::json!({
-                    "apiVersion": resource.object.api_version,
-                    "kind": resource.object.kind,
-                    "namespace": resource.object.namespace.clone().unwrap_or_default(),
-                    "name": resource.object.name,
-                    "status": resource.status,
-                    "message": resource.message,
-                })
-            })
-            .collect();
-        let value = serde_json::json!({
-            "name": release.name,
-            "namespace": release.namespace,
-            "version": release.version,
-            "info": {"status": release.info.status.to_string(), "description": release.info.description,
-                     "last_deployed": time_text(release.info.last_deployed)},
-            "chart": chart_label(release),
-            "resources": entries,
-        });
-        return format!("{value}\n");
-    }
-    let mut text = format!(
-        "NAME: {}\nLAST DEPLOYED: {}\nNAMESPACE: {}\nSTATUS: {}\nREVISION: {}\nDESCRIPTION: {}\n\n",
-        release.name,
-        time_text(release.info.last_deployed),
-        release.namespace,
-        release.info.status,
-        release.version,
-        release.info.description
-    );
-    let mut table = Table::new(vec!["NAMESPACE", "KIND", "NAME", "STATUS", "MESSAGE"]);
-    for resource in resources {
-        table.push(vec![
-            resource.object.namespace.clone().unwrap_or_default(),
-            resource.object.kind.clone(),
-            resource.object.name.clone(),
-            resource.status.to_string(),
-            resource.message.clone(),
-        ]);
-    }
-    text.push_str(&table.render());
-    text
-}
-
-/// What a rollback would apply (`--dry-run client`): the manifest of the revision it goes back to.
-fn rollback_manifest(
-    name: &str,
-    revision: Option<u32>,
-    cluster_args: &ClusterArgs,
-    driver: &StorageDriver,
-) -> Result<String, Error> {
-    super::runtime::runtime()?.block_on(async move {
-        let (cluster, _simulated) = cluster_args.connect().await?;
-        let storage = Storage::open(driver, cluster.client.clone(), Some(&cluster.default_namespace));
-        let history = storage.history(name).await.map_err(|error| Error::Release(error.into()))?;
-        let last = history.last().ok_or_else(|| Error::Release(LifecycleError::NotFound(name.to_string())))?;
-        let version = revision.unwrap_or(last.version.saturating_sub(1));
-        let target = history
-            .iter()
-            .find(|release| release.version == version)
-            .ok_or_else(|| Error::Release(LifecycleError::NoRevision { name: name.to_string(), version }))?;
-        Ok(target.manifest.clone())
-    })
-}
-
-/// `berth install`.
-pub fn install(args: InstallArgs) -> Result<ExitCode, Error> {
-    let (name, chart) = match (args.names.as_slice(), args.generate_name) {
-        ([chart], true) => (generated_name(Path::new(chart)), chart.clone()),
-        ([name, chart], false) => (name.clone(), chart.clone()),
-        ([_], false) => return Err(Error::Usage("expected `NAME CHART`, or `--generate-name CHART`".to_string())),
-        _ => return Err(Error::Usage("`--generate-name` takes only the chart".to_string())),
+/// A rollback's `--dry-run=client`: Helm reads the history and writes nothing; it prints the usual line.
+async fn rollback_client_dry_run(scope: &Scope, name: &str, revision: Option<u32>) -> Result<ExitCode, Error> {
+    let history = scope.storage.history(name).await.map_err(|error| Error::Release(error.into()))?;
+    let last = history.last().ok_or_else(|| Error::Release(LifecycleError::NotFound(name.to_string())))?;
+    let version = match revision {
+        Some(0) | None => last.version.saturating_sub(1),
+        Some(version) => version,
     };
-    let request = Request::RollOut { name, path: PathBuf::from(chart), mode: Mode::Install, chart: &args.chart };
-    drive(request, &Settings::of_change(&args.change, Some(&args.record))?)
-}
-
-/// `berth upgrade`.
-pub fn upgrade(args: UpgradeArgs) -> Result<ExitCode, Error> {
-    let reuse = if args.reset_values {
-        ReuseMode::Reset
-    } else if args.reuse_values {
-        ReuseMode::Reuse
-    } else if args.reset_then_reuse_values {
-        ReuseMode::ResetThenReuse
-    } else {
-        ReuseMode::Default
-    };
-    let mode = Mode::Upgrade { install: args.install, reuse };
-    let request = Request::RollOut { name: args.name.clone(), path: args.path.clone(), mode, chart: &args.chart };
-    drive(request, &Settings::of_change(&args.change, Some(&args.record))?)
-}
-
-/// `berth rollback`.
-pub fn rollback(args: RollbackArgs) -> Result<ExitCode, Error> {
-    let request = Request::Rollback { name: args.name.clone(), revision: args.revision };
-    drive(request, &Settings::of_change(&args.change, None)?)
-}
-
-/// Helm's `--generate-name`: the chart's name and the time in seconds.
-fn generated_name(path: &Path) -> String {
-    let base = path.file_name().and_then(|name| name.to_str()).unwrap_or("release");
-    let base = base.trim_end_matches(".tgz").trim_end_matches(".tar.gz");
-    let base = base
-        .rsplit_once('-')
-        .filter(|(_, version)| version.starts_with(|c: char| c.is_ascii_digit()))
-        .map_or(base, |(name, _)| name);
-    format!("{base}-{}", jiff::Timestamp::now().as_second())
-}
-
-/// `--dry-run client`: the release as it would be recorded, printed as Helm prints a dry run.
-fn print_client_dry_run(name: &str, rendered: &Rendered, namespace: &str, hide_notes: bool) -> Result<ExitCode, Error> {
-    let release = Release {
-        name: name.to_string(),
-        namespace: namespace.to_string(),
-        version: 1,
-        manifest: rendered.manifest.clone(),
-        hooks: rendered.hooks.iter().map(|hook| hook.record.clone()).collect(),
-        info: berth::release::Info {
-            last_deployed: Some(HelmTime::now()),
-            status: berth::release::ReleaseStatus::PendingInstall,
-            description: "Dry run complete".to_string(),
-            notes: rendered.notes.clone(),
-            ..berth::release::Info::default()
-        },
-        ..Release::default()
-    };
-    print_stdout(&status_text(&release, hide_notes)?)?;
+    if !history.iter().any(|release| release.version == version) {
+        return Err(Error::Release(LifecycleError::NoRevision { name: name.to_string(), version }));
+    }
+    super::output::print_stdout(output::ROLLBACK_SUCCEEDED)?;
     Ok(ExitCode::Success)
 }

@@ -4,13 +4,15 @@
 //! beside them names the release's chart).
 
 use super::chart_args::ValuesArgs;
+use super::global_args::Globals;
 use crate::cli::error::{ChartProblem, Error};
 use berth::manifest;
 use berth::release::rollout::{self, RenderedRollout, Rollout};
-use berth::release::{ChartMetadata, RenderSettings, Rendered};
+use berth::release::{ChartMetadata, PostRender, RenderSettings, Rendered};
 use berth_chart::load::{LoadError, Loaded};
 use clap::Args;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The chart flags of install and upgrade, as Helm spells them.
 #[derive(Debug, Clone, Default, Args)]
@@ -28,6 +30,21 @@ pub struct ChartFlags {
     pub skip_schema_validation: bool,
     #[command(flatten)]
     pub source: super::source_args::ChartSourceArgs,
+    /// A `postrenderer/v1` plugin run on the rendered manifests, by name (Helm 4 takes no executable's path).
+    #[arg(long, value_name = "NAME")]
+    pub post_renderer: Option<String>,
+    /// An argument for the post-renderer (repeat for more).
+    #[arg(long = "post-renderer-args", value_name = "ARG")]
+    pub post_renderer_args: Vec<String>,
+    /// Update the chart's dependencies first when `charts/` lacks some.
+    #[arg(long)]
+    pub dependency_update: bool,
+    /// Verify the chart archive against its provenance file (`CHART.tgz.prov`) before using it.
+    #[arg(long)]
+    pub verify: bool,
+    /// The public keys to verify with (default: `$GNUPGHOME/pubring.gpg`, else `~/.gnupg/pubring.gpg`).
+    #[arg(long, value_name = "FILE")]
+    pub keyring: Option<PathBuf>,
 }
 
 /// Whether `path` is a chart rather than plain manifests.
@@ -48,10 +65,11 @@ impl Preload {
         Preload(None)
     }
 
-    /// Starts loading `path` on a blocking thread when it is a local chart.
-    pub fn start(path: &Path, flags: &ChartFlags) -> Preload {
-        let name = path.to_string_lossy();
-        if flags.source.is_remote(&name) || !is_chart(path) {
+    /// Starts loading `chart_ref` on a blocking thread when it is a local chart (and nothing is to be done to it
+    /// first: verified, its dependencies updated).
+    pub fn start(chart_ref: &str, flags: &ChartFlags) -> Preload {
+        let path = Path::new(chart_ref);
+        if flags.source.is_remote(chart_ref) || !is_chart(path) || flags.verify || flags.dependency_update {
             return Preload(None);
         }
         let path = path.to_path_buf();
@@ -66,28 +84,64 @@ pub struct LoadedInput {
     shown: String,
 }
 
-/// How the chart flags render a chart.
-fn settings(flags: &ChartFlags) -> RenderSettings {
+/// How the chart flags render a chart; the post-renderer found when the flags were read.
+fn settings(flags: &ChartFlags, post_render: Option<Arc<PostRender>>) -> RenderSettings {
     RenderSettings {
         include_crds: !flags.skip_crds,
         sub_notes: flags.render_subchart_notes,
         skip_schema_validation: flags.skip_schema_validation,
+        post_render,
     }
 }
 
-/// Loads `path`: a chart (taken from `preload` when it started loading it) with the user's values, or plain
+/// `--post-renderer NAME [--post-renderer-args ARG]...`: the `postrenderer/v1` plugin, found as Helm finds it
+/// while reading its flags (a name that is no such plugin is a usage error, in Helm's words).
+///
+/// # Errors
+/// [`Error::Usage`] when no such plugin is installed.
+pub fn post_renderer(
+    name: Option<&str>,
+    arguments: &[String],
+    globals: &Globals,
+) -> Result<Option<berth::plugin::PostRenderer>, Error> {
+    let Some(name) = name.filter(|name| !name.is_empty()) else { return Ok(None) };
+    berth::plugin::PostRenderer::find(&globals.environment, name, arguments.to_vec())
+        .map(Some)
+        .map_err(|error| Error::Usage(format!("invalid argument {name:?} for \"--post-renderer\" flag: {error}")))
+}
+
+/// Loads `chart_ref`: a chart (taken from `preload` when it started loading it) with the user's values, or plain
 /// manifests. A reference that is no local path (`REPO/CHART`, `--repo`, `oci://`) is downloaded first, as
-/// Helm's `LocateChart` does; nothing has been written to the cluster yet.
-pub async fn load(path: &Path, flags: &ChartFlags, preload: Preload) -> Result<LoadedInput, Error> {
-    let name = path.to_string_lossy().into_owned();
+/// Helm's `LocateChart` does, and verified with `--verify`; a chart's missing dependencies are downloaded with
+/// `--dependency-update`. Nothing has been written to the cluster yet.
+pub async fn load(
+    chart_ref: &str,
+    flags: &ChartFlags,
+    preload: Preload,
+    globals: &Globals,
+) -> Result<LoadedInput, Error> {
+    let name = chart_ref.to_string();
+    let post_render = post_renderer(flags.post_renderer.as_deref(), &flags.post_renderer_args, globals)?;
     let located;
     let remote = flags.source.is_remote(&name);
     let path = if remote {
-        located = super::source_args::locate(&name, &flags.source).await?;
+        if flags.verify {
+            return Err(Error::Usage(format!(
+                "`--verify` of `{}`: berth verifies local chart archives on install and upgrade; `pull --verify` \
+                 one first",
+                berth_source::redact::urls(&name)
+            )));
+        }
+        located = super::source_args::locate(&name, &flags.source, &globals.environment).await?;
         located.as_path()
     } else {
-        path
+        Path::new(chart_ref)
     };
+    if flags.verify && !remote {
+        let keyring = flags.keyring.clone().unwrap_or_else(berth::provenance::default_keyring);
+        berth::provenance::verify_chart(path, &keyring)
+            .map_err(|error| Error::Helm(format!("cannot verify `{}`", path.display()), Box::new(error)))?;
+    }
     let shown = if remote { name.clone() } else { path.display().to_string() };
     // What a repository or registry gives is always a chart (Helm's content cache names it `<digest>.chart`).
     if !remote && !is_chart(path) {
@@ -103,8 +157,19 @@ pub async fn load(path: &Path, flags: &ChartFlags, preload: Preload) -> Result<L
     for warning in &loaded.warnings {
         tracing::warn!("{warning}");
     }
-    let user_values = flags.values.user_values()?;
-    let input = rollout::Input::Chart { chart: loaded.chart, user_values, settings: settings(flags) };
+    let chart = if flags.dependency_update && path.is_dir() {
+        update_dependencies(path, loaded.chart, &flags.source, &globals.environment).await?
+    } else {
+        loaded.chart
+    };
+    let user_values = flags.values.user_values_fetched(&globals.environment).await?;
+    let post_render = post_render.map(|renderer| {
+        let post_render: Arc<PostRender> = Arc::new(move |files| {
+            renderer.render_files(files).map_err(|error| berth_source::download::error_chain(&error))
+        });
+        post_render
+    });
+    let input = rollout::Input::Chart { chart, user_values, settings: settings(flags, post_render) };
     Ok(LoadedInput { input, shown })
 }
 
@@ -112,6 +177,13 @@ pub async fn load(path: &Path, flags: &ChartFlags, preload: Preload) -> Result<L
 pub async fn render(rollout: Rollout, input: LoadedInput) -> Result<RenderedRollout, Error> {
     let LoadedInput { input, shown } = input;
     rollout.render(input).await.map_err(|error| chart_error(&shown, error.0))
+}
+
+/// Renders `input` for `rollout` with no cluster (an upgrade's `--dry-run=client`: Helm reads the history, then
+/// renders offline).
+pub async fn render_client_dry_run(rollout: &Rollout, input: LoadedInput) -> Result<Rendered, Error> {
+    let LoadedInput { input, shown } = input;
+    rollout.render_offline(input).await.map_err(|error| chart_error(&shown, error.0))
 }
 
 /// Renders `input` as a first install of `name` in `namespace`, with no cluster (`--dry-run client`).
@@ -143,4 +215,27 @@ fn chart_metadata(path: &Path) -> ChartMetadata {
     }
     let stem = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or("manifests");
     chart(stem, "0.0.0", None)
+}
+
+/// `--dependency-update`: the chart directory's missing dependencies downloaded (the manager's lines on stdout,
+/// as Helm prints them), then the chart loaded again.
+pub async fn update_dependencies(
+    directory: &Path,
+    chart: berth_chart::chart::Chart,
+    source: &super::source_args::ChartSourceArgs,
+    settings: &berth::settings::HelmEnvironment,
+) -> Result<berth_chart::chart::Chart, Error> {
+    let environment = settings.chart_sources();
+    let options = super::dependency::manager_options(&source.access);
+    let mut printed = Ok(());
+    let mut say = |line: &str| {
+        if printed.is_ok() {
+            printed = super::output::print_stdout(&format!("{line}\n"));
+        }
+    };
+    let updated = berth::dependency_update::with_dependencies(directory, chart, &environment, options, &mut say).await;
+    printed?;
+    updated.map_err(|error| {
+        Error::Helm(format!("cannot update the dependencies of `{}`", directory.display()), error.into())
+    })
 }

@@ -2,6 +2,7 @@
 //! index cache (the same files, variables and lock), so a repository added with either tool is used by both.
 //! Repository URLs are shown redacted everywhere (`repo list` included): a password in one is printed `xxxxx`.
 
+use super::global_args::Globals;
 use super::output::print_stdout;
 use super::source_args::environment;
 use crate::cli::error::{Error, ExitCode};
@@ -67,6 +68,9 @@ pub struct AddArgs {
     /// Allow the repositories Helm's project deleted for good.
     #[arg(long)]
     pub allow_deprecated_repos: bool,
+    /// How long the index download may take (Helm's default: 2m).
+    #[arg(long, default_value = "2m", value_parser = super::common_args::duration_arg)]
+    pub timeout: std::time::Duration,
 }
 
 #[derive(Debug, Args)]
@@ -109,12 +113,12 @@ pub struct IndexArgs {
     pub json: bool,
 }
 
-pub fn run(args: RepoArgs) -> Result<ExitCode, Error> {
+pub fn run(args: RepoArgs, globals: &Globals) -> Result<ExitCode, Error> {
     match args.command {
-        RepoCommand::Add(add) => super::runtime::runtime()?.block_on(run_add(add)),
-        RepoCommand::Update(update) => super::runtime::runtime()?.block_on(run_update(update)),
-        RepoCommand::List(list) => run_list(&list),
-        RepoCommand::Remove(remove) => run_remove(&remove),
+        RepoCommand::Add(add) => super::runtime::runtime()?.block_on(run_add(add, globals)),
+        RepoCommand::Update(update) => super::runtime::runtime()?.block_on(run_update(update, globals)),
+        RepoCommand::List(list) => run_list(&list, globals),
+        RepoCommand::Remove(remove) => run_remove(&remove, globals),
         RepoCommand::Index(index) => super::repo_index::run(
             &index.directory,
             index.url.as_deref().unwrap_or_default(),
@@ -134,14 +138,14 @@ const DEPRECATED: [(&str, &str); 2] = [
     ("//kubernetes-charts-incubator.storage.googleapis.com", "https://charts.helm.sh/incubator"),
 ];
 
-async fn run_add(args: AddArgs) -> Result<ExitCode, Error> {
+async fn run_add(args: AddArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let what = format!("cannot add repository `{}`", args.name);
     if !args.allow_deprecated_repos
         && let Some((_, replacement)) = DEPRECATED.iter().find(|(old, _)| args.url.contains(old))
     {
         return Err(failed(&what, format!("repo {:?} is no longer available; try {replacement:?} instead", args.url)));
     }
-    let env = environment();
+    let env = environment(&globals.environment);
     let config = env.paths.repository_config.clone();
     let _lock = lock_repository_config(&config, LOCK_TIMEOUT).map_err(|reason| failed(&what, reason))?;
     let mut file = match std::fs::read(&config) {
@@ -194,7 +198,7 @@ async fn run_add(args: AddArgs) -> Result<ExitCode, Error> {
         print_stdout(&format!("{:?} already exists with the same configuration, skipping\n", args.name))?;
         return Ok(ExitCode::Success);
     }
-    let client = HttpClient::new(&TlsOptions::from_entry(&entry), DEFAULT_TIMEOUT)
+    let client = HttpClient::new(&TlsOptions::from_entry(&entry), args.timeout)
         .map_err(|error| Error::from_source(what.clone(), error))?;
     if let Err(error) = download_index(&entry, &env.paths.repository_cache, &client, env.progress.as_ref()).await {
         return Err(match error {
@@ -220,9 +224,9 @@ fn write_repo_file(path: &std::path::Path, file: &RepoFile) -> Result<(), String
     berth_source::write_atomic(path, text.as_bytes(), 0o600)
 }
 
-async fn run_update(args: UpdateArgs) -> Result<ExitCode, Error> {
+async fn run_update(args: UpdateArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let what = "cannot update repositories";
-    let env = environment();
+    let env = environment(&globals.environment);
     let no_repositories = || failed(what, "no repositories found. You must add one before updating");
     if !env.paths.repository_config.exists() {
         return Err(no_repositories());
@@ -269,8 +273,8 @@ async fn run_update(args: UpdateArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::Success)
 }
 
-fn run_list(args: &ListArgs) -> Result<ExitCode, Error> {
-    let env = environment();
+fn run_list(args: &ListArgs, globals: &Globals) -> Result<ExitCode, Error> {
+    let env = environment(&globals.environment);
     let file = load_repo_file(&env.paths.repository_config).unwrap_or_default();
     if file.repositories.is_empty() && args.output == ListFormat::Table {
         eprintln!("no repositories to show");
@@ -306,9 +310,9 @@ fn run_list(args: &ListArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::Success)
 }
 
-fn run_remove(args: &RemoveArgs) -> Result<ExitCode, Error> {
+fn run_remove(args: &RemoveArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let what = "cannot remove repositories";
-    let env = environment();
+    let env = environment(&globals.environment);
     let mut file = load_repo_file(&env.paths.repository_config).unwrap_or_default();
     if file.repositories.is_empty() {
         return Err(failed(what, "no repositories configured"));

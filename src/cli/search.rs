@@ -2,6 +2,7 @@
 //! `helm search repo` prints them ([`berth::search`], [`berth::helm_table`]). `search hub` needs Artifact Hub
 //! on the internet, which berth does not reach: it says so.
 
+use super::global_args::Globals;
 use super::output::print_stdout;
 use crate::cli::error::{Error, ExitCode};
 use berth::search::{SearchIndex, SearchOptions, SearchResult};
@@ -65,7 +66,8 @@ pub struct SearchHubArgs {
     pub keyword: Vec<String>,
 }
 
-pub fn run(args: &SearchArgs, settings: &HelmEnvironment) -> Result<ExitCode, Error> {
+pub fn run(args: &SearchArgs, globals: &Globals) -> Result<ExitCode, Error> {
+    let settings = &globals.environment;
     match &args.command {
         SearchCommand::Repo(repo) => run_repo(repo, settings),
         SearchCommand::Hub(_) => Err(Error::Usage(

@@ -1,5 +1,6 @@
 //! `berth show chart|values|readme|crds|all CHART`: a chart's parts, printed as `helm show` prints them.
 
+use super::global_args::Globals;
 use super::output::print_stdout;
 use crate::cli::error::{ChartProblem, Error, ExitCode};
 use berth_chart::chart::Chart;
@@ -29,11 +30,11 @@ pub struct ShowArgs {
     pub source: super::source_args::ChartSourceArgs,
 }
 
-pub fn run(args: ShowArgs) -> Result<ExitCode, Error> {
+pub fn run(args: ShowArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let chart_problem =
         |error: berth_chart::load::LoadError| Error::Chart(args.chart.clone(), ChartProblem(error.to_string()));
     let located = if args.source.is_remote(&args.chart) {
-        super::source_args::locate_blocking(&args.chart, &args.source)?
+        super::source_args::locate_blocking(&args.chart, &args.source, &globals.environment)?
     } else {
         berth_chart::load::locate(&args.chart).map_err(chart_problem)?
     };

@@ -1,5 +1,6 @@
 //! `berth sim serve`: run the simulated cluster until SIGINT/SIGTERM, for kubectl, Helm or berth to talk to.
 
+use super::global_args::Globals;
 use crate::cli::error::{Error, ExitCode};
 use berth_sim::profile::Profile;
 use berth_sim::{Identity, SimCluster, SimConfig};
@@ -70,7 +71,7 @@ fn parse_service_account(text: &str) -> Result<UserKubeconfig, String> {
     Ok(UserKubeconfig { identity, path: PathBuf::from(path) })
 }
 
-pub fn run(args: SimArgs) -> Result<ExitCode, Error> {
+pub fn run(args: SimArgs, _globals: &Globals) -> Result<ExitCode, Error> {
     match args.command {
         SimCommand::Serve(serve) => run_serve(serve),
     }

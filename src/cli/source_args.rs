@@ -5,6 +5,7 @@
 
 use super::download_progress::TerminalProgress;
 use crate::cli::error::Error;
+use berth::settings::HelmEnvironment;
 use berth_source::download::{ChartOptions, Environment, locate_chart};
 use berth_source::http::Credentials;
 use berth_source::tls::TlsOptions;
@@ -101,9 +102,9 @@ impl ChartSourceArgs {
     }
 }
 
-/// Helm's locations from the environment, with a progress bar on a terminal.
-pub fn environment() -> Environment {
-    let mut env = berth::settings::HelmEnvironment::from_env().chart_sources();
+/// Helm's locations from the settings, with a progress bar on a terminal.
+pub fn environment(settings: &HelmEnvironment) -> Environment {
+    let mut env = settings.chart_sources();
     env.progress = Arc::new(TerminalProgress::detect());
     env
 }
@@ -114,8 +115,8 @@ pub fn environment() -> Environment {
 /// # Errors
 ///
 /// [`Error::Source`] with the reason and a hint.
-pub async fn locate(name: &str, source: &ChartSourceArgs) -> Result<PathBuf, Error> {
-    let located = locate_chart(name, &source.options(), &environment()).await.map_err(|error| {
+pub async fn locate(name: &str, source: &ChartSourceArgs, settings: &HelmEnvironment) -> Result<PathBuf, Error> {
+    let located = locate_chart(name, &source.options(), &environment(settings)).await.map_err(|error| {
         Error::from_source(format!("cannot get chart `{}`", berth_source::redact::urls(name)), error)
     })?;
     for message in &located.messages {
@@ -129,6 +130,6 @@ pub async fn locate(name: &str, source: &ChartSourceArgs) -> Result<PathBuf, Err
 /// # Errors
 ///
 /// As [`locate`].
-pub fn locate_blocking(name: &str, source: &ChartSourceArgs) -> Result<PathBuf, Error> {
-    super::runtime::runtime()?.block_on(locate(name, source))
+pub fn locate_blocking(name: &str, source: &ChartSourceArgs, settings: &HelmEnvironment) -> Result<PathBuf, Error> {
+    super::runtime::runtime()?.block_on(locate(name, source, settings))
 }

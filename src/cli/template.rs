@@ -2,6 +2,8 @@
 //! in the same order, the same `# Source:` lines, hooks after the manifests), or written to a directory.
 
 use super::chart_args::ValuesArgs;
+use super::common_args::{WAIT_BARE, WaitStrategy, duration_arg, wait_strategy};
+use super::global_args::Globals;
 use super::output::print_stdout;
 use crate::cli::error::{ChartProblem, Error, ExitCode};
 use berth_chart::pipeline::{ReleaseOptions, render_release_post_rendered};
@@ -16,13 +18,10 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Args)]
 pub struct TemplateArgs {
     /// `[NAME] CHART`: the release name (default `release-name`) and a chart directory or packaged `.tgz`.
-    #[arg(num_args = 1..=2, value_names = ["NAME", "CHART"], required = true)]
+    #[arg(num_args = 1.., value_names = ["NAME", "CHART"], required = true)]
     pub names: Vec<String>,
     #[command(flatten)]
     pub values: ValuesArgs,
-    /// The release namespace (`.Release.Namespace`).
-    #[arg(short, long, default_value = "default")]
-    pub namespace: String,
     /// Print the CRDs of `crds/` first.
     #[arg(long)]
     pub include_crds: bool,
@@ -70,24 +69,82 @@ pub struct TemplateArgs {
     /// Update the chart's dependencies first when `charts/` lacks some.
     #[arg(long)]
     pub dependency_update: bool,
+    #[command(flatten)]
+    pub install: InstallFlags,
 }
 
-pub fn run(args: TemplateArgs) -> Result<ExitCode, Error> {
-    let (name, chart_path) = match args.names.as_slice() {
-        [chart] => ("release-name".to_string(), chart.clone()),
-        [name, chart] => (name.clone(), chart.clone()),
-        _ => return Err(Error::Usage("expected `[NAME] CHART`".to_string())),
+/// The flags of `install` that `helm template` takes too (it runs an install as a client-side dry run): the name
+/// flags change what is rendered, the others are accepted and change nothing in the output.
+#[derive(Debug, Args)]
+pub struct InstallFlags {
+    /// Name the release after the chart and the time (`CHART-<seconds>`).
+    #[arg(short = 'g', long)]
+    pub generate_name: bool,
+    /// A Go template that names the release (Sprig functions included).
+    #[arg(long, value_name = "TEMPLATE")]
+    pub name_template: Option<String>,
+    /// `client` (the default) or `server`; berth renders without the cluster either way.
+    #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "client")]
+    pub dry_run: Option<String>,
+    /// Helm 3's "validate against the cluster" (Helm 4: `--dry-run=server`); berth renders without the cluster.
+    #[arg(long, hide = true)]
+    pub validate: bool,
+    #[arg(long, hide = true)]
+    pub create_namespace: bool,
+    #[arg(long, hide = true)]
+    pub description: Option<String>,
+    #[arg(long, hide = true)]
+    pub disable_openapi_validation: bool,
+    #[arg(long, hide = true)]
+    pub enable_dns: bool,
+    #[arg(long, hide = true)]
+    pub hide_notes: bool,
+    #[arg(short = 'l', long = "labels", hide = true, value_delimiter = ',')]
+    pub labels: Vec<String>,
+    #[arg(long, hide = true)]
+    pub replace: bool,
+    #[arg(long, hide = true, alias = "atomic")]
+    pub rollback_on_failure: bool,
+    #[arg(long, hide = true)]
+    pub take_ownership: bool,
+    // Helm's install flags `template` shares; rendering writes nothing, so the apply method has no effect.
+    #[arg(long, hide = true, num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub server_side: Option<String>,
+    #[arg(long, hide = true)]
+    pub force_conflicts: bool,
+    #[arg(long, hide = true, alias = "force")]
+    pub force_replace: bool,
+    #[arg(long, hide = true, default_value = "5m", value_parser = duration_arg)]
+    pub timeout: std::time::Duration,
+    #[arg(long, hide = true, num_args = 0..=1, require_equals = true, default_missing_value = WAIT_BARE,
+          value_parser = wait_strategy)]
+    pub wait: Option<WaitStrategy>,
+    #[arg(long, hide = true)]
+    pub wait_for_jobs: bool,
+    #[arg(long, hide = true)]
+    pub verify: bool,
+    #[arg(long, hide = true)]
+    pub keyring: Option<PathBuf>,
+}
+
+pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
+    let naming = super::release_output::Naming {
+        names: &args.names,
+        generate_name: args.install.generate_name,
+        name_template: args.install.name_template.as_deref(),
+        default_name: Some("release-name"),
     };
+    let (name, chart_path) = naming.name_and_chart()?;
+    if let Some(mode) =
+        args.install.dry_run.as_deref().filter(|mode| !["client", "server", "true", "unset"].contains(mode))
+    {
+        return Err(Error::Usage(format!("invalid dry-run value ({mode:?}). Must be \"server\" or \"client\"")));
+    }
     // Helm finds the post-renderer while it reads its flags, before anything else.
-    let settings = berth::settings::HelmEnvironment::from_env();
-    let post_renderer = match args.post_renderer.as_deref().filter(|name| !name.is_empty()) {
-        Some(name) => {
-            Some(berth::plugin::PostRenderer::find(&settings, name, args.post_renderer_args.clone()).map_err(
-                |error| Error::Usage(format!("invalid argument {name:?} for \"--post-renderer\" flag: {error}")),
-            )?)
-        }
-        None => None,
-    };
+    let settings = &globals.environment;
+    let post_renderer =
+        super::release_input::post_renderer(args.post_renderer.as_deref(), &args.post_renderer_args, globals)?;
+    let namespace = globals.namespace_offline();
     let kube_version = match &args.kube_version {
         Some(text) => Some(
             KubeVersion::parse(text)
@@ -99,21 +156,26 @@ pub fn run(args: TemplateArgs) -> Result<ExitCode, Error> {
     let chart_problem =
         |error: berth_chart::load::LoadError| Error::Chart(chart_path.clone(), ChartProblem(error.to_string()));
     let located = if args.source.is_remote(&chart_path) {
-        super::source_args::locate_blocking(&chart_path, &args.source)?
+        super::source_args::locate_blocking(&chart_path, &args.source, settings)?
     } else {
         berth_chart::load::locate(&chart_path).map_err(chart_problem)?
     };
-    let user_values = args.values.user_values()?;
+    let user_values = super::runtime::runtime()?.block_on(args.values.user_values_fetched(settings))?;
     let loaded = berth_chart::load::load(&located).map_err(chart_problem)?;
     for warning in &loaded.warnings {
         tracing::warn!("{warning}");
     }
     let chart = if args.dependency_update && located.is_dir() {
-        update_dependencies(&located, loaded.chart, &args.source, &settings)?
+        super::runtime::runtime()?.block_on(super::release_input::update_dependencies(
+            &located,
+            loaded.chart,
+            &args.source,
+            settings,
+        ))?
     } else {
         loaded.chart
     };
-    let mut release = Release::install(&name, &args.namespace);
+    let mut release = Release::install(&name, &namespace);
     if args.is_upgrade {
         (release.is_install, release.is_upgrade) = (false, true);
     }
@@ -161,35 +223,6 @@ pub fn run(args: TemplateArgs) -> Result<ExitCode, Error> {
     let text = if args.show_only.is_empty() { text } else { show_only(&text, &args.show_only)? };
     print_stdout(&text)?;
     Ok(ExitCode::Success)
-}
-
-/// `--dependency-update`: the chart directory's missing dependencies downloaded (the manager's lines on stdout,
-/// as Helm prints them), then the chart loaded again.
-fn update_dependencies(
-    directory: &Path,
-    chart: berth_chart::chart::Chart,
-    source: &super::source_args::ChartSourceArgs,
-    settings: &berth::settings::HelmEnvironment,
-) -> Result<berth_chart::chart::Chart, Error> {
-    let environment = settings.chart_sources();
-    let options = super::dependency::manager_options(&source.access);
-    let mut printed = Ok(());
-    let mut say = |line: &str| {
-        if printed.is_ok() {
-            printed = print_stdout(&format!("{line}\n"));
-        }
-    };
-    let updated = super::runtime::runtime()?.block_on(berth::dependency_update::with_dependencies(
-        directory,
-        chart,
-        &environment,
-        options,
-        &mut say,
-    ));
-    printed?;
-    updated.map_err(|error| {
-        Error::Helm(format!("cannot update the dependencies of `{}`", directory.display()), error.into())
-    })
 }
 
 /// `--show-only`: the documents whose `# Source:` template (the path after the chart name) matches a pattern,

@@ -2,8 +2,8 @@
 //! test's last run (and, with `--logs`, the test pods' logs), and exits 0 when every test passed, 1 when one
 //! failed, 130 when interrupted.
 
-use super::cluster_args::ClusterArgs;
-use super::get::OutputFormat;
+use super::common_args::{OutputFormat, duration_arg};
+use super::global_args::Globals;
 use super::output::print_stdout;
 use super::progress::{Goal, Progress, ProgressMode};
 use super::runtime::Interrupts;
@@ -18,7 +18,7 @@ use std::time::Duration;
 pub struct TestArgs {
     pub name: String,
     /// Limit for each test (Go duration).
-    #[arg(long, default_value = "5m", value_parser = super::apply::duration_arg)]
+    #[arg(long, default_value = "5m", value_parser = duration_arg)]
     pub timeout: Duration,
     /// Print the test pods' logs (after the tests ran, before they are cleaned up).
     #[arg(long)]
@@ -29,17 +29,15 @@ pub struct TestArgs {
     /// The release afterwards: Helm's status text, or its record as JSON or YAML.
     #[arg(short, long, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
-    #[command(flatten)]
-    pub cluster: ClusterArgs,
 }
 
-pub fn run(args: TestArgs) -> Result<ExitCode, Error> {
+pub fn run(args: TestArgs, globals: &Globals) -> Result<ExitCode, Error> {
     super::runtime::runtime()?.block_on(async move {
         let interrupts = Interrupts::install();
         let cancel = interrupts.cancel.clone();
-        let driver = super::release::storage_driver()?;
+        let driver = globals.storage_driver()?;
         let (cluster, _simulated) =
-            interrupts.unless_cancelled("while connecting to the cluster", args.cluster.connect()).await?;
+            interrupts.unless_cancelled("while connecting to the cluster", globals.connect()).await?;
         let options = TestOptions {
             timeout: args.timeout,
             filter: TestFilter::parse(args.filter.iter().map(String::as_str)),

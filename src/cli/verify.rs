@@ -1,6 +1,7 @@
 //! `berth verify CHART.tgz [--keyring FILE]`, the verification `pull --verify` runs (a chart archive against its
 //! `.prov` and a keyring, as Helm checks it) and the signing of `package --sign` ([`berth::provenance`]).
 
+use super::global_args::Globals;
 use super::output::print_stdout;
 use super::pull::PullArgs;
 use crate::cli::error::{Error, ExitCode};
@@ -18,7 +19,7 @@ pub struct VerifyArgs {
     pub keyring: Option<PathBuf>,
 }
 
-pub fn run(args: &VerifyArgs) -> Result<ExitCode, Error> {
+pub fn run(args: &VerifyArgs, _globals: &Globals) -> Result<ExitCode, Error> {
     let keyring = args.keyring.clone().unwrap_or_else(default_keyring);
     let verification = verify_chart(&args.path, &keyring)
         .map_err(|error| Error::Helm(format!("cannot verify `{}`", args.path.display()), Box::new(error)))?;

@@ -1,6 +1,7 @@
 //! `berth version`: berth's version and the Helm version it follows, in Helm 4.1.4's forms (`--short`,
 //! `--template`); the text is chosen in [`berth::version`].
 
+use super::global_args::{Globals, Personality};
 use super::output::print_stdout;
 use crate::cli::error::{Error, ExitCode};
 use berth::version::{BuildInfo, VersionStyle, version_text};
@@ -18,7 +19,11 @@ pub struct VersionArgs {
 }
 
 /// Prints the version in `style` (berth's line, or Helm's `version.BuildInfo{...}` when run as `helm`).
-pub fn run(args: &VersionArgs, style: VersionStyle) -> Result<ExitCode, Error> {
+pub fn run(args: &VersionArgs, globals: &Globals) -> Result<ExitCode, Error> {
+    let style = match globals.personality {
+        Personality::Berth => VersionStyle::Berth,
+        Personality::Helm => VersionStyle::Helm,
+    };
     let text = version_text(&BuildInfo::current(), args.short, args.template.as_deref(), style)
         .map_err(|error| Error::Helm("cannot print the version".to_string(), Box::new(error)))?;
     print_stdout(&text)?;

@@ -15,6 +15,47 @@ pub struct ConnectOptions {
     pub namespace: Option<String>,
     /// Who every request acts as (kubectl's `--as`, Helm's `--kube-as-user`), over the kubeconfig's own.
     pub impersonation: Impersonation,
+    /// Helm's overrides of the kubeconfig's cluster and credentials.
+    pub overrides: KubeOverrides,
+}
+
+/// What Helm's `--kube-apiserver`, `--kube-token`, `--kube-ca-file`, `--kube-insecure-skip-tls-verify` and
+/// `--kube-tls-server-name` (and their `HELM_KUBE*` variables) put over the kubeconfig, as client-go's
+/// `ConfigFlags` do. Empty leaves the kubeconfig's settings in force.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KubeOverrides {
+    pub api_server: Option<String>,
+    pub token: Option<String>,
+    pub ca_file: Option<PathBuf>,
+    pub insecure_skip_tls_verify: bool,
+    pub tls_server_name: Option<String>,
+}
+
+impl KubeOverrides {
+    /// Sets what these overrides name on a kube-rs configuration.
+    ///
+    /// # Errors
+    /// [`ConnectError::ApiServer`] when `--kube-apiserver` is not a URL.
+    pub fn apply(&self, config: &mut kube::Config) -> Result<(), ConnectError> {
+        if let Some(server) = &self.api_server {
+            config.cluster_url =
+                server.parse().map_err(|source| ConnectError::ApiServer { server: server.clone(), source })?;
+        }
+        if let Some(token) = &self.token {
+            config.auth_info.token = Some(token.clone().into());
+            config.auth_info.token_file = None;
+        }
+        if let Some(ca_file) = &self.ca_file {
+            config.root_cert_file = Some(ca_file.clone());
+        }
+        if self.insecure_skip_tls_verify {
+            config.accept_invalid_certs = true;
+        }
+        if let Some(name) = &self.tls_server_name {
+            config.tls_server_name = Some(name.clone());
+        }
+        Ok(())
+    }
 }
 
 /// Impersonation of a user, with groups and a uid: the `Impersonate-*` headers client-go sends for kubectl's
@@ -55,6 +96,12 @@ pub enum ConnectError {
     Config(#[source] KubeconfigError),
     #[error("cannot find cluster access (no kubeconfig, no in-cluster configuration)")]
     Infer(#[source] InferConfigError),
+    #[error("`{server}` is not an API server URL")]
+    ApiServer {
+        server: String,
+        #[source]
+        source: http::uri::InvalidUri,
+    },
     #[error("cannot create the cluster client")]
     Client(#[source] kube::Error),
     /// The server answered, but not with its API (401, 403, a proxy's page...).
@@ -91,6 +138,7 @@ pub async fn connect(options: &ConnectOptions) -> Result<Cluster, ConnectError> 
         config.default_namespace = namespace.clone();
     }
     options.impersonation.apply(&mut config);
+    options.overrides.apply(&mut config)?;
     connect_config(config).await
 }
 

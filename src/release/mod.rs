@@ -18,6 +18,7 @@
 //!   (those carrying the marks) and how the others are reported.
 //! - `hooks.rs`: Helm's rules for hooks (order, policies, test filters); `hook_status.rs`: when a hook is
 //!   done; `hook_runner.rs`: running the hooks of one event against the cluster.
+//! - `list.rs`: which releases `list` shows, in what order (Helm's `List.Run`).
 //! - `show.rs`: what `helm get` and `helm test` print of a record; `values.rs`: its computed values; `diff.rs`:
 //!   what an upgrade or rollback would change.
 
@@ -29,6 +30,7 @@ mod error;
 mod hook_runner;
 mod hook_status;
 pub mod hooks;
+pub mod list;
 pub mod operation;
 pub mod ownership;
 mod record;
@@ -54,12 +56,12 @@ pub use record::{
     UnknownStatus,
 };
 pub use record_writer::encode;
-pub use render::{RenderError, RenderSettings};
+pub use render::{PostRender, RenderError, RenderSettings};
 pub use rendered::{Rendered, RenderedHook, manifest_text, recorded_manifests};
 pub use rollout::{Input, Mode, RenderedRollout, Rollout};
 pub use scope::Scope;
 pub use storage::{
     DriverError, HELM_DRIVER, HELM_DRIVER_SQL_CONNECTION_STRING, HELM_MEMORY_DRIVER_DATA, MemoryStore, SECRET_TYPE,
-    SqlDatabase, Storage, StorageDriver, StorageError, record_key, storage_driver_from_environment,
+    SqlDatabase, Storage, StorageDriver, StorageError, record_key,
 };
 pub use testing::{TestLog, TestOptions, TestReport, test};

@@ -9,14 +9,15 @@ use super::record_writer::RecordWriter;
 use super::rendered::Rendered;
 use crate::cluster::Cluster;
 use berth_chart::chart::Chart;
-use berth_chart::pipeline::{OnChart, ReleaseOptions as ChartOptions, render_release};
+use berth_chart::pipeline::{OnChart, ReleaseOptions as ChartOptions, render_release_post_rendered};
 use berth_chart::render::{Lookup, Release as RenderRelease, RenderOptions, offline};
 use berth_chart::values::ComputeOptions;
 use berth_go::Value;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// How a chart is rendered for a release, beside the release itself (the flags of `install` and `upgrade`).
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone)]
 pub struct RenderSettings {
     /// Keep the CRDs of `crds/` (`--skip-crds` drops them).
     pub include_crds: bool,
@@ -24,11 +25,29 @@ pub struct RenderSettings {
     pub sub_notes: bool,
     /// Do not validate the values against `values.schema.json` (`--skip-schema-validation`).
     pub skip_schema_validation: bool,
+    /// Run on the rendered files before they are sorted (Helm's `--post-renderer`): the caller's, so the release
+    /// layer knows nothing of plugins.
+    pub post_render: Option<Arc<PostRender>>,
+}
+
+/// A post-renderer: the rendered files by template name in, the files it gives back out (or why it failed).
+pub type PostRender = dyn Fn(&BTreeMap<String, String>) -> Result<BTreeMap<String, String>, String> + Send + Sync;
+
+impl std::fmt::Debug for RenderSettings {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("RenderSettings")
+            .field("include_crds", &self.include_crds)
+            .field("sub_notes", &self.sub_notes)
+            .field("skip_schema_validation", &self.skip_schema_validation)
+            .field("post_render", &self.post_render.is_some())
+            .finish()
+    }
 }
 
 impl Default for RenderSettings {
     fn default() -> RenderSettings {
-        RenderSettings { include_crds: true, sub_notes: false, skip_schema_validation: false }
+        RenderSettings { include_crds: true, sub_notes: false, skip_schema_validation: false, post_render: None }
     }
 }
 
@@ -75,9 +94,13 @@ pub(super) async fn render_chart(
         }),
     };
     let writer = writer.cloned();
+    let post_render = settings.post_render.clone();
     // Rendering blocks (and `lookup` waits on the runtime from the rendering thread): off the async workers.
     let rendered = tokio::task::spawn_blocking(move || {
-        let rendered = render_release(&chart, user_values, &options);
+        let post_render =
+            post_render.as_ref().map(|post_render| move |files: &BTreeMap<String, String>| post_render(files));
+        let post_render = post_render.as_ref().map(|post_render| post_render as &berth_chart::render::PostRender<'_>);
+        let rendered = render_release_post_rendered(&chart, user_values, &options, post_render);
         if let Some(writer) = writer {
             writer.wait_for_chart();
         }

@@ -26,8 +26,9 @@ use berth_go::Value;
 /// What the caller asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    /// `berth install`: a release of that name must not be in use.
-    Install,
+    /// `berth install`: a release of that name must have no history, or with `replace` (`--replace`) a last
+    /// revision uninstalled (its history kept) or failed.
+    Install { replace: bool },
     /// `berth upgrade`: `install` installs a release that has no revision in use (`--install`); `reuse` says
     /// what becomes of the current release's values.
     Upgrade { install: bool, reuse: ReuseMode },
@@ -39,7 +40,7 @@ pub enum Mode {
 /// release's objects are known to be valid.
 pub fn upgrades(mode: Mode, last: Option<ReleaseStatus>) -> Option<bool> {
     match (mode, last) {
-        (Mode::Install, _) | (Mode::Upgrade { install: true, .. }, None | Some(ReleaseStatus::Uninstalled)) => {
+        (Mode::Install { .. }, _) | (Mode::Upgrade { install: true, .. }, None | Some(ReleaseStatus::Uninstalled)) => {
             Some(false)
         }
         (Mode::Upgrade { install: false, .. }, None) => None,
@@ -67,6 +68,9 @@ pub struct Rollout {
     /// Every stored revision, ascending.
     history: Vec<Release>,
     reuse: ReuseMode,
+    /// An install may take the name of a release uninstalled with its history kept, or failed (Helm's
+    /// `--replace`, and `upgrade --install` of an uninstalled release).
+    replace: bool,
 }
 
 /// A rollout with what it releases: handed to the install or upgrade (`Operation::RollOut`).
@@ -97,11 +101,12 @@ impl Rollout {
             is_install: !is_upgrade,
             is_upgrade,
         };
-        let reuse = match mode {
-            Mode::Install => ReuseMode::default(),
-            Mode::Upgrade { reuse, .. } => reuse,
+        let (reuse, replace) = match mode {
+            Mode::Install { replace } => (ReuseMode::default(), replace),
+            // Helm's `upgrade --install` installs an uninstalled release with `Replace` set.
+            Mode::Upgrade { reuse, .. } => (reuse, true),
         };
-        Ok(Rollout { scope, release, history, reuse })
+        Ok(Rollout { scope, release, history, reuse, replace })
     }
 
     /// `.Release` as the chart is rendered with.
@@ -129,6 +134,11 @@ impl Rollout {
 
     pub fn scope(&self) -> &Scope {
         &self.scope
+    }
+
+    /// Whether an install may take the name of a release whose last revision is uninstalled or failed.
+    pub fn replaces(&self) -> bool {
+        self.replace
     }
 
     /// The revision an upgrade starts from: the last one.
@@ -161,6 +171,17 @@ impl Rollout {
         let current = self.current();
         let rendered = render_input(input, &self.release, current, self.reuse, Some(&self.scope)).await?;
         Ok(RenderedRollout { rollout: self, rendered })
+    }
+}
+
+impl Rollout {
+    /// Renders `input` for this rollout as [`Rollout::render`] does, with no cluster: capabilities offline and
+    /// `lookup` empty (an upgrade's `--dry-run=client`, which reads the history but talks to no cluster after).
+    ///
+    /// # Errors
+    /// As [`Rollout::render`].
+    pub async fn render_offline(&self, input: Input) -> Result<Rendered, RenderError> {
+        render_input(input, &self.release, self.current(), self.reuse, None).await
     }
 }
 
@@ -219,8 +240,8 @@ mod tests {
         let (failed, uninstalled) = (Some(ReleaseStatus::Failed), Some(ReleaseStatus::Uninstalled));
         // (mode, status of the last revision, upgrades?)
         let cases = [
-            (Mode::Install, None, Some(false)),
-            (Mode::Install, deployed, Some(false)),
+            (Mode::Install { replace: false }, None, Some(false)),
+            (Mode::Install { replace: true }, deployed, Some(false)),
             (upgrade(true), None, Some(false)),
             (upgrade(true), uninstalled, Some(false)),
             (upgrade(true), deployed, Some(true)),

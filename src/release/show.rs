@@ -302,6 +302,78 @@ pub fn release_yaml(release: &Release) -> Result<String, ShowError> {
     yaml(&value, "release")
 }
 
+/// Any printer's value as Helm's `output.EncodeJSON` writes it: Go's `encoding/json` (fields in declaration order)
+/// and a line break.
+///
+/// # Errors
+/// [`ShowError`] when the value cannot be written as JSON.
+pub fn encode_json<T: Serialize>(value: &T, what: &'static str) -> Result<String, ShowError> {
+    Ok(format!("{}\n", serde_json_as_go(value, what)?))
+}
+
+/// Any printer's value as Helm's `output.EncodeYAML` writes it (its JSON through sigs.k8s.io/yaml).
+///
+/// # Errors
+/// [`ShowError`] when the value cannot be written.
+pub fn encode_yaml<T: Serialize>(value: &T, what: &'static str) -> Result<String, ShowError> {
+    let value = serde_json::to_value(value).map_err(|error| ShowError { what, message: error.to_string() })?;
+    yaml(&value, what)
+}
+
+/// `helm status -o json|yaml`: the record without its chart (Helm strips it), with berth's `extra` keys
+/// (`berth status` adds the readiness of each object as `resources`).
+///
+/// # Errors
+/// [`ShowError`] when the release cannot be written.
+pub fn status_record(
+    release: &Release,
+    extra: serde_json::Map<String, Value>,
+    format: Format,
+) -> Result<String, ShowError> {
+    /// `release.Release`'s fields in Go's order, as `Release` writes them, without the chart.
+    #[derive(Serialize)]
+    struct StatusRecord<'a> {
+        #[serde(skip_serializing_if = "str::is_empty")]
+        name: &'a str,
+        info: &'a super::record::Info,
+        #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+        config: &'a serde_json::Map<String, Value>,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        manifest: &'a str,
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        hooks: &'a [super::record::Hook],
+        #[serde(skip_serializing_if = "is_zero")]
+        version: u32,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        namespace: &'a str,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        apply_method: &'a str,
+        #[serde(flatten)]
+        unmodelled: &'a serde_json::Map<String, Value>,
+        #[serde(flatten)]
+        extra: &'a serde_json::Map<String, Value>,
+    }
+    fn is_zero(version: &u32) -> bool {
+        *version == 0
+    }
+    let record = StatusRecord {
+        name: &release.name,
+        info: &release.info,
+        config: &release.config,
+        manifest: &release.manifest,
+        hooks: &release.hooks,
+        version: release.version,
+        namespace: &release.namespace,
+        apply_method: &release.apply_method,
+        unmodelled: &release.extra,
+        extra: &extra,
+    };
+    match format {
+        Format::Json => encode_json(&record, "release"),
+        Format::Yaml | Format::Table => encode_yaml(&record, "release"),
+    }
+}
+
 /// `time.RFC3339` (`2006-01-02T15:04:05Z07:00`) in the time's own offset; Go's zero time when there is none.
 fn rfc3339(time: Option<HelmTime>) -> String {
     let Some(time) = time else { return "0001-01-01T00:00:00Z".to_string() };

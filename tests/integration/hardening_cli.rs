@@ -113,7 +113,7 @@ async fn a_second_sigint_exits_at_once_and_leaves_no_pending_record() {
     let peer = PeerCluster::start(SimConfig::default()).await;
     let file = peer.file("slow.yaml", fixtures::SLOW_DEPLOYMENT);
     let kubeconfig = peer.kubeconfig().display().to_string();
-    let mut child = berth(&["install", "shop", &file, "--wait", "-o", "json", "--kubeconfig", &kubeconfig])
+    let mut child = berth(&["install", "shop", &file, "--wait", "--progress", "json", "--kubeconfig", &kubeconfig])
         .spawn()
         .expect("berth runs");
     let stdout = child.stdout.take().expect("stdout");

@@ -31,7 +31,9 @@ async fn a_cancel_before_any_write_records_nothing() {
     let rendered = Rendered::from_manifests(manifests(CONFIG_MAP), ChartMetadata::default());
     let cancel = CancellationToken::new();
     cancel.cancel();
-    let rollout = Rollout::read(Scope::new(cluster.clone()), "shop", Mode::Install).await.expect("history read");
+    let rollout = Rollout::read(Scope::new(cluster.clone()), "shop", Mode::Install { replace: false })
+        .await
+        .expect("history read");
     let operation = Operation::RollOut(Box::new(rollout.render(Input::Rendered(rendered)).await.expect("input")));
     let tokens = Tokens::cancelled_by(&cancel);
     let report = operation::run(&operation, &ReleaseOptions::default(), &tokens, Emitter::none())

@@ -152,7 +152,7 @@ async fn a_failed_upgrade_rolls_back_and_a_pending_release_blocks() {
     assert_eq!(statuses(&peer, "shop").await.last(), Some(&(4, "deployed".to_string())));
 }
 
-/// Runs berth with `-o json`, sends SIGINT once a line contains `trigger`, and returns the exit code.
+/// Runs berth with `--progress json`, sends SIGINT once a line contains `trigger`, and returns the exit code.
 async fn interrupt(peer: &PeerCluster, args: &[&str], trigger: &'static str) -> Option<i32> {
     let mut child = peer.berth_command(args).spawn().expect("berth runs");
     let stdout = child.stdout.take().expect("stdout");
@@ -175,7 +175,8 @@ async fn sigint_during_the_wait_records_the_revision_failed_not_pending() {
     assert_ok(&peer.berth(&["install", "shop", &v1, "--wait"]).await);
     let slow = peer.file("slow.yaml", &format!("{V1}---\n{SLOW_DEPLOYMENT}"));
     let code =
-        interrupt(&peer, &["upgrade", "shop", &slow, "--wait", "-o", "json"], "\"name\":\"slow\",\"status\"").await;
+        interrupt(&peer, &["upgrade", "shop", &slow, "--wait", "--progress", "json"], "\"name\":\"slow\",\"status\"")
+            .await;
     assert_eq!(code, Some(130));
     assert_eq!(statuses(&peer, "shop").await, [(1, "deployed".into()), (2, "failed".into())]);
 }
@@ -190,7 +191,7 @@ async fn sigint_during_the_applies_records_the_install_failed() {
     let many: String =
         (0..300).map(|index| format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{index}\n---\n")).collect();
     let file = peer.file("many.yaml", &many);
-    let code = interrupt(&peer, &["install", "many", &file, "-o", "json"], "\"applied\"").await;
+    let code = interrupt(&peer, &["install", "many", &file, "--progress", "json"], "\"applied\"").await;
     assert_eq!(code, Some(130));
     let history = peer.berth(&["history", "many", "-o", "json"]).await;
     let history: Value = serde_json::from_slice(&history.stdout).expect("JSON");
@@ -208,7 +209,8 @@ async fn sigint_during_a_rollback_records_it_failed() {
     assert_ok(&peer.berth(&["install", "shop", &slow]).await);
     assert_ok(&peer.berth(&["upgrade", "shop", &v1, "--wait"]).await);
     let code =
-        interrupt(&peer, &["rollback", "shop", "1", "--wait", "-o", "json"], "\"name\":\"slow\",\"status\"").await;
+        interrupt(&peer, &["rollback", "shop", "1", "--wait", "--progress", "json"], "\"name\":\"slow\",\"status\"")
+            .await;
     assert_eq!(code, Some(130));
     assert_eq!(statuses(&peer, "shop").await, [(1, "superseded".into()), (2, "deployed".into()), (3, "failed".into())]);
 }

@@ -151,7 +151,7 @@ async fn berth_runs_the_hooks_of_a_release_helm_installed() {
     let first_uid = peer.ok("kubectl", &["get", "job", "demo-migrate", "-o", "jsonpath={.metadata.uid}"]).await;
     let rendered = peer.ok("helm", &["template", "demo", "./chart", "--set", "replicaCount=2"]).await;
     let file = peer.file("demo-v2.yaml", &rendered);
-    let upgraded = peer.berth(&["upgrade", "demo", &file, "--wait", "-o", "json"]).await;
+    let upgraded = peer.berth(&["upgrade", "demo", &file, "--wait", "--progress", "json"]).await;
     assert_ok(&upgraded);
     let events: Vec<Value> =
         text(&upgraded.stdout).lines().filter_map(|line| serde_json::from_str(line).ok()).collect();
@@ -228,7 +228,7 @@ async fn sigint_during_a_hook_records_the_release_failed_not_pending() {
         "sim.berth.dev/job-duration: 1h\nspec:\n  template",
     );
     let shop = peer.file("shop.yaml", &stuck);
-    let mut child = peer.berth_command(&["install", "shop", &shop, "-o", "json"]).spawn().expect("berth runs");
+    let mut child = peer.berth_command(&["install", "shop", &shop, "--progress", "json"]).spawn().expect("berth runs");
     let stdout = child.stdout.take().expect("stdout");
     let waited = tokio::task::spawn_blocking(move || {
         let mut started = None;
@@ -289,7 +289,7 @@ async fn hook_logs_are_printed_by_their_policy_as_helm_prints_them() {
     assert!(text(&helm.stderr).contains(printed), "Helm prints the log on stderr: {}", text(&helm.stderr));
     peer.ok("helm", &["uninstall", "helm-made"]).await;
 
-    // berth: the same text on stderr, and a hookLog event with -o json.
+    // berth: the same text on stderr, and a hookLog event with --progress json.
     let file =
         peer.file("logged.yaml", &format!("{LOGGED_JOB}---\n{}", SHOP.split("---\n").next().unwrap_or_default()));
     let installed = peer.berth(&["install", "shop", &file]).await;
@@ -299,11 +299,11 @@ async fn hook_logs_are_printed_by_their_policy_as_helm_prints_them() {
         "{}",
         text(&installed.stderr)
     );
-    let upgraded = peer.berth(&["upgrade", "shop", &file, "-o", "json"]).await;
+    let upgraded = peer.berth(&["upgrade", "shop", &file, "--progress", "json"]).await;
     assert_ok(&upgraded);
     assert!(!text(&upgraded.stdout).contains("hookLog"), "no pre-upgrade hook, no log");
     assert_ok(&peer.berth(&["uninstall", "shop"]).await);
-    let logged = peer.berth(&["install", "shop", &file, "-o", "json"]).await;
+    let logged = peer.berth(&["install", "shop", &file, "--progress", "json"]).await;
     assert_ok(&logged);
     let event: Value = text(&logged.stdout)
         .lines()
@@ -350,7 +350,8 @@ const CHART: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/release-charts/s
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_charts_hooks_run_before_its_objects_and_helm_reads_their_runs() {
     let peer = PeerCluster::start(SimConfig::default()).await;
-    let installed = peer.berth(&["install", "shop", CHART, "--set", "replicas=2", "--wait", "-o", "json"]).await;
+    let installed =
+        peer.berth(&["install", "shop", CHART, "--set", "replicas=2", "--wait", "--progress", "json"]).await;
     assert_ok(&installed);
     let events: Vec<Value> =
         text(&installed.stdout).lines().filter_map(|line| serde_json::from_str(line).ok()).collect();

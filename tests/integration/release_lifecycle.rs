@@ -195,7 +195,7 @@ async fn the_records_may_live_in_another_namespace_than_the_objects() {
     namespaces.create(&kube::api::PostParams::default(), &records).await.expect("created");
     // As Flux's `storageNamespace`: the storage is the caller's choice, the objects go to the cluster's namespace.
     let scope = Scope { cluster: cluster.clone(), storage: Storage::new(cluster.client.clone(), "records") };
-    let rollout = Rollout::read(scope, "shop", Mode::Install).await.expect("history read");
+    let rollout = Rollout::read(scope, "shop", Mode::Install { replace: false }).await.expect("history read");
     let rendered = rollout.render(Input::Rendered(rendered(SETTINGS))).await.expect("plain manifests");
     let (options, tokens) = (ReleaseOptions::default(), Tokens::default());
     let install = Operation::RollOut(Box::new(rendered));

@@ -106,10 +106,12 @@ async fn uninstall_leaves_alone_what_another_release_or_nobody_owns() {
         unmark(&peer, "extra").await;
 
         let printed = assert_ok(&peer.berth(&["uninstall", "shop", "--keep-history", "--wait"]).await);
+        // Before the last line, as Helm 4.3's uninstall prints its `res.Info`.
         let expected = format!(
             "2 resource(s) were not deleted because they are not owned by this release:\n\
              [ConfigMap] default/shared: {OTHER_RELEASE}\n\
-             [ConfigMap] default/extra: {NOBODY}\n"
+             [ConfigMap] default/extra: {NOBODY}\n\
+             release \"shop\" uninstalled\n"
         );
         assert!(printed.ends_with(&expected), "berth names the objects it left alone:\n{printed}");
         assert!(!exists(&peer, "settings").await, "the object the release owns is deleted");
@@ -138,7 +140,7 @@ async fn an_upgrade_leaves_alone_a_dropped_object_the_release_no_longer_owns() {
         assert_ok(&peer.berth(&["install", "shop", &v1]).await);
         mark_as_other_release(&peer, "extra").await;
 
-        let printed = assert_ok(&peer.berth(&["upgrade", "shop", &v2, "-o", "json"]).await);
+        let printed = assert_ok(&peer.berth(&["upgrade", "shop", &v2, "--progress", "json"]).await);
         let result: Value = printed
             .lines()
             .filter_map(|line| serde_json::from_str::<Value>(line).ok())
@@ -174,7 +176,8 @@ async fn a_rollback_leaves_alone_a_dropped_object_the_release_no_longer_owns() {
         assert!(
             printed.ends_with(&format!(
                 "1 resource(s) were not deleted because they are not owned by this release:\n\
-                 [ConfigMap] default/extra: {NOBODY}\n"
+                 [ConfigMap] default/extra: {NOBODY}\n\
+                 Rollback was a success! Happy Helming!\n"
             )),
             "berth names the object it left alone:\n{printed}"
         );

@@ -131,7 +131,7 @@ async fn a_field_another_manager_took_fails_upgrade_and_rollback_as_helm_unless_
             "conflict occurred while applying object default/byhelm apps/v1, Kind=Deployment: Apply failed with 1 \
              conflict: conflict with \"ops\": .spec.replicas"
         );
-        let berth = peer.berth(&["upgrade", "byberth", &chart, "-o", "json"]).await;
+        let berth = peer.berth(&["upgrade", "byberth", &chart, "--progress", "json"]).await;
         assert_eq!(berth.status.code(), Some(1), "{}", text(&berth.stderr));
         let berth_reason = helm_reason.replace("byhelm", "byberth");
         // The live events show the object failed with the root cause, the revision is recorded failed with

@@ -79,10 +79,11 @@ async fn helm_reads_and_uninstalls_a_release_berth_stored() {
             };
             table.lines().skip(1).filter_map(cell).collect()
         };
-        assert_eq!(updated(&berth_history, "   "), updated(&helm_history, "\t"));
-        assert_eq!(updated(&berth_history, "   "), ["Fri May  1 10:00:00 2026", "Sat May  2 12:00:00 2026"]);
+        // Tab-separated, as Helm's uitable tables are.
+        assert_eq!(updated(&berth_history, "\t"), updated(&helm_history, "\t"));
+        assert_eq!(updated(&berth_history, "\t"), ["Fri May  1 10:00:00 2026", "Sat May  2 12:00:00 2026"]);
         let berth_list = peer.berth_ok(&["list"]).await;
-        assert!(berth_list.contains("   2026-05-02 12:00:00 +0000 UTC   "), "{berth_list}");
+        assert!(berth_list.contains("\t2026-05-02 12:00:00 +0000 UTC\t"), "{berth_list}");
 
         let uninstalled = peer.ok("helm", &["uninstall", "berth-demo"]).await;
         assert!(uninstalled.contains("release \"berth-demo\" uninstalled"), "{uninstalled}");

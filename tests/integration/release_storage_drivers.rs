@@ -245,7 +245,7 @@ async fn operate(cluster: &Cluster, driver: &StorageDriver, step: &str, yaml: &s
         "uninstall" => Operation::Uninstall { scope, name: "shop".to_string(), keep_history: true },
         _ => {
             let mode = match step {
-                "install" => Mode::Install,
+                "install" => Mode::Install { replace: false },
                 _ => Mode::Upgrade { install: false, reuse: ReuseMode::Default },
             };
             let rollout = Rollout::read(scope, "shop", mode).await.expect("history read");

@@ -46,7 +46,7 @@ impl Step {
     pub async fn prepare(&self, cluster: &Cluster) -> Result<Operation, LifecycleError> {
         let scope = Scope::new(cluster.clone());
         let (mode, rendered) = match self {
-            Step::Install(rendered) => (Mode::Install, rendered),
+            Step::Install(rendered) => (Mode::Install { replace: false }, rendered),
             Step::Upgrade(rendered) => (Mode::Upgrade { install: false, reuse: ReuseMode::Default }, rendered),
             Step::Rollback(revision) => {
                 return Ok(Operation::Rollback { scope, name: NAME.into(), revision: *revision });

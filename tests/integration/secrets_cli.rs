@@ -76,7 +76,7 @@ impl Transcript {
     }
 
     /// A command that prints the Secret on stdout by contract, as Helm's does (`get values`, `get manifest`,
-    /// `show values`, `test -o json`, which prints the whole record): stdout must hold it (the command reached it), only stderr is searched.
+    /// `show values`, `test -o json` and `status -o json`, which print the record): stdout must hold it (the command reached it), only stderr is searched.
     fn run_printing(&mut self, args: &[&str]) {
         let mut command = Command::new(env!("CARGO_BIN_EXE_berth"));
         command.args(args);
@@ -135,13 +135,14 @@ async fn no_command_prints_a_secret_at_any_verbosity() {
                 let args: Vec<&str> = args.iter().map(String::as_str).collect();
                 transcript.run(&args);
             };
-            for output in [&[][..], &["-o", "json"][..]] {
+            // Events: `-o json` of the object commands, `--progress json` of the release commands.
+            for (output, progress) in [(&[][..], &[][..]), (&["-o", "json"][..], &["--progress", "json"][..])] {
                 run(&[&["apply", "-f", &v1, "--wait"][..], output].concat());
                 run(&[&["wait", "-f", &v1][..], output].concat());
-                run(&[&["install", &release, &v1, "--wait"][..], output].concat());
-                run(&[&["upgrade", &release, &v2, "--wait"][..], output].concat());
-                run(&[&["rollback", &release, "1", "--wait"][..], output].concat());
-                run(&[&["uninstall", &release][..], output].concat());
+                run(&[&["install", &release, &v1, "--wait"][..], progress].concat());
+                run(&[&["upgrade", &release, &v2, "--wait"][..], progress].concat());
+                run(&[&["rollback", &release, "1", "--wait"][..], progress].concat());
+                run(&[&["uninstall", &release][..], progress].concat());
                 run(&[&["delete", "-f", &v1][..], output].concat());
             }
             run(&["health", "-f", &v1]);
@@ -153,12 +154,11 @@ async fn no_command_prints_a_secret_at_any_verbosity() {
             run(&["plan", "-f", &v1, "-o", "json", "--cluster"]);
             run(&["install", &release, &v1]);
             run(&["status", &release]);
-            run(&["status", &release, "-o", "json"]);
             run(&["history", &release]);
             run(&["history", &release, "-o", "json"]);
             run(&["list", "-o", "json"]);
             run(&["list"]);
-            run(&["upgrade", &release, &v2, "--dry-run", "server", "-o", "json"]);
+            run(&["upgrade", &release, &v2, "--dry-run", "server", "--progress", "json"]);
             // helm-diff masks Secret values; so does berth diff.
             run(&["diff", "upgrade", &release, &v2]);
             run(&["diff", "rollback", &release]);
@@ -169,8 +169,7 @@ async fn no_command_prints_a_secret_at_any_verbosity() {
             run(&["test", &release]);
             let chart_release = format!("chart{level}");
             run(&["install", &chart_release, &chart, "--wait"]);
-            run(&["upgrade", &chart_release, &chart, "--set", "extra=1", "-o", "json"]);
-            run(&["status", &chart_release, "-o", "json"]);
+            run(&["upgrade", &chart_release, &chart, "--set", "extra=1", "--progress", "json"]);
             run(&["diff", "upgrade", &chart_release, &chart, "--set", "password=changed"]);
             run(&["test", &chart_release]);
             let printing = [
@@ -179,6 +178,9 @@ async fn no_command_prints_a_secret_at_any_verbosity() {
                 vec!["get", "all", release.as_str(), "-o", "json"],
                 // As `helm test -o json`, the whole record.
                 vec!["test", chart_release.as_str(), "-o", "json"],
+                // As `helm status -o json`, the record (its manifest) without the chart.
+                vec!["status", release.as_str(), "-o", "json"],
+                vec!["status", chart_release.as_str(), "-o", "json"],
                 vec!["show", "values", chart.as_str()],
             ];
             for args in printing {

@@ -41,8 +41,14 @@ pub(super) async fn install(
     let crds = context.prepare(&rendered.crds)?;
     let history = rollout.history();
     check_not_pending(name, history)?;
-    if history.last().is_some_and(|last| last.info.status != ReleaseStatus::Uninstalled) {
-        return Err(LifecycleError::InUse(name.to_string()));
+    // Helm's `availableName`: a name with a history is in use, unless `--replace` takes one whose last revision
+    // is uninstalled (its history kept) or failed.
+    let replaced = history.last().filter(|last| last.info.status != ReleaseStatus::Failed).cloned();
+    if let Some(last) = history.last() {
+        let replaceable = matches!(last.info.status, ReleaseStatus::Uninstalled | ReleaseStatus::Failed);
+        if !(rollout.replaces() && replaceable) {
+            return Err(LifecycleError::InUse(name.to_string()));
+        }
     }
     // An install continues no revision: `auto` is server-side apply.
     let writing = Writing::resolve(options.apply_method, options.force_replace, None)?;
@@ -81,6 +87,12 @@ pub(super) async fn install(
     }
     if tokens.cancel.is_cancelled() {
         return Ok(OperationReport::not_started(release));
+    }
+    if let Some(mut replaced) = replaced {
+        // Helm's `replaceRelease`: the replaced revision (unless it failed) is superseded first.
+        replaced.info.status = ReleaseStatus::Superseded;
+        replaced.info.description = "superseded by new release".to_string();
+        context.storage.update(&replaced).await?;
     }
     let mut pending = PendingRevision::create(context.storage, &tokens.abort, release).await?;
     let failed =

@@ -10,7 +10,7 @@ use crate::release::rendered::Rendered;
 use crate::status::Status;
 use crate::wait::Outcome;
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// What a dry run's revision says, as Helm's.
 pub(super) const DRY_RUN_DESCRIPTION: &str = "Dry run complete";
@@ -95,6 +95,18 @@ pub(super) fn removed(old: &[Manifest], new: &[Manifest], namespace: &str) -> Ve
         .collect()
 }
 
+/// Helm's `mergeCustomLabels`: an upgrade's labels over the current revision's, a label whose value is `null`
+/// removed.
+pub(super) fn merge_custom_labels(
+    current: &BTreeMap<String, String>,
+    desired: &BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
+    let mut labels = current.clone();
+    labels.extend(desired.iter().map(|(key, value)| (key.clone(), value.clone())));
+    labels.retain(|_, value| value != "null");
+    labels
+}
+
 /// A failed revision's description: `verb "name" failed: reason`, the reason from how the apply ended. Objects
 /// the server refused come first, told as Helm's kube client tells them (joined by ` && `, as its `Update`
 /// joins them; a conflict names the object and the other field manager), then an object that failed its wait,
@@ -139,6 +151,16 @@ mod tests {
     const NEW: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kept}\ndata: {a: '1'}\n---\n\
                        apiVersion: v1\nkind: ConfigMap\nmetadata: {name: changed}\ndata: {a: '2'}\n---\n\
                        apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: new, namespace: default}\n";
+
+    #[test]
+    fn an_upgrades_labels_merge_with_the_current_ones_and_null_removes_one() {
+        let labels = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs.iter().map(|(key, value)| (key.to_string(), value.to_string())).collect()
+        };
+        let current = labels(&[("team", "a"), ("tier", "web"), ("keep", "1")]);
+        let desired = labels(&[("team", "b"), ("tier", "null"), ("new", "x")]);
+        assert_eq!(merge_custom_labels(&current, &desired), labels(&[("keep", "1"), ("new", "x"), ("team", "b")]));
+    }
 
     #[test]
     fn revisions_compare_by_group_kind_namespace_and_name() {

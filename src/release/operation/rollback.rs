@@ -31,7 +31,11 @@ pub(super) async fn rollback(
     let Some(mut last) = history.last().cloned() else {
         return Err(LifecycleError::NotFound(name.to_string()));
     };
-    let version = revision.unwrap_or(last.version.saturating_sub(1));
+    // Helm's rollback: no revision, or 0, is the one before the last.
+    let version = match revision {
+        Some(0) | None => last.version.saturating_sub(1),
+        Some(version) => version,
+    };
     let target = history.iter().find(|release| release.version == version).cloned();
     if last.info.status.is_pending() && !options.dry_run_server {
         unlock(context.storage, &mut last, "marked failed by berth rollback").await?;

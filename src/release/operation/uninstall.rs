@@ -26,7 +26,14 @@ pub(super) async fn uninstall(
         return Err(LifecycleError::NotFound(name.to_string()));
     };
     if last.info.status == ReleaseStatus::Uninstalled {
-        return Err(LifecycleError::AlreadyUninstalled(name.to_string()));
+        // Helm 4: uninstalling again without `--keep-history` purges the kept history.
+        if keep_history {
+            return Err(LifecycleError::AlreadyUninstalled(name.to_string()));
+        }
+        for revision in &history {
+            context.storage.delete(name, revision.version).await?;
+        }
+        return Ok(OperationReport::new(Outcome::Ready, last, None));
     }
     let manifests = recorded_manifests(&last)?;
     if tokens.cancel.is_cancelled() {
@@ -53,7 +60,11 @@ pub(super) async fn uninstall(
     // reports the failure.
     let post_delete = context.hooks(pending.release_mut(), HookEvent::PostDelete, tokens).await.err();
     pending.release_mut().info.deleted = now();
-    let description = format!("Uninstallation complete{}", removal::description_suffix(&kept));
+    let description = format!(
+        "{}{}",
+        context.options.description.as_deref().unwrap_or("Uninstallation complete"),
+        removal::description_suffix(&kept)
+    );
     let release = pending.uninstalled(keep_history, &history, &description).await?;
     let outcome = post_delete.as_ref().map_or(Outcome::Ready, |failed| failed.outcome);
     Ok(OperationReport { hook_failure: post_delete, kept, ..OperationReport::new(outcome, release, Some(report)) })

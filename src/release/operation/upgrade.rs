@@ -9,7 +9,9 @@ use super::apply_method::Writing;
 use super::context::{Context, Writes};
 use super::pending::{Failure, PendingRevision};
 use super::remediation::{self, FailedUpgrade};
-use super::revisions::{check_not_pending, created, describe_failure, new_release, now, originals};
+use super::revisions::{
+    check_not_pending, created, describe_failure, merge_custom_labels, new_release, now, originals,
+};
 use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
 use crate::release::record::ReleaseStatus;
@@ -58,7 +60,7 @@ pub(super) async fn upgrade(
         create_only: HashSet::new(),
     };
     let mut release = new_release(name, context.namespace(), rollout.revision(), rendered, writing.recorded());
-    release.labels = options.labels.clone();
+    release.labels = merge_custom_labels(&last.labels, &options.labels);
     release.info.first_deployed = history.first().and_then(|first| first.info.first_deployed).or_else(now);
     release.info.status = ReleaseStatus::PendingUpgrade;
     release.info.description = "Preparing upgrade".to_string();

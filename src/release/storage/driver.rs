@@ -1,8 +1,8 @@
 //! The storage driver setting: which of Helm's drivers keeps the release records, named as Helm 4 names it in
 //! `HELM_DRIVER` (`Configuration.Init` in `pkg/action/action.go`): `secret`, `secrets` or nothing for
 //! Secrets, `configmap` or `configmaps`, `memory`, `sql`; any other text (`Secret` too: Helm compares
-//! exactly) is refused with Helm's `unknown driver "NAME"`. [`storage_driver_from_environment`] reads the
-//! variables as Helm's command line reads them.
+//! exactly) is refused with Helm's `unknown driver "NAME"`. The variables are read with Helm's other settings
+//! (`crate::settings::HelmEnvironment::storage_driver`).
 
 use super::error::DriverError;
 use super::memory::MemoryStore;
@@ -55,26 +55,6 @@ impl StorageDriver {
             StorageDriver::Sql(_) => "sql",
         }
     }
-}
-
-/// The driver of this process's `HELM_DRIVER`, as Helm's command line sets it up for every command
-/// (`NewRootCmd` in `pkg/cmd/root.go`): the `sql` driver with `HELM_DRIVER_SQL_CONNECTION_STRING`, the
-/// `memory` driver preloaded from `HELM_MEMORY_DRIVER_DATA` (`loadReleasesInMemory`). An unset variable reads
-/// as empty, as Go's `os.Getenv`. The one place the CLI reads these variables (for the settings module to take
-/// over).
-///
-/// # Errors
-/// As [`StorageDriver::from_name`] and [`MemoryStore::preload`].
-pub fn storage_driver_from_environment() -> Result<StorageDriver, DriverError> {
-    let variable = |name: &str| std::env::var_os(name).map(|value| value.to_string_lossy().into_owned());
-    let driver = StorageDriver::from_name(
-        &variable(HELM_DRIVER).unwrap_or_default(),
-        &variable(HELM_DRIVER_SQL_CONNECTION_STRING).unwrap_or_default(),
-    )?;
-    if let StorageDriver::Memory(store) = &driver {
-        store.preload(&variable(HELM_MEMORY_DRIVER_DATA).unwrap_or_default())?;
-    }
-    Ok(driver)
 }
 
 #[cfg(test)]

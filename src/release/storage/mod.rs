@@ -19,10 +19,7 @@ mod objects;
 mod secret;
 mod sql;
 
-pub use driver::{
-    HELM_DRIVER, HELM_DRIVER_SQL_CONNECTION_STRING, HELM_MEMORY_DRIVER_DATA, StorageDriver,
-    storage_driver_from_environment,
-};
+pub use driver::{HELM_DRIVER, HELM_DRIVER_SQL_CONNECTION_STRING, HELM_MEMORY_DRIVER_DATA, StorageDriver};
 pub use error::{DriverError, StorageError};
 pub use layout::{SECRET_TYPE, record_key};
 pub use memory::MemoryStore;

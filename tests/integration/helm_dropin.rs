@@ -1,0 +1,330 @@
+//! berth as a drop-in `helm`: every command line of `tests/data/helm_dropin/cases.txt` runs, in order, through
+//! real Helm 4.1.4 on one simulated cluster and through berth invoked as `helm` (a symlink named `helm`) on
+//! another prepared the same way; stdout, the first line of stderr and the exit status must be equal once
+//! timestamps are masked (the masks are [`MASKS`], nothing else is changed). The lines helmfile v1.x issues are
+//! among them (the data file names the helmfile function each comes from). Then a Helm 3.17 client continues a
+//! release berth made as `helm`.
+
+use crate::peers::{PeerCluster, peers_dir};
+use crate::sources_support::FileServer;
+use berth_sim::SimConfig;
+use regex::Regex;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+const CASES: &str = include_str!("../data/helm_dropin/cases.txt");
+
+/// A bound on each command line (the slowest waits 20 s for a Deployment that never becomes ready).
+const LINE_BOUND: Duration = Duration::from_secs(90);
+
+/// Timestamps, the only text that may differ: Go's `Time.String()` (`helm list`), RFC 3339 (`-o json|yaml`),
+/// ANSIC (`helm history`, `LAST DEPLOYED`), a bare date (`--time-format 2006-01-02`), the record's
+/// `modifiedAt` label (Unix seconds), and the padding of `helm list`'s UPDATED header (its width is the longest
+/// timestamp's, whose fraction of a second has as many digits as it needs). The padding after a timestamp is kept
+/// as one character of its kind (tab, else space), since its width follows the timestamp's.
+const MASKS: [&str; 6] = [
+    r"UPDATED",
+    r#"modifiedAt(=|: )"?\d+"?"#,
+    r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? [+-]\d{4} [A-Z]+",
+    r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})",
+    r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \d{4}",
+    r"\d{4}-\d{2}-\d{2}",
+];
+
+/// The charts and values both clusters get, at the same relative paths.
+const FILES: &[(&str, &str)] = &[
+    ("alpha/Chart.yaml", "apiVersion: v2\nname: alpha\nversion: 0.1.0\nappVersion: \"1.0\"\ndescription: Alpha\n"),
+    ("alpha/values.yaml", "size: 1\ngreeting: hello\n"),
+    (
+        "alpha/templates/objects.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-settings\ndata:\n  \
+         greeting: {{ .Values.greeting | quote }}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  \
+         name: {{ .Release.Name }}-web\nspec:\n  replicas: {{ .Values.size }}\n  selector:\n    matchLabels:\n      \
+         app: {{ .Release.Name }}\n  template:\n    metadata:\n      labels:\n        app: {{ .Release.Name }}\n    \
+         spec:\n      containers:\n        - name: web\n          image: nginx:1.27\n",
+    ),
+    ("alpha/templates/NOTES.txt", "alpha {{ .Release.Name }} in {{ .Release.Namespace }}: {{ .Values.size }}\n"),
+    (
+        "alpha/crds/widgets.yaml",
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  \
+         name: widgets.example.com\nspec:\n  group: example.com\n  names:\n    kind: Widget\n    plural: widgets\n    \
+         singular: widget\n  scope: Namespaced\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      \
+         schema:\n        openAPIV3Schema:\n          type: object\n          x-kubernetes-preserve-unknown-fields: true\n",
+    ),
+    ("alpha-values.yaml", "size: 2\n"),
+    ("beta/Chart.yaml", "apiVersion: v2\nname: beta\nversion: 1.2.3\n"),
+    ("beta/values.yaml", "greeting: hi\n"),
+    (
+        "beta/templates/configmap.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  \
+         greeting: {{ .Values.greeting | quote }}\n",
+    ),
+    ("beta/templates/NOTES.txt", "beta says {{ .Values.greeting }}\n"),
+    ("beta-values.yaml", "greeting: bonjour\n"),
+    ("failing/Chart.yaml", "apiVersion: v2\nname: failing\nversion: 0.1.0\n"),
+    (
+        "failing/templates/deployment.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  annotations:\n    \
+         sim.berth.dev/pod-waiting-reason: ImagePullBackOff\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      \
+         app: {{ .Release.Name }}\n  template:\n    metadata:\n      labels:\n        app: {{ .Release.Name }}\n    \
+         spec:\n      containers:\n        - name: web\n          image: web:typo\n",
+    ),
+    ("failing/templates/NOTES.txt", "never printed after a failure\n"),
+];
+
+/// What a line compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Compare {
+    /// stdout, stderr's first line and the exit status.
+    All,
+    /// The exit status and stderr's first line up to the waiter's ` status: ` (berth's readiness says why an
+    /// object failed in its own words: docs/helm.md, "Differences").
+    Stage,
+    /// The exit status and stderr's first line: stdout differs for a reason docs/helm.md gives.
+    Exit,
+    /// `version`: the Helm version before the build metadata (`+g05fa379` in Helm, `+berth.VERSION` in berth).
+    Semver,
+    /// A helm-diff line helmfile issues: runs once the diff work lands (`src/release/diff/`, branch `diff`); real
+    /// Helm here has no helm-diff plugin installed, so it is counted, not run.
+    AfterDiff,
+}
+
+struct Case {
+    line: usize,
+    compare: Compare,
+    arguments: Vec<String>,
+}
+
+fn cases(values_url: &str) -> Vec<Case> {
+    CASES
+        .lines()
+        .enumerate()
+        .filter(|(_, text)| !text.trim().is_empty() && !text.starts_with('#'))
+        .map(|(index, text)| {
+            let (compare, arguments) = text.split_once('|').unwrap_or_else(|| panic!("line {}: no `|`", index + 1));
+            let compare = match compare.trim() {
+                "all" => Compare::All,
+                "stage" => Compare::Stage,
+                "exit" => Compare::Exit,
+                "semver" => Compare::Semver,
+                "after-diff" => Compare::AfterDiff,
+                other => panic!("line {}: unknown comparison `{other}`", index + 1),
+            };
+            let arguments = arguments
+                .split_whitespace()
+                .map(|word| {
+                    word.replace("{alpha_values}", "alpha-values.yaml")
+                        .replace("{beta_values}", "beta-values.yaml")
+                        .replace("{alpha}", "./alpha")
+                        .replace("{beta}", "./beta")
+                        .replace("{failing}", "./failing")
+                        .replace("{values_url}", &format!("{values_url}/url-values.yaml"))
+                })
+                .collect();
+            Case { line: index + 1, compare, arguments }
+        })
+        .collect()
+}
+
+/// One side: a cluster with the files, and the program run as `helm` on it.
+struct Side {
+    peer: PeerCluster,
+    program: PathBuf,
+}
+
+impl Side {
+    async fn start(program: PathBuf) -> Side {
+        let peer = PeerCluster::start(SimConfig::default()).await;
+        for (path, text) in FILES {
+            let path = peer.dir.path().join(path);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("chart directory");
+            std::fs::write(path, text).expect("file written");
+        }
+        Side { peer, program }
+    }
+
+    fn command(&self, arguments: &[String]) -> Command {
+        command(&self.peer, &self.program, arguments)
+    }
+
+    async fn run(&self, arguments: &[String]) -> Output {
+        let mut command = self.command(arguments);
+        let running = tokio::task::spawn_blocking(move || command.output().expect("the program runs"));
+        tokio::time::timeout(LINE_BOUND, running)
+            .await
+            .unwrap_or_else(|_| panic!("{arguments:?} did not end within {LINE_BOUND:?}"))
+            .expect("joined")
+    }
+}
+
+/// `program` run on `peer`'s cluster from its directory, with a private HOME and no inherited Helm setting.
+fn command(peer: &PeerCluster, program: &Path, arguments: &[String]) -> Command {
+    let home = peer.dir.path().join("home");
+    let mut command = Command::new(program);
+    for variable in ["HELM_DRIVER", "HELM_NAMESPACE", "HELM_KUBECONTEXT", "HELM_DEBUG", "BERTH_HELM", "BERTH_LOG"] {
+        command.env_remove(variable);
+    }
+    command
+        .args(arguments)
+        .env("HOME", &home)
+        .env("KUBECONFIG", peer.kubeconfig())
+        .env("HELM_CACHE_HOME", home.join("helm-cache"))
+        .env("HELM_CONFIG_HOME", home.join("helm-config"))
+        .env("HELM_DATA_HOME", home.join("helm-data"))
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .current_dir(peer.dir.path());
+    command
+}
+
+/// The text with every timestamp replaced by `<TIME>`.
+fn masked(text: &str, masks: &[Regex]) -> String {
+    let mut text = text.to_string();
+    for mask in masks {
+        text = mask
+            .replace_all(&text, |captures: &regex::Captures<'_>| {
+                let padding = captures.name("padding").map_or("", |padding| match padding.as_str() {
+                    "" => "",
+                    text if text.contains('\t') => "\t",
+                    _ => " ",
+                });
+                format!("<TIME>{padding}")
+            })
+            .into_owned();
+    }
+    text
+}
+
+fn first_line(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).lines().next().unwrap_or_default().to_string()
+}
+
+/// What a line's comparison looks at.
+fn seen(output: &Output, compare: Compare, masks: &[Regex]) -> (Option<i32>, String, String) {
+    let stderr = masked(&first_line(&output.stderr), masks);
+    match compare {
+        Compare::All | Compare::AfterDiff => {
+            (output.status.code(), masked(&String::from_utf8_lossy(&output.stdout), masks), stderr)
+        }
+        Compare::Stage => {
+            let stage = stderr.split_once(" status: ").map_or(stderr.as_str(), |(stage, _)| stage).to_string();
+            (output.status.code(), String::new(), stage)
+        }
+        Compare::Exit => (output.status.code(), String::new(), stderr),
+        Compare::Semver => {
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            let version = stdout.split_once('+').map_or(stdout.as_ref(), |(version, _)| version).to_string();
+            (output.status.code(), version, stderr)
+        }
+    }
+}
+
+/// Runs `line` with `program` on `peer`'s cluster and asserts it succeeds; its stdout.
+async fn ok_line(peer: &PeerCluster, program: &Path, line: &str) -> String {
+    let arguments: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+    let mut command = command(peer, program, &arguments);
+    let running = tokio::task::spawn_blocking(move || command.output().expect("the program runs"));
+    let output = tokio::time::timeout(LINE_BOUND, running)
+        .await
+        .unwrap_or_else(|_| panic!("{line} did not end within {LINE_BOUND:?}"))
+        .expect("joined");
+    assert!(output.status.success(), "{} {line}: {}", program.display(), String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// berth under the name `helm`, in a directory of its own.
+fn berth_as_helm(dir: &Path) -> PathBuf {
+    let program = dir.join("helm");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_berth"), &program).expect("symlink named helm");
+    program
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_helm_command_line_answers_as_helm_4() {
+    let masks: Vec<Regex> =
+        MASKS.iter().map(|mask| Regex::new(&format!("{mask}(?P<padding>[ \t]*)")).expect("mask")).collect();
+    let served = tempfile::tempdir().expect("served directory");
+    std::fs::write(served.path().join("url-values.yaml"), "size: 2\ngreeting: from-a-url\n").expect("values");
+    let server = FileServer::start(served.path());
+    let bin = tempfile::tempdir().expect("bin directory");
+    let helm = Side::start(peers_dir().join("helm")).await;
+    let berth = Side::start(berth_as_helm(bin.path())).await;
+    let mut differences = Vec::new();
+    let mut compared = 0;
+    let mut after_diff = 0;
+    for case in cases(&server.url) {
+        if case.compare == Compare::AfterDiff {
+            after_diff += 1;
+            continue;
+        }
+        let (helm_output, berth_output) = (helm.run(&case.arguments).await, berth.run(&case.arguments).await);
+        compared += 1;
+        let expected = seen(&helm_output, case.compare, &masks);
+        let actual = seen(&berth_output, case.compare, &masks);
+        if expected != actual {
+            differences.push(format!(
+                "line {} `helm {}`:\n  helm:  exit {:?}, stderr {:?}\n{}\n  berth: exit {:?}, stderr {:?}\n{}\n  \
+                 helm's whole stderr: {}",
+                case.line,
+                case.arguments.join(" "),
+                expected.0,
+                expected.2,
+                expected.1,
+                actual.0,
+                actual.2,
+                actual.1,
+                String::from_utf8_lossy(&helm_output.stderr)
+            ));
+        }
+    }
+    assert!(compared >= 70, "only {compared} lines compared");
+    eprintln!("{compared} lines compared; {after_diff} helm-diff lines wait for the diff work");
+    assert!(differences.is_empty(), "{} of {compared} lines differ:\n{}", differences.len(), differences.join("\n"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn helm_3_continues_a_release_berth_made_as_helm() {
+    let bin = tempfile::tempdir().expect("bin directory");
+    let berth = Side::start(berth_as_helm(bin.path())).await;
+    let helm3 = peers_dir().join("helm3");
+    let berth_program = berth.program.clone();
+    let peer = &berth.peer;
+    ok_line(peer, &berth_program, "install alpha ./alpha -n team-a --create-namespace --wait").await;
+    ok_line(peer, &berth_program, "upgrade alpha ./alpha -n team-a --set size=3 --labels tier=web").await;
+    let history = ok_line(peer, &helm3, "history alpha -n team-a -o json").await;
+    let history: serde_json::Value = serde_json::from_str(&history).expect("Helm 3's history JSON");
+    let statuses: Vec<(u64, &str)> = history
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|entry| (entry["revision"].as_u64().unwrap_or(0), entry["status"].as_str().unwrap_or_default()))
+        .collect();
+    assert_eq!(statuses, [(1, "superseded"), (2, "deployed")]);
+    assert_eq!(ok_line(peer, &helm3, "get values alpha -n team-a -o json").await.trim(), r#"{"size":3}"#);
+    ok_line(peer, &helm3, "upgrade alpha ./alpha -n team-a --reuse-values --set greeting=hey --wait").await;
+    ok_line(peer, &helm3, "rollback alpha 1 -n team-a --wait").await;
+    let listed = ok_line(peer, &berth_program, "history alpha -n team-a -o json").await;
+    let listed: serde_json::Value = serde_json::from_str(&listed).expect("berth's history JSON");
+    let described: Vec<(u64, &str, &str)> = listed
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|entry| {
+            let text = |key: &str| entry[key].as_str().unwrap_or_default();
+            (entry["revision"].as_u64().unwrap_or(0), text("status"), text("description"))
+        })
+        .collect();
+    assert_eq!(
+        described,
+        [
+            (1, "superseded", "Install complete"),
+            (2, "superseded", "Upgrade complete"),
+            (3, "superseded", "Upgrade complete"),
+            (4, "deployed", "Rollback to 1")
+        ]
+    );
+    ok_line(peer, &berth_program, "upgrade alpha ./alpha -n team-a --wait").await;
+    ok_line(peer, &helm3, "uninstall alpha -n team-a").await;
+    assert_eq!(ok_line(peer, &berth_program, "list -A -q").await, "");
+}
