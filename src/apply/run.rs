@@ -47,6 +47,24 @@ pub async fn apply(
     Ok(apply_prepared(cluster, &prepared, request, cancel, &events).await)
 }
 
+/// What ends an apply early.
+#[derive(Debug, Clone, Copy)]
+pub struct Stop<'a> {
+    /// Stops it: no new write starts (those in flight finish) and every wait ends; the outcome is `Cancelled`.
+    pub cancel: &'a CancellationToken,
+    /// Ends its waits and no write (seed 003: a new revision cancels the wait, never the apply): the readiness
+    /// gates and the final wait end, every object whose prerequisites are met is still written, the objects
+    /// behind a gate whose wait ended are skipped, and the outcome is `Cancelled`.
+    pub cancel_wait: &'a CancellationToken,
+}
+
+impl<'a> Stop<'a> {
+    /// One token for both: what stops the writes ends the waits.
+    pub fn by(cancel: &'a CancellationToken) -> Stop<'a> {
+        Stop { cancel, cancel_wait: cancel }
+    }
+}
+
 /// Applies a prepared set and waits if `request.wait` says so. The health rules are those the set was
 /// prepared with (`request.health` is not read again).
 pub async fn apply_prepared(
@@ -54,6 +72,18 @@ pub async fn apply_prepared(
     prepared: &Prepared<'_>,
     request: &ApplyRequest,
     cancel: &CancellationToken,
+    events: &Emitter<ApplyEvent>,
+) -> ApplyReport {
+    apply_prepared_until(cluster, prepared, request, Stop::by(cancel), events).await
+}
+
+/// [`apply_prepared`], stopped by `stop`: its `cancel_wait` ends the waits and lets every write that can go on
+/// go on.
+pub async fn apply_prepared_until(
+    cluster: &Cluster,
+    prepared: &Prepared<'_>,
+    request: &ApplyRequest,
+    stop: Stop<'_>,
     events: &Emitter<ApplyEvent>,
 ) -> ApplyReport {
     let started = Instant::now();
@@ -84,7 +114,7 @@ pub async fn apply_prepared(
         .filter_map(|index| planned.get(*index))
         .map(|planned| planned.resolved.reference.clone());
     events.emit(ApplyEvent::Planned { objects: objects.collect() });
-    let execution = execute::execute(&run, cancel, events).await;
+    let execution = execute::execute(&run, stop, events).await;
 
     let mut outcome = if execution.cancelled {
         Outcome::Cancelled
@@ -104,7 +134,16 @@ pub async fn apply_prepared(
         let judge = health_judge.unwrap_or_else(|| options.judge.clone());
         let options = WaitOptions { timeout: remaining, judge, ..options.clone() };
         let all: Vec<&Planned> = planned.iter().collect();
-        let report = wait_for(cluster, &all, &options, cancel, events).await;
+        // The final wait ends at either token: a child of `cancel`, cancelled when `cancel_wait` fires.
+        let waits = stop.cancel.child_token();
+        let waiting = wait_for(cluster, &all, &options, &waits, events);
+        tokio::pin!(waiting);
+        let report = loop {
+            tokio::select! {
+                report = &mut waiting => break report,
+                () = stop.cancel_wait.cancelled(), if !waits.is_cancelled() => waits.cancel(),
+            }
+        };
         outcome = report.outcome;
         wait_reports.push(report);
     }

@@ -202,6 +202,7 @@ fn release_options(change: &ChangeArgs, record: Option<&RecordArgs>) -> ReleaseO
         labels: record.map(|record| record.labels.iter().cloned().collect()).unwrap_or_default(),
         take_ownership: record.is_some_and(|record| record.take_ownership),
         records_only: false,
+        hook_timeout: None,
     }
 }
 
@@ -308,7 +309,12 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
         };
         // A user's SIGINT/SIGTERM stops running hooks too (a library caller may keep them running).
         let cancel = &interrupts.cancel;
-        let tokens = Tokens { cancel: cancel.clone(), abort: interrupts.abort.clone(), hooks: cancel.clone() };
+        let tokens = Tokens {
+            cancel: cancel.clone(),
+            abort: interrupts.abort.clone(),
+            hooks: cancel.clone(),
+            ..Tokens::default()
+        };
         let mut progress = Progress::new(ProgressMode::detect(settings.json), goal, Some(options.timeout));
         let running = progress.follow(async |events| operation::run(&operation, options, &tokens, events).await);
         let report = running.await.map_err(Error::Release)?;

@@ -48,6 +48,10 @@ pub struct ReleaseSpec {
     /// How long one install or upgrade may wait for readiness (Go duration); default `5m`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<String>,
+    /// How long each hook may run (Go duration); default `timeout`. A newer generation never cancels a running
+    /// hook: this bounds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hook_timeout: Option<String>,
     /// Jobs count as ready only once complete.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub wait_for_jobs: bool,

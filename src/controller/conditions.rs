@@ -29,6 +29,7 @@ pub mod reason {
     pub const NAMESPACE_NOT_FOUND: &str = "NamespaceNotFound";
     pub const RECONCILE_ERROR: &str = "ReconcileError";
     pub const INTERRUPTED: &str = "Interrupted";
+    pub const SUSPENDED: &str = "Suspended";
 }
 
 /// Where a Release's reconcile stands.
@@ -45,6 +46,10 @@ pub enum Phase {
     /// A rollout failed and no retries are left: `Ready=False` with the rollout's reason, `Stalled=True` with
     /// `RetriesExhausted`, both with the root cause.
     Failed { reason: &'static str, message: String },
+    /// `spec.suspend`: nothing is done. `Ready` keeps what it said of the last reconcile (as Flux leaves it),
+    /// unless that reconcile was under way: then `Ready=Unknown` with `Suspended`. `Reconciling` is removed
+    /// (nothing is in progress); `Stalled` stays when it held.
+    Suspended { message: String },
 }
 
 /// Sets the conditions for `phase` of `generation` at `now` (RFC 3339).
@@ -71,11 +76,17 @@ pub fn apply_phase(status: &mut ReleaseStatus, phase: &Phase, generation: i64, n
             set(READY, "False", reason, message);
             set(STALLED, "True", reason::RETRIES_EXHAUSTED, message);
         }
+        Phase::Suspended { message } => {
+            let settled = condition_in(&status.conditions, READY).is_some_and(|ready| ready.status != "Unknown");
+            if !settled {
+                set_condition(&mut status.conditions, READY, "Unknown", reason::SUSPENDED, message, generation, now);
+            }
+        }
     }
     let keep: &[&str] = match phase {
         Phase::Progressing { .. } | Phase::Retrying { .. } => &[READY, RECONCILING],
         Phase::Ready { .. } => &[READY],
-        Phase::Stalled { .. } | Phase::Failed { .. } => &[READY, STALLED],
+        Phase::Stalled { .. } | Phase::Failed { .. } | Phase::Suspended { .. } => &[READY, STALLED],
     };
     status.conditions.retain(|condition| {
         ![RECONCILING, STALLED].contains(&condition.condition_type.as_str())
@@ -120,7 +131,11 @@ fn set_condition(
 
 /// The condition of a type, if the status has it.
 pub fn condition<'a>(status: &'a ReleaseStatus, condition_type: &str) -> Option<&'a Condition> {
-    status.conditions.iter().find(|condition| condition.condition_type == condition_type)
+    condition_in(&status.conditions, condition_type)
+}
+
+fn condition_in<'a>(conditions: &'a [Condition], condition_type: &str) -> Option<&'a Condition> {
+    conditions.iter().find(|condition| condition.condition_type == condition_type)
 }
 
 /// Adds an attempt to the front of the history, keeping the newest [`HISTORY_LENGTH`].
@@ -204,6 +219,31 @@ mod tests {
         apply_phase(&mut status, &Phase::Ready { reason: reason::INSTALL_SUCCEEDED, message: "ok".into() }, 2, "t3");
         assert_eq!(types(&status), [("Ready".into(), "True".into())]);
         assert_eq!(status.observed_generation, Some(2));
+    }
+
+    #[test]
+    fn suspension_keeps_a_settled_ready_and_ends_reconciling() {
+        let suspended = Phase::Suspended { message: "suspended".into() };
+        // Ready=True at generation 3, then `suspend: true` (generation 4): still Ready, observed, Current.
+        let mut status = ReleaseStatus::default();
+        apply_phase(&mut status, &Phase::Ready { reason: reason::UPGRADE_SUCCEEDED, message: "ok".into() }, 3, "t1");
+        apply_phase(&mut status, &suspended, 4, "t2");
+        assert_eq!(types(&status), [("Ready".into(), "True".into())]);
+        assert_eq!(condition(&status, READY).map(|c| c.reason.as_str()), Some("UpgradeSucceeded"));
+        assert_eq!(judged(&status, 4).0, Status::Current);
+        // Suspended mid-rollout (Reconciling, Ready=Unknown): Suspended, no longer Reconciling.
+        let mut status = ReleaseStatus::default();
+        apply_phase(&mut status, &Phase::Progressing { message: "Upgrading".into() }, 5, "t1");
+        apply_phase(&mut status, &suspended, 6, "t2");
+        assert_eq!(types(&status), [("Ready".into(), "Unknown".into())]);
+        assert_eq!(condition(&status, READY).map(|c| c.reason.as_str()), Some("Suspended"));
+        assert_eq!(status.observed_generation, Some(6));
+        // Stalled stays: the failure it reports is still the cluster's state.
+        let mut status = ReleaseStatus::default();
+        apply_phase(&mut status, &Phase::Failed { reason: reason::UPGRADE_FAILED, message: "x".into() }, 1, "t1");
+        apply_phase(&mut status, &suspended, 2, "t2");
+        assert_eq!(types(&status), [("Ready".into(), "False".into()), ("Stalled".into(), "True".into())]);
+        assert_eq!(judged(&status, 2).0, Status::Failed);
     }
 
     #[test]

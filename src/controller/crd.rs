@@ -39,6 +39,7 @@ mod tests {
             release_name: Some("r".into()),
             target_namespace: Some("t".into()),
             timeout: Some("1m".into()),
+            hook_timeout: Some("30s".into()),
             wait_for_jobs: true,
             rollback_on_failure: true,
             retries: Some(1),

@@ -110,22 +110,28 @@ pub(super) fn now_text() -> String {
 /// from `spec.values` goes back to the chart's default, as Flux resets values unless told to preserve them).
 const ROLL_OUT: Mode = Mode::Upgrade { install: true, reuse: ReuseMode::Reset };
 
-/// The Release's spec, checked: the name, the timeout.
+/// The Release's spec, checked: the name, the timeouts.
 pub(super) struct Checked<'a> {
     pub spec: &'a ReleaseSpec,
     pub release_name: String,
     pub target_namespace: String,
     pub timeout: Duration,
+    /// Each hook's limit (`spec.hookTimeout`, else `timeout`).
+    pub hook_timeout: Duration,
 }
 
 fn check_spec<'a>(release: &ReleaseObject, spec: &'a ReleaseSpec) -> Result<Checked<'a>, String> {
     let release_name = spec.release_name(&release.name).to_string();
     validate_release_name(&release_name).map_err(|error| error.to_string())?;
-    let timeout = match &spec.timeout {
-        Some(text) => crate::object::parse_duration(text).map_err(|error| format!("spec.timeout: {error}"))?,
-        None => DEFAULT_TIMEOUT,
+    let duration = |field: &str, text: &Option<String>| {
+        text.as_deref()
+            .map(|text| crate::object::parse_duration(text).map_err(|error| format!("spec.{field}: {error}")))
+            .transpose()
     };
-    Ok(Checked { spec, release_name, target_namespace: spec.target_namespace(&release.namespace).to_string(), timeout })
+    let timeout = duration("timeout", &spec.timeout)?.unwrap_or(DEFAULT_TIMEOUT);
+    let hook_timeout = duration("hookTimeout", &spec.hook_timeout)?.unwrap_or(timeout);
+    let target_namespace = spec.target_namespace(&release.namespace).to_string();
+    Ok(Checked { spec, release_name, target_namespace, timeout, hook_timeout })
 }
 
 /// Runs one reconcile, phase by phase; each phase either hands the next what it needs or ends the reconcile
@@ -377,6 +383,14 @@ mod tests {
         let release = ReleaseObject::parse(&object).expect("named");
         let checked = check_spec(&release, release.spec.as_ref().expect("parses")).expect("valid");
         assert_eq!((checked.release_name.as_str(), checked.target_namespace.as_str()), ("web", "shop"));
-        assert_eq!(checked.timeout, DEFAULT_TIMEOUT);
+        assert_eq!((checked.timeout, checked.hook_timeout), (DEFAULT_TIMEOUT, DEFAULT_TIMEOUT));
+        let object = json!({"metadata": {"name": "web"}, "spec": {"chart": {}, "timeout": "2m", "hookTimeout": "10s"}});
+        let release = ReleaseObject::parse(&object).expect("named");
+        let checked = check_spec(&release, release.spec.as_ref().expect("parses")).expect("valid");
+        assert_eq!((checked.timeout, checked.hook_timeout), (Duration::from_secs(120), Duration::from_secs(10)));
+        let object = json!({"metadata": {"name": "web"}, "spec": {"chart": {}, "hookTimeout": "later"}});
+        let release = ReleaseObject::parse(&object).expect("named");
+        let error = check_spec(&release, release.spec.as_ref().expect("parses")).err().expect("a bad hook timeout");
+        assert!(error.starts_with("spec.hookTimeout: invalid duration `later`"), "{error}");
     }
 }

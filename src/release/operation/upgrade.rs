@@ -4,11 +4,11 @@
 //! waited for), the objects the last revision had and this one has not deleted, the post-upgrade hooks, and the
 //! revision `deployed`, the last deployed one `superseded`. A failure goes to `remediation.rs`.
 
-use super::OperationReport;
 use super::context::Context;
 use super::pending::{Failure, PendingRevision};
 use super::remediation::{self, FailedUpgrade};
 use super::revisions::{check_not_pending, created, describe_failure, new_release, now, skippable};
+use super::{OperationReport, SUPERSEDED};
 use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
 use crate::release::record::ReleaseStatus;
@@ -52,7 +52,7 @@ pub(super) async fn upgrade(
     if options.dry_run_server {
         return Ok(context.dry_run(&prepared, unchanged, HashSet::new(), release, tokens).await);
     }
-    if tokens.cancel.is_cancelled() {
+    if tokens.stops_new_work() {
         return Ok(OperationReport::not_started(release));
     }
     let mut pending = PendingRevision::create(context.storage, &tokens.abort, release).await?;
@@ -61,6 +61,9 @@ pub(super) async fn upgrade(
     if let Err(hook) = context.hooks(pending.release_mut(), HookEvent::PreUpgrade, tokens).await {
         let description = format!("Upgrade \"{name}\" failed: pre-upgrade hooks failed: {hook}");
         return failed(pending, Failure::of_hook(description, hook, None)).await;
+    }
+    if tokens.is_superseded() {
+        return failed(pending, Failure::superseded(format!("Upgrade \"{name}\" failed: {SUPERSEDED}"))).await;
     }
     let report = context.apply(&prepared, unchanged, HashSet::new(), tokens).await;
     if report.outcome != Outcome::Ready {
