@@ -8,7 +8,7 @@ use super::decision::Action;
 use super::reconcile::Run;
 use crate::events::Emitter;
 use crate::release::Scope;
-use crate::release::operation::{self, Operation, ReleaseOptions, Tokens};
+use crate::release::operation::{self, ApplyMethod, Operation, ReleaseOptions, Tokens};
 use crate::wait::Outcome;
 use berth_source::download::error_chain;
 
@@ -34,6 +34,8 @@ impl Run<'_> {
         let options = ReleaseOptions {
             wait: true,
             builtin_rules: self.shared.options.builtin_rules,
+            // As Flux's helm-controller: conflicts forced whenever the release is applied server-side.
+            apply_method: ApplyMethod::AutoForcingConflicts,
             ..ReleaseOptions::default()
         };
         let tokens = Tokens::cancelled_by(&self.task.stopping);

@@ -13,7 +13,7 @@ use super::decision::Action;
 use super::inputs::Inputs;
 use super::reconcile::{Checked, Finished, Next, Run, now_text};
 use super::scheduler::backoff;
-use crate::release::operation::{self, Operation, ReleaseOptions, Tokens};
+use crate::release::operation::{self, ApplyMethod, Operation, ReleaseOptions, Tokens};
 use crate::release::rollout::{Input, Rollout};
 use crate::release::{LifecycleError, ReleaseStatus as HelmStatus, RenderSettings};
 use crate::wait::Outcome;
@@ -86,6 +86,8 @@ impl Run<'_> {
             wait_for_jobs: checked.spec.wait_for_jobs,
             history_max: checked.spec.max_history.map_or(10, |max| max as usize),
             builtin_rules: self.shared.options.builtin_rules,
+            // As Flux's helm-controller: conflicts forced whenever the release is applied server-side.
+            apply_method: ApplyMethod::AutoForcingConflicts,
             ..ReleaseOptions::default()
         };
         // A newer generation lets a running hook finish; the controller stopping ends its wait.
