@@ -56,9 +56,10 @@ pub struct Task {
     pub object: Value,
     /// The status as this controller last wrote it (newer than the object's, which may lag behind).
     pub status: ReleaseStatus,
-    /// Cancelled by a newer generation, the Release's deletion or the controller stopping.
-    pub cancel: CancellationToken,
-    /// Cancelled when the controller stops (tells an interrupted wait from a superseded one).
+    /// Cancelled by a newer revision (generation) or the Release's deletion: ends the rollout's waits, never its
+    /// writes (`rollout.rs`).
+    pub superseded: CancellationToken,
+    /// Cancelled when the controller stops: ends the rollout's writes and waits.
     pub stopping: CancellationToken,
 }
 
@@ -154,7 +155,7 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
         Err(error) => return run.stall(reason::INVALID_SPEC, error.clone()).await,
     };
     if spec.suspend {
-        return Finished::new("suspended", None, Next::OnChange);
+        return run.suspended().await;
     }
     let checked = match check_spec(&release, spec) {
         Ok(checked) => checked,
@@ -184,7 +185,7 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
         Decision::UpToDate { revision } => run.up_to_date(&checked, revision).await,
         Decision::Exhausted => run.exhausted().await,
         Decision::RollOut { action, unlock } => {
-            if run.task.cancel.is_cancelled() {
+            if run.task.superseded.is_cancelled() || run.task.stopping.is_cancelled() {
                 // Superseded before anything was written: no revision to record.
                 return Finished {
                     superseded: true,

@@ -51,6 +51,13 @@ impl Run<'_> {
         Finished::new("stalled", Some(self.status.clone()), Next::Resync)
     }
 
+    /// `spec.suspend`: nothing rolls out; the status says so (not Reconciling) until the Release changes.
+    pub(super) async fn suspended(&mut self) -> Finished {
+        let message = "suspended: nothing is reconciled until spec.suspend is false".to_string();
+        self.report(&Phase::Suspended { message }).await;
+        Finished::new("suspended", Some(self.status.clone()), Next::OnChange)
+    }
+
     pub(super) async fn waiting(
         &mut self,
         reason: &'static str,
