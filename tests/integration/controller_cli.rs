@@ -116,7 +116,12 @@ impl Drop for ControllerProcess {
 /// The simulated cluster, a client on it, the CRD applied from `berth controller crd` by real kubectl, and the
 /// namespace `ns` with the test chart in ConfigMap `web-chart`.
 async fn cluster_with_crd(ns: &str) -> (PeerCluster, kube::Client) {
-    let peer = PeerCluster::start(SimConfig::default()).await;
+    cluster_with_crd_on(ns, SimConfig::default(), &[("web-chart", web_chart("1.0.0"))]).await
+}
+
+/// As [`cluster_with_crd`], the simulated cluster configured by `config`, with `charts` (ConfigMap name, chart).
+async fn cluster_with_crd_on(ns: &str, config: SimConfig, charts: &[(&str, Vec<u8>)]) -> (PeerCluster, kube::Client) {
+    let peer = PeerCluster::start(config).await;
     let printed = run::berth(&["controller", "crd"], None);
     assert!(printed.status.success(), "berth controller crd: {}", run::stderr(&printed));
     let crd = peer.file("crd.yaml", &run::stdout(&printed));
@@ -125,10 +130,12 @@ async fn cluster_with_crd(ns: &str) -> (PeerCluster, kube::Client) {
     peer.ok("kubectl", &["create", "namespace", ns]).await;
     let cluster = berth::cluster::connect_config(peer.cluster.kube_config()).await.expect("connects");
     let config_maps: Api<k8s_openapi::api::core::v1::ConfigMap> = Api::namespaced(cluster.client.clone(), ns);
-    let encoded = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, web_chart("1.0.0"));
-    let chart = json!({"metadata": {"name": "web-chart"}, "binaryData": {"chart.tgz": encoded}});
-    let chart = serde_json::from_value(chart).expect("a ConfigMap");
-    config_maps.create(&PostParams::default(), &chart).await.expect("chart ConfigMap created");
+    for (name, chart) in charts {
+        let encoded = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, chart);
+        let chart = json!({"metadata": {"name": name}, "binaryData": {"chart.tgz": encoded}});
+        let chart = serde_json::from_value(chart).expect("a ConfigMap");
+        config_maps.create(&PostParams::default(), &chart).await.expect("chart ConfigMap created");
+    }
     (peer, cluster.client)
 }
 
@@ -196,6 +203,89 @@ async fn the_controller_binary_releases_what_helm_and_berth_read() {
 
     let exit = controller.terminate().await;
     assert_eq!(exit.code(), Some(0), "a clean stop on SIGTERM");
+}
+
+/// Waits (watching, bounded) until the Release `name` in `ns` satisfies `condition`.
+async fn release_where(
+    client: &kube::Client,
+    ns: &str,
+    name: &str,
+    controller: &ControllerProcess,
+    condition: impl Fn(&Value) -> bool,
+) -> Value {
+    let api: Api<kube::api::DynamicObject> = Api::namespaced_with(client.clone(), ns, &release_resource());
+    let found = tokio::time::timeout(BOUND, async move {
+        let config = watcher::Config::default().fields(&format!("metadata.name={name}"));
+        let mut stream = watcher::watcher(api, config).boxed();
+        while let Some(event) = stream.next().await {
+            if let Ok(watcher::Event::Apply(object) | watcher::Event::InitApply(object)) = event {
+                let object = serde_json::to_value(object).expect("JSON");
+                if condition(&object) {
+                    return Some(object);
+                }
+            }
+        }
+        None
+    })
+    .await;
+    found
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| panic!("Release {ns}/{name} never as wanted; controller:\n{}", controller.stderr()))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_controller_binary_lets_the_apply_in_flight_finish_when_a_new_generation_arrives() {
+    use crate::controller_supersede::{bulk_chart, bulk_writes, generation_written, revision_written};
+    // 10 ms per request: revision 1's 300 ConfigMaps take ~200 ms to apply.
+    let faults = berth_sim::profile::Faults { latency: Duration::from_millis(10), ..Default::default() };
+    let profile = berth_sim::profile::Profile { faults, ..Default::default() };
+    let config = SimConfig { profile, ..SimConfig::default() };
+    let (peer, client) = cluster_with_crd_on("shop", config, &[("bulk-chart", bulk_chart())]).await;
+    let controller = ControllerProcess::start(&peer, "berth-test", &[]).await;
+    let releases: Api<kube::api::DynamicObject> = Api::namespaced_with(client.clone(), "shop", &release_resource());
+    let release = json!({
+        "apiVersion": "berth.dev/v1alpha1", "kind": "Release", "metadata": {"name": "bulk", "namespace": "shop"},
+        "spec": {"chart": {"configMapRef": {"name": "bulk-chart"}}, "timeout": "2m",
+                 "values": {"count": 300, "message": "one", "readyAfter": "1h"}},
+    });
+    releases.create(&PostParams::default(), &serde_json::from_value(release).expect("Release")).await.expect("made");
+    // The first of revision 1's ConfigMaps is there: its applies are under way. Generation 2 arrives now.
+    let config_maps: Api<k8s_openapi::api::core::v1::ConfigMap> = Api::namespaced(client.clone(), "shop");
+    let mut stream = watcher::watcher(config_maps, watcher::Config::default().labels("bulk=true")).boxed();
+    let first = tokio::time::timeout(BOUND, async {
+        while let Some(event) = stream.next().await {
+            if let Ok(watcher::Event::Apply(_) | watcher::Event::InitApply(_)) = event {
+                return true;
+            }
+        }
+        false
+    });
+    assert!(first.await.unwrap_or(false), "revision 1 never applied; controller:\n{}", controller.stderr());
+    drop(stream);
+    let patch = peer.file("patch.json", r#"{"spec": {"values": {"message": "two", "readyAfter": "0s"}}}"#);
+    peer.ok("kubectl", &["patch", "release", "bulk", "-n", "shop", "--type=merge", "--patch-file", &patch]).await;
+    let ready = release_where(&client, "shop", "bulk", &controller, |object| {
+        crate::controller_support::is_ready(object) && object["status"]["currentRevision"] == 2
+    })
+    .await;
+    // Real Helm reads revision 1 failed and revision 2 deployed.
+    let history = peer.helm_history("bulk", "shop").await;
+    let statuses: Vec<(u64, &str)> = history.iter().map(|(revision, status, _)| (*revision, status.as_str())).collect();
+    assert_eq!(statuses, [(1, "failed"), (2, "deployed")], "{history:?}");
+    let record = peer.cluster.record();
+    let (patched, second) = (generation_written(&record, "bulk", 2), revision_written(&record, "bulk", 2));
+    let first = bulk_writes(&record, "one");
+    let mut names: Vec<&str> = first.iter().map(|(name, _)| name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), 300, "every object of revision 1 was written");
+    assert!(first.iter().all(|(_, at)| *at < second), "all before revision 2 started");
+    assert!(first.iter().any(|(_, at)| *at > patched), "generation 2 arrived while revision 1 was being applied");
+    let attempts = ready["status"]["history"].as_array().expect("status history");
+    assert_eq!(attempts[1]["outcome"], "Superseded", "{attempts:#?}");
+    let exit = controller.terminate().await;
+    assert_eq!(exit.code(), Some(0));
 }
 
 /// The holder of the controller's Lease, once it is `wanted` (watched, bounded); returns when it was seen.
