@@ -70,6 +70,23 @@ pub struct ReleaseSpec {
     /// Nothing is done while true (a running rollout finishes).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub suspend: bool,
+    /// The ServiceAccount (in the Release's namespace) every request of this Release is made as (Flux's
+    /// field); default the controller's `--default-service-account`, else the controller itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_account_name: Option<String>,
+    /// How the release is installed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub install: Option<InstallSpec>,
+}
+
+/// `spec.install`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct InstallSpec {
+    /// Take over a Helm release of that name that no berth Release owns (installed by Helm or `berth install`);
+    /// berth's own field (Flux has none). A release another Release owns is never taken over.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub adopt: bool,
 }
 
 /// `spec.chart`: exactly one source.

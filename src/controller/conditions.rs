@@ -30,6 +30,10 @@ pub mod reason {
     pub const RECONCILE_ERROR: &str = "ReconcileError";
     pub const INTERRUPTED: &str = "Interrupted";
     pub const SUSPENDED: &str = "Suspended";
+    /// A tenancy policy refused the Release (`--no-cross-namespace-refs`; Flux's `acl.AccessDenied`).
+    pub const ACCESS_DENIED: &str = "AccessDenied";
+    /// The Helm release belongs to another Release, or to none and is not adopted.
+    pub const NOT_OWNED: &str = "ReleaseNotOwned";
 }
 
 /// Where a Release's reconcile stands.

@@ -46,6 +46,8 @@ mod tests {
             max_history: Some(3),
             depends_on: vec![DependencyReference { name: "d".into(), namespace: Some("n".into()) }],
             suspend: true,
+            service_account_name: Some("deployer".into()),
+            install: Some(InstallSpec { adopt: true }),
         };
         let attempt = Attempt {
             generation: 1,

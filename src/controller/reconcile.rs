@@ -1,5 +1,6 @@
 //! One reconcile of one Release, in its phase order: the deletion (`uninstall.rs`), the finalizer, the spec
-//! checked, suspension, the dependencies, the inputs (`inputs.rs`: chart from `sources/`, values), the Helm
+//! checked, suspension, the tenancy policies and the tenant's identity (`tenancy.rs`: every request below is
+//! made as the tenant), the dependencies, the inputs (`inputs.rs`: chart from `sources/`, values), the Helm
 //! history read once through its rollout (`release::rollout`, as `berth upgrade --install` reads it), the
 //! decision (`decision.rs`), then either nothing (up to date), a report (retries exhausted) or a rollout
 //! (`rollout.rs`, with `remediation.rs` after a failure). `report.rs` writes the status each phase leaves.
@@ -17,14 +18,15 @@ use super::decision::{self, Decision, Desired, HelmRevision};
 use super::dependencies::{self, Dependencies};
 use super::events::Events;
 use super::inputs;
+use super::report::error_text;
 use super::sources::SourceError;
+use super::tenancy::{self, TenancyError, Tenant};
 use crate::apply::ApplyEvent;
 use crate::cluster::Cluster;
 use crate::events::Emitter;
 use crate::release::rollout::{Mode, Rollout};
 use crate::release::{Scope, validate_release_name};
 use berth_chart::values::ReuseMode;
-use berth_source::download::error_chain;
 use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -46,6 +48,8 @@ pub struct Shared {
     pub events: Events,
     /// When discovery was last refreshed.
     pub discovery: tokio::sync::Mutex<Instant>,
+    /// The clients each Release acts through.
+    pub tenants: super::tenancy::Tenants,
     /// Cancelled when the controller stops (SIGTERM, leadership lost); every reconcile's token is its child.
     pub stop: CancellationToken,
 }
@@ -163,17 +167,30 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
     };
     run.status.release_name = Some(checked.release_name.clone());
     run.status.target_namespace = Some(checked.target_namespace.clone());
+    if let Err(message) = tenancy::check_references(&release.namespace, spec, shared.options.no_cross_namespace_refs) {
+        return run.stall(reason::ACCESS_DENIED, message).await;
+    }
+    let tenant = match run.tenant_cluster(spec, &checked.target_namespace) {
+        Ok(tenant) => tenant,
+        Err(error) => return run.stall(reason::ACCESS_DENIED, error_text(&error)).await,
+    };
     if let Err(finished) = run.dependencies(spec).await {
         return finished;
     }
-    let inputs = match run.inputs(&checked).await {
+    let inputs = match run.inputs(&checked, &tenant).await {
         Ok(inputs) => inputs,
         Err(finished) => return finished,
     };
-    let rollout = match run.history(&checked).await {
+    let rollout = match run.history(&checked, tenant).await {
         Ok(rollout) => rollout,
         Err(finished) => return finished,
     };
+    let adopt = spec.install.as_ref().is_some_and(|install| install.adopt);
+    let last_labels = rollout.history().last().map(|last| &last.labels);
+    let (name, namespace) = (&checked.release_name, &checked.target_namespace);
+    if let Err(message) = tenancy::check_owner(&release.key(), name, namespace, last_labels, adopt) {
+        return run.stall(reason::NOT_OWNED, message).await;
+    }
     let revisions: Vec<HelmRevision> = rollout
         .history()
         .iter()
@@ -252,9 +269,12 @@ impl Run<'_> {
         .map(|_| ())
     }
 
-    /// The cluster with the release's namespace as the default for its objects and records.
-    pub(super) fn target_cluster(&self, namespace: &str) -> Cluster {
-        Cluster { default_namespace: namespace.to_string(), ..self.shared.cluster.clone() }
+    /// The cluster as the Release's tenant (`tenancy.rs`), with the release's namespace as the default for its
+    /// objects and records: every request of the Release goes through it.
+    pub(super) fn tenant_cluster(&self, spec: &ReleaseSpec, namespace: &str) -> Result<Cluster, TenancyError> {
+        let default_service_account = self.shared.options.default_service_account.as_deref();
+        let tenant = Tenant::of(&self.release.namespace, spec, default_service_account);
+        self.shared.tenants.cluster_for(&self.shared.cluster, &tenant, namespace)
     }
 
     /// A rollout's events, logged at debug level as they come (the stream ends with the rollout).
@@ -276,15 +296,14 @@ impl Run<'_> {
         }
         match self.shared.cluster.resources.refresh(&self.shared.cluster.client, &self.shared.stop).await {
             Ok(()) => *refreshed = Instant::now(),
-            Err(error) => tracing::warn!(error = %error_chain(&error), "cannot refresh discovery"),
+            Err(error) => tracing::warn!(error = %error_text(&error), "cannot refresh discovery"),
         }
     }
 
     /// The revision's inputs: the chart (`sources/`) and the values. A source that may still appear is waited
     /// for with backoff; a wrong one stalls.
-    async fn inputs(&mut self, checked: &Checked<'_>) -> Result<inputs::Inputs, Finished> {
-        let client = self.shared.cluster.client.clone();
-        match inputs::gather(&client, &self.release.namespace, checked.spec).await {
+    async fn inputs(&mut self, checked: &Checked<'_>, tenant: &Cluster) -> Result<inputs::Inputs, Finished> {
+        match inputs::gather(&tenant.client, &self.release.namespace, checked.spec).await {
             Ok(inputs) => Ok(inputs),
             Err(SourceError { reason, message, transient: true }) => {
                 let attempt = if self.is_waiting_for(reason) { 2 } else { 1 };
@@ -295,13 +314,12 @@ impl Run<'_> {
     }
 
     /// The Helm release's history, read once for the decision and the rollout.
-    async fn history(&mut self, checked: &Checked<'_>) -> Result<Rollout, Finished> {
-        let scope =
-            Scope::with_driver(self.target_cluster(&checked.target_namespace), &self.shared.options.storage_driver);
+    async fn history(&mut self, checked: &Checked<'_>, tenant: Cluster) -> Result<Rollout, Finished> {
+        let scope = Scope::with_driver(tenant, &self.shared.options.storage_driver);
         match Rollout::read(scope, &checked.release_name, ROLL_OUT).await {
             Ok(rollout) => Ok(rollout),
             Err(error) => {
-                let message = format!("cannot read the release's history: {}", error_chain(&error));
+                let message = format!("cannot read the release's history: {}", error_text(&error));
                 Err(self.retry(reason::RECONCILE_ERROR, message, 1).await)
             }
         }

@@ -6,11 +6,11 @@
 
 use super::decision::Action;
 use super::reconcile::Run;
+use super::report::error_text;
 use crate::events::Emitter;
 use crate::release::Scope;
 use crate::release::operation::{self, ApplyMethod, Operation, ReleaseOptions, Tokens};
 use crate::wait::Outcome;
-use berth_source::download::error_chain;
 
 impl Run<'_> {
     /// `rollbackOnFailure`: a failed upgrade goes back to the last deployed revision, a failed install is
@@ -55,7 +55,7 @@ impl Run<'_> {
                 self.shared.events.warning(self.release, &format!("{verb}Failed"), verb, &note).await;
                 format!("; {verb} failed too: {note}")
             }
-            Err(error) => format!("; {verb} could not run: {}", error_chain(&error)),
+            Err(error) => format!("; {verb} could not run: {}", error_text(&error)),
         }
     }
 }

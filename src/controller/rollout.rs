@@ -16,12 +16,13 @@ use super::conditions::{self, Phase, reason};
 use super::decision::Action;
 use super::inputs::Inputs;
 use super::reconcile::{Checked, Finished, Next, Run, now_text};
+use super::report::error_text;
 use super::scheduler::backoff;
+use super::tenancy;
 use crate::release::operation::{self, ApplyMethod, Operation, ReleaseOptions, Tokens};
 use crate::release::rollout::{Input, Rollout};
 use crate::release::{LifecycleError, ReleaseStatus as HelmStatus, RenderSettings};
 use crate::wait::Outcome;
-use berth_source::download::error_chain;
 
 impl Run<'_> {
     /// One rollout: unlock, render, install or upgrade with a wait, then report.
@@ -46,7 +47,7 @@ impl Run<'_> {
                 }
                 Err(error) => {
                     let message =
-                        format!("cannot record revision {version} (left pending) failed: {}", error_chain(&error));
+                        format!("cannot record revision {version} (left pending) failed: {}", error_text(&error));
                     return self.retry(reason::RECONCILE_ERROR, message, 1).await;
                 }
             }
@@ -93,6 +94,8 @@ impl Run<'_> {
             // As Flux's helm-controller: conflicts forced whenever the release is applied server-side.
             apply_method: ApplyMethod::AutoForcingConflicts,
             hook_timeout: Some(checked.hook_timeout),
+            // The owner of every revision this Release writes (`tenancy.rs`).
+            labels: tenancy::owner_labels(&self.release.key()),
             ..ReleaseOptions::default()
         };
         let stopping = &self.task.stopping;
@@ -205,7 +208,7 @@ impl Run<'_> {
     }
 
     pub(super) async fn operation_error(&mut self, error: LifecycleError) -> Finished {
-        let message = error_chain(&error);
+        let message = error_text(&error);
         match error {
             LifecycleError::NoNamespace(_) => {
                 let attempt = if self.is_waiting_for(reason::NAMESPACE_NOT_FOUND) { 2 } else { 1 };

@@ -248,7 +248,7 @@ pub fn test_options() -> ControllerOptions {
 
 impl Running {
     pub fn start(env: &Env, options: ControllerOptions) -> Running {
-        let controller = Arc::new(Controller::new(options));
+        let controller = Arc::new(Controller::new(options).impersonating(env.sim.kube_config()));
         let events = controller.subscribe();
         let shutdown = CancellationToken::new();
         let cluster = env.cluster.clone();

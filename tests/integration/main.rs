@@ -9,6 +9,7 @@ mod controller_cli;
 mod controller_sim;
 mod controller_supersede;
 mod controller_support;
+mod controller_tenancy;
 mod corpus;
 mod emitted;
 mod fixtures;
