@@ -48,15 +48,6 @@ impl Tenant {
         let service_account = self.service_account.as_ref()?;
         Some(format!("system:serviceaccount:{}:{service_account}", self.namespace))
     }
-
-    /// The groups a ServiceAccount's token authenticates with (kube-apiserver's `serviceaccount.UserInfo`).
-    fn groups(&self) -> Vec<String> {
-        vec![
-            "system:serviceaccounts".to_string(),
-            format!("system:serviceaccounts:{}", self.namespace),
-            "system:authenticated".to_string(),
-        ]
-    }
 }
 
 /// Why a tenant's cluster could not be made.
@@ -102,8 +93,12 @@ impl Tenants {
             None => {
                 let Some(base) = &self.base else { return Err(TenancyError::NoClientConfiguration(user)) };
                 let mut config = base.clone();
+                // No `Impersonate-Group`: for a ServiceAccount kube-apiserver adds its groups itself
+                // (`system:serviceaccounts`, `system:serviceaccounts:NS`, `system:authenticated`; filters/
+                // impersonation.go), so the controller needs `impersonate` on serviceaccounts only, never on
+                // groups (which would let it claim any group, `system:masters` included).
                 config.auth_info.impersonate = Some(user.clone());
-                config.auth_info.impersonate_groups = Some(tenant.groups());
+                config.auth_info.impersonate_groups = None;
                 // As `connect_config`: berth's own retries are bounded and cancellable, kube-rs's are not.
                 config.default_retry = false;
                 let client = kube::Client::try_from(config).map_err(|source| TenancyError::Client { user, source })?;
@@ -231,11 +226,6 @@ mod tests {
         for (spec, default, user) in cases {
             assert_eq!(Tenant::of("team-a", spec, default).user().as_deref(), user, "{spec:?} {default:?}");
         }
-        let tenant = Tenant::of("team-a", &named, None);
-        assert_eq!(
-            tenant.groups(),
-            ["system:serviceaccounts", "system:serviceaccounts:team-a", "system:authenticated"]
-        );
     }
 
     #[test]
