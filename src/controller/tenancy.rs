@@ -275,7 +275,9 @@ mod tests {
         let theirs = owner_labels(&key("team-b", "payments"));
         let helms = BTreeMap::new();
         let me = key("team-a", "web");
-        let cases: [(Option<&BTreeMap<String, String>>, bool, Option<&str>); 6] = [
+        // (the last revision's labels, spec.install.adopt, what the refusal says).
+        type Case<'a> = (Option<&'a BTreeMap<String, String>>, bool, Option<&'a str>);
+        let cases: [Case; 6] = [
             (None, false, None),
             (Some(&ours), false, None),
             (Some(&theirs), false, Some("belongs to another Release (record label berth.dev/owner=team-b.payments)")),
