@@ -3,7 +3,7 @@
 //! read back by real Helm 4.1.4 and by `berth history`; metrics and health over HTTP; SIGTERM; two replicas
 //! with `--leader-elect`, the leader killed mid-rollout and the standby finishing it; `deploy/` applied.
 
-use crate::controller_support::{BOUND, condition, release_resource, revision_recorded, web_chart};
+use crate::controller_support::{BOUND, condition, release_resource, release_where, revision_recorded, web_chart};
 use crate::peers::PeerCluster;
 use crate::run;
 use berth_sim::SimConfig;
@@ -210,35 +210,6 @@ async fn the_controller_binary_releases_what_helm_and_berth_read() {
     assert_eq!(exit.code(), Some(0), "a clean stop on SIGTERM");
 }
 
-/// Waits (watching, bounded) until the Release `name` in `ns` satisfies `condition`.
-async fn release_where(
-    client: &kube::Client,
-    ns: &str,
-    name: &str,
-    controller: &ControllerProcess,
-    condition: impl Fn(&Value) -> bool,
-) -> Value {
-    let api: Api<kube::api::DynamicObject> = Api::namespaced_with(client.clone(), ns, &release_resource());
-    let found = tokio::time::timeout(BOUND, async move {
-        let config = watcher::Config::default().fields(&format!("metadata.name={name}"));
-        let mut stream = watcher::watcher(api, config).boxed();
-        while let Some(event) = stream.next().await {
-            if let Ok(watcher::Event::Apply(object) | watcher::Event::InitApply(object)) = event {
-                let object = serde_json::to_value(object).expect("JSON");
-                if condition(&object) {
-                    return Some(object);
-                }
-            }
-        }
-        None
-    })
-    .await;
-    found
-        .ok()
-        .flatten()
-        .unwrap_or_else(|| panic!("Release {ns}/{name} never as wanted; controller:\n{}", controller.stderr()))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_controller_binary_lets_the_apply_in_flight_finish_when_a_new_generation_arrives() {
     use crate::controller_supersede::{bulk_chart, bulk_writes, generation_written, revision_written};
@@ -270,7 +241,7 @@ async fn the_controller_binary_lets_the_apply_in_flight_finish_when_a_new_genera
     drop(stream);
     let patch = peer.file("patch.json", r#"{"spec": {"values": {"message": "two", "readyAfter": "0s"}}}"#);
     peer.ok("kubectl", &["patch", "release", "bulk", "-n", "shop", "--type=merge", "--patch-file", &patch]).await;
-    let ready = release_where(&client, "shop", "bulk", &controller, |object| {
+    let ready = release_where(&client, "shop", "bulk", "Ready at generation 2", |object| {
         crate::controller_support::is_ready(object) && object["status"]["currentRevision"] == 2
     })
     .await;
@@ -345,7 +316,7 @@ async fn the_controller_runs_with_its_least_privilege_role_and_releases_as_the_t
     let kubeconfig = peer.dir.path().join("controller.kubeconfig");
     peer.cluster.write_kubeconfig_for(&kubeconfig, &identity).expect("kubeconfig");
     let controller = ControllerProcess::start_as(&kubeconfig, "berth-test", &[]).await;
-    let ready = release_where(&client, "team-a", "web", &controller, crate::controller_support::is_ready).await;
+    let ready = release_where(&client, "team-a", "web", "Ready", crate::controller_support::is_ready).await;
     assert_eq!(ready["status"]["currentRevision"], 1);
     let history = peer.helm_history("web", "team-a").await;
     assert_eq!((history.len(), history[0].1.as_str()), (1, "deployed"), "{history:?}");
@@ -357,7 +328,7 @@ async fn the_controller_runs_with_its_least_privilege_role_and_releases_as_the_t
     });
     let releases: Api<kube::api::DynamicObject> = Api::namespaced_with(client.clone(), "team-a", &release_resource());
     releases.create(&PostParams::default(), &serde_json::from_value(bare).expect("Release")).await.expect("made");
-    let refused = release_where(&client, "team-a", "bare", &controller, |object| {
+    let refused = release_where(&client, "team-a", "bare", "refused", |object| {
         condition(object, "Ready").is_some_and(|(status, _, _)| status == "False")
     })
     .await;

@@ -8,7 +8,6 @@ use crate::controller_support::*;
 use berth_sim::SimConfig;
 use berth_sim::profile::{Faults, Profile};
 use berth_sim::store::{Verb, WriteRecord};
-use futures::StreamExt;
 use kube::runtime::watcher;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -52,32 +51,6 @@ pub fn bulk_chart() -> Vec<u8> {
 
 pub fn bulk_spec(values: Value) -> Value {
     json!({"chart": {"configMapRef": {"name": "bulk-chart"}}, "values": values, "timeout": "2m"})
-}
-
-/// Waits (watching, bounded) until an object of `T` matching `config` exists in `namespace`.
-async fn first_object<T>(client: &kube::Client, namespace: &str, config: watcher::Config)
-where
-    T: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>
-        + Clone
-        + std::fmt::Debug
-        + serde::de::DeserializeOwned
-        + Send
-        + 'static,
-    T::DynamicType: Default,
-{
-    let api: kube::Api<T> = kube::Api::namespaced(client.clone(), namespace);
-    let what = format!("{config:?}");
-    let mut stream = watcher::watcher(api, config).boxed();
-    let found = tokio::time::timeout(BOUND, async {
-        while let Some(event) = stream.next().await {
-            if let Ok(watcher::Event::Apply(_) | watcher::Event::InitApply(_)) = event {
-                return true;
-            }
-        }
-        false
-    })
-    .await;
-    assert!(found.unwrap_or(false), "no object ({what}) in {namespace} within {BOUND:?}");
 }
 
 /// The position in the write record of the first entry `select` picks.

@@ -5,7 +5,7 @@
 //! the Release's status, nothing is written outside team-a, and Helm 4.1.4 and berth acting as the same
 //! ServiceAccount through an impersonating kubeconfig get the same Forbidden message.
 
-use crate::controller_support::{BOUND, archive, condition, is_ready, release_resource, web_chart};
+use crate::controller_support::{BOUND, archive, condition, is_ready, release_resource, release_where, web_chart};
 use crate::peers::PeerCluster;
 use berth::controller::{Controller, ControllerOptions};
 use berth_sim::{Identity, SimConfig};
@@ -90,34 +90,6 @@ async fn chart(client: &kube::Client, namespace: &str, name: &str, chart: &[u8])
         .create(&PostParams::default(), &serde_json::from_value(object).expect("ConfigMap"))
         .await
         .expect("chart");
-}
-
-/// Waits (watching, bounded) until the Release satisfies `wanted`.
-async fn release_where(
-    client: &kube::Client,
-    namespace: &str,
-    name: &str,
-    what: &str,
-    wanted: impl Fn(&Value) -> bool,
-) -> Value {
-    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &release_resource());
-    let config = watcher::Config::default().fields(&format!("metadata.name={name}"));
-    let mut stream = watcher::watcher(api, config).boxed();
-    let mut last = Value::Null;
-    let found = tokio::time::timeout(BOUND, async {
-        while let Some(event) = stream.next().await {
-            if let Ok(watcher::Event::Apply(object) | watcher::Event::InitApply(object)) = event {
-                let object = serde_json::to_value(object).expect("JSON");
-                if wanted(&object) {
-                    return Some(object);
-                }
-                last = object;
-            }
-        }
-        None
-    })
-    .await;
-    found.ok().flatten().unwrap_or_else(|| panic!("Release {namespace}/{name} not {what} within {BOUND:?}: {last:#}"))
 }
 
 /// Waits until the Release is gone (its finalizer done).
