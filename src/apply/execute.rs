@@ -10,7 +10,6 @@
 
 use super::prepare::Planned;
 use super::report::{ApplyEvent, ApplyFailure};
-use super::run::Stop;
 use crate::cluster::{
     ApplyError, ApplyOptions, Cluster, Resolved, Written as ClusterWritten, apply_client_side, apply_object,
     get_object, replace_object, upgrade_client_side_manager,
@@ -124,6 +123,24 @@ struct Executor<'a> {
     /// The whole run's cancel ([`Stop::cancel`]).
     cancel: CancellationToken,
     execution: Execution,
+}
+
+/// What ends an apply early.
+#[derive(Debug, Clone, Copy)]
+pub struct Stop<'a> {
+    /// Stops it: no new write starts (those in flight finish) and every wait ends; the outcome is `Cancelled`.
+    pub cancel: &'a CancellationToken,
+    /// Ends its waits and no write (seed 003: a new revision cancels the wait, never the apply): the readiness
+    /// gates and the final wait end, every object whose prerequisites are met is still written, the objects
+    /// behind a gate whose wait ended are skipped, and the outcome is `Cancelled`.
+    pub cancel_wait: &'a CancellationToken,
+}
+
+impl<'a> Stop<'a> {
+    /// One token for both: what stops the writes ends the waits.
+    pub fn by(cancel: &'a CancellationToken) -> Stop<'a> {
+        Stop { cancel, cancel_wait: cancel }
+    }
 }
 
 /// Runs the plan until every object is done, failed or skipped, or `stop.cancel` fires. `stop.cancel_wait` ends

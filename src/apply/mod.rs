@@ -59,8 +59,9 @@ mod report;
 mod run;
 
 pub use delete::delete;
+pub use execute::Stop;
 pub use execute::WriteMethod;
 pub use judge::{deliverable, rules_judge};
 pub use prepare::{InvalidSet, ObjectProblem, Prepared, TIMEOUT_ANNOTATION, prepare};
 pub use report::{ApplyEvent, ApplyFailure, ApplyReport};
-pub use run::{ApplyRequest, Stop, apply, apply_prepared, apply_prepared_until, wait_only};
+pub use run::{ApplyRequest, apply, apply_prepared, apply_prepared_until, wait_only};

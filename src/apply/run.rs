@@ -1,7 +1,7 @@
 //! Running a prepared set: the plan executed with its readiness gates, then, if asked, one wait for every
 //! object; and `berth wait`'s wait for objects already in the cluster.
 
-use super::execute::{self, WriteMethod};
+use super::execute::{self, Stop, WriteMethod};
 use super::prepare::{InvalidSet, Planned, Prepared, checked_health, prepare, resolve_all};
 use super::report::{ApplyEvent, ApplyReport, merge_statuses};
 use crate::cluster::{ApplyOptions, Cluster};
@@ -47,24 +47,6 @@ pub async fn apply(
 ) -> Result<ApplyReport, InvalidSet> {
     let prepared = prepare(cluster, manifests, request.health.as_ref())?;
     Ok(apply_prepared(cluster, &prepared, request, cancel, &events).await)
-}
-
-/// What ends an apply early.
-#[derive(Debug, Clone, Copy)]
-pub struct Stop<'a> {
-    /// Stops it: no new write starts (those in flight finish) and every wait ends; the outcome is `Cancelled`.
-    pub cancel: &'a CancellationToken,
-    /// Ends its waits and no write (seed 003: a new revision cancels the wait, never the apply): the readiness
-    /// gates and the final wait end, every object whose prerequisites are met is still written, the objects
-    /// behind a gate whose wait ended are skipped, and the outcome is `Cancelled`.
-    pub cancel_wait: &'a CancellationToken,
-}
-
-impl<'a> Stop<'a> {
-    /// One token for both: what stops the writes ends the waits.
-    pub fn by(cancel: &'a CancellationToken) -> Stop<'a> {
-        Stop { cancel, cancel_wait: cancel }
-    }
 }
 
 /// Applies a prepared set and waits if `request.wait` says so. The health rules are those the set was

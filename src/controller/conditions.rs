@@ -133,6 +133,31 @@ fn set_condition(
     }
 }
 
+/// An error and its causes as one line for a status or an Event, as `error_chain` writes it, except that an
+/// answer of the API server is its own message, reason and code (`... is forbidden: User ... (Forbidden, 403)`,
+/// as the CLI prints it) rather than kube-rs's debug rendering of the whole Status.
+pub fn error_text(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = String::new();
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        let part = match error.downcast_ref::<kube::Error>() {
+            Some(kube::Error::Api(status)) => format!("{} ({}, {})", status.message, status.reason, status.code),
+            _ => error.to_string(),
+        };
+        if !text.contains(&part) {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&part);
+        }
+        if matches!(error.downcast_ref::<kube::Error>(), Some(kube::Error::Api(_))) {
+            break;
+        }
+        cause = error.source();
+    }
+    text
+}
+
 /// The condition of a type, if the status has it.
 pub fn condition<'a>(status: &'a ReleaseStatus, condition_type: &str) -> Option<&'a Condition> {
     condition_in(&status.conditions, condition_type)

@@ -13,12 +13,12 @@ use super::api::{
     API_VERSION, AttemptOutcome, DEFAULT_TIMEOUT, FINALIZER, GROUP, KIND, PLURAL, ReleaseObject, ReleaseSpec,
     ReleaseStatus, VERSION,
 };
+use super::conditions::error_text;
 use super::conditions::{self, Phase, READY, reason};
 use super::decision::{self, Decision, Desired, HelmRevision};
 use super::dependencies::{self, Dependencies};
 use super::events::Events;
 use super::inputs;
-use super::report::error_text;
 use super::sources::SourceError;
 use super::tenancy::{self, TenancyError, Tenant};
 use crate::apply::ApplyEvent;

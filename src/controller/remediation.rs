@@ -4,9 +4,9 @@
 //! (`spec.install.remediation`, `spec.upgrade.remediation`: retries, `strategy: rollback|uninstall`,
 //! `remediateLastFailure`) extend [`Run::remediate`]'s choice of operation.
 
+use super::conditions::error_text;
 use super::decision::Action;
 use super::reconcile::Run;
-use super::report::error_text;
 use crate::events::Emitter;
 use crate::release::Scope;
 use crate::release::operation::{self, ApplyMethod, Operation, ReleaseOptions, Tokens};

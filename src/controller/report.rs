@@ -3,7 +3,7 @@
 //! the endings of a reconcile that only report (stalled, waiting, retrying after a backoff).
 
 use super::api::ReleaseStatus;
-use super::conditions::{self, Phase};
+use super::conditions::{self, Phase, error_text};
 use super::reconcile::{Finished, Next, Run, now_text};
 use super::scheduler::backoff;
 use kube::api::{Patch, PatchParams};
@@ -76,31 +76,6 @@ impl Run<'_> {
         let retry = format!("trying again in {delay:?}");
         self.waiting(reason, message, retry, Next::After(delay), "error").await
     }
-}
-
-/// An error and its causes as one line for a status or an Event, as `error_chain` writes it, except that an
-/// answer of the API server is its own message, reason and code (`... is forbidden: User ... (Forbidden, 403)`,
-/// as the CLI prints it) rather than kube-rs's debug rendering of the whole Status.
-pub fn error_text(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = String::new();
-    let mut cause = Some(error);
-    while let Some(error) = cause {
-        let part = match error.downcast_ref::<kube::Error>() {
-            Some(kube::Error::Api(status)) => format!("{} ({}, {})", status.message, status.reason, status.code),
-            _ => error.to_string(),
-        };
-        if !text.contains(&part) {
-            if !text.is_empty() {
-                text.push_str(": ");
-            }
-            text.push_str(&part);
-        }
-        if matches!(error.downcast_ref::<kube::Error>(), Some(kube::Error::Api(_))) {
-            break;
-        }
-        cause = error.source();
-    }
-    text
 }
 
 /// A status without transition times, to tell whether a write would change anything that matters.

@@ -12,11 +12,11 @@
 //! writes too: the revision is recorded failed, never left pending, and the next controller rolls it out.
 
 use super::api::{Attempt, AttemptOutcome};
+use super::conditions::error_text;
 use super::conditions::{self, Phase, reason};
 use super::decision::Action;
 use super::inputs::Inputs;
 use super::reconcile::{Checked, Finished, Next, Run, now_text};
-use super::report::error_text;
 use super::scheduler::backoff;
 use super::tenancy;
 use crate::release::operation::{self, ApplyMethod, Operation, ReleaseOptions, Tokens};

@@ -3,9 +3,9 @@
 //! tenant; then the finalizer is removed and the Release goes.
 
 use super::api::FINALIZER;
+use super::conditions::error_text;
 use super::conditions::reason;
 use super::reconcile::{Finished, Next, Run};
-use super::report::error_text;
 use super::tenancy;
 use crate::events::Emitter;
 use crate::release::operation::{self, Operation, ReleaseOptions, Tokens};
