@@ -1,6 +1,7 @@
 //! `berth controller` benchmark harness on the simulated cluster; prints Markdown for docs/BENCHMARKS.md.
 //!
-//! Run: `cargo bench --bench controller` (`-- cancel upgrade throughput memory` runs only the named sections).
+//! Run: `cargo bench --bench controller` (`-- cancel upgrade throughput impersonation memory` runs only the named
+//! sections).
 //!
 //! - cancel: a Release whose revision never becomes ready (the controller waits on it, `pending-install`),
 //!   then a new generation that fixes it. Cancel latency as the controller measures it (the watch event of the
@@ -9,6 +10,9 @@
 //! - upgrade: a new generation (new values) of a Ready Release to `Ready=True` again; 30 rounds;
 //! - throughput: 100 Releases created, then a controller started with `--concurrency` 4 and 16: the time until
 //!   every one's rollout succeeded, as Releases per minute; with pods ready at once and after 2 s;
+//! - impersonation: 200 Releases to Ready at `--concurrency 16`, each acting as the controller itself and each
+//!   acting as a ServiceAccount bound to `admin` in the namespace (`spec.serviceAccountName`, every request
+//!   impersonated and authorized by the simulated cluster's RBAC); alternated twice, the ratio of the sums;
 //! - memory: the real binary (`berth controller --concurrency 16`) reconciling 100 Releases until all are
 //!   Ready: its peak RSS (`VmHWM`) and RSS at the end.
 //!
@@ -156,6 +160,63 @@ async fn throughput(concurrency: usize, ready_after: &str) {
     );
 }
 
+/// The time until `count` Releases created before the controller starts have rolled out, each acting as
+/// `service_account` (bound to `admin` in the namespace) or, with `None`, as the controller itself.
+async fn releases_ready(count: usize, service_account: Option<&str>) -> Duration {
+    let env = environment().await;
+    if let Some(name) = service_account {
+        env.sim.create_service_account("bench", name).expect("ServiceAccount");
+        let binding = json!({
+            "metadata": {"name": format!("{name}-admin")},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "admin"},
+            "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": "bench"}],
+        });
+        let bindings: Api<k8s_openapi::api::rbac::v1::RoleBinding> = Api::namespaced(env.client(), "bench");
+        let binding = serde_json::from_value(binding).expect("RoleBinding");
+        bindings.create(&Default::default(), &binding).await.expect("RoleBinding created");
+    }
+    for index in 0..count {
+        let mut spec = spec(json!({}));
+        if let Some(name) = service_account {
+            spec["serviceAccountName"] = json!(name);
+        }
+        env.create_release("bench", &format!("web-{index:03}"), spec).await;
+    }
+    let options = berth::controller::ControllerOptions { concurrency: 16, ..test_options() };
+    let started = Instant::now();
+    let mut running = Running::start(&env, options);
+    let mut succeeded = HashSet::new();
+    while succeeded.len() < count {
+        let finished = running.next_event("a rollout", |event| matches!(event, ControllerEvent::Finished { .. })).await;
+        if let ControllerEvent::Finished { key, result, .. } = finished {
+            assert_eq!(result, "succeeded", "{key}");
+            succeeded.insert(key);
+        }
+    }
+    let elapsed = started.elapsed();
+    running.stop().await;
+    elapsed
+}
+
+async fn impersonation() {
+    const COUNT: usize = 200;
+    let (mut own, mut tenant) = (Duration::ZERO, Duration::ZERO);
+    for _ in 0..2 {
+        let plain = releases_ready(COUNT, None).await;
+        let impersonated = releases_ready(COUNT, Some("deployer")).await;
+        println!(
+            "| {COUNT} Releases to Ready, --concurrency 16: as the controller / as a ServiceAccount (impersonated) | \
+             {:.2} s / {:.2} s |",
+            plain.as_secs_f64(),
+            impersonated.as_secs_f64()
+        );
+        own += plain;
+        tenant += impersonated;
+    }
+    let ratio = tenant.as_secs_f64() / own.as_secs_f64();
+    println!("| impersonation cost (sum of both rounds, impersonated / own identity) | **{ratio:.3}** |");
+}
+
 /// `VmHWM` and `VmRSS` of a process, in kB.
 fn memory(pid: u32) -> (u64, u64) {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
@@ -237,6 +298,9 @@ fn main() {
                     throughput(concurrency, ready_after).await;
                 }
             }
+        }
+        if runs("impersonation") {
+            impersonation().await;
         }
         if runs("memory") {
             memory_of_the_binary().await;

@@ -61,6 +61,7 @@ pub struct Execution {
     pub skipped: Vec<ApplyFailure>,
     /// Reports of the readiness gates (last statuses of gated objects).
     pub gate_reports: Vec<WaitReport>,
+    /// Cancelled, or a gate's wait was cancelled (what waited behind it is skipped).
     pub cancelled: bool,
     /// A gate or external dependency ran out of time.
     pub timed_out: bool,
@@ -76,6 +77,15 @@ enum Gated {
 enum GateMessage {
     Status { gated: Gated, status: Status, event: WaitEvent },
     Finished { members: Vec<Gated>, report: WaitReport },
+}
+
+/// Why the objects behind a gate are skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SkipCause {
+    /// What they wait for failed (or timed out).
+    Failed,
+    /// The gate's wait was cancelled ([`Stop::cancel_wait`]).
+    WaitCancelled,
 }
 
 /// Whether an object was written or left as the previous revision had it.
@@ -110,11 +120,33 @@ struct Executor<'a> {
     gate_sender: mpsc::UnboundedSender<GateMessage>,
     gates: tokio::task::JoinSet<()>,
     gate_cancel: CancellationToken,
+    /// The whole run's cancel ([`Stop::cancel`]).
+    cancel: CancellationToken,
     execution: Execution,
 }
 
-/// Runs the plan until every object is done, failed or skipped, or `cancel` fires.
-pub async fn execute(run: &Run<'_>, cancel: &CancellationToken, events: &Emitter<ApplyEvent>) -> Execution {
+/// What ends an apply early.
+#[derive(Debug, Clone, Copy)]
+pub struct Stop<'a> {
+    /// Stops it: no new write starts (those in flight finish) and every wait ends; the outcome is `Cancelled`.
+    pub cancel: &'a CancellationToken,
+    /// Ends its waits and no write (seed 003: a new revision cancels the wait, never the apply): the readiness
+    /// gates and the final wait end, every object whose prerequisites are met is still written, the objects
+    /// behind a gate whose wait ended are skipped, and the outcome is `Cancelled`.
+    pub cancel_wait: &'a CancellationToken,
+}
+
+impl<'a> Stop<'a> {
+    /// One token for both: what stops the writes ends the waits.
+    pub fn by(cancel: &'a CancellationToken) -> Stop<'a> {
+        Stop { cancel, cancel_wait: cancel }
+    }
+}
+
+/// Runs the plan until every object is done, failed or skipped, or `stop.cancel` fires. `stop.cancel_wait` ends
+/// the gates' waits: what waited behind them is skipped, everything else is still applied.
+pub async fn execute(run: &Run<'_>, stop: Stop<'_>, events: &Emitter<ApplyEvent>) -> Execution {
+    let cancel = stop.cancel;
     let (gate_sender, mut gate_receiver) = mpsc::unbounded_channel();
     let mut executor = Executor {
         run,
@@ -123,6 +155,7 @@ pub async fn execute(run: &Run<'_>, cancel: &CancellationToken, events: &Emitter
         gate_sender,
         gates: tokio::task::JoinSet::new(),
         gate_cancel: cancel.child_token(),
+        cancel: cancel.clone(),
         execution: Execution::default(),
     };
     executor.start_externals(events);
@@ -140,6 +173,7 @@ pub async fn execute(run: &Run<'_>, cancel: &CancellationToken, events: &Emitter
         tokio::select! {
             biased;
             () = cancel.cancelled(), if applying.is_empty() => break,
+            () = stop.cancel_wait.cancelled(), if !executor.gate_cancel.is_cancelled() => executor.gate_cancel.cancel(),
             Some((index, result)) = applying.next() => {
                 if let Some(index) = executor.applied(index, result, events) {
                     gate_batch.push(index);
@@ -160,7 +194,7 @@ pub async fn execute(run: &Run<'_>, cancel: &CancellationToken, events: &Emitter
     }
     executor.gate_cancel.cancel();
     executor.gates.abort_all();
-    executor.execution.cancelled = cancel.is_cancelled();
+    executor.execution.cancelled |= cancel.is_cancelled();
     executor.execution
 }
 
@@ -247,7 +281,7 @@ impl Executor<'_> {
                 events.emit(ApplyEvent::ApplyFailed { object: object.clone(), message: message.clone() });
                 self.execution.failed.push(ApplyFailure { object, message });
                 let skipped = self.scheduler.mark_failed(index);
-                self.skip(skipped, events);
+                self.skip(skipped, SkipCause::Failed, events);
                 None
             }
         }
@@ -262,15 +296,17 @@ impl Executor<'_> {
         }
     }
 
-    fn skip(&mut self, skipped: Vec<Skipped>, events: &Emitter<ApplyEvent>) {
+    fn skip(&mut self, skipped: Vec<Skipped>, why: SkipCause, events: &Emitter<ApplyEvent>) {
         for skip in skipped {
             let object = self.reference(skip.index);
             let waited_for = self.target_name(skip.waited_for);
             let cause = self.target_name(skip.cause);
-            let message = if waited_for == cause {
-                format!("Skipped: waits for {cause}, which failed")
-            } else {
-                format!("Skipped: waits for {waited_for}, skipped because {cause} failed")
+            let message = match why {
+                SkipCause::Failed if waited_for == cause => format!("Skipped: waits for {cause}, which failed"),
+                SkipCause::Failed => format!("Skipped: waits for {waited_for}, skipped because {cause} failed"),
+                SkipCause::WaitCancelled => {
+                    format!("Skipped: waits for {waited_for}; the wait for {cause} was cancelled")
+                }
             };
             events.emit(ApplyEvent::Skipped { object: object.clone(), message: message.clone() });
             self.execution.skipped.push(ApplyFailure { object, message });
@@ -327,7 +363,7 @@ impl Executor<'_> {
                 Err(message) => {
                     events.emit(ApplyEvent::External { dependency: dependency.to_string(), message: message.clone() });
                     let skipped = self.scheduler.mark_external_failed(external);
-                    self.skip(skipped, events);
+                    self.skip(skipped, SkipCause::Failed, events);
                 }
             }
         }
@@ -355,7 +391,7 @@ impl Executor<'_> {
                     }
                     (Gated::Object(index), Status::Failed) => {
                         let skipped = self.scheduler.mark_failed(index);
-                        self.skip(skipped, events);
+                        self.skip(skipped, SkipCause::Failed, events);
                     }
                     (Gated::External(external), Status::Current) => {
                         self.scheduler.mark_external_done(external);
@@ -367,16 +403,27 @@ impl Executor<'_> {
                 if report.outcome == Outcome::TimedOut {
                     self.execution.timed_out = true;
                 }
-                if report.outcome != Outcome::Cancelled {
+                // A gate cancelled by the whole apply's cancel stops nothing more (the run ends); one whose wait
+                // alone was cancelled leaves its members unconfirmed: what waits for them is skipped, and the
+                // run goes on with everything else.
+                let why = match report.outcome {
+                    Outcome::Cancelled if self.gate_cancel.is_cancelled() && !self.cancel.is_cancelled() => {
+                        self.execution.cancelled = true;
+                        Some(SkipCause::WaitCancelled)
+                    }
+                    Outcome::Cancelled => None,
+                    _ => Some(SkipCause::Failed),
+                };
+                if let Some(why) = why {
                     for gated in members {
                         match gated {
                             Gated::Object(index) => {
                                 let skipped = self.scheduler.mark_failed(index);
-                                self.skip(skipped, events);
+                                self.skip(skipped, why, events);
                             }
                             Gated::External(external) => {
                                 let skipped = self.scheduler.mark_external_failed(external);
-                                self.skip(skipped, events);
+                                self.skip(skipped, why, events);
                             }
                         }
                     }

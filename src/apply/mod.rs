@@ -1,7 +1,8 @@
 //! Applying a set of manifests and, if asked, waiting until they are ready.
 //!
 //! - `prepare.rs`: everything checked before the first write, computed once ([`prepare`] → [`Prepared`]);
-//! - `run.rs`: [`apply`] / [`apply_prepared`] (execute, then the final wait) and [`wait_only`];
+//! - `run.rs`: [`apply`] / [`apply_prepared`] (execute, then the final wait) and [`wait_only`]; [`Stop`] tells
+//!   the cancellation of the whole apply from that of its waits alone;
 //! - `execute.rs`: the plan driven with readiness gates; `delete.rs`: deletion in reverse order;
 //! - `judge.rs`: health rules as the waits' judge; `report.rs`: the events and the report.
 //!
@@ -9,7 +10,9 @@
 //! defined by a CustomResourceDefinition in the same set, and every berth annotation must parse. Then
 //! CustomResourceDefinitions go first and are waited for until Established, discovery is refreshed, and the
 //! rest is applied (independent objects in parallel, bounded). Cancellation lets requests in flight finish
-//! and starts nothing new; the report always says what was applied and what each object's status was.
+//! and starts nothing new; cancelling the waits alone ([`Stop::cancel_wait`]) ends the readiness gates and the
+//! final wait but writes every object it still can. The report always says what was applied and what each
+//! object's status was.
 //!
 //! # Example
 //!
@@ -56,8 +59,9 @@ mod report;
 mod run;
 
 pub use delete::delete;
+pub use execute::Stop;
 pub use execute::WriteMethod;
 pub use judge::{deliverable, rules_judge};
 pub use prepare::{InvalidSet, ObjectProblem, Prepared, TIMEOUT_ANNOTATION, prepare};
 pub use report::{ApplyEvent, ApplyFailure, ApplyReport};
-pub use run::{ApplyRequest, apply, apply_prepared, wait_only};
+pub use run::{ApplyRequest, apply, apply_prepared, apply_prepared_until, wait_only};

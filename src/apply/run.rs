@@ -1,7 +1,7 @@
 //! Running a prepared set: the plan executed with its readiness gates, then, if asked, one wait for every
 //! object; and `berth wait`'s wait for objects already in the cluster.
 
-use super::execute::{self, WriteMethod};
+use super::execute::{self, Stop, WriteMethod};
 use super::prepare::{InvalidSet, Planned, Prepared, checked_health, prepare, resolve_all};
 use super::report::{ApplyEvent, ApplyReport, merge_statuses};
 use crate::cluster::{ApplyOptions, Cluster};
@@ -58,6 +58,18 @@ pub async fn apply_prepared(
     cancel: &CancellationToken,
     events: &Emitter<ApplyEvent>,
 ) -> ApplyReport {
+    apply_prepared_until(cluster, prepared, request, Stop::by(cancel), events).await
+}
+
+/// [`apply_prepared`], stopped by `stop`: its `cancel_wait` ends the waits and lets every write that can go on
+/// go on.
+pub async fn apply_prepared_until(
+    cluster: &Cluster,
+    prepared: &Prepared<'_>,
+    request: &ApplyRequest,
+    stop: Stop<'_>,
+    events: &Emitter<ApplyEvent>,
+) -> ApplyReport {
     let started = Instant::now();
     let planned = &prepared.planned;
     let health_judge = prepared.judge.clone();
@@ -87,7 +99,7 @@ pub async fn apply_prepared(
         .filter_map(|index| planned.get(*index))
         .map(|planned| planned.resolved.reference.clone());
     events.emit(ApplyEvent::Planned { objects: objects.collect() });
-    let execution = execute::execute(&run, cancel, events).await;
+    let execution = execute::execute(&run, stop, events).await;
 
     let mut outcome = if execution.cancelled {
         Outcome::Cancelled
@@ -107,7 +119,16 @@ pub async fn apply_prepared(
         let judge = health_judge.unwrap_or_else(|| options.judge.clone());
         let options = WaitOptions { timeout: remaining, judge, ..options.clone() };
         let all: Vec<&Planned> = planned.iter().collect();
-        let report = wait_for(cluster, &all, &options, cancel, events).await;
+        // The final wait ends at either token: a child of `cancel`, cancelled when `cancel_wait` fires.
+        let waits = stop.cancel.child_token();
+        let waiting = wait_for(cluster, &all, &options, &waits, events);
+        tokio::pin!(waiting);
+        let report = loop {
+            tokio::select! {
+                report = &mut waiting => break report,
+                () = stop.cancel_wait.cancelled(), if !waits.is_cancelled() => waits.cancel(),
+            }
+        };
         outcome = report.outcome;
         wait_reports.push(report);
     }

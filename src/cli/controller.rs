@@ -44,6 +44,13 @@ pub struct ControllerArgs {
     /// memory (this process only) or sql (HELM_DRIVER_SQL_CONNECTION_STRING).
     #[arg(long, value_name = "DRIVER", default_value = "secret")]
     pub storage_driver: String,
+    /// The ServiceAccount (in each Release's namespace) a Release without spec.serviceAccountName acts as
+    /// (impersonated); default: the controller's own identity.
+    #[arg(long, value_name = "NAME")]
+    pub default_service_account: Option<String>,
+    /// Refuse Releases that refer to objects in another namespace (dependsOn, valuesFrom, chart references).
+    #[arg(long)]
+    pub no_cross_namespace_refs: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -72,7 +79,8 @@ pub fn run(args: ControllerArgs, globals: &Globals) -> Result<ExitCode, Error> {
     runtime.block_on(async move {
         // The kubeconfig's namespace is not a scope for the controller: only `-n` is.
         let connect = ConnectOptions { namespace: None, ..globals.connect_options() };
-        let cluster = cluster::connect(&connect).await.map_err(Error::Cluster)?;
+        let client_config = cluster::client_config(&connect).await.map_err(Error::Cluster)?;
+        let cluster = cluster::connect_config(client_config.clone()).await.map_err(Error::Cluster)?;
         let identity = identity();
         let leader_election = args.leader_elect.then(|| LeaderElection {
             lease_name: LEASE_NAME.to_string(),
@@ -93,9 +101,11 @@ pub fn run(args: ControllerArgs, globals: &Globals) -> Result<ExitCode, Error> {
             identity,
             builtin_rules: !args.no_builtin_rules,
             storage_driver,
+            default_service_account: args.default_service_account.clone(),
+            no_cross_namespace_refs: args.no_cross_namespace_refs,
             ..ControllerOptions::default()
         };
-        let controller = Controller::new(options);
+        let controller = Controller::new(options).impersonating(client_config);
         let shutdown = CancellationToken::new();
         if let Some(address) = metrics_addr {
             let listener = tokio::net::TcpListener::bind(&address)

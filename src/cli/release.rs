@@ -400,6 +400,8 @@ impl<'a> Settings<'a> {
             labels,
             take_ownership: record.is_some_and(|record| record.take_ownership),
             records_only: false,
+            // Helm's hooks are bounded by `--timeout`, as the wait is; only the controller has `hookTimeout`.
+            hook_timeout: None,
             apply_method,
             force_replace: change.force_replace,
         };
@@ -521,7 +523,12 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
         };
         // A user's SIGINT/SIGTERM stops running hooks too (a library caller may keep them running).
         let cancel = &interrupts.cancel;
-        let tokens = Tokens { cancel: cancel.clone(), abort: interrupts.abort.clone(), hooks: cancel.clone() };
+        let tokens = Tokens {
+            cancel: cancel.clone(),
+            abort: interrupts.abort.clone(),
+            hooks: cancel.clone(),
+            ..Tokens::default()
+        };
         let mode = match settings.progress {
             ProgressFormat::Json => ProgressMode::detect(true),
             ProgressFormat::Human => ProgressMode::detect(false),

@@ -122,6 +122,15 @@ pub enum ConnectError {
 /// [`ConnectError`] naming the step that failed: reading the kubeconfig, building the client, or reaching
 /// the API server.
 pub async fn connect(options: &ConnectOptions) -> Result<Cluster, ConnectError> {
+    connect_config(client_config(options).await?).await
+}
+
+/// The kube-rs configuration `options` name (kubeconfig, context, namespace, impersonation), not connected yet:
+/// for a caller that makes further clients from it (the controller's impersonating tenants).
+///
+/// # Errors
+/// [`ConnectError`] when the kubeconfig cannot be read or no configuration can be inferred.
+pub async fn client_config(options: &ConnectOptions) -> Result<kube::Config, ConnectError> {
     let kube_options = KubeConfigOptions { context: options.context.clone(), cluster: None, user: None };
     let mut config = match &options.kubeconfig {
         Some(path) => {
@@ -139,7 +148,7 @@ pub async fn connect(options: &ConnectOptions) -> Result<Cluster, ConnectError> 
     }
     options.impersonation.apply(&mut config);
     options.overrides.apply(&mut config)?;
-    connect_config(config).await
+    Ok(config)
 }
 
 /// Connects with a ready kube-rs configuration (the simulated cluster builds one for its own URL).

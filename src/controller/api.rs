@@ -50,6 +50,10 @@ pub struct ReleaseSpec {
     /// How long one install or upgrade may wait for readiness (Go duration); default `5m`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<String>,
+    /// How long each hook may run (Go duration); default `timeout`. A newer generation never cancels a running
+    /// hook: this bounds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hook_timeout: Option<String>,
     /// Jobs count as ready only once complete.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub wait_for_jobs: bool,
@@ -71,6 +75,23 @@ pub struct ReleaseSpec {
     /// A Flux source object whose artifact is the chart (Flux's `spec.chartRef`); instead of `chart`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chart_ref: Option<FluxChartReference>,
+    /// The ServiceAccount (in the Release's namespace) every request of this Release is made as (Flux's
+    /// field); default the controller's `--default-service-account`, else the controller itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_account_name: Option<String>,
+    /// How the release is installed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub install: Option<InstallSpec>,
+}
+
+/// `spec.install`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct InstallSpec {
+    /// Take over a Helm release of that name that no berth Release owns (installed by Helm or `berth install`);
+    /// berth's own field (Flux has none). A release another Release owns is never taken over.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub adopt: bool,
 }
 
 /// `spec.chart`: exactly one source (`configMapRef`, `repository` or `oci`), and how to reach it.

@@ -31,6 +31,11 @@ pub mod reason {
     pub const NAMESPACE_NOT_FOUND: &str = "NamespaceNotFound";
     pub const RECONCILE_ERROR: &str = "ReconcileError";
     pub const INTERRUPTED: &str = "Interrupted";
+    pub const SUSPENDED: &str = "Suspended";
+    /// A tenancy policy refused the Release (`--no-cross-namespace-refs`; Flux's `acl.AccessDenied`).
+    pub const ACCESS_DENIED: &str = "AccessDenied";
+    /// The Helm release belongs to another Release, or to none and is not adopted.
+    pub const NOT_OWNED: &str = "ReleaseNotOwned";
 }
 
 /// Where a Release's reconcile stands.
@@ -47,6 +52,10 @@ pub enum Phase {
     /// A rollout failed and no retries are left: `Ready=False` with the rollout's reason, `Stalled=True` with
     /// `RetriesExhausted`, both with the root cause.
     Failed { reason: &'static str, message: String },
+    /// `spec.suspend`: nothing is done. `Ready` keeps what it said of the last reconcile (as Flux leaves it),
+    /// unless that reconcile was under way: then `Ready=Unknown` with `Suspended`. `Reconciling` is removed
+    /// (nothing is in progress); `Stalled` stays when it held.
+    Suspended { message: String },
 }
 
 /// Sets the conditions for `phase` of `generation` at `now` (RFC 3339).
@@ -73,11 +82,17 @@ pub fn apply_phase(status: &mut ReleaseStatus, phase: &Phase, generation: i64, n
             set(READY, "False", reason, message);
             set(STALLED, "True", reason::RETRIES_EXHAUSTED, message);
         }
+        Phase::Suspended { message } => {
+            let settled = condition_in(&status.conditions, READY).is_some_and(|ready| ready.status != "Unknown");
+            if !settled {
+                set_condition(&mut status.conditions, READY, "Unknown", reason::SUSPENDED, message, generation, now);
+            }
+        }
     }
     let keep: &[&str] = match phase {
         Phase::Progressing { .. } | Phase::Retrying { .. } => &[READY, RECONCILING],
         Phase::Ready { .. } => &[READY],
-        Phase::Stalled { .. } | Phase::Failed { .. } => &[READY, STALLED],
+        Phase::Stalled { .. } | Phase::Failed { .. } | Phase::Suspended { .. } => &[READY, STALLED],
     };
     status.conditions.retain(|condition| {
         ![RECONCILING, STALLED].contains(&condition.condition_type.as_str())
@@ -120,9 +135,38 @@ fn set_condition(
     }
 }
 
+/// An error and its causes as one line for a status or an Event, as `error_chain` writes it, except that an
+/// answer of the API server is its own message, reason and code (`... is forbidden: User ... (Forbidden, 403)`,
+/// as the CLI prints it) rather than kube-rs's debug rendering of the whole Status.
+pub fn error_text(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = String::new();
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        let part = match error.downcast_ref::<kube::Error>() {
+            Some(kube::Error::Api(status)) => format!("{} ({}, {})", status.message, status.reason, status.code),
+            _ => error.to_string(),
+        };
+        if !text.contains(&part) {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&part);
+        }
+        if matches!(error.downcast_ref::<kube::Error>(), Some(kube::Error::Api(_))) {
+            break;
+        }
+        cause = error.source();
+    }
+    text
+}
+
 /// The condition of a type, if the status has it.
 pub fn condition<'a>(status: &'a ReleaseStatus, condition_type: &str) -> Option<&'a Condition> {
-    status.conditions.iter().find(|condition| condition.condition_type == condition_type)
+    condition_in(&status.conditions, condition_type)
+}
+
+fn condition_in<'a>(conditions: &'a [Condition], condition_type: &str) -> Option<&'a Condition> {
+    conditions.iter().find(|condition| condition.condition_type == condition_type)
 }
 
 /// Adds an attempt to the front of the history, keeping the newest [`HISTORY_LENGTH`].
@@ -206,6 +250,31 @@ mod tests {
         apply_phase(&mut status, &Phase::Ready { reason: reason::INSTALL_SUCCEEDED, message: "ok".into() }, 2, "t3");
         assert_eq!(types(&status), [("Ready".into(), "True".into())]);
         assert_eq!(status.observed_generation, Some(2));
+    }
+
+    #[test]
+    fn suspension_keeps_a_settled_ready_and_ends_reconciling() {
+        let suspended = Phase::Suspended { message: "suspended".into() };
+        // Ready=True at generation 3, then `suspend: true` (generation 4): still Ready, observed, Current.
+        let mut status = ReleaseStatus::default();
+        apply_phase(&mut status, &Phase::Ready { reason: reason::UPGRADE_SUCCEEDED, message: "ok".into() }, 3, "t1");
+        apply_phase(&mut status, &suspended, 4, "t2");
+        assert_eq!(types(&status), [("Ready".into(), "True".into())]);
+        assert_eq!(condition(&status, READY).map(|c| c.reason.as_str()), Some("UpgradeSucceeded"));
+        assert_eq!(judged(&status, 4).0, Status::Current);
+        // Suspended mid-rollout (Reconciling, Ready=Unknown): Suspended, no longer Reconciling.
+        let mut status = ReleaseStatus::default();
+        apply_phase(&mut status, &Phase::Progressing { message: "Upgrading".into() }, 5, "t1");
+        apply_phase(&mut status, &suspended, 6, "t2");
+        assert_eq!(types(&status), [("Ready".into(), "Unknown".into())]);
+        assert_eq!(condition(&status, READY).map(|c| c.reason.as_str()), Some("Suspended"));
+        assert_eq!(status.observed_generation, Some(6));
+        // Stalled stays: the failure it reports is still the cluster's state.
+        let mut status = ReleaseStatus::default();
+        apply_phase(&mut status, &Phase::Failed { reason: reason::UPGRADE_FAILED, message: "x".into() }, 1, "t1");
+        apply_phase(&mut status, &suspended, 2, "t2");
+        assert_eq!(types(&status), [("Ready".into(), "False".into()), ("Stalled".into(), "True".into())]);
+        assert_eq!(judged(&status, 2).0, Status::Failed);
     }
 
     #[test]

@@ -48,6 +48,7 @@ mod tests {
             release_name: Some("r".into()),
             target_namespace: Some("t".into()),
             timeout: Some("1m".into()),
+            hook_timeout: Some("30s".into()),
             wait_for_jobs: true,
             rollback_on_failure: true,
             retries: Some(1),
@@ -60,6 +61,8 @@ mod tests {
                 namespace: Some("n".into()),
                 api_version: Some("source.toolkit.fluxcd.io/v1".into()),
             }),
+            service_account_name: Some("deployer".into()),
+            install: Some(InstallSpec { adopt: true }),
         };
         let attempt = Attempt {
             generation: 1,

@@ -16,6 +16,9 @@
 //! - `rollout.rs`: one install or upgrade through `release::operation`; `remediation.rs`: what follows a
 //!   failure; `uninstall.rs`: the finalizer's uninstall; `report.rs`: the status written.
 //!
+//! Every request of a Release goes through its tenant's identity (`tenancy.rs`: the ServiceAccount it
+//! impersonates, the cross-namespace and ownership policies).
+//!
 //! And around them: `run.rs`, the driver (watch, cache, scheduler, cancel-on-new-generation); `leader.rs`: the
 //! Lease; `events.rs`: Kubernetes Events; `http.rs`: `/metrics`, `/healthz`, `/readyz`.
 
@@ -36,6 +39,7 @@ mod rollout;
 mod run;
 mod scheduler;
 mod sources;
+pub mod tenancy;
 mod uninstall;
 
 pub use conditions::reason;
@@ -77,6 +81,11 @@ pub struct ControllerOptions {
     /// Where the Helm releases' records are kept: Secrets (Helm's default) unless `--storage-driver` says
     /// otherwise; a Release has no field for it, as Flux's HelmRelease has none.
     pub storage_driver: StorageDriver,
+    /// The ServiceAccount (in each Release's namespace) a Release without `spec.serviceAccountName` acts as
+    /// (`--default-service-account`); `None`: the controller's own identity (`tenancy.rs`).
+    pub default_service_account: Option<String>,
+    /// Refuse references into another namespace (`--no-cross-namespace-refs`, as Flux's flag).
+    pub no_cross_namespace_refs: bool,
 }
 
 impl Default for ControllerOptions {
@@ -93,6 +102,8 @@ impl Default for ControllerOptions {
             dependency_poll: Duration::from_secs(30),
             builtin_rules: true,
             storage_driver: StorageDriver::Secret,
+            default_service_account: None,
+            no_cross_namespace_refs: false,
         }
     }
 }
@@ -157,6 +168,8 @@ impl Observers {
 pub struct Controller {
     options: ControllerOptions,
     observers: Observers,
+    /// The client configuration the tenants' impersonating clients are made from ([`Controller::impersonating`]).
+    client_config: Option<kube::Config>,
 }
 
 impl Controller {
@@ -164,7 +177,15 @@ impl Controller {
         let (events, _) = broadcast::channel(16 * 1024);
         let observers =
             Observers { metrics: Arc::new(Metrics::default()), health: Arc::new(Health::default()), events };
-        Controller { options, observers }
+        Controller { options, observers, client_config: None }
+    }
+
+    /// Lets Releases act as ServiceAccounts (`spec.serviceAccountName`, `--default-service-account`): their
+    /// clients are made from `config` (the controller's own), impersonating them.
+    #[must_use]
+    pub fn impersonating(mut self, config: kube::Config) -> Controller {
+        self.client_config = Some(config);
+        self
     }
 
     pub fn metrics(&self) -> Arc<Metrics> {
@@ -237,6 +258,7 @@ impl Controller {
             charts: sources::ChartCache::default(),
             events,
             discovery: tokio::sync::Mutex::new(Instant::now()),
+            tenants: tenancy::Tenants::new(self.client_config.clone()),
             stop,
         });
         run::Driver::new(shared, self.observers.clone()).run().await

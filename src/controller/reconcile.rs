@@ -1,5 +1,6 @@
 //! One reconcile of one Release, in its phase order: the deletion (`uninstall.rs`), the finalizer, the spec
-//! checked, suspension, the dependencies, the inputs (`inputs.rs`: chart from `sources/`, values), the Helm
+//! checked, suspension, the tenancy policies and the tenant's identity (`tenancy.rs`: every request below is
+//! made as the tenant), the dependencies, the inputs (`inputs.rs`: chart from `sources/`, values), the Helm
 //! history read once through its rollout (`release::rollout`, as `berth upgrade --install` reads it), the
 //! decision (`decision.rs`), then either nothing (up to date), a report (retries exhausted) or a rollout
 //! (`rollout.rs`, with `remediation.rs` after a failure). `report.rs` writes the status each phase leaves.
@@ -12,19 +13,20 @@ use super::api::{
     API_VERSION, AttemptOutcome, DEFAULT_TIMEOUT, FINALIZER, GROUP, KIND, PLURAL, ReleaseObject, ReleaseSpec,
     ReleaseStatus, VERSION,
 };
+use super::conditions::error_text;
 use super::conditions::{self, Phase, READY, reason};
 use super::decision::{self, Decision, Desired, HelmRevision};
 use super::dependencies::{self, Dependencies};
 use super::events::Events;
 use super::inputs;
 use super::sources::SourceError;
+use super::tenancy::{self, TenancyError, Tenant};
 use crate::apply::ApplyEvent;
 use crate::cluster::Cluster;
 use crate::events::Emitter;
 use crate::release::rollout::{Mode, Rollout};
 use crate::release::{Scope, validate_release_name};
 use berth_chart::values::ReuseMode;
-use berth_source::download::error_chain;
 use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -48,6 +50,8 @@ pub struct Shared {
     pub events: Events,
     /// When discovery was last refreshed.
     pub discovery: tokio::sync::Mutex<Instant>,
+    /// The clients each Release acts through.
+    pub tenants: super::tenancy::Tenants,
     /// Cancelled when the controller stops (SIGTERM, leadership lost); every reconcile's token is its child.
     pub stop: CancellationToken,
 }
@@ -58,9 +62,10 @@ pub struct Task {
     pub object: Value,
     /// The status as this controller last wrote it (newer than the object's, which may lag behind).
     pub status: ReleaseStatus,
-    /// Cancelled by a newer generation, the Release's deletion or the controller stopping.
-    pub cancel: CancellationToken,
-    /// Cancelled when the controller stops (tells an interrupted wait from a superseded one).
+    /// Cancelled by a newer revision (generation) or the Release's deletion: ends the rollout's waits, never its
+    /// writes (`rollout.rs`).
+    pub superseded: CancellationToken,
+    /// Cancelled when the controller stops: ends the rollout's writes and waits.
     pub stopping: CancellationToken,
 }
 
@@ -112,22 +117,28 @@ pub(super) fn now_text() -> String {
 /// from `spec.values` goes back to the chart's default, as Flux resets values unless told to preserve them).
 const ROLL_OUT: Mode = Mode::Upgrade { install: true, reuse: ReuseMode::Reset };
 
-/// The Release's spec, checked: the name, the timeout.
+/// The Release's spec, checked: the name, the timeouts.
 pub(super) struct Checked<'a> {
     pub spec: &'a ReleaseSpec,
     pub release_name: String,
     pub target_namespace: String,
     pub timeout: Duration,
+    /// Each hook's limit (`spec.hookTimeout`, else `timeout`).
+    pub hook_timeout: Duration,
 }
 
 fn check_spec<'a>(release: &ReleaseObject, spec: &'a ReleaseSpec) -> Result<Checked<'a>, String> {
     let release_name = spec.release_name(&release.name).to_string();
     validate_release_name(&release_name).map_err(|error| error.to_string())?;
-    let timeout = match &spec.timeout {
-        Some(text) => crate::object::parse_duration(text).map_err(|error| format!("spec.timeout: {error}"))?,
-        None => DEFAULT_TIMEOUT,
+    let duration = |field: &str, text: &Option<String>| {
+        text.as_deref()
+            .map(|text| crate::object::parse_duration(text).map_err(|error| format!("spec.{field}: {error}")))
+            .transpose()
     };
-    Ok(Checked { spec, release_name, target_namespace: spec.target_namespace(&release.namespace).to_string(), timeout })
+    let timeout = duration("timeout", &spec.timeout)?.unwrap_or(DEFAULT_TIMEOUT);
+    let hook_timeout = duration("hookTimeout", &spec.hook_timeout)?.unwrap_or(timeout);
+    let target_namespace = spec.target_namespace(&release.namespace).to_string();
+    Ok(Checked { spec, release_name, target_namespace, timeout, hook_timeout })
 }
 
 /// Runs one reconcile, phase by phase; each phase either hands the next what it needs or ends the reconcile
@@ -150,7 +161,7 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
         Err(error) => return run.stall(reason::INVALID_SPEC, error.clone()).await,
     };
     if spec.suspend {
-        return Finished::new("suspended", None, Next::OnChange);
+        return run.suspended().await;
     }
     let checked = match check_spec(&release, spec) {
         Ok(checked) => checked,
@@ -158,17 +169,30 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
     };
     run.status.release_name = Some(checked.release_name.clone());
     run.status.target_namespace = Some(checked.target_namespace.clone());
+    if let Err(message) = tenancy::check_references(&release.namespace, spec, shared.options.no_cross_namespace_refs) {
+        return run.stall(reason::ACCESS_DENIED, message).await;
+    }
+    let tenant = match run.tenant_cluster(spec, &checked.target_namespace) {
+        Ok(tenant) => tenant,
+        Err(error) => return run.stall(reason::ACCESS_DENIED, error_text(&error)).await,
+    };
     if let Err(finished) = run.dependencies(spec).await {
         return finished;
     }
-    let inputs = match run.inputs(&checked).await {
+    let inputs = match run.inputs(&checked, &tenant).await {
         Ok(inputs) => inputs,
         Err(finished) => return finished,
     };
-    let rollout = match run.history(&checked).await {
+    let rollout = match run.history(&checked, tenant).await {
         Ok(rollout) => rollout,
         Err(finished) => return finished,
     };
+    let adopt = spec.install.as_ref().is_some_and(|install| install.adopt);
+    let last_labels = rollout.history().last().map(|last| &last.labels);
+    let (name, namespace) = (&checked.release_name, &checked.target_namespace);
+    if let Err(message) = tenancy::check_owner(&release.key(), name, namespace, last_labels, adopt) {
+        return run.stall(reason::NOT_OWNED, message).await;
+    }
     let revisions: Vec<HelmRevision> = rollout
         .history()
         .iter()
@@ -180,7 +204,7 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
         Decision::UpToDate { revision } => run.up_to_date(&checked, revision).await,
         Decision::Exhausted => run.exhausted().await,
         Decision::RollOut { action, unlock } => {
-            if run.task.cancel.is_cancelled() {
+            if run.task.superseded.is_cancelled() || run.task.stopping.is_cancelled() {
                 // Superseded before anything was written: no revision to record.
                 return Finished {
                     superseded: true,
@@ -247,9 +271,12 @@ impl Run<'_> {
         .map(|_| ())
     }
 
-    /// The cluster with the release's namespace as the default for its objects and records.
-    pub(super) fn target_cluster(&self, namespace: &str) -> Cluster {
-        Cluster { default_namespace: namespace.to_string(), ..self.shared.cluster.clone() }
+    /// The cluster as the Release's tenant (`tenancy.rs`), with the release's namespace as the default for its
+    /// objects and records: every request of the Release goes through it.
+    pub(super) fn tenant_cluster(&self, spec: &ReleaseSpec, namespace: &str) -> Result<Cluster, TenancyError> {
+        let default_service_account = self.shared.options.default_service_account.as_deref();
+        let tenant = Tenant::of(&self.release.namespace, spec, default_service_account);
+        self.shared.tenants.cluster_for(&self.shared.cluster, &tenant, namespace)
     }
 
     /// A rollout's events, logged at debug level as they come (the stream ends with the rollout).
@@ -271,16 +298,16 @@ impl Run<'_> {
         }
         match self.shared.cluster.resources.refresh(&self.shared.cluster.client, &self.shared.stop).await {
             Ok(()) => *refreshed = Instant::now(),
-            Err(error) => tracing::warn!(error = %error_chain(&error), "cannot refresh discovery"),
+            Err(error) => tracing::warn!(error = %error_text(&error), "cannot refresh discovery"),
         }
     }
 
     /// The revision's inputs: the chart (`sources/`) and the values. A source that may still appear is waited
     /// for with backoff; a wrong one stalls.
-    async fn inputs(&mut self, checked: &Checked<'_>) -> Result<inputs::Inputs, Finished> {
-        // The tenant's identity is the controller's until tenancy hands each Release its own cluster.
-        let cluster = &self.shared.cluster;
-        let reach = super::sources::Reach { tenant: cluster, controller: cluster, cache: &self.shared.charts };
+    async fn inputs(&mut self, checked: &Checked<'_>, tenant: &Cluster) -> Result<inputs::Inputs, Finished> {
+        // Credentials, values and ConfigMap charts are read as the tenant; Flux's source objects (their status
+        // only) as the controller (CONTROLLER-SEAMS: the controller's own client reads source objects).
+        let reach = super::sources::Reach { tenant, controller: &self.shared.cluster, cache: &self.shared.charts };
         match inputs::gather(&reach, &self.release.namespace, checked.spec).await {
             Ok(inputs) => Ok(inputs),
             Err(SourceError { reason, message, transient: true }) => {
@@ -292,13 +319,12 @@ impl Run<'_> {
     }
 
     /// The Helm release's history, read once for the decision and the rollout.
-    async fn history(&mut self, checked: &Checked<'_>) -> Result<Rollout, Finished> {
-        let scope =
-            Scope::with_driver(self.target_cluster(&checked.target_namespace), &self.shared.options.storage_driver);
+    async fn history(&mut self, checked: &Checked<'_>, tenant: Cluster) -> Result<Rollout, Finished> {
+        let scope = Scope::with_driver(tenant, &self.shared.options.storage_driver);
         match Rollout::read(scope, &checked.release_name, ROLL_OUT).await {
             Ok(rollout) => Ok(rollout),
             Err(error) => {
-                let message = format!("cannot read the release's history: {}", error_chain(&error));
+                let message = format!("cannot read the release's history: {}", error_text(&error));
                 Err(self.retry(reason::RECONCILE_ERROR, message, 1).await)
             }
         }
@@ -381,6 +407,14 @@ mod tests {
         let release = ReleaseObject::parse(&object).expect("named");
         let checked = check_spec(&release, release.spec.as_ref().expect("parses")).expect("valid");
         assert_eq!((checked.release_name.as_str(), checked.target_namespace.as_str()), ("web", "shop"));
-        assert_eq!(checked.timeout, DEFAULT_TIMEOUT);
+        assert_eq!((checked.timeout, checked.hook_timeout), (DEFAULT_TIMEOUT, DEFAULT_TIMEOUT));
+        let object = json!({"metadata": {"name": "web"}, "spec": {"chart": {}, "timeout": "2m", "hookTimeout": "10s"}});
+        let release = ReleaseObject::parse(&object).expect("named");
+        let checked = check_spec(&release, release.spec.as_ref().expect("parses")).expect("valid");
+        assert_eq!((checked.timeout, checked.hook_timeout), (Duration::from_secs(120), Duration::from_secs(10)));
+        let object = json!({"metadata": {"name": "web"}, "spec": {"chart": {}, "hookTimeout": "later"}});
+        let release = ReleaseObject::parse(&object).expect("named");
+        let error = check_spec(&release, release.spec.as_ref().expect("parses")).err().expect("a bad hook timeout");
+        assert!(error.starts_with("spec.hookTimeout: invalid duration `later`"), "{error}");
     }
 }

@@ -4,13 +4,13 @@
 //! (`spec.install.remediation`, `spec.upgrade.remediation`: retries, `strategy: rollback|uninstall`,
 //! `remediateLastFailure`) extend [`Run::remediate`]'s choice of operation.
 
+use super::conditions::error_text;
 use super::decision::Action;
 use super::reconcile::Run;
 use crate::events::Emitter;
 use crate::release::Scope;
 use crate::release::operation::{self, ApplyMethod, Operation, ReleaseOptions, Tokens};
 use crate::wait::Outcome;
-use berth_source::download::error_chain;
 
 impl Run<'_> {
     /// `rollbackOnFailure`: a failed upgrade goes back to the last deployed revision, a failed install is
@@ -55,7 +55,7 @@ impl Run<'_> {
                 self.shared.events.warning(self.release, &format!("{verb}Failed"), verb, &note).await;
                 format!("; {verb} failed too: {note}")
             }
-            Err(error) => format!("; {verb} could not run: {}", error_chain(&error)),
+            Err(error) => format!("; {verb} could not run: {}", error_text(&error)),
         }
     }
 }

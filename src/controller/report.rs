@@ -3,10 +3,9 @@
 //! the endings of a reconcile that only report (stalled, waiting, retrying after a backoff).
 
 use super::api::ReleaseStatus;
-use super::conditions::{self, Phase};
+use super::conditions::{self, Phase, error_text};
 use super::reconcile::{Finished, Next, Run, now_text};
 use super::scheduler::backoff;
-use berth_source::download::error_chain;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
 
@@ -37,7 +36,7 @@ impl Run<'_> {
             return;
         }
         if let Err(error) = self.write_status().await {
-            tracing::warn!(release = %self.release.key(), error = %error_chain(&error), "cannot write the status");
+            tracing::warn!(release = %self.release.key(), error = %error_text(&error), "cannot write the status");
         }
     }
 
@@ -49,6 +48,13 @@ impl Run<'_> {
             self.shared.events.warning(self.release, reason, "Reconcile", &message).await;
         }
         Finished::new("stalled", Some(self.status.clone()), Next::Resync)
+    }
+
+    /// `spec.suspend`: nothing rolls out; the status says so (not Reconciling) until the Release changes.
+    pub(super) async fn suspended(&mut self) -> Finished {
+        let message = "suspended: nothing is reconciled until spec.suspend is false".to_string();
+        self.report(&Phase::Suspended { message }).await;
+        Finished::new("suspended", Some(self.status.clone()), Next::OnChange)
     }
 
     pub(super) async fn waiting(

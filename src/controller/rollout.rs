@@ -2,22 +2,27 @@
 //! upgraded with a wait through `release::operation` (recorded as Helm records it), and the outcome reported in
 //! the status, an Event and the metrics.
 //!
-//! The `cancel` token a reconcile gets is cancelled when a newer generation arrives or the controller stops.
-//! It reaches the operation's wait: requests in flight finish, hooks run to their end, nothing new starts, and
-//! the revision is recorded `failed`, never left pending. Then the reconcile ends and the driver starts the
-//! next one at once.
+//! Seed 003: a newer revision cancels the wait, never the apply. The reconcile's `superseded` token (a newer
+//! generation, or the Release deleted) is the operation's `cancel_wait` (`release::operation` says what it does
+//! at each phase): before the revision is recorded nothing starts; a running hook finishes, bounded by
+//! `spec.hookTimeout` (else `spec.timeout`), and no other hook starts; an apply under way writes every object
+//! (only its readiness waits end); the revision is recorded `failed` and the attempt `Superseded`, whatever
+//! failed meanwhile (a hook's failure then triggers no remediation and counts as no failed attempt); the driver
+//! starts the newer revision as soon as this reconcile ends. The controller stopping (`stopping`) ends the
+//! writes too: the revision is recorded failed, never left pending, and the next controller rolls it out.
 
 use super::api::{Attempt, AttemptOutcome};
+use super::conditions::error_text;
 use super::conditions::{self, Phase, reason};
 use super::decision::Action;
 use super::inputs::Inputs;
 use super::reconcile::{Checked, Finished, Next, Run, now_text};
 use super::scheduler::backoff;
+use super::tenancy;
 use crate::release::operation::{self, ApplyMethod, Operation, ReleaseOptions, Tokens};
 use crate::release::rollout::{Input, Rollout};
 use crate::release::{LifecycleError, ReleaseStatus as HelmStatus, RenderSettings};
 use crate::wait::Outcome;
-use berth_source::download::error_chain;
 
 impl Run<'_> {
     /// One rollout: unlock, render, install or upgrade with a wait, then report.
@@ -42,7 +47,7 @@ impl Run<'_> {
                 }
                 Err(error) => {
                     let message =
-                        format!("cannot record revision {version} (left pending) failed: {}", error_chain(&error));
+                        format!("cannot record revision {version} (left pending) failed: {}", error_text(&error));
                     return self.retry(reason::RECONCILE_ERROR, message, 1).await;
                 }
             }
@@ -88,10 +93,18 @@ impl Run<'_> {
             builtin_rules: self.shared.options.builtin_rules,
             // As Flux's helm-controller: conflicts forced whenever the release is applied server-side.
             apply_method: ApplyMethod::AutoForcingConflicts,
+            hook_timeout: Some(checked.hook_timeout),
+            // The owner of every revision this Release writes (`tenancy.rs`).
+            labels: tenancy::owner_labels(&self.release.key()),
             ..ReleaseOptions::default()
         };
-        // A newer generation lets a running hook finish; the controller stopping ends its wait.
-        let tokens = Tokens { hooks: self.task.stopping.clone(), ..Tokens::cancelled_by(&self.task.cancel) };
+        let stopping = &self.task.stopping;
+        let tokens = Tokens {
+            cancel: stopping.clone(),
+            cancel_wait: self.task.superseded.clone(),
+            hooks: stopping.clone(),
+            ..Tokens::default()
+        };
         let result = operation::run(&Operation::RollOut(Box::new(rendered)), &options, &tokens, self.logged()).await;
         let report = match result {
             Ok(report) => report,
@@ -111,7 +124,11 @@ impl Run<'_> {
             started_at,
             finished_at: now_text(),
         };
-        match report.outcome {
+        // Superseded, whatever the operation ended with (a hook that failed meanwhile included): no remediation,
+        // no failed attempt counted; the newer revision follows at once.
+        let superseded = self.task.superseded.is_cancelled() && !self.task.stopping.is_cancelled();
+        let outcome = if superseded && report.outcome != Outcome::Ready { Outcome::Cancelled } else { report.outcome };
+        match outcome {
             Outcome::Ready => {
                 self.status.current_revision = Some(record.version);
                 self.status.failures = 0;
@@ -149,8 +166,9 @@ impl Run<'_> {
                 }
                 // The next reconcile starts at once and writes the status; writing it here would only delay it.
                 let note = format!(
-                    "the wait for revision {} was cancelled by a newer generation; it was recorded failed",
-                    record.version
+                    "revision {} was superseded by a newer generation (its writes completed, its wait was \
+                     cancelled); it was recorded failed: {}",
+                    record.version, record.info.description
                 );
                 let events = self.shared.events.clone();
                 let release = self.release.clone();
@@ -190,7 +208,7 @@ impl Run<'_> {
     }
 
     pub(super) async fn operation_error(&mut self, error: LifecycleError) -> Finished {
-        let message = error_chain(&error);
+        let message = error_text(&error);
         match error {
             LifecycleError::NoNamespace(_) => {
                 let attempt = if self.is_waiting_for(reason::NAMESPACE_NOT_FOUND) { 2 } else { 1 };

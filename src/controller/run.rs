@@ -3,9 +3,11 @@
 //!
 //! Cancel-on-new-generation lives here. The watch that feeds the cache also tells the driver, within
 //! milliseconds of the API server accepting a change, that a Release has a newer generation than the one its
-//! running reconcile works on; the driver cancels that reconcile's token (its wait stops, the revision is
-//! recorded failed) and, the Release being wanted again, starts the new generation as soon as the old reconcile
-//! ends. One watch serves every Release: a second watch per reconciling Release would tell nothing more.
+//! running reconcile works on; the driver cancels that reconcile's `superseded` token (its waits end, its writes
+//! do not: `rollout.rs` says what happens at each phase; the revision is recorded failed) and, the Release being
+//! wanted again, starts the new generation as soon as the old reconcile ends. The controller stopping cancels
+//! `stopping` instead, which ends the writes too. One watch serves every Release: a second watch per
+//! reconciling Release would tell nothing more.
 
 use super::api::{ReleaseKey, ReleaseObject, ReleaseStatus};
 use super::conditions::{self, READY, reason};
@@ -39,7 +41,8 @@ struct Seen {
 /// A reconcile running now.
 struct Running {
     generation: i64,
-    cancel: CancellationToken,
+    /// Its [`Task::superseded`]: a newer generation or the deletion ends its waits, never its writes.
+    superseded: CancellationToken,
     started: Instant,
     /// When a newer generation (or the deletion) was seen, and which generation.
     cancelled_at: Option<(Instant, i64)>,
@@ -169,18 +172,18 @@ impl Driver {
             };
             let status = self.statuses.get(&key).cloned().unwrap_or(release.status);
             let stopping = self.shared.stop.clone();
-            let cancel = stopping.child_token();
+            let superseded = CancellationToken::new();
             self.running.insert(
                 key.clone(),
                 Running {
                     generation: release.generation,
-                    cancel: cancel.clone(),
+                    superseded: superseded.clone(),
                     started: Instant::now(),
                     cancelled_at: None,
                 },
             );
             self.observers.emit(ControllerEvent::Started { key: key.clone(), generation: release.generation });
-            let task = Task { object, status, cancel, stopping };
+            let task = Task { object, status, superseded, stopping };
             let handle = self.tasks.spawn(reconcile::reconcile(self.shared.clone(), task));
             self.task_keys.insert(handle.id(), key);
         }
@@ -280,7 +283,7 @@ impl Driver {
                 && running.cancelled_at.is_none()
             {
                 running.cancelled_at = Some((Instant::now(), seen.generation));
-                running.cancel.cancel();
+                running.superseded.cancel();
                 tracing::info!(release = %key, from = running.generation, to = seen.generation, "a newer generation cancels the running wait");
             }
         }
@@ -319,7 +322,7 @@ impl Driver {
         self.statuses.remove(key);
         self.scheduler.forget(key);
         if let Some(running) = self.running.get_mut(key) {
-            running.cancel.cancel();
+            running.superseded.cancel();
         }
     }
 }

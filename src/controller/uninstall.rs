@@ -1,14 +1,16 @@
 //! Deleting a Release: its Helm release is uninstalled first (the finalizer `berth.dev/finalizer` holds the
-//! Release until then), unless the Release is suspended; then the finalizer is removed and the Release goes.
+//! Release until then), unless the Release is suspended or does not own the release (`tenancy.rs`), as its
+//! tenant; then the finalizer is removed and the Release goes.
 
 use super::api::FINALIZER;
+use super::conditions::error_text;
 use super::conditions::reason;
 use super::reconcile::{Finished, Next, Run};
+use super::tenancy;
 use crate::events::Emitter;
 use crate::release::operation::{self, Operation, ReleaseOptions, Tokens};
 use crate::release::{LifecycleError, ReleaseStatus as HelmStatus, Scope, Storage};
 use crate::wait::Outcome;
-use berth_source::download::error_chain;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
 
@@ -45,20 +47,47 @@ impl Run<'_> {
             Ok(_) => Finished::new("deleted", None, Next::OnChange),
             Err(kube::Error::Api(status)) if status.code == 404 => Finished::new("deleted", None, Next::OnChange),
             Err(error) => {
-                self.retry(reason::RECONCILE_ERROR, format!("cannot remove the finalizer: {}", error_chain(&error)), 1)
+                self.retry(reason::RECONCILE_ERROR, format!("cannot remove the finalizer: {}", error_text(&error)), 1)
                     .await
             }
         }
     }
 
+    /// Uninstalls the Helm release as the Release's tenant, if this Release owns it (its last revision says
+    /// so, `tenancy.rs`): a release another Release or no berth Release owns is left in place.
     pub(super) async fn uninstall(&mut self, name: &str, namespace: &str) -> Result<(), String> {
         let driver = &self.shared.options.storage_driver;
-        let storage = Storage::open(driver, self.shared.cluster.client.clone(), Some(namespace));
-        let history = storage.history(name).await.map_err(|error| error_chain(&error))?;
-        if history.last().is_none_or(|last| last.info.status == HelmStatus::Uninstalled) {
+        let spec = self.release.spec.clone().unwrap_or_default();
+        let tenant = self.tenant_cluster(&spec, namespace).map_err(|error| error_text(&error))?;
+        let storage = Storage::open(driver, tenant.client.clone(), Some(namespace));
+        let history = match storage.history(name).await {
+            Ok(history) => history,
+            // The tenant may not even read the release: nothing there is this Release's to uninstall.
+            Err(error) if tenancy::is_forbidden(&error) => {
+                let note = format!(
+                    "Helm release `{namespace}/{name}` left in place: the Release's identity may not read it: {}",
+                    error_text(&error)
+                );
+                self.shared.events.normal(self.release, "UninstallSkipped", "Uninstall", &note).await;
+                return Ok(());
+            }
+            Err(error) => return Err(error_text(&error)),
+        };
+        let Some(last) = history.last() else { return Ok(()) };
+        if last.info.status == HelmStatus::Uninstalled {
             return Ok(());
         }
-        let scope = Scope::with_driver(self.target_cluster(namespace), driver);
+        if !tenancy::owns(&self.release.key(), &last.labels) {
+            let note = format!(
+                "Helm release `{namespace}/{name}` is not owned by this Release (its last revision has no {}={}); \
+                 left in place",
+                tenancy::OWNER_LABEL,
+                tenancy::owner_value(&self.release.key())
+            );
+            self.shared.events.normal(self.release, "UninstallSkipped", "Uninstall", &note).await;
+            return Ok(());
+        }
+        let scope = Scope::with_driver(tenant, driver);
         let operation = Operation::Uninstall { scope, name: name.to_string(), keep_history: false };
         let options = ReleaseOptions { builtin_rules: self.shared.options.builtin_rules, ..ReleaseOptions::default() };
         // An uninstall runs to its end: the Release is going away, nothing newer can supersede it.
@@ -70,7 +99,7 @@ impl Run<'_> {
             }
             Ok(report) => Err(report.release.info.description),
             Err(LifecycleError::NotFound(_) | LifecycleError::AlreadyUninstalled(_)) => Ok(()),
-            Err(error) => Err(error_chain(&error)),
+            Err(error) => Err(error_text(&error)),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! read back by real Helm 4.1.4 and by `berth history`; metrics and health over HTTP; SIGTERM; two replicas
 //! with `--leader-elect`, the leader killed mid-rollout and the standby finishing it; `deploy/` applied.
 
-use crate::controller_support::{BOUND, condition, release_resource, revision_recorded, web_chart};
+use crate::controller_support::{BOUND, condition, release_resource, release_where, revision_recorded, web_chart};
 use crate::peers::PeerCluster;
 use crate::run;
 use berth_sim::SimConfig;
@@ -29,12 +29,17 @@ struct ControllerProcess {
 impl ControllerProcess {
     /// Starts `berth controller ARGS` as replica `pod` and waits (bounded) until it says where it serves.
     async fn start(peer: &PeerCluster, pod: &str, args: &[&str]) -> ControllerProcess {
+        ControllerProcess::start_as(&peer.kubeconfig(), pod, args).await
+    }
+
+    /// As [`ControllerProcess::start`], with the identity of `kubeconfig`.
+    async fn start_as(kubeconfig: &std::path::Path, pod: &str, args: &[&str]) -> ControllerProcess {
         let mut command = Command::new(env!("CARGO_BIN_EXE_berth"));
         command
             .arg("controller")
             .args(args)
             .args(["--metrics-addr", "127.0.0.1:0", "--kubeconfig"])
-            .arg(peer.kubeconfig())
+            .arg(kubeconfig)
             .env("POD_NAME", pod)
             .env("BERTH_LOG", "berth=info")
             .env("NO_COLOR", "1")
@@ -116,7 +121,12 @@ impl Drop for ControllerProcess {
 /// The simulated cluster, a client on it, the CRD applied from `berth controller crd` by real kubectl, and the
 /// namespace `ns` with the test chart in ConfigMap `web-chart`.
 async fn cluster_with_crd(ns: &str) -> (PeerCluster, kube::Client) {
-    let peer = PeerCluster::start(SimConfig::default()).await;
+    cluster_with_crd_on(ns, SimConfig::default(), &[("web-chart", web_chart("1.0.0"))]).await
+}
+
+/// As [`cluster_with_crd`], the simulated cluster configured by `config`, with `charts` (ConfigMap name, chart).
+async fn cluster_with_crd_on(ns: &str, config: SimConfig, charts: &[(&str, Vec<u8>)]) -> (PeerCluster, kube::Client) {
+    let peer = PeerCluster::start(config).await;
     let printed = run::berth(&["controller", "crd"], None);
     assert!(printed.status.success(), "berth controller crd: {}", run::stderr(&printed));
     let crd = peer.file("crd.yaml", &run::stdout(&printed));
@@ -125,10 +135,12 @@ async fn cluster_with_crd(ns: &str) -> (PeerCluster, kube::Client) {
     peer.ok("kubectl", &["create", "namespace", ns]).await;
     let cluster = berth::cluster::connect_config(peer.cluster.kube_config()).await.expect("connects");
     let config_maps: Api<k8s_openapi::api::core::v1::ConfigMap> = Api::namespaced(cluster.client.clone(), ns);
-    let encoded = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, web_chart("1.0.0"));
-    let chart = json!({"metadata": {"name": "web-chart"}, "binaryData": {"chart.tgz": encoded}});
-    let chart = serde_json::from_value(chart).expect("a ConfigMap");
-    config_maps.create(&PostParams::default(), &chart).await.expect("chart ConfigMap created");
+    for (name, chart) in charts {
+        let encoded = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, chart);
+        let chart = json!({"metadata": {"name": name}, "binaryData": {"chart.tgz": encoded}});
+        let chart = serde_json::from_value(chart).expect("a ConfigMap");
+        config_maps.create(&PostParams::default(), &chart).await.expect("chart ConfigMap created");
+    }
     (peer, cluster.client)
 }
 
@@ -196,6 +208,138 @@ async fn the_controller_binary_releases_what_helm_and_berth_read() {
 
     let exit = controller.terminate().await;
     assert_eq!(exit.code(), Some(0), "a clean stop on SIGTERM");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_controller_binary_lets_the_apply_in_flight_finish_when_a_new_generation_arrives() {
+    use crate::controller_supersede::{bulk_chart, bulk_writes, generation_written, revision_written};
+    // 10 ms per request: revision 1's 300 ConfigMaps take ~200 ms to apply.
+    let faults = berth_sim::profile::Faults { latency: Duration::from_millis(10), ..Default::default() };
+    let profile = berth_sim::profile::Profile { faults, ..Default::default() };
+    let config = SimConfig { profile, ..SimConfig::default() };
+    let (peer, client) = cluster_with_crd_on("shop", config, &[("bulk-chart", bulk_chart())]).await;
+    let controller = ControllerProcess::start(&peer, "berth-test", &[]).await;
+    let releases: Api<kube::api::DynamicObject> = Api::namespaced_with(client.clone(), "shop", &release_resource());
+    let release = json!({
+        "apiVersion": "berth.dev/v1alpha1", "kind": "Release", "metadata": {"name": "bulk", "namespace": "shop"},
+        "spec": {"chart": {"configMapRef": {"name": "bulk-chart"}}, "timeout": "2m",
+                 "values": {"count": 300, "message": "one", "readyAfter": "1h"}},
+    });
+    releases.create(&PostParams::default(), &serde_json::from_value(release).expect("Release")).await.expect("made");
+    // The first of revision 1's ConfigMaps is there: its applies are under way. Generation 2 arrives now.
+    let config_maps: Api<k8s_openapi::api::core::v1::ConfigMap> = Api::namespaced(client.clone(), "shop");
+    let mut stream = watcher::watcher(config_maps, watcher::Config::default().labels("bulk=true")).boxed();
+    let first = tokio::time::timeout(BOUND, async {
+        while let Some(event) = stream.next().await {
+            if let Ok(watcher::Event::Apply(_) | watcher::Event::InitApply(_)) = event {
+                return true;
+            }
+        }
+        false
+    });
+    assert!(first.await.unwrap_or(false), "revision 1 never applied; controller:\n{}", controller.stderr());
+    drop(stream);
+    let patch = peer.file("patch.json", r#"{"spec": {"values": {"message": "two", "readyAfter": "0s"}}}"#);
+    peer.ok("kubectl", &["patch", "release", "bulk", "-n", "shop", "--type=merge", "--patch-file", &patch]).await;
+    let ready = release_where(&client, "shop", "bulk", "Ready at generation 2", |object| {
+        crate::controller_support::is_ready(object) && object["status"]["currentRevision"] == 2
+    })
+    .await;
+    // Real Helm reads revision 1 failed and revision 2 deployed.
+    let history = peer.helm_history("bulk", "shop").await;
+    let statuses: Vec<(u64, &str)> = history.iter().map(|(revision, status, _)| (*revision, status.as_str())).collect();
+    assert_eq!(statuses, [(1, "failed"), (2, "deployed")], "{history:?}");
+    let record = peer.cluster.record();
+    let (patched, second) = (generation_written(&record, "bulk", 2), revision_written(&record, "bulk", 2));
+    let first = bulk_writes(&record, "one");
+    let mut names: Vec<&str> = first.iter().map(|(name, _)| name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), 300, "every object of revision 1 was written");
+    assert!(first.iter().all(|(_, at)| *at < second), "all before revision 2 started");
+    assert!(first.iter().any(|(_, at)| *at > patched), "generation 2 arrived while revision 1 was being applied");
+    let attempts = ready["status"]["history"].as_array().expect("status history");
+    assert_eq!(attempts[1]["outcome"], "Superseded", "{attempts:#?}");
+    let exit = controller.terminate().await;
+    assert_eq!(exit.code(), Some(0));
+}
+
+/// The example tenant of docs/controller.md, as the page writes it (the YAML block after its marker).
+fn documented_tenant() -> String {
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/controller.md")).expect("the page");
+    let (_, after) = page.split_once("<!-- example tenant -->\n```yaml\n").expect("the example's marker");
+    after.split_once("```").expect("the block's end").0.to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_controller_runs_with_its_least_privilege_role_and_releases_as_the_tenant() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    let root = env!("CARGO_MANIFEST_DIR");
+    let printed = run::berth(&["controller", "crd"], None);
+    let crd = peer.file("crd.yaml", &run::stdout(&printed));
+    peer.ok("kubectl", &["apply", "-f", &crd]).await;
+    for file in ["namespace.yaml", "rbac.yaml"] {
+        peer.ok("kubectl", &["apply", "-f", &format!("{root}/deploy/{file}")]).await;
+    }
+    let tenant = peer.file("tenant.yaml", &documented_tenant());
+    peer.ok("kubectl", &["apply", "-f", &tenant]).await;
+    let cluster = berth::cluster::connect_config(peer.cluster.kube_config()).await.expect("connects");
+    let client = cluster.client.clone();
+    let config_maps: Api<k8s_openapi::api::core::v1::ConfigMap> = Api::namespaced(client.clone(), "team-a");
+    let encoded = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, web_chart("1.0.0"));
+    let chart = json!({"metadata": {"name": "web-chart"}, "binaryData": {"chart.tgz": encoded}});
+    config_maps.create(&PostParams::default(), &serde_json::from_value(chart).expect("ConfigMap")).await.expect("made");
+
+    // What RBAC gives the controller's own ServiceAccount: its Releases and impersonation, no chart object.
+    let controller_user = "system:serviceaccount:berth-system:berth-controller";
+    for (verb, resource, namespace, answer) in [
+        ("watch", "releases.berth.dev", "team-a", "yes"),
+        ("patch", "releases.berth.dev/status", "team-a", "yes"),
+        ("impersonate", "serviceaccounts", "team-a", "yes"),
+        ("impersonate", "groups", "", "no"),
+        ("impersonate", "users", "", "no"),
+        ("create", "deployments.apps", "team-a", "no"),
+        ("list", "secrets", "team-a", "no"),
+        ("create", "clusterrolebindings.rbac.authorization.k8s.io", "", "no"),
+    ] {
+        let mut args = vec!["auth", "can-i", verb, resource, "--as", controller_user];
+        if !namespace.is_empty() {
+            args.extend(["-n", namespace]);
+        }
+        let output = peer.run("kubectl", &args).await;
+        let said = String::from_utf8_lossy(&output.stdout).trim().to_string();
+        assert_eq!(said, answer, "can the controller {verb} {resource} in {namespace:?}?");
+    }
+
+    let identity =
+        berth_sim::Identity::ServiceAccount { namespace: "berth-system".into(), name: "berth-controller".into() };
+    let kubeconfig = peer.dir.path().join("controller.kubeconfig");
+    peer.cluster.write_kubeconfig_for(&kubeconfig, &identity).expect("kubeconfig");
+    let controller = ControllerProcess::start_as(&kubeconfig, "berth-test", &[]).await;
+    let ready = release_where(&client, "team-a", "web", "Ready", crate::controller_support::is_ready).await;
+    assert_eq!(ready["status"]["currentRevision"], 1);
+    let history = peer.helm_history("web", "team-a").await;
+    assert_eq!((history.len(), history[0].1.as_str()), (1, "deployed"), "{history:?}");
+
+    // A Release naming no ServiceAccount acts as the controller, which may not even read the release.
+    let bare = json!({
+        "apiVersion": "berth.dev/v1alpha1", "kind": "Release", "metadata": {"name": "bare", "namespace": "team-a"},
+        "spec": {"chart": {"configMapRef": {"name": "web-chart"}}},
+    });
+    let releases: Api<kube::api::DynamicObject> = Api::namespaced_with(client.clone(), "team-a", &release_resource());
+    releases.create(&PostParams::default(), &serde_json::from_value(bare).expect("Release")).await.expect("made");
+    let refused = release_where(&client, "team-a", "bare", "refused", |object| {
+        condition(object, "Ready").is_some_and(|(status, _, _)| status == "False")
+    })
+    .await;
+    let (_, _, message) = condition(&refused, "Ready").expect("Ready");
+    assert!(
+        message.contains(&format!("is forbidden: User \"{controller_user}\" cannot"))
+            && message.contains("(Forbidden, 403)"),
+        "{message}"
+    );
+    let exit = controller.terminate().await;
+    assert_eq!(exit.code(), Some(0));
 }
 
 /// The holder of the controller's Lease, once it is `wanted` (watched, bounded); returns when it was seen.
@@ -285,12 +429,12 @@ async fn deploy_applies_to_the_simulated_cluster_and_its_crd_is_the_printed_one(
     let (out, err) = (run::stdout(&applied), run::stderr(&applied));
     assert!(applied.status.success(), "berth apply --sim -f deploy/ --wait:\n{out}\n{err}");
     let rows: Vec<&str> = out.lines().skip(1).collect();
-    assert_eq!(rows.len(), 10, "namespace, CRD, 6 RBAC objects, Deployment and Service:\n{out}");
+    assert_eq!(rows.len(), 9, "namespace, CRD, 5 RBAC objects, Deployment and Service:\n{out}");
     assert!(rows.iter().all(|row| row.contains("Current")), "{out}");
     for kind in ["CustomResourceDefinition", "ClusterRole", "Deployment", "Service"] {
         assert!(rows.iter().any(|row| row.contains(kind)), "{kind} applied:\n{out}");
     }
-    assert!(err.contains("ready: 10/10 objects"), "{err}");
+    assert!(err.contains("ready: 9/9 objects"), "{err}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -167,32 +167,7 @@ impl Env {
         what: &str,
         condition: impl Fn(&Value) -> bool,
     ) -> Value {
-        let api = self.releases(namespace);
-        let config = watcher::Config::default().fields(&format!("metadata.name={name}"));
-        let mut stream = watcher::watcher(api, config).boxed();
-        let mut last = Value::Null;
-        let waited = tokio::time::timeout(BOUND, async {
-            while let Some(event) = stream.next().await {
-                let object = match event {
-                    Ok(watcher::Event::Apply(object) | watcher::Event::InitApply(object)) => object,
-                    _ => continue,
-                };
-                let object = serde_json::to_value(object).expect("JSON");
-                if condition(&object) {
-                    return Some(object);
-                }
-                last = object;
-            }
-            None
-        })
-        .await;
-        match waited {
-            Ok(Some(object)) => object,
-            _ => panic!(
-                "Release {namespace}/{name}: not {what} within {BOUND:?}; last seen:\n{}",
-                serde_json::to_string_pretty(&last).unwrap_or_default()
-            ),
-        }
+        release_where(&self.client(), namespace, name, what, condition).await
     }
 
     /// The Helm history of a release as (revision, status, description), read as `berth history` reads it.
@@ -248,7 +223,7 @@ pub fn test_options() -> ControllerOptions {
 
 impl Running {
     pub fn start(env: &Env, options: ControllerOptions) -> Running {
-        let controller = Arc::new(Controller::new(options));
+        let controller = Arc::new(Controller::new(options).impersonating(env.sim.kube_config()));
         let events = controller.subscribe();
         let shutdown = CancellationToken::new();
         let cluster = env.cluster.clone();
@@ -280,11 +255,56 @@ impl Running {
     }
 }
 
-/// Waits (watching the release's Secrets) until a revision of `name` is recorded with `status`.
-pub async fn revision_recorded(client: &kube::Client, namespace: &str, name: &str, status: &str) {
-    let secrets: Api<k8s_openapi::api::core::v1::Secret> = Api::namespaced(client.clone(), namespace);
-    let config = watcher::Config::default().labels(&format!("owner=helm,name={name},status={status}"));
-    let mut stream = watcher::watcher(secrets, config).boxed();
+/// Waits (watching, bounded) until the Release satisfies `condition`; returns it.
+pub async fn release_where(
+    client: &kube::Client,
+    namespace: &str,
+    name: &str,
+    what: &str,
+    condition: impl Fn(&Value) -> bool,
+) -> Value {
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &release_resource());
+    let config = watcher::Config::default().fields(&format!("metadata.name={name}"));
+    let mut stream = watcher::watcher(api, config).boxed();
+    let mut last = Value::Null;
+    let waited = tokio::time::timeout(BOUND, async {
+        while let Some(event) = stream.next().await {
+            let object = match event {
+                Ok(watcher::Event::Apply(object) | watcher::Event::InitApply(object)) => object,
+                _ => continue,
+            };
+            let object = serde_json::to_value(object).expect("JSON");
+            if condition(&object) {
+                return Some(object);
+            }
+            last = object;
+        }
+        None
+    })
+    .await;
+    match waited {
+        Ok(Some(object)) => object,
+        _ => panic!(
+            "Release {namespace}/{name}: not {what} within {BOUND:?}; last seen:\n{}",
+            serde_json::to_string_pretty(&last).unwrap_or_default()
+        ),
+    }
+}
+
+/// Waits (watching, bounded) until an object of `T` that `config` selects exists in `namespace`.
+pub async fn first_object<T>(client: &kube::Client, namespace: &str, config: watcher::Config)
+where
+    T: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>
+        + Clone
+        + std::fmt::Debug
+        + serde::de::DeserializeOwned
+        + Send
+        + 'static,
+    T::DynamicType: Default,
+{
+    let api: Api<T> = Api::namespaced(client.clone(), namespace);
+    let what = format!("{config:?}");
+    let mut stream = watcher::watcher(api, config).boxed();
     let found = tokio::time::timeout(BOUND, async {
         while let Some(event) = stream.next().await {
             if let Ok(watcher::Event::Apply(_) | watcher::Event::InitApply(_)) = event {
@@ -294,5 +314,11 @@ pub async fn revision_recorded(client: &kube::Client, namespace: &str, name: &st
         false
     })
     .await;
-    assert!(found.unwrap_or(false), "no {status} revision of {name} within {BOUND:?}");
+    assert!(found.unwrap_or(false), "no object ({what}) in {namespace} within {BOUND:?}");
+}
+
+/// Waits (watching the release's Secrets) until a revision of `name` is recorded with `status`.
+pub async fn revision_recorded(client: &kube::Client, namespace: &str, name: &str, status: &str) {
+    let config = watcher::Config::default().labels(&format!("owner=helm,name={name},status={status}"));
+    first_object::<k8s_openapi::api::core::v1::Secret>(client, namespace, config).await;
 }

@@ -212,6 +212,7 @@ where
     let api: kube::Api<K> = kube::Api::namespaced(client.clone(), namespace);
     let kind = K::kind(&());
     crate::cluster::retry::with_retry("read a Release's source", || api.get_opt(name)).await.map_err(|error| {
+        let error = super::conditions::error_text(&error);
         SourceError::missing(reason::RECONCILE_ERROR, format!("cannot read {kind} `{namespace}/{name}`: {error}"))
     })
 }

@@ -80,6 +80,11 @@ impl<'a> Context<'a> {
         self.tokens.abort.is_cancelled()
     }
 
+    /// A newer revision took over ([`Tokens::cancel_wait`]).
+    pub fn is_superseded(&self) -> bool {
+        self.tokens.is_superseded()
+    }
+
     /// The release's namespace, created when missing and asked for (`--create-namespace`, labelled
     /// `name: NAMESPACE` as Helm creates it); a missing one is refused otherwise, before anything is written. A
     /// server dry run asks the server to check the creation and creates nothing.
@@ -211,7 +216,9 @@ impl<'a> Context<'a> {
         }
         let request = self.request(writes);
         tokio::select! {
-            report = apply::apply_prepared(self.cluster, prepared, &request, &tokens.cancel, &self.events) => report,
+            report = apply::apply_prepared_until(self.cluster, prepared, &request, tokens.apply_stop(), &self.events) => {
+                report
+            }
             () = tokens.abort.cancelled() => aborted(),
         }
     }
@@ -240,7 +247,7 @@ impl<'a> Context<'a> {
         let method = writing.write_method(false, false);
         let mut request = self.request(Writes { writing, method, previous: HashMap::new(), create_only });
         request.wait = Some(WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() });
-        let report = apply::apply_prepared(self.cluster, crds, &request, &tokens.cancel, &self.events).await;
+        let report = apply::apply_prepared_until(self.cluster, crds, &request, tokens.apply_stop(), &self.events).await;
         if report.outcome == Outcome::Ready
             && let Err(error) = self.cluster.resources.refresh(&self.cluster.client, &tokens.cancel).await
         {
@@ -258,8 +265,11 @@ impl<'a> Context<'a> {
         }
         let options = WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() };
         let events = self.events.clone();
+        // Superseded, the deletions still run to their end (they are part of the revision's apply) but the last
+        // wait, for them to be gone, is not waited out.
+        let wait = self.options.wait && !tokens.is_superseded();
         tokio::select! {
-            report = apply::delete(self.cluster, manifests, &options, self.options.wait, &tokens.cancel, events) => {
+            report = apply::delete(self.cluster, manifests, &options, wait, &tokens.cancel, events) => {
                 Ok(report?)
             }
             () = tokens.abort.cancelled() => Ok(aborted()),
@@ -288,11 +298,13 @@ impl<'a> Context<'a> {
         if self.options.no_hooks || self.options.records_only {
             return Ok(());
         }
+        // No new hook starts once the operation is cancelled or superseded; a running one finishes.
+        let (stop, _linked) = tokens.either();
         let context = HookContext {
             cluster: self.cluster,
             storage: self.storage,
-            timeout: self.options.timeout,
-            stop: &tokens.cancel,
+            timeout: self.options.hook_timeout.unwrap_or(self.options.timeout),
+            stop: &stop,
             cancel: &tokens.hooks,
             health: &self.health,
         };

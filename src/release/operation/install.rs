@@ -3,12 +3,12 @@
 //! revision recorded `pending-install`, the chart's CRDs created, the pre-install hooks, the objects applied
 //! (and waited for), the post-install hooks, and the revision `deployed`. A failure goes to `remediation.rs`.
 
-use super::OperationReport;
 use super::apply_method::Writing;
 use super::context::{Context, NamespaceState, Writes};
 use super::pending::{Failure, PendingRevision};
 use super::remediation;
 use super::revisions::{DRY_RUN_DESCRIPTION, check_not_pending, describe_failure, new_release};
+use super::{OperationReport, SUPERSEDED};
 use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
 use crate::release::record::ReleaseStatus;
@@ -85,7 +85,7 @@ pub(super) async fn install(
     if options.dry_run_server {
         return Ok(context.dry_run(&prepared, writes(create_only), release, tokens).await);
     }
-    if tokens.cancel.is_cancelled() {
+    if tokens.stops_new_work() {
         return Ok(OperationReport::not_started(release));
     }
     if let Some(mut replaced) = replaced {
@@ -107,6 +107,9 @@ pub(super) async fn install(
     if let Err(hook) = context.hooks(pending.release_mut(), HookEvent::PreInstall, tokens).await {
         let description = format!("Release \"{name}\" failed: failed pre-install: {hook}");
         return failed(pending, Failure::of_hook(description, hook, None)).await;
+    }
+    if tokens.is_superseded() {
+        return failed(pending, Failure::superseded(format!("Release \"{name}\" failed: {SUPERSEDED}"))).await;
     }
     let report = context.apply(&prepared, writes(create_only), tokens).await;
     if report.outcome != Outcome::Ready {

@@ -23,6 +23,15 @@
 //! Aborting ([`Tokens::abort`], a second SIGINT) abandons what is in flight, skips any clean-up or rollback and
 //! records the revision failed at once (within [`ABORT_RECORD_LIMIT`]): the record is finished or never
 //! started, never left pending.
+//!
+//! Cancelling the wait alone ([`Tokens::cancel_wait`], a newer revision of a controller's release: seed 003,
+//! "cancel the wait phase, not interrupt the apply itself") stops at the phase it finds, never inside a write:
+//! before the revision is created nothing starts (as a cancel); a running hook finishes (bounded by its
+//! timeout) and no further hook starts; once the pre-hooks are done the objects are not applied if it fired
+//! meanwhile; an apply under way writes every object it can (only its readiness gates and its final wait
+//! end); the objects the last revision had and this one has not are still deleted; the post-hooks do not
+//! run; the revision is recorded failed and nothing is remediated (no rollback, no clean-up): the newer
+//! revision follows at once.
 
 mod apply_method;
 mod context;
@@ -84,6 +93,8 @@ pub struct ReleaseOptions {
     pub builtin_rules: bool,
     /// The description of a successful install or upgrade, instead of Helm's ("Install complete", ...).
     pub description: Option<String>,
+    /// How long each hook may take; `None`: [`ReleaseOptions::timeout`] (Helm's hooks share `--timeout`).
+    pub hook_timeout: Option<Duration>,
     /// Labels of the new revision's record (`--labels`).
     pub labels: std::collections::BTreeMap<String, String>,
     /// Adopt objects that exist without this release's ownership marks (`--take-ownership`).
@@ -116,6 +127,7 @@ impl Default for ReleaseOptions {
             create_namespace: false,
             builtin_rules: true,
             description: None,
+            hook_timeout: None,
             labels: std::collections::BTreeMap::new(),
             take_ownership: false,
             no_hooks: false,
@@ -131,6 +143,10 @@ impl Default for ReleaseOptions {
 pub struct Tokens {
     /// Stops the applies and waits, keeps new hooks from starting; the revision is recorded failed.
     pub cancel: CancellationToken,
+    /// Ends the waits and starts nothing new, but never stops a write under way (the module's head says what
+    /// happens at each phase); the revision is recorded failed and nothing is remediated. A controller cancels
+    /// it when a newer revision of the release arrives.
+    pub cancel_wait: CancellationToken,
     /// Stops at once (a second interrupt): what is in flight is abandoned, no clean-up or rollback runs, and
     /// the revision is recorded failed within [`ABORT_RECORD_LIMIT`].
     pub abort: CancellationToken,
@@ -151,7 +167,43 @@ impl Tokens {
     fn for_clean_up(&self) -> Tokens {
         Tokens { abort: self.abort.clone(), ..Tokens::default() }
     }
+
+    /// A newer revision took over ([`Tokens::cancel_wait`]): what has not started does not start.
+    fn is_superseded(&self) -> bool {
+        self.cancel_wait.is_cancelled()
+    }
+
+    /// Nothing new may start: cancelled, or superseded.
+    fn stops_new_work(&self) -> bool {
+        self.cancel.is_cancelled() || self.is_superseded()
+    }
+
+    /// What the apply obeys: `cancel` stops it, `cancel_wait` ends its waits.
+    fn apply_stop(&self) -> crate::apply::Stop<'_> {
+        crate::apply::Stop { cancel: &self.cancel, cancel_wait: &self.cancel_wait }
+    }
+
+    /// A token cancelled when `cancel` or `cancel_wait` is (what keeps new hooks from starting), linked while
+    /// the returned guard lives.
+    fn either(&self) -> (CancellationToken, tokio_util::sync::DropGuard) {
+        let either = self.cancel.child_token();
+        let (cancel_wait, linked) = (self.cancel_wait.clone(), either.clone());
+        if cancel_wait.is_cancelled() {
+            either.cancel();
+        } else {
+            tokio::spawn(async move {
+                tokio::select! {
+                    () = cancel_wait.cancelled() => linked.cancel(),
+                    () = linked.cancelled() => {}
+                }
+            });
+        }
+        (either.clone(), either.drop_guard())
+    }
 }
+
+/// Why a superseded revision was recorded failed before its objects were applied.
+const SUPERSEDED: &str = "superseded by a newer revision before its objects were applied";
 
 /// How long recording the end of an aborted operation may take before berth gives up (the revision is then
 /// left pending, and `berth rollback` recovers it).

@@ -32,6 +32,11 @@ impl Failure {
         Failure { outcome: report.outcome, description, apply: Some(report), hook: None }
     }
 
+    /// A newer revision took over before the objects were applied ([`super::Tokens::cancel_wait`]).
+    pub fn superseded(description: String) -> Failure {
+        Failure { outcome: Outcome::Cancelled, description, apply: None, hook: None }
+    }
+
     /// A hook failed, after the objects' apply when `apply` is given.
     pub fn of_hook(description: String, hook: HookFailure, apply: Option<ApplyReport>) -> Failure {
         Failure { outcome: hook.outcome, description, apply, hook: Some(hook) }

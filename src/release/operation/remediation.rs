@@ -1,6 +1,7 @@
 //! What follows a failed install or upgrade, as Flux's remediation actions (`rollback_remediation.go`,
 //! `uninstall_remediation.go`) and Helm's `--rollback-on-failure` and `--cleanup-on-fail`: the revision is
-//! recorded failed first; then, unless the operation was aborted, under fresh tokens (the failed or cancelled
+//! recorded failed first; then, unless the operation was aborted or superseded by a newer revision (which
+//! follows at once, and must not find a rollback in its way), under fresh tokens (the failed or cancelled
 //! ones must not stop it): a failed install is uninstalled (its delete hooks run, its objects deleted, its
 //! records purged) or only its objects deleted; a failed upgrade's new objects are deleted, and it is rolled
 //! back to the last deployed revision. Every deletion leaves alone what the release does not own
@@ -37,7 +38,7 @@ pub(super) async fn failed_install(
     let options = context.options;
     let mut release = pending.fail(&failure.description).await?;
     let mut kept = Vec::new();
-    if (options.rollback_on_failure || options.cleanup_on_fail) && !context.is_aborted() {
+    if (options.rollback_on_failure || options.cleanup_on_fail) && !context.is_aborted() && !context.is_superseded() {
         let fresh = context.tokens.for_clean_up();
         if options.rollback_on_failure
             && let Err(hook) = context.hooks(&mut release, HookEvent::PreDelete, &fresh).await
@@ -72,7 +73,7 @@ pub(super) async fn failed_upgrade(
     let release = pending.fail(&failure.description).await?;
     let name = release.name.clone();
     let report = failure.report(release);
-    if context.is_aborted() {
+    if context.is_aborted() || context.is_superseded() {
         return Ok(report);
     }
     let fresh = context.tokens.for_clean_up();

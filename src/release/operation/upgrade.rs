@@ -4,7 +4,6 @@
 //! others left alone and reported: `deletion.rs`), the post-upgrade hooks, and the
 //! revision `deployed`, the last deployed one `superseded`. A failure goes to `remediation.rs`.
 
-use super::OperationReport;
 use super::apply_method::Writing;
 use super::context::{Context, Writes};
 use super::pending::{Failure, PendingRevision};
@@ -12,6 +11,7 @@ use super::remediation::{self, FailedUpgrade};
 use super::revisions::{
     check_not_pending, created, describe_failure, merge_custom_labels, new_release, now, originals,
 };
+use super::{OperationReport, SUPERSEDED};
 use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
 use crate::release::record::ReleaseStatus;
@@ -69,7 +69,7 @@ pub(super) async fn upgrade(
     if options.dry_run_server {
         return Ok(context.dry_run(&prepared, writes, release, tokens).await);
     }
-    if tokens.cancel.is_cancelled() {
+    if tokens.stops_new_work() {
         return Ok(OperationReport::not_started(release));
     }
     let mut pending = PendingRevision::create(context.storage, &tokens.abort, release).await?;
@@ -78,6 +78,9 @@ pub(super) async fn upgrade(
     if let Err(hook) = context.hooks(pending.release_mut(), HookEvent::PreUpgrade, tokens).await {
         let description = format!("Upgrade \"{name}\" failed: pre-upgrade hooks failed: {hook}");
         return failed(pending, Failure::of_hook(description, hook, None)).await;
+    }
+    if tokens.is_superseded() {
+        return failed(pending, Failure::superseded(format!("Upgrade \"{name}\" failed: {SUPERSEDED}"))).await;
     }
     let report = context.apply(&prepared, writes, tokens).await;
     if report.outcome != Outcome::Ready {
