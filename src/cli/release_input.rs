@@ -67,12 +67,13 @@ pub struct LoadedInput {
 }
 
 /// How the chart flags render a chart.
-fn settings(flags: &ChartFlags) -> RenderSettings {
-    RenderSettings {
+fn settings(flags: &ChartFlags, shown: &str) -> Result<RenderSettings, Error> {
+    Ok(RenderSettings {
         include_crds: !flags.skip_crds,
         sub_notes: flags.render_subchart_notes,
         skip_schema_validation: flags.skip_schema_validation,
-    }
+        budget: berth::release::render_budget_from_environment().map_err(|error| chart_error(shown, error.0))?,
+    })
 }
 
 /// Loads `path`: a chart (taken from `preload` when it started loading it) with the user's values, or plain
@@ -104,7 +105,7 @@ pub async fn load(path: &Path, flags: &ChartFlags, preload: Preload) -> Result<L
         tracing::warn!("{warning}");
     }
     let user_values = flags.values.user_values()?;
-    let input = rollout::Input::Chart { chart: loaded.chart, user_values, settings: settings(flags) };
+    let input = rollout::Input::Chart { chart: loaded.chart, user_values, settings: settings(flags, &shown)? };
     Ok(LoadedInput { input, shown })
 }
 

@@ -52,7 +52,9 @@ pub use record::{
     UnknownStatus,
 };
 pub use record_writer::encode;
-pub use render::{RenderError, RenderSettings};
+pub use render::{
+    BERTH_RENDER_MAX_BYTES, BERTH_RENDER_TIMEOUT, RenderError, RenderSettings, render_budget_from_environment,
+};
 pub use rendered::{Rendered, RenderedHook, manifest_text, recorded_manifests};
 pub use rollout::{Input, Mode, RenderedRollout, Rollout};
 pub use scope::Scope;

@@ -1,6 +1,11 @@
 //! Rendering a loaded chart for a release, the one call to berth-chart a rollout makes: the cluster's
-//! capabilities and `lookup` answered by the cluster (or offline), the renderer run off the async workers, and
-//! its output read as a release's input ([`rendered_from_chart`]), its objects marked as the release's.
+//! capabilities and `lookup` answered by the cluster (or offline), the renderer run off the async workers within
+//! its budget (bytes, wall time, cancellation: [`RenderBudget`]), and its output read as a release's input
+//! ([`rendered_from_chart`]), its objects marked as the release's.
+//!
+//! A render runs on a thread of its own, which dropping the future awaiting it would not stop: the render's
+//! [`Cancel`] is raised when that future is dropped before the render ends (the CLI's SIGINT abandons it, a
+//! controller abandons a reconcile), so the thread stops at its next loop iteration or function call.
 
 use super::chart::{chart_record, rendered_from_chart};
 use super::cluster_chart::{ClusterLookup, capabilities};
@@ -10,13 +15,14 @@ use super::rendered::Rendered;
 use crate::cluster::Cluster;
 use berth_chart::chart::Chart;
 use berth_chart::pipeline::{OnChart, ReleaseOptions as ChartOptions, render_release};
-use berth_chart::render::{Lookup, Release as RenderRelease, RenderOptions, offline};
+use berth_chart::render::{Lookup, Release as RenderRelease, RenderBudget, RenderOptions, offline};
 use berth_chart::values::ComputeOptions;
 use berth_go::Value;
+use berth_template::Cancel;
 use std::sync::Arc;
 
 /// How a chart is rendered for a release, beside the release itself (the flags of `install` and `upgrade`).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct RenderSettings {
     /// Keep the CRDs of `crds/` (`--skip-crds` drops them).
     pub include_crds: bool,
@@ -24,11 +30,73 @@ pub struct RenderSettings {
     pub sub_notes: bool,
     /// Do not validate the values against `values.schema.json` (`--skip-schema-validation`).
     pub skip_schema_validation: bool,
+    /// What the render may spend (bytes, wall time) and the flag that stops it: a controller keeps a clone of
+    /// `budget.cancel` per Release and raises it when the Release is deleted or gets a new generation.
+    pub budget: RenderBudget,
 }
 
 impl Default for RenderSettings {
     fn default() -> RenderSettings {
-        RenderSettings { include_crds: true, sub_notes: false, skip_schema_validation: false }
+        RenderSettings {
+            include_crds: true,
+            sub_notes: false,
+            skip_schema_validation: false,
+            budget: RenderBudget::default(),
+        }
+    }
+}
+
+/// `BERTH_RENDER_TIMEOUT`: the wall time a render may take, a Go duration (`0`: no limit).
+pub const BERTH_RENDER_TIMEOUT: &str = "BERTH_RENDER_TIMEOUT";
+/// `BERTH_RENDER_MAX_BYTES`: the bytes a render may build, a number with an optional `Ki`, `Mi` or `Gi`.
+pub const BERTH_RENDER_MAX_BYTES: &str = "BERTH_RENDER_MAX_BYTES";
+
+/// The render budget of this process: the defaults, raised (or lowered) by [`BERTH_RENDER_TIMEOUT`] and
+/// [`BERTH_RENDER_MAX_BYTES`], the two bounds a user with a very large chart may need to move (docs/charts.md,
+/// "Budgets"). The one place the CLI reads them.
+///
+/// # Errors
+/// [`RenderError`] naming the variable whose value cannot be read.
+pub fn render_budget_from_environment() -> Result<RenderBudget, RenderError> {
+    render_budget_from(|name| std::env::var_os(name).map(|value| value.to_string_lossy().into_owned()))
+}
+
+/// [`render_budget_from_environment`] with the variables looked up by `variable`.
+fn render_budget_from(variable: impl Fn(&str) -> Option<String>) -> Result<RenderBudget, RenderError> {
+    let mut budget = RenderBudget::default();
+    if let Some(text) = variable(BERTH_RENDER_TIMEOUT).filter(|text| !text.is_empty()) {
+        let timeout = crate::object::parse_duration(&text)
+            .map_err(|error| RenderError(format!("{BERTH_RENDER_TIMEOUT}: {error}")))?;
+        budget.timeout = (!timeout.is_zero()).then_some(timeout);
+    }
+    if let Some(text) = variable(BERTH_RENDER_MAX_BYTES).filter(|text| !text.is_empty()) {
+        budget.max_render_bytes = parse_bytes(&text).ok_or_else(|| {
+            RenderError(format!(
+                "{BERTH_RENDER_MAX_BYTES}: invalid size {text:?}: expected a number of bytes, with Ki, Mi or Gi"
+            ))
+        })?;
+    }
+    Ok(budget)
+}
+
+/// A number of bytes with an optional binary suffix (`512Mi`), as Kubernetes quantities write them.
+fn parse_bytes(text: &str) -> Option<u64> {
+    let units = [("Gi", 1u64 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10), ("", 1)];
+    let (digits, unit) = units.iter().find_map(|(suffix, unit)| text.strip_suffix(suffix).map(|rest| (rest, *unit)))?;
+    digits.parse::<u64>().ok()?.checked_mul(unit)
+}
+
+/// Raises a render's [`Cancel`] when dropped armed: the future awaiting the render was abandoned.
+struct CancelOnDrop {
+    cancel: Cancel,
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            self.cancel.cancel();
+        }
     }
 }
 
@@ -63,8 +131,12 @@ pub(super) async fn render_chart(
         }
         None => (offline(None, &[]), None),
     };
+    // The caller's flag, or one of this render's own, raised if this future is dropped before the render ends.
+    let cancel = settings.budget.cancel.clone().unwrap_or_default();
+    let mut stop_when_abandoned = CancelOnDrop { cancel: cancel.clone(), armed: true };
+    let budget = RenderBudget { cancel: Some(cancel), ..settings.budget.clone() };
     let options = ChartOptions {
-        render: RenderOptions { release: release.clone(), capabilities, lookup },
+        render: RenderOptions { release: release.clone(), capabilities, lookup, budget },
         compute: ComputeOptions { skip_schema_validation: settings.skip_schema_validation },
         sub_notes: settings.sub_notes,
         read_objects: true,
@@ -85,6 +157,7 @@ pub(super) async fn render_chart(
     })
     .await
     .map_err(|error| RenderError(format!("the renderer stopped: {error}")))?;
+    stop_when_abandoned.armed = false;
     let rendered = rendered.map_err(|error| RenderError(error.to_string()))?;
     for warning in &rendered.warnings {
         tracing::warn!("{warning}");

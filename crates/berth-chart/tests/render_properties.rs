@@ -3,7 +3,7 @@
 //! the output sorted) end with output or an error, never with a panic, and within a time bound.
 
 use berth_chart::pipeline::{ReleaseOptions, render_release};
-use berth_chart::render::{Release, RenderOptions, offline};
+use berth_chart::render::{Release, RenderBudget, RenderOptions, offline};
 use berth_chart::values::ComputeOptions;
 use proptest::prelude::*;
 use std::time::Duration;
@@ -175,6 +175,7 @@ fn render(dir: &std::path::Path, user_values: &str) -> Result<usize, String> {
             release: Release::install("r", "default"),
             capabilities: offline(None, &[]),
             lookup: None,
+            budget: RenderBudget::default(),
         },
         compute: ComputeOptions::default(),
         sub_notes: true,

@@ -2,7 +2,7 @@
 //! maps, slices and typed objects, as templates, YAML and JSON hold them) and the parts of Go's standard library
 //! whose texts berth must match byte for byte.
 //!
-//! Module map: `value` (the data model: [`Value`], [`Map`], [`List`], [`Object`], `fmt`'s `%v` of a value),
+//! Module map: [`budget`] (what a render may still spend, where the functions it calls can see it), `value` (the data model: [`Value`], [`Map`], [`List`], [`Object`], `fmt`'s `%v` of a value),
 //! `error` (the error a function over values returns, and the text/template errors that wrap it: a function can
 //! return a nested template's error, so the one type serves both), [`fmt`] (`Sprintf`), [`strconv`] (`Quote`,
 //! `Unquote`, `IsPrint`, number parsing and formatting), [`json`] (`encoding/json` for values), [`regexp`] (Go's
@@ -19,6 +19,7 @@
 )]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable))]
 
+pub mod budget;
 mod error;
 pub mod fmt;
 pub mod json;
