@@ -7,6 +7,7 @@
 //! - [`plan`]: the order of writes from annotations and implicit rules;
 //! - [`events`]: where a run's progress goes (a channel to whoever shows it); [`stacks`]: every thread and
 //!   call stack berth sizes, and why.
+//! - [`lint`]: a chart examined as `helm lint` examines it, then by berth's own checks.
 //!
 //! On top of them, what talks to a cluster:
 //! - [`cluster`]: kube-rs connection, discovery, server-side apply, retries (the client the others build on);
@@ -28,6 +29,7 @@ pub mod dependency_update;
 pub mod events;
 pub mod health;
 pub mod helm_table;
+pub mod lint;
 pub mod manifest;
 pub mod object;
 pub mod observe;

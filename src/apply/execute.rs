@@ -10,7 +10,10 @@
 
 use super::prepare::Planned;
 use super::report::{ApplyEvent, ApplyFailure};
-use crate::cluster::{ApplyError, ApplyOptions, Cluster, apply_object, get_object};
+use crate::cluster::{
+    ApplyError, ApplyOptions, Cluster, Resolved, Written as ClusterWritten, apply_client_side, apply_object,
+    get_object, replace_object, upgrade_client_side_manager,
+};
 use crate::events::Emitter;
 use crate::object::ObjectRef;
 use crate::plan::{DependencyRef, Plan, Scheduler, Skipped, Target as PlanTarget};
@@ -18,6 +21,7 @@ use crate::status::Status;
 use crate::wait::{Outcome, Target, WaitEvent, WaitOptions, WaitReport, wait};
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
+use serde_json::Value;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
@@ -27,6 +31,27 @@ use tokio_util::sync::CancellationToken;
 
 /// How many apply requests may be in flight at once.
 const APPLY_CONCURRENCY: usize = 16;
+
+/// How objects are written: Helm 4's three ways (`pkg/kube/client.go` `Update`). Each creates an object the
+/// cluster lacks; they differ on one that exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteMethod {
+    /// Server-side apply, as [`super::ApplyRequest::apply`] says (field manager, `force_conflicts`). With
+    /// `upgrade_client_side_manager`, the fields the field manager's client-side writes own are first handed to
+    /// its server-side apply (a release applied client-side until now).
+    ServerSideApply { upgrade_client_side_manager: bool },
+    /// Helm's client-side apply: a merge patch from the previous revision's object (three-way with the live
+    /// object for the kinds Kubernetes serves and, when asked, for custom resources).
+    ClientSideApply { three_way_for_custom_resources: bool },
+    /// Helm's `--force-replace`: the object written whole over the live one (PUT).
+    Replace,
+}
+
+impl Default for WriteMethod {
+    fn default() -> WriteMethod {
+        WriteMethod::ServerSideApply { upgrade_client_side_manager: false }
+    }
+}
 
 /// What the executor did.
 #[derive(Debug, Default)]
@@ -71,10 +96,11 @@ pub struct Run<'a> {
     /// Options of the gates (timeout, judge); fail-fast is off and Jobs must complete.
     pub gate_options: WaitOptions,
     pub started: Instant,
-    /// Input indices of objects identical to the previous revision's: not written again, still waited for.
-    pub unchanged: &'a HashSet<usize>,
     /// Input indices of objects written only when the cluster lacks them (a chart's `crds/`); still waited for.
     pub create_only: &'a HashSet<usize>,
+    pub write: WriteMethod,
+    /// The previous revision's objects by input index (client-side apply's originals).
+    pub previous: &'a HashMap<usize, Value>,
 }
 
 struct Executor<'a> {
@@ -143,9 +169,6 @@ fn apply_one<'a>(run: &'a Run<'a>, index: usize, cancel: &'a CancellationToken) 
         let Some(planned) = run.planned.get(index) else {
             return (index, Err(ApplyError::Internal("object index out of range")));
         };
-        if run.unchanged.contains(&index) {
-            return (index, Ok(Written::Unchanged));
-        }
         if run.create_only.contains(&index) {
             match get_object(run.cluster, &planned.resolved).await {
                 Ok(Some(_)) => return (index, Ok(Written::Unchanged)),
@@ -154,9 +177,36 @@ fn apply_one<'a>(run: &'a Run<'a>, index: usize, cancel: &'a CancellationToken) 
             }
         }
         let object = super::judge::deliverable(&planned.manifest.object);
-        let result = apply_object(run.cluster, &planned.resolved, &object, run.options, cancel).await;
-        (index, result.map(|_| Written::Applied))
+        let result = write(run, index, &planned.resolved, &object, cancel).await;
+        (index, result)
     })
+}
+
+/// Writes one object as the run's method says.
+async fn write(
+    run: &Run<'_>,
+    index: usize,
+    resolved: &Resolved,
+    object: &Value,
+    cancel: &CancellationToken,
+) -> Result<Written, ApplyError> {
+    let (cluster, options) = (run.cluster, run.options);
+    let written = match run.write {
+        WriteMethod::ServerSideApply { upgrade_client_side_manager: upgrade } => {
+            if upgrade {
+                upgrade_client_side_manager(cluster, resolved, options, cancel).await?;
+            }
+            apply_object(cluster, resolved, object, options, cancel).await?;
+            return Ok(Written::Applied);
+        }
+        WriteMethod::ClientSideApply { three_way_for_custom_resources } => {
+            let original = run.previous.get(&index);
+            apply_client_side(cluster, resolved, original, object, three_way_for_custom_resources, options, cancel)
+                .await?
+        }
+        WriteMethod::Replace => replace_object(cluster, resolved, object, options, cancel).await?,
+    };
+    Ok(if written == ClusterWritten::Unchanged { Written::Unchanged } else { Written::Applied })
 }
 
 impl Executor<'_> {

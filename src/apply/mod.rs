@@ -56,6 +56,7 @@ mod report;
 mod run;
 
 pub use delete::delete;
+pub use execute::WriteMethod;
 pub use judge::{deliverable, rules_judge};
 pub use prepare::{InvalidSet, ObjectProblem, Prepared, TIMEOUT_ANNOTATION, prepare};
 pub use report::{ApplyEvent, ApplyFailure, ApplyReport};

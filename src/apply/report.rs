@@ -30,7 +30,7 @@ pub enum ApplyEvent {
         object: ObjectRef,
         message: String,
     },
-    /// Identical to the previous revision: not written again.
+    /// Nothing to write: a create-only object the cluster has (a chart's CRD), or an empty client-side patch.
     Unchanged {
         #[serde(flatten)]
         object: ObjectRef,

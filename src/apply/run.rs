@@ -1,7 +1,7 @@
 //! Running a prepared set: the plan executed with its readiness gates, then, if asked, one wait for every
 //! object; and `berth wait`'s wait for objects already in the cluster.
 
-use super::execute;
+use super::execute::{self, WriteMethod};
 use super::prepare::{InvalidSet, Planned, Prepared, checked_health, prepare, resolve_all};
 use super::report::{ApplyEvent, ApplyReport, merge_statuses};
 use crate::cluster::{ApplyOptions, Cluster};
@@ -10,7 +10,8 @@ use crate::health::HealthRules;
 use crate::manifest::Manifest;
 use crate::status::Status;
 use crate::wait::{Outcome, Target, WaitEvent, WaitOptions, WaitReport, wait};
-use std::collections::HashSet;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -23,12 +24,13 @@ pub struct ApplyRequest {
     pub wait: Option<WaitOptions>,
     /// Health rules (annotations, a rules file) for waits and readiness gates; `None` uses the wait's judge.
     pub health: Option<Arc<HealthRules>>,
-    /// Input indices of objects the cluster already holds as given (an upgrade's unchanged objects): they are
-    /// not written again, but still gate their dependents and are waited for.
-    pub unchanged: HashSet<usize>,
     /// Input indices of objects written only when the cluster does not have them yet (a chart's `crds/`, which
     /// Helm creates once and never updates); they gate their dependents and are waited for.
     pub create_only: HashSet<usize>,
+    /// How objects are written: server-side apply by default.
+    pub write: WriteMethod,
+    /// The previous revision's object of each input index that had one: what a client-side patch is made from.
+    pub previous: HashMap<usize, Value>,
 }
 
 /// Applies `manifests` and waits if `request.wait` says so: [`prepare`], then [`apply_prepared`].
@@ -74,8 +76,9 @@ pub async fn apply_prepared(
         options: &request.apply,
         gate_options,
         started,
-        unchanged: &request.unchanged,
         create_only: &request.create_only,
+        write: request.write,
+        previous: &request.previous,
     };
     let objects = prepared
         .plan

@@ -17,6 +17,7 @@ mod error;
 mod get;
 mod health;
 mod health_rules;
+mod lint;
 mod live;
 mod output;
 mod package;
@@ -88,6 +89,8 @@ pub enum Command {
     Diff(diff::DiffArgs),
     /// Render a chart locally and print it, exactly as `helm template` prints it.
     Template(template::TemplateArgs),
+    /// Examine charts as `helm lint` does, then with berth's own checks of what an install would refuse.
+    Lint(lint::LintArgs),
     /// Show a chart's Chart.yaml, values, README or CRDs, as `helm show`.
     Show(show::ShowArgs),
     /// Add, update, list, remove and index chart repositories (Helm's repositories.yaml and cache).
@@ -141,6 +144,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Controller(args) => controller::run(args),
         Command::Template(args) => template::run(args),
         Command::Diff(args) => diff::run(args),
+        Command::Lint(args) => lint::run(args),
         Command::Show(args) => show::run(args),
         Command::Repo(args) => repo::run(args),
         Command::Registry(args) => registry::run(args),

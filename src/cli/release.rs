@@ -8,7 +8,7 @@ use super::release_input::{self, ChartFlags, Preload};
 use super::runtime::Interrupts;
 use crate::cli::error::{Error, ExitCode};
 use berth::observe::ResourceStatus;
-use berth::release::operation::{self, Operation, OperationReport, ReleaseOptions, Tokens};
+use berth::release::operation::{self, ApplyMethod, Operation, OperationReport, ReleaseOptions, Tokens};
 use berth::release::rollout::{Mode, Rollout};
 use berth::release::{
     HelmTime, LifecycleError, Release, Rendered, Scope, Storage, StorageDriver, show, validate_release_name,
@@ -70,6 +70,23 @@ pub struct ChangeArgs {
     /// Judge custom resources without the built-in health rules (annotations, then kstatus only).
     #[arg(long)]
     pub no_builtin_rules: bool,
+    /// How objects are written, as Helm 4: `true` (server-side apply), `false` (client-side apply) or `auto`
+    /// (as the revision continued was applied; an install: server-side). `--server-side` alone is `true`.
+    #[arg(
+        long,
+        value_name = "true|false|auto",
+        default_value = "auto",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true"
+    )]
+    pub server_side: String,
+    /// Server-side apply takes fields other field managers own, instead of failing with the conflict.
+    #[arg(long, conflicts_with = "force_replace")]
+    pub force_conflicts: bool,
+    /// Replace objects that exist (a PUT of the whole object); client-side apply only, as Helm 4.
+    #[arg(long, alias = "force")]
+    pub force_replace: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }
@@ -185,8 +202,10 @@ pub struct ReadArgs {
 }
 
 /// The options of install, upgrade and rollback, from their arguments; `record` for install and upgrade.
-fn release_options(change: &ChangeArgs, record: Option<&RecordArgs>) -> ReleaseOptions {
-    ReleaseOptions {
+fn release_options(change: &ChangeArgs, record: Option<&RecordArgs>) -> Result<ReleaseOptions, Error> {
+    let apply_method = ApplyMethod::from_flags(&change.server_side, change.force_conflicts)
+        .map_err(|error| Error::Release(error.into()))?;
+    Ok(ReleaseOptions {
         // As in Helm 4, rolling back on failure needs to know the release failed: it waits.
         wait: change.wait || change.rollback_on_failure,
         timeout: change.timeout,
@@ -202,7 +221,9 @@ fn release_options(change: &ChangeArgs, record: Option<&RecordArgs>) -> ReleaseO
         labels: record.map(|record| record.labels.iter().cloned().collect()).unwrap_or_default(),
         take_ownership: record.is_some_and(|record| record.take_ownership),
         records_only: false,
-    }
+        apply_method,
+        force_replace: change.force_replace,
+    })
 }
 
 /// Helm's rule for release names, checked before anything else (the record's Secret is named after it).
@@ -248,14 +269,14 @@ struct Settings<'a> {
 }
 
 impl<'a> Settings<'a> {
-    fn of_change(change: &'a ChangeArgs, record: Option<&RecordArgs>) -> Settings<'a> {
-        Settings {
-            options: release_options(change, record),
+    fn of_change(change: &'a ChangeArgs, record: Option<&RecordArgs>) -> Result<Settings<'a>, Error> {
+        Ok(Settings {
+            options: release_options(change, record)?,
             cluster: &change.cluster,
             dry_run: change.dry_run,
             json: change.output == super::apply::ProgressOutput::Json,
             hide_notes: record.is_some_and(|record| record.hide_notes),
-        }
+        })
     }
 }
 
@@ -636,7 +657,7 @@ pub fn install(args: InstallArgs) -> Result<ExitCode, Error> {
         _ => return Err(Error::Usage("`--generate-name` takes only the chart".to_string())),
     };
     let request = Request::RollOut { name, path: PathBuf::from(chart), mode: Mode::Install, chart: &args.chart };
-    drive(request, &Settings::of_change(&args.change, Some(&args.record)))
+    drive(request, &Settings::of_change(&args.change, Some(&args.record))?)
 }
 
 /// `berth upgrade`.
@@ -652,13 +673,13 @@ pub fn upgrade(args: UpgradeArgs) -> Result<ExitCode, Error> {
     };
     let mode = Mode::Upgrade { install: args.install, reuse };
     let request = Request::RollOut { name: args.name.clone(), path: args.path.clone(), mode, chart: &args.chart };
-    drive(request, &Settings::of_change(&args.change, Some(&args.record)))
+    drive(request, &Settings::of_change(&args.change, Some(&args.record))?)
 }
 
 /// `berth rollback`.
 pub fn rollback(args: RollbackArgs) -> Result<ExitCode, Error> {
     let request = Request::Rollback { name: args.name.clone(), revision: args.revision };
-    drive(request, &Settings::of_change(&args.change, None))
+    drive(request, &Settings::of_change(&args.change, None)?)
 }
 
 /// Helm's `--generate-name`: the chart's name and the time in seconds.

@@ -1,4 +1,4 @@
-//! Server-side apply and delete of single objects.
+//! Server-side apply and delete of single objects, and how a write's failure is told.
 
 use super::retry::{Retry, with_retry, with_retry_until};
 use super::{Cluster, Resolved, into_value};
@@ -26,14 +26,18 @@ impl Default for ApplyOptions {
 }
 
 /// Why one object could not be applied or deleted. The server's own message is the text (it is what the user
-/// must read); a request that did not complete keeps the client's error as its source.
+/// must read); a request that did not complete keeps the client's error as its source. The steps of a write are
+/// worded as Helm 4's kube client words them (`pkg/kube/client.go`), so a release's failure reads as Helm's.
 #[derive(Debug, thiserror::Error)]
 pub enum ApplyError {
-    /// Another field manager owns fields this apply sets; the message names the manager and fields.
-    #[error("conflict: {0}")]
-    Conflict(String),
-    /// The server refused the object (422 and the like) with this message.
-    #[error("rejected by the server: {0}")]
+    /// Another field manager owns fields this server-side apply sets; the server's message names the managers
+    /// and fields (`Apply failed with 1 conflict: conflict with "kubectl" using apps/v1: .spec.replicas`), and
+    /// `object` is the object as Helm's `patchResourceServerSide` names it (`default/web apps/v1,
+    /// Kind=Deployment`).
+    #[error("conflict occurred while applying object {object}: {message}")]
+    Conflict { object: String, message: String },
+    /// The server refused the request (422, 403, 409 and the like) with this message.
+    #[error("{0}")]
     Rejected(String),
     /// The request did not complete (connection, timeout, 5xx).
     #[error("request failed")]
@@ -41,18 +45,61 @@ pub enum ApplyError {
     /// The server's answer is not an object.
     #[error("cannot read the server's answer")]
     Response(#[source] serde_json::Error),
+    /// Reading the live object, which a client-side write starts with, failed.
+    #[error("could not get information about the resource")]
+    ReadLive(#[source] Box<ApplyError>),
+    /// Creating an object the cluster lacks (client-side apply, `--force-replace`) failed.
+    #[error("failed to create resource")]
+    Create(#[source] Box<ApplyError>),
+    /// The client-side patch could not be made.
+    #[error("failed to create patch")]
+    CreatePatch(#[source] super::client_side::merge_patch::PreconditionFailed),
+    /// The client-side patch was refused.
+    #[error("cannot patch {name:?} with kind {kind}")]
+    Patch {
+        name: String,
+        kind: String,
+        #[source]
+        source: Box<ApplyError>,
+    },
+    /// The replacement (`--force-replace`) was refused.
+    #[error("failed to replace object")]
+    Replace(#[source] Box<ApplyError>),
+    /// Handing a client-side manager's fields to its server-side apply failed.
+    #[error("failed to patch object to upgrade CSA field manager {object}")]
+    UpgradeManager {
+        object: String,
+        #[source]
+        source: Box<ApplyError>,
+    },
     /// berth asked for an object it does not have (a bug, reported rather than a panic).
     #[error("internal error: {0}")]
     Internal(&'static str),
 }
 
 impl ApplyError {
-    fn from_kube(error: kube::Error) -> ApplyError {
+    pub(super) fn from_kube(error: kube::Error) -> ApplyError {
         match error {
-            kube::Error::Api(status) if status.code == 409 => ApplyError::Conflict(status.message.clone()),
             kube::Error::Api(status) if status.code < 500 => ApplyError::Rejected(status.message.clone()),
             other => ApplyError::Request(other),
         }
+    }
+
+    /// A server-side apply's error: a 409 is a conflict between field managers (Helm's wording names the
+    /// object).
+    fn from_apply(error: kube::Error, resolved: &Resolved) -> ApplyError {
+        match error {
+            kube::Error::Api(status) if status.code == 409 => {
+                ApplyError::Conflict { object: helm_object_name(resolved), message: status.message.clone() }
+            }
+            other => ApplyError::from_kube(other),
+        }
+    }
+
+    /// Whether the server refused the write because another write came first (409): a read-modify-write may
+    /// start again.
+    pub(super) fn is_write_conflict(error: &kube::Error) -> bool {
+        matches!(error, kube::Error::Api(status) if status.code == 409)
     }
 
     /// The whole message, causes included, as a report line shows it.
@@ -67,9 +114,24 @@ impl ApplyError {
     }
 }
 
+/// An object as Helm's kube client names it in its errors: `namespace/name group/version, Kind=Kind` (apimachinery's
+/// `GroupVersionKind.String()`; `/v1, Kind=ConfigMap` for the core group, `/name` for a cluster-scoped object).
+pub(super) fn helm_object_name(resolved: &Resolved) -> String {
+    let resource = &resolved.resource.api_resource;
+    let reference = &resolved.reference;
+    format!(
+        "{}/{} {}/{}, Kind={}",
+        reference.namespace.as_deref().unwrap_or_default(),
+        reference.name,
+        resource.group,
+        resource.version,
+        resource.kind
+    )
+}
+
 /// The object's name as one URL path segment; a name that could address anything else (`web/scale`, `..`)
 /// is refused before any request (validation refuses it earlier; this is the last line).
-fn name_segment(resolved: &Resolved) -> Result<std::borrow::Cow<'_, str>, ApplyError> {
+pub(super) fn name_segment(resolved: &Resolved) -> Result<std::borrow::Cow<'_, str>, ApplyError> {
     let name = &resolved.reference.name;
     let namespace_ok = resolved.reference.namespace.as_deref().is_none_or(is_one_segment);
     if !is_one_segment(name) || !namespace_ok {
@@ -132,18 +194,30 @@ async fn apply_answer(
     cancel: &CancellationToken,
 ) -> Result<String, ApplyError> {
     let body = in_namespace(object, resolved.reference.namespace.as_deref());
-    let params = apply_params(options);
-    let api = api_for(cluster, resolved);
-    let name = name_segment(resolved)?;
-    let (name, patch) = (name.as_ref(), Patch::Apply(body.as_ref()));
-    let send = || async {
-        let mut request = kube::core::Request::new(api.resource_url())
-            .patch(name, &params, &patch)
-            .map_err(kube::Error::BuildRequest)?;
-        request.extensions_mut().insert("patch");
+    let (params, name) = (apply_params(options), name_segment(resolved)?);
+    let patch = Patch::Apply(body.as_ref());
+    send(cluster, resolved, "apply", Retry::Transient, cancel, |url| url.patch(&name, &params, &patch))
+        .await
+        .map_err(|error| ApplyError::from_apply(error, resolved))
+}
+
+/// Sends the request `build` makes from the object's resource URL (named `verb` in traces), retried as
+/// `policy` says until `cancel` fires; returns the answer's text, which is not read further.
+pub(super) async fn send(
+    cluster: &Cluster,
+    resolved: &Resolved,
+    verb: &'static str,
+    policy: Retry,
+    cancel: &CancellationToken,
+    build: impl Fn(&kube::core::Request) -> Result<http::Request<Vec<u8>>, kube::core::request::Error>,
+) -> Result<String, kube::Error> {
+    let url = kube::core::Request::new(api_for(cluster, resolved).resource_url());
+    let attempt = || async {
+        let mut request = build(&url).map_err(kube::Error::BuildRequest)?;
+        request.extensions_mut().insert(verb);
         cluster.client.request_text(request).await
     };
-    with_retry_until("apply", Retry::Transient, Some(cancel), send).await.map_err(ApplyError::from_kube)
+    with_retry_until(verb, policy, Some(cancel), attempt).await
 }
 
 fn apply_params(options: &ApplyOptions) -> PatchParams {
@@ -155,7 +229,7 @@ fn apply_params(options: &ApplyOptions) -> PatchParams {
 
 /// `object` with the namespace it is resolved to (none for a cluster-scoped object); copied only when that
 /// changes it.
-fn in_namespace<'a>(object: &'a Value, namespace: Option<&str>) -> Cow<'a, Value> {
+pub(super) fn in_namespace<'a>(object: &'a Value, namespace: Option<&str>) -> Cow<'a, Value> {
     let written = object.pointer("/metadata/namespace");
     let fits = match namespace {
         Some(namespace) => written.and_then(Value::as_str) == Some(namespace),

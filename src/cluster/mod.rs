@@ -1,4 +1,5 @@
-//! Talking to a Kubernetes API server: connection, discovery, server-side apply and watches.
+//! Talking to a Kubernetes API server: connection, discovery, server-side apply (and Helm's other writes) and
+//! watches.
 //!
 //! It owns the connection ([`Cluster`]: the kube-rs client and discovery), applying and retrying; the modules
 //! above it that read or watch particular objects (the wait's watches, the release storage and hooks, the
@@ -6,6 +7,7 @@
 //! and `ObjectRef`s; this module turns them into API calls.
 
 mod apply;
+mod client_side;
 mod connect;
 mod dynamic;
 mod failure;
@@ -13,6 +15,8 @@ mod resources;
 pub mod retry;
 
 pub use apply::{ApplyError, ApplyOptions, apply_and_read, apply_object, delete_object, get_object};
+pub use client_side::merge_patch::PreconditionFailed;
+pub use client_side::{Written, apply_client_side, replace_object, upgrade_client_side_manager};
 pub use connect::{ConnectError, ConnectOptions, Impersonation, connect, connect_config};
 pub use dynamic::into_value;
 pub use failure::ConnectionFailure;

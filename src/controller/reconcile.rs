@@ -22,7 +22,7 @@ use super::source::{self, SourceError};
 use crate::apply::ApplyEvent;
 use crate::cluster::Cluster;
 use crate::events::Emitter;
-use crate::release::operation::{self, Operation, ReleaseOptions, Tokens};
+use crate::release::operation::{self, ApplyMethod, Operation, ReleaseOptions, Tokens};
 use crate::release::rollout::{Input, Mode, Rollout};
 use crate::release::{LifecycleError, Scope};
 use crate::release::{ReleaseStatus as HelmStatus, RenderSettings, Storage, validate_release_name};
@@ -517,6 +517,8 @@ impl Run<'_> {
             wait_for_jobs: checked.spec.wait_for_jobs,
             history_max: checked.spec.max_history.map_or(10, |max| max as usize),
             builtin_rules: self.shared.options.builtin_rules,
+            // As Flux's helm-controller: conflicts forced whenever the release is applied server-side.
+            apply_method: ApplyMethod::AutoForcingConflicts,
             ..ReleaseOptions::default()
         };
         // A newer generation lets a running hook finish; the controller stopping ends its wait.
@@ -633,6 +635,7 @@ impl Run<'_> {
         let options = ReleaseOptions {
             wait: true,
             builtin_rules: self.shared.options.builtin_rules,
+            apply_method: ApplyMethod::AutoForcingConflicts,
             ..ReleaseOptions::default()
         };
         let tokens = Tokens::cancelled_by(&self.task.stopping);

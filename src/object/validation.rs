@@ -29,6 +29,7 @@ pub const MAX_DATA_BYTES: usize = 1024 * 1024;
 pub const MAX_ANNOTATION_BYTES: usize = 256 * 1024;
 
 const DNS1123_LABEL_MAX: usize = 63;
+const DNS1035_LABEL_MAX: usize = 63;
 const DNS1123_SUBDOMAIN_MAX: usize = 253;
 const LABEL_VALUE_MAX: usize = 63;
 const QUALIFIED_NAME_MAX: usize = 63;
@@ -37,6 +38,7 @@ const CRON_JOB_NAME_MAX: usize = 52;
 const CONFIG_MAP_KEY_MAX: usize = 253;
 
 const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
 const DNS1123_SUBDOMAIN_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
@@ -147,10 +149,7 @@ pub fn check_object(object: &Value, group: &str, kind: &str, namespace: Option<&
             problems.push(invalid("metadata.namespace", namespace, message));
         }
     }
-    if let Some(metadata) = metadata {
-        check_labels(metadata.get("labels"), &mut problems);
-        check_annotations(metadata.get("annotations"), &mut problems);
-    }
+    problems.extend(check_labels_and_annotations(object));
     check_data(object, group, kind, &mut problems);
     let size = json_len(object);
     if size > MAX_REQUEST_BYTES {
@@ -158,6 +157,17 @@ pub fn check_object(object: &Value, group: &str, kind: &str, namespace: Option<&
             field: "<object>".to_string(),
             detail: Detail::TooLong { size, limit: MAX_REQUEST_BYTES },
         });
+    }
+    problems
+}
+
+/// The part of [`check_object`] that reads only `metadata.labels` and `metadata.annotations`: keys, values,
+/// types and the annotations' total size, as `ValidateObjectMeta` checks them.
+pub fn check_labels_and_annotations(object: &Value) -> Vec<Invalid> {
+    let mut problems = Vec::new();
+    if let Some(metadata) = object.get("metadata").and_then(Value::as_object) {
+        check_labels(metadata.get("labels"), &mut problems);
+        check_annotations(metadata.get("annotations"), &mut problems);
     }
     problems
 }
@@ -242,9 +252,10 @@ fn max_length(limit: usize) -> String {
     format!("must be no more than {limit} characters")
 }
 
-/// apimachinery's `RegexError`.
+/// apimachinery's `RegexError`: each example followed by `, `, and ` or ` between them (so two spaces before
+/// `or`, as the API server writes it).
 fn regex_error(message: &str, format: &str, examples: &[&str]) -> String {
-    let examples: String = examples.iter().map(|example| format!("'{example}', ")).collect::<Vec<_>>().join("or ");
+    let examples: String = examples.iter().map(|example| format!("'{example}', ")).collect::<Vec<_>>().join(" or ");
     if examples.is_empty() {
         format!("{message} (regex used for validation is '{format}')")
     } else {
@@ -290,6 +301,24 @@ pub fn dns1123_label(value: &str) -> Vec<String> {
                 &["my-name", "123-abc"],
             ));
         }
+    }
+    messages
+}
+
+/// `IsDNS1035Label`: a lowercase label that starts with a letter (what Helm's lint holds a Service's name to).
+pub fn dns1035_label(value: &str) -> Vec<String> {
+    let mut messages = Vec::new();
+    if value.len() > DNS1035_LABEL_MAX {
+        messages.push(max_length(DNS1035_LABEL_MAX));
+    }
+    let starts_with_letter = value.as_bytes().first().is_some_and(u8::is_ascii_lowercase);
+    if !(starts_with_letter && matches_dns1123_label(value)) {
+        messages.push(regex_error(
+            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic \
+             character, and end with an alphanumeric character",
+            DNS1035_LABEL_FMT,
+            &["my-name", "abc-123"],
+        ));
     }
     messages
 }

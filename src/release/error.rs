@@ -57,6 +57,23 @@ pub enum LifecycleError {
     },
     #[error(transparent)]
     Storage(#[from] StorageError),
+    /// The apply method and flags cannot go together (or `--server-side` names no method).
+    #[error(transparent)]
+    ApplyMethod(#[from] ApplyMethodError),
+}
+
+/// A combination of apply method and flags Helm's kube client refuses, in Helm's words. berth refuses it before
+/// anything is recorded or written (Helm records the revision failed first).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApplyMethodError {
+    #[error("invalid/unknown release server-side apply method: {0}")]
+    Unknown(String),
+    #[error("invalid client update option(s): forceConflicts enabled when serverSideApply disabled")]
+    ForceConflictsClientSide,
+    #[error("invalid operation: cannot use force conflicts and force replace together")]
+    ForceConflictsAndReplace,
+    #[error("invalid operation: cannot use server-side apply and force replace together")]
+    ServerSideAndReplace,
 }
 
 /// Helm's `ValidateReleaseName` (berth-chart's, the one check of a release name), as an operation's error.

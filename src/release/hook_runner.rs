@@ -279,7 +279,7 @@ fn prepare(cluster: &Cluster, hook: &Hook) -> Result<Prepared, String> {
 /// Applies the hook's objects under the release's field manager.
 async fn apply_objects(context: &HookContext<'_>, prepared: &Prepared, event: HookEvent) -> Result<(), HookFailure> {
     // Hooks carry no ownership marks (Helm's `setMetadataVisitor` marks the release's objects only); the
-    // release's field manager and, as berth's release operations, forced conflicts.
+    // release's field manager, conflicts forced whatever the release's apply method (docs/releases.md).
     let options = ApplyOptions { field_manager: FIELD_MANAGER.to_string(), force_conflicts: true, dry_run: false };
     for (manifest, resolved) in &prepared.objects {
         let object = deliverable(&manifest.object);

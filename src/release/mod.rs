@@ -46,7 +46,7 @@ pub use codec::{RecordError, decode};
 pub use error::{LifecycleError, validate_release_name};
 pub use hook_runner::HookFailure;
 pub use hooks::{HookEvent, TestFilter};
-pub use operation::{ABORT_RECORD_LIMIT, Operation, OperationReport, ReleaseOptions, Tokens};
+pub use operation::{ABORT_RECORD_LIMIT, ApplyMethod, Operation, OperationReport, ReleaseOptions, Tokens};
 pub use record::{
     Chart, ChartFile, ChartMetadata, HelmTime, Hook, HookExecution, Info, Maintainer, Release, ReleaseStatus,
     UnknownStatus,

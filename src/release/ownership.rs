@@ -4,9 +4,9 @@
 //! Helm 4 applies with server-side apply under a field manager named after its binary, `helm`, and does not
 //! force conflicts by default. berth's release operations apply under the same name: a `helm upgrade` or
 //! `helm rollback` of a berth release then finds its own manager on every field and needs no
-//! `--force-conflicts`, and berth continuing a Helm release finds the same. berth also forces conflicts, so
-//! fields another manager took (a `kubectl edit`) return to what the release declares, as Helm's client-side
-//! upgrades did. `berth apply` keeps its own manager, `berth`.
+//! `--force-conflicts`, and berth continuing a Helm release finds the same. Fields another manager took (a
+//! `kubectl edit`) are a conflict for both, unless `--force-conflicts` (`operation/apply_method.rs`).
+//! `berth apply` keeps its own manager, `berth`.
 
 use crate::manifest::Manifest;
 use serde_json::{Map, Value};

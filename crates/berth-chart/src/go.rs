@@ -1,9 +1,10 @@
 //! The few texts of Go's `fmt`, `log/slog` and `os` that Helm's loader and values messages contain (`%q` of a rune
-//! slice, `%t` of a non-bool, slog's text lines, `os` error texts), so berth's messages read as Helm's do.
+//! slice, `%t` of a non-bool, slog's text lines, `os` error texts), so berth's messages read as Helm's do. Public for berth's `lint`, whose messages are Helm's too.
 //! `strconv.Quote` and `unicode.IsPrint`/`IsSpace` are berth-go's.
 
 use berth_go::Value;
-use berth_go::strconv::{is_print, quote, quote_rune};
+pub use berth_go::strconv::quote;
+use berth_go::strconv::{is_print, quote_rune};
 use berth_go::strings::is_space;
 
 /// `%q` of a rune slice as Helm's strvals prints it (`%q` of `[]rune` quotes each rune: `['a' 'b']`).
@@ -14,7 +15,7 @@ pub(crate) fn quote_runes(runes: &str) -> String {
 
 /// A line as Helm's log handler writes it (Go's `slog` text format without time): `level=WARN msg="..." k=v`,
 /// values quoted when they need to be.
-pub(crate) fn slog_line(level: &str, message: &str, attrs: &[(&str, &str)]) -> String {
+pub fn slog_line(level: &str, message: &str, attrs: &[(&str, &str)]) -> String {
     let mut line = format!("level={level} msg={}", slog_value(message));
     for (key, value) in attrs {
         line.push_str(&format!(" {key}={}", slog_value(value)));
@@ -49,12 +50,12 @@ pub(crate) fn format_t(value: &Value) -> String {
 }
 
 /// The text Go's `os` functions give for an I/O error on `path`: `open PATH: no such file or directory`.
-pub(crate) fn os_error(op: &str, path: &str, error: &std::io::Error) -> String {
+pub fn os_error(op: &str, path: &str, error: &std::io::Error) -> String {
     format!("{op} {path}: {}", errno_text(error))
 }
 
 /// Go's `syscall.Errno` text for the common errors (lower case, no code), else Rust's own text.
-pub(crate) fn errno_text(error: &std::io::Error) -> String {
+pub fn errno_text(error: &std::io::Error) -> String {
     use std::io::ErrorKind;
     let text = match error.kind() {
         ErrorKind::NotFound => "no such file or directory",

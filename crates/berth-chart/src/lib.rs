@@ -14,6 +14,7 @@
 //! - [`pipeline`]: the whole way from a loaded chart and the user's values to what a release holds;
 //! - [`render`]: the templates executed with Helm's engine semantics, and the output assembled as Helm does
 //!   (manifests sorted by kind, hooks apart, CRDs, NOTES);
+//! - [`go`]: Go's texts Helm's messages contain (`%q`, `os` errors, `slog` lines);
 //! - [`side_by_side`]: large, separable jobs run on one thread per core, results in order (used here for the
 //!   heads of large outputs, and by berth for release records and reading objects).
 
@@ -22,7 +23,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable))]
 
 pub mod chart;
-mod go;
+pub mod go;
 pub mod load;
 pub mod pipeline;
 pub mod render;

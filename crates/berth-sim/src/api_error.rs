@@ -57,22 +57,14 @@ impl ApiError {
         ApiError::new(409, "Conflict", message).with_details(group, plural, name)
     }
 
-    /// A server-side apply ownership conflict; `conflicts` are (manager, field).
-    pub fn apply_conflict(
-        group: &str,
-        plural: &str,
-        name: &str,
-        message: &str,
-        conflicts: &[(String, String)],
-    ) -> ApiError {
-        let causes: Vec<Value> = conflicts
+    /// A server-side apply ownership conflict (apimachinery's `NewApplyConflict`): the details hold the causes
+    /// only, each (message, field), and no object.
+    pub fn apply_conflict(message: &str, causes: &[(String, String)]) -> ApiError {
+        let causes: Vec<Value> = causes
             .iter()
-            .map(|(manager, field)| {
-                json!({"reason": "FieldManagerConflict", "message": format!("conflict with \"{manager}\""), "field": field})
-            })
+            .map(|(cause, field)| json!({"reason": "FieldManagerConflict", "message": cause, "field": field}))
             .collect();
-        ApiError::new(409, "Conflict", message)
-            .with_details_value(json!({"name": name, "group": group, "kind": plural, "causes": causes}))
+        ApiError::new(409, "Conflict", message).with_details_value(json!({"causes": causes}))
     }
 
     /// 422: `ConfigMap "demo" is invalid: metadata.name: Required value` (the kind qualified by its group,

@@ -1069,13 +1069,14 @@ fn spec_changed(old: &Value, new: &Value) -> bool {
     !equal_except(old, new, &["metadata", "status", "apiVersion", "kind"])
 }
 
-/// Whether a write changes nothing but the fields that change on every write (a no-op write).
+/// Whether a write changes nothing but the fields that change on every write (a no-op write): the
+/// resourceVersion and the managedFields' timestamps.
 fn equal_but_volatile(old: &Value, new: &Value) -> bool {
     let same_metadata = match (old.get("metadata"), new.get("metadata")) {
         (Some(old), Some(new)) => equal_except(old, new, &["resourceVersion", "managedFields"]),
         (old, new) => old == new,
     };
-    same_metadata && equal_except(old, new, &["metadata"])
+    same_metadata && crate::patch::managed::same_managers_but_time(old, new) && equal_except(old, new, &["metadata"])
 }
 
 fn is_deleting(object: &Value) -> bool {

@@ -2,9 +2,10 @@
 //! sure of, existing objects checked for ownership, a revision's objects checked, applied, deleted, its hooks
 //! run), each sending its progress to the operation's events.
 
+use super::apply_method::Writing;
 use super::revisions::{DRY_RUN_DESCRIPTION, removed};
 use super::{OperationReport, ReleaseOptions, Tokens};
-use crate::apply::{self, ApplyEvent, ApplyReport, ApplyRequest, Prepared};
+use crate::apply::{self, ApplyEvent, ApplyReport, ApplyRequest, Prepared, WriteMethod};
 use crate::cluster::{ApplyOptions, Cluster, Resolved, apply_object, get_object};
 use crate::events::Emitter;
 use crate::health::HealthRules;
@@ -20,8 +21,9 @@ use crate::release::scope::Scope;
 use crate::release::storage::Storage;
 use crate::wait::{Outcome, WaitOptions};
 use futures::StreamExt;
+use serde_json::Value;
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -32,6 +34,16 @@ pub(super) enum NamespaceState {
     Created,
     /// Missing; a server dry run checked its creation.
     WouldBeCreated,
+}
+
+/// How a revision's objects are written, as its operation resolved it.
+pub(super) struct Writes {
+    pub writing: Writing,
+    pub method: WriteMethod,
+    /// The previous revision's objects by input index: what client-side apply patches from.
+    pub previous: HashMap<usize, Value>,
+    /// Input indices written only when the cluster lacks them (a chart's `crds/`).
+    pub create_only: HashSet<usize>,
 }
 
 /// One operation's setting: the scope, the options, the tokens it was started with and its events.
@@ -100,16 +112,17 @@ impl<'a> Context<'a> {
     }
 
     /// Helm's `existingResourceConflict`: objects of `indices` that exist must carry this release's marks, unless
-    /// `--take-ownership`. Checked before anything is written.
+    /// `--take-ownership` (Helm's `requireAdoption`). Checked before anything is written; returns how many exist
+    /// (the objects the operation adopts).
     pub async fn check_existing(
         &self,
         prepared: &Prepared<'_>,
         indices: impl Iterator<Item = usize>,
         name: &str,
         operation: &'static str,
-    ) -> Result<(), LifecycleError> {
-        if self.options.take_ownership || self.options.records_only {
-            return Ok(());
+    ) -> Result<usize, LifecycleError> {
+        if self.options.records_only {
+            return Ok(0);
         }
         let wanted: HashSet<usize> = indices.collect();
         let targets: Vec<&Resolved> = prepared
@@ -124,6 +137,7 @@ impl<'a> Context<'a> {
         let reads: Vec<_> =
             targets.iter().map(|resolved| async move { (*resolved, get_object(cluster, resolved).await) }).collect();
         let found: Vec<_> = futures::stream::iter(reads).buffered(16).collect().await;
+        let mut existing = 0;
         for (resolved, result) in found {
             let reference = &resolved.reference;
             let shown = format!(
@@ -134,8 +148,10 @@ impl<'a> Context<'a> {
             );
             match result {
                 Ok(None) => {}
-                Ok(Some(existing)) => {
-                    if let Err(problem) = ownership::check_ownership(&existing, name, self.namespace()) {
+                Ok(Some(_)) if self.options.take_ownership => existing += 1,
+                Ok(Some(live)) => {
+                    existing += 1;
+                    if let Err(problem) = ownership::check_ownership(&live, name, self.namespace()) {
                         let message =
                             format!("{shown} exists and cannot be imported into the current release: {problem}");
                         return Err(LifecycleError::Exists { operation, message });
@@ -148,7 +164,7 @@ impl<'a> Context<'a> {
                 }
             }
         }
-        Ok(())
+        Ok(existing)
     }
 
     /// A revision's objects as the release applies them: with Helm's ownership marks.
@@ -168,43 +184,31 @@ impl<'a> Context<'a> {
         Ok(apply::prepare(self.cluster, manifests, Some(&self.health))?)
     }
 
-    /// What apply is asked for a revision's objects: the operation's wait, and the release's field manager.
-    fn request(&self, unchanged: HashSet<usize>, create_only: HashSet<usize>) -> ApplyRequest {
+    /// What apply is asked for a revision's objects: the operation's wait, and the release's field manager with
+    /// the revision's write method.
+    fn request(&self, writes: Writes) -> ApplyRequest {
         let options = self.options;
         let wait = WaitOptions {
             timeout: Some(options.timeout),
             wait_for_jobs: options.wait_for_jobs,
             ..WaitOptions::default()
         };
-        // A release owns what it declares: fields another manager set (Helm's `helm` when berth continues a
-        // release Helm made, or `kubectl` after a manual edit) are taken over, as Helm's own upgrades overwrite
-        // them.
         ApplyRequest {
-            apply: ApplyOptions {
-                field_manager: ownership::FIELD_MANAGER.to_string(),
-                dry_run: options.dry_run_server,
-                force_conflicts: true,
-            },
+            apply: writes.writing.apply_options(options.dry_run_server),
             wait: options.wait.then_some(wait),
             health: None,
-            unchanged,
-            create_only,
+            create_only: writes.create_only,
+            write: writes.method,
+            previous: writes.previous,
         }
     }
 
-    /// Applies a revision's prepared objects (waiting with `--wait`); `unchanged` are not written again,
-    /// `create_only` only when absent. An abort abandons it.
-    pub async fn apply(
-        &self,
-        prepared: &Prepared<'_>,
-        unchanged: HashSet<usize>,
-        create_only: HashSet<usize>,
-        tokens: &Tokens,
-    ) -> ApplyReport {
+    /// Applies a revision's prepared objects as `writes` says (waiting with `--wait`). An abort abandons it.
+    pub async fn apply(&self, prepared: &Prepared<'_>, writes: Writes, tokens: &Tokens) -> ApplyReport {
         if self.options.records_only {
             return nothing_written();
         }
-        let request = self.request(unchanged, create_only);
+        let request = self.request(writes);
         tokio::select! {
             report = apply::apply_prepared(self.cluster, prepared, &request, &tokens.cancel, &self.events) => report,
             () = tokens.abort.cancelled() => aborted(),
@@ -216,24 +220,24 @@ impl<'a> Context<'a> {
     pub async fn dry_run(
         &self,
         prepared: &Prepared<'_>,
-        unchanged: HashSet<usize>,
-        create_only: HashSet<usize>,
+        writes: Writes,
         mut release: Release,
         tokens: &Tokens,
     ) -> OperationReport {
-        let report = self.apply(prepared, unchanged, create_only, tokens).await;
+        let report = self.apply(prepared, writes, tokens).await;
         release.info.description = DRY_RUN_DESCRIPTION.to_string();
         OperationReport::new(report.outcome, release, Some(report))
     }
 
     /// The chart's `crds/`, created when absent and waited for until established, then discovery refreshed:
     /// Helm installs them before the pre-install hooks, so a hook can be a custom resource of them.
-    pub async fn install_crds(&self, crds: &Prepared<'_>, tokens: &Tokens) -> ApplyReport {
+    pub async fn install_crds(&self, crds: &Prepared<'_>, writing: Writing, tokens: &Tokens) -> ApplyReport {
         if self.options.records_only {
             return nothing_written();
         }
         let create_only = (0..crds.manifests().len()).collect();
-        let mut request = self.request(HashSet::new(), create_only);
+        let method = writing.write_method(false, false);
+        let mut request = self.request(Writes { writing, method, previous: HashMap::new(), create_only });
         request.wait = Some(WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() });
         let report = apply::apply_prepared(self.cluster, crds, &request, &tokens.cancel, &self.events).await;
         if report.outcome == Outcome::Ready

@@ -4,7 +4,8 @@
 //! (and waited for), the post-install hooks, and the revision `deployed`. A failure goes to `remediation.rs`.
 
 use super::OperationReport;
-use super::context::{Context, NamespaceState};
+use super::apply_method::Writing;
+use super::context::{Context, NamespaceState, Writes};
 use super::pending::{Failure, PendingRevision};
 use super::remediation;
 use super::revisions::{DRY_RUN_DESCRIPTION, check_not_pending, describe_failure, new_release};
@@ -15,7 +16,7 @@ use crate::release::rendered::Rendered;
 use crate::release::rollout::Rollout;
 use crate::wait::Outcome;
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 pub(super) async fn install(
     context: &Context<'_>,
@@ -43,9 +44,24 @@ pub(super) async fn install(
     if history.last().is_some_and(|last| last.info.status != ReleaseStatus::Uninstalled) {
         return Err(LifecycleError::InUse(name.to_string()));
     }
+    // An install continues no revision: `auto` is server-side apply.
+    let writing = Writing::resolve(options.apply_method, options.force_replace, None)?;
     let namespace = context.ensure_namespace().await?;
-    context.check_existing(&prepared, create_only.len()..owned.len(), name, "install").await?;
-    let mut release = new_release(name, context.namespace(), rollout.revision(), rendered);
+    let adopted = context.check_existing(&prepared, create_only.len()..owned.len(), name, "install").await?;
+    if adopted > 0 {
+        // Helm updates (rather than creates) only when it adopts objects; its update refuses a replacement with
+        // server-side apply.
+        writing.check_replace()?;
+    }
+    // Adopted objects get their client-side managed fields handed over (Helm's install update); custom
+    // resources are patched three-way when taken over (`--take-ownership`).
+    let writes = |create_only| Writes {
+        writing,
+        method: writing.write_method(true, options.take_ownership),
+        previous: HashMap::new(),
+        create_only,
+    };
+    let mut release = new_release(name, context.namespace(), rollout.revision(), rendered, writing.recorded());
     release.labels = options.labels.clone();
     release.info.status = ReleaseStatus::PendingInstall;
     release.info.description = "Initial install underway".to_string();
@@ -61,7 +77,7 @@ pub(super) async fn install(
         return Ok(OperationReport::new(Outcome::Ready, release, None));
     }
     if options.dry_run_server {
-        return Ok(context.dry_run(&prepared, HashSet::new(), create_only, release, tokens).await);
+        return Ok(context.dry_run(&prepared, writes(create_only), release, tokens).await);
     }
     if tokens.cancel.is_cancelled() {
         return Ok(OperationReport::not_started(release));
@@ -71,7 +87,7 @@ pub(super) async fn install(
         async |pending, failure| remediation::failed_install(context, pending, failure, manifests, history).await;
     let failed_apply = |report| Failure::of_apply(describe_failure("Install", name, &report), report);
     if !rendered.crds.is_empty() {
-        let report = context.install_crds(&crds, tokens).await;
+        let report = context.install_crds(&crds, writing, tokens).await;
         if report.outcome != Outcome::Ready {
             return failed(pending, failed_apply(report)).await;
         }
@@ -80,7 +96,7 @@ pub(super) async fn install(
         let description = format!("Release \"{name}\" failed: failed pre-install: {hook}");
         return failed(pending, Failure::of_hook(description, hook, None)).await;
     }
-    let report = context.apply(&prepared, HashSet::new(), create_only, tokens).await;
+    let report = context.apply(&prepared, writes(create_only), tokens).await;
     if report.outcome != Outcome::Ready {
         return failed(pending, failed_apply(report)).await;
     }

@@ -3,7 +3,9 @@
 //! failure (Flux's remediation: the rollback of a failed upgrade, the uninstall of a failed install, and
 //! `--cleanup-on-fail`). `context.rs` holds the steps they share, `pending.rs` the revision being recorded,
 //! `revisions.rs` the pure rules about revisions (a new record, its objects beside the last one's, a failure's
-//! description). The install or upgrade runs what its rollout (`rollout.rs`) prepared, and reads no history.
+//! description), `apply_method.rs` how a revision's objects are written (Helm 4's server-side or client-side
+//! apply, conflicts forced or refused). The install or upgrade runs what its rollout (`rollout.rs`) prepared, and
+//! reads no history.
 //!
 //! The record is the promise: a revision is created (`pending-*`) before anything is written, and whatever
 //! happens after (success, failure, timeout, cancellation), it ends `deployed`, `failed`, `superseded` or
@@ -22,6 +24,7 @@
 //! records the revision failed at once (within [`ABORT_RECORD_LIMIT`]): the record is finished or never
 //! started, never left pending.
 
+mod apply_method;
 mod context;
 mod install;
 mod pending;
@@ -42,6 +45,8 @@ use crate::wait::Outcome;
 use context::Context;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+
+pub use apply_method::{ApplyMethod, ApplyMethodError};
 
 /// What to do.
 #[derive(Debug)]
@@ -88,6 +93,12 @@ pub struct ReleaseOptions {
     /// `HELM_DRIVER=memory` (`loadReleasesInMemory` in its `pkg/cmd/root.go` swaps its Kubernetes client for one
     /// that prints to nowhere): an install there applies nothing and reports `deployed`.
     pub records_only: bool,
+    /// How the objects are written (`--server-side`, `--force-conflicts`): Helm 4's `auto` by default, so
+    /// conflicts with other field managers fail the operation.
+    pub apply_method: ApplyMethod,
+    /// Objects that exist are replaced whole (`--force-replace`, Helm 4's rename of `--force`); client-side
+    /// apply only, as Helm's kube client refuses it with server-side apply.
+    pub force_replace: bool,
 }
 
 impl Default for ReleaseOptions {
@@ -107,6 +118,8 @@ impl Default for ReleaseOptions {
             take_ownership: false,
             no_hooks: false,
             records_only: false,
+            apply_method: ApplyMethod::default(),
+            force_replace: false,
         }
     }
 }

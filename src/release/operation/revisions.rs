@@ -9,7 +9,8 @@ use crate::release::record::{HelmTime, Info, Release};
 use crate::release::rendered::Rendered;
 use crate::status::Status;
 use crate::wait::Outcome;
-use std::collections::HashSet;
+use serde_json::Value;
+use std::collections::HashMap;
 
 /// What a dry run's revision says, as Helm's.
 pub(super) const DRY_RUN_DESCRIPTION: &str = "Dry run complete";
@@ -18,9 +19,14 @@ pub(super) fn now() -> Option<HelmTime> {
     Some(HelmTime::now())
 }
 
-/// A new revision of release `name` in `namespace`, applied with server-side apply (Helm 4's `ssa`), in
-/// `status` with `description`.
-pub(super) fn new_release(name: &str, namespace: &str, version: u32, rendered: &Rendered) -> Release {
+/// A new revision of release `name` in `namespace`, written as `apply_method` says (Helm 4's `ssa` or `csa`).
+pub(super) fn new_release(
+    name: &str,
+    namespace: &str,
+    version: u32,
+    rendered: &Rendered,
+    apply_method: &str,
+) -> Release {
     Release {
         name: name.to_string(),
         namespace: namespace.to_string(),
@@ -30,7 +36,7 @@ pub(super) fn new_release(name: &str, namespace: &str, version: u32, rendered: &
         chart: rendered.chart.clone(),
         config: rendered.config.clone(),
         info: Info { first_deployed: now(), last_deployed: now(), notes: rendered.notes.clone(), ..Info::default() },
-        apply_method: "ssa".to_string(),
+        apply_method: apply_method.to_string(),
         ..Release::default()
     }
 }
@@ -57,21 +63,16 @@ fn identity(manifest: &Manifest, default_namespace: &str) -> (String, String, St
     )
 }
 
-/// What need not be written again: input indices of `new` objects identical to one of `old`, but only when
-/// `old` was fully applied (its revision deployed); after a failed or cancelled revision the cluster may hold
-/// anything.
-pub(super) fn skippable(new: &[Manifest], old: &[Manifest], last_deployed: bool, namespace: &str) -> HashSet<usize> {
-    if !last_deployed {
-        return HashSet::new();
-    }
+/// The objects of `old` by the input index of the same object in `new`: what client-side apply patches each
+/// object of `new` from (Helm's `originals`).
+pub(super) fn originals(new: &[Manifest], old: &[Manifest], namespace: &str) -> HashMap<usize, Value> {
     new.iter()
         .enumerate()
-        .filter(|(_, manifest)| {
-            old.iter().any(|previous| {
-                identity(previous, namespace) == identity(manifest, namespace) && previous.object == manifest.object
-            })
+        .filter_map(|(index, manifest)| {
+            let previous =
+                old.iter().find(|previous| identity(previous, namespace) == identity(manifest, namespace))?;
+            Some((index, previous.object.clone()))
         })
-        .map(|(index, _)| index)
         .collect()
 }
 
@@ -94,11 +95,17 @@ pub(super) fn removed(old: &[Manifest], new: &[Manifest], namespace: &str) -> Ve
         .collect()
 }
 
-/// A failed revision's description: `verb "name" failed: reason`, the reason from how the apply ended.
+/// A failed revision's description: `verb "name" failed: reason`, the reason from how the apply ended. Objects
+/// the server refused come first, told as Helm's kube client tells them (joined by ` && `, as its `Update`
+/// joins them; a conflict names the object and the other field manager), then an object that failed its wait,
+/// as `Kind/namespace/name: reason`.
 pub(super) fn describe_failure(verb: &str, name: &str, report: &ApplyReport) -> String {
     let reason = match report.outcome {
         Outcome::Cancelled => "cancelled".to_string(),
         Outcome::TimedOut => "timed out waiting for the resources to be ready".to_string(),
+        _ if !report.failed.is_empty() => {
+            report.failed.iter().map(|failure| failure.message.as_str()).collect::<Vec<_>>().join(" && ")
+        }
         _ => report
             .resources
             .iter()
@@ -136,8 +143,9 @@ mod tests {
     #[test]
     fn revisions_compare_by_group_kind_namespace_and_name() {
         let (old, new) = (objects(OLD), objects(NEW));
-        assert_eq!(skippable(&new, &old, true, "default"), HashSet::from([0]), "only the identical object");
-        assert!(skippable(&new, &old, false, "default").is_empty(), "after a revision that was not deployed");
+        let originals = originals(&new, &old, "default");
+        assert_eq!(originals.keys().copied().collect::<std::collections::BTreeSet<_>>(), [0, 1].into());
+        assert_eq!(originals.get(&1), Some(&old[1].object), "each object patches from its previous version");
         // `new` names its namespace; the old revision's objects fall in the release's.
         assert_eq!(created(&new, &old, "default"), [2]);
         let gone: Vec<String> = removed(&old, &new, "default").iter().map(|gone| gone.reference.name.clone()).collect();
@@ -191,6 +199,24 @@ mod tests {
                 "Upgrade \"shop\" failed: ConfigMap/default/b: Skipped: waits for x",
             ),
             (report(Outcome::Failed, None, None), "Upgrade \"shop\" failed: not ready"),
+            (
+                ApplyReport {
+                    failed: vec![ApplyFailure {
+                        object: ObjectRef {
+                            api_version: "apps/v1".into(),
+                            kind: "Deployment".into(),
+                            namespace: Some("default".into()),
+                            name: "web".into(),
+                        },
+                        message: "conflict occurred while applying object default/web apps/v1, Kind=Deployment: \
+                                  Apply failed with 1 conflict: conflict with \"ops\": .spec.replicas"
+                            .into(),
+                    }],
+                    ..report(Outcome::Failed, Some("a"), None)
+                },
+                "Upgrade \"shop\" failed: conflict occurred while applying object default/web apps/v1, \
+                 Kind=Deployment: Apply failed with 1 conflict: conflict with \"ops\": .spec.replicas",
+            ),
         ];
         for (report, expected) in cases {
             assert_eq!(describe_failure("Upgrade", "shop", &report), expected);

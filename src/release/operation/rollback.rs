@@ -4,9 +4,10 @@
 //! chart, values and manifest, the pre-rollback hooks, the objects applied (and waited for), the objects the
 //! last revision had and the target has not deleted, the post-rollback hooks, and the revision `deployed`.
 
-use super::context::Context;
+use super::apply_method::Writing;
+use super::context::{Context, Writes};
 use super::pending::{Failure, PendingRevision};
-use super::revisions::{describe_failure, now, skippable};
+use super::revisions::{describe_failure, now, originals};
 use super::{OperationReport, Tokens};
 use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
@@ -35,19 +36,30 @@ pub(super) async fn rollback(
     }
     let target = target.ok_or(LifecycleError::NoRevision { name: name.to_string(), version })?;
     let current = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
+    // `auto` goes back to the target revision's method (Helm's `previousRelease.ApplyMethod`).
+    let writing = Writing::resolve(options.apply_method, options.force_replace, Some(&target.apply_method))?;
+    writing.check_replace()?;
     let manifests = context.recorded_owned(&target, name)?;
     let prepared = context.prepare(&manifests)?;
     let old = context.recorded_owned(&last, name)?;
-    let last_deployed = last.info.status == ReleaseStatus::Deployed;
+    // Every object is written again, as Helm's rollback writes them; client-side apply patches from the last
+    // revision's objects, and server-side apply first takes over the release's client-side fields (Helm's
+    // rollback always asks for that).
+    let writes = Writes {
+        writing,
+        method: writing.write_method(true, false),
+        previous: originals(&manifests, &old, context.namespace()),
+        create_only: HashSet::new(),
+    };
     let mut release = target;
+    release.apply_method = writing.recorded().to_string();
     release.version = last.version + 1;
     release.info.status = ReleaseStatus::PendingRollback;
     release.info.description = format!("Rollback to {version}");
     release.info.rollback_revision = version;
     release.info.last_deployed = now();
-    let skip = skippable(&manifests, &old, last_deployed, context.namespace());
     if options.dry_run_server {
-        return Ok(context.dry_run(&prepared, skip, HashSet::new(), release, tokens).await);
+        return Ok(context.dry_run(&prepared, writes, release, tokens).await);
     }
     if tokens.cancel.is_cancelled() {
         return Ok(OperationReport::not_started(release));
@@ -59,7 +71,7 @@ pub(super) async fn rollback(
         let description = format!("Rollback \"{name}\" failed: pre-rollback hooks failed: {failed}");
         return Failure::of_hook(description, failed, None).record(pending).await;
     }
-    let report = context.apply(&prepared, skip, HashSet::new(), tokens).await;
+    let report = context.apply(&prepared, writes, tokens).await;
     if report.outcome != Outcome::Ready {
         return Failure::of_apply(describe_failure("Rollback", name, &report), report).record(pending).await;
     }

@@ -1,14 +1,14 @@
 //! `berth upgrade` of a release in use, as Helm's `Upgrade.Run` on what the rollout prepared: the objects
-//! checked against the last revision (unchanged ones not written again when it was deployed, new ones checked
-//! for ownership); then the revision recorded `pending-upgrade`, the pre-upgrade hooks, the objects applied (and
+//! checked against the last revision (new ones checked for ownership), the apply method resolved; then the revision recorded `pending-upgrade`, the pre-upgrade hooks, the objects applied (and
 //! waited for), the objects the last revision had and this one has not deleted, the post-upgrade hooks, and the
 //! revision `deployed`, the last deployed one `superseded`. A failure goes to `remediation.rs`.
 
 use super::OperationReport;
-use super::context::Context;
+use super::apply_method::Writing;
+use super::context::{Context, Writes};
 use super::pending::{Failure, PendingRevision};
 use super::remediation::{self, FailedUpgrade};
-use super::revisions::{check_not_pending, created, describe_failure, new_release, now, skippable};
+use super::revisions::{check_not_pending, created, describe_failure, new_release, now, originals};
 use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
 use crate::release::record::ReleaseStatus;
@@ -37,20 +37,33 @@ pub(super) async fn upgrade(
     let owned = context.owned(manifests, name);
     let prepared = context.prepare(&owned)?;
     let previous = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
-    // What the cluster holds comes from the last revision, whatever its status; objects are skipped as
-    // unchanged only when that revision was fully applied (deployed).
+    // `auto` continues the last revision's method, whatever its status (Helm's `lastRelease.ApplyMethod`).
+    let writing = Writing::resolve(options.apply_method, options.force_replace, Some(&last.apply_method))?;
+    writing.check_replace()?;
+    // What the cluster holds comes from the last revision, whatever its status: what it has and this one has
+    // not is deleted. Every object is written again, as Helm writes them: a field another manager took since is
+    // a conflict (or, client-side, taken back) whether or not the revision changes the object.
     let old = context.recorded_owned(last, name)?;
-    let last_deployed = last.info.status == ReleaseStatus::Deployed;
-    let mut release = new_release(name, context.namespace(), rollout.revision(), rendered);
+    // Client-side apply patches from the revision Helm's upgrade continues: the last deployed one, else the last.
+    let current = previous.as_ref().unwrap_or(last);
+    let original = if current.version == last.version { old.clone() } else { context.recorded_owned(current, name)? };
+    let writes = Writes {
+        writing,
+        // A release applied client-side until now hands its fields to server-side apply (Helm's
+        // `upgradeClientSideFieldManager` when `originalRelease` was `csa`).
+        method: writing.write_method(Writing::is_client_side(&current.apply_method), false),
+        previous: originals(&owned, &original, context.namespace()),
+        create_only: HashSet::new(),
+    };
+    let mut release = new_release(name, context.namespace(), rollout.revision(), rendered, writing.recorded());
     release.labels = options.labels.clone();
     release.info.first_deployed = history.first().and_then(|first| first.info.first_deployed).or_else(now);
     release.info.status = ReleaseStatus::PendingUpgrade;
     release.info.description = "Preparing upgrade".to_string();
-    let unchanged = skippable(&owned, &old, last_deployed, context.namespace());
     let new_objects = created(manifests, &old, context.namespace());
     context.check_existing(&prepared, new_objects.into_iter(), name, "update").await?;
     if options.dry_run_server {
-        return Ok(context.dry_run(&prepared, unchanged, HashSet::new(), release, tokens).await);
+        return Ok(context.dry_run(&prepared, writes, release, tokens).await);
     }
     if tokens.cancel.is_cancelled() {
         return Ok(OperationReport::not_started(release));
@@ -62,7 +75,7 @@ pub(super) async fn upgrade(
         let description = format!("Upgrade \"{name}\" failed: pre-upgrade hooks failed: {hook}");
         return failed(pending, Failure::of_hook(description, hook, None)).await;
     }
-    let report = context.apply(&prepared, unchanged, HashSet::new(), tokens).await;
+    let report = context.apply(&prepared, writes, tokens).await;
     if report.outcome != Outcome::Ready {
         return failed(pending, Failure::of_apply(describe_failure("Upgrade", name, &report), report)).await;
     }

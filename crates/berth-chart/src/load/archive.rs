@@ -245,7 +245,7 @@ fn entry_name(raw: &str) -> Result<String, ArchiveError> {
 }
 
 /// Go's `path.Clean`.
-pub(crate) fn clean_path(path: &str) -> String {
+pub fn clean_path(path: &str) -> String {
     if path.is_empty() {
         return ".".to_string();
     }

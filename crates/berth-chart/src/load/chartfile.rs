@@ -38,7 +38,8 @@ static DEPENDENCY: GoStruct = GoStruct {
 
 static DEPENDENCIES: GoShape = GoShape::List(&GoShape::Pointer(&GoShape::Struct(&DEPENDENCY)));
 
-static METADATA: GoStruct = GoStruct {
+/// `chart.Metadata`; public for `helm lint`'s strict reading of `Chart.yaml` (which names unknown fields).
+pub static METADATA: GoStruct = GoStruct {
     name: "Metadata",
     type_string: "v2.Metadata",
     fields: &[
@@ -114,7 +115,7 @@ fn dependencies(value: &Value) -> Vec<Option<Dependency>> {
 
 /// Metadata as decoded, before validation: null list entries are kept as Helm keeps nil pointers.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct RawMetadata {
+pub struct RawMetadata {
     pub metadata: Metadata,
     pub maintainers: Vec<Option<Maintainer>>,
     pub dependencies: Vec<Option<Dependency>>,
@@ -182,6 +183,17 @@ pub(crate) fn decode_metadata(data: &[u8], target: &mut RawMetadata) -> Result<(
         }
     }
     Ok(())
+}
+
+/// `chartutil.LoadChartfile`'s decoding: `Chart.yaml` as written, neither validated nor defaulted (what `helm
+/// lint` checks).
+///
+/// # Errors
+/// Helm's message for a document that is not YAML or does not fit `chart.Metadata`.
+pub fn decode_chart_file(data: &[u8]) -> Result<RawMetadata, String> {
+    let mut raw = RawMetadata::default();
+    decode_metadata(data, &mut raw)?;
+    Ok(raw)
 }
 
 /// The `apiVersion` of a `Chart.yaml`, as the version-detecting loader reads it (`chartBase`).

@@ -18,7 +18,10 @@ const UTF8_BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
 const MAX_DIRECTORY_DEPTH: usize = 256;
 
 /// `filepath.Abs`: joined with the working directory and cleaned, symbolic links left alone.
-pub(crate) fn absolute(dir: &Path) -> Result<String, String> {
+///
+/// # Errors
+/// `getwd: ...` when the working directory cannot be read.
+pub fn absolute(dir: &Path) -> Result<String, String> {
     let joined = if dir.is_absolute() {
         dir.to_path_buf()
     } else {

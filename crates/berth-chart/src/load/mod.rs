@@ -19,7 +19,7 @@ mod tar;
 use std::path::Path;
 
 pub use archive::{
-    MAX_ARCHIVE_ENTRIES, MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE, TarEntry, tar_gz_entries,
+    MAX_ARCHIVE_ENTRIES, MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE, TarEntry, clean_path, tar_gz_entries,
 };
 pub use expand::{ChartNameError, ExpandError, check_chart_directory_name, expand};
 
@@ -32,6 +32,8 @@ use archive::{ArchiveError, ensure_archive, load_archive_files};
 pub const MAX_CHART_DEPTH: usize = 64;
 
 pub(crate) use chartfile::string_pair;
+pub use chartfile::{METADATA, RawMetadata, decode_chart_file};
+pub use directory::absolute;
 
 /// A chart could not be loaded. The message is the text Helm prints after `Error: `.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -132,6 +134,16 @@ fn load_directory(path: &Path) -> Result<Loaded, LoadError> {
         LoadError::new(format!("unable to detect chart at {chart_file}: {}", os_error("open", &chart_file, &error)))
     })?;
     check_api_version(&data)?;
+    load_v2_directory(path)
+}
+
+/// The v2 loader's `LoadDir` alone, whatever `Chart.yaml`'s apiVersion says: what `helm lint` loads a chart
+/// directory with (its rules read every apiVersion as v2 and report a bad one themselves).
+///
+/// # Errors
+///
+/// As [`load`].
+pub fn load_v2_directory(path: &Path) -> Result<Loaded, LoadError> {
     let (files, log) = directory::read_dir_files(path).map_err(LoadError::new)?;
     let mut context = LoadContext { warnings: log };
     let chart = files::load_files(files, &mut context, 0).map_err(LoadError::new)?;
@@ -189,6 +201,16 @@ pub fn archive_files(data: &[u8]) -> Result<Vec<(String, Vec<u8>)>, LoadError> {
         }
         ArchiveError::Other(text) => LoadError::new(format!("unable to load chart archive: {text}")),
     })?;
+    Ok(files.into_iter().map(|file| (file.name, file.data.to_vec())).collect())
+}
+
+/// The files of a packaged chart as [`archive_files`] gives them, with the error `archive.LoadArchiveFiles` itself
+/// gives (`gzip: invalid header`, `unexpected EOF`): what `chartutil.Expand` reports, under `helm lint`.
+///
+/// # Errors
+/// The archive reader's message, unwrapped.
+pub fn expand_archive(data: &[u8]) -> Result<Vec<(String, Vec<u8>)>, LoadError> {
+    let files = load_archive_files(data).map_err(|error| LoadError::new(error.to_string()))?;
     Ok(files.into_iter().map(|file| (file.name, file.data.to_vec())).collect())
 }
 

@@ -144,11 +144,44 @@ pub fn render_templates(
     options: &RenderOptions,
     on_file: &(dyn Fn(&str, &str) + Sync),
 ) -> Result<BTreeMap<String, String>, RenderError> {
+    render_in_mode(chart, values, options, on_file, &Mode::Release)
+}
+
+/// What a render in Helm's lint mode gives: the rendered files (or the first error) and the lines Helm's engine
+/// logs on the way, in order (`level=WARN msg="missing required value" message="..."`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LintRender {
+    pub rendered: Result<BTreeMap<String, String>, RenderError>,
+    pub log: Vec<String>,
+}
+
+/// [`render_templates`] as `helm lint` renders (Helm's engine with `LintMode`): `required` with a missing value
+/// and `fail` log a line and give an empty string instead of stopping the render.
+pub fn lint_templates(chart: &Chart, values: &Value, options: &RenderOptions) -> LintRender {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let rendered = render_in_mode(chart, values, options, &|_, _| {}, &Mode::Lint(Arc::clone(&log)));
+    let log = std::mem::take(&mut *log.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+    LintRender { rendered, log }
+}
+
+/// How `required` and `fail` act: stop the render, or (Helm's `LintMode`) log and go on.
+enum Mode {
+    Release,
+    Lint(Arc<Mutex<Vec<String>>>),
+}
+
+fn render_in_mode(
+    chart: &Chart,
+    values: &Value,
+    options: &RenderOptions,
+    on_file: &(dyn Fn(&str, &str) + Sync),
+    mode: &Mode,
+) -> Result<BTreeMap<String, String>, RenderError> {
     std::thread::scope(|scope| {
         let thread = std::thread::Builder::new()
             .name("berth-render".to_string())
             .stack_size(RENDER_STACK_SIZE)
-            .spawn_scoped(scope, || render_on_this_thread(chart, values, options, on_file));
+            .spawn_scoped(scope, || render_on_this_thread(chart, values, options, on_file, mode));
         match thread.map(|handle| handle.join()) {
             Ok(Ok(result)) => result,
             Ok(Err(_)) => Err(RenderError::Execute("rendering template failed: the renderer panicked".to_string())),
@@ -165,6 +198,7 @@ fn render_on_this_thread(
     values: &Value,
     options: &RenderOptions,
     on_file: &(dyn Fn(&str, &str) + Sync),
+    mode: &Mode,
 ) -> Result<BTreeMap<String, String>, RenderError> {
     let to_yaml = yaml_writer();
     let shared = Shared {
@@ -175,8 +209,7 @@ fn render_on_this_thread(
     let mut renderables = BTreeMap::new();
     collect(chart, None, values, &shared, &mut renderables);
 
-    let template = template_set(options);
-    let mut template = template;
+    let mut template = template_set(options, mode);
     let keys = sort_templates(renderables.keys());
     for name in &keys {
         if let Some(renderable) = renderables.get(name) {
@@ -350,7 +383,7 @@ pub(super) const STACK_BUDGET: usize = 60 * 1024 * 1024;
 pub const RENDER_STACK_SIZE: usize = 64 * 1024 * 1024;
 
 /// The template set with Helm's functions.
-fn template_set(options: &RenderOptions) -> Template {
+fn template_set(options: &RenderOptions, mode: &Mode) -> Template {
     let included: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
     let limits = Limits { stack_budget: STACK_BUDGET, ..Limits::default() };
     let template =
@@ -394,18 +427,42 @@ fn template_set(options: &RenderOptions) -> Template {
                 ))),
             }
         });
-    let template = template.func_with_signature("required", Signature::fixed(&[GoType::String, GoType::Any]), |args| {
-        let warning = args.first().and_then(Value::as_str).unwrap_or_default();
-        let value = args.get(1).cloned().unwrap_or(Value::Nil);
-        let missing = match &value {
-            Value::Nil => true,
-            Value::String(text) => text.is_empty(),
-            _ => false,
-        };
-        if missing { Err(TemplateError::msg(format!("{WARN_START}{warning}{WARN_END}"))) } else { Ok(value) }
-    });
-    let template = template.func_with_signature("fail", Signature::fixed(&[GoType::String]), |args| {
+    let lint_log = match mode {
+        Mode::Release => None,
+        Mode::Lint(log) => Some(Arc::clone(log)),
+    };
+    let log = |log: &Option<Arc<Mutex<Vec<String>>>>, level: &str, message: &str, attribute: &str| {
+        if let Some(log) = log {
+            let line = crate::go::slog_line(level, message, &[("message", attribute)]);
+            log.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(line);
+        }
+    };
+    let required_log = lint_log.clone();
+    let template =
+        template.func_with_signature("required", Signature::fixed(&[GoType::String, GoType::Any]), move |args| {
+            let warning = args.first().and_then(Value::as_str).unwrap_or_default();
+            let value = args.get(1).cloned().unwrap_or(Value::Nil);
+            // Helm's two lint-mode log messages: a missing value, and an empty string.
+            let missing = match &value {
+                Value::Nil => Some("missing required value"),
+                Value::String(text) if text.is_empty() => Some("missing required values"),
+                _ => None,
+            };
+            match (missing, &required_log) {
+                (None, _) => Ok(value),
+                (Some(message), Some(_)) => {
+                    log(&required_log, "WARN", message, warning);
+                    Ok(Value::from(""))
+                }
+                (Some(_), None) => Err(TemplateError::msg(format!("{WARN_START}{warning}{WARN_END}"))),
+            }
+        });
+    let template = template.func_with_signature("fail", Signature::fixed(&[GoType::String]), move |args| {
         let message = args.first().and_then(Value::as_str).unwrap_or_default();
+        if lint_log.is_some() {
+            log(&lint_log, "INFO", "funcMap fail", message);
+            return Ok(Value::from(""));
+        }
         Err(TemplateError::msg(format!("{WARN_START}{message}{WARN_END}")))
     });
     let lookup = options.lookup.clone();

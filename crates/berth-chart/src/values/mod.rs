@@ -101,13 +101,41 @@ pub fn compute_checked(chart: &Chart, user_values: &Value, options: &ComputeOpti
         .map_err(|error| ValuesError::new(format!("chart dependencies processing failed: {error}")))?;
     let values = coalesce::coalesce_values(&processed, user_values, &mut warnings).map_err(ValuesError::new)?;
     if !options.skip_schema_validation {
-        schema::validate_against_schema(&processed, &values).map_err(|error| {
-            ValuesError::new(format!(
-                "values don't meet the specifications of the schema(s) in the following chart(s):\n{error}"
-            ))
-        })?;
+        validate_values(&processed, &values)?;
     }
     Ok(Computed { chart: processed, values: Value::Map(values), warnings: warnings.0 })
+}
+
+/// `ValidateAgainstSchema` as `ToRenderValuesWithSchemaValidation` reports it: every chart's
+/// `values.schema.json` against that chart's part of `values` (the top chart's coalesced values).
+///
+/// # Errors
+///
+/// `values don't meet the specifications of the schema(s) in the following chart(s):\n...`.
+pub fn validate_values(chart: &Chart, values: &berth_go::Map) -> Result<(), ValuesError> {
+    schema::validate_against_schema(chart, values).map_err(|error| {
+        ValuesError::new(format!(
+            "values don't meet the specifications of the schema(s) in the following chart(s):\n{error}"
+        ))
+    })
+}
+
+/// `ValidateAgainstSingleSchema`: `values` against one schema document, as `helm lint` checks `values.yaml`.
+///
+/// # Errors
+///
+/// The validator's report as Helm prints it (`- at '/replicas': minimum: got 0, want 1\n`), or why the schema
+/// cannot be read.
+pub fn validate_against_single_schema(values: &berth_go::Map, schema: &[u8]) -> Result<(), String> {
+    schema::validate_single(values, schema)
+}
+
+/// `CoalesceTables(dst, src)`: what `src` has and `dst` lacks copied into `dst` (in place, nested tables merged),
+/// as `helm lint` puts `values.yaml` under the user's values. Returns the lines Helm would log.
+pub fn coalesce_tables(dst: &berth_go::Map, src: &berth_go::Map) -> Vec<String> {
+    let mut warnings = coalesce::Warnings::default();
+    coalesce::coalesce_tables(dst, src, "", false, &mut warnings);
+    warnings.0
 }
 
 /// `checkIfInstallable`: only application charts (type empty or `application`) install.

@@ -134,7 +134,7 @@ const VALIDATOR_STACK: usize = 256 * 1024 * 1024;
 
 /// `ValidateAgainstSingleSchema`: the error text Helm appends after the chart's name. Runs on a thread of its
 /// own with a stack large enough for the deepest values.
-fn validate_single(values: &Map, schema: &[u8]) -> Result<(), String> {
+pub(crate) fn validate_single(values: &Map, schema: &[u8]) -> Result<(), String> {
     std::thread::scope(|scope| {
         let worker = std::thread::Builder::new()
             .name("values-schema".into())

@@ -26,7 +26,8 @@ pub enum PatchError {
     #[error("{0}")]
     Invalid(String),
     /// Server-side apply conflicts (HTTP 409). `conflicts` lists (manager, field path such as `.data.a`) in
-    /// the order of `message`, which is the text kube-apiserver writes.
+    /// the order of `message`, which is the text kube-apiserver writes; `causes` are the status causes it
+    /// sends beside it (message `conflict with "kubectl" using apps/v1`, field).
     #[error("{message}")]
-    Conflict { message: String, conflicts: Vec<(String, String)> },
+    Conflict { message: String, conflicts: Vec<(String, String)>, causes: Vec<(String, String)> },
 }

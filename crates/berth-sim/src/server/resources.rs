@@ -124,9 +124,7 @@ fn patch_error(def: &ResourceDef, name: &str, error: PatchError) -> ApiError {
     match error {
         PatchError::BadRequest(message) => ApiError::bad_request(message),
         PatchError::Invalid(message) => ApiError::invalid(&def.group, &def.kind, name, &message),
-        PatchError::Conflict { message, conflicts } => {
-            ApiError::apply_conflict(&def.group, &def.plural, name, &message, &conflicts)
-        }
+        PatchError::Conflict { message, causes, .. } => ApiError::apply_conflict(&message, &causes),
     }
 }
 
@@ -668,6 +666,22 @@ mod tests {
         let forced = [("fieldManager", "two"), ("force", "true")];
         let (code, answer) = patch(&state, "settings", APPLY, &forced, settings(json!({"a": "2"}))).await;
         assert_eq!((code, answer["data"].clone()), (200, json!({"a": "2"})));
+    }
+
+    #[tokio::test]
+    async fn a_conflict_answers_as_new_apply_conflict_with_causes_and_no_object() {
+        let state = server();
+        assert_eq!(
+            patch(&state, "settings", APPLY, &[("fieldManager", "one")], settings(json!({"a": "1"}))).await.0,
+            201
+        );
+        let (code, answer) =
+            patch(&state, "settings", APPLY, &[("fieldManager", "two")], settings(json!({"a": "2"}))).await;
+        assert_eq!((code, answer["reason"].clone()), (409, json!("Conflict")));
+        assert_eq!(
+            answer["details"],
+            json!({"causes": [{"reason": "FieldManagerConflict", "message": "conflict with \"one\"", "field": ".data.a"}]})
+        );
     }
 
     #[tokio::test]

@@ -1,5 +1,5 @@
-//! Apply conflicts and the 409 message kube-apiserver writes for them (apimachinery
-//! `managedfields/internal/conflict.go`).
+//! Apply conflicts and the 409 message and causes kube-apiserver writes for them (apimachinery
+//! `managedfields/internal/conflict.go` `NewConflictError`).
 
 use super::entries::ManagerId;
 use super::fieldpath::{Path, path_text};
@@ -28,6 +28,11 @@ pub(crate) fn conflict_error(conflicts: &[Conflict]) -> PatchError {
         .values()
         .flat_map(|(manager, paths)| paths.iter().map(|path| (manager.manager.clone(), path_text(path))))
         .collect();
+    // `NewConflictError`'s causes: one per conflict, the manager as `printManager` writes it.
+    let causes: Vec<(String, String)> = conflicts
+        .iter()
+        .map(|conflict| (format!("conflict with {}", conflict.manager.describe()), path_text(&conflict.path)))
+        .collect();
     let message = match conflicts {
         [only] => format!(
             "Apply failed with 1 conflict: conflict with {}: {}",
@@ -43,5 +48,5 @@ pub(crate) fn conflict_error(conflicts: &[Conflict]) -> PatchError {
             format!("Apply failed with {} conflicts: {}", conflicts.len(), lines.join("\n"))
         }
     };
-    PatchError::Conflict { message, conflicts: listed }
+    PatchError::Conflict { message, conflicts: listed, causes }
 }

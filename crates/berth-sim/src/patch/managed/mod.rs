@@ -150,6 +150,25 @@ pub fn record_scale(old: &Value, new: &mut Value, manager: &str, api_version: &s
     entries::store(new, managers);
 }
 
+/// Whether two objects' managedFields are the same but for their timestamps, which a real server does not count
+/// as a change (apimachinery's `IgnoreManagedFieldsTimestampsTransformer`): a write that changes other fields of
+/// the managedFields (client-go's `csaupgrade` hands fields from one entry to another) is written.
+pub fn same_managers_but_time(old: &Value, new: &Value) -> bool {
+    let entries = |object: &Value| {
+        let entries = object.pointer("/metadata/managedFields").and_then(Value::as_array).cloned().unwrap_or_default();
+        entries
+            .into_iter()
+            .map(|mut entry| {
+                if let Some(entry) = entry.as_object_mut() {
+                    entry.remove("time");
+                }
+                entry
+            })
+            .collect::<Vec<Value>>()
+    };
+    entries(old) == entries(new)
+}
+
 /// A real server names a write without a field manager `unknown`.
 fn manager_name(manager: &str) -> &str {
     if manager.is_empty() { "unknown" } else { manager }

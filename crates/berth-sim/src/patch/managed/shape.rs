@@ -158,8 +158,19 @@ pub(crate) fn is_key_field(path: &[PathElement]) -> bool {
     }
 }
 
+/// Struct fields typed as maps of strings. structured-merge-diff's `ToFieldSet` adds no path for a struct field
+/// whose map (or keyed list) is null, so a configuration with `labels:` empty sets nothing there and takes no
+/// ownership of `.metadata.labels`.
+const MAP_FIELDS: &[&str] = &["labels", "annotations", "data", "binaryData", "stringData", "nodeSelector"];
+
+/// Whether a null in `field` sets nothing: the field holds a map or a keyed list.
+fn is_null_nothing(field: &str) -> bool {
+    MAP_FIELDS.contains(&field) || list_keys::apply_keys(field, std::iter::empty()).is_some()
+}
+
 /// The fields a configuration sets: what structured-merge-diff's `ToFieldSet` gives for a typed object.
-/// Scalars, atomic lists, empty maps and nulls are members; a keyed element is a member as well as its fields.
+/// Scalars, atomic lists, empty maps and nulls are members (but a null map or keyed list, which sets nothing);
+/// a keyed element is a member as well as its fields.
 pub(crate) fn fields_of(node: Node<'_>) -> FieldSet {
     let mut set = FieldSet::default();
     collect_fields(node, None, &mut Vec::new(), &mut set);
@@ -169,6 +180,10 @@ pub(crate) fn fields_of(node: Node<'_>) -> FieldSet {
 fn collect_fields(node: Node<'_>, field: Option<&str>, path: &mut Path, set: &mut FieldSet) {
     if node.is_map() {
         for (key, child) in node.entries() {
+            let is_null = child.as_whole().is_some_and(Value::is_null);
+            if is_null && is_null_nothing(key) {
+                continue;
+            }
             path.push(PathElement::Field(key.clone()));
             let is_atomic = child.as_whole().is_some_and(|value| value.is_null() || is_atomic_map(Some(key), value));
             if is_atomic || child.is_empty_map() {

@@ -1,7 +1,7 @@
 //! Server-side apply: managed fields, ownership and conflicts, against kube-apiserver's shapes and messages.
 
 use crate::patch::PatchError;
-use crate::patch::managed::{apply, record_scale, record_update};
+use crate::patch::managed::{apply, record_scale, record_update, same_managers_but_time};
 use serde_json::{Value, json};
 
 const NOW: &str = "2024-05-01T12:00:00Z";
@@ -35,7 +35,7 @@ fn fields_of(object: &Value, manager: &str, operation: &str) -> Option<Value> {
 
 fn conflict(result: Result<Value, PatchError>) -> (String, Vec<(String, String)>) {
     match result {
-        Err(PatchError::Conflict { message, conflicts }) => (message, conflicts),
+        Err(PatchError::Conflict { message, conflicts, .. }) => (message, conflicts),
         other => panic!("expected a conflict, got {other:?}"),
     }
 }
@@ -482,4 +482,38 @@ fn a_scale_write_hands_the_replicas_to_its_manager_under_the_scale_subresource()
     let mut unchanged = live.clone();
     record_scale(&live, &mut unchanged, "kubectl", "apps/v1", &["spec", "replicas"]);
     assert_eq!(unchanged, live, "the same replicas: nobody's ownership moves");
+}
+
+#[test]
+fn a_conflict_carries_the_causes_kube_apiserver_sends() {
+    let object = created(config_map(json!({"a": "1"})), "kubectl-edit");
+    let causes = match apply(Some(&object), &config_map(json!({"a": "2"})), "helm", false, "v1", NOW) {
+        Err(PatchError::Conflict { causes, .. }) => causes,
+        other => panic!("expected a conflict, got {other:?}"),
+    };
+    // `NewConflictError`: the manager as `printManager` writes it, the field as its path.
+    assert_eq!(causes, vec![(r#"conflict with "kubectl-edit" using v1"#.to_string(), ".data.a".to_string())]);
+}
+
+#[test]
+fn a_null_map_in_a_configuration_sets_nothing() {
+    let mut foreign = config_map(json!({"a": "1"}));
+    foreign["metadata"]["labels"] = Value::Null;
+    let first = applied(None, &foreign, "alice");
+    assert_eq!(fields_of(&first, "alice", "Apply"), Some(json!({"f:data": {"f:a": {}}})));
+    // So another applier adds labels without a conflict over `.metadata.labels`.
+    let mut labelled = config_map(json!({"a": "1"}));
+    labelled["metadata"]["labels"] = json!({"app.kubernetes.io/managed-by": "Helm"});
+    let second = apply(Some(&first), &labelled, "helm", false, "v1", NOW).expect("no conflict");
+    assert_eq!(second["metadata"]["labels"], json!({"app.kubernetes.io/managed-by": "Helm"}));
+}
+
+#[test]
+fn managed_fields_changes_other_than_time_are_changes() {
+    let object = created(config_map(json!({"a": "1"})), "helm");
+    let mut later = object.clone();
+    later["metadata"]["managedFields"][0]["time"] = json!("2030-01-01T00:00:00Z");
+    assert!(same_managers_but_time(&object, &later), "a new timestamp alone is not a change");
+    later["metadata"]["managedFields"][0]["operation"] = json!("Apply");
+    assert!(!same_managers_but_time(&object, &later), "csaupgrade's hand-over is a change");
 }

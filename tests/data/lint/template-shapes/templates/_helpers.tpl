@@ -1,0 +1,1 @@
+{{- define "shapes.name" -}}{{ .Values.name }}{{- end }}
