@@ -91,8 +91,6 @@ impl Budget {
         }
     }
 
-    pub fn range_left(&self) -> u64 { self.range_iterations }
-    pub fn calls_left(&self) -> u64 { self.template_calls }
     /// Bytes counted as built so far.
     pub fn bytes_built(&self) -> u64 {
         self.meter.built()
@@ -143,7 +141,8 @@ pub(crate) fn built_by(result: &Value, args: &[Value]) -> u64 {
         }
         Value::String(text) => {
             // A string handed back as it was given (`default`, `coalesce`, `toString` of a string) is not new.
-            let given = args.iter().any(|arg| matches!(arg, Value::String(other) if std::sync::Arc::ptr_eq(other, text)));
+            let given =
+                args.iter().any(|arg| matches!(arg, Value::String(other) if std::sync::Arc::ptr_eq(other, text)));
             if given { 0 } else { text.len() as u64 }
         }
         other => other.go_string_bytes().map_or(0, |bytes| bytes.len() as u64),

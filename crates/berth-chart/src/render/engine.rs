@@ -239,7 +239,6 @@ fn render_on_this_thread(
         on_file(&name, &output);
         rendered.insert(name, output);
     }
-    if std::env::var_os("BERTH_TMP_BUDGET_REPORT").is_some() { eprintln!("BUDGET_REPORT bytes={} range_left={} calls_left={}", budget.bytes_built(), budget.range_left(), budget.calls_left()); }
     Ok(rendered)
 }
 

@@ -344,7 +344,8 @@ impl<'t> Exec<'t, '_> {
     /// Go's `oneIteration` closure in `walkRange`.
     fn one_iteration(&mut self, r: &'t BranchNode, mark: usize, index: Slot, elem: Slot) -> Walk<()> {
         if self.budget.range_iterations == 0 {
-            return self.fail(format!("range iteration budget of {} exhausted", self.budget.limits.max_range_iterations));
+            return self
+                .fail(format!("range iteration budget of {} exhausted", self.budget.limits.max_range_iterations));
         }
         self.budget.range_iterations -= 1;
         self.check_budget()?;
