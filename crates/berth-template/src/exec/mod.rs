@@ -343,12 +343,17 @@ impl<'t> Exec<'t, '_> {
 
     /// Go's `oneIteration` closure in `walkRange`.
     fn one_iteration(&mut self, r: &'t BranchNode, mark: usize, index: Slot, elem: Slot) -> Walk<()> {
+        // A stopped range names the range it stopped in (`at <$i := until 5000>`), not the last node of its body.
         if self.budget.range_iterations == 0 {
+            self.at(At::Pipe(&r.pipe));
             return self
                 .fail(format!("range iteration budget of {} exhausted", self.budget.limits.max_range_iterations));
         }
         self.budget.range_iterations -= 1;
-        self.check_budget()?;
+        if let Err(exhausted) = self.budget.check() {
+            self.at(At::Pipe(&r.pipe));
+            return self.fail(exhausted.to_string());
+        }
         let decl = &r.pipe.decl;
         if !decl.is_empty() {
             if r.pipe.is_assign {
