@@ -18,6 +18,7 @@ mod health_rules_cli;
 mod helm_commands;
 mod helm_commands_plugins;
 mod helm_commands_provenance;
+mod hostile_budgets;
 mod hostile_render;
 mod hostile_server;
 mod hostile_sources;

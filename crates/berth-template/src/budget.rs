@@ -19,10 +19,10 @@ use berth_go::{TemplateError, Value};
 
 use crate::stack::{DEFAULT_STACK_BUDGET, StackGuard};
 
-/// Bytes one render may build by default: 256 MiB. The largest render of the public-chart corpus builds about
-/// 26 MiB (docs/charts.md, "Budgets"); a string doubled in a loop reaches the bound after 28 doublings, and the
+/// Bytes one render may build by default: 128 MiB. The largest render of the public-chart corpus builds about
+/// 26 MiB (docs/charts.md, "Budgets"); a string doubled in a loop reaches the bound after 27 doublings, and the
 /// render's memory stays near twice the bound.
-pub const DEFAULT_MAX_RENDER_BYTES: u64 = 256 * 1024 * 1024;
+pub const DEFAULT_MAX_RENDER_BYTES: u64 = 128 * 1024 * 1024;
 
 /// Execution limits, so that no template hangs or exhausts memory or stack.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
