@@ -175,6 +175,29 @@ mod tests {
     use crate::release::Release;
     use std::path::Path;
 
+    #[test]
+    fn the_environment_moves_the_render_budget_and_a_bad_setting_is_refused_by_name() {
+        let from = |pairs: &'static [(&'static str, &'static str)]| {
+            render_budget_from(move |name| {
+                pairs.iter().find(|(key, _)| *key == name).map(|(_, value)| value.to_string())
+            })
+        };
+        let default = from(&[]).expect("defaults");
+        assert_eq!(default.timeout, Some(berth_chart::render::DEFAULT_RENDER_TIMEOUT));
+        assert_eq!(default.max_render_bytes, berth_template::DEFAULT_MAX_RENDER_BYTES);
+        let moved = from(&[(BERTH_RENDER_TIMEOUT, "1m30s"), (BERTH_RENDER_MAX_BYTES, "512Mi")]).expect("moved");
+        assert_eq!(moved.timeout, Some(std::time::Duration::from_secs(90)));
+        assert_eq!(moved.max_render_bytes, 512 << 20);
+        assert_eq!(from(&[(BERTH_RENDER_TIMEOUT, "0")]).expect("no limit").timeout, None);
+        let error = from(&[(BERTH_RENDER_MAX_BYTES, "lots")]).expect_err("refused");
+        assert_eq!(
+            error.0,
+            "BERTH_RENDER_MAX_BYTES: invalid size \"lots\": expected a number of bytes, with Ki, Mi or Gi"
+        );
+        let error = from(&[(BERTH_RENDER_TIMEOUT, "soon")]).expect_err("refused");
+        assert!(error.0.starts_with("BERTH_RENDER_TIMEOUT: "), "{}", error.0);
+    }
+
     #[tokio::test]
     async fn the_records_chart_is_compressed_while_the_templates_render() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/release-charts/shop");

@@ -171,7 +171,7 @@ impl Meter {
         }
         let checks = self.checks.get().wrapping_add(1);
         self.checks.set(checks);
-        if checks % CHECKS_PER_READING != 0 {
+        if !checks.is_multiple_of(CHECKS_PER_READING) {
             return Ok(());
         }
         self.read_clock_and_flag()
