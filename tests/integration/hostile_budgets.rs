@@ -6,7 +6,7 @@
 //! Large inputs are generated here (`generate:`), never committed: a 4.9 MB scalar aliased 990 times, and an
 //! archive of subchart archives six levels deep.
 
-use crate::bounded::{berth_binary, run_bounded};
+use crate::bounded::{berth_binary, case_directories, run_bounded};
 use berth_chart::chart::{Chart, File, Metadata, ModTime};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -108,12 +108,7 @@ fn subchart_bomb(scratch: &Path) -> PathBuf {
 
 #[test]
 fn every_render_budget_case_is_refused_within_its_bounds() {
-    let mut directories: Vec<PathBuf> = std::fs::read_dir(corpus())
-        .expect("the corpus directory")
-        .map(|entry| entry.expect("an entry").path())
-        .filter(|path| path.is_dir())
-        .collect();
-    directories.sort();
+    let directories = case_directories(&corpus());
     assert!(directories.len() >= 7, "the corpus holds its cases");
     let scratch = tempfile::tempdir().expect("a scratch directory");
     let mut failures = Vec::new();

@@ -3,7 +3,7 @@
 //! each command under a kill limit, and checks exit codes, outputs, writes and that no Secret value shows.
 //! The format of `case.txt` is in the corpus's README.
 
-use crate::bounded::{BoundedRun, run_bounded};
+use crate::bounded::{BoundedRun, case_directories, run_bounded};
 use crate::peers::PeerCluster;
 use berth_sim::SimConfig;
 use std::path::{Path, PathBuf};
@@ -75,13 +75,7 @@ fn read_case(directory: PathBuf) -> Case {
 
 /// Every case of the corpus, by name.
 fn cases() -> Vec<Case> {
-    let mut directories: Vec<PathBuf> = std::fs::read_dir(corpus())
-        .expect("the corpus directory")
-        .map(|entry| entry.expect("an entry").path())
-        .filter(|path| path.is_dir())
-        .collect();
-    directories.sort();
-    directories.into_iter().map(read_case).collect()
+    case_directories(&corpus()).into_iter().map(read_case).collect()
 }
 
 /// The `MANIFEST:` section of a release command's output (up to its notes).
