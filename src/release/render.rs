@@ -15,11 +15,15 @@ use super::rendered::Rendered;
 use crate::cluster::Cluster;
 use berth_chart::chart::Chart;
 use berth_chart::pipeline::{OnChart, ReleaseOptions as ChartOptions, render_release};
-use berth_chart::render::{Lookup, Release as RenderRelease, RenderBudget, RenderOptions, offline};
+use berth_chart::render::{Lookup, Release as RenderRelease, RenderOptions, offline};
 use berth_chart::values::ComputeOptions;
 use berth_go::Value;
-use berth_template::Cancel;
 use std::sync::Arc;
+
+/// What a render may spend and the flag that stops it, re-exported so that a caller of [`RenderSettings`] (the
+/// controller) names them from here.
+pub use berth_chart::render::RenderBudget;
+pub use berth_template::Cancel;
 
 /// How a chart is rendered for a release, beside the release itself (the flags of `install` and `upgrade`).
 #[derive(Debug, Clone)]
@@ -196,6 +200,34 @@ mod tests {
         );
         let error = from(&[(BERTH_RENDER_TIMEOUT, "soon")]).expect_err("refused");
         assert!(error.0.starts_with("BERTH_RENDER_TIMEOUT: "), "{}", error.0);
+    }
+
+    #[tokio::test]
+    async fn a_render_whose_flag_is_raised_stops_with_the_template_named() {
+        let directory = tempfile::tempdir().expect("a directory");
+        std::fs::create_dir(directory.path().join("templates")).expect("creates");
+        std::fs::write(directory.path().join("Chart.yaml"), "apiVersion: v2\nname: slow\nversion: 0.1.0\n")
+            .expect("writes");
+        std::fs::write(
+            directory.path().join("templates/slow.yaml"),
+            "{{- range $i := until 5000 }}{{ range $j := until 5000 }}{{ end }}{{ end }}\n",
+        )
+        .expect("writes");
+        let chart = berth_chart::load::load(directory.path()).expect("loads").chart;
+        let cancel = Cancel::new();
+        cancel.cancel();
+        let settings = RenderSettings {
+            budget: RenderBudget { cancel: Some(cancel), ..RenderBudget::default() },
+            ..RenderSettings::default()
+        };
+        let values = Value::from(std::collections::BTreeMap::<Arc<str>, Value>::new());
+        let release = RenderRelease::install("slow", "default");
+        let render = render_chart(chart, values, &release, &settings, None, None);
+        let error = tokio::time::timeout(std::time::Duration::from_secs(30), render)
+            .await
+            .expect("a cancelled render ends at once")
+            .expect_err("cancelled");
+        assert_eq!(error.0, "template: slow/templates/slow.yaml: render cancelled");
     }
 
     #[tokio::test]
