@@ -11,7 +11,8 @@
 //! Method: one round renders the whole corpus once with each tool, one process per render, one render at a time;
 //! the tools alternate within a round (berth first in odd rounds, Helm first in even ones) so both see the same
 //! machine load. `BERTH_BENCH_ROUNDS` rounds (default 5); the table gives each round's wall times, and the median
-//! round's ratio is the figure.
+//! round's ratio is the figure. `BERTH_BENCH_BIN=PATH` times another berth build (an older commit's) instead of
+//! this one: a change measured before and after in one session.
 
 // Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
@@ -125,7 +126,11 @@ fn round(program: &Path, renders: &[Render], home: &Path) -> Duration {
 
 fn main() {
     let helm = peers().join("helm");
-    let berth = PathBuf::from(env!("CARGO_BIN_EXE_berth"));
+    // `BERTH_BENCH_BIN`: another berth build (an older commit's) to time instead of this one, so that a change is
+    // measured before and after in one session against the same Helm.
+    let berth = std::env::var_os("BERTH_BENCH_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_berth")));
     let scratch = tempfile::tempdir().expect("scratch directory");
     let home = scratch.path().join("home");
     let out = scratch.path().join("out");

@@ -84,14 +84,16 @@ pub struct LoadedInput {
     shown: String,
 }
 
-/// How the chart flags render a chart; the post-renderer found when the flags were read.
-fn settings(flags: &ChartFlags, post_render: Option<Arc<PostRender>>) -> RenderSettings {
-    RenderSettings {
+/// How the chart flags render a chart; the post-renderer found when the flags were read, and the render budget
+/// of this process (BERTH_RENDER_*).
+fn settings(flags: &ChartFlags, post_render: Option<Arc<PostRender>>, shown: &str) -> Result<RenderSettings, Error> {
+    Ok(RenderSettings {
         include_crds: !flags.skip_crds,
         sub_notes: flags.render_subchart_notes,
         skip_schema_validation: flags.skip_schema_validation,
         post_render,
-    }
+        budget: berth::release::render_budget_from_environment().map_err(|error| chart_error(shown, error.0))?,
+    })
 }
 
 /// `--post-renderer NAME [--post-renderer-args ARG]...`: the `postrenderer/v1` plugin, found as Helm finds it
@@ -169,7 +171,7 @@ pub async fn load(
         });
         post_render
     });
-    let input = rollout::Input::Chart { chart, user_values, settings: settings(flags, post_render) };
+    let input = rollout::Input::Chart { chart, user_values, settings: settings(flags, post_render, &shown)? };
     Ok(LoadedInput { input, shown })
 }
 

@@ -180,7 +180,13 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
         (release.is_install, release.is_upgrade) = (false, true);
     }
     let options = ReleaseOptions {
-        render: RenderOptions { release, capabilities: offline(kube_version, &args.api_versions), lookup: None },
+        render: RenderOptions {
+            release,
+            capabilities: offline(kube_version, &args.api_versions),
+            lookup: None,
+            budget: berth::release::render_budget_from_environment()
+                .map_err(|error| Error::Chart(chart_path.clone(), ChartProblem(error.0)))?,
+        },
         compute: ComputeOptions { skip_schema_validation: args.skip_schema_validation },
         sub_notes: args.render_subchart_notes,
         read_objects: false,

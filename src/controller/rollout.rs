@@ -21,7 +21,7 @@ use super::scheduler::backoff;
 use super::tenancy;
 use crate::release::operation::{self, ApplyMethod, Operation, ReleaseOptions, Tokens};
 use crate::release::rollout::{Input, Rollout};
-use crate::release::{LifecycleError, ReleaseStatus as HelmStatus, RenderSettings};
+use crate::release::{Cancel, LifecycleError, ReleaseStatus as HelmStatus, RenderBudget, RenderSettings};
 use crate::wait::Outcome;
 
 impl Run<'_> {
@@ -79,10 +79,41 @@ impl Run<'_> {
             .rev()
             .find(|release| release.info.status == HelmStatus::Deployed)
             .map(|release| release.version);
-        let input =
-            Input::Chart { chart: inputs.chart, user_values: inputs.user_values, settings: RenderSettings::default() };
-        let rendered = match rollout.render(input).await {
+        // The render runs under the release module's budgets (bytes, wall time); a newer revision, the Release's
+        // deletion or the controller stopping raise its cancel flag, so a hostile chart's render ends at once
+        // instead of holding a slot (or the shutdown) until its timeout.
+        let cancel = Cancel::new();
+        let raise = {
+            let (cancel, superseded, stopping) =
+                (cancel.clone(), self.task.superseded.clone(), self.task.stopping.clone());
+            tokio::spawn(async move {
+                tokio::select! {
+                    () = superseded.cancelled() => {}
+                    () = stopping.cancelled() => {}
+                }
+                cancel.cancel();
+            })
+        };
+        let settings = RenderSettings {
+            budget: RenderBudget { cancel: Some(cancel), ..RenderBudget::default() },
+            ..RenderSettings::default()
+        };
+        let input = Input::Chart { chart: inputs.chart, user_values: inputs.user_values, settings };
+        let rendered = rollout.render(input).await;
+        raise.abort();
+        let rendered = match rendered {
             Ok(rendered) => rendered,
+            Err(_) if self.task.stopping.is_cancelled() => {
+                return Finished::new("interrupted", Some(self.status.clone()), Next::OnChange);
+            }
+            Err(_) if self.task.superseded.is_cancelled() => {
+                // Nothing was written: the newer revision starts as soon as this reconcile ends.
+                return Finished {
+                    superseded: true,
+                    ..Finished::new("superseded", Some(self.status.clone()), Next::Resync)
+                };
+            }
+            // An exhausted budget or a template error: Stalled until the Release changes (never a crash loop).
             Err(error) => return self.stall(reason::CHART_FAILED, format!("cannot render the chart: {error}")).await,
         };
         let options = ReleaseOptions {

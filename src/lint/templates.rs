@@ -9,7 +9,7 @@ use super::message::{Family, Linter, Severity};
 use super::{LintOptions, Loaded, deprecations, names};
 use berth_chart::chart::Chart;
 use berth_chart::go::{errno_text, quote};
-use berth_chart::render::{Release, RenderOptions, lint_templates, offline};
+use berth_chart::render::{Release, RenderBudget, RenderOptions, lint_templates, offline};
 use berth_chart::values::{ComputeOptions, compute_checked, validate_values};
 use berth_go::Value;
 use berth_goyaml::{GoShape, GoStruct, unmarshal_typed};
@@ -76,8 +76,12 @@ pub(super) fn render(
         is_install: false,
         is_upgrade: false,
     };
-    let render_options =
-        RenderOptions { release, capabilities: offline(options.kube_version.clone(), &[]), lookup: None };
+    let render_options = RenderOptions {
+        release,
+        capabilities: offline(options.kube_version.clone(), &[]),
+        lookup: None,
+        budget: RenderBudget::default(),
+    };
     let render = lint_templates(&computed.chart, &computed.values, &render_options);
     log.extend(render.log);
     match render.rendered {

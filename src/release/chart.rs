@@ -225,7 +225,7 @@ fn json_map(value: &berth_go::Value) -> Map<String, Value> {
 mod tests {
     use super::*;
     use berth_chart::pipeline::{ReleaseOptions, render_release};
-    use berth_chart::render::{Release, RenderOptions, offline};
+    use berth_chart::render::{Release, RenderBudget, RenderOptions, offline};
     use berth_chart::values::{ComputeOptions, LocalFiles, ValueOptions};
     use std::path::{Path, PathBuf};
 
@@ -257,6 +257,7 @@ mod tests {
             release: Release::install("probe", "default"),
             capabilities: offline(None, &[]),
             lookup: None,
+            budget: RenderBudget::default(),
         };
         let options = ReleaseOptions {
             render,

@@ -13,6 +13,11 @@ use std::io::{Read as _, Write as _};
 /// The first bytes of a gzip stream (`magicGzip` in Helm's `util.go`).
 pub(super) const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 
+/// Bytes a release record may decompress to: 128 MiB. A Secret holds at most 1 MiB, but gzip expands a planted
+/// one a thousandfold (and the SQL driver has no size limit); a real record is a few MiB of JSON at most, its
+/// chart's files included. Helm reads any size.
+pub const MAX_RECORD_BYTES: u64 = 128 * 1024 * 1024;
+
 /// Why a release record cannot be written or read; each variant names the layer and keeps its cause.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
@@ -24,6 +29,8 @@ pub enum RecordError {
     Base64(#[source] base64::DecodeError),
     #[error("invalid gzip")]
     Gzip(#[source] std::io::Error),
+    #[error("the release record decompresses to more than {} MiB (berth's limit)", MAX_RECORD_BYTES >> 20)]
+    TooLarge,
     #[error("invalid release JSON")]
     Json(#[source] serde_json::Error),
 }
@@ -52,7 +59,13 @@ pub fn decode(text: &str) -> Result<Release, RecordError> {
     let bytes = STANDARD.decode(base64).map_err(RecordError::Base64)?;
     let json = if bytes.len() > GZIP_MAGIC.len() && bytes.starts_with(&GZIP_MAGIC) {
         let mut json = Vec::new();
-        MultiGzDecoder::new(bytes.as_slice()).read_to_end(&mut json).map_err(RecordError::Gzip)?;
+        MultiGzDecoder::new(bytes.as_slice())
+            .take(MAX_RECORD_BYTES + 1)
+            .read_to_end(&mut json)
+            .map_err(RecordError::Gzip)?;
+        if json.len() as u64 > MAX_RECORD_BYTES {
+            return Err(RecordError::TooLarge);
+        }
         json
     } else {
         bytes
@@ -78,5 +91,20 @@ mod tests {
         assert_eq!(decode(&text(&json)).expect("plain JSON"), release);
         assert!(matches!(decode("not base64!"), Err(RecordError::Base64(_))));
         assert!(matches!(decode(&text(&[0x1f, 0x8b, 0x08, 0, 1])), Err(RecordError::Gzip(_))));
+    }
+
+    #[test]
+    fn a_record_that_decompresses_past_the_bound_is_refused_without_holding_it() {
+        // 129 MiB of spaces gzip to about 130 KiB: a Secret well under kube-apiserver's 1 MiB.
+        let mut gzip = GzEncoder::new(Vec::new(), Compression::best());
+        let spaces = vec![b' '; 1 << 20];
+        for _ in 0..129 {
+            gzip.write_all(&spaces).expect("compresses");
+        }
+        let planted = text(&gzip.finish().expect("compresses"));
+        assert!(planted.len() < 1 << 20, "{} bytes", planted.len());
+        let error = decode(&planted).expect_err("too large");
+        assert!(matches!(error, RecordError::TooLarge), "{error:?}");
+        assert_eq!(error.to_string(), "the release record decompresses to more than 128 MiB (berth's limit)");
     }
 }

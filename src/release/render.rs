@@ -1,6 +1,11 @@
 //! Rendering a loaded chart for a release, the one call to berth-chart a rollout makes: the cluster's
-//! capabilities and `lookup` answered by the cluster (or offline), the renderer run off the async workers, and
-//! its output read as a release's input ([`rendered_from_chart`]), its objects marked as the release's.
+//! capabilities and `lookup` answered by the cluster (or offline), the renderer run off the async workers within
+//! its budget (bytes, wall time, cancellation: [`RenderBudget`]), and its output read as a release's input
+//! ([`rendered_from_chart`]), its objects marked as the release's.
+//!
+//! A render runs on a thread of its own, which dropping the future awaiting it would not stop: the render's
+//! [`Cancel`] is raised when that future is dropped before the render ends (the CLI's SIGINT abandons it, a
+//! controller abandons a reconcile), so the thread stops at its next loop iteration or function call.
 
 use super::chart::{chart_record, rendered_from_chart};
 use super::cluster_chart::{ClusterLookup, capabilities};
@@ -16,6 +21,11 @@ use berth_go::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// What a render may spend and the flag that stops it, re-exported so that a caller of [`RenderSettings`] (the
+/// controller) names them from here.
+pub use berth_chart::render::RenderBudget;
+pub use berth_template::Cancel;
+
 /// How a chart is rendered for a release, beside the release itself (the flags of `install` and `upgrade`).
 #[derive(Clone)]
 pub struct RenderSettings {
@@ -25,6 +35,9 @@ pub struct RenderSettings {
     pub sub_notes: bool,
     /// Do not validate the values against `values.schema.json` (`--skip-schema-validation`).
     pub skip_schema_validation: bool,
+    /// What the render may spend (bytes, wall time) and the flag that stops it: a controller keeps a clone of
+    /// `budget.cancel` per Release and raises it when the Release is deleted or gets a new generation.
+    pub budget: RenderBudget,
     /// Run on the rendered files before they are sorted (Helm's `--post-renderer`): the caller's, so the release
     /// layer knows nothing of plugins.
     pub post_render: Option<Arc<PostRender>>,
@@ -41,13 +54,74 @@ impl std::fmt::Debug for RenderSettings {
             .field("sub_notes", &self.sub_notes)
             .field("skip_schema_validation", &self.skip_schema_validation)
             .field("post_render", &self.post_render.is_some())
+            .field("budget", &self.budget)
             .finish()
     }
 }
 
 impl Default for RenderSettings {
     fn default() -> RenderSettings {
-        RenderSettings { include_crds: true, sub_notes: false, skip_schema_validation: false, post_render: None }
+        RenderSettings {
+            include_crds: true,
+            sub_notes: false,
+            skip_schema_validation: false,
+            post_render: None,
+            budget: RenderBudget::default(),
+        }
+    }
+}
+
+/// `BERTH_RENDER_TIMEOUT`: the wall time a render may take, a Go duration (`0`: no limit).
+pub const BERTH_RENDER_TIMEOUT: &str = "BERTH_RENDER_TIMEOUT";
+/// `BERTH_RENDER_MAX_BYTES`: the bytes a render may build, a number with an optional `Ki`, `Mi` or `Gi`.
+pub const BERTH_RENDER_MAX_BYTES: &str = "BERTH_RENDER_MAX_BYTES";
+
+/// The render budget of this process: the defaults, raised (or lowered) by [`BERTH_RENDER_TIMEOUT`] and
+/// [`BERTH_RENDER_MAX_BYTES`], the two bounds a user with a very large chart may need to move (docs/charts.md,
+/// "Budgets"). The one place the CLI reads them.
+///
+/// # Errors
+/// [`RenderError`] naming the variable whose value cannot be read.
+pub fn render_budget_from_environment() -> Result<RenderBudget, RenderError> {
+    render_budget_from(|name| std::env::var_os(name).map(|value| value.to_string_lossy().into_owned()))
+}
+
+/// [`render_budget_from_environment`] with the variables looked up by `variable`.
+fn render_budget_from(variable: impl Fn(&str) -> Option<String>) -> Result<RenderBudget, RenderError> {
+    let mut budget = RenderBudget::default();
+    if let Some(text) = variable(BERTH_RENDER_TIMEOUT).filter(|text| !text.is_empty()) {
+        let timeout = crate::object::parse_duration(&text)
+            .map_err(|error| RenderError(format!("{BERTH_RENDER_TIMEOUT}: {error}")))?;
+        budget.timeout = (!timeout.is_zero()).then_some(timeout);
+    }
+    if let Some(text) = variable(BERTH_RENDER_MAX_BYTES).filter(|text| !text.is_empty()) {
+        budget.max_render_bytes = parse_bytes(&text).ok_or_else(|| {
+            RenderError(format!(
+                "{BERTH_RENDER_MAX_BYTES}: invalid size {text:?}: expected a number of bytes, with Ki, Mi or Gi"
+            ))
+        })?;
+    }
+    Ok(budget)
+}
+
+/// A number of bytes with an optional binary suffix (`512Mi`), as Kubernetes quantities write them.
+fn parse_bytes(text: &str) -> Option<u64> {
+    let units = [("Gi", 1u64 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10), ("", 1)];
+    let (digits, unit) = units.iter().find_map(|(suffix, unit)| text.strip_suffix(suffix).map(|rest| (rest, *unit)))?;
+    digits.parse::<u64>().ok()?.checked_mul(unit)
+}
+
+/// Raises a render's [`Cancel`] when dropped armed: the future awaiting the render was abandoned.
+struct CancelOnDrop {
+    cancel: Cancel,
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            self.cancel.cancel();
+        }
     }
 }
 
@@ -82,8 +156,12 @@ pub(super) async fn render_chart(
         }
         None => (offline(None, &[]), None),
     };
+    // The caller's flag, or one of this render's own, raised if this future is dropped before the render ends.
+    let cancel = settings.budget.cancel.clone().unwrap_or_default();
+    let mut stop_when_abandoned = CancelOnDrop { cancel: cancel.clone(), armed: true };
+    let budget = RenderBudget { cancel: Some(cancel), ..settings.budget.clone() };
     let options = ChartOptions {
-        render: RenderOptions { release: release.clone(), capabilities, lookup },
+        render: RenderOptions { release: release.clone(), capabilities, lookup, budget },
         compute: ComputeOptions { skip_schema_validation: settings.skip_schema_validation },
         sub_notes: settings.sub_notes,
         read_objects: true,
@@ -108,6 +186,7 @@ pub(super) async fn render_chart(
     })
     .await
     .map_err(|error| RenderError(format!("the renderer stopped: {error}")))?;
+    stop_when_abandoned.armed = false;
     let rendered = rendered.map_err(|error| RenderError(error.to_string()))?;
     for warning in &rendered.warnings {
         tracing::warn!("{warning}");
@@ -124,6 +203,57 @@ mod tests {
     use super::*;
     use crate::release::Release;
     use std::path::Path;
+
+    #[test]
+    fn the_environment_moves_the_render_budget_and_a_bad_setting_is_refused_by_name() {
+        let from = |pairs: &'static [(&'static str, &'static str)]| {
+            render_budget_from(move |name| {
+                pairs.iter().find(|(key, _)| *key == name).map(|(_, value)| value.to_string())
+            })
+        };
+        let default = from(&[]).expect("defaults");
+        assert_eq!(default.timeout, Some(berth_chart::render::DEFAULT_RENDER_TIMEOUT));
+        assert_eq!(default.max_render_bytes, berth_template::DEFAULT_MAX_RENDER_BYTES);
+        let moved = from(&[(BERTH_RENDER_TIMEOUT, "1m30s"), (BERTH_RENDER_MAX_BYTES, "512Mi")]).expect("moved");
+        assert_eq!(moved.timeout, Some(std::time::Duration::from_secs(90)));
+        assert_eq!(moved.max_render_bytes, 512 << 20);
+        assert_eq!(from(&[(BERTH_RENDER_TIMEOUT, "0")]).expect("no limit").timeout, None);
+        let error = from(&[(BERTH_RENDER_MAX_BYTES, "lots")]).expect_err("refused");
+        assert_eq!(
+            error.0,
+            "BERTH_RENDER_MAX_BYTES: invalid size \"lots\": expected a number of bytes, with Ki, Mi or Gi"
+        );
+        let error = from(&[(BERTH_RENDER_TIMEOUT, "soon")]).expect_err("refused");
+        assert!(error.0.starts_with("BERTH_RENDER_TIMEOUT: "), "{}", error.0);
+    }
+
+    #[tokio::test]
+    async fn a_render_whose_flag_is_raised_stops_with_the_template_named() {
+        let directory = tempfile::tempdir().expect("a directory");
+        std::fs::create_dir(directory.path().join("templates")).expect("creates");
+        std::fs::write(directory.path().join("Chart.yaml"), "apiVersion: v2\nname: slow\nversion: 0.1.0\n")
+            .expect("writes");
+        std::fs::write(
+            directory.path().join("templates/slow.yaml"),
+            "{{- range $i := until 5000 }}{{ range $j := until 5000 }}{{ end }}{{ end }}\n",
+        )
+        .expect("writes");
+        let chart = berth_chart::load::load(directory.path()).expect("loads").chart;
+        let cancel = Cancel::new();
+        cancel.cancel();
+        let settings = RenderSettings {
+            budget: RenderBudget { cancel: Some(cancel), ..RenderBudget::default() },
+            ..RenderSettings::default()
+        };
+        let values = Value::from(std::collections::BTreeMap::<Arc<str>, Value>::new());
+        let release = RenderRelease::install("slow", "default");
+        let render = render_chart(chart, values, &release, &settings, None, None);
+        let error = tokio::time::timeout(std::time::Duration::from_secs(30), render)
+            .await
+            .expect("a cancelled render ends at once")
+            .expect_err("cancelled");
+        assert_eq!(error.0, "template: slow/templates/slow.yaml: render cancelled");
+    }
 
     #[tokio::test]
     async fn the_records_chart_is_compressed_while_the_templates_render() {

@@ -21,6 +21,21 @@ pub fn berth_binary() -> std::path::PathBuf {
         .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_BIN_EXE_berth")))
 }
 
+/// The case directories of a hostile corpus (`tests/data/hostile/...`), sorted by name.
+///
+/// # Panics
+///
+/// When the corpus cannot be read: the test cannot go on.
+pub fn case_directories(corpus: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut directories: Vec<std::path::PathBuf> = std::fs::read_dir(corpus)
+        .unwrap_or_else(|error| panic!("{}: {error}", corpus.display()))
+        .map(|entry| entry.expect("an entry of the corpus").path())
+        .filter(|path| path.is_dir())
+        .collect();
+    directories.sort();
+    directories
+}
+
 /// What a bounded run gives back.
 #[derive(Debug)]
 pub struct BoundedRun {

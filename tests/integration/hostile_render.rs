@@ -3,10 +3,11 @@
 //! each command under a kill limit, and checks exit codes, outputs, writes and that no Secret value shows.
 //! The format of `case.txt` is in the corpus's README.
 
+use crate::bounded::{BoundedRun, case_directories, run_bounded};
 use crate::peers::PeerCluster;
 use berth_sim::SimConfig;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 /// How long one command may take before it is killed: generous, as every case ends in seconds.
@@ -74,13 +75,7 @@ fn read_case(directory: PathBuf) -> Case {
 
 /// Every case of the corpus, by name.
 fn cases() -> Vec<Case> {
-    let mut directories: Vec<PathBuf> = std::fs::read_dir(corpus())
-        .expect("the corpus directory")
-        .map(|entry| entry.expect("an entry").path())
-        .filter(|path| path.is_dir())
-        .collect();
-    directories.sort();
-    directories.into_iter().map(read_case).collect()
+    case_directories(&corpus()).into_iter().map(read_case).collect()
 }
 
 /// The `MANIFEST:` section of a release command's output (up to its notes).
@@ -97,20 +92,16 @@ fn leak_forms(text: &str) -> Vec<String> {
     vec![text.to_string(), STANDARD.encode(text), STANDARD_NO_PAD.encode(text), URL_SAFE_NO_PAD.encode(text)]
 }
 
-/// Runs `command` to its end, killing it past [`KILL_LIMIT`] (an error then).
-async fn bounded(mut command: Command, shown: &str) -> Result<Output, String> {
-    command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let child = command.spawn().unwrap_or_else(|error| panic!("{shown}: {error}"));
-    let pid = child.id().to_string();
-    let waited = tokio::time::timeout(KILL_LIMIT, tokio::task::spawn_blocking(move || child.wait_with_output())).await;
-    match waited {
-        Ok(Ok(Ok(output))) => Ok(output),
-        Ok(other) => panic!("{shown}: {other:?}"),
-        Err(_) => {
-            let _ = Command::new("kill").args(["-KILL", &pid]).status();
-            Err(format!("{shown}: still running after {KILL_LIMIT:?}, killed"))
-        }
+/// Runs `command` to its end with [`crate::bounded::run_bounded`] (off the async workers), killing it past
+/// [`KILL_LIMIT`] (an error then).
+async fn bounded(command: Command, shown: &str) -> Result<BoundedRun, String> {
+    let run = tokio::task::spawn_blocking(move || run_bounded(command, KILL_LIMIT))
+        .await
+        .unwrap_or_else(|error| panic!("{shown}: {error}"));
+    if run.killed {
+        return Err(format!("{shown}: still running after {KILL_LIMIT:?}, killed"));
     }
+    Ok(run)
 }
 
 /// Runs every step of `case`; what went wrong, if anything.
@@ -119,7 +110,7 @@ async fn run_case(case: &Case) -> Vec<String> {
     let name = case.directory.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
     let directory = case.directory.display().to_string();
     let mut failures = Vec::new();
-    let mut outputs: Vec<Output> = Vec::new();
+    let mut outputs: Vec<BoundedRun> = Vec::new();
     for (number, step) in case.steps.iter().enumerate() {
         let args: Vec<String> = step.args.iter().map(|arg| arg.replace("{case}", &directory)).collect();
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -141,8 +132,8 @@ async fn run_case(case: &Case) -> Vec<String> {
         };
         let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
         let mut wrong = Vec::new();
-        if output.status.code() != Some(step.exit) {
-            wrong.push(format!("exit {:?}, expected {}", output.status.code(), step.exit));
+        if output.code != Some(step.exit) {
+            wrong.push(format!("exit {:?}, expected {}", output.code, step.exit));
         }
         for (stream, expected, text) in [("stdout", &step.stdout, &stdout), ("stderr", &step.stderr, &stderr)] {
             wrong.extend(

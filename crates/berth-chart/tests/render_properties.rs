@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
 
 use berth_chart::pipeline::{ReleaseOptions, render_release};
-use berth_chart::render::{Release, RenderOptions, offline};
+use berth_chart::render::{Release, RenderBudget, RenderOptions, offline};
 use berth_chart::values::ComputeOptions;
 use proptest::prelude::*;
 use std::time::Duration;
@@ -178,6 +178,7 @@ fn render(dir: &std::path::Path, user_values: &str) -> Result<usize, String> {
             release: Release::install("r", "default"),
             capabilities: offline(None, &[]),
             lookup: None,
+            budget: RenderBudget::default(),
         },
         compute: ComputeOptions::default(),
         sub_notes: true,

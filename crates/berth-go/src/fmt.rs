@@ -22,14 +22,13 @@ use crate::value::Value;
 // fmt.Sprint spacing
 
 // sprintf
-/// Maximum allowed printf width or precision. Larger values are clamped to
-/// this cap to prevent attacker-controlled format strings from triggering
-/// multi-gigabyte padding allocations. Also stays below Rust's internal
-/// formatter count limit (u16::MAX), which panics on larger widths.
-pub const PRINTF_MAX_LEN: usize = u16::MAX as usize;
+/// Go's `tooLarge`: a width or precision whose magnitude is past a million is refused (`%!(BADWIDTH)`,
+/// `%!(BADPREC)` for `*` arguments; a literal stops being read as a number, see [`parse_number`]). Widths up to
+/// that size are padded as Go pads them, the render's byte budget (`crate::budget`) permitting.
+const MAX_WIDTH_OR_PRECISION: i64 = 1_000_000;
 
-fn clamp_fmt_len(n: usize) -> usize {
-    if n > PRINTF_MAX_LEN { PRINTF_MAX_LEN } else { n }
+fn too_large(n: i64) -> bool {
+    !(-MAX_WIDTH_OR_PRECISION..=MAX_WIDTH_OR_PRECISION).contains(&n)
 }
 
 /// Parsed printf format specifier (`flags`, `width`, `precision`).
@@ -86,15 +85,19 @@ impl FmtSpec {
     /// `start` must sit on a char boundary in `out`. Callers always invoke
     /// at `out.len()` taken before the verb's content was pushed, which
     /// trivially satisfies that requirement.
-    fn pad_in_place(&self, out: &mut String, start: usize, is_numeric: bool) {
+    ///
+    /// # Errors
+    /// When a render's byte budget cannot hold the padded text.
+    fn pad_in_place(&self, out: &mut String, start: usize, is_numeric: bool) -> Result<()> {
         let Some(width) = self.width else {
-            return;
+            return Ok(());
         };
         let written = out[start..].chars().count();
         if written >= width {
-            return;
+            return Ok(());
         }
         let pad_count = width - written;
+        crate::budget::ensure(out.len().saturating_add(pad_count))?;
 
         if self.left_align {
             for _ in 0..pad_count {
@@ -112,6 +115,7 @@ impl FmtSpec {
         } else {
             insert_repeated(out, start, ' ', pad_count);
         }
+        Ok(())
     }
 }
 
@@ -151,6 +155,31 @@ fn parse_uint_digits(chars: &mut core::iter::Peekable<core::str::Chars<'_>>) -> 
         any = true;
     }
     any.then_some(n)
+}
+
+/// A width or precision written in the format, as Go's `parsenum` reads it.
+enum Number {
+    Absent,
+    Value(usize),
+    /// More digits than Go reads: the rest of the format is consumed (Go's "crazy long number"), so the directive
+    /// ends in `%!(NOVERB)`.
+    Overflow,
+}
+
+/// Go's `parsenum`: digits are read while the number so far is not [`too_large`], so a width of up to eight
+/// digits is a number and a longer one swallows the rest of the format.
+fn parse_number(chars: &mut core::iter::Peekable<core::str::Chars<'_>>) -> Number {
+    let mut n: i64 = 0;
+    let mut any = false;
+    while let Some(c) = chars.next_if(|c| c.is_ascii_digit()) {
+        if too_large(n) {
+            chars.for_each(drop);
+            return Number::Overflow;
+        }
+        n = n * 10 + i64::from(c as u8 - b'0');
+        any = true;
+    }
+    if any { Number::Value(n as usize) } else { Number::Absent }
 }
 
 enum ParsedIndex {
@@ -229,29 +258,21 @@ fn consume_index(
     }
 }
 
-/// Read `args[*arg_idx]` for `*` width / `.*` precision.
-///
-/// A wrong-type arg is still considered "consumed" (the cursor advances and
-/// `Err(())` is returned); a missing arg does not advance the cursor. This
-/// asymmetry matches Go's behavior so a trailing `MISSING` marker still
-/// fires for the verb when no width arg was actually present.
+/// Go's `intFromArg`: `args[*arg_idx]` as a `*` width or `.*` precision. Any integer that fits Go's `int` is one
+/// (`int`, `int64`, an unsigned value below 2^63), unless it is [`too_large`]; anything else is not, and still
+/// consumes the argument. A missing argument is not one and consumes nothing, so the verb then reports it
+/// missing.
 fn take_int_arg(args: &[Value], arg_idx: &mut usize) -> core::result::Result<i64, ()> {
-    match args.get(*arg_idx) {
-        Some(&Value::Int(n)) => {
-            *arg_idx += 1;
-            Ok(n)
-        }
-        // Go's `intFromArg` also accepts the unsigned kinds for `*` / `.*`.
-        Some(&Value::Uint(n)) => {
-            *arg_idx += 1;
-            Ok(n as i64)
-        }
-        Some(_) => {
-            *arg_idx += 1;
-            Err(())
-        }
-        None => Err(()),
-    }
+    let Some(arg) = args.get(*arg_idx) else {
+        return Err(());
+    };
+    *arg_idx += 1;
+    let n = match *arg {
+        Value::Int(n) | Value::Int64(n) => n,
+        Value::Uint(n) => i64::try_from(n).map_err(|_| ())?,
+        _ => return Err(()),
+    };
+    if too_large(n) { Err(()) } else { Ok(n) }
 }
 
 /// Skip ahead to the verb char (the next non-flag/digit/dot/star/bracket).
@@ -311,43 +332,38 @@ fn sprintf_into(out: &mut String, fmt_str: &str, args: &[Value]) -> Result<()> {
         }
         let had_index_marker = !matches!(first_index, IndexOutcome::None);
 
-        let mut bad_width = false;
+        // Go writes `%!(BADWIDTH)` and `%!(BADPREC)` as it reads them, before the verb.
         if chars.peek() == Some(&'*') {
             chars.next();
-            // `*` accepts only `int` (float64, string, etc. all yield
-            // BADWIDTH) — matched on `Value::Int` directly so floats don't
-            // silently truncate via `as_int`.
             match take_int_arg(args, &mut arg_idx) {
-                Ok(n) if n >= 0 => spec.width = Some(clamp_fmt_len(n as usize)),
+                Ok(n) if n >= 0 => spec.width = Some(n as usize),
                 Ok(n) => {
-                    // Negative width → left-align with magnitude as width.
-                    // `as usize` may truncate on 32-bit targets for very
-                    // large magnitudes, but `clamp_fmt_len` caps the final
-                    // width at u16::MAX regardless, so the bound holds.
+                    // A negative width pads on the right, with spaces.
                     spec.left_align = true;
-                    let mag = n.unsigned_abs() as usize;
-                    spec.width = Some(clamp_fmt_len(mag));
+                    spec.zero = false;
+                    spec.width = Some(n.unsigned_abs() as usize);
                 }
-                Err(()) => bad_width = true,
+                Err(()) => out.push_str("%!(BADWIDTH)"),
             }
-        } else if let Some(w) = parse_uint_digits(&mut chars) {
-            spec.width = Some(clamp_fmt_len(w));
+        } else if let Number::Value(width) = parse_number(&mut chars) {
+            spec.width = Some(width);
         }
 
-        let mut bad_prec = false;
-        if chars.peek() == Some(&'.') {
+        // A `.` is a precision only when something follows it (`%.` is the verb `.`).
+        if chars.peek() == Some(&'.') && chars.clone().nth(1).is_some() {
             chars.next();
             if chars.peek() == Some(&'*') {
                 chars.next();
-                // Same int-only rule as `*` width; negative precision is bad.
                 match take_int_arg(args, &mut arg_idx) {
-                    Ok(n) if n >= 0 => spec.precision = Some(clamp_fmt_len(n as usize)),
-                    _ => bad_prec = true,
+                    Ok(n) if n >= 0 => spec.precision = Some(n as usize),
+                    _ => out.push_str("%!(BADPREC)"),
                 }
             } else {
                 // Empty digits (`%.f`) → precision 0.
-                let p = parse_uint_digits(&mut chars).unwrap_or(0);
-                spec.precision = Some(clamp_fmt_len(p));
+                spec.precision = Some(match parse_number(&mut chars) {
+                    Number::Value(precision) => precision,
+                    Number::Absent | Number::Overflow => 0,
+                });
             }
         }
 
@@ -360,24 +376,14 @@ fn sprintf_into(out: &mut String, fmt_str: &str, args: &[Value]) -> Result<()> {
             continue;
         }
 
-        let verb = match chars.next() {
-            Some(v) => v,
-            None => {
-                out.push('%');
-                break;
-            }
+        let Some(verb) = chars.next() else {
+            out.push_str("%!(NOVERB)");
+            break;
         };
 
         if verb == '%' {
             out.push('%');
             continue;
-        }
-
-        if bad_width {
-            out.push_str("%!(BADWIDTH)");
-        }
-        if bad_prec {
-            out.push_str("%!(BADPREC)");
         }
 
         let arg = if arg_idx < args.len() {
@@ -424,7 +430,7 @@ fn print_arg(out: &mut String, arg: &Value, verb: char, spec: &FmtSpec, depth: u
     if verb == 'T' && top {
         let start = out.len();
         out.push_str(arg.type_name());
-        spec.pad_in_place(out, start, false);
+        spec.pad_in_place(out, start, false)?;
         return Ok(());
     }
     let start = out.len();
@@ -434,12 +440,12 @@ fn print_arg(out: &mut String, arg: &Value, verb: char, spec: &FmtSpec, depth: u
                 return write_bad_verb(out, verb, arg, spec);
             }
             out.push_str("<nil>");
-            spec.pad_in_place(out, start, false);
+            spec.pad_in_place(out, start, false)?;
         }
         Value::Bool(b) => match verb {
             't' | 'v' => {
                 out.push_str(if *b { "true" } else { "false" });
-                spec.pad_in_place(out, start, false);
+                spec.pad_in_place(out, start, false)?;
             }
             _ => return write_bad_verb(out, verb, arg, spec),
         },
@@ -486,7 +492,7 @@ fn print_arg(out: &mut String, arg: &Value, verb: char, spec: &FmtSpec, depth: u
         Value::Function(_) => match verb {
             'v' => {
                 out.push_str("<func>");
-                spec.pad_in_place(out, start, false);
+                spec.pad_in_place(out, start, false)?;
             }
             _ => return write_bad_verb(out, verb, arg, spec),
         },
@@ -511,11 +517,13 @@ fn fmt_integer(out: &mut String, n: Integer, verb: char, spec: &FmtSpec, arg: &V
                 'O' => 'O',
                 other => other,
             };
+            // Zeros up to the precision (or the width, with `0`) are added to the digits.
+            crate::budget::ensure(out.len().saturating_add(spec.precision.unwrap_or(0).max(spec.width.unwrap_or(0))))?;
             match n {
                 Integer::Signed(v) => format_int_base_into(out, v, base, spec),
                 Integer::Unsigned(v) => format_uint_base_into(out, v, base, spec),
             }
-            spec.pad_in_place(out, start, false);
+            spec.pad_in_place(out, start, false)?;
         }
         'c' => {
             let code = match n {
@@ -523,7 +531,7 @@ fn fmt_integer(out: &mut String, n: Integer, verb: char, spec: &FmtSpec, arg: &V
                 Integer::Unsigned(v) => u32::try_from(v).ok(),
             };
             out.push(code.and_then(char::from_u32).unwrap_or('\u{FFFD}'));
-            spec.pad_in_place(out, start, false);
+            spec.pad_in_place(out, start, false)?;
         }
         'q' => {
             let code = match n {
@@ -534,7 +542,7 @@ fn fmt_integer(out: &mut String, n: Integer, verb: char, spec: &FmtSpec, arg: &V
             out.push('\'');
             crate::strconv::quote_rune_into(out, c, '\'');
             out.push('\'');
-            spec.pad_in_place(out, start, false);
+            spec.pad_in_place(out, start, false)?;
         }
         'U' => {
             let code = match n {
@@ -548,11 +556,31 @@ fn fmt_integer(out: &mut String, n: Integer, verb: char, spec: &FmtSpec, arg: &V
             {
                 let _ = write!(out, " '{c}'");
             }
-            spec.pad_in_place(out, start, false);
+            spec.pad_in_place(out, start, false)?;
         }
         _ => return write_bad_verb(out, verb, arg, spec),
     }
     Ok(())
+}
+
+/// Digits after the point that can differ from zero in a float64 (its smallest value is 2^-1074): past them
+/// `%f` only adds zeros, which are written without Rust's formatter (whose precision stops at 65,535).
+const EXACT_FRACTION_DIGITS: usize = 1100;
+
+/// Significant digits that can differ from zero in a float64 (767 at most): past them `%e` only adds zeros.
+const EXACT_SIGNIFICANT_DIGITS: usize = 800;
+
+/// `raw` (Rust's `%e` text) with `zeros` more zeros at the end of its mantissa.
+fn with_zeros_before_exponent(raw: String, zeros: usize) -> String {
+    if zeros == 0 {
+        return raw;
+    }
+    let at = raw.find(['e', 'E']).unwrap_or(raw.len());
+    let mut padded = String::with_capacity(raw.len() + zeros);
+    padded.push_str(&raw[..at]);
+    padded.extend(std::iter::repeat_n('0', zeros));
+    padded.push_str(&raw[at..]);
+    padded
 }
 
 /// Go's `fmtFloat` dispatch (`%v %e %E %f %F %g %G`).
@@ -564,15 +592,24 @@ fn fmt_float(out: &mut String, f: f64, verb: char, spec: &FmtSpec, arg: &Value) 
         'v' => num.push_str(crate::strconv::format_float_g(f.abs()).trim_start_matches('+')),
         'e' | 'E' => {
             let prec = spec.precision.unwrap_or(6);
-            let raw = if verb == 'e' { format!("{:.prec$e}", f.abs()) } else { format!("{:.prec$E}", f.abs()) };
+            crate::budget::ensure(prec)?;
+            let exact = prec.min(EXACT_SIGNIFICANT_DIGITS);
+            let raw = if verb == 'e' { format!("{:.exact$e}", f.abs()) } else { format!("{:.exact$E}", f.abs()) };
+            let raw = with_zeros_before_exponent(raw, prec - exact);
             write_normalized_sci(&mut num, &raw, verb == 'E', false);
         }
         'f' | 'F' => {
             let prec = spec.precision.unwrap_or(6);
-            let _ = write!(num, "{:.prec$}", f.abs());
+            crate::budget::ensure(prec)?;
+            let exact = prec.min(EXACT_FRACTION_DIGITS);
+            let _ = write!(num, "{:.exact$}", f.abs());
+            num.extend(std::iter::repeat_n('0', prec - exact));
         }
         'g' | 'G' => match spec.precision {
-            Some(prec) => write_g_with_precision(&mut num, f.abs(), prec.max(1), verb == 'G'),
+            // Past the exact digits `%g` only has zeros to add, and it trims them.
+            Some(prec) => {
+                write_g_with_precision(&mut num, f.abs(), prec.clamp(1, EXACT_SIGNIFICANT_DIGITS), verb == 'G')
+            }
             None => write_g_default(&mut num, f.abs(), verb == 'G'),
         },
         _ => return write_bad_verb(out, verb, arg, spec),
@@ -596,7 +633,7 @@ fn fmt_float(out: &mut String, f: f64, verb: char, spec: &FmtSpec, arg: &Value) 
     }
     out.push_str(&num);
     // Infinities and NaN are never zero-padded.
-    spec.pad_in_place(out, start, f.is_finite());
+    spec.pad_in_place(out, start, f.is_finite())?;
     Ok(())
 }
 
@@ -620,7 +657,7 @@ fn fmt_string(out: &mut String, s: &str, verb: char, spec: &FmtSpec, arg: &Value
         'x' | 'X' => format_string_hex_into(out, s, verb == 'X', spec),
         _ => return write_bad_verb(out, verb, arg, spec),
     }
-    spec.pad_in_place(out, start, false);
+    spec.pad_in_place(out, start, false)?;
     Ok(())
 }
 
@@ -900,7 +937,7 @@ mod tests {
     impl FmtSpec {
         fn pad(&self, s: &str, is_numeric: bool) -> String {
             let mut out = String::from(s);
-            self.pad_in_place(&mut out, 0, is_numeric);
+            self.pad_in_place(&mut out, 0, is_numeric).unwrap();
             out
         }
 
@@ -1695,20 +1732,60 @@ mod tests {
 
     #[test]
     fn sprintf_trailing_percent() {
-        assert_eq!(sf("test%", &[]), "test%");
+        // Go: `fmt.Sprintf("test%")` is "test%!(NOVERB)" (helm 4.1.4 prints the same).
+        assert_eq!(sf("test%", &[]), "test%!(NOVERB)");
     }
 
     #[test]
     fn sprintf_huge_width_is_clamped() {
-        // Without clamping this would try to allocate >100 GB.
+        // Without Go's bound this would try to allocate >100 GB: past eight digits the rest of the format is
+        // swallowed, as Go's `parsenum` does.
         let out = sf("%999999999999d", &[Value::Int(1)]);
-        assert!(out.len() <= PRINTF_MAX_LEN + 16, "got len {}", out.len());
+        assert_eq!(out, "%!(NOVERB)%!(EXTRA int=1)");
     }
 
     #[test]
     fn sprintf_huge_precision_is_clamped() {
         let out = sf("%.999999999999f", &[Value::Float(1.0)]);
-        assert!(out.len() <= PRINTF_MAX_LEN + 16, "got len {}", out.len());
+        assert_eq!(out, "%!(NOVERB)%!(EXTRA float64=1)");
+    }
+
+    #[test]
+    fn widths_and_precisions_up_to_go_s_bound_are_padded_as_go_pads_them() {
+        // Each row checked against helm 4.1.4 (`printf` in a template); lengths where the text is long.
+        let length = |format: &str, args: &[Value]| sf(format, args).len();
+        assert_eq!(length("%1000000d", &[Value::Int(5)]), 1_000_000);
+        assert_eq!(length("%10000000d", &[Value::Int(5)]), 10_000_000);
+        assert_eq!(sf("%100000000d", &[Value::Int(5)]), "%!(NOVERB)%!(EXTRA int=5)");
+        assert_eq!(sf("%*d", &[Value::Int(1_000_001), Value::Int(5)]), "%!(BADWIDTH)5");
+        assert_eq!(length("%*d", &[Value::Int(1_000_000), Value::Int(5)]), 1_000_000);
+        assert_eq!(length("%*d", &[Value::Int(-1_000_000), Value::Int(5)]), 1_000_000);
+        assert_eq!(sf("%*d", &[Value::Int(-1_000_001), Value::Int(5)]), "%!(BADWIDTH)5");
+        assert_eq!(sf("%.*d", &[Value::Int(1_000_001), Value::Int(5)]), "%!(BADPREC)5");
+        assert_eq!(sf("%.*d", &[Value::Int(-1), Value::Int(5)]), "%!(BADPREC)5");
+        assert_eq!(sf("%*d", &[Value::Int64(3), Value::Int(5)]), "  5", "Sprig's int64 is an int to Go's fmt");
+        assert_eq!(sf("%*d", &[Value::Float(3.0), Value::Int(5)]), "%!(BADWIDTH)5");
+        assert_eq!(sf("%.", &[Value::Int(5)]), "%!.(int=5)");
+        assert_eq!(sf("%*", &[Value::Int(5)]), "%!(NOVERB)");
+        assert_eq!(sf("%*", &[]), "%!(BADWIDTH)%!(NOVERB)");
+        assert_eq!(length("%.70000f", &[Value::Float(1.5)]), 70_002);
+        assert_eq!(length("%.70000e", &[Value::Float(1.5)]), 70_006);
+        assert!(sf("%.70000e", &[Value::Float(1.5)]).starts_with("1.500000000000000000"));
+        assert!(sf("%.70000e", &[Value::Float(1.5)]).ends_with("0e+00"));
+        assert_eq!(length("%070000d", &[Value::Int(-5)]), 70_000);
+        assert_eq!(length("%-70000s|", &[Value::from("x")]), 70_001);
+        assert_eq!(sf("%.800g", &[Value::Float(0.1)]), "0.1000000000000000055511151231257827021181583404541015625");
+        assert_eq!(length("%.70000g", &[Value::Float(0.1)]), 57);
+    }
+
+    #[test]
+    fn padding_stops_at_the_render_byte_budget() {
+        let meter = crate::budget::Meter::new(1000, None, None);
+        let _active = meter.activate();
+        assert!(sprintf("%999d", &[Value::Int(1)]).is_ok());
+        let error = sprintf("%1001d", &[Value::Int(1)]).unwrap_err();
+        assert!(error.to_string().contains("more than 1000 bytes"), "{error}");
+        assert!(meter.exhausted().is_some());
     }
 
     #[test]

@@ -34,6 +34,7 @@ pub mod toml;
 mod tree;
 mod typed;
 
+pub use decode::MAX_ALIAS_EXPANSION_BYTES;
 pub use encode::{to_yaml, to_yaml_pretty};
 pub use error::YamlError;
 pub use manifest::{ManifestHead, ManifestMetadata, read_manifest_head, read_manifest_object, split_manifests};

@@ -25,18 +25,18 @@ pub(super) const FUNCTIONS: &[(&str, SprigFn)] = &[
     ("mustFromJson", must_from_json),
 ];
 
-/// How deep the functions follow nested lists and maps: Go starts looking for cycles after 1000 levels
-/// (`startDetectingCyclesAfter`), and these functions report nesting past that as Go reports a cycle.
-const MAX_DEPTH: Option<usize> = Some(1000);
-
 /// `json.Marshal`.
-const MARSHAL: Style<'static> = Style { escape_html: true, indent: None, max_depth: MAX_DEPTH };
+///
+/// Every style follows values to any depth, as Go's encoder does: Go looks for cycles only past 1000 levels
+/// (`startDetectingCyclesAfter`) and refuses a real one (a map that contains itself), never depth alone. The
+/// encoder is iterative, so depth costs no stack, and the render's byte budget bounds the text.
+const MARSHAL: Style<'static> = Style { escape_html: true, indent: None, max_depth: None };
 
 /// `json.MarshalIndent(v, "", "  ")`.
-const PRETTY: Style<'static> = Style { escape_html: true, indent: Some("  "), max_depth: MAX_DEPTH };
+const PRETTY: Style<'static> = Style { escape_html: true, indent: Some("  "), max_depth: None };
 
 /// `json.NewEncoder` with `SetEscapeHTML(false)`; the encoder's trailing newline is trimmed by Sprig.
-const RAW: Style<'static> = Style { escape_html: false, indent: None, max_depth: MAX_DEPTH };
+const RAW: Style<'static> = Style { escape_html: false, indent: None, max_depth: None };
 
 fn text(s: String) -> Value {
     Value::String(Arc::from(s))

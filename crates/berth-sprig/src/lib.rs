@@ -25,8 +25,7 @@
 //!   L/Lu, Rust's are properties; non-ASCII `IsPunct` is a table of the common blocks).
 //! - Sizes Go would try to allocate are refused with an error: random strings over 2^24 characters, `repeat`
 //!   or `indent` over 2^28 bytes, `until`/`untilStep`/`seq` over 2^24 numbers; `merge` of a map that contains
-//!   itself stops at the nesting limit (Go overflows its stack), and `toJson` reports nesting past 1000 levels as
-//!   Go reports a cycle.
+//!   itself stops at the nesting limit (Go overflows its stack).
 //! - `getHostByName` returns "" (Helm without `--enable-dns`).
 //! - `now` carries no monotonic clock reading (Go prints ` m=+0.0001` after `{{ now }}`); `time.Time` objects
 //!   answer `Format`, `Unix`, `UnixMilli`, `UnixNano`, `UTC`, `Local`, `Year`, `Day`, `Hour`, `Minute`, `Second`,

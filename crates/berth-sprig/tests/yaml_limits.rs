@@ -101,3 +101,27 @@ fn alias_bomb_is_refused_quickly() {
     assert_eq!(error.to_string(), "error converting YAML to JSON: yaml: document contains excessive aliasing");
     assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
 }
+
+#[test]
+fn a_large_scalar_aliased_many_times_is_refused_past_the_expansion_bound() {
+    // Issue 29: a 4.9 MB scalar aliased 990 times passes yaml.v2's alias ratio (fewer than 1000 nodes) and decodes
+    // to 4.85 GB. One 1 MiB scalar aliased 70 times passes the ratio too, and expands past 64 MiB.
+    let scalar = "x".repeat(1 << 20);
+    let aliases = vec!["*big"; 70].join(", ");
+    let text = format!("big: &big \"{scalar}\"\ncopies: [{aliases}]\n");
+    let started = Instant::now();
+    let error = berth_goyaml::parse_document(&text).expect_err("past the expansion bound");
+    assert_eq!(
+        error.to_string(),
+        "error converting YAML to JSON: yaml: document's aliases expand to more than 64 MiB (berth's limit on alias \
+         expansion)"
+    );
+    assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
+    assert_eq!(berth_goyaml::MAX_ALIAS_EXPANSION_BYTES, 64 << 20);
+    // Within the bound, aliases expand as in Go.
+    let aliases = vec!["*big"; 60].join(", ");
+    let text = format!("big: &big \"{scalar}\"\ncopies: [{aliases}]\n");
+    let value = berth_goyaml::parse_document(&text).expect("within the bound");
+    let copies = value.as_map().and_then(|map| map.get("copies")).expect("copies");
+    assert_eq!(copies.as_list().map(|list| list.len()), Some(60));
+}

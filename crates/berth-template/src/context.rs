@@ -19,20 +19,21 @@ use berth_go::{Result, TemplateError};
 
 impl Context<'_> {
     /// Executes the template `name` of the current set with `data` as dot and `$`, and returns its
-    /// output (Go's `ExecuteTemplate`). A nil `data` is Go's nil: fields of it are no value.
+    /// output's bytes (Go's `ExecuteTemplate`; [`Value::from_go_bytes`] makes them a Go string). A nil `data` is
+    /// Go's nil: fields of it are no value.
     ///
     /// # Errors
     ///
     /// `template: no template "NAME" associated with template "SET"` when the set has no such template,
     /// or the runtime error of the execution.
-    pub fn execute_template(&mut self, name: &str, data: &Value) -> Result<String> {
+    pub fn execute_template(&mut self, name: &str, data: &Value) -> Result<Vec<u8>> {
         let Some(tree) = self.env.lookup(name) else {
             return Err(TemplateError::NoTemplate {
                 name: name.to_string(),
                 set: self.env.options.set_name.to_string(),
             });
         };
-        let mut out = String::new();
+        let mut out = Vec::new();
         execute_tree(self.env, &tree, slot_of(data), 0, self.budget, &mut out)?;
         Ok(out)
     }
@@ -40,14 +41,14 @@ impl Context<'_> {
     /// Parses `text` as a template named `name` into a copy of the current set (its `define`s added to the
     /// copy, replacing same-named ones) and executes it with `data`; functions called during that
     /// execution see the copy. The copy shares every template of the current set: making it costs one
-    /// small allocation.
+    /// small allocation. Returns the output's bytes, as [`execute_template`](Self::execute_template).
     ///
     /// # Errors
     ///
     /// The parse error of `text`, or the runtime error of its execution.
-    pub fn execute_text(&mut self, name: &str, text: &str, data: &Value) -> Result<String> {
+    pub fn execute_text(&mut self, name: &str, text: &str, data: &Value) -> Result<Vec<u8>> {
         let options = &self.env.options;
-        let remaining_stack = options.limits.stack_budget.saturating_sub(self.budget.guard.used());
+        let remaining_stack = self.budget.limits.stack_budget.saturating_sub(self.budget.guard.used());
         let funcs = Arc::clone(&self.env.funcs);
         let trees =
             parse(name, text, &options.left_delim, &options.right_delim, &|f| funcs.contains_key(f), remaining_stack)?;
@@ -64,9 +65,9 @@ impl Context<'_> {
         let env =
             Env { layer: Arc::new(layer), funcs: Arc::clone(&self.env.funcs), options: Arc::clone(&self.env.options) };
         let Some(top) = top else {
-            return Ok(String::new());
+            return Ok(Vec::new());
         };
-        let mut out = String::new();
+        let mut out = Vec::new();
         execute_tree(&env, &top, slot_of(data), 0, self.budget, &mut out)?;
         Ok(out)
     }

@@ -4,7 +4,7 @@
 //! public template set), `env` (a set as execution sees it: layered trees, the function table, options, and the
 //! `Context` handed to `include`/`tpl`), `context` (nested executions through that `Context`), `function` (the
 //! `FuncMap` a set is given) and `signatures` (the Go parameter types of Sprig's and Helm's functions), `budget`
-//! and `stack` (execution limits and the stack-overflow guard). The values templates compute with, the errors
+//! and `stack` (what a render may spend: bytes, time, iterations, calls, stack; and the stack-overflow guard). The values templates compute with, the errors
 //! they return and Go's `fmt` and `strconv` are berth-go's; the functions Helm registers are berth-sprig's.
 
 mod budget;
@@ -19,7 +19,8 @@ mod slot;
 mod stack;
 mod template;
 
-pub use budget::Limits;
+pub use berth_go::budget::Cancel;
+pub use budget::{Budget, DEFAULT_MAX_RENDER_BYTES, Limits};
 pub use builtins::{html_escape, js_escape, url_query_escape};
 pub use env::{Context, ContextFunc, MissingKey};
 pub use function::FuncMap;

@@ -8,7 +8,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::budget::{Budget, Limits};
+use crate::budget::{Budget, Limits, exhausted_error};
 use crate::env::{Callable, Context, ContextFunc, Env, FuncTable, Function, Layer, MissingKey, Options, builtin_table};
 use crate::exec::execute_tree;
 use crate::function::FuncMap;
@@ -214,7 +214,10 @@ impl Template {
         Env { layer: Arc::clone(&self.layer), funcs: Arc::clone(&self.funcs), options: Arc::clone(&self.options) }
     }
 
-    /// Executes the main template (Go's `t.Execute`).
+    /// Executes the main template (Go's `t.Execute`), with a budget of the set's limits; bytes that are not UTF-8
+    /// (a string cut through a character) are U+FFFD in the text ([`execute_template_bytes`] keeps them).
+    ///
+    /// [`execute_template_bytes`]: Self::execute_template_bytes
     ///
     /// # Errors
     ///
@@ -231,19 +234,33 @@ impl Template {
             }
             .into());
         };
-        self.run(&tree, data)
+        let mut budget = Budget::new(self.options.limits, None);
+        self.run(&tree, data, &mut budget).map(text)
     }
 
-    /// Executes the template `name` of the set (Go's `t.ExecuteTemplate`).
+    /// Executes the template `name` of the set (Go's `t.ExecuteTemplate`), with a budget of the set's limits;
+    /// bytes that are not UTF-8 are U+FFFD in the text.
     ///
     /// # Errors
     ///
     /// `template: no template "NAME" associated with template "SET"`, or the runtime error.
     pub fn execute_template_to_string(&self, name: &str, data: &Value) -> Result<String> {
+        let mut budget = Budget::new(self.options.limits, None);
+        self.execute_template_bytes(name, data, &mut budget).map(text)
+    }
+
+    /// Executes the template `name` of the set within `budget`, shared with the other executions of the same
+    /// render (Helm renders every file of a chart as one), and returns the output's bytes as Go's would be.
+    ///
+    /// # Errors
+    ///
+    /// As [`execute_template_to_string`](Self::execute_template_to_string), and the budget's end (bytes, time,
+    /// cancellation) as a runtime error at the node where it was met.
+    pub fn execute_template_bytes(&self, name: &str, data: &Value, budget: &mut Budget) -> Result<Vec<u8>> {
         let Some(tree) = self.layer.lookup(name).cloned() else {
             return Err(TemplateError::NoTemplate { name: name.to_string(), set: self.name.to_string() });
         };
-        self.run(&tree, data)
+        self.run(&tree, data, budget)
     }
 
     /// [`execute_to_string`](Self::execute_to_string), writing to `out`.
@@ -266,15 +283,16 @@ impl Template {
         out.write_str(&text).map_err(|_| TemplateError::msg("write failed"))
     }
 
-    fn run(&self, tree: &Tree, data: &Value) -> Result<String> {
+    fn run(&self, tree: &Tree, data: &Value, budget: &mut Budget) -> Result<Vec<u8>> {
         let env = self.env();
-        let mut budget = Budget::new(env.options.limits);
-        let mut out = String::new();
+        let _active = budget.activate();
+        budget.check_now().map_err(|exhausted| exhausted_error(&tree.name, exhausted))?;
+        let mut out = Vec::new();
         let dot = match data {
             Value::Nil => Slot::Invalid,
             other => Slot::Val(other.clone()),
         };
-        execute_tree(&env, tree, dot, 0, &mut budget, &mut out)?;
+        execute_tree(&env, tree, dot, 0, budget, &mut out)?;
         Ok(out)
     }
 
@@ -302,6 +320,11 @@ impl Template {
         let quoted: Vec<String> = names.iter().map(|n| berth_go::strconv::quote(n)).collect();
         format!("; defined templates are: {}", quoted.join(", "))
     }
+}
+
+/// Go's bytes as text: invalid sequences are U+FFFD (moved, not copied, when they are UTF-8).
+fn text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|error| berth_go::strings::from_go_bytes(error.as_bytes()))
 }
 
 /// Parses and executes `text` with `data` in one step.

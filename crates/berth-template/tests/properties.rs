@@ -17,13 +17,13 @@ const DEADLINE: Duration = Duration::from_secs(10);
 fn include(ctx: &mut Context<'_>, args: &[Value]) -> berth_go::Result<Value> {
     let name = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
     let data = args.get(1).cloned().unwrap_or(Value::Nil);
-    ctx.execute_template(&name, &data).map(|s| Value::String(s.into()))
+    ctx.execute_template(&name, &data).map(|s| Value::from_go_bytes(&s))
 }
 
 fn tpl(ctx: &mut Context<'_>, args: &[Value]) -> berth_go::Result<Value> {
     let text = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
     let data = args.get(1).cloned().unwrap_or(Value::Nil);
-    ctx.execute_text("gotpl", &text, &data).map(|s| Value::String(s.into()))
+    ctx.execute_text("gotpl", &text, &data).map(|s| Value::from_go_bytes(&s))
 }
 
 fn data() -> Value {
@@ -48,7 +48,8 @@ fn run(text: String) -> bool {
             let limits = Limits {
                 max_range_iterations: 20_000,
                 max_template_calls: 5_000,
-                max_output_bytes: 1 << 20,
+                max_render_bytes: 1 << 20,
+                timeout: None,
                 stack_budget: 512 * 1024,
             };
             let set = Template::new("gotpl")

@@ -1260,11 +1260,11 @@ fn test_function_in_map_field_is_not_called_implicitly() {
 fn test_context_function_executes_templates_of_the_current_set() {
     fn tpl(ctx: &mut berth_template::Context<'_>, args: &[Value]) -> berth_go::Result<Value> {
         let text = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
-        ctx.execute_text("gotpl", &text, args.get(1).unwrap_or(&Value::Nil)).map(Value::from)
+        ctx.execute_text("gotpl", &text, args.get(1).unwrap_or(&Value::Nil)).map(|s| Value::from_go_bytes(&s))
     }
     fn include(ctx: &mut berth_template::Context<'_>, args: &[Value]) -> berth_go::Result<Value> {
         let name = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
-        ctx.execute_template(&name, args.get(1).unwrap_or(&Value::Nil)).map(Value::from)
+        ctx.execute_template(&name, args.get(1).unwrap_or(&Value::Nil)).map(|s| Value::from_go_bytes(&s))
     }
     let set = Template::new("gotpl")
         .context_func("tpl", None, tpl)

@@ -13,13 +13,13 @@ use berth_template::{Context, MissingKey, Template};
 fn include(ctx: &mut Context<'_>, args: &[Value]) -> berth_go::Result<Value> {
     let name = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
     let data = args.get(1).cloned().unwrap_or(Value::Nil);
-    ctx.execute_template(&name, &data).map(|s| Value::String(s.into()))
+    ctx.execute_template(&name, &data).map(|s| Value::from_go_bytes(&s))
 }
 
 fn tpl(ctx: &mut Context<'_>, args: &[Value]) -> berth_go::Result<Value> {
     let text = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
     let data = args.get(1).cloned().unwrap_or(Value::Nil);
-    ctx.execute_text("gotpl", &text, &data).map(|s| Value::String(s.into()))
+    ctx.execute_text("gotpl", &text, &data).map(|s| Value::from_go_bytes(&s))
 }
 
 const HELPERS: &str = r#"{{- define "app.name" -}}{{ .Chart.Name }}{{- end -}}

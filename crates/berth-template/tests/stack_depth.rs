@@ -13,7 +13,7 @@ use berth_template::{Context, Limits, Template};
 fn include(ctx: &mut Context<'_>, args: &[Value]) -> berth_go::Result<Value> {
     let name = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
     let data = args.get(1).cloned().unwrap_or(Value::Nil);
-    ctx.execute_template(&name, &data).map(|s| Value::String(s.into()))
+    ctx.execute_template(&name, &data).map(|s| Value::from_go_bytes(&s))
 }
 
 fn set(budget: usize) -> Template {

@@ -4,13 +4,28 @@
 
 use super::archive::{BufferedFile, load_archive_files};
 use super::chartfile::{RawMetadata, decode_lock, decode_metadata, validate};
-use super::{LoadContext, MAX_CHART_DEPTH};
+use super::{LoadContext, MAX_CHART_DEPTH, MAX_CHARTS, MAX_LOADED_CHART_BYTES};
 use crate::chart::Chart;
 
 /// `LoadFiles`, at `depth` levels below the chart being loaded.
 pub(crate) fn load_files(files: Vec<BufferedFile>, context: &mut LoadContext, depth: usize) -> Result<Chart, String> {
     if depth > MAX_CHART_DEPTH {
         return Err(format!("subcharts are nested more than {MAX_CHART_DEPTH} levels deep"));
+    }
+    context.charts += 1;
+    if context.charts > MAX_CHARTS {
+        return Err(format!("the chart holds more than {MAX_CHARTS} charts with its subcharts (berth's limit)"));
+    }
+    // A subchart's files are counted where it is loaded, once.
+    context.bytes = files
+        .iter()
+        .filter(|file| !file.name.starts_with("charts/"))
+        .fold(context.bytes, |bytes, file| bytes.saturating_add(file.data.len() as u64));
+    if context.bytes > MAX_LOADED_CHART_BYTES {
+        return Err(format!(
+            "the chart holds more than {} MiB of files with its subcharts (berth's limit)",
+            MAX_LOADED_CHART_BYTES >> 20
+        ));
     }
     let mut chart = Chart::default();
     let mut metadata: Option<RawMetadata> = None;
@@ -221,6 +236,41 @@ mod tests {
         let error = load(files).unwrap_err();
         assert!(error.ends_with("subcharts are nested more than 64 levels deep"), "{error}");
         assert!(error.starts_with("error unpacking subchart a in a: error unpacking subchart a in a:"));
+    }
+
+    #[test]
+    fn subcharts_are_bounded_in_number_and_bytes() {
+        // 20 subcharts of 20 subcharts of 20: 8,421 charts.
+        let chart_yaml = "apiVersion: v2\nname: a\nversion: 1.0.0\n";
+        let mut files = Vec::new();
+        for top in 0..20 {
+            for middle in 0..20 {
+                for leaf in 0..=20 {
+                    let prefix = format!("charts/s{top}/charts/s{middle}/");
+                    let name = if leaf == 20 { String::new() } else { format!("charts/s{leaf}/") };
+                    files.push(file(&format!("{prefix}{name}Chart.yaml"), chart_yaml));
+                }
+            }
+            files.push(file(&format!("charts/s{top}/Chart.yaml"), chart_yaml));
+        }
+        files.push(file("Chart.yaml", chart_yaml));
+        let error = load(files).unwrap_err();
+        assert!(error.ends_with("the chart holds more than 5000 charts with its subcharts (berth's limit)"), "{error}");
+
+        let large = "x".repeat(100 << 20);
+        let files = vec![
+            file("Chart.yaml", chart_yaml),
+            file("a.txt", &large),
+            file("charts/s/Chart.yaml", chart_yaml),
+            file("charts/s/b.txt", &large),
+            file("charts/s/charts/t/Chart.yaml", chart_yaml),
+            file("charts/s/charts/t/c.txt", &large),
+        ];
+        let error = load(files).unwrap_err();
+        assert!(
+            error.ends_with("the chart holds more than 256 MiB of files with its subcharts (berth's limit)"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -31,6 +31,16 @@ use archive::{ArchiveError, ensure_archive, load_archive_files};
 /// could otherwise nest until the stack ends.
 pub const MAX_CHART_DEPTH: usize = 64;
 
+/// How many charts one chart may hold with all its subcharts, at every depth. Helm has no bound: an archive of
+/// 10 subchart archives of 10 subchart archives... compresses to kilobytes and loads a million charts. The largest
+/// umbrella charts of the public corpus hold a few dozen.
+pub const MAX_CHARTS: usize = 5_000;
+
+/// Bytes of files one chart may hold with all its subcharts, a subchart archive counted as its bytes and again as
+/// the files it unpacks to. Helm bounds each archive (100 MiB unpacked, [`MAX_DECOMPRESSED_CHART_SIZE`]), not
+/// archives inside archives.
+pub const MAX_LOADED_CHART_BYTES: u64 = 256 * 1024 * 1024;
+
 pub(crate) use chartfile::string_pair;
 pub use chartfile::{METADATA, RawMetadata, decode_chart_file};
 pub use directory::absolute;
@@ -64,6 +74,10 @@ pub struct Loaded {
 #[derive(Debug, Default)]
 pub(crate) struct LoadContext {
     pub warnings: Vec<String>,
+    /// Charts loaded so far, subcharts included ([`MAX_CHARTS`]).
+    pub charts: usize,
+    /// Bytes of their files ([`MAX_LOADED_CHART_BYTES`]).
+    pub bytes: u64,
 }
 
 impl LoadContext {
@@ -145,7 +159,7 @@ fn load_directory(path: &Path) -> Result<Loaded, LoadError> {
 /// As [`load`].
 pub fn load_v2_directory(path: &Path) -> Result<Loaded, LoadError> {
     let (files, log) = directory::read_dir_files(path).map_err(LoadError::new)?;
-    let mut context = LoadContext { warnings: log };
+    let mut context = LoadContext { warnings: log, ..LoadContext::default() };
     let chart = files::load_files(files, &mut context, 0).map_err(LoadError::new)?;
     Ok(Loaded { chart, warnings: context.warnings })
 }

@@ -76,7 +76,7 @@ fn read_files(receiver: &mpsc::Receiver<(String, String)>, read: &(dyn Fn(&str) 
 mod tests {
     use super::*;
     use crate::chart::{File, Metadata};
-    use crate::render::engine::Release;
+    use crate::render::engine::{Release, RenderBudget};
     use crate::render::head::read_head_and_object;
     use crate::render::offline;
     use crate::render::output::sort_manifests;
@@ -88,7 +88,12 @@ mod tests {
     }
 
     fn options() -> RenderOptions {
-        RenderOptions { release: Release::install("r", "default"), capabilities: offline(None, &[]), lookup: None }
+        RenderOptions {
+            release: Release::install("r", "default"),
+            capabilities: offline(None, &[]),
+            lookup: None,
+            budget: RenderBudget::default(),
+        }
     }
 
     fn large_config_map(name: &str) -> String {

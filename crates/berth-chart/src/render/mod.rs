@@ -19,7 +19,10 @@ pub mod output;
 mod release;
 
 pub use capabilities::{DEFAULT_API_VERSIONS, helm_version, offline};
-pub use engine::{LintRender, Lookup, Release, RenderError, RenderOptions, lint_templates, render_templates};
+pub use engine::{
+    DEFAULT_RENDER_TIMEOUT, LintRender, Lookup, Release, RenderBudget, RenderError, RenderOptions, lint_templates,
+    render_templates,
+};
 pub use output::{DocumentRead, ReadFiles};
 pub use release::{
     ChartRenderError, MAX_RELEASE_NAME_LEN, PostRender, RenderedChart, VALID_RELEASE_NAME, crd_files, render_chart,

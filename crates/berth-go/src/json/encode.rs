@@ -52,6 +52,9 @@ pub fn encode(value: &Value, style: Style<'_>) -> Result<String, String> {
     let mut path: Vec<usize> = Vec::new();
     let mut steps = vec![Step::Value(value.clone(), 0)];
     while let Some(step) = steps.pop() {
+        // A value holding the same list at every level writes exponentially long text: the render's byte budget
+        // is asked as the text grows.
+        crate::budget::ensure(out.len()).map_err(|exhausted| exhausted.to_string())?;
         match step {
             Step::Text(text) => out.push_str(text),
             Step::Newline(depth) => newline(&mut out, style, depth),

@@ -24,10 +24,12 @@ impl fmt::Display for TooDeep {
     }
 }
 
-/// Error raised while writing: either the writer failed or the value is too deep.
+/// Error raised while writing: the writer failed, the value is too deep, or the render must stop (a value that
+/// holds the same list twice at every level prints exponentially long).
 pub enum WriteError {
     Fmt,
     TooDeep,
+    Exhausted(crate::budget::Exhausted),
 }
 
 impl From<fmt::Error> for WriteError {
@@ -36,8 +38,25 @@ impl From<fmt::Error> for WriteError {
     }
 }
 
+/// A writer that counts what passed through it, for the render's byte budget.
+struct Counted<'a, W: Write + ?Sized> {
+    out: &'a mut W,
+    written: usize,
+}
+
+impl<W: Write + ?Sized> Write for Counted<'_, W> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.written += s.len();
+        self.out.write_str(s)
+    }
+}
+
 /// Writes `value` as `fmt`'s `%v` does.
 pub fn write_value<W: Write + ?Sized>(out: &mut W, value: &Value, depth: usize) -> Result<(), WriteError> {
+    write_counted(&mut Counted { out, written: 0 }, value, depth)
+}
+
+fn write_counted<W: Write + ?Sized>(out: &mut Counted<'_, W>, value: &Value, depth: usize) -> Result<(), WriteError> {
     if depth > MAX_DEPTH {
         return Err(WriteError::TooDeep);
     }
@@ -51,22 +70,24 @@ pub fn write_value<W: Write + ?Sized>(out: &mut W, value: &Value, depth: usize) 
         Value::List(items) => {
             out.write_char('[')?;
             for (i, item) in items.iter().enumerate() {
+                crate::budget::ensure(out.written).map_err(WriteError::Exhausted)?;
                 if i > 0 {
                     out.write_char(' ')?;
                 }
-                write_value(out, item, depth + 1)?;
+                write_counted(out, item, depth + 1)?;
             }
             out.write_char(']')?;
         }
         Value::Map(map) => {
             out.write_str("map[")?;
             for (i, (key, item)) in map.snapshot().iter().enumerate() {
+                crate::budget::ensure(out.written).map_err(WriteError::Exhausted)?;
                 if i > 0 {
                     out.write_char(' ')?;
                 }
                 out.write_str(key)?;
                 out.write_char(':')?;
-                write_value(out, item, depth + 1)?;
+                write_counted(out, item, depth + 1)?;
             }
             out.write_char(']')?;
         }

@@ -313,11 +313,14 @@ impl Value {
 
     /// A copy sharing nothing mutable with `self`: every nested map is copied (lists and objects are
     /// immutable and stay shared). Errors past [`MAX_DEPTH`] levels (a map that contains itself).
+    ///
+    /// A value that holds the same map many times (built by doubling) copies each time it is held, as Go's
+    /// `copystructure` does: the copy's size is asked of the render's byte budget as it grows.
     pub fn deep_copy(&self) -> Result<Value> {
-        self.deep_copy_at(0)
+        self.deep_copy_at(0, &mut 0)
     }
 
-    fn deep_copy_at(&self, depth: usize) -> Result<Value> {
+    fn deep_copy_at(&self, depth: usize, copied: &mut usize) -> Result<Value> {
         if depth > MAX_DEPTH {
             return Err(TemplateError::Exec(TooDeep.to_string()));
         }
@@ -326,13 +329,17 @@ impl Value {
                 if items.iter().all(Value::is_leaf) {
                     return Ok(self.clone());
                 }
-                Value::List(items.iter().map(|v| v.deep_copy_at(depth + 1)).collect::<Result<List>>()?)
+                *copied = copied.saturating_add(items.len() * size_of::<Value>());
+                crate::budget::ensure(*copied)?;
+                Value::List(items.iter().map(|v| v.deep_copy_at(depth + 1, copied)).collect::<Result<List>>()?)
             }
             Value::Map(map) => {
                 let snapshot = map.snapshot();
+                *copied = copied.saturating_add(snapshot.len() * size_of::<(Arc<str>, Value)>());
+                crate::budget::ensure(*copied)?;
                 let mut entries = Entries::new();
                 for (k, v) in snapshot.iter() {
-                    entries.insert(Arc::clone(k), v.deep_copy_at(depth + 1)?);
+                    entries.insert(Arc::clone(k), v.deep_copy_at(depth + 1, copied)?);
                 }
                 Value::Map(Map::from_entries(entries))
             }
@@ -355,6 +362,8 @@ impl fmt::Display for Value {
             Ok(()) => Ok(()),
             Err(WriteError::Fmt) => Err(fmt::Error),
             Err(WriteError::TooDeep) => f.write_str("<too deep>"),
+            // The render's meter stays exhausted and its engine reports it after the call: the text is cut here.
+            Err(WriteError::Exhausted(_)) => Ok(()),
         }
     }
 }
@@ -369,7 +378,9 @@ impl PartialEq for Value {
 }
 
 fn values_equal(a: &Value, b: &Value, depth: usize) -> bool {
-    if depth > MAX_DEPTH {
+    // Two values built by doubling compare in exponential time: a render that must stop (its meter stays
+    // exhausted, and its engine reports it) stops comparing.
+    if depth > MAX_DEPTH || crate::budget::check().is_err() {
         return false;
     }
     match (a, b) {

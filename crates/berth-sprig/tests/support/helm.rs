@@ -47,7 +47,7 @@ fn include(counts: &Mutex<HashMap<String, usize>>, ctx: &mut Context<'_>, args: 
     if let Some(count) = counts.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&name) {
         *count -= 1;
     }
-    result.map(|out| Value::String(out.into()))
+    result.map(|out| Value::from_go_bytes(&out))
 }
 
 /// Helm's `tplFun`: the text is parsed as a template named after the set (`gotpl`) into a copy of the set.
@@ -55,7 +55,7 @@ fn tpl(ctx: &mut Context<'_>, args: &[Value]) -> berth_go::Result<Value> {
     let text = args.first().and_then(Value::as_str).unwrap_or_default().to_string();
     let data = args.get(1).cloned().unwrap_or(Value::Nil);
     match ctx.execute_text("gotpl", &text, &data) {
-        Ok(out) => Ok(Value::String(out.replace("<no value>", "").into())),
+        Ok(out) => Ok(Value::String(berth_go::strings::from_go_bytes(&out).replace("<no value>", "").into())),
         Err(e @ TemplateError::Parse(_)) => {
             Err(TemplateError::msg(format!("cannot parse template {}: {e}", quote(&text))))
         }

@@ -116,8 +116,8 @@ impl Builtin {
             Builtin::Index => return collections::index(args),
             Builtin::Slice => return collections::slice(args),
             Builtin::Len => Value::Int(collections::length(args.first().unwrap_or(&Slot::Invalid))?),
-            Builtin::Print => Value::String(text::sprint(args)?.into()),
-            Builtin::Println => Value::String(text::sprintln(args)?.into()),
+            Builtin::Print => text::sprint(args)?,
+            Builtin::Println => text::sprintln(args)?,
             Builtin::Printf => {
                 let format = value(0);
                 let format = format.as_str().unwrap_or_default();

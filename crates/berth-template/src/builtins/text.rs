@@ -16,42 +16,56 @@ fn is_string_kind(v: &Value) -> bool {
     }
 }
 
-fn write_arg(out: &mut String, v: &Value) -> Result<()> {
-    match write_value(out, v, 0) {
-        Ok(()) => Ok(()),
-        Err(WriteError::TooDeep) => Err(TemplateError::msg(berth_go::TooDeep)),
-        Err(WriteError::Fmt) => Err(TemplateError::msg("formatting failed")),
+/// Appends `v` as `%v` prints it: a Go string as its bytes (so two halves of a character print it whole, as in
+/// Go), anything else as its text. The render's byte budget is asked as the output grows (`print $s $s` in a
+/// loop doubles it).
+fn write_arg(out: &mut Vec<u8>, v: &Value) -> Result<()> {
+    if let Some(bytes) = v.go_string_bytes() {
+        berth_go::budget::ensure(out.len().saturating_add(bytes.len()))?;
+        out.extend_from_slice(bytes);
+        return Ok(());
     }
+    let mut text = String::new();
+    match write_value(&mut text, v, 0) {
+        Ok(()) => {}
+        Err(WriteError::TooDeep) => return Err(TemplateError::msg(berth_go::TooDeep)),
+        Err(WriteError::Fmt) => return Err(TemplateError::msg("formatting failed")),
+        Err(WriteError::Exhausted(exhausted)) => return Err(exhausted.into()),
+    }
+    berth_go::budget::ensure(out.len().saturating_add(text.len()))?;
+    out.extend_from_slice(text.as_bytes());
+    Ok(())
 }
 
 /// `fmt.Sprint`: operands printed with `%v`, a space between two operands when neither is a string.
-pub(crate) fn sprint_values(args: &[Value]) -> Result<String> {
-    let mut out = String::new();
+fn sprint_values(args: &[Value]) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
     for (i, arg) in args.iter().enumerate() {
         if i > 0 && !is_string_kind(arg) && !is_string_kind(&args[i - 1]) {
-            out.push(' ');
+            out.push(b' ');
         }
         write_arg(&mut out, arg)?;
     }
     Ok(out)
 }
 
-pub(super) fn sprint(args: &[Slot]) -> Result<String> {
+/// `print`: `fmt.Sprint` of the arguments, a Go string (its bytes).
+pub(super) fn sprint(args: &[Slot]) -> Result<Value> {
     let values: Vec<Value> = args.iter().cloned().map(Slot::into_value).collect();
-    sprint_values(&values)
+    Ok(Value::from_go_bytes(&sprint_values(&values)?))
 }
 
-/// `fmt.Sprintln`: operands always separated by spaces, newline appended.
-pub(super) fn sprintln(args: &[Slot]) -> Result<String> {
-    let mut out = String::new();
+/// `println`: `fmt.Sprintln`, operands always separated by spaces, newline appended.
+pub(super) fn sprintln(args: &[Slot]) -> Result<Value> {
+    let mut out = Vec::new();
     for (i, arg) in args.iter().enumerate() {
         if i > 0 {
-            out.push(' ');
+            out.push(b' ');
         }
         write_arg(&mut out, &arg.clone().into_value())?;
     }
-    out.push('\n');
-    Ok(out)
+    out.push(b'\n');
+    Ok(Value::from_go_bytes(&out))
 }
 
 /// text/template's `evalArgs`: a single string as is, otherwise `fmt.Sprint` of the arguments with nil
@@ -67,7 +81,7 @@ pub(super) fn eval_args(args: &[Slot]) -> Result<String> {
             Some(v) => v.clone(),
         })
         .collect();
-    sprint_values(&values)
+    Ok(berth_go::strings::from_go_bytes(&sprint_values(&values)?))
 }
 
 /// Go's `template.HTMLEscapeString`.
@@ -134,9 +148,9 @@ mod tests {
     fn sprint_spacing_follows_go() {
         let v = |x: Value| Slot::Val(x);
         let s = |x: &str| Value::String(x.into());
-        assert_eq!(sprint(&[v(s("a")), v(Value::Int(1)), v(Value::Int(2)), v(s("b"))]).unwrap(), "a1 2b");
-        assert_eq!(sprint(&[Slot::Invalid, Slot::Invalid]).unwrap(), "<nil> <nil>");
-        assert_eq!(sprintln(&[v(s("a")), v(s("b"))]).unwrap(), "a b\n");
+        assert_eq!(sprint(&[v(s("a")), v(Value::Int(1)), v(Value::Int(2)), v(s("b"))]).unwrap(), Value::from("a1 2b"));
+        assert_eq!(sprint(&[Slot::Invalid, Slot::Invalid]).unwrap(), Value::from("<nil> <nil>"));
+        assert_eq!(sprintln(&[v(s("a")), v(s("b"))]).unwrap(), Value::from("a b\n"));
         assert_eq!(eval_args(&[Slot::Invalid]).unwrap(), "<no value>");
     }
 

@@ -4,6 +4,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
+use crate::budget::built_by;
 use crate::builtins::Builtin;
 use crate::env::{Callable, Context, Function};
 use crate::parse::Operand;
@@ -128,6 +129,10 @@ impl<'t> Exec<'t, '_> {
             argv.push(self.validate_type(fin, Some(typ))?);
         }
 
+        self.check_budget()?;
+        // What the call built is counted against the render's bytes: a context function's output was counted as
+        // it was written.
+        let mut counted: Option<Vec<Value>> = None;
         let result = match target {
             Target::Function(function) => match function.callable {
                 Callable::Builtin(b) => {
@@ -135,11 +140,15 @@ impl<'t> Exec<'t, '_> {
                         Some(first) => first.to_string(),
                         None => argv.first().map(slot_text).unwrap_or_default(),
                     };
-                    b.call(&argv, &callee)
+                    let result = b.call(&argv, &callee);
+                    counted = Some(argv.into_iter().map(Slot::into_value).collect());
+                    result
                 }
                 Callable::Plain(f) => {
                     let values: Vec<Value> = argv.into_iter().map(Slot::into_value).collect();
-                    guarded(name, || f(&values)).map(Slot::from_result)
+                    let result = guarded(name, || f(&values)).map(Slot::from_result);
+                    counted = Some(values);
+                    result
                 }
                 Callable::Context(f) => {
                     // A context function executes templates: the recursion the stack guard must see.
@@ -151,7 +160,21 @@ impl<'t> Exec<'t, '_> {
             },
             Target::Method(object) => {
                 let values: Vec<Value> = argv.into_iter().map(Slot::into_value).collect();
-                guarded(name, || object.call_method(name, &values)).map(Slot::from_result)
+                let result = guarded(name, || object.call_method(name, &values)).map(Slot::from_result);
+                counted = Some(values);
+                result
+            }
+        };
+        // A function that met the end of the budget may have swallowed it (Go's `toJson` returns "" on any error).
+        let result = match (self.budget.exhausted(), result) {
+            (_, Err(error)) => Err(error),
+            (Some(exhausted), Ok(_)) => Err(TemplateError::from(exhausted)),
+            (None, Ok(value)) => {
+                let built = match (&value, &counted) {
+                    (Slot::Val(result) | Slot::Elem(result), Some(args)) => built_by(result, args),
+                    _ => 0,
+                };
+                self.budget.charge(built).map(|()| value).map_err(TemplateError::from)
             }
         };
         match result {

@@ -3,7 +3,8 @@
 //! The state tracks the node being evaluated the way Go does (`s.at(node)`), so runtime errors name the
 //! same node, line and column as Go's; values travel as [`Slot`]s so that an invalid value and a nil
 //! `interface{}` behave differently where Go's do. Walking is recursive, bounded by the stack guard and
-//! by budgets for `range` iterations, template calls and output.
+//! by the render's [`Budget`]: `range` iterations, template calls, bytes built, time and cancellation, checked at
+//! every iteration and call. The output is bytes, as Go's: a string cut through a character prints its bytes.
 
 mod call;
 mod eval;
@@ -13,7 +14,7 @@ use std::sync::Arc;
 
 use smol_str::SmolStr;
 
-use crate::budget::Budget;
+use crate::budget::{Budget, exhausted_error};
 use crate::env::Env;
 use crate::parse::{BranchNode, CommandNode, ListNode, Node, Operand, PipeNode, TemplateNode, Tree};
 use crate::slot::Slot;
@@ -84,7 +85,7 @@ pub(crate) struct Exec<'t, 'b> {
     /// Depth of nested template executions (Go's `depth`).
     pub depth: usize,
     pub budget: &'b mut Budget,
-    pub out: &'b mut String,
+    pub out: &'b mut Vec<u8>,
 }
 
 /// Executes `tree` with `dot`, appending to `out`.
@@ -94,15 +95,16 @@ pub(crate) fn execute_tree(
     dot: Slot,
     depth: usize,
     budget: &mut Budget,
-    out: &mut String,
+    out: &mut Vec<u8>,
 ) -> Result<(), TemplateError> {
     if budget.template_calls == 0 {
         return Err(TemplateError::msg(format!(
             "template: {}: too many template calls (limit {})",
-            tree.name, env.options.limits.max_template_calls
+            tree.name, budget.limits.max_template_calls
         )));
     }
     budget.template_calls -= 1;
+    budget.check_now().map_err(|exhausted| exhausted_error(&tree.name, exhausted))?;
     let mut state =
         Exec { env, tree, node: None, vars: vec![(SmolStr::new_static("$"), dot.clone())], depth, budget, out };
     match state.walk_list(&dot, &tree.root) {
@@ -151,13 +153,15 @@ impl<'t> Exec<'t, '_> {
         Ok(())
     }
 
-    fn write(&mut self, text: &str) -> Walk<()> {
-        if text.len() > self.budget.output_bytes {
-            return self.fail(format!("output larger than {} bytes", self.env.options.limits.max_output_bytes));
-        }
-        self.budget.output_bytes -= text.len();
-        self.out.push_str(text);
+    fn write(&mut self, bytes: &[u8]) -> Walk<()> {
+        self.budget.charge(bytes.len() as u64).or_else(|exhausted| self.fail(exhausted.to_string()))?;
+        self.out.extend_from_slice(bytes);
         Ok(())
+    }
+
+    /// Time and cancellation, at a loop iteration or a call.
+    pub fn check_budget(&self) -> Walk<()> {
+        self.budget.check().or_else(|exhausted| self.fail(exhausted.to_string()))
     }
 
     // Variables (Go's push, mark, pop, setVar, setTopVar, varValue).
@@ -219,7 +223,7 @@ impl<'t> Exec<'t, '_> {
                 }
                 Ok(())
             }
-            Node::Text(text) => self.write(&text.text),
+            Node::Text(text) => self.write(text.text.as_bytes()),
             Node::If(branch) => self.walk_if_or_with(false, dot, branch, "if"),
             Node::With(branch) => self.walk_if_or_with(true, dot, branch, "with"),
             Node::Range(branch) => self.walk_range(dot, branch),
@@ -339,11 +343,17 @@ impl<'t> Exec<'t, '_> {
 
     /// Go's `oneIteration` closure in `walkRange`.
     fn one_iteration(&mut self, r: &'t BranchNode, mark: usize, index: Slot, elem: Slot) -> Walk<()> {
+        // A stopped range names the range it stopped in (`at <$i := until 5000>`), not the last node of its body.
         if self.budget.range_iterations == 0 {
+            self.at(At::Pipe(&r.pipe));
             return self
-                .fail(format!("range iteration budget of {} exhausted", self.env.options.limits.max_range_iterations));
+                .fail(format!("range iteration budget of {} exhausted", self.budget.limits.max_range_iterations));
         }
         self.budget.range_iterations -= 1;
+        if let Err(exhausted) = self.budget.check() {
+            self.at(At::Pipe(&r.pipe));
+            return self.fail(exhausted.to_string());
+        }
         let decl = &r.pipe.decl;
         if !decl.is_empty() {
             if r.pipe.is_assign {
@@ -389,6 +399,7 @@ impl<'t> Exec<'t, '_> {
             Ok(()) => Ok(text),
             Err(WriteError::TooDeep) => self.fail(berth_go::TooDeep.to_string()),
             Err(WriteError::Fmt) => self.fail("formatting failed"),
+            Err(WriteError::Exhausted(exhausted)) => self.fail(exhausted.to_string()),
         }
     }
 
@@ -399,20 +410,26 @@ impl<'t> Exec<'t, '_> {
     fn print_value(&mut self, node: &'t Node, value: Slot, by_fields: bool) -> Walk<()> {
         self.at(At::Node(node));
         match value {
+            // A Go string that is not UTF-8 (`substr` through a character) prints its bytes, as Go's does.
+            Slot::Val(value @ Value::Object(_)) | Slot::Elem(value @ Value::Object(_))
+                if value.go_string_bytes().is_some() =>
+            {
+                self.write(value.go_string_bytes().unwrap_or_default())
+            }
             Slot::Val(Value::Object(object)) | Slot::Elem(Value::Object(object))
                 if by_fields || object.kind() == Kind::Ptr =>
             {
                 let text = berth_go::ObjectPrinted(object.as_ref()).to_string();
-                self.write(&text)
+                self.write(text.as_bytes())
             }
-            Slot::Invalid => self.write("<no value>"),
-            Slot::Val(Value::String(s)) | Slot::Elem(Value::String(s)) => self.write(&s),
+            Slot::Invalid => self.write(b"<no value>"),
+            Slot::Val(Value::String(s)) | Slot::Elem(Value::String(s)) => self.write(s.as_bytes()),
             Slot::Val(Value::Function(_)) | Slot::Elem(Value::Function(_)) => {
                 self.fail(format!("can't print {node} of type {}", berth_go::FUNC_TYPE_NAME))
             }
             Slot::Val(v) | Slot::Elem(v) => {
                 let text = self.format_value(&v)?;
-                self.write(&text)
+                self.write(text.as_bytes())
             }
         }
     }
