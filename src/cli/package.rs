@@ -45,7 +45,15 @@ pub struct PackageArgs {
 }
 
 pub fn run(args: PackageArgs, globals: &Globals) -> Result<ExitCode, Error> {
-    let signer = if args.sign { Some(super::verify::Signer::from_flags(&args)?) } else { None };
+    let signer = if args.sign {
+        Some(super::verify::Signer::from_flags(
+            args.key.as_deref(),
+            args.keyring.as_deref(),
+            args.passphrase_file.as_deref(),
+        )?)
+    } else {
+        None
+    };
     for chart_path in &args.charts {
         let what = format!("cannot package {}", chart_path.display());
         let other = |reason: String| Error::from_source(what.clone(), SourceError::Other(reason));

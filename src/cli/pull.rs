@@ -36,10 +36,15 @@ pub fn run(args: PullArgs, globals: &Globals) -> Result<ExitCode, Error> {
     super::runtime::runtime()?.block_on(async {
         let env = environment(&globals.environment);
         let options = args.source.options();
+        let verification = super::verify::PullVerification {
+            keyring: args.keyring.as_deref(),
+            untar: args.untar,
+            destination: &args.destination,
+        };
         for chart in &args.charts {
             let what = format!("cannot pull `{}`", berth_source::redact::urls(chart));
             let fetched = if args.verify {
-                super::verify::pull_verified(chart, &options, &env, &args).await?
+                super::verify::pull_verified(chart, &options, &env, &verification).await?
             } else {
                 fetch_chart(chart, &options, &env).await.map_err(|error| Error::from_source(what.clone(), error))?
             };

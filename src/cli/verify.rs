@@ -3,7 +3,6 @@
 
 use super::global_args::Globals;
 use super::output::print_stdout;
-use super::pull::PullArgs;
 use crate::cli::error::{Error, ExitCode};
 use berth::provenance::{default_keyring, load_keyring, load_signing_key, sign_archive, verify_archive, verify_chart};
 use berth_source::download::{ChartOptions, Environment, Fetched, fetch_chart_with_provenance};
@@ -27,13 +26,20 @@ pub fn run(args: &VerifyArgs, _globals: &Globals) -> Result<ExitCode, Error> {
     Ok(ExitCode::Success)
 }
 
+/// Where `pull --verify` verifies with and writes to: `--keyring`, `--untar`, `--destination`.
+pub struct PullVerification<'a> {
+    pub keyring: Option<&'a std::path::Path>,
+    pub untar: bool,
+    pub destination: &'a std::path::Path,
+}
+
 /// `pull --verify`: the chart and its `.prov` downloaded, the chart verified and what signed it printed, the
 /// `.prov` saved beside the chart (unless `--untar`); the caller then writes the chart out.
 pub async fn pull_verified(
     reference: &str,
     options: &ChartOptions,
     environment: &Environment,
-    args: &PullArgs,
+    args: &PullVerification<'_>,
 ) -> Result<Fetched, Error> {
     let what = format!("cannot pull `{reference}`");
     let (fetched, provenance) = fetch_chart_with_provenance(reference, options, environment)
@@ -42,7 +48,7 @@ pub async fn pull_verified(
     let Some(provenance) = provenance else {
         return Err(Error::Usage(format!("{what}: berth does not read provenance from OCI registries")));
     };
-    let keyring = args.keyring.clone().unwrap_or_else(default_keyring);
+    let keyring = args.keyring.map_or_else(default_keyring, std::path::Path::to_path_buf);
     let verified = load_keyring(&keyring)
         .and_then(|keyring| verify_archive(&fetched.data, &fetched.file_name, &provenance, &keyring))
         .map_err(|error| Error::Helm(what.clone(), Box::new(error)))?;
@@ -63,17 +69,22 @@ pub struct Signer {
 }
 
 impl Signer {
-    /// `--key`, `--keyring` and `--passphrase-file`, checked as Helm checks them before it packages anything.
-    pub fn from_flags(args: &super::package::PackageArgs) -> Result<Signer, Error> {
+    /// `--key`, `--keyring` and `--passphrase-file` of `package --sign`, checked as Helm checks them before it
+    /// packages anything.
+    pub fn from_flags(
+        key: Option<&str>,
+        keyring: Option<&std::path::Path>,
+        passphrase_file: Option<&std::path::Path>,
+    ) -> Result<Signer, Error> {
         let failed = |error: berth::provenance::ProvenanceError| {
             Error::Helm("cannot sign the package".to_string(), Box::new(error))
         };
-        let Some(id) = args.key.as_deref().filter(|key| !key.is_empty()) else {
+        let Some(id) = key.filter(|key| !key.is_empty()) else {
             return Err(Error::Usage("--key is required for signing a package".to_string()));
         };
-        let keyring = args.keyring.clone().unwrap_or_else(default_keyring);
+        let keyring = keyring.map_or_else(default_keyring, std::path::Path::to_path_buf);
         let key = load_signing_key(&keyring, id).map_err(failed)?;
-        let passphrase = match &args.passphrase_file {
+        let passphrase = match passphrase_file {
             None => std::env::var("HELM_KEY_PASSPHRASE").unwrap_or_default(),
             Some(path) => {
                 let text = if path.as_os_str() == "-" {

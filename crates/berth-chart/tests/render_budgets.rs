@@ -69,7 +69,8 @@ fn a_render_cancelled_from_another_thread_stops_at_its_next_iteration() {
             Instant::now()
         })
     };
-    let mut options = options(RenderBudget { cancel: Some(cancel), ..RenderBudget::default() });
+    let budget = RenderBudget { cancel: Some(cancel), max_render_bytes: u64::MAX, ..RenderBudget::default() };
+    let mut options = options(budget);
     options.lookup = Some(Arc::new(Signal(std::sync::Mutex::new(reached))));
     let (error, _) = render_error(chart, options);
     let cancelled_at = canceller.join().expect("the canceller ends");
@@ -82,7 +83,13 @@ fn a_render_cancelled_from_another_thread_stops_at_its_next_iteration() {
 #[test]
 fn a_render_past_its_timeout_stops_naming_the_template_and_the_limit() {
     let chart = chart(&[("endless.yaml", ENDLESS)]);
-    let budget = RenderBudget { timeout: Some(Duration::from_millis(300)), ..RenderBudget::default() };
+    // Only the timeout bounds this render: the lists `until` builds would exhaust the default byte budget first
+    // on a fast machine.
+    let budget = RenderBudget {
+        timeout: Some(Duration::from_millis(300)),
+        max_render_bytes: u64::MAX,
+        ..RenderBudget::default()
+    };
     let (error, elapsed) = render_error(chart, options(budget));
     assert!(error.starts_with("budget/templates/endless.yaml:1:"), "{error}");
     assert!(error.ends_with("at <$j := until 5000>:\n    render timeout: the render ran longer than 300ms"), "{error}");

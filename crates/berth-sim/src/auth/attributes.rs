@@ -3,7 +3,9 @@
 //! (staging/src/k8s.io/apiserver/pkg/endpoints/request/requestinfo.go), independent of whether the path names
 //! a served resource: authorization comes before routing, so a forbidden request never learns what exists.
 
-use crate::server::Query;
+/// A request's query parameters, as the server parsed them (`server::Query`; named here again so that the
+/// authorizer's attributes do not import the server that calls them).
+type Query = std::collections::HashMap<String, String>;
 use crate::validation::names::path_segment_problems;
 
 /// One request's verb and target; `resource_request` false for non-resource paths (`/version`, `/api`).

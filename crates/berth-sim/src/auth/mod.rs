@@ -24,7 +24,6 @@ pub use controller::BootstrapError;
 pub use escalation::Requester;
 
 use crate::api_error::ApiError;
-use crate::server::Query;
 use crate::server::body::{content_type, decode_object, error_response, object_response};
 use crate::store::Store;
 use attributes::Attributes;
@@ -32,8 +31,9 @@ use authorizer::{Authorizer, RBAC_GROUP};
 use axum::http::{HeaderMap, Method, Uri};
 use axum::response::Response;
 use impersonation::Refused;
-use reviews::Review;
+use reviews::{Review, Reviewer};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 use tokens::{API_AUDIENCE, Claims, KubernetesClaims, ServiceAccountClaim, TokenIssuer};
@@ -132,7 +132,7 @@ impl Auth {
         method: &Method,
         uri: &Uri,
         path: &str,
-        query: &Query,
+        query: &HashMap<String, String>,
         headers: &HeaderMap,
     ) -> Result<Arc<Requester>, Box<Response>> {
         let now = jiff::Timestamp::now().as_second();
@@ -171,8 +171,10 @@ impl Auth {
             _ => attributes.name.is_empty(),
         };
         let answered = if attributes.verb == "create" && at_its_path {
-            decode_object(&content_type(headers), body)
-                .and_then(|body| review.answer(self, store, &requester.user, attributes, body))
+            decode_object(&content_type(headers), body).and_then(|body| {
+                let reviewer = Reviewer { authorizer: &self.authorizer, issuer: &self.issuer };
+                review.answer(&reviewer, store, &requester.user, attributes, body)
+            })
         } else {
             Err(ApiError::method_not_allowed("the server does not allow this method on the requested resource"))
         };

@@ -4,17 +4,25 @@
 //! pkg/registry/core/serviceaccount/storage/token.go answer them. Each is a create that returns the posted
 //! object with its status filled in, and writes nothing.
 
-use super::Auth;
 use super::attributes::Attributes;
 use super::authenticate::user_of;
+use super::authorizer::Authorizer;
 use super::rbac::rule::PolicyRule;
-use super::tokens::{API_AUDIENCE, Claims, KubernetesClaims, ServiceAccountClaim, random_id};
+use super::tokens::{API_AUDIENCE, Claims, KubernetesClaims, ServiceAccountClaim, TokenIssuer, random_id};
 use super::user::UserInfo;
 use crate::api_error::ApiError;
 use crate::field_error::FieldError;
 use crate::store::{Store, kube_time};
 use axum::http::StatusCode;
 use serde_json::{Map, Value, json};
+
+/// What answering a review needs of the cluster's auth state: the authorizer (access and rules reviews) and the
+/// token issuer (token reviews and requests). Borrowed from `Auth` by its caller, so this module does not import
+/// the module that declares it.
+pub(super) struct Reviewer<'a> {
+    pub authorizer: &'a Authorizer,
+    pub issuer: &'a TokenIssuer,
+}
 
 const AUTHORIZATION_GROUP: &str = "authorization.k8s.io";
 const AUTHENTICATION_GROUP: &str = "authentication.k8s.io";
@@ -63,7 +71,7 @@ impl Review {
     /// of a missing ServiceAccount.
     pub fn answer(
         self,
-        auth: &Auth,
+        auth: &Reviewer<'_>,
         store: &Store,
         user: &UserInfo,
         attributes: &Attributes,
@@ -168,7 +176,13 @@ fn subject_of(spec: &Value) -> Result<UserInfo, ApiError> {
 }
 
 /// `SubjectAccessReviewStatus`: allowed or not, and the authorizer's reason.
-fn access_status(auth: &Auth, store: &Store, user: &UserInfo, spec: &Value, kind: &str) -> Result<Value, ApiError> {
+fn access_status(
+    auth: &Reviewer<'_>,
+    store: &Store,
+    user: &UserInfo,
+    spec: &Value,
+    kind: &str,
+) -> Result<Value, ApiError> {
     let attributes = review_attributes(spec, kind)?;
     let decision = auth.authorizer.authorize(store, user, &attributes);
     let mut status = json!({"allowed": decision.allowed});
@@ -179,7 +193,7 @@ fn access_status(auth: &Auth, store: &Store, user: &UserInfo, spec: &Value, kind
 }
 
 /// `SubjectRulesReviewStatus`: the user's rules in the namespace, resource and non-resource apart.
-fn rules_status(auth: &Auth, store: &Store, user: &UserInfo, spec: &Value) -> Result<Value, ApiError> {
+fn rules_status(auth: &Reviewer<'_>, store: &Store, user: &UserInfo, spec: &Value) -> Result<Value, ApiError> {
     let namespace = text(spec, "namespace");
     if namespace.is_empty() {
         return Err(ApiError::bad_request("no namespace on request"));
@@ -220,7 +234,7 @@ fn user_info_json(user: &UserInfo) -> Value {
 }
 
 /// `TokenReviewStatus`: whom a token authenticates, for the audiences asked.
-fn token_status(auth: &Auth, store: &Store, spec: &Value) -> Value {
+fn token_status(auth: &Reviewer<'_>, store: &Store, spec: &Value) -> Value {
     let now = jiff::Timestamp::now().as_second();
     let user = auth.issuer.verify(text(spec, "token"), now).and_then(|claims| user_of(&claims, store));
     match user {
@@ -239,7 +253,7 @@ const MAX_EXPIRATION_SECONDS: i64 = 1 << 32;
 /// A TokenRequest: a token bound to the ServiceAccount of the URL, for the audiences asked (the API server's
 /// when none), living the seconds asked.
 fn token_request(
-    auth: &Auth,
+    auth: &Reviewer<'_>,
     store: &Store,
     attributes: &Attributes,
     mut body: Value,
