@@ -93,7 +93,9 @@ pub fn operation_text(
     // The objects a deletion left alone, as Helm 4.3's uninstall prints them (before its last line), with why.
     let kept = if report.kept.is_empty() { String::new() } else { removal::kept_text(&report.kept) };
     match operation {
-        Operation::Uninstall { name, .. } => Ok(format!("{kept}{}", uninstalled_line(name))),
+        // Helm prints its `res.Info` with `Println`: the block, then an empty line.
+        Operation::Uninstall { name, .. } if !kept.is_empty() => Ok(format!("{kept}\n{}", uninstalled_line(name))),
+        Operation::Uninstall { name, .. } => Ok(uninstalled_line(name)),
         Operation::Rollback { .. } => Ok(format!("{kept}{ROLLBACK_SUCCEEDED}")),
         Operation::RollOut(_) => {
             let text = rollout_text(&report.release, printed, announcement)?;

@@ -10,6 +10,10 @@
 //! `uninstall`; berth also checks what `upgrade` and `rollback` delete (the objects the new revision no longer
 //! has) and what the remediation of a failure deletes, all with the same rule. Helm 4.1.4 checks none.
 //!
+//! Before ownership, Helm's resource policy: an object annotated `helm.sh/resource-policy: keep` is never deleted
+//! by a release operation (Helm's `filterManifestsToKeep` on uninstall, `kube.Client.Update` on upgrade and
+//! rollback), and an uninstall says so in Helm's words.
+//!
 //! Pure: the live object is read by the caller (`operation/deletion.rs`).
 
 use crate::object::ObjectRef;
@@ -32,6 +36,8 @@ pub enum Removal {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "reason", content = "message", rename_all = "camelCase")]
 pub enum KeepReason {
+    /// Annotated `helm.sh/resource-policy: keep`: the chart asked for it to outlive the release.
+    ResourcePolicy(String),
     /// The live object lacks one of the release's marks or carries another release's: Helm's `checkOwnership`
     /// message, which names the mark and its value.
     NotOwned(String),
@@ -44,6 +50,7 @@ impl KeepReason {
     /// The heading Helm gives the objects left alone for this reason.
     fn heading(&self) -> &'static str {
         match self {
+            KeepReason::ResourcePolicy(_) => RESOURCE_POLICY,
             KeepReason::NotOwned(_) => NOT_OWNED,
             KeepReason::Unverified(_) => UNVERIFIED,
         }
@@ -52,7 +59,9 @@ impl KeepReason {
     /// Why, in words: Helm's ownership message, or why the object could not be read.
     pub fn message(&self) -> &str {
         match self {
-            KeepReason::NotOwned(message) | KeepReason::Unverified(message) => message,
+            KeepReason::ResourcePolicy(message) | KeepReason::NotOwned(message) | KeepReason::Unverified(message) => {
+                message
+            }
         }
     }
 }
@@ -71,6 +80,9 @@ pub struct KeptObject {
 pub fn decide(live: Result<Option<&Value>, &str>, release: &str, namespace: &str) -> Removal {
     match live {
         Ok(None) => Removal::Gone,
+        Ok(Some(live)) if has_keep_policy(live) => {
+            Removal::Keep(KeepReason::ResourcePolicy(format!("annotated {RESOURCE_POLICY_ANNOTATION}: keep")))
+        }
         Ok(Some(live)) => match check_ownership(live, release, namespace) {
             Ok(()) => Removal::Delete,
             Err(problem) => Removal::Keep(KeepReason::NotOwned(problem)),
@@ -79,8 +91,22 @@ pub fn decide(live: Result<Option<&Value>, &str>, release: &str, namespace: &str
     }
 }
 
-/// Helm's heading for each reason (`Uninstall.deleteRelease`), in the order Helm prints them.
-const HEADINGS: [&str; 2] = [NOT_OWNED, UNVERIFIED];
+/// Helm's annotation and value (`kube.ResourcePolicyAnno`, `kube.KeepPolicy`), compared as
+/// `filterManifestsToKeep` compares them: trimmed, in lower case.
+const RESOURCE_POLICY_ANNOTATION: &str = "helm.sh/resource-policy";
+
+fn has_keep_policy(live: &Value) -> bool {
+    live.pointer("/metadata/annotations")
+        .and_then(|annotations| annotations.get(RESOURCE_POLICY_ANNOTATION))
+        .and_then(Value::as_str)
+        .is_some_and(|policy| policy.trim().eq_ignore_ascii_case("keep"))
+}
+
+/// Helm's heading for each reason (`Uninstall.Run`, `Uninstall.deleteRelease`), in the order Helm prints them.
+const HEADINGS: [&str; 3] = [RESOURCE_POLICY, NOT_OWNED, UNVERIFIED];
+/// Helm's own block for kept objects: `These resources were kept due to the resource policy:` then `[Kind]
+/// name` lines, without a count.
+const RESOURCE_POLICY: &str = "These resources were kept due to the resource policy";
 const NOT_OWNED: &str = "were not deleted because they are not owned by this release";
 const UNVERIFIED: &str = "were not deleted because their ownership could not be verified";
 
@@ -94,6 +120,11 @@ pub fn kept_text(kept: &[KeptObject]) -> String {
             let objects: Vec<&KeptObject> = kept.iter().filter(|kept| kept.reason.heading() == *heading).collect();
             if objects.is_empty() {
                 return None;
+            }
+            if *heading == RESOURCE_POLICY {
+                let lines: String =
+                    objects.iter().map(|kept| format!("[{}] {}\n", kept.object.kind, kept.object.name)).collect();
+                return Some(format!("{heading}:\n{lines}"));
             }
             let mut block = format!("{} resource(s) {heading}:\n", objects.len());
             for kept in objects {
@@ -116,8 +147,10 @@ const DESCRIBED_OBJECTS: usize = 5;
 /// resource(s) were not deleted because they are not owned by this release: ConfigMap/team/x`; empty when
 /// nothing was.
 pub fn description_suffix(kept: &[KeptObject]) -> String {
+    // What the chart asked to keep is no news for the record (Helm records `Uninstallation complete`).
     HEADINGS
         .iter()
+        .filter(|heading| **heading != RESOURCE_POLICY)
         .filter_map(|heading| {
             let objects: Vec<String> = kept
                 .iter()
@@ -166,8 +199,15 @@ mod tests {
         let unmarked = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}});
         let not_owned =
             |problem: &str| Removal::Keep(KeepReason::NotOwned(format!("invalid ownership metadata; {problem}")));
-        let cases: [(Result<Option<&Value>, &str>, Removal); 7] = [
+        let kept_by_policy = marked(
+            json!({"app.kubernetes.io/managed-by": "Helm"}),
+            json!({"meta.helm.sh/release-name": "shop", "meta.helm.sh/release-namespace": "team",
+                   "helm.sh/resource-policy": " Keep "}),
+        );
+        let policy = Removal::Keep(KeepReason::ResourcePolicy("annotated helm.sh/resource-policy: keep".to_string()));
+        let cases: [(Result<Option<&Value>, &str>, Removal); 8] = [
             (Ok(Some(&ours)), Removal::Delete),
+            (Ok(Some(&kept_by_policy)), policy),
             (Ok(None), Removal::Gone),
             (
                 Ok(Some(&other_release)),

@@ -111,6 +111,7 @@ async fn uninstall_leaves_alone_what_another_release_or_nobody_owns() {
             "2 resource(s) were not deleted because they are not owned by this release:\n\
              [ConfigMap] default/shared: {OTHER_RELEASE}\n\
              [ConfigMap] default/extra: {NOBODY}\n\
+             \n\
              release \"shop\" uninstalled\n"
         );
         assert!(printed.ends_with(&expected), "berth names the objects it left alone:\n{printed}");
@@ -265,6 +266,43 @@ async fn a_planted_record_cannot_delete_what_the_release_does_not_own() {
         let printed = assert_ok(&peer.berth(&["upgrade", "planted-upgrade", &chart]).await);
         assert!(printed.contains(left_alone), "berth names the object it left alone:\n{printed}");
         assert!(precious().await.status.success(), "the upgrade left it alone");
+    })
+    .await;
+}
+
+/// `helm.sh/resource-policy: keep`: an uninstall leaves the object and says so in Helm's words, as Helm 4.1.4 does
+/// (compared with it), and an upgrade that drops the object leaves it too (Helm's `kube.Client.Update`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn objects_the_chart_keeps_by_resource_policy_outlive_the_release_as_with_helm() {
+    bounded(async {
+        let peer = PeerCluster::start(SimConfig::default()).await;
+        let kept = |tool: &str| {
+            format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {tool}-kept\n  annotations:\n    \
+                 helm.sh/resource-policy: keep\ndata:\n  mode: one\n---\n\
+                 apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {tool}-gone\ndata:\n  mode: one\n"
+            )
+        };
+        std::fs::create_dir_all(peer.dir.path().join("chart/templates")).expect("chart directory");
+        peer.file("chart/Chart.yaml", "apiVersion: v2\nname: chart\nversion: 0.1.0\n");
+        peer.file("chart/templates/objects.yaml", &kept("helm"));
+        assert_ok(&peer.run("helm", &["install", "helm-shop", "./chart"]).await);
+        let helm = assert_ok(&peer.run("helm", &["uninstall", "helm-shop"]).await);
+        let manifest = peer.file("berth.yaml", &kept("berth"));
+        assert_ok(&peer.berth(&["install", "berth-shop", &manifest]).await);
+        let berth = assert_ok(&peer.berth(&["uninstall", "berth-shop"]).await);
+        assert_eq!(berth.replace("berth", "TOOL"), helm.replace("helm", "TOOL"), "printed as Helm prints it");
+        assert!(helm.contains("These resources were kept due to the resource policy:\n[ConfigMap] helm-kept\n"));
+        for tool in ["helm", "berth"] {
+            assert!(exists(&peer, &format!("{tool}-kept")).await, "{tool}: the kept object stays");
+            assert!(!exists(&peer, &format!("{tool}-gone")).await, "{tool}: the other object is deleted");
+        }
+        // An upgrade that drops a kept object leaves it as well.
+        let with = peer.file("with.yaml", &kept("up"));
+        let without = peer.file("without.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: up-gone\n");
+        assert_ok(&peer.berth(&["install", "up", &with]).await);
+        assert_ok(&peer.berth(&["upgrade", "up", &without]).await);
+        assert!(exists(&peer, "up-kept").await, "the upgrade leaves the kept object");
     })
     .await;
 }
