@@ -254,26 +254,29 @@ pub async fn run(
     tokens: &Tokens,
     events: Emitter<ApplyEvent>,
 ) -> Result<OperationReport, LifecycleError> {
+    // Each operation's future is large (apply, waits and hooks inline, and several times larger in a debug
+    // build): boxed, so a caller's stack holds a pointer, not the whole state machine (a test thread's 2 MiB
+    // overflowed without it).
     match operation {
         // A rollout's name was checked when its history was read.
         Operation::RollOut(rollout) => {
             let RenderedRollout { rollout, rendered } = rollout.as_ref();
             let context = Context::new(rollout.scope(), options, tokens, events);
             if rollout.is_upgrade() {
-                upgrade::upgrade(&context, rollout, rendered).await
+                Box::pin(upgrade::upgrade(&context, rollout, rendered)).await
             } else {
-                install::install(&context, rollout, rendered).await
+                Box::pin(install::install(&context, rollout, rendered)).await
             }
         }
         Operation::Rollback { scope, name, revision } => {
             validate_release_name(name)?;
             let context = Context::new(scope, options, tokens, events);
-            rollback::rollback(&context, name, *revision, &context.tokens).await
+            Box::pin(rollback::rollback(&context, name, *revision, &context.tokens)).await
         }
         Operation::Uninstall { scope, name, keep_history } => {
             validate_release_name(name)?;
             let context = Context::new(scope, options, tokens, events);
-            uninstall::uninstall(&context, name, *keep_history).await
+            Box::pin(uninstall::uninstall(&context, name, *keep_history)).await
         }
     }
 }
