@@ -22,6 +22,7 @@
 //!   repository (nothing fetched is committed): `scripts/public-charts.sh DIR argo-cd` prepares it, and
 //!   `BERTH_PUBLIC_CHARTS=DIR` points the section at it (skipped with a message otherwise).
 //!
+//! `BERTH_BENCH_BIN=PATH` runs another berth binary in place of the one built beside the bench.
 //! `cargo bench --bench apply -- upgrade delay` runs only the named sections (overhead, thousand, requests,
 //! delay, upgrade, memory, chart).
 
@@ -49,6 +50,10 @@ fn peers() -> Option<PathBuf> {
 }
 
 fn berth_binary() -> PathBuf {
+    // `BERTH_BENCH_BIN=PATH` times another berth build (an older commit's, to find a regression in one run).
+    if let Some(path) = std::env::var_os("BERTH_BENCH_BIN") {
+        return PathBuf::from(path);
+    }
     // The bench is built in release mode; the binary beside it is too.
     let root = env!("CARGO_MANIFEST_DIR");
     let target = std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| format!("{root}/target"));

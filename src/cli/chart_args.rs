@@ -76,6 +76,20 @@ impl ValuesArgs {
         self.merge(&mut Fetched { downloaded })
     }
 
+    /// [`ValuesArgs::user_values_fetched`] for a command that has no async runtime of its own (`template`,
+    /// `lint`): values read from local files only need none, and a download gets a single-threaded one. Starting
+    /// a multi-threaded runtime costs a short-lived process more than rendering a small chart does.
+    pub fn user_values_blocking(&self, environment: &HelmEnvironment) -> Result<Value, Error> {
+        if !self.values.iter().any(|path| is_url(path)) {
+            return self.merge(&mut Fetched { downloaded: HashMap::new() });
+        }
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|error| Error::Usage(format!("cannot start the async runtime: {error}")))?
+            .block_on(self.user_values_fetched(environment))
+    }
+
     fn merge(&self, reader: &mut dyn ValueFileReader) -> Result<Value, Error> {
         let options = ValueOptions {
             value_files: self.values.clone(),

@@ -51,7 +51,7 @@ pub fn run(args: LintArgs, globals: &Globals) -> Result<ExitCode, Error> {
         },
         None => None,
     };
-    let values = super::runtime::runtime()?.block_on(args.values.user_values_fetched(&globals.environment));
+    let values = args.values.user_values_blocking(&globals.environment);
     let values = match values {
         Ok(values) => values,
         Err(Error::Values(problem)) => return helm_error(&problem.to_string()),

@@ -160,7 +160,7 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
     } else {
         berth_chart::load::locate(&chart_path).map_err(chart_problem)?
     };
-    let user_values = super::runtime::runtime()?.block_on(args.values.user_values_fetched(settings))?;
+    let user_values = args.values.user_values_blocking(settings)?;
     let loaded = berth_chart::load::load(&located).map_err(chart_problem)?;
     for warning in &loaded.warnings {
         tracing::warn!("{warning}");
