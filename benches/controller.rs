@@ -240,24 +240,12 @@ fn memory(pid: u32) -> (u64, u64) {
     (field("VmHWM:"), field("VmRSS:"))
 }
 
-async fn memory_of_the_binary() {
-    let env = environment().await;
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let kubeconfig = dir.path().join("kubeconfig");
-    env.sim.write_kubeconfig(&kubeconfig).expect("kubeconfig");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_berth"))
-        .args(["controller", "--concurrency", "16", "--kubeconfig"])
-        .arg(&kubeconfig)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("berth controller starts");
-    let releases = env.releases("bench");
-    let watching = tokio::spawn(async move {
+/// Watches `releases` until `count` of them are Ready (true), or the watch ends (false).
+fn all_ready(releases: Api<kube::api::DynamicObject>, count: usize) -> tokio::task::JoinHandle<bool> {
+    tokio::spawn(async move {
         let mut stream = watcher::watcher(releases, watcher::Config::default()).boxed();
         let mut ready = HashSet::new();
-        while ready.len() < 100 {
+        while ready.len() < count {
             match stream.next().await {
                 Some(Ok(watcher::Event::Apply(object) | watcher::Event::InitApply(object))) => {
                     let object = serde_json::to_value(object).expect("JSON");
@@ -270,7 +258,23 @@ async fn memory_of_the_binary() {
             }
         }
         true
-    });
+    })
+}
+
+async fn memory_of_the_binary() {
+    let env = environment().await;
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let kubeconfig = dir.path().join("kubeconfig");
+    env.sim.write_kubeconfig(&kubeconfig).expect("kubeconfig");
+    let child = Command::new(env!("CARGO_BIN_EXE_berth"))
+        .args(["controller", "--concurrency", "16", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("berth controller starts");
+    let watching = all_ready(env.releases("bench"), 100);
     let started = Instant::now();
     for index in 0..100 {
         env.create_release("bench", &format!("web-{index:03}"), spec(json!({}))).await;
@@ -279,8 +283,7 @@ async fn memory_of_the_binary() {
     assert!(matches!(all_ready, Ok(Ok(true))), "100 Releases Ready within 10 minutes");
     let elapsed = started.elapsed();
     let (peak, now) = memory(child.id());
-    let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
-    let _ = child.wait();
+    stop_controller(child);
     println!(
         "| `berth controller` (release build) reconciling 100 Releases to Ready ({:.1} s) | peak RSS **{:.1} MiB**, {:.1} MiB at the end |",
         elapsed.as_secs_f64(),
@@ -389,24 +392,7 @@ async fn scale() {
             async move { env.create_release("bench", &format!("web-{index:04}"), spec).await }
         })
         .await;
-    let releases = env.releases("bench");
-    let watching = tokio::spawn(async move {
-        let mut stream = watcher::watcher(releases, watcher::Config::default()).boxed();
-        let mut ready = HashSet::new();
-        while ready.len() < count {
-            match stream.next().await {
-                Some(Ok(watcher::Event::Apply(object) | watcher::Event::InitApply(object))) => {
-                    let object = serde_json::to_value(object).expect("JSON");
-                    if is_ready(&object) {
-                        ready.insert(object["metadata"]["name"].as_str().unwrap_or_default().to_string());
-                    }
-                }
-                Some(_) => {}
-                None => return false,
-            }
-        }
-        true
-    });
+    let watching = all_ready(env.releases("bench"), count);
     let before = env.sim.requests().by_kind();
     let started = Instant::now();
     let (child, _) = start_controller(&kubeconfig);

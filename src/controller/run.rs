@@ -363,6 +363,7 @@ impl Driver {
         self.statuses.remove(key);
         self.observers.metrics.release_deleted(&key.namespace, &key.name);
         self.observers.emit(ControllerEvent::Forgotten { key: key.clone() });
+        tracing::info!(release = %key, "forgotten (deleted, or no longer selected by --watch-label-selector)");
         self.scheduler.forget(key);
         if let Some(running) = self.running.get_mut(key) {
             running.superseded.cancel();

@@ -11,7 +11,7 @@ use berth::controller::ControllerEvent;
 use berth_sim::server::{RequestKind, RequestVerb};
 use futures::StreamExt;
 use k8s_openapi::api::coordination::v1::Lease;
-use kube::api::{Api, DeleteParams, DynamicObject, PostParams};
+use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use kube::runtime::watcher;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -88,6 +88,16 @@ async fn two_sharded_controllers_each_hold_their_lease_and_reconcile_only_their_
     let records = secrets.list(&kube::api::ListParams::default().labels("owner=helm,name=web-none")).await;
     assert!(records.expect("Secrets listed").items.is_empty(), "web-none was released");
     assert_eq!(peer.helm_history("web-a", "shop").await.len(), 1, "Helm reads web-a's one revision");
+
+    // A Release relabelled into the other shard leaves the first (forgotten, its series gone) and is taken up by
+    // the second, which finds it up to date: no upgrade.
+    let relabel = json!({"metadata": {"labels": {"shard": "b"}}});
+    releases.patch("web-a", &PatchParams::default(), &Patch::Merge(&relabel)).await.expect("relabelled");
+    shard_a.said("forgotten (deleted, or no longer selected by --watch-label-selector) release=shop/web-a").await;
+    shard_b.said("reconciled release=shop/web-a result=up_to_date").await;
+    assert!(!shard_a.get("/metrics").await.1.contains("name=\"web-a\""), "shard a still reports web-a");
+    assert!(shard_b.get("/metrics").await.1.contains("berth_release_ready{namespace=\"shop\",name=\"web-a\"} 1"));
+    assert_eq!(peer.helm_history("web-a", "shop").await.len(), 1, "web-a upgraded by the shard it joined");
     for controller in [shard_a, shard_b] {
         assert_eq!(controller.terminate().await.code(), Some(0));
     }
