@@ -56,11 +56,11 @@ impl Histogram {
 /// interrupted wait is not the Release's failure.
 const FAILURES: [&str; 3] = ["failed", "stalled", "error"];
 
-/// One Release's series.
+/// One Release's series, from its first reconcile's end on.
 #[derive(Debug, Clone, Copy, Default)]
 struct ReleaseSeries {
-    /// `Ready=True` after its last reconcile; `None` before one ended.
-    ready: Option<bool>,
+    /// `Ready=True` after its last reconcile.
+    ready: bool,
     last_duration: f64,
     failures: u64,
 }
@@ -129,7 +129,7 @@ impl Metrics {
     ) {
         self.with(|inner| {
             let series = inner.releases_by_key.entry((namespace.to_string(), name.to_string())).or_default();
-            series.ready = Some(ready);
+            series.ready = ready;
             series.last_duration = duration.as_secs_f64();
             series.failures += u64::from(FAILURES.contains(&result));
         });
@@ -214,34 +214,32 @@ impl Metrics {
 
 /// The per-Release families, each sample labelled with the Release's namespace and name.
 fn write_releases(out: &mut String, releases: &BTreeMap<(String, String), ReleaseSeries>) {
-    type Sample = fn(&ReleaseSeries) -> Option<String>;
+    type Sample = fn(&ReleaseSeries) -> String;
     let families: [(&str, &str, &str, Sample); 3] = [
         (
             "berth_release_ready",
             "1 when the Release is Ready after its last reconcile, 0 when not.",
             "gauge",
-            |series| series.ready.map(|ready| u8::from(ready).to_string()),
+            |series| u8::from(series.ready).to_string(),
         ),
         (
             "berth_release_last_reconcile_duration_seconds",
             "How long the Release's last reconcile took.",
             "gauge",
-            |series| series.ready.map(|_| series.last_duration.to_string()),
+            |series| series.last_duration.to_string(),
         ),
         (
             "berth_release_reconcile_failures_total",
             "Reconciles of the Release that failed (rollout failed, stalled, or an error to retry).",
             "counter",
-            |series| Some(series.failures.to_string()),
+            |series| series.failures.to_string(),
         ),
     ];
     for (name, help, kind, sample) in families {
         let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
         for ((namespace, release), series) in releases {
-            if let Some(value) = sample(series) {
-                let labels = format!("namespace=\"{}\",name=\"{}\"", escape(namespace), escape(release));
-                let _ = writeln!(out, "{name}{{{labels}}} {value}");
-            }
+            let labels = format!("namespace=\"{}\",name=\"{}\"", escape(namespace), escape(release));
+            let _ = writeln!(out, "{name}{{{labels}}} {}", sample(series));
         }
     }
 }

@@ -148,6 +148,12 @@ pub async fn wait(
     for group in watch_groups(targets) {
         watches.spawn(run_watch(cluster.clone(), group, sender.clone()));
     }
+    // Kept for the pod watches started later, when there are workloads to wait for; otherwise dropped, so that
+    // the channel closes when every watch has ended, as before.
+    let has_workloads =
+        options.desired == Status::Current && targets.iter().any(|target| is_workload(&target.resolved.reference));
+    let pod_sender = has_workloads.then(|| sender.clone());
+    drop(sender);
 
     let deadline = options.timeout.map(|timeout| tokio::time::Instant::from_std(started) + timeout);
     let mut ticker = tokio::time::interval(options.progress_interval);
@@ -194,8 +200,10 @@ pub async fn wait(
                     events.emit(event);
                 }
                 // A workload judged in progress for the first time: its pods' watches start now.
-                for group in state.take_pod_watches(cluster) {
-                    watches.spawn(run_watch(cluster.clone(), group, sender.clone()));
+                if let Some(sender) = &pod_sender {
+                    for group in state.take_pod_watches(cluster) {
+                        watches.spawn(run_watch(cluster.clone(), group, sender.clone()));
+                    }
                 }
                 if let Some(outcome) = state.finished() {
                     break outcome;
@@ -233,7 +241,7 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
 }
 
 /// The watches a wait needs to start with: one per (type, namespace) of the targets. The pods and replica sets
-/// of workloads are watched once each workload is seen ([`WaitState::pod_watches`]).
+/// of a workload are watched once it is seen in progress ([`WaitState::pod_watches`]).
 fn watch_groups(targets: &[Target]) -> Vec<WatchGroup> {
     let mut groups: BTreeMap<(String, String, Option<String>), WatchGroup> = BTreeMap::new();
     for target in targets {
