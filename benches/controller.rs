@@ -1,7 +1,7 @@
 //! `berth controller` benchmark harness on the simulated cluster; prints Markdown for docs/BENCHMARKS.md.
 //!
-//! Run: `cargo bench --bench controller` (`-- cancel upgrade throughput impersonation memory` runs only the named
-//! sections).
+//! Run: `cargo bench --bench controller` (`-- cancel upgrade throughput impersonation memory scale` runs only the
+//! named sections).
 //!
 //! - cancel: a Release whose revision never becomes ready (the controller waits on it, `pending-install`),
 //!   then a new generation that fixes it. Cancel latency as the controller measures it (the watch event of the
@@ -15,6 +15,12 @@
 //!   impersonated and authorized by the simulated cluster's RBAC); alternated twice, the ratio of the sums;
 //! - memory: the real binary (`berth controller --concurrency 16`) reconciling 100 Releases until all are
 //!   Ready: its peak RSS (`VmHWM`) and RSS at the end.
+//! - scale ("1000 releases"): `BERTH_BENCH_RELEASES` (default 1,000) Releases of a small chart from a chart
+//!   repository served on loopback, created before the real binary (`berth controller --concurrency 10`)
+//!   starts: the time until all are Ready, the controller's peak RSS, the API requests it made per Release (the
+//!   simulated cluster counts them; the costliest kinds listed); then the controller restarted with them in
+//!   place: the time until it is idle (every Release reconciled once, none running: its `/metrics`) and the
+//!   upgrades it made (Helm records written: must be 0).
 //!
 //! The controller (in-process for the first three) and the simulated cluster share the machine; every
 //! Deployment of the chart is ready at once (`readyAfter: 0s`) unless said otherwise.
@@ -22,6 +28,9 @@
 // Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
 
+#[allow(dead_code)]
+#[path = "../tests/integration/hostile_server.rs"]
+mod hostile_server;
 #[allow(dead_code)]
 #[path = "../tests/integration/sim_harness.rs"]
 mod sim_harness;
@@ -231,24 +240,12 @@ fn memory(pid: u32) -> (u64, u64) {
     (field("VmHWM:"), field("VmRSS:"))
 }
 
-async fn memory_of_the_binary() {
-    let env = environment().await;
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let kubeconfig = dir.path().join("kubeconfig");
-    env.sim.write_kubeconfig(&kubeconfig).expect("kubeconfig");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_berth"))
-        .args(["controller", "--concurrency", "16", "--kubeconfig"])
-        .arg(&kubeconfig)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("berth controller starts");
-    let releases = env.releases("bench");
-    let watching = tokio::spawn(async move {
+/// Watches `releases` until `count` of them are Ready (true), or the watch ends (false).
+fn all_ready(releases: Api<kube::api::DynamicObject>, count: usize) -> tokio::task::JoinHandle<bool> {
+    tokio::spawn(async move {
         let mut stream = watcher::watcher(releases, watcher::Config::default()).boxed();
         let mut ready = HashSet::new();
-        while ready.len() < 100 {
+        while ready.len() < count {
             match stream.next().await {
                 Some(Ok(watcher::Event::Apply(object) | watcher::Event::InitApply(object))) => {
                     let object = serde_json::to_value(object).expect("JSON");
@@ -261,7 +258,23 @@ async fn memory_of_the_binary() {
             }
         }
         true
-    });
+    })
+}
+
+async fn memory_of_the_binary() {
+    let env = environment().await;
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let kubeconfig = dir.path().join("kubeconfig");
+    env.sim.write_kubeconfig(&kubeconfig).expect("kubeconfig");
+    let child = Command::new(env!("CARGO_BIN_EXE_berth"))
+        .args(["controller", "--concurrency", "16", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("berth controller starts");
+    let watching = all_ready(env.releases("bench"), 100);
     let started = Instant::now();
     for index in 0..100 {
         env.create_release("bench", &format!("web-{index:03}"), spec(json!({}))).await;
@@ -270,14 +283,165 @@ async fn memory_of_the_binary() {
     assert!(matches!(all_ready, Ok(Ok(true))), "100 Releases Ready within 10 minutes");
     let elapsed = started.elapsed();
     let (peak, now) = memory(child.id());
-    let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
-    let _ = child.wait();
+    stop_controller(child);
     println!(
         "| `berth controller` (release build) reconciling 100 Releases to Ready ({:.1} s) | peak RSS **{:.1} MiB**, {:.1} MiB at the end |",
         elapsed.as_secs_f64(),
         peak as f64 / 1024.0,
         now as f64 / 1024.0
     );
+}
+
+/// A chart repository on loopback serving `web_chart("1.0.0")` as `web` (its `index.yaml` and archive).
+fn chart_repository() -> hostile_server::HostileServer {
+    use hostile_server::{Answer, HostileServer, Request};
+    use sha2::Digest as _;
+    let archive = web_chart("1.0.0");
+    let digest: String = sha2::Sha256::digest(&archive).iter().map(|byte| format!("{byte:02x}")).collect();
+    let index = format!(
+        "apiVersion: v1\nentries:\n  web:\n  - apiVersion: v2\n    name: web\n    version: 1.0.0\n    appVersion: \"1.0\"\n    \
+         digest: {digest}\n    urls: [web-1.0.0.tgz]\n    created: \"2026-01-01T00:00:00Z\"\ngenerated: \"2026-01-01T00:00:00Z\"\n"
+    );
+    HostileServer::start(move |request: &Request| match request.path() {
+        "/index.yaml" => Answer::new(200, index.clone()),
+        "/web-1.0.0.tgz" => Answer::new(200, archive.clone()),
+        _ => Answer::new(404, "not found"),
+    })
+}
+
+/// A GET of `path` on `address` (the controller's `/metrics`); the body, empty when it cannot be read.
+fn http_get(address: &str, path: &str) -> String {
+    use std::io::{Read as _, Write as _};
+    let Ok(mut stream) = std::net::TcpStream::connect(address) else { return String::new() };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
+    let mut response = String::new();
+    if stream.write_all(request.as_bytes()).is_err() || stream.read_to_string(&mut response).is_err() {
+        return String::new();
+    }
+    response.split_once("\r\n\r\n").map(|(_, body)| body.to_string()).unwrap_or_default()
+}
+
+/// From the controller's metrics: (reconciles ended, reconciles running).
+fn reconciles(metrics: &str) -> (u64, u64) {
+    let value = |line: &str| line.rsplit(' ').next().and_then(|value| value.parse::<u64>().ok()).unwrap_or(0);
+    let ended = metrics.lines().filter(|line| line.starts_with("berth_controller_reconciles_total{")).map(value).sum();
+    let running =
+        metrics.lines().find(|line| line.starts_with("berth_controller_reconciles_running ")).map_or(0, value);
+    (ended, running)
+}
+
+/// `berth controller --concurrency 10` on the simulated cluster, serving its metrics on a free loopback port.
+fn start_controller(kubeconfig: &std::path::Path) -> (std::process::Child, String) {
+    let port =
+        std::net::TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).expect("a port").port();
+    let address = format!("127.0.0.1:{port}");
+    let child = Command::new(env!("CARGO_BIN_EXE_berth"))
+        .args(["controller", "--concurrency", "10", "--metrics-addr", &address, "--kubeconfig"])
+        .arg(kubeconfig)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("berth controller starts");
+    (child, address)
+}
+
+fn stop_controller(mut child: std::process::Child) {
+    let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+    let _ = child.wait();
+}
+
+/// The requests counted between two snapshots, by kind, costliest first.
+fn requests_between(
+    before: &std::collections::BTreeMap<berth_sim::server::RequestKind, u64>,
+    after: &std::collections::BTreeMap<berth_sim::server::RequestKind, u64>,
+) -> Vec<(String, u64)> {
+    let mut by_kind: std::collections::BTreeMap<String, u64> = std::collections::BTreeMap::new();
+    for (kind, count) in after {
+        let made = count - before.get(kind).copied().unwrap_or(0);
+        if made > 0 {
+            let selector = if kind.label_selector.is_some() { " (selector)" } else { "" };
+            *by_kind.entry(format!("{:?} {}{selector}", kind.verb, kind.resource)).or_insert(0) += made;
+        }
+    }
+    let mut sorted: Vec<(String, u64)> = by_kind.into_iter().collect();
+    sorted.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    sorted
+}
+
+fn per_release(requests: &[(String, u64)], count: usize) -> String {
+    let total: u64 = requests.iter().map(|(_, made)| made).sum();
+    let costliest: Vec<String> =
+        requests.iter().map(|(kind, made)| format!("{kind} {:.2}", *made as f64 / count as f64)).collect();
+    format!("**{:.2}** ({})", total as f64 / count as f64, costliest.join(", "))
+}
+
+async fn scale() {
+    let count: usize = std::env::var("BERTH_BENCH_RELEASES").ok().and_then(|count| count.parse().ok()).unwrap_or(1000);
+    let env = Env::start().await;
+    env.namespace("bench").await;
+    let repository = chart_repository();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let kubeconfig = dir.path().join("kubeconfig");
+    env.sim.write_kubeconfig(&kubeconfig).expect("kubeconfig");
+    let spec = json!({"chart": {"repository": repository.url, "name": "web", "version": "1.0.0"}, "timeout": "10m"});
+    futures::stream::iter(0..count)
+        .for_each_concurrent(16, |index| {
+            let (env, spec) = (&env, spec.clone());
+            async move { env.create_release("bench", &format!("web-{index:04}"), spec).await }
+        })
+        .await;
+    let watching = all_ready(env.releases("bench"), count);
+    let before = env.sim.requests().by_kind();
+    let started = Instant::now();
+    let (child, _) = start_controller(&kubeconfig);
+    let all_ready = tokio::time::timeout(Duration::from_secs(1800), watching).await;
+    assert!(matches!(all_ready, Ok(Ok(true))), "{count} Releases Ready within 30 minutes");
+    let elapsed = started.elapsed();
+    let after = env.sim.requests().by_kind();
+    let (peak, _) = memory(child.id());
+    stop_controller(child);
+    let installing = requests_between(&before, &after);
+    println!(
+        "| {count} Releases of a chart from a repository to Ready, `berth controller --concurrency 10` | {:.1} s, peak RSS \
+         **{:.1} MiB** |",
+        elapsed.as_secs_f64(),
+        peak as f64 / 1024.0
+    );
+    println!("| API requests per Release, installing | {} |", per_release(&installing, count));
+
+    let before = env.sim.requests().by_kind();
+    let started = Instant::now();
+    let (child, address) = start_controller(&kubeconfig);
+    let idle = tokio::time::timeout(Duration::from_secs(600), async {
+        loop {
+            let (ended, running) = reconciles(&http_get(&address, "/metrics"));
+            if ended >= count as u64 && running == 0 {
+                return;
+            }
+            // Polling the controller's own metrics endpoint: the benchmark observes a process from outside.
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert!(idle.is_ok(), "the restarted controller idle within 10 minutes");
+    let elapsed = started.elapsed();
+    let after = env.sim.requests().by_kind();
+    stop_controller(child);
+    let restarting = requests_between(&before, &after);
+    let records_written: u64 = restarting
+        .iter()
+        .filter(|(kind, _)| kind.starts_with("Create secrets") || kind.starts_with("Update secrets"))
+        .map(|(_, made)| made)
+        .sum();
+    println!(
+        "| restart with the {count} in place: to idle (each reconciled once) | {:.2} s, **{records_written} upgrades** \
+         (Helm records written) |",
+        elapsed.as_secs_f64()
+    );
+    println!("| API requests per Release, restarting | {} |", per_release(&restarting, count));
+    assert_eq!(records_written, 0, "a restart upgrades nothing");
 }
 
 fn main() {
@@ -304,6 +468,9 @@ fn main() {
         }
         if runs("memory") {
             memory_of_the_binary().await;
+        }
+        if runs("scale") {
+            scale().await;
         }
     });
 }

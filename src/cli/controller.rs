@@ -10,17 +10,22 @@ use std::io::Write as _;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-/// The Lease's name (in the controller's namespace).
-const LEASE_NAME: &str = "berth-controller";
-
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct ControllerArgs {
     #[command(subcommand)]
     pub command: Option<ControllerCommand>,
-    /// Reconcile only while holding the `berth-controller` Lease, so several replicas can run.
+    /// Reconcile only while holding the `berth-controller` Lease (a shard's own Lease with
+    /// --watch-label-selector), so several replicas can run.
     #[arg(long)]
     pub leader_elect: bool,
+    /// The Lease's name (default: `berth-controller`, or `berth-controller-HASH` of --watch-label-selector).
+    #[arg(long, value_name = "NAME")]
+    pub leader_election_id: Option<String>,
+    /// Watch and reconcile only the Releases this label selector selects (Flux's flag: one shard of several
+    /// controllers, e.g. `sharding.fluxcd.io/key in (shard1)`, and `!sharding.fluxcd.io/key` for the rest).
+    #[arg(long, value_name = "SELECTOR")]
+    pub watch_label_selector: Option<String>,
     /// How long the Lease lasts without renewal: how long replicas wait for a leader that died.
     #[arg(long, default_value = "15s", value_name = "DURATION")]
     pub lease_duration: String,
@@ -83,7 +88,10 @@ pub fn run(args: ControllerArgs, globals: &Globals) -> Result<ExitCode, Error> {
         let cluster = cluster::connect_config(client_config.clone()).await.map_err(Error::Cluster)?;
         let identity = identity();
         let leader_election = args.leader_elect.then(|| LeaderElection {
-            lease_name: LEASE_NAME.to_string(),
+            lease_name: berth::controller::lease_name(
+                args.leader_election_id.as_deref(),
+                args.watch_label_selector.as_deref(),
+            ),
             namespace: args
                 .lease_namespace
                 .clone()
@@ -103,6 +111,7 @@ pub fn run(args: ControllerArgs, globals: &Globals) -> Result<ExitCode, Error> {
             storage_driver,
             default_service_account: args.default_service_account.clone(),
             no_cross_namespace_refs: args.no_cross_namespace_refs,
+            watch_label_selector: args.watch_label_selector.clone().filter(|selector| !selector.trim().is_empty()),
             ..ControllerOptions::default()
         };
         let controller = Controller::new(options).impersonating(client_config);

@@ -404,6 +404,8 @@ impl<'a> Settings<'a> {
             hook_timeout: None,
             apply_method,
             force_replace: change.force_replace,
+            // The CLI reads the namespace (and creates it with --create-namespace), as Helm does.
+            namespace_exists: false,
         };
         Ok(Settings {
             options,

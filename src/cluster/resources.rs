@@ -38,6 +38,10 @@ pub struct UnknownKind {
 #[derive(Debug, Clone, Default)]
 pub struct ResourceMap {
     types: Arc<RwLock<HashMap<(String, String), ResourceType>>>,
+    /// The server's version (`/version`), read once and kept until the next discovery: every render asks for
+    /// it (`.Capabilities.KubeVersion`), and a controller renders for each rollout. An async lock, held while it
+    /// is read, so that renders starting together wait for one read rather than each making its own.
+    version: Arc<tokio::sync::Mutex<Option<k8s_openapi::apimachinery::pkg::version::Info>>>,
 }
 
 impl ResourceMap {
@@ -90,7 +94,25 @@ impl ResourceMap {
         if let Ok(mut guard) = self.types.write() {
             *guard = types;
         }
+        *self.version.lock().await = None;
         Ok(())
+    }
+
+    /// The server's version: read from `/version` the first time after discovery, then the same answer.
+    ///
+    /// # Errors
+    /// The kube-rs error when the server cannot be asked.
+    pub async fn server_version(
+        &self,
+        client: &kube::Client,
+    ) -> Result<k8s_openapi::apimachinery::pkg::version::Info, kube::Error> {
+        let mut version = self.version.lock().await;
+        if let Some(known) = version.as_ref() {
+            return Ok(known.clone());
+        }
+        let info = client.apiserver_version().await?;
+        *version = Some(info.clone());
+        Ok(info)
     }
 
     /// The API versions the cluster serves, as Helm's `GetVersionSet` lists them for `.Capabilities.APIVersions`:

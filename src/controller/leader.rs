@@ -2,6 +2,10 @@
 //! reconciles. Built on kube-lease-manager, which holds the Lease with server-side apply (a second candidate's
 //! claim conflicts instead of overwriting), renews it before it expires and takes over an expired one; a replica
 //! that stops cleanly gives the Lease up at once, one that dies leaves it to expire (`lease_duration`).
+//!
+//! Sharded controllers (`--watch-label-selector`) hold one Lease per shard: its name is derived from the
+//! selector ([`lease_name`]), so the replicas of one shard elect their leader among themselves and never wait
+//! for another shard's.
 
 use kube_lease_manager::{LeaseManager, LeaseManagerBuilder, LeaseManagerError};
 use std::time::Duration;
@@ -19,6 +23,28 @@ pub struct LeaderElection {
     /// How long the Lease lasts without renewal: how long a dead leader's replicas wait before taking over.
     /// Whole seconds, at least 2; the leader renews a third of it before it runs out.
     pub lease_duration: Duration,
+}
+
+/// The Lease of the controllers without a shard selector.
+pub const LEASE_NAME: &str = "berth-controller";
+
+/// The Lease's name: `--leader-election-id` when given; else, for a shard (`--watch-label-selector`),
+/// `berth-controller-` and the first 16 hex digits of the selector's SHA-256 (a valid object name whatever the
+/// selector's characters, the same for every replica of the shard, different for another selector); else
+/// [`LEASE_NAME`].
+pub fn lease_name(leader_election_id: Option<&str>, watch_label_selector: Option<&str>) -> String {
+    use sha2::{Digest, Sha256};
+    if let Some(id) = leader_election_id {
+        return id.to_string();
+    }
+    match watch_label_selector.map(str::trim).filter(|selector| !selector.is_empty()) {
+        Some(selector) => {
+            let digest = Sha256::digest(selector.as_bytes());
+            let hex: String = digest.iter().take(8).map(|byte| format!("{byte:02x}")).collect();
+            format!("{LEASE_NAME}-{hex}")
+        }
+        None => LEASE_NAME.to_string(),
+    }
 }
 
 /// Why leader election could not go on.
@@ -120,6 +146,18 @@ impl Leadership {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_lease_per_shard() {
+        let shard_a = lease_name(None, Some("sharding.fluxcd.io/key in (a)"));
+        let shard_b = lease_name(None, Some("sharding.fluxcd.io/key in (b)"));
+        assert!(shard_a.starts_with("berth-controller-") && shard_a.len() == "berth-controller-".len() + 16);
+        assert_ne!(shard_a, shard_b);
+        assert_eq!(shard_a, lease_name(None, Some("sharding.fluxcd.io/key in (a)")), "every replica agrees");
+        assert_eq!(lease_name(None, None), "berth-controller");
+        assert_eq!(lease_name(None, Some(" ")), "berth-controller");
+        assert_eq!(lease_name(Some("shop-shard"), Some("shard=a")), "shop-shard");
+    }
 
     #[test]
     fn durations_are_whole_seconds_with_a_third_to_renew() {

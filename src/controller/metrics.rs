@@ -1,5 +1,8 @@
 //! The controller's Prometheus metrics and their text exposition format (version 0.0.4), written by hand: a
 //! few counters, gauges and histograms do not need a metrics crate. Pure; `http.rs` serves the text.
+//!
+//! Per-Release series (labels `namespace`, `name`) are kept for the Releases the controller watches and removed
+//! when one is deleted, so their number is bounded by the Releases'.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -48,8 +51,23 @@ impl Histogram {
     }
 }
 
+/// Results of a reconcile that count as a failure of the Release (`berth_release_reconcile_failures_total`):
+/// the rollout failed, the Release cannot go on as it is, or the reconcile hit an error to retry. A superseded or
+/// interrupted wait is not the Release's failure.
+const FAILURES: [&str; 3] = ["failed", "stalled", "error"];
+
+/// One Release's series, from its first reconcile's end on.
+#[derive(Debug, Clone, Copy, Default)]
+struct ReleaseSeries {
+    /// `Ready=True` after its last reconcile.
+    ready: bool,
+    last_duration: f64,
+    failures: u64,
+}
+
 #[derive(Debug)]
 struct Inner {
+    releases_by_key: BTreeMap<(String, String), ReleaseSeries>,
     reconciles: BTreeMap<&'static str, Histogram>,
     cancellations: u64,
     cancel_latency: Histogram,
@@ -69,6 +87,7 @@ impl Default for Metrics {
     fn default() -> Metrics {
         Metrics {
             inner: Mutex::new(Inner {
+                releases_by_key: BTreeMap::new(),
                 reconciles: BTreeMap::new(),
                 cancellations: 0,
                 cancel_latency: Histogram::new(&LATENCY_BUCKETS),
@@ -97,6 +116,29 @@ impl Metrics {
                 .entry(result)
                 .or_insert_with(|| Histogram::new(&DURATION_BUCKETS))
                 .observe(duration.as_secs_f64());
+        });
+    }
+
+    /// A reconcile of Release `namespace/name` ended with `result` after `duration`, leaving it Ready or not.
+    pub fn release_reconciled(
+        &self,
+        (namespace, name): (&str, &str),
+        result: &'static str,
+        duration: Duration,
+        ready: bool,
+    ) {
+        self.with(|inner| {
+            let series = inner.releases_by_key.entry((namespace.to_string(), name.to_string())).or_default();
+            series.ready = ready;
+            series.last_duration = duration.as_secs_f64();
+            series.failures += u64::from(FAILURES.contains(&result));
+        });
+    }
+
+    /// Release `namespace/name` was deleted (or left this controller's shard): its series go.
+    pub fn release_deleted(&self, namespace: &str, name: &str) {
+        self.with(|inner| {
+            inner.releases_by_key.remove(&(namespace.to_string(), name.to_string()));
         });
     }
 
@@ -165,7 +207,40 @@ impl Metrics {
         for (name, help, value) in gauges {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}");
         }
+        write_releases(&mut out, &inner.releases_by_key);
         out
+    }
+}
+
+/// The per-Release families, each sample labelled with the Release's namespace and name.
+fn write_releases(out: &mut String, releases: &BTreeMap<(String, String), ReleaseSeries>) {
+    type Sample = fn(&ReleaseSeries) -> String;
+    let families: [(&str, &str, &str, Sample); 3] = [
+        (
+            "berth_release_ready",
+            "1 when the Release is Ready after its last reconcile, 0 when not.",
+            "gauge",
+            |series| u8::from(series.ready).to_string(),
+        ),
+        (
+            "berth_release_last_reconcile_duration_seconds",
+            "How long the Release's last reconcile took.",
+            "gauge",
+            |series| series.last_duration.to_string(),
+        ),
+        (
+            "berth_release_reconcile_failures_total",
+            "Reconciles of the Release that failed (rollout failed, stalled, or an error to retry).",
+            "counter",
+            |series| series.failures.to_string(),
+        ),
+    ];
+    for (name, help, kind, sample) in families {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+        for ((namespace, release), series) in releases {
+            let labels = format!("namespace=\"{}\",name=\"{}\"", escape(namespace), escape(release));
+            let _ = writeln!(out, "{name}{{{labels}}} {}", sample(series));
+        }
     }
 }
 
@@ -249,9 +324,35 @@ mod tests {
     }
 
     #[test]
+    fn per_release_series_follow_the_release_and_go_with_it() {
+        let metrics = Metrics::default();
+        metrics.release_reconciled(("shop", "web"), "failed", Duration::from_millis(1500), false);
+        metrics.release_reconciled(("shop", "web"), "succeeded", Duration::from_millis(250), true);
+        metrics.release_reconciled(("shop", "db"), "stalled", Duration::from_secs(2), false);
+        metrics.release_reconciled(("shop", "db"), "superseded", Duration::from_secs(1), false);
+        let text = metrics.encode();
+        let cases = [
+            ("berth_release_ready{namespace=\"shop\",name=\"web\"}", Some("1")),
+            ("berth_release_ready{namespace=\"shop\",name=\"db\"}", Some("0")),
+            ("berth_release_last_reconcile_duration_seconds{namespace=\"shop\",name=\"web\"}", Some("0.25")),
+            ("berth_release_reconcile_failures_total{namespace=\"shop\",name=\"web\"}", Some("1")),
+            ("berth_release_reconcile_failures_total{namespace=\"shop\",name=\"db\"}", Some("1")),
+        ];
+        for (series, expected) in cases {
+            let value = line(&text, &format!("{series} ")).and_then(|line| line.rsplit(' ').next());
+            assert_eq!(value, expected, "{series}\n{text}");
+        }
+        metrics.release_deleted("shop", "web");
+        let text = metrics.encode();
+        assert!(!text.contains("name=\"web\""), "{text}");
+        assert!(text.contains("berth_release_ready{namespace=\"shop\",name=\"db\"} 0"), "{text}");
+    }
+
+    #[test]
     fn every_sample_has_its_type_line_first() {
         let metrics = Metrics::default();
         metrics.reconciled("succeeded", Duration::from_secs(1));
+        metrics.release_reconciled(("shop", "web"), "succeeded", Duration::from_secs(1), true);
         let text = metrics.encode();
         let mut typed: Vec<&str> = Vec::new();
         for line in text.lines() {

@@ -43,7 +43,7 @@ pub mod tenancy;
 mod uninstall;
 
 pub use conditions::reason;
-pub use leader::{LeaderElection, LeaderError};
+pub use leader::{LeaderElection, LeaderError, lease_name};
 
 use crate::cluster::Cluster;
 use crate::release::StorageDriver;
@@ -86,6 +86,9 @@ pub struct ControllerOptions {
     pub default_service_account: Option<String>,
     /// Refuse references into another namespace (`--no-cross-namespace-refs`, as Flux's flag).
     pub no_cross_namespace_refs: bool,
+    /// Watch and reconcile only the Releases this label selector selects (`--watch-label-selector`, Flux's flag
+    /// and meaning): one shard of several controllers, each with its own selector and Lease.
+    pub watch_label_selector: Option<String>,
 }
 
 impl Default for ControllerOptions {
@@ -104,6 +107,7 @@ impl Default for ControllerOptions {
             storage_driver: StorageDriver::Secret,
             default_service_account: None,
             no_cross_namespace_refs: false,
+            watch_label_selector: None,
         }
     }
 }
@@ -130,6 +134,11 @@ pub enum ControllerEvent {
         by_generation: i64,
         latency: Duration,
     },
+    /// The Release is gone from the controller's view (deleted, or out of its `--watch-label-selector`): its
+    /// cache entry and metric series with it.
+    Forgotten {
+        key: ReleaseKey,
+    },
 }
 
 /// Why the controller stopped other than by its stop token.
@@ -147,6 +156,12 @@ pub enum ControllerError {
     LeadershipLost,
     #[error("the watch on Releases ended")]
     WatchEnded,
+    #[error("cannot list Releases with --watch-label-selector `{selector}`")]
+    WatchLabelSelector {
+        selector: String,
+        #[source]
+        source: kube::Error,
+    },
 }
 
 /// Shared with the HTTP endpoint and with whoever subscribed.
@@ -214,6 +229,7 @@ impl Controller {
                 return Err(ControllerError::NoCrd);
             }
         }
+        run::check_selector(&cluster, &self.options).await?;
         let Some(election) = &self.options.leader_election else {
             self.observers.metrics.set_leader(true);
             self.observers.emit(ControllerEvent::Leading);

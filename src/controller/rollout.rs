@@ -127,6 +127,8 @@ impl Run<'_> {
             hook_timeout: Some(checked.hook_timeout),
             // The owner of every revision this Release writes (`tenancy.rs`).
             labels: tenancy::owner_labels(&self.release.key()),
+            // The Release lives in its target namespace unless `targetNamespace` says otherwise: it exists.
+            namespace_exists: checked.target_namespace == self.release.namespace,
             ..ReleaseOptions::default()
         };
         let stopping = &self.task.stopping;

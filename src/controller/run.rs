@@ -14,10 +14,10 @@ use super::conditions::{self, READY, reason};
 use super::dependencies::{depends_on, readiness};
 use super::reconcile::{self, Cache, Finished, Next, Shared, Task};
 use super::scheduler::Scheduler;
-use super::{ControllerError, ControllerEvent, Observers};
-use crate::cluster::into_value;
+use super::{ControllerError, ControllerEvent, ControllerOptions, Observers};
+use crate::cluster::{Cluster, into_value};
 use futures::StreamExt;
-use kube::api::{Api, DynamicObject};
+use kube::api::{Api, DynamicObject, ListParams};
 use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 use serde_json::Value;
@@ -63,9 +63,48 @@ fn seen_of(object: &Value) -> Seen {
     Seen { generation, deleting, ready: readiness(object).is_ok() }
 }
 
+/// The Releases this controller watches: one namespace's or every namespace's.
+fn releases(client: kube::Client, options: &ControllerOptions) -> Api<DynamicObject> {
+    let resource = reconcile::api_resource();
+    match &options.namespace {
+        Some(namespace) => Api::namespaced_with(client, namespace, &resource),
+        None => Api::all_with(client, &resource),
+    }
+}
+
+/// The watch of Releases, narrowed to this shard's by `--watch-label-selector`: the API server filters them (as
+/// controller-runtime's cache with Flux's selector does), so another shard's Releases are never seen, cached
+/// or reconciled.
+fn watch_config(options: &ControllerOptions) -> watcher::Config {
+    let config = watcher::Config::default();
+    match &options.watch_label_selector {
+        Some(selector) => config.labels(selector),
+        None => config,
+    }
+}
+
+/// Refuses a `--watch-label-selector` the API server does not accept before anything starts (the watcher would
+/// otherwise retry it for ever): one list of at most one Release, the server judging the selector.
+///
+/// # Errors
+/// [`ControllerError::WatchLabelSelector`] with the API server's answer.
+pub(super) async fn check_selector(cluster: &Cluster, options: &ControllerOptions) -> Result<(), ControllerError> {
+    let Some(selector) = &options.watch_label_selector else { return Ok(()) };
+    match releases(cluster.client.clone(), options)
+        .list_metadata(&ListParams::default().labels(selector).limit(1))
+        .await
+    {
+        Err(kube::Error::Api(status)) if status.code == 400 => {
+            Err(ControllerError::WatchLabelSelector { selector: selector.clone(), source: kube::Error::Api(status) })
+        }
+        // Anything else (RBAC, a connection) is the watch's to retry and report.
+        _ => Ok(()),
+    }
+}
+
 /// Forwards the watch's events until the receiver goes away; the watcher retries with backoff on its own.
-async fn watch(api: Api<DynamicObject>, changes: mpsc::Sender<Change>) {
-    let mut stream = watcher::watcher(api, watcher::Config::default()).default_backoff().boxed();
+async fn watch(api: Api<DynamicObject>, config: watcher::Config, changes: mpsc::Sender<Change>) {
+    let mut stream = watcher::watcher(api, config).default_backoff().boxed();
     while let Some(event) = stream.next().await {
         let change = match event {
             Ok(Event::Apply(object) | Event::InitApply(object)) => into_value(object).ok().map(Change::Applied),
@@ -119,14 +158,9 @@ impl Driver {
     /// Reconciles until `stop`; then cancels what runs, lets it record its revisions, and returns.
     pub(super) async fn run(mut self) -> Result<(), ControllerError> {
         let stop = self.shared.stop.clone();
-        let resource = reconcile::api_resource();
-        let client = self.shared.cluster.client.clone();
-        let api: Api<DynamicObject> = match &self.shared.options.namespace {
-            Some(namespace) => Api::namespaced_with(client, namespace, &resource),
-            None => Api::all_with(client, &resource),
-        };
+        let api = releases(self.shared.cluster.client.clone(), &self.shared.options);
         let (sender, mut changes) = mpsc::channel(1024);
-        let watcher = tokio::spawn(watch(api, sender));
+        let watcher = tokio::spawn(watch(api, watch_config(&self.shared.options), sender));
         let mut stopping = false;
         let result = loop {
             if !stopping {
@@ -211,6 +245,13 @@ impl Driver {
         }
         if let Some(running) = &running {
             self.observers.metrics.reconciled(finished.result, running.started.elapsed());
+            if self.seen.contains_key(&key) {
+                let ready = self.statuses.get(&key).and_then(|status| conditions::condition(status, READY));
+                let ready = ready.is_some_and(|ready| ready.status == "True");
+                let release = (key.namespace.as_str(), key.name.as_str());
+                self.observers.metrics.release_reconciled(release, finished.result, running.started.elapsed(), ready);
+            }
+            tracing::info!(release = %key, result = %finished.result, took = ?running.started.elapsed(), "reconciled");
             if finished.superseded
                 && let Some((seen_at, by_generation)) = running.cancelled_at
             {
@@ -320,6 +361,9 @@ impl Driver {
         }
         self.seen.remove(key);
         self.statuses.remove(key);
+        self.observers.metrics.release_deleted(&key.namespace, &key.name);
+        self.observers.emit(ControllerEvent::Forgotten { key: key.clone() });
+        tracing::info!(release = %key, "forgotten (deleted, or no longer selected by --watch-label-selector)");
         self.scheduler.forget(key);
         if let Some(running) = self.running.get_mut(key) {
             running.superseded.cancel();

@@ -18,7 +18,8 @@ use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams};
 /// # Errors
 /// The client's error when the server's version cannot be read.
 pub async fn capabilities(cluster: &Cluster) -> Result<Capabilities, kube::Error> {
-    let info = cluster.client.apiserver_version().await?;
+    // Read once per discovery (`ResourceMap::server_version`), not once per render.
+    let info = cluster.resources.server_version(&cluster.client).await?;
     let kube_version =
         KubeVersion { version: info.git_version, normalized: String::new(), major: info.major, minor: info.minor };
     Ok(Capabilities {

@@ -145,9 +145,14 @@ pub async fn wait(
     let mut state = WaitState::new(targets, options, started);
     let (sender, mut receiver) = mpsc::unbounded_channel();
     let mut watches = tokio::task::JoinSet::new();
-    for group in watch_groups(cluster, targets, options) {
+    for group in watch_groups(targets) {
         watches.spawn(run_watch(cluster.clone(), group, sender.clone()));
     }
+    // Kept for the pod watches started later, when there are workloads to wait for; otherwise dropped, so that
+    // the channel closes when every watch has ended, as before.
+    let has_workloads =
+        options.desired == Status::Current && targets.iter().any(|target| is_workload(&target.resolved.reference));
+    let pod_sender = has_workloads.then(|| sender.clone());
     drop(sender);
 
     let deadline = options.timeout.map(|timeout| tokio::time::Instant::from_std(started) + timeout);
@@ -194,6 +199,12 @@ pub async fn wait(
                 for event in state.record_judgements(judged, now) {
                     events.emit(event);
                 }
+                // A workload judged in progress for the first time: its pods' watches start now.
+                if let Some(sender) = &pod_sender {
+                    for group in state.take_pod_watches(cluster) {
+                        watches.spawn(run_watch(cluster.clone(), group, sender.clone()));
+                    }
+                }
                 if let Some(outcome) = state.finished() {
                     break outcome;
                 }
@@ -229,12 +240,10 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     }
 }
 
-/// The watches a wait needs: one per (type, namespace) of the targets, plus pods and replica sets in the
-/// namespaces of workloads when waiting for readiness.
-fn watch_groups(cluster: &Cluster, targets: &[Target], options: &WaitOptions) -> Vec<WatchGroup> {
+/// The watches a wait needs to start with: one per (type, namespace) of the targets. The pods and replica sets
+/// of a workload are watched once it is seen in progress ([`WaitState::pod_watches`]).
+fn watch_groups(targets: &[Target]) -> Vec<WatchGroup> {
     let mut groups: BTreeMap<(String, String, Option<String>), WatchGroup> = BTreeMap::new();
-    let mut workload_namespaces = BTreeSet::new();
-    let mut deployment_namespaces = BTreeSet::new();
     for target in targets {
         let reference = &target.resolved.reference;
         let api_resource = &target.resolved.resource.api_resource;
@@ -243,32 +252,18 @@ fn watch_groups(cluster: &Cluster, targets: &[Target], options: &WaitOptions) ->
             resource: target.resolved.resource.clone(),
             namespace: reference.namespace.clone(),
             names: Some(BTreeSet::new()),
+            label_selector: None,
         });
         if let Some(names) = group.names.as_mut() {
             names.insert(reference.name.clone());
         }
-        if options.desired == Status::Current && is_workload(reference) {
-            workload_namespaces.insert(reference.namespace.clone());
-            if workload_kind(reference).is_some_and(|workload| workload.pods == Pods::ThroughReplicaSets) {
-                deployment_namespaces.insert(reference.namespace.clone());
-            }
-        }
     }
-    let mut extra = Vec::new();
-    let pod_type = cluster.resources.get("v1", "Pod");
-    let replica_set_type = cluster.resources.get("apps/v1", "ReplicaSet");
-    for namespace in workload_namespaces {
-        if let Some(resource) = &pod_type {
-            extra.push(WatchGroup { resource: resource.clone(), namespace: namespace.clone(), names: None });
-        }
-        if deployment_namespaces.contains(&namespace)
-            && let Some(resource) = &replica_set_type
-        {
-            extra.push(WatchGroup { resource: resource.clone(), namespace, names: None });
-        }
-    }
-    groups.into_values().chain(extra).collect()
+    groups.into_values().collect()
 }
+
+/// A watch of pods or replica sets for root causes: (apiVersion, kind, namespace, label selector; `None` for the
+/// whole namespace, when a workload has no selector).
+type PodWatch = (&'static str, &'static str, Option<String>, Option<String>);
 
 /// One object judged on the blocking pool: what the judge said, `None` when the object is gone.
 struct Judged {
@@ -297,6 +292,9 @@ struct WaitState<'a> {
     /// Pods and replica sets by namespace, then name, for root causes.
     pods: HashMap<Option<String>, BTreeMap<String, Value>>,
     replica_sets: HashMap<Option<String>, BTreeMap<String, Value>>,
+    /// The pod and replica set watches started, and those to start.
+    pod_watches: BTreeSet<PodWatch>,
+    new_pod_watches: Vec<PodWatch>,
     dirty: BTreeSet<ObjectRef>,
     timed_out: BTreeSet<ObjectRef>,
     timeouts: Vec<(ObjectRef, Duration)>,
@@ -319,6 +317,8 @@ impl<'a> WaitState<'a> {
             objects: HashMap::new(),
             pods: HashMap::new(),
             replica_sets: HashMap::new(),
+            pod_watches: BTreeSet::new(),
+            new_pod_watches: Vec::new(),
             dirty: BTreeSet::new(),
             timed_out: BTreeSet::new(),
             timeouts,
@@ -352,6 +352,36 @@ impl<'a> WaitState<'a> {
         self.dirty.extend(workloads);
     }
 
+    /// Notes the watches of `workload`'s pods (and a Deployment's replica sets) by its own selector, when
+    /// waiting for readiness: a wait reads only its workloads' pods, not every pod of the namespace, and only
+    /// once a workload is seen in progress (the pods are read for the root cause of a workload not ready yet;
+    /// one ready at first sight costs no pod watch).
+    fn pod_watches(&mut self, workload: &ObjectRef, object: &Value) {
+        let Some(kind) = workload_kind(workload).filter(|_| self.options.desired == Status::Current) else { return };
+        let selector = kind.pod_selector(object);
+        let mut wanted = vec![("v1", "Pod")];
+        if kind.pods == Pods::ThroughReplicaSets {
+            wanted.push(("apps/v1", "ReplicaSet"));
+        }
+        for (api_version, pod_kind) in wanted {
+            let watch = (api_version, pod_kind, workload.namespace.clone(), selector.clone());
+            if self.pod_watches.insert(watch.clone()) {
+                self.new_pod_watches.push(watch);
+            }
+        }
+    }
+
+    /// The watches [`WaitState::pod_watches`] noted since the last call, to start.
+    fn take_pod_watches(&mut self, cluster: &Cluster) -> Vec<WatchGroup> {
+        std::mem::take(&mut self.new_pod_watches)
+            .into_iter()
+            .filter_map(|(api_version, kind, namespace, label_selector)| {
+                let resource = cluster.resources.get(api_version, kind)?;
+                Some(WatchGroup { resource, namespace, names: None, label_selector })
+            })
+            .collect()
+    }
+
     /// The objects that changed since the last call, as last seen, to be judged.
     fn take_dirty(&mut self) -> Vec<(ObjectRef, Option<Arc<Value>>)> {
         let dirty = std::mem::take(&mut self.dirty);
@@ -370,6 +400,11 @@ impl<'a> WaitState<'a> {
         let mut events = Vec::new();
         for Judged { reference, object, result } in judged {
             let (status, message) = self.judge(&reference, object.as_deref(), result, now);
+            if status == Status::InProgress
+                && let Some(object) = &object
+            {
+                self.pod_watches(&reference, object);
+            }
             if self.tracker.update(&reference, status, &message, Instant::now()) {
                 events.push(WaitEvent::StatusChanged { object: reference, status, message });
             }

@@ -29,6 +29,8 @@ pub struct WatchGroup {
     pub namespace: Option<String>,
     /// `None`: forward every object of the type (pods and replica sets for root causes).
     pub names: Option<BTreeSet<String>>,
+    /// Only the objects this label selector selects (a workload's pods and replica sets), filtered by the server.
+    pub label_selector: Option<String>,
 }
 
 impl WatchGroup {
@@ -64,6 +66,9 @@ pub async fn run_watch(cluster: Cluster, group: WatchGroup, sender: mpsc::Unboun
         && let Some(name) = names.iter().next()
     {
         config = config.fields(&format!("metadata.name={name}"));
+    }
+    if let Some(selector) = &group.label_selector {
+        config = config.labels(selector);
     }
     let mut stream = watcher::watcher(api, config).default_backoff().boxed();
     let mut present: HashSet<String> = HashSet::new();

@@ -1,5 +1,6 @@
 //! What berth knows of each workload kind beyond its kstatus rule, in one table next to the rules it
-//! complements: how to find the pods of its current revision (for root causes such as ImagePullBackOff), and
+//! complements: how to find the pods of its current revision (for root causes such as ImagePullBackOff), which
+//! label selector finds them (so a wait watches its own workloads' pods, not every pod of the namespace), and
 //! when a Job counts as done. Adding a kind is one row.
 
 use crate::object::{ObjectRef, str_at, value_at};
@@ -71,6 +72,13 @@ impl WorkloadKind {
         owners
     }
 
+    /// The label selector (as a list's `labelSelector` parameter) that finds the workload's pods, and for a
+    /// Deployment its ReplicaSets: its `spec.selector` (required in `apps/v1`; a Job's is set by the API
+    /// server). `None` when it has none: then only watching the whole namespace finds them.
+    pub fn pod_selector(&self, workload: &Value) -> Option<String> {
+        value_at(workload, &["spec", "selector"]).and_then(selector_text)
+    }
+
     /// Whether `pod`, owned by one of the workload's owners, belongs to its current revision.
     pub fn is_current_pod(&self, workload: &Value, pod: &Value) -> bool {
         if self.pods != Pods::OwnedOfUpdateRevision {
@@ -102,6 +110,37 @@ impl WorkloadKind {
             count("failed")
         ))
     }
+}
+
+/// A `metav1.LabelSelector` in the text form lists and watches take, as apimachinery's
+/// `LabelSelectorAsSelector` turns it into one: `matchLabels` as `key=value`, then each expression (`In`:
+/// `key in (a,b)`, `NotIn`: `key notin (a,b)`, `Exists`: `key`, `DoesNotExist`: `!key`). `None` for what is no
+/// selector (an unknown operator, a value that is not text); an empty selector is `""`, which selects everything.
+pub fn selector_text(selector: &Value) -> Option<String> {
+    let selector = selector.as_object()?;
+    let mut requirements = Vec::new();
+    if let Some(labels) = selector.get("matchLabels").and_then(Value::as_object) {
+        for (key, value) in labels {
+            requirements.push(format!("{key}={}", value.as_str()?));
+        }
+    }
+    for expression in selector.get("matchExpressions").and_then(Value::as_array).into_iter().flatten() {
+        let key = str_at(expression, &["key"])?;
+        let values = || -> Option<String> {
+            let values = value_at(expression, &["values"]).and_then(Value::as_array)?;
+            let values: Option<Vec<&str>> = values.iter().map(Value::as_str).collect();
+            Some(values?.join(","))
+        };
+        let requirement = match str_at(expression, &["operator"])? {
+            "In" => format!("{key} in ({})", values()?),
+            "NotIn" => format!("{key} notin ({})", values()?),
+            "Exists" => key.to_string(),
+            "DoesNotExist" => format!("!{key}"),
+            _ => return None,
+        };
+        requirements.push(requirement);
+    }
+    Some(requirements.join(","))
 }
 
 /// Whether `object` has an owner reference to `uid`.
@@ -145,6 +184,33 @@ mod tests {
         assert_eq!(job.not_complete(&complete), None);
         let deployment = workload_kind(&reference("apps/v1", "Deployment")).expect("Deployment");
         assert_eq!(deployment.not_complete(&running), None);
+    }
+
+    #[test]
+    fn selectors_in_the_text_form_of_lists_and_watches() {
+        let cases = [
+            (json!({"matchLabels": {"app": "web", "tier": "front"}}), Some("app=web,tier=front")),
+            (
+                json!({"matchLabels": {"app": "web"}, "matchExpressions": [
+                    {"key": "track", "operator": "In", "values": ["stable", "canary"]},
+                    {"key": "env", "operator": "NotIn", "values": ["dev"]},
+                    {"key": "owner", "operator": "Exists"},
+                    {"key": "legacy", "operator": "DoesNotExist"},
+                ]}),
+                Some("app=web,track in (stable,canary),env notin (dev),owner,!legacy"),
+            ),
+            (json!({}), Some("")),
+            (json!({"matchExpressions": [{"key": "a", "operator": "Near", "values": ["b"]}]}), None),
+            (json!({"matchLabels": {"app": 1}}), None),
+            (json!("app=web"), None),
+        ];
+        for (selector, expected) in cases {
+            assert_eq!(selector_text(&selector).as_deref(), expected, "{selector}");
+        }
+        let deployment = workload_kind(&reference("apps/v1", "Deployment")).expect("Deployment");
+        let object = json!({"spec": {"selector": {"matchLabels": {"app": "web"}}}});
+        assert_eq!(deployment.pod_selector(&object).as_deref(), Some("app=web"));
+        assert_eq!(deployment.pod_selector(&json!({"spec": {}})), None);
     }
 
     #[test]

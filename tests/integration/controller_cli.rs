@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// A `berth controller` process, killed when dropped; its stderr kept for the failure messages.
-struct ControllerProcess {
+pub(crate) struct ControllerProcess {
     /// `None` once stopped.
     child: Option<Child>,
     /// Everything it wrote to stderr so far, updated line by line.
@@ -28,7 +28,7 @@ struct ControllerProcess {
 
 impl ControllerProcess {
     /// Starts `berth controller ARGS` as replica `pod` and waits (bounded) until it says where it serves.
-    async fn start(peer: &PeerCluster, pod: &str, args: &[&str]) -> ControllerProcess {
+    pub(crate) async fn start(peer: &PeerCluster, pod: &str, args: &[&str]) -> ControllerProcess {
         ControllerProcess::start_as(&peer.kubeconfig(), pod, args).await
     }
 
@@ -71,19 +71,19 @@ impl ControllerProcess {
         ControllerProcess { child: Some(child), stderr, metrics }
     }
 
-    fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         self.stderr.borrow().clone()
     }
 
     /// Waits (bounded) until its stderr contains `text`.
-    async fn said(&self, text: &str) {
+    pub(crate) async fn said(&self, text: &str) {
         let mut stderr = self.stderr.clone();
         let found = tokio::time::timeout(BOUND, stderr.wait_for(|written| written.contains(text))).await;
         assert!(matches!(found, Ok(Ok(_))), "berth controller never said `{text}`; stderr:\n{}", self.stderr());
     }
 
     /// An HTTP GET on the metrics address: (status line, body).
-    async fn get(&self, path: &str) -> (String, String) {
+    pub(crate) async fn get(&self, path: &str) -> (String, String) {
         let mut stream = tokio::net::TcpStream::connect(&self.metrics).await.expect("connect to the metrics address");
         stream.write_all(format!("GET {path} HTTP/1.1\r\nHost: test\r\n\r\n").as_bytes()).await.expect("request");
         let mut response = String::new();
@@ -93,7 +93,7 @@ impl ControllerProcess {
     }
 
     /// SIGTERM, then the exit status (bounded).
-    async fn terminate(mut self) -> std::process::ExitStatus {
+    pub(crate) async fn terminate(mut self) -> std::process::ExitStatus {
         let Some(mut child) = self.child.take() else { panic!("the controller was already stopped") };
         let pid = child.id().to_string();
         let sent = Command::new("kill").args(["-TERM", &pid]).status().expect("kill runs");
@@ -120,7 +120,7 @@ impl Drop for ControllerProcess {
 
 /// The simulated cluster, a client on it, the CRD applied from `berth controller crd` by real kubectl, and the
 /// namespace `ns` with the test chart in ConfigMap `web-chart`.
-async fn cluster_with_crd(ns: &str) -> (PeerCluster, kube::Client) {
+pub(crate) async fn cluster_with_crd(ns: &str) -> (PeerCluster, kube::Client) {
     cluster_with_crd_on(ns, SimConfig::default(), &[("web-chart", web_chart("1.0.0"))]).await
 }
 

@@ -89,7 +89,7 @@ impl<'a> Context<'a> {
     /// `name: NAMESPACE` as Helm creates it); a missing one is refused otherwise, before anything is written. A
     /// server dry run asks the server to check the creation and creates nothing.
     pub async fn ensure_namespace(&self) -> Result<NamespaceState, LifecycleError> {
-        if self.options.records_only {
+        if self.options.records_only || self.options.namespace_exists {
             return Ok(NamespaceState::Exists);
         }
         let namespace = self.namespace().to_string();

@@ -60,10 +60,12 @@ pub(super) async fn install(
         writing.check_replace()?;
     }
     // Adopted objects get their client-side managed fields handed over (Helm's install update); custom
-    // resources are patched three-way when taken over (`--take-ownership`).
+    // resources are patched three-way when taken over (`--take-ownership`). When none existed there is nothing to
+    // hand over: Helm creates them (`Create`, no managed-fields upgrade), and reading each one again first would
+    // cost a request per object for nothing.
     let writes = |create_only| Writes {
         writing,
-        method: writing.write_method(true, options.take_ownership),
+        method: writing.write_method(adopted > 0, options.take_ownership),
         previous: HashMap::new(),
         create_only,
     };

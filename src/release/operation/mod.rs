@@ -112,6 +112,9 @@ pub struct ReleaseOptions {
     /// Objects that exist are replaced whole (`--force-replace`, Helm 4's rename of `--force`); client-side
     /// apply only, as Helm's kube client refuses it with server-side apply.
     pub force_replace: bool,
+    /// The release's namespace is known to exist (the controller's Release object lives in it), so it is not
+    /// read again before an install: one request less per rollout.
+    pub namespace_exists: bool,
 }
 
 impl Default for ReleaseOptions {
@@ -134,6 +137,7 @@ impl Default for ReleaseOptions {
             records_only: false,
             apply_method: ApplyMethod::default(),
             force_replace: false,
+            namespace_exists: false,
         }
     }
 }

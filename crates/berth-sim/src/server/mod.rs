@@ -34,14 +34,28 @@ pub struct ServerState {
     pub shutdown: CancellationToken,
 }
 
-/// How many requests of each verb the server answered (tests check that waits watch instead of polling).
+/// How many requests of each verb the server answered (tests check that waits watch instead of polling), and of
+/// each resource request by verb, resource and label selector (tests and the controller's benchmark count what
+/// a Release costs, and what a wait watches).
 #[derive(Debug, Default)]
 pub struct RequestCounts {
     counts: [AtomicU64; 9],
+    /// Bounded by the distinct (verb, resource, selector) the clients send: a test's handful.
+    by_kind: std::sync::Mutex<HashMap<RequestKind, u64>>,
+}
+
+/// One kind of resource request.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RequestKind {
+    pub verb: RequestVerb,
+    /// As kubectl names it: `pods`, `deployments.apps`, `releases.berth.dev/status`; a discovery request's path.
+    pub resource: String,
+    /// A list's or watch's `labelSelector`.
+    pub label_selector: Option<String>,
 }
 
 /// The verbs counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RequestVerb {
     Discovery = 0,
     Get = 1,
@@ -61,6 +75,25 @@ impl RequestCounts {
 
     pub fn get(&self, verb: RequestVerb) -> u64 {
         self.counts[verb as usize].load(Ordering::Relaxed)
+    }
+
+    /// Every request answered, of any verb.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().map(|count| count.load(Ordering::Relaxed)).sum()
+    }
+
+    fn count_kind(&self, kind: RequestKind) {
+        if let Ok(mut by_kind) = self.by_kind.lock() {
+            *by_kind.entry(kind).or_insert(0) += 1;
+        }
+    }
+
+    /// The resource requests answered so far, by kind.
+    pub fn by_kind(&self) -> std::collections::BTreeMap<RequestKind, u64> {
+        self.by_kind
+            .lock()
+            .map(|by_kind| by_kind.iter().map(|(kind, count)| (kind.clone(), *count)).collect())
+            .unwrap_or_default()
     }
 }
 
@@ -227,6 +260,11 @@ async fn serve(
         Route::Resource(path) => resources::handle(state, &method, &path, &query, &headers, &payload).await,
         other => {
             state.requests.count(RequestVerb::Discovery);
+            state.requests.count_kind(RequestKind {
+                verb: RequestVerb::Discovery,
+                resource: path,
+                label_selector: None,
+            });
             discovery_response(state, other, &accept)
         }
     }

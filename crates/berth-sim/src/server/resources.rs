@@ -2,7 +2,7 @@
 //! delete and deletecollection, on main resources and their status and scale subresources.
 
 use super::body::{content_type, decode_object, error_response, json_response, object_response};
-use super::{Query, RequestVerb, ResourcePath, ServerState, table, watch};
+use super::{Query, RequestKind, RequestVerb, ResourcePath, ServerState, table, watch};
 use crate::api_error::ApiError;
 use crate::fields::{set_at, value_at};
 use crate::patch::{self, PatchError, managed};
@@ -31,6 +31,13 @@ pub async fn handle(
     };
     let verb = request_verb(method, path, query);
     state.requests.count(verb);
+    state.requests.count_kind(RequestKind {
+        verb,
+        resource: resource_name(&def.plural, &def.group, path.subresource.as_deref()),
+        label_selector: matches!(verb, RequestVerb::List | RequestVerb::Watch)
+            .then(|| query.get("labelSelector").cloned())
+            .flatten(),
+    });
     if def.group.is_empty() && def.plural == "pods" && path.subresource.as_deref() == Some("log") {
         if verb != RequestVerb::Get {
             return error_response(&ApiError::method_not_allowed(format!(
@@ -67,6 +74,13 @@ fn off_the_worker<T>(body_len: usize, respond: impl FnOnce() -> T) -> T {
     } else {
         respond()
     }
+}
+
+/// A resource as kubectl names it (`pods`, `deployments.apps`), with its subresource (`/status`).
+fn resource_name(plural: &str, group: &str, subresource: Option<&str>) -> String {
+    let group = if group.is_empty() { String::new() } else { format!(".{group}") };
+    let subresource = subresource.map(|name| format!("/{name}")).unwrap_or_default();
+    format!("{plural}{group}{subresource}")
 }
 
 fn request_verb(method: &Method, path: &ResourcePath, query: &Query) -> RequestVerb {
