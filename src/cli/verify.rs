@@ -62,6 +62,34 @@ pub async fn pull_verified(
     Ok(fetched)
 }
 
+/// `pull --prov` (Helm's `VerifyLater`): the chart and its `.prov` downloaded, the `.prov` saved beside the
+/// chart (unless `--untar`, where Helm leaves it in its temporary directory) and not verified. A chart without
+/// one is pulled all the same, after Helm's `WARNING: Verification not found for ...` on stdout.
+pub async fn pull_with_provenance(
+    reference: &str,
+    options: &ChartOptions,
+    environment: &Environment,
+    args: &PullVerification<'_>,
+) -> Result<Fetched, Error> {
+    let what = format!("cannot pull `{reference}`");
+    let (fetched, provenance) = match fetch_chart_with_provenance(reference, options, environment).await {
+        Ok(found) => found,
+        Err(missing) => {
+            let fetched = berth_source::download::fetch_chart(reference, options, environment)
+                .await
+                .map_err(|error| Error::from_source(what.clone(), error))?;
+            print_stdout(&format!("WARNING: Verification not found for {reference}: {missing}\n"))?;
+            return Ok(fetched);
+        }
+    };
+    if let (Some(provenance), false) = (provenance, args.untar) {
+        let path = args.destination.join(format!("{}.prov", fetched.file_name));
+        berth_source::write_atomic(&path, &provenance, 0o644)
+            .map_err(|reason| Error::from_source(what, berth_source::SourceError::Other(reason)))?;
+    }
+    Ok(fetched)
+}
+
 /// The key `package --sign` signs with, and its passphrase.
 pub struct Signer {
     key: pgp::composed::SignedSecretKey,

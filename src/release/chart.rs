@@ -209,10 +209,7 @@ pub(crate) fn chart_record(chart: &LoadedChart) -> Chart {
     };
     let encoded = |data: &[u8]| Value::String(base64::Engine::encode(&base64::engine::general_purpose::STANDARD, data));
     // Go writes a nil slice as `null`: a chart without other files has none.
-    let other_files = match files(&chart.files) {
-        none if none.is_empty() => Value::Null,
-        some => serde_json::to_value(some).unwrap_or(Value::Null),
-    };
+    let other_files = Some(files(&chart.files)).filter(|files| !files.is_empty());
     Chart {
         metadata,
         lock: Some(chart.lock.as_ref().map_or(Value::Null, lock_record)),
@@ -228,9 +225,8 @@ pub(crate) fn chart_record(chart: &LoadedChart) -> Chart {
 
 /// A file's time as Go's loader gives it (`time.Unix`, the machine's zone), Go's zero time when unknown.
 fn mod_time(time: Option<berth_chart::chart::ModTime>) -> HelmTime {
-    let instant = time.and_then(|time| {
-        jiff::Timestamp::new(time.seconds, i32::try_from(time.nanos).unwrap_or_default()).ok()
-    });
+    let instant =
+        time.and_then(|time| jiff::Timestamp::new(time.seconds, i32::try_from(time.nanos).unwrap_or_default()).ok());
     instant.map_or_else(HelmTime::zero, HelmTime::local)
 }
 

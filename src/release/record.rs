@@ -319,7 +319,7 @@ pub struct Chart {
     pub schemamodtime: Option<HelmTime>,
     /// The chart's other files (`null` for none, as Go writes a nil slice).
     #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
-    pub files: Option<Value>,
+    pub files: Option<Option<Vec<ChartFile>>>,
     /// `Chart.yaml`'s modification time.
     #[serde(default, deserialize_with = "optional_time", skip_serializing_if = "Option::is_none")]
     pub modtime: Option<HelmTime>,
@@ -342,8 +342,8 @@ pub struct ChartFile {
 }
 
 /// A field the record holds, `null` included (serde reads `null` as `None` for an `Option` otherwise).
-fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(deserializer).map(Some)
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(deserializer).map(Some)
 }
 
 /// Go's JSON form of `[]byte`: standard base64, `null` for nil.

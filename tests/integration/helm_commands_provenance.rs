@@ -186,6 +186,41 @@ fn pull_verify_checks_the_repositorys_provenance() {
     }
 }
 
+/// `pull --prov` saves the `.prov` beside the chart without verifying it (an unknown key is no error), and pulls a
+/// chart that has none with a warning, as Helm does.
+#[test]
+fn pull_prov_fetches_the_provenance_without_verifying() {
+    let keys = Keys::new();
+    let env = SourceEnv::new();
+    let repository = env.subdir("repository");
+    signed_chart(&env, &keys, "signed", &repository);
+    env.helm_ok(&["create", "unsigned"]);
+    env.helm_ok(&["package", "unsigned", "-d", &repository.display().to_string()]);
+    env.helm_ok(&["repo", "index", &repository.display().to_string()]);
+    let server = FileServer::start(&repository);
+    let other = keys.path("other.gpg");
+    for (chart, files) in
+        [("signed", &["signed-0.1.0.tgz", "signed-0.1.0.tgz.prov"][..]), ("unsigned", &["unsigned-0.1.0.tgz"][..])]
+    {
+        let results = [Program::Helm, Program::Berth].map(|program| {
+            let destination = env.subdir(&format!("prov-{program:?}-{chart}"));
+            let destination_text = destination.display().to_string();
+            let args = ["pull", chart, "--repo", &server.url, "--prov", "--keyring", &other, "-d", &destination_text];
+            let output = if program == Program::Helm { env.helm(&args) } else { env.berth(&args) };
+            let files: Vec<String> = crate::helm_commands::tree(&destination).into_keys().collect();
+            (output, files)
+        });
+        let [(helm, helm_files), (berth, berth_files)] = results;
+        assert!(helm.status.success(), "helm {chart}: {}", text(&helm.stderr));
+        assert!(berth.status.success(), "berth {chart}: {}", text(&berth.stderr));
+        assert_eq!(berth_files, helm_files, "{chart}");
+        assert_eq!(berth_files, files);
+        // Helm's warning names the chart and the failed download; berth's download error is worded its own way.
+        let warning = |stdout: &[u8]| text(stdout).split(": ").next().unwrap_or_default().to_string();
+        assert_eq!(warning(&berth.stdout), warning(&helm.stdout), "{chart}: {}", text(&berth.stdout));
+    }
+}
+
 #[test]
 fn signed_plugin_archives_install_in_both_tools() {
     let keys = Keys::new();
