@@ -221,6 +221,55 @@ fn pull_prov_fetches_the_provenance_without_verifying() {
     }
 }
 
+/// `dependency update --verify --keyring` checks each downloaded dependency with its `.prov` as Helm does: a
+/// signed dependency and the right key pass, another key or a dependency without provenance fail, and a failed
+/// update leaves `charts/` without the dependency.
+#[test]
+fn dependency_update_verify_checks_each_download() {
+    let keys = Keys::new();
+    let env = SourceEnv::new();
+    let repository = env.subdir("repository");
+    signed_chart(&env, &keys, "signed", &repository);
+    env.helm_ok(&["create", "unsigned"]);
+    env.helm_ok(&["package", "unsigned", "-d", &repository.display().to_string()]);
+    env.helm_ok(&["repo", "index", &repository.display().to_string()]);
+    let server = FileServer::start(&repository);
+    let (pubring, other) = (keys.path("pubring.gpg"), keys.path("other.gpg"));
+    // (dependency, keyring, whether the update succeeds)
+    let table = [("signed", &pubring, true), ("signed", &other, false), ("unsigned", &pubring, false)];
+    for (dependency, keyring, succeeds) in table {
+        let results = [Program::Helm, Program::Berth].map(|program| {
+            let parent = env.subdir(&format!("parent-{program:?}-{dependency}-{succeeds}"));
+            std::fs::write(
+                parent.join("Chart.yaml"),
+                format!(
+                    "apiVersion: v2\nname: parent\nversion: 1.0.0\ndependencies:\n  - name: {dependency}\n    \
+                     version: 0.1.0\n    repository: {}\n",
+                    server.url
+                ),
+            )
+            .unwrap();
+            let parent_text = parent.display().to_string();
+            let args = ["dependency", "update", &parent_text, "--verify", "--keyring", keyring];
+            let output = if program == Program::Helm { env.helm(&args) } else { env.berth(&args) };
+            let charts: Vec<String> = crate::helm_commands::tree(&parent.join("charts")).into_keys().collect();
+            (output, charts)
+        });
+        let [(helm, helm_charts), (berth, berth_charts)] = results;
+        assert_eq!(helm.status.success(), succeeds, "helm {dependency}: {}", text(&helm.stderr));
+        assert_eq!(berth.status.success(), succeeds, "berth {dependency}: {}", text(&berth.stderr));
+        assert_eq!(berth_charts, helm_charts, "{dependency} {keyring}");
+        if !succeeds {
+            // Helm's reason up to the URL (berth's keyring messages are Helm's `openpgp:` words).
+            let reason = helm_error(&text(&helm.stderr));
+            let reason = reason.split(" \"http").next().unwrap_or_default().to_string();
+            let reason = reason.rsplit(": ").next().unwrap_or_default().to_string();
+            assert!(!reason.is_empty(), "helm says why: {}", text(&helm.stderr));
+            assert!(text(&berth.stderr).contains(&reason), "helm: {reason}\nberth: {}", text(&berth.stderr));
+        }
+    }
+}
+
 #[test]
 fn signed_plugin_archives_install_in_both_tools() {
     let keys = Keys::new();
