@@ -5,7 +5,7 @@ use super::global_args::Globals;
 use super::output::print_stdout;
 use super::source_args::{AccessArgs, environment};
 use crate::cli::error::{Error, ExitCode};
-use berth_source::dependency::{Manager, list};
+use berth_source::dependency::{Manager, VerifyDownload, list};
 use berth_source::download::ChartOptions;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -103,7 +103,7 @@ fn run_manager(args: &ManagerArgs, build: bool, globals: &Globals) -> Result<Exi
         skip_refresh: args.skip_refresh,
         options: manager_options(&args.access),
         out: &mut out,
-        verify: args.verify.then_some(&verify_chart as &(dyn Fn(&str, &[u8], &[u8]) -> Result<(), String> + Sync)),
+        verify: args.verify.then_some(&verify_chart as &VerifyDownload<'_>),
     };
     let what =
         format!("cannot {} the dependencies of {}", if build { "build" } else { "update" }, args.chart.display());

@@ -38,8 +38,11 @@ pub struct Manager<'a> {
     /// `--verify` (Helm's `VerifyAlways`): each downloaded archive is checked with its `<URL>.prov` by this
     /// function (file name, archive, provenance), which says why it refuses one. The signature check lives with
     /// the caller (berth's `provenance` module), not in this crate.
-    pub verify: Option<&'a (dyn Fn(&str, &[u8], &[u8]) -> Result<(), String> + Sync)>,
+    pub verify: Option<&'a VerifyDownload<'a>>,
 }
+
+/// Checks one downloaded archive (file name, archive, provenance); the reason when it refuses it.
+pub type VerifyDownload<'a> = dyn Fn(&str, &[u8], &[u8]) -> Result<(), String> + Sync + 'a;
 
 fn other(text: impl Into<String>) -> SourceError {
     SourceError::Other(text.into())
