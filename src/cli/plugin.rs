@@ -46,36 +46,11 @@ pub struct InstallArgs {
     #[arg(long)]
     pub version: Option<String>,
     /// Helm's download settings for plugins from HTTP servers and registries (`--ca-file`, `--cert-file`,
-    /// `--key-file`, `--insecure-skip-tls-verify`, `--plain-http`, `--username`, `--password`). As in Helm they
-    /// do not concern a local directory or archive, the sources berth installs from, and change nothing there.
+    /// `--key-file`, `--insecure-skip-tls-verify`, `--plain-http`, `--username`, `--password`; berth's shared
+    /// set also has `--pass-credentials`). As in Helm they do not concern a local directory or archive, the
+    /// sources berth installs from, and change nothing there.
     #[command(flatten)]
-    pub download: PluginDownloadArgs,
-}
-
-/// `plugin install`'s flags for a remote source (Helm 4's `pluginInstallOptions`), taken with Helm's names.
-#[derive(Debug, Clone, Args)]
-pub struct PluginDownloadArgs {
-    /// Verify certificates of HTTPS-enabled servers using this CA bundle.
-    #[arg(long, value_name = "FILE")]
-    pub ca_file: Option<PathBuf>,
-    /// Identify the registry client using this SSL certificate file.
-    #[arg(long, value_name = "FILE")]
-    pub cert_file: Option<PathBuf>,
-    /// Identify the registry client using this SSL key file.
-    #[arg(long, value_name = "FILE")]
-    pub key_file: Option<PathBuf>,
-    /// Skip TLS certificate checks for the plugin download.
-    #[arg(long)]
-    pub insecure_skip_tls_verify: bool,
-    /// Use insecure HTTP connections for the plugin download.
-    #[arg(long)]
-    pub plain_http: bool,
-    /// Registry username.
-    #[arg(long)]
-    pub username: Option<String>,
-    /// Registry password.
-    #[arg(long)]
-    pub password: Option<String>,
+    pub download: super::source_args::AccessArgs,
 }
 
 #[derive(Debug, Clone, Args)]
