@@ -73,6 +73,20 @@ fn signed_chart(env: &SourceEnv, keys: &Keys, name: &str, directory: &Path) -> P
     directory.join(format!("{name}-0.1.0.tgz"))
 }
 
+/// A chart repository served over HTTP with `signed` (its `.prov` beside it, made by Helm) and `unsigned`, both
+/// version 0.1.0; the keys, the environment and the server.
+fn signed_and_unsigned_repository() -> (Keys, SourceEnv, FileServer) {
+    let keys = Keys::new();
+    let env = SourceEnv::new();
+    let repository = env.subdir("repository");
+    signed_chart(&env, &keys, "signed", &repository);
+    env.helm_ok(&["create", "unsigned"]);
+    env.helm_ok(&["package", "unsigned", "-d", &repository.display().to_string()]);
+    env.helm_ok(&["repo", "index", &repository.display().to_string()]);
+    let server = FileServer::start(&repository);
+    (keys, env, server)
+}
+
 /// The text after Helm's `Error: `.
 fn helm_error(stderr: &str) -> String {
     stderr.lines().find_map(|line| line.strip_prefix("Error: ")).unwrap_or_default().to_string()
@@ -148,14 +162,7 @@ fn verify_accepts_what_helm_accepts_and_refuses_what_it_refuses() {
 
 #[test]
 fn pull_verify_checks_the_repositorys_provenance() {
-    let keys = Keys::new();
-    let env = SourceEnv::new();
-    let repository = env.subdir("repository");
-    signed_chart(&env, &keys, "signed", &repository);
-    env.helm_ok(&["create", "unsigned"]);
-    env.helm_ok(&["package", "unsigned", "-d", &repository.display().to_string()]);
-    env.helm_ok(&["repo", "index", &repository.display().to_string()]);
-    let server = FileServer::start(&repository);
+    let (keys, env, server) = signed_and_unsigned_repository();
     let (pubring, other) = (keys.path("pubring.gpg"), keys.path("other.gpg"));
     // (chart, keyring, whether it verifies)
     let table = [("signed", &pubring, true), ("signed", &other, false), ("unsigned", &pubring, false)];
@@ -190,14 +197,7 @@ fn pull_verify_checks_the_repositorys_provenance() {
 /// chart that has none with a warning, as Helm does.
 #[test]
 fn pull_prov_fetches_the_provenance_without_verifying() {
-    let keys = Keys::new();
-    let env = SourceEnv::new();
-    let repository = env.subdir("repository");
-    signed_chart(&env, &keys, "signed", &repository);
-    env.helm_ok(&["create", "unsigned"]);
-    env.helm_ok(&["package", "unsigned", "-d", &repository.display().to_string()]);
-    env.helm_ok(&["repo", "index", &repository.display().to_string()]);
-    let server = FileServer::start(&repository);
+    let (keys, env, server) = signed_and_unsigned_repository();
     let other = keys.path("other.gpg");
     for (chart, files) in
         [("signed", &["signed-0.1.0.tgz", "signed-0.1.0.tgz.prov"][..]), ("unsigned", &["unsigned-0.1.0.tgz"][..])]
@@ -226,14 +226,7 @@ fn pull_prov_fetches_the_provenance_without_verifying() {
 /// update leaves `charts/` without the dependency.
 #[test]
 fn dependency_update_verify_checks_each_download() {
-    let keys = Keys::new();
-    let env = SourceEnv::new();
-    let repository = env.subdir("repository");
-    signed_chart(&env, &keys, "signed", &repository);
-    env.helm_ok(&["create", "unsigned"]);
-    env.helm_ok(&["package", "unsigned", "-d", &repository.display().to_string()]);
-    env.helm_ok(&["repo", "index", &repository.display().to_string()]);
-    let server = FileServer::start(&repository);
+    let (keys, env, server) = signed_and_unsigned_repository();
     let (pubring, other) = (keys.path("pubring.gpg"), keys.path("other.gpg"));
     // (dependency, keyring, whether the update succeeds)
     let table = [("signed", &pubring, true), ("signed", &other, false), ("unsigned", &pubring, false)];
