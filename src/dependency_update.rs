@@ -36,8 +36,14 @@ pub async fn with_dependencies(
     if berth_chart::values::check_dependencies(&chart).is_ok() {
         return Ok(chart);
     }
-    let mut manager =
-        Manager { chart_path: chart_path.to_path_buf(), env: environment, skip_refresh: false, options, out: say };
+    let mut manager = Manager {
+        chart_path: chart_path.to_path_buf(),
+        env: environment,
+        skip_refresh: false,
+        options,
+        out: say,
+        verify: None,
+    };
     manager
         .update()
         .await

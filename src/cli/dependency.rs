@@ -5,7 +5,7 @@ use super::global_args::Globals;
 use super::output::print_stdout;
 use super::source_args::{AccessArgs, environment};
 use crate::cli::error::{Error, ExitCode};
-use berth_source::dependency::{Manager, list};
+use berth_source::dependency::{Manager, VerifyDownload, list};
 use berth_source::download::ChartOptions;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -36,6 +36,12 @@ pub struct ManagerArgs {
     /// Use the cached repository indexes as they are.
     #[arg(long)]
     pub skip_refresh: bool,
+    /// Verify each downloaded chart against its provenance file (`<chart URL>.prov`) and the keyring.
+    #[arg(long)]
+    pub verify: bool,
+    /// The public keys to verify with (default: `$GNUPGHOME/pubring.gpg`, else `~/.gnupg/pubring.gpg`).
+    #[arg(long)]
+    pub keyring: Option<PathBuf>,
     #[command(flatten)]
     pub access: AccessArgs,
 }
@@ -83,12 +89,21 @@ fn run_manager(args: &ManagerArgs, build: bool, globals: &Globals) -> Result<Exi
             output_error.get_or_insert(error);
         }
     };
+    // Helm's `VerifyChart` for each download: the keyring is read when a chart is checked, as Helm reads it.
+    let keyring = args.keyring.clone().unwrap_or_else(berth::provenance::default_keyring);
+    let verify_chart = |file_name: &str, archive: &[u8], provenance: &[u8]| -> Result<(), String> {
+        berth::provenance::load_keyring(&keyring)
+            .and_then(|keyring| berth::provenance::verify_archive(archive, file_name, provenance, &keyring))
+            .map(drop)
+            .map_err(|error| error.to_string())
+    };
     let mut manager = Manager {
         chart_path: clean(&args.chart),
         env: &env,
         skip_refresh: args.skip_refresh,
         options: manager_options(&args.access),
         out: &mut out,
+        verify: args.verify.then_some(&verify_chart as &VerifyDownload<'_>),
     };
     let what =
         format!("cannot {} the dependencies of {}", if build { "build" } else { "update" }, args.chart.display());

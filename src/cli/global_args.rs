@@ -234,8 +234,27 @@ impl Globals {
     /// Connects to the cluster the settings name, or starts the embedded simulated cluster for `--sim` (kept
     /// alive by the returned handle until the command ends).
     pub async fn connect(&self) -> Result<(Cluster, Option<SimCluster>), Error> {
+        self.connect_as(false).await
+    }
+
+    /// [`Globals::connect`] for a command that reads only release records: the cluster's reachability is
+    /// checked (Helm's `IsReachable`) without discovering its resources, which such a command never resolves.
+    ///
+    /// # Errors
+    /// As [`Globals::connect`].
+    pub async fn connect_for_records(&self) -> Result<(Cluster, Option<SimCluster>), Error> {
+        self.connect_as(true).await
+    }
+
+    async fn connect_as(&self, records_only: bool) -> Result<(Cluster, Option<SimCluster>), Error> {
         if !self.sim {
-            return Ok((cluster::connect(&self.connect_options()).await.map_err(Error::connect)?, None));
+            let options = self.connect_options();
+            let connected = if records_only {
+                cluster::connect_for_records(&options).await
+            } else {
+                cluster::connect(&options).await
+            };
+            return Ok((connected.map_err(Error::connect)?, None));
         }
         let simulated =
             SimCluster::start(SimConfig::default()).await.map_err(|error| Error::Usage(error.to_string()))?;

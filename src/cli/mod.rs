@@ -39,6 +39,7 @@ mod release;
 mod release_input;
 mod release_output;
 mod release_query;
+mod release_resources;
 mod repo;
 mod repo_index;
 mod runtime;

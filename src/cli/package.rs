@@ -70,6 +70,7 @@ pub fn run(args: PackageArgs, globals: &Globals) -> Result<ExitCode, Error> {
                 skip_refresh: false,
                 options: manager_options(&args.access),
                 out: &mut discard,
+                verify: None,
             };
             super::runtime::runtime()?
                 .block_on(manager.update())

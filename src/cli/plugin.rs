@@ -45,6 +45,12 @@ pub struct InstallArgs {
     /// A version constraint (for version-control sources, which berth does not install from).
     #[arg(long)]
     pub version: Option<String>,
+    /// Helm's download settings for plugins from HTTP servers and registries (`--ca-file`, `--cert-file`,
+    /// `--key-file`, `--insecure-skip-tls-verify`, `--plain-http`, `--username`, `--password`; berth's shared
+    /// set also has `--pass-credentials`). As in Helm they do not concern a local directory or archive, the
+    /// sources berth installs from, and change nothing there.
+    #[command(flatten)]
+    pub download: super::source_args::AccessArgs,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -27,6 +27,10 @@ pub struct PullArgs {
     /// Verify the chart against its provenance file (`<chart URL>.prov`, saved beside it) before using it.
     #[arg(long)]
     pub verify: bool,
+    /// Fetch the provenance file too (`<chart URL>.prov`, saved beside the chart), but do not verify (Helm's
+    /// `VerifyLater`: a chart without one is pulled with a warning).
+    #[arg(long)]
+    pub prov: bool,
     /// The public keys to verify with (default: `$GNUPGHOME/pubring.gpg`, else `~/.gnupg/pubring.gpg`).
     #[arg(long)]
     pub keyring: Option<PathBuf>,
@@ -45,6 +49,8 @@ pub fn run(args: PullArgs, globals: &Globals) -> Result<ExitCode, Error> {
             let what = format!("cannot pull `{}`", berth_source::redact::urls(chart));
             let fetched = if args.verify {
                 super::verify::pull_verified(chart, &options, &env, &verification).await?
+            } else if args.prov {
+                super::verify::pull_with_provenance(chart, &options, &env, &verification).await?
             } else {
                 fetch_chart(chart, &options, &env).await.map_err(|error| Error::from_source(what.clone(), error))?
             };

@@ -89,9 +89,11 @@ pub struct StatusArgs {
     pub revision: Option<u32>,
     #[arg(short, long, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
-    /// Helm 3's flags: Helm 4 always shows the description and the resources (accepted, change nothing).
-    #[arg(long, hide = true)]
+    /// With `-o json|yaml`, each object of the release as the cluster holds it and the Pods its workloads select
+    /// (Helm 4's `info.resources`, which berth as `helm` always prints).
+    #[arg(long)]
     pub show_resources: bool,
+    /// Helm 3's flag: Helm 4 always shows the description (accepted, changes nothing).
     #[arg(long, hide = true)]
     pub show_desc: bool,
     /// Judge custom resources without the built-in health rules (berth's readiness table).
@@ -126,7 +128,16 @@ pub fn run(command: QueryCommand, globals: &Globals) -> Result<ExitCode, Error> 
 async fn answer(command: &QueryCommand, globals: &Globals) -> Result<String, Error> {
     // Helm sets up its storage driver before it connects (`Configuration.Init`): a bad `HELM_DRIVER` fails first.
     let driver = globals.storage_driver()?;
-    let (cluster, _simulated) = globals.connect().await?;
+    // Only a status that reads the release's objects resolves kinds; the other queries read records alone, so
+    // they skip discovery (Helm's list and history ask the server's version and then the records).
+    let reads_objects = match command {
+        QueryCommand::Status(args) => {
+            globals.personality == Personality::Berth || Format::from(args.output) != Format::Table
+        }
+        QueryCommand::List(_) | QueryCommand::History(_) => false,
+    };
+    let (cluster, _simulated) =
+        if reads_objects { globals.connect().await? } else { globals.connect_for_records().await? };
     let in_namespace = Storage::open(&driver, cluster.client.clone(), Some(&cluster.default_namespace));
     let read = |error: berth::release::StorageError| Error::Release(error.into());
     match command {
@@ -161,7 +172,15 @@ async fn answer(command: &QueryCommand, globals: &Globals) -> Result<String, Err
                 Some(version) => storage.get(name, version).await.map_err(read)?,
                 None => storage.last(name).await.map_err(read)?,
             };
-            let release = release.ok_or_else(|| Error::Release(LifecycleError::NotFound(name.clone())))?;
+            let mut release = release.ok_or_else(|| Error::Release(LifecycleError::NotFound(name.clone())))?;
+            let format = Format::from(args.output);
+            // Helm 4 reads the objects for every status; its table shows them as the server's tables, which berth
+            // does not print (docs/helm.md, "What still differs").
+            if format != Format::Table && (args.show_resources || globals.personality == Personality::Helm) {
+                let manifests = berth::release::recorded_manifests(&release).unwrap_or_default();
+                let live = super::release_resources::live_resources(&cluster, &manifests).await;
+                release.info.extra.insert("resources".to_string(), super::release_resources::resources_json(live));
+            }
             let resources = match globals.personality {
                 Personality::Helm => None,
                 Personality::Berth => {

@@ -53,13 +53,52 @@ pub async fn pull_verified(
         .and_then(|keyring| verify_archive(&fetched.data, &fetched.file_name, &provenance, &keyring))
         .map_err(|error| Error::Helm(what.clone(), Box::new(error)))?;
     // Helm writes the chart and its `.prov` before it verifies; berth writes nothing for a chart that fails.
-    if !args.untar {
-        let path = args.destination.join(format!("{}.prov", fetched.file_name));
-        berth_source::write_atomic(&path, &provenance, 0o644)
-            .map_err(|reason| Error::from_source(what, berth_source::SourceError::Other(reason)))?;
-    }
+    save_provenance(args, &fetched, &provenance, what)?;
     print_stdout(&verified.report())?;
     Ok(fetched)
+}
+
+/// `pull --prov` (Helm's `VerifyLater`): the chart and its `.prov` downloaded, the `.prov` saved beside the
+/// chart (unless `--untar`, where Helm leaves it in its temporary directory) and not verified. A chart without
+/// one is pulled all the same, after Helm's `WARNING: Verification not found for ...` on stdout.
+pub async fn pull_with_provenance(
+    reference: &str,
+    options: &ChartOptions,
+    environment: &Environment,
+    args: &PullVerification<'_>,
+) -> Result<Fetched, Error> {
+    let what = format!("cannot pull `{reference}`");
+    let (fetched, provenance) = match fetch_chart_with_provenance(reference, options, environment).await {
+        Ok(found) => found,
+        Err(missing) => {
+            let fetched = berth_source::download::fetch_chart(reference, options, environment)
+                .await
+                .map_err(|error| Error::from_source(what.clone(), error))?;
+            // A repository URL may carry a password: the line is redacted as every URL berth prints.
+            let warning = format!("WARNING: Verification not found for {reference}: {missing}\n");
+            print_stdout(&berth_source::redact::urls(&warning))?;
+            return Ok(fetched);
+        }
+    };
+    if let Some(provenance) = provenance {
+        save_provenance(args, &fetched, &provenance, what)?;
+    }
+    Ok(fetched)
+}
+
+/// The `.prov` written beside the pulled chart, unless `--untar` (Helm leaves it in its temporary directory).
+fn save_provenance(
+    args: &PullVerification<'_>,
+    fetched: &Fetched,
+    provenance: &[u8],
+    what: String,
+) -> Result<(), Error> {
+    if args.untar {
+        return Ok(());
+    }
+    let path = args.destination.join(format!("{}.prov", fetched.file_name));
+    berth_source::write_atomic(&path, provenance, 0o644)
+        .map_err(|reason| Error::from_source(what, berth_source::SourceError::Other(reason)))
 }
 
 /// The key `package --sign` signs with, and its passphrase.

@@ -163,7 +163,32 @@ pub async fn connect_config(mut config: kube::Config) -> Result<Cluster, Connect
     let url = config.cluster_url.to_string();
     let default_namespace = config.default_namespace.clone();
     let client = kube::Client::try_from(config).map_err(ConnectError::Client)?;
-    let resources = ResourceMap::discover(&client).await.map_err(|source| match ConnectionFailure::of(&source) {
+    let resources = ResourceMap::discover(&client).await.map_err(|source| unreachable(&url, source))?;
+    Ok(Cluster { client, default_namespace, resources })
+}
+
+/// Connects for commands that read only release records (`list`, `history`, `get`): the server's version is
+/// asked, as Helm's `IsReachable` asks it, and no discovery is run (its resource map stays empty: such a
+/// command resolves no object's kind).
+///
+/// # Errors
+/// [`ConnectError`] as [`connect`].
+pub async fn connect_for_records(options: &ConnectOptions) -> Result<Cluster, ConnectError> {
+    let mut config = client_config(options).await?;
+    config.default_retry = false;
+    let url = config.cluster_url.to_string();
+    let default_namespace = config.default_namespace.clone();
+    let client = kube::Client::try_from(config).map_err(ConnectError::Client)?;
+    super::retry::with_retry_until("version", super::retry::Retry::Answers, None, || client.apiserver_version())
+        .await
+        .map_err(|source| unreachable(&url, source))?;
+    Ok(Cluster { client, default_namespace, resources: ResourceMap::default() })
+}
+
+/// A first request that failed: no connection (classified, the whole chain logged) or a server that answered
+/// with something other than its API.
+fn unreachable(url: &str, source: kube::Error) -> ConnectError {
+    match ConnectionFailure::of(&source) {
         Some(failure) => {
             let mut chain = source.to_string();
             let mut cause = std::error::Error::source(&source);
@@ -172,9 +197,8 @@ pub async fn connect_config(mut config: kube::Config) -> Result<Cluster, Connect
                 cause = error.source();
             }
             tracing::debug!(error = chain, "connection failed");
-            ConnectError::NoConnection { url: url.clone(), failure }
+            ConnectError::NoConnection { url: url.to_string(), failure }
         }
-        None => ConnectError::Unreachable { url: url.clone(), source },
-    })?;
-    Ok(Cluster { client, default_namespace, resources })
+        None => ConnectError::Unreachable { url: url.to_string(), source },
+    }
 }

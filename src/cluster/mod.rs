@@ -17,7 +17,10 @@ pub mod retry;
 pub use apply::{ApplyError, ApplyOptions, apply_and_read, apply_object, delete_object, get_object};
 pub use client_side::merge_patch::PreconditionFailed;
 pub use client_side::{Written, apply_client_side, replace_object, upgrade_client_side_manager};
-pub use connect::{ConnectError, ConnectOptions, Impersonation, KubeOverrides, client_config, connect, connect_config};
+pub use connect::{
+    ConnectError, ConnectOptions, Impersonation, KubeOverrides, client_config, connect, connect_config,
+    connect_for_records,
+};
 pub use dynamic::into_value;
 pub use failure::ConnectionFailure;
 pub use resources::{Resolved, ResourceMap, ResourceType, UnknownKind};

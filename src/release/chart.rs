@@ -2,7 +2,7 @@
 //! them (sigs.k8s.io/yaml, YAML 1.1), the hooks with Helm's records, the CRDs of `crds/`, and the chart and the
 //! user's values as Helm records them in the release.
 
-use super::record::{Chart, ChartFile, ChartMetadata, Hook};
+use super::record::{Chart, ChartFile, ChartMetadata, HelmTime, Hook};
 use super::rendered::{Rendered, RenderedHook};
 use crate::manifest::{self, Manifest, Problem, Source};
 use crate::problems::Problems;
@@ -187,7 +187,8 @@ fn hook_record(hook: &output::Hook) -> Hook {
     }
 }
 
-/// The chart as Helm's release records it: metadata, templates, default values, schema and files.
+/// The chart as Helm's release records it: metadata, lock, templates, default values, schema and files, each
+/// with its modification time (Go's zero time where the loader knew none).
 pub(crate) fn chart_record(chart: &LoadedChart) -> Chart {
     let metadata: ChartMetadata =
         serde_json::from_value(json_value(&chart.metadata.json_view())).unwrap_or_else(|_| ChartMetadata {
@@ -198,15 +199,62 @@ pub(crate) fn chart_record(chart: &LoadedChart) -> Chart {
     let files = |files: &[berth_chart::chart::File]| -> Vec<ChartFile> {
         files
             .iter()
-            .map(|file| ChartFile { name: file.name.clone(), data: file.data.to_vec(), ..ChartFile::default() })
+            .map(|file| ChartFile {
+                name: file.name.clone(),
+                data: file.data.to_vec(),
+                modtime: Some(mod_time(file.mod_time)),
+                ..ChartFile::default()
+            })
             .collect()
     };
-    let mut extra = Map::new();
     let encoded = |data: &[u8]| Value::String(base64::Engine::encode(&base64::engine::general_purpose::STANDARD, data));
-    extra.insert("schema".to_string(), chart.schema.as_deref().map_or(Value::Null, encoded));
-    extra.insert("files".to_string(), serde_json::to_value(files(&chart.files)).unwrap_or(Value::Array(Vec::new())));
-    extra.insert("lock".to_string(), Value::Null);
-    Chart { metadata, templates: files(&chart.templates), values: json_map(&chart.values), extra }
+    // Go writes a nil slice as `null`: a chart without other files has none.
+    let other_files = Some(files(&chart.files)).filter(|files| !files.is_empty());
+    Chart {
+        metadata,
+        lock: Some(chart.lock.as_ref().map_or(Value::Null, lock_record)),
+        templates: files(&chart.templates),
+        values: json_map(&chart.values),
+        schema: Some(chart.schema.as_deref().map_or(Value::Null, encoded)),
+        schemamodtime: Some(mod_time(chart.schema_mod_time)),
+        files: Some(other_files),
+        modtime: Some(mod_time(chart.mod_time)),
+        extra: Map::new(),
+    }
+}
+
+/// A file's time as Go's loader gives it (`time.Unix`, the machine's zone), Go's zero time when unknown.
+fn mod_time(time: Option<berth_chart::chart::ModTime>) -> HelmTime {
+    let instant =
+        time.and_then(|time| jiff::Timestamp::new(time.seconds, i32::try_from(time.nanos).unwrap_or_default()).ok());
+    instant.map_or_else(HelmTime::zero, HelmTime::local)
+}
+
+/// Helm's `chart.Lock` as JSON: `generated` (a time), `digest`, and each dependency's `name`, `version` (left
+/// out when empty) and `repository`.
+fn lock_record(lock: &berth_chart::chart::Lock) -> Value {
+    let generated = lock
+        .generated
+        .parse::<HelmTime>()
+        .map_or_else(|_| Value::String(HelmTime::zero().to_string()), |time| Value::String(time.to_string()));
+    let dependencies: Vec<Value> = lock
+        .dependencies
+        .iter()
+        .map(|dependency| {
+            let mut entry = Map::new();
+            entry.insert("name".to_string(), Value::String(dependency.name.clone()));
+            if !dependency.version.is_empty() {
+                entry.insert("version".to_string(), Value::String(dependency.version.clone()));
+            }
+            entry.insert("repository".to_string(), Value::String(dependency.repository.clone()));
+            Value::Object(entry)
+        })
+        .collect();
+    let mut record = Map::new();
+    record.insert("generated".to_string(), generated);
+    record.insert("digest".to_string(), Value::String(lock.digest.clone()));
+    record.insert("dependencies".to_string(), Value::Array(dependencies));
+    Value::Object(record)
 }
 
 /// A template value as the JSON Helm's records hold (Go's encoding/json of it).

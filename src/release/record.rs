@@ -101,6 +101,9 @@ impl FromStr for ReleaseStatus {
     }
 }
 
+/// `0001-01-01T00:00:00Z`: -62135596800 seconds from the Unix epoch.
+const ZERO_TIME: Timestamp = Timestamp::constant(-62_135_596_800, 0);
+
 /// A point in time as Go's `time.Time` carries it through JSON: the instant and the writer's UTC offset.
 /// Keeping the offset means a release Helm wrote in local time reads the same in `helm list` after berth
 /// rewrote its status.
@@ -120,6 +123,16 @@ impl HelmTime {
     /// An instant written in UTC (`Z`).
     pub fn utc(timestamp: Timestamp) -> HelmTime {
         HelmTime { timestamp, offset: Offset::UTC }
+    }
+
+    /// An instant in the machine's offset at that instant, as Go's `time.Unix` gives a file's modification time.
+    pub fn local(timestamp: Timestamp) -> HelmTime {
+        HelmTime { timestamp, offset: TimeZone::system().to_offset(timestamp) }
+    }
+
+    /// Go's zero time (`0001-01-01T00:00:00Z`), what Helm records for a time it does not know.
+    pub fn zero() -> HelmTime {
+        HelmTime::utc(ZERO_TIME)
     }
 
     /// Go's `Time.String()` (`2006-01-02 15:04:05.999999999 -0700 MST`) of the time as Helm reads it from a
@@ -283,30 +296,54 @@ pub struct Info {
     pub extra: Map<String, Value>,
 }
 
-/// Helm's `chart.Chart` as a release records it. Helm also writes `lock`, `schema`, `schemamodtime`, `files`
-/// and `modtime`; they stay in `extra`.
+/// Helm's `chart.Chart` as a release records it, its fields in Helm's order (`-o json` prints them so). The
+/// fields after `values` are kept as the record holds them: absent stays absent (Helm 3 wrote no `modtime`),
+/// `null` stays `null`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Chart {
     #[serde(default, deserialize_with = "null_as_default")]
     pub metadata: ChartMetadata,
+    /// `Chart.lock` as Helm's `chart.Lock` writes it, `null` without one.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub lock: Option<Value>,
     #[serde(default, deserialize_with = "null_as_default")]
     pub templates: Vec<ChartFile>,
     /// The chart's default values.
     #[serde(default, deserialize_with = "null_as_default")]
     pub values: Map<String, Value>,
+    /// `values.schema.json`, base64 (Go's `[]byte`), `null` without one.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub schema: Option<Value>,
+    /// `values.schema.json`'s modification time (Go's zero time without one).
+    #[serde(default, deserialize_with = "optional_time", skip_serializing_if = "Option::is_none")]
+    pub schemamodtime: Option<HelmTime>,
+    /// The chart's other files (`null` for none, as Go writes a nil slice).
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub files: Option<Option<Vec<ChartFile>>>,
+    /// `Chart.yaml`'s modification time.
+    #[serde(default, deserialize_with = "optional_time", skip_serializing_if = "Option::is_none")]
+    pub modtime: Option<HelmTime>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
-/// Helm's `common.File`: a file of the chart, its content base64 in the JSON (Go's `[]byte`).
+/// Helm's `common.File`: a file of the chart, its content base64 in the JSON (Go's `[]byte`), and its
+/// modification time.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ChartFile {
     #[serde(default, deserialize_with = "null_as_default")]
     pub name: String,
     #[serde(default, with = "base64_bytes")]
     pub data: Vec<u8>,
+    #[serde(default, deserialize_with = "optional_time", skip_serializing_if = "Option::is_none")]
+    pub modtime: Option<HelmTime>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// A field the record holds, `null` included (serde reads `null` as `None` for an `Option` otherwise).
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(deserializer).map(Some)
 }
 
 /// Go's JSON form of `[]byte`: standard base64, `null` for nil.

@@ -341,7 +341,7 @@ mod tests {
                     ..Default::default()
                 }],
                 values: json!({"replicas": 1}).as_object().cloned().unwrap_or_default(),
-                extra: Map::new(),
+                ..Chart::default()
             },
             config: json!({"replicas": 2}).as_object().cloned().unwrap_or_default(),
             manifest: "---\nkind: ConfigMap\n".repeat(50),

@@ -131,6 +131,7 @@ fn a_plugin_archive_installs_for_both_tools() {
         (refused.status.success(), text(&installed.stdout), text(&listed.stdout), text(&ran.stdout), files, home)
     });
     assert!(!results[0].0 && !results[1].0, "an archive without provenance is refused");
+    assert!(results[1].1.contains("Installed plugin: hello"), "{}", results[1].1);
     assert_eq!(results[1].1, results[0].1);
     assert_eq!(results[1].2, results[0].2);
     assert!(results[1].2.contains("unsigned"), "{}", results[1].2);
@@ -279,4 +280,39 @@ fn template_dependency_update_brings_missing_dependencies_first() {
     assert_eq!(results[1].3, results[0].3, "a second run renders without updating");
     assert_eq!(results[1].4, results[0].4, "charts/ holds the same archives");
     assert!(results[1].1.contains("name: child-r"), "{}", results[1].1);
+}
+
+/// `plugin install`'s download flags (TLS, plain HTTP, registry login) concern only remote sources: with a local
+/// archive both tools take them and install as without them.
+#[test]
+fn plugin_download_flags_are_taken_as_helm_takes_them() {
+    let sources = tempfile::tempdir().unwrap();
+    let directory = plugin(sources.path(), "hello", HELLO, Some(HELLO_SCRIPT));
+    let flags = [
+        "--ca-file",
+        "/nonexistent/ca.pem",
+        "--cert-file",
+        "/nonexistent/cert.pem",
+        "--key-file",
+        "/nonexistent/key.pem",
+        "--insecure-skip-tls-verify",
+        "--plain-http",
+        "--username",
+        "someone",
+        "--password",
+        "secret",
+    ];
+    let results = [Program::Helm, Program::Berth].map(|program| {
+        let home = tempfile::tempdir().unwrap();
+        let mut args = vec!["plugin", "install", directory.as_str()];
+        args.extend(flags);
+        let installed = run_in(program, &args, home.path(), home.path(), &[]);
+        let listed = run_in(program, &["plugin", "list"], home.path(), home.path(), &[]);
+        (installed.status.code(), text(&installed.stdout), text(&installed.stderr), text(&listed.stdout))
+    });
+    assert_eq!(results[0].0, Some(0), "helm: {}", results[0].2);
+    assert_eq!(results[1].0, Some(0), "berth: {}", results[1].2);
+    assert_eq!(results[1].1, results[0].1);
+    assert_eq!(results[1].3, results[0].3);
+    assert!(!results[1].2.contains("secret"), "the password is never printed: {}", results[1].2);
 }

@@ -73,6 +73,20 @@ fn signed_chart(env: &SourceEnv, keys: &Keys, name: &str, directory: &Path) -> P
     directory.join(format!("{name}-0.1.0.tgz"))
 }
 
+/// A chart repository served over HTTP with `signed` (its `.prov` beside it, made by Helm) and `unsigned`, both
+/// version 0.1.0; the keys, the environment and the server.
+fn signed_and_unsigned_repository() -> (Keys, SourceEnv, FileServer) {
+    let keys = Keys::new();
+    let env = SourceEnv::new();
+    let repository = env.subdir("repository");
+    signed_chart(&env, &keys, "signed", &repository);
+    env.helm_ok(&["create", "unsigned"]);
+    env.helm_ok(&["package", "unsigned", "-d", &repository.display().to_string()]);
+    env.helm_ok(&["repo", "index", &repository.display().to_string()]);
+    let server = FileServer::start(&repository);
+    (keys, env, server)
+}
+
 /// The text after Helm's `Error: `.
 fn helm_error(stderr: &str) -> String {
     stderr.lines().find_map(|line| line.strip_prefix("Error: ")).unwrap_or_default().to_string()
@@ -148,14 +162,7 @@ fn verify_accepts_what_helm_accepts_and_refuses_what_it_refuses() {
 
 #[test]
 fn pull_verify_checks_the_repositorys_provenance() {
-    let keys = Keys::new();
-    let env = SourceEnv::new();
-    let repository = env.subdir("repository");
-    signed_chart(&env, &keys, "signed", &repository);
-    env.helm_ok(&["create", "unsigned"]);
-    env.helm_ok(&["package", "unsigned", "-d", &repository.display().to_string()]);
-    env.helm_ok(&["repo", "index", &repository.display().to_string()]);
-    let server = FileServer::start(&repository);
+    let (keys, env, server) = signed_and_unsigned_repository();
     let (pubring, other) = (keys.path("pubring.gpg"), keys.path("other.gpg"));
     // (chart, keyring, whether it verifies)
     let table = [("signed", &pubring, true), ("signed", &other, false), ("unsigned", &pubring, false)];
@@ -181,6 +188,76 @@ fn pull_verify_checks_the_repositorys_provenance() {
             assert!(berth_files.is_empty(), "{berth_files:?}");
             let reason = helm_error(&text(&helm.stderr));
             let reason = reason.split(" \"http").next().unwrap_or_default().to_string();
+            assert!(text(&berth.stderr).contains(&reason), "helm: {reason}\nberth: {}", text(&berth.stderr));
+        }
+    }
+}
+
+/// `pull --prov` saves the `.prov` beside the chart without verifying it (an unknown key is no error), and pulls a
+/// chart that has none with a warning, as Helm does.
+#[test]
+fn pull_prov_fetches_the_provenance_without_verifying() {
+    let (keys, env, server) = signed_and_unsigned_repository();
+    let other = keys.path("other.gpg");
+    for (chart, files) in
+        [("signed", &["signed-0.1.0.tgz", "signed-0.1.0.tgz.prov"][..]), ("unsigned", &["unsigned-0.1.0.tgz"][..])]
+    {
+        let results = [Program::Helm, Program::Berth].map(|program| {
+            let destination = env.subdir(&format!("prov-{program:?}-{chart}"));
+            let destination_text = destination.display().to_string();
+            let args = ["pull", chart, "--repo", &server.url, "--prov", "--keyring", &other, "-d", &destination_text];
+            let output = if program == Program::Helm { env.helm(&args) } else { env.berth(&args) };
+            let files: Vec<String> = crate::helm_commands::tree(&destination).into_keys().collect();
+            (output, files)
+        });
+        let [(helm, helm_files), (berth, berth_files)] = results;
+        assert!(helm.status.success(), "helm {chart}: {}", text(&helm.stderr));
+        assert!(berth.status.success(), "berth {chart}: {}", text(&berth.stderr));
+        assert_eq!(berth_files, helm_files, "{chart}");
+        assert_eq!(berth_files, files);
+        // Helm's warning names the chart and the failed download; berth's download error is worded its own way.
+        let warning = |stdout: &[u8]| text(stdout).split(": ").next().unwrap_or_default().to_string();
+        assert_eq!(warning(&berth.stdout), warning(&helm.stdout), "{chart}: {}", text(&berth.stdout));
+    }
+}
+
+/// `dependency update --verify --keyring` checks each downloaded dependency with its `.prov` as Helm does: a
+/// signed dependency and the right key pass, another key or a dependency without provenance fail, and a failed
+/// update leaves `charts/` without the dependency.
+#[test]
+fn dependency_update_verify_checks_each_download() {
+    let (keys, env, server) = signed_and_unsigned_repository();
+    let (pubring, other) = (keys.path("pubring.gpg"), keys.path("other.gpg"));
+    // (dependency, keyring, whether the update succeeds)
+    let table = [("signed", &pubring, true), ("signed", &other, false), ("unsigned", &pubring, false)];
+    for (dependency, keyring, succeeds) in table {
+        let results = [Program::Helm, Program::Berth].map(|program| {
+            let parent = env.subdir(&format!("parent-{program:?}-{dependency}-{succeeds}"));
+            std::fs::write(
+                parent.join("Chart.yaml"),
+                format!(
+                    "apiVersion: v2\nname: parent\nversion: 1.0.0\ndependencies:\n  - name: {dependency}\n    \
+                     version: 0.1.0\n    repository: {}\n",
+                    server.url
+                ),
+            )
+            .unwrap();
+            let parent_text = parent.display().to_string();
+            let args = ["dependency", "update", &parent_text, "--verify", "--keyring", keyring];
+            let output = if program == Program::Helm { env.helm(&args) } else { env.berth(&args) };
+            let charts: Vec<String> = crate::helm_commands::tree(&parent.join("charts")).into_keys().collect();
+            (output, charts)
+        });
+        let [(helm, helm_charts), (berth, berth_charts)] = results;
+        assert_eq!(helm.status.success(), succeeds, "helm {dependency}: {}", text(&helm.stderr));
+        assert_eq!(berth.status.success(), succeeds, "berth {dependency}: {}", text(&berth.stderr));
+        assert_eq!(berth_charts, helm_charts, "{dependency} {keyring}");
+        if !succeeds {
+            // Helm's reason up to the URL (berth's keyring messages are Helm's `openpgp:` words).
+            let reason = helm_error(&text(&helm.stderr));
+            let reason = reason.split(" \"http").next().unwrap_or_default().to_string();
+            let reason = reason.rsplit(": ").next().unwrap_or_default().to_string();
+            assert!(!reason.is_empty(), "helm says why: {}", text(&helm.stderr));
             assert!(text(&berth.stderr).contains(&reason), "helm: {reason}\nberth: {}", text(&berth.stderr));
         }
     }

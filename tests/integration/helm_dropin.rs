@@ -83,6 +83,9 @@ enum Compare {
     Stage,
     /// The exit status and stderr's first line: stdout differs for a reason docs/helm.md gives.
     Exit,
+    /// Like `All`, with the `resourceVersion` of the objects read from the cluster masked too: it counts the
+    /// cluster's writes, and berth and Helm write their release records a different number of times.
+    Objects,
     /// `version`: the Helm version before the build metadata (`+g05fa379` in Helm, `+berth.VERSION` in berth).
     Semver,
     /// A helm-diff line helmfile issues: runs once the diff work lands (`src/release/diff/`, branch `diff`); real
@@ -107,6 +110,7 @@ fn cases(values_url: &str) -> Vec<Case> {
                 "all" => Compare::All,
                 "stage" => Compare::Stage,
                 "exit" => Compare::Exit,
+                "objects" => Compare::Objects,
                 "semver" => Compare::Semver,
                 "after-diff" => Compare::AfterDiff,
                 other => panic!("line {}: unknown comparison `{other}`", index + 1),
@@ -212,6 +216,11 @@ fn seen(output: &Output, compare: Compare, masks: &[Regex]) -> (Option<i32>, Str
             (output.status.code(), String::new(), stage)
         }
         Compare::Exit => (output.status.code(), String::new(), stderr),
+        Compare::Objects => {
+            let stdout = masked(&String::from_utf8_lossy(&output.stdout), masks);
+            let versions = Regex::new(r#"resourceVersion("?: ")"?\d+"?"#).expect("resourceVersion mask");
+            (output.status.code(), versions.replace_all(&stdout, "resourceVersion: <VERSION>").into_owned(), stderr)
+        }
         Compare::Semver => {
             let stdout = String::from_utf8_lossy(&output.stdout);
             let version = stdout.split_once('+').map_or(stdout.as_ref(), |(version, _)| version).to_string();

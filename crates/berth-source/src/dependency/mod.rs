@@ -35,7 +35,14 @@ pub struct Manager<'a> {
     pub options: ChartOptions,
     /// Where Helm's messages go (stdout).
     pub out: &'a mut dyn FnMut(&str),
+    /// `--verify` (Helm's `VerifyAlways`): each downloaded archive is checked with its `<URL>.prov` by this
+    /// function (file name, archive, provenance), which says why it refuses one. The signature check lives with
+    /// the caller (berth's `provenance` module), not in this crate.
+    pub verify: Option<&'a VerifyDownload<'a>>,
 }
+
+/// Checks one downloaded archive (file name, archive, provenance); the reason when it refuses it.
+pub type VerifyDownload<'a> = dyn Fn(&str, &[u8], &[u8]) -> Result<(), String> + Sync + 'a;
 
 fn other(text: impl Into<String>) -> SourceError {
     SourceError::Other(text.into())
@@ -535,6 +542,9 @@ impl Manager<'_> {
 
     /// Downloads one dependency (`DownloadTo`): its file name and bytes.
     async fn fetch(&self, source: &ChartSource) -> Result<(String, Vec<u8>), SourceError> {
+        if is_oci(&source.url) && self.verify.is_some() {
+            return Err(other("berth does not read provenance from OCI registries"));
+        }
         if is_oci(&source.url) {
             let fetched = crate::download::fetch_chart(
                 &source.url,
@@ -560,6 +570,23 @@ impl Manager<'_> {
         let file_name = crate::download::download_file_name(&source.url)?;
         let data = client.get(&request, self.env.progress.as_ref()).await?;
         crate::download::verify_archive(&source.url, source.digest.as_deref(), &data)?;
+        if let Some(verify) = self.verify {
+            // Helm's `DownloadTo` with `VerifyAlways`: the `.prov` beside the archive, then `VerifyChart`.
+            let provenance_url = format!("{}.prov", source.url);
+            let request = GetRequest {
+                url: &provenance_url,
+                credential_url: &entry.url,
+                credentials: Credentials { username: entry.username.clone(), password: entry.password.clone() },
+                pass_credentials_all: entry.pass_credentials_all,
+                accept: None,
+                limit: crate::http::PROVENANCE_LIMIT,
+            };
+            let provenance = client
+                .get(&request, &crate::http::NoProgress)
+                .await
+                .map_err(|_| other(format!("failed to fetch provenance {:?}", crate::redact::urls(&provenance_url))))?;
+            verify(&file_name, &data, &provenance).map_err(other)?;
+        }
         Ok((file_name, data))
     }
 
