@@ -41,6 +41,7 @@ mod scheduler;
 mod sources;
 pub mod tenancy;
 mod uninstall;
+mod watches;
 
 pub use conditions::reason;
 pub use leader::{LeaderElection, LeaderError};
@@ -261,6 +262,7 @@ impl Controller {
             tenants: tenancy::Tenants::new(self.client_config.clone()),
             stop,
         });
-        run::Driver::new(shared, self.observers.clone()).run().await
+        let (touched, changes) = tokio::sync::mpsc::channel(1024);
+        run::Driver::new(shared, self.observers.clone(), touched).run(changes).await
     }
 }

@@ -67,6 +67,9 @@ pub struct Task {
     pub superseded: CancellationToken,
     /// Cancelled when the controller stops: ends the rollout's writes and waits.
     pub stopping: CancellationToken,
+    /// The digest of the inputs this reconcile works on, set once they are read: the driver compares it with
+    /// the digest after a change to a referenced object (`watches.rs`).
+    pub inputs_digest: Arc<std::sync::OnceLock<String>>,
 }
 
 /// When to reconcile the Release again.
@@ -193,10 +196,16 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
     if let Err(message) = tenancy::check_owner(&release.key(), name, namespace, last_labels, adopt) {
         return run.stall(reason::NOT_OWNED, message).await;
     }
+    // Only the last revision's digest matters to the decision (`decision.rs`).
+    let last_version = rollout.history().last().map(|last| last.version);
     let revisions: Vec<HelmRevision> = rollout
         .history()
         .iter()
-        .map(|release| HelmRevision { version: release.version, status: release.info.status })
+        .map(|release| HelmRevision {
+            version: release.version,
+            status: release.info.status,
+            inputs_digest: (Some(release.version) == last_version).then(|| inputs.recorded_digest(release)).flatten(),
+        })
         .collect();
     let desired = Desired { generation: run.generation(), digest: &inputs.digest, retries: spec.retries.unwrap_or(0) };
     match decision::decide(&desired, &run.status, &revisions) {
@@ -214,6 +223,19 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
             run.attempt(&checked, rollout, inputs, action, unlock).await
         }
     }
+}
+
+/// The cluster as `release`'s tenant (`tenancy.rs`), with `namespace` as the default for its objects and records;
+/// the watches of its inputs (`watches.rs`) use it too.
+pub(super) fn tenant_cluster_of(
+    shared: &Shared,
+    release: &ReleaseObject,
+    spec: &ReleaseSpec,
+    namespace: &str,
+) -> Result<Cluster, TenancyError> {
+    let default_service_account = shared.options.default_service_account.as_deref();
+    let tenant = Tenant::of(&release.namespace, spec, default_service_account);
+    shared.tenants.cluster_for(&shared.cluster, &tenant, namespace)
 }
 
 pub(super) struct Run<'a> {
@@ -274,9 +296,7 @@ impl Run<'_> {
     /// The cluster as the Release's tenant (`tenancy.rs`), with the release's namespace as the default for its
     /// objects and records: every request of the Release goes through it.
     pub(super) fn tenant_cluster(&self, spec: &ReleaseSpec, namespace: &str) -> Result<Cluster, TenancyError> {
-        let default_service_account = self.shared.options.default_service_account.as_deref();
-        let tenant = Tenant::of(&self.release.namespace, spec, default_service_account);
-        self.shared.tenants.cluster_for(&self.shared.cluster, &tenant, namespace)
+        tenant_cluster_of(self.shared, self.release, spec, namespace)
     }
 
     /// A rollout's events, logged at debug level as they come (the stream ends with the rollout).
@@ -309,7 +329,11 @@ impl Run<'_> {
         // only) as the controller (CONTROLLER-SEAMS: the controller's own client reads source objects).
         let reach = super::sources::Reach { tenant, controller: &self.shared.cluster, cache: &self.shared.charts };
         match inputs::gather(&reach, &self.release.namespace, checked.spec).await {
-            Ok(inputs) => Ok(inputs),
+            Ok(inputs) => {
+                // Set once: a reconcile reads its inputs once.
+                let _ = self.task.inputs_digest.set(inputs.digest.clone());
+                Ok(inputs)
+            }
             Err(SourceError { reason, message, transient: true }) => {
                 let attempt = if self.is_waiting_for(reason) { 2 } else { 1 };
                 Err(self.retry(reason, message, attempt).await)

@@ -14,6 +14,7 @@ use super::conditions::{self, READY, reason};
 use super::dependencies::{depends_on, readiness};
 use super::reconcile::{self, Cache, Finished, Next, Shared, Task};
 use super::scheduler::Scheduler;
+use super::watches::{self, Source, Watches};
 use super::{ControllerError, ControllerEvent, Observers};
 use crate::cluster::into_value;
 use futures::StreamExt;
@@ -22,9 +23,9 @@ use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, mpsc};
 use tokio::task::{Id, JoinSet};
 use tokio_util::sync::CancellationToken;
 
@@ -41,10 +42,12 @@ struct Seen {
 /// A reconcile running now.
 struct Running {
     generation: i64,
+    /// The digest of the inputs it works on, once it read them ([`Task::inputs_digest`]).
+    inputs_digest: Arc<OnceLock<String>>,
     /// Its [`Task::superseded`]: a newer generation or the deletion ends its waits, never its writes.
     superseded: CancellationToken,
     started: Instant,
-    /// When a newer generation (or the deletion) was seen, and which generation.
+    /// When a newer generation (or the deletion, or new inputs) was seen, and which generation.
     cancelled_at: Option<(Instant, i64)>,
 }
 
@@ -96,10 +99,19 @@ pub(super) struct Driver {
     task_keys: HashMap<Id, ReleaseKey>,
     scheduler: Scheduler<ReleaseKey>,
     listing: Option<HashSet<ReleaseKey>>,
+    /// The objects the Releases' inputs are read from, watched (`watches.rs`).
+    watches: Watches,
+    /// The digest of the inputs each Release's last reconcile worked on.
+    digests: HashMap<ReleaseKey, String>,
+    /// Digests re-computed after a change to an input, at most `concurrency` at once.
+    recomputes: JoinSet<(ReleaseKey, Option<String>)>,
+    recompute_permits: Arc<Semaphore>,
+    /// The Releases whose digest is being re-computed, and whether a newer change arrived meanwhile.
+    recomputing: HashMap<ReleaseKey, bool>,
 }
 
 impl Driver {
-    pub(super) fn new(shared: Arc<Shared>, observers: Observers) -> Driver {
+    pub(super) fn new(shared: Arc<Shared>, observers: Observers, touched: mpsc::Sender<Source>) -> Driver {
         let concurrency = shared.options.concurrency;
         let per_namespace = shared.options.max_concurrent_per_namespace;
         Driver {
@@ -113,11 +125,16 @@ impl Driver {
             task_keys: HashMap::new(),
             scheduler: Scheduler::new(concurrency, per_namespace),
             listing: None,
+            watches: Watches::new(touched),
+            digests: HashMap::new(),
+            recomputes: JoinSet::new(),
+            recompute_permits: Arc::new(Semaphore::new(concurrency.max(1))),
+            recomputing: HashMap::new(),
         }
     }
 
     /// Reconciles until `stop`; then cancels what runs, lets it record its revisions, and returns.
-    pub(super) async fn run(mut self) -> Result<(), ControllerError> {
+    pub(super) async fn run(mut self, mut touched: mpsc::Receiver<Source>) -> Result<(), ControllerError> {
         let stop = self.shared.stop.clone();
         let resource = reconcile::api_resource();
         let client = self.shared.cluster.client.clone();
@@ -147,6 +164,8 @@ impl Driver {
                     Some(change) => self.change(change),
                     None => break Err(ControllerError::WatchEnded),
                 },
+                Some(source) = touched.recv(), if !stopping => self.touched(&source),
+                Some(joined) = self.recomputes.join_next(), if !self.recomputes.is_empty() => self.recomputed(joined),
                 () = sleep_until(next_due), if next_due.is_some() && !stopping => {}
             }
         };
@@ -173,17 +192,19 @@ impl Driver {
             let status = self.statuses.get(&key).cloned().unwrap_or(release.status);
             let stopping = self.shared.stop.clone();
             let superseded = CancellationToken::new();
+            let inputs_digest = Arc::new(OnceLock::new());
             self.running.insert(
                 key.clone(),
                 Running {
                     generation: release.generation,
+                    inputs_digest: inputs_digest.clone(),
                     superseded: superseded.clone(),
                     started: Instant::now(),
                     cancelled_at: None,
                 },
             );
             self.observers.emit(ControllerEvent::Started { key: key.clone(), generation: release.generation });
-            let task = Task { object, status, superseded, stopping };
+            let task = Task { object, status, superseded, stopping, inputs_digest };
             let handle = self.tasks.spawn(reconcile::reconcile(self.shared.clone(), task));
             self.task_keys.insert(handle.id(), key);
         }
@@ -208,6 +229,9 @@ impl Driver {
         let running = self.running.remove(&key);
         if let Some(status) = finished.status.clone() {
             self.statuses.insert(key.clone(), status);
+        }
+        if let Some(digest) = running.as_ref().and_then(|running| running.inputs_digest.get()) {
+            self.digests.insert(key.clone(), digest.clone());
         }
         if let Some(running) = &running {
             self.observers.metrics.reconciled(finished.result, running.started.elapsed());
@@ -270,6 +294,7 @@ impl Driver {
         }
         let seen = seen_of(&object);
         let dependents_wait = seen.ready && self.seen.get(&key).is_none_or(|previous| !previous.ready);
+        self.watches.index(&self.shared, &key, &object);
         if let Ok(mut cache) = self.cache.write() {
             cache.insert(key.clone(), object);
         }
@@ -320,9 +345,75 @@ impl Driver {
         }
         self.seen.remove(key);
         self.statuses.remove(key);
+        self.watches.forget(key);
+        self.digests.remove(key);
         self.scheduler.forget(key);
         if let Some(running) = self.running.get_mut(key) {
             running.superseded.cancel();
+        }
+    }
+}
+
+impl Driver {
+    /// An object some Releases read their inputs from changed: their digests are computed again.
+    fn touched(&mut self, source: &Source) {
+        for key in self.watches.releases(source) {
+            tracing::debug!(release = %key, %source, "an input changed");
+            self.recompute(key);
+        }
+    }
+
+    /// Computes the digest of the inputs `key` asks for now, off the driver's loop; one at a time per Release
+    /// (a change arriving meanwhile computes it once more after).
+    fn recompute(&mut self, key: ReleaseKey) {
+        if let Some(again) = self.recomputing.get_mut(&key) {
+            *again = true;
+            return;
+        }
+        let Some(object) = self.cache.read().ok().and_then(|cache| cache.get(&key).cloned()) else { return };
+        self.recomputing.insert(key.clone(), false);
+        let (shared, permits) = (self.shared.clone(), self.recompute_permits.clone());
+        self.recomputes.spawn(async move {
+            let _permit = permits.acquire_owned().await;
+            let digest = watches::current_digest(&shared, &object).await;
+            (key, digest)
+        });
+    }
+
+    /// New inputs count as a new revision: a running reconcile working on other inputs has its wait cancelled
+    /// (as by a new generation) and the Release is reconciled at once; one idle is reconciled when its inputs
+    /// differ from the last reconcile's. Inputs that cannot be read are left to the reconcile to report.
+    fn recomputed(&mut self, joined: Result<(ReleaseKey, Option<String>), tokio::task::JoinError>) {
+        let Ok((key, digest)) = joined else { return };
+        if self.recomputing.remove(&key) == Some(true) {
+            self.recompute(key.clone());
+        }
+        if !self.seen.contains_key(&key) {
+            return;
+        }
+        let now = Instant::now();
+        let Some(digest) = digest else {
+            self.scheduler.enqueue(key, now);
+            return;
+        };
+        if let Some(running) = self.running.get_mut(&key) {
+            match running.inputs_digest.get() {
+                Some(working) if *working == digest => {}
+                Some(_) => {
+                    if running.cancelled_at.is_none() {
+                        running.cancelled_at = Some((now, running.generation));
+                        running.superseded.cancel();
+                        tracing::info!(release = %key, "new inputs (a referenced object changed) cancel the running wait");
+                    }
+                    self.scheduler.enqueue(key, now);
+                }
+                // Not read yet: it reads the new ones (or, if it read them just before, runs once more after).
+                None => self.scheduler.enqueue(key, now),
+            }
+            return;
+        }
+        if self.digests.get(&key) != Some(&digest) {
+            self.scheduler.enqueue(key, now);
         }
     }
 }
