@@ -30,6 +30,8 @@ pub struct Desired<'a> {
     pub digest: &'a str,
     /// Further attempts allowed after a failed one (`spec.retries`).
     pub retries: u32,
+    /// A forced upgrade was asked (`reconcile.fluxcd.io/forceAt`): roll out even when up to date or out of retries.
+    pub force: bool,
 }
 
 /// The rollout's kind, as Helm and Flux name it.
@@ -63,7 +65,8 @@ pub enum Decision {
 pub fn decide(desired: &Desired<'_>, status: &ReleaseStatus, history: &[HelmRevision]) -> Decision {
     let last = history.last();
     let unlock = last.filter(|revision| revision.status.is_pending()).map(|revision| revision.version);
-    if unlock.is_none()
+    if !desired.force
+        && unlock.is_none()
         && let Some(last) = last
         && last.status == HelmStatus::Deployed
         && last.inputs_digest.as_deref() == Some(digest_label(desired.digest).as_str())
@@ -73,7 +76,7 @@ pub fn decide(desired: &Desired<'_>, status: &ReleaseStatus, history: &[HelmRevi
     let same_attempt = status.last_attempted_generation == Some(desired.generation)
         && status.last_attempted_digest.as_deref() == Some(desired.digest);
     let failed = matches!(status.last_attempted_outcome, Some(AttemptOutcome::Failed | AttemptOutcome::TimedOut));
-    if same_attempt && failed && status.failures > desired.retries {
+    if !desired.force && same_attempt && failed && status.failures > desired.retries {
         return Decision::Exhausted;
     }
     // `upgrade --install`'s rule, the rollout's own: install when no revision is in use.
@@ -140,7 +143,7 @@ mod tests {
     #[test]
     fn decisions() {
         use HelmStatus::*;
-        let want = |generation, digest, retries| Desired { generation, digest, retries };
+        let want = |generation, digest, retries| Desired { generation, digest, retries, force: false };
         let cases: Vec<(&str, Desired<'_>, ReleaseStatus, Vec<HelmRevision>, Decision)> = vec![
             (
                 "no release yet: install",
@@ -243,7 +246,7 @@ mod tests {
     fn the_label_is_the_digests_first_32_hexadecimal_digits() {
         let digest = format!("sha256:{}{}", "0123456789abcdef".repeat(2), "f".repeat(32));
         assert_eq!(digest_label(&digest), "0123456789abcdef".repeat(2));
-        let desired = Desired { generation: 1, digest: &digest, retries: 0 };
+        let desired = Desired { generation: 1, digest: &digest, retries: 0, force: false };
         let record =
             HelmRevision { inputs_digest: Some("0123456789abcdef".repeat(2)), ..revision(1, HelmStatus::Deployed) };
         assert_eq!(decide(&desired, &ReleaseStatus::default(), &[record]), Decision::UpToDate { revision: 1 });
@@ -253,8 +256,17 @@ mod tests {
     fn a_superseded_attempt_never_counts_as_a_failure() {
         let mut status = failed(1, "a", 5);
         status.last_attempted_outcome = Some(AttemptOutcome::Superseded);
-        let desired = Desired { generation: 1, digest: "a", retries: 0 };
+        let desired = Desired { generation: 1, digest: "a", retries: 0, force: false };
         let decision = decide(&desired, &status, &[revision(1, HelmStatus::Failed)]);
         assert_eq!(decision, Decision::RollOut { action: Action::Upgrade, unlock: None });
+    }
+
+    #[test]
+    fn a_forced_upgrade_rolls_out_when_up_to_date_or_out_of_retries() {
+        let desired = Desired { generation: 1, digest: "a", retries: 0, force: true };
+        let upgrade = Decision::RollOut { action: Action::Upgrade, unlock: None };
+        let deployed = [labelled(1, HelmStatus::Deployed, "a")];
+        assert_eq!(decide(&desired, &ReleaseStatus::default(), &deployed), upgrade);
+        assert_eq!(decide(&desired, &failed(1, "a", 3), &[revision(1, HelmStatus::Failed)]), upgrade);
     }
 }

@@ -140,6 +140,9 @@ fn check_spec<'a>(release: &ReleaseObject, spec: &'a ReleaseSpec) -> Result<Chec
     };
     let timeout = duration("timeout", &spec.timeout)?.unwrap_or(DEFAULT_TIMEOUT);
     let hook_timeout = duration("hookTimeout", &spec.hook_timeout)?.unwrap_or(timeout);
+    if duration("interval", &spec.interval)?.is_some_and(|interval| interval.is_zero()) {
+        return Err("spec.interval: must be more than 0s".to_string());
+    }
     let target_namespace = spec.target_namespace(&release.namespace).to_string();
     Ok(Checked { spec, release_name, target_namespace, timeout, hook_timeout })
 }
@@ -150,7 +153,17 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
     let Some(release) = ReleaseObject::parse(&task.object) else {
         return Finished::new("error", None, Next::OnChange);
     };
-    let mut run = Run { shared: &shared, release: &release, status: task.status.clone(), task: &task };
+    let mut run =
+        Run { shared: &shared, release: &release, status: task.status.clone(), task: &task, unwritten: false };
+    // A reconcile request (`reconcile.fluxcd.io/requestedAt`, `berth.dev/reconcile-requested-at`) is handled by
+    // this reconcile, whatever it ends with, as Flux records it: written with the first report, even one that
+    // changes nothing else.
+    if let Some(requested_at) = release.requests.requested_at()
+        && run.status.last_handled_reconcile_at.as_deref() != Some(requested_at)
+    {
+        run.status.last_handled_reconcile_at = Some(requested_at.to_string());
+        run.unwritten = true;
+    }
     if release.deleting {
         return run.finalize().await;
     }
@@ -207,7 +220,13 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
             inputs_digest: (Some(release.version) == last_version).then(|| inputs.recorded_digest(release)).flatten(),
         })
         .collect();
-    let desired = Desired { generation: run.generation(), digest: &inputs.digest, retries: spec.retries.unwrap_or(0) };
+    let force = release.requests.force(run.status.last_handled_force_at.as_deref()).map(str::to_string);
+    let desired = Desired {
+        generation: run.generation(),
+        digest: &inputs.digest,
+        retries: spec.retries.unwrap_or(0),
+        force: force.is_some(),
+    };
     match decision::decide(&desired, &run.status, &revisions) {
         // Where drift detection goes: a release up to date is compared with the cluster here.
         Decision::UpToDate { revision } => run.up_to_date(&checked, revision).await,
@@ -219,6 +238,9 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
                     superseded: true,
                     ..Finished::new("superseded", Some(run.status.clone()), Next::Resync)
                 };
+            }
+            if force.is_some() {
+                run.status.last_handled_force_at = force;
             }
             run.attempt(&checked, rollout, inputs, action, unlock).await
         }
@@ -244,6 +266,8 @@ pub(super) struct Run<'a> {
     /// The status this reconcile builds and writes.
     pub status: ReleaseStatus,
     pub task: &'a Task,
+    /// `status` holds a change the next report writes even if its phase changes nothing.
+    pub unwritten: bool,
 }
 
 impl Run<'_> {
@@ -440,5 +464,9 @@ mod tests {
         let release = ReleaseObject::parse(&object).expect("named");
         let error = check_spec(&release, release.spec.as_ref().expect("parses")).err().expect("a bad hook timeout");
         assert!(error.starts_with("spec.hookTimeout: invalid duration `later`"), "{error}");
+        let object = json!({"metadata": {"name": "web"}, "spec": {"chart": {}, "interval": "0s"}});
+        let release = ReleaseObject::parse(&object).expect("named");
+        let error = check_spec(&release, release.spec.as_ref().expect("parses")).err().expect("a zero interval");
+        assert_eq!(error, "spec.interval: must be more than 0s");
     }
 }

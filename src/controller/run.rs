@@ -9,7 +9,7 @@
 //! `stopping` instead, which ends the writes too. One watch serves every Release: a second watch per
 //! reconciling Release would tell nothing more.
 
-use super::api::{ReleaseKey, ReleaseObject, ReleaseStatus};
+use super::api::{ReleaseKey, ReleaseObject, ReleaseStatus, Requests};
 use super::conditions::{self, READY, reason};
 use super::dependencies::{depends_on, readiness};
 use super::reconcile::{self, Cache, Finished, Next, Shared, Task};
@@ -24,19 +24,23 @@ use kube::runtime::watcher::{self, Event};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::{Id, JoinSet};
 use tokio_util::sync::CancellationToken;
 
 /// What the driver remembers of a Release between watch events, to tell a change that needs a reconcile
-/// (generation, deletion) from one that does not (its own status writes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// (generation, deletion, a reconcile request) from one that does not (its own status writes).
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Seen {
     generation: i64,
     deleting: bool,
     /// Ready for its latest generation (its dependents may go ahead).
     ready: bool,
+    /// Its reconcile requests (`reconcile.fluxcd.io/requestedAt`, ...): a new value reconciles it now.
+    requests: Requests,
+    /// `spec.interval`, when valid: how long after a reconcile the next one is due.
+    interval: Option<Duration>,
 }
 
 /// A reconcile running now.
@@ -63,7 +67,13 @@ enum Change {
 fn seen_of(object: &Value) -> Seen {
     let generation = object.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(0);
     let deleting = object.pointer("/metadata/deletionTimestamp").is_some_and(|stamp| !stamp.is_null());
-    Seen { generation, deleting, ready: readiness(object).is_ok() }
+    let requests = object.get("metadata").map(Requests::of).unwrap_or_default();
+    let interval = object
+        .pointer("/spec/interval")
+        .and_then(Value::as_str)
+        .and_then(|text| crate::object::parse_duration(text).ok())
+        .filter(|interval| !interval.is_zero());
+    Seen { generation, deleting, ready: readiness(object).is_ok(), requests, interval }
 }
 
 /// Forwards the watch's events until the receiver goes away; the watcher retries with backoff on its own.
@@ -253,11 +263,11 @@ impl Driver {
                 result: finished.result,
             });
         }
-        let known = self.seen.contains_key(&key);
+        let Some(seen) = self.seen.get(&key) else { return };
+        let interval = seen.interval.unwrap_or(self.shared.options.resync);
         let now = Instant::now();
         match finished.next {
-            _ if !known => {}
-            Next::Resync => self.scheduler.enqueue(key, now + self.shared.options.resync),
+            Next::Resync => self.scheduler.enqueue(key, now + interval),
             Next::After(delay) => self.scheduler.enqueue(key, now + delay),
             Next::OnChange => {}
         }
@@ -298,9 +308,12 @@ impl Driver {
         if let Ok(mut cache) = self.cache.write() {
             cache.insert(key.clone(), object);
         }
-        let previous = self.seen.insert(key.clone(), seen);
-        let changed = previous
-            .is_none_or(|previous| previous.generation != seen.generation || previous.deleting != seen.deleting);
+        let previous = self.seen.insert(key.clone(), seen.clone());
+        let changed = previous.is_none_or(|previous| {
+            previous.generation != seen.generation
+                || previous.deleting != seen.deleting
+                || previous.requests != seen.requests
+        });
         if changed {
             self.scheduler.enqueue(key.clone(), Instant::now());
             if let Some(running) = self.running.get_mut(&key)

@@ -330,3 +330,114 @@ async fn a_change_no_release_reads_does_nothing() {
     assert_eq!(statuses(&env.history("shop", "web").await), [(1, "superseded"), (2, "deployed")]);
     running.stop().await;
 }
+
+// When a Release is reconciled: `spec.interval`, and a reconcile (or a forced upgrade) asked by annotation.
+
+/// A Ready Release `name` of the web chart in `shop` (values from the spec).
+async fn ready_web(env: &Env, name: &str, extra: Value) {
+    let mut spec =
+        json!({"chart": {"configMapRef": {"name": "web-chart"}}, "values": {"message": "one"}, "timeout": "10m"});
+    if let (Some(spec), Some(extra)) = (spec.as_object_mut(), extra.as_object()) {
+        spec.extend(extra.clone());
+    }
+    env.create_release("shop", name, spec).await;
+    env.wait_release("shop", name, "Ready", is_ready).await;
+}
+
+async fn annotate(env: &Env, name: &str, annotations: Value) {
+    let patch = json!({"metadata": {"annotations": annotations}});
+    env.releases("shop").patch(name, &PatchParams::default(), &Patch::Merge(&patch)).await.expect("annotated");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reconcile_request_reconciles_now_and_is_recorded() {
+    let env = Env::start().await;
+    env.namespace("shop").await;
+    env.chart("shop", "web-chart", &chart_ready_after("1.0.0", "0s", "hello")).await;
+    let mut running = Running::start(&env, test_options());
+    ready_web(&env, "flux", json!({})).await;
+    ready_web(&env, "berth", json!({})).await;
+
+    for (name, annotation, value) in [
+        ("flux", "reconcile.fluxcd.io/requestedAt", "2026-11-29T02:30:00.000000000Z"),
+        ("berth", "berth.dev/reconcile-requested-at", "now-please"),
+    ] {
+        annotate(&env, name, json!({annotation: value})).await;
+        // The installs' events came first; the request's reconcile finds the release up to date.
+        running
+            .next_event("the requested reconcile", |event| {
+                matches!(event, ControllerEvent::Finished { key, result: "up_to_date", generation: 1 } if key.name == name)
+            })
+            .await;
+        let handled = env
+            .wait_release("shop", name, "the request recorded", |object| {
+                object["status"]["lastHandledReconcileAt"] == value
+            })
+            .await;
+        assert!(is_ready(&handled), "{handled:#}");
+        assert_eq!(env.history("shop", name).await.len(), 1, "{name}: nothing rolled out");
+    }
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forced_upgrade_rolls_out_an_up_to_date_release() {
+    let env = Env::start().await;
+    env.namespace("shop").await;
+    env.chart("shop", "web-chart", &chart_ready_after("1.0.0", "0s", "hello")).await;
+    let running = Running::start(&env, test_options());
+    ready_web(&env, "web", json!({})).await;
+
+    // forceAt without the same requestedAt is no request (Flux's rule): then both, as `flux reconcile --force`.
+    annotate(&env, "web", json!({"reconcile.fluxcd.io/forceAt": "f1", "reconcile.fluxcd.io/requestedAt": "r0"})).await;
+    env.wait_release("shop", "web", "r0 handled", |object| object["status"]["lastHandledReconcileAt"] == "r0").await;
+    assert_eq!(env.history("shop", "web").await.len(), 1, "not forced");
+    annotate(&env, "web", json!({"reconcile.fluxcd.io/requestedAt": "f1"})).await;
+    let forced = env
+        .wait_release("shop", "web", "upgraded by force", |object| {
+            is_ready(object) && object["status"]["currentRevision"] == 2
+        })
+        .await;
+    assert_eq!(forced["status"]["lastHandledForceAt"], "f1");
+    assert_eq!(forced["status"]["lastHandledReconcileAt"], "f1");
+    assert_eq!(forced["metadata"]["generation"], 1);
+    assert_eq!(statuses(&env.history("shop", "web").await), [(1, "superseded"), (2, "deployed")]);
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spec_interval_sets_when_a_release_is_reconciled_again() {
+    let env = Env::start().await;
+    env.namespace("shop").await;
+    env.chart("shop", "web-chart", &chart_ready_after("1.0.0", "0s", "hello")).await;
+    // The controller's resync (10 minutes) is far beyond the bound: only the Release's interval brings it back.
+    let mut running = Running::start(&env, test_options());
+    env.create_release(
+        "shop",
+        "web",
+        json!({"chart": {"configMapRef": {"name": "web-chart"}}, "interval": "1s", "timeout": "10m"}),
+    )
+    .await;
+    running
+        .next_event("the install", |event| matches!(event, ControllerEvent::Finished { result: "succeeded", .. }))
+        .await;
+    for _ in 0..2 {
+        running
+            .next_event("a reconcile at the interval", |event| {
+                matches!(event, ControllerEvent::Finished { result: "up_to_date", .. })
+            })
+            .await;
+    }
+    assert_eq!(env.history("shop", "web").await.len(), 1);
+    // A zero interval is refused with its field named.
+    env.create_release("shop", "busy", json!({"chart": {"configMapRef": {"name": "web-chart"}}, "interval": "0s"}))
+        .await;
+    let stalled = env
+        .wait_release("shop", "busy", "stalled", |object| {
+            condition(object, "Stalled").is_some_and(|(status, _, _)| status == "True")
+        })
+        .await;
+    let (_, reason, message) = condition(&stalled, "Stalled").expect("Stalled");
+    assert_eq!((reason.as_str(), message.as_str()), ("InvalidSpec", "spec.interval: must be more than 0s"));
+    running.stop().await;
+}
