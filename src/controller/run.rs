@@ -8,6 +8,11 @@
 //! wanted again, starts the new generation as soon as the old reconcile ends. The controller stopping cancels
 //! `stopping` instead, which ends the writes too. One watch serves every Release: a second watch per
 //! reconciling Release would tell nothing more.
+//!
+//! New inputs are a new revision too: `watches.rs` tells the driver that an object some Releases read their
+//! inputs from changed; the driver re-computes their digests and, where one differs from the digest the running
+//! reconcile works on, cancels its wait the same way. A new reconcile request (annotation) reconciles a Release
+//! at once; `spec.interval` says when it is due again otherwise.
 
 use super::api::{ReleaseKey, ReleaseObject, ReleaseStatus, Requests};
 use super::conditions::{self, READY, reason};

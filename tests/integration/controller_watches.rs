@@ -170,6 +170,24 @@ async fn helm_reads_the_labelled_records() {
     let seen: Vec<(u64, &str)> = history.iter().map(|(revision, status, _)| (*revision, status.as_str())).collect();
     assert_eq!(seen, [(1, "superseded"), (2, "deployed")]);
 
+    // `helm upgrade` by hand carries the records' labels over (Helm's mergeCustomLabels), the inputs' digest
+    // included: the controller does not take that revision for its own and rolls its values out again.
+    let chart = peer.dir.path().join("web-1.0.0.tgz");
+    std::fs::write(&chart, web_chart("1.0.0")).expect("chart file");
+    let chart = chart.display().to_string();
+    peer.ok("helm", &["upgrade", "web", &chart, "-n", "shop", "--set", "message=by-hand"]).await;
+    let record = secrets.get("sh.helm.release.v1.web.v3").await.expect("helm's record");
+    let labels = record.metadata.labels.unwrap_or_default();
+    assert_eq!(labels.get(DIGEST_LABEL), Some(&digests[1]), "Helm carried the label over: {labels:?}");
+    let patch = json!({"metadata": {"annotations": {"reconcile.fluxcd.io/requestedAt": "after-helm"}}});
+    releases.patch("web", &PatchParams::default(), &Patch::Merge(&patch)).await.expect("annotated");
+    release_where(&client, "shop", "web", "upgraded back", |object| {
+        is_ready(object) && object["status"]["currentRevision"] == 4
+    })
+    .await;
+    let values = peer.ok("helm", &["get", "values", "web", "-n", "shop", "-o", "json"]).await;
+    assert_eq!(serde_json::from_str::<Value>(&values).expect("JSON"), json!({"message": "second"}));
+
     shutdown.cancel();
     let ended = tokio::time::timeout(BOUND, handle).await.expect("stops in time");
     ended.expect("joined").expect("ends cleanly");
