@@ -91,11 +91,13 @@ pub fn sources(namespace: &str, spec: &ReleaseSpec) -> Vec<Source> {
     found.into_iter().collect()
 }
 
-/// A running watch of one kind in one namespace.
+/// The watch of one kind in one namespace.
 struct Stream {
     /// How many indexed objects of that kind and namespace Releases reference.
     objects: usize,
-    task: AbortHandle,
+    /// `None` while it cannot start (no identity yet, a Flux kind discovery does not know yet): tried again at the
+    /// next event of a Release that needs it.
+    task: Option<AbortHandle>,
 }
 
 /// The index (object → Releases referencing it) and the watches it needs.
@@ -109,8 +111,8 @@ pub struct Watches {
 
 impl Drop for Watches {
     fn drop(&mut self) {
-        for stream in self.streams.values() {
-            stream.task.abort();
+        for task in self.streams.values().filter_map(|stream| stream.task.as_ref()) {
+            task.abort();
         }
     }
 }
@@ -135,6 +137,15 @@ impl Watches {
         };
         let wanted = if release.deleting { Vec::new() } else { sources(&release.namespace, spec) };
         if self.sources_of.get(key) == Some(&wanted) {
+            for source in &wanted {
+                let stream_key = (source.namespace.clone(), source.kind.clone());
+                if self.streams.get(&stream_key).is_some_and(|stream| stream.task.is_none()) {
+                    let task = self.spawn(shared, &release, spec, source);
+                    if let Some(stream) = self.streams.get_mut(&stream_key) {
+                        stream.task = task;
+                    }
+                }
+            }
             return;
         }
         self.forget(key);
@@ -162,7 +173,9 @@ impl Watches {
             if let Some(stream) = self.streams.get_mut(&stream_key) {
                 stream.objects = stream.objects.saturating_sub(1);
                 if stream.objects == 0 {
-                    stream.task.abort();
+                    if let Some(task) = &stream.task {
+                        task.abort();
+                    }
                     self.streams.remove(&stream_key);
                 }
             }
@@ -176,10 +189,22 @@ impl Watches {
             stream.objects += 1;
             return;
         }
-        let Some((api, identity)) = watch_api(shared, release, spec, source) else { return };
+        let task = self.spawn(shared, release, spec, source);
+        self.streams.insert(stream_key, Stream { objects: 1, task });
+    }
+
+    /// Starts the watch of `source`'s kind and namespace, if it can be made now.
+    fn spawn(
+        &self,
+        shared: &Shared,
+        release: &ReleaseObject,
+        spec: &ReleaseSpec,
+        source: &Source,
+    ) -> Option<AbortHandle> {
+        let (api, identity) = watch_api(shared, release, spec, source)?;
         let task =
             tokio::spawn(watch(api, identity, source.kind.clone(), source.namespace.clone(), self.touched.clone()));
-        self.streams.insert(stream_key, Stream { objects: 1, task: task.abort_handle() });
+        Some(task.abort_handle())
     }
 }
 
@@ -215,7 +240,7 @@ fn watch_api(
         }
         SourceKind::Flux(kind) => {
             let Some(resource) = super::sources::flux_resource(&shared.cluster, kind, None) else {
-                tracing::info!(%source, "the cluster serves no such Flux kind (yet): its changes are read at each interval");
+                tracing::debug!(%source, "discovery knows no such Flux kind (yet): watched once it does");
                 return None;
             };
             (shared.cluster.client.clone(), resource.api_resource, "the controller".to_string())

@@ -459,3 +459,69 @@ async fn spec_interval_sets_when_a_release_is_reconciled_again() {
     assert_eq!((reason.as_str(), message.as_str()), ("InvalidSpec", "spec.interval: must be more than 0s"));
     running.stop().await;
 }
+
+/// Sets the `status.artifact` of the Flux `HelmChart` `name` in `shop` (created first if `create`) to `chart`,
+/// served from `dir` by `server`, as source-controller reports a fetched artifact.
+async fn helm_chart_artifact(env: &Env, name: &str, create: bool, served: (&std::path::Path, &str), chart: &[u8]) {
+    let (dir, url) = served;
+    let digest = berth_source::oci::manifest::sha256_digest(chart);
+    let file = format!("{}.tgz", &digest[7..19]);
+    std::fs::write(dir.join(&file), chart).expect("artifact written");
+    let resource = kube::api::ApiResource {
+        group: "source.toolkit.fluxcd.io".into(),
+        version: "v1".into(),
+        api_version: "source.toolkit.fluxcd.io/v1".into(),
+        kind: "HelmChart".into(),
+        plural: "helmcharts".into(),
+    };
+    let api: Api<DynamicObject> = Api::namespaced_with(env.client(), "shop", &resource);
+    if create {
+        let object = json!({"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "HelmChart", "metadata": {"name": name},
+            "spec": {"interval": "5m"}});
+        api.create(&PostParams::default(), &serde_json::from_value(object).expect("an object")).await.expect("created");
+    }
+    let status = json!({"status": {"artifact": {"url": format!("{url}/{file}"), "digest": digest, "revision": file}}});
+    api.patch_status(name, &PatchParams::default(), &Patch::Merge(&status)).await.expect("status set");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_artifact_of_the_flux_source_readies_a_stuck_release() {
+    let env = Env::start().await;
+    env.namespace("shop").await;
+    let crds: Api<DynamicObject> = Api::all_with(
+        env.client(),
+        &kube::api::ApiResource::from_gvk(&kube::api::GroupVersionKind::gvk(
+            "apiextensions.k8s.io",
+            "v1",
+            "CustomResourceDefinition",
+        )),
+    );
+    let crd = crate::controller_sources::flux_crd("HelmChart", "helmcharts");
+    crds.create(&PostParams::default(), &crd).await.expect("Flux's HelmChart CRD");
+    let dir = tempfile::tempdir().expect("artifacts directory");
+    let server = crate::sources_support::FileServer::start(dir.path());
+    let served = (dir.path(), server.url.as_str());
+    helm_chart_artifact(&env, "web-chart", true, served, &chart_ready_after("1.0.0", "1h", "hello")).await;
+
+    let mut running = Running::start(&env, test_options());
+    env.create_release(
+        "shop",
+        "web",
+        json!({"chartRef": {"kind": "HelmChart", "name": "web-chart"}, "timeout": "10m"}),
+    )
+    .await;
+    revision_recorded(&env.client(), "shop", "web", "pending-install").await;
+    // source-controller fetched a fixed chart: its status names the new artifact.
+    helm_chart_artifact(&env, "web-chart", false, served, &chart_ready_after("1.0.1", "0s", "fixed")).await;
+    running
+        .next_event("the stuck wait cancelled", |event| matches!(event, ControllerEvent::WaitCancelled { .. }))
+        .await;
+    let ready = env
+        .wait_release("shop", "web", "Ready at revision 2", |object| {
+            is_ready(object) && object["status"]["currentRevision"] == 2
+        })
+        .await;
+    assert_eq!(ready["status"]["history"][0]["chartVersion"], "1.0.1");
+    assert_eq!(deployed_message(&env).await, "fixed");
+    running.stop().await;
+}
