@@ -1,13 +1,16 @@
 //! `berth controller` benchmark harness on the simulated cluster; prints Markdown for docs/BENCHMARKS.md.
 //!
-//! Run: `cargo bench --bench controller` (`-- cancel upgrade throughput impersonation memory scale` runs only the
-//! named sections).
+//! Run: `cargo bench --bench controller` (`-- cancel upgrade values_fix throughput impersonation memory scale` runs
+//! only the named sections).
 //!
 //! - cancel: a Release whose revision never becomes ready (the controller waits on it, `pending-install`),
 //!   then a new generation that fixes it. Cancel latency as the controller measures it (the watch event of the
 //!   new generation to the cancelled revision recorded `failed`), the same from the client sending its patch
 //!   to the controller's report, and from the patch to `Ready=True` at the new generation; 30 rounds;
 //! - upgrade: a new generation (new values) of a Ready Release to `Ready=True` again; 30 rounds;
+//! - values_fix: a Release stuck waiting (its values ConfigMap says pods are ready after an hour), then the fix
+//!   written into that ConfigMap (no new generation): from the ConfigMap write to `Ready=True` at revision 2, the
+//!   stuck wait cancelled by the watch of the Release's inputs; 30 rounds (target <= 100 ms);
 //! - throughput: 100 Releases created, then a controller started with `--concurrency` 4 and 16: the time until
 //!   every one's rollout succeeded, as Releases per minute; with pods ready at once and after 2 s;
 //! - impersonation: 200 Releases to Ready at `--concurrency 16`, each acting as the controller itself and each
@@ -141,6 +144,55 @@ async fn upgrade() {
     }
     running.stop().await;
     println!("| new generation (new values) of a Ready Release to Ready (an upgrade) | {} |", summary(to_ready));
+}
+
+/// Writes (server-side apply) the values ConfigMap `name` of the bench namespace.
+async fn values_config_map(env: &Env, name: &str, values: &str) {
+    let config_maps: Api<k8s_openapi::api::core::v1::ConfigMap> = Api::namespaced(env.client(), "bench");
+    let body =
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"values.yaml": values}});
+    let params = kube::api::PatchParams::apply("bench").force();
+    config_maps.patch(name, &params, &kube::api::Patch::Apply(&body)).await.expect("values ConfigMap written");
+}
+
+async fn values_fix() {
+    let env = environment().await;
+    let mut running = Running::start(&env, test_options());
+    let (mut controller_latency, mut to_ready) = (Vec::new(), Vec::new());
+    for round in 0..ROUNDS {
+        let name = format!("fix-{round}");
+        let values = format!("{name}-values");
+        values_config_map(&env, &values, "readyAfter: 1h\n").await;
+        let mut spec = spec(json!({}));
+        spec["valuesFrom"] = json!([{"kind": "ConfigMap", "name": values}]);
+        env.create_release("bench", &name, spec).await;
+        pending(&env, &name).await;
+        let changed = Instant::now();
+        values_config_map(&env, &values, "readyAfter: 0s\n").await;
+        env.wait_release("bench", &name, "Ready at revision 2", |object| {
+            is_ready(object) && object["status"]["currentRevision"] == 2
+        })
+        .await;
+        to_ready.push(changed.elapsed());
+        let event = running
+            .next_event(
+                "the wait cancelled",
+                |event| matches!(event, ControllerEvent::WaitCancelled { key, .. } if key.name == name),
+            )
+            .await;
+        if let ControllerEvent::WaitCancelled { latency, .. } = event {
+            controller_latency.push(latency);
+        }
+    }
+    running.stop().await;
+    println!(
+        "| values fix, the controller's (digest re-computed to revision recorded failed) | {} |",
+        summary(controller_latency)
+    );
+    println!(
+        "| values fix to Ready: a stuck Release's values ConfigMap fixed, the write to Ready=True (target <= 100 ms) | {} |",
+        summary(to_ready)
+    );
 }
 
 async fn throughput(concurrency: usize, ready_after: &str) {
@@ -455,6 +507,9 @@ fn main() {
         }
         if runs("upgrade") {
             upgrade().await;
+        }
+        if runs("values_fix") {
+            values_fix().await;
         }
         if runs("throughput") {
             for ready_after in ["0s", "2s"] {

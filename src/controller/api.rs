@@ -82,6 +82,10 @@ pub struct ReleaseSpec {
     /// How the release is installed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub install: Option<InstallSpec>,
+    /// How often the Release is reconciled without any change (Go duration, Flux's field); default the
+    /// controller's `--resync`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<String>,
 }
 
 /// `spec.install`.
@@ -221,6 +225,62 @@ pub struct ReleaseStatus {
     /// The last attempts, newest first (at most [`HISTORY_LENGTH`]).
     #[serde(default)]
     pub history: Vec<Attempt>,
+    /// The last reconcile request handled (the value of [`REQUESTED_AT_ANNOTATION`], else of
+    /// [`BERTH_REQUESTED_AT_ANNOTATION`]), as Flux's `meta.ReconcileRequestStatus`.
+    #[serde(default)]
+    pub last_handled_reconcile_at: Option<String>,
+    /// The last forced upgrade handled (the value of [`FORCE_AT_ANNOTATION`]), as Flux's HelmRelease.
+    #[serde(default)]
+    pub last_handled_force_at: Option<String>,
+}
+
+/// Flux's annotation asking for a reconcile now (`flux reconcile helmrelease` writes it): a new value reconciles
+/// the Release at once, whether its generation changed or not.
+pub const REQUESTED_AT_ANNOTATION: &str = "reconcile.fluxcd.io/requestedAt";
+
+/// berth's own name for the same request.
+pub const BERTH_REQUESTED_AT_ANNOTATION: &str = "berth.dev/reconcile-requested-at";
+
+/// Flux's annotation forcing an install or upgrade even when the release is up to date (or out of retries);
+/// handled only with a reconcile request of the same value (`flux reconcile helmrelease --force`).
+pub const FORCE_AT_ANNOTATION: &str = "reconcile.fluxcd.io/forceAt";
+
+/// What a Release's annotations ask for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Requests {
+    /// [`REQUESTED_AT_ANNOTATION`].
+    pub flux: Option<String>,
+    /// [`BERTH_REQUESTED_AT_ANNOTATION`].
+    pub berth: Option<String>,
+    /// [`FORCE_AT_ANNOTATION`].
+    pub force_at: Option<String>,
+}
+
+impl Requests {
+    /// The requests of an object's `metadata`.
+    pub fn of(metadata: &Value) -> Requests {
+        let annotation =
+            |name: &str| metadata.pointer(&format!("/annotations/{}", name.replace('/', "~1"))).and_then(Value::as_str);
+        let text = |name: &str| annotation(name).map(str::to_string);
+        Requests {
+            flux: text(REQUESTED_AT_ANNOTATION),
+            berth: text(BERTH_REQUESTED_AT_ANNOTATION),
+            force_at: text(FORCE_AT_ANNOTATION),
+        }
+    }
+
+    /// The request `status.lastHandledReconcileAt` records: Flux's, else berth's.
+    pub fn requested_at(&self) -> Option<&str> {
+        self.flux.as_deref().or(self.berth.as_deref())
+    }
+
+    /// The forced upgrade to handle now, if any: `forceAt` equal to a reconcile request and not handled yet, as
+    /// Flux's `meta.ShouldHandleForceRequest` (fluxcd/pkg/apis/meta) decides it.
+    pub fn force(&self, last_handled: Option<&str>) -> Option<&str> {
+        let force_at = self.force_at.as_deref()?;
+        let requested = self.flux.as_deref() == Some(force_at) || self.berth.as_deref() == Some(force_at);
+        (requested && last_handled != Some(force_at)).then_some(force_at)
+    }
 }
 
 /// How many attempts `status.history` keeps.
@@ -292,6 +352,8 @@ pub struct ReleaseObject {
     pub finalizers: Vec<String>,
     pub spec: Result<ReleaseSpec, String>,
     pub status: ReleaseStatus,
+    /// What its annotations ask for.
+    pub requests: Requests,
 }
 
 /// A Release's identity: namespace and name.
@@ -352,6 +414,7 @@ impl ReleaseObject {
             finalizers,
             spec,
             status,
+            requests: Requests::of(&metadata),
         })
     }
 
@@ -387,6 +450,31 @@ impl ReleaseSpec {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn reconcile_requests_and_forced_upgrades_read_as_flux_reads_them() {
+        let metadata = |annotations: Value| json!({"name": "web", "annotations": annotations});
+        let requests = Requests::of(&metadata(
+            json!({"reconcile.fluxcd.io/requestedAt": "a", "berth.dev/reconcile-requested-at": "b"}),
+        ));
+        assert_eq!(requests.requested_at(), Some("a"), "Flux's request first");
+        assert_eq!(Requests::of(&metadata(json!({"berth.dev/reconcile-requested-at": "b"}))).requested_at(), Some("b"));
+        assert_eq!(Requests::of(&json!({"name": "web"})), Requests::default());
+        let cases = [
+            (json!({"reconcile.fluxcd.io/forceAt": "f"}), None, None),
+            (json!({"reconcile.fluxcd.io/forceAt": "f", "reconcile.fluxcd.io/requestedAt": "g"}), None, None),
+            (json!({"reconcile.fluxcd.io/forceAt": "f", "reconcile.fluxcd.io/requestedAt": "f"}), None, Some("f")),
+            (json!({"reconcile.fluxcd.io/forceAt": "f", "berth.dev/reconcile-requested-at": "f"}), None, Some("f")),
+            (json!({"reconcile.fluxcd.io/forceAt": "f", "reconcile.fluxcd.io/requestedAt": "f"}), Some("f"), None),
+        ];
+        for (annotations, handled, expected) in cases {
+            assert_eq!(
+                Requests::of(&metadata(annotations.clone())).force(handled),
+                expected,
+                "{annotations} {handled:?}"
+            );
+        }
+    }
 
     #[test]
     fn the_contract_example_parses() {

@@ -63,6 +63,7 @@ mod tests {
             }),
             service_account_name: Some("deployer".into()),
             install: Some(InstallSpec { adopt: true }),
+            interval: Some("5m".into()),
         };
         let attempt = Attempt {
             generation: 1,
@@ -96,6 +97,8 @@ mod tests {
             last_attempted_outcome: Some(AttemptOutcome::Succeeded),
             failures: 1,
             history: vec![attempt],
+            last_handled_reconcile_at: Some("t".into()),
+            last_handled_force_at: Some("t".into()),
         };
         json!({"spec": spec, "status": status})
     }

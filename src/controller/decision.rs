@@ -2,17 +2,24 @@
 //! status remembers of earlier attempts: nothing (the deployed revision is this generation's chart and values),
 //! a rollout (install or upgrade, first recording failed a revision someone left pending), or nothing more
 //! because this generation failed as often as it may. Pure; the reconcile carries it out.
+//!
+//! Up to date is read from the Helm release alone: the deployed revision's record label
+//! `berth.dev/inputs-digest` (`inputs.rs`) against the digest of what the Release asks for now. The status only
+//! counts the failed attempts (retries): a status cleared or lost costs retries, never a rollout.
 
 use super::api::{AttemptOutcome, ReleaseStatus};
+use super::inputs::digest_label;
 use crate::release::ReleaseStatus as HelmStatus;
 use crate::release::rollout::{Mode, upgrades};
 use berth_chart::values::ReuseMode;
 
 /// One revision of the Helm release, as far as the decision needs it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HelmRevision {
     pub version: u32,
     pub status: HelmStatus,
+    /// Its record's `berth.dev/inputs-digest` label (`None`: not written by this controller, or changed since).
+    pub inputs_digest: Option<String>,
 }
 
 /// What the Release asks for now.
@@ -23,6 +30,8 @@ pub struct Desired<'a> {
     pub digest: &'a str,
     /// Further attempts allowed after a failed one (`spec.retries`).
     pub retries: u32,
+    /// A forced upgrade was asked (`reconcile.fluxcd.io/forceAt`): roll out even when up to date or out of retries.
+    pub force: bool,
 }
 
 /// The rollout's kind, as Helm and Flux name it.
@@ -56,18 +65,18 @@ pub enum Decision {
 pub fn decide(desired: &Desired<'_>, status: &ReleaseStatus, history: &[HelmRevision]) -> Decision {
     let last = history.last();
     let unlock = last.filter(|revision| revision.status.is_pending()).map(|revision| revision.version);
-    if unlock.is_none()
+    if !desired.force
+        && unlock.is_none()
         && let Some(last) = last
         && last.status == HelmStatus::Deployed
-        && status.current_revision == Some(last.version)
-        && deployed_digest(status, last.version) == Some(desired.digest)
+        && last.inputs_digest.as_deref() == Some(digest_label(desired.digest).as_str())
     {
         return Decision::UpToDate { revision: last.version };
     }
     let same_attempt = status.last_attempted_generation == Some(desired.generation)
         && status.last_attempted_digest.as_deref() == Some(desired.digest);
     let failed = matches!(status.last_attempted_outcome, Some(AttemptOutcome::Failed | AttemptOutcome::TimedOut));
-    if same_attempt && failed && status.failures > desired.retries {
+    if !desired.force && same_attempt && failed && status.failures > desired.retries {
         return Decision::Exhausted;
     }
     // `upgrade --install`'s rule, the rollout's own: install when no revision is in use.
@@ -79,22 +88,18 @@ pub fn decide(desired: &Desired<'_>, status: &ReleaseStatus, history: &[HelmRevi
     Decision::RollOut { action, unlock }
 }
 
-/// The digest the status remembers for a revision this controller deployed.
-fn deployed_digest(status: &ReleaseStatus, revision: u32) -> Option<&str> {
-    status
-        .history
-        .iter()
-        .find(|attempt| attempt.revision == revision && attempt.outcome == AttemptOutcome::Succeeded)
-        .map(|attempt| attempt.digest.as_str())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::controller::api::Attempt;
 
     fn revision(version: u32, status: HelmStatus) -> HelmRevision {
-        HelmRevision { version, status }
+        HelmRevision { version, status, inputs_digest: None }
+    }
+
+    /// A revision this controller wrote for inputs whose digest is `digest`.
+    fn labelled(version: u32, status: HelmStatus, digest: &str) -> HelmRevision {
+        HelmRevision { version, status, inputs_digest: Some(digest_label(digest)) }
     }
 
     fn attempt(revision: u32, digest: &str, outcome: AttemptOutcome) -> Attempt {
@@ -138,7 +143,7 @@ mod tests {
     #[test]
     fn decisions() {
         use HelmStatus::*;
-        let want = |generation, digest, retries| Desired { generation, digest, retries };
+        let want = |generation, digest, retries| Desired { generation, digest, retries, force: false };
         let cases: Vec<(&str, Desired<'_>, ReleaseStatus, Vec<HelmRevision>, Decision)> = vec![
             (
                 "no release yet: install",
@@ -158,28 +163,42 @@ mod tests {
                 "deployed with the same chart and values: nothing",
                 want(2, "a", 0),
                 deployed(3, "a", 1),
-                vec![revision(2, Superseded), revision(3, Deployed)],
+                vec![labelled(2, Superseded, "b"), labelled(3, Deployed, "a")],
                 Decision::UpToDate { revision: 3 },
+            ),
+            (
+                "a status cleared or lost: the record still tells it is up to date",
+                want(2, "a", 0),
+                ReleaseStatus::default(),
+                vec![labelled(3, Deployed, "a")],
+                Decision::UpToDate { revision: 3 },
+            ),
+            (
+                "the status remembers the digest, the record has none (another client's revision): upgrade",
+                want(1, "a", 0),
+                deployed(3, "a", 1),
+                vec![revision(3, Deployed)],
+                Decision::RollOut { action: Action::Upgrade, unlock: None },
             ),
             (
                 "deployed with other values: upgrade",
                 want(2, "b", 0),
                 deployed(3, "a", 1),
-                vec![revision(3, Deployed)],
+                vec![labelled(3, Deployed, "a")],
                 Decision::RollOut { action: Action::Upgrade, unlock: None },
             ),
             (
                 "someone else deployed a newer revision: upgrade back",
                 want(1, "a", 0),
                 deployed(3, "a", 1),
-                vec![revision(3, Superseded), revision(4, Deployed)],
+                vec![labelled(3, Superseded, "a"), revision(4, Deployed)],
                 Decision::RollOut { action: Action::Upgrade, unlock: None },
             ),
             (
                 "a revision left pending: record it failed, then upgrade",
                 want(1, "a", 0),
                 ReleaseStatus::default(),
-                vec![revision(1, Deployed), revision(2, PendingUpgrade)],
+                vec![labelled(1, Deployed, "a"), labelled(2, PendingUpgrade, "a")],
                 Decision::RollOut { action: Action::Upgrade, unlock: Some(2) },
             ),
             (
@@ -224,11 +243,30 @@ mod tests {
     }
 
     #[test]
+    fn the_label_is_the_digests_first_32_hexadecimal_digits() {
+        let digest = format!("sha256:{}{}", "0123456789abcdef".repeat(2), "f".repeat(32));
+        assert_eq!(digest_label(&digest), "0123456789abcdef".repeat(2));
+        let desired = Desired { generation: 1, digest: &digest, retries: 0, force: false };
+        let record =
+            HelmRevision { inputs_digest: Some("0123456789abcdef".repeat(2)), ..revision(1, HelmStatus::Deployed) };
+        assert_eq!(decide(&desired, &ReleaseStatus::default(), &[record]), Decision::UpToDate { revision: 1 });
+    }
+
+    #[test]
     fn a_superseded_attempt_never_counts_as_a_failure() {
         let mut status = failed(1, "a", 5);
         status.last_attempted_outcome = Some(AttemptOutcome::Superseded);
-        let desired = Desired { generation: 1, digest: "a", retries: 0 };
+        let desired = Desired { generation: 1, digest: "a", retries: 0, force: false };
         let decision = decide(&desired, &status, &[revision(1, HelmStatus::Failed)]);
         assert_eq!(decision, Decision::RollOut { action: Action::Upgrade, unlock: None });
+    }
+
+    #[test]
+    fn a_forced_upgrade_rolls_out_when_up_to_date_or_out_of_retries() {
+        let desired = Desired { generation: 1, digest: "a", retries: 0, force: true };
+        let upgrade = Decision::RollOut { action: Action::Upgrade, unlock: None };
+        let deployed = [labelled(1, HelmStatus::Deployed, "a")];
+        assert_eq!(decide(&desired, &ReleaseStatus::default(), &deployed), upgrade);
+        assert_eq!(decide(&desired, &failed(1, "a", 3), &[revision(1, HelmStatus::Failed)]), upgrade);
     }
 }

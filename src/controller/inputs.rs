@@ -1,10 +1,16 @@
 //! A revision's inputs: the chart (from `sources/`) and the values (the `valuesFrom` documents in order, then
 //! `spec.values`, merged as Helm merges `-f` files), with one digest over both so the controller can tell
 //! whether the deployed revision already renders them. A change to any of them is a new revision.
+//!
+//! The digest travels with the Helm release, not with the Release's status: each revision the controller writes
+//! carries it as the record label [`INPUTS_DIGEST_LABEL`] (labels are what every storage driver keeps, and
+//! Helm reads records with labels it does not know), so a status cleared, lost or written by another controller
+//! never makes an up-to-date release roll out again.
 
 use super::api::{DEFAULT_VALUES_KEY, ReleaseSpec, ValuesKind, ValuesReference};
 use super::conditions::reason;
 use super::sources::{self, ChartArtifact, Reach, SourceError, read_object};
+use crate::release::Release;
 use berth_chart::chart::Chart;
 use berth_chart::values::{ValueFileReader, ValueOptions};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
@@ -19,6 +25,9 @@ pub struct Inputs {
     /// `sha256:` and the hex digest of the chart's digest and every values document, in merge order.
     pub digest: String,
 }
+
+/// The record label holding the inputs' digest of the revision this controller wrote.
+pub const INPUTS_DIGEST_LABEL: &str = "berth.dev/inputs-digest";
 
 /// A values document and the name its errors give it.
 type Document = (String, Vec<u8>);
@@ -49,6 +58,37 @@ pub fn compose(artifact: ChartArtifact, documents: &[Document]) -> Result<Inputs
     let user_values = merge(documents)
         .map_err(|message| SourceError::invalid(reason::CHART_FAILED, format!("invalid values: {message}")))?;
     Ok(Inputs { digest: digest(&artifact.digest, documents), chart: artifact.chart, user_values })
+}
+
+impl Inputs {
+    /// The value of [`INPUTS_DIGEST_LABEL`] for these inputs.
+    pub fn label(&self) -> String {
+        digest_label(&self.digest)
+    }
+
+    /// The digest recorded on `record`, when the record holds these inputs' chart and values as well: Helm's
+    /// upgrade carries the previous revision's labels over (`mergeCustomLabels`), so a `helm upgrade` by hand
+    /// keeps this controller's label on a revision made of other values or another chart; that revision's
+    /// label says nothing.
+    pub fn recorded_digest(&self, record: &Release) -> Option<String> {
+        let label = record.labels.get(INPUTS_DIGEST_LABEL)?;
+        let chart = &record.chart.metadata;
+        let same_chart = chart.name == self.chart.metadata.name && chart.version == self.chart.metadata.version;
+        // The values as the record keeps them (Go's encoding/json of the user's values, as `release::chart` writes
+        // them).
+        let values = berth_go::json::marshal(&self.user_values)
+            .ok()
+            .and_then(|text| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&text).ok())
+            .unwrap_or_default();
+        (same_chart && values == record.config).then(|| label.clone())
+    }
+}
+
+/// The label value of a digest: its first 32 hexadecimal digits (128 bits; a label value holds 63 characters at
+/// most).
+pub fn digest_label(digest: &str) -> String {
+    let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
+    hex.chars().take(32).collect()
 }
 
 /// The `valuesFrom` documents that exist, then `spec.values`, in merge order.

@@ -12,14 +12,15 @@
 //! One reconcile (`reconcile.rs` holds its phase order), each step in its file:
 //! - `sources/`: the chart, one file per kind of source (a ConfigMap, a chart repository, an OCI registry, a Flux
 //!   source object), downloads cached by digest; `inputs.rs`: chart and values as one revision's inputs, with
-//!   their digest;
+//!   their digest (recorded on each revision as a label: up to date is read from the Helm release);
 //! - `rollout.rs`: one install or upgrade through `release::operation`; `remediation.rs`: what follows a
 //!   failure; `uninstall.rs`: the finalizer's uninstall; `report.rs`: the status written.
 //!
 //! Every request of a Release goes through its tenant's identity (`tenancy.rs`: the ServiceAccount it
 //! impersonates, the cross-namespace and ownership policies).
 //!
-//! And around them: `run.rs`, the driver (watch, cache, scheduler, cancel-on-new-generation); `leader.rs`: the
+//! And around them: `run.rs`, the driver (watch, cache, scheduler, cancel-on-new-revision, `spec.interval`,
+//! reconcile requests); `watches.rs`: the objects the inputs come from, watched; `leader.rs`: the
 //! Lease; `events.rs`: Kubernetes Events; `http.rs`: `/metrics`, `/healthz`, `/readyz`.
 
 pub mod api;
@@ -41,6 +42,7 @@ mod scheduler;
 mod sources;
 pub mod tenancy;
 mod uninstall;
+mod watches;
 
 pub use conditions::reason;
 pub use leader::{LeaderElection, LeaderError, lease_name};
@@ -277,6 +279,7 @@ impl Controller {
             tenants: tenancy::Tenants::new(self.client_config.clone()),
             stop,
         });
-        run::Driver::new(shared, self.observers.clone()).run().await
+        let (touched, changes) = tokio::sync::mpsc::channel(1024);
+        run::Driver::new(shared, self.observers.clone(), touched).run(changes).await
     }
 }

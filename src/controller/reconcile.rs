@@ -67,6 +67,9 @@ pub struct Task {
     pub superseded: CancellationToken,
     /// Cancelled when the controller stops: ends the rollout's writes and waits.
     pub stopping: CancellationToken,
+    /// The digest of the inputs this reconcile works on, set once they are read: the driver compares it with
+    /// the digest after a change to a referenced object (`watches.rs`).
+    pub inputs_digest: Arc<std::sync::OnceLock<String>>,
 }
 
 /// When to reconcile the Release again.
@@ -137,6 +140,9 @@ fn check_spec<'a>(release: &ReleaseObject, spec: &'a ReleaseSpec) -> Result<Chec
     };
     let timeout = duration("timeout", &spec.timeout)?.unwrap_or(DEFAULT_TIMEOUT);
     let hook_timeout = duration("hookTimeout", &spec.hook_timeout)?.unwrap_or(timeout);
+    if duration("interval", &spec.interval)?.is_some_and(|interval| interval.is_zero()) {
+        return Err("spec.interval: must be more than 0s".to_string());
+    }
     let target_namespace = spec.target_namespace(&release.namespace).to_string();
     Ok(Checked { spec, release_name, target_namespace, timeout, hook_timeout })
 }
@@ -147,7 +153,17 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
     let Some(release) = ReleaseObject::parse(&task.object) else {
         return Finished::new("error", None, Next::OnChange);
     };
-    let mut run = Run { shared: &shared, release: &release, status: task.status.clone(), task: &task };
+    let mut run =
+        Run { shared: &shared, release: &release, status: task.status.clone(), task: &task, unwritten: false };
+    // A reconcile request (`reconcile.fluxcd.io/requestedAt`, `berth.dev/reconcile-requested-at`) is handled by
+    // this reconcile, whatever it ends with, as Flux records it: written with the first report, even one that
+    // changes nothing else.
+    if let Some(requested_at) = release.requests.requested_at()
+        && run.status.last_handled_reconcile_at.as_deref() != Some(requested_at)
+    {
+        run.status.last_handled_reconcile_at = Some(requested_at.to_string());
+        run.unwritten = true;
+    }
     if release.deleting {
         return run.finalize().await;
     }
@@ -193,12 +209,24 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
     if let Err(message) = tenancy::check_owner(&release.key(), name, namespace, last_labels, adopt) {
         return run.stall(reason::NOT_OWNED, message).await;
     }
+    // Only the last revision's digest matters to the decision (`decision.rs`).
+    let last_version = rollout.history().last().map(|last| last.version);
     let revisions: Vec<HelmRevision> = rollout
         .history()
         .iter()
-        .map(|release| HelmRevision { version: release.version, status: release.info.status })
+        .map(|release| HelmRevision {
+            version: release.version,
+            status: release.info.status,
+            inputs_digest: (Some(release.version) == last_version).then(|| inputs.recorded_digest(release)).flatten(),
+        })
         .collect();
-    let desired = Desired { generation: run.generation(), digest: &inputs.digest, retries: spec.retries.unwrap_or(0) };
+    let force = release.requests.force(run.status.last_handled_force_at.as_deref()).map(str::to_string);
+    let desired = Desired {
+        generation: run.generation(),
+        digest: &inputs.digest,
+        retries: spec.retries.unwrap_or(0),
+        force: force.is_some(),
+    };
     match decision::decide(&desired, &run.status, &revisions) {
         // Where drift detection goes: a release up to date is compared with the cluster here.
         Decision::UpToDate { revision } => run.up_to_date(&checked, revision).await,
@@ -211,9 +239,25 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
                     ..Finished::new("superseded", Some(run.status.clone()), Next::Resync)
                 };
             }
+            if force.is_some() {
+                run.status.last_handled_force_at = force;
+            }
             run.attempt(&checked, rollout, inputs, action, unlock).await
         }
     }
+}
+
+/// The cluster as `release`'s tenant (`tenancy.rs`), with `namespace` as the default for its objects and records;
+/// the watches of its inputs (`watches.rs`) use it too.
+pub(super) fn tenant_cluster_of(
+    shared: &Shared,
+    release: &ReleaseObject,
+    spec: &ReleaseSpec,
+    namespace: &str,
+) -> Result<Cluster, TenancyError> {
+    let default_service_account = shared.options.default_service_account.as_deref();
+    let tenant = Tenant::of(&release.namespace, spec, default_service_account);
+    shared.tenants.cluster_for(&shared.cluster, &tenant, namespace)
 }
 
 pub(super) struct Run<'a> {
@@ -222,6 +266,8 @@ pub(super) struct Run<'a> {
     /// The status this reconcile builds and writes.
     pub status: ReleaseStatus,
     pub task: &'a Task,
+    /// `status` holds a change the next report writes even if its phase changes nothing.
+    pub unwritten: bool,
 }
 
 impl Run<'_> {
@@ -274,9 +320,7 @@ impl Run<'_> {
     /// The cluster as the Release's tenant (`tenancy.rs`), with the release's namespace as the default for its
     /// objects and records: every request of the Release goes through it.
     pub(super) fn tenant_cluster(&self, spec: &ReleaseSpec, namespace: &str) -> Result<Cluster, TenancyError> {
-        let default_service_account = self.shared.options.default_service_account.as_deref();
-        let tenant = Tenant::of(&self.release.namespace, spec, default_service_account);
-        self.shared.tenants.cluster_for(&self.shared.cluster, &tenant, namespace)
+        tenant_cluster_of(self.shared, self.release, spec, namespace)
     }
 
     /// A rollout's events, logged at debug level as they come (the stream ends with the rollout).
@@ -309,7 +353,11 @@ impl Run<'_> {
         // only) as the controller (CONTROLLER-SEAMS: the controller's own client reads source objects).
         let reach = super::sources::Reach { tenant, controller: &self.shared.cluster, cache: &self.shared.charts };
         match inputs::gather(&reach, &self.release.namespace, checked.spec).await {
-            Ok(inputs) => Ok(inputs),
+            Ok(inputs) => {
+                // Set once: a reconcile reads its inputs once.
+                let _ = self.task.inputs_digest.set(inputs.digest.clone());
+                Ok(inputs)
+            }
             Err(SourceError { reason, message, transient: true }) => {
                 let attempt = if self.is_waiting_for(reason) { 2 } else { 1 };
                 Err(self.retry(reason, message, attempt).await)
@@ -416,5 +464,9 @@ mod tests {
         let release = ReleaseObject::parse(&object).expect("named");
         let error = check_spec(&release, release.spec.as_ref().expect("parses")).err().expect("a bad hook timeout");
         assert!(error.starts_with("spec.hookTimeout: invalid duration `later`"), "{error}");
+        let object = json!({"metadata": {"name": "web"}, "spec": {"chart": {}, "interval": "0s"}});
+        let release = ReleaseObject::parse(&object).expect("named");
+        let error = check_spec(&release, release.spec.as_ref().expect("parses")).err().expect("a zero interval");
+        assert_eq!(error, "spec.interval: must be more than 0s");
     }
 }

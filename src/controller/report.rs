@@ -31,10 +31,11 @@ impl Run<'_> {
         let generation = self.generation();
         conditions::apply_phase(&mut self.status, phase, generation, &now_text());
         let unchanged = strip_times(&before) == strip_times(&self.status);
-        if unchanged {
+        if unchanged && !self.unwritten {
             self.status = before;
             return;
         }
+        self.unwritten = false;
         if let Err(error) = self.write_status().await {
             tracing::warn!(release = %self.release.key(), error = %error_text(&error), "cannot write the status");
         }

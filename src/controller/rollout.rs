@@ -15,7 +15,7 @@ use super::api::{Attempt, AttemptOutcome};
 use super::conditions::error_text;
 use super::conditions::{self, Phase, reason};
 use super::decision::Action;
-use super::inputs::Inputs;
+use super::inputs::{INPUTS_DIGEST_LABEL, Inputs};
 use super::reconcile::{Checked, Finished, Next, Run, now_text};
 use super::scheduler::backoff;
 use super::tenancy;
@@ -62,6 +62,7 @@ impl Run<'_> {
         self.status.last_attempted_digest = Some(inputs.digest.clone());
         self.status.last_attempted_revision = Some(revision);
         self.status.last_attempted_outcome = None;
+        let inputs_label = inputs.label();
         let chart_name = inputs.chart.metadata.name.clone();
         let chart_version = inputs.chart.metadata.version.clone();
         let verb = if action == Action::Install { "Installing" } else { "Upgrading to" };
@@ -125,8 +126,13 @@ impl Run<'_> {
             // As Flux's helm-controller: conflicts forced whenever the release is applied server-side.
             apply_method: ApplyMethod::AutoForcingConflicts,
             hook_timeout: Some(checked.hook_timeout),
-            // The owner of every revision this Release writes (`tenancy.rs`).
-            labels: tenancy::owner_labels(&self.release.key()),
+            // The owner of every revision this Release writes (`tenancy.rs`), and the digest of its inputs, by
+            // which the next reconcile knows it up to date (`decision.rs`).
+            labels: {
+                let mut labels = tenancy::owner_labels(&self.release.key());
+                labels.insert(INPUTS_DIGEST_LABEL.to_string(), inputs_label);
+                labels
+            },
             // The Release lives in its target namespace unless `targetNamespace` says otherwise: it exists.
             namespace_exists: checked.target_namespace == self.release.namespace,
             ..ReleaseOptions::default()

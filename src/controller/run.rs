@@ -8,12 +8,18 @@
 //! wanted again, starts the new generation as soon as the old reconcile ends. The controller stopping cancels
 //! `stopping` instead, which ends the writes too. One watch serves every Release: a second watch per
 //! reconciling Release would tell nothing more.
+//!
+//! New inputs are a new revision too: `watches.rs` tells the driver that an object some Releases read their
+//! inputs from changed; the driver re-computes their digests and, where one differs from the digest the running
+//! reconcile works on, cancels its wait the same way. A new reconcile request (annotation) reconciles a Release
+//! at once; `spec.interval` says when it is due again otherwise.
 
-use super::api::{ReleaseKey, ReleaseObject, ReleaseStatus};
+use super::api::{ReleaseKey, ReleaseObject, ReleaseStatus, Requests};
 use super::conditions::{self, READY, reason};
 use super::dependencies::{depends_on, readiness};
 use super::reconcile::{self, Cache, Finished, Next, Shared, Task};
 use super::scheduler::Scheduler;
+use super::watches::{self, Source, Watches};
 use super::{ControllerError, ControllerEvent, ControllerOptions, Observers};
 use crate::cluster::{Cluster, into_value};
 use futures::StreamExt;
@@ -22,29 +28,35 @@ use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
-use std::time::Instant;
-use tokio::sync::mpsc;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+use tokio::sync::{Semaphore, mpsc};
 use tokio::task::{Id, JoinSet};
 use tokio_util::sync::CancellationToken;
 
 /// What the driver remembers of a Release between watch events, to tell a change that needs a reconcile
-/// (generation, deletion) from one that does not (its own status writes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// (generation, deletion, a reconcile request) from one that does not (its own status writes).
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Seen {
     generation: i64,
     deleting: bool,
     /// Ready for its latest generation (its dependents may go ahead).
     ready: bool,
+    /// Its reconcile requests (`reconcile.fluxcd.io/requestedAt`, ...): a new value reconciles it now.
+    requests: Requests,
+    /// `spec.interval`, when valid: how long after a reconcile the next one is due.
+    interval: Option<Duration>,
 }
 
 /// A reconcile running now.
 struct Running {
     generation: i64,
+    /// The digest of the inputs it works on, once it read them ([`Task::inputs_digest`]).
+    inputs_digest: Arc<OnceLock<String>>,
     /// Its [`Task::superseded`]: a newer generation or the deletion ends its waits, never its writes.
     superseded: CancellationToken,
     started: Instant,
-    /// When a newer generation (or the deletion) was seen, and which generation.
+    /// When a newer generation (or the deletion, or new inputs) was seen, and which generation.
     cancelled_at: Option<(Instant, i64)>,
 }
 
@@ -60,7 +72,13 @@ enum Change {
 fn seen_of(object: &Value) -> Seen {
     let generation = object.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(0);
     let deleting = object.pointer("/metadata/deletionTimestamp").is_some_and(|stamp| !stamp.is_null());
-    Seen { generation, deleting, ready: readiness(object).is_ok() }
+    let requests = object.get("metadata").map(Requests::of).unwrap_or_default();
+    let interval = object
+        .pointer("/spec/interval")
+        .and_then(Value::as_str)
+        .and_then(|text| crate::object::parse_duration(text).ok())
+        .filter(|interval| !interval.is_zero());
+    Seen { generation, deleting, ready: readiness(object).is_ok(), requests, interval }
 }
 
 /// The Releases this controller watches: one namespace's or every namespace's.
@@ -135,10 +153,19 @@ pub(super) struct Driver {
     task_keys: HashMap<Id, ReleaseKey>,
     scheduler: Scheduler<ReleaseKey>,
     listing: Option<HashSet<ReleaseKey>>,
+    /// The objects the Releases' inputs are read from, watched (`watches.rs`).
+    watches: Watches,
+    /// The digest of the inputs each Release's last reconcile worked on.
+    digests: HashMap<ReleaseKey, String>,
+    /// Digests re-computed after a change to an input, at most `concurrency` at once.
+    recomputes: JoinSet<(ReleaseKey, Option<String>)>,
+    recompute_permits: Arc<Semaphore>,
+    /// The Releases whose digest is being re-computed, and whether a newer change arrived meanwhile.
+    recomputing: HashMap<ReleaseKey, bool>,
 }
 
 impl Driver {
-    pub(super) fn new(shared: Arc<Shared>, observers: Observers) -> Driver {
+    pub(super) fn new(shared: Arc<Shared>, observers: Observers, touched: mpsc::Sender<Source>) -> Driver {
         let concurrency = shared.options.concurrency;
         let per_namespace = shared.options.max_concurrent_per_namespace;
         Driver {
@@ -152,11 +179,16 @@ impl Driver {
             task_keys: HashMap::new(),
             scheduler: Scheduler::new(concurrency, per_namespace),
             listing: None,
+            watches: Watches::new(touched),
+            digests: HashMap::new(),
+            recomputes: JoinSet::new(),
+            recompute_permits: Arc::new(Semaphore::new(concurrency.max(1))),
+            recomputing: HashMap::new(),
         }
     }
 
     /// Reconciles until `stop`; then cancels what runs, lets it record its revisions, and returns.
-    pub(super) async fn run(mut self) -> Result<(), ControllerError> {
+    pub(super) async fn run(mut self, mut touched: mpsc::Receiver<Source>) -> Result<(), ControllerError> {
         let stop = self.shared.stop.clone();
         let api = releases(self.shared.cluster.client.clone(), &self.shared.options);
         let (sender, mut changes) = mpsc::channel(1024);
@@ -181,6 +213,8 @@ impl Driver {
                     Some(change) => self.change(change),
                     None => break Err(ControllerError::WatchEnded),
                 },
+                Some(source) = touched.recv(), if !stopping => self.touched(&source),
+                Some(joined) = self.recomputes.join_next(), if !self.recomputes.is_empty() => self.recomputed(joined),
                 () = sleep_until(next_due), if next_due.is_some() && !stopping => {}
             }
         };
@@ -207,17 +241,19 @@ impl Driver {
             let status = self.statuses.get(&key).cloned().unwrap_or(release.status);
             let stopping = self.shared.stop.clone();
             let superseded = CancellationToken::new();
+            let inputs_digest = Arc::new(OnceLock::new());
             self.running.insert(
                 key.clone(),
                 Running {
                     generation: release.generation,
+                    inputs_digest: inputs_digest.clone(),
                     superseded: superseded.clone(),
                     started: Instant::now(),
                     cancelled_at: None,
                 },
             );
             self.observers.emit(ControllerEvent::Started { key: key.clone(), generation: release.generation });
-            let task = Task { object, status, superseded, stopping };
+            let task = Task { object, status, superseded, stopping, inputs_digest };
             let handle = self.tasks.spawn(reconcile::reconcile(self.shared.clone(), task));
             self.task_keys.insert(handle.id(), key);
         }
@@ -242,6 +278,9 @@ impl Driver {
         let running = self.running.remove(&key);
         if let Some(status) = finished.status.clone() {
             self.statuses.insert(key.clone(), status);
+        }
+        if let Some(digest) = running.as_ref().and_then(|running| running.inputs_digest.get()) {
+            self.digests.insert(key.clone(), digest.clone());
         }
         if let Some(running) = &running {
             self.observers.metrics.reconciled(finished.result, running.started.elapsed());
@@ -270,11 +309,11 @@ impl Driver {
                 result: finished.result,
             });
         }
-        let known = self.seen.contains_key(&key);
+        let Some(seen) = self.seen.get(&key) else { return };
+        let interval = seen.interval.unwrap_or(self.shared.options.resync);
         let now = Instant::now();
         match finished.next {
-            _ if !known => {}
-            Next::Resync => self.scheduler.enqueue(key, now + self.shared.options.resync),
+            Next::Resync => self.scheduler.enqueue(key, now + interval),
             Next::After(delay) => self.scheduler.enqueue(key, now + delay),
             Next::OnChange => {}
         }
@@ -311,12 +350,16 @@ impl Driver {
         }
         let seen = seen_of(&object);
         let dependents_wait = seen.ready && self.seen.get(&key).is_none_or(|previous| !previous.ready);
+        self.watches.index(&self.shared, &key, &object);
         if let Ok(mut cache) = self.cache.write() {
             cache.insert(key.clone(), object);
         }
-        let previous = self.seen.insert(key.clone(), seen);
-        let changed = previous
-            .is_none_or(|previous| previous.generation != seen.generation || previous.deleting != seen.deleting);
+        let previous = self.seen.insert(key.clone(), seen.clone());
+        let changed = previous.is_none_or(|previous| {
+            previous.generation != seen.generation
+                || previous.deleting != seen.deleting
+                || previous.requests != seen.requests
+        });
         if changed {
             self.scheduler.enqueue(key.clone(), Instant::now());
             if let Some(running) = self.running.get_mut(&key)
@@ -364,9 +407,75 @@ impl Driver {
         self.observers.metrics.release_deleted(&key.namespace, &key.name);
         self.observers.emit(ControllerEvent::Forgotten { key: key.clone() });
         tracing::info!(release = %key, "forgotten (deleted, or no longer selected by --watch-label-selector)");
+        self.watches.forget(key);
+        self.digests.remove(key);
         self.scheduler.forget(key);
         if let Some(running) = self.running.get_mut(key) {
             running.superseded.cancel();
+        }
+    }
+}
+
+impl Driver {
+    /// An object some Releases read their inputs from changed: their digests are computed again.
+    fn touched(&mut self, source: &Source) {
+        for key in self.watches.releases(source) {
+            tracing::debug!(release = %key, %source, "an input changed");
+            self.recompute(key);
+        }
+    }
+
+    /// Computes the digest of the inputs `key` asks for now, off the driver's loop; one at a time per Release
+    /// (a change arriving meanwhile computes it once more after).
+    fn recompute(&mut self, key: ReleaseKey) {
+        if let Some(again) = self.recomputing.get_mut(&key) {
+            *again = true;
+            return;
+        }
+        let Some(object) = self.cache.read().ok().and_then(|cache| cache.get(&key).cloned()) else { return };
+        self.recomputing.insert(key.clone(), false);
+        let (shared, permits) = (self.shared.clone(), self.recompute_permits.clone());
+        self.recomputes.spawn(async move {
+            let _permit = permits.acquire_owned().await;
+            let digest = watches::current_digest(&shared, &object).await;
+            (key, digest)
+        });
+    }
+
+    /// New inputs count as a new revision: a running reconcile working on other inputs has its wait cancelled
+    /// (as by a new generation) and the Release is reconciled at once; one idle is reconciled when its inputs
+    /// differ from the last reconcile's. Inputs that cannot be read are left to the reconcile to report.
+    fn recomputed(&mut self, joined: Result<(ReleaseKey, Option<String>), tokio::task::JoinError>) {
+        let Ok((key, digest)) = joined else { return };
+        if self.recomputing.remove(&key) == Some(true) {
+            self.recompute(key.clone());
+        }
+        if !self.seen.contains_key(&key) {
+            return;
+        }
+        let now = Instant::now();
+        let Some(digest) = digest else {
+            self.scheduler.enqueue(key, now);
+            return;
+        };
+        if let Some(running) = self.running.get_mut(&key) {
+            match running.inputs_digest.get() {
+                Some(working) if *working == digest => {}
+                Some(_) => {
+                    if running.cancelled_at.is_none() {
+                        running.cancelled_at = Some((now, running.generation));
+                        running.superseded.cancel();
+                        tracing::info!(release = %key, "new inputs (a referenced object changed) cancel the running wait");
+                    }
+                    self.scheduler.enqueue(key, now);
+                }
+                // Not read yet: it reads the new ones (or, if it read them just before, runs once more after).
+                None => self.scheduler.enqueue(key, now),
+            }
+            return;
+        }
+        if self.digests.get(&key) != Some(&digest) {
+            self.scheduler.enqueue(key, now);
         }
     }
 }

@@ -20,7 +20,7 @@ const FLUX_KINDS: [(&str, &str); 2] = [("HelmChart", "helmcharts"), ("OCIReposit
 
 /// As much of a Flux source CRD as the simulated cluster needs: served in `source.toolkit.fluxcd.io/v1` with a
 /// status subresource (the schema keeps every field).
-fn flux_crd(kind: &str, plural: &str) -> DynamicObject {
+pub fn flux_crd(kind: &str, plural: &str) -> DynamicObject {
     let crd = json!({
         "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
         "metadata": {"name": format!("{plural}.source.toolkit.fluxcd.io")},

@@ -16,6 +16,7 @@ mod controller_sources;
 mod controller_supersede;
 mod controller_support;
 mod controller_tenancy;
+mod controller_watches;
 mod corpus;
 mod diff_helm;
 mod emitted;

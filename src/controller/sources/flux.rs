@@ -9,6 +9,7 @@
 use super::cache::ChartCache;
 use super::{Fetched, SourceError, fetch_failed, sha256};
 use crate::cluster::Cluster;
+use crate::cluster::ResourceType;
 use crate::controller::api::FluxChartReference;
 use crate::controller::conditions::reason;
 use berth_source::http::{GetRequest, NoProgress};
@@ -77,10 +78,7 @@ async fn read(
             format!("spec.chartRef.kind: `{}` is not one of {}", reference.kind, KINDS.join(", ")),
         ));
     }
-    let lookup = || match &reference.api_version {
-        Some(api_version) => controller.resources.get(api_version, &reference.kind),
-        None => controller.resources.find_group_kind(GROUP, &reference.kind),
-    };
+    let lookup = || resource(controller, &reference.kind, reference.api_version.as_deref());
     let resource = match lookup() {
         Some(resource) => resource,
         None => {
@@ -103,6 +101,15 @@ async fn read(
         .await
         .map_err(|error| SourceError::missing(reason::RECONCILE_ERROR, format!("cannot read {described}: {error}")))?;
     found.ok_or_else(|| SourceError::missing(reason::ARTIFACT_FAILED, format!("{described} not found")))
+}
+
+/// The type of the Flux source kind `kind` as the cluster serves it: at `api_version`, else the version of
+/// `source.toolkit.fluxcd.io` the cluster prefers (`watches.rs` watches it too).
+pub fn resource(controller: &Cluster, kind: &str, api_version: Option<&str>) -> Option<ResourceType> {
+    match api_version {
+        Some(api_version) => controller.resources.get(api_version, kind),
+        None => controller.resources.find_group_kind(GROUP, kind),
+    }
 }
 
 /// `status.artifact`, as source-controller writes it (`meta.Artifact`).

@@ -19,6 +19,7 @@ mod oci;
 mod repository;
 
 pub use cache::ChartCache;
+pub use flux::resource as flux_resource;
 
 use super::api::{ChartSource, ConfigMapChartReference, FluxChartReference, ReleaseSpec};
 use super::conditions::reason;

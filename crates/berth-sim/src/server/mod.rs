@@ -5,6 +5,7 @@ pub(crate) mod body;
 mod columns;
 mod discovery;
 pub mod logs;
+mod metadata;
 mod resources;
 mod table;
 mod watch;

@@ -2,7 +2,7 @@
 //! delete and deletecollection, on main resources and their status and scale subresources.
 
 use super::body::{content_type, decode_object, error_response, json_response, object_response};
-use super::{Query, RequestKind, RequestVerb, ResourcePath, ServerState, table, watch};
+use super::{Query, RequestKind, RequestVerb, ResourcePath, ServerState, metadata, table, watch};
 use crate::api_error::ApiError;
 use crate::fields::{set_at, value_at};
 use crate::patch::{self, PatchError, managed};
@@ -54,7 +54,7 @@ pub async fn handle(
         return error_response(&fault);
     }
     if verb == RequestVerb::Watch {
-        return watch::serve(state, &def, path, query).await;
+        return watch::serve(state, &def, path, query, headers).await;
     }
     let request = Request { state, def: &def, path, query, headers, body, warnings: Mutex::default() };
     off_the_worker(body.len(), || request.respond(method, verb))
@@ -162,6 +162,9 @@ impl Request<'_> {
         let mut response = match result {
             Ok((status, value)) if is_read && table::wants_table(accept) => {
                 json_response(status, &table::table(self.def, &value, verb == RequestVerb::List))
+            }
+            Ok((status, value)) if is_read && metadata::wants_metadata(accept) => {
+                json_response(status, &metadata::transform(&value))
             }
             Ok((status, value)) => object_response(status, &value, self.headers),
             Err(error) => error_response(&error),

@@ -9,7 +9,7 @@ use crate::registry::ResourceDef;
 use crate::selector::Selector;
 use crate::store::{EventType, WatchEvent};
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use std::convert::Infallible;
@@ -30,10 +30,18 @@ struct WatchRequest {
     bookmarks: bool,
     initial_events_end: bool,
     deadline: Instant,
+    /// The client asked for `PartialObjectMetadata` (`super::metadata`).
+    metadata_only: bool,
 }
 
 /// Serves `GET ...?watch=true`.
-pub async fn serve(state: &ServerState, def: &ResourceDef, path: &ResourcePath, query: &Query) -> Response {
+pub async fn serve(
+    state: &ServerState,
+    def: &ResourceDef,
+    path: &ResourcePath,
+    query: &Query,
+    headers: &HeaderMap,
+) -> Response {
     let selector = match Selector::parse(
         query.get("labelSelector").map(String::as_str),
         query.get("fieldSelector").map(String::as_str),
@@ -61,6 +69,10 @@ pub async fn serve(state: &ServerState, def: &ResourceDef, path: &ResourcePath, 
         bookmarks,
         initial_events_end: bookmarks && query.get("sendInitialEvents").is_some_and(|value| value == "true"),
         deadline: Instant::now() + close_after,
+        metadata_only: headers
+            .get(header::ACCEPT)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(super::metadata::wants_metadata),
     };
     let (sender, mut receiver) = mpsc::channel::<Bytes>(STREAM_BUFFER);
     if state.faults.watch_gone() {
@@ -162,6 +174,9 @@ fn event_line(request: &WatchRequest, event: &WatchEvent) -> Option<Bytes> {
         EventType::Deleted if matched_before || matches_now => EventType::Deleted,
         _ => return None,
     };
+    if request.metadata_only {
+        return line(&WatchLine { event_type: event_type.as_str(), object: &super::metadata::partial(&event.value()) });
+    }
     let api_version = request.def.api_version();
     if event.api_version == api_version {
         // The common case: the stored JSON spliced into the line, without parsing or copying it per watcher.
