@@ -11,18 +11,22 @@
 //! starts the newer revision as soon as this reconcile ends. The controller stopping (`stopping`) ends the
 //! writes too: the revision is recorded failed, never left pending, and the next controller rolls it out.
 
-use super::api::{Attempt, AttemptOutcome};
+use super::api::{Attempt, AttemptOutcome, CrdPolicy, ReleaseSpec};
 use super::conditions::error_text;
 use super::conditions::{self, Phase, reason};
 use super::decision::Action;
 use super::inputs::Inputs;
 use super::reconcile::{Checked, Finished, Next, Run, now_text};
+use super::remediation::{self, Retries};
 use super::scheduler::backoff;
 use super::tenancy;
+use crate::events::Emitter;
 use crate::release::operation::{self, ApplyMethod, Operation, ReleaseOptions, Tokens};
 use crate::release::rollout::{Input, Rollout};
-use crate::release::{Cancel, LifecycleError, ReleaseStatus as HelmStatus, RenderBudget, RenderSettings};
+use crate::release::testing::{self, TestOptions};
+use crate::release::{Cancel, LifecycleError, ReleaseStatus as HelmStatus, RenderBudget, RenderSettings, Scope};
 use crate::wait::Outcome;
+use std::time::Duration;
 
 impl Run<'_> {
     /// One rollout: unlock, render, install or upgrade with a wait, then report.
@@ -94,8 +98,10 @@ impl Run<'_> {
                 cancel.cancel();
             })
         };
+        let flags = Flags::of(checked.spec, action);
         let settings = RenderSettings {
             budget: RenderBudget { cancel: Some(cancel), ..RenderBudget::default() },
+            include_crds: flags.include_crds,
             ..RenderSettings::default()
         };
         let input = Input::Chart { chart: inputs.chart, user_values: inputs.user_values, settings };
@@ -117,9 +123,11 @@ impl Run<'_> {
             Err(error) => return self.stall(reason::CHART_FAILED, format!("cannot render the chart: {error}")).await,
         };
         let options = ReleaseOptions {
-            wait: true,
+            wait: flags.wait,
             timeout: checked.timeout,
-            wait_for_jobs: checked.spec.wait_for_jobs,
+            wait_for_jobs: flags.wait_for_jobs,
+            no_hooks: flags.no_hooks,
+            create_namespace: flags.create_namespace,
             history_max: checked.spec.max_history.map_or(10, |max| max as usize),
             builtin_rules: self.shared.options.builtin_rules,
             // As Flux's helm-controller: conflicts forced whenever the release is applied server-side.
@@ -162,6 +170,19 @@ impl Run<'_> {
         match outcome {
             Outcome::Ready => {
                 self.status.current_revision = Some(record.version);
+                if let Some(timeout) = checked.test_timeout
+                    && let Err(failure) = self.test(scope.clone(), name, timeout).await
+                    && !checked.policy(action).ignore_test_failures
+                {
+                    // A failed test fails the rollout (Flux's `TestFailed`): remediated as a failed rollout.
+                    attempt.outcome = AttemptOutcome::Failed;
+                    attempt.message = failure.clone();
+                    self.status.failures = self.status.failures.saturating_add(1);
+                    self.status.last_attempted_outcome = Some(AttemptOutcome::Failed);
+                    conditions::record_attempt(&mut self.status, attempt);
+                    return self.failed(checked, scope, action, deployed, failure).await;
+                }
+                conditions::remove(&mut self.status, conditions::REMEDIATED);
                 self.status.failures = 0;
                 self.status.last_attempted_outcome = Some(AttemptOutcome::Succeeded);
                 conditions::record_attempt(&mut self.status, attempt);
@@ -213,28 +234,75 @@ impl Run<'_> {
                 self.status.failures = self.status.failures.saturating_add(1);
                 self.status.last_attempted_outcome = Some(outcome);
                 conditions::record_attempt(&mut self.status, attempt);
-                let mut message = record.info.description.clone();
-                let failed_reason =
-                    if action == Action::Install { reason::INSTALL_FAILED } else { reason::UPGRADE_FAILED };
-                self.shared.events.warning(self.release, failed_reason, action_name(action), &message).await;
-                if checked.spec.rollback_on_failure {
-                    message.push_str(&self.remediate(scope, name, action, deployed).await);
-                }
-                let retries = checked.spec.retries.unwrap_or(0);
-                if self.status.failures > retries {
-                    self.report(&Phase::Failed { reason: failed_reason, message }).await;
-                    return Finished::new("failed", Some(self.status.clone()), Next::Resync);
-                }
-                let options = &self.shared.options;
-                let delay = backoff(self.status.failures, options.retry_base, options.retry_max);
-                let retry = format!(
-                    "attempt {} of {} failed; trying again in {delay:?}",
-                    self.status.failures,
-                    retries.saturating_add(1)
-                );
-                self.report(&Phase::Retrying { reason: failed_reason, message, retry }).await;
-                Finished::new("failed", Some(self.status.clone()), Next::After(delay))
+                let message = record.info.description.clone();
+                self.failed(checked, scope, action, deployed, message).await
             }
+        }
+    }
+
+    /// A failed rollout (or its failed tests): an Event, the remediation `remediation.rs` decides, then a retry
+    /// after the backoff (or `RetryOnFailure`'s interval), or Failed when no retry is left.
+    async fn failed(
+        &mut self,
+        checked: &Checked<'_>,
+        scope: Scope,
+        action: Action,
+        deployed: Option<u32>,
+        mut message: String,
+    ) -> Finished {
+        let failed_reason = if action == Action::Install { reason::INSTALL_FAILED } else { reason::UPGRADE_FAILED };
+        self.shared.events.warning(self.release, failed_reason, action_name(action), &message).await;
+        let policy_action = remediation::policy_action(action, deployed.is_some());
+        let policy = *checked.policy(policy_action);
+        let failures = self.status.failures;
+        if policy.remediates(failures) {
+            let name = &checked.release_name;
+            message.push_str(&self.remediate(scope, name, policy_action, policy.strategy, deployed).await);
+        }
+        if policy.exhausted(failures) {
+            self.report(&Phase::Failed { reason: failed_reason, message }).await;
+            return Finished::new("failed", Some(self.status.clone()), Next::Resync);
+        }
+        let options = &self.shared.options;
+        let delay = policy.retry_interval.unwrap_or_else(|| backoff(failures, options.retry_base, options.retry_max));
+        let retry = match policy.retries {
+            Retries::Limited(retries) => {
+                format!("attempt {failures} of {} failed; trying again in {delay:?}", retries.saturating_add(1))
+            }
+            Retries::Unlimited => format!("attempt {failures} failed; trying again in {delay:?}"),
+        };
+        self.report(&Phase::Retrying { reason: failed_reason, message, retry }).await;
+        Finished::new("failed", Some(self.status.clone()), Next::After(delay))
+    }
+
+    /// `spec.test.enable`: the chart's tests on the revision just deployed, as `berth test` runs them (their runs
+    /// recorded on the revision, as Helm records them); sets `TestSuccess`. Under the controller's stop token
+    /// only, each test bounded by `timeout`. Returns the failure.
+    async fn test(&mut self, scope: Scope, name: &str, timeout: Duration) -> Result<(), String> {
+        let options = TestOptions { timeout, ..TestOptions::default() };
+        let tokens =
+            Tokens { cancel: self.task.stopping.clone(), hooks: self.task.stopping.clone(), ..Tokens::default() };
+        let (value, reason, message) = match testing::test(&scope, name, &options, &tokens, Emitter::none()).await {
+            Ok(report) if report.outcome == Outcome::Ready => {
+                ("True", TEST_SUCCEEDED, format!("Helm test succeeded for release `{name}`"))
+            }
+            Ok(report) => {
+                let cause =
+                    report.failure.map_or_else(|| format!("{:?}", report.outcome), |failure| failure.to_string());
+                ("False", TEST_FAILED, format!("Helm test failed for release `{name}`: {cause}"))
+            }
+            Err(error) => {
+                ("False", TEST_FAILED, format!("Helm test failed for release `{name}`: {}", error_text(&error)))
+            }
+        };
+        let (generation, now) = (self.generation(), now_text());
+        conditions::set(&mut self.status, conditions::TEST_SUCCESS, value, reason, &message, generation, &now);
+        if value == "True" {
+            self.shared.events.normal(self.release, reason, "Test", &message).await;
+            Ok(())
+        } else {
+            self.shared.events.warning(self.release, reason, "Test", &message).await;
+            Err(message)
         }
     }
 
@@ -252,6 +320,51 @@ impl Run<'_> {
                 self.retry(reason::RECONCILE_ERROR, message, 1).await
             }
             _ => self.stall(reason::CHART_FAILED, message).await,
+        }
+    }
+}
+
+/// `TestSuccess`'s reasons, as Flux names them.
+const TEST_SUCCEEDED: &str = "TestSucceeded";
+const TEST_FAILED: &str = "TestFailed";
+
+/// How a rollout of `action` is run, from Flux's `spec.install` / `spec.upgrade` fields and berth's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Flags {
+    wait: bool,
+    wait_for_jobs: bool,
+    no_hooks: bool,
+    create_namespace: bool,
+    /// The chart's `crds/` created when absent (an install's `crds: Create`, the default).
+    include_crds: bool,
+}
+
+impl Flags {
+    fn of(spec: &ReleaseSpec, action: Action) -> Flags {
+        // Flux's `disableWaitForJobs` wins over berth's `waitForJobs`, which defaults to true as Flux waits.
+        let wait_for_jobs = spec.wait_for_jobs.unwrap_or(true);
+        match action {
+            Action::Install => {
+                let install = spec.install.clone().unwrap_or_default();
+                Flags {
+                    wait: !install.disable_wait,
+                    wait_for_jobs: wait_for_jobs && !install.disable_wait_for_jobs,
+                    no_hooks: install.disable_hooks,
+                    create_namespace: install.create_namespace,
+                    include_crds: install.crds != Some(CrdPolicy::Skip),
+                }
+            }
+            Action::Upgrade => {
+                let upgrade = spec.upgrade.clone().unwrap_or_default();
+                Flags {
+                    wait: !upgrade.disable_wait,
+                    wait_for_jobs: wait_for_jobs && !upgrade.disable_wait_for_jobs,
+                    no_hooks: upgrade.disable_hooks,
+                    // The namespace holds the release already (`createNamespace` is Flux's install field).
+                    create_namespace: false,
+                    include_crds: false,
+                }
+            }
         }
     }
 }

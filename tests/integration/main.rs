@@ -10,6 +10,7 @@ mod bounded;
 mod chart_release;
 mod controller_cli;
 mod controller_fairness;
+mod controller_flux;
 mod controller_sim;
 mod controller_sources;
 mod controller_supersede;
