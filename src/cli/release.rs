@@ -404,6 +404,7 @@ impl<'a> Settings<'a> {
             hook_timeout: None,
             apply_method,
             force_replace: change.force_replace,
+            deletion_propagation: kube::api::PropagationPolicy::Background,
         };
         Ok(Settings {
             options,

@@ -20,12 +20,16 @@ use super::reconcile::{Checked, Finished, Next, Run, now_text};
 use super::remediation::{self, Retries};
 use super::scheduler::backoff;
 use super::tenancy;
+use crate::apply::{self, ApplyRequest};
+use crate::cluster::{ApplyOptions, Cluster};
 use crate::events::Emitter;
+use crate::manifest::Manifest;
 use crate::release::operation::{self, ApplyMethod, Operation, ReleaseOptions, Tokens};
+use crate::release::ownership::FIELD_MANAGER;
 use crate::release::rollout::{Input, Rollout};
 use crate::release::testing::{self, TestOptions};
 use crate::release::{Cancel, LifecycleError, ReleaseStatus as HelmStatus, RenderBudget, RenderSettings, Scope};
-use crate::wait::Outcome;
+use crate::wait::{Outcome, WaitOptions};
 use std::time::Duration;
 
 impl Run<'_> {
@@ -137,6 +141,12 @@ impl Run<'_> {
             labels: tenancy::owner_labels(&self.release.key()),
             ..ReleaseOptions::default()
         };
+        if let Some(policy) = flags.controller_crds
+            && let Err(message) =
+                self.apply_crds(&scope.cluster, &rendered.rendered().crds, policy, checked.timeout).await
+        {
+            return self.retry(reason::RECONCILE_ERROR, message, 1).await;
+        }
         let stopping = &self.task.stopping;
         let tokens = Tokens {
             cancel: stopping.clone(),
@@ -275,6 +285,42 @@ impl Run<'_> {
         Finished::new("failed", Some(self.status.clone()), Next::After(delay))
     }
 
+    /// The chart's `crds/` as `spec.install.crds` / `spec.upgrade.crds` ask where Helm's own install does not
+    /// (as Flux's `applyCRDs`, `internal/action/crds.go`, runs before the action): `Create` on upgrade creates
+    /// the absent ones; `CreateReplace` also rewrites the existing ones (a server-side apply forcing conflicts,
+    /// as Helm's field manager: the chart's CRD wins). None is ever deleted. As the tenant; waited for until
+    /// established.
+    async fn apply_crds(
+        &self,
+        cluster: &Cluster,
+        crds: &[Manifest],
+        policy: CrdPolicy,
+        timeout: Duration,
+    ) -> Result<(), String> {
+        if crds.is_empty() {
+            return Ok(());
+        }
+        let create_only = match policy {
+            CrdPolicy::Create => (0..crds.len()).collect(),
+            CrdPolicy::CreateReplace | CrdPolicy::Skip => std::collections::HashSet::new(),
+        };
+        let request = ApplyRequest {
+            apply: ApplyOptions { field_manager: FIELD_MANAGER.to_string(), force_conflicts: true, dry_run: false },
+            wait: Some(WaitOptions { timeout: Some(timeout), ..WaitOptions::default() }),
+            create_only,
+            ..ApplyRequest::default()
+        };
+        let report = apply::apply(cluster, crds, &request, &self.task.stopping, Emitter::none())
+            .await
+            .map_err(|error| format!("cannot apply the chart's CRDs: {}", error_text(&error)))?;
+        if report.outcome != Outcome::Ready {
+            let failures: Vec<String> = report.failed.iter().map(|failure| failure.message.clone()).collect();
+            return Err(format!("the chart's CRDs were not applied ({:?}): {}", report.outcome, failures.join("; ")));
+        }
+        self.refresh_discovery().await;
+        Ok(())
+    }
+
     /// `spec.test.enable`: the chart's tests on the revision just deployed, as `berth test` runs them (their runs
     /// recorded on the revision, as Helm records them); sets `TestSuccess`. Under the controller's stop token
     /// only, each test bounded by `timeout`. Returns the failure.
@@ -335,8 +381,11 @@ struct Flags {
     wait_for_jobs: bool,
     no_hooks: bool,
     create_namespace: bool,
-    /// The chart's `crds/` created when absent (an install's `crds: Create`, the default).
+    /// The chart's `crds/` rendered: Helm's install creates them when absent (an install's `crds: Create`, the
+    /// default).
     include_crds: bool,
+    /// The chart's `crds/` applied by the controller before the rollout, where Helm's install does not.
+    controller_crds: Option<CrdPolicy>,
 }
 
 impl Flags {
@@ -352,6 +401,7 @@ impl Flags {
                     no_hooks: install.disable_hooks,
                     create_namespace: install.create_namespace,
                     include_crds: install.crds != Some(CrdPolicy::Skip),
+                    controller_crds: install.crds.filter(|policy| *policy == CrdPolicy::CreateReplace),
                 }
             }
             Action::Upgrade => {
@@ -362,7 +412,9 @@ impl Flags {
                     no_hooks: upgrade.disable_hooks,
                     // The namespace holds the release already (`createNamespace` is Flux's install field).
                     create_namespace: false,
-                    include_crds: false,
+                    // Helm's upgrade never touches `crds/` (Flux's default `Skip`); otherwise the controller does.
+                    include_crds: upgrade.crds.is_some_and(|policy| policy != CrdPolicy::Skip),
+                    controller_crds: upgrade.crds.filter(|policy| *policy != CrdPolicy::Skip),
                 }
             }
         }

@@ -2,7 +2,7 @@
 //! Release until then), unless the Release is suspended or does not own the release (`tenancy.rs`), as its
 //! tenant; then the finalizer is removed and the Release goes.
 
-use super::api::{DEFAULT_TIMEOUT, FINALIZER, ReleaseStatus};
+use super::api::{DEFAULT_TIMEOUT, DeletionPropagation, FINALIZER, ReleaseStatus};
 use super::conditions::error_text;
 use super::conditions::reason;
 use super::reconcile::{Finished, Next, Run};
@@ -11,7 +11,7 @@ use crate::events::Emitter;
 use crate::release::operation::{self, Operation, ReleaseOptions, Tokens};
 use crate::release::{LifecycleError, ReleaseStatus as HelmStatus, Scope, Storage};
 use crate::wait::Outcome;
-use kube::api::{Patch, PatchParams};
+use kube::api::{Patch, PatchParams, PropagationPolicy};
 use serde_json::json;
 
 impl Run<'_> {
@@ -135,6 +135,11 @@ impl Run<'_> {
             builtin_rules: self.shared.options.builtin_rules,
             timeout,
             no_hooks: uninstall.disable_hooks,
+            deletion_propagation: match uninstall.deletion_propagation.unwrap_or_default() {
+                DeletionPropagation::Background => PropagationPolicy::Background,
+                DeletionPropagation::Foreground => PropagationPolicy::Foreground,
+                DeletionPropagation::Orphan => PropagationPolicy::Orphan,
+            },
             ..ReleaseOptions::default()
         };
         // An uninstall runs to its end: the Release is going away, nothing newer can supersede it.

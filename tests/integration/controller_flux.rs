@@ -292,11 +292,11 @@ async fn records_kept_in_the_storage_namespace_objects_in_a_namespace_created_fo
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_moved_release_is_uninstalled_first_and_deletion_keeps_history_when_asked() {
+async fn a_moved_release_is_uninstalled_first_and_deletion_honours_spec_uninstall() {
     let (env, dir) = start("shop").await;
     let running = Running::start(&env, test_options());
     let mut release = spec(json!({}));
-    release["uninstall"] = json!({"keepHistory": true, "timeout": "30s"});
+    release["uninstall"] = json!({"keepHistory": true, "timeout": "30s", "deletionPropagation": "orphan"});
     env.create_release("shop", "web", release).await;
     env.wait_release("shop", "web", "installed as web", is_ready).await;
 
@@ -324,5 +324,81 @@ async fn a_moved_release_is_uninstalled_first_and_deletion_keeps_history_when_as
     assert!(gone.expect("watched").is_none(), "deleted");
     let history = helm_history(&dir, "storefront", "shop").await.expect("kept history");
     assert_eq!(statuses(&history), [(1, "uninstalled")], "{history:?}");
+    // deletionPropagation: orphan: the Deployment is gone, its ReplicaSet stays, no longer owned.
+    assert!(deployments.get_opt("storefront").await.expect("read").is_none());
+    let replica_sets: kube::Api<k8s_openapi::api::apps::v1::ReplicaSet> = kube::Api::namespaced(env.client(), "shop");
+    let params = kube::api::ListParams::default().labels("app=storefront");
+    let orphans = replica_sets.list(&params).await.expect("listed").items;
+    assert_eq!(orphans.len(), 1, "the ReplicaSet is orphaned, not deleted");
+    assert!(orphans[0].metadata.owner_references.as_ref().is_none_or(Vec::is_empty), "{:?}", orphans[0].metadata);
+    running.stop().await;
+}
+
+/// A chart whose `crds/` holds `widgets.example.com` (short name `short`) and, with `gadgets`,
+/// `gadgets.example.com`.
+fn crd_chart(short: &str, gadgets: bool) -> Vec<u8> {
+    let crd = |plural: &str, kind: &str, short: &str| {
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: {plural}.example.com\n\
+             spec:\n  group: example.com\n  scope: Namespaced\n  names:\n    plural: {plural}\n    kind: {kind}\n\
+             \x20   shortNames: [{short}]\n  versions:\n  - name: v1\n    served: true\n    storage: true\n\
+             \x20   schema:\n      openAPIV3Schema:\n        type: object\n        x-kubernetes-preserve-unknown-fields: true\n"
+        )
+    };
+    let widgets = crd("widgets", "Widget", short);
+    let gadget = crd("gadgets", "Gadget", "gd");
+    let mut files = vec![
+        ("web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 1.0.0\n"),
+        ("web/values.yaml", "message: hello\n"),
+        (
+            "web/templates/configmap.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-config\ndata:\n  message: {{ .Values.message | quote }}\n",
+        ),
+        ("web/crds/widgets.yaml", widgets.as_str()),
+    ];
+    if gadgets {
+        files.push(("web/crds/gadgets.yaml", gadget.as_str()));
+    }
+    archive(&files)
+}
+
+/// The short names of CRD `name`, or `None` when it does not exist.
+async fn short_names(env: &Env, name: &str) -> Option<Vec<String>> {
+    let crds: kube::Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
+        kube::Api::all(env.client());
+    let crd = crds.get_opt(name).await.expect("read")?;
+    Some(crd.spec.names.short_names.unwrap_or_default())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_charts_crds_follow_the_install_and_upgrade_policies() {
+    let (env, _dir) = start("shop").await;
+    env.chart("shop", "web-chart", &crd_chart("wd", false)).await;
+    let running = Running::start(&env, test_options());
+    env.create_release("shop", "web", spec(json!({"message": "first"}))).await;
+    env.wait_release("shop", "web", "installed", is_ready).await;
+    // install.crds defaults to Create: created.
+    assert_eq!(short_names(&env, "widgets.example.com").await, Some(vec!["wd".to_string()]));
+
+    // upgrade.crds defaults to Skip: a changed CRD and a new one are left alone, as Helm's upgrade leaves them.
+    env.chart("shop", "web-chart", &crd_chart("wdg", true)).await;
+    env.patch_spec("shop", "web", json!({"values": {"message": "second"}})).await;
+    env.wait_release("shop", "web", "upgraded", |object| is_ready(object) && object["status"]["currentRevision"] == 2)
+        .await;
+    assert_eq!(short_names(&env, "widgets.example.com").await, Some(vec!["wd".to_string()]));
+    assert_eq!(short_names(&env, "gadgets.example.com").await, None);
+
+    // Create: the new one is created, the existing one is not changed.
+    env.patch_spec("shop", "web", json!({"values": {"message": "third"}, "upgrade": {"crds": "Create"}})).await;
+    env.wait_release("shop", "web", "upgraded", |object| is_ready(object) && object["status"]["currentRevision"] == 3)
+        .await;
+    assert_eq!(short_names(&env, "gadgets.example.com").await, Some(vec!["gd".to_string()]));
+    assert_eq!(short_names(&env, "widgets.example.com").await, Some(vec!["wd".to_string()]));
+
+    // CreateReplace: the existing one is rewritten as the chart has it.
+    env.patch_spec("shop", "web", json!({"values": {"message": "fourth"}, "upgrade": {"crds": "CreateReplace"}})).await;
+    env.wait_release("shop", "web", "upgraded", |object| is_ready(object) && object["status"]["currentRevision"] == 4)
+        .await;
+    assert_eq!(short_names(&env, "widgets.example.com").await, Some(vec!["wdg".to_string()]));
     running.stop().await;
 }

@@ -112,6 +112,9 @@ pub struct ReleaseOptions {
     /// Objects that exist are replaced whole (`--force-replace`, Helm 4's rename of `--force`); client-side
     /// apply only, as Helm's kube client refuses it with server-side apply.
     pub force_replace: bool,
+    /// How a deleted object's dependents go (the API server's `propagationPolicy`; Flux's
+    /// `spec.uninstall.deletionPropagation`): background by default, as Helm deletes.
+    pub deletion_propagation: kube::api::PropagationPolicy,
 }
 
 impl Default for ReleaseOptions {
@@ -134,6 +137,7 @@ impl Default for ReleaseOptions {
             records_only: false,
             apply_method: ApplyMethod::default(),
             force_replace: false,
+            deletion_propagation: kube::api::PropagationPolicy::Background,
         }
     }
 }
