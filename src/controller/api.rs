@@ -98,6 +98,72 @@ pub struct ReleaseSpec {
     /// in the HelmRelease's namespace by default: a Release taking over such a release names it here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage_namespace: Option<String>,
+    /// Patches applied to the rendered manifests before they are applied and recorded, in order (Flux's
+    /// `spec.postRenderers`; `post_render.rs`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub post_renderers: Vec<PostRenderer>,
+}
+
+/// One of `spec.postRenderers`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PostRenderer {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kustomize: Option<KustomizePostRenderer>,
+}
+
+/// Flux's `Kustomize` post-renderer: strategic merge and JSON 6902 patches (`images` is not supported).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KustomizePostRenderer {
+    /// Strategic merge patches (a YAML object) or JSON 6902 patches (a YAML list of operations), each applied
+    /// to the objects `target` selects (a strategic merge patch without `target`: the object it names).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub patches: Vec<KustomizePatch>,
+    /// Deprecated by Flux (use `patches`): strategic merge patches, each applied to the object it names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub patches_strategic_merge: Vec<Value>,
+    /// Deprecated by Flux (use `patches`): JSON 6902 operations on the objects `target` selects.
+    #[serde(default, rename = "patchesJson6902", skip_serializing_if = "Vec::is_empty")]
+    pub patches_json6902: Vec<Json6902Patch>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KustomizePatch {
+    /// The patch as YAML text.
+    pub patch: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<PatchSelector>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Json6902Patch {
+    pub target: PatchSelector,
+    /// The operations (`op`, `path`, `from`, `value`).
+    pub patch: Vec<Value>,
+}
+
+/// kustomize's `Selector`: `group`, `version`, `kind`, `name`, `namespace` are regular expressions matched whole;
+/// `labelSelector` and `annotationSelector` are Kubernetes label selectors. An absent field selects any.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PatchSelector {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_selector: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotation_selector: Option<String>,
 }
 
 /// `spec.install`.

@@ -103,6 +103,16 @@ mod tests {
                 deletion_propagation: Some(DeletionPropagation::Orphan),
             }),
             storage_namespace: Some("records".into()),
+            post_renderers: vec![PostRenderer {
+                kustomize: Some(KustomizePostRenderer {
+                    patches: vec![KustomizePatch { patch: "kind: Deployment".into(), target: Some(selector()) }],
+                    patches_strategic_merge: vec![json!({"kind": "Deployment"})],
+                    patches_json6902: vec![Json6902Patch {
+                        target: selector(),
+                        patch: vec![json!({"op": "remove", "path": "/spec/replicas"})],
+                    }],
+                }),
+            }],
         };
         let attempt = Attempt {
             generation: 1,
@@ -139,6 +149,18 @@ mod tests {
             history: vec![attempt],
         };
         json!({"spec": spec, "status": status})
+    }
+
+    fn selector() -> PatchSelector {
+        PatchSelector {
+            group: Some("apps".into()),
+            version: Some("v1".into()),
+            kind: Some("Deployment".into()),
+            name: Some("web".into()),
+            namespace: Some("shop".into()),
+            label_selector: Some("app=web".into()),
+            annotation_selector: Some("team".into()),
+        }
     }
 
     fn json_type(value: &Value) -> &'static str {

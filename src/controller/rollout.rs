@@ -106,6 +106,8 @@ impl Run<'_> {
         let settings = RenderSettings {
             budget: RenderBudget { cancel: Some(cancel), ..RenderBudget::default() },
             include_crds: flags.include_crds,
+            // `spec.postRenderers` (`post_render.rs`): the patched manifests are what is applied and recorded.
+            post_render: super::post_render::renderer(&checked.spec.post_renderers),
             ..RenderSettings::default()
         };
         let input = Input::Chart { chart: inputs.chart, user_values: inputs.user_values, settings };

@@ -402,3 +402,36 @@ async fn the_charts_crds_follow_the_install_and_upgrade_policies() {
     assert_eq!(short_names(&env, "widgets.example.com").await, Some(vec!["wdg".to_string()]));
     running.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn post_renderers_patch_what_is_applied_and_recorded() {
+    let (env, dir) = start("shop").await;
+    let running = Running::start(&env, test_options());
+    let mut release = spec(json!({"message": "rendered"}));
+    let strategic = "spec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.28\n";
+    release["postRenderers"] = json!([{"kustomize": {
+        "patches": [
+            {"patch": strategic, "target": {"kind": "Deployment", "name": "web"}},
+            {"patch": "- op: replace\n  path: /data/message\n  value: post-rendered\n", "target": {"version": "v1", "kind": "ConfigMap"}},
+        ],
+        "patchesStrategicMerge": [{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "labels": {"patched": "yes"}}}],
+    }}]);
+    env.create_release("shop", "web", release).await;
+    env.wait_release("shop", "web", "Ready", is_ready).await;
+    let deployments: kube::Api<k8s_openapi::api::apps::v1::Deployment> = kube::Api::namespaced(env.client(), "shop");
+    let deployment = serde_json::to_value(deployments.get("web").await.expect("the Deployment")).expect("JSON");
+    assert_eq!(deployment["spec"]["template"]["spec"]["containers"][0]["image"], "nginx:1.28");
+    assert_eq!(deployment["metadata"]["labels"]["patched"], "yes");
+    let config_maps: kube::Api<k8s_openapi::api::core::v1::ConfigMap> = kube::Api::namespaced(env.client(), "shop");
+    let config = config_maps.get("web-config").await.expect("the ConfigMap");
+    assert_eq!(config.data.and_then(|data| data.get("message").cloned()).as_deref(), Some("post-rendered"));
+    // The record holds the post-rendered manifest, as Helm 4.1.4 reads it.
+    let output = helm(&dir, &["get", "manifest", "web", "-n", "shop"]).await;
+    let manifest = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && manifest.contains("nginx:1.28") && manifest.contains("post-rendered"),
+        "{manifest}"
+    );
+    assert!(!manifest.contains("nginx:1.27"), "{manifest}");
+    running.stop().await;
+}
