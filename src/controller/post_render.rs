@@ -25,7 +25,7 @@ pub enum PostRenderError {
         renderer: usize,
         patch: usize,
         #[source]
-        source: serde_saphyr::Error,
+        source: Box<serde_saphyr::Error>,
     },
     #[error("postRenderers[{renderer}]: patch {patch}: a JSON 6902 patch needs a target")]
     NoTarget { renderer: usize, patch: usize },
@@ -68,7 +68,7 @@ pub enum PostRenderError {
         file: String,
         document: usize,
         #[source]
-        source: serde_saphyr::Error,
+        source: Box<serde_saphyr::Error>,
     },
     #[error("{file}: cannot write the post-rendered manifest")]
     WriteManifest {
@@ -105,8 +105,10 @@ pub fn post_render(
         let mut objects = Vec::new();
         let mut changed = false;
         for (index, document) in berth_goyaml::split_manifests(text).iter().enumerate() {
-            let object: Value = serde_saphyr::from_str_with_options(document, crate::manifest::yaml_options())
-                .map_err(|source| PostRenderError::ReadManifest { file: file.clone(), document: index + 1, source })?;
+            let object: Value =
+                serde_saphyr::from_str_with_options(document, crate::manifest::yaml_options()).map_err(|source| {
+                    PostRenderError::ReadManifest { file: file.clone(), document: index + 1, source: Box::new(source) }
+                })?;
             if object.is_null() {
                 continue;
             }
@@ -179,7 +181,7 @@ fn compile_kustomize(
     }
     for patch in &kustomize.patches {
         let document: Value = serde_saphyr::from_str_with_options(&patch.patch, crate::manifest::yaml_options())
-            .map_err(|source| PostRenderError::ReadPatch { renderer, patch: number, source })?;
+            .map_err(|source| PostRenderError::ReadPatch { renderer, patch: number, source: Box::new(source) })?;
         let operation = match document {
             Value::Array(operations) => Operation::Json6902(operations_of(operations, renderer, number)?),
             other => Operation::StrategicMerge(other),
