@@ -89,6 +89,22 @@ pub fn renderer(renderers: &[PostRenderer]) -> Option<Arc<PostRender>> {
     }))
 }
 
+/// The inputs' digest with the post-renderers folded in, so that a change of `spec.postRenderers` alone is a
+/// new revision (as Flux's post-renderers digest makes it); unchanged when there are none, so the digests of
+/// Releases without post-renderers stay what they were.
+pub fn digest_with(digest: &str, renderers: &[PostRenderer]) -> String {
+    use sha2::{Digest, Sha256};
+    if renderers.is_empty() {
+        return digest.to_string();
+    }
+    let mut hasher = Sha256::new();
+    hasher.update(digest.as_bytes());
+    hasher.update(b"\0postRenderers\0");
+    hasher.update(serde_json::to_vec(renderers).unwrap_or_default());
+    let hex: String = hasher.finalize().iter().map(|byte| format!("{byte:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
 /// Applies `renderers` to every object of `files`. Files whose objects no patch selects come back unchanged
 /// (byte for byte); a patched file is written back as YAML, one document per object.
 ///
@@ -435,6 +451,14 @@ spec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n      - name: w
             let error = post_render(&files(), &renderers(kustomize.clone())).expect_err("refused");
             assert!(error.to_string().starts_with(expected), "{kustomize}: {error}");
         }
+    }
+
+    #[test]
+    fn post_renderers_change_the_digest_and_none_keep_it() {
+        assert_eq!(digest_with("sha256:abc", &[]), "sha256:abc");
+        let one = digest_with("sha256:abc", &renderers(json!({"patchesStrategicMerge": [{"kind": "A"}]})));
+        let other = digest_with("sha256:abc", &renderers(json!({"patchesStrategicMerge": [{"kind": "B"}]})));
+        assert!(one.starts_with("sha256:") && one != other && one != "sha256:abc", "{one} {other}");
     }
 
     #[test]

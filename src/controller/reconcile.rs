@@ -220,10 +220,12 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
     if let Err(finished) = run.dependencies(spec).await {
         return finished;
     }
-    let inputs = match run.inputs(&checked, &tenant).await {
+    let mut inputs = match run.inputs(&checked, &tenant).await {
         Ok(inputs) => inputs,
         Err(finished) => return finished,
     };
+    // What is rendered depends on the post-renderers too (`post_render.rs`).
+    inputs.digest = super::post_render::digest_with(&inputs.digest, &spec.post_renderers);
     let rollout = match run.history(&checked, tenant).await {
         Ok(rollout) => rollout,
         Err(finished) => return finished,

@@ -16,21 +16,8 @@ fn flux_chart() -> Vec<u8> {
             "web/values.yaml",
             "readyAfter: 0s\nwaitingReason: \"\"\nimage: nginx:1.27\nmessage: hello\njob: false\njobDuration: 0s\ntestOutcome: Complete\n",
         ),
-        (
-            "web/templates/configmap.yaml",
-            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-config\ndata:\n  message: {{ .Values.message | quote }}\n",
-        ),
-        (
-            "web/templates/deployment.yaml",
-            concat!(
-                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  annotations:\n",
-                "    sim.berth.dev/ready-after: {{ .Values.readyAfter | quote }}\n",
-                "    {{- with .Values.waitingReason }}\n    sim.berth.dev/pod-waiting-reason: {{ . }}\n    {{- end }}\n",
-                "spec:\n  replicas: 1\n  selector:\n    matchLabels: {app: {{ .Release.Name }}}\n  template:\n",
-                "    metadata:\n      labels: {app: {{ .Release.Name }}}\n    spec:\n      containers:\n",
-                "      - name: web\n        image: {{ .Values.image }}\n",
-            ),
-        ),
+        ("web/templates/configmap.yaml", WEB_CONFIG_MAP),
+        ("web/templates/deployment.yaml", WEB_DEPLOYMENT),
         (
             "web/templates/job.yaml",
             concat!(
@@ -350,10 +337,7 @@ fn crd_chart(short: &str, gadgets: bool) -> Vec<u8> {
     let mut files = vec![
         ("web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 1.0.0\n"),
         ("web/values.yaml", "message: hello\n"),
-        (
-            "web/templates/configmap.yaml",
-            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-config\ndata:\n  message: {{ .Values.message | quote }}\n",
-        ),
+        ("web/templates/configmap.yaml", WEB_CONFIG_MAP),
         ("web/crds/widgets.yaml", widgets.as_str()),
     ];
     if gadgets {
@@ -433,5 +417,13 @@ async fn post_renderers_patch_what_is_applied_and_recorded() {
         "{manifest}"
     );
     assert!(!manifest.contains("nginx:1.27"), "{manifest}");
+
+    // A change of the post-renderers alone is a new revision.
+    let renderers = json!([{"kustomize": {"patches": [{"patch": strategic.replace("1.28", "1.29"), "target": {"kind": "Deployment"}}]}}]);
+    env.patch_spec("shop", "web", json!({"postRenderers": renderers})).await;
+    env.wait_release("shop", "web", "upgraded", |object| is_ready(object) && object["status"]["currentRevision"] == 2)
+        .await;
+    let deployment = serde_json::to_value(deployments.get("web").await.expect("the Deployment")).expect("JSON");
+    assert_eq!(deployment["spec"]["template"]["spec"]["containers"][0]["image"], "nginx:1.29");
     running.stop().await;
 }
