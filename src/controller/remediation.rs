@@ -9,16 +9,11 @@
 //! `spec.upgrade.remediation` are not given; given, Flux's fields win whole. Flux 2.7's `strategy:
 //! RetryOnFailure` replaces remediation by a retry of the failed generation every `retryInterval`, without limit.
 //!
-//! Remediation runs under the controller's stop token only: a newer generation does not cancel it.
+//! Pure: the rollout (`rollout.rs`) runs the remediation this decides, under the controller's stop token only
+//! (a newer generation does not cancel it).
 
 use super::api::{ReleaseSpec, RemediationStrategy, RolloutStrategyName};
-use super::conditions::{self, error_text};
 use super::decision::Action;
-use super::reconcile::{Run, now_text};
-use crate::events::Emitter;
-use crate::release::Scope;
-use crate::release::operation::{self, ApplyMethod, Operation, ReleaseOptions, Tokens};
-use crate::wait::Outcome;
 use std::time::Duration;
 
 /// `RetryOnFailure`'s interval when `retryInterval` is not given (Flux's default).
@@ -153,62 +148,6 @@ fn legacy(retries: Retries, strategy: RemediationStrategy, spec: &ReleaseSpec, i
         remediate_last_failure: spec.rollback_on_failure,
         retry_interval: None,
         ignore_test_failures: ignore_failures,
-    }
-}
-
-/// The `Remediated` condition's reasons, as Flux names them.
-const ROLLBACK: (&str, &str, &str) = ("Rollback", "RollbackSucceeded", "RollbackFailed");
-const UNINSTALL: (&str, &str, &str) = ("Uninstall", "UninstallSucceeded", "UninstallFailed");
-
-impl Run<'_> {
-    /// Remediates a failed `action`: a failed install is uninstalled, a failed upgrade rolled back to the last
-    /// `deployed` revision (nothing when there is none) or uninstalled, as `strategy` says; under the
-    /// controller's stop token only (a newer generation does not cancel it). Sets `Remediated`. Returns what to
-    /// add to the failure message.
-    pub(super) async fn remediate(
-        &mut self,
-        scope: Scope,
-        name: &str,
-        action: Action,
-        strategy: RemediationStrategy,
-        deployed: Option<u32>,
-    ) -> String {
-        let name = name.to_string();
-        let uninstall = action == Action::Install || strategy == RemediationStrategy::Uninstall;
-        let ((verb, succeeded, failed), operation) = match (uninstall, deployed) {
-            (true, _) => (UNINSTALL, Operation::Uninstall { scope, name, keep_history: false }),
-            (false, Some(deployed)) => (ROLLBACK, Operation::Rollback { scope, name, revision: Some(deployed) }),
-            (false, None) => return String::new(),
-        };
-        let options = ReleaseOptions {
-            wait: true,
-            builtin_rules: self.shared.options.builtin_rules,
-            // As Flux's helm-controller: conflicts forced whenever the release is applied server-side.
-            apply_method: ApplyMethod::AutoForcingConflicts,
-            ..ReleaseOptions::default()
-        };
-        let tokens = Tokens::cancelled_by(&self.task.stopping);
-        let (generation, now) = (self.generation(), now_text());
-        match operation::run(&operation, &options, &tokens, Emitter::none()).await {
-            Ok(report) if report.outcome == Outcome::Ready => {
-                self.status.current_revision = (!uninstall).then_some(report.release.version);
-                let note = format!("{verb} after the failure: {}", report.release.info.description);
-                conditions::set(&mut self.status, conditions::REMEDIATED, "True", succeeded, &note, generation, &now);
-                self.shared.events.normal(self.release, succeeded, verb, &note).await;
-                format!("; {}", report.release.info.description)
-            }
-            Ok(report) => {
-                let note = report.release.info.description.clone();
-                conditions::set(&mut self.status, conditions::REMEDIATED, "False", failed, &note, generation, &now);
-                self.shared.events.warning(self.release, failed, verb, &note).await;
-                format!("; {verb} failed too: {note}")
-            }
-            Err(error) => {
-                let note = format!("{verb} could not run: {}", error_text(&error));
-                conditions::set(&mut self.status, conditions::REMEDIATED, "False", failed, &note, generation, &now);
-                format!("; {note}")
-            }
-        }
     }
 }
 

@@ -1,6 +1,8 @@
 //! One rollout of a Release's revision: the revision left pending unlocked, the chart rendered and installed or
 //! upgraded with a wait through `release::operation` (recorded as Helm records it), and the outcome reported in
-//! the status, an Event and the metrics.
+//! the status, an Event and the metrics; after a failure (or a failed test, `spec.test`), the remediation
+//! `remediation.rs` decides, then a retry or Failed. The chart's `crds/` as Flux's CRD policies ask, and the
+//! post-renderers (`post_render.rs`), are part of the rollout.
 //!
 //! Seed 003: a newer revision cancels the wait, never the apply. The reconcile's `superseded` token (a newer
 //! generation, or the Release deleted) is the operation's `cancel_wait` (`release::operation` says what it does
@@ -11,7 +13,7 @@
 //! starts the newer revision as soon as this reconcile ends. The controller stopping (`stopping`) ends the
 //! writes too: the revision is recorded failed, never left pending, and the next controller rolls it out.
 
-use super::api::{Attempt, AttemptOutcome, CrdPolicy, ReleaseSpec};
+use super::api::{Attempt, AttemptOutcome, CrdPolicy, ReleaseSpec, RemediationStrategy};
 use super::conditions::error_text;
 use super::conditions::{self, Phase, reason};
 use super::decision::Action;
@@ -323,6 +325,56 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// Remediates a failed `action`: a failed install is uninstalled, a failed upgrade rolled back to the last
+    /// `deployed` revision (nothing when there is none) or uninstalled, as `strategy` says; under the
+    /// controller's stop token only (a newer generation does not cancel it). Sets `Remediated`. Returns what to
+    /// add to the failure message.
+    async fn remediate(
+        &mut self,
+        scope: Scope,
+        name: &str,
+        action: Action,
+        strategy: RemediationStrategy,
+        deployed: Option<u32>,
+    ) -> String {
+        let name = name.to_string();
+        let uninstall = action == Action::Install || strategy == RemediationStrategy::Uninstall;
+        let ((verb, succeeded, failed), operation) = match (uninstall, deployed) {
+            (true, _) => (UNINSTALL, Operation::Uninstall { scope, name, keep_history: false }),
+            (false, Some(deployed)) => (ROLLBACK, Operation::Rollback { scope, name, revision: Some(deployed) }),
+            (false, None) => return String::new(),
+        };
+        let options = ReleaseOptions {
+            wait: true,
+            builtin_rules: self.shared.options.builtin_rules,
+            // As Flux's helm-controller: conflicts forced whenever the release is applied server-side.
+            apply_method: ApplyMethod::AutoForcingConflicts,
+            ..ReleaseOptions::default()
+        };
+        let tokens = Tokens::cancelled_by(&self.task.stopping);
+        let (generation, now) = (self.generation(), now_text());
+        match operation::run(&operation, &options, &tokens, Emitter::none()).await {
+            Ok(report) if report.outcome == Outcome::Ready => {
+                self.status.current_revision = (!uninstall).then_some(report.release.version);
+                let note = format!("{verb} after the failure: {}", report.release.info.description);
+                conditions::set(&mut self.status, conditions::REMEDIATED, "True", succeeded, &note, generation, &now);
+                self.shared.events.normal(self.release, succeeded, verb, &note).await;
+                format!("; {}", report.release.info.description)
+            }
+            Ok(report) => {
+                let note = report.release.info.description.clone();
+                conditions::set(&mut self.status, conditions::REMEDIATED, "False", failed, &note, generation, &now);
+                self.shared.events.warning(self.release, failed, verb, &note).await;
+                format!("; {verb} failed too: {note}")
+            }
+            Err(error) => {
+                let note = format!("{verb} could not run: {}", error_text(&error));
+                conditions::set(&mut self.status, conditions::REMEDIATED, "False", failed, &note, generation, &now);
+                format!("; {note}")
+            }
+        }
+    }
+
     /// `spec.test.enable`: the chart's tests on the revision just deployed, as `berth test` runs them (their runs
     /// recorded on the revision, as Helm records them); sets `TestSuccess`. Under the controller's stop token
     /// only, each test bounded by `timeout`. Returns the failure.
@@ -371,6 +423,10 @@ impl Run<'_> {
         }
     }
 }
+
+/// The `Remediated` condition's reasons, as Flux names them.
+const ROLLBACK: (&str, &str, &str) = ("Rollback", "RollbackSucceeded", "RollbackFailed");
+const UNINSTALL: (&str, &str, &str) = ("Uninstall", "UninstallSucceeded", "UninstallFailed");
 
 /// `TestSuccess`'s reasons, as Flux names them.
 const TEST_SUCCEEDED: &str = "TestSucceeded";
