@@ -6,7 +6,7 @@
 use super::prepare::{InvalidSet, Planned, Prepared, prepare};
 use super::report::{ApplyEvent, ApplyFailure, ApplyReport};
 use super::run::wait_for;
-use crate::cluster::{Cluster, delete_object};
+use crate::cluster::{Cluster, delete_object_propagating};
 use crate::events::Emitter;
 use crate::manifest::Manifest;
 use crate::object::ObjectRef;
@@ -14,6 +14,7 @@ use crate::plan::Target as PlanTarget;
 use crate::status::Status;
 use crate::wait::{Outcome, ResourceReport, WaitOptions, WaitReport};
 use futures::StreamExt;
+use kube::api::PropagationPolicy;
 use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -29,6 +30,22 @@ pub async fn delete(
     manifests: &[Manifest],
     options: &WaitOptions,
     wait_for_last: bool,
+    cancel: &CancellationToken,
+    events: Emitter<ApplyEvent>,
+) -> Result<ApplyReport, InvalidSet> {
+    delete_propagating(cluster, manifests, options, wait_for_last, PropagationPolicy::Background, cancel, events).await
+}
+
+/// [`delete`] with the API server's `propagationPolicy` for each object's dependents.
+///
+/// # Errors
+/// As [`delete`].
+pub async fn delete_propagating(
+    cluster: &Cluster,
+    manifests: &[Manifest],
+    options: &WaitOptions,
+    wait_for_last: bool,
+    propagation: PropagationPolicy,
     cancel: &CancellationToken,
     events: Emitter<ApplyEvent>,
 ) -> Result<ApplyReport, InvalidSet> {
@@ -58,8 +75,9 @@ pub async fn delete(
         let results: Vec<(usize, Result<(), String>)> = futures::stream::iter(layer.iter().copied())
             .map(|index| {
                 let planned = &planned[index];
+                let propagation = propagation.clone();
                 async move {
-                    let deleted = delete_object(cluster, &planned.resolved, cancel).await;
+                    let deleted = delete_object_propagating(cluster, &planned.resolved, propagation, cancel).await;
                     (index, deleted.map_err(|error| error.to_report_message()))
                 }
             })

@@ -58,7 +58,7 @@ mod prepare;
 mod report;
 mod run;
 
-pub use delete::delete;
+pub use delete::{delete, delete_propagating};
 pub use execute::Stop;
 pub use execute::WriteMethod;
 pub use judge::{deliverable, rules_judge};

@@ -406,6 +406,7 @@ impl<'a> Settings<'a> {
             force_replace: change.force_replace,
             // The CLI reads the namespace (and creates it with --create-namespace), as Helm does.
             namespace_exists: false,
+            deletion_propagation: kube::api::PropagationPolicy::Background,
         };
         Ok(Settings {
             options,

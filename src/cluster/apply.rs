@@ -3,7 +3,7 @@
 use super::retry::{Retry, with_retry, with_retry_until};
 use super::{Cluster, Resolved, into_value};
 use crate::object::validation::{path_segment_name, url_segment};
-use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams};
+use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PropagationPolicy};
 use serde_json::Value;
 use std::borrow::Cow;
 use tokio_util::sync::CancellationToken;
@@ -262,10 +262,24 @@ pub async fn delete_object(
     resolved: &Resolved,
     cancel: &CancellationToken,
 ) -> Result<(), ApplyError> {
+    delete_object_propagating(cluster, resolved, PropagationPolicy::Background, cancel).await
+}
+
+/// [`delete_object`] with the API server's `propagationPolicy` for the object's dependents (Flux's
+/// `spec.uninstall.deletionPropagation`).
+///
+/// # Errors
+/// [`ApplyError`] when the server refuses or cannot be reached.
+pub async fn delete_object_propagating(
+    cluster: &Cluster,
+    resolved: &Resolved,
+    propagation: PropagationPolicy,
+    cancel: &CancellationToken,
+) -> Result<(), ApplyError> {
     let api = api_for(cluster, resolved);
     let name = name_segment(resolved)?;
     let name = name.as_ref();
-    let params = DeleteParams::background();
+    let params = DeleteParams { propagation_policy: Some(propagation), ..DeleteParams::default() };
     match with_retry_until("delete", Retry::Transient, Some(cancel), || api.delete(name, &params)).await {
         Ok(_) => Ok(()),
         Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),

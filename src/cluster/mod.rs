@@ -14,7 +14,9 @@ mod failure;
 mod resources;
 pub mod retry;
 
-pub use apply::{ApplyError, ApplyOptions, apply_and_read, apply_object, delete_object, get_object};
+pub use apply::{
+    ApplyError, ApplyOptions, apply_and_read, apply_object, delete_object, delete_object_propagating, get_object,
+};
 pub use client_side::merge_patch::PreconditionFailed;
 pub use client_side::{Written, apply_client_side, replace_object, upgrade_client_side_manager};
 pub use connect::{

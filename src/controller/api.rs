@@ -54,13 +54,16 @@ pub struct ReleaseSpec {
     /// hook: this bounds it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hook_timeout: Option<String>,
-    /// Jobs count as ready only once complete.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub wait_for_jobs: bool,
-    /// A failed upgrade rolls back to the last deployed revision, a failed install is uninstalled.
+    /// Jobs count as ready only once complete; default true (Flux waits for Jobs unless
+    /// `disableWaitForJobs`). `spec.install.disableWaitForJobs` / `spec.upgrade.disableWaitForJobs` win over it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_for_jobs: Option<bool>,
+    /// A failed upgrade rolls back to the last deployed revision, a failed install is uninstalled, after every
+    /// failed attempt. `spec.install.remediation` / `spec.upgrade.remediation`, when given, win over it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rollback_on_failure: bool,
     /// Further attempts after a failed rollout of the same generation, with backoff; then Stalled. Default 0.
+    /// `spec.install.remediation.retries` / `spec.upgrade.remediation.retries`, when given, win over it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retries: Option<u32>,
     /// Revisions kept in the release's history (Helm's `--history-max`); default 10, 0 keeps all.
@@ -86,6 +89,85 @@ pub struct ReleaseSpec {
     /// controller's `--resync`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval: Option<String>,
+    /// How the release is upgraded (Flux's `spec.upgrade`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upgrade: Option<UpgradeSpec>,
+    /// The chart's tests after each successful install or upgrade (Flux's `spec.test`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<TestSpec>,
+    /// How the release is uninstalled when the Release is deleted (Flux's `spec.uninstall`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uninstall: Option<UninstallSpec>,
+    /// The namespace of the release's records (Flux's field); default the target namespace. Flux keeps records
+    /// in the HelmRelease's namespace by default: a Release taking over such a release names it here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_namespace: Option<String>,
+    /// Patches applied to the rendered manifests before they are applied and recorded, in order (Flux's
+    /// `spec.postRenderers`; `post_render.rs`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub post_renderers: Vec<PostRenderer>,
+}
+
+/// One of `spec.postRenderers`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PostRenderer {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kustomize: Option<KustomizePostRenderer>,
+}
+
+/// Flux's `Kustomize` post-renderer: strategic merge and JSON 6902 patches (`images` is not supported).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KustomizePostRenderer {
+    /// Strategic merge patches (a YAML object) or JSON 6902 patches (a YAML list of operations), each applied
+    /// to the objects `target` selects (a strategic merge patch without `target`: the object it names).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub patches: Vec<KustomizePatch>,
+    /// Deprecated by Flux (use `patches`): strategic merge patches, each applied to the object it names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub patches_strategic_merge: Vec<Value>,
+    /// Deprecated by Flux (use `patches`): JSON 6902 operations on the objects `target` selects.
+    #[serde(default, rename = "patchesJson6902", skip_serializing_if = "Vec::is_empty")]
+    pub patches_json6902: Vec<Json6902Patch>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KustomizePatch {
+    /// The patch as YAML text.
+    pub patch: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<PatchSelector>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Json6902Patch {
+    pub target: PatchSelector,
+    /// The operations (`op`, `path`, `from`, `value`).
+    pub patch: Vec<Value>,
+}
+
+/// kustomize's `Selector`: `group`, `version`, `kind`, `name`, `namespace` are regular expressions matched whole;
+/// `labelSelector` and `annotationSelector` are Kubernetes label selectors. An absent field selects any.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PatchSelector {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_selector: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotation_selector: Option<String>,
 }
 
 /// `spec.install`.
@@ -96,6 +178,169 @@ pub struct InstallSpec {
     /// berth's own field (Flux has none). A release another Release owns is never taken over.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub adopt: bool,
+    /// What follows a failed install (Flux's `spec.install.remediation`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remediation: Option<InstallRemediation>,
+    /// Retry a failed install in place instead of remediating it (Flux's `spec.install.strategy`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<RolloutStrategy>,
+    /// Do not wait for the objects to be ready (Flux's field): the install succeeds once applied.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disable_wait: bool,
+    /// Do not wait for Jobs to complete (Flux's field); wins over `spec.waitForJobs`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disable_wait_for_jobs: bool,
+    /// Run no hooks (Flux's field).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disable_hooks: bool,
+    /// The chart's `crds/` on install: `Skip`, `Create` (default: created when absent) or `CreateReplace`
+    /// (existing ones replaced too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crds: Option<CrdPolicy>,
+    /// Create the target namespace when it does not exist, as the Release's identity (Flux's field); it is not
+    /// deleted on uninstall.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub create_namespace: bool,
+}
+
+/// `spec.upgrade` (Flux's field names).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UpgradeSpec {
+    /// What follows a failed upgrade (Flux's `spec.upgrade.remediation`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remediation: Option<UpgradeRemediation>,
+    /// Retry a failed upgrade in place instead of remediating it (Flux's `spec.upgrade.strategy`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<RolloutStrategy>,
+    /// Do not wait for the objects to be ready.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disable_wait: bool,
+    /// Do not wait for Jobs to complete; wins over `spec.waitForJobs`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disable_wait_for_jobs: bool,
+    /// Run no hooks.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disable_hooks: bool,
+    /// The chart's `crds/` on upgrade: `Skip` (default, as Helm), `Create` or `CreateReplace`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crds: Option<CrdPolicy>,
+}
+
+/// `spec.install.remediation`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct InstallRemediation {
+    /// Further attempts after a failed install, each after an uninstall; default 0, negative: unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retries: Option<i64>,
+    /// A failed test after an install is no failure; default `spec.test.ignoreFailures`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignore_test_failures: Option<bool>,
+    /// Uninstall after the last failed attempt too; default false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remediate_last_failure: Option<bool>,
+}
+
+/// `spec.upgrade.remediation`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UpgradeRemediation {
+    /// Further attempts after a failed upgrade, each after the strategy's remediation; default 0, negative:
+    /// unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retries: Option<i64>,
+    /// A failed test after an upgrade is no failure; default `spec.test.ignoreFailures`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignore_test_failures: Option<bool>,
+    /// Remediate after the last failed attempt too; default true when `retries` > 0, else false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remediate_last_failure: Option<bool>,
+    /// `rollback` (default: to the last deployed revision) or `uninstall`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<RemediationStrategy>,
+}
+
+/// How a failed upgrade is remediated.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RemediationStrategy {
+    #[default]
+    Rollback,
+    Uninstall,
+}
+
+/// `spec.install.strategy` / `spec.upgrade.strategy` (Flux 2.7's field): `RemediateOnFailure` (the default:
+/// `remediation` applies) or `RetryOnFailure` (no remediation; the failed generation is tried again every
+/// `retryInterval`, without limit).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RolloutStrategy {
+    pub name: RolloutStrategyName,
+    /// `RetryOnFailure` only (Go duration); default `5m`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_interval: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RolloutStrategyName {
+    #[default]
+    RemediateOnFailure,
+    RetryOnFailure,
+}
+
+/// What happens to the chart's `crds/` (Flux's `CRDsPolicy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CrdPolicy {
+    /// Neither created nor replaced.
+    Skip,
+    /// Created when absent; existing ones left as they are.
+    Create,
+    /// Created when absent, existing ones replaced; none deleted.
+    CreateReplace,
+}
+
+/// `spec.test` (Flux's field names).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TestSpec {
+    /// Run the chart's test hooks after each successful install or upgrade.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub enable: bool,
+    /// Each test's limit (Go duration); default `spec.timeout`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<String>,
+    /// A failed test is reported (`TestSuccess=False`) but is no failed rollout (nothing is remediated).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ignore_failures: bool,
+}
+
+/// `spec.uninstall` (Flux's field names): how the finalizer uninstalls.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UninstallSpec {
+    /// Keep the release's records, marked `uninstalled` (Helm's `--keep-history`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_history: bool,
+    /// Run no hooks.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disable_hooks: bool,
+    /// How long the uninstall may take (Go duration); default `spec.timeout`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<String>,
+    /// `background` (default), `foreground` or `orphan`: how the objects' dependents are deleted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_propagation: Option<DeletionPropagation>,
+}
+
+/// The API server's `propagationPolicy`, as Flux spells it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DeletionPropagation {
+    #[default]
+    Background,
+    Foreground,
+    Orphan,
 }
 
 /// `spec.chart`: exactly one source (`configMapRef`, `repository` or `oci`), and how to reach it.
@@ -212,6 +457,9 @@ pub struct ReleaseStatus {
     /// The Helm release this Release manages.
     pub release_name: Option<String>,
     pub target_namespace: Option<String>,
+    /// Where its records are kept (`spec.storageNamespace` when it was installed).
+    #[serde(default)]
+    pub storage_namespace: Option<String>,
     /// The revision deployed now (Helm's `deployed` record), if any.
     pub current_revision: Option<u32>,
     /// The generation of the last attempt, its revision, its chart-and-values digest and how it ended.
@@ -434,6 +682,11 @@ impl ReleaseSpec {
         self.target_namespace.as_deref().filter(|namespace| !namespace.is_empty()).unwrap_or(object_namespace)
     }
 
+    /// The namespace of the release's records: `storageNamespace`, else the target namespace.
+    pub fn storage_namespace<'a>(&'a self, target_namespace: &'a str) -> &'a str {
+        self.storage_namespace.as_deref().filter(|namespace| !namespace.is_empty()).unwrap_or(target_namespace)
+    }
+
     /// The dependencies as keys (a dependency without a namespace is in `namespace`).
     pub fn dependencies(&self, namespace: &str) -> Vec<ReleaseKey> {
         self.depends_on
@@ -495,7 +748,7 @@ mod tests {
         assert_eq!(spec.chart.config_map_ref.as_ref().map(|chart| chart.name.as_str()), Some("ledger-chart"));
         assert_eq!(spec.values_from[0].kind, ValuesKind::ConfigMap);
         assert_eq!(spec.dependencies("ledger"), vec![ReleaseKey { namespace: "ledger".into(), name: "db".into() }]);
-        assert!(spec.wait_for_jobs);
+        assert_eq!(spec.wait_for_jobs, Some(true));
     }
 
     #[test]

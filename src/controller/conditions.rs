@@ -9,6 +9,11 @@ use super::api::{Attempt, Condition, HISTORY_LENGTH, ReleaseStatus};
 pub const READY: &str = "Ready";
 pub const RECONCILING: &str = "Reconciling";
 pub const STALLED: &str = "Stalled";
+/// Flux's: the last failure was remediated (`True`: rolled back or uninstalled) or its remediation failed.
+/// Removed once a rollout succeeds.
+pub const REMEDIATED: &str = "Remediated";
+/// Flux's: the chart's tests after the last rollout passed (`spec.test.enable`).
+pub const TEST_SUCCESS: &str = "TestSuccess";
 
 /// Reasons, as Flux's helm-controller names the same situations.
 pub mod reason {
@@ -133,6 +138,25 @@ fn set_condition(
         Some(index) => conditions[index] = condition,
         None => conditions.push(condition),
     }
+}
+
+/// Sets a condition besides the phase's (`Remediated`, `TestSuccess`), in its place after them.
+pub fn set(
+    status: &mut ReleaseStatus,
+    condition_type: &str,
+    value: &str,
+    reason: &str,
+    message: &str,
+    generation: i64,
+    now: &str,
+) {
+    set_condition(&mut status.conditions, condition_type, value, reason, message, generation, now);
+    status.conditions.sort_by_key(|condition| order(&condition.condition_type));
+}
+
+/// Removes a condition that no longer holds.
+pub fn remove(status: &mut ReleaseStatus, condition_type: &str) {
+    status.conditions.retain(|condition| condition.condition_type != condition_type);
 }
 
 /// An error and its causes as one line for a status or an Event, as `error_chain` writes it, except that an

@@ -49,7 +49,7 @@ mod tests {
             target_namespace: Some("t".into()),
             timeout: Some("1m".into()),
             hook_timeout: Some("30s".into()),
-            wait_for_jobs: true,
+            wait_for_jobs: Some(true),
             rollback_on_failure: true,
             retries: Some(1),
             max_history: Some(3),
@@ -62,7 +62,57 @@ mod tests {
                 api_version: Some("source.toolkit.fluxcd.io/v1".into()),
             }),
             service_account_name: Some("deployer".into()),
-            install: Some(InstallSpec { adopt: true }),
+            install: Some(InstallSpec {
+                adopt: true,
+                remediation: Some(InstallRemediation {
+                    retries: Some(-1),
+                    ignore_test_failures: Some(true),
+                    remediate_last_failure: Some(true),
+                }),
+                strategy: Some(RolloutStrategy {
+                    name: RolloutStrategyName::RetryOnFailure,
+                    retry_interval: Some("1m".into()),
+                }),
+                disable_wait: true,
+                disable_wait_for_jobs: true,
+                disable_hooks: true,
+                crds: Some(CrdPolicy::CreateReplace),
+                create_namespace: true,
+            }),
+            upgrade: Some(UpgradeSpec {
+                remediation: Some(UpgradeRemediation {
+                    retries: Some(2),
+                    ignore_test_failures: Some(false),
+                    remediate_last_failure: Some(false),
+                    strategy: Some(RemediationStrategy::Uninstall),
+                }),
+                strategy: Some(RolloutStrategy {
+                    name: RolloutStrategyName::RemediateOnFailure,
+                    retry_interval: Some("1m".into()),
+                }),
+                disable_wait: true,
+                disable_wait_for_jobs: true,
+                disable_hooks: true,
+                crds: Some(CrdPolicy::Skip),
+            }),
+            test: Some(TestSpec { enable: true, timeout: Some("1m".into()), ignore_failures: true }),
+            uninstall: Some(UninstallSpec {
+                keep_history: true,
+                disable_hooks: true,
+                timeout: Some("1m".into()),
+                deletion_propagation: Some(DeletionPropagation::Orphan),
+            }),
+            storage_namespace: Some("records".into()),
+            post_renderers: vec![PostRenderer {
+                kustomize: Some(KustomizePostRenderer {
+                    patches: vec![KustomizePatch { patch: "kind: Deployment".into(), target: Some(selector()) }],
+                    patches_strategic_merge: vec![json!({"kind": "Deployment"})],
+                    patches_json6902: vec![Json6902Patch {
+                        target: selector(),
+                        patch: vec![json!({"op": "remove", "path": "/spec/replicas"})],
+                    }],
+                }),
+            }],
             interval: Some("5m".into()),
         };
         let attempt = Attempt {
@@ -90,6 +140,7 @@ mod tests {
             }],
             release_name: Some("r".into()),
             target_namespace: Some("t".into()),
+            storage_namespace: Some("s".into()),
             current_revision: Some(1),
             last_attempted_generation: Some(1),
             last_attempted_revision: Some(1),
@@ -101,6 +152,18 @@ mod tests {
             last_handled_force_at: Some("t".into()),
         };
         json!({"spec": spec, "status": status})
+    }
+
+    fn selector() -> PatchSelector {
+        PatchSelector {
+            group: Some("apps".into()),
+            version: Some("v1".into()),
+            kind: Some("Deployment".into()),
+            name: Some("web".into()),
+            namespace: Some("shop".into()),
+            label_selector: Some("app=web".into()),
+            annotation_selector: Some("team".into()),
+        }
     }
 
     fn json_type(value: &Value) -> &'static str {

@@ -33,6 +33,7 @@ pub mod http;
 mod inputs;
 pub mod leader;
 pub mod metrics;
+mod post_render;
 mod reconcile;
 mod remediation;
 mod report;

@@ -15,17 +15,18 @@ use super::api::{
 };
 use super::conditions::error_text;
 use super::conditions::{self, Phase, READY, reason};
-use super::decision::{self, Decision, Desired, HelmRevision};
+use super::decision::{self, Action, Decision, Desired, HelmRevision};
 use super::dependencies::{self, Dependencies};
 use super::events::Events;
 use super::inputs;
+use super::remediation::{self, Policy};
 use super::sources::SourceError;
 use super::tenancy::{self, TenancyError, Tenant};
 use crate::apply::ApplyEvent;
 use crate::cluster::Cluster;
 use crate::events::Emitter;
 use crate::release::rollout::{Mode, Rollout};
-use crate::release::{Scope, validate_release_name};
+use crate::release::{Scope, Storage, validate_release_name};
 use berth_chart::values::ReuseMode;
 use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams};
 use serde_json::{Value, json};
@@ -128,6 +129,22 @@ pub(super) struct Checked<'a> {
     pub timeout: Duration,
     /// Each hook's limit (`spec.hookTimeout`, else `timeout`).
     pub hook_timeout: Duration,
+    /// Where the release's records are kept (`spec.storageNamespace`, else the target namespace).
+    pub storage_namespace: String,
+    /// What follows a failed install, a failed upgrade (`remediation.rs`).
+    pub install_policy: Policy,
+    pub upgrade_policy: Policy,
+    /// Each test's limit when `spec.test.enable` (`spec.test.timeout`, else `timeout`).
+    pub test_timeout: Option<Duration>,
+}
+
+impl Checked<'_> {
+    pub fn policy(&self, action: Action) -> &Policy {
+        match action {
+            Action::Install => &self.install_policy,
+            Action::Upgrade => &self.upgrade_policy,
+        }
+    }
 }
 
 fn check_spec<'a>(release: &ReleaseObject, spec: &'a ReleaseSpec) -> Result<Checked<'a>, String> {
@@ -144,7 +161,24 @@ fn check_spec<'a>(release: &ReleaseObject, spec: &'a ReleaseSpec) -> Result<Chec
         return Err("spec.interval: must be more than 0s".to_string());
     }
     let target_namespace = spec.target_namespace(&release.namespace).to_string();
-    Ok(Checked { spec, release_name, target_namespace, timeout, hook_timeout })
+    let storage_namespace = spec.storage_namespace(&target_namespace).to_string();
+    let install_policy = Policy::of(spec, Action::Install)?;
+    let upgrade_policy = Policy::of(spec, Action::Upgrade)?;
+    let test_timeout = match spec.test.as_ref().filter(|test| test.enable) {
+        Some(test) => Some(duration("test.timeout", &test.timeout)?.unwrap_or(timeout)),
+        None => None,
+    };
+    Ok(Checked {
+        spec,
+        release_name,
+        target_namespace,
+        timeout,
+        hook_timeout,
+        storage_namespace,
+        install_policy,
+        upgrade_policy,
+        test_timeout,
+    })
 }
 
 /// Runs one reconcile, phase by phase; each phase either hands the next what it needs or ends the reconcile
@@ -183,11 +217,18 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
         Ok(checked) => checked,
         Err(error) => return run.stall(reason::INVALID_SPEC, error).await,
     };
-    run.status.release_name = Some(checked.release_name.clone());
-    run.status.target_namespace = Some(checked.target_namespace.clone());
     if let Err(message) = tenancy::check_references(&release.namespace, spec, shared.options.no_cross_namespace_refs) {
         return run.stall(reason::ACCESS_DENIED, message).await;
     }
+    // A new name or place: the release installed before goes first (`uninstall.rs`).
+    if let Err(message) = run.moved(&run.wanted(spec)).await {
+        return run
+            .retry(reason::RECONCILE_ERROR, format!("cannot uninstall the release before it moves: {message}"), 1)
+            .await;
+    }
+    run.status.release_name = Some(checked.release_name.clone());
+    run.status.target_namespace = Some(checked.target_namespace.clone());
+    run.status.storage_namespace = Some(checked.storage_namespace.clone());
     let tenant = match run.tenant_cluster(spec, &checked.target_namespace) {
         Ok(tenant) => tenant,
         Err(error) => return run.stall(reason::ACCESS_DENIED, error_text(&error)).await,
@@ -195,10 +236,12 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
     if let Err(finished) = run.dependencies(spec).await {
         return finished;
     }
-    let inputs = match run.inputs(&checked, &tenant).await {
+    let mut inputs = match run.inputs(&checked, &tenant).await {
         Ok(inputs) => inputs,
         Err(finished) => return finished,
     };
+    // What is rendered depends on the post-renderers too (`post_render.rs`).
+    inputs.digest = super::post_render::digest_with(&inputs.digest, &spec.post_renderers);
     let rollout = match run.history(&checked, tenant).await {
         Ok(rollout) => rollout,
         Err(finished) => return finished,
@@ -221,12 +264,10 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
         })
         .collect();
     let force = release.requests.force(run.status.last_handled_force_at.as_deref()).map(str::to_string);
-    let desired = Desired {
-        generation: run.generation(),
-        digest: &inputs.digest,
-        retries: spec.retries.unwrap_or(0),
-        force: force.is_some(),
-    };
+    // The retries of the action that failed last (Flux counts install and upgrade failures apart).
+    let deployed = revisions.iter().any(|revision| revision.status == crate::release::ReleaseStatus::Deployed);
+    let retries = checked.policy(remediation::policy_action(run.last_action(), deployed)).retries.as_count();
+    let desired = Desired { generation: run.generation(), digest: &inputs.digest, retries, force: force.is_some() };
     match decision::decide(&desired, &run.status, &revisions) {
         // Where drift detection goes: a release up to date is compared with the cluster here.
         Decision::UpToDate { revision } => run.up_to_date(&checked, revision).await,
@@ -368,7 +409,11 @@ impl Run<'_> {
 
     /// The Helm release's history, read once for the decision and the rollout.
     async fn history(&mut self, checked: &Checked<'_>, tenant: Cluster) -> Result<Rollout, Finished> {
-        let scope = Scope::with_driver(tenant, &self.shared.options.storage_driver);
+        // The records in `spec.storageNamespace` (Flux keeps them in the HelmRelease's namespace), the objects in
+        // the target namespace (the tenant cluster's default).
+        let storage_namespace = Some(checked.storage_namespace.as_str());
+        let storage = Storage::open(&self.shared.options.storage_driver, tenant.client.clone(), storage_namespace);
+        let scope = Scope { cluster: tenant, storage };
         match Rollout::read(scope, &checked.release_name, ROLL_OUT).await {
             Ok(rollout) => Ok(rollout),
             Err(error) => {
@@ -414,9 +459,17 @@ impl Run<'_> {
     }
 
     pub(super) fn failed_reason(&self) -> &'static str {
+        match self.last_action() {
+            Action::Install => reason::INSTALL_FAILED,
+            Action::Upgrade => reason::UPGRADE_FAILED,
+        }
+    }
+
+    /// The action of the last attempt (an upgrade when there was none).
+    pub(super) fn last_action(&self) -> Action {
         match self.status.history.first().map(|attempt| attempt.action.as_str()) {
-            Some("install") => reason::INSTALL_FAILED,
-            _ => reason::UPGRADE_FAILED,
+            Some("install") => Action::Install,
+            _ => Action::Upgrade,
         }
     }
 }

@@ -1,6 +1,8 @@
 //! One rollout of a Release's revision: the revision left pending unlocked, the chart rendered and installed or
 //! upgraded with a wait through `release::operation` (recorded as Helm records it), and the outcome reported in
-//! the status, an Event and the metrics.
+//! the status, an Event and the metrics; after a failure (or a failed test, `spec.test`), the remediation
+//! `remediation.rs` decides, then a retry or Failed. The chart's `crds/` as Flux's CRD policies ask, and the
+//! post-renderers (`post_render.rs`), are part of the rollout.
 //!
 //! Seed 003: a newer revision cancels the wait, never the apply. The reconcile's `superseded` token (a newer
 //! generation, or the Release deleted) is the operation's `cancel_wait` (`release::operation` says what it does
@@ -11,18 +13,26 @@
 //! starts the newer revision as soon as this reconcile ends. The controller stopping (`stopping`) ends the
 //! writes too: the revision is recorded failed, never left pending, and the next controller rolls it out.
 
-use super::api::{Attempt, AttemptOutcome};
+use super::api::{Attempt, AttemptOutcome, CrdPolicy, ReleaseSpec, RemediationStrategy};
 use super::conditions::error_text;
 use super::conditions::{self, Phase, reason};
 use super::decision::Action;
 use super::inputs::{INPUTS_DIGEST_LABEL, Inputs};
 use super::reconcile::{Checked, Finished, Next, Run, now_text};
+use super::remediation::{self, Retries};
 use super::scheduler::backoff;
 use super::tenancy;
+use crate::apply::{self, ApplyRequest};
+use crate::cluster::{ApplyOptions, Cluster};
+use crate::events::Emitter;
+use crate::manifest::Manifest;
 use crate::release::operation::{self, ApplyMethod, Operation, ReleaseOptions, Tokens};
+use crate::release::ownership::FIELD_MANAGER;
 use crate::release::rollout::{Input, Rollout};
-use crate::release::{Cancel, LifecycleError, ReleaseStatus as HelmStatus, RenderBudget, RenderSettings};
-use crate::wait::Outcome;
+use crate::release::testing::{self, TestOptions};
+use crate::release::{Cancel, LifecycleError, ReleaseStatus as HelmStatus, RenderBudget, RenderSettings, Scope};
+use crate::wait::{Outcome, WaitOptions};
+use std::time::Duration;
 
 impl Run<'_> {
     /// One rollout: unlock, render, install or upgrade with a wait, then report.
@@ -95,8 +105,12 @@ impl Run<'_> {
                 cancel.cancel();
             })
         };
+        let flags = Flags::of(checked.spec, action);
         let settings = RenderSettings {
             budget: RenderBudget { cancel: Some(cancel), ..RenderBudget::default() },
+            include_crds: flags.include_crds,
+            // `spec.postRenderers` (`post_render.rs`): the patched manifests are what is applied and recorded.
+            post_render: super::post_render::renderer(&checked.spec.post_renderers),
             ..RenderSettings::default()
         };
         let input = Input::Chart { chart: inputs.chart, user_values: inputs.user_values, settings };
@@ -118,9 +132,11 @@ impl Run<'_> {
             Err(error) => return self.stall(reason::CHART_FAILED, format!("cannot render the chart: {error}")).await,
         };
         let options = ReleaseOptions {
-            wait: true,
+            wait: flags.wait,
             timeout: checked.timeout,
-            wait_for_jobs: checked.spec.wait_for_jobs,
+            wait_for_jobs: flags.wait_for_jobs,
+            no_hooks: flags.no_hooks,
+            create_namespace: flags.create_namespace,
             history_max: checked.spec.max_history.map_or(10, |max| max as usize),
             builtin_rules: self.shared.options.builtin_rules,
             // As Flux's helm-controller: conflicts forced whenever the release is applied server-side.
@@ -137,6 +153,12 @@ impl Run<'_> {
             namespace_exists: checked.target_namespace == self.release.namespace,
             ..ReleaseOptions::default()
         };
+        if let Some(policy) = flags.controller_crds
+            && let Err(message) =
+                self.apply_crds(&scope.cluster, &rendered.rendered().crds, policy, checked.timeout).await
+        {
+            return self.retry(reason::RECONCILE_ERROR, message, 1).await;
+        }
         let stopping = &self.task.stopping;
         let tokens = Tokens {
             cancel: stopping.clone(),
@@ -170,6 +192,19 @@ impl Run<'_> {
         match outcome {
             Outcome::Ready => {
                 self.status.current_revision = Some(record.version);
+                if let Some(timeout) = checked.test_timeout
+                    && let Err(failure) = self.test(scope.clone(), name, timeout).await
+                    && !checked.policy(action).ignore_test_failures
+                {
+                    // A failed test fails the rollout (Flux's `TestFailed`): remediated as a failed rollout.
+                    attempt.outcome = AttemptOutcome::Failed;
+                    attempt.message = failure.clone();
+                    self.status.failures = self.status.failures.saturating_add(1);
+                    self.status.last_attempted_outcome = Some(AttemptOutcome::Failed);
+                    conditions::record_attempt(&mut self.status, attempt);
+                    return self.failed(checked, scope, action, deployed, failure).await;
+                }
+                conditions::remove(&mut self.status, conditions::REMEDIATED);
                 self.status.failures = 0;
                 self.status.last_attempted_outcome = Some(AttemptOutcome::Succeeded);
                 conditions::record_attempt(&mut self.status, attempt);
@@ -221,28 +256,161 @@ impl Run<'_> {
                 self.status.failures = self.status.failures.saturating_add(1);
                 self.status.last_attempted_outcome = Some(outcome);
                 conditions::record_attempt(&mut self.status, attempt);
-                let mut message = record.info.description.clone();
-                let failed_reason =
-                    if action == Action::Install { reason::INSTALL_FAILED } else { reason::UPGRADE_FAILED };
-                self.shared.events.warning(self.release, failed_reason, action_name(action), &message).await;
-                if checked.spec.rollback_on_failure {
-                    message.push_str(&self.remediate(scope, name, action, deployed).await);
-                }
-                let retries = checked.spec.retries.unwrap_or(0);
-                if self.status.failures > retries {
-                    self.report(&Phase::Failed { reason: failed_reason, message }).await;
-                    return Finished::new("failed", Some(self.status.clone()), Next::Resync);
-                }
-                let options = &self.shared.options;
-                let delay = backoff(self.status.failures, options.retry_base, options.retry_max);
-                let retry = format!(
-                    "attempt {} of {} failed; trying again in {delay:?}",
-                    self.status.failures,
-                    retries.saturating_add(1)
-                );
-                self.report(&Phase::Retrying { reason: failed_reason, message, retry }).await;
-                Finished::new("failed", Some(self.status.clone()), Next::After(delay))
+                let message = record.info.description.clone();
+                self.failed(checked, scope, action, deployed, message).await
             }
+        }
+    }
+
+    /// A failed rollout (or its failed tests): an Event, the remediation `remediation.rs` decides, then a retry
+    /// after the backoff (or `RetryOnFailure`'s interval), or Failed when no retry is left.
+    async fn failed(
+        &mut self,
+        checked: &Checked<'_>,
+        scope: Scope,
+        action: Action,
+        deployed: Option<u32>,
+        mut message: String,
+    ) -> Finished {
+        let failed_reason = if action == Action::Install { reason::INSTALL_FAILED } else { reason::UPGRADE_FAILED };
+        self.shared.events.warning(self.release, failed_reason, action_name(action), &message).await;
+        let policy_action = remediation::policy_action(action, deployed.is_some());
+        let policy = *checked.policy(policy_action);
+        let failures = self.status.failures;
+        if policy.remediates(failures) {
+            let name = &checked.release_name;
+            message.push_str(&self.remediate(scope, name, policy_action, policy.strategy, deployed).await);
+        }
+        if policy.exhausted(failures) {
+            self.report(&Phase::Failed { reason: failed_reason, message }).await;
+            return Finished::new("failed", Some(self.status.clone()), Next::Resync);
+        }
+        let options = &self.shared.options;
+        let delay = policy.retry_interval.unwrap_or_else(|| backoff(failures, options.retry_base, options.retry_max));
+        let retry = match policy.retries {
+            Retries::Limited(retries) => {
+                format!("attempt {failures} of {} failed; trying again in {delay:?}", retries.saturating_add(1))
+            }
+            Retries::Unlimited => format!("attempt {failures} failed; trying again in {delay:?}"),
+        };
+        self.report(&Phase::Retrying { reason: failed_reason, message, retry }).await;
+        Finished::new("failed", Some(self.status.clone()), Next::After(delay))
+    }
+
+    /// The chart's `crds/` as `spec.install.crds` / `spec.upgrade.crds` ask where Helm's own install does not
+    /// (as Flux's `applyCRDs`, `internal/action/crds.go`, runs before the action): `Create` on upgrade creates
+    /// the absent ones; `CreateReplace` also rewrites the existing ones (a server-side apply forcing conflicts,
+    /// as Helm's field manager: the chart's CRD wins). None is ever deleted. As the tenant; waited for until
+    /// established.
+    async fn apply_crds(
+        &self,
+        cluster: &Cluster,
+        crds: &[Manifest],
+        policy: CrdPolicy,
+        timeout: Duration,
+    ) -> Result<(), String> {
+        if crds.is_empty() {
+            return Ok(());
+        }
+        let create_only = match policy {
+            CrdPolicy::Create => (0..crds.len()).collect(),
+            CrdPolicy::CreateReplace | CrdPolicy::Skip => std::collections::HashSet::new(),
+        };
+        let request = ApplyRequest {
+            apply: ApplyOptions { field_manager: FIELD_MANAGER.to_string(), force_conflicts: true, dry_run: false },
+            wait: Some(WaitOptions { timeout: Some(timeout), ..WaitOptions::default() }),
+            create_only,
+            ..ApplyRequest::default()
+        };
+        let report = apply::apply(cluster, crds, &request, &self.task.stopping, Emitter::none())
+            .await
+            .map_err(|error| format!("cannot apply the chart's CRDs: {}", error_text(&error)))?;
+        if report.outcome != Outcome::Ready {
+            let failures: Vec<String> = report.failed.iter().map(|failure| failure.message.clone()).collect();
+            return Err(format!("the chart's CRDs were not applied ({:?}): {}", report.outcome, failures.join("; ")));
+        }
+        self.refresh_discovery().await;
+        Ok(())
+    }
+
+    /// Remediates a failed `action`: a failed install is uninstalled, a failed upgrade rolled back to the last
+    /// `deployed` revision (nothing when there is none) or uninstalled, as `strategy` says; under the
+    /// controller's stop token only (a newer generation does not cancel it). Sets `Remediated`. Returns what to
+    /// add to the failure message.
+    async fn remediate(
+        &mut self,
+        scope: Scope,
+        name: &str,
+        action: Action,
+        strategy: RemediationStrategy,
+        deployed: Option<u32>,
+    ) -> String {
+        let name = name.to_string();
+        let uninstall = action == Action::Install || strategy == RemediationStrategy::Uninstall;
+        let ((verb, succeeded, failed), operation) = match (uninstall, deployed) {
+            (true, _) => (UNINSTALL, Operation::Uninstall { scope, name, keep_history: false }),
+            (false, Some(deployed)) => (ROLLBACK, Operation::Rollback { scope, name, revision: Some(deployed) }),
+            (false, None) => return String::new(),
+        };
+        let options = ReleaseOptions {
+            wait: true,
+            builtin_rules: self.shared.options.builtin_rules,
+            // As Flux's helm-controller: conflicts forced whenever the release is applied server-side.
+            apply_method: ApplyMethod::AutoForcingConflicts,
+            ..ReleaseOptions::default()
+        };
+        let tokens = Tokens::cancelled_by(&self.task.stopping);
+        let (generation, now) = (self.generation(), now_text());
+        match operation::run(&operation, &options, &tokens, Emitter::none()).await {
+            Ok(report) if report.outcome == Outcome::Ready => {
+                self.status.current_revision = (!uninstall).then_some(report.release.version);
+                let note = format!("{verb} after the failure: {}", report.release.info.description);
+                conditions::set(&mut self.status, conditions::REMEDIATED, "True", succeeded, &note, generation, &now);
+                self.shared.events.normal(self.release, succeeded, verb, &note).await;
+                format!("; {}", report.release.info.description)
+            }
+            Ok(report) => {
+                let note = report.release.info.description.clone();
+                conditions::set(&mut self.status, conditions::REMEDIATED, "False", failed, &note, generation, &now);
+                self.shared.events.warning(self.release, failed, verb, &note).await;
+                format!("; {verb} failed too: {note}")
+            }
+            Err(error) => {
+                let note = format!("{verb} could not run: {}", error_text(&error));
+                conditions::set(&mut self.status, conditions::REMEDIATED, "False", failed, &note, generation, &now);
+                format!("; {note}")
+            }
+        }
+    }
+
+    /// `spec.test.enable`: the chart's tests on the revision just deployed, as `berth test` runs them (their runs
+    /// recorded on the revision, as Helm records them); sets `TestSuccess`. Under the controller's stop token
+    /// only, each test bounded by `timeout`. Returns the failure.
+    async fn test(&mut self, scope: Scope, name: &str, timeout: Duration) -> Result<(), String> {
+        let options = TestOptions { timeout, ..TestOptions::default() };
+        let tokens =
+            Tokens { cancel: self.task.stopping.clone(), hooks: self.task.stopping.clone(), ..Tokens::default() };
+        let (value, reason, message) = match testing::test(&scope, name, &options, &tokens, Emitter::none()).await {
+            Ok(report) if report.outcome == Outcome::Ready => {
+                ("True", TEST_SUCCEEDED, format!("Helm test succeeded for release `{name}`"))
+            }
+            Ok(report) => {
+                let cause =
+                    report.failure.map_or_else(|| format!("{:?}", report.outcome), |failure| failure.to_string());
+                ("False", TEST_FAILED, format!("Helm test failed for release `{name}`: {cause}"))
+            }
+            Err(error) => {
+                ("False", TEST_FAILED, format!("Helm test failed for release `{name}`: {}", error_text(&error)))
+            }
+        };
+        let (generation, now) = (self.generation(), now_text());
+        conditions::set(&mut self.status, conditions::TEST_SUCCESS, value, reason, &message, generation, &now);
+        if value == "True" {
+            self.shared.events.normal(self.release, reason, "Test", &message).await;
+            Ok(())
+        } else {
+            self.shared.events.warning(self.release, reason, "Test", &message).await;
+            Err(message)
         }
     }
 
@@ -260,6 +428,61 @@ impl Run<'_> {
                 self.retry(reason::RECONCILE_ERROR, message, 1).await
             }
             _ => self.stall(reason::CHART_FAILED, message).await,
+        }
+    }
+}
+
+/// The `Remediated` condition's reasons, as Flux names them.
+const ROLLBACK: (&str, &str, &str) = ("Rollback", "RollbackSucceeded", "RollbackFailed");
+const UNINSTALL: (&str, &str, &str) = ("Uninstall", "UninstallSucceeded", "UninstallFailed");
+
+/// `TestSuccess`'s reasons, as Flux names them.
+const TEST_SUCCEEDED: &str = "TestSucceeded";
+const TEST_FAILED: &str = "TestFailed";
+
+/// How a rollout of `action` is run, from Flux's `spec.install` / `spec.upgrade` fields and berth's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Flags {
+    wait: bool,
+    wait_for_jobs: bool,
+    no_hooks: bool,
+    create_namespace: bool,
+    /// The chart's `crds/` rendered: Helm's install creates them when absent (an install's `crds: Create`, the
+    /// default).
+    include_crds: bool,
+    /// The chart's `crds/` applied by the controller before the rollout, where Helm's install does not.
+    controller_crds: Option<CrdPolicy>,
+}
+
+impl Flags {
+    fn of(spec: &ReleaseSpec, action: Action) -> Flags {
+        // Flux's `disableWaitForJobs` wins over berth's `waitForJobs`, which defaults to true as Flux waits.
+        let wait_for_jobs = spec.wait_for_jobs.unwrap_or(true);
+        match action {
+            Action::Install => {
+                let install = spec.install.clone().unwrap_or_default();
+                Flags {
+                    wait: !install.disable_wait,
+                    wait_for_jobs: wait_for_jobs && !install.disable_wait_for_jobs,
+                    no_hooks: install.disable_hooks,
+                    create_namespace: install.create_namespace,
+                    include_crds: install.crds != Some(CrdPolicy::Skip),
+                    controller_crds: install.crds.filter(|policy| *policy == CrdPolicy::CreateReplace),
+                }
+            }
+            Action::Upgrade => {
+                let upgrade = spec.upgrade.clone().unwrap_or_default();
+                Flags {
+                    wait: !upgrade.disable_wait,
+                    wait_for_jobs: wait_for_jobs && !upgrade.disable_wait_for_jobs,
+                    no_hooks: upgrade.disable_hooks,
+                    // The namespace holds the release already (`createNamespace` is Flux's install field).
+                    create_namespace: false,
+                    // Helm's upgrade never touches `crds/` (Flux's default `Skip`); otherwise the controller does.
+                    include_crds: upgrade.crds.is_some_and(|policy| policy != CrdPolicy::Skip),
+                    controller_crds: upgrade.crds.filter(|policy| *policy != CrdPolicy::Skip),
+                }
+            }
         }
     }
 }

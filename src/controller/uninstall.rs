@@ -2,7 +2,7 @@
 //! Release until then), unless the Release is suspended or does not own the release (`tenancy.rs`), as its
 //! tenant; then the finalizer is removed and the Release goes.
 
-use super::api::FINALIZER;
+use super::api::{DEFAULT_TIMEOUT, DeletionPropagation, FINALIZER, ReleaseStatus};
 use super::conditions::error_text;
 use super::conditions::reason;
 use super::reconcile::{Finished, Next, Run};
@@ -11,7 +11,7 @@ use crate::events::Emitter;
 use crate::release::operation::{self, Operation, ReleaseOptions, Tokens};
 use crate::release::{LifecycleError, ReleaseStatus as HelmStatus, Scope, Storage};
 use crate::wait::Outcome;
-use kube::api::{Patch, PatchParams};
+use kube::api::{Patch, PatchParams, PropagationPolicy};
 use serde_json::json;
 
 impl Run<'_> {
@@ -22,15 +22,10 @@ impl Run<'_> {
         }
         let spec = self.release.spec.as_ref().ok();
         let suspended = spec.is_some_and(|spec| spec.suspend);
-        let name = spec
-            .map(|spec| spec.release_name(&self.release.name).to_string())
-            .or_else(|| self.status.release_name.clone());
-        let namespace = spec
-            .map(|spec| spec.target_namespace(&self.release.namespace).to_string())
-            .or_else(|| self.status.target_namespace.clone());
+        // What was installed where, as the status remembers it, else as the spec says.
         if !suspended
-            && let (Some(name), Some(namespace)) = (name, namespace)
-            && let Err(message) = self.uninstall(&name, &namespace).await
+            && let Some(installed) = Installed::of(&self.status).or_else(|| spec.map(|spec| self.wanted(spec)))
+            && let Err(message) = self.uninstall(&installed).await
         {
             return self.retry(reason::RECONCILE_ERROR, message, 1).await;
         }
@@ -53,13 +48,60 @@ impl Run<'_> {
         }
     }
 
+    /// Where the spec puts the release now.
+    pub(super) fn wanted(&self, spec: &super::api::ReleaseSpec) -> Installed {
+        let namespace = spec.target_namespace(&self.release.namespace).to_string();
+        Installed {
+            name: spec.release_name(&self.release.name).to_string(),
+            storage_namespace: spec.storage_namespace(&namespace).to_string(),
+            namespace,
+        }
+    }
+
+    /// A change of `releaseName`, `targetNamespace` or `storageNamespace` (Flux's "release target changed"): the
+    /// release the status remembers is uninstalled before the new one is installed. The status then names the
+    /// new one.
+    pub(super) async fn moved(&mut self, wanted: &Installed) -> Result<(), String> {
+        let Some(installed) = Installed::of(&self.status) else { return Ok(()) };
+        if installed == *wanted {
+            return Ok(());
+        }
+        self.uninstall(&installed).await?;
+        let note = format!(
+            "the release moved from `{}/{}` (records in `{}`) to `{}/{}` (records in `{}`)",
+            installed.namespace,
+            installed.name,
+            installed.storage_namespace,
+            wanted.namespace,
+            wanted.name,
+            wanted.storage_namespace
+        );
+        self.shared.events.normal(self.release, "ReleaseMoved", "Uninstall", &note).await;
+        self.status.current_revision = None;
+        Ok(())
+    }
+
     /// Uninstalls the Helm release as the Release's tenant, if this Release owns it (its last revision says
-    /// so, `tenancy.rs`): a release another Release or no berth Release owns is left in place.
-    pub(super) async fn uninstall(&mut self, name: &str, namespace: &str) -> Result<(), String> {
+    /// so, `tenancy.rs`): a release another Release or no berth Release owns is left in place. `spec.uninstall`
+    /// says how (`keepHistory`, `disableHooks`, `timeout`, `deletionPropagation`).
+    pub(super) async fn uninstall(&mut self, installed: &Installed) -> Result<(), String> {
+        let Installed { name, namespace, storage_namespace } = installed;
+        let (name, namespace) = (name.as_str(), namespace.as_str());
         let driver = &self.shared.options.storage_driver;
         let spec = self.release.spec.clone().unwrap_or_default();
+        let uninstall = spec.uninstall.clone().unwrap_or_default();
+        let timeout = match &uninstall.timeout {
+            Some(text) => {
+                crate::object::parse_duration(text).map_err(|error| format!("spec.uninstall.timeout: {error}"))?
+            }
+            None => spec
+                .timeout
+                .as_deref()
+                .and_then(|text| crate::object::parse_duration(text).ok())
+                .unwrap_or(DEFAULT_TIMEOUT),
+        };
         let tenant = self.tenant_cluster(&spec, namespace).map_err(|error| error_text(&error))?;
-        let storage = Storage::open(driver, tenant.client.clone(), Some(namespace));
+        let storage = Storage::open(driver, tenant.client.clone(), Some(storage_namespace));
         let history = match storage.history(name).await {
             Ok(history) => history,
             // The tenant may not even read the release: nothing there is this Release's to uninstall.
@@ -87,9 +129,19 @@ impl Run<'_> {
             self.shared.events.normal(self.release, "UninstallSkipped", "Uninstall", &note).await;
             return Ok(());
         }
-        let scope = Scope::with_driver(tenant, driver);
-        let operation = Operation::Uninstall { scope, name: name.to_string(), keep_history: false };
-        let options = ReleaseOptions { builtin_rules: self.shared.options.builtin_rules, ..ReleaseOptions::default() };
+        let scope = Scope { cluster: tenant, storage };
+        let operation = Operation::Uninstall { scope, name: name.to_string(), keep_history: uninstall.keep_history };
+        let options = ReleaseOptions {
+            builtin_rules: self.shared.options.builtin_rules,
+            timeout,
+            no_hooks: uninstall.disable_hooks,
+            deletion_propagation: match uninstall.deletion_propagation.unwrap_or_default() {
+                DeletionPropagation::Background => PropagationPolicy::Background,
+                DeletionPropagation::Foreground => PropagationPolicy::Foreground,
+                DeletionPropagation::Orphan => PropagationPolicy::Orphan,
+            },
+            ..ReleaseOptions::default()
+        };
         // An uninstall runs to its end: the Release is going away, nothing newer can supersede it.
         match operation::run(&operation, &options, &Tokens::default(), Emitter::none()).await {
             Ok(report) if report.outcome == Outcome::Ready => {
@@ -101,5 +153,22 @@ impl Run<'_> {
             Err(LifecycleError::NotFound(_) | LifecycleError::AlreadyUninstalled(_)) => Ok(()),
             Err(error) => Err(error_text(&error)),
         }
+    }
+}
+
+/// A Helm release's place: its name, the namespace of its objects and that of its records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Installed {
+    pub name: String,
+    pub namespace: String,
+    pub storage_namespace: String,
+}
+
+impl Installed {
+    /// What the status remembers (records in the target namespace when it predates `storageNamespace`).
+    fn of(status: &ReleaseStatus) -> Option<Installed> {
+        let (name, namespace) = (status.release_name.clone()?, status.target_namespace.clone()?);
+        let storage_namespace = status.storage_namespace.clone().unwrap_or_else(|| namespace.clone());
+        Some(Installed { name, namespace, storage_namespace })
     }
 }

@@ -164,6 +164,16 @@ impl Requirement {
     }
 }
 
+/// Whether `labels` satisfy the label selector `selector` (Kubernetes' `labels.Parse` syntax); also the
+/// controller's post-renderer targets (`labelSelector`, `annotationSelector`).
+///
+/// # Errors
+/// The selector's parse error, as Kubernetes words it.
+pub(crate) fn selector_matches(selector: &str, labels: &BTreeMap<String, String>) -> Result<bool, String> {
+    let requirements = parse_selector(selector).map_err(|error| error.to_string())?;
+    Ok(requirements.iter().all(|requirement| requirement.matches(labels)))
+}
+
 /// Kubernetes' `labels.Parse`: requirements separated by commas (outside parentheses).
 fn parse_selector(selector: &str) -> Result<Vec<Requirement>, ListError> {
     let mut parts = Vec::new();

@@ -56,23 +56,24 @@ pub fn web_chart(version: &str) -> Vec<u8> {
     archive(&[
         ("web/Chart.yaml", &chart_yaml),
         ("web/values.yaml", "readyAfter: 0s\nwaitingReason: \"\"\nimage: nginx:1.27\nmessage: hello\n"),
-        (
-            "web/templates/configmap.yaml",
-            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-config\ndata:\n  message: {{ .Values.message | quote }}\n",
-        ),
-        (
-            "web/templates/deployment.yaml",
-            concat!(
-                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  annotations:\n",
-                "    sim.berth.dev/ready-after: {{ .Values.readyAfter | quote }}\n",
-                "    {{- with .Values.waitingReason }}\n    sim.berth.dev/pod-waiting-reason: {{ . }}\n    {{- end }}\n",
-                "spec:\n  replicas: 1\n  selector:\n    matchLabels: {app: {{ .Release.Name }}}\n  template:\n",
-                "    metadata:\n      labels: {app: {{ .Release.Name }}}\n    spec:\n      containers:\n",
-                "      - name: web\n        image: {{ .Values.image }}\n",
-            ),
-        ),
+        ("web/templates/configmap.yaml", WEB_CONFIG_MAP),
+        ("web/templates/deployment.yaml", WEB_DEPLOYMENT),
     ])
 }
+
+/// The web chart's ConfigMap template: `.Values.message`.
+pub const WEB_CONFIG_MAP: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-config\ndata:\n  message: {{ .Values.message | quote }}\n";
+
+/// The web chart's Deployment template: `.Values.image`, its simulated pods ready after `.Values.readyAfter`, or
+/// waiting with `.Values.waitingReason`.
+pub const WEB_DEPLOYMENT: &str = concat!(
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  annotations:\n",
+    "    sim.berth.dev/ready-after: {{ .Values.readyAfter | quote }}\n",
+    "    {{- with .Values.waitingReason }}\n    sim.berth.dev/pod-waiting-reason: {{ . }}\n    {{- end }}\n",
+    "spec:\n  replicas: 1\n  selector:\n    matchLabels: {app: {{ .Release.Name }}}\n  template:\n",
+    "    metadata:\n      labels: {app: {{ .Release.Name }}}\n    spec:\n      containers:\n",
+    "      - name: web\n        image: {{ .Values.image }}\n",
+);
 
 pub fn release_resource() -> ApiResource {
     ApiResource {

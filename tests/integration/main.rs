@@ -11,6 +11,7 @@ mod chart_release;
 mod controller_cli;
 mod controller_fairness;
 mod controller_scale;
+mod controller_flux;
 mod controller_sim;
 mod controller_sources;
 mod controller_supersede;

@@ -269,7 +269,15 @@ impl<'a> Context<'a> {
         // wait, for them to be gone, is not waited out.
         let wait = self.options.wait && !tokens.is_superseded();
         tokio::select! {
-            report = apply::delete(self.cluster, manifests, &options, wait, &tokens.cancel, events) => {
+            report = apply::delete_propagating(
+                self.cluster,
+                manifests,
+                &options,
+                wait,
+                self.options.deletion_propagation.clone(),
+                &tokens.cancel,
+                events,
+            ) => {
                 Ok(report?)
             }
             () = tokens.abort.cancelled() => Ok(aborted()),

@@ -115,6 +115,9 @@ pub struct ReleaseOptions {
     /// The release's namespace is known to exist (the controller's Release object lives in it), so it is not
     /// read again before an install: one request less per rollout.
     pub namespace_exists: bool,
+    /// How a deleted object's dependents go (the API server's `propagationPolicy`; Flux's
+    /// `spec.uninstall.deletionPropagation`): background by default, as Helm deletes.
+    pub deletion_propagation: kube::api::PropagationPolicy,
 }
 
 impl Default for ReleaseOptions {
@@ -138,6 +141,7 @@ impl Default for ReleaseOptions {
             apply_method: ApplyMethod::default(),
             force_replace: false,
             namespace_exists: false,
+            deletion_propagation: kube::api::PropagationPolicy::Background,
         }
     }
 }

@@ -7,14 +7,29 @@
 //! merges is chosen by its field name (`list_keys`), which covers the built-in kinds berth deploys.
 
 mod json;
-mod list_keys;
 pub mod managed;
-mod strategic;
 #[cfg(test)]
 mod tests;
 
+// Strategic merge patch and the list table are berth-patch's (shared with berth's post-renderers).
+pub(crate) use berth_patch::list_keys;
 pub use json::{json_patch, merge_patch};
-pub use strategic::strategic_merge_patch;
+
+/// Applies a strategic merge patch to `target` (`berth_patch::strategic_merge_patch`, its errors as the
+/// server's).
+///
+/// # Errors
+/// [`PatchError::BadRequest`] when the patch is not an object or a directive is malformed, and
+/// [`PatchError::Invalid`] when the content cannot be merged.
+pub fn strategic_merge_patch(
+    target: &serde_json::Value,
+    patch: &serde_json::Value,
+) -> Result<serde_json::Value, PatchError> {
+    berth_patch::strategic_merge_patch(target, patch).map_err(|error| match error {
+        berth_patch::PatchError::BadRequest(message) => PatchError::BadRequest(message),
+        berth_patch::PatchError::Invalid(message) => PatchError::Invalid(message),
+    })
+}
 
 /// Why a patch could not be applied; the server maps these to `metav1.Status`.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

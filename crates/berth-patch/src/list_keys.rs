@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// One field of a server-side apply list key, with the default a real server would fill in when it is absent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct KeyField {
+pub struct KeyField {
     pub name: &'static str,
     pub default: Option<&'static str>,
 }
@@ -70,20 +70,17 @@ fn keyed_list<'a>(field: &str, elements: impl Iterator<Item = &'a Value> + Clone
 }
 
 /// The strategic merge patch key of a list of maps in `field`, given the elements on both sides.
-pub(crate) fn merge_key<'a>(field: &str, elements: impl Iterator<Item = &'a Value> + Clone) -> Option<&'static str> {
+pub fn merge_key<'a>(field: &str, elements: impl Iterator<Item = &'a Value> + Clone) -> Option<&'static str> {
     keyed_list(field, elements).map(|row| row.merge_key)
 }
 
 /// The server-side apply key fields of a list of maps in `field`, given the elements on all sides.
-pub(crate) fn apply_keys<'a>(
-    field: &str,
-    elements: impl Iterator<Item = &'a Value> + Clone,
-) -> Option<&'static [KeyField]> {
+pub fn apply_keys<'a>(field: &str, elements: impl Iterator<Item = &'a Value> + Clone) -> Option<&'static [KeyField]> {
     keyed_list(field, elements).map(|row| row.apply_keys)
 }
 
 /// Whether a list of scalars in `field` merges as a set rather than being replaced.
-pub(crate) fn is_set(field: &str) -> bool {
+pub fn is_set(field: &str) -> bool {
     SET_LISTS.contains(&field)
 }
 

@@ -8,8 +8,8 @@
 //! No directive key survives into the result. Errors are classified as the apiserver's
 //! `interpretStrategicMergePatchError` does: malformed directives are 400, unmergeable content 422.
 
-use super::PatchError;
-use super::list_keys;
+use crate::PatchError;
+use crate::list_keys;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
