@@ -27,6 +27,7 @@ mod conditions;
 pub mod crd;
 mod decision;
 mod dependencies;
+mod drift;
 mod events;
 pub mod http;
 mod inputs;
@@ -260,6 +261,7 @@ impl Controller {
             discovery: tokio::sync::Mutex::new(Instant::now()),
             tenants: tenancy::Tenants::new(self.client_config.clone()),
             stop,
+            metrics: self.observers.metrics.clone(),
         });
         run::Driver::new(shared, self.observers.clone()).run().await
     }

@@ -54,6 +54,8 @@ pub struct Shared {
     pub tenants: super::tenancy::Tenants,
     /// Cancelled when the controller stops (SIGTERM, leadership lost); every reconcile's token is its child.
     pub stop: CancellationToken,
+    /// The controller's metrics, for what a reconcile counts per Release (drift).
+    pub metrics: Arc<super::metrics::Metrics>,
 }
 
 /// One reconcile's input.
@@ -125,6 +127,8 @@ pub(super) struct Checked<'a> {
     pub timeout: Duration,
     /// Each hook's limit (`spec.hookTimeout`, else `timeout`).
     pub hook_timeout: Duration,
+    /// `spec.driftDetection.ignore`, checked.
+    pub drift_rules: super::drift::IgnoreRules,
 }
 
 fn check_spec<'a>(release: &ReleaseObject, spec: &'a ReleaseSpec) -> Result<Checked<'a>, String> {
@@ -138,7 +142,9 @@ fn check_spec<'a>(release: &ReleaseObject, spec: &'a ReleaseSpec) -> Result<Chec
     let timeout = duration("timeout", &spec.timeout)?.unwrap_or(DEFAULT_TIMEOUT);
     let hook_timeout = duration("hookTimeout", &spec.hook_timeout)?.unwrap_or(timeout);
     let target_namespace = spec.target_namespace(&release.namespace).to_string();
-    Ok(Checked { spec, release_name, target_namespace, timeout, hook_timeout })
+    let ignore = spec.drift_detection.as_ref().map(|detection| detection.ignore.as_slice()).unwrap_or_default();
+    let drift_rules = super::drift::IgnoreRules::compile(ignore).map_err(|error| error.to_string())?;
+    Ok(Checked { spec, release_name, target_namespace, timeout, hook_timeout, drift_rules })
 }
 
 /// Runs one reconcile, phase by phase; each phase either hands the next what it needs or ends the reconcile
@@ -200,8 +206,10 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
         .collect();
     let desired = Desired { generation: run.generation(), digest: &inputs.digest, retries: spec.retries.unwrap_or(0) };
     match decision::decide(&desired, &run.status, &revisions) {
-        // Where drift detection goes: a release up to date is compared with the cluster here.
-        Decision::UpToDate { revision } => run.up_to_date(&checked, revision).await,
+        Decision::UpToDate { revision } => {
+            run.check_drift(&checked, &rollout, revision).await;
+            run.up_to_date(&checked, revision).await
+        }
         Decision::Exhausted => run.exhausted().await,
         Decision::RollOut { action, unlock } => {
             if run.task.superseded.is_cancelled() || run.task.stopping.is_cancelled() {

@@ -321,6 +321,7 @@ impl Driver {
         self.seen.remove(key);
         self.statuses.remove(key);
         self.scheduler.forget(key);
+        self.observers.metrics.forget_release(&key.namespace, &key.name);
         if let Some(running) = self.running.get_mut(key) {
             running.superseded.cancel();
         }
