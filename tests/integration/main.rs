@@ -9,6 +9,7 @@ mod bad_input;
 mod bounded;
 mod chart_release;
 mod controller_cli;
+mod controller_drift;
 mod controller_fairness;
 mod controller_sim;
 mod controller_sources;

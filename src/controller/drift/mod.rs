@@ -20,6 +20,7 @@ pub use ignore::IgnoreRules;
 use super::api::DriftDetectionMode;
 use super::conditions::{DriftState, error_text, reason};
 use super::reconcile::{Checked, Run, now_text};
+use super::report::strip_times;
 use crate::apply::deliverable;
 use crate::cluster::{
     ApplyError, ApplyOptions, Cluster, Resolved, UnknownKind, apply_and_read, apply_object, get_object,
@@ -202,7 +203,7 @@ impl Run<'_> {
     pub(super) async fn check_drift(&mut self, checked: &Checked<'_>, rollout: &Rollout, revision: u32) {
         let mode = checked.spec.drift_detection.as_ref().map(|detection| detection.mode).unwrap_or_default();
         if mode == DriftDetectionMode::Disabled {
-            self.set_drift(&DriftState::NotChecked);
+            self.set_drift(&DriftState::NotChecked).await;
             return;
         }
         let Some(deployed) = rollout.history().iter().rev().find(|record| record.version == revision) else {
@@ -216,7 +217,7 @@ impl Run<'_> {
             Err(error) => return self.drift_unknown(&title, &error).await,
         };
         if drifted.is_empty() {
-            self.set_drift(&DriftState::InSync);
+            self.set_drift(&DriftState::InSync).await;
             return;
         }
         let (namespace, name) = (&self.release.namespace, &self.release.name);
@@ -226,7 +227,7 @@ impl Run<'_> {
         // A newer revision rolls the objects out anyway; a stopping controller writes nothing more.
         let superseded = self.task.superseded.is_cancelled() || stopping.is_cancelled();
         if mode == DriftDetectionMode::Warn || superseded {
-            self.set_drift(&DriftState::Drifted { reason: reason::DRIFT_DETECTED, message });
+            self.set_drift(&DriftState::Drifted { reason: reason::DRIFT_DETECTED, message }).await;
             return;
         }
         let failures = correct(cluster, &drifted, stopping).await;
@@ -235,7 +236,7 @@ impl Run<'_> {
                 failures.iter().map(|failure| format!("{}: {}", named(&failure.object), failure.message)).collect();
             let message = format!("Failed to correct cluster state of {title}:\n{}", failed.join("\n"));
             self.shared.events.warning(self.release, reason::DRIFT_CORRECTION_FAILED, "CorrectDrift", &message).await;
-            self.set_drift(&DriftState::Drifted { reason: reason::DRIFT_CORRECTION_FAILED, message });
+            self.set_drift(&DriftState::Drifted { reason: reason::DRIFT_CORRECTION_FAILED, message }).await;
             return;
         }
         self.shared.metrics.drift_corrected(namespace, name);
@@ -243,11 +244,11 @@ impl Run<'_> {
         self.shared.events.normal(self.release, reason::DRIFT_CORRECTED, "CorrectDrift", &note).await;
         // Looked at again, as Flux determines the release's state again after its correction.
         match detect(cluster, deployed, &checked.drift_rules, stopping).await {
-            Ok(remaining) if remaining.is_empty() => self.set_drift(&DriftState::InSync),
+            Ok(remaining) if remaining.is_empty() => self.set_drift(&DriftState::InSync).await,
             Ok(remaining) => {
                 let message =
                     format!("Cluster state of {title} has drifted from the desired state:\n{}", describe(&remaining));
-                self.set_drift(&DriftState::Drifted { reason: reason::DRIFT_DETECTED, message });
+                self.set_drift(&DriftState::Drifted { reason: reason::DRIFT_DETECTED, message }).await;
             }
             Err(error) => self.drift_unknown(&title, &error).await,
         }
@@ -261,12 +262,20 @@ impl Run<'_> {
             let reason = reason::DRIFT_DETECTION_FAILED;
             self.shared.events.warning(self.release, reason, "DetectDrift", &message).await;
         }
-        self.set_drift(&DriftState::Unknown { reason: reason::DRIFT_DETECTION_FAILED, message });
+        self.set_drift(&DriftState::Unknown { reason: reason::DRIFT_DETECTION_FAILED, message }).await;
     }
 
-    fn set_drift(&mut self, state: &DriftState) {
+    /// Sets `Drifted` and writes the status when that changes it (the report that follows writes only what
+    /// its own phase changes).
+    async fn set_drift(&mut self, state: &DriftState) {
+        let before = strip_times(&self.status);
         let generation = self.generation();
         super::conditions::set_drift(&mut self.status, state, generation, &now_text());
+        if strip_times(&self.status) != before
+            && let Err(error) = self.write_status().await
+        {
+            tracing::warn!(release = %self.release.key(), error = %error_text(&error), "cannot write the status");
+        }
     }
 }
 
