@@ -147,23 +147,29 @@ impl Drift {
             .collect()
     }
 
-    /// Waits (watching Events, bounded) for an Event on the Release with `reason`; returns its note.
-    async fn event(&self, reason: &str) -> String {
+    /// Waits (watching Events, bounded) until the notes of the Release's Events with `reason`, one a line,
+    /// satisfy `done`; returns them.
+    async fn events_until(&self, reason: &str, done: impl Fn(&str) -> bool) -> String {
         let events: Api<Event> = Api::namespaced(self.env.client(), "shop");
         let mut stream = watcher::watcher(events, watcher::Config::default()).boxed();
+        let mut notes = std::collections::BTreeMap::new();
         let found = tokio::time::timeout(BOUND, async {
             while let Some(event) = stream.next().await {
                 let Ok(watcher::Event::Apply(event) | watcher::Event::InitApply(event)) = event else { continue };
                 let on_release =
                     event.regarding.as_ref().and_then(|regarding| regarding.name.as_deref()) == Some("web");
                 if on_release && event.reason.as_deref() == Some(reason) {
-                    return event.note;
+                    notes.insert(event.metadata.name.clone(), event.note.clone().unwrap_or_default());
+                    let text = notes.values().cloned().collect::<Vec<_>>().join("\n");
+                    if done(&text) {
+                        return Some(text);
+                    }
                 }
             }
             None
         })
         .await;
-        found.ok().flatten().unwrap_or_else(|| panic!("no Event {reason} on the Release within {BOUND:?}"))
+        found.ok().flatten().unwrap_or_else(|| panic!("no Events {reason} on the Release as expected within {BOUND:?}"))
     }
 
     async fn stop(self) {
@@ -173,6 +179,12 @@ impl Drift {
 
 fn drifted(object: &Value) -> Option<(String, String, String)> {
     condition(object, "Drifted")
+}
+
+/// The value of Release shop/web's series of counter `name`.
+fn counter(metrics: &str, name: &str) -> Option<u64> {
+    let series = format!("{name}{{namespace=\"shop\",name=\"web\"}} ");
+    metrics.lines().find_map(|line| line.strip_prefix(&series)?.parse().ok())
 }
 
 /// Neither password, raw or base64, is in `text`.
@@ -233,15 +245,27 @@ async fn warn_reports_each_drifted_object_and_its_fields_within_one_interval_and
     assert!(!drift.config_map_exists().await);
     assert_eq!(drift.helm_history().await, [(1, "deployed".to_string())]);
     let metrics = drift.running.controller.metrics().encode();
-    let detections = metrics
-        .lines()
-        .find(|line| line.starts_with("berth_controller_drift_detections_total{namespace=\"shop\",name=\"web\"}"))
-        .and_then(|line| line.rsplit(' ').next()?.parse::<u64>().ok());
-    assert!(detections.is_some_and(|count| count >= 1), "{metrics}");
-    assert!(
-        metrics.contains("berth_controller_drift_corrections_total{namespace=\"shop\",name=\"web\"} 0"),
-        "{metrics}"
-    );
+    assert!(counter(&metrics, "berth_controller_drift_detections_total").is_some_and(|count| count >= 1), "{metrics}");
+    assert_eq!(counter(&metrics, "berth_controller_drift_corrections_total"), Some(0), "{metrics}");
+
+    // Switched to `enabled` (a new generation of the same chart and values: no rollout), the drift is
+    // corrected and Drifted goes False.
+    let generation = drift.env.patch_spec("shop", "web", json!({"driftDetection": {"mode": "enabled"}})).await;
+    let corrected = drift
+        .env
+        .wait_release("shop", "web", "in sync again", |object| {
+            object.pointer("/status/observedGeneration").and_then(Value::as_i64) == Some(generation)
+                && drifted(object).is_some_and(|(status, _, _)| status == "False")
+        })
+        .await;
+    assert!(is_ready(&corrected), "{corrected:#}");
+    assert_eq!(drift.replicas().await, Some(1));
+    assert!(drift.config_map_exists().await);
+    let secrets: Api<k8s_openapi::api::core::v1::Secret> = Api::namespaced(drift.env.client(), "shop");
+    let secret = secrets.get("web-secret").await.expect("the Secret");
+    let password = secret.data.and_then(|data| data.get("password").cloned()).map(|bytes| bytes.0);
+    assert_eq!(password.as_deref(), Some(PASSWORD.as_bytes()), "the chart's value is back");
+    assert_eq!(drift.helm_history().await, [(1, "deployed".to_string())]);
     drift.stop().await;
 }
 
@@ -249,35 +273,24 @@ async fn warn_reports_each_drifted_object_and_its_fields_within_one_interval_and
 async fn enabled_restores_the_objects_without_a_new_revision() {
     let drift = Drift::start(json!({"mode": "enabled"})).await;
     drift.scale_and_delete().await;
-    let note = drift.event("DriftCorrected").await;
-    assert!(
-        note.starts_with("drift corrected: cluster state of release shop/web revision 1 has been corrected:"),
-        "{note}"
-    );
-    // Both changes may be seen by one check or by two: whichever check saw the deletion corrected it too.
-    let corrected = drift.notes("DriftCorrected").await.join("\n");
-    let both = || async {
-        let corrected = drift.notes("DriftCorrected").await.join("\n");
-        corrected.contains("ConfigMap shop/web-config missing") && corrected.contains("Deployment shop/web changed")
-    };
-    if !both().await {
-        drift.event("DriftCorrected").await;
-    }
-    assert!(both().await, "{corrected}");
-
+    // Both changes may be seen by one check or by two: whichever check saw a change corrected it.
+    let notes = drift
+        .events_until("DriftCorrected", |notes| {
+            notes.contains("ConfigMap shop/web-config missing")
+                && notes.contains("Deployment shop/web changed: /spec/replicas")
+        })
+        .await;
+    let prefix = "drift corrected: cluster state of release shop/web revision 1 has been corrected:";
+    assert!(notes.lines().any(|line| line.starts_with(prefix)), "{notes}");
     assert_eq!(drift.replicas().await, Some(1), "the chart's replicas are back");
     assert!(drift.config_map_exists().await, "the ConfigMap is created again");
     assert_eq!(drift.helm_history().await, [(1, "deployed".to_string())], "no new Helm revision");
-    let release = drift.env.wait_release("shop", "web", "in sync", |object| {
-        drifted(object).is_some_and(|(status, _, _)| status == "False")
-    });
-    let release = release.await;
+    let in_sync = |object: &Value| drifted(object).is_some_and(|(status, _, _)| status == "False");
+    let release = drift.env.wait_release("shop", "web", "in sync", in_sync).await;
     assert!(is_ready(&release), "{release:#}");
     let metrics = drift.running.controller.metrics().encode();
-    assert!(
-        !metrics.contains("berth_controller_drift_corrections_total{namespace=\"shop\",name=\"web\"} 0"),
-        "{metrics}"
-    );
+    assert!(counter(&metrics, "berth_controller_drift_corrections_total").is_some_and(|count| count >= 1), "{metrics}");
+    assert!(counter(&metrics, "berth_controller_drift_detections_total").is_some_and(|count| count >= 1), "{metrics}");
     drift.stop().await;
 }
 
