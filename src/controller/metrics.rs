@@ -61,6 +61,9 @@ struct Inner {
     drift: BTreeMap<(String, String), DriftCounts>,
 }
 
+/// A per-Release drift counter: its name, its help, and its value of a Release's counts.
+type DriftCounter = (&'static str, &'static str, fn(&DriftCounts) -> u64);
+
 /// One Release's drift counters.
 #[derive(Debug, Clone, Copy, Default)]
 struct DriftCounts {
@@ -180,7 +183,7 @@ impl Metrics {
         for ((event_type, reason), count) in &inner.events {
             let _ = writeln!(out, "{name}{{type=\"{event_type}\",reason=\"{}\"}} {count}", escape(reason));
         }
-        let drift_counters: [(&str, &str, fn(&DriftCounts) -> u64); 2] = [
+        let drift_counters: [DriftCounter; 2] = [
             (
                 "berth_controller_drift_detections_total",
                 "Drift checks that found a Release's objects changed in the cluster.",

@@ -425,4 +425,13 @@ mod tests {
         let error = check_spec(&release, release.spec.as_ref().expect("parses")).err().expect("a bad hook timeout");
         assert!(error.starts_with("spec.hookTimeout: invalid duration `later`"), "{error}");
     }
+
+    #[test]
+    fn a_drift_ignore_rule_that_cannot_be_used_is_an_invalid_spec() {
+        let ignore = json!([{"paths": ["/spec/replicas"]}, {"paths": ["spec"]}]);
+        let object = json!({"metadata": {"name": "web"}, "spec": {"chart": {}, "driftDetection": {"mode": "warn", "ignore": ignore}}});
+        let release = ReleaseObject::parse(&object).expect("named");
+        let error = check_spec(&release, release.spec.as_ref().expect("parses")).err().expect("a bad pointer");
+        assert!(error.starts_with("spec.driftDetection.ignore[1].paths[0]: `spec` is not a JSON pointer"), "{error}");
+    }
 }

@@ -237,7 +237,7 @@ async fn warn_reports_each_drifted_object_and_its_fields_within_one_interval_and
     assert!(is_ready(&reported), "{reported:#}");
 
     let notes = drift.notes("DriftDetected").await;
-    assert!(notes.iter().any(|note| *note == message), "{notes:#?}");
+    assert!(notes.contains(&message), "{notes:#?}");
     notes.iter().for_each(|note| assert_no_secret_value(note));
 
     // Nothing was changed, and no revision was made.

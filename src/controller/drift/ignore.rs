@@ -12,6 +12,19 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// The label or annotation that takes an object out of drift detection (Flux's
+/// `v2.DriftDetectionMetadataKey`, so charts written for Flux keep their exclusions), with the value
+/// [`EXCLUDED_VALUE`], on the chart's object or on the live one.
+pub const EXCLUSION_KEY: &str = "helm.toolkit.fluxcd.io/driftDetection";
+pub const EXCLUDED_VALUE: &str = "disabled";
+
+/// Whether `object` carries the exclusion label or annotation (fluxcd/pkg `utils.AnyInMetadata`).
+pub fn is_excluded(object: &Value) -> bool {
+    ["labels", "annotations"]
+        .iter()
+        .any(|field| string_map(object, field).get(EXCLUSION_KEY).map(String::as_str) == Some(EXCLUDED_VALUE))
+}
+
 /// Why an ignore rule cannot be used; the Release is stalled with it (the spec must change).
 #[derive(Debug, thiserror::Error)]
 pub enum IgnoreRuleError {
@@ -188,6 +201,19 @@ mod tests {
         }
         let everywhere = IgnoreRules::compile(&[rule(&["/a", "/b"], None), rule(&["/c"], None)]).expect("valid");
         assert_eq!(everywhere.paths_for(&object, &config_map), ["/a", "/b", "/c"]);
+    }
+
+    #[test]
+    fn objects_are_excluded_by_flux_label_or_annotation() {
+        let cases = [
+            (json!({"metadata": {}}), false),
+            (json!({"metadata": {"annotations": {"helm.toolkit.fluxcd.io/driftDetection": "disabled"}}}), true),
+            (json!({"metadata": {"labels": {"helm.toolkit.fluxcd.io/driftDetection": "disabled"}}}), true),
+            (json!({"metadata": {"annotations": {"helm.toolkit.fluxcd.io/driftDetection": "enabled"}}}), false),
+        ];
+        for (object, excluded) in cases {
+            assert_eq!(is_excluded(&object), excluded, "{object}");
+        }
     }
 
     #[test]

@@ -105,7 +105,7 @@ pub async fn detect(
         let ignore: Vec<String> =
             rules.paths_for(&applied, &resolved.reference).into_iter().map(str::to_string).collect();
         // The empty pointer is the whole object (Flux's `IgnorePathRoot`): not compared at all.
-        if !ignore.iter().any(String::is_empty) {
+        if !ignore.iter().any(String::is_empty) && !ignore::is_excluded(&applied) {
             targets.push((resolved, applied, ignore));
         }
     }
@@ -121,6 +121,9 @@ pub async fn detect(
             let Some(live) = get_object(cluster, &resolved).await.map_err(failed)? else {
                 return Ok(Some(Drifted { object: object.clone(), change: Change::Missing, resolved, applied }));
             };
+            if ignore::is_excluded(&live) {
+                return Ok(None);
+            }
             let answer = apply_and_read(cluster, &resolved, &applied, options, cancel).await.map_err(failed)?;
             let ignore: Vec<&str> = ignore.iter().map(String::as_str).collect();
             let fields = compare::changed_fields(&live, &answer, &ignore);
