@@ -128,7 +128,7 @@ pub(super) struct Checked<'a> {
     /// Each hook's limit (`spec.hookTimeout`, else `timeout`).
     pub hook_timeout: Duration,
     /// `spec.driftDetection.ignore`, checked.
-    pub drift_rules: super::drift::IgnoreRules,
+    pub drift_rules: super::drift::ignore::IgnoreRules,
 }
 
 fn check_spec<'a>(release: &ReleaseObject, spec: &'a ReleaseSpec) -> Result<Checked<'a>, String> {
@@ -143,7 +143,7 @@ fn check_spec<'a>(release: &ReleaseObject, spec: &'a ReleaseSpec) -> Result<Chec
     let hook_timeout = duration("hookTimeout", &spec.hook_timeout)?.unwrap_or(timeout);
     let target_namespace = spec.target_namespace(&release.namespace).to_string();
     let ignore = spec.drift_detection.as_ref().map(|detection| detection.ignore.as_slice()).unwrap_or_default();
-    let drift_rules = super::drift::IgnoreRules::compile(ignore).map_err(|error| error.to_string())?;
+    let drift_rules = super::drift::ignore::IgnoreRules::compile(ignore).map_err(|error| error.to_string())?;
     Ok(Checked { spec, release_name, target_namespace, timeout, hook_timeout, drift_rules })
 }
 

@@ -13,9 +13,9 @@
 //! Everything goes through the tenant's cluster the release's rollout reads through (CONTROLLER-SEAMS 1).
 
 mod compare;
-mod ignore;
+pub(super) mod ignore;
 
-pub use ignore::IgnoreRules;
+use ignore::IgnoreRules;
 
 use super::api::DriftDetectionMode;
 use super::conditions::{DriftState, error_text, reason};
