@@ -83,24 +83,39 @@ pub struct CorrectionFailure {
     pub message: String,
 }
 
-/// Compares each object of `deployed` (the deployed revision's record) with the cluster; returns the drifted
-/// ones, in the manifest's order. Reads and dry runs only.
+/// What one comparison found.
+#[derive(Debug, Default)]
+pub struct Detection {
+    /// The drifted objects, in the manifest's order.
+    pub drifted: Vec<Drifted>,
+    /// The objects that could not be compared (as Flux's `Graceful` diff, one failure hides no other drift).
+    pub failures: Vec<DriftError>,
+}
+
+/// Compares each object of `deployed` (the deployed revision's record) with the cluster. Reads and dry runs
+/// only.
 ///
 /// # Errors
-/// [`DriftError`] when the manifest does not read, a kind is not served, or an object cannot be read or
-/// dry-run.
+/// [`DriftError::Manifest`] when the manifest does not read; an object whose kind is not served or that
+/// cannot be read or dry-run is one of the [`Detection`]'s failures.
 pub async fn detect(
     cluster: &Cluster,
     deployed: &Release,
     rules: &IgnoreRules,
     cancel: &CancellationToken,
-) -> Result<Vec<Drifted>, DriftError> {
+) -> Result<Detection, DriftError> {
     let manifests = recorded_manifests(deployed).map_err(DriftError::Manifest)?;
     let owned = ownership::owned(&manifests, &deployed.name, &cluster.default_namespace);
     let resolutions = cluster.resources.resolve_set(&owned, &cluster.default_namespace);
-    let mut targets = Vec::new();
+    let (mut targets, mut failures) = (Vec::new(), Vec::new());
     for (manifest, resolution) in owned.iter().zip(resolutions) {
-        let resolved = resolution.map_err(|source| DriftError::Kind { object: manifest.reference.clone(), source })?;
+        let resolved = match resolution {
+            Ok(resolved) => resolved,
+            Err(source) => {
+                failures.push(DriftError::Kind { object: manifest.reference.clone(), source });
+                continue;
+            }
+        };
         let applied = deliverable(&manifest.object).into_owned();
         let ignore: Vec<String> =
             rules.paths_for(&applied, &resolved.reference).into_iter().map(str::to_string).collect();
@@ -136,7 +151,15 @@ pub async fn detect(
     });
     let results: Vec<Result<Option<Drifted>, DriftError>> =
         futures::stream::iter(compare).buffered(CONCURRENCY).collect().await;
-    results.into_iter().filter_map(Result::transpose).collect()
+    let mut detection = Detection { drifted: Vec::new(), failures };
+    for result in results {
+        match result {
+            Ok(Some(drifted)) => detection.drifted.push(drifted),
+            Ok(None) => {}
+            Err(failure) => detection.failures.push(failure),
+        }
+    }
+    Ok(detection)
 }
 
 /// Applies each drifted object again (server-side apply under the release's field manager, conflicts forced:
@@ -215,14 +238,17 @@ impl Run<'_> {
         let cluster = &rollout.scope().cluster;
         let title = format!("release {}/{} revision {revision}", deployed.namespace, deployed.name);
         let stopping = &self.task.stopping;
-        let drifted = match detect(cluster, deployed, &checked.drift_rules, stopping).await {
-            Ok(drifted) => drifted,
-            Err(error) => return self.drift_unknown(&title, &error).await,
+        let detection = match detect(cluster, deployed, &checked.drift_rules, stopping).await {
+            Ok(detection) => detection,
+            Err(error) => return self.drift_unknown(&title, &[error]).await,
         };
-        if drifted.is_empty() {
-            self.set_drift(&DriftState::InSync).await;
-            return;
+        if detection.drifted.is_empty() {
+            return self.in_sync_unless_failed(&title, &detection.failures).await;
         }
+        for failure in &detection.failures {
+            tracing::warn!(release = %self.release.key(), error = %error_text(failure), "drift: an object could not be compared");
+        }
+        let drifted = detection.drifted;
         let (namespace, name) = (&self.release.namespace, &self.release.name);
         self.shared.metrics.drift_detected(namespace, name);
         let message = format!("Cluster state of {title} has drifted from the desired state:\n{}", describe(&drifted));
@@ -247,18 +273,33 @@ impl Run<'_> {
         self.shared.events.normal(self.release, reason::DRIFT_CORRECTED, "CorrectDrift", &note).await;
         // Looked at again, as Flux determines the release's state again after its correction.
         match detect(cluster, deployed, &checked.drift_rules, stopping).await {
-            Ok(remaining) if remaining.is_empty() => self.set_drift(&DriftState::InSync).await,
-            Ok(remaining) => {
-                let message =
-                    format!("Cluster state of {title} has drifted from the desired state:\n{}", describe(&remaining));
+            Ok(again) if again.drifted.is_empty() => self.in_sync_unless_failed(&title, &again.failures).await,
+            Ok(again) => {
+                let message = format!(
+                    "Cluster state of {title} has drifted from the desired state:\n{}",
+                    describe(&again.drifted)
+                );
                 self.set_drift(&DriftState::Drifted { reason: reason::DRIFT_DETECTED, message }).await;
             }
-            Err(error) => self.drift_unknown(&title, &error).await,
+            Err(error) => self.drift_unknown(&title, &[error]).await,
         }
     }
 
-    async fn drift_unknown(&mut self, title: &str, error: &DriftError) {
-        let message = format!("cannot compare {title} with the cluster: {}", error_text(error));
+    /// Nothing drifted: `Drifted=False`, unless some objects could not be compared (`Unknown`).
+    async fn in_sync_unless_failed(&mut self, title: &str, failures: &[DriftError]) {
+        if failures.is_empty() {
+            self.set_drift(&DriftState::InSync).await;
+        } else {
+            self.drift_unknown(title, failures).await;
+        }
+    }
+
+    async fn drift_unknown(&mut self, title: &str, failures: &[DriftError]) {
+        let mut lines: Vec<String> = failures.iter().take(NAMED_OBJECTS).map(|failure| error_text(failure)).collect();
+        if failures.len() > NAMED_OBJECTS {
+            lines.push(format!("and {} more objects", failures.len() - NAMED_OBJECTS));
+        }
+        let message = format!("cannot compare {title} with the cluster:\n{}", lines.join("\n"));
         let already = super::conditions::condition(&self.status, super::conditions::DRIFTED)
             .is_some_and(|drifted| drifted.message == message);
         if !already {
