@@ -10,24 +10,21 @@
 //! again (the missing ones are created), with no new Helm revision, reports "drift corrected" and looks again.
 //! `Drifted` is False once the cluster matches. `Ready` is left as the rollout's readiness said.
 //!
-//! Everything goes through the tenant's cluster the release's rollout reads through (CONTROLLER-SEAMS 1).
+//! This file compares, corrects and describes; `check.rs` is the reconcile's step that reports. Everything goes
+//! through the tenant's cluster the release's rollout reads through (CONTROLLER-SEAMS 1).
 
+mod check;
 mod compare;
 pub(super) mod ignore;
 
 use ignore::IgnoreRules;
 
-use super::api::DriftDetectionMode;
-use super::conditions::{DriftState, error_text, reason};
-use super::reconcile::{Checked, Run, now_text};
-use super::report::strip_times;
 use crate::apply::deliverable;
 use crate::cluster::{
     ApplyError, ApplyOptions, Cluster, Resolved, UnknownKind, apply_and_read, apply_object, get_object,
 };
 use crate::object::ObjectRef;
 use crate::release::ownership::{self, FIELD_MANAGER};
-use crate::release::rollout::Rollout;
 use crate::release::{LifecycleError, Release, recorded_manifests};
 use futures::StreamExt;
 use serde_json::Value;
@@ -221,106 +218,6 @@ pub fn describe(drifted: &[Drifted]) -> String {
         lines.push(format!("and {} more objects", drifted.len() - NAMED_OBJECTS));
     }
     lines.join("\n")
-}
-
-impl Run<'_> {
-    /// Compares the up-to-date release's deployed revision with the cluster as `spec.driftDetection` asks, and
-    /// corrects it in `enabled` mode; leaves `Drifted` on the status for the report that follows.
-    pub(super) async fn check_drift(&mut self, checked: &Checked<'_>, rollout: &Rollout, revision: u32) {
-        let mode = checked.spec.drift_detection.as_ref().map(|detection| detection.mode).unwrap_or_default();
-        if mode == DriftDetectionMode::Disabled {
-            self.set_drift(&DriftState::NotChecked).await;
-            return;
-        }
-        let Some(deployed) = rollout.history().iter().rev().find(|record| record.version == revision) else {
-            return;
-        };
-        let cluster = &rollout.scope().cluster;
-        let title = format!("release {}/{} revision {revision}", deployed.namespace, deployed.name);
-        let stopping = &self.task.stopping;
-        let detection = match detect(cluster, deployed, &checked.drift_rules, stopping).await {
-            Ok(detection) => detection,
-            Err(error) => return self.drift_unknown(&title, &[error]).await,
-        };
-        if detection.drifted.is_empty() {
-            return self.in_sync_unless_failed(&title, &detection.failures).await;
-        }
-        for failure in &detection.failures {
-            tracing::warn!(release = %self.release.key(), error = %error_text(failure), "drift: an object could not be compared");
-        }
-        let drifted = detection.drifted;
-        let (namespace, name) = (&self.release.namespace, &self.release.name);
-        self.shared.metrics.drift_detected(namespace, name);
-        let message = format!("Cluster state of {title} has drifted from the desired state:\n{}", describe(&drifted));
-        self.shared.events.warning(self.release, reason::DRIFT_DETECTED, "DetectDrift", &message).await;
-        // A newer revision rolls the objects out anyway; a stopping controller writes nothing more.
-        let superseded = self.task.superseded.is_cancelled() || stopping.is_cancelled();
-        if mode == DriftDetectionMode::Warn || superseded {
-            self.set_drift(&DriftState::Drifted { reason: reason::DRIFT_DETECTED, message }).await;
-            return;
-        }
-        let failures = correct(cluster, &drifted, stopping).await;
-        if !failures.is_empty() {
-            let failed: Vec<String> =
-                failures.iter().map(|failure| format!("{}: {}", named(&failure.object), failure.message)).collect();
-            let message = format!("Failed to correct cluster state of {title}:\n{}", failed.join("\n"));
-            self.shared.events.warning(self.release, reason::DRIFT_CORRECTION_FAILED, "CorrectDrift", &message).await;
-            self.set_drift(&DriftState::Drifted { reason: reason::DRIFT_CORRECTION_FAILED, message }).await;
-            return;
-        }
-        self.shared.metrics.drift_corrected(namespace, name);
-        let note = format!("drift corrected: cluster state of {title} has been corrected:\n{}", describe(&drifted));
-        self.shared.events.normal(self.release, reason::DRIFT_CORRECTED, "CorrectDrift", &note).await;
-        // Looked at again, as Flux determines the release's state again after its correction.
-        match detect(cluster, deployed, &checked.drift_rules, stopping).await {
-            Ok(again) if again.drifted.is_empty() => self.in_sync_unless_failed(&title, &again.failures).await,
-            Ok(again) => {
-                let message = format!(
-                    "Cluster state of {title} has drifted from the desired state:\n{}",
-                    describe(&again.drifted)
-                );
-                self.set_drift(&DriftState::Drifted { reason: reason::DRIFT_DETECTED, message }).await;
-            }
-            Err(error) => self.drift_unknown(&title, &[error]).await,
-        }
-    }
-
-    /// Nothing drifted: `Drifted=False`, unless some objects could not be compared (`Unknown`).
-    async fn in_sync_unless_failed(&mut self, title: &str, failures: &[DriftError]) {
-        if failures.is_empty() {
-            self.set_drift(&DriftState::InSync).await;
-        } else {
-            self.drift_unknown(title, failures).await;
-        }
-    }
-
-    async fn drift_unknown(&mut self, title: &str, failures: &[DriftError]) {
-        let mut lines: Vec<String> = failures.iter().take(NAMED_OBJECTS).map(|failure| error_text(failure)).collect();
-        if failures.len() > NAMED_OBJECTS {
-            lines.push(format!("and {} more objects", failures.len() - NAMED_OBJECTS));
-        }
-        let message = format!("cannot compare {title} with the cluster:\n{}", lines.join("\n"));
-        let already = super::conditions::condition(&self.status, super::conditions::DRIFTED)
-            .is_some_and(|drifted| drifted.message == message);
-        if !already {
-            let reason = reason::DRIFT_DETECTION_FAILED;
-            self.shared.events.warning(self.release, reason, "DetectDrift", &message).await;
-        }
-        self.set_drift(&DriftState::Unknown { reason: reason::DRIFT_DETECTION_FAILED, message }).await;
-    }
-
-    /// Sets `Drifted` and writes the status when that changes it (the report that follows writes only what
-    /// its own phase changes).
-    async fn set_drift(&mut self, state: &DriftState) {
-        let before = strip_times(&self.status);
-        let generation = self.generation();
-        super::conditions::set_drift(&mut self.status, state, generation, &now_text());
-        if strip_times(&self.status) != before
-            && let Err(error) = self.write_status().await
-        {
-            tracing::warn!(release = %self.release.key(), error = %error_text(&error), "cannot write the status");
-        }
-    }
 }
 
 #[cfg(test)]
