@@ -2,7 +2,7 @@
 //! (`super::detect`), corrected in `enabled` mode (`super::correct`), and reported: the `Drifted` condition
 //! (written when it changes), Events and the per-Release counters.
 
-use super::{DriftError, NAMED_OBJECTS, correct, describe, detect, named};
+use super::{DriftError, correct, describe, detect, named, one_per_line};
 use crate::controller::api::DriftDetectionMode;
 use crate::controller::conditions::{self, DriftState, error_text, reason};
 use crate::controller::reconcile::{Checked, Run, now_text};
@@ -47,9 +47,8 @@ impl Run<'_> {
         }
         let failures = correct(cluster, &drifted, stopping).await;
         if !failures.is_empty() {
-            let failed: Vec<String> =
-                failures.iter().map(|failure| format!("{}: {}", named(&failure.object), failure.message)).collect();
-            let message = format!("Failed to correct cluster state of {title}:\n{}", failed.join("\n"));
+            let failed = one_per_line(&failures, |failure| format!("{}: {}", named(&failure.object), failure.message));
+            let message = format!("Failed to correct cluster state of {title}:\n{failed}");
             self.shared.events.warning(self.release, reason::DRIFT_CORRECTION_FAILED, "CorrectDrift", &message).await;
             self.set_drift(&DriftState::Drifted { reason: reason::DRIFT_CORRECTION_FAILED, message }).await;
             return;
@@ -81,11 +80,8 @@ impl Run<'_> {
     }
 
     async fn drift_unknown(&mut self, title: &str, failures: &[DriftError]) {
-        let mut lines: Vec<String> = failures.iter().take(NAMED_OBJECTS).map(|failure| error_text(failure)).collect();
-        if failures.len() > NAMED_OBJECTS {
-            lines.push(format!("and {} more objects", failures.len() - NAMED_OBJECTS));
-        }
-        let message = format!("cannot compare {title} with the cluster:\n{}", lines.join("\n"));
+        let lines = one_per_line(failures, |failure| error_text(failure));
+        let message = format!("cannot compare {title} with the cluster:\n{lines}");
         let already =
             conditions::condition(&self.status, conditions::DRIFTED).is_some_and(|drifted| drifted.message == message);
         if !already {

@@ -200,22 +200,23 @@ fn named(object: &ObjectRef) -> String {
 /// One line per drifted object (`Deployment shop/web changed: /spec/replicas`, `ConfigMap shop/web-config
 /// missing`), at most [`NAMED_OBJECTS`] of them and [`NAMED_FIELDS`] fields each, the rest counted.
 pub fn describe(drifted: &[Drifted]) -> String {
-    let mut lines: Vec<String> = drifted
-        .iter()
-        .take(NAMED_OBJECTS)
-        .map(|drifted| match &drifted.change {
-            Change::Missing => format!("{} missing", named(&drifted.object)),
-            Change::Fields(fields) => {
-                let mut shown = fields.iter().take(NAMED_FIELDS).cloned().collect::<Vec<_>>().join(", ");
-                if fields.len() > NAMED_FIELDS {
-                    shown.push_str(&format!(" and {} more", fields.len() - NAMED_FIELDS));
-                }
-                format!("{} changed: {shown}", named(&drifted.object))
+    one_per_line(drifted, |drifted| match &drifted.change {
+        Change::Missing => format!("{} missing", named(&drifted.object)),
+        Change::Fields(fields) => {
+            let mut shown = fields.iter().take(NAMED_FIELDS).cloned().collect::<Vec<_>>().join(", ");
+            if fields.len() > NAMED_FIELDS {
+                shown.push_str(&format!(" and {} more", fields.len() - NAMED_FIELDS));
             }
-        })
-        .collect();
-    if drifted.len() > NAMED_OBJECTS {
-        lines.push(format!("and {} more objects", drifted.len() - NAMED_OBJECTS));
+            format!("{} changed: {shown}", named(&drifted.object))
+        }
+    })
+}
+
+/// One line per item, at most [`NAMED_OBJECTS`] of them, then how many more there are.
+fn one_per_line<T>(items: &[T], line: impl Fn(&T) -> String) -> String {
+    let mut lines: Vec<String> = items.iter().take(NAMED_OBJECTS).map(line).collect();
+    if items.len() > NAMED_OBJECTS {
+        lines.push(format!("and {} more objects", items.len() - NAMED_OBJECTS));
     }
     lines.join("\n")
 }
