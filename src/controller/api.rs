@@ -106,6 +106,10 @@ pub struct ReleaseSpec {
     /// `spec.postRenderers`; `post_render.rs`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub post_renderers: Vec<PostRenderer>,
+    /// Whether the deployed revision's objects are compared with the cluster at each interval, and what a
+    /// difference does (Flux's `spec.driftDetection`); default disabled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drift_detection: Option<DriftDetection>,
 }
 
 /// One of `spec.postRenderers`.
@@ -169,6 +173,44 @@ pub struct PatchSelector {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotation_selector: Option<String>,
 }
+
+/// `spec.driftDetection`, as Flux's HelmRelease v2 writes it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DriftDetection {
+    #[serde(default)]
+    pub mode: DriftDetectionMode,
+    /// Fields (JSON pointers) left out of the comparison, of every object or of the objects `target` selects.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ignore: Vec<IgnoreRule>,
+}
+
+/// What a difference between the deployed revision and the cluster does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DriftDetectionMode {
+    /// Reported (`Drifted=True`, a Warning event) and corrected: the drifted objects are applied again.
+    Enabled,
+    /// Reported only; nothing is changed.
+    Warn,
+    /// Not compared.
+    #[default]
+    Disabled,
+}
+
+/// One ignore rule of `spec.driftDetection.ignore` (Flux's `IgnoreRule`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct IgnoreRule {
+    /// JSON pointers (RFC 6901) of the fields to leave out; `""` leaves the whole object out.
+    pub paths: Vec<String>,
+    /// The objects the rule is for; every object of the release when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<DriftTarget>,
+}
+
+/// The objects an ignore rule is for: Kustomize's (and Flux's) selector, the same as a post-renderer patch's target.
+pub type DriftTarget = PatchSelector;
 
 /// `spec.install`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

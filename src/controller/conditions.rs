@@ -14,6 +14,8 @@ pub const STALLED: &str = "Stalled";
 pub const REMEDIATED: &str = "Remediated";
 /// Flux's: the chart's tests after the last rollout passed (`spec.test.enable`).
 pub const TEST_SUCCESS: &str = "TestSuccess";
+/// Whether the cluster still matches the deployed revision (`spec.driftDetection`; Flux's condition).
+pub const DRIFTED: &str = "Drifted";
 
 /// Reasons, as Flux's helm-controller names the same situations.
 pub mod reason {
@@ -41,6 +43,13 @@ pub mod reason {
     pub const ACCESS_DENIED: &str = "AccessDenied";
     /// The Helm release belongs to another Release, or to none and is not adopted.
     pub const NOT_OWNED: &str = "ReleaseNotOwned";
+    /// Drift detection, with Flux's reasons.
+    pub const DRIFT_DETECTED: &str = "DriftDetected";
+    pub const NO_DRIFT_DETECTED: &str = "NoDriftDetected";
+    pub const DRIFT_CORRECTED: &str = "DriftCorrected";
+    pub const DRIFT_CORRECTION_FAILED: &str = "DriftCorrectionFailed";
+    /// The cluster could not be compared (berth's reason: Flux fails the reconcile instead).
+    pub const DRIFT_DETECTION_FAILED: &str = "DriftDetectionFailed";
 }
 
 /// Where a Release's reconcile stands.
@@ -104,6 +113,33 @@ pub fn apply_phase(status: &mut ReleaseStatus, phase: &Phase, generation: i64, n
             || keep.contains(&condition.condition_type.as_str())
     });
     status.conditions.sort_by_key(|condition| order(&condition.condition_type));
+}
+
+/// Where the cluster stands against the deployed revision, as `Drifted` says it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DriftState {
+    /// Drift detection is disabled: no `Drifted` condition (a claim nothing checks any more is removed).
+    NotChecked,
+    /// `Drifted=False`: the cluster matches.
+    InSync,
+    /// `Drifted=True`: these objects and fields differ (or could not be corrected).
+    Drifted { reason: &'static str, message: String },
+    /// `Drifted=Unknown`: the comparison failed.
+    Unknown { reason: &'static str, message: String },
+}
+
+/// Sets (or removes) `Drifted` for `state`; `Ready` and the others are left as they are.
+pub fn set_drift(status: &mut ReleaseStatus, state: &DriftState, generation: i64, now: &str) {
+    let (value, reason, message) = match state {
+        DriftState::NotChecked => {
+            status.conditions.retain(|condition| condition.condition_type != DRIFTED);
+            return;
+        }
+        DriftState::InSync => ("False", reason::NO_DRIFT_DETECTED, "No drift detected against the cluster state"),
+        DriftState::Drifted { reason, message } => ("True", *reason, message.as_str()),
+        DriftState::Unknown { reason, message } => ("Unknown", *reason, message.as_str()),
+    };
+    set_condition(&mut status.conditions, DRIFTED, value, reason, message, generation, now);
 }
 
 /// Ready first, then Reconciling, Stalled, then any other condition in its place.
@@ -338,5 +374,23 @@ mod tests {
         }
         let generations: Vec<i64> = status.history.iter().map(|attempt| attempt.generation).collect();
         assert_eq!(generations, [7, 6, 5, 4, 3]);
+    }
+
+    #[test]
+    fn drift_is_its_own_condition_and_leaves_ready_alone() {
+        let mut status = ReleaseStatus::default();
+        apply_phase(&mut status, &Phase::Ready { reason: reason::UP_TO_DATE, message: "ok".into() }, 2, "t1");
+        let drifted = DriftState::Drifted { reason: reason::DRIFT_DETECTED, message: "Deployment a/b changed".into() };
+        set_drift(&mut status, &drifted, 2, "t2");
+        assert_eq!(types(&status), [("Ready".into(), "True".into()), ("Drifted".into(), "True".into())]);
+        assert_eq!(judged(&status, 2).0, Status::Current, "drift does not make the Release unready");
+        set_drift(&mut status, &DriftState::InSync, 2, "t3");
+        let condition = condition(&status, DRIFTED).expect("Drifted");
+        assert_eq!((condition.status.as_str(), condition.reason.as_str()), ("False", "NoDriftDetected"));
+        assert_eq!(condition.last_transition_time, "t3");
+        apply_phase(&mut status, &Phase::Ready { reason: reason::UP_TO_DATE, message: "ok".into() }, 2, "t4");
+        assert_eq!(types(&status), [("Ready".into(), "True".into()), ("Drifted".into(), "False".into())]);
+        set_drift(&mut status, &DriftState::NotChecked, 2, "t5");
+        assert_eq!(types(&status), [("Ready".into(), "True".into())]);
     }
 }

@@ -114,6 +114,21 @@ mod tests {
                 }),
             }],
             interval: Some("5m".into()),
+            drift_detection: Some(DriftDetection {
+                mode: DriftDetectionMode::Warn,
+                ignore: vec![IgnoreRule {
+                    paths: vec!["/spec/replicas".into()],
+                    target: Some(DriftTarget {
+                        group: Some("apps".into()),
+                        version: Some("v1".into()),
+                        kind: Some("Deployment".into()),
+                        name: Some("web".into()),
+                        namespace: Some("shop".into()),
+                        label_selector: Some("app=web".into()),
+                        annotation_selector: Some("team".into()),
+                    }),
+                }],
+            }),
         };
         let attempt = Attempt {
             generation: 1,

@@ -75,6 +75,18 @@ struct Inner {
     running: usize,
     releases: usize,
     leader: bool,
+    /// Drift detections and corrections by Release (namespace, name); removed with the Release.
+    drift: BTreeMap<(String, String), DriftCounts>,
+}
+
+/// A per-Release drift counter: its name, its help, and its value of a Release's counts.
+type DriftCounter = (&'static str, &'static str, fn(&DriftCounts) -> u64);
+
+/// One Release's drift counters.
+#[derive(Debug, Clone, Copy, Default)]
+struct DriftCounts {
+    detections: u64,
+    corrections: u64,
 }
 
 /// The controller's metrics; shared between the controller and the HTTP endpoint.
@@ -95,6 +107,7 @@ impl Default for Metrics {
                 running: 0,
                 releases: 0,
                 leader: false,
+                drift: BTreeMap::new(),
             }),
         }
     }
@@ -155,6 +168,23 @@ impl Metrics {
         self.with(|inner| *inner.events.entry((event_type, reason.to_string())).or_insert(0) += 1);
     }
 
+    /// A drift check found the Release's objects changed in the cluster.
+    pub fn drift_detected(&self, namespace: &str, name: &str) {
+        self.with(|inner| inner.drift.entry((namespace.to_string(), name.to_string())).or_default().detections += 1);
+    }
+
+    /// The Release's drifted objects were applied again.
+    pub fn drift_corrected(&self, namespace: &str, name: &str) {
+        self.with(|inner| inner.drift.entry((namespace.to_string(), name.to_string())).or_default().corrections += 1);
+    }
+
+    /// The Release is gone: its series go with it (the metrics stay bounded by the Releases that exist).
+    pub fn forget_release(&self, namespace: &str, name: &str) {
+        self.with(|inner| {
+            inner.drift.remove(&(namespace.to_string(), name.to_string()));
+        });
+    }
+
     pub fn set_running(&self, running: usize) {
         self.with(|inner| inner.running = running);
     }
@@ -194,6 +224,30 @@ impl Metrics {
         let _ = writeln!(out, "# HELP {name} Kubernetes Events published, by type and reason.\n# TYPE {name} counter");
         for ((event_type, reason), count) in &inner.events {
             let _ = writeln!(out, "{name}{{type=\"{event_type}\",reason=\"{}\"}} {count}", escape(reason));
+        }
+        let drift_counters: [DriftCounter; 2] = [
+            (
+                "berth_controller_drift_detections_total",
+                "Drift checks that found a Release's objects changed in the cluster.",
+                |counts| counts.detections,
+            ),
+            (
+                "berth_controller_drift_corrections_total",
+                "Times a Release's drifted objects were applied again.",
+                |counts| counts.corrections,
+            ),
+        ];
+        for (name, help, count) in drift_counters {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
+            for ((namespace, release), counts) in &inner.drift {
+                let _ = writeln!(
+                    out,
+                    "{name}{{namespace=\"{}\",name=\"{}\"}} {}",
+                    escape(namespace),
+                    escape(release),
+                    count(counts)
+                );
+            }
         }
         let gauges = [
             ("berth_controller_reconciles_running", "Reconciles running now.", inner.running),
@@ -366,5 +420,26 @@ mod tests {
                 assert!(typed.contains(&family) || typed.contains(&name), "{line} has no TYPE line before it");
             }
         }
+    }
+
+    #[test]
+    fn drift_counters_are_per_release_and_go_with_it() {
+        let metrics = Metrics::default();
+        metrics.drift_detected("shop", "web");
+        metrics.drift_detected("shop", "web");
+        metrics.drift_corrected("shop", "web");
+        metrics.drift_detected("bank", "ledger");
+        let text = metrics.encode();
+        let detections = "berth_controller_drift_detections_total";
+        assert_eq!(
+            line(&text, &format!("{detections}{{namespace=\"shop\"")),
+            Some(&*format!("{detections}{{namespace=\"shop\",name=\"web\"}} 2"))
+        );
+        assert_eq!(
+            line(&text, "berth_controller_drift_corrections_total{namespace=\"bank\""),
+            Some("berth_controller_drift_corrections_total{namespace=\"bank\",name=\"ledger\"} 0")
+        );
+        metrics.forget_release("shop", "web");
+        assert_eq!(line(&metrics.encode(), &format!("{detections}{{namespace=\"shop\"")), None);
     }
 }

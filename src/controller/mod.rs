@@ -28,6 +28,7 @@ mod conditions;
 pub mod crd;
 mod decision;
 mod dependencies;
+mod drift;
 mod events;
 pub mod http;
 mod inputs;
@@ -279,6 +280,7 @@ impl Controller {
             discovery: tokio::sync::Mutex::new(Instant::now()),
             tenants: tenancy::Tenants::new(self.client_config.clone()),
             stop,
+            metrics: self.observers.metrics.clone(),
         });
         let (touched, changes) = tokio::sync::mpsc::channel(1024);
         run::Driver::new(shared, self.observers.clone(), touched).run(changes).await

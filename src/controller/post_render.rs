@@ -333,7 +333,8 @@ impl Target {
                     map.iter().filter_map(|(key, value)| Some((key.clone(), value.as_str()?.to_string()))).collect()
                 })
                 .unwrap_or_default();
-            let matched = crate::release::list::selector_matches(selector, &labels)
+            let matched = crate::object::label_selector::LabelSelector::parse(selector)
+                .map(|selector| selector.matches(&labels))
                 .map_err(|message| PostRenderError::TargetSelector { renderer, patch, field, message })?;
             if !matched {
                 return Ok(false);

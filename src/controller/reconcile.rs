@@ -55,6 +55,8 @@ pub struct Shared {
     pub tenants: super::tenancy::Tenants,
     /// Cancelled when the controller stops (SIGTERM, leadership lost); every reconcile's token is its child.
     pub stop: CancellationToken,
+    /// The controller's metrics, for what a reconcile counts per Release (drift).
+    pub metrics: Arc<super::metrics::Metrics>,
 }
 
 /// One reconcile's input.
@@ -136,6 +138,8 @@ pub(super) struct Checked<'a> {
     pub upgrade_policy: Policy,
     /// Each test's limit when `spec.test.enable` (`spec.test.timeout`, else `timeout`).
     pub test_timeout: Option<Duration>,
+    /// `spec.driftDetection.ignore`, checked.
+    pub drift_rules: super::drift::ignore::IgnoreRules,
 }
 
 impl Checked<'_> {
@@ -161,6 +165,8 @@ fn check_spec<'a>(release: &ReleaseObject, spec: &'a ReleaseSpec) -> Result<Chec
         return Err("spec.interval: must be more than 0s".to_string());
     }
     let target_namespace = spec.target_namespace(&release.namespace).to_string();
+    let ignore = spec.drift_detection.as_ref().map(|detection| detection.ignore.as_slice()).unwrap_or_default();
+    let drift_rules = super::drift::ignore::IgnoreRules::compile(ignore).map_err(|error| error.to_string())?;
     let storage_namespace = spec.storage_namespace(&target_namespace).to_string();
     let install_policy = Policy::of(spec, Action::Install)?;
     let upgrade_policy = Policy::of(spec, Action::Upgrade)?;
@@ -178,6 +184,7 @@ fn check_spec<'a>(release: &ReleaseObject, spec: &'a ReleaseSpec) -> Result<Chec
         install_policy,
         upgrade_policy,
         test_timeout,
+        drift_rules,
     })
 }
 
@@ -269,8 +276,10 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
     let retries = checked.policy(remediation::policy_action(run.last_action(), deployed)).retries.as_count();
     let desired = Desired { generation: run.generation(), digest: &inputs.digest, retries, force: force.is_some() };
     match decision::decide(&desired, &run.status, &revisions) {
-        // Where drift detection goes: a release up to date is compared with the cluster here.
-        Decision::UpToDate { revision } => run.up_to_date(&checked, revision).await,
+        Decision::UpToDate { revision } => {
+            run.check_drift(&checked, &rollout, revision).await;
+            run.up_to_date(&checked, revision).await
+        }
         Decision::Exhausted => run.exhausted().await,
         Decision::RollOut { action, unlock } => {
             if run.task.superseded.is_cancelled() || run.task.stopping.is_cancelled() {
@@ -521,5 +530,14 @@ mod tests {
         let release = ReleaseObject::parse(&object).expect("named");
         let error = check_spec(&release, release.spec.as_ref().expect("parses")).err().expect("a zero interval");
         assert_eq!(error, "spec.interval: must be more than 0s");
+    }
+
+    #[test]
+    fn a_drift_ignore_rule_that_cannot_be_used_is_an_invalid_spec() {
+        let ignore = json!([{"paths": ["/spec/replicas"]}, {"paths": ["spec"]}]);
+        let object = json!({"metadata": {"name": "web"}, "spec": {"chart": {}, "driftDetection": {"mode": "warn", "ignore": ignore}}});
+        let release = ReleaseObject::parse(&object).expect("named");
+        let error = check_spec(&release, release.spec.as_ref().expect("parses")).err().expect("a bad pointer");
+        assert!(error.starts_with("spec.driftDetection.ignore[1].paths[0]: `spec` is not a JSON pointer"), "{error}");
     }
 }

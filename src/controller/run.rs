@@ -410,6 +410,7 @@ impl Driver {
         self.watches.forget(key);
         self.digests.remove(key);
         self.scheduler.forget(key);
+        self.observers.metrics.forget_release(&key.namespace, &key.name);
         if let Some(running) = self.running.get_mut(key) {
             running.superseded.cancel();
         }

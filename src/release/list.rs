@@ -5,6 +5,7 @@
 //! (`--offset`, `-m`). Pure: records in, records out.
 
 use super::record::{Release, ReleaseStatus};
+use crate::object::label_selector::LabelSelector;
 use std::collections::BTreeMap;
 
 /// The states `list` shows (Helm's `ListStates`); empty means all but `unknown`.
@@ -95,11 +96,8 @@ pub fn select(mut releases: Vec<Release>, query: &ListQuery) -> Result<Vec<Relea
     }
     releases.retain(|release| query.states.admits(release.info.status));
     if let Some(selector) = query.selector.as_deref().filter(|selector| !selector.trim().is_empty()) {
-        let requirements = parse_selector(selector)?;
-        releases.retain(|release| {
-            let labels = storage_labels(release);
-            requirements.iter().all(|requirement| requirement.matches(&labels))
-        });
+        let selector = LabelSelector::parse(selector).map_err(ListError::Selector)?;
+        releases.retain(|release| selector.matches(&storage_labels(release)));
     }
     sort(&mut releases, query.sort);
     if query.offset >= releases.len() {
@@ -138,92 +136,6 @@ fn storage_labels(release: &Release) -> BTreeMap<String, String> {
         labels.insert("createdAt".to_string(), created_at.as_second().to_string());
     }
     labels
-}
-
-/// One requirement of a label selector.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Requirement {
-    Equals(String, String),
-    NotEquals(String, String),
-    In(String, Vec<String>),
-    NotIn(String, Vec<String>),
-    Exists(String),
-    DoesNotExist(String),
-}
-
-impl Requirement {
-    fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        match self {
-            Requirement::Equals(key, value) => labels.get(key) == Some(value),
-            Requirement::NotEquals(key, value) => labels.get(key) != Some(value),
-            Requirement::In(key, values) => labels.get(key).is_some_and(|value| values.contains(value)),
-            Requirement::NotIn(key, values) => labels.get(key).is_none_or(|value| !values.contains(value)),
-            Requirement::Exists(key) => labels.contains_key(key),
-            Requirement::DoesNotExist(key) => !labels.contains_key(key),
-        }
-    }
-}
-
-/// Whether `labels` satisfy the label selector `selector` (Kubernetes' `labels.Parse` syntax); also the
-/// controller's post-renderer targets (`labelSelector`, `annotationSelector`).
-///
-/// # Errors
-/// The selector's parse error, as Kubernetes words it.
-pub(crate) fn selector_matches(selector: &str, labels: &BTreeMap<String, String>) -> Result<bool, String> {
-    let requirements = parse_selector(selector).map_err(|error| error.to_string())?;
-    Ok(requirements.iter().all(|requirement| requirement.matches(labels)))
-}
-
-/// Kubernetes' `labels.Parse`: requirements separated by commas (outside parentheses).
-fn parse_selector(selector: &str) -> Result<Vec<Requirement>, ListError> {
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0_i32, 0);
-    for (index, character) in selector.char_indices() {
-        match character {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(&selector[start..index]);
-                start = index + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&selector[start..]);
-    parts.into_iter().map(|part| requirement(part.trim(), selector)).collect()
-}
-
-fn requirement(text: &str, selector: &str) -> Result<Requirement, ListError> {
-    let invalid =
-        || ListError::Selector(format!("unable to parse requirement: found '{text}' in selector '{selector}'"));
-    if text.is_empty() {
-        return Err(invalid());
-    }
-    if let Some(key) = text.strip_prefix('!') {
-        return Ok(Requirement::DoesNotExist(key.trim().to_string()));
-    }
-    for (operator, make) in [
-        ("!=", Requirement::NotEquals as fn(String, String) -> Requirement),
-        ("==", Requirement::Equals),
-        ("=", Requirement::Equals),
-    ] {
-        if let Some((key, value)) = text.split_once(operator) {
-            return Ok(make(key.trim().to_string(), value.trim().to_string()));
-        }
-    }
-    for (operator, negated) in [(" notin ", true), (" in ", false)] {
-        if let Some((key, values)) = text.split_once(operator) {
-            let values =
-                values.trim().strip_prefix('(').and_then(|values| values.strip_suffix(')')).ok_or_else(invalid)?;
-            let values: Vec<String> = values.split(',').map(|value| value.trim().to_string()).collect();
-            let key = key.trim().to_string();
-            return Ok(if negated { Requirement::NotIn(key, values) } else { Requirement::In(key, values) });
-        }
-    }
-    if text.contains(char::is_whitespace) {
-        return Err(invalid());
-    }
-    Ok(Requirement::Exists(text.to_string()))
 }
 
 #[cfg(test)]
@@ -285,25 +197,5 @@ mod tests {
         assert!(select(releases(), &bad).is_err());
         let bad = ListQuery { filter: Some("(".to_string()), ..ListQuery::default() };
         assert!(matches!(select(releases(), &bad), Err(ListError::Filter(_))));
-    }
-
-    #[test]
-    fn selectors_parse_as_kubernetes_labels_parse() {
-        let labels: BTreeMap<String, String> =
-            [("a", "1"), ("b", "2")].iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        // (selector, matches)
-        let table = [
-            ("a=1", true),
-            ("a==1,b=2", true),
-            ("a!=1", false),
-            ("a in (1, 3)", true),
-            ("c", false),
-            ("!c", true),
-            ("a,b notin (2)", false),
-        ];
-        for (selector, expected) in table {
-            let requirements = parse_selector(selector).expect("parses");
-            assert_eq!(requirements.iter().all(|r| r.matches(&labels)), expected, "{selector}");
-        }
     }
 }
