@@ -25,7 +25,7 @@ use crate::apply::ApplyEvent;
 use crate::cluster::Cluster;
 use crate::events::Emitter;
 use crate::release::rollout::{Mode, Rollout};
-use crate::release::{Scope, validate_release_name};
+use crate::release::{LookedUpSecrets, Scope, validate_release_name};
 use berth_chart::values::ReuseMode;
 use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams};
 use serde_json::{Value, json};
@@ -147,7 +147,13 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
     let Some(release) = ReleaseObject::parse(&task.object) else {
         return Finished::new("error", None, Next::OnChange);
     };
-    let mut run = Run { shared: &shared, release: &release, status: task.status.clone(), task: &task };
+    let mut run = Run {
+        shared: &shared,
+        release: &release,
+        status: task.status.clone(),
+        task: &task,
+        looked_up: LookedUpSecrets::default(),
+    };
     if release.deleting {
         return run.finalize().await;
     }
@@ -222,6 +228,9 @@ pub(super) struct Run<'a> {
     /// The status this reconcile builds and writes.
     pub status: ReleaseStatus,
     pub task: &'a Task,
+    /// The Secret values this reconcile's render read through `lookup`: the status and Events it writes are
+    /// scrubbed of them (CONTROLLER-SEAMS.md §4).
+    pub looked_up: LookedUpSecrets,
 }
 
 impl Run<'_> {

@@ -47,12 +47,12 @@ impl Run<'_> {
                     self.status.current_revision = None;
                 }
                 let note = format!("{verb} after the failure: {}", report.release.info.description);
-                self.shared.events.normal(self.release, &format!("{verb}Succeeded"), verb, &note).await;
+                self.shared.events.normal(self.release, &format!("{verb}Succeeded"), verb, &self.scrub(&note)).await;
                 format!("; {} (rollbackOnFailure)", report.release.info.description)
             }
             Ok(report) => {
                 let note = report.release.info.description.clone();
-                self.shared.events.warning(self.release, &format!("{verb}Failed"), verb, &note).await;
+                self.shared.events.warning(self.release, &format!("{verb}Failed"), verb, &self.scrub(&note)).await;
                 format!("; {verb} failed too: {note}")
             }
             Err(error) => format!("; {verb} could not run: {}", error_text(&error)),

@@ -96,6 +96,7 @@ impl Run<'_> {
         };
         let settings = RenderSettings {
             budget: RenderBudget { cancel: Some(cancel), ..RenderBudget::default() },
+            looked_up: self.looked_up.clone(),
             ..RenderSettings::default()
         };
         let input = Input::Chart { chart: inputs.chart, user_values: inputs.user_values, settings };
@@ -172,7 +173,7 @@ impl Run<'_> {
                 let message =
                     format!("Helm release `{name}` {verb}: revision {} is deployed and ready", record.version);
                 self.report(&Phase::Ready { reason, message: message.clone() }).await;
-                self.shared.events.normal(self.release, reason, action_name(action), &message).await;
+                self.shared.events.normal(self.release, reason, action_name(action), &self.scrub(&message)).await;
                 Finished::new("succeeded", Some(self.status.clone()), Next::Resync)
             }
             Outcome::Cancelled => {
@@ -201,6 +202,7 @@ impl Run<'_> {
                      cancelled); it was recorded failed: {}",
                     record.version, record.info.description
                 );
+                let note = self.scrub(&note);
                 let events = self.shared.events.clone();
                 let release = self.release.clone();
                 tokio::spawn(async move { events.normal(&release, "Superseded", "Upgrade", &note).await });
@@ -216,7 +218,8 @@ impl Run<'_> {
                 let mut message = record.info.description.clone();
                 let failed_reason =
                     if action == Action::Install { reason::INSTALL_FAILED } else { reason::UPGRADE_FAILED };
-                self.shared.events.warning(self.release, failed_reason, action_name(action), &message).await;
+                let note = self.scrub(&message);
+                self.shared.events.warning(self.release, failed_reason, action_name(action), &note).await;
                 if checked.spec.rollback_on_failure {
                     message.push_str(&self.remediate(scope, name, action, deployed).await);
                 }
