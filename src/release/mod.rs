@@ -47,7 +47,7 @@ pub mod testing;
 mod unlock;
 mod values;
 
-pub use codec::{RecordError, decode};
+pub use codec::{MAX_READ_BYTES, RecordError, decode};
 pub use error::{LifecycleError, validate_release_name};
 pub use hook_runner::HookFailure;
 pub use hooks::{HookEvent, TestFilter};
