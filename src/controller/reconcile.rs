@@ -26,7 +26,7 @@ use crate::apply::ApplyEvent;
 use crate::cluster::Cluster;
 use crate::events::Emitter;
 use crate::release::rollout::{Mode, Rollout};
-use crate::release::{Scope, Storage, validate_release_name};
+use crate::release::{LookedUpSecrets, Scope, Storage, validate_release_name};
 use berth_chart::values::ReuseMode;
 use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams};
 use serde_json::{Value, json};
@@ -194,8 +194,14 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
     let Some(release) = ReleaseObject::parse(&task.object) else {
         return Finished::new("error", None, Next::OnChange);
     };
-    let mut run =
-        Run { shared: &shared, release: &release, status: task.status.clone(), task: &task, unwritten: false };
+    let mut run = Run {
+        shared: &shared,
+        release: &release,
+        status: task.status.clone(),
+        task: &task,
+        unwritten: false,
+        looked_up: LookedUpSecrets::default(),
+    };
     // A reconcile request (`reconcile.fluxcd.io/requestedAt`, `berth.dev/reconcile-requested-at`) is handled by
     // this reconcile, whatever it ends with, as Flux records it: written with the first report, even one that
     // changes nothing else.
@@ -318,6 +324,9 @@ pub(super) struct Run<'a> {
     pub task: &'a Task,
     /// `status` holds a change the next report writes even if its phase changes nothing.
     pub unwritten: bool,
+    /// The Secret values this reconcile's render read through `lookup`: the status and Events it writes are
+    /// scrubbed of them (CONTROLLER-SEAMS.md §4).
+    pub looked_up: LookedUpSecrets,
 }
 
 impl Run<'_> {

@@ -13,7 +13,7 @@ impl Run<'_> {
     /// Writes the status (a merge patch of all of it); a Release deleted meanwhile is not an error.
     pub(super) async fn write_status(&self) -> Result<(), kube::Error> {
         let api = self.api();
-        let body = json!({"status": self.status});
+        let body = json!({"status": self.scrubbed_status()});
         let (params, patch) = (PatchParams::default(), Patch::Merge(&body));
         let written = crate::cluster::retry::with_retry("write a Release's status", || {
             api.patch_status(&self.release.name, &params, &patch)
@@ -23,6 +23,26 @@ impl Run<'_> {
             Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
             other => other.map(|_| ()),
         }
+    }
+
+    /// A text this reconcile shows (status, Events) with the Secret values its lookups read replaced.
+    pub(super) fn scrub(&self, text: &str) -> String {
+        self.looked_up.scrub(text)
+    }
+
+    /// The status as it may be written: every message scrubbed ([`Run::scrub`]).
+    fn scrubbed_status(&self) -> ReleaseStatus {
+        let mut status = self.status.clone();
+        if self.looked_up.is_empty() {
+            return status;
+        }
+        for condition in &mut status.conditions {
+            condition.message = self.scrub(&condition.message);
+        }
+        for attempt in &mut status.history {
+            attempt.message = self.scrub(&attempt.message);
+        }
+        status
     }
 
     /// Sets the phase and writes the status, unless it already says exactly that.
@@ -46,7 +66,7 @@ impl Run<'_> {
             .is_some_and(|stalled| stalled.message == message && stalled.status == "True");
         self.report(&Phase::Stalled { reason, message: message.clone() }).await;
         if !already {
-            self.shared.events.warning(self.release, reason, "Reconcile", &message).await;
+            self.shared.events.warning(self.release, reason, "Reconcile", &self.scrub(&message)).await;
         }
         Finished::new("stalled", Some(self.status.clone()), Next::Resync)
     }

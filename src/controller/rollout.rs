@@ -111,6 +111,7 @@ impl Run<'_> {
             include_crds: flags.include_crds,
             // `spec.postRenderers` (`post_render.rs`): the patched manifests are what is applied and recorded.
             post_render: super::post_render::renderer(&checked.spec.post_renderers),
+            looked_up: self.looked_up.clone(),
             ..RenderSettings::default()
         };
         let input = Input::Chart { chart: inputs.chart, user_values: inputs.user_values, settings };
@@ -215,7 +216,7 @@ impl Run<'_> {
                 let message =
                     format!("Helm release `{name}` {verb}: revision {} is deployed and ready", record.version);
                 self.report(&Phase::Ready { reason, message: message.clone() }).await;
-                self.shared.events.normal(self.release, reason, action_name(action), &message).await;
+                self.shared.events.normal(self.release, reason, action_name(action), &self.scrub(&message)).await;
                 Finished::new("succeeded", Some(self.status.clone()), Next::Resync)
             }
             Outcome::Cancelled => {
@@ -244,6 +245,7 @@ impl Run<'_> {
                      cancelled); it was recorded failed: {}",
                     record.version, record.info.description
                 );
+                let note = self.scrub(&note);
                 let events = self.shared.events.clone();
                 let release = self.release.clone();
                 tokio::spawn(async move { events.normal(&release, "Superseded", "Upgrade", &note).await });
@@ -273,7 +275,7 @@ impl Run<'_> {
         mut message: String,
     ) -> Finished {
         let failed_reason = if action == Action::Install { reason::INSTALL_FAILED } else { reason::UPGRADE_FAILED };
-        self.shared.events.warning(self.release, failed_reason, action_name(action), &message).await;
+        self.shared.events.warning(self.release, failed_reason, action_name(action), &self.scrub(&message)).await;
         let policy_action = remediation::policy_action(action, deployed.is_some());
         let policy = *checked.policy(policy_action);
         let failures = self.status.failures;
@@ -366,13 +368,13 @@ impl Run<'_> {
                 self.status.current_revision = (!uninstall).then_some(report.release.version);
                 let note = format!("{verb} after the failure: {}", report.release.info.description);
                 conditions::set(&mut self.status, conditions::REMEDIATED, "True", succeeded, &note, generation, &now);
-                self.shared.events.normal(self.release, succeeded, verb, &note).await;
+                self.shared.events.normal(self.release, succeeded, verb, &self.scrub(&note)).await;
                 format!("; {}", report.release.info.description)
             }
             Ok(report) => {
                 let note = report.release.info.description.clone();
                 conditions::set(&mut self.status, conditions::REMEDIATED, "False", failed, &note, generation, &now);
-                self.shared.events.warning(self.release, failed, verb, &note).await;
+                self.shared.events.warning(self.release, failed, verb, &self.scrub(&note)).await;
                 format!("; {verb} failed too: {note}")
             }
             Err(error) => {
@@ -406,10 +408,10 @@ impl Run<'_> {
         let (generation, now) = (self.generation(), now_text());
         conditions::set(&mut self.status, conditions::TEST_SUCCESS, value, reason, &message, generation, &now);
         if value == "True" {
-            self.shared.events.normal(self.release, reason, "Test", &message).await;
+            self.shared.events.normal(self.release, reason, "Test", &self.scrub(&message)).await;
             Ok(())
         } else {
-            self.shared.events.warning(self.release, reason, "Test", &message).await;
+            self.shared.events.warning(self.release, reason, "Test", &self.scrub(&message)).await;
             Err(message)
         }
     }

@@ -2,6 +2,7 @@
 //! the API versions it serves, as Helm asks them) and `lookup`, answered with the cluster's objects, so charts
 //! that keep generated passwords across upgrades (bitnami's `common.secrets.passwords.manage`) find them.
 
+use super::LookedUpSecrets;
 use crate::cluster::{Cluster, into_value};
 use crate::object::validation::{path_segment_name, url_segment};
 use berth_chart::render::objects::{Capabilities, KubeVersion, VersionSet};
@@ -38,6 +39,8 @@ pub async fn capabilities(cluster: &Cluster) -> Result<Capabilities, kube::Error
 pub struct ClusterLookup {
     pub cluster: Cluster,
     pub runtime: tokio::runtime::Handle,
+    /// Every Secret value returned is recorded, so that error texts can be scrubbed of it.
+    pub looked_up: LookedUpSecrets,
 }
 
 impl Lookup for ClusterLookup {
@@ -70,7 +73,10 @@ impl Lookup for ClusterLookup {
             }
         });
         match found {
-            Ok(Some(object)) => Ok(template_value(&object)),
+            Ok(Some(object)) => {
+                self.looked_up.record(&object);
+                Ok(template_value(&object))
+            }
             Ok(None) => Ok(Value::Map(berth_go::Map::new())),
             Err(kube::Error::Api(status)) if status.code == 404 => Ok(Value::Map(berth_go::Map::new())),
             Err(error) => Err(error.to_string()),

@@ -18,6 +18,12 @@ pub(super) const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 /// chart's files included. Helm reads any size.
 pub const MAX_RECORD_BYTES: u64 = 128 * 1024 * 1024;
 
+/// Bytes of release JSON the records of one read (a history, a list, a status) may decompress to in all:
+/// 256 MiB. Each record is bounded by [`MAX_RECORD_BYTES`], but records planted in a namespace (each a Secret
+/// under 1 MiB, a thousandfold once decompressed) would otherwise all be held at once. A real namespace's
+/// records are tens of MiB. Helm reads any amount.
+pub const MAX_READ_BYTES: u64 = 256 * 1024 * 1024;
+
 /// Why a release record cannot be written or read; each variant names the layer and keeps its cause.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
@@ -31,6 +37,11 @@ pub enum RecordError {
     Gzip(#[source] std::io::Error),
     #[error("the release record decompresses to more than {} MiB (berth's limit)", MAX_RECORD_BYTES >> 20)]
     TooLarge,
+    #[error(
+        "the release records read together decompress to more than {} MiB (berth's limit on one read)",
+        MAX_READ_BYTES >> 20
+    )]
+    ReadTooLarge,
     #[error("invalid release JSON")]
     Json(#[source] serde_json::Error),
 }
@@ -45,6 +56,35 @@ pub(super) fn gzip(bytes: &[u8], level: Compression) -> Result<Vec<u8>, RecordEr
 /// The text of gzip `bytes` in a Secret's `data.release`.
 pub(super) fn text(bytes: &[u8]) -> String {
     STANDARD.encode(bytes)
+}
+
+/// Refuses a read whose records' `texts` decompress to more than [`MAX_READ_BYTES`] in all, before any is
+/// decoded: each is decompressed into nothing and counted (gzip is fast; it is the JSON that costs, and holding
+/// it), so a namespace of planted records is refused in a second, holding one compressed record at a time. A
+/// text that cannot be read counts for nothing here: decoding it fails, and the read skips it.
+///
+/// # Errors
+/// [`RecordError::ReadTooLarge`].
+pub fn check_read_size<'a>(texts: impl IntoIterator<Item = &'a str>) -> Result<(), RecordError> {
+    let mut total: u64 = 0;
+    for text in texts {
+        total = total.saturating_add(decompressed_len(text));
+        if total > MAX_READ_BYTES {
+            return Err(RecordError::ReadTooLarge);
+        }
+    }
+    Ok(())
+}
+
+/// What the record `text` decompresses to (at most one past [`MAX_RECORD_BYTES`]); 0 when it is not a record.
+fn decompressed_len(text: &str) -> u64 {
+    let base64: Vec<u8> = text.bytes().filter(|byte| *byte != b'\n' && *byte != b'\r').collect();
+    let Ok(bytes) = STANDARD.decode(base64) else { return 0 };
+    if !(bytes.len() > GZIP_MAGIC.len() && bytes.starts_with(&GZIP_MAGIC)) {
+        return bytes.len() as u64;
+    }
+    std::io::copy(&mut MultiGzDecoder::new(bytes.as_slice()).take(MAX_RECORD_BYTES + 1), &mut std::io::sink())
+        .unwrap_or(0)
 }
 
 /// Reads the text of a Secret's `data.release` back into a release. As Helm's `decodeRelease`, a payload

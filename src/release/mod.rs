@@ -31,6 +31,7 @@ mod hook_runner;
 mod hook_status;
 pub mod hooks;
 pub mod list;
+mod looked_up;
 pub mod operation;
 pub mod ownership;
 mod record;
@@ -46,10 +47,11 @@ pub mod testing;
 mod unlock;
 mod values;
 
-pub use codec::{RecordError, decode};
+pub use codec::{MAX_READ_BYTES, RecordError, decode};
 pub use error::{LifecycleError, validate_release_name};
 pub use hook_runner::HookFailure;
 pub use hooks::{HookEvent, TestFilter};
+pub use looked_up::{LookedUpSecrets, REDACTED};
 pub use operation::{ABORT_RECORD_LIMIT, ApplyMethod, Operation, OperationReport, ReleaseOptions, Tokens};
 pub use record::{
     Chart, ChartFile, ChartMetadata, HelmTime, Hook, HookExecution, Info, Maintainer, Release, ReleaseStatus,

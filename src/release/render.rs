@@ -7,6 +7,7 @@
 //! [`Cancel`] is raised when that future is dropped before the render ends (the CLI's SIGINT abandons it, a
 //! controller abandons a reconcile), so the thread stops at its next loop iteration or function call.
 
+use super::LookedUpSecrets;
 use super::chart::{chart_record, rendered_from_chart};
 use super::cluster_chart::{ClusterLookup, capabilities};
 use super::ownership;
@@ -41,6 +42,10 @@ pub struct RenderSettings {
     /// Run on the rendered files before they are sorted (Helm's `--post-renderer`): the caller's, so the release
     /// layer knows nothing of plugins.
     pub post_render: Option<Arc<PostRender>>,
+    /// The Secret values the render's `lookup`s return are recorded here; the render's error is scrubbed of
+    /// them, and a caller that shows other errors of the same operation (a controller's status and Events)
+    /// scrubs those with a clone.
+    pub looked_up: LookedUpSecrets,
 }
 
 /// A post-renderer: the rendered files by template name in, the files it gives back out (or why it failed).
@@ -67,6 +72,7 @@ impl Default for RenderSettings {
             skip_schema_validation: false,
             post_render: None,
             budget: RenderBudget::default(),
+            looked_up: LookedUpSecrets::default(),
         }
     }
 }
@@ -150,8 +156,11 @@ pub(super) async fn render_chart(
             let capabilities = capabilities(cluster)
                 .await
                 .map_err(|error| RenderError(format!("cannot read the cluster's version: {error}")))?;
-            let lookup: Arc<dyn Lookup> =
-                Arc::new(ClusterLookup { cluster: cluster.clone(), runtime: tokio::runtime::Handle::current() });
+            let lookup: Arc<dyn Lookup> = Arc::new(ClusterLookup {
+                cluster: cluster.clone(),
+                runtime: tokio::runtime::Handle::current(),
+                looked_up: settings.looked_up.clone(),
+            });
             (capabilities, Some(lookup))
         }
         None => (offline(None, &[]), None),
@@ -187,12 +196,14 @@ pub(super) async fn render_chart(
     .await
     .map_err(|error| RenderError(format!("the renderer stopped: {error}")))?;
     stop_when_abandoned.armed = false;
-    let rendered = rendered.map_err(|error| RenderError(error.to_string()))?;
+    // A template can `fail` with what its lookups read: its error is shown only scrubbed of those values.
+    let scrubbed = |text: String| RenderError(settings.looked_up.scrub(&text));
+    let rendered = rendered.map_err(|error| scrubbed(error.to_string()))?;
     for warning in &rendered.warnings {
         tracing::warn!("{warning}");
     }
     let mut rendered =
-        rendered_from_chart(rendered, settings.include_crds).map_err(|error| RenderError(error.to_string()))?;
+        rendered_from_chart(rendered, settings.include_crds).map_err(|error| scrubbed(error.to_string()))?;
     // Marked now, in place, the objects are applied as they are (`ownership::owned` takes them without a copy).
     ownership::mark(&mut rendered.manifests, &release.name, &release.namespace);
     Ok(rendered)

@@ -32,6 +32,8 @@ mod helm_commands_plugins;
 mod helm_commands_provenance;
 mod helm_dropin;
 mod hostile_budgets;
+mod hostile_lookup;
+mod hostile_records;
 mod hostile_render;
 mod hostile_server;
 mod hostile_sources;

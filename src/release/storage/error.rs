@@ -38,6 +38,13 @@ pub enum StorageError {
         #[source]
         source: RecordError,
     },
+    /// The records one read finds decode to more than berth holds at once ([`crate::release::MAX_READ_BYTES`]).
+    #[error("cannot {what}")]
+    ReadTooLarge {
+        what: String,
+        #[source]
+        source: RecordError,
+    },
     /// The record writer could not write the record.
     #[error("cannot encode release `{name}`")]
     Encode {

@@ -9,7 +9,7 @@
 use super::error::StorageError;
 use super::layout::{Key, OWNER, Selector, Stamp, Write, own_labels, record_key, scope_text};
 use crate::cluster::retry::with_retry;
-use crate::release::codec::decode;
+use crate::release::codec::{check_read_size, decode};
 use crate::release::record::Release;
 use k8s_openapi::NamespaceResourceScope;
 use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, PostParams};
@@ -80,6 +80,8 @@ impl<K: RecordObject> Objects<K> {
         let list = with_retry(&what, || api.list(&params))
             .await
             .map_err(|source| StorageError::Request { what: what.clone(), source })?;
+        check_read_size(list.items.iter().filter_map(|object| object.record_text().ok()))
+            .map_err(|source| StorageError::ReadTooLarge { what: what.clone(), source })?;
         let mut releases = Vec::with_capacity(list.items.len());
         for object in &list.items {
             match release_from_object(object) {

@@ -13,7 +13,7 @@
 
 use super::error::{DriverError, StorageError};
 use super::layout::{Key, OWNER, SECRET_TYPE, Selector, Stamp, Write, own_labels};
-use crate::release::codec::decode;
+use crate::release::codec::{check_read_size, decode};
 use crate::release::record::Release;
 use std::collections::{BTreeMap, HashMap};
 use std::str::FromStr as _;
@@ -181,6 +181,8 @@ impl Sql {
         let rows = connection.query(&statement, &parameters).await.map_err(failed)?;
         let keys: Vec<String> = rows.iter().map(|row| row.get::<_, String>(0)).collect();
         let mut labels = custom_labels(&*connection, &keys, namespace).await.map_err(failed)?;
+        let bodies: Vec<&str> = rows.iter().filter_map(|row| row.try_get::<_, &str>(2).ok()).collect();
+        check_read_size(bodies).map_err(|source| StorageError::ReadTooLarge { what: what.clone(), source })?;
         let mut releases = Vec::with_capacity(rows.len());
         for row in &rows {
             let (key, namespace): (String, String) = (row.get(0), row.get(1));

@@ -5,11 +5,13 @@
 //! `toYaml`), Helm's `-o json` of values and the bytes Helm hashes. Iterative, so deep values cannot overflow the
 //! stack.
 
+use std::collections::HashMap;
 use std::fmt::Write;
+use std::ops::Range;
 use std::sync::Arc;
 
 use crate::strconv::{format_float_e, format_float_f};
-use crate::{Kind, Value};
+use crate::{Kind, List, Map, Value};
 
 /// How a value is written.
 #[derive(Debug, Clone, Copy)]
@@ -34,118 +36,255 @@ pub fn marshal(value: &Value) -> Result<String, String> {
     encode(value, MARSHAL)
 }
 
-/// What is left to write, last first.
-enum Step {
-    Value(Value, usize),
-    Text(&'static str),
-    /// A line break and the indent of this depth (nothing when writing compactly).
-    Newline(usize),
-    Key(Arc<str>),
-    Field(&'static str),
-    /// Leaving a map: it is no longer on the path used to find cycles.
-    LeaveMap,
+/// How many bytes of text are written between two questions to the render's budget. The budget's question is a
+/// thread-local lookup, cheap but not free: asked at every value, it cost more than the writing. Every value
+/// writes at least one byte, so asking per 4 KiB still bounds the work between two questions, and the text passes
+/// the budget by at most this much before it is refused.
+const BYTES_PER_BUDGET_CHECK: usize = 4096;
+
+/// A list or map whose text is at least this long is remembered, so that another place holding the same one
+/// copies its text instead of walking it again. Shorter texts cost less to write again than to remember.
+const SHORTEST_REMEMBERED: usize = 64;
+
+/// A list, map or struct being written: its items not written yet, its depth, and where its text starts.
+enum Frame {
+    List { items: List, next: usize, depth: usize, start: usize },
+    Map { map: Map, entries: std::vec::IntoIter<(Arc<str>, Value)>, first: bool, depth: usize, start: usize },
+    Fields { fields: std::vec::IntoIter<(&'static str, Value)>, first: bool, depth: usize },
+}
+
+/// A list or map already written: the handle (held so that its address cannot be reused by another value while
+/// the text lives) and where its text is in the output.
+struct Written {
+    _held: Value,
+    text: Range<usize>,
+}
+
+/// The text being written, the style, the maps on the path from the root (to find cycles), and the shared lists
+/// and maps written so far.
+struct Writer<'s> {
+    out: String,
+    style: Style<'s>,
+    path: Vec<usize>,
+    /// The length of `out` at which the budget is asked next.
+    next_check: usize,
+    /// By (address, depth): a list or map held in several places (`list $l $l`) is walked once. Its text is the
+    /// same wherever it appears at the same depth (a map whose text was written holds no cycle, and the values
+    /// cannot change during the encoding), so the copy is byte-identical to walking it again. Without this, a
+    /// value holding the same list twice at each of 40 levels is 2^40 nodes to walk: the budget still ends it,
+    /// but only after tens of millions of nodes (10 s for the 128 MiB of text), where copying takes milliseconds.
+    written: HashMap<(usize, usize), Written>,
 }
 
 /// Encodes `value` as Go's encoding/json would with `style`, or returns Go's error text.
+///
+/// One buffer, one stack of open containers: each item is visited once, scalars are written in place, a container
+/// costs one handle clone and one frame, and a container already written is copied. The render's byte budget is
+/// asked as the text grows, every [`BYTES_PER_BUDGET_CHECK`] bytes and before each string or copy.
 pub fn encode(value: &Value, style: Style<'_>) -> Result<String, String> {
-    let mut out = String::new();
-    let mut path: Vec<usize> = Vec::new();
-    let mut steps = vec![Step::Value(value.clone(), 0)];
-    while let Some(step) = steps.pop() {
-        // A value holding the same list at every level writes exponentially long text: the render's byte budget
-        // is asked as the text grows.
-        crate::budget::ensure(out.len()).map_err(|exhausted| exhausted.to_string())?;
-        match step {
-            Step::Text(text) => out.push_str(text),
-            Step::Newline(depth) => newline(&mut out, style, depth),
-            Step::Key(key) => write_key(&mut out, &key, style),
-            Step::Field(name) => write_key(&mut out, name, style),
-            Step::LeaveMap => {
-                path.pop();
-            }
-            Step::Value(value, depth) => match &value {
-                Value::Nil => out.push_str("null"),
-                Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-                Value::Int(n) | Value::Int64(n) => {
-                    let _ = write!(out, "{n}");
+    let mut writer = Writer { out: String::new(), style, path: Vec::new(), next_check: 0, written: HashMap::new() };
+    let mut frames: Vec<Frame> = Vec::new();
+    frames.extend(writer.open(value, 0)?);
+    while let Some(frame) = frames.last_mut() {
+        writer.check_budget()?;
+        let opened = match frame {
+            Frame::List { items, next, depth, .. } => match items.get(*next) {
+                Some(item) => {
+                    if *next > 0 {
+                        writer.out.push(',');
+                    }
+                    *next += 1;
+                    newline(&mut writer.out, style, *depth + 1);
+                    writer.open(item, *depth + 1)?
                 }
-                Value::Uint(n) => {
-                    let _ = write!(out, "{n}");
+                None => {
+                    newline(&mut writer.out, style, *depth);
+                    writer.out.push(']');
+                    writer.close(frames.pop());
+                    continue;
                 }
-                Value::Float(f) => write_float(&mut out, *f)?,
-                Value::String(s) => write_string(&mut out, s, style.escape_html),
-                Value::List(items) => {
-                    check_depth(&value, depth, style)?;
-                    if items.is_empty() {
-                        out.push_str("[]");
-                        continue;
-                    }
-                    out.push('[');
-                    steps.push(Step::Text("]"));
-                    steps.push(Step::Newline(depth));
-                    for (index, item) in items.iter().enumerate().rev() {
-                        steps.push(Step::Value(item.clone(), depth + 1));
-                        steps.push(Step::Newline(depth + 1));
-                        if index > 0 {
-                            steps.push(Step::Text(","));
-                        }
-                    }
-                }
-                Value::Map(map) => {
-                    check_depth(&value, depth, style)?;
-                    if path.contains(&map.id()) {
-                        return Err(cycle_error(&value));
-                    }
-                    let entries = map.snapshot();
-                    if entries.is_empty() {
-                        out.push_str("{}");
-                        continue;
-                    }
-                    path.push(map.id());
-                    out.push('{');
-                    steps.push(Step::LeaveMap);
-                    steps.push(Step::Text("}"));
-                    steps.push(Step::Newline(depth));
-                    for (index, (key, item)) in entries.iter().enumerate().rev() {
-                        steps.push(Step::Value(item.clone(), depth + 1));
-                        steps.push(Step::Key(key.clone()));
-                        steps.push(Step::Newline(depth + 1));
-                        if index > 0 {
-                            steps.push(Step::Text(","));
-                        }
-                    }
-                }
-                Value::Function(_) => return Err(format!("json: unsupported type: {}", value.type_name())),
-                // A named string type holding Go bytes (`[]byte` read as text): each byte of an invalid sequence
-                // is written as `\ufffd`, as Go writes such a string.
-                Value::Object(object) if object.kind() == Kind::String && value.go_string_bytes().is_some() => {
-                    write_go_string(&mut out, value.go_string_bytes().unwrap_or_default(), style.escape_html);
-                }
-                // Go encodes a struct through its exported fields (in declaration order) or its MarshalJSON; the
-                // object says what that is.
-                Value::Object(object) => match object.json_fields() {
-                    Some(fields) => {
-                        check_depth(&value, depth, style)?;
-                        out.push('{');
-                        steps.push(Step::Text("}"));
-                        if !fields.is_empty() {
-                            steps.push(Step::Newline(depth));
-                        }
-                        for (index, (name, item)) in fields.into_iter().enumerate().rev() {
-                            steps.push(Step::Value(item, depth + 1));
-                            steps.push(Step::Field(name));
-                            steps.push(Step::Newline(depth + 1));
-                            if index > 0 {
-                                steps.push(Step::Text(","));
-                            }
-                        }
-                    }
-                    None => steps.push(Step::Value(object.to_data(), depth + 1)),
-                },
             },
+            Frame::Map { entries, first, depth, .. } => match entries.next() {
+                Some((key, item)) => {
+                    writer.separate(first, *depth + 1);
+                    writer.check_string(key.len())?;
+                    write_key(&mut writer.out, &key, style);
+                    writer.open(&item, *depth + 1)?
+                }
+                None => {
+                    newline(&mut writer.out, style, *depth);
+                    writer.out.push('}');
+                    writer.path.pop();
+                    writer.close(frames.pop());
+                    continue;
+                }
+            },
+            Frame::Fields { fields, first, depth } => match fields.next() {
+                Some((name, item)) => {
+                    writer.separate(first, *depth + 1);
+                    write_key(&mut writer.out, name, style);
+                    writer.open(&item, *depth + 1)?
+                }
+                None => {
+                    if !*first {
+                        newline(&mut writer.out, style, *depth);
+                    }
+                    writer.out.push('}');
+                    frames.pop();
+                    continue;
+                }
+            },
+        };
+        frames.extend(opened);
+    }
+    Ok(writer.out)
+}
+
+impl Writer<'_> {
+    /// Asks the render's budget whether the text written so far may stay, once per [`BYTES_PER_BUDGET_CHECK`]
+    /// bytes.
+    fn check_budget(&mut self) -> Result<(), String> {
+        if self.out.len() < self.next_check {
+            return Ok(());
+        }
+        self.next_check = self.out.len().saturating_add(BYTES_PER_BUDGET_CHECK);
+        crate::budget::ensure(self.out.len()).map_err(|exhausted| exhausted.to_string())
+    }
+
+    /// Asks the budget before `len` bytes are copied in at once (a string, a container written before), when they
+    /// would reach the next question: a long text is refused before it is copied, not after.
+    fn check_string(&mut self, len: usize) -> Result<(), String> {
+        let after = self.out.len().saturating_add(len);
+        if after < self.next_check {
+            return Ok(());
+        }
+        self.next_check = after.saturating_add(BYTES_PER_BUDGET_CHECK);
+        crate::budget::ensure(after).map_err(|exhausted| exhausted.to_string())
+    }
+
+    /// The `,` before every entry but the first, and the entry's line break.
+    fn separate(&mut self, first: &mut bool, depth: usize) {
+        if !std::mem::replace(first, false) {
+            self.out.push(',');
+        }
+        newline(&mut self.out, self.style, depth);
+    }
+
+    /// The key under which a container's text is remembered: its depth matters only where the text or its
+    /// refusal depends on it (indentation, a depth limit).
+    fn key(&self, id: usize, depth: usize) -> (usize, usize) {
+        match self.style {
+            Style { indent: None, max_depth: None, .. } => (id, 0),
+            _ => (id, depth),
         }
     }
-    Ok(out)
+
+    /// Copies the text of a list or map written before, if it was; `Ok(true)` when it did.
+    fn copy_written(&mut self, id: usize, depth: usize) -> Result<bool, String> {
+        let Some(text) = self.written.get(&self.key(id, depth)).map(|written| written.text.clone()) else {
+            return Ok(false);
+        };
+        self.check_string(text.len())?;
+        self.out.extend_from_within(text);
+        Ok(true)
+    }
+
+    /// A list or map is written whole: remember its text when it is long enough to be worth copying.
+    fn close(&mut self, frame: Option<Frame>) {
+        let (held, id, depth, start) = match frame {
+            Some(Frame::List { items, depth, start, .. }) => {
+                let id = Arc::as_ptr(items.as_arc()) as *const () as usize;
+                (Value::List(items), id, depth, start)
+            }
+            Some(Frame::Map { map, depth, start, .. }) => {
+                let id = map.id();
+                (Value::Map(map), id, depth, start)
+            }
+            _ => return,
+        };
+        if self.out.len() - start >= SHORTEST_REMEMBERED {
+            let key = self.key(id, depth);
+            self.written.insert(key, Written { _held: held, text: start..self.out.len() });
+        }
+    }
+
+    /// Writes a scalar whole, or a container's opening bracket and returns its frame (`None` for an empty one or
+    /// one written before, written whole).
+    fn open(&mut self, value: &Value, depth: usize) -> Result<Option<Frame>, String> {
+        match value {
+            Value::Nil => self.out.push_str("null"),
+            Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            Value::Int(n) | Value::Int64(n) => {
+                let _ = write!(self.out, "{n}");
+            }
+            Value::Uint(n) => {
+                let _ = write!(self.out, "{n}");
+            }
+            Value::Float(f) => write_float(&mut self.out, *f)?,
+            Value::String(s) => {
+                self.check_string(s.len())?;
+                write_string(&mut self.out, s, self.style.escape_html);
+            }
+            Value::List(items) => {
+                check_depth(value, depth, self.style)?;
+                if items.is_empty() {
+                    self.out.push_str("[]");
+                    return Ok(None);
+                }
+                if self.copy_written(Arc::as_ptr(items.as_arc()) as *const () as usize, depth)? {
+                    return Ok(None);
+                }
+                let start = self.out.len();
+                self.out.push('[');
+                return Ok(Some(Frame::List { items: items.clone(), next: 0, depth, start }));
+            }
+            Value::Map(map) => {
+                check_depth(value, depth, self.style)?;
+                if self.path.contains(&map.id()) {
+                    return Err(cycle_error(value));
+                }
+                let entries = map.snapshot();
+                if entries.is_empty() {
+                    self.out.push_str("{}");
+                    return Ok(None);
+                }
+                if self.copy_written(map.id(), depth)? {
+                    return Ok(None);
+                }
+                self.path.push(map.id());
+                let start = self.out.len();
+                self.out.push('{');
+                let entries: Vec<(Arc<str>, Value)> =
+                    entries.iter().map(|(key, item)| (Arc::clone(key), item.clone())).collect();
+                return Ok(Some(Frame::Map {
+                    map: map.clone(),
+                    entries: entries.into_iter(),
+                    first: true,
+                    depth,
+                    start,
+                }));
+            }
+            Value::Function(_) => return Err(format!("json: unsupported type: {}", value.type_name())),
+            // A named string type holding Go bytes (`[]byte` read as text): each byte of an invalid sequence is
+            // written as `\ufffd`, as Go writes such a string.
+            Value::Object(object) if object.kind() == Kind::String && value.go_string_bytes().is_some() => {
+                let bytes = value.go_string_bytes().unwrap_or_default();
+                self.check_string(bytes.len())?;
+                write_go_string(&mut self.out, bytes, self.style.escape_html);
+            }
+            // Go encodes a struct through its exported fields (in declaration order) or its MarshalJSON; the
+            // object says what that is.
+            Value::Object(object) => match object.json_fields() {
+                Some(fields) => {
+                    check_depth(value, depth, self.style)?;
+                    self.out.push('{');
+                    return Ok(Some(Frame::Fields { fields: fields.into_iter(), first: true, depth }));
+                }
+                None => return self.open(&object.to_data(), depth + 1),
+            },
+        }
+        Ok(None)
+    }
 }
 
 fn check_depth(value: &Value, depth: usize, style: Style<'_>) -> Result<(), String> {
@@ -342,6 +481,49 @@ mod tests {
             encode(&value, pretty).unwrap(),
             "{\n  \"a\": {\n    \"c\": null\n  },\n  \"b\": [\n    1,\n    \"<x>\"\n  ],\n  \"e\": [],\n  \"m\": {}\n}"
         );
+    }
+
+    #[test]
+    fn the_render_budget_refuses_the_text_as_it_is_written() {
+        use crate::budget::{Exhausted, Meter};
+        // 2^40 leaves: only a budget asked while writing ends this.
+        let mut shared = Value::list([Value::Int(1)]);
+        for _ in 0..40 {
+            shared = Value::list([shared.clone(), shared]);
+        }
+        let limit = 1 << 20;
+        let meter = Meter::new(limit, None, None);
+        let _active = meter.activate();
+        assert_eq!(marshal(&shared).unwrap_err(), Exhausted::Bytes { limit }.to_string());
+        assert_eq!(meter.exhausted(), Some(Exhausted::Bytes { limit }));
+
+        let long = Meter::new(limit, None, None);
+        let _active = long.activate();
+        let text = Value::list([Value::from("x".repeat(limit as usize + 1))]);
+        assert_eq!(marshal(&text).unwrap_err(), Exhausted::Bytes { limit }.to_string(), "refused before the copy");
+    }
+
+    #[test]
+    fn a_shared_list_or_map_is_written_as_its_copies_would_be() {
+        let list = || Value::list((0..30).map(Value::Int));
+        let map = |list: Value| Value::map([("items", list), ("name", Value::from("<shared>"))]);
+        let nest = |list: &dyn Fn() -> Value, map: &dyn Fn() -> Value| {
+            Value::map([
+                ("a", list()),
+                ("b", Value::list([list(), map(), Value::list([list(), map()])])),
+                ("c", Value::map([("d", map()), ("e", list())])),
+            ])
+        };
+        let one_list = list();
+        let one_map = map(one_list.clone());
+        let shared = nest(&|| one_list.clone(), &|| one_map.clone());
+        let copies = nest(&list, &|| map(list()));
+        let pretty = Style { escape_html: false, indent: Some("  "), max_depth: None };
+        let limited = Style { max_depth: Some(3), ..MARSHAL };
+        for style in [MARSHAL, pretty, Style { max_depth: Some(10), ..pretty }, limited] {
+            assert_eq!(encode(&shared, style), encode(&copies, style), "{style:?}");
+        }
+        assert!(encode(&shared, limited).is_err(), "the deepest copy passes the limit");
     }
 
     #[test]
