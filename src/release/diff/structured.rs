@@ -168,7 +168,7 @@ fn field_changes(old: &Value, new: &Value) -> Result<Vec<FieldChange>, Structure
     let (Value::Map(old_map), Value::Map(new_map)) = (old, new) else {
         return Err(StructuredError::MergePatch("mismatched JSON documents"));
     };
-    let patch = object_patch(&old_map.snapshot(), &new_map.snapshot());
+    let patch = object_patch(&old_map.snapshot(), &new_map.snapshot(), 0)?;
     let mut changes = Vec::new();
     if !patch.is_empty() {
         walk_patch(&mut changes, &mut Vec::new(), &Value::from(patch), Some(old), Some(new))?;
@@ -178,12 +178,19 @@ fn field_changes(old: &Value, new: &Value) -> Result<Vec<FieldChange>, Structure
 
 /// evanphx/json-patch's `getDiff`: the keys of `new` that are new or differ (maps compared key by key, a map
 /// with no difference left out), and the keys `new` lacks as `null`.
-fn object_patch(old: &BTreeMap<Arc<str>, Value>, new: &BTreeMap<Arc<str>, Value>) -> BTreeMap<Arc<str>, Value> {
+fn object_patch(
+    old: &BTreeMap<Arc<str>, Value>,
+    new: &BTreeMap<Arc<str>, Value>,
+    depth: usize,
+) -> Result<BTreeMap<Arc<str>, Value>, StructuredError> {
+    if depth > MAX_DEPTH {
+        return Err(StructuredError::TooDeep);
+    }
     let mut patch = BTreeMap::new();
     for (key, new_value) in new {
         match (old.get(key), new_value) {
             (Some(Value::Map(old_child)), Value::Map(new_child)) => {
-                let child = object_patch(&old_child.snapshot(), &new_child.snapshot());
+                let child = object_patch(&old_child.snapshot(), &new_child.snapshot(), depth + 1)?;
                 if !child.is_empty() {
                     patch.insert(key.clone(), Value::from(child));
                 }
@@ -199,7 +206,7 @@ fn object_patch(old: &BTreeMap<Arc<str>, Value>, new: &BTreeMap<Arc<str>, Value>
             patch.insert(key.clone(), Value::Nil);
         }
     }
-    patch
+    Ok(patch)
 }
 
 /// A nil interface in Go: absent, or JSON `null`.
@@ -277,7 +284,7 @@ fn diff_array_item(
         (Some(old), Some(new)) if is_scalar(old) && is_scalar(new) => {
             changes.push(change(tokens, "replace", Some(old), Some(new)));
         }
-        (Some(old_item), Some(new_item)) => match node_patch(old_item, new_item)? {
+        (Some(old_item), Some(new_item)) => match node_patch(old_item, new_item, tokens.len())? {
             None => changes.push(change(tokens, "replace", Some(old_item), Some(new_item))),
             Some(patch) => walk_patch(changes, tokens, &patch, old, new)?,
         },
@@ -299,10 +306,10 @@ fn is_scalar(value: &Value) -> bool {
 /// `createNodePatch`: `CreateMergePatch` of two list items, `None` when it is empty. Two objects give their
 /// object patch; two lists of one length whose items are objects (or null) give a patch per item
 /// (`createArrayMergePatch`); anything else is the error `CreateMergePatch` returns.
-fn node_patch(old: &Value, new: &Value) -> Result<Option<Value>, StructuredError> {
+fn node_patch(old: &Value, new: &Value, tokens_depth: usize) -> Result<Option<Value>, StructuredError> {
     match (old, new) {
         (Value::Map(old), Value::Map(new)) => {
-            let patch = object_patch(&old.snapshot(), &new.snapshot());
+            let patch = object_patch(&old.snapshot(), &new.snapshot(), tokens_depth)?;
             Ok((!patch.is_empty()).then(|| Value::from(patch)))
         }
         (Value::List(old), Value::List(new)) => {

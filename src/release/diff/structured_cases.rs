@@ -397,3 +397,65 @@ fn structured_output_removals_escapes_and_reformatting() {
     assert!(!report.changed);
     assert_eq!(printed, "[]\n");
 }
+
+/// `doSuppress` runs after the entries are built: in structured mode they carry no lines, so every modification
+/// becomes `MODIFY_SUPPRESSED` in the report, yet the printed entry keeps the change type it was built with
+/// (`printStructuredReport` prefers the structured entry's own); additions stay additions.
+#[test]
+fn output_line_suppression_leaves_structured_change_types_alone() {
+    let options =
+        structured(CompareOptions { suppressed_output_line_regex: vec!["replicas".to_string()], ..Default::default() });
+    let (report, printed) = manifests(index(MODIFY_OLD, "prod"), index(MODIFY_NEW, "prod"), &options);
+    assert_eq!(report.entries[0].change_type.as_str(), "MODIFY_SUPPRESSED");
+    let entries = entries(&printed);
+    assert_eq!(entries[0]["changeType"], "MODIFY");
+    assert_eq!(entries[0]["changes"].as_array().map(Vec::len), Some(8));
+}
+
+/// Past the walk's depth bound an entry is printed as one that could not be built (name and change type), with
+/// a warning: deep input neither overflows the stack nor is dropped.
+#[test]
+fn objects_nested_past_the_bound_are_entries_without_fields() {
+    let nested = |leaf: &str| {
+        let depth = 300;
+        let mut text =
+            String::from("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\n  namespace: default\ndata:");
+        for _ in 0..depth {
+            text.push_str(" {a:");
+        }
+        text.push_str(&format!(" {leaf}"));
+        text.push_str(&"}".repeat(depth));
+        text.push('\n');
+        text
+    };
+    let options = structured(CompareOptions::default());
+    let (report, printed) = manifests(index(&nested("x"), "default"), index(&nested("y"), "default"), &options);
+    assert_eq!(report.warnings.len(), 1, "{printed}");
+    assert!(report.warnings[0].ends_with("nested deeper than 256 levels"), "{}", report.warnings[0]);
+    let entries = entries(&printed);
+    assert_eq!(
+        (&entries[0]["name"], &entries[0]["changeType"]),
+        (&json!("default, deep, ConfigMap (v1)"), &json!("MODIFY"))
+    );
+}
+
+/// Secrets are redacted before the entry is built (`doDiff` redacts first), so a changed value is reported by
+/// its redaction marks and never by its content.
+#[test]
+fn secret_values_are_redacted_in_structured_entries() {
+    let options = structured(CompareOptions::default());
+    let secret = |data: &str| {
+        format!(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\n  namespace: default\ndata:\n  password: {data}\n"
+        )
+    };
+    let (_, printed) =
+        manifests(index(&secret("c29tZQ=="), "default"), index(&secret("Zm9vYmFy"), "default"), &options);
+    assert!(!printed.contains("c29tZQ") && !printed.contains("Zm9v") && !printed.contains("some"), "{printed}");
+    let entries = entries(&printed);
+    let password = find_change(&entries[0], "data", "password");
+    assert_eq!(
+        (&password["oldValue"], &password["newValue"]),
+        (&json!("-------- # (4 bytes)"), &json!("++++++++ # (6 bytes)"))
+    );
+}
