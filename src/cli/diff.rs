@@ -68,7 +68,8 @@ pub struct DiffOptions {
     /// `helm_usage::diff_context_lines`.)
     #[arg(short = 'C', long = "diff-context", value_name = "NUM", allow_negative_numbers = true)]
     pub context: Option<i64>,
-    /// diff, simple, template, json (HELM_DIFF_OUTPUT when not given); HELM_DIFF_TPL names the template.
+    /// diff, simple, template, json, structured (HELM_DIFF_OUTPUT when not given); HELM_DIFF_TPL names the
+    /// template.
     #[arg(long, value_name = "FORMAT")]
     pub output: Option<String>,
     /// Strip trailing carriage return on input.
@@ -239,7 +240,7 @@ fn compare(args: &DiffArgs, globals: &Globals) -> Result<ExitCode, Error> {
         (OutputFormat::Template, Ok(path)) => Some(UserTemplate::read(&path).map_err(helm_error("read the template"))?),
         _ => None,
     };
-    let compare_options = compare_options(&args.command, options);
+    let compare_options = compare_options(&args.command, options, format);
     let compared = super::runtime::runtime()?.block_on(async {
         // Reads and dry runs only: a SIGINT stops it at once.
         let interrupts = super::runtime::Interrupts::install();
@@ -272,6 +273,9 @@ fn compare(args: &DiffArgs, globals: &Globals) -> Result<ExitCode, Error> {
     }
     let report = diff::report::generate(&mut old, &mut new, &BTreeMap::new(), &compare_options)
         .map_err(|error: ReportError| Error::Usage(error.to_string()))?;
+    for warning in &report.warnings {
+        eprintln!("{warning}");
+    }
     let printed = diff::format::print(&report, format, coloured(args, globals), template.as_ref())
         .map_err(|error: FormatError| Error::Helm("print the report".to_string(), Box::new(error)))?;
     print_stdout(&printed)?;
@@ -336,16 +340,17 @@ fn output_format(options: &DiffOptions) -> Result<OutputFormat, Error> {
         "simple" => Ok(OutputFormat::Simple),
         "template" => Ok(OutputFormat::Template),
         "json" => Ok(OutputFormat::Json),
-        "dyff" | "structured" => {
-            Err(Error::Usage(format!("--output {name} is not supported by berth diff (diff, simple, template, json)")))
-        }
+        "structured" => Ok(OutputFormat::Structured),
+        "dyff" => Err(Error::Usage(format!(
+            "--output {name} is not supported by berth diff (diff, simple, template, json, structured)"
+        ))),
         _ => Ok(OutputFormat::Diff),
     }
 }
 
 /// helm-diff's options, `--suppress-secrets` as a suppressed `Secret` kind (`ProcessDiffOptions`) and the
 /// context lines from HELM_DIFF_OUTPUT_CONTEXT when `upgrade` is given none.
-fn compare_options(command: &DiffCommand, options: &DiffOptions) -> CompareOptions {
+fn compare_options(command: &DiffCommand, options: &DiffOptions, format: OutputFormat) -> CompareOptions {
     let mut suppressed_kinds = options.suppressed_kinds.clone();
     if options.suppress_secrets {
         suppressed_kinds.push("Secret".to_string());
@@ -366,6 +371,7 @@ fn compare_options(command: &DiffCommand, options: &DiffOptions) -> CompareOptio
         suppressed_kinds,
         find_renames: options.find_renames,
         suppressed_output_line_regex: options.suppressed_output_line_regex.clone(),
+        structured: format == OutputFormat::Structured,
     }
 }
 

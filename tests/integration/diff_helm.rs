@@ -259,3 +259,38 @@ async fn colour_follows_no_color_and_helm_diff_color() {
     assert!(!run(&["--no-color"], Some("true")).await.contains('\x1b'), "--no-color wins");
     assert!(!run(&[], Some("false")).await.contains('\x1b'));
 }
+
+/// `--output structured` (helm-diff's `printStructuredReport`): the changed objects as JSON with their changed
+/// fields (the values file's `replicas` reaches the ConfigMap as text and the Deployment as a number); an
+/// unchanged release is `[]`; `--output dyff` is refused as a usage error that changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn structured_output_lists_the_changed_fields() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    peer.berth_ok(&["install", "shop", CHART]).await;
+    let line = ["diff", "upgrade", "shop", CHART, "--detailed-exitcode", "--output", "structured"];
+    let (code, stdout, stderr) = text(&peer.berth(&line).await);
+    assert_eq!((code, stdout.as_str(), stderr.as_str()), (Some(0), "[]\n", ""), "the same values change nothing");
+
+    let changed = [&line[..], &["--set", "replicas=3"]].concat();
+    let (code, stdout, stderr) = text(&peer.berth(&changed).await);
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert_eq!(stderr.trim_end(), CHANGES_SEEN);
+    let change = |path: &str, field: &str, old: &str, new: &str| {
+        format!(
+            "      {{\n        \"path\": \"{path}\",\n        \"field\": \"{field}\",\n        \"change\": \"replace\",\n        \"oldValue\": {old},\n        \"newValue\": {new}\n      }}\n"
+        )
+    };
+    let entry = |api: &str, kind: &str, name: &str, changes: String| {
+        format!(
+            "  {{\n    \"apiVersion\": \"{api}\",\n    \"kind\": \"{kind}\",\n    \"namespace\": \"default\",\n    \"name\": \"{name}\",\n    \"changeType\": \"MODIFY\",\n    \"resourceStatus\": {{\n      \"oldExists\": true,\n      \"newExists\": true\n    }},\n    \"changes\": [\n{changes}    ]\n  }}"
+        )
+    };
+    let settings = entry("v1", "ConfigMap", "shop-shop-settings", change("data", "replicas", "\"1\"", "\"3\""));
+    let web = entry("apps/v1", "Deployment", "shop-shop-web", change("spec", "replicas", "1", "3"));
+    assert_eq!(stdout, format!("[\n{settings},\n{web}\n]\n"));
+
+    let dyff = ["diff", "upgrade", "shop", CHART, "--set", "replicas=3", "--output", "dyff"];
+    let (code, stdout, stderr) = text(&peer.berth(&dyff).await);
+    assert_eq!((code, stdout.as_str()), (Some(1), ""), "{stderr}");
+    assert!(stderr.contains("--output dyff is not supported"), "{stderr}");
+}

@@ -6,6 +6,7 @@
 
 use super::lines::{self, Delta, DiffRecord};
 use super::report::{ChangeType, Report, ReportEntry};
+use super::structured;
 use berth_go::Value;
 
 /// `--output`.
@@ -16,6 +17,8 @@ pub enum OutputFormat {
     Simple,
     Template,
     Json,
+    /// helm-diff's `structured`: JSON entries with the changed fields (`structured.rs`).
+    Structured,
 }
 
 /// The colours helm-diff uses, as mgutz/ansi writes them (`ansi.Color(text, style)`).
@@ -73,6 +76,9 @@ pub enum FormatError {
         #[source]
         source: berth_go::TemplateError,
     },
+    /// Go's encoding error text (a value JSON cannot hold).
+    #[error("cannot encode the structured report: {0}")]
+    Structured(String),
 }
 
 /// helm-diff's default report template (`defaultTemplateReport`, `diff/constant.go`), also its `json` output.
@@ -125,6 +131,12 @@ pub fn print(
             Some(template) => template_report(report, &template.name, &template.text),
             None => template_report(report, "entries", DEFAULT_TEMPLATE),
         },
+        OutputFormat::Structured => structured::print(report.entries.iter().map(|entry| structured::Printed {
+            structured: entry.structured.as_ref(),
+            key: &entry.key,
+            change_type: entry.change_type.as_str(),
+        }))
+        .map_err(FormatError::Structured),
     }
 }
 
@@ -204,18 +216,29 @@ fn simple_report(report: &Report, coloured: bool) -> String {
 /// (`loadFromKey`): `None` when the key does not have the shape (a cluster-scoped object's empty namespace
 /// does not match helm-diff's pattern either, so such an entry is left out, as helm-diff leaves it out).
 fn template_spec(entry: &ReportEntry) -> Option<Value> {
-    static PATTERN: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"(?P<namespace>[a-z0-9-]+), (?P<name>[a-z0-9.-]+), (?P<kind>\w+) \((?P<api>[^)]+)\)").ok()
-    });
-    let captures = PATTERN.as_ref()?.captures(&entry.key)?;
-    let field = |name: &str| Value::from(captures.name(name).map_or("", |found| found.as_str()));
+    let [namespace, name, kind, api] = load_from_key(&entry.key)?;
     Some(Value::map([
-        ("Namespace", field("namespace")),
-        ("Name", field("name")),
-        ("Kind", field("kind")),
-        ("API", field("api")),
+        ("Namespace", Value::from(namespace)),
+        ("Name", Value::from(name)),
+        ("Kind", Value::from(kind)),
+        ("API", Value::from(api)),
         ("Change", Value::from(entry.change_type.as_str())),
     ]))
+}
+
+/// `loadFromKey`: the namespace, name, kind and API group of an object's key (`namespace, name, Kind (group)`),
+/// `None` when the key does not have that shape.
+pub(super) fn load_from_key(key: &str) -> Option<[&str; 4]> {
+    static PATTERN: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        // Go's `\w` is ASCII only (Rust's is Unicode), so it is spelled out.
+        regex::Regex::new(
+            r"(?P<namespace>[a-z0-9-]+), (?P<name>[a-z0-9.-]+), (?P<kind>[0-9A-Za-z_]+) \((?P<api>[^)]+)\)",
+        )
+        .ok()
+    });
+    let captures = PATTERN.as_ref()?.captures(key)?;
+    let field = |name: &str| captures.name(name).map_or("", |found| found.as_str());
+    Some([field("namespace"), field("name"), field("kind"), field("api")])
 }
 
 /// `templateReportPrinter`: the template run over the entries, then a newline.
@@ -259,6 +282,7 @@ mod tests {
             context: None,
             diffs: diff_strings(before, after, false),
             change_type,
+            structured: None,
         }
     }
 
@@ -266,14 +290,20 @@ mod tests {
     /// the header with the change type's colour (the newline after the reset) and each changed line whole.
     #[test]
     fn colours_are_mgutz_ansi_codes_around_what_helm_diff_colours() {
-        let report = Report { entries: vec![entry(ChangeType::Modify, "a\nb", "a\nc")], changed: true };
+        let report =
+            Report { entries: vec![entry(ChangeType::Modify, "a\nb", "a\nc")], changed: true, warnings: Vec::new() };
         let printed = print(&report, OutputFormat::Diff, true, None).expect("printed");
         assert_eq!(
             printed,
             "\x1b[33mdefault, web, Deployment (apps) has changed:\x1b[0m\n  a\n\x1b[31m- b\x1b[0m\n\x1b[32m+ c\x1b[0m\n"
         );
         let suppressed = ReportEntry { kind: "Secret".to_string(), ..entry(ChangeType::Add, "", "x") };
-        let printed = print(&Report { entries: vec![suppressed], changed: true }, OutputFormat::Simple, true, None);
+        let printed = print(
+            &Report { entries: vec![suppressed], changed: true, warnings: Vec::new() },
+            OutputFormat::Simple,
+            true,
+            None,
+        );
         assert_eq!(
             printed.expect("printed"),
             "\x1b[32mdefault, web, Deployment (apps) to be added.\x1b[0m\n\
@@ -286,7 +316,12 @@ mod tests {
             diffs: Vec::new(),
             ..entry(ChangeType::Modify, "", "")
         };
-        let printed = print(&Report { entries: vec![quiet], changed: true }, OutputFormat::Diff, true, None);
+        let printed = print(
+            &Report { entries: vec![quiet], changed: true, warnings: Vec::new() },
+            OutputFormat::Diff,
+            true,
+            None,
+        );
         assert_eq!(
             printed.expect("printed"),
             "\x1b[94mdefault, web, Deployment (apps) has changed, but diff is empty after suppression.\x1b[0m\n"

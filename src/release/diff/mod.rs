@@ -1,7 +1,8 @@
 //! What an upgrade or a rollback would change, as helm-diff shows it (`berth diff`, the helm-diff plugin's
 //! interface): manifests read as helm-diff reads them (`parse.rs`), compared line by line with its diff
 //! (`lines.rs`) into its report (`report.rs`, Secrets redacted by `redact.rs`) and printed in its formats
-//! (`format.rs`); `upstream_cases.rs` checks all of it against helm-diff's own test tables.
+//! (`format.rs`; `structured.rs` for `--output structured`); `upstream_cases.rs` and `structured_cases.rs` check
+//! all of it against helm-diff's own tests.
 //!
 //! For `--three-way-merge`, this file reads the other side from the cluster: each object of the new revision
 //! applied as a server-side dry run (under the release's field manager and marks) and compared with the live
@@ -14,6 +15,9 @@ pub mod parse;
 mod redact;
 pub mod report;
 mod secret;
+pub mod structured;
+#[cfg(test)]
+mod structured_cases;
 #[cfg(test)]
 mod upstream_cases;
 

@@ -7,6 +7,7 @@
 use super::lines::{self, Delta, DiffRecord};
 use super::parse::{Index, MappingResult};
 use super::redact::{self, SecretView};
+use super::structured::{self, StructuredEntry};
 use std::collections::BTreeMap;
 
 /// How an object changes (helm-diff's change types, spelled as its `template` and `json` outputs spell them).
@@ -48,6 +49,8 @@ pub struct CompareOptions {
     pub find_renames: f32,
     /// `--suppress-output-line-regex`.
     pub suppressed_output_line_regex: Vec<String>,
+    /// `--output structured` (`Options.StructuredOutput`): entries carry their changed fields instead of lines.
+    pub structured: bool,
 }
 
 /// One object's change.
@@ -59,6 +62,8 @@ pub struct ReportEntry {
     pub context: Option<usize>,
     pub diffs: Vec<DiffRecord>,
     pub change_type: ChangeType,
+    /// The entry `--output structured` prints (`None`: not asked for, or it could not be built).
+    pub structured: Option<StructuredEntry>,
 }
 
 /// The changes, in the order helm-diff prints them.
@@ -67,6 +72,8 @@ pub struct Report {
     pub entries: Vec<ReportEntry>,
     /// Whether any object changed (before line suppression, as helm-diff counts it for its exit code).
     pub changed: bool,
+    /// Warnings for the standard error (an entry `--output structured` could not build).
+    pub warnings: Vec<String>,
 }
 
 /// A release that took an object over: the old owner and the new (`namespace/name` each).
@@ -102,31 +109,32 @@ pub fn generate(
                 .map_err(|message| ReportError::Regex { pattern: pattern.clone(), message })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let mut entries = Vec::new();
+    let mut report = Report::default();
     for (key, ownership) in owners {
         let diffs = lines::diff_strings(&ownership.old_release, &ownership.new_release, true);
-        entries.push(entry(key, options, "", diffs, ChangeType::Ownership));
+        report.entries.push(entry(key, options, "", diffs, ChangeType::Ownership));
     }
     let mut possibly_removed = Vec::new();
     for key in old.keys().cloned().collect::<Vec<_>>() {
         if new.contains_key(&key) {
-            compare(&mut entries, &key, old.get_mut(&key), new.get_mut(&key), options);
+            compare(&mut report, &key, old.get_mut(&key), new.get_mut(&key), options);
         } else {
             possibly_removed.push(key);
         }
     }
     let possibly_added: Vec<String> = new.keys().filter(|key| !old.contains_key(*key)).cloned().collect();
-    let (removed, added) = find_renames(&mut entries, possibly_removed, old, possibly_added, new, options);
+    let (removed, added) = find_renames(&mut report, possibly_removed, old, possibly_added, new, options);
     for key in removed {
         if old.get(&key).is_some_and(|content| content.resource_policy != "keep") {
-            compare(&mut entries, &key, old.get_mut(&key), None, options);
+            compare(&mut report, &key, old.get_mut(&key), None, options);
         }
     }
     for key in added {
-        compare(&mut entries, &key, None, new.get_mut(&key), options);
+        compare(&mut report, &key, None, new.get_mut(&key), options);
     }
-    let changed = !entries.is_empty();
-    Ok(Report { entries: suppress(entries, &patterns), changed })
+    report.changed = !report.entries.is_empty();
+    report.entries = suppress(std::mem::take(&mut report.entries), &patterns);
+    Ok(report)
 }
 
 fn entry(key: &str, options: &CompareOptions, kind: &str, diffs: Vec<DiffRecord>, change: ChangeType) -> ReportEntry {
@@ -137,6 +145,7 @@ fn entry(key: &str, options: &CompareOptions, kind: &str, diffs: Vec<DiffRecord>
         context: options.context,
         diffs,
         change_type: change,
+        structured: None,
     }
 }
 
@@ -149,9 +158,10 @@ fn show_secrets(old: Option<&mut MappingResult>, new: Option<&mut MappingResult>
     }
 }
 
-/// `doDiff`: one object's entry, if it changed.
+/// `doDiff`: one object's entry, if it changed. For `--output structured` the entry holds the changed fields
+/// instead of lines, and a modification with no changed field (and no suppressed kind) is no entry.
 fn compare(
-    entries: &mut Vec<ReportEntry>,
+    report: &mut Report,
     key: &str,
     mut old: Option<&mut MappingResult>,
     mut new: Option<&mut MappingResult>,
@@ -165,18 +175,36 @@ fn compare(
     show_secrets(old.as_deref_mut(), new.as_deref_mut(), options);
     let empty = String::new();
     let content = |side: &Option<&mut MappingResult>| side.as_ref().map_or(&empty, |side| &side.content).clone();
-    let diffs = lines::diff_strings(&content(&old), &content(&new), options.strip_trailing_cr);
+    let diffs = if options.structured {
+        Vec::new()
+    } else {
+        lines::diff_strings(&content(&old), &content(&new), options.strip_trailing_cr)
+    };
     let (change, kind) = match (&old, &new) {
         (None, new) => (ChangeType::Add, new.as_ref().map(|new| new.kind.clone()).unwrap_or_default()),
         (Some(old), None) => (ChangeType::Remove, old.kind.clone()),
         (Some(old), Some(_)) => {
-            if lines::changed_lines(&diffs) == 0 {
+            if !options.structured && lines::changed_lines(&diffs) == 0 {
                 return;
             }
             (ChangeType::Modify, old.kind.clone())
         }
     };
-    entries.push(entry(key, options, &kind, diffs, change));
+    let mut structured = None;
+    if options.structured {
+        match structured::build(key, change.as_str(), &kind, &options.suppressed_kinds, old.as_deref(), new.as_deref())
+        {
+            Err(error) => report.warnings.push(format!(
+                "Warning: failed to build structured entry for {key} (kind: {kind}, changeType: {}): {error}",
+                change.as_str()
+            )),
+            Ok(entry) if change == ChangeType::Modify && !entry.changes_suppressed && entry.changes.is_empty() => {
+                return;
+            }
+            Ok(entry) => structured = Some(entry),
+        }
+    }
+    report.entries.push(ReportEntry { structured, ..entry(key, options, &kind, diffs, change) });
 }
 
 /// Rename detection bounds on the ratio of the two objects' lengths (Secrets exempt: redaction changes it).
@@ -186,7 +214,7 @@ const RENAME_MAX_LENGTH_RATIO: f32 = 10.0;
 /// `contentSearch`: each removed object paired with the most similar added object of its kind when few
 /// enough lines differ; the pairs are compared as one object. Returns what stays removed and added.
 fn find_renames(
-    entries: &mut Vec<ReportEntry>,
+    report: &mut Report,
     possibly_removed: Vec<String>,
     old: &mut Index,
     mut possibly_added: Vec<String>,
@@ -230,7 +258,7 @@ fn find_renames(
         match smallest {
             Some((index, fraction)) if fraction < options.find_renames => {
                 let added_key = possibly_added.remove(index);
-                compare(entries, &removed_key, old.get_mut(&removed_key), new.get_mut(&added_key), options);
+                compare(report, &removed_key, old.get_mut(&removed_key), new.get_mut(&added_key), options);
             }
             _ => removed.push(removed_key),
         }

@@ -42,6 +42,7 @@ fn output_format(name: &str) -> OutputFormat {
         "simple" => OutputFormat::Simple,
         "template" => OutputFormat::Template,
         "json" => OutputFormat::Json,
+        "structured" => OutputFormat::Structured,
         _ => OutputFormat::Diff,
     }
 }
@@ -59,6 +60,7 @@ fn run(case: &Value) -> (String, Option<bool>) {
                 context: context(&case["context"]),
                 diffs,
                 change_type: ChangeType::Modify,
+                structured: None,
             };
             (format::diff_records(&entry, false), None)
         }
@@ -70,6 +72,7 @@ fn run(case: &Value) -> (String, Option<bool>) {
                 context: None,
                 diffs: lines::diff_strings(text(case, "before"), text(case, "after"), false),
                 change_type: ChangeType::Modify,
+                structured: None,
             };
             let patterns = strings(&case["regex"])
                 .iter()
@@ -98,6 +101,7 @@ fn run(case: &Value) -> (String, Option<bool>) {
                 suppressed_kinds: strings(&options["suppressed_kinds"]),
                 find_renames: options["find_renames"].as_f64().unwrap_or(0.0) as f32,
                 suppressed_output_line_regex: strings(&options["suppress_output_line_regex"]),
+                structured: options["output"] == "structured",
             };
             let owners: BTreeMap<String, OwnershipChange> = case["owners"]
                 .as_array()
