@@ -12,6 +12,7 @@
 //! applies to the object its own `apiVersion`, `kind`, `metadata.name` (and namespace) name.
 
 use super::api::{KustomizePostRenderer, PatchSelector, PostRenderer};
+use crate::object::label_selector::LabelSelector;
 use crate::release::PostRender;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -169,8 +170,8 @@ struct Target {
     kind: Option<regex::Regex>,
     name: Option<regex::Regex>,
     namespace: Option<regex::Regex>,
-    labels: Option<String>,
-    annotations: Option<String>,
+    labels: Option<LabelSelector>,
+    annotations: Option<LabelSelector>,
 }
 
 /// Every patch of every post-renderer, in the order they apply.
@@ -229,7 +230,7 @@ fn operations_of(operations: Vec<Value>, renderer: usize, patch: usize) -> Resul
 
 impl Patch {
     fn apply(&self, object: Value) -> Result<Value, PostRenderError> {
-        if !self.target.selects(&object, self.renderer, self.patch)? {
+        if !self.target.selects(&object) {
             return Ok(object);
         }
         let (renderer, patch) = (self.renderer, self.patch);
@@ -269,14 +270,28 @@ impl Target {
                 })
                 .transpose()
         };
+        // Parsed once here, not for every object the patch is checked against.
+        let label_selector = |field: &'static str, text: &Option<String>| {
+            text.as_deref()
+                .filter(|text| !text.is_empty())
+                .map(|text| {
+                    LabelSelector::parse(text).map_err(|message| PostRenderError::TargetSelector {
+                        renderer,
+                        patch,
+                        field,
+                        message,
+                    })
+                })
+                .transpose()
+        };
         Ok(Target {
             group: pattern("group", &selector.group)?,
             version: pattern("version", &selector.version)?,
             kind: pattern("kind", &selector.kind)?,
             name: pattern("name", &selector.name)?,
             namespace: pattern("namespace", &selector.namespace)?,
-            labels: selector.label_selector.clone().filter(|text| !text.is_empty()),
-            annotations: selector.annotation_selector.clone().filter(|text| !text.is_empty()),
+            labels: label_selector("labelSelector", &selector.label_selector)?,
+            annotations: label_selector("annotationSelector", &selector.annotation_selector)?,
         })
     }
 
@@ -307,7 +322,7 @@ impl Target {
         Ok(target)
     }
 
-    fn selects(&self, object: &Value, renderer: usize, patch: usize) -> Result<bool, PostRenderError> {
+    fn selects(&self, object: &Value) -> bool {
         let text = |pointer: &str| object.pointer(pointer).and_then(Value::as_str).unwrap_or_default();
         let api_version = text("/apiVersion");
         let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
@@ -318,29 +333,19 @@ impl Target {
             (&self.name, text("/metadata/name")),
             (&self.namespace, text("/metadata/namespace")),
         ];
-        if !fields.iter().all(|(pattern, value)| pattern.as_ref().is_none_or(|pattern| pattern.is_match(value))) {
-            return Ok(false);
-        }
-        for (field, selector, map) in [
-            ("labelSelector", &self.labels, "/metadata/labels"),
-            ("annotationSelector", &self.annotations, "/metadata/annotations"),
-        ] {
-            let Some(selector) = selector else { continue };
-            let labels: BTreeMap<String, String> = object
-                .pointer(map)
+        let string_map = |pointer: &str| -> BTreeMap<String, String> {
+            object
+                .pointer(pointer)
                 .and_then(Value::as_object)
                 .map(|map| {
                     map.iter().filter_map(|(key, value)| Some((key.clone(), value.as_str()?.to_string()))).collect()
                 })
-                .unwrap_or_default();
-            let matched = crate::object::label_selector::LabelSelector::parse(selector)
-                .map(|selector| selector.matches(&labels))
-                .map_err(|message| PostRenderError::TargetSelector { renderer, patch, field, message })?;
-            if !matched {
-                return Ok(false);
-            }
-        }
-        Ok(true)
+                .unwrap_or_default()
+        };
+        fields.iter().all(|(pattern, value)| pattern.as_ref().is_none_or(|pattern| pattern.is_match(value)))
+            && [(&self.labels, "/metadata/labels"), (&self.annotations, "/metadata/annotations")]
+                .iter()
+                .all(|(selector, map)| selector.as_ref().is_none_or(|selector| selector.matches(&string_map(map))))
     }
 }
 
