@@ -5,6 +5,7 @@
 //! them when it colours.
 
 use super::lines::{self, Delta, DiffRecord};
+use super::parse::load_from_key;
 use super::report::{ChangeType, Report, ReportEntry};
 use super::structured;
 use berth_go::Value;
@@ -224,21 +225,6 @@ fn template_spec(entry: &ReportEntry) -> Option<Value> {
         ("API", Value::from(api)),
         ("Change", Value::from(entry.change_type.as_str())),
     ]))
-}
-
-/// `loadFromKey`: the namespace, name, kind and API group of an object's key (`namespace, name, Kind (group)`),
-/// `None` when the key does not have that shape.
-pub(super) fn load_from_key(key: &str) -> Option<[&str; 4]> {
-    static PATTERN: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
-        // Go's `\w` is ASCII only (Rust's is Unicode), so it is spelled out.
-        regex::Regex::new(
-            r"(?P<namespace>[a-z0-9-]+), (?P<name>[a-z0-9.-]+), (?P<kind>[0-9A-Za-z_]+) \((?P<api>[^)]+)\)",
-        )
-        .ok()
-    });
-    let captures = PATTERN.as_ref()?.captures(key)?;
-    let field = |name: &str| captures.name(name).map_or("", |found| found.as_str());
-    Some([field("namespace"), field("name"), field("kind"), field("api")])
 }
 
 /// `templateReportPrinter`: the template run over the entries, then a newline.

@@ -232,6 +232,21 @@ pub fn parse_object(
     }))
 }
 
+/// `loadFromKey`: the namespace, name, kind and API group of an object's key (`namespace, name, Kind (group)`),
+/// `None` when the key does not have that shape.
+pub(super) fn load_from_key(key: &str) -> Option<[&str; 4]> {
+    static PATTERN: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        // Go's `\w` is ASCII only (Rust's is Unicode), so it is spelled out.
+        regex::Regex::new(
+            r"(?P<namespace>[a-z0-9-]+), (?P<name>[a-z0-9.-]+), (?P<kind>[0-9A-Za-z_]+) \((?P<api>[^)]+)\)",
+        )
+        .ok()
+    });
+    let captures = PATTERN.as_ref()?.captures(key)?;
+    let field = |name: &str| captures.name(name).map_or("", |found| found.as_str());
+    Some([field("namespace"), field("name"), field("kind"), field("api")])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

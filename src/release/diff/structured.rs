@@ -4,8 +4,7 @@
 //! makes it) from the old object to the new one. Printed as Go's `json.Encoder` with a two-space indent writes it,
 //! byte for byte (HTML-safe escapes, Go's float formatting, `omitempty` fields left out).
 
-use super::format::load_from_key;
-use super::parse::MappingResult;
+use super::parse::{MappingResult, load_from_key};
 use berth_go::json::{self, Style};
 use berth_go::{Map, Value};
 use std::collections::BTreeMap;
