@@ -19,7 +19,7 @@ use super::conditions::{self, READY, reason};
 use super::dependencies::{depends_on, readiness};
 use super::reconcile::{self, Cache, Finished, Next, Shared, Task};
 use super::scheduler::Scheduler;
-use super::watches::{self, Source, Watches};
+use super::watches::{self, Touched, Watches};
 use super::{ControllerError, ControllerEvent, ControllerOptions, Observers};
 use crate::cluster::{Cluster, into_value};
 use futures::StreamExt;
@@ -165,7 +165,7 @@ pub(super) struct Driver {
 }
 
 impl Driver {
-    pub(super) fn new(shared: Arc<Shared>, observers: Observers, touched: mpsc::Sender<Source>) -> Driver {
+    pub(super) fn new(shared: Arc<Shared>, observers: Observers, touched: mpsc::Sender<Touched>) -> Driver {
         let concurrency = shared.options.concurrency;
         let per_namespace = shared.options.max_concurrent_per_namespace;
         Driver {
@@ -188,7 +188,7 @@ impl Driver {
     }
 
     /// Reconciles until `stop`; then cancels what runs, lets it record its revisions, and returns.
-    pub(super) async fn run(mut self, mut touched: mpsc::Receiver<Source>) -> Result<(), ControllerError> {
+    pub(super) async fn run(mut self, mut touched: mpsc::Receiver<Touched>) -> Result<(), ControllerError> {
         let stop = self.shared.stop.clone();
         let api = releases(self.shared.cluster.client.clone(), &self.shared.options);
         let (sender, mut changes) = mpsc::channel(1024);
@@ -213,7 +213,7 @@ impl Driver {
                     Some(change) => self.change(change),
                     None => break Err(ControllerError::WatchEnded),
                 },
-                Some(source) = touched.recv(), if !stopping => self.touched(&source),
+                Some(touch) = touched.recv(), if !stopping => self.touched(&touch),
                 Some(joined) = self.recomputes.join_next(), if !self.recomputes.is_empty() => self.recomputed(joined),
                 () = sleep_until(next_due), if next_due.is_some() && !stopping => {}
             }
@@ -418,12 +418,22 @@ impl Driver {
 }
 
 impl Driver {
-    /// An object some Releases read their inputs from changed: their digests are computed again.
-    fn touched(&mut self, source: &Source) {
-        for key in self.watches.releases(source) {
-            tracing::debug!(release = %key, %source, "an input changed");
+    /// An object some Releases read their inputs from changed: their digests are computed again. An object of a
+    /// watch's first list may have changed before the watch began: computed again for the Releases that already
+    /// read their inputs (the others read them as they are now).
+    fn touched(&mut self, touch: &Touched) {
+        for key in self.watches.releases(&touch.source) {
+            if touch.first_list && !self.has_read_inputs(&key) {
+                continue;
+            }
+            tracing::debug!(release = %key, source = %touch.source, first_list = touch.first_list, "an input changed");
             self.recompute(key);
         }
+    }
+
+    fn has_read_inputs(&self, key: &ReleaseKey) -> bool {
+        let running = self.running.get(key).is_some_and(|running| running.inputs_digest.get().is_some());
+        running || self.digests.contains_key(key)
     }
 
     /// Computes the digest of the inputs `key` asks for now, off the driver's loop; one at a time per Release

@@ -56,6 +56,15 @@ pub struct Source {
     pub name: String,
 }
 
+/// What a watch reports of one object.
+#[derive(Debug, Clone)]
+pub struct Touched {
+    pub source: Source,
+    /// Found by the watch's first list, not seen changing: it may have changed after a reconcile read it and
+    /// before the watch began (a watch starts after the Release is seen, or later when its kind was unknown).
+    pub first_list: bool,
+}
+
 impl std::fmt::Display for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} {}/{}", self.kind.name(), self.namespace, self.name)
@@ -106,7 +115,7 @@ pub struct Watches {
     sources_of: HashMap<ReleaseKey, Vec<Source>>,
     streams: HashMap<(String, SourceKind), Stream>,
     /// Where the watches send the objects that changed.
-    touched: mpsc::Sender<Source>,
+    touched: mpsc::Sender<Touched>,
 }
 
 impl Drop for Watches {
@@ -118,7 +127,7 @@ impl Drop for Watches {
 }
 
 impl Watches {
-    pub fn new(touched: mpsc::Sender<Source>) -> Watches {
+    pub fn new(touched: mpsc::Sender<Touched>) -> Watches {
         Watches { releases_of: HashMap::new(), sources_of: HashMap::new(), streams: HashMap::new(), touched }
     }
 
@@ -260,43 +269,44 @@ struct Versions {
 }
 
 impl Versions {
-    /// The names an event shows changed.
-    fn changed(&mut self, event: Event<PartialObjectMeta<DynamicObject>>) -> Vec<String> {
+    /// The names an event shows changed, and whether they come from the first list (not seen changing).
+    fn changed(&mut self, event: Event<PartialObjectMeta<DynamicObject>>) -> (Vec<String>, bool) {
         match event {
             Event::Init => {
                 self.listing = Some(HashMap::new());
-                Vec::new()
+                (Vec::new(), false)
             }
             Event::InitApply(object) => {
                 let (name, version) = name_and_version(&object);
                 self.listing.get_or_insert_default().insert(name, version);
-                Vec::new()
+                (Vec::new(), false)
             }
             Event::InitDone => {
                 let listed = self.listing.take().unwrap_or_default();
-                let mut changed = Vec::new();
-                if self.listed_once {
-                    changed.extend(
-                        listed
-                            .iter()
-                            .filter(|(name, version)| self.known.get(*name) != Some(*version))
-                            .map(|(name, _)| name.clone()),
-                    );
-                    changed.extend(self.known.keys().filter(|name| !listed.contains_key(*name)).cloned());
+                if !self.listed_once {
+                    self.listed_once = true;
+                    let names = listed.keys().cloned().collect();
+                    self.known = listed;
+                    return (names, true);
                 }
+                let mut changed: Vec<String> = listed
+                    .iter()
+                    .filter(|(name, version)| self.known.get(*name) != Some(*version))
+                    .map(|(name, _)| name.clone())
+                    .collect();
+                changed.extend(self.known.keys().filter(|name| !listed.contains_key(*name)).cloned());
                 self.known = listed;
-                self.listed_once = true;
-                changed
+                (changed, false)
             }
             Event::Apply(object) => {
                 let (name, version) = name_and_version(&object);
                 let previous = self.known.insert(name.clone(), version.clone());
-                if previous.as_ref() == Some(&version) { Vec::new() } else { vec![name] }
+                (if previous.as_ref() == Some(&version) { Vec::new() } else { vec![name] }, false)
             }
             Event::Delete(object) => {
                 let (name, _) = name_and_version(&object);
                 self.known.remove(&name);
-                vec![name]
+                (vec![name], false)
             }
         }
     }
@@ -313,13 +323,13 @@ async fn watch(
     identity: String,
     kind: SourceKind,
     namespace: String,
-    touched: mpsc::Sender<Source>,
+    touched: mpsc::Sender<Touched>,
 ) {
     let mut stream = watcher::watcher(api, watcher::Config::default()).default_backoff().boxed();
     let mut versions = Versions::default();
     let mut refused = false;
     while let Some(event) = stream.next().await {
-        let names = match event {
+        let (names, first_list) = match event {
             Ok(event) => versions.changed(event),
             Err(error) => {
                 if is_forbidden(&error) && !refused {
@@ -331,12 +341,12 @@ async fn watch(
                 } else {
                     tracing::debug!(kind = kind.name(), %namespace, error = %error_text(&error), "watching inputs; retrying");
                 }
-                Vec::new()
+                (Vec::new(), false)
             }
         };
         for name in names {
             let source = Source { kind: kind.clone(), namespace: namespace.clone(), name };
-            if touched.send(source).await.is_err() {
+            if touched.send(Touched { source, first_list }).await.is_err() {
                 return;
             }
         }
@@ -410,29 +420,39 @@ mod tests {
     #[test]
     fn a_relist_tells_what_changed_while_the_watch_was_away() {
         let mut versions = Versions::default();
-        let mut feed = |events: Vec<Event<PartialObjectMeta<DynamicObject>>>| -> Vec<String> {
-            let mut names: Vec<String> = events.into_iter().flat_map(|event| versions.changed(event)).collect();
+        let mut feed = |events: Vec<Event<PartialObjectMeta<DynamicObject>>>| -> (Vec<String>, bool) {
+            let mut first_list = false;
+            let mut names = Vec::new();
+            for event in events {
+                let (changed, first) = versions.changed(event);
+                names.extend(changed);
+                first_list |= first;
+            }
             names.sort();
-            names
+            (names, first_list)
         };
-        // The first list only learns what is there.
+        let changed = |fed: (Vec<String>, bool)| {
+            assert!(!fed.1, "{fed:?} is not a first list");
+            fed.0
+        };
+        // The first list reports what is there as found, not changed: it may have changed before the watch began.
         let first = feed(vec![
             Event::Init,
             Event::InitApply(meta("a", "1")),
             Event::InitApply(meta("b", "1")),
             Event::InitDone,
         ]);
-        assert!(first.is_empty(), "{first:?}");
-        assert_eq!(feed(vec![Event::Apply(meta("a", "2"))]), ["a"]);
-        assert!(feed(vec![Event::Apply(meta("a", "2"))]).is_empty(), "the same version again is no change");
+        assert_eq!(first, (vec!["a".to_string(), "b".to_string()], true));
+        assert_eq!(changed(feed(vec![Event::Apply(meta("a", "2"))])), ["a"]);
+        assert!(changed(feed(vec![Event::Apply(meta("a", "2"))])).is_empty(), "the same version again is no change");
         // Away: `a` unchanged, `b` deleted, `c` created.
-        let relisted = feed(vec![
+        let relisted = changed(feed(vec![
             Event::Init,
             Event::InitApply(meta("a", "2")),
             Event::InitApply(meta("c", "5")),
             Event::InitDone,
-        ]);
+        ]));
         assert_eq!(relisted, ["b", "c"]);
-        assert_eq!(feed(vec![Event::Delete(meta("c", "6"))]), ["c"]);
+        assert_eq!(changed(feed(vec![Event::Delete(meta("c", "6"))])), ["c"]);
     }
 }
