@@ -11,6 +11,11 @@
 //! Helm first in even ones) so both see the same machine load. `upgrade --install --wait` upgrades a release of
 //! each tool's own (`small-berth`, `small-helm`), so each run is a real upgrade that waits for the Deployment.
 //! The median of each command's per-round ratios is its figure. `lint` is measured by `benches/lint.rs`.
+//!
+//! The upgrade is measured on two clusters: the default profile, whose pods become Ready 200 ms after they are
+//! created (a floor both tools wait out, so the ratio cannot go below 200 ms / Helm's time), and a second one
+//! whose pods are Ready as soon as they exist (`delays.podReady: 0s`), where what remains is each tool's own
+//! cost: start, render, record, apply and noticing the rollout's end.
 
 // Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
@@ -18,6 +23,7 @@
 #[path = "common/peers.rs"]
 mod common_peers;
 
+use berth_sim::profile::Profile;
 use berth_sim::{SimCluster, SimConfig};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -110,6 +116,14 @@ fn main() {
     let cluster: SimCluster = runtime.block_on(SimCluster::start(SimConfig::default())).expect("simulated cluster");
     cluster.write_kubeconfig(&kubeconfig).expect("kubeconfig written");
     let bench = Bench { dir: dir.clone(), kubeconfig };
+    let mut instant = Profile::default();
+    instant.delays.pod_ready = Duration::ZERO;
+    let instant_config = SimConfig { profile: instant, ..SimConfig::default() };
+    let instant_cluster: SimCluster =
+        runtime.block_on(SimCluster::start(instant_config)).expect("simulated cluster, pods ready at once");
+    let instant_kubeconfig = dir.join("kubeconfig-instant");
+    instant_cluster.write_kubeconfig(&instant_kubeconfig).expect("kubeconfig written");
+    let instant_bench = Bench { dir: dir.clone(), kubeconfig: instant_kubeconfig };
 
     for namespace in 0..NAMESPACES {
         for index in 0..RELEASES_PER_NAMESPACE {
@@ -117,17 +131,18 @@ fn main() {
             bench.run(&helm, &["install", &name, "./tiny", "-n", &namespace, "--create-namespace"]);
         }
     }
-    for tool in [&berth, &helm] {
+    for (tool, on) in [&berth, &helm].into_iter().flat_map(|tool| [(tool, &bench), (tool, &instant_bench)]) {
         let name = format!("small-{}", tool.name);
-        bench
-            .run(tool, &["upgrade", "--install", &name, "./small", "-n", "bench-wait", "--create-namespace", "--wait"]);
+        on.run(tool, &["upgrade", "--install", &name, "./small", "-n", "bench-wait", "--create-namespace", "--wait"]);
     }
 
-    let lines: [(&str, Vec<String>); 4] = [
-        ("list -A (100 releases)", vec!["list".into(), "-A".into()]),
-        ("status", vec!["status".into(), "rel-0-0".into(), "-n".into(), "bench-0".into()]),
-        ("get all", vec!["get".into(), "all".into(), "rel-0-0".into(), "-n".into(), "bench-0".into()]),
-        ("upgrade --install --wait (small chart)", Vec::new()),
+    // Each line: its title, the cluster it runs on, its arguments (empty: the upgrade of the tool's own release).
+    let lines: [(&str, &Bench, Vec<String>); 5] = [
+        ("list -A (100 releases)", &bench, vec!["list".into(), "-A".into()]),
+        ("status", &bench, vec!["status".into(), "rel-0-0".into(), "-n".into(), "bench-0".into()]),
+        ("get all", &bench, vec!["get".into(), "all".into(), "rel-0-0".into(), "-n".into(), "bench-0".into()]),
+        ("upgrade --install --wait (small chart)", &bench, Vec::new()),
+        ("upgrade --install --wait (small chart, pods ready at once)", &instant_bench, Vec::new()),
     ];
     let arguments = |line: &[String], tool: &Tool| -> Vec<String> {
         if line.is_empty() {
@@ -139,33 +154,34 @@ fn main() {
     };
     let rounds: usize = std::env::var("BERTH_BENCH_ROUNDS").ok().and_then(|value| value.parse().ok()).unwrap_or(7);
     // A warm-up of each, so neither pays for a cold page cache in the first round.
-    for (_, line) in &lines {
+    for (_, on, line) in &lines {
         for tool in [&berth, &helm] {
             let args = arguments(line, tool);
-            bench.run(tool, &args.iter().map(String::as_str).collect::<Vec<_>>());
+            on.run(tool, &args.iter().map(String::as_str).collect::<Vec<_>>());
         }
     }
     let mut times: Vec<Vec<(Duration, Duration)>> = vec![Vec::new(); lines.len()];
     for round in 0..rounds {
-        for (index, (_, line)) in lines.iter().enumerate() {
+        for (index, (_, on, line)) in lines.iter().enumerate() {
             let order = if round % 2 == 0 { [&berth, &helm] } else { [&helm, &berth] };
             let mut measured = [Duration::ZERO; 2];
             for tool in order {
                 let args = arguments(line, tool);
-                let elapsed = bench.run(tool, &args.iter().map(String::as_str).collect::<Vec<_>>());
+                let elapsed = on.run(tool, &args.iter().map(String::as_str).collect::<Vec<_>>());
                 measured[usize::from(tool.name == "helm")] = elapsed;
             }
             times[index].push((measured[0], measured[1]));
         }
     }
-    println!("berth as `helm` against Helm 4.1.4, one simulated cluster, {rounds} rounds (median of each).\n");
+    println!("berth as `helm` against Helm 4.1.4, simulated clusters, {rounds} rounds (median of each).\n");
     println!("| command | berth (median) | helm (median) | median ratio berth / helm |");
     println!("|---|---|---|---|");
-    for ((title, _), results) in lines.iter().zip(&times) {
+    for ((title, _, _), results) in lines.iter().zip(&times) {
         let berth_time = median(results.iter().map(|(berth, _)| berth.as_secs_f64() * 1000.0).collect());
         let helm_time = median(results.iter().map(|(_, helm)| helm.as_secs_f64() * 1000.0).collect());
         let ratio = median(results.iter().map(|(berth, helm)| berth.as_secs_f64() / helm.as_secs_f64()).collect());
         println!("| `{title}` | {berth_time:.0} ms | {helm_time:.0} ms | **{ratio:.3}** |");
     }
     drop(cluster);
+    drop(instant_cluster);
 }
