@@ -126,23 +126,23 @@ fn is_yaml_style_float(s: &str) -> bool {
 
 /// An int result the way resolve.go returns it (`int` when it fits, which on 64-bit is always).
 fn int_or_uint(s: &str, base: u32) -> Option<Resolved> {
-    if let Some(value) = parse_int(s, base) {
+    if let Ok(value) = parse_int(s, base) {
         return Some(Resolved::Int(value));
     }
-    parse_uint(s, base).map(Resolved::Uint)
+    parse_uint(s, base).ok().map(Resolved::Uint)
 }
 
 /// The number forms shared by v2 and v3 for hints `D` and `S` (after the timestamp check).
 fn resolve_number(s: &str, v3_octal: bool) -> Option<Resolved> {
     let plain: String = s.chars().filter(|c| *c != '_').collect();
-    if let Some(value) = parse_int(&plain, 0) {
+    if let Ok(value) = parse_int(&plain, 0) {
         return Some(Resolved::Int(value));
     }
-    if let Some(value) = parse_uint(&plain, 0) {
+    if let Ok(value) = parse_uint(&plain, 0) {
         return Some(Resolved::Uint(value));
     }
     if is_yaml_style_float(&plain)
-        && let Some(value) = parse_float(&plain)
+        && let Ok(value) = parse_float(&plain)
     {
         return Some(Resolved::Float(value));
     }
@@ -151,7 +151,7 @@ fn resolve_number(s: &str, v3_octal: bool) -> Option<Resolved> {
             return Some(resolved);
         }
     } else if let Some(digits) = plain.strip_prefix("-0b")
-        && let Some(value) = parse_int(&format!("-{digits}"), 2)
+        && let Ok(value) = parse_int(&format!("-{digits}"), 2)
     {
         return Some(Resolved::Int(value));
     }
@@ -161,7 +161,7 @@ fn resolve_number(s: &str, v3_octal: bool) -> Option<Resolved> {
                 return Some(resolved);
             }
         } else if let Some(digits) = plain.strip_prefix("-0o")
-            && let Some(value) = parse_int(&format!("-{digits}"), 8)
+            && let Ok(value) = parse_int(&format!("-{digits}"), 8)
         {
             return Some(Resolved::Int(value));
         }
@@ -181,7 +181,7 @@ fn resolve_plain(s: &str, v3: bool, timestamps: bool) -> Resolved {
     }
     match hint {
         b'.' => {
-            if let Some(value) = parse_float(s) {
+            if let Ok(value) = parse_float(s) {
                 return Resolved::Float(value);
             }
         }

@@ -4,8 +4,8 @@
 
 use std::string::{String, ToString};
 
-use crate::strconv::{float_to_int, parse_float, parse_int};
 use berth_go::Value;
+use berth_go::strconv::{parse_float, parse_int};
 
 /// `cast.ToInt64` (and `cast.ToInt`, the same on 64-bit): numbers truncate as Go converts them, strings parse with
 /// base 0 after `trimZeroDecimal` ("5.0" reads 5), booleans are 1/0, anything else (nil, lists, maps, bad
@@ -19,6 +19,12 @@ pub(crate) fn to_int64(value: &Value) -> i64 {
         Value::Bool(b) => i64::from(*b),
         _ => 0,
     }
+}
+
+/// Go's `int64(f)` on amd64: truncation, and the "integer indefinite" value for NaN and out-of-range floats.
+fn float_to_int(f: f64) -> i64 {
+    let limit = (1u64 << 63) as f64;
+    if !(-limit..limit).contains(&f) { i64::MIN } else { f as i64 }
 }
 
 /// `cast.ToFloat64`: strings through `strconv.ParseFloat`, booleans 1/0, anything else 0.
@@ -61,6 +67,14 @@ pub(crate) fn strval(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn float_to_int_matches_amd64_conversion() {
+        assert_eq!(float_to_int(2.9), 2);
+        assert_eq!(float_to_int(-2.9), -2);
+        assert_eq!(float_to_int(1e300), i64::MIN);
+        assert_eq!(float_to_int(f64::NAN), i64::MIN);
+    }
 
     #[test]
     fn to_int64_follows_cast() {

@@ -7,9 +7,9 @@ use std::vec::Vec;
 use crate::args::SprigFn;
 use crate::args::{fixed, string};
 use crate::cast::{strval, to_float64, to_int64};
-use crate::strconv::{ParseError, parse_int};
 use berth_go::Result;
 use berth_go::Value;
+use berth_go::strconv::{NumError, parse_int};
 
 pub(super) const FUNCTIONS: &[(&str, SprigFn)] = &[
     ("atoi", atoi),
@@ -24,9 +24,12 @@ pub(super) const FUNCTIONS: &[(&str, SprigFn)] = &[
 /// `func(a string) int { i, _ := strconv.Atoi(a); return i }`: a range error keeps Go's clamped value.
 fn atoi(args: &[Value]) -> Result<Value> {
     let [text] = fixed("atoi", args)?;
-    Ok(Value::Int(match parse_int(string(text)?, 10) {
-        Ok(n) | Err(ParseError::Range(n)) => n,
-        Err(ParseError::Syntax) => 0,
+    let text = string(text)?;
+    Ok(Value::Int(match parse_int(text, 10) {
+        Ok(n) => n,
+        Err(NumError::Range) if text.starts_with('-') => i64::MIN,
+        Err(NumError::Range) => i64::MAX,
+        Err(NumError::Syntax) => 0,
     }))
 }
 

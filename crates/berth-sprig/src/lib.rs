@@ -51,7 +51,6 @@ mod random;
 mod reflect;
 mod regex;
 pub mod semver;
-mod strconv;
 mod strings;
 mod url;
 mod xstrings;

@@ -5,7 +5,7 @@ mod number;
 mod quote;
 
 pub use number::{
-    format_float_e, format_float_f, format_float_g, format_float32_g, parse_float, parse_hex_float, parse_int,
-    parse_uint,
+    NumError, format_float_e, format_float_f, format_float_g, format_float32_g, parse_float, parse_hex_float,
+    parse_int, parse_uint,
 };
 pub use quote::{Piece, SyntaxError, is_print, quote, quote_into, quote_rune, quote_rune_into, unquote, unquote_char};

@@ -2,10 +2,19 @@
 //! numbers need it: `ParseInt`/`ParseUint` with base 0, `ParseFloat` for decimal text (with Go's underscore rule
 //! and range error) and for hexadecimal floats, and `FormatFloat` in the shortest `'g'`, `'e'` and `'f'` forms.
 
-/// `strconv.ParseUint(s, base, 64)` for bases 0 (prefix-detected), 2, 8, 10 and 16; `None` on any error.
-pub fn parse_uint(s: &str, base: u32) -> Option<u64> {
+/// Why a number did not parse, as `strconv.NumError`'s `Err` tells it: `ErrSyntax` or `ErrRange` (Go then returns
+/// the clamped value, which a caller that wants it derives from the sign).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumError {
+    Syntax,
+    Range,
+}
+
+/// `strconv.ParseUint(s, base, 64)` (atoi.go) for bases 0 (prefix-detected: `0b`, `0o`, `0x`, legacy `0` octal,
+/// underscores as Go allows them) and 2 to 36. Out of range is reported at the first digit that overflows.
+pub fn parse_uint(s: &str, base: u32) -> Result<u64, NumError> {
     if s.is_empty() {
-        return None;
+        return Err(NumError::Syntax);
     }
     let bytes = s.as_bytes();
     let base_zero = base == 0;
@@ -21,8 +30,10 @@ pub fn parse_uint(s: &str, base: u32) -> Option<u64> {
         } else {
             (10, bytes)
         }
-    } else {
+    } else if (2..=36).contains(&base) {
         (base, bytes)
+    } else {
+        return Err(NumError::Syntax);
     };
     let mut underscores = false;
     let mut n: u64 = 0;
@@ -35,21 +46,21 @@ pub fn parse_uint(s: &str, base: u32) -> Option<u64> {
             b'0'..=b'9' => u32::from(c - b'0'),
             b'a'..=b'z' => u32::from(c - b'a') + 10,
             b'A'..=b'Z' => u32::from(c - b'A') + 10,
-            _ => return None,
+            _ => return Err(NumError::Syntax),
         };
         if d >= base {
-            return None;
+            return Err(NumError::Syntax);
         }
-        n = n.checked_mul(u64::from(base))?.checked_add(u64::from(d))?;
+        n = n.checked_mul(u64::from(base)).and_then(|n| n.checked_add(u64::from(d))).ok_or(NumError::Range)?;
     }
     if underscores && !underscore_ok(s) {
-        return None;
+        return Err(NumError::Syntax);
     }
-    Some(n)
+    Ok(n)
 }
 
-/// `strconv.ParseInt(s, base, 64)`.
-pub fn parse_int(s: &str, base: u32) -> Option<i64> {
+/// `strconv.ParseInt(s, base, 64)`: an optional sign, then [`parse_uint`]'s digits.
+pub fn parse_int(s: &str, base: u32) -> Result<i64, NumError> {
     let (negative, rest) = match s.as_bytes().first() {
         Some(b'+') => (false, &s[1..]),
         Some(b'-') => (true, &s[1..]),
@@ -57,11 +68,9 @@ pub fn parse_int(s: &str, base: u32) -> Option<i64> {
     };
     let magnitude = parse_uint(rest, base)?;
     if negative {
-        if magnitude > 1u64 << 63 { None } else { Some((magnitude as i64).wrapping_neg()) }
-    } else if magnitude >= 1u64 << 63 {
-        None
+        if magnitude > 1u64 << 63 { Err(NumError::Range) } else { Ok((magnitude as i64).wrapping_neg()) }
     } else {
-        Some(magnitude as i64)
+        i64::try_from(magnitude).map_err(|_| NumError::Range)
     }
 }
 
@@ -99,65 +108,74 @@ fn underscore_ok(s: &str) -> bool {
     saw != b'_'
 }
 
-/// `strconv.ParseFloat(s, 64)` for decimal text: optional sign, digits with an optional point, optional
-/// exponent, underscores as Go allows them; `inf`/`infinity`/`nan` in any case. Out of range is an error.
-pub fn parse_float(s: &str) -> Option<f64> {
-    let bytes = s.as_bytes();
-    let body = match bytes.first() {
-        Some(b'+' | b'-') => &s[1..],
-        _ => s,
+/// `strconv.ParseFloat(s, 64)` (atof.go): an optional sign; `inf`/`infinity` in any case (signed or not) and `nan`
+/// (unsigned only, as Go's `special`); decimal digits with an optional point and exponent; hexadecimal mantissas
+/// with their required `p` exponent; underscores as Go allows them. Out of range (to infinity) is `Range`;
+/// underflow is zero, as in Go.
+pub fn parse_float(s: &str) -> Result<f64, NumError> {
+    let unsigned = s.strip_prefix(['+', '-']).unwrap_or(s);
+    let negative = s.starts_with('-');
+    let lower = unsigned.to_ascii_lowercase();
+    if lower == "inf" || lower == "infinity" {
+        return Ok(if negative { f64::NEG_INFINITY } else { f64::INFINITY });
+    }
+    if lower == "nan" {
+        return if unsigned.len() == s.len() { Ok(f64::NAN) } else { Err(NumError::Syntax) };
+    }
+    if s.contains('_') && !underscore_ok(s) {
+        return Err(NumError::Syntax);
+    }
+    let cleaned: String = unsigned.chars().filter(|c| *c != '_').collect();
+    let magnitude = if cleaned.as_bytes().get(..2).is_some_and(|prefix| prefix.eq_ignore_ascii_case(b"0x")) {
+        if !float_shape(&cleaned.as_bytes()[2..], true) {
+            return Err(NumError::Syntax);
+        }
+        parse_hex_float(&cleaned).ok_or(NumError::Syntax)?
+    } else {
+        if !float_shape(cleaned.as_bytes(), false) {
+            return Err(NumError::Syntax);
+        }
+        cleaned.parse::<f64>().map_err(|_| NumError::Syntax)?
     };
-    let lower = body.to_ascii_lowercase();
-    if lower == "inf" || lower == "infinity" || lower == "nan" {
-        return s.parse::<f64>().ok();
+    if magnitude.is_infinite() {
+        return Err(NumError::Range);
     }
-    // Shape check: digits [. digits] [e [sign] digits], with underscores allowed anywhere for now.
+    Ok(if negative { -magnitude } else { magnitude })
+}
+
+/// Go's float syntax after the sign and a hexadecimal prefix, without underscores: digits with an optional point
+/// (at least one digit in all), then the exponent: `e`/`E` and optional for decimal, `p`/`P` and required for
+/// hexadecimal, an optional sign and decimal digits.
+fn float_shape(b: &[u8], hex: bool) -> bool {
     let mut i = 0;
-    let b = body.as_bytes();
-    let mut mantissa_digits = 0;
-    let mut underscores = false;
-    while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
-        underscores |= b[i] == b'_';
-        mantissa_digits += usize::from(b[i] != b'_');
-        i += 1;
-    }
+    let digits = |i: &mut usize, hex: bool| {
+        let start = *i;
+        while *i < b.len() && (b[*i].is_ascii_digit() || hex && b[*i].is_ascii_hexdigit()) {
+            *i += 1;
+        }
+        *i - start
+    };
+    let mut mantissa_digits = digits(&mut i, hex);
     if i < b.len() && b[i] == b'.' {
         i += 1;
-        while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
-            underscores |= b[i] == b'_';
-            mantissa_digits += usize::from(b[i] != b'_');
-            i += 1;
-        }
+        mantissa_digits += digits(&mut i, hex);
     }
     if mantissa_digits == 0 {
-        return None;
+        return false;
     }
-    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+    let marks: &[u8] = if hex { b"pP" } else { b"eE" };
+    if i < b.len() && marks.contains(&b[i]) {
         i += 1;
-        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+        if i < b.len() && matches!(b[i], b'+' | b'-') {
             i += 1;
         }
-        let start = i;
-        while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
-            underscores |= b[i] == b'_';
-            i += 1;
+        if digits(&mut i, false) == 0 {
+            return false;
         }
-        if i == start {
-            return None;
-        }
+    } else if hex {
+        return false;
     }
-    if i != b.len() {
-        return None;
-    }
-    if underscores && !underscore_ok(s) {
-        return None;
-    }
-    let cleaned: String = s.chars().filter(|c| *c != '_').collect();
-    let value = cleaned.parse::<f64>().ok()?;
-    if value.is_infinite() {
-        return None;
-    }
-    Some(value)
+    i == b.len()
 }
 
 /// The shortest decimal digits of a finite, non-zero `f` and its decimal point position: `f = 0.d1d2... × 10^dp`.
@@ -339,44 +357,83 @@ pub fn parse_hex_float(s: &str) -> Option<f64> {
 mod tests {
     use super::*;
 
+    use NumError::{Range, Syntax};
+
     #[test]
     fn parse_int_follows_go_base_prefixes() {
-        let cases: &[(&str, Option<i64>)] = &[
-            ("0x1F", Some(31)),
-            ("0o17", Some(15)),
-            ("017", Some(15)),
-            ("0b101", Some(5)),
-            ("+12", Some(12)),
-            ("-0", Some(0)),
-            ("0", Some(0)),
-            ("08", None),
-            ("0x", None),
-            ("-9223372036854775808", Some(i64::MIN)),
-            ("9223372036854775808", None),
-            ("", None),
-            ("+", None),
+        let cases: &[(&str, Result<i64, NumError>)] = &[
+            ("0x1F", Ok(31)),
+            ("0X1f", Ok(31)),
+            ("0o17", Ok(15)),
+            ("017", Ok(15)),
+            ("0b101", Ok(5)),
+            ("+12", Ok(12)),
+            ("-0x10", Ok(-16)),
+            ("-0", Ok(0)),
+            ("0", Ok(0)),
+            ("1_000", Ok(1000)),
+            ("0x_1F", Ok(31)),
+            ("1__0", Err(Syntax)),
+            ("_1", Err(Syntax)),
+            (" 1", Err(Syntax)),
+            ("08", Err(Syntax)),
+            ("0x", Err(Syntax)),
+            ("-9223372036854775808", Ok(i64::MIN)),
+            ("9223372036854775808", Err(Range)),
+            ("-9223372036854775809", Err(Range)),
+            ("99999999999999999999x", Err(Range)),
+            ("", Err(Syntax)),
+            ("+", Err(Syntax)),
         ];
         for (input, expected) in cases {
             assert_eq!(parse_int(input, 0), *expected, "{input}");
         }
-        assert_eq!(parse_uint("18446744073709551615", 0), Some(u64::MAX));
-        assert_eq!(parse_uint("18446744073709551616", 0), None);
-        assert_eq!(parse_uint("+1", 0), None);
-        assert_eq!(parse_uint("1_000", 0), Some(1000));
-        assert_eq!(parse_uint("1__0", 0), None);
-        assert_eq!(parse_uint("1_0", 10), None);
+        assert_eq!(parse_int("010", 10), Ok(10));
+        assert_eq!(parse_int("777", 8), Ok(511));
+        assert_eq!(parse_int("1", 37), Err(Syntax));
+        assert_eq!(parse_uint("18446744073709551615", 0), Ok(u64::MAX));
+        assert_eq!(parse_uint("18446744073709551616", 0), Err(Range));
+        assert_eq!(parse_uint("+1", 0), Err(Syntax));
+        assert_eq!(parse_uint("1_000", 0), Ok(1000));
+        assert_eq!(parse_uint("1__0", 0), Err(Syntax));
+        assert_eq!(parse_uint("1_0", 10), Err(Syntax));
     }
 
     #[test]
     fn parse_float_follows_go_rules() {
-        assert_eq!(parse_float(".5"), Some(0.5));
-        assert_eq!(parse_float(".5_5"), Some(0.55));
-        assert_eq!(parse_float("._5"), None);
-        assert_eq!(parse_float("1e400"), None);
-        assert_eq!(parse_float("1e-400"), Some(0.0));
-        assert_eq!(parse_float("5."), Some(5.0));
-        assert_eq!(parse_float("."), None);
-        assert_eq!(parse_float("1e"), None);
+        let cases: &[(&str, Result<f64, NumError>)] = &[
+            (".5", Ok(0.5)),
+            ("1.5", Ok(1.5)),
+            ("1e3", Ok(1000.0)),
+            ("5.", Ok(5.0)),
+            (".5_5", Ok(0.55)),
+            ("1_000.5", Ok(1000.5)),
+            ("0x1p-2", Ok(0.25)),
+            ("-0x1.ep+2", Ok(-7.5)),
+            ("0x_1p4", Ok(16.0)),
+            ("-Inf", Ok(f64::NEG_INFINITY)),
+            ("+infinity", Ok(f64::INFINITY)),
+            ("1e-400", Ok(0.0)),
+            ("1e400", Err(Range)),
+            ("-1e400", Err(Range)),
+            ("._5", Err(Syntax)),
+            ("1_", Err(Syntax)),
+            (".", Err(Syntax)),
+            ("1e", Err(Syntax)),
+            ("e5", Err(Syntax)),
+            ("0x1", Err(Syntax)),
+            ("0x+1p2", Err(Syntax)),
+            ("0x1.8e3", Err(Syntax)),
+            ("+nan", Err(Syntax)),
+            ("abc", Err(Syntax)),
+            ("héllo", Err(Syntax)),
+            ("é", Err(Syntax)),
+            (" 1", Err(Syntax)),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(parse_float(input), *expected, "{input}");
+        }
+        assert!(parse_float("NaN").is_ok_and(f64::is_nan));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! float), so the executor can pick the one a parameter type asks for, as Go's ideal constants work.
 //! Parsing follows `strconv.ParseUint`/`ParseInt`/`ParseFloat` with base 0 (prefixes, underscores).
 
-use berth_go::strconv::{self, Piece};
+use berth_go::strconv::{self, Piece, parse_float};
 
 /// A number literal.
 #[derive(Debug, Clone)]
@@ -101,12 +101,12 @@ impl NumberNode {
             return Ok(n);
         }
         // Integer readings first so 0x123 etc. work.
-        let unsigned = parse_uint(text);
+        let unsigned = strconv::parse_uint(text, 0);
         if let Ok(u) = unsigned {
             n.is_uint = true;
             n.uint64 = u;
         }
-        if let Ok(i) = parse_int(text) {
+        if let Ok(i) = strconv::parse_int(text, 0) {
             n.is_int = true;
             n.int64 = i;
             if i == 0 {
@@ -159,135 +159,6 @@ impl NumberNode {
             }
         }
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum NumError {
-    Syntax,
-    Range,
-}
-
-/// Go's `underscoreOK`: underscores only between digits (or after a base prefix).
-fn underscore_ok(s: &str) -> bool {
-    let s = s.strip_prefix(['+', '-']).unwrap_or(s);
-    let b = s.as_bytes();
-    let mut saw = b'^';
-    let mut i = 0;
-    let mut hex = false;
-    if b.len() >= 2 && b[0] == b'0' && matches!(b[1].to_ascii_lowercase(), b'b' | b'o' | b'x') {
-        i = 2;
-        saw = b'0';
-        hex = b[1].eq_ignore_ascii_case(&b'x');
-    }
-    while i < b.len() {
-        let c = b[i];
-        if c.is_ascii_digit() || (hex && (b'a'..=b'f').contains(&c.to_ascii_lowercase())) {
-            saw = b'0';
-        } else if c == b'_' {
-            if saw != b'0' {
-                return false;
-            }
-            saw = b'_';
-        } else {
-            if saw == b'_' {
-                return false;
-            }
-            saw = b'!';
-        }
-        i += 1;
-    }
-    saw != b'_'
-}
-
-/// `strconv.ParseUint(s, 0, 64)`.
-fn parse_uint(s0: &str) -> Result<u64, NumError> {
-    if s0.is_empty() {
-        return Err(NumError::Syntax);
-    }
-    let b = s0.as_bytes();
-    let (base, digits) = if b[0] == b'0' && b.len() >= 2 {
-        match b[1].to_ascii_lowercase() {
-            b'x' => (16, &s0[2..]),
-            b'o' => (8, &s0[2..]),
-            b'b' => (2, &s0[2..]),
-            _ => (8, &s0[1..]),
-        }
-    } else {
-        (10, s0)
-    };
-    if digits.is_empty() && base != 8 {
-        return Err(NumError::Syntax);
-    }
-    let mut n: u64 = 0;
-    let mut underscores = false;
-    for c in digits.bytes() {
-        if c == b'_' {
-            underscores = true;
-            continue;
-        }
-        let d = match c {
-            b'0'..=b'9' => (c - b'0') as u64,
-            b'a'..=b'z' => (c - b'a' + 10) as u64,
-            b'A'..=b'Z' => (c - b'A' + 10) as u64,
-            _ => return Err(NumError::Syntax),
-        };
-        if d >= base {
-            return Err(NumError::Syntax);
-        }
-        n = n.checked_mul(base).and_then(|n| n.checked_add(d)).ok_or(NumError::Range)?;
-    }
-    if underscores && !underscore_ok(s0) {
-        return Err(NumError::Syntax);
-    }
-    Ok(n)
-}
-
-/// `strconv.ParseInt(s, 0, 64)`.
-fn parse_int(s: &str) -> Result<i64, NumError> {
-    let (neg, body) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let u = parse_uint(body)?;
-    if neg {
-        if u > i64::MAX as u64 + 1 {
-            return Err(NumError::Range);
-        }
-        Ok((u as i64).wrapping_neg())
-    } else {
-        i64::try_from(u).map_err(|_| NumError::Range)
-    }
-}
-
-/// `strconv.ParseFloat(s, 64)` for the forms the lexer lets through (decimal and hex floats).
-fn parse_float(s: &str) -> Result<f64, NumError> {
-    if s.contains('_') && !underscore_ok(s) {
-        return Err(NumError::Syntax);
-    }
-    let clean: String = s.chars().filter(|&c| c != '_').collect();
-    let (neg, body) = match clean.as_bytes().first() {
-        Some(b'-') => (true, &clean[1..]),
-        Some(b'+') => (false, &clean[1..]),
-        _ => (false, clean.as_str()),
-    };
-    let value = if body.len() > 2 && (body.starts_with("0x") || body.starts_with("0X")) {
-        // Hexadecimal mantissa requires a 'p' exponent.
-        if !body.contains(['p', 'P']) {
-            return Err(NumError::Syntax);
-        }
-        berth_go::strconv::parse_hex_float(body).ok_or(NumError::Syntax)?
-    } else {
-        if body.is_empty() || !body.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
-        {
-            return Err(NumError::Syntax);
-        }
-        body.parse::<f64>().map_err(|_| NumError::Syntax)?
-    };
-    if value.is_infinite() {
-        return Err(NumError::Range);
-    }
-    Ok(if neg { -value } else { value })
 }
 
 #[cfg(test)]
