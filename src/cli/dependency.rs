@@ -78,7 +78,7 @@ pub fn run(args: DependencyArgs, globals: &Globals) -> Result<ExitCode, Error> {
 
 /// `filepath.Clean` of the chart argument, as Helm passes it on.
 fn clean(path: &std::path::Path) -> PathBuf {
-    PathBuf::from(berth_source::url_util::clean_path(&path.to_string_lossy()))
+    PathBuf::from(berth_go::path::clean(&path.to_string_lossy()))
 }
 
 fn run_manager(args: &ManagerArgs, build: bool, globals: &Globals) -> Result<ExitCode, Error> {

@@ -159,14 +159,14 @@ fn subchart_paths(path: &str) -> Vec<String> {
 
 /// `filepath.Join(base, name)`: joined and cleaned.
 pub(super) fn join(base: &str, name: &str) -> String {
-    berth_chart::load::clean_path(&format!("{base}/{name}"))
+    berth_go::path::clean(&format!("{base}/{name}"))
 }
 
 /// `filepath.Dir`.
 fn go_dir(path: &str) -> String {
     match path.rfind('/') {
         Some(0) => "/".to_string(),
-        Some(slash) => berth_chart::load::clean_path(&path[..slash]),
+        Some(slash) => berth_go::path::clean(&path[..slash]),
         None => ".".to_string(),
     }
 }

@@ -2,6 +2,7 @@
 //! internal/urlutil `Equal` and `URLJoin`, the credential scoping of pkg/getter and `urlEqual` of
 //! pkg/action/install.go). Pure.
 
+use berth_go::path;
 use url::Url;
 
 /// `ResolveReferenceURL`: `reference` as is when absolute, else resolved against `base` taken as a directory
@@ -28,13 +29,13 @@ pub fn resolve_reference_url(base: &str, reference: &str) -> Result<String, Stri
 pub fn urls_equal(a: &str, b: &str) -> bool {
     let normalise = |text: &str| -> Option<String> {
         let mut url = Url::parse(text).ok()?;
-        let cleaned = clean_path(url.path());
+        let cleaned = if url.path().is_empty() { "/".to_string() } else { path::clean(url.path()) };
         url.set_path(&cleaned);
         Some(url.to_string())
     };
     match (normalise(a), normalise(b)) {
         (Some(a), Some(b)) => a == b,
-        (None, _) => clean_path(a) == clean_path(b),
+        (None, _) => path::clean(a) == path::clean(b),
         _ => false,
     }
 }
@@ -57,37 +58,11 @@ pub fn url_join(base: &str, elements: &[&str]) -> Result<String, String> {
     let mut url = Url::parse(base).map_err(|error| error.to_string())?;
     let mut parts = vec![url.path().to_string()];
     parts.extend(elements.iter().map(|element| element.to_string()));
-    let joined = clean_path(&parts.iter().filter(|part| !part.is_empty()).cloned().collect::<Vec<_>>().join("/"));
+    // Go's `path.Join`: empty elements ignored, "" when all are.
+    let elements: Vec<String> = parts.into_iter().filter(|part| !part.is_empty()).collect();
+    let joined = if elements.is_empty() { String::new() } else { path::clean(&elements.join("/")) };
     url.set_path(&joined);
     Ok(url.to_string())
-}
-
-/// Go's `path.Clean` for URL paths.
-pub fn clean_path(path: &str) -> String {
-    if path.is_empty() {
-        return "/".to_string();
-    }
-    let rooted = path.starts_with('/');
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                if parts.last().is_some_and(|last| *last != "..") {
-                    parts.pop();
-                } else if !rooted {
-                    parts.push("..");
-                }
-            }
-            other => parts.push(other),
-        }
-    }
-    let joined = parts.join("/");
-    match (rooted, joined.is_empty()) {
-        (true, _) => format!("/{joined}"),
-        (false, true) => ".".to_string(),
-        (false, false) => joined,
-    }
 }
 
 #[cfg(test)]
@@ -117,6 +92,7 @@ mod tests {
         assert!(!same_origin("http://a:8080/x", "http://a/y"));
         assert!(!same_origin("https://a/x", "http://a/x"));
         assert_eq!(url_join("http://a/charts", &["x.tgz"]).as_deref(), Ok("http://a/charts/x.tgz"));
-        assert_eq!(clean_path("/a/../b/./c/"), "/b/c");
+        assert_eq!(url_join("http://a/charts/", &["../x.tgz"]).as_deref(), Ok("http://a/x.tgz"));
+        assert_eq!(url_join("http://a", &[""]).as_deref(), Ok("http://a/"));
     }
 }

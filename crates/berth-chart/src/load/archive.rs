@@ -6,6 +6,7 @@ use std::io::Read;
 
 use super::gzip::{GzipError, GzipReader};
 use super::tar::{TYPE_LINK, TYPE_SYMLINK, TYPE_X_GLOBAL_HEADER, TYPE_X_HEADER, TarError, TarReader};
+use berth_go::path;
 use berth_go::strconv::quote;
 
 /// `MaxDecompressedChartSize`: 100 MiB of file contents per archive.
@@ -153,8 +154,8 @@ pub(crate) fn link_leaves_chart(link: &ArchiveLink) -> bool {
         return entry_name(&target).is_err();
     }
     let resolved = match link.name.rsplit_once('/') {
-        Some((directory, _)) => clean_path(&format!("{directory}/{target}")),
-        None => clean_path(&target),
+        Some((directory, _)) => path::clean(&format!("{directory}/{target}")),
+        None => path::clean(&target),
     };
     resolved == ".." || resolved.starts_with("../")
 }
@@ -227,7 +228,7 @@ fn entry_name(raw: &str) -> Result<String, ArchiveError> {
     if normalized.starts_with('/') {
         return Err(other("chart illegally contains absolute paths"));
     }
-    let cleaned = clean_path(&normalized);
+    let cleaned = path::clean(&normalized);
     if cleaned == "." {
         return Err(other(format!("chart illegally contains content outside the base directory: {}", quote(raw))));
     }
@@ -242,34 +243,6 @@ fn entry_name(raw: &str) -> Result<String, ArchiveError> {
         return Err(other("chart yaml not in base directory"));
     }
     Ok(cleaned)
-}
-
-/// Go's `path.Clean`.
-pub fn clean_path(path: &str) -> String {
-    if path.is_empty() {
-        return ".".to_string();
-    }
-    let rooted = path.starts_with('/');
-    let mut out: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                if matches!(out.last(), Some(last) if *last != "..") {
-                    out.pop();
-                } else if !rooted {
-                    out.push("..");
-                }
-            }
-            other_part => out.push(other_part),
-        }
-    }
-    let joined = out.join("/");
-    match (rooted, joined.is_empty()) {
-        (true, _) => format!("/{joined}"),
-        (false, true) => ".".to_string(),
-        (false, false) => joined,
-    }
 }
 
 /// `EnsureArchive`: an actionable error when a file given as a chart is not gzip.
@@ -356,22 +329,6 @@ fn detect_content_type(data: &[u8]) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn clean_path_as_go() {
-        let cases = [
-            ("", "."),
-            ("a/../..", ".."),
-            ("a/./b/", "a/b"),
-            ("../x", "../x"),
-            ("/../x", "/x"),
-            ("a//b", "a/b"),
-            ("a/..", "."),
-        ];
-        for (input, want) in cases {
-            assert_eq!(clean_path(input), want, "{input}");
-        }
-    }
 
     #[test]
     fn entry_names_are_checked() {

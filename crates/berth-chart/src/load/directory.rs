@@ -8,7 +8,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::archive::{BufferedFile, MAX_DECOMPRESSED_FILE_SIZE, clean_path};
+use super::archive::{BufferedFile, MAX_DECOMPRESSED_FILE_SIZE};
 use super::ignore::{HELM_IGNORE, Rules};
 use crate::go::os_error;
 use berth_go::strconv::quote;
@@ -28,7 +28,7 @@ pub fn absolute(dir: &Path) -> Result<String, String> {
         let cwd = std::env::current_dir().map_err(|error| format!("getwd: {error}"))?;
         cwd.join(dir)
     };
-    Ok(clean_path(&joined.to_string_lossy()))
+    Ok(berth_go::path::clean(&joined.to_string_lossy()))
 }
 
 struct Walk<'a> {

@@ -19,7 +19,7 @@ mod tar;
 use std::path::Path;
 
 pub use archive::{
-    MAX_ARCHIVE_ENTRIES, MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE, TarEntry, clean_path, tar_gz_entries,
+    MAX_ARCHIVE_ENTRIES, MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE, TarEntry, tar_gz_entries,
 };
 pub use expand::{ChartNameError, ExpandError, check_chart_directory_name, expand};
 
@@ -106,7 +106,7 @@ pub fn locate(name: &str) -> Result<std::path::PathBuf, LoadError> {
                 .map_err(|error| LoadError::new(format!("getwd: {}", crate::go::errno_text(&error))))?;
             format!("{}/{name}", current.to_string_lossy())
         };
-        return Ok(std::path::PathBuf::from(archive::clean_path(&absolute)));
+        return Ok(std::path::PathBuf::from(berth_go::path::clean(&absolute)));
     }
     if name.starts_with('/') || name.starts_with('.') {
         return Err(LoadError::new(format!("path {} not found", berth_go::strconv::quote(name))));
