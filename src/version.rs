@@ -10,39 +10,20 @@
 //! for people ([`VersionStyle::Berth`]); as `helm` it prints Helm's `version.BuildInfo{...}` line
 //! ([`VersionStyle::Helm`]). `--short` and `--template` are Helm's in both.
 
-use berth_go::{Kind, Object, Value};
+pub use berth_chart::render::objects::BuildInfo;
+pub use berth_chart::render::{FOLLOWED_HELM_VERSION, KUBE_CLIENT_VERSION};
+use berth_go::Value;
 use berth_template::Template;
-use std::fmt;
 
-/// The Helm release whose behaviour berth follows (rendering, records, command line).
-pub const FOLLOWED_HELM_VERSION: &str = "v4.1.4";
-
-/// The Kubernetes client version Helm 4.1.4 reports (client-go 0.35, printed as `v1.35`).
-pub const KUBE_CLIENT_VERSION: &str = "v1.35";
-
-/// Helm's `version.BuildInfo`, as berth fills it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BuildInfo {
-    /// `v4.1.4+berth.<berth's version>`.
-    pub version: String,
-    /// Empty: berth builds record no commit.
-    pub git_commit: String,
-    pub git_tree_state: String,
-    /// Empty: berth is not built by Go.
-    pub go_version: String,
-    pub kube_client_version: String,
-}
-
-impl BuildInfo {
-    /// This build's information.
-    pub fn current() -> BuildInfo {
-        BuildInfo {
-            version: format!("{FOLLOWED_HELM_VERSION}+berth.{}", env!("CARGO_PKG_VERSION")),
-            git_commit: String::new(),
-            git_tree_state: String::new(),
-            go_version: String::new(),
-            kube_client_version: KUBE_CLIENT_VERSION.to_string(),
-        }
+/// This build's information: [`FOLLOWED_HELM_VERSION`] with berth's version as build metadata, no commit, tree
+/// state or Go version (berth records none and is not built by Go).
+pub fn current_build() -> BuildInfo {
+    BuildInfo {
+        version: format!("{FOLLOWED_HELM_VERSION}+berth.{}", env!("CARGO_PKG_VERSION")),
+        git_commit: String::new(),
+        git_tree_state: String::new(),
+        go_version: String::new(),
+        kube_client_version: KUBE_CLIENT_VERSION.to_string(),
     }
 }
 
@@ -98,54 +79,13 @@ pub fn version_text(
     Ok(format!("{text}\n"))
 }
 
-/// `BuildInfo` as templates see it: a Go struct with five exported string fields.
-impl Object for BuildInfo {
-    fn type_name(&self) -> &str {
-        "version.BuildInfo"
-    }
-
-    fn kind(&self) -> Kind {
-        Kind::Struct
-    }
-
-    fn field(&self, name: &str) -> Option<Value> {
-        let value = match name {
-            "Version" => &self.version,
-            "GitCommit" => &self.git_commit,
-            "GitTreeState" => &self.git_tree_state,
-            "GoVersion" => &self.go_version,
-            "KubeClientVersion" => &self.kube_client_version,
-            _ => return None,
-        };
-        Some(Value::String(value.as_str().into()))
-    }
-
-    fn fmt_value(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{{{} {} {} {} {}}}",
-            self.version, self.git_commit, self.git_tree_state, self.go_version, self.kube_client_version
-        )
-    }
-
-    fn to_data(&self) -> Value {
-        Value::map([
-            ("version", Value::String(self.version.as_str().into())),
-            ("git_commit", Value::String(self.git_commit.as_str().into())),
-            ("git_tree_state", Value::String(self.git_tree_state.as_str().into())),
-            ("go_version", Value::String(self.go_version.as_str().into())),
-            ("kube_client_version", Value::String(self.kube_client_version.as_str().into())),
-        ])
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn short_and_template_forms_are_helms() {
-        let info = BuildInfo::current();
+        let info = current_build();
         let short = version_text(&info, true, None, VersionStyle::Berth).unwrap();
         assert_eq!(short, format!("v4.1.4+berth.{}\n", env!("CARGO_PKG_VERSION")));
         let parsed = berth_sprig::semver::Version::parse(short.trim()).unwrap();

@@ -4,7 +4,7 @@
 use super::global_args::{Globals, Personality};
 use super::output::print_stdout;
 use crate::cli::error::{Error, ExitCode};
-use berth::version::{BuildInfo, VersionStyle, version_text};
+use berth::version::{VersionStyle, current_build, version_text};
 use clap::Args;
 
 #[derive(Debug, Clone, Args)]
@@ -24,7 +24,7 @@ pub fn run(args: &VersionArgs, globals: &Globals) -> Result<ExitCode, Error> {
         Personality::Berth => VersionStyle::Berth,
         Personality::Helm => VersionStyle::Helm,
     };
-    let text = version_text(&BuildInfo::current(), args.short, args.template.as_deref(), style)
+    let text = version_text(&current_build(), args.short, args.template.as_deref(), style)
         .map_err(|error| Error::Helm("cannot print the version".to_string(), Box::new(error)))?;
     print_stdout(&text)?;
     Ok(ExitCode::Success)

@@ -77,13 +77,19 @@ pub fn offline(kube_version: Option<KubeVersion>, extra_api_versions: &[String])
     }
 }
 
+/// The Helm release whose behaviour berth follows (rendering, records, command line).
+pub const FOLLOWED_HELM_VERSION: &str = "v4.1.4";
+
+/// The Kubernetes client version that Helm release reports (client-go 0.35, printed as `v1.35`).
+pub const KUBE_CLIENT_VERSION: &str = "v1.35";
+
 /// The build of Helm berth renders as: charts compare `.Capabilities.HelmVersion` to gate features.
 pub fn helm_version() -> BuildInfo {
     BuildInfo {
-        version: "v4.1.4".to_string(),
+        version: FOLLOWED_HELM_VERSION.to_string(),
         git_commit: "05fa37973dc9e42b76e1d2883494c87174b6074f".to_string(),
         git_tree_state: "clean".to_string(),
         go_version: "go1.25.9".to_string(),
-        kube_client_version: "v1.35".to_string(),
+        kube_client_version: KUBE_CLIENT_VERSION.to_string(),
     }
 }

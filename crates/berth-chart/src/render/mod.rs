@@ -18,7 +18,7 @@ pub mod objects;
 pub mod output;
 mod release;
 
-pub use capabilities::{DEFAULT_API_VERSIONS, helm_version, offline};
+pub use capabilities::{DEFAULT_API_VERSIONS, FOLLOWED_HELM_VERSION, KUBE_CLIENT_VERSION, helm_version, offline};
 pub use engine::{
     DEFAULT_RENDER_TIMEOUT, LintRender, Lookup, Release, RenderBudget, RenderError, RenderOptions, lint_templates,
     render_templates,

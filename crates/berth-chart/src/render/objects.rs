@@ -175,7 +175,7 @@ impl Object for VersionSet {
     }
 }
 
-/// Helm's `version.BuildInfo`, as `.Capabilities.HelmVersion`.
+/// Helm's `version.BuildInfo`: `.Capabilities.HelmVersion`, and what `helm version --template` executes on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BuildInfo {
     pub version: String,
