@@ -78,7 +78,7 @@ const ZERO_TIME_UNIX: i64 = -62_135_596_800;
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
 /// Arithmetic wraps where the year is beyond what int64 seconds hold, as Go's int arithmetic does.
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+pub fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     let y = if month <= 2 { year.wrapping_sub(1) } else { year };
     let era = y.div_euclid(400);
     let yoe = y.wrapping_sub(era.wrapping_mul(400));
@@ -88,8 +88,8 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era.wrapping_mul(146_097).wrapping_add(doe).wrapping_sub(719_468)
 }
 
-/// The date of a day count since 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
+/// The date (year, month, day) of a day count since 1970-01-01 (Howard Hinnant's `civil_from_days`).
+pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -105,7 +105,8 @@ fn is_leap(year: i64) -> bool {
     year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
 }
 
-fn days_in(month: i64, year: i64) -> i64 {
+/// The days of `month` (1 to 12) in `year`.
+pub fn days_in(month: i64, year: i64) -> i64 {
     match month {
         2 if is_leap(year) => 29,
         2 => 28,

@@ -40,16 +40,7 @@ pub fn now_rfc3339_nano() -> String {
 pub fn format_rfc3339(seconds: i64, nanos: u32, with_fraction: bool) -> String {
     let days = seconds.div_euclid(86_400);
     let second_of_day = seconds.rem_euclid(86_400);
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = berth_go::time::civil_from_days(days);
     let mut text = format!(
         "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
         second_of_day / 3600,

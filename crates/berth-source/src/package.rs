@@ -86,13 +86,7 @@ fn parse_time(text: &str) -> Option<ModTime> {
     let (year, month, day) = (date_parts.next()??, date_parts.next()??, date_parts.next()??);
     let mut time_parts = time.split(':').map(|part| part.parse::<i64>().ok());
     let (hour, minute, second) = (time_parts.next()??, time_parts.next()??, time_parts.next()??);
-    // days_from_civil.
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let year_of_era = y - era * 400;
-    let day_of_year = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    let days = era * 146_097 + day_of_era - 719_468;
+    let days = berth_go::time::days_from_civil(year, month, day);
     let mut seconds = days * 86_400 + hour * 3600 + minute * 60 + second;
     // A zone offset after the seconds (`+02:00`): back to UTC.
     let rest = text.get(19..).unwrap_or_default();

@@ -4,6 +4,7 @@
 
 use crate::crypto::args::FunctionError;
 use crate::crypto::der::{reader::tag, writer};
+use berth_go::time::{civil_from_days, days_from_civil, days_in};
 
 const SECONDS_PER_DAY: i64 = 86_400;
 
@@ -130,44 +131,13 @@ fn number(digits: &str) -> Option<i64> {
 
 /// Seconds since the epoch of a civil UTC time, or `None` when a field is out of Go's ranges.
 fn civil_seconds(year: i64, month: i64, day: i64, hour: i64, minute: i64, second: i64) -> Option<i64> {
-    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
+    if !(1..=12).contains(&month) || day < 1 || day > days_in(month, year) {
         return None;
     }
     if hour > 23 || minute > 59 || second > 59 {
         return None;
     }
     Some(days_from_civil(year, month, day) * SECONDS_PER_DAY + hour * 3600 + minute * 60 + second)
-}
-
-fn days_in_month(year: i64, month: i64) -> i64 {
-    const DAYS: [i64; 12] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    if month == 2 && leap { 29 } else { DAYS[(month - 1) as usize] }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let month_index = (month + 9) % 12;
-    let day_of_year = (153 * month_index + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
-}
-
-/// The date of a day number (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let shifted = days + 719_468;
-    let era = shifted.div_euclid(146_097);
-    let day_of_era = shifted - era * 146_097;
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]
