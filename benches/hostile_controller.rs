@@ -18,6 +18,8 @@
 #[allow(dead_code)]
 #[path = "../tests/integration/bounded.rs"]
 mod bounded;
+#[path = "common/controller_process.rs"]
+mod controller_process;
 #[allow(dead_code, unused_imports)]
 #[path = "../tests/integration/hostile_budgets.rs"]
 mod hostile_budgets;
@@ -34,7 +36,7 @@ use kube::runtime::watcher;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 use support::{Env, condition, is_ready, observed, web_chart};
 
@@ -77,20 +79,6 @@ fn packed(directory: &Path) -> Vec<u8> {
     }
     let files: Vec<(&str, &str)> = files.iter().map(|(path, text)| (path.as_str(), text.as_str())).collect();
     support::archive(&files)
-}
-
-/// (peak RSS, RSS now) of process `pid` in KiB.
-fn memory(pid: u32) -> (u64, u64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix(name))
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|kb| kb.parse().ok())
-            .unwrap_or(0)
-    };
-    (field("VmHWM:"), field("VmRSS:"))
 }
 
 /// Whether a Release is Stalled at its current generation.
@@ -143,14 +131,7 @@ async fn run(ordinary: usize, hostile: bool) {
     }
     let kubeconfig = scratch.path().join("kubeconfig");
     env.sim.write_kubeconfig(&kubeconfig).expect("kubeconfig");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_berth"))
-        .args(["controller", "--concurrency", "4", "--kubeconfig"])
-        .arg(&kubeconfig)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("berth controller starts");
+    let mut child = controller_process::start(&kubeconfig, 4);
     let names: Vec<String> = (0..ordinary).map(|index| format!("web-{index:03}")).collect();
     let ready = until_all(env.releases("bench"), names.clone(), is_ready);
     let stalled = until_all(env.releases("hostile"), hostile_names.clone(), is_stalled);
@@ -162,7 +143,7 @@ async fn run(ordinary: usize, hostile: bool) {
     }
     let settled = tokio::time::timeout(RUN_LIMIT, async { (ready.await, stalled.await) }).await;
     let elapsed = started.elapsed();
-    let (peak, now) = memory(child.id());
+    let (peak, now) = controller_process::memory(child.id());
     let alive = matches!(child.try_wait(), Ok(None));
     let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
     let _ = child.wait();

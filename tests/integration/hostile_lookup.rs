@@ -24,6 +24,17 @@ fn spec(chart: &str) -> Value {
     json!({"chart": {"configMapRef": {"name": chart}}, "timeout": "1m"})
 }
 
+/// A simulated cluster with namespace `tenant`, and namespace `vault` holding Secret `database` with `data`.
+async fn with_vault(data: Value) -> Env {
+    let env = Env::start().await;
+    env.namespace("vault").await;
+    env.namespace("tenant").await;
+    let secret = json!({"metadata": {"name": "database", "namespace": "vault"}, "data": data});
+    let secret = serde_json::from_value(secret).expect("a Secret");
+    Api::<Secret>::namespaced(env.client(), "vault").create(&PostParams::default(), &secret).await.expect("created");
+    env
+}
+
 /// Ready=False for the current generation.
 fn failed(object: &Value) -> bool {
     observed(object) && condition(object, "Ready").is_some_and(|(status, _, _)| status == "False")
@@ -31,15 +42,7 @@ fn failed(object: &Value) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn error_texts_in_status_and_events_never_carry_what_lookup_read() {
-    let env = Env::start().await;
-    env.namespace("vault").await;
-    env.namespace("tenant").await;
-    let secret = serde_json::from_value(json!({
-        "metadata": {"name": "database", "namespace": "vault"},
-        "data": {"password": STANDARD.encode(VALUE)},
-    }))
-    .expect("a Secret");
-    Api::<Secret>::namespaced(env.client(), "vault").create(&PostParams::default(), &secret).await.expect("created");
+    let env = with_vault(json!({"password": STANDARD.encode(VALUE)})).await;
 
     let read = "{{- $secret := lookup \"v1\" \"Secret\" \"vault\" \"database\" }}\n";
     // The template's own error, with the value raw and as stored.
@@ -108,15 +111,7 @@ fn assert_scrubbed(what: &str, text: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn transformed_values_failed_revisions_and_a_status_carried_on_never_carry_what_lookup_read() {
-    let env = Env::start().await;
-    env.namespace("vault").await;
-    env.namespace("tenant").await;
-    let secret = serde_json::from_value(json!({
-        "metadata": {"name": "database", "namespace": "vault"},
-        "data": {"password": STANDARD.encode(VALUE), "quoted": STANDARD.encode(QUOTED)},
-    }))
-    .expect("a Secret");
-    Api::<Secret>::namespaced(env.client(), "vault").create(&PostParams::default(), &secret).await.expect("created");
+    let env = with_vault(json!({"password": STANDARD.encode(VALUE), "quoted": STANDARD.encode(QUOTED)})).await;
 
     let read = "{{- $secret := lookup \"v1\" \"Secret\" \"vault\" \"database\" }}\n\
                 {{- $raw := b64dec $secret.data.quoted }}\n";
