@@ -31,6 +31,8 @@
 // Test code states its expectations with unwrap, expect and panic: a failed one is the failure reported.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable)]
 
+#[path = "common/controller_process.rs"]
+mod controller_process;
 #[allow(dead_code)]
 #[path = "../tests/integration/hostile_server.rs"]
 mod hostile_server;
@@ -278,20 +280,6 @@ async fn impersonation() {
     println!("| impersonation cost (sum of both rounds, impersonated / own identity) | **{ratio:.3}** |");
 }
 
-/// `VmHWM` and `VmRSS` of a process, in kB.
-fn memory(pid: u32) -> (u64, u64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix(name))
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|kb| kb.parse().ok())
-            .unwrap_or(0)
-    };
-    (field("VmHWM:"), field("VmRSS:"))
-}
-
 /// Watches `releases` until `count` of them are Ready (true), or the watch ends (false).
 fn all_ready(releases: Api<kube::api::DynamicObject>, count: usize) -> tokio::task::JoinHandle<bool> {
     tokio::spawn(async move {
@@ -318,14 +306,7 @@ async fn memory_of_the_binary() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let kubeconfig = dir.path().join("kubeconfig");
     env.sim.write_kubeconfig(&kubeconfig).expect("kubeconfig");
-    let child = Command::new(env!("CARGO_BIN_EXE_berth"))
-        .args(["controller", "--concurrency", "16", "--kubeconfig"])
-        .arg(&kubeconfig)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("berth controller starts");
+    let child = controller_process::start(&kubeconfig, 16);
     let watching = all_ready(env.releases("bench"), 100);
     let started = Instant::now();
     for index in 0..100 {
@@ -334,7 +315,7 @@ async fn memory_of_the_binary() {
     let all_ready = tokio::time::timeout(Duration::from_secs(600), watching).await;
     assert!(matches!(all_ready, Ok(Ok(true))), "100 Releases Ready within 10 minutes");
     let elapsed = started.elapsed();
-    let (peak, now) = memory(child.id());
+    let (peak, now) = controller_process::memory(child.id());
     stop_controller(child);
     println!(
         "| `berth controller` (release build) reconciling 100 Releases to Ready ({:.1} s) | peak RSS **{:.1} MiB**, {:.1} MiB at the end |",
@@ -452,7 +433,7 @@ async fn scale() {
     assert!(matches!(all_ready, Ok(Ok(true))), "{count} Releases Ready within 30 minutes");
     let elapsed = started.elapsed();
     let after = env.sim.requests().by_kind();
-    let (peak, _) = memory(child.id());
+    let (peak, _) = controller_process::memory(child.id());
     stop_controller(child);
     let installing = requests_between(&before, &after);
     println!(

@@ -162,7 +162,8 @@ impl LiveTable {
     /// Draws a frame of `rows`.
     pub fn draw(&self, rows: &[Row], header: Header, color: bool) {
         let (width, height) = (self.size)();
-        self.bar.set_message(frame(rows, header, width, height, color).join("\n"));
+        let frame = frame(rows, header, width, height, color).join("\n");
+        self.bar.set_message(super::scrubbing::scrub(&frame).into_owned());
     }
 
     /// Writes `line` above the table (a hook's log), which is redrawn below it.

@@ -43,6 +43,7 @@ mod release_resources;
 mod repo;
 mod repo_index;
 mod runtime;
+mod scrubbing;
 mod search;
 mod show;
 mod sim;
@@ -204,12 +205,12 @@ pub fn main(personality: Personality, arguments: Vec<OsString>) -> i32 {
         Ok(code) => code.code(),
         Err(error) => match personality {
             Personality::Berth => {
-                eprint!("{}", error.render());
+                eprint!("{}", scrubbing::scrub(&error.render()));
                 error.exit_code().code()
             }
             // Helm exits 1 for every error.
             Personality::Helm => {
-                eprint!("{}", error::helm_text(&error));
+                eprint!("{}", scrubbing::scrub(&error::helm_text(&error)));
                 match error.exit_code() {
                     ExitCode::Cancelled => ExitCode::Cancelled.code(),
                     _ => 1,
@@ -326,7 +327,7 @@ fn init_logging(verbose: u8) {
         && std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(scrubbing::ScrubbedStderr)
         .with_ansi(color)
         .with_target(false)
         .init();

@@ -121,7 +121,7 @@ impl Progress {
                 if let ApplyEvent::HookLog { log, .. } = event {
                     write_log(log);
                 } else if !repeated && let Some(line) = plain_line(event) {
-                    eprintln!("{line}");
+                    eprintln!("{}", super::scrubbing::scrub(&line));
                 }
             }
             ProgressMode::Live { color } => {
@@ -196,10 +196,16 @@ impl Progress {
                 // Once applied, an object stays applied whatever its wait says.
                 tracked.done = done || (tracked.done && self.goal == Goal::Applied);
                 tracked.row.status = status;
-                tracked.row.message = message;
+                tracked.row.message = super::scrubbing::scrub(&message).into_owned();
             }
             None => self.rows.push(Tracked {
-                row: Row { object: object.clone(), status, message, since: Duration::ZERO, done },
+                row: Row {
+                    object: object.clone(),
+                    status,
+                    message: super::scrubbing::scrub(&message).into_owned(),
+                    since: Duration::ZERO,
+                    done,
+                },
                 changed: now,
                 done,
             }),
@@ -260,7 +266,7 @@ pub fn helm_log_line(log: &str) -> String {
 fn json_line(event: &ApplyEvent) {
     if let Ok(line) = serde_json::to_string(event) {
         let mut stdout = std::io::stdout().lock();
-        let _ = writeln!(stdout, "{line}");
+        let _ = writeln!(stdout, "{}", super::scrubbing::scrub(&line));
         let _ = stdout.flush();
     }
 }

@@ -93,7 +93,7 @@ fn settings(flags: &ChartFlags, post_render: Option<Arc<PostRender>>, shown: &st
         skip_schema_validation: flags.skip_schema_validation,
         post_render,
         budget: berth::release::render_budget_from_environment().map_err(|error| chart_error(shown, error.0))?,
-        looked_up: berth::release::LookedUpSecrets::default(),
+        looked_up: super::scrubbing::looked_up(),
     })
 }
 

@@ -232,8 +232,9 @@ pub fn result_event(report: &OperationReport) -> String {
 
 /// A warning, as each interface words it: Helm's log line (`level=WARN msg="..."`), or berth's `warning:`.
 pub fn warn(globals: &Globals, message: &str) {
+    let message = super::scrubbing::scrub(message);
     match globals.personality {
-        Personality::Helm => eprintln!("level=WARN msg={}", berth_go::strconv::quote(message)),
+        Personality::Helm => eprintln!("level=WARN msg={}", berth_go::strconv::quote(&message)),
         Personality::Berth => eprintln!("warning: {message}"),
     }
 }

@@ -1,10 +1,12 @@
 //! Kubernetes Events on a Release (`kubectl events --for release/NAME`), written as kube-runtime's `Recorder`
 //! writes them: `events.k8s.io/v1`, reporting controller `berth-controller`, repeats within a few minutes
 //! folded into one Event's series. Publishing is best effort: an Event that cannot be written is logged and
-//! never fails a reconcile.
+//! never fails a reconcile. A reconcile publishes through [`ReleaseEvents`], which scrubs every note of the
+//! Secret values its render's lookups read.
 
 use super::api::{API_VERSION, KIND, ReleaseObject};
 use super::metrics::Metrics;
+use crate::release::LookedUpSecrets;
 use k8s_openapi::api::core::v1::ObjectReference;
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
 use std::sync::Arc;
@@ -28,17 +30,8 @@ impl Events {
         Events { recorder: Recorder::new(client, reporter), metrics }
     }
 
-    /// A Normal event.
-    pub async fn normal(&self, release: &ReleaseObject, reason: &str, action: &str, note: &str) {
-        self.publish(release, EventType::Normal, reason, action, note).await;
-    }
-
-    /// A Warning event.
-    pub async fn warning(&self, release: &ReleaseObject, reason: &str, action: &str, note: &str) {
-        self.publish(release, EventType::Warning, reason, action, note).await;
-    }
-
-    async fn publish(&self, release: &ReleaseObject, event_type: EventType, reason: &str, action: &str, note: &str) {
+    /// The Events of `release` as one reconcile publishes them: every note scrubbed of what its lookups read.
+    pub fn of(&self, release: &ReleaseObject, looked_up: &LookedUpSecrets) -> ReleaseEvents {
         let reference = ObjectReference {
             api_version: Some(API_VERSION.to_string()),
             kind: Some(KIND.to_string()),
@@ -47,6 +40,17 @@ impl Events {
             uid: release.uid.clone(),
             ..ObjectReference::default()
         };
+        ReleaseEvents { events: self.clone(), reference, looked_up: looked_up.clone() }
+    }
+
+    async fn publish(
+        &self,
+        reference: &ObjectReference,
+        event_type: EventType,
+        reason: &str,
+        action: &str,
+        note: &str,
+    ) {
         let event = Event {
             type_: event_type,
             reason: reason.to_string(),
@@ -54,13 +58,47 @@ impl Events {
             action: action.to_string(),
             secondary: None,
         };
-        match self.recorder.publish(&event, &reference).await {
+        match self.recorder.publish(&event, reference).await {
             Ok(()) => {
                 let type_name = if event_type == EventType::Warning { "Warning" } else { "Normal" };
                 self.metrics.event(type_name, reason);
             }
-            Err(error) => tracing::warn!(%error, release = %release.key(), reason, "cannot publish an Event"),
+            Err(error) => {
+                let release = format!(
+                    "{}/{}",
+                    reference.namespace.as_deref().unwrap_or_default(),
+                    reference.name.as_deref().unwrap_or_default()
+                );
+                tracing::warn!(%error, %release, reason, "cannot publish an Event");
+            }
         }
+    }
+}
+
+/// One Release's Events: the only way a reconcile publishes one, so that no note reaches the API server
+/// unscrubbed of the Secret values the reconcile's lookups read (`release/looked_up.rs`), whichever call site
+/// writes it. Cloning is cheap (a task may publish after its reconcile moved on).
+#[derive(Clone)]
+pub struct ReleaseEvents {
+    events: Events,
+    reference: ObjectReference,
+    looked_up: LookedUpSecrets,
+}
+
+impl ReleaseEvents {
+    /// A Normal event.
+    pub async fn normal(&self, reason: &str, action: &str, note: &str) {
+        self.publish(EventType::Normal, reason, action, note).await;
+    }
+
+    /// A Warning event.
+    pub async fn warning(&self, reason: &str, action: &str, note: &str) {
+        self.publish(EventType::Warning, reason, action, note).await;
+    }
+
+    async fn publish(&self, event_type: EventType, reason: &str, action: &str, note: &str) {
+        let note = self.looked_up.scrub_borrowed(note);
+        self.events.publish(&self.reference, event_type, reason, action, &note).await;
     }
 }
 

@@ -202,6 +202,15 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
         unwritten: false,
         looked_up: LookedUpSecrets::default(),
     };
+    let mut finished = phases(&shared, &release, &mut run).await;
+    // The status handed to the next reconcile is scrubbed as a written one is: that reconcile's lookups start
+    // empty and may read nothing (no render) before it writes this status again.
+    finished.status = finished.status.map(|status| run.scrubbed(status));
+    finished
+}
+
+/// The phases of one reconcile of `release`.
+async fn phases(shared: &Shared, release: &ReleaseObject, run: &mut Run<'_>) -> Finished {
     // A reconcile request (`reconcile.fluxcd.io/requestedAt`, `berth.dev/reconcile-requested-at`) is handled by
     // this reconcile, whatever it ends with, as Flux records it: written with the first report, even one that
     // changes nothing else.
@@ -226,7 +235,7 @@ pub async fn reconcile(shared: Arc<Shared>, task: Task) -> Finished {
     if spec.suspend {
         return run.suspended().await;
     }
-    let checked = match check_spec(&release, spec) {
+    let checked = match check_spec(release, spec) {
         Ok(checked) => checked,
         Err(error) => return run.stall(reason::INVALID_SPEC, error).await,
     };
@@ -382,13 +391,18 @@ impl Run<'_> {
         tenant_cluster_of(self.shared, self.release, spec, namespace)
     }
 
-    /// A rollout's events, logged at debug level as they come (the stream ends with the rollout).
+    /// A rollout's events, logged at debug level as they come (the stream ends with the rollout), scrubbed of
+    /// what its lookups read as every text the reconcile shows.
     pub(super) fn logged(&self) -> Emitter<ApplyEvent> {
         let (events, mut received) = Emitter::channel();
         let key = self.release.key();
+        let looked_up = self.looked_up.clone();
         tokio::spawn(async move {
             while let Some(event) = received.recv().await {
-                tracing::debug!(release = %key, ?event, "rollout");
+                if tracing::enabled!(tracing::Level::DEBUG) {
+                    let event = format!("{event:?}");
+                    tracing::debug!(release = %key, event = %looked_up.scrub_borrowed(&event), "rollout");
+                }
             }
         });
         events

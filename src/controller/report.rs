@@ -4,6 +4,7 @@
 
 use super::api::ReleaseStatus;
 use super::conditions::{self, Phase, error_text};
+use super::events::ReleaseEvents;
 use super::reconcile::{Finished, Next, Run, now_text};
 use super::scheduler::backoff;
 use kube::api::{Patch, PatchParams};
@@ -13,7 +14,7 @@ impl Run<'_> {
     /// Writes the status (a merge patch of all of it); a Release deleted meanwhile is not an error.
     pub(super) async fn write_status(&self) -> Result<(), kube::Error> {
         let api = self.api();
-        let body = json!({"status": self.scrubbed_status()});
+        let body = json!({"status": self.scrubbed(self.status.clone())});
         let (params, patch) = (PatchParams::default(), Patch::Merge(&body));
         let written = crate::cluster::retry::with_retry("write a Release's status", || {
             api.patch_status(&self.release.name, &params, &patch)
@@ -30,9 +31,13 @@ impl Run<'_> {
         self.looked_up.scrub(text)
     }
 
-    /// The status as it may be written: every message scrubbed ([`Run::scrub`]).
-    fn scrubbed_status(&self) -> ReleaseStatus {
-        let mut status = self.status.clone();
+    /// The Release's Events as this reconcile publishes them: every note scrubbed ([`Run::scrub`]).
+    pub(super) fn events(&self) -> ReleaseEvents {
+        self.shared.events.of(self.release, &self.looked_up)
+    }
+
+    /// `status` as it may be written or handed on: every message scrubbed ([`Run::scrub`]).
+    pub(super) fn scrubbed(&self, mut status: ReleaseStatus) -> ReleaseStatus {
         if self.looked_up.is_empty() {
             return status;
         }
@@ -66,7 +71,7 @@ impl Run<'_> {
             .is_some_and(|stalled| stalled.message == message && stalled.status == "True");
         self.report(&Phase::Stalled { reason, message: message.clone() }).await;
         if !already {
-            self.shared.events.warning(self.release, reason, "Reconcile", &self.scrub(&message)).await;
+            self.events().warning(reason, "Reconcile", &message).await;
         }
         Finished::new("stalled", Some(self.status.clone()), Next::Resync)
     }

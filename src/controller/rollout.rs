@@ -53,7 +53,7 @@ impl Run<'_> {
                     let note = format!(
                         "revision {version} was left pending (its controller or client stopped); recorded failed"
                     );
-                    self.shared.events.warning(self.release, "Unlocked", "Reconcile", &note).await;
+                    self.events().warning("Unlocked", "Reconcile", &note).await;
                 }
                 Err(error) => {
                     let message =
@@ -216,7 +216,7 @@ impl Run<'_> {
                 let message =
                     format!("Helm release `{name}` {verb}: revision {} is deployed and ready", record.version);
                 self.report(&Phase::Ready { reason, message: message.clone() }).await;
-                self.shared.events.normal(self.release, reason, action_name(action), &self.scrub(&message)).await;
+                self.events().normal(reason, action_name(action), &message).await;
                 Finished::new("succeeded", Some(self.status.clone()), Next::Resync)
             }
             Outcome::Cancelled => {
@@ -245,10 +245,8 @@ impl Run<'_> {
                      cancelled); it was recorded failed: {}",
                     record.version, record.info.description
                 );
-                let note = self.scrub(&note);
-                let events = self.shared.events.clone();
-                let release = self.release.clone();
-                tokio::spawn(async move { events.normal(&release, "Superseded", "Upgrade", &note).await });
+                let events = self.events();
+                tokio::spawn(async move { events.normal("Superseded", "Upgrade", &note).await });
                 Finished { superseded: true, ..Finished::new("superseded", Some(self.status.clone()), Next::Resync) }
             }
             Outcome::Failed | Outcome::TimedOut | Outcome::Pending => {
@@ -275,7 +273,7 @@ impl Run<'_> {
         mut message: String,
     ) -> Finished {
         let failed_reason = if action == Action::Install { reason::INSTALL_FAILED } else { reason::UPGRADE_FAILED };
-        self.shared.events.warning(self.release, failed_reason, action_name(action), &self.scrub(&message)).await;
+        self.events().warning(failed_reason, action_name(action), &message).await;
         let policy_action = remediation::policy_action(action, deployed.is_some());
         let policy = *checked.policy(policy_action);
         let failures = self.status.failures;
@@ -368,13 +366,13 @@ impl Run<'_> {
                 self.status.current_revision = (!uninstall).then_some(report.release.version);
                 let note = format!("{verb} after the failure: {}", report.release.info.description);
                 conditions::set(&mut self.status, conditions::REMEDIATED, "True", succeeded, &note, generation, &now);
-                self.shared.events.normal(self.release, succeeded, verb, &self.scrub(&note)).await;
+                self.events().normal(succeeded, verb, &note).await;
                 format!("; {}", report.release.info.description)
             }
             Ok(report) => {
                 let note = report.release.info.description.clone();
                 conditions::set(&mut self.status, conditions::REMEDIATED, "False", failed, &note, generation, &now);
-                self.shared.events.warning(self.release, failed, verb, &self.scrub(&note)).await;
+                self.events().warning(failed, verb, &note).await;
                 format!("; {verb} failed too: {note}")
             }
             Err(error) => {
@@ -408,10 +406,10 @@ impl Run<'_> {
         let (generation, now) = (self.generation(), now_text());
         conditions::set(&mut self.status, conditions::TEST_SUCCESS, value, reason, &message, generation, &now);
         if value == "True" {
-            self.shared.events.normal(self.release, reason, "Test", &self.scrub(&message)).await;
+            self.events().normal(reason, "Test", &message).await;
             Ok(())
         } else {
-            self.shared.events.warning(self.release, reason, "Test", &self.scrub(&message)).await;
+            self.events().warning(reason, "Test", &message).await;
             Err(message)
         }
     }

@@ -76,7 +76,7 @@ impl Run<'_> {
             wanted.name,
             wanted.storage_namespace
         );
-        self.shared.events.normal(self.release, "ReleaseMoved", "Uninstall", &note).await;
+        self.events().normal("ReleaseMoved", "Uninstall", &note).await;
         self.status.current_revision = None;
         Ok(())
     }
@@ -110,7 +110,7 @@ impl Run<'_> {
                     "Helm release `{namespace}/{name}` left in place: the Release's identity may not read it: {}",
                     error_text(&error)
                 );
-                self.shared.events.normal(self.release, "UninstallSkipped", "Uninstall", &note).await;
+                self.events().normal("UninstallSkipped", "Uninstall", &note).await;
                 return Ok(());
             }
             Err(error) => return Err(error_text(&error)),
@@ -126,7 +126,7 @@ impl Run<'_> {
                 tenancy::OWNER_LABEL,
                 tenancy::owner_value(&self.release.key())
             );
-            self.shared.events.normal(self.release, "UninstallSkipped", "Uninstall", &note).await;
+            self.events().normal("UninstallSkipped", "Uninstall", &note).await;
             return Ok(());
         }
         let scope = Scope { cluster: tenant, storage };
@@ -146,7 +146,7 @@ impl Run<'_> {
         match operation::run(&operation, &options, &Tokens::default(), Emitter::none()).await {
             Ok(report) if report.outcome == Outcome::Ready => {
                 let note = format!("Helm release `{namespace}/{name}` uninstalled");
-                self.shared.events.normal(self.release, "UninstallSucceeded", "Uninstall", &note).await;
+                self.events().normal("UninstallSucceeded", "Uninstall", &note).await;
                 Ok(())
             }
             Ok(report) => Err(report.release.info.description),

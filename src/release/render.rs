@@ -200,7 +200,7 @@ pub(super) async fn render_chart(
     let scrubbed = |text: String| RenderError(settings.looked_up.scrub(&text));
     let rendered = rendered.map_err(|error| scrubbed(error.to_string()))?;
     for warning in &rendered.warnings {
-        tracing::warn!("{warning}");
+        tracing::warn!("{}", settings.looked_up.scrub_borrowed(warning));
     }
     let mut rendered =
         rendered_from_chart(rendered, settings.include_crds).map_err(|error| scrubbed(error.to_string()))?;

@@ -11,6 +11,7 @@
 //! (a controller's tenant) and whose storage may keep the records in another namespace than the release's
 //! objects (Flux's `storageNamespace`).
 
+use super::LookedUpSecrets;
 use super::cluster_chart::template_value;
 use super::error::{LifecycleError, validate_release_name};
 use super::record::{Release, ReleaseStatus};
@@ -78,6 +79,8 @@ pub struct Rollout {
 pub struct RenderedRollout {
     pub(super) rollout: Rollout,
     pub(super) rendered: Rendered,
+    /// What the render's lookups read: the failed revision's description is scrubbed of it.
+    pub(super) looked_up: LookedUpSecrets,
 }
 
 impl Rollout {
@@ -169,8 +172,12 @@ impl Rollout {
     /// [`RenderError`] with Helm's text: the old values cannot be rebuilt, or the chart cannot be rendered.
     pub async fn render(self, input: Input) -> Result<RenderedRollout, RenderError> {
         let current = self.current();
+        let looked_up = match &input {
+            Input::Chart { settings, .. } => settings.looked_up.clone(),
+            Input::Rendered(_) => LookedUpSecrets::default(),
+        };
         let rendered = render_input(input, &self.release, current, self.reuse, Some(&self.scope)).await?;
-        Ok(RenderedRollout { rollout: self, rendered })
+        Ok(RenderedRollout { rollout: self, rendered, looked_up })
     }
 }
 

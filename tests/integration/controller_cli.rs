@@ -71,6 +71,11 @@ impl ControllerProcess {
         ControllerProcess { child: Some(child), stderr, metrics }
     }
 
+    /// The process id, while it runs.
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     pub(crate) fn stderr(&self) -> String {
         self.stderr.borrow().clone()
     }

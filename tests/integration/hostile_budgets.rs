@@ -70,7 +70,7 @@ fn chart_of(case: &Case, directory: &Path, scratch: &Path) -> PathBuf {
 }
 
 /// A chart whose `values.yaml` holds a 4.9 MB scalar and 990 aliases of it (issue 29's reproduction).
-fn alias_bomb(scratch: &Path) -> PathBuf {
+pub(crate) fn alias_bomb(scratch: &Path) -> PathBuf {
     let chart = scratch.join("alias-bomb");
     std::fs::create_dir_all(chart.join("templates")).expect("a chart directory");
     std::fs::write(chart.join("Chart.yaml"), "apiVersion: v2\nname: alias-bomb\nversion: 0.1.0\n").expect("writes");
@@ -82,7 +82,7 @@ fn alias_bomb(scratch: &Path) -> PathBuf {
 }
 
 /// An archive of 10 subchart archives of 10 ... six levels deep: a million charts, a few kilobytes packed.
-fn subchart_bomb(scratch: &Path) -> PathBuf {
+pub(crate) fn subchart_bomb(scratch: &Path) -> PathBuf {
     let metadata = |name: &str| Metadata {
         api_version: "v2".to_string(),
         name: name.to_string(),

@@ -32,6 +32,7 @@ mod helm_commands_plugins;
 mod helm_commands_provenance;
 mod helm_dropin;
 mod hostile_budgets;
+mod hostile_controller;
 mod hostile_lookup;
 mod hostile_records;
 mod hostile_render;

@@ -38,7 +38,7 @@ impl Run<'_> {
         let (namespace, name) = (&self.release.namespace, &self.release.name);
         self.shared.metrics.drift_detected(namespace, name);
         let message = format!("Cluster state of {title} has drifted from the desired state:\n{}", describe(&drifted));
-        self.shared.events.warning(self.release, reason::DRIFT_DETECTED, "DetectDrift", &message).await;
+        self.events().warning(reason::DRIFT_DETECTED, "DetectDrift", &message).await;
         // A newer revision rolls the objects out anyway; a stopping controller writes nothing more.
         let superseded = self.task.superseded.is_cancelled() || stopping.is_cancelled();
         if mode == DriftDetectionMode::Warn || superseded {
@@ -49,13 +49,13 @@ impl Run<'_> {
         if !failures.is_empty() {
             let failed = one_per_line(&failures, |failure| format!("{}: {}", named(&failure.object), failure.message));
             let message = format!("Failed to correct cluster state of {title}:\n{failed}");
-            self.shared.events.warning(self.release, reason::DRIFT_CORRECTION_FAILED, "CorrectDrift", &message).await;
+            self.events().warning(reason::DRIFT_CORRECTION_FAILED, "CorrectDrift", &message).await;
             self.set_drift(&DriftState::Drifted { reason: reason::DRIFT_CORRECTION_FAILED, message }).await;
             return;
         }
         self.shared.metrics.drift_corrected(namespace, name);
         let note = format!("drift corrected: cluster state of {title} has been corrected:\n{}", describe(&drifted));
-        self.shared.events.normal(self.release, reason::DRIFT_CORRECTED, "CorrectDrift", &note).await;
+        self.events().normal(reason::DRIFT_CORRECTED, "CorrectDrift", &note).await;
         // Looked at again, as Flux determines the release's state again after its correction.
         match detect(cluster, deployed, &checked.drift_rules, stopping).await {
             Ok(again) if again.drifted.is_empty() => self.in_sync_unless_failed(&title, &again.failures).await,
@@ -86,7 +86,7 @@ impl Run<'_> {
             conditions::condition(&self.status, conditions::DRIFTED).is_some_and(|drifted| drifted.message == message);
         if !already {
             let reason = reason::DRIFT_DETECTION_FAILED;
-            self.shared.events.warning(self.release, reason, "DetectDrift", &message).await;
+            self.events().warning(reason, "DetectDrift", &message).await;
         }
         self.set_drift(&DriftState::Unknown { reason: reason::DRIFT_DETECTION_FAILED, message }).await;
     }

@@ -11,6 +11,7 @@ use crate::events::Emitter;
 use crate::health::HealthRules;
 use crate::manifest::Manifest;
 use crate::object::ObjectRef;
+use crate::release::LookedUpSecrets;
 use crate::release::error::LifecycleError;
 use crate::release::hook_runner::{self, HookContext, HookFailure};
 use crate::release::hooks::HookEvent;
@@ -57,6 +58,8 @@ pub(super) struct Context<'a> {
     /// The rules every revision is prepared with (the objects' own health annotations).
     health: Arc<HealthRules>,
     events: Emitter<ApplyEvent>,
+    /// What the render's lookups read (an install or upgrade): the revision's description is scrubbed of it.
+    pub looked_up: LookedUpSecrets,
 }
 
 impl<'a> Context<'a> {
@@ -68,6 +71,7 @@ impl<'a> Context<'a> {
             tokens: tokens.clone(),
             health: Arc::new(HealthRules::new().with_builtin(options.builtin_rules)),
             events,
+            looked_up: LookedUpSecrets::default(),
         }
     }
 

@@ -96,7 +96,7 @@ pub(super) async fn install(
         replaced.info.description = "superseded by new release".to_string();
         context.storage.update(&replaced).await?;
     }
-    let mut pending = PendingRevision::create(context.storage, &tokens.abort, release).await?;
+    let mut pending = PendingRevision::create(context.storage, &tokens.abort, release, &context.looked_up).await?;
     let failed =
         async |pending, failure| remediation::failed_install(context, pending, failure, manifests, history).await;
     let failed_apply = |report| Failure::of_apply(describe_failure("Install", name, &report), report);

@@ -268,8 +268,9 @@ pub async fn run(
     match operation {
         // A rollout's name was checked when its history was read.
         Operation::RollOut(rollout) => {
-            let RenderedRollout { rollout, rendered } = rollout.as_ref();
-            let context = Context::new(rollout.scope(), options, tokens, events);
+            let RenderedRollout { rollout, rendered, looked_up } = rollout.as_ref();
+            let mut context = Context::new(rollout.scope(), options, tokens, events);
+            context.looked_up = looked_up.clone();
             if rollout.is_upgrade() {
                 Box::pin(upgrade::upgrade(&context, rollout, rendered)).await
             } else {

@@ -10,6 +10,7 @@
 use super::revisions::now;
 use super::{ABORT_RECORD_LIMIT, OperationReport};
 use crate::apply::ApplyReport;
+use crate::release::LookedUpSecrets;
 use crate::release::error::LifecycleError;
 use crate::release::hook_runner::HookFailure;
 use crate::release::record::{Release, ReleaseStatus};
@@ -61,6 +62,8 @@ pub(super) struct PendingRevision<'a> {
     /// Fires at a second interrupt: the end is then written within [`ABORT_RECORD_LIMIT`].
     abort: CancellationToken,
     release: Release,
+    /// What the render's lookups read: every description recorded is scrubbed of it (`looked_up.rs`).
+    looked_up: LookedUpSecrets,
 }
 
 impl<'a> PendingRevision<'a> {
@@ -73,9 +76,10 @@ impl<'a> PendingRevision<'a> {
         storage: &'a Storage,
         abort: &CancellationToken,
         release: Release,
+        looked_up: &LookedUpSecrets,
     ) -> Result<PendingRevision<'a>, LifecycleError> {
         match storage.create(&release).await {
-            Ok(()) => Ok(PendingRevision { storage, abort: abort.clone(), release }),
+            Ok(()) => Ok(PendingRevision { storage, abort: abort.clone(), release, looked_up: looked_up.clone() }),
             Err(StorageError::Exists { name, version }) => Err(LifecycleError::Concurrent { name, version }),
             Err(error) => Err(error.into()),
         }
@@ -93,7 +97,8 @@ impl<'a> PendingRevision<'a> {
         release.info.status = ReleaseStatus::Uninstalling;
         release.info.description = "Deletion in progress".to_string();
         storage.update(&release).await?;
-        Ok(PendingRevision { storage, abort: abort.clone(), release })
+        // An uninstall renders nothing: no lookup read anything.
+        Ok(PendingRevision { storage, abort: abort.clone(), release, looked_up: LookedUpSecrets::default() })
     }
 
     /// The revision as recorded so far; its hooks take their last runs here.
@@ -160,7 +165,7 @@ impl<'a> PendingRevision<'a> {
         }
         let mut release = self.release;
         release.info.status = ReleaseStatus::Uninstalled;
-        release.info.description = description.to_string();
+        release.info.description = self.looked_up.scrub(description);
         for revision in history {
             self.storage.delete(&release.name, revision.version).await?;
         }
@@ -169,10 +174,10 @@ impl<'a> PendingRevision<'a> {
 
     /// Records the end: `status` with `description`, now; bounded by [`ABORT_RECORD_LIMIT`] after an abort.
     async fn end(self, status: ReleaseStatus, description: &str) -> Result<Release, LifecycleError> {
-        let PendingRevision { storage, abort, mut release } = self;
+        let PendingRevision { storage, abort, mut release, looked_up } = self;
         let stored = release.info.status;
         release.info.status = status;
-        release.info.description = description.to_string();
+        release.info.description = looked_up.scrub(description);
         release.info.last_deployed = now();
         if abort.is_cancelled() {
             return match tokio::time::timeout(ABORT_RECORD_LIMIT, storage.update(&release)).await {

@@ -51,7 +51,8 @@ pub(super) async fn failed_install(
                 tracing::warn!("uninstalling the failed install: post-delete hook failed: {hook}");
             }
             release.info.status = ReleaseStatus::Uninstalled;
-            release.info.description = format!("{}; uninstalled (--rollback-on-failure)", failure.description);
+            let description = format!("{}; uninstalled (--rollback-on-failure)", failure.description);
+            release.info.description = context.looked_up.scrub(&description);
             let versions = history.iter().map(|revision| revision.version).chain([release.version]);
             for version in versions {
                 context.storage.delete(&release.name, version).await?;

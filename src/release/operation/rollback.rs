@@ -70,7 +70,7 @@ pub(super) async fn rollback(
     if tokens.cancel.is_cancelled() {
         return Ok(OperationReport::not_started(release));
     }
-    let mut pending = PendingRevision::create(context.storage, &tokens.abort, release).await?;
+    let mut pending = PendingRevision::create(context.storage, &tokens.abort, release, &context.looked_up).await?;
     // Helm leaves a rollback whose pre-rollback hook failed pending; berth records it failed, as every
     // operation it could not finish.
     if let Err(failed) = context.hooks(pending.release_mut(), HookEvent::PreRollback, tokens).await {

@@ -72,7 +72,7 @@ pub(super) async fn upgrade(
     if tokens.stops_new_work() {
         return Ok(OperationReport::not_started(release));
     }
-    let mut pending = PendingRevision::create(context.storage, &tokens.abort, release).await?;
+    let mut pending = PendingRevision::create(context.storage, &tokens.abort, release, &context.looked_up).await?;
     let upgrade = FailedUpgrade { manifests, old: &old, previous: previous.as_ref() };
     let failed = async |pending, failure| remediation::failed_upgrade(context, pending, failure, &upgrade).await;
     if let Err(hook) = context.hooks(pending.release_mut(), HookEvent::PreUpgrade, tokens).await {
