@@ -168,12 +168,20 @@ async fn per_release_metrics_follow_each_release_and_go_with_it() {
     env.create_release("shop", "good", spec(json!({}))).await;
     env.create_release("shop", "bad", spec(json!({"waitingReason": "ImagePullBackOff"}))).await;
     env.wait_release("shop", "good", "Ready", is_ready).await;
-    running
-        .next_event(
-            "bad failed",
-            |event| matches!(event, ControllerEvent::Finished { key, result: "failed", .. } if key.name == "bad"),
-        )
-        .await;
+    // The metrics are recorded when a reconcile finishes, after its status was written: wait for both to finish
+    // (in either order).
+    let mut finished = std::collections::BTreeSet::new();
+    while finished.len() < 2 {
+        let event = running
+            .next_event("good finished and bad failed", |event| {
+                matches!(event, ControllerEvent::Finished { key, .. } if key.name == "good")
+                    || matches!(event, ControllerEvent::Finished { key, result: "failed", .. } if key.name == "bad")
+            })
+            .await;
+        if let ControllerEvent::Finished { key, .. } = event {
+            finished.insert(key.name.clone());
+        }
+    }
     let text = running.controller.metrics().encode();
     let sample = |family: &str, name: &str| {
         let prefix = format!("{family}{{namespace=\"shop\",name=\"{name}\"}} ");
