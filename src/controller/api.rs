@@ -153,26 +153,10 @@ pub struct Json6902Patch {
     pub patch: Vec<Value>,
 }
 
-/// kustomize's `Selector`: `group`, `version`, `kind`, `name`, `namespace` are regular expressions matched whole;
-/// `labelSelector` and `annotationSelector` are Kubernetes label selectors. An absent field selects any.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct PatchSelector {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub group: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub version: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label_selector: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotation_selector: Option<String>,
-}
+/// kustomize's `Selector` (`object/kustomize_selector.rs` owns it and its semantics): `group`, `version`, `kind`,
+/// `name`, `namespace` are Go regular expressions matched whole; `labelSelector` and `annotationSelector` are
+/// Kubernetes label selectors. An absent field selects any.
+pub type PatchSelector = crate::object::kustomize_selector::Selector;
 
 /// `spec.driftDetection`, as Flux's HelmRelease v2 writes it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
