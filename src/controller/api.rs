@@ -123,7 +123,7 @@ pub struct PostRenderer {
     pub kustomize: Option<KustomizePostRenderer>,
 }
 
-/// Flux's `Kustomize` post-renderer: strategic merge and JSON 6902 patches (`images` is not supported).
+/// Flux's `Kustomize` post-renderer: strategic merge and JSON 6902 patches, and image overrides.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct KustomizePostRenderer {
@@ -137,6 +137,27 @@ pub struct KustomizePostRenderer {
     /// Deprecated by Flux (use `patches`): JSON 6902 operations on the objects `target` selects.
     #[serde(default, rename = "patchesJson6902", skip_serializing_if = "Vec::is_empty")]
     pub patches_json6902: Vec<Json6902Patch>,
+    /// Image overrides (kustomize's `images`): the containers' and init containers' images named `name` get a
+    /// new name, tag or digest, after the patches.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<KustomizeImage>,
+}
+
+/// One of a kustomize post-renderer's `images` (Flux's `kustomize.Image`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KustomizeImage {
+    /// The image's name without tag or digest (a Go regular expression, as kustomize matches it).
+    pub name: String,
+    /// The name that replaces it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_name: Option<String>,
+    /// The tag that replaces the image's tag and digest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_tag: Option<String>,
+    /// The digest (`sha256:...`) that replaces the image's tag and digest (both kept when `newTag` is given too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

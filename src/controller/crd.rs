@@ -120,6 +120,12 @@ mod tests {
                         target: selector(),
                         patch: vec![json!({"op": "remove", "path": "/spec/replicas"})],
                     }],
+                    images: vec![KustomizeImage {
+                        name: "nginx".into(),
+                        new_name: Some("registry.example/nginx".into()),
+                        new_tag: Some("1.29".into()),
+                        digest: Some("sha256:0".into()),
+                    }],
                 }),
             }],
             interval: Some("5m".into()),

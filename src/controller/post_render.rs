@@ -6,12 +6,13 @@
 //! rollout hands it to the release module as its post-renderer (`RenderSettings::post_render`). Strategic merge
 //! is `berth-patch`'s (the simulated API server's); JSON 6902 is the `json-patch` crate's. Within one kustomize
 //! post-renderer the patches go in kustomize's order (its builtin transformers: `patchesStrategicMerge`, then
-//! `patches`, then `patchesJson6902`); post-renderers go in the order listed. A target is kustomize's `Selector`
+//! `patches`, then `patchesJson6902`, then `images`: `image_override.rs`); post-renderers go in the order listed. A target is kustomize's `Selector`
 //! (`object/kustomize_selector.rs`: group, version, kind, name and namespace Go regular expressions matched
 //! whole, label and annotation selectors Kubernetes label selectors); a strategic merge patch without a target
 //! applies to the object its own `apiVersion`, `kind`, `metadata.name` (and namespace) name.
 
 use super::api::{KustomizePostRenderer, PostRenderer};
+use super::image_override::{ImageOverride, ImageOverrideError};
 use crate::object::kustomize_selector::{CompiledSelector, SelectorError};
 use crate::release::PostRender;
 use serde_json::Value;
@@ -33,6 +34,8 @@ pub enum PostRenderError {
     /// The selector's error names its field: `target name `(web` is no regular expression`.
     #[error("postRenderers[{renderer}]: patch {patch}: target {error}")]
     Target { renderer: usize, patch: usize, error: SelectorError },
+    #[error("postRenderers[{renderer}]: images[{image}]: {error}")]
+    Image { renderer: usize, image: usize, error: ImageOverrideError },
     #[error("postRenderers[{renderer}]: patch {patch}: cannot read the JSON 6902 operations")]
     Operations {
         renderer: usize,
@@ -152,6 +155,7 @@ struct Patch {
 enum Operation {
     StrategicMerge(Value),
     Json6902(json_patch::Patch),
+    Image(ImageOverride),
 }
 
 /// Every patch of every post-renderer, in the order they apply.
@@ -186,7 +190,9 @@ fn compile_kustomize(
         let target = match (&patch.target, &operation) {
             (Some(selector), _) => target_of(selector, renderer, number)?,
             (None, Operation::StrategicMerge(document)) => CompiledSelector::named_by(document),
-            (None, Operation::Json6902(_)) => return Err(PostRenderError::NoTarget { renderer, patch: number }),
+            (None, Operation::Json6902(_) | Operation::Image(_)) => {
+                return Err(PostRenderError::NoTarget { renderer, patch: number });
+            }
         };
         patches.push(Patch { renderer, patch: number, target, operation });
         number += 1;
@@ -195,6 +201,17 @@ fn compile_kustomize(
         let target = target_of(&patch.target, renderer, number)?;
         let operation = Operation::Json6902(operations_of(patch.patch.clone(), renderer, number)?);
         patches.push(Patch { renderer, patch: number, target, operation });
+        number += 1;
+    }
+    // kustomize's image transformer runs after its patch transformers, on every object.
+    for (image, override_) in kustomize.images.iter().enumerate() {
+        let operation =
+            Operation::Image(ImageOverride::compile(override_).map_err(|error| PostRenderError::Image {
+                renderer,
+                image,
+                error,
+            })?);
+        patches.push(Patch { renderer, patch: number, target: CompiledSelector::default(), operation });
         number += 1;
     }
     Ok(())
@@ -230,6 +247,7 @@ impl Patch {
                 })?;
                 Ok(patched)
             }
+            Operation::Image(image) => Ok(image.apply(object)),
         }
     }
 }

@@ -608,3 +608,35 @@ async fn install_and_upgrade_failures_are_counted_apart_and_reset_by_a_new_gener
     assert_eq!(history.iter().filter(|(_, status, _)| status == "failed").count(), 3, "{history:?}");
     running.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn post_renderer_images_rewrite_the_containers_images() {
+    let (env, dir) = start("shop").await;
+    let running = Running::start(&env, test_options());
+    let mut release = spec(json!({"job": true}));
+    // kustomize's image transformer: the Deployment's and the Job's containers named `nginx` / `migrate`, after
+    // the patches (the strategic merge patch below sets `nginx:1.28`, which the override then retags).
+    let strategic = "spec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.28\n";
+    release["postRenderers"] = json!([{"kustomize": {
+        "patches": [{"patch": strategic, "target": {"kind": "Deployment"}}],
+        "images": [
+            {"name": "nginx", "newName": "mirror.example/nginx", "newTag": "1.29"},
+            {"name": "migrate", "digest": "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
+        ],
+    }}]);
+    env.create_release("shop", "web", release).await;
+    env.wait_release("shop", "web", "Ready", is_ready).await;
+    let deployments: kube::Api<k8s_openapi::api::apps::v1::Deployment> = kube::Api::namespaced(env.client(), "shop");
+    let deployment = serde_json::to_value(deployments.get("web").await.expect("the Deployment")).expect("JSON");
+    assert_eq!(deployment["spec"]["template"]["spec"]["containers"][0]["image"], "mirror.example/nginx:1.29");
+    let jobs: kube::Api<k8s_openapi::api::batch::v1::Job> = kube::Api::namespaced(env.client(), "shop");
+    let job = serde_json::to_value(jobs.get("web-migrate").await.expect("the Job")).expect("JSON");
+    let migrate = "migrate@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    assert_eq!(job["spec"]["template"]["spec"]["containers"][0]["image"], migrate);
+    // The record holds the rewritten images, as Helm 4.1.4 reads it.
+    let output = helm(&dir, &["get", "manifest", "web", "-n", "shop"]).await;
+    let manifest = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success() && manifest.contains("mirror.example/nginx:1.29") && manifest.contains(migrate));
+    assert!(!manifest.contains("nginx:1.28") && !manifest.contains("migrate:1"), "{manifest}");
+    running.stop().await;
+}
