@@ -640,3 +640,52 @@ async fn post_renderer_images_rewrite_the_containers_images() {
     assert!(!manifest.contains("nginx:1.28") && !manifest.contains("migrate:1"), "{manifest}");
     running.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upgrade_force_replaces_the_objects_of_a_release_applied_client_side() {
+    let (env, dir) = start("shop").await;
+    // Installed by Helm 4.1.4 applying client-side, then taken over by a Release.
+    let chart = dir.path().join("web-1.0.0.tgz");
+    std::fs::write(&chart, flux_chart()).expect("chart written");
+    let chart = chart.display().to_string();
+    let output = helm(&dir, &["install", "web", &chart, "-n", "shop", "--server-side=false"]).await;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let config_maps: kube::Api<k8s_openapi::api::core::v1::ConfigMap> = kube::Api::namespaced(env.client(), "shop");
+    let label = |value: &str| json!({"metadata": {"labels": {"edited-by-hand": value}}});
+    let params = kube::api::PatchParams::default();
+    let has_label = async || {
+        let config = config_maps.get("web-config").await.expect("the ConfigMap");
+        config.metadata.labels.unwrap_or_default().contains_key("edited-by-hand")
+    };
+    config_maps.patch("web-config", &params, &kube::api::Patch::Merge(label("once"))).await.expect("labelled");
+
+    let running = Running::start(&env, test_options());
+    let mut release = spec(json!({"message": "adopted"}));
+    release["install"] = json!({"adopt": true});
+    env.create_release("shop", "web", release).await;
+    env.wait_release("shop", "web", "upgraded", |object| is_ready(object) && object["status"]["currentRevision"] == 2)
+        .await;
+    // A three-way merge keeps what another hand added.
+    assert!(has_label().await, "a patch keeps the label");
+
+    env.patch_spec("shop", "web", json!({"values": {"message": "forced"}, "upgrade": {"force": true}})).await;
+    env.wait_release("shop", "web", "forced", |object| is_ready(object) && object["status"]["currentRevision"] == 3)
+        .await;
+    // Replaced whole (Helm's `--force`, a PUT where revision 2 patched): the ConfigMap is the chart's, nothing
+    // else.
+    assert!(!has_label().await, "a replacement drops the label");
+    let writes: Vec<berth_sim::store::Verb> = env
+        .sim
+        .record()
+        .iter()
+        .filter(|entry| entry.kind() == "ConfigMap" && entry.event.name == "web-config")
+        .map(|entry| entry.verb.clone())
+        .collect();
+    use berth_sim::store::Verb::{Create, Patch, Update};
+    assert_eq!(writes, [Create, Patch, Patch, Update], "install, the hand's label, revision 2, revision 3");
+    let config = config_maps.get("web-config").await.expect("the ConfigMap");
+    assert_eq!(config.data.and_then(|data| data.get("message").cloned()).as_deref(), Some("forced"));
+    let history = helm_history(&dir, "web", "shop").await.expect("a history");
+    assert_eq!(statuses(&history), [(1, "superseded"), (2, "superseded"), (3, "deployed")], "{history:?}");
+    running.stop().await;
+}
