@@ -679,7 +679,7 @@ async fn upgrade_force_replaces_the_objects_of_a_release_applied_client_side() {
         .record()
         .iter()
         .filter(|entry| entry.kind() == "ConfigMap" && entry.event.name == "web-config")
-        .map(|entry| entry.verb.clone())
+        .map(|entry| entry.verb)
         .collect();
     use berth_sim::store::Verb::{Create, Patch, Update};
     assert_eq!(writes, [Create, Patch, Patch, Update], "install, the hand's label, revision 2, revision 3");

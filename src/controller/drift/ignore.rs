@@ -61,7 +61,7 @@ impl IgnoreRules {
             let target = rule
                 .target
                 .as_ref()
-                .map(|target| CompiledSelector::compile(target))
+                .map(CompiledSelector::compile)
                 .transpose()
                 .map_err(|error| IgnoreRuleError::Target { rule: index, error })?;
             Ok(Compiled { paths: rule.paths.clone(), target })
