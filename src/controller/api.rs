@@ -110,6 +110,9 @@ pub struct ReleaseSpec {
     /// difference does (Flux's `spec.driftDetection`); default disabled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drift_detection: Option<DriftDetection>,
+    /// How upgrade remediation rolls back (Flux's `spec.rollback`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollback: Option<RollbackSpec>,
 }
 
 /// One of `spec.postRenderers`.
@@ -120,7 +123,7 @@ pub struct PostRenderer {
     pub kustomize: Option<KustomizePostRenderer>,
 }
 
-/// Flux's `Kustomize` post-renderer: strategic merge and JSON 6902 patches (`images` is not supported).
+/// Flux's `Kustomize` post-renderer: strategic merge and JSON 6902 patches, and image overrides.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct KustomizePostRenderer {
@@ -134,6 +137,27 @@ pub struct KustomizePostRenderer {
     /// Deprecated by Flux (use `patches`): JSON 6902 operations on the objects `target` selects.
     #[serde(default, rename = "patchesJson6902", skip_serializing_if = "Vec::is_empty")]
     pub patches_json6902: Vec<Json6902Patch>,
+    /// Image overrides (kustomize's `images`): the containers' and init containers' images named `name` get a
+    /// new name, tag or digest, after the patches.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<KustomizeImage>,
+}
+
+/// One of a kustomize post-renderer's `images` (Flux's `kustomize.Image`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KustomizeImage {
+    /// The image's name without tag or digest (a Go regular expression, as kustomize matches it).
+    pub name: String,
+    /// The name that replaces it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_name: Option<String>,
+    /// The tag that replaces the image's tag and digest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_tag: Option<String>,
+    /// The digest (`sha256:...`) that replaces the image's tag and digest (both kept when `newTag` is given too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -153,26 +177,10 @@ pub struct Json6902Patch {
     pub patch: Vec<Value>,
 }
 
-/// kustomize's `Selector`: `group`, `version`, `kind`, `name`, `namespace` are regular expressions matched whole;
-/// `labelSelector` and `annotationSelector` are Kubernetes label selectors. An absent field selects any.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct PatchSelector {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub group: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub version: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label_selector: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotation_selector: Option<String>,
-}
+/// kustomize's `Selector` (`object/kustomize_selector.rs` owns it and its semantics): `group`, `version`, `kind`,
+/// `name`, `namespace` are Go regular expressions matched whole; `labelSelector` and `annotationSelector` are
+/// Kubernetes label selectors. An absent field selects any.
+pub type PatchSelector = crate::object::kustomize_selector::Selector;
 
 /// `spec.driftDetection`, as Flux's HelmRelease v2 writes it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -243,9 +251,20 @@ pub struct InstallSpec {
     /// deleted on uninstall.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub create_namespace: bool,
+    /// Re-use the release's name when its last revision is uninstalled with its history kept (Helm's `install
+    /// --replace`, Flux's field); without it such a release is not installed again ("cannot re-use a name that
+    /// is still in use").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub replace: bool,
 }
 
 /// `spec.upgrade` (Flux's field names).
+///
+/// It repeats the fields it shares with [`InstallSpec`] (`strategy`, the waits, `disableHooks`, `crds`) and with
+/// [`RollbackSpec`] rather than flattening a common part: serde's `flatten` cannot be combined with
+/// `deny_unknown_fields`, which is how a misspelt field is refused here (as a real API server prunes it by the
+/// structural schema), and the shared fields' defaults differ per action (`crds`: `Create` on install, `Skip`
+/// on upgrade).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UpgradeSpec {
@@ -267,6 +286,46 @@ pub struct UpgradeSpec {
     /// The chart's `crds/` on upgrade: `Skip` (default, as Helm), `Create` or `CreateReplace`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crds: Option<CrdPolicy>,
+    /// Objects that changed are replaced (deleted and created) where a patch would not do (Helm's `upgrade
+    /// --force`, Helm 4's `--force-replace`); only for a release applied client-side, as Flux: server-side apply
+    /// forces its conflicts instead.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub force: bool,
+    /// Reuse the deployed revision's values, `spec.values` merged over them (Helm's `--reuse-values`); by
+    /// default they are reset to the chart's (`--reset-values`), which keeps the Release declarative.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub preserve_values: bool,
+    /// Delete the objects a failed upgrade created (Helm's `--cleanup-on-fail`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cleanup_on_fail: bool,
+}
+
+/// `spec.rollback` (Flux's field names): how upgrade remediation rolls back to the last deployed revision.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RollbackSpec {
+    /// How long the rollback may wait (Go duration); default `spec.timeout`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<String>,
+    /// Do not wait for the objects to be ready after the rollback.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disable_wait: bool,
+    /// Do not wait for Jobs to complete; wins over `spec.waitForJobs`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disable_wait_for_jobs: bool,
+    /// Run no hooks.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disable_hooks: bool,
+    /// Deprecated, no effect (Helm 4 removed `--recreate-pods`; Flux's helm-controller only warns about it): a
+    /// warning is logged.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recreate: bool,
+    /// Objects are replaced where a patch would not do (Helm's `rollback --force`); client-side releases only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub force: bool,
+    /// Delete the objects a failed rollback created (Helm's `--cleanup-on-fail`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cleanup_on_fail: bool,
 }
 
 /// `spec.install.remediation`.
@@ -355,6 +414,31 @@ pub struct TestSpec {
     /// A failed test is reported (`TestSuccess=False`) but is no failed rollout (nothing is remediated).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ignore_failures: bool,
+    /// Which test hooks run (Flux's `Filter`, Helm's `test --filter name=X` / `'!name=X'`): excluded ones are
+    /// skipped; when any is included, only the included ones run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub filters: Vec<TestFilter>,
+}
+
+impl TestSpec {
+    /// `filters` as the release module's test filter (Flux's `newTest` turns them into Helm's `name` and `!name`
+    /// filters).
+    pub fn filter(&self) -> crate::release::TestFilter {
+        let (excluded, included): (Vec<&TestFilter>, Vec<&TestFilter>) =
+            self.filters.iter().partition(|filter| filter.exclude);
+        let names = |filters: Vec<&TestFilter>| filters.into_iter().map(|filter| filter.name.clone()).collect();
+        crate::release::TestFilter { include: names(included), exclude: names(excluded) }
+    }
+}
+
+/// One of `spec.test.filters`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TestFilter {
+    /// The test hook's name.
+    pub name: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exclude: bool,
 }
 
 /// `spec.uninstall` (Flux's field names): how the finalizer uninstalls.
@@ -512,6 +596,18 @@ pub struct ReleaseStatus {
     /// Failed attempts in a row for the last attempted generation and digest.
     #[serde(default)]
     pub failures: u32,
+    /// Of those, failed installs and failed upgrades, counted apart as Flux counts them (`installFailures`,
+    /// `upgradeFailures`): the retries of `spec.install.remediation` read the first, those of
+    /// `spec.upgrade.remediation` the second. All three are reset when the generation or the inputs change.
+    #[serde(default)]
+    pub install_failures: u32,
+    #[serde(default)]
+    pub upgrade_failures: u32,
+    /// The action whose count the last failed attempt raised (Flux's `lastAttemptedReleaseAction`): the
+    /// remediation whose retries are checked next. A failed upgrade of a release never deployed counts as an
+    /// install (`remediation::policy_action`).
+    #[serde(default)]
+    pub last_attempted_release_action: Option<Action>,
     /// The last attempts, newest first (at most [`HISTORY_LENGTH`]).
     #[serde(default)]
     pub history: Vec<Attempt>,
@@ -593,6 +689,23 @@ pub struct Condition {
     pub reason: String,
     #[serde(default)]
     pub message: String,
+}
+
+/// The rollout's kind, as Helm and Flux name it (Flux's `ReleaseAction`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Install,
+    Upgrade,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Install => "install",
+            Action::Upgrade => "upgrade",
+        }
+    }
 }
 
 /// How an attempt ended.

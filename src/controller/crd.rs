@@ -78,6 +78,7 @@ mod tests {
                 disable_hooks: true,
                 crds: Some(CrdPolicy::CreateReplace),
                 create_namespace: true,
+                replace: true,
             }),
             upgrade: Some(UpgradeSpec {
                 remediation: Some(UpgradeRemediation {
@@ -94,8 +95,16 @@ mod tests {
                 disable_wait_for_jobs: true,
                 disable_hooks: true,
                 crds: Some(CrdPolicy::Skip),
+                force: true,
+                preserve_values: true,
+                cleanup_on_fail: true,
             }),
-            test: Some(TestSpec { enable: true, timeout: Some("1m".into()), ignore_failures: true }),
+            test: Some(TestSpec {
+                enable: true,
+                timeout: Some("1m".into()),
+                ignore_failures: true,
+                filters: vec![TestFilter { name: "smoke".into(), exclude: true }],
+            }),
             uninstall: Some(UninstallSpec {
                 keep_history: true,
                 disable_hooks: true,
@@ -110,6 +119,12 @@ mod tests {
                     patches_json6902: vec![Json6902Patch {
                         target: selector(),
                         patch: vec![json!({"op": "remove", "path": "/spec/replicas"})],
+                    }],
+                    images: vec![KustomizeImage {
+                        name: "nginx".into(),
+                        new_name: Some("registry.example/nginx".into()),
+                        new_tag: Some("1.29".into()),
+                        digest: Some("sha256:0".into()),
                     }],
                 }),
             }],
@@ -128,6 +143,15 @@ mod tests {
                         annotation_selector: Some("team".into()),
                     }),
                 }],
+            }),
+            rollback: Some(RollbackSpec {
+                timeout: Some("1m".into()),
+                disable_wait: true,
+                disable_wait_for_jobs: true,
+                disable_hooks: true,
+                recreate: true,
+                force: true,
+                cleanup_on_fail: true,
             }),
         };
         let attempt = Attempt {
@@ -162,6 +186,9 @@ mod tests {
             last_attempted_digest: Some("sha256:0".into()),
             last_attempted_outcome: Some(AttemptOutcome::Succeeded),
             failures: 1,
+            install_failures: 1,
+            upgrade_failures: 1,
+            last_attempted_release_action: Some(Action::Upgrade),
             history: vec![attempt],
             last_handled_reconcile_at: Some("t".into()),
             last_handled_force_at: Some("t".into()),

@@ -28,27 +28,17 @@ pub struct Desired<'a> {
     pub generation: i64,
     /// The digest of the chart and values this generation renders.
     pub digest: &'a str,
-    /// Further attempts allowed after a failed one (`spec.retries`).
+    /// Further attempts allowed after a failed one (the retries of the action that failed last).
     pub retries: u32,
+    /// The failed attempts those retries count (Flux's `installFailures` or `upgradeFailures`,
+    /// `remediation::failure_count`).
+    pub failures: u32,
     /// A forced upgrade was asked (`reconcile.fluxcd.io/forceAt`): roll out even when up to date or out of retries.
     pub force: bool,
 }
 
-/// The rollout's kind, as Helm and Flux name it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
-    Install,
-    Upgrade,
-}
-
-impl Action {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Action::Install => "install",
-            Action::Upgrade => "upgrade",
-        }
-    }
-}
+/// The rollout's kind (`api.rs` owns it: the status records it).
+pub use super::api::Action;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decision {
@@ -76,7 +66,7 @@ pub fn decide(desired: &Desired<'_>, status: &ReleaseStatus, history: &[HelmRevi
     let same_attempt = status.last_attempted_generation == Some(desired.generation)
         && status.last_attempted_digest.as_deref() == Some(desired.digest);
     let failed = matches!(status.last_attempted_outcome, Some(AttemptOutcome::Failed | AttemptOutcome::TimedOut));
-    if !desired.force && same_attempt && failed && status.failures > desired.retries {
+    if !desired.force && same_attempt && failed && desired.failures > desired.retries {
         return Decision::Exhausted;
     }
     // `upgrade --install`'s rule, the rollout's own: install when no revision is in use.
@@ -143,7 +133,7 @@ mod tests {
     #[test]
     fn decisions() {
         use HelmStatus::*;
-        let want = |generation, digest, retries| Desired { generation, digest, retries, force: false };
+        let want = |generation, digest, retries| Desired { generation, digest, retries, failures: 0, force: false };
         let cases: Vec<(&str, Desired<'_>, ReleaseStatus, Vec<HelmRevision>, Decision)> = vec![
             (
                 "no release yet: install",
@@ -238,6 +228,7 @@ mod tests {
             ),
         ];
         for (name, desired, status, history, expected) in cases {
+            let desired = Desired { failures: status.failures, ..desired };
             assert_eq!(decide(&desired, &status, &history), expected, "{name}");
         }
     }
@@ -246,7 +237,7 @@ mod tests {
     fn the_label_is_the_digests_first_32_hexadecimal_digits() {
         let digest = format!("sha256:{}{}", "0123456789abcdef".repeat(2), "f".repeat(32));
         assert_eq!(digest_label(&digest), "0123456789abcdef".repeat(2));
-        let desired = Desired { generation: 1, digest: &digest, retries: 0, force: false };
+        let desired = Desired { generation: 1, digest: &digest, retries: 0, failures: 0, force: false };
         let record =
             HelmRevision { inputs_digest: Some("0123456789abcdef".repeat(2)), ..revision(1, HelmStatus::Deployed) };
         assert_eq!(decide(&desired, &ReleaseStatus::default(), &[record]), Decision::UpToDate { revision: 1 });
@@ -256,14 +247,14 @@ mod tests {
     fn a_superseded_attempt_never_counts_as_a_failure() {
         let mut status = failed(1, "a", 5);
         status.last_attempted_outcome = Some(AttemptOutcome::Superseded);
-        let desired = Desired { generation: 1, digest: "a", retries: 0, force: false };
+        let desired = Desired { generation: 1, digest: "a", retries: 0, failures: 5, force: false };
         let decision = decide(&desired, &status, &[revision(1, HelmStatus::Failed)]);
         assert_eq!(decision, Decision::RollOut { action: Action::Upgrade, unlock: None });
     }
 
     #[test]
     fn a_forced_upgrade_rolls_out_when_up_to_date_or_out_of_retries() {
-        let desired = Desired { generation: 1, digest: "a", retries: 0, force: true };
+        let desired = Desired { generation: 1, digest: "a", retries: 0, failures: 3, force: true };
         let upgrade = Decision::RollOut { action: Action::Upgrade, unlock: None };
         let deployed = [labelled(1, HelmStatus::Deployed, "a")];
         assert_eq!(decide(&desired, &ReleaseStatus::default(), &deployed), upgrade);

@@ -31,6 +31,7 @@ mod dependencies;
 mod drift;
 mod events;
 pub mod http;
+mod image_override;
 mod inputs;
 pub mod leader;
 pub mod metrics;

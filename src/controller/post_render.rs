@@ -6,13 +6,14 @@
 //! rollout hands it to the release module as its post-renderer (`RenderSettings::post_render`). Strategic merge
 //! is `berth-patch`'s (the simulated API server's); JSON 6902 is the `json-patch` crate's. Within one kustomize
 //! post-renderer the patches go in kustomize's order (its builtin transformers: `patchesStrategicMerge`, then
-//! `patches`, then `patchesJson6902`); post-renderers go in the order listed. A target is kustomize's `Selector`
-//! (`api/types/selector.go`): group, version, kind, name and namespace are regular expressions matched whole,
-//! label and annotation selectors are Kubernetes label selectors; a strategic merge patch without a target
+//! `patches`, then `patchesJson6902`, then `images`: `image_override.rs`); post-renderers go in the order listed. A target is kustomize's `Selector`
+//! (`object/kustomize_selector.rs`: group, version, kind, name and namespace Go regular expressions matched
+//! whole, label and annotation selectors Kubernetes label selectors); a strategic merge patch without a target
 //! applies to the object its own `apiVersion`, `kind`, `metadata.name` (and namespace) name.
 
-use super::api::{KustomizePostRenderer, PatchSelector, PostRenderer};
-use crate::object::label_selector::LabelSelector;
+use super::api::{KustomizePostRenderer, PostRenderer};
+use super::image_override::{ImageOverride, ImageOverrideError};
+use crate::object::kustomize_selector::{CompiledSelector, SelectorError};
 use crate::release::PostRender;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -30,17 +31,11 @@ pub enum PostRenderError {
     },
     #[error("postRenderers[{renderer}]: patch {patch}: a JSON 6902 patch needs a target")]
     NoTarget { renderer: usize, patch: usize },
-    #[error("postRenderers[{renderer}]: patch {patch}: target {field} `{pattern}` is no regular expression")]
-    TargetPattern {
-        renderer: usize,
-        patch: usize,
-        field: &'static str,
-        pattern: String,
-        #[source]
-        source: regex::Error,
-    },
-    #[error("postRenderers[{renderer}]: patch {patch}: target {field}: {message}")]
-    TargetSelector { renderer: usize, patch: usize, field: &'static str, message: String },
+    /// The selector's error names its field: `target name `(web` is no regular expression`.
+    #[error("postRenderers[{renderer}]: patch {patch}: target {error}")]
+    Target { renderer: usize, patch: usize, error: SelectorError },
+    #[error("postRenderers[{renderer}]: images[{image}]: {error}")]
+    Image { renderer: usize, image: usize, error: ImageOverrideError },
     #[error("postRenderers[{renderer}]: patch {patch}: cannot read the JSON 6902 operations")]
     Operations {
         renderer: usize,
@@ -153,25 +148,14 @@ pub fn post_render(
 struct Patch {
     renderer: usize,
     patch: usize,
-    target: Target,
+    target: CompiledSelector,
     operation: Operation,
 }
 
 enum Operation {
     StrategicMerge(Value),
     Json6902(json_patch::Patch),
-}
-
-/// A compiled kustomize `Selector`.
-#[derive(Default)]
-struct Target {
-    group: Option<regex::Regex>,
-    version: Option<regex::Regex>,
-    kind: Option<regex::Regex>,
-    name: Option<regex::Regex>,
-    namespace: Option<regex::Regex>,
-    labels: Option<LabelSelector>,
-    annotations: Option<LabelSelector>,
+    Image(ImageOverride),
 }
 
 /// Every patch of every post-renderer, in the order they apply.
@@ -192,7 +176,7 @@ fn compile_kustomize(
     // Patches are numbered across the three lists, in the order they apply.
     let mut number = 0;
     for patch in &kustomize.patches_strategic_merge {
-        let target = Target::named_by(patch, renderer, number)?;
+        let target = CompiledSelector::named_by(patch);
         patches.push(Patch { renderer, patch: number, target, operation: Operation::StrategicMerge(patch.clone()) });
         number += 1;
     }
@@ -204,17 +188,30 @@ fn compile_kustomize(
             other => Operation::StrategicMerge(other),
         };
         let target = match (&patch.target, &operation) {
-            (Some(selector), _) => Target::of(selector, renderer, number)?,
-            (None, Operation::StrategicMerge(document)) => Target::named_by(document, renderer, number)?,
-            (None, Operation::Json6902(_)) => return Err(PostRenderError::NoTarget { renderer, patch: number }),
+            (Some(selector), _) => target_of(selector, renderer, number)?,
+            (None, Operation::StrategicMerge(document)) => CompiledSelector::named_by(document),
+            (None, Operation::Json6902(_) | Operation::Image(_)) => {
+                return Err(PostRenderError::NoTarget { renderer, patch: number });
+            }
         };
         patches.push(Patch { renderer, patch: number, target, operation });
         number += 1;
     }
     for patch in &kustomize.patches_json6902 {
-        let target = Target::of(&patch.target, renderer, number)?;
+        let target = target_of(&patch.target, renderer, number)?;
         let operation = Operation::Json6902(operations_of(patch.patch.clone(), renderer, number)?);
         patches.push(Patch { renderer, patch: number, target, operation });
+        number += 1;
+    }
+    // kustomize's image transformer runs after its patch transformers, on every object.
+    for (image, override_) in kustomize.images.iter().enumerate() {
+        let operation =
+            Operation::Image(ImageOverride::compile(override_).map_err(|error| PostRenderError::Image {
+                renderer,
+                image,
+                error,
+            })?);
+        patches.push(Patch { renderer, patch: number, target: CompiledSelector::default(), operation });
         number += 1;
     }
     Ok(())
@@ -250,103 +247,17 @@ impl Patch {
                 })?;
                 Ok(patched)
             }
+            Operation::Image(image) => Ok(image.apply(object)),
         }
     }
 }
 
-impl Target {
-    fn of(selector: &PatchSelector, renderer: usize, patch: usize) -> Result<Target, PostRenderError> {
-        let pattern = |field: &'static str, text: &Option<String>| {
-            text.as_deref()
-                .filter(|text| !text.is_empty())
-                .map(|text| {
-                    regex::Regex::new(&format!("^(?:{text})$")).map_err(|source| PostRenderError::TargetPattern {
-                        renderer,
-                        patch,
-                        field,
-                        pattern: text.to_string(),
-                        source,
-                    })
-                })
-                .transpose()
-        };
-        // Parsed once here, not for every object the patch is checked against.
-        let label_selector = |field: &'static str, text: &Option<String>| {
-            text.as_deref()
-                .filter(|text| !text.is_empty())
-                .map(|text| {
-                    LabelSelector::parse(text).map_err(|message| PostRenderError::TargetSelector {
-                        renderer,
-                        patch,
-                        field,
-                        message,
-                    })
-                })
-                .transpose()
-        };
-        Ok(Target {
-            group: pattern("group", &selector.group)?,
-            version: pattern("version", &selector.version)?,
-            kind: pattern("kind", &selector.kind)?,
-            name: pattern("name", &selector.name)?,
-            namespace: pattern("namespace", &selector.namespace)?,
-            labels: label_selector("labelSelector", &selector.label_selector)?,
-            annotations: label_selector("annotationSelector", &selector.annotation_selector)?,
-        })
-    }
-
-    /// The object a strategic merge patch names itself (kustomize: its group, version, kind, name, namespace).
-    fn named_by(document: &Value, renderer: usize, patch: usize) -> Result<Target, PostRenderError> {
-        let text = |pointer: &str| document.pointer(pointer).and_then(Value::as_str).map(regex::escape);
-        let (group, version) = match document.get("apiVersion").and_then(Value::as_str) {
-            Some(api_version) => match api_version.split_once('/') {
-                Some((group, version)) => (Some(group.to_string()), Some(version.to_string())),
-                None => (Some(String::new()), Some(api_version.to_string())),
-            },
-            None => (None, None),
-        };
-        let selector = PatchSelector {
-            group: group.map(|group| regex::escape(&group)),
-            version: version.map(|version| regex::escape(&version)),
-            kind: text("/kind"),
-            name: text("/metadata/name"),
-            namespace: text("/metadata/namespace"),
-            label_selector: None,
-            annotation_selector: None,
-        };
-        let mut target = Target::of(&selector, renderer, patch)?;
-        // The core group is the empty string, which `of` reads as "any": match it exactly here.
-        if selector.group.as_deref() == Some("") {
-            target.group = regex::Regex::new("^$").ok();
-        }
-        Ok(target)
-    }
-
-    fn selects(&self, object: &Value) -> bool {
-        let text = |pointer: &str| object.pointer(pointer).and_then(Value::as_str).unwrap_or_default();
-        let api_version = text("/apiVersion");
-        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
-        let fields = [
-            (&self.group, group),
-            (&self.version, version),
-            (&self.kind, text("/kind")),
-            (&self.name, text("/metadata/name")),
-            (&self.namespace, text("/metadata/namespace")),
-        ];
-        let string_map = |pointer: &str| -> BTreeMap<String, String> {
-            object
-                .pointer(pointer)
-                .and_then(Value::as_object)
-                .map(|map| {
-                    map.iter().filter_map(|(key, value)| Some((key.clone(), value.as_str()?.to_string()))).collect()
-                })
-                .unwrap_or_default()
-        };
-        fields.iter().all(|(pattern, value)| pattern.as_ref().is_none_or(|pattern| pattern.is_match(value)))
-            && [(&self.labels, "/metadata/labels"), (&self.annotations, "/metadata/annotations")]
-                .iter()
-                .all(|(selector, map)| selector.as_ref().is_none_or(|selector| selector.matches(&string_map(map))))
-    }
+fn target_of(
+    selector: &super::api::PatchSelector,
+    renderer: usize,
+    patch: usize,
+) -> Result<CompiledSelector, PostRenderError> {
+    CompiledSelector::compile(selector).map_err(|error| PostRenderError::Target { renderer, patch, error })
 }
 
 /// `Kind/namespace/name` of an object, for errors.

@@ -120,8 +120,12 @@ pub(super) fn now_text() -> String {
 }
 
 /// What the controller rolls out: `berth upgrade --install` with the Release's values alone (a value removed
-/// from `spec.values` goes back to the chart's default, as Flux resets values unless told to preserve them).
-const ROLL_OUT: Mode = Mode::Upgrade { install: true, reuse: ReuseMode::Reset };
+/// from `spec.values` goes back to the chart's default, as Flux resets values unless told to preserve them:
+/// `spec.upgrade.preserveValues` reuses the deployed revision's, as Flux's `ReuseValues`).
+fn roll_out_mode(spec: &ReleaseSpec) -> Mode {
+    let preserve = spec.upgrade.as_ref().is_some_and(|upgrade| upgrade.preserve_values);
+    Mode::Upgrade { install: true, reuse: if preserve { ReuseMode::Reuse } else { ReuseMode::Reset } }
+}
 
 /// The Release's spec, checked: the name, the timeouts.
 pub(super) struct Checked<'a> {
@@ -140,6 +144,8 @@ pub(super) struct Checked<'a> {
     pub test_timeout: Option<Duration>,
     /// `spec.driftDetection.ignore`, checked.
     pub drift_rules: super::drift::ignore::IgnoreRules,
+    /// How long upgrade remediation's rollback may take (`spec.rollback.timeout`, else `timeout`).
+    pub rollback_timeout: Duration,
 }
 
 impl Checked<'_> {
@@ -174,7 +180,11 @@ fn check_spec<'a>(release: &ReleaseObject, spec: &'a ReleaseSpec) -> Result<Chec
         Some(test) => Some(duration("test.timeout", &test.timeout)?.unwrap_or(timeout)),
         None => None,
     };
+    let rollback_timeout =
+        duration("rollback.timeout", &spec.rollback.as_ref().and_then(|rollback| rollback.timeout.clone()))?
+            .unwrap_or(timeout);
     Ok(Checked {
+        rollback_timeout,
         spec,
         release_name,
         target_namespace,
@@ -288,8 +298,16 @@ async fn phases(shared: &Shared, release: &ReleaseObject, run: &mut Run<'_>) -> 
     let force = release.requests.force(run.status.last_handled_force_at.as_deref()).map(str::to_string);
     // The retries of the action that failed last (Flux counts install and upgrade failures apart).
     let deployed = revisions.iter().any(|revision| revision.status == crate::release::ReleaseStatus::Deployed);
-    let retries = checked.policy(remediation::policy_action(run.last_action(), deployed)).retries.as_count();
-    let desired = Desired { generation: run.generation(), digest: &inputs.digest, retries, force: force.is_some() };
+    // The remediation the last failure counted against (a failed upgrade remediated by an uninstall leaves no
+    // deployed revision, and stays an upgrade's failure).
+    let retried = run
+        .status
+        .last_attempted_release_action
+        .unwrap_or_else(|| remediation::policy_action(run.last_action(), deployed));
+    let retries = checked.policy(retried).retries.as_count();
+    let failures = remediation::failure_count(&run.status, retried);
+    let desired =
+        Desired { generation: run.generation(), digest: &inputs.digest, retries, failures, force: force.is_some() };
     match decision::decide(&desired, &run.status, &revisions) {
         Decision::UpToDate { revision } => {
             run.check_drift(&checked, &rollout, revision).await;
@@ -446,8 +464,13 @@ impl Run<'_> {
         let storage_namespace = Some(checked.storage_namespace.as_str());
         let storage = Storage::open(&self.shared.options.storage_driver, tenant.client.clone(), storage_namespace);
         let scope = Scope { cluster: tenant, storage };
-        match Rollout::read(scope, &checked.release_name, ROLL_OUT).await {
-            Ok(rollout) => Ok(rollout),
+        match Rollout::read(scope, &checked.release_name, roll_out_mode(checked.spec)).await {
+            Ok(mut rollout) => {
+                // An install takes the name of a release uninstalled with its history kept only when
+                // `spec.install.replace` says so (Flux's `Install.Replace`), not as `upgrade --install` would.
+                rollout.set_replaces(checked.spec.install.as_ref().is_some_and(|install| install.replace));
+                Ok(rollout)
+            }
             Err(error) => {
                 let message = format!("cannot read the release's history: {}", error_text(&error));
                 Err(self.retry(reason::RECONCILE_ERROR, message, 1).await)

@@ -12,8 +12,9 @@
 //! Pure: the rollout (`rollout.rs`) runs the remediation this decides, under the controller's stop token only
 //! (a newer generation does not cancel it).
 
-use super::api::{ReleaseSpec, RemediationStrategy, RolloutStrategyName};
+use super::api::{ReleaseSpec, ReleaseStatus, RemediationStrategy, RolloutStrategyName};
 use super::decision::Action;
+use crate::release::operation::ReleaseOptions;
 use std::time::Duration;
 
 /// `RetryOnFailure`'s interval when `retryInterval` is not given (Flux's default).
@@ -134,6 +135,59 @@ pub fn policy_action(action: Action, deployed: bool) -> Action {
     if deployed { action } else { Action::Install }
 }
 
+/// The options of upgrade remediation's rollback, `base` (the controller's) changed as `spec.rollback` says, as
+/// Flux's `newRollback` (`internal/action/rollback.go`) sets Helm's: `timeout` (default `spec.timeout`), the
+/// waits (`waitForJobs` true unless `disableWaitForJobs`, as Flux waits), `disableHooks`, `force` (a replacement
+/// for a release applied client-side; the release module ignores it for one applied server-side, as Flux does)
+/// and `cleanupOnFail`. `recreate` has no effect (Helm 4 removed it; Flux only warns): it is logged.
+pub fn rollback_options(spec: &ReleaseSpec, timeout: Duration, base: ReleaseOptions) -> ReleaseOptions {
+    let rollback = spec.rollback.clone().unwrap_or_default();
+    if rollback.recreate {
+        tracing::warn!("spec.rollback.recreate is deprecated and has no effect (Helm 4 removed it)");
+    }
+    ReleaseOptions {
+        timeout,
+        wait: !rollback.disable_wait,
+        wait_for_jobs: spec.wait_for_jobs.unwrap_or(true) && !rollback.disable_wait_for_jobs,
+        no_hooks: rollback.disable_hooks,
+        force_replace: rollback.force,
+        cleanup_on_fail: rollback.cleanup_on_fail,
+        ..base
+    }
+}
+
+/// The failed attempts the retries of `action` count (Flux's `GetFailureCount`: `status.installFailures` for
+/// install remediation, `status.upgradeFailures` for upgrade remediation). A status written before the two were
+/// kept apart has only the total, `failures`: it stands for both.
+pub fn failure_count(status: &ReleaseStatus, action: Action) -> u32 {
+    if status.install_failures == 0 && status.upgrade_failures == 0 {
+        return status.failures;
+    }
+    match action {
+        Action::Install => status.install_failures,
+        Action::Upgrade => status.upgrade_failures,
+    }
+}
+
+/// One more failed attempt of `action` (Flux's `IncrementFailureCount`, with `status.failures`, the total).
+pub fn count_failure(status: &mut ReleaseStatus, action: Action) {
+    status.last_attempted_release_action = Some(action);
+    status.failures = status.failures.saturating_add(1);
+    let counter = match action {
+        Action::Install => &mut status.install_failures,
+        Action::Upgrade => &mut status.upgrade_failures,
+    };
+    *counter = counter.saturating_add(1);
+}
+
+/// Every failure counter back to 0 (Flux's `ClearFailures`): when the generation or the inputs change
+/// (`MustResetFailures`), and after a successful attempt.
+pub fn clear_failures(status: &mut ReleaseStatus) {
+    status.failures = 0;
+    status.install_failures = 0;
+    status.upgrade_failures = 0;
+}
+
 /// Flux's count: negative is unlimited.
 fn retries(given: i64) -> Retries {
     u32::try_from(given).map_or(Retries::Unlimited, Retries::Limited)
@@ -250,6 +304,52 @@ mod tests {
             );
             assert_eq!(policy.retry_interval, None);
         }
+    }
+
+    #[test]
+    fn a_rollback_runs_as_spec_rollback_says() {
+        let base = ReleaseOptions { wait: true, builtin_rules: false, ..ReleaseOptions::default() };
+        let timeout = Duration::from_secs(42);
+        let default = rollback_options(&ReleaseSpec::default(), timeout, base.clone());
+        assert_eq!(
+            (default.timeout, default.wait, default.wait_for_jobs, default.no_hooks, default.force_replace),
+            (timeout, true, true, false, false)
+        );
+        assert!(!default.cleanup_on_fail && !default.builtin_rules, "the rest is the controller's");
+        let given = spec(serde_json::json!({"waitForJobs": true, "rollback": {"disableWait": true,
+            "disableWaitForJobs": true, "disableHooks": true, "force": true, "cleanupOnFail": true, "recreate": true}}));
+        let options = rollback_options(&given, timeout, base);
+        assert_eq!(
+            (options.wait, options.wait_for_jobs, options.no_hooks, options.force_replace, options.cleanup_on_fail),
+            (false, false, true, true, true)
+        );
+        let no_jobs = rollback_options(&spec(serde_json::json!({"waitForJobs": false})), timeout, default);
+        assert!(!no_jobs.wait_for_jobs);
+    }
+
+    #[test]
+    fn install_and_upgrade_failures_are_counted_apart() {
+        let mut status = ReleaseStatus { failures: 2, ..ReleaseStatus::default() };
+        // A status from before the counters: the total stands for both.
+        assert_eq!((failure_count(&status, Action::Install), failure_count(&status, Action::Upgrade)), (2, 2));
+        clear_failures(&mut status);
+        count_failure(&mut status, Action::Install);
+        count_failure(&mut status, Action::Install);
+        count_failure(&mut status, Action::Upgrade);
+        assert_eq!((status.failures, status.install_failures, status.upgrade_failures), (3, 2, 1));
+        assert_eq!(status.last_attempted_release_action, Some(Action::Upgrade));
+        assert_eq!((failure_count(&status, Action::Install), failure_count(&status, Action::Upgrade)), (2, 1));
+        // Two failed installs exhaust `install.remediation.retries: 1`, not `upgrade.remediation.retries: 1`.
+        let release = spec(
+            serde_json::json!({"install": {"remediation": {"retries": 1}}, "upgrade": {"remediation": {"retries": 1}}}),
+        );
+        let install = Policy::of(&release, Action::Install).expect("valid");
+        let upgrade = Policy::of(&release, Action::Upgrade).expect("valid");
+        assert!(install.exhausted(failure_count(&status, Action::Install)));
+        assert!(!upgrade.exhausted(failure_count(&status, Action::Upgrade)));
+        clear_failures(&mut status);
+        status.last_attempted_release_action = None;
+        assert_eq!(status, ReleaseStatus::default());
     }
 
     #[test]

@@ -66,7 +66,8 @@ impl Run<'_> {
         let same_attempt = self.status.last_attempted_generation == Some(self.generation())
             && self.status.last_attempted_digest.as_deref() == Some(inputs.digest.as_str());
         if !same_attempt {
-            self.status.failures = 0;
+            // Flux's `MustResetFailures`: a new generation or new inputs start the count afresh.
+            remediation::clear_failures(&mut self.status);
         }
         self.status.last_attempted_generation = Some(self.generation());
         self.status.last_attempted_digest = Some(inputs.digest.clone());
@@ -138,6 +139,8 @@ impl Run<'_> {
             wait_for_jobs: flags.wait_for_jobs,
             no_hooks: flags.no_hooks,
             create_namespace: flags.create_namespace,
+            force_replace: flags.force_replace,
+            cleanup_on_fail: flags.cleanup_on_fail,
             history_max: checked.spec.max_history.map_or(10, |max| max as usize),
             builtin_rules: self.shared.options.builtin_rules,
             // As Flux's helm-controller: conflicts forced whenever the release is applied server-side.
@@ -194,19 +197,28 @@ impl Run<'_> {
             Outcome::Ready => {
                 self.status.current_revision = Some(record.version);
                 if let Some(timeout) = checked.test_timeout
-                    && let Err(failure) = self.test(scope.clone(), name, timeout).await
+                    && let Err(failure) = self.test(scope.clone(), name, timeout, checked.spec).await
                     && !checked.policy(action).ignore_test_failures
                 {
                     // A failed test fails the rollout (Flux's `TestFailed`): remediated as a failed rollout.
                     attempt.outcome = AttemptOutcome::Failed;
                     attempt.message = failure.clone();
-                    self.status.failures = self.status.failures.saturating_add(1);
+                    // Counted for the remediation of the action that was tested (Flux's active remediation).
+                    remediation::count_failure(
+                        &mut self.status,
+                        remediation::policy_action(action, deployed.is_some()),
+                    );
                     self.status.last_attempted_outcome = Some(AttemptOutcome::Failed);
                     conditions::record_attempt(&mut self.status, attempt);
                     return self.failed(checked, scope, action, deployed, failure).await;
                 }
                 conditions::remove(&mut self.status, conditions::REMEDIATED);
                 self.status.failures = 0;
+                // Flux clears the install and upgrade counts after a success only under `RetryOnFailure`; under
+                // remediation they stand until the generation or the inputs change.
+                if checked.policy(remediation::policy_action(action, deployed.is_some())).retry_interval.is_some() {
+                    remediation::clear_failures(&mut self.status);
+                }
                 self.status.last_attempted_outcome = Some(AttemptOutcome::Succeeded);
                 conditions::record_attempt(&mut self.status, attempt);
                 let (reason, verb) = match action {
@@ -253,7 +265,7 @@ impl Run<'_> {
                 let outcome =
                     if report.outcome == Outcome::TimedOut { AttemptOutcome::TimedOut } else { AttemptOutcome::Failed };
                 attempt.outcome = outcome;
-                self.status.failures = self.status.failures.saturating_add(1);
+                remediation::count_failure(&mut self.status, remediation::policy_action(action, deployed.is_some()));
                 self.status.last_attempted_outcome = Some(outcome);
                 conditions::record_attempt(&mut self.status, attempt);
                 let message = record.info.description.clone();
@@ -276,10 +288,11 @@ impl Run<'_> {
         self.events().warning(failed_reason, action_name(action), &message).await;
         let policy_action = remediation::policy_action(action, deployed.is_some());
         let policy = *checked.policy(policy_action);
-        let failures = self.status.failures;
+        // The retries of the failed action read its own count (Flux's `installFailures` / `upgradeFailures`).
+        let failures = remediation::failure_count(&self.status, policy_action);
         if policy.remediates(failures) {
             let name = &checked.release_name;
-            message.push_str(&self.remediate(scope, name, policy_action, policy.strategy, deployed).await);
+            message.push_str(&self.remediate(checked, scope, name, policy_action, policy.strategy, deployed).await);
         }
         if policy.exhausted(failures) {
             self.report(&Phase::Failed { reason: failed_reason, message }).await;
@@ -339,6 +352,7 @@ impl Run<'_> {
     /// add to the failure message.
     async fn remediate(
         &mut self,
+        checked: &Checked<'_>,
         scope: Scope,
         name: &str,
         action: Action,
@@ -358,6 +372,13 @@ impl Run<'_> {
             // As Flux's helm-controller: conflicts forced whenever the release is applied server-side.
             apply_method: ApplyMethod::AutoForcingConflicts,
             ..ReleaseOptions::default()
+        };
+        // A rollback runs as `spec.rollback` says (Flux's `newRollback`).
+        let options = match &operation {
+            Operation::Rollback { .. } => {
+                remediation::rollback_options(checked.spec, checked.rollback_timeout, options)
+            }
+            _ => options,
         };
         let tokens = Tokens::cancelled_by(&self.task.stopping);
         let (generation, now) = (self.generation(), now_text());
@@ -386,8 +407,10 @@ impl Run<'_> {
     /// `spec.test.enable`: the chart's tests on the revision just deployed, as `berth test` runs them (their runs
     /// recorded on the revision, as Helm records them); sets `TestSuccess`. Under the controller's stop token
     /// only, each test bounded by `timeout`. Returns the failure.
-    async fn test(&mut self, scope: Scope, name: &str, timeout: Duration) -> Result<(), String> {
-        let options = TestOptions { timeout, ..TestOptions::default() };
+    async fn test(&mut self, scope: Scope, name: &str, timeout: Duration, spec: &ReleaseSpec) -> Result<(), String> {
+        // `spec.test.filters`: which test hooks run, as `helm test --filter` chooses them.
+        let filter = spec.test.as_ref().map(super::api::TestSpec::filter).unwrap_or_default();
+        let options = TestOptions { timeout, filter, ..TestOptions::default() };
         let tokens =
             Tokens { cancel: self.task.stopping.clone(), hooks: self.task.stopping.clone(), ..Tokens::default() };
         let (value, reason, message) = match testing::test(&scope, name, &options, &tokens, Emitter::none()).await {
@@ -452,6 +475,11 @@ struct Flags {
     include_crds: bool,
     /// The chart's `crds/` applied by the controller before the rollout, where Helm's install does not.
     controller_crds: Option<CrdPolicy>,
+    /// `spec.upgrade.force` (Flux's `ForceReplace`; ignored by the release module for a release applied
+    /// server-side, as Flux ignores it).
+    force_replace: bool,
+    /// `spec.upgrade.cleanupOnFail`.
+    cleanup_on_fail: bool,
 }
 
 impl Flags {
@@ -468,6 +496,9 @@ impl Flags {
                     create_namespace: install.create_namespace,
                     include_crds: install.crds != Some(CrdPolicy::Skip),
                     controller_crds: install.crds.filter(|policy| *policy == CrdPolicy::CreateReplace),
+                    // Flux's install has neither.
+                    force_replace: false,
+                    cleanup_on_fail: false,
                 }
             }
             Action::Upgrade => {
@@ -481,6 +512,8 @@ impl Flags {
                     // Helm's upgrade never touches `crds/` (Flux's default `Skip`); otherwise the controller does.
                     include_crds: upgrade.crds.is_some_and(|policy| policy != CrdPolicy::Skip),
                     controller_crds: upgrade.crds.filter(|policy| *policy != CrdPolicy::Skip),
+                    force_replace: upgrade.force,
+                    cleanup_on_fail: upgrade.cleanup_on_fail,
                 }
             }
         }

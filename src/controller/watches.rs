@@ -1,5 +1,6 @@
 //! The objects a Release's inputs are read from (its `valuesFrom` ConfigMaps and Secrets, its chart ConfigMap,
-//! the Flux source object of its `chartRef`), watched so that a change to one counts as a new revision: the
+//! the credential Secrets of its chart repository or registry (`secretRef`, `certSecretRef`: a rotated
+//! credential resolves the chart again), the Flux source object of its `chartRef`), watched so that a change to one counts as a new revision: the
 //! driver (`run.rs`) re-computes the inputs' digest of each Release that references the object and, when it
 //! differs from the digest the running reconcile works on, cancels that reconcile's wait exactly as a new
 //! generation does and reconciles the Release at once.
@@ -88,6 +89,11 @@ pub fn sources(namespace: &str, spec: &ReleaseSpec) -> Vec<Source> {
         .collect();
     if let Some(reference) = &spec.chart.config_map_ref {
         found.insert(local(SourceKind::ConfigMap, &reference.name));
+    }
+    // A repository's or registry's credentials: a Secret fixed or rotated resolves the chart again (the digest
+    // is computed anew; one that could not be computed before reconciles the Release).
+    for reference in [&spec.chart.secret_ref, &spec.chart.cert_secret_ref].into_iter().flatten() {
+        found.insert(local(SourceKind::Secret, &reference.name));
     }
     if let Some(reference) = &spec.chart_ref {
         let namespace = reference.namespace.as_deref().filter(|namespace| !namespace.is_empty()).unwrap_or(namespace);
@@ -400,6 +406,11 @@ mod tests {
             (
                 json!({"chartRef": {"kind": "HelmChart", "name": "web"}}),
                 vec![source(SourceKind::Flux("HelmChart".into()), "shop", "web")],
+            ),
+            // The credentials of a repository or registry.
+            (
+                json!({"chart": {"oci": "oci://r/web", "secretRef": {"name": "auth"}, "certSecretRef": {"name": "tls"}}}),
+                vec![source(SourceKind::Secret, "shop", "auth"), source(SourceKind::Secret, "shop", "tls")],
             ),
         ];
         for (value, expected) in cases {

@@ -5,6 +5,7 @@
 //! the crate shares; it never talks to a cluster.
 
 mod duration;
+pub mod kustomize_selector;
 pub mod label_selector;
 pub mod validation;
 

@@ -144,6 +144,12 @@ impl Rollout {
         self.replace
     }
 
+    /// Sets what [`Rollout::replaces`] answers, for a caller that installs as `install --replace` says rather
+    /// than as `upgrade --install` does (the controller's `spec.install.replace`, Flux's `Install.Replace`).
+    pub fn set_replaces(&mut self, replace: bool) {
+        self.replace = replace;
+    }
+
     /// The revision an upgrade starts from: the last one.
     fn current(&self) -> Option<&Release> {
         self.history.last().filter(|_| self.release.is_upgrade)

@@ -10,7 +10,12 @@ use serde_json::{Value, json};
 /// A chart with a Deployment (ready after `readyAfter`, or never with `waitingReason`), a Job when `job` is
 /// set (running `jobDuration`), and a test Pod ending as `testOutcome` says.
 fn flux_chart() -> Vec<u8> {
-    archive(&[
+    flux_chart_with(&[])
+}
+
+/// [`flux_chart`] with `extra` templates.
+fn flux_chart_with(extra: &[(&str, &str)]) -> Vec<u8> {
+    let files = [
         ("web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 1.0.0\n"),
         (
             "web/values.yaml",
@@ -36,7 +41,8 @@ fn flux_chart() -> Vec<u8> {
                 "spec:\n  restartPolicy: Never\n  containers: [{name: smoke, image: smoke:1}]\n",
             ),
         ),
-    ])
+    ];
+    archive(&[&files[..], extra].concat())
 }
 
 fn spec(values: Value) -> Value {
@@ -54,9 +60,14 @@ fn fixed() -> Value {
 }
 
 async fn start(namespace: &str) -> (Env, tempfile::TempDir) {
+    start_with(namespace, &flux_chart()).await
+}
+
+/// [`start`] with `chart` as `web-chart`.
+async fn start_with(namespace: &str, chart: &[u8]) -> (Env, tempfile::TempDir) {
     let env = Env::start().await;
     env.namespace(namespace).await;
-    env.chart(namespace, "web-chart", &flux_chart()).await;
+    env.chart(namespace, "web-chart", chart).await;
     let dir = tempfile::tempdir().expect("temporary directory");
     env.sim.write_kubeconfig(&dir.path().join("kubeconfig")).expect("kubeconfig written");
     (env, dir)
@@ -161,7 +172,9 @@ async fn a_failed_upgrade_is_rolled_back_or_uninstalled_as_its_strategy_says() {
     env.patch_spec("shop", "web", json!({"values": fixed()})).await;
     let fixed = env.wait_release("shop", "web", "Ready after the fix", is_ready).await;
     assert!(condition(&fixed, "Remediated").is_none(), "{fixed:#}");
-    let strategy = json!({"values": broken(), "upgrade": {"remediation": {"strategy": "uninstall", "remediateLastFailure": true}}});
+    // No retry (the merge patch would keep `retries: 1`): with one, Flux installs again after the uninstall, as
+    // the release is then absent and no install failed yet.
+    let strategy = json!({"values": broken(), "upgrade": {"remediation": {"retries": 0, "strategy": "uninstall", "remediateLastFailure": true}}});
     env.patch_spec("shop", "web", strategy).await;
     let uninstalled = env.wait_release("shop", "web", "Stalled after the uninstall", stalled).await;
     assert!(has(&uninstalled, "Remediated", "True", "UninstallSucceeded"), "{uninstalled:#}");
@@ -425,5 +438,254 @@ async fn post_renderers_patch_what_is_applied_and_recorded() {
         .await;
     let deployment = serde_json::to_value(deployments.get("web").await.expect("the Deployment")).expect("JSON");
     assert_eq!(deployment["spec"]["template"]["spec"]["containers"][0]["image"], "nginx:1.29");
+    running.stop().await;
+}
+
+/// A pre-rollback hook Job running `.Values.rollbackHookDuration` (rendered when `.Values.rollbackHook`).
+const PRE_ROLLBACK_HOOK: &str = concat!(
+    "{{- if .Values.rollbackHook }}\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {{ .Release.Name }}-pre-rollback\n",
+    "  annotations:\n    helm.sh/hook: pre-rollback\n    sim.berth.dev/job-duration: 1h\n",
+    "spec:\n  template:\n    spec:\n      restartPolicy: Never\n",
+    "      containers: [{name: prepare, image: prepare:1}]\n{{- end }}\n",
+);
+
+/// A second chart test, `web-flaky`, that always fails.
+const FLAKY_TEST: &str = concat!(
+    "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}-flaky\n  annotations:\n",
+    "    helm.sh/hook: test\n    sim.berth.dev/job-duration: 100ms\n    sim.berth.dev/job-outcome: Failed\n",
+    "spec:\n  restartPolicy: Never\n  containers: [{name: flaky, image: flaky:1}]\n",
+);
+
+/// `helm get values NAME -n NAMESPACE -o json` by Helm 4.1.4: the values the deployed revision records.
+async fn helm_values(dir: &tempfile::TempDir, name: &str, namespace: &str) -> Value {
+    let output = helm(dir, &["get", "values", name, "-n", namespace, "-o", "json"]).await;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("helm values JSON")
+}
+
+/// The last run phase of each test hook of the deployed revision, as Helm 4.1.4 reads it (`""`: not run).
+async fn test_runs(dir: &tempfile::TempDir, name: &str, namespace: &str) -> Vec<(String, String)> {
+    let output = helm(dir, &["status", name, "-n", namespace, "-o", "json"]).await;
+    let read: Value = serde_json::from_slice(&output.stdout).expect("helm status JSON");
+    let mut runs: Vec<(String, String)> = read["hooks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|hook| hook["events"].as_array().is_some_and(|events| events.iter().any(|event| event == "test")))
+        .map(|hook| {
+            let text = |value: &Value| value.as_str().unwrap_or_default().to_string();
+            (text(&hook["name"]), text(&hook["last_run"]["phase"]))
+        })
+        .collect();
+    runs.sort();
+    runs
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn preserved_values_are_reused_and_a_kept_history_is_replaced_only_when_asked() {
+    let (env, dir) = start("shop").await;
+    let running = Running::start(&env, test_options());
+    env.create_release("shop", "web", spec(json!({"message": "first"}))).await;
+    env.wait_release("shop", "web", "installed", is_ready).await;
+
+    // preserveValues: the deployed revision's values are reused, spec.values merged over them (`message`, gone
+    // from spec.values, stays "first"), as `helm upgrade --reuse-values`; Helm reads them so.
+    let preserve = json!({"upgrade": {"preserveValues": true}, "values": {"message": null, "image": "nginx:1.28"}});
+    env.patch_spec("shop", "web", preserve).await;
+    env.wait_release("shop", "web", "upgraded", |object| is_ready(object) && object["status"]["currentRevision"] == 2)
+        .await;
+    let config_maps: kube::Api<k8s_openapi::api::core::v1::ConfigMap> = kube::Api::namespaced(env.client(), "shop");
+    let config = config_maps.get("web-config").await.expect("the ConfigMap");
+    assert_eq!(config.data.and_then(|data| data.get("message").cloned()).as_deref(), Some("first"));
+    let values = helm_values(&dir, "web", "shop").await;
+    assert_eq!((values["message"].as_str(), values["image"].as_str()), (Some("first"), Some("nginx:1.28")), "{values}");
+
+    // Uninstalled by Helm with its history kept: without install.replace the name is not re-used (Helm's
+    // `install` without `--replace`, as Flux runs it)...
+    let output = helm(&dir, &["uninstall", "web", "-n", "shop", "--keep-history"]).await;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    env.patch_spec("shop", "web", json!({"values": {"message": "again"}})).await;
+    let refused = env.wait_release("shop", "web", "Stalled on the kept history", stalled).await;
+    let (_, _, message) = condition(&refused, "Ready").expect("Ready");
+    assert!(message.contains("a release of that name is still in use"), "{message}");
+    // ... with it, the uninstalled revision is superseded by a new install.
+    env.patch_spec("shop", "web", json!({"install": {"replace": true}})).await;
+    let replaced = env.wait_release("shop", "web", "installed again", is_ready).await;
+    assert_eq!(replaced["status"]["currentRevision"], 3);
+    let history = helm_history(&dir, "web", "shop").await.expect("a history");
+    assert_eq!(statuses(&history), [(1, "superseded"), (2, "superseded"), (3, "deployed")], "{history:?}");
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remediation_rolls_back_as_spec_rollback_says() {
+    let (env, dir) =
+        start_with("shop", &flux_chart_with(&[("web/templates/pre-rollback.yaml", PRE_ROLLBACK_HOOK)])).await;
+    let running = Running::start(&env, test_options());
+    let mut release = spec(json!({"message": "first", "rollbackHook": true}));
+    release["upgrade"] = json!({"remediation": {"remediateLastFailure": true}});
+    // The pre-rollback hook runs an hour: a rollback bounded by 2s fails on it.
+    release["rollback"] = json!({"timeout": "2s"});
+    env.create_release("shop", "web", release).await;
+    env.wait_release("shop", "web", "installed", is_ready).await;
+
+    env.patch_spec("shop", "web", json!({"values": broken()})).await;
+    let failed = env.wait_release("shop", "web", "Stalled, the rollback failed", stalled).await;
+    assert!(has(&failed, "Remediated", "False", "RollbackFailed"), "{failed:#}");
+
+    // disableHooks: the same rollback skips the hook and succeeds.
+    env.patch_spec("shop", "web", json!({"values": fixed(), "rollback": {"disableHooks": true}})).await;
+    env.wait_release("shop", "web", "Ready after the fix", is_ready).await;
+    env.patch_spec("shop", "web", json!({"values": broken()})).await;
+    let rolled_back = env
+        .wait_release("shop", "web", "Stalled, rolled back", |object| {
+            stalled(object) && has(object, "Remediated", "True", "RollbackSucceeded")
+        })
+        .await;
+    let history = helm_history(&dir, "web", "shop").await.expect("a history");
+    let (revision, status, description) = history.last().expect("a revision");
+    assert_eq!((status.as_str(), rolled_back["status"]["currentRevision"].as_u64()), ("deployed", Some(*revision)));
+    assert!(description.starts_with("Rollback to "), "{history:?}");
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn test_filters_choose_the_tests_and_ignored_failures_keep_the_release() {
+    let (env, dir) = start_with("shop", &flux_chart_with(&[("web/templates/tests/flaky.yaml", FLAKY_TEST)])).await;
+    let running = Running::start(&env, test_options());
+    let mut release = spec(json!({"message": "first"}));
+    release["test"] = json!({"enable": true, "filters": [{"name": "web-flaky", "exclude": true}]});
+    env.create_release("shop", "web", release).await;
+    let tested = env.wait_release("shop", "web", "installed and tested", is_ready).await;
+    assert!(has(&tested, "TestSuccess", "True", "TestSucceeded"), "{tested:#}");
+    // The excluded test did not run: Helm 4.1.4 reads no run of it.
+    let runs = test_runs(&dir, "web", "shop").await;
+    assert_eq!(runs, [("web-flaky".to_string(), String::new()), ("web-smoke".to_string(), "Succeeded".to_string())]);
+
+    // Only the included test runs; its failure is reported and, ignored, fails nothing.
+    let only_flaky = json!({"values": {"message": "second"},
+        "test": {"filters": [{"name": "web-flaky"}], "ignoreFailures": true}});
+    env.patch_spec("shop", "web", only_flaky).await;
+    let ignored = env
+        .wait_release("shop", "web", "upgraded, the test failed", |object| {
+            is_ready(object) && object["status"]["currentRevision"] == 2
+        })
+        .await;
+    assert!(has(&ignored, "TestSuccess", "False", "TestFailed"), "{ignored:#}");
+    assert_eq!(ignored["status"]["failures"], 0, "{ignored:#}");
+    let runs = test_runs(&dir, "web", "shop").await;
+    assert_eq!(runs, [("web-flaky".to_string(), "Failed".to_string()), ("web-smoke".to_string(), String::new())]);
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn install_and_upgrade_failures_are_counted_apart_and_reset_by_a_new_generation() {
+    let (env, dir) = start("shop").await;
+    let running = Running::start(&env, test_options());
+    let mut release = spec(broken());
+    release["install"] = json!({"remediation": {"retries": 0}});
+    release["upgrade"] = json!({"remediation": {"retries": 1, "remediateLastFailure": false}});
+    env.create_release("shop", "web", release).await;
+    let counters = |object: &Value| {
+        let count = |field: &str| object["status"][field].as_u64();
+        (count("failures"), count("installFailures"), count("upgradeFailures"))
+    };
+    // The install's retries (none) read installFailures.
+    let install = env.wait_release("shop", "web", "Stalled after one install", stalled).await;
+    assert_eq!(counters(&install), (Some(1), Some(1), Some(0)), "{install:#}");
+
+    // A new generation starts the counts afresh (Flux's `MustResetFailures`).
+    env.patch_spec("shop", "web", json!({"values": fixed()})).await;
+    let fixed = env.wait_release("shop", "web", "Ready after the fix", is_ready).await;
+    assert_eq!(counters(&fixed), (Some(0), Some(0), Some(0)), "{fixed:#}");
+
+    // The upgrade's retries (one) read upgradeFailures: two attempts, then Stalled.
+    env.patch_spec("shop", "web", json!({"values": broken()})).await;
+    let upgrade = env.wait_release("shop", "web", "Stalled after two upgrades", stalled).await;
+    assert_eq!(counters(&upgrade), (Some(2), Some(0), Some(2)), "{upgrade:#}");
+    // Helm reads three failed revisions: the install and the two upgrades (each rolled back in between).
+    let history = helm_history(&dir, "web", "shop").await.expect("a history");
+    assert_eq!(history.iter().filter(|(_, status, _)| status == "failed").count(), 3, "{history:?}");
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn post_renderer_images_rewrite_the_containers_images() {
+    let (env, dir) = start("shop").await;
+    let running = Running::start(&env, test_options());
+    let mut release = spec(json!({"job": true}));
+    // kustomize's image transformer: the Deployment's and the Job's containers named `nginx` / `migrate`, after
+    // the patches (the strategic merge patch below sets `nginx:1.28`, which the override then retags).
+    let strategic = "spec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.28\n";
+    release["postRenderers"] = json!([{"kustomize": {
+        "patches": [{"patch": strategic, "target": {"kind": "Deployment"}}],
+        "images": [
+            {"name": "nginx", "newName": "mirror.example/nginx", "newTag": "1.29"},
+            {"name": "migrate", "digest": "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
+        ],
+    }}]);
+    env.create_release("shop", "web", release).await;
+    env.wait_release("shop", "web", "Ready", is_ready).await;
+    let deployments: kube::Api<k8s_openapi::api::apps::v1::Deployment> = kube::Api::namespaced(env.client(), "shop");
+    let deployment = serde_json::to_value(deployments.get("web").await.expect("the Deployment")).expect("JSON");
+    assert_eq!(deployment["spec"]["template"]["spec"]["containers"][0]["image"], "mirror.example/nginx:1.29");
+    let jobs: kube::Api<k8s_openapi::api::batch::v1::Job> = kube::Api::namespaced(env.client(), "shop");
+    let job = serde_json::to_value(jobs.get("web-migrate").await.expect("the Job")).expect("JSON");
+    let migrate = "migrate@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    assert_eq!(job["spec"]["template"]["spec"]["containers"][0]["image"], migrate);
+    // The record holds the rewritten images, as Helm 4.1.4 reads it.
+    let output = helm(&dir, &["get", "manifest", "web", "-n", "shop"]).await;
+    let manifest = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success() && manifest.contains("mirror.example/nginx:1.29") && manifest.contains(migrate));
+    assert!(!manifest.contains("nginx:1.28") && !manifest.contains("migrate:1"), "{manifest}");
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upgrade_force_replaces_the_objects_of_a_release_applied_client_side() {
+    let (env, dir) = start("shop").await;
+    // Installed by Helm 4.1.4 applying client-side, then taken over by a Release.
+    let chart = dir.path().join("web-1.0.0.tgz");
+    std::fs::write(&chart, flux_chart()).expect("chart written");
+    let chart = chart.display().to_string();
+    let output = helm(&dir, &["install", "web", &chart, "-n", "shop", "--server-side=false"]).await;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let config_maps: kube::Api<k8s_openapi::api::core::v1::ConfigMap> = kube::Api::namespaced(env.client(), "shop");
+    let label = |value: &str| json!({"metadata": {"labels": {"edited-by-hand": value}}});
+    let params = kube::api::PatchParams::default();
+    let has_label = async || {
+        let config = config_maps.get("web-config").await.expect("the ConfigMap");
+        config.metadata.labels.unwrap_or_default().contains_key("edited-by-hand")
+    };
+    config_maps.patch("web-config", &params, &kube::api::Patch::Merge(label("once"))).await.expect("labelled");
+
+    let running = Running::start(&env, test_options());
+    let mut release = spec(json!({"message": "adopted"}));
+    release["install"] = json!({"adopt": true});
+    env.create_release("shop", "web", release).await;
+    env.wait_release("shop", "web", "upgraded", |object| is_ready(object) && object["status"]["currentRevision"] == 2)
+        .await;
+    // A three-way merge keeps what another hand added.
+    assert!(has_label().await, "a patch keeps the label");
+
+    env.patch_spec("shop", "web", json!({"values": {"message": "forced"}, "upgrade": {"force": true}})).await;
+    env.wait_release("shop", "web", "forced", |object| is_ready(object) && object["status"]["currentRevision"] == 3)
+        .await;
+    // Replaced whole (Helm's `--force`, a PUT where revision 2 patched): the ConfigMap is the chart's, nothing
+    // else.
+    assert!(!has_label().await, "a replacement drops the label");
+    let writes: Vec<berth_sim::store::Verb> = env
+        .sim
+        .record()
+        .iter()
+        .filter(|entry| entry.kind() == "ConfigMap" && entry.event.name == "web-config")
+        .map(|entry| entry.verb)
+        .collect();
+    use berth_sim::store::Verb::{Create, Patch, Update};
+    assert_eq!(writes, [Create, Patch, Patch, Update], "install, the hand's label, revision 2, revision 3");
+    let config = config_maps.get("web-config").await.expect("the ConfigMap");
+    assert_eq!(config.data.and_then(|data| data.get("message").cloned()).as_deref(), Some("forced"));
+    let history = helm_history(&dir, "web", "shop").await.expect("a history");
+    assert_eq!(statuses(&history), [(1, "superseded"), (2, "superseded"), (3, "deployed")], "{history:?}");
     running.stop().await;
 }

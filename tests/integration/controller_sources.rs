@@ -385,3 +385,41 @@ async fn registries_asking_for_tokens_or_on_https_serve_the_controller_with_the_
     .await;
     running.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rotated_repository_credential_resolves_the_chart_again_without_touching_the_release() {
+    let sources = Sources::start().await;
+    let env = &sources.env;
+    let dir = sources.helm.subdir("repository");
+    sources.publish(&dir, &["1.0.0"]);
+    let server = FileServer::start_with_auth(&dir, Some((USER, PASSWORD)));
+    sources.secret("repository-auth", &[("username", USER), ("password", "expired-1234")]).await;
+    // No retry and no resync within the test: only the watch of the credential Secret can bring the fix in.
+    let quiet = ControllerOptions {
+        retry_base: Duration::from_secs(3600),
+        retry_max: Duration::from_secs(3600),
+        resync: Duration::from_secs(3600),
+        ..test_options()
+    };
+    let running = Running::start(env, quiet);
+    let spec = json!({"chart": {"repository": server.url, "name": "tag", "version": "1.x",
+        "secretRef": {"name": "repository-auth"}}});
+    env.create_release("shop", "web", spec).await;
+    let refused = env
+        .wait_release("shop", "web", "refused by the repository", |object| {
+            condition(object, "Ready").is_some_and(|(status, reason, message)| {
+                status == "False" && reason == "ArtifactFailed" && message.contains("401")
+            })
+        })
+        .await;
+    let generation = refused["metadata"]["generation"].clone();
+
+    // The credential rotated in its Secret: the chart is resolved again and installed, the Release untouched.
+    sources.secret("repository-auth", &[("username", USER), ("password", PASSWORD)]).await;
+    let installed = env.wait_release("shop", "web", "installed", revision_is(1)).await;
+    assert_eq!(installed["metadata"]["generation"], generation, "the Release's spec did not change");
+    assert_eq!(chart_version(&installed), "1.0.0");
+    let (listed, _) = sources.helm_release("web");
+    assert_eq!(listed, ("tag-1.0.0".to_string(), "1".to_string(), "deployed".to_string()));
+    running.stop().await;
+}

@@ -525,3 +525,103 @@ async fn a_new_artifact_of_the_flux_source_readies_a_stuck_release() {
     assert_eq!(deployed_message(&env).await, "fixed");
     running.stop().await;
 }
+
+// A tenant that may read its values ConfigMap but not watch it: the refused watch is logged once, and the
+// change is applied at `spec.interval`, as without watches.
+
+/// The warnings this test binary logs, captured by a global subscriber (the controller's tasks run on any
+/// thread); `None` when another subscriber was installed first.
+fn captured_warnings() -> Option<&'static std::sync::Mutex<Vec<u8>>> {
+    static CAPTURED: std::sync::OnceLock<Option<&'static std::sync::Mutex<Vec<u8>>>> = std::sync::OnceLock::new();
+    *CAPTURED.get_or_init(|| {
+        let buffer: &'static std::sync::Mutex<Vec<u8>> = Box::leak(Box::new(std::sync::Mutex::new(Vec::new())));
+        struct Appender(&'static std::sync::Mutex<Vec<u8>>);
+        impl std::io::Write for Appender {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                if let Ok(mut buffer) = self.0.lock() {
+                    buffer.extend_from_slice(bytes);
+                }
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::WARN)
+            .with_ansi(false)
+            .with_writer(move || Appender(buffer))
+            .finish();
+        tracing::subscriber::set_global_default(subscriber).ok().map(|()| buffer)
+    })
+}
+
+/// A ServiceAccount `deployer` in `quiet` that may do what a release of the web chart needs, and may `get` and
+/// `list` ConfigMaps but not `watch` them.
+const NO_WATCH: &str = r#"[
+ {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "deployer", "namespace": "quiet"}},
+ {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "deployer", "namespace": "quiet"},
+  "rules": [
+   {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list", "create", "update", "patch", "delete"]},
+   {"apiGroups": [""], "resources": ["secrets", "pods", "services", "events"], "verbs": ["*"]},
+   {"apiGroups": ["apps"], "resources": ["*"], "verbs": ["*"]}]},
+ {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "deployer", "namespace": "quiet"},
+  "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "deployer"},
+  "subjects": [{"kind": "ServiceAccount", "name": "deployer", "namespace": "quiet"}]}
+]"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forbidden_watch_falls_back_to_the_interval_and_is_logged_once() {
+    let warnings = captured_warnings().expect("no other tracing subscriber in this test binary");
+    let env = Env::start().await;
+    env.namespace("quiet").await;
+    let objects: Vec<Value> = serde_json::from_str(NO_WATCH).expect("RBAC objects");
+    for object in objects {
+        let (kind, name) =
+            (object["kind"].as_str().unwrap_or_default().to_string(), object["metadata"]["name"].clone());
+        let resource = match kind.as_str() {
+            "ServiceAccount" => kube::api::ApiResource::erase::<k8s_openapi::api::core::v1::ServiceAccount>(&()),
+            "Role" => kube::api::ApiResource::erase::<k8s_openapi::api::rbac::v1::Role>(&()),
+            _ => kube::api::ApiResource::erase::<k8s_openapi::api::rbac::v1::RoleBinding>(&()),
+        };
+        let api: Api<DynamicObject> = Api::namespaced_with(env.client(), "quiet", &resource);
+        let object: DynamicObject = serde_json::from_value(object).expect("an object");
+        api.create(&PostParams::default(), &object).await.unwrap_or_else(|error| panic!("{kind} {name}: {error}"));
+    }
+    env.chart("quiet", "web-chart", &chart_ready_after("1.0.0", "0s", "hello")).await;
+    let config_maps: Api<k8s_openapi::api::core::v1::ConfigMap> = Api::namespaced(env.client(), "quiet");
+    let values = |message: &str| {
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "web-values"},
+            "data": {"values.yaml": format!("message: {message}\n")}})
+    };
+    let params = PatchParams::apply("tests").force();
+    config_maps.patch("web-values", &params, &Patch::Apply(&values("first"))).await.expect("values written");
+    let running = Running::start(&env, test_options());
+    let spec = json!({"chart": {"configMapRef": {"name": "web-chart"}}, "serviceAccountName": "deployer",
+        "valuesFrom": [{"kind": "ConfigMap", "name": "web-values"}], "interval": "2s", "timeout": "1m"});
+    env.create_release("quiet", "web", spec).await;
+    env.wait_release("quiet", "web", "installed as the tenant", is_ready).await;
+
+    // The change is read at the next interval (the watch that would have brought it at once is refused).
+    config_maps.patch("web-values", &params, &Patch::Apply(&values("second"))).await.expect("values written");
+    let upgraded = env
+        .wait_release("quiet", "web", "upgraded at the interval", |object| {
+            is_ready(object) && object["status"]["currentRevision"] == 2
+        })
+        .await;
+    assert_eq!(upgraded["metadata"]["generation"], 1, "the Release did not change");
+    let deployments: Api<k8s_openapi::api::apps::v1::Deployment> = Api::namespaced(env.client(), "quiet");
+    let deployment = deployments.get("web").await.expect("the Deployment");
+    let message = deployment.metadata.annotations.unwrap_or_default().get("message").cloned();
+    assert_eq!(message.as_deref(), Some("second"));
+    // The refused watch was retried meanwhile (kube's watcher backs off from 0.8 s; the interval is 2 s): one
+    // warning all the same.
+    let log = String::from_utf8_lossy(&warnings.lock().map(|buffer| buffer.clone()).unwrap_or_default()).to_string();
+    let refused: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains("cannot watch the Releases' inputs") && line.contains("namespace=quiet"))
+        .collect();
+    assert_eq!(refused.len(), 1, "{log}");
+    assert!(refused[0].contains("system:serviceaccount:quiet:deployer"), "{}", refused[0]);
+    running.stop().await;
+}

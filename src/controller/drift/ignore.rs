@@ -1,16 +1,14 @@
 //! `spec.driftDetection.ignore`, checked once and matched against each object of the release, as fluxcd/pkg
 //! `ssa/jsondiff` (`CompileIgnoreRules`, `SelectorRegex.MatchUnstructured`) does: a rule without a target is
-//! for every object; a target's group, version, kind, name and namespace are Go regular expressions anchored
-//! at both ends (Kustomize's selector), its label and annotation selectors Kubernetes label selectors. Pure.
+//! for every object; a target is Kustomize's selector (`object/kustomize_selector.rs`: group, version, kind,
+//! name and namespace Go regular expressions anchored at both ends, label and annotation selectors Kubernetes
+//! label selectors). Pure.
 
 use super::compare;
-use crate::controller::api::{DriftTarget, IgnoreRule};
-use crate::object::label_selector::LabelSelector;
-use crate::object::{ObjectRef, value_at};
-use berth_go::regexp::GoRegexp;
+use crate::controller::api::IgnoreRule;
+use crate::object::ObjectRef;
+use crate::object::kustomize_selector::{CompiledSelector, Identity, SelectorError, string_map};
 use serde_json::Value;
-use std::collections::BTreeMap;
-use std::sync::Arc;
 
 /// The label or annotation that takes an object out of drift detection (Flux's
 /// `v2.DriftDetectionMetadataKey`, so charts written for Flux keep their exclusions), with the value
@@ -32,10 +30,9 @@ pub enum IgnoreRuleError {
         "spec.driftDetection.ignore[{rule}].paths[{path}]: `{pointer}` is not a JSON pointer (`/spec/replicas`; `~` escaped as `~0`, `/` as `~1`; empty for the whole object)"
     )]
     Pointer { rule: usize, path: usize, pointer: String },
-    #[error("spec.driftDetection.ignore[{rule}].target.{field}: invalid regular expression: {message}")]
-    Pattern { rule: usize, field: &'static str, message: String },
-    #[error("spec.driftDetection.ignore[{rule}].target.{field}: {message}")]
-    Selector { rule: usize, field: &'static str, message: String },
+    /// The selector's error names its field: `target.name `(` is no regular expression`.
+    #[error("spec.driftDetection.ignore[{rule}].target.{error}")]
+    Target { rule: usize, error: SelectorError },
 }
 
 /// The rules, checked.
@@ -46,18 +43,7 @@ pub struct IgnoreRules {
 
 struct Compiled {
     paths: Vec<String>,
-    target: Option<Target>,
-}
-
-/// A target's patterns; `None` matches anything.
-struct Target {
-    group: Option<Arc<GoRegexp>>,
-    version: Option<Arc<GoRegexp>>,
-    kind: Option<Arc<GoRegexp>>,
-    name: Option<Arc<GoRegexp>>,
-    namespace: Option<Arc<GoRegexp>>,
-    labels: Option<LabelSelector>,
-    annotations: Option<LabelSelector>,
+    target: Option<CompiledSelector>,
 }
 
 impl IgnoreRules {
@@ -72,7 +58,12 @@ impl IgnoreRules {
                     return Err(IgnoreRuleError::Pointer { rule: index, path, pointer: pointer.clone() });
                 }
             }
-            let target = rule.target.as_ref().map(|target| Target::compile(index, target)).transpose()?;
+            let target = rule
+                .target
+                .as_ref()
+                .map(CompiledSelector::compile)
+                .transpose()
+                .map_err(|error| IgnoreRuleError::Target { rule: index, error })?;
             Ok(Compiled { paths: rule.paths.clone(), target })
         });
         Ok(IgnoreRules { rules: compiled.collect::<Result<_, _>>()? })
@@ -81,79 +72,20 @@ impl IgnoreRules {
     /// The pointers to leave out of `object`'s comparison (the object as the release applies it, with its
     /// namespace resolved); `""` among them leaves the whole object out.
     pub fn paths_for(&self, object: &Value, reference: &ObjectRef) -> Vec<&str> {
+        let namespace = reference.namespace.as_deref().unwrap_or_default();
+        let identity = Identity::with_api_version(&reference.api_version, &reference.kind, &reference.name, namespace);
         self.rules
             .iter()
-            .filter(|rule| rule.target.as_ref().is_none_or(|target| target.matches(object, reference)))
+            .filter(|rule| rule.target.as_ref().is_none_or(|target| target.matches(&identity, object)))
             .flat_map(|rule| rule.paths.iter().map(String::as_str))
             .collect()
     }
 }
 
-impl Target {
-    fn compile(rule: usize, target: &DriftTarget) -> Result<Target, IgnoreRuleError> {
-        let pattern =
-            |field: &'static str, text: &Option<String>| {
-                text.as_deref()
-                    .filter(|text| !text.is_empty())
-                    .map(|text| {
-                        berth_go::regexp::compile(&format!("^(?:{text})$"))
-                            .map_err(|message| IgnoreRuleError::Pattern { rule, field, message })
-                    })
-                    .transpose()
-            };
-        let selector = |field: &'static str, text: &Option<String>| {
-            text.as_deref()
-                .filter(|text| !text.trim().is_empty())
-                .map(|text| {
-                    LabelSelector::parse(text).map_err(|message| IgnoreRuleError::Selector { rule, field, message })
-                })
-                .transpose()
-        };
-        Ok(Target {
-            group: pattern("group", &target.group)?,
-            version: pattern("version", &target.version)?,
-            kind: pattern("kind", &target.kind)?,
-            name: pattern("name", &target.name)?,
-            namespace: pattern("namespace", &target.namespace)?,
-            labels: selector("labelSelector", &target.label_selector)?,
-            annotations: selector("annotationSelector", &target.annotation_selector)?,
-        })
-    }
-
-    fn matches(&self, object: &Value, reference: &ObjectRef) -> bool {
-        let (group, version) = match reference.api_version.split_once('/') {
-            Some((group, version)) => (group, version),
-            None => ("", reference.api_version.as_str()),
-        };
-        let namespace = reference.namespace.as_deref().unwrap_or_default();
-        let patterns = [
-            (&self.group, group),
-            (&self.version, version),
-            (&self.kind, reference.kind.as_str()),
-            (&self.name, reference.name.as_str()),
-            (&self.namespace, namespace),
-        ];
-        let selectors = [(&self.labels, "labels"), (&self.annotations, "annotations")];
-        patterns.iter().all(|(pattern, value)| pattern.as_ref().is_none_or(|pattern| pattern.is_match(value)))
-            && selectors.iter().all(|(selector, field)| {
-                selector.as_ref().is_none_or(|selector| selector.matches(&string_map(object, field)))
-            })
-    }
-}
-
-/// `metadata.<field>` as a map of strings (values that are not strings left out).
-fn string_map(object: &Value, field: &str) -> BTreeMap<String, String> {
-    value_at(object, &["metadata", field])
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-        .filter_map(|(key, value)| Some((key.clone(), value.as_str()?.to_string())))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::controller::api::DriftTarget;
     use serde_json::json;
 
     fn reference(api_version: &str, kind: &str, namespace: Option<&str>, name: &str) -> ObjectRef {
@@ -222,7 +154,7 @@ mod tests {
             (rule(&["/ok", "spec/replicas"], None), "spec.driftDetection.ignore[0].paths[1]: `spec/replicas` is not"),
             (
                 rule(&[], Some(DriftTarget { name: Some("(".into()), ..DriftTarget::default() })),
-                "spec.driftDetection.ignore[0].target.name: invalid regular expression",
+                "spec.driftDetection.ignore[0].target.name `(` is no regular expression",
             ),
             (
                 rule(&[], Some(DriftTarget { label_selector: Some("a in b".into()), ..DriftTarget::default() })),
