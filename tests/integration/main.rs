@@ -20,6 +20,7 @@ mod controller_support;
 mod controller_tenancy;
 mod controller_watches;
 mod corpus;
+mod diff_dyff;
 mod diff_helm;
 mod emitted;
 mod fixtures;

@@ -160,7 +160,8 @@ pub fn kubernetes_name(tree: &Tree, node: NodeId) -> Option<String> {
 /// [`CompareError`] where dyff gives up.
 pub fn compare_files(tree: &mut Tree, from: &[NodeId], to: &[NodeId]) -> Result<Report, CompareError> {
     let named = |tree: &Tree, documents: &[NodeId]| {
-        let kept: Vec<NodeId> = documents.iter().copied().filter(|document| !is_empty_document(tree, *document)).collect();
+        let kept: Vec<NodeId> =
+            documents.iter().copied().filter(|document| !is_empty_document(tree, *document)).collect();
         let names: Vec<String> = kept
             .iter()
             .filter_map(|document| tree.get(*document).content.first().and_then(|root| kubernetes_name(tree, *root)))
@@ -235,10 +236,13 @@ impl Compare<'_> {
             .filter(|name| !from_roots.contains_key(*name))
             .filter_map(|name| to_roots.get(name).copied())
             .collect();
-        for (side, kind, list) in [(Side::From, DetailKind::Removal, removals), (Side::To, DetailKind::Addition, additions)] {
+        for (side, kind, list) in
+            [(Side::From, DetailKind::Removal, removals), (Side::To, DetailKind::Addition, additions)]
+        {
             for (index, root) in list {
                 let document = self.tree.add(Node::new(NodeKind::Document, "", "", vec![root]));
-                let (from, to) = if kind == DetailKind::Removal { (Some(document), None) } else { (None, Some(document)) };
+                let (from, to) =
+                    if kind == DetailKind::Removal { (Some(document), None) } else { (None, Some(document)) };
                 result.push(Diff {
                     path: Some(Path { side, document: index, elements: Vec::new() }),
                     details: vec![Detail { kind, from, to }],
@@ -258,7 +262,8 @@ impl Compare<'_> {
 
     /// `AsSequenceNode`.
     fn names_node(&mut self, names: &[String]) -> NodeId {
-        let content = names.iter().map(|name| self.tree.add(Node::new(NodeKind::Scalar, "!!str", name, Vec::new()))).collect();
+        let content =
+            names.iter().map(|name| self.tree.add(Node::new(NodeKind::Scalar, "!!str", name, Vec::new()))).collect();
         self.tree.add(Node::new(NodeKind::Sequence, "", "", content))
     }
 
@@ -404,7 +409,8 @@ impl Compare<'_> {
                     return BTreeMap::new();
                 }
                 for pair in entry.content.chunks(2).filter(|pair| pair.len() == 2) {
-                    let (key, value) = (self.tree.get(self.tree.follow(pair[0])), self.tree.get(self.tree.follow(pair[1])));
+                    let (key, value) =
+                        (self.tree.get(self.tree.follow(pair[0])), self.tree.get(self.tree.follow(pair[1])));
                     let string = |node: &Node| node.kind == NodeKind::Scalar && node.tag == "!!str";
                     if string(key) && string(value) {
                         values.entry(key.value.clone()).or_default().insert(value.value.clone());
@@ -441,7 +447,9 @@ impl Compare<'_> {
                 .find(|pair| pair.len() == 2 && self.tree.get(pair[0]).value == *field)
                 .map(|pair| self.tree.get(self.tree.follow(pair[1])).value.clone())
                 .ok_or_else(|| format!("no key {} found in map", berth_go::strconv::quote(field))),
-            Identifier::Kubernetes => kubernetes_name(self.tree, entry).ok_or_else(|| "provided node is not a Kubernetes object".to_string()),
+            Identifier::Kubernetes => {
+                kubernetes_name(self.tree, entry).ok_or_else(|| "provided node is not a Kubernetes object".to_string())
+            }
         }
     }
 
@@ -487,8 +495,10 @@ impl Compare<'_> {
             }
         }
         // `findOrderChangesInNamedEntryLists`: a name whose position in `to` differs (Go's map gives 0 for none).
-        let positions: HashMap<&String, usize> = to_names.iter().enumerate().map(|(index, name)| (name, index)).collect();
-        let moved = from_names.iter().enumerate().any(|(index, name)| positions.get(name).copied().unwrap_or(0) != index);
+        let positions: HashMap<&String, usize> =
+            to_names.iter().enumerate().map(|(index, name)| (name, index)).collect();
+        let moved =
+            from_names.iter().enumerate().any(|(index, name)| positions.get(name).copied().unwrap_or(0) != index);
         let order = if moved {
             let (from, to) = (self.names_node(&from_names), self.names_node(&to_names));
             vec![Detail { kind: DetailKind::OrderChange, from: Some(from), to: Some(to) }]
@@ -505,7 +515,8 @@ impl Compare<'_> {
             let (from_entry, to_entry) = (self.tree.follow(*from_entry), self.tree.follow(*to_entry));
             return self.objects(&path.with(PathElement::Index(0)), from_entry, to_entry);
         }
-        let identities = |entries: &[NodeId]| entries.iter().map(|entry| self.tree.identity(*entry)).collect::<Vec<_>>();
+        let identities =
+            |entries: &[NodeId]| entries.iter().map(|entry| self.tree.identity(*entry)).collect::<Vec<_>>();
         let (from_identities, to_identities) = (identities(&from_entries), identities(&to_entries));
         let count = |identities: &[super::tree::Identity], identity: &super::tree::Identity| {
             identities.iter().filter(|candidate| *candidate == identity).count()
@@ -516,7 +527,8 @@ impl Compare<'_> {
             (0, (&from_entries, &from_identities, &to_identities)),
             (1, (&to_entries, &to_identities, &from_identities)),
         ] {
-            let (changed, common) = if sides == 0 { (&mut removals, &mut from_common) } else { (&mut additions, &mut to_common) };
+            let (changed, common) =
+                if sides == 0 { (&mut removals, &mut from_common) } else { (&mut additions, &mut to_common) };
             for (entry, identity) in entries.iter().zip(identities.iter()) {
                 let (here, there) = (count(identities, identity), count(other, identity));
                 if there == 0 {

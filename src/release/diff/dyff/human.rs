@@ -228,7 +228,8 @@ fn plain_length(text: &str) -> usize {
 fn write_text_blocks(out: &mut String, indent: usize, blocks: &[String], width: usize) {
     const SEPARATOR: &str = "   ";
     let widest = |block: &String| block.split('\n').map(plain_length).max().unwrap_or(0);
-    let theoretical = indent + blocks.len().saturating_sub(1) * SEPARATOR.len() + blocks.iter().map(widest).sum::<usize>();
+    let theoretical =
+        indent + blocks.len().saturating_sub(1) * SEPARATOR.len() + blocks.iter().map(widest).sum::<usize>();
     if theoretical > width {
         for block in blocks {
             for line in block.split('\n') {

@@ -181,7 +181,11 @@ impl Tree {
         let node = self.get(self.follow(id));
         match node.kind {
             NodeKind::Mapping => Identity::Map(
-                node.content.chunks(2).filter(|pair| pair.len() == 2).map(|pair| (self.basic(pair[0]), self.basic(pair[1]))).collect(),
+                node.content
+                    .chunks(2)
+                    .filter(|pair| pair.len() == 2)
+                    .map(|pair| (self.basic(pair[0]), self.basic(pair[1])))
+                    .collect(),
             ),
             NodeKind::Sequence => Identity::List(node.content.iter().map(|child| self.basic(*child)).collect()),
             NodeKind::Document => Identity::List(node.content.iter().map(|child| self.basic(*child)).collect()),
@@ -203,11 +207,13 @@ impl Tree {
                 }
             }
             NodeKind::Mapping => {
-                let keys: Vec<String> = self.get(id).content.chunks(2).map(|pair| self.get(pair[0]).value.clone()).collect();
+                let keys: Vec<String> =
+                    self.get(id).content.chunks(2).map(|pair| self.get(pair[0]).value.clone()).collect();
                 if let Some(order) = suitable_order(&keys) {
                     self.reorder(id, &order);
                 }
-                let values: Vec<NodeId> = self.get(id).content.chunks(2).filter_map(|pair| pair.get(1).copied()).collect();
+                let values: Vec<NodeId> =
+                    self.get(id).content.chunks(2).filter_map(|pair| pair.get(1).copied()).collect();
                 for value in values {
                     self.restructure(value, depth + 1);
                 }
@@ -224,8 +230,11 @@ impl Tree {
     /// `reorderKeyValuePairsInMappingNodeContent`.
     fn reorder(&mut self, mapping: NodeId, known: &[&str]) {
         let content = self.get(mapping).content.clone();
-        let pairs: Vec<(String, &[NodeId])> =
-            content.chunks(2).filter(|pair| pair.len() == 2).map(|pair| (self.get(pair[0]).value.clone(), pair)).collect();
+        let pairs: Vec<(String, &[NodeId])> = content
+            .chunks(2)
+            .filter(|pair| pair.len() == 2)
+            .map(|pair| (self.get(pair[0]).value.clone(), pair))
+            .collect();
         let mut remaining: Vec<&str> =
             pairs.iter().map(|(key, _)| key.as_str()).filter(|key| !known.contains(key)).collect();
         remaining.sort_by_key(|key| {
@@ -256,7 +265,8 @@ impl Tree {
             match node.kind {
                 NodeKind::Document => stack.extend(node.content.first().map(|child| (*child, depth))),
                 NodeKind::Mapping => {
-                    stack.extend(node.content.chunks(2).filter_map(|pair| pair.get(1)).map(|value| (*value, depth + 1)));
+                    stack
+                        .extend(node.content.chunks(2).filter_map(|pair| pair.get(1)).map(|value| (*value, depth + 1)));
                 }
                 NodeKind::Sequence => match self.list_identifier(id) {
                     Some(identifier) => {

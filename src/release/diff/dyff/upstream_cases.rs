@@ -41,7 +41,10 @@ fn a_changed_value_is_its_path_and_both_values() {
     diffs.push(record("  replicas: 2", Delta::LeftOnly));
     diffs.push(record("  replicas: 3", Delta::RightOnly));
     let printed = print(&report(vec![entry("default, nginx, Deployment (apps)", ChangeType::Modify, diffs)]), 80);
-    assert_eq!(printed, Printed { text: "\nspec.replicas\n± value change\n- 2\n+ 3\n\n".to_string(), warnings: vec![] });
+    assert_eq!(
+        printed,
+        Printed { text: "\nspec.replicas\n± value change\n- 2\n+ 3\n\n".to_string(), warnings: vec![] }
+    );
 }
 
 /// helm-diff `TestPrintDyffReportWithAddAndRemove` and `...RenameDetectionEnabledWithFindRenames` (without
@@ -100,7 +103,9 @@ fn kubernetes_documents_are_paired_by_name() {
               kubernetes.io/app: bar\n\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: baz\nspec:\n  selector:\n    \
               kubernetes.io/app: baz\n";
     let document = |name: &str| {
-        format!("apiVersion: v1\nkind: Service\nmetadata:\n  name: {name}\nspec:\n  selector:\n    kubernetes.io/app: {name}\n")
+        format!(
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: {name}\nspec:\n  selector:\n    kubernetes.io/app: {name}\n"
+        )
     };
     let expected = format!(
         "\nmetadata  (v1/Service/foo)\n+ one map entry added:\nannotations:\n  foo: bar\n\
@@ -239,5 +244,8 @@ fn self_referencing_aliases_are_refused() {
     ];
     let printed = print(&report(vec![entry("default, a, ConfigMap (v1)", ChangeType::Modify, diffs)]), 80);
     assert_eq!(printed.text, "\n");
-    assert_eq!(printed.warnings, vec!["Warning: dyff cannot compare the manifests: the manifests nest deeper than 200 levels"]);
+    assert_eq!(
+        printed.warnings,
+        vec!["Warning: dyff cannot compare the manifests: the manifests nest deeper than 200 levels"]
+    );
 }
