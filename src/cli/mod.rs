@@ -40,6 +40,7 @@ mod release_input;
 mod release_output;
 mod release_query;
 mod release_resources;
+mod release_template;
 mod repo;
 mod repo_index;
 mod runtime;
