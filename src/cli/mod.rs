@@ -43,6 +43,7 @@ mod release_resources;
 mod release_template;
 mod repo;
 mod repo_index;
+mod resource_tables;
 mod runtime;
 mod search;
 mod show;

@@ -32,6 +32,7 @@ mod helm_commands;
 mod helm_commands_plugins;
 mod helm_commands_provenance;
 mod helm_dropin;
+mod helm_dropin_status;
 mod hostile_budgets;
 mod hostile_lookup;
 mod hostile_records;
