@@ -5,7 +5,7 @@
 //! (`DetectRenames`, which helm-diff turns on with `--find-renames`) is not ported: renamed documents show as one
 //! removed and one added.
 
-use super::tree::{Node, NodeId, Tree};
+use super::tree::{NodeId, Tree, new_node};
 use berth_goyaml::NodeKind;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -240,7 +240,7 @@ impl Compare<'_> {
             [(Side::From, DetailKind::Removal, removals), (Side::To, DetailKind::Addition, additions)]
         {
             for (index, root) in list {
-                let document = self.tree.add(Node::new(NodeKind::Document, "", "", vec![root]));
+                let document = self.tree.add(new_node(NodeKind::Document, "", "", vec![root]));
                 let (from, to) =
                     if kind == DetailKind::Removal { (Some(document), None) } else { (None, Some(document)) };
                 result.push(Diff {
@@ -263,8 +263,8 @@ impl Compare<'_> {
     /// `AsSequenceNode`.
     fn names_node(&mut self, names: &[String]) -> NodeId {
         let content =
-            names.iter().map(|name| self.tree.add(Node::new(NodeKind::Scalar, "!!str", name, Vec::new()))).collect();
-        self.tree.add(Node::new(NodeKind::Sequence, "", "", content))
+            names.iter().map(|name| self.tree.add(new_node(NodeKind::Scalar, "!!str", name, Vec::new()))).collect();
+        self.tree.add(new_node(NodeKind::Sequence, "", "", content))
     }
 
     /// `objects` (both sides present) and `nonNilSameKindNodes`.
@@ -346,7 +346,7 @@ impl Compare<'_> {
     /// A new node of `like`'s kind and tag holding `content`.
     fn collection_like(&mut self, like: NodeId, content: Vec<NodeId>) -> NodeId {
         let like = self.tree.get(like);
-        let node = Node::new(like.kind, &like.tag.clone(), "", content);
+        let node = new_node(like.kind, &like.tag.clone(), "", content);
         self.tree.add(node)
     }
 
@@ -411,7 +411,7 @@ impl Compare<'_> {
                 for pair in entry.content.chunks(2).filter(|pair| pair.len() == 2) {
                     let (key, value) =
                         (self.tree.get(self.tree.follow(pair[0])), self.tree.get(self.tree.follow(pair[1])));
-                    let string = |node: &Node| node.kind == NodeKind::Scalar && node.tag == "!!str";
+                    let string = |node: &berth_goyaml::YamlNode| node.kind == NodeKind::Scalar && node.tag == "!!str";
                     if string(key) && string(value) {
                         values.entry(key.value.clone()).or_default().insert(value.value.clone());
                     }
@@ -529,17 +529,20 @@ impl Compare<'_> {
         ] {
             let (changed, common) =
                 if sides == 0 { (&mut removals, &mut from_common) } else { (&mut additions, &mut to_common) };
+            // The identities of the entries listed as changed (`hasEntry`).
+            let mut listed: Vec<&super::tree::Identity> = Vec::new();
             for (entry, identity) in entries.iter().zip(identities.iter()) {
                 let (here, there) = (count(identities, identity), count(other, identity));
                 if there == 0 {
                     changed.push(*entry);
+                    listed.push(identity);
                     continue;
                 }
                 common.push(*entry);
                 // More duplicates on this side: the surplus, once.
-                let listed = changed.iter().any(|listed| self.tree.identity(*listed) == *identity);
-                if here > there && !listed {
+                if here > there && !listed.contains(&identity) {
                     changed.extend(std::iter::repeat_n(*entry, here - there));
+                    listed.push(identity);
                 }
             }
         }
@@ -547,8 +550,8 @@ impl Compare<'_> {
         if from_common.len() == to_common.len()
             && from_common.iter().zip(&to_common).any(|(from, to)| self.tree.identity(*from) != self.tree.identity(*to))
         {
-            let from = self.tree.add(Node::new(NodeKind::Sequence, "", "", from_common));
-            let to = self.tree.add(Node::new(NodeKind::Sequence, "", "", to_common));
+            let from = self.tree.add(new_node(NodeKind::Sequence, "", "", from_common));
+            let to = self.tree.add(new_node(NodeKind::Sequence, "", "", to_common));
             order.push(Detail { kind: DetailKind::OrderChange, from: Some(from), to: Some(to) });
         }
         Ok(self.pack(Vec::new(), path, order, additions, removals))
@@ -565,11 +568,11 @@ impl Compare<'_> {
     ) -> Vec<Diff> {
         let mut details = order;
         if !removals.is_empty() {
-            let node = self.tree.add(Node::new(NodeKind::Sequence, "!!seq", "", removals));
+            let node = self.tree.add(new_node(NodeKind::Sequence, "!!seq", "", removals));
             details.push(Detail { kind: DetailKind::Removal, from: Some(node), to: None });
         }
         if !additions.is_empty() {
-            let node = self.tree.add(Node::new(NodeKind::Sequence, "!!seq", "", additions));
+            let node = self.tree.add(new_node(NodeKind::Sequence, "!!seq", "", additions));
             details.push(Detail { kind: DetailKind::Addition, from: None, to: Some(node) });
         }
         if !details.is_empty() {

@@ -97,7 +97,7 @@ fn load<'a>(tree: &mut Tree, text: &str, documents: impl Iterator<Item = &'a str
                 .filter(|mapping| tree.get(**mapping).kind == berth_goyaml::NodeKind::Mapping)
                 .and_then(|mapping| tree.get(*mapping).content.first().copied());
             if let (Some(key), false) = (first_key, comment.is_empty()) {
-                tree.get_mut(key).head_comment = comment;
+                tree.set_head_comment(key, comment);
             }
         }
     }

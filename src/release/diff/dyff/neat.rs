@@ -48,12 +48,12 @@ fn write_node(tree: &Tree, out: &mut String, prefix: &str, skip_indent_on_first_
                 if index > 0 || !skip_indent_on_first_line {
                     out.push_str(prefix);
                 }
-                let key = tree.get(*key);
-                if !key.head_comment.is_empty() {
-                    out.push_str(&key.head_comment);
+                let comment = tree.head_comment(*key);
+                if !comment.is_empty() {
+                    out.push_str(comment);
                     out.push('\n');
                 }
-                out.push_str(&key.value);
+                out.push_str(&tree.get(*key).value);
                 out.push(':');
                 let value_node = tree.get(*value);
                 match value_node.kind {

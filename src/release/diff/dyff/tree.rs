@@ -15,31 +15,9 @@ pub const MAX_EXPANDED_NODES: u64 = 2_000_000;
 
 pub type NodeId = usize;
 
-/// One node: yaml.v3's fields that dyff and its printer read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Node {
-    pub kind: NodeKind,
-    pub tag: String,
-    pub value: String,
-    pub anchor: String,
-    pub content: Vec<NodeId>,
-    pub alias: Option<NodeId>,
-    /// The comment lines above a mapping key (yaml.v3's `HeadComment`), which dyff's printer shows.
-    pub head_comment: String,
-}
-
-impl Node {
-    pub fn new(kind: NodeKind, tag: &str, value: &str, content: Vec<NodeId>) -> Node {
-        Node {
-            kind,
-            tag: tag.to_string(),
-            value: value.to_string(),
-            anchor: String::new(),
-            content,
-            alias: None,
-            head_comment: String::new(),
-        }
-    }
+/// A node dyff makes for its report (the parsed ones come from [`berth_goyaml::parse_nodes`]).
+pub fn new_node(kind: NodeKind, tag: &str, value: &str, content: Vec<NodeId>) -> YamlNode {
+    YamlNode { kind, tag: tag.to_string(), value: value.to_string(), anchor: String::new(), content, alias: None }
 }
 
 /// Why documents cannot be compared.
@@ -51,39 +29,46 @@ pub enum TreeError {
     TooLarge,
 }
 
-/// The nodes of both files.
+/// The nodes of both files, and the comment lines above mapping keys (yaml.v3's `HeadComment`), which dyff's
+/// printer shows.
 #[derive(Debug, Default)]
 pub struct Tree {
-    nodes: Vec<Node>,
+    nodes: Vec<YamlNode>,
+    head_comments: HashMap<NodeId, String>,
 }
 
 impl Tree {
     /// Adds the nodes of a parsed stream; returns its document nodes.
     pub fn add_stream(&mut self, stream: NodeStream) -> Vec<NodeId> {
         let offset = self.nodes.len();
-        self.nodes.extend(stream.nodes.into_iter().map(|node: YamlNode| Node {
-            kind: node.kind,
-            tag: node.tag,
-            value: node.value,
-            anchor: node.anchor,
-            content: node.content.into_iter().map(|child| child + offset).collect(),
-            alias: node.alias.map(|target| target + offset),
-            head_comment: String::new(),
+        self.nodes.extend(stream.nodes.into_iter().map(|mut node| {
+            node.content.iter_mut().for_each(|child| *child += offset);
+            node.alias = node.alias.map(|target| target + offset);
+            node
         }));
         stream.documents.into_iter().map(|document| document + offset).collect()
     }
 
-    pub fn add(&mut self, node: Node) -> NodeId {
+    pub fn add(&mut self, node: YamlNode) -> NodeId {
         self.nodes.push(node);
         self.nodes.len() - 1
     }
 
-    pub fn get(&self, id: NodeId) -> &Node {
+    pub fn get(&self, id: NodeId) -> &YamlNode {
         &self.nodes[id]
     }
 
-    pub fn get_mut(&mut self, id: NodeId) -> &mut Node {
+    pub fn get_mut(&mut self, id: NodeId) -> &mut YamlNode {
         &mut self.nodes[id]
+    }
+
+    /// The comment above a mapping key, empty when none.
+    pub fn head_comment(&self, key: NodeId) -> &str {
+        self.head_comments.get(&key).map_or("", String::as_str)
+    }
+
+    pub fn set_head_comment(&mut self, key: NodeId, comment: String) {
+        self.head_comments.insert(key, comment);
     }
 
     /// `followAlias`.
@@ -237,10 +222,12 @@ impl Tree {
             .collect();
         let mut remaining: Vec<&str> =
             pairs.iter().map(|(key, _)| key.as_str()).filter(|key| !known.contains(key)).collect();
-        remaining.sort_by_key(|key| {
-            let first = pairs.iter().find(|(candidate, _)| candidate == key).map(|(_, pair)| pair[1]);
-            first.map_or(0, |value| self.max_depth(value))
-        });
+        // Go looks a key's value up by its first occurrence (`getValueByKey`).
+        let mut first: HashMap<&str, NodeId> = HashMap::new();
+        for (key, pair) in &pairs {
+            first.entry(key.as_str()).or_insert(pair[1]);
+        }
+        remaining.sort_by_cached_key(|key| first.get(key).map_or(0, |value| self.max_depth(*value)));
         // Go looks each key up in a map of key to its last position.
         let last: BTreeMap<&str, &[NodeId]> = pairs.iter().map(|(key, pair)| (key.as_str(), *pair)).collect();
         let mut reordered = Vec::with_capacity(content.len());
