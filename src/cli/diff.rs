@@ -277,8 +277,10 @@ fn compare(args: &DiffArgs, globals: &Globals) -> Result<ExitCode, Error> {
         eprintln!("{warning}");
     }
     let printed = if format == OutputFormat::Dyff {
-        // dyff lays its blocks out for the terminal's width, 80 columns when stdout is none (gonvenience/term).
-        let width = terminal_size::terminal_size().map_or(diff::dyff::DEFAULT_WIDTH, |(width, _)| usize::from(width.0));
+        // dyff lays its blocks out for the width of the terminal on stdout (stderr's does not count), 80 columns
+        // when stdout is none (gonvenience/term).
+        let width = terminal_size::terminal_size_of(std::io::stdout())
+            .map_or(diff::dyff::DEFAULT_WIDTH, |(width, _)| usize::from(width.0));
         let printed = diff::dyff::print(&report, width);
         for warning in &printed.warnings {
             eprintln!("{warning}");

@@ -222,7 +222,8 @@ fn seen(output: &Output, compare: Compare, masks: &[Regex]) -> (Option<i32>, Str
         Compare::Exit => (output.status.code(), String::new(), stderr),
         Compare::Objects => {
             let stdout = masked(&String::from_utf8_lossy(&output.stdout), masks);
-            let versions = Regex::new(r#"resourceVersion("?: ")"?\d+"?"#).expect("resourceVersion mask");
+            // YAML's `resourceVersion: "173"` and JSON's `"resourceVersion":"173"` (no space after the colon).
+            let versions = Regex::new(r#"resourceVersion"?:\s*"?\d+"?"#).expect("resourceVersion mask");
             (output.status.code(), versions.replace_all(&stdout, "resourceVersion: <VERSION>").into_owned(), stderr)
         }
         Compare::Ages => {
