@@ -68,7 +68,7 @@ pub struct DiffOptions {
     /// `helm_usage::diff_context_lines`.)
     #[arg(short = 'C', long = "diff-context", value_name = "NUM", allow_negative_numbers = true)]
     pub context: Option<i64>,
-    /// diff, simple, template, json, structured (HELM_DIFF_OUTPUT when not given); HELM_DIFF_TPL names the
+    /// diff, simple, template, json, structured, dyff (HELM_DIFF_OUTPUT when not given); HELM_DIFF_TPL names the
     /// template.
     #[arg(long, value_name = "FORMAT")]
     pub output: Option<String>,
@@ -276,8 +276,20 @@ fn compare(args: &DiffArgs, globals: &Globals) -> Result<ExitCode, Error> {
     for warning in &report.warnings {
         eprintln!("{warning}");
     }
-    let printed = diff::format::print(&report, format, coloured(args, globals), template.as_ref())
-        .map_err(|error: FormatError| Error::Helm("print the report".to_string(), Box::new(error)))?;
+    let printed = if format == OutputFormat::Dyff {
+        // dyff lays its blocks out for the width of the terminal on stdout (stderr's does not count), 80 columns
+        // when stdout is none (gonvenience/term).
+        let width = terminal_size::terminal_size_of(std::io::stdout())
+            .map_or(diff::dyff::DEFAULT_WIDTH, |(width, _)| usize::from(width.0));
+        let printed = diff::dyff::print(&report, width);
+        for warning in &printed.warnings {
+            eprintln!("{warning}");
+        }
+        printed.text
+    } else {
+        diff::format::print(&report, format, coloured(args, globals), template.as_ref())
+            .map_err(|error: FormatError| Error::Helm("print the report".to_string(), Box::new(error)))?
+    };
     print_stdout(&printed)?;
     if options.detailed_exitcode && compared.detailed_exitcode && report.changed {
         eprintln!("{CHANGES_SEEN}");
@@ -341,9 +353,7 @@ fn output_format(options: &DiffOptions) -> Result<OutputFormat, Error> {
         "template" => Ok(OutputFormat::Template),
         "json" => Ok(OutputFormat::Json),
         "structured" => Ok(OutputFormat::Structured),
-        "dyff" => Err(Error::Usage(format!(
-            "--output {name} is not supported by berth diff (diff, simple, template, json, structured)"
-        ))),
+        "dyff" => Ok(OutputFormat::Dyff),
         _ => Ok(OutputFormat::Diff),
     }
 }

@@ -88,7 +88,9 @@ pub fn run(args: GetArgs, globals: &Globals) -> Result<ExitCode, Error> {
         GetCommand::Notes(_) => Ok(show::notes(&release)),
         GetCommand::Metadata(metadata) => show::metadata(&release, metadata.output.into()),
         GetCommand::All(AllArgs { template: Some(template), .. }) if !template.is_empty() => {
-            return template_text(&release, template).and_then(|text| print_stdout(&text)).map(|()| ExitCode::Success);
+            return super::release_template::text(&release, template)
+                .and_then(|text| print_stdout(&text))
+                .map(|()| ExitCode::Success);
         }
         GetCommand::All(all) => match all.formatted.output {
             OutputFormat::Table => {
@@ -100,80 +102,6 @@ pub fn run(args: GetArgs, globals: &Globals) -> Result<ExitCode, Error> {
     }?;
     print_stdout(&text)?;
     Ok(ExitCode::Success)
-}
-
-/// `get all --template`: Helm's `tpl`, Go's text/template without Sprig over `{"Release": release}`, where the
-/// release has the field names of Helm's Go struct (`.Release.Name`, `.Release.Info.Status`,
-/// `.Release.Chart.Metadata.Version`, `.Release.Config`, ...). Times are Go's `Time.String()`, as a time field
-/// prints. A field Helm's struct does not have prints `<no value>` (Helm: `can't evaluate field`).
-fn template_text(release: &Release, template: &str) -> Result<String, Error> {
-    let parsed = berth_template::Template::new("_").parse(template).map_err(|error| Error::Usage(error.to_string()))?;
-    let data = berth_go::Value::map([("Release", release_fields(release))]);
-    parsed.execute_to_string(&data).map_err(|error| Error::Usage(error.to_string()))
-}
-
-/// The release as Helm's `release.Release` struct reads in a template.
-fn release_fields(release: &Release) -> berth_go::Value {
-    use berth::release::cluster_chart::template_value;
-    use berth_go::Value;
-    let time = |time: Option<berth::release::HelmTime>| {
-        Value::from(time.map_or_else(|| "0001-01-01 00:00:00 +0000 UTC".to_string(), |time| time.go_string()).as_str())
-    };
-    let text = |text: &str| Value::from(text);
-    let info = &release.info;
-    let metadata = &release.chart.metadata;
-    let chart_metadata = Value::map([
-        ("Name", text(&metadata.name)),
-        ("Home", text(metadata.home.as_deref().unwrap_or_default())),
-        ("Sources", Value::list(metadata.sources.iter().map(|source| text(source)))),
-        ("Version", text(&metadata.version)),
-        ("Description", text(metadata.description.as_deref().unwrap_or_default())),
-        ("Keywords", Value::list(metadata.keywords.iter().map(|keyword| text(keyword)))),
-        ("Icon", text(metadata.icon.as_deref().unwrap_or_default())),
-        ("APIVersion", text(&metadata.api_version)),
-        ("AppVersion", text(metadata.app_version.as_deref().unwrap_or_default())),
-        ("Deprecated", Value::Bool(metadata.deprecated)),
-        ("Annotations", Value::map(metadata.annotations.iter().map(|(key, value)| (key.as_str(), text(value))))),
-        ("KubeVersion", text(metadata.kube_version.as_deref().unwrap_or_default())),
-        ("Type", text(metadata.chart_type.as_deref().unwrap_or_default())),
-    ]);
-    let chart = Value::map([
-        ("Metadata", chart_metadata),
-        ("Values", template_value(&serde_json::Value::Object(release.chart.values.clone()))),
-    ]);
-    let hooks = release.hooks.iter().map(|hook| {
-        Value::map([
-            ("Name", text(&hook.name)),
-            ("Kind", text(&hook.kind)),
-            ("Path", text(&hook.path)),
-            ("Manifest", text(&hook.manifest)),
-            ("Events", Value::list(hook.events.iter().map(|event| text(event)))),
-            ("Weight", Value::Int64(i64::from(hook.weight))),
-            ("DeletePolicies", Value::list(hook.delete_policies.iter().map(|policy| text(policy)))),
-        ])
-    });
-    Value::map([
-        ("Name", text(&release.name)),
-        (
-            "Info",
-            Value::map([
-                ("FirstDeployed", time(info.first_deployed)),
-                ("LastDeployed", time(info.last_deployed)),
-                ("Deleted", time(info.deleted)),
-                ("Description", text(&info.description)),
-                ("Status", text(info.status.as_str())),
-                ("Notes", text(&info.notes)),
-            ]),
-        ),
-        ("Chart", chart),
-        ("Config", template_value(&serde_json::Value::Object(release.config.clone()))),
-        ("Manifest", text(&release.manifest)),
-        ("Hooks", Value::list(hooks)),
-        ("Version", Value::Int64(i64::from(release.version))),
-        ("Namespace", text(&release.namespace)),
-        ("Labels", Value::map(release.labels.iter().map(|(key, value)| (key.as_str(), text(value))))),
-        ("ApplyMethod", text(&release.apply_method)),
-    ])
 }
 
 /// The revision asked for, or the latest whatever its status (Helm's `releaseContent`), with the labels Helm

@@ -6,6 +6,7 @@
 use super::common_args::OutputFormat;
 use super::global_args::{Globals, Personality};
 use super::output::print_stdout;
+use super::release_resources::{Representation, live_resources};
 use super::runtime::Interrupts;
 use crate::cli::error::{Error, ExitCode};
 use berth::observe::ResourceStatus;
@@ -89,8 +90,9 @@ pub struct StatusArgs {
     pub revision: Option<u32>,
     #[arg(short, long, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
-    /// With `-o json|yaml`, each object of the release as the cluster holds it and the Pods its workloads select
-    /// (Helm 4's `info.resources`, which berth as `helm` always prints).
+    /// Each object of the release as the cluster holds it and the Pods its workloads select, as Helm 4 always
+    /// shows them (and berth as `helm`): `-o json|yaml` in `info.resources`, the table as the server's tables under
+    /// `RESOURCES:` (instead of berth's readiness).
     #[arg(long)]
     pub show_resources: bool,
     /// Helm 3's flag: Helm 4 always shows the description (accepted, changes nothing).
@@ -131,9 +133,7 @@ async fn answer(command: &QueryCommand, globals: &Globals) -> Result<String, Err
     // Only a status that reads the release's objects resolves kinds; the other queries read records alone, so
     // they skip discovery (Helm's list and history ask the server's version and then the records).
     let reads_objects = match command {
-        QueryCommand::Status(args) => {
-            globals.personality == Personality::Berth || Format::from(args.output) != Format::Table
-        }
+        QueryCommand::Status(_) => true,
         QueryCommand::List(_) | QueryCommand::History(_) => false,
     };
     let (cluster, _simulated) =
@@ -174,24 +174,31 @@ async fn answer(command: &QueryCommand, globals: &Globals) -> Result<String, Err
             };
             let mut release = release.ok_or_else(|| Error::Release(LifecycleError::NotFound(name.clone())))?;
             let format = Format::from(args.output);
-            // Helm 4 reads the objects for every status; its table shows them as the server's tables, which berth
-            // does not print (docs/helm.md, "What still differs").
-            if format != Format::Table && (args.show_resources || globals.personality == Personality::Helm) {
-                let manifests = berth::release::recorded_manifests(&release).unwrap_or_default();
-                let live = super::release_resources::live_resources(&cluster, &manifests).await;
+            let manifests = berth::release::recorded_manifests(&release).unwrap_or_default();
+            // Helm 4 reads the objects for every status (`-o json|yaml`: as objects in `info.resources`; the table:
+            // as the server's tables under `RESOURCES:`); as berth, `--show-resources` asks for the same.
+            let helm_resources = args.show_resources || globals.personality == Personality::Helm;
+            if format != Format::Table && helm_resources {
+                let live = live_resources(&cluster, &manifests, Representation::Objects).await;
                 release.info.extra.insert("resources".to_string(), super::release_resources::resources_json(live));
             }
-            let resources = match globals.personality {
-                Personality::Helm => None,
-                Personality::Berth => {
+            let tables = if format == Format::Table && helm_resources {
+                Some(super::resource_tables::section(
+                    &live_resources(&cluster, &manifests, Representation::Tables).await,
+                ))
+            } else {
+                None
+            };
+            let resources = match (globals.personality, &tables) {
+                (Personality::Helm, _) | (Personality::Berth, Some(_)) => None,
+                (Personality::Berth, None) => {
                     let rules =
                         std::sync::Arc::new(berth::health::HealthRules::new().with_builtin(!args.no_builtin_rules));
                     // A manifest that does not read as objects shows no rows.
-                    let manifests = berth::release::recorded_manifests(&release).unwrap_or_default();
                     Some(berth::observe::resource_statuses(&cluster, &manifests, &rules).await)
                 }
             };
-            status_text(&release, resources.as_deref(), args.output)
+            status_text(&release, resources.as_deref(), tables.as_deref(), args.output)
         }
     }
 }
@@ -353,9 +360,15 @@ fn history_text(history: &[Release], max: usize, output: OutputFormat) -> Result
     })
 }
 
-/// `status`: Helm's status text (as `berth`, with the readiness of each object as its `RESOURCES:`), or the
-/// record without its chart (as `berth`, with `resources`).
-fn status_text(release: &Release, resources: Option<&[ResourceStatus]>, output: OutputFormat) -> Result<String, Error> {
+/// `status`: Helm's status text with `tables` (Helm's `RESOURCES:` section) or, as `berth`, the readiness of each
+/// object as its `RESOURCES:` (after the description, where Helm prints its resources); or the record without its
+/// chart (as `berth`, with `resources`).
+fn status_text(
+    release: &Release,
+    resources: Option<&[ResourceStatus]>,
+    tables: Option<&str>,
+    output: OutputFormat,
+) -> Result<String, Error> {
     let format = Format::from(output);
     if format != Format::Table {
         let mut extra = serde_json::Map::new();
@@ -368,23 +381,27 @@ fn status_text(release: &Release, resources: Option<&[ResourceStatus]>, output: 
         return Ok(show::status_record(release, extra, format)?);
     }
     let text = show::status(release, StatusView { debug: false, show_metadata: false, hide_notes: false })?;
-    let Some(resources) = resources.filter(|resources| !resources.is_empty()) else { return Ok(text) };
-    // Helm prints its resources after the description, before the test suite.
-    let mut rows = vec![["NAMESPACE", "KIND", "NAME", "STATUS", "MESSAGE"].map(str::to_string).to_vec()];
-    for resource in resources {
-        rows.push(vec![
-            resource.object.namespace.clone().unwrap_or_default(),
-            resource.object.kind.clone(),
-            resource.object.name.clone(),
-            resource.status.to_string(),
-            resource.message.clone(),
-        ]);
-    }
-    let table = format!("RESOURCES:\n{}\n\n", berth::helm_table::render(&rows, 0));
+    let section = match (tables, resources.filter(|resources| !resources.is_empty())) {
+        (Some(tables), _) => tables.to_string(),
+        (None, Some(resources)) => {
+            let mut rows = vec![["NAMESPACE", "KIND", "NAME", "STATUS", "MESSAGE"].map(str::to_string).to_vec()];
+            for resource in resources {
+                rows.push(vec![
+                    resource.object.namespace.clone().unwrap_or_default(),
+                    resource.object.kind.clone(),
+                    resource.object.name.clone(),
+                    resource.status.to_string(),
+                    resource.message.clone(),
+                ]);
+            }
+            format!("RESOURCES:\n{}\n\n", berth::helm_table::render(&rows, 0))
+        }
+        (None, None) => return Ok(text),
+    };
     let description = format!("DESCRIPTION: {}\n", release.info.description);
     Ok(match text.find(&description) {
-        Some(at) => format!("{}{table}{}", &text[..at + description.len()], &text[at + description.len()..]),
-        None => format!("{text}{table}"),
+        Some(at) => format!("{}{section}{}", &text[..at + description.len()], &text[at + description.len()..]),
+        None => format!("{text}{section}"),
     })
 }
 

@@ -1,8 +1,10 @@
-//! `helm status -o json|yaml`'s `info.resources`: each object of the release's manifest as the cluster holds it
-//! now, keyed `VERSION/Kind`, and the Pods each workload selects under `v1/Pod(related)`, as Helm 4's
-//! `kube.Client.Get(resources, related=true)` (pkg/kube/client.go) gathers them for `action.Status`.
+//! `helm status`'s resources: each object of the release's manifest as the cluster holds it now, keyed
+//! `VERSION/Kind`, and the Pods each workload selects under `v1/Pod(related)`, as Helm 4's
+//! `kube.Client.Get(resources, related=true)` (pkg/kube/client.go) gathers them for `action.Status`: as objects for
+//! `-o json|yaml`'s `info.resources`, as the server's tables (`meta.k8s.io/v1 Table`, Helm's `transformRequests`)
+//! for the table output's `RESOURCES:` section (printed by `resource_tables.rs`).
 
-use berth::cluster::{Cluster, get_object};
+use berth::cluster::{Cluster, Resolved, get_object};
 use berth::manifest::Manifest;
 use futures::StreamExt;
 use serde_json::{Map, Value};
@@ -14,34 +16,57 @@ const RELATED_PODS: &str = "v1/Pod(related)";
 /// How many objects are read at once (Helm reads one after another; the answer is the same).
 const READ_CONCURRENCY: usize = 16;
 
+/// The Accept header of Helm's `transformRequests`: the server's table, `v1` or `v1beta1`, else the object.
+const TABLE_ACCEPT: &str =
+    "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+
+/// What is read of each object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Representation {
+    /// The object itself (`status -o json|yaml`).
+    Objects,
+    /// The server's table of it (`status`'s table output).
+    Tables,
+}
+
 /// The objects of `manifests` as the cluster holds them, grouped by `VERSION/Kind` in manifest order, and the
 /// Pods of each distinct workload selector as one list each. As in Helm, an object that cannot be read (gone,
 /// or its kind no longer served) is left out, and a Pod list that fails only leaves its Pods out.
-pub async fn live_resources(cluster: &Cluster, manifests: &[Manifest]) -> BTreeMap<String, Vec<Value>> {
-    let resolved: Vec<_> = cluster
+pub async fn live_resources(
+    cluster: &Cluster,
+    manifests: &[Manifest],
+    representation: Representation,
+) -> BTreeMap<String, Vec<Value>> {
+    // Each object with the selector of its Pods, read from the manifest's object as Helm reads it from the object
+    // it built (a table holds none).
+    let resolved: Vec<(Resolved, Option<BTreeMap<String, String>>)> = cluster
         .resources
         .resolve_set(manifests, &cluster.default_namespace)
         .into_iter()
-        .filter_map(Result::ok)
+        .zip(manifests)
+        .filter_map(|(resolution, manifest)| Some((resolution.ok()?, pod_selector(&manifest.object))))
         .collect();
-    let reads = resolved.iter().map(|target| async move {
+    let reads = resolved.iter().map(|(target, selector)| async move {
         let key = format!("{}/{}", target.resource.api_resource.version, target.resource.api_resource.kind);
         let namespace = target.reference.namespace.clone();
-        get_object(cluster, target).await.ok().flatten().map(|object| (key, namespace, object))
+        let read = match representation {
+            Representation::Objects => get_object(cluster, target).await.ok().flatten(),
+            Representation::Tables => get_table(cluster, target).await,
+        };
+        read.map(|object| (key, namespace, object, selector.clone()))
     });
     let objects: Vec<_> = futures::stream::iter(reads).buffered(READ_CONCURRENCY).collect().await;
     let mut resources: BTreeMap<String, Vec<Value>> = BTreeMap::new();
     // Helm asks for a selector's Pods once, whatever namespace a later workload with the same selector is in.
     let mut selectors: Vec<BTreeMap<String, String>> = Vec::new();
-    for (key, namespace, object) in objects.into_iter().flatten() {
-        let selector = pod_selector(&object);
+    for (key, namespace, object, selector) in objects.into_iter().flatten() {
         resources.entry(key).or_default().push(object);
         let Some(selector) = selector else { continue };
         if selectors.contains(&selector) {
             continue;
         }
         let namespace = namespace.unwrap_or_else(|| cluster.default_namespace.clone());
-        if let Some(pods) = related_pods(cluster, &namespace, &selector).await {
+        if let Some(pods) = related_pods(cluster, &namespace, &selector, representation).await {
             resources.entry(RELATED_PODS.to_string()).or_default().push(pods);
         }
         selectors.push(selector);
@@ -63,16 +88,42 @@ fn pod_selector(object: &Value) -> Option<BTreeMap<String, String>> {
     selector.as_object()?.iter().map(|(key, value)| Some((key.clone(), value.as_str()?.to_string()))).collect()
 }
 
-/// The Pods `selector` picks in `namespace`, as client-go's unstructured list holds them (each item given the
-/// list's `apiVersion` and its `kind` without `List`); `None` when the list fails.
-async fn related_pods(cluster: &Cluster, namespace: &str, selector: &BTreeMap<String, String>) -> Option<Value> {
+/// The Pods `selector` picks in `namespace`: as client-go's unstructured list holds them (each item given the
+/// list's `apiVersion` and its `kind` without `List`), or as one table; `None` when the list fails.
+async fn related_pods(
+    cluster: &Cluster,
+    namespace: &str,
+    selector: &BTreeMap<String, String>,
+    representation: Representation,
+) -> Option<Value> {
     // `labels.Set(selector).AsSelector().String()`: `key=value` pairs sorted by key.
     let selector: Vec<String> = selector.iter().map(|(key, value)| format!("{key}={value}")).collect();
     let parameters = kube::api::ListParams::default().labels(&selector.join(","));
     let path = format!("/api/v1/namespaces/{namespace}/pods");
-    let request = kube::core::Request::new(path).list(&parameters).ok()?;
+    let mut request = kube::core::Request::new(path).list(&parameters).ok()?;
+    if representation == Representation::Tables {
+        request.headers_mut().insert(http::header::ACCEPT, http::HeaderValue::from_static(TABLE_ACCEPT));
+        return cluster.client.request(request).await.ok();
+    }
     let list: Value = cluster.client.request(request).await.ok()?;
     Some(with_item_kinds(list))
+}
+
+/// The server's table of one object (`None` when it cannot be read, as Helm leaves such an object out).
+async fn get_table(cluster: &Cluster, target: &Resolved) -> Option<Value> {
+    let name = &target.reference.name;
+    // A name that is not one path segment cannot name an object.
+    if name.is_empty() || name.contains('/') || name == "." || name == ".." {
+        return None;
+    }
+    let resource = &target.resource.api_resource;
+    let api: kube::Api<kube::api::DynamicObject> = match &target.reference.namespace {
+        Some(namespace) => kube::Api::namespaced_with(cluster.client.clone(), namespace, resource),
+        None => kube::Api::all_with(cluster.client.clone(), resource),
+    };
+    let mut request = kube::core::Request::new(api.resource_url()).get(name, &kube::api::GetParams::default()).ok()?;
+    request.headers_mut().insert(http::header::ACCEPT, http::HeaderValue::from_static(TABLE_ACCEPT));
+    cluster.client.request(request).await.ok()
 }
 
 /// client-go's `decodeToList`: items without `kind` and `apiVersion` take the list's.

@@ -262,7 +262,7 @@ async fn colour_follows_no_color_and_helm_diff_color() {
 
 /// `--output structured` (helm-diff's `printStructuredReport`): the changed objects as JSON with their changed
 /// fields (the values file's `replicas` reaches the ConfigMap as text and the Deployment as a number); an
-/// unchanged release is `[]`; `--output dyff` is refused as a usage error that changes nothing.
+/// unchanged release is `[]` (`--output dyff` is `diff_dyff.rs`'s).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn structured_output_lists_the_changed_fields() {
     let peer = PeerCluster::start(SimConfig::default()).await;
@@ -288,9 +288,4 @@ async fn structured_output_lists_the_changed_fields() {
     let settings = entry("v1", "ConfigMap", "shop-shop-settings", change("data", "replicas", "\"1\"", "\"3\""));
     let web = entry("apps/v1", "Deployment", "shop-shop-web", change("spec", "replicas", "1", "3"));
     assert_eq!(stdout, format!("[\n{settings},\n{web}\n]\n"));
-
-    let dyff = ["diff", "upgrade", "shop", CHART, "--set", "replicas=3", "--output", "dyff"];
-    let (code, stdout, stderr) = text(&peer.berth(&dyff).await);
-    assert_eq!((code, stdout.as_str()), (Some(1), ""), "{stderr}");
-    assert!(stderr.contains("--output dyff is not supported"), "{stderr}");
 }

@@ -88,6 +88,9 @@ enum Compare {
     Objects,
     /// `version`: the Helm version before the build metadata (`+g05fa379` in Helm, `+berth.VERSION` in berth).
     Semver,
+    /// Like `All`, with the ages the server prints in the `RESOURCES:` tables (the last column, `5s`, `2m3s`)
+    /// masked: they count seconds since each cluster made the object.
+    Ages,
     /// A helm-diff line helmfile issues: runs once the diff work lands (`src/release/diff/`, branch `diff`); real
     /// Helm here has no helm-diff plugin installed, so it is counted, not run.
     AfterDiff,
@@ -112,6 +115,7 @@ fn cases(values_url: &str) -> Vec<Case> {
                 "exit" => Compare::Exit,
                 "objects" => Compare::Objects,
                 "semver" => Compare::Semver,
+                "ages" => Compare::Ages,
                 "after-diff" => Compare::AfterDiff,
                 other => panic!("line {}: unknown comparison `{other}`", index + 1),
             };
@@ -218,8 +222,14 @@ fn seen(output: &Output, compare: Compare, masks: &[Regex]) -> (Option<i32>, Str
         Compare::Exit => (output.status.code(), String::new(), stderr),
         Compare::Objects => {
             let stdout = masked(&String::from_utf8_lossy(&output.stdout), masks);
-            let versions = Regex::new(r#"resourceVersion("?: ")"?\d+"?"#).expect("resourceVersion mask");
+            // YAML's `resourceVersion: "173"` and JSON's `"resourceVersion":"173"` (no space after the colon).
+            let versions = Regex::new(r#"resourceVersion"?:\s*"?\d+"?"#).expect("resourceVersion mask");
             (output.status.code(), versions.replace_all(&stdout, "resourceVersion: <VERSION>").into_owned(), stderr)
+        }
+        Compare::Ages => {
+            let stdout = masked(&String::from_utf8_lossy(&output.stdout), masks);
+            let ages = Regex::new(r"(?m)\b\d+[smhdy](\d+[smh])?$").expect("age mask");
+            (output.status.code(), ages.replace_all(&stdout, "<AGE>").into_owned(), stderr)
         }
         Compare::Semver => {
             let stdout = String::from_utf8_lossy(&output.stdout);

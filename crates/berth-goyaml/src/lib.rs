@@ -15,7 +15,8 @@
 //!   fields turn numbers into text as sigs.k8s.io/yaml does, `version: 1.10` reads as "1.1");
 //! - rendered manifests: [`split_manifests`] and [`read_manifest_head`] (`releaseutil`'s `SimpleHead`);
 //! - writing values: [`to_yaml`] (`toYaml` before trimming) and [`to_yaml_pretty`];
-//! - TOML: [`toml::to_toml`] and [`toml::from_toml`].
+//! - TOML: [`toml::to_toml`] and [`toml::from_toml`];
+//! - node trees as yaml.v3 decodes them (for comparing documents node by node): [`parse_nodes`].
 
 mod compose;
 mod decode;
@@ -24,6 +25,7 @@ mod error;
 mod go_value;
 mod libyaml;
 mod manifest;
+mod nodes;
 mod object;
 mod read;
 mod resolve;
@@ -38,6 +40,7 @@ pub use decode::MAX_ALIAS_EXPANSION_BYTES;
 pub use encode::{to_yaml, to_yaml_pretty};
 pub use error::YamlError;
 pub use manifest::{ManifestHead, ManifestMetadata, read_manifest_head, read_manifest_object, split_manifests};
+pub use nodes::{NodeKind, NodeStream, YamlNode, parse_nodes};
 pub use read::{load_values, merge_maps, parse_any, parse_array, parse_document, parse_stream, yaml_to_json};
 pub use typed::{GoShape, GoStruct, unmarshal_typed};
 

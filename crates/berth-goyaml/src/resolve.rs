@@ -199,6 +199,11 @@ fn resolve_plain(s: &str, v3: bool, timestamps: bool) -> Resolved {
 }
 
 /// `resolvableTag` of yaml.v2.
+/// yaml.v3's `resolve("", s)` for a plain scalar: its long tag (timestamps and YAML 1.2 booleans as v3 reads them).
+pub(crate) fn resolve_plain_v3(s: &str) -> &'static str {
+    resolve_plain(s, true, true).tag()
+}
+
 fn resolvable(tag: &str) -> bool {
     matches!(tag, "" | STR_TAG | BOOL_TAG | INT_TAG | FLOAT_TAG | NULL_TAG | TIMESTAMP_TAG)
 }

@@ -20,6 +20,8 @@ pub enum OutputFormat {
     Json,
     /// helm-diff's `structured`: JSON entries with the changed fields (`structured.rs`).
     Structured,
+    /// helm-diff's `dyff`: homeport/dyff's report of the two sides (`dyff/`).
+    Dyff,
 }
 
 /// The colours helm-diff uses, as mgutz/ansi writes them (`ansi.Color(text, style)`).
@@ -138,6 +140,8 @@ pub fn print(
             change_type: entry.change_type.as_str(),
         }))
         .map_err(FormatError::Structured),
+        // Laid out for a terminal of dyff's default width; `dyff::print` takes another width and gives warnings.
+        OutputFormat::Dyff => Ok(super::dyff::print(report, super::dyff::DEFAULT_WIDTH).text),
     }
 }
 

@@ -9,6 +9,7 @@
 //! object; objects of the current revision the new one no longer has are shown as removed. Secret values are
 //! masked here (`secret.rs`) unless the caller shows them itself, as the helm-diff report redacts them.
 
+pub mod dyff;
 pub mod format;
 pub mod lines;
 pub mod parse;
