@@ -7,6 +7,7 @@ use super::common_args::go_bool;
 use super::global_args::Personality;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Arg, ArgAction, Command};
+use std::ffi::OsString;
 
 /// The flags Helm 4.1.4 marks deprecated and notes (`MarkDeprecated` in pkg/cmd/install.go, upgrade.go,
 /// rollback.go, template.go; checked against the binary): (commands, flag, pflag's note).
@@ -66,10 +67,21 @@ pub fn diff_context_lines(arguments: Vec<std::ffi::OsString>) -> Vec<std::ffi::O
         .collect()
 }
 
-/// Every boolean flag of `command` and its subcommands also takes Go's values with `=` (`--debug=false`), as
-/// pflag's boolean flags do.
-pub fn go_booleans(command: Command) -> Command {
-    command.mut_args(go_boolean).mut_subcommands(go_booleans)
+/// Every boolean flag of `command` and of the subcommands a command line can reach also takes Go's values with
+/// `=` (`--debug=false`), as pflag's boolean flags do. A subcommand is reached only when one of `arguments` is
+/// its name or an alias, so the flags of the others (most of the tree) are left as they are: rewriting each flag
+/// of every command was a measurable part of starting a short-lived process (docs/BENCHMARKS.md).
+pub fn go_booleans(command: Command, arguments: &[OsString]) -> Command {
+    let is_named = |subcommand: &Command| {
+        arguments.iter().any(|word| {
+            word.to_str().is_some_and(|word| {
+                word == subcommand.get_name() || subcommand.get_all_aliases().any(|alias| word == alias)
+            })
+        })
+    };
+    command.mut_args(go_boolean).mut_subcommands(|subcommand| {
+        if is_named(&subcommand) { go_booleans(subcommand, arguments) } else { subcommand }
+    })
 }
 
 fn go_boolean(arg: Arg) -> Arg {
@@ -185,6 +197,7 @@ mod tests {
     use super::*;
 
     fn parse(arguments: &[&str]) -> clap::Error {
+        let words: Vec<OsString> = arguments.iter().map(OsString::from).collect();
         let command = go_booleans(
             Command::new("helm")
                 .arg(Arg::new("debug").long("debug").action(ArgAction::SetTrue).global(true))
@@ -194,6 +207,7 @@ mod tests {
                         .arg(Arg::new("time").long("time-format"))
                         .arg(Arg::new("wait").long("wait").value_parser(super::super::common_args::wait_strategy)),
                 ),
+            &words,
         );
         command.try_get_matches_from(arguments).expect_err("refused")
     }
@@ -219,12 +233,37 @@ mod tests {
 
     #[test]
     fn boolean_flags_take_go_values() {
-        let command = go_booleans(Command::new("helm").arg(Arg::new("debug").long("debug").action(ArgAction::SetTrue)));
+        let command = go_booleans(
+            Command::new("helm").arg(Arg::new("debug").long("debug").action(ArgAction::SetTrue)),
+            &[OsString::from("helm")],
+        );
         for (line, expected) in [(&["helm"][..], false), (&["helm", "--debug"], true), (&["helm", "--debug=F"], false)]
         {
             let matches = command.clone().try_get_matches_from(line).expect("parses");
             assert_eq!(matches.get_one::<bool>("debug"), Some(&expected), "{line:?}");
         }
         assert!(command.try_get_matches_from(["helm", "--debug=maybe"]).is_err());
+    }
+
+    #[test]
+    fn boolean_flags_of_the_subcommands_a_line_names_take_go_values() {
+        let tree =
+            || {
+                Command::new("helm")
+                    .subcommand(Command::new("list").arg(Arg::new("all").long("all").action(ArgAction::SetTrue)))
+                    .subcommand(Command::new("repo").alias("repository").subcommand(
+                        Command::new("add").arg(Arg::new("force").long("force").action(ArgAction::SetTrue)),
+                    ))
+            };
+        for line in [&["helm", "list", "--all=false"][..], &["helm", "repository", "add", "--force=true"]] {
+            let words: Vec<OsString> = line.iter().map(OsString::from).collect();
+            assert!(go_booleans(tree(), &words).try_get_matches_from(line).is_ok(), "{line:?}");
+        }
+        // A subcommand no word names is not reached, and keeps clap's own flags.
+        let words = [OsString::from("helm"), OsString::from("list")];
+        let converted = go_booleans(tree(), &words);
+        let add = converted.find_subcommand("repo").and_then(|repo| repo.find_subcommand("add"));
+        let force = add.and_then(|add| add.get_arguments().find(|arg| arg.get_id() == "force"));
+        assert!(force.is_some_and(|force| matches!(force.get_action(), ArgAction::SetTrue)));
     }
 }

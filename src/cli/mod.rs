@@ -188,9 +188,9 @@ pub fn main(personality: Personality, arguments: Vec<OsString>) -> i32 {
     let arguments = helm_usage::diff_context_lines(arguments);
     let parsed = match personality {
         Personality::Berth => {
-            parse::<Cli>(berth_command(), &arguments).map(|cli| (cli.global, Dispatch::Berth(cli.command)))
+            parse::<Cli>(berth_command(&arguments), &arguments).map(|cli| (cli.global, Dispatch::Berth(cli.command)))
         }
-        Personality::Helm => parse::<HelmCli>(helm_command(), &arguments).map(|cli| {
+        Personality::Helm => parse::<HelmCli>(helm_command(&arguments), &arguments).map(|cli| {
             for note in helm_usage::deprecation_notes(&arguments) {
                 eprintln!("{note}");
             }
@@ -232,15 +232,15 @@ fn parse<T: FromArgMatches>(command: clap::Command, arguments: &[OsString]) -> R
     T::from_arg_matches(&matches).map_err(|error| error.format(&mut command))
 }
 
-/// berth's command line, boolean flags taking Go's values too (`--wait-for-jobs=true`).
-fn berth_command() -> clap::Command {
-    helm_usage::go_booleans(Cli::command())
+/// berth's command line for `arguments`, boolean flags taking Go's values too (`--wait-for-jobs=true`).
+fn berth_command(arguments: &[OsString]) -> clap::Command {
+    helm_usage::go_booleans(Cli::command(), arguments)
 }
 
 /// Helm's command line: boolean flags as pflag takes them, and `--dry-run` only as `--dry-run=MODE` (a bare
 /// `--dry-run` does not take the next argument as its value, as in Helm).
-fn helm_command() -> clap::Command {
-    helm_usage::helm_flags(helm_usage::go_booleans(HelmCli::command()))
+fn helm_command(arguments: &[OsString]) -> clap::Command {
+    helm_usage::helm_flags(helm_usage::go_booleans(HelmCli::command(), arguments))
 }
 
 /// The command a parsed line runs.
@@ -340,11 +340,13 @@ mod tests {
     use super::*;
 
     fn berth(arguments: &[&str]) -> Result<Cli, clap::Error> {
-        parse::<Cli>(berth_command(), &arguments.iter().map(OsString::from).collect::<Vec<_>>())
+        let arguments: Vec<OsString> = arguments.iter().map(OsString::from).collect();
+        parse::<Cli>(berth_command(&arguments), &arguments)
     }
 
     fn helm(arguments: &[&str]) -> Result<HelmCli, clap::Error> {
-        parse::<HelmCli>(helm_command(), &arguments.iter().map(OsString::from).collect::<Vec<_>>())
+        let arguments: Vec<OsString> = arguments.iter().map(OsString::from).collect();
+        parse::<HelmCli>(helm_command(&arguments), &arguments)
     }
 
     #[test]

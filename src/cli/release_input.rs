@@ -25,6 +25,19 @@ pub struct ChartFlags {
     /// Render the NOTES.txt of subcharts too.
     #[arg(long)]
     pub render_subchart_notes: bool,
+    #[command(flatten)]
+    pub render: RenderFlags,
+    /// Verify the chart archive against its provenance file (`CHART.tgz.prov`) before using it.
+    #[arg(long)]
+    pub verify: bool,
+    /// The public keys to verify with (default: `$GNUPGHOME/pubring.gpg`, else `~/.gnupg/pubring.gpg`).
+    #[arg(long, value_name = "FILE")]
+    pub keyring: Option<PathBuf>,
+}
+
+/// The flags of how a chart is found, completed and rendered that `template` shares with install and upgrade.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RenderFlags {
     /// Do not validate the values against `values.schema.json`.
     #[arg(long)]
     pub skip_schema_validation: bool,
@@ -39,12 +52,6 @@ pub struct ChartFlags {
     /// Update the chart's dependencies first when `charts/` lacks some.
     #[arg(long)]
     pub dependency_update: bool,
-    /// Verify the chart archive against its provenance file (`CHART.tgz.prov`) before using it.
-    #[arg(long)]
-    pub verify: bool,
-    /// The public keys to verify with (default: `$GNUPGHOME/pubring.gpg`, else `~/.gnupg/pubring.gpg`).
-    #[arg(long, value_name = "FILE")]
-    pub keyring: Option<PathBuf>,
 }
 
 /// Whether `path` is a chart rather than plain manifests.
@@ -69,7 +76,8 @@ impl Preload {
     /// first: verified, its dependencies updated).
     pub fn start(chart_ref: &str, flags: &ChartFlags) -> Preload {
         let path = Path::new(chart_ref);
-        if flags.source.is_remote(chart_ref) || !is_chart(path) || flags.verify || flags.dependency_update {
+        if flags.render.source.is_remote(chart_ref) || !is_chart(path) || flags.verify || flags.render.dependency_update
+        {
             return Preload(None);
         }
         let path = path.to_path_buf();
@@ -90,7 +98,7 @@ fn settings(flags: &ChartFlags, post_render: Option<Arc<PostRender>>, shown: &st
     Ok(RenderSettings {
         include_crds: !flags.skip_crds,
         sub_notes: flags.render_subchart_notes,
-        skip_schema_validation: flags.skip_schema_validation,
+        skip_schema_validation: flags.render.skip_schema_validation,
         post_render,
         budget: berth::release::render_budget_from_environment().map_err(|error| chart_error(shown, error.0))?,
         looked_up: super::scrubbing::looked_up(),
@@ -124,9 +132,9 @@ pub async fn load(
     globals: &Globals,
 ) -> Result<LoadedInput, Error> {
     let name = chart_ref.to_string();
-    let post_render = post_renderer(flags.post_renderer.as_deref(), &flags.post_renderer_args, globals)?;
+    let post_render = post_renderer(flags.render.post_renderer.as_deref(), &flags.render.post_renderer_args, globals)?;
     let located;
-    let remote = flags.source.is_remote(&name);
+    let remote = flags.render.source.is_remote(&name);
     let path = if remote {
         if flags.verify {
             return Err(Error::Usage(format!(
@@ -135,7 +143,7 @@ pub async fn load(
                 berth_source::redact::urls(&name)
             )));
         }
-        located = super::source_args::locate(&name, &flags.source, &globals.environment).await?;
+        located = super::source_args::locate(&name, &flags.render.source, &globals.environment).await?;
         located.as_path()
     } else {
         Path::new(chart_ref)
@@ -160,8 +168,8 @@ pub async fn load(
     for warning in &loaded.warnings {
         tracing::warn!("{warning}");
     }
-    let chart = if flags.dependency_update && path.is_dir() {
-        update_dependencies(path, loaded.chart, &flags.source, &globals.environment).await?
+    let chart = if flags.render.dependency_update && path.is_dir() {
+        update_dependencies(path, loaded.chart, &flags.render.source, &globals.environment).await?
     } else {
         loaded.chart
     };

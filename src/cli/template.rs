@@ -5,6 +5,7 @@ use super::chart_args::ValuesArgs;
 use super::common_args::{WAIT_BARE, WaitStrategy, duration_arg, wait_strategy};
 use super::global_args::Globals;
 use super::output::print_stdout;
+use super::release_input::RenderFlags;
 use crate::cli::error::{ChartProblem, Error, ExitCode};
 use berth_chart::pipeline::{ReleaseOptions, render_release_post_rendered};
 use berth_chart::render::objects::KubeVersion;
@@ -52,23 +53,11 @@ pub struct TemplateArgs {
     /// With `--output-dir`, write under a directory named after the release.
     #[arg(long)]
     pub release_name: bool,
-    /// Do not validate the values against `values.schema.json`.
-    #[arg(long)]
-    pub skip_schema_validation: bool,
     /// Render the NOTES.txt of subcharts too (they are not printed by `template`).
     #[arg(long)]
     pub render_subchart_notes: bool,
     #[command(flatten)]
-    pub source: super::source_args::ChartSourceArgs,
-    /// A `postrenderer/v1` plugin run on the rendered manifests, by name (Helm 4 takes no executable's path).
-    #[arg(long, value_name = "NAME")]
-    pub post_renderer: Option<String>,
-    /// An argument for the post-renderer (repeat for more).
-    #[arg(long = "post-renderer-args", value_name = "ARG")]
-    pub post_renderer_args: Vec<String>,
-    /// Update the chart's dependencies first when `charts/` lacks some.
-    #[arg(long)]
-    pub dependency_update: bool,
+    pub render: RenderFlags,
     #[command(flatten)]
     pub install: InstallFlags,
 }
@@ -142,8 +131,11 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
     }
     // Helm finds the post-renderer while it reads its flags, before anything else.
     let settings = &globals.environment;
-    let post_renderer =
-        super::release_input::post_renderer(args.post_renderer.as_deref(), &args.post_renderer_args, globals)?;
+    let post_renderer = super::release_input::post_renderer(
+        args.render.post_renderer.as_deref(),
+        &args.render.post_renderer_args,
+        globals,
+    )?;
     let namespace = globals.namespace_offline();
     let kube_version = match &args.kube_version {
         Some(text) => Some(
@@ -155,8 +147,8 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
     // Helm's order (runInstall): find the chart, merge the user's values, then load the chart.
     let chart_problem =
         |error: berth_chart::load::LoadError| Error::Chart(chart_path.clone(), ChartProblem(error.to_string()));
-    let located = if args.source.is_remote(&chart_path) {
-        super::source_args::locate_blocking(&chart_path, &args.source, settings)?
+    let located = if args.render.source.is_remote(&chart_path) {
+        super::source_args::locate_blocking(&chart_path, &args.render.source, settings)?
     } else {
         berth_chart::load::locate(&chart_path).map_err(chart_problem)?
     };
@@ -165,11 +157,11 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
     for warning in &loaded.warnings {
         tracing::warn!("{warning}");
     }
-    let chart = if args.dependency_update && located.is_dir() {
+    let chart = if args.render.dependency_update && located.is_dir() {
         super::runtime::runtime()?.block_on(super::release_input::update_dependencies(
             &located,
             loaded.chart,
-            &args.source,
+            &args.render.source,
             settings,
         ))?
     } else {
@@ -187,7 +179,7 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
             budget: berth::release::render_budget_from_environment()
                 .map_err(|error| Error::Chart(chart_path.clone(), ChartProblem(error.0)))?,
         },
-        compute: ComputeOptions { skip_schema_validation: args.skip_schema_validation },
+        compute: ComputeOptions { skip_schema_validation: args.render.skip_schema_validation },
         sub_notes: args.render_subchart_notes,
         read_objects: false,
         on_chart: None,

@@ -5,6 +5,7 @@
 //! chosen by its field name, which covers the built-in kinds.
 
 pub mod list_keys;
+pub mod object_meta;
 mod strategic;
 
 pub use strategic::strategic_merge_patch;

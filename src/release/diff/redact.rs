@@ -11,29 +11,11 @@
 
 use super::parse::MappingResult;
 use super::secret;
+use berth_patch::object_meta::OBJECT_META_FIELDS;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 const SECRET: &str = "Secret";
-
-/// The `ObjectMeta` fields client-go writes (others are dropped when the Secret is decoded).
-const OBJECT_META_FIELDS: [&str; 15] = [
-    "name",
-    "generateName",
-    "namespace",
-    "selfLink",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "labels",
-    "annotations",
-    "ownerReferences",
-    "finalizers",
-    "managedFields",
-];
 
 /// How Secret values are shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,6 +124,7 @@ fn decode(content: &str) -> Result<DecodedSecret, String> {
         .map(|metadata| {
             metadata
                 .iter()
+                // client-go decodes the Secret's metadata into `metav1.ObjectMeta`: other fields are dropped.
                 .filter(|(key, _)| OBJECT_META_FIELDS.contains(&key.as_str()))
                 .map(|(key, value)| (key.clone(), value.clone()))
                 .collect()

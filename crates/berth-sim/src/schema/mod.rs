@@ -13,6 +13,7 @@ mod format;
 pub mod prune;
 pub mod validate;
 
+use berth_patch::object_meta::OBJECT_META_FIELDS;
 use regex::{Regex, RegexBuilder};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -184,31 +185,12 @@ impl Structural {
     }
 }
 
-/// The `metadata` fields a custom resource keeps (`metav1.ObjectMeta`): the object is decoded into that type,
-/// so others are dropped whatever the schema says.
-const OBJECT_META_FIELDS: &[&str] = &[
-    "name",
-    "generateName",
-    "namespace",
-    "selfLink",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "labels",
-    "annotations",
-    "ownerReferences",
-    "finalizers",
-    "managedFields",
-];
-
 /// Drops the fields of `metadata` that `ObjectMeta` has not, returning their paths (`metadata.foo`) under
 /// `parent` (the embedded resource's path, empty for the object itself).
 fn coerce_object_meta(object: &mut Map<String, Value>, parent: &str) -> Vec<String> {
     let Some(Value::Object(metadata)) = object.get_mut("metadata") else { return Vec::new() };
     let prefix = if parent.is_empty() { "metadata".to_string() } else { format!("{parent}.metadata") };
+    // A custom resource is decoded into `metav1.ObjectMeta`, so other fields are dropped whatever its schema says.
     let unknown: Vec<String> =
         metadata.keys().filter(|key| !OBJECT_META_FIELDS.contains(&key.as_str())).cloned().collect();
     for key in &unknown {
