@@ -13,7 +13,9 @@ use super::release_input::{self, ChartFlags, Preload};
 use super::release_output::{self as output, Announcement, Printed};
 use super::runtime::Interrupts;
 use crate::cli::error::{Error, ExitCode, Stage};
-use berth::release::operation::{self, ApplyMethod, Operation, OperationReport, ReleaseOptions, Tokens};
+use berth::release::operation::{
+    self, ApplyMethod, Operation, OperationReport, ReleaseOptions, Tokens, client_dry_run_record,
+};
 use berth::release::rollout::{Mode, Rollout};
 use berth::release::{LifecycleError, Scope, StorageDriver, validate_release_name};
 use berth::wait::Outcome;
@@ -475,13 +477,15 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
                         .unless_cancelled("while rendering the chart", rendering)
                         .await
                         .map_err(|error| announcement.stage(error))?;
-                    let release = output::dry_run_release(
+                    let release = client_dry_run_record(
                         &name,
                         &rollout.release().namespace,
                         rollout.revision(),
-                        rollout.is_upgrade(),
+                        rollout.is_upgrade().then(|| rollout.history()),
                         &rendered,
-                    );
+                        &settings.options,
+                    )
+                    .map_err(|error| Error::Release(error.into()))?;
                     super::output::print_stdout(&output::rollout_text(&release, settings.printed(), announcement)?)?;
                     return Ok(ExitCode::Success);
                 }
@@ -602,7 +606,8 @@ fn install_client_dry_run(request: Request<'_>, settings: &Settings<'_>) -> Resu
         };
         interrupts.unless_cancelled("while rendering the chart", rendering).await
     })?;
-    let release = output::dry_run_release(&name, &namespace, 1, false, &rendered);
+    let release = client_dry_run_record(&name, &namespace, 1, None, &rendered, &settings.options)
+        .map_err(|error| Error::Release(error.into()))?;
     super::output::print_stdout(&output::rollout_text(&release, settings.printed(), Announcement::Install)?)?;
     Ok(ExitCode::Success)
 }

@@ -10,7 +10,7 @@ use berth::release::operation::{Operation, OperationReport};
 use berth::release::removal;
 use berth::release::rollout::Mode;
 use berth::release::show::{self, StatusView};
-use berth::release::{HelmTime, Info, Release, ReleaseStatus, Rendered};
+use berth::release::Release;
 use berth::status::Status;
 use berth::wait::Outcome;
 
@@ -127,27 +127,6 @@ pub fn rollout_text(release: &Release, printed: Printed, announcement: Announcem
         OutputFormat::Json => show::release_json(release)?,
         OutputFormat::Yaml => show::release_yaml(release)?,
     })
-}
-
-/// The record a `--dry-run=client` shows: `rendered` as revision `version` of `name` in `namespace`, pending and
-/// described `Dry run complete` (what Helm's dry run returns; nothing is stored).
-pub fn dry_run_release(name: &str, namespace: &str, version: u32, is_upgrade: bool, rendered: &Rendered) -> Release {
-    Release {
-        name: name.to_string(),
-        namespace: namespace.to_string(),
-        version,
-        manifest: rendered.manifest.clone(),
-        hooks: rendered.hooks.iter().map(|hook| hook.record.clone()).collect(),
-        chart: rendered.chart.clone(),
-        info: Info {
-            last_deployed: Some(HelmTime::now()),
-            status: if is_upgrade { ReleaseStatus::PendingUpgrade } else { ReleaseStatus::PendingInstall },
-            description: "Dry run complete".to_string(),
-            notes: rendered.notes.clone(),
-            ..Info::default()
-        },
-        ..Release::default()
-    }
 }
 
 /// `--hide-secret`: the manifest without its Secrets (Helm's `renderResources` leaves them out).

@@ -7,7 +7,7 @@ use super::apply_method::Writing;
 use super::context::{Context, NamespaceState, Writes};
 use super::pending::{Failure, PendingRevision};
 use super::remediation;
-use super::revisions::{DRY_RUN_DESCRIPTION, check_not_pending, describe_failure, new_release};
+use super::revisions::{DRY_RUN_DESCRIPTION, check_not_pending, describe_failure, pending_record};
 use super::{OperationReport, SUPERSEDED};
 use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
@@ -69,9 +69,8 @@ pub(super) async fn install(
         previous: HashMap::new(),
         create_only,
     };
-    let mut release = new_release(name, context.namespace(), rollout.revision(), rendered, writing.recorded());
-    release.labels = options.labels.clone();
-    release.info.status = ReleaseStatus::PendingInstall;
+    let (revision, method) = (rollout.revision(), writing.recorded());
+    let mut release = pending_record(name, context.namespace(), revision, rendered, method, &options.labels, None);
     release.info.description = "Initial install underway".to_string();
     if options.dry_run_server && namespace == NamespaceState::WouldBeCreated {
         // The server cannot check objects for a namespace that does not exist yet (a real install creates it

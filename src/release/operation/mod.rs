@@ -59,6 +59,28 @@ use tokio_util::sync::CancellationToken;
 
 pub use apply_method::{ApplyMethod, ApplyMethodError};
 
+/// What an install's or upgrade's `--dry-run=client` shows: the revision the operation would record (values,
+/// labels, apply method and times as Helm's `createRelease` and `prepareUpgrade` set them; for an upgrade,
+/// `history` is the release's), described as Helm describes a dry run. Nothing is read or written.
+///
+/// # Errors
+/// The refusals of `options`' apply method the operation itself would make.
+pub fn client_dry_run_record(
+    name: &str,
+    namespace: &str,
+    revision: u32,
+    upgrades: Option<&[Release]>,
+    rendered: &super::rendered::Rendered,
+    options: &ReleaseOptions,
+) -> Result<Release, ApplyMethodError> {
+    let continued = upgrades.and_then(<[Release]>::last).map(|last| last.apply_method.as_str());
+    let writing = apply_method::Writing::resolve(options.apply_method, options.force_replace, continued)?;
+    let method = writing.recorded();
+    let mut release = revisions::pending_record(name, namespace, revision, rendered, method, &options.labels, upgrades);
+    release.info.description = revisions::DRY_RUN_DESCRIPTION.to_string();
+    Ok(release)
+}
+
 /// What to do.
 #[derive(Debug)]
 pub enum Operation {

@@ -5,7 +5,7 @@
 use crate::apply::ApplyReport;
 use crate::manifest::Manifest;
 use crate::release::error::LifecycleError;
-use crate::release::record::{HelmTime, Info, Release};
+use crate::release::record::{HelmTime, Info, Release, ReleaseStatus};
 use crate::release::rendered::Rendered;
 use crate::status::Status;
 use crate::wait::Outcome;
@@ -39,6 +39,35 @@ pub(super) fn new_release(
         apply_method: apply_method.to_string(),
         ..Release::default()
     }
+}
+
+/// The record an install or upgrade starts from, as Helm's `createRelease` and `prepareUpgrade` build it: an
+/// install's labels as given and `first_deployed` now; an upgrade of `history` keeps the first revision's
+/// `first_deployed` and merges `labels` over the last revision's. Status pending; the description is the
+/// operation's to set.
+pub(super) fn pending_record(
+    name: &str,
+    namespace: &str,
+    version: u32,
+    rendered: &Rendered,
+    apply_method: &str,
+    labels: &BTreeMap<String, String>,
+    upgrades: Option<&[Release]>,
+) -> Release {
+    let mut release = new_release(name, namespace, version, rendered, apply_method);
+    match upgrades {
+        Some(history) => {
+            let last_labels = history.last().map(|last| last.labels.clone()).unwrap_or_default();
+            release.labels = merge_custom_labels(&last_labels, labels);
+            release.info.first_deployed = history.first().and_then(|first| first.info.first_deployed).or_else(now);
+            release.info.status = ReleaseStatus::PendingUpgrade;
+        }
+        None => {
+            release.labels = labels.clone();
+            release.info.status = ReleaseStatus::PendingInstall;
+        }
+    }
+    release
 }
 
 /// Refuses a history whose last revision is pending: another operation is in progress (or was left so, and a

@@ -8,9 +8,7 @@ use super::apply_method::Writing;
 use super::context::{Context, Writes};
 use super::pending::{Failure, PendingRevision};
 use super::remediation::{self, FailedUpgrade};
-use super::revisions::{
-    check_not_pending, created, describe_failure, merge_custom_labels, new_release, now, originals,
-};
+use super::revisions::{check_not_pending, created, describe_failure, originals, pending_record};
 use super::{OperationReport, SUPERSEDED};
 use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
@@ -59,10 +57,8 @@ pub(super) async fn upgrade(
         previous: originals(&owned, &original, context.namespace()),
         create_only: HashSet::new(),
     };
-    let mut release = new_release(name, context.namespace(), rollout.revision(), rendered, writing.recorded());
-    release.labels = merge_custom_labels(&last.labels, &options.labels);
-    release.info.first_deployed = history.first().and_then(|first| first.info.first_deployed).or_else(now);
-    release.info.status = ReleaseStatus::PendingUpgrade;
+    let (namespace, revision, method) = (context.namespace(), rollout.revision(), writing.recorded());
+    let mut release = pending_record(name, namespace, revision, rendered, method, &options.labels, Some(history));
     release.info.description = "Preparing upgrade".to_string();
     let new_objects = created(manifests, &old, context.namespace());
     context.check_existing(&prepared, new_objects.into_iter(), name, "update").await?;
