@@ -4,7 +4,7 @@
 //! watcher re-lists after a 410 or a dropped connection; an object the re-list no longer shows is reported
 //! gone, so nothing deleted while the watch was down stays "present" forever.
 
-use crate::cluster::{Cluster, ResourceType, into_value};
+use crate::cluster::{Change, Cluster, ResourceType, Subscription, into_value};
 use crate::object::ObjectRef;
 use futures::StreamExt;
 use kube::api::{Api, DynamicObject};
@@ -12,6 +12,7 @@ use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashSet};
+use std::sync::Arc;
 use tokio::sync::mpsc;
 
 /// A change seen on a watch: the object as it is now, or `None` when it does not exist.
@@ -31,6 +32,9 @@ pub struct WatchGroup {
     pub names: Option<BTreeSet<String>>,
     /// Only the objects this label selector selects (a workload's pods and replica sets), filtered by the server.
     pub label_selector: Option<String>,
+    /// Followed through the client's shared watch of the type when it has them (`cluster::SharedWatches`: the
+    /// controller's waits for readiness), instead of a list and a watch of its own.
+    pub shared: bool,
 }
 
 impl WatchGroup {
@@ -51,6 +55,13 @@ impl WatchGroup {
 
 /// Runs the watch of `group` until the receiver is dropped, sending every change to `sender`.
 pub async fn run_watch(cluster: Cluster, group: WatchGroup, sender: mpsc::UnboundedSender<Seen>) {
+    if group.shared
+        && let (Some(watches), Some(names)) = (&cluster.shared_watches, &group.names)
+        && let Some(subscription) =
+            watches.subscribe(&cluster.client, &group.resource, group.namespace.as_deref(), names.clone())
+    {
+        return follow_shared(&group, subscription, &sender).await;
+    }
     let api: Api<DynamicObject> = match &group.namespace {
         Some(namespace) => Api::namespaced_with(
             cluster.client.clone(),
@@ -110,6 +121,16 @@ pub async fn run_watch(cluster: Cluster, group: WatchGroup, sender: mpsc::Unboun
             }
         };
         if !sent {
+            return;
+        }
+    }
+}
+
+/// Forwards what the shared watch tells of the group's objects, until the receiver is dropped.
+async fn follow_shared(group: &WatchGroup, mut subscription: Subscription, sender: &mpsc::UnboundedSender<Seen>) {
+    while let Some(Change { name, object }) = subscription.changes.recv().await {
+        let object = object.map(|object| Arc::unwrap_or_clone(object));
+        if sender.send(Seen { reference: group.reference(&name), object }).is_err() {
             return;
         }
     }
