@@ -147,9 +147,15 @@ async fn a_rollout_watches_only_its_own_workloads_pods_and_replica_sets() {
     env.wait_release("shop", "web", "Ready", is_ready).await;
     running.stop().await;
     let made = made_since(&env, &before);
+    // Watched by the Deployment's selector; one watch request each, with no list (a watch without a
+    // resourceVersion begins with the objects that exist: `wait::watch`'s `watch_without_list`).
     let wanted = Some("app=web".to_string());
-    assert_eq!(selectors(&made, "pods"), [wanted.clone(), wanted.clone()], "pods listed and watched: {made:#?}");
-    assert_eq!(selectors(&made, "replicasets.apps"), [wanted.clone(), wanted], "replica sets: {made:#?}");
+    assert_eq!(selectors(&made, "pods"), [wanted.clone()], "pods watched: {made:#?}");
+    assert_eq!(selectors(&made, "replicasets.apps"), [wanted], "replica sets: {made:#?}");
+    for resource in ["pods", "replicasets.apps"] {
+        assert_eq!(count_of(&made, RequestVerb::List, resource), 0, "{resource} listed: {made:#?}");
+        assert_eq!(count_of(&made, RequestVerb::Watch, resource), 1, "{resource} watched: {made:#?}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
