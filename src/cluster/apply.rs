@@ -300,8 +300,9 @@ pub async fn delete_object_propagating(
 /// The object as this client's shared watch of its type knows it (`shared_watch.rs`: at least as new as this
 /// client's own writes, behind the server by the events in flight; the watch the rollout's wait follows next),
 /// read from the server when the client has no shared watches: Helm's conflict check before an install
-/// (`existingResourceConflict`) costs no request per object in a namespace the controller rolls out to. `None`
-/// when it does not exist.
+/// (`existingResourceConflict`) costs no request per object in a namespace the controller rolls out to. A Secret
+/// or ConfigMap read from the shared watch comes without its content (its metadata is what the check reads).
+/// `None` when it does not exist.
 ///
 /// # Errors
 /// [`ApplyError`] when the server refuses or cannot be reached.

@@ -60,6 +60,11 @@ struct Key {
 }
 
 impl Key {
+    /// Secrets and ConfigMaps: kept without their content ([`stripped`]).
+    fn holds_content(&self) -> bool {
+        self.api_version == "v1" && matches!(self.plural.as_str(), "secrets" | "configmaps")
+    }
+
     fn of(resource: &ResourceType, namespace: Option<&str>) -> Key {
         let api_resource = &resource.api_resource;
         Key {
@@ -112,6 +117,8 @@ struct Stored {
 
 #[derive(Default)]
 struct State {
+    /// Objects are kept without their content ([`Key::holds_content`]).
+    without_content: bool,
     /// The first list has been read: what the store says is the cluster's state (or newer).
     synced: bool,
     /// A resourceVersion was not a number: new waits do not use this watch.
@@ -200,7 +207,8 @@ impl State {
         match event {
             Event::Apply(object) | Event::InitApply(object) => {
                 let name = object.metadata.name.clone().unwrap_or_default();
-                let Ok(value) = into_value(object).map(stripped) else { return };
+                let without_content = self.without_content;
+                let Ok(value) = into_value(object).map(|value| stripped(value, without_content)) else { return };
                 let version = version_of(&value);
                 if let Some((listed, newest)) = &mut self.listing {
                     listed.insert(name.clone());
@@ -243,10 +251,24 @@ impl State {
     }
 }
 
-/// What a wait judges, without the managed fields (half of most objects, and never read by a status rule).
-fn stripped(mut value: Value) -> Value {
-    if let Some(metadata) = value.get_mut("metadata").and_then(Value::as_object_mut) {
-        metadata.remove("managedFields");
+/// The fields of core kinds a shared watch does not keep: a Secret's and a ConfigMap's content. A watch of a
+/// namespace's Secrets sees every Helm record of every release there (and a ConfigMap watch, charts and the
+/// `configmap` storage driver's records), which must not stay in the controller's memory; no status rule reads
+/// them (kstatus: such an object is Current once it exists).
+const CONTENT_FIELDS: [&str; 3] = ["data", "binaryData", "stringData"];
+
+/// What a wait judges, without the managed fields (half of most objects, and never read by a status rule), and,
+/// for Secrets and ConfigMaps (`without_content`), without their content ([`CONTENT_FIELDS`]).
+fn stripped(mut value: Value, without_content: bool) -> Value {
+    if let Some(object) = value.as_object_mut() {
+        if without_content {
+            for field in CONTENT_FIELDS {
+                object.remove(field);
+            }
+        }
+        if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+            metadata.remove("managedFields");
+        }
     }
     value
 }
@@ -277,7 +299,8 @@ impl SharedWatches {
         let watch = match watches.get(&key) {
             Some(watch) => Arc::clone(watch),
             None => {
-                let watch = Arc::new(Watch { state: Mutex::new(State::default()) });
+                let state = State { without_content: key.holds_content(), ..State::default() };
+                let watch = Arc::new(Watch { state: Mutex::new(state) });
                 watches.insert(key.clone(), Arc::clone(&watch));
                 let api: Api<DynamicObject> = match namespace {
                     Some(namespace) => {
@@ -301,12 +324,13 @@ impl SharedWatches {
     /// A write's answer (`answer`, the object the server now holds): kept by the shared watch of its type, if
     /// there is one, when newer than what it knows. Dry runs are not writes: never given here.
     pub fn written(&self, resource: &ResourceType, namespace: Option<&str>, answer: &str) {
-        let watch = lock(&self.watches).get(&Key::of(resource, namespace)).cloned();
+        let key = Key::of(resource, namespace);
+        let watch = lock(&self.watches).get(&key).cloned();
         let Some(watch) = watch else { return };
         let Ok(value) = serde_json::from_str::<Value>(answer) else { return };
         let Some(name) = value.pointer("/metadata/name").and_then(Value::as_str).map(str::to_string) else { return };
         let version = version_of(&value);
-        lock(&watch.state).offer(&name, version, Some(Arc::new(stripped(value))));
+        lock(&watch.state).offer(&name, version, Some(Arc::new(stripped(value, key.holds_content()))));
     }
 
     /// The object `name` of `resource` in `namespace` as the shared watch of its type knows it (started and
@@ -411,6 +435,29 @@ mod tests {
         assert!(changes.try_recv().ok().is_some_and(|change| change.object.is_none()));
         state.offer("web", Some(25), Some(Arc::new(json!({"metadata": {"name": "web"}}))));
         assert!(changes.try_recv().is_err(), "an older answer does not bring a deleted object back");
+    }
+
+    #[test]
+    fn secrets_and_config_maps_are_kept_without_their_content() {
+        let secret = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "sh.helm.release.v1.web.v1"},
+            "type": "helm.sh/release.v1", "data": {"release": "H4sI..."}});
+        assert_eq!(
+            stripped(secret, true),
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "sh.helm.release.v1.web.v1"},
+                "type": "helm.sh/release.v1"})
+        );
+        let config_map = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "chart"},
+            "binaryData": {"chart.tgz": "H4sI..."}});
+        assert!(stripped(config_map, true).get("binaryData").is_none());
+        let custom = json!({"apiVersion": "example.com/v1", "kind": "ConfigMap", "data": {"kept": true}});
+        assert_eq!(stripped(custom.clone(), false), custom, "another group's kind keeps its fields");
+        let key = |api_version: &str, plural: &str| Key {
+            api_version: api_version.into(),
+            plural: plural.into(),
+            namespace: None,
+        };
+        assert!(key("v1", "secrets").holds_content() && key("v1", "configmaps").holds_content());
+        assert!(!key("example.com/v1", "configmaps").holds_content() && !key("apps/v1", "deployments").holds_content());
     }
 
     #[test]
