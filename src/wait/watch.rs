@@ -190,7 +190,7 @@ async fn watch_without_list(
 /// Forwards what the shared watch tells of the group's objects, until the receiver is dropped.
 async fn follow_shared(group: &WatchGroup, mut subscription: Subscription, sender: &mpsc::UnboundedSender<Seen>) {
     while let Some(Change { name, object }) = subscription.changes.recv().await {
-        let object = object.map(|object| Arc::unwrap_or_clone(object));
+        let object = object.map(Arc::unwrap_or_clone);
         if sender.send(Seen { reference: group.reference(&name), object }).is_err() {
             return;
         }

@@ -150,7 +150,7 @@ async fn a_rollout_watches_only_its_own_workloads_pods_and_replica_sets() {
     // Watched by the Deployment's selector; one watch request each, with no list (a watch without a
     // resourceVersion begins with the objects that exist: `wait::watch`'s `watch_without_list`).
     let wanted = Some("app=web".to_string());
-    assert_eq!(selectors(&made, "pods"), [wanted.clone()], "pods watched: {made:#?}");
+    assert_eq!(selectors(&made, "pods"), std::slice::from_ref(&wanted), "pods watched: {made:#?}");
     assert_eq!(selectors(&made, "replicasets.apps"), [wanted], "replica sets: {made:#?}");
     for resource in ["pods", "replicasets.apps"] {
         assert_eq!(count_of(&made, RequestVerb::List, resource), 0, "{resource} listed: {made:#?}");
