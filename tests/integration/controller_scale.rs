@@ -349,3 +349,26 @@ async fn a_restart_reads_each_release_history_once_and_upgrades_nothing() {
     // The values read once by each reconcile, never again for the watch's first list.
     assert_eq!(count_of(&made, RequestVerb::Get, "configmaps"), COUNTED, "values reads:\n{table}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upgrade_is_never_judged_by_the_state_before_its_apply() {
+    let env = Env::start().await;
+    env.namespace("shop").await;
+    env.chart("shop", "web-chart", &web_chart("1.0.0")).await;
+    let running = Running::start(&env, test_options());
+    // Ready: the shared watch of Deployments holds web's Deployment, Current at generation 1.
+    env.create_release("shop", "web", spec(json!({}))).await;
+    env.wait_release("shop", "web", "Ready", is_ready).await;
+    // Generation 2's pods are never ready. Had its wait been shown the Deployment as the shared watch knew it
+    // before the apply (Current), the upgrade would be deployed and Ready at once, before Reconciling is written.
+    let generation = env.patch_spec("shop", "web", json!({"values": {"readyAfter": "1h"}})).await;
+    let seen = env
+        .wait_release("shop", "web", "rolling out generation 2, or Ready at it", |object| {
+            let reconciling = condition(object, "Reconciling").is_some_and(|(status, _, _)| status == "True");
+            reconciling || (is_ready(object) && object["metadata"]["generation"] == generation)
+        })
+        .await;
+    assert!(!is_ready(&seen), "generation 2 judged ready: {seen:#}");
+    revision_recorded(&env.client(), "shop", "web", "pending-upgrade").await;
+    running.stop().await;
+}
