@@ -325,23 +325,6 @@ async fn memory_of_the_binary() {
     );
 }
 
-/// A chart repository on loopback serving `web_chart("1.0.0")` as `web` (its `index.yaml` and archive).
-fn chart_repository() -> hostile_server::HostileServer {
-    use hostile_server::{Answer, HostileServer, Request};
-    use sha2::Digest as _;
-    let archive = web_chart("1.0.0");
-    let digest: String = sha2::Sha256::digest(&archive).iter().map(|byte| format!("{byte:02x}")).collect();
-    let index = format!(
-        "apiVersion: v1\nentries:\n  web:\n  - apiVersion: v2\n    name: web\n    version: 1.0.0\n    appVersion: \"1.0\"\n    \
-         digest: {digest}\n    urls: [web-1.0.0.tgz]\n    created: \"2026-01-01T00:00:00Z\"\ngenerated: \"2026-01-01T00:00:00Z\"\n"
-    );
-    HostileServer::start(move |request: &Request| match request.path() {
-        "/index.yaml" => Answer::new(200, index.clone()),
-        "/web-1.0.0.tgz" => Answer::new(200, archive.clone()),
-        _ => Answer::new(404, "not found"),
-    })
-}
-
 /// A GET of `path` on `address` (the controller's `/metrics`); the body, empty when it cannot be read.
 fn http_get(address: &str, path: &str) -> String {
     use std::io::{Read as _, Write as _};
@@ -414,7 +397,7 @@ async fn scale() {
     let count: usize = std::env::var("BERTH_BENCH_RELEASES").ok().and_then(|count| count.parse().ok()).unwrap_or(1000);
     let env = Env::start().await;
     env.namespace("bench").await;
-    let repository = chart_repository();
+    let repository = support::web_chart_repository();
     let dir = tempfile::tempdir().expect("temporary directory");
     let kubeconfig = dir.path().join("kubeconfig");
     env.sim.write_kubeconfig(&kubeconfig).expect("kubeconfig");

@@ -196,9 +196,19 @@ async fn apply_answer(
     let body = in_namespace(object, resolved.reference.namespace.as_deref());
     let (params, name) = (apply_params(options), name_segment(resolved)?);
     let patch = Patch::Apply(body.as_ref());
-    send(cluster, resolved, "apply", Retry::Transient, cancel, |url| url.patch(&name, &params, &patch))
+    let answer = send(cluster, resolved, "apply", Retry::Transient, cancel, |url| url.patch(&name, &params, &patch))
         .await
-        .map_err(|error| ApplyError::from_apply(error, resolved))
+        .map_err(|error| ApplyError::from_apply(error, resolved))?;
+    remember_write(cluster, resolved, options, &answer);
+    Ok(answer)
+}
+
+/// Hands a write's answer to the client's shared watch of its type (`shared_watch.rs`), so that no wait judges
+/// the object by an older state; a dry run wrote nothing.
+pub(super) fn remember_write(cluster: &Cluster, resolved: &Resolved, options: &ApplyOptions, answer: &str) {
+    if let Some(watches) = cluster.shared_watches.as_ref().filter(|_| !options.dry_run) {
+        watches.written(&resolved.resource, resolved.reference.namespace.as_deref(), answer);
+    }
 }
 
 /// Sends the request `build` makes from the object's resource URL (named `verb` in traces), retried as
@@ -284,6 +294,29 @@ pub async fn delete_object_propagating(
         Ok(_) => Ok(()),
         Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
         Err(error) => Err(ApplyError::from_kube(error)),
+    }
+}
+
+/// The object as this client's shared watch of its type knows it (`shared_watch.rs`: at least as new as this
+/// client's own writes, behind the server by the events in flight; the watch the rollout's wait follows next),
+/// read from the server when the client has no shared watches: Helm's conflict check before an install
+/// (`existingResourceConflict`) costs no request per object in a namespace the controller rolls out to. A Secret
+/// or ConfigMap read from the shared watch comes without its content (its metadata is what the check reads).
+/// `None` when it does not exist.
+///
+/// # Errors
+/// [`ApplyError`] when the server refuses or cannot be reached.
+pub async fn get_object_known(cluster: &Cluster, resolved: &Resolved) -> Result<Option<Value>, ApplyError> {
+    let reference = &resolved.reference;
+    let known = match &cluster.shared_watches {
+        Some(watches) => {
+            watches.read(&cluster.client, &resolved.resource, reference.namespace.as_deref(), &reference.name).await
+        }
+        None => None,
+    };
+    match known {
+        Some(object) => Ok(object.map(|object| Value::clone(&object))),
+        None => get_object(cluster, resolved).await,
     }
 }
 

@@ -164,7 +164,7 @@ pub async fn connect_config(mut config: kube::Config) -> Result<Cluster, Connect
     let default_namespace = config.default_namespace.clone();
     let client = kube::Client::try_from(config).map_err(ConnectError::Client)?;
     let resources = ResourceMap::discover(&client).await.map_err(|source| unreachable(&url, source))?;
-    Ok(Cluster { client, default_namespace, resources })
+    Ok(Cluster { client, default_namespace, resources, shared_watches: None })
 }
 
 /// Connects for commands that read only release records (`list`, `history`, `get`): the server's version is
@@ -182,7 +182,7 @@ pub async fn connect_for_records(options: &ConnectOptions) -> Result<Cluster, Co
     super::retry::with_retry_until("version", super::retry::Retry::Answers, None, || client.apiserver_version())
         .await
         .map_err(|source| unreachable(&url, source))?;
-    Ok(Cluster { client, default_namespace, resources: ResourceMap::default() })
+    Ok(Cluster { client, default_namespace, resources: ResourceMap::default(), shared_watches: None })
 }
 
 /// A first request that failed: no connection (classified, the whole chain logged) or a server that answered

@@ -13,9 +13,11 @@ mod dynamic;
 mod failure;
 mod resources;
 pub mod retry;
+mod shared_watch;
 
 pub use apply::{
     ApplyError, ApplyOptions, apply_and_read, apply_object, delete_object, delete_object_propagating, get_object,
+    get_object_known,
 };
 pub use client_side::merge_patch::PreconditionFailed;
 pub use client_side::{Written, apply_client_side, replace_object, upgrade_client_side_manager};
@@ -26,6 +28,7 @@ pub use connect::{
 pub use dynamic::into_value;
 pub use failure::ConnectionFailure;
 pub use resources::{Resolved, ResourceMap, ResourceType, UnknownKind};
+pub use shared_watch::{Change, SharedWatches, Subscription};
 
 /// A connected cluster: a kube-rs client, the namespace for objects that name none, and what discovery found.
 #[derive(Clone)]
@@ -33,6 +36,8 @@ pub struct Cluster {
     pub client: kube::Client,
     pub default_namespace: String,
     pub resources: ResourceMap,
+    /// Watches shared by this client's waits (the controller's); `None`: each wait lists and watches for itself.
+    pub shared_watches: Option<SharedWatches>,
 }
 
 impl std::fmt::Debug for Cluster {

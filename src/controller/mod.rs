@@ -272,6 +272,8 @@ impl Controller {
     async fn reconcile_all(&self, cluster: Cluster, stop: CancellationToken) -> Result<(), ControllerError> {
         let events =
             events::Events::new(cluster.client.clone(), &self.options.identity, self.observers.metrics.clone());
+        // The waits of every rollout share one watch per type and namespace (`cluster::SharedWatches`).
+        let cluster = Cluster { shared_watches: Some(crate::cluster::SharedWatches::new(stop.clone())), ..cluster };
         let shared = Arc::new(reconcile::Shared {
             cluster,
             options: self.options.clone(),

@@ -66,6 +66,24 @@ impl Run<'_> {
         }
     }
 
+    /// Sets the phase without writing it: the next [`Run::report`] (or [`Run::write_progress`]) writes it.
+    pub(super) fn progress(&mut self, phase: &Phase) {
+        let before = strip_times(&self.status);
+        let generation = self.generation();
+        conditions::apply_phase(&mut self.status, phase, generation, &now_text());
+        self.unwritten |= before != strip_times(&self.status);
+    }
+
+    /// Writes what [`Run::progress`] set, if it changed anything.
+    pub(super) async fn write_progress(&self) {
+        if !self.unwritten {
+            return;
+        }
+        if let Err(error) = self.write_status().await {
+            tracing::warn!(release = %self.release.key(), error = %error_text(&error), "cannot write the status");
+        }
+    }
+
     pub(super) async fn stall(&mut self, reason: &'static str, message: String) -> Finished {
         let already = conditions::condition(&self.status, conditions::STALLED)
             .is_some_and(|stalled| stalled.message == message && stalled.status == "True");

@@ -81,7 +81,9 @@ impl Run<'_> {
             "{verb} revision {revision} of `{name}` (chart {chart_name}-{chart_version}, generation {})",
             self.generation()
         );
-        self.report(&Phase::Progressing { message }).await;
+        // Reconciling is set now and written only if the rollout is still under way after `PROGRESS_SHOWN_AFTER`
+        // (below): a rollout ready at once writes its status once, with its outcome.
+        self.progress(&Phase::Progressing { message });
 
         self.refresh_discovery().await;
         let scope = rollout.scope().clone();
@@ -170,7 +172,17 @@ impl Run<'_> {
             hooks: stopping.clone(),
             ..Tokens::default()
         };
-        let result = operation::run(&Operation::RollOut(Box::new(rendered)), &options, &tokens, self.logged()).await;
+        let roll_out = Operation::RollOut(Box::new(rendered));
+        let operation = operation::run(&roll_out, &options, &tokens, self.logged());
+        tokio::pin!(operation);
+        let result = tokio::select! {
+            result = &mut operation => result,
+            () = tokio::time::sleep(PROGRESS_SHOWN_AFTER) => {
+                // Written while the rollout goes on, and always before the outcome is (both are awaited here).
+                let (result, ()) = tokio::join!(&mut operation, self.write_progress());
+                result
+            }
+        };
         let report = match result {
             Ok(report) => report,
             Err(error) => return self.operation_error(error).await,
@@ -454,6 +466,11 @@ impl Run<'_> {
         }
     }
 }
+
+/// How long a rollout runs before its status says Reconciling (`Progressing`): one ready sooner reports its
+/// outcome alone, which saves a status write per Release (issue 27: at most 10 requests per Release), and a
+/// rollout that waits is shown as under way a second after it began.
+const PROGRESS_SHOWN_AFTER: Duration = Duration::from_secs(1);
 
 /// The `Remediated` condition's reasons, as Flux names them.
 const ROLLBACK: (&str, &str, &str) = ("Rollback", "RollbackSucceeded", "RollbackFailed");

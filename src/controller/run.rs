@@ -162,6 +162,11 @@ pub(super) struct Driver {
     recompute_permits: Arc<Semaphore>,
     /// The Releases whose digest is being re-computed, and whether a newer change arrived meanwhile.
     recomputing: HashMap<ReleaseKey, bool>,
+    /// The Releases that name each Release in `dependsOn` (as the cache has them): a Release becoming ready wakes
+    /// them without reading every cached Release (at start-up every Release is seen ready, one after another).
+    dependents: HashMap<ReleaseKey, HashSet<ReleaseKey>>,
+    /// What each Release names in `dependsOn`, to take it out of `dependents` when that changes.
+    dependencies: HashMap<ReleaseKey, Vec<ReleaseKey>>,
 }
 
 impl Driver {
@@ -184,6 +189,8 @@ impl Driver {
             recomputes: JoinSet::new(),
             recompute_permits: Arc::new(Semaphore::new(concurrency.max(1))),
             recomputing: HashMap::new(),
+            dependents: HashMap::new(),
+            dependencies: HashMap::new(),
         }
     }
 
@@ -351,6 +358,7 @@ impl Driver {
         let seen = seen_of(&object);
         let dependents_wait = seen.ready && self.seen.get(&key).is_none_or(|previous| !previous.ready);
         self.watches.index(&self.shared, &key, &object);
+        self.index_dependencies(&key, depends_on(&object));
         if let Ok(mut cache) = self.cache.write() {
             cache.insert(key.clone(), object);
         }
@@ -378,23 +386,40 @@ impl Driver {
 
     /// A Release became ready: the Releases waiting for it go ahead now rather than at their next poll.
     fn wake_dependents(&mut self, dependency: &ReleaseKey) {
-        let waiting: Vec<ReleaseKey> = {
-            let Ok(cache) = self.cache.read() else { return };
-            cache
-                .iter()
-                .filter(|(_, object)| depends_on(object).contains(dependency))
-                .map(|(key, _)| key.clone())
-                .filter(|key| {
-                    let status = self.statuses.get(key);
-                    status.is_none_or(|status| {
-                        conditions::condition(status, READY)
-                            .is_none_or(|ready| ready.reason == reason::DEPENDENCY_NOT_READY)
-                    })
+        let Some(dependents) = self.dependents.get(dependency) else { return };
+        let waiting: Vec<ReleaseKey> = dependents
+            .iter()
+            .filter(|key| {
+                let status = self.statuses.get(*key);
+                status.is_none_or(|status| {
+                    conditions::condition(status, READY)
+                        .is_none_or(|ready| ready.reason == reason::DEPENDENCY_NOT_READY)
                 })
-                .collect()
-        };
+            })
+            .cloned()
+            .collect();
         for key in waiting {
             self.scheduler.enqueue(key, Instant::now());
+        }
+    }
+
+    /// Records that `key` names `dependencies` in `dependsOn` (none once it is gone).
+    fn index_dependencies(&mut self, key: &ReleaseKey, dependencies: Vec<ReleaseKey>) {
+        let before = if dependencies.is_empty() {
+            self.dependencies.remove(key)
+        } else {
+            self.dependencies.insert(key.clone(), dependencies.clone())
+        };
+        for dependency in before.unwrap_or_default() {
+            if let Some(dependents) = self.dependents.get_mut(&dependency) {
+                dependents.remove(key);
+                if dependents.is_empty() {
+                    self.dependents.remove(&dependency);
+                }
+            }
+        }
+        for dependency in dependencies {
+            self.dependents.entry(dependency).or_default().insert(key.clone());
         }
     }
 
@@ -408,6 +433,7 @@ impl Driver {
         self.observers.emit(ControllerEvent::Forgotten { key: key.clone() });
         tracing::info!(release = %key, "forgotten (deleted, or no longer selected by --watch-label-selector)");
         self.watches.forget(key);
+        self.index_dependencies(key, Vec::new());
         self.digests.remove(key);
         self.scheduler.forget(key);
         self.observers.metrics.forget_release(&key.namespace, &key.name);

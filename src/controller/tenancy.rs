@@ -69,7 +69,8 @@ pub enum TenancyError {
 pub struct Tenants {
     /// The controller's own configuration (`None`: in-process callers that only give a [`Cluster`]).
     base: Option<kube::Config>,
-    clients: Mutex<HashMap<Tenant, kube::Client>>,
+    /// Each tenant's client, and the watches its waits share (`cluster::SharedWatches`).
+    clients: Mutex<HashMap<Tenant, (kube::Client, Option<crate::cluster::SharedWatches>)>>,
 }
 
 impl Tenants {
@@ -88,8 +89,8 @@ impl Tenants {
             return Ok(Cluster { default_namespace: namespace.to_string(), ..own.clone() });
         };
         let cached = self.clients.lock().ok().and_then(|clients| clients.get(tenant).cloned());
-        let client = match cached {
-            Some(client) => client,
+        let (client, shared_watches) = match cached {
+            Some(cached) => cached,
             None => {
                 let Some(base) = &self.base else { return Err(TenancyError::NoClientConfiguration(user)) };
                 let mut config = base.clone();
@@ -102,13 +103,19 @@ impl Tenants {
                 // As `connect_config`: berth's own retries are bounded and cancellable, kube-rs's are not.
                 config.default_retry = false;
                 let client = kube::Client::try_from(config).map_err(|source| TenancyError::Client { user, source })?;
+                let shared_watches = own.shared_watches.as_ref().map(crate::cluster::SharedWatches::for_another_client);
                 if let Ok(mut clients) = self.clients.lock() {
-                    clients.insert(tenant.clone(), client.clone());
+                    clients.insert(tenant.clone(), (client.clone(), shared_watches.clone()));
                 }
-                client
+                (client, shared_watches)
             }
         };
-        Ok(Cluster { client, default_namespace: namespace.to_string(), resources: own.resources.clone() })
+        Ok(Cluster {
+            client,
+            default_namespace: namespace.to_string(),
+            resources: own.resources.clone(),
+            shared_watches,
+        })
     }
 }
 

@@ -145,7 +145,7 @@ pub async fn wait(
     let mut state = WaitState::new(targets, options, started);
     let (sender, mut receiver) = mpsc::unbounded_channel();
     let mut watches = tokio::task::JoinSet::new();
-    for group in watch_groups(targets) {
+    for group in watch_groups(targets, options.desired == Status::Current) {
         watches.spawn(run_watch(cluster.clone(), group, sender.clone()));
     }
     // Kept for the pod watches started later, when there are workloads to wait for; otherwise dropped, so that
@@ -241,8 +241,9 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
 }
 
 /// The watches a wait needs to start with: one per (type, namespace) of the targets. The pods and replica sets
-/// of a workload are watched once it is seen in progress ([`WaitState::pod_watches`]).
-fn watch_groups(targets: &[Target]) -> Vec<WatchGroup> {
+/// of a workload are watched once it is seen in progress ([`WaitState::pod_watches`]). A wait for readiness may
+/// follow them through the client's shared watches (`shared`); a wait for deletion always lists for itself.
+fn watch_groups(targets: &[Target], shared: bool) -> Vec<WatchGroup> {
     let mut groups: BTreeMap<(String, String, Option<String>), WatchGroup> = BTreeMap::new();
     for target in targets {
         let reference = &target.resolved.reference;
@@ -253,12 +254,24 @@ fn watch_groups(targets: &[Target]) -> Vec<WatchGroup> {
             namespace: reference.namespace.clone(),
             names: Some(BTreeSet::new()),
             label_selector: None,
+            shared,
         });
         if let Some(names) = group.names.as_mut() {
             names.insert(reference.name.clone());
         }
     }
     groups.into_values().collect()
+}
+
+/// Whether a workload's controller has acted on its current spec: it reports a status, and has observed the
+/// current generation where it reports one. Before that its pods give no root cause ([`WaitState::workload_failure`]
+/// counts none until the generation is observed; a workload just created has no pods yet), so they are not
+/// watched: a workload ready by the time its controller first reports costs no pod watch.
+fn has_acted_on(object: &Value) -> bool {
+    let reported = object.get("status").and_then(Value::as_object).is_some_and(|status| !status.is_empty());
+    let generation = value_at(object, &["metadata", "generation"]).and_then(Value::as_i64);
+    let observed = value_at(object, &["status", "observedGeneration"]).and_then(Value::as_i64);
+    reported && !matches!((generation, observed), (Some(generation), Some(observed)) if observed < generation)
 }
 
 /// A watch of pods or replica sets for root causes: (apiVersion, kind, namespace, label selector; `None` for the
@@ -377,7 +390,7 @@ impl<'a> WaitState<'a> {
             .into_iter()
             .filter_map(|(api_version, kind, namespace, label_selector)| {
                 let resource = cluster.resources.get(api_version, kind)?;
-                Some(WatchGroup { resource, namespace, names: None, label_selector })
+                Some(WatchGroup { resource, namespace, names: None, label_selector, shared: false })
             })
             .collect()
     }
@@ -402,6 +415,7 @@ impl<'a> WaitState<'a> {
             let (status, message) = self.judge(&reference, object.as_deref(), result, now);
             if status == Status::InProgress
                 && let Some(object) = &object
+                && has_acted_on(object)
             {
                 self.pod_watches(&reference, object);
             }

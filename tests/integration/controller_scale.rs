@@ -146,17 +146,16 @@ async fn a_rollout_watches_only_its_own_workloads_pods_and_replica_sets() {
     env.create_release("shop", "web", spec(json!({"readyAfter": "1s"}))).await;
     env.wait_release("shop", "web", "Ready", is_ready).await;
     running.stop().await;
-    let after = env.sim.requests().by_kind();
-    let made: BTreeMap<RequestKind, u64> = after
-        .into_iter()
-        .filter_map(|(kind, count)| {
-            let made = count - before.get(&kind).copied().unwrap_or(0);
-            (made > 0).then_some((kind, made))
-        })
-        .collect();
+    let made = made_since(&env, &before);
+    // Watched by the Deployment's selector; one watch request each, with no list (a watch without a
+    // resourceVersion begins with the objects that exist: `wait::watch`'s `watch_without_list`).
     let wanted = Some("app=web".to_string());
-    assert_eq!(selectors(&made, "pods"), [wanted.clone(), wanted.clone()], "pods listed and watched: {made:#?}");
-    assert_eq!(selectors(&made, "replicasets.apps"), [wanted.clone(), wanted], "replica sets: {made:#?}");
+    assert_eq!(selectors(&made, "pods"), std::slice::from_ref(&wanted), "pods watched: {made:#?}");
+    assert_eq!(selectors(&made, "replicasets.apps"), [wanted], "replica sets: {made:#?}");
+    for resource in ["pods", "replicasets.apps"] {
+        assert_eq!(count_of(&made, RequestVerb::List, resource), 0, "{resource} listed: {made:#?}");
+        assert_eq!(count_of(&made, RequestVerb::Watch, resource), 1, "{resource} watched: {made:#?}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -230,9 +229,158 @@ async fn rollouts_read_the_server_version_once_their_namespace_never_and_each_ob
     running.stop().await;
     // Every render asks for `.Capabilities.KubeVersion`: answered from what discovery read, once.
     assert!(count(version) - versions <= 1, "the server's version read per rollout");
-    // Helm's conflict check reads each object once; nothing existed, so no managed fields are handed over
-    // (which read each object a second time).
-    assert_eq!(count(deployment_gets) - gets, RELEASES, "Gets of each release's Deployment");
+    // Helm's conflict check reads each object once, from the watch of Deployments the rollouts' waits share
+    // (`cluster::SharedWatches`), so with no GET; nothing existed, so no managed fields are handed over (which
+    // read each object from the server).
+    assert_eq!(count(deployment_gets) - gets, 0, "Gets of each release's Deployment");
     // The Releases live in their target namespace: it exists, and is not read before each install.
     assert_eq!(count(namespace_gets) - namespaces, 0, "namespace read before an install");
+}
+
+/// The requests the simulated cluster answered since `before`, by kind.
+fn made_since(env: &Env, before: &BTreeMap<RequestKind, u64>) -> BTreeMap<RequestKind, u64> {
+    env.sim
+        .requests()
+        .by_kind()
+        .into_iter()
+        .filter_map(|(kind, count)| {
+            let made = count - before.get(&kind).copied().unwrap_or(0);
+            (made > 0).then_some((kind, made))
+        })
+        .collect()
+}
+
+/// The controller's own requests, made once whatever the number of Releases: discovery and its watch of Releases.
+fn is_per_controller(kind: &RequestKind) -> bool {
+    kind.verb == RequestVerb::Discovery
+        || (kind.resource == "releases.berth.dev" && matches!(kind.verb, RequestVerb::List | RequestVerb::Watch))
+}
+
+/// The requests of `made` one Release costs, by verb and resource, as a Markdown table (docs/BENCHMARKS.md), and
+/// their sum.
+fn per_release_table(made: &BTreeMap<RequestKind, u64>, releases: u64) -> (String, f64) {
+    let mut rows: BTreeMap<String, u64> = BTreeMap::new();
+    for (kind, count) in made.iter().filter(|(kind, _)| !is_per_controller(kind)) {
+        let selector = if kind.label_selector.is_some() { " (by label selector)" } else { "" };
+        *rows.entry(format!("{:?} {}{selector}", kind.verb, kind.resource)).or_insert(0) += count;
+    }
+    let total = rows.values().sum::<u64>() as f64 / releases as f64;
+    let mut table = "| request | per Release |\n|---|---|\n".to_string();
+    for (request, count) in &rows {
+        table.push_str(&format!("| {request} | {:.2} |\n", *count as f64 / releases as f64));
+    }
+    table.push_str(&format!("| **total** | **{total:.2}** |\n"));
+    (table, total)
+}
+
+fn count_of(made: &BTreeMap<RequestKind, u64>, verb: RequestVerb, resource: &str) -> u64 {
+    made.iter().filter(|(kind, _)| kind.verb == verb && kind.resource == resource).map(|(_, count)| count).sum()
+}
+
+/// Releases of the scale benchmark's shape: a small chart from a chart repository, no values from objects.
+const COUNTED: u64 = 4;
+
+fn repository_spec(repository: &crate::hostile_server::HostileServer) -> Value {
+    json!({"chart": {"repository": repository.url, "name": "web", "version": "1.0.0"}, "timeout": "2m"})
+}
+
+/// Waits until the controller reported the end of a reconcile of each of `count` Releases with `result`.
+async fn finished_all(running: &mut Running, count: u64, result: &'static str) {
+    let mut finished = std::collections::BTreeSet::new();
+    while (finished.len() as u64) < count {
+        let event = running
+            .next_event(
+                result,
+                |event| matches!(event, ControllerEvent::Finished { result: ended, .. } if *ended == result),
+            )
+            .await;
+        if let ControllerEvent::Finished { key, .. } = event {
+            finished.insert(key);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn installing_a_release_costs_at_most_ten_requests() {
+    let env = Env::start().await;
+    env.namespace("shop").await;
+    let repository = web_chart_repository();
+    // Created first, as in the benchmark: what follows is the controller's.
+    for index in 0..COUNTED {
+        env.create_release("shop", &format!("web-{index}"), repository_spec(&repository)).await;
+    }
+    let before = env.sim.requests().by_kind();
+    let mut running = Running::start(&env, test_options());
+    finished_all(&mut running, COUNTED, "succeeded").await;
+    running.stop().await;
+    let made = made_since(&env, &before);
+    let (table, total) = per_release_table(&made, COUNTED);
+    eprintln!("installing, per Release:\n{table}");
+    // Reconciling is written only when a rollout takes long enough to be seen; one that is ready at once writes
+    // its status once.
+    assert_eq!(count_of(&made, RequestVerb::Patch, "releases.berth.dev/status"), COUNTED, "{table}");
+    assert!(total <= 10.0, "{total:.2} requests per Release:\n{table}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_reads_each_release_history_once_and_upgrades_nothing() {
+    let env = Env::start().await;
+    env.namespace("shop").await;
+    let repository = web_chart_repository();
+    // Values from a ConfigMap: the restarted controller's watch of it lists it first (`watches.rs`), which must
+    // not read any Release's inputs a second time.
+    let config_maps: Api<k8s_openapi::api::core::v1::ConfigMap> = Api::namespaced(env.client(), "shop");
+    let values = json!({"metadata": {"name": "web-values"}, "data": {"values.yaml": "message: counted\n"}});
+    config_maps
+        .create(&PostParams::default(), &serde_json::from_value(values).expect("ConfigMap"))
+        .await
+        .expect("made");
+    let mut spec = repository_spec(&repository);
+    spec["valuesFrom"] = json!([{"kind": "ConfigMap", "name": "web-values"}]);
+    let mut running = Running::start(&env, test_options());
+    for index in 0..COUNTED {
+        env.create_release("shop", &format!("web-{index}"), spec.clone()).await;
+    }
+    finished_all(&mut running, COUNTED, "succeeded").await;
+    running.stop().await;
+
+    let before = env.sim.requests().by_kind();
+    let mut running = Running::start(&env, test_options());
+    finished_all(&mut running, COUNTED, "up_to_date").await;
+    running.stop().await;
+    let made = made_since(&env, &before);
+    let (table, _) = per_release_table(&made, COUNTED);
+    eprintln!("restarting, per Release:\n{table}");
+    let written = count_of(&made, RequestVerb::Create, "secrets") + count_of(&made, RequestVerb::Update, "secrets");
+    assert_eq!(written, 0, "a restart wrote Helm records (an upgrade):\n{table}");
+    assert_eq!(count_of(&made, RequestVerb::List, "secrets"), COUNTED, "history lists:\n{table}");
+    // The values read once by each reconcile, never again for the watch's first list.
+    assert_eq!(count_of(&made, RequestVerb::Get, "configmaps"), COUNTED, "values reads:\n{table}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upgrade_is_never_judged_by_the_state_before_its_apply() {
+    let env = Env::start().await;
+    env.namespace("shop").await;
+    env.chart("shop", "web-chart", &web_chart("1.0.0")).await;
+    let running = Running::start(&env, test_options());
+    // Ready: the shared watch of Deployments holds web's Deployment, Current at generation 1.
+    env.create_release("shop", "web", spec(json!({}))).await;
+    env.wait_release("shop", "web", "Ready", is_ready).await;
+    // Generation 2 changes the pod template (a new ReplicaSet) and its pods are never ready. Had its wait been
+    // shown the Deployment as the shared watch knew it before the apply (Current), the upgrade would be deployed
+    // and Ready at once, before Reconciling is written. (The simulated cluster sends a write's watch event before
+    // it answers the write, so here the shared watch is never behind; `cluster::shared_watch`'s unit tests hold
+    // the order of a write's answer and late events.)
+    let values = json!({"values": {"readyAfter": "1h", "image": "nginx:1.28"}});
+    let generation = env.patch_spec("shop", "web", values).await;
+    let seen = env
+        .wait_release("shop", "web", "rolling out generation 2, or Ready at it", |object| {
+            let reconciling = condition(object, "Reconciling").is_some_and(|(status, _, _)| status == "True");
+            reconciling || (is_ready(object) && object["metadata"]["generation"] == generation)
+        })
+        .await;
+    assert!(!is_ready(&seen), "generation 2 judged ready: {seen:#}");
+    revision_recorded(&env.client(), "shop", "web", "pending-upgrade").await;
+    running.stop().await;
 }

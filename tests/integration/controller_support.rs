@@ -323,3 +323,21 @@ pub async fn revision_recorded(client: &kube::Client, namespace: &str, name: &st
     let config = watcher::Config::default().labels(&format!("owner=helm,name={name},status={status}"));
     first_object::<k8s_openapi::api::core::v1::Secret>(client, namespace, config).await;
 }
+
+/// A chart repository on loopback serving `web_chart("1.0.0")` as `web` (its `index.yaml` and archive), as the
+/// controller's scale benchmark and request counts read it.
+pub fn web_chart_repository() -> crate::hostile_server::HostileServer {
+    use crate::hostile_server::{Answer, HostileServer, Request};
+    use sha2::Digest as _;
+    let archive = web_chart("1.0.0");
+    let digest: String = sha2::Sha256::digest(&archive).iter().map(|byte| format!("{byte:02x}")).collect();
+    let index = format!(
+        "apiVersion: v1\nentries:\n  web:\n  - apiVersion: v2\n    name: web\n    version: 1.0.0\n    appVersion: \"1.0\"\n    \
+         digest: {digest}\n    urls: [web-1.0.0.tgz]\n    created: \"2026-01-01T00:00:00Z\"\ngenerated: \"2026-01-01T00:00:00Z\"\n"
+    );
+    HostileServer::start(move |request: &Request| match request.path() {
+        "/index.yaml" => Answer::new(200, index.clone()),
+        "/web-1.0.0.tgz" => Answer::new(200, archive.clone()),
+        _ => Answer::new(404, "not found"),
+    })
+}

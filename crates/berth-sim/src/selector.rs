@@ -66,16 +66,20 @@ impl Selector {
         self.labels.is_empty() && self.fields.is_empty()
     }
 
-    pub fn matches(&self, object: &Value) -> bool {
-        let labels = object.pointer("/metadata/labels");
+    /// Whether an object with `labels` (its `metadata.labels`) meets the label requirements (the field
+    /// requirements are left to [`Selector::matches`]).
+    pub fn matches_labels(&self, labels: Option<&Value>) -> bool {
         let label = |key: &str| labels.and_then(|labels| labels.get(key)).and_then(Value::as_str);
-        let labels_match = self.labels.iter().all(|requirement| match requirement {
+        self.labels.iter().all(|requirement| match requirement {
             LabelRequirement::Exists(key) => label(key).is_some(),
             LabelRequirement::NotExists(key) => label(key).is_none(),
             LabelRequirement::In(key, values) => label(key).is_some_and(|value| values.iter().any(|v| v == value)),
             LabelRequirement::NotIn(key, values) => label(key).is_none_or(|value| values.iter().all(|v| v != value)),
-        });
-        labels_match
+        })
+    }
+
+    pub fn matches(&self, object: &Value) -> bool {
+        self.matches_labels(object.pointer("/metadata/labels"))
             && self.fields.iter().all(|requirement| {
                 let mut current = Some(object);
                 for step in &requirement.path {

@@ -322,10 +322,16 @@ impl Store {
         };
         let resource_version = snapshot.unwrap_or(state.resource_version);
         let after_key = after.as_ref().map(|(namespace, name)| (namespace.as_str(), name.as_str()));
-        let stored = state.objects.entries(&key, namespace, after_key).map(|entry| {
-            let object_key = (entry.namespace.to_string(), entry.name.to_string());
-            (object_key, entry.value())
-        });
+        // The objects the label selector rules out by their stored labels are never parsed; those changed since a
+        // continued list's snapshot are merged in as they were, and everything is matched whole below.
+        let stored = state
+            .objects
+            .entries(&key, namespace, after_key)
+            .filter(|entry| selector.matches_labels(entry.labels()))
+            .map(|entry| {
+                let object_key = (entry.namespace.to_string(), entry.name.to_string());
+                (object_key, entry.value())
+            });
         let then = changed.into_iter().map(|(object_key, json)| {
             let object = json.and_then(|json| serde_json::from_slice(&json).ok()).map(Arc::new);
             (object_key, object)

@@ -9,7 +9,9 @@
 mod managed_fields;
 pub(super) mod merge_patch;
 
-use super::apply::{ApplyError, ApplyOptions, get_object, helm_object_name, in_namespace, name_segment, send};
+use super::apply::{
+    ApplyError, ApplyOptions, get_object, helm_object_name, in_namespace, name_segment, remember_write, send,
+};
 use super::retry::Retry;
 use super::{Cluster, Resolved};
 use kube::api::{Patch, PatchParams, PostParams};
@@ -100,13 +102,14 @@ pub async fn apply_client_side(
     }
     let (name, params, merge) = (name_segment(resolved)?, patch_params(options), Patch::Merge(&patch));
     // A merge patch computed once gives the same object when sent again.
-    send(cluster, resolved, "patch", Retry::Transient, cancel, |url| url.patch(&name, &params, &merge)).await.map_err(
-        |error| ApplyError::Patch {
+    let answer = send(cluster, resolved, "patch", Retry::Transient, cancel, |url| url.patch(&name, &params, &merge))
+        .await
+        .map_err(|error| ApplyError::Patch {
             name: resolved.reference.name.clone(),
             kind: resolved.resource.api_resource.kind.clone(),
             source: Box::new(ApplyError::from_kube(error)),
-        },
-    )?;
+        })?;
+    remember_write(cluster, resolved, options, &answer);
     Ok(Written::Patched)
 }
 
@@ -135,9 +138,11 @@ pub async fn replace_object(
     let bytes = serde_json::to_vec(&body).map_err(ApplyError::Response)?;
     let (name, params) = (name_segment(resolved)?, post_params(options));
     // Only answers are retried: a PUT whose answer was lost would meet its own resourceVersion.
-    send(cluster, resolved, "replace", Retry::Answers, cancel, |url| url.replace(&name, &params, bytes.clone()))
-        .await
-        .map_err(|error| ApplyError::Replace(Box::new(ApplyError::from_kube(error))))?;
+    let answer =
+        send(cluster, resolved, "replace", Retry::Answers, cancel, |url| url.replace(&name, &params, bytes.clone()))
+            .await
+            .map_err(|error| ApplyError::Replace(Box::new(ApplyError::from_kube(error))))?;
+    remember_write(cluster, resolved, options, &answer);
     Ok(Written::Replaced)
 }
 
@@ -169,7 +174,10 @@ pub async fn upgrade_client_side_manager(
             Ok(request)
         };
         match send(cluster, resolved, "patch", Retry::Answers, cancel, json_patch).await {
-            Ok(_) => return Ok(()),
+            Ok(answer) => {
+                remember_write(cluster, resolved, options, &answer);
+                return Ok(());
+            }
             Err(error) if ApplyError::is_write_conflict(&error) && attempt < ATTEMPTS => {}
             Err(error) => return Err(failed(ApplyError::from_kube(error))),
         }
@@ -195,8 +203,9 @@ async fn existing_or_created<'a>(
     name_segment(resolved)?;
     let params = post_params(options);
     // Only answers are retried: a create whose answer was lost would meet itself (409).
-    send(cluster, resolved, "create", Retry::Answers, cancel, |url| url.create(&params, bytes.clone()))
+    let answer = send(cluster, resolved, "create", Retry::Answers, cancel, |url| url.create(&params, bytes.clone()))
         .await
         .map_err(|error| ApplyError::Create(Box::new(ApplyError::from_kube(error))))?;
+    remember_write(cluster, resolved, options, &answer);
     Ok(None)
 }

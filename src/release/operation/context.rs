@@ -6,7 +6,7 @@ use super::apply_method::Writing;
 use super::revisions::{DRY_RUN_DESCRIPTION, removed};
 use super::{OperationReport, ReleaseOptions, Tokens};
 use crate::apply::{self, ApplyEvent, ApplyReport, ApplyRequest, Prepared, WriteMethod};
-use crate::cluster::{ApplyOptions, Cluster, Resolved, apply_object, get_object};
+use crate::cluster::{ApplyOptions, Cluster, Resolved, apply_object, get_object, get_object_known};
 use crate::events::Emitter;
 use crate::health::HealthRules;
 use crate::manifest::Manifest;
@@ -144,8 +144,10 @@ impl<'a> Context<'a> {
         // Collected first: a lazy `map` inside the stream would make the future not `Send` (a closure over
         // references whose lifetimes the compiler cannot prove general enough).
         let cluster = self.cluster;
-        let reads: Vec<_> =
-            targets.iter().map(|resolved| async move { (*resolved, get_object(cluster, resolved).await) }).collect();
+        let reads: Vec<_> = targets
+            .iter()
+            .map(|resolved| async move { (*resolved, get_object_known(cluster, resolved).await) })
+            .collect();
         let found: Vec<_> = futures::stream::iter(reads).buffered(16).collect().await;
         let mut existing = 0;
         for (resolved, result) in found {

@@ -27,6 +27,10 @@ struct Stored {
     parsed: Option<Arc<Value>>,
     /// Owner uids (for the owner index), kept so a rewrite needs no parse of the old version.
     owners: Option<Box<[String]>>,
+    /// `metadata.labels`, kept so a list by label selector parses only the objects it selects (kube-apiserver
+    /// filters its watch cache's decoded objects; parsing every Secret of a namespace for each list of one
+    /// release's records made a thousand such lists take seconds).
+    labels: Option<Box<Value>>,
     /// Read since the clock last passed it.
     referenced: bool,
 }
@@ -78,6 +82,11 @@ pub(super) struct Entry<'a> {
 }
 
 impl Entry<'_> {
+    /// The object's `metadata.labels`, without parsing it.
+    pub fn labels(&self) -> Option<&Value> {
+        self.stored.labels.as_deref()
+    }
+
     /// The object (the cached one, or parsed now without caching it).
     pub fn value(&self) -> Option<Arc<Value>> {
         self.stored.value()
@@ -179,7 +188,8 @@ impl ObjectTable {
         let previous = table.remove(&joined);
         let keep_parsed = previous.as_ref().is_some_and(|previous| previous.parsed.is_some());
         let parsed = keep_parsed.then(|| object.clone());
-        table.insert(joined.clone(), Stored { json, parsed, owners: owners.clone(), referenced: false });
+        let labels = object.pointer("/metadata/labels").cloned().map(Box::new);
+        table.insert(joined.clone(), Stored { json, parsed, owners: owners.clone(), labels, referenced: false });
         let Some(previous) = previous else {
             self.count += 1;
             return None;
