@@ -6,11 +6,11 @@
 use super::common_args::OutputFormat;
 use super::global_args::{Globals, Personality};
 use crate::cli::error::{Error, Stage};
+use berth::release::Release;
 use berth::release::operation::{Operation, OperationReport};
 use berth::release::removal;
 use berth::release::rollout::Mode;
 use berth::release::show::{self, StatusView};
-use berth::release::Release;
 use berth::status::Status;
 use berth::wait::Outcome;
 
