@@ -24,6 +24,9 @@ mod controller_process;
 #[path = "../tests/integration/hostile_budgets.rs"]
 mod hostile_budgets;
 #[allow(dead_code)]
+#[path = "../tests/integration/hostile_server.rs"]
+mod hostile_server;
+#[allow(dead_code)]
 #[path = "../tests/integration/sim_harness.rs"]
 mod sim_harness;
 #[allow(dead_code)]
