@@ -83,8 +83,9 @@ enum Compare {
     Stage,
     /// The exit status and stderr's first line: stdout differs for a reason docs/helm.md gives.
     Exit,
-    /// Like `All`, with the `resourceVersion` of the objects read from the cluster masked too: it counts the
-    /// cluster's writes, and berth and Helm write their release records a different number of times.
+    /// Like `All`, with the `resourceVersion` and `uid` of the objects read from the cluster masked too: they count
+    /// the cluster's writes and creations, and berth and Helm write their release records a different number of
+    /// times.
     Objects,
     /// `version`: the Helm version before the build metadata (`+g05fa379` in Helm, `+berth.VERSION` in berth).
     Semver,
@@ -224,7 +225,11 @@ fn seen(output: &Output, compare: Compare, masks: &[Regex]) -> (Option<i32>, Str
             let stdout = masked(&String::from_utf8_lossy(&output.stdout), masks);
             // YAML's `resourceVersion: "173"` and JSON's `"resourceVersion":"173"` (no space after the colon).
             let versions = Regex::new(r#"resourceVersion"?:\s*"?\d+"?"#).expect("resourceVersion mask");
-            (output.status.code(), versions.replace_all(&stdout, "resourceVersion: <VERSION>").into_owned(), stderr)
+            let stdout = versions.replace_all(&stdout, "resourceVersion: <VERSION>");
+            // The uid counts the cluster's creations too (a real server's are random).
+            let uids = Regex::new(r#"uid"?:\s*"?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"?"#)
+                .expect("uid mask");
+            (output.status.code(), uids.replace_all(&stdout, "uid: <UID>").into_owned(), stderr)
         }
         Compare::Ages => {
             let stdout = masked(&String::from_utf8_lossy(&output.stdout), masks);
