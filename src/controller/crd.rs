@@ -131,18 +131,7 @@ mod tests {
             interval: Some("5m".into()),
             drift_detection: Some(DriftDetection {
                 mode: DriftDetectionMode::Warn,
-                ignore: vec![IgnoreRule {
-                    paths: vec!["/spec/replicas".into()],
-                    target: Some(DriftTarget {
-                        group: Some("apps".into()),
-                        version: Some("v1".into()),
-                        kind: Some("Deployment".into()),
-                        name: Some("web".into()),
-                        namespace: Some("shop".into()),
-                        label_selector: Some("app=web".into()),
-                        annotation_selector: Some("team".into()),
-                    }),
-                }],
+                ignore: vec![IgnoreRule { paths: vec!["/spec/replicas".into()], target: Some(selector()) }],
             }),
             rollback: Some(RollbackSpec {
                 timeout: Some("1m".into()),

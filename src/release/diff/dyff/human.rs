@@ -8,6 +8,7 @@
 use super::compare::{Detail, DetailKind, Diff, Path, PathElement, Report, is_whitespace_only_change};
 use super::neat;
 use super::tree::{NodeId, Tree};
+use crate::release::diff::lines::{Delta, diff_lines};
 use berth_goyaml::NodeKind;
 
 /// `WriteReport`: each diff, then a final line break.
@@ -172,7 +173,9 @@ fn string_change(from: &str, to: &str, width: usize) -> String {
 /// The multi-line case of `writeStringDiff`: a line diff (diff-match-patch's line mode, each run of deleted or
 /// inserted lines between unchanged ones as one deletion and one insertion), unchanged lines left out.
 fn multiline_change(from: &str, to: &str) -> String {
-    let diff = similar::TextDiff::configure().algorithm(similar::Algorithm::Myers).diff_lines(from, to);
+    // The line diff helm-diff's other formats print (each line with its `\n`, so the runs keep their breaks).
+    let lines = |text: &str| text.split_inclusive('\n').map(str::to_string).collect::<Vec<_>>();
+    let diff = diff_lines(&lines(from), &lines(to));
     let (mut inserts, mut deletions) = (0, 0);
     let mut body = String::new();
     let (mut deleted, mut inserted) = (String::new(), String::new());
@@ -188,11 +191,11 @@ fn multiline_change(from: &str, to: &str) -> String {
             inserted.clear();
         }
     };
-    for change in diff.iter_all_changes() {
-        match change.tag() {
-            similar::ChangeTag::Delete => deleted.push_str(change.value()),
-            similar::ChangeTag::Insert => inserted.push_str(change.value()),
-            similar::ChangeTag::Equal => flush(&mut deleted, &mut inserted, &mut body),
+    for record in &diff {
+        match record.delta {
+            Delta::LeftOnly => deleted.push_str(&record.payload),
+            Delta::RightOnly => inserted.push_str(&record.payload),
+            Delta::Common => flush(&mut deleted, &mut inserted, &mut body),
         }
     }
     flush(&mut deleted, &mut inserted, &mut body);
