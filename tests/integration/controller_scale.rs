@@ -316,10 +316,26 @@ async fn installing_a_release_costs_at_most_ten_requests() {
     let made = made_since(&env, &before);
     let (table, total) = per_release_table(&made, COUNTED);
     eprintln!("installing, per Release:\n{table}");
-    // Reconciling is written only when a rollout takes long enough to be seen; one that is ready at once writes
-    // its status once.
-    assert_eq!(count_of(&made, RequestVerb::Patch, "releases.berth.dev/status"), COUNTED, "{table}");
-    assert!(total <= 10.0, "{total:.2} requests per Release:\n{table}");
+    // Reconciling is written only when a rollout is still under way after a second (on a loaded machine some
+    // are): at most twice, once for one that is ready at once.
+    let status_writes = count_of(&made, RequestVerb::Patch, "releases.berth.dev/status");
+    assert!((COUNTED..=2 * COUNTED).contains(&status_writes), "{table}");
+    // A workload's Pods and ReplicaSets are watched (one request each, never listed) only when its controller
+    // acted before the rollout was judged ready, which depends on timing: at most one of each per Release.
+    let root_causes: u64 = ["pods", "replicasets.apps"]
+        .iter()
+        .map(|resource| {
+            assert_eq!(count_of(&made, RequestVerb::List, resource), 0, "{table}");
+            let watches = count_of(&made, RequestVerb::Watch, resource);
+            assert!(watches <= COUNTED, "{table}");
+            watches
+        })
+        .sum();
+    // The rest is fixed: status, finalizer, event, history list, record create and update, two applies, and the
+    // shared watches of the two types (a list and a watch each, shared by the four Releases). At 1,000 Releases
+    // (docs/BENCHMARKS.md) the shared watches are amortised and the total is about 9.
+    let timed = (root_causes + status_writes - COUNTED) as f64 / COUNTED as f64;
+    assert!(total - timed <= 9.0, "{total:.2} requests per Release, {timed:.2} of them timing's:\n{table}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

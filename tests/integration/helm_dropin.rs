@@ -83,9 +83,9 @@ enum Compare {
     Stage,
     /// The exit status and stderr's first line: stdout differs for a reason docs/helm.md gives.
     Exit,
-    /// Like `All`, with the `resourceVersion` and `uid` of the objects read from the cluster masked too: they count
+    /// Like `All`, with the `resourceVersion` and `uid` of the objects read from the cluster masked too (they count
     /// the cluster's writes and creations, and berth and Helm write their release records a different number of
-    /// times.
+    /// times), and what each cluster's controllers chose for a workload's Pods (name suffix, container ids, node, IPs).
     Objects,
     /// `version`: the Helm version before the build metadata (`+g05fa379` in Helm, `+berth.VERSION` in berth).
     Semver,
@@ -229,7 +229,19 @@ fn seen(output: &Output, compare: Compare, masks: &[Regex]) -> (Option<i32>, Str
             // The uid counts the cluster's creations too (a real server's are random).
             let uids = Regex::new(r#"uid"?:\s*"?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"?"#)
                 .expect("uid mask");
-            (output.status.code(), uids.replace_all(&stdout, "uid: <UID>").into_owned(), stderr)
+            let stdout = uids.replace_all(&stdout, "uid: <UID>");
+            // A workload's Pods (in `info.resources`) are made by each cluster's controllers: their names end in a
+            // random suffix (`generateName`, Kubernetes' alphabet), their containers, nodes and addresses are
+            // each cluster's own, so two Pods of a ReplicaSet read alike once those are masked, in whatever order.
+            let pods = Regex::new(
+                r#"(?P<name>name"?:\s*"?[a-z0-9-]+-[0-9a-f]{8,10}-)[bcdfghjklmnpqrstvwxz2456789]{5}\b|containerd://[0-9a-f]{64}|\b(?:10\.244|172\.18)\.\d+\.\d+\b|\bsim-node-\d+\b"#,
+            )
+            .expect("pod mask");
+            let stdout = pods.replace_all(&stdout, |captures: &regex::Captures<'_>| match captures.name("name") {
+                Some(name) => format!("{}<SUFFIX>", name.as_str()),
+                None => "<POD>".to_string(),
+            });
+            (output.status.code(), stdout.into_owned(), stderr)
         }
         Compare::Ages => {
             let stdout = masked(&String::from_utf8_lossy(&output.stdout), masks);
