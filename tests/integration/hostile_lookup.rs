@@ -122,6 +122,7 @@ async fn transformed_values_failed_revisions_and_a_status_carried_on_never_carry
     );
     env.chart("tenant", "transformed", &chart("transformed", &transformed)).await;
     // An operator that fails quoting what the chart gave it: the failed revision's description would carry it.
+    // The Widget declares its health, so that it is not Current before the operator wrote a status (kstatus).
     let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
                metadata: {name: widgets.example.com}\nspec:\n  group: example.com\n  \
                names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}\n  scope: Namespaced\n  \
@@ -130,6 +131,9 @@ async fn transformed_values_failed_revisions_and_a_status_carried_on_never_carry
     let widget = "{{- $secret := lookup \"v1\" \"Secret\" \"vault\" \"database\" }}\n\
                   apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: leaky\n  annotations:\n    \
                   sim.berth.dev/generic-ready: \"true\"\n    \
+                  berth.dev/health: |\n      \
+                  failed: status.?conditions.orValue([]).exists(c, c.type == 'Stalled' && c.status == 'True')\n      \
+                  current: status.?conditions.orValue([]).exists(c, c.type == 'Ready' && c.status == 'True')\n    \
                   sim.berth.dev/operator-failure: \"cannot log in with {{ b64dec $secret.data.password }}\"\n";
     let operator = archive(&[
         ("operator/Chart.yaml", "apiVersion: v2\nname: operator\nversion: 0.1.0\n"),
