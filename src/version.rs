@@ -38,8 +38,18 @@ pub enum VersionStyle {
 
 /// Why `--template` failed: Go's template error, as Helm prints it.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct TemplateFailed(String);
+#[error("{message}")]
+pub struct TemplateFailed {
+    /// What the template wrote before it failed: Helm's `tt.Execute(out, ...)` has printed it already.
+    pub written: String,
+    message: String,
+}
+
+impl TemplateFailed {
+    fn new(written: Vec<u8>, error: &berth_go::TemplateError) -> Self {
+        Self { written: String::from_utf8_lossy(&written).into_owned(), message: error.to_string() }
+    }
+}
 
 /// What `version` prints (without the final newline `--short` and the plain forms add): `formatVersion` or the
 /// `--template` text executed on [`BuildInfo`] (Go's text/template without Sprig, as Helm runs it).
@@ -53,10 +63,12 @@ pub fn version_text(
     style: VersionStyle,
 ) -> Result<String, TemplateFailed> {
     if let Some(template) = template.filter(|template| !template.is_empty()) {
-        let parsed = Template::new("_").parse(template).map_err(|error| TemplateFailed(error.to_string()))?;
-        return parsed
-            .execute_to_string(&Value::object(info.clone()))
-            .map_err(|error| TemplateFailed(error.to_string()));
+        let parsed = Template::new("_").parse(template).map_err(|error| TemplateFailed::new(Vec::new(), &error))?;
+        let mut written = Vec::new();
+        return match parsed.execute_into(&mut written, &Value::object(info.clone())) {
+            Ok(()) => Ok(String::from_utf8_lossy(&written).into_owned()),
+            Err(error) => Err(TemplateFailed::new(written, &error)),
+        };
     }
     let text = if short {
         if info.git_commit.len() >= 7 {
@@ -96,10 +108,11 @@ mod tests {
         assert!(helm.ends_with(", GoVersion:\"\", KubeClientVersion:\"v1.35\"}\n"), "{helm}");
         let template = version_text(&info, true, Some("{{.Version}} {{.KubeClientVersion}}"), VersionStyle::Helm);
         assert_eq!(template.unwrap(), format!("{} v1.35", info.version), "no newline after a template");
-        let missing = version_text(&info, false, Some("{{.Nope}}"), VersionStyle::Helm).unwrap_err();
+        let missing = version_text(&info, false, Some("v={{.Version}} {{.Nope}}"), VersionStyle::Helm).unwrap_err();
+        assert_eq!(missing.written, format!("v={} ", info.version), "what Go wrote before the error");
         assert_eq!(
             missing.to_string(),
-            "template: _:1:2: executing \"_\" at <.Nope>: can't evaluate field Nope in type version.BuildInfo"
+            "template: _:1:17: executing \"_\" at <.Nope>: can't evaluate field Nope in type version.BuildInfo"
         );
         let committed = BuildInfo { git_commit: "05fa37973dc9e42b".into(), version: "v4.1.4".into(), ..info };
         assert_eq!(version_text(&committed, true, None, VersionStyle::Helm).unwrap(), "v4.1.4+g05fa379\n");

@@ -2,7 +2,7 @@
 //! clap_complete from the clap definitions (not Helm's cobra script: the commands and flags it completes are
 //! berth's, and installed plugins are not completed).
 
-use super::output::print_stdout;
+use super::output::print_stdout_bytes;
 use crate::cli::error::{Error, ExitCode};
 use clap::{Args, ValueEnum};
 
@@ -31,6 +31,6 @@ pub fn run(args: &CompletionArgs, mut command: clap::Command, name: &str) -> Res
     };
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut command, name, &mut script);
-    print_stdout(&String::from_utf8_lossy(&script))?;
+    print_stdout_bytes(&script)?;
     Ok(ExitCode::Success)
 }

@@ -5,7 +5,7 @@ use super::global_args::Globals;
 use super::output::print_stdout;
 use super::source_args::{AccessArgs, environment};
 use crate::cli::error::{Error, ExitCode};
-use berth_source::dependency::{Manager, VerifyDownload, list};
+use berth_source::dependency::{DependencyList, Manager, VerifyDownload, list};
 use berth_source::download::ChartOptions;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -50,6 +50,9 @@ pub struct ManagerArgs {
 pub struct ListArgs {
     #[arg(default_value = ".")]
     pub chart: PathBuf,
+    /// The widest a table column may be; longer cells are cut with `...` (Helm's default: 80).
+    #[arg(long, default_value_t = 80)]
+    pub max_col_width: usize,
 }
 
 /// The registry settings a dependency download uses.
@@ -67,11 +70,23 @@ pub fn run(args: DependencyArgs, globals: &Globals) -> Result<ExitCode, Error> {
         DependencyCommand::Update(manager) => run_manager(&manager, false, globals),
         DependencyCommand::Build(manager) => run_manager(&manager, true, globals),
         DependencyCommand::List(list_args) => {
-            let text = list(&clean(&list_args.chart)).map_err(|error| {
+            let listed = list(&clean(&list_args.chart)).map_err(|error| {
                 Error::from_source(format!("cannot list the dependencies of {}", list_args.chart.display()), error)
             })?;
-            print_stdout(&text)?;
+            print_stdout(&list_text(&listed, list_args.max_col_width))?;
             Ok(ExitCode::Success)
+        }
+    }
+}
+
+/// Helm's `dependency list` output: the table (`fmt.Fprintln(out, table)`), an empty line, the warnings.
+fn list_text(listed: &DependencyList, max_column_width: usize) -> String {
+    match listed {
+        DependencyList::NoDependencies(warning) => format!("{warning}\n"),
+        DependencyList::Listed { rows, warnings } => {
+            let mut text = format!("{}\n\n", berth::helm_table::render(rows, max_column_width));
+            text.extend(warnings.iter().map(|warning| format!("{warning}\n")));
+            text
         }
     }
 }

@@ -386,6 +386,8 @@ fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, String)
         Error::Chart(_, problem) => (None, staged(problem.to_string())),
         Error::Values(problem) => (None, staged(problem.to_string())),
         Error::Usage(message) | Error::NotReady(message) => (None, staged(message.clone())),
+        // The step is berth's words (`cannot verify ...`); Helm returns the cause as it is.
+        Error::Helm(_, cause) => (None, staged(go_chain(cause.as_ref()))),
         other => (None, staged(go_chain(other))),
     }
 }

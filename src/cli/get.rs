@@ -3,7 +3,7 @@
 
 use super::common_args::OutputFormat;
 use super::global_args::Globals;
-use super::output::print_stdout;
+use super::output::{print_stdout, print_stdout_bytes};
 use crate::cli::error::{Error, ExitCode};
 use berth::release::Release;
 use berth::release::show::{self, StatusView};
@@ -88,9 +88,10 @@ pub fn run(args: GetArgs, globals: &Globals) -> Result<ExitCode, Error> {
         GetCommand::Notes(_) => Ok(show::notes(&release)),
         GetCommand::Metadata(metadata) => show::metadata(&release, metadata.output.into()),
         GetCommand::All(AllArgs { template: Some(template), .. }) if !template.is_empty() => {
-            return super::release_template::text(&release, template)
-                .and_then(|text| print_stdout(&text))
-                .map(|()| ExitCode::Success);
+            let mut out = Vec::new();
+            let executed = super::release_template::write(&release, template, &mut out);
+            print_stdout_bytes(&out)?;
+            return executed.map(|()| ExitCode::Success);
         }
         GetCommand::All(all) => match all.formatted.output {
             OutputFormat::Table => {

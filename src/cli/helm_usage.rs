@@ -108,6 +108,27 @@ pub fn helm_flags(command: Command) -> Command {
     })
 }
 
+/// Flags berth takes as `berth` that Helm 4.1.4 refuses (`Error: unknown flag: ...`): Helm 3's `status
+/// --show-resources` and `--show-desc` (Helm 4 always shows both): (command, argument id, flag).
+const HELM_3_FLAGS: [(&str, &str, &str); 2] =
+    [("status", "show_resources", "--show-resources"), ("status", "show_desc", "--show-desc")];
+
+/// As `helm`, a flag of [`HELM_3_FLAGS`] given on the command line is refused as Helm 4 refuses it.
+///
+/// # Errors
+///
+/// clap's unknown-argument error naming the flag, which [`report`] words as cobra does.
+pub fn refuse_helm_3_flags(command: &mut Command, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+    let Some((name, subcommand)) = matches.subcommand() else { return Ok(()) };
+    let given = HELM_3_FLAGS.iter().find(|(command, id, _)| {
+        *command == name && subcommand.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+    });
+    let Some((_, _, flag)) = given else { return Ok(()) };
+    let mut error = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(command);
+    error.insert(ContextKind::InvalidArg, ContextValue::String((*flag).to_string()));
+    Err(error)
+}
+
 /// Reports a command line that could not be read (or a request for help or the version, which is printed) and
 /// returns the exit code: berth's clap text and 2 (0 for help), or Helm's `Error: ...` and 1.
 pub fn report(personality: Personality, error: &clap::Error) -> i32 {

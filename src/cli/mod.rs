@@ -187,10 +187,9 @@ pub enum SharedCommand {
 pub fn main(personality: Personality, arguments: Vec<OsString>) -> i32 {
     let arguments = helm_usage::diff_context_lines(arguments);
     let parsed = match personality {
-        Personality::Berth => {
-            parse::<Cli>(berth_command(&arguments), &arguments).map(|cli| (cli.global, Dispatch::Berth(cli.command)))
-        }
-        Personality::Helm => parse::<HelmCli>(helm_command(&arguments), &arguments).map(|cli| {
+        Personality::Berth => parse::<Cli>(personality, berth_command(&arguments), &arguments)
+            .map(|cli| (cli.global, Dispatch::Berth(cli.command))),
+        Personality::Helm => parse::<HelmCli>(personality, helm_command(&arguments), &arguments).map(|cli| {
             for note in helm_usage::deprecation_notes(&arguments) {
                 eprintln!("{note}");
             }
@@ -226,9 +225,16 @@ pub fn main(personality: Personality, arguments: Vec<OsString>) -> i32 {
     code
 }
 
-fn parse<T: FromArgMatches>(command: clap::Command, arguments: &[OsString]) -> Result<T, clap::Error> {
+fn parse<T: FromArgMatches>(
+    personality: Personality,
+    command: clap::Command,
+    arguments: &[OsString],
+) -> Result<T, clap::Error> {
     let mut command = command;
     let matches = command.try_get_matches_from_mut(arguments)?;
+    if personality == Personality::Helm {
+        helm_usage::refuse_helm_3_flags(&mut command, &matches)?;
+    }
     T::from_arg_matches(&matches).map_err(|error| error.format(&mut command))
 }
 
@@ -341,12 +347,12 @@ mod tests {
 
     fn berth(arguments: &[&str]) -> Result<Cli, clap::Error> {
         let arguments: Vec<OsString> = arguments.iter().map(OsString::from).collect();
-        parse::<Cli>(berth_command(&arguments), &arguments)
+        parse::<Cli>(Personality::Berth, berth_command(&arguments), &arguments)
     }
 
     fn helm(arguments: &[&str]) -> Result<HelmCli, clap::Error> {
         let arguments: Vec<OsString> = arguments.iter().map(OsString::from).collect();
-        parse::<HelmCli>(helm_command(&arguments), &arguments)
+        parse::<HelmCli>(Personality::Helm, helm_command(&arguments), &arguments)
     }
 
     #[test]
@@ -401,5 +407,15 @@ mod tests {
         // berth keeps its own `delete` (objects from files) and accepts Helm's global flags too.
         assert!(berth(&["berth", "delete", "-f", "x.yaml", "--kube-context", "x"]).is_ok());
         assert!(berth(&["berth", "-n", "shop", "upgrade", "shop", "./c", "--dry-run", "server"]).is_ok());
+    }
+
+    #[test]
+    fn helm_3_status_flags_are_refused_as_helm_and_taken_as_berth() {
+        for flag in ["--show-resources", "--show-desc", "--show-desc=true"] {
+            let refused = helm(&["helm", "status", "shop", flag]).expect_err(flag);
+            assert_eq!(refused.kind(), clap::error::ErrorKind::UnknownArgument, "{flag}");
+            assert!(berth(&["berth", "status", "shop", flag]).is_ok(), "{flag}");
+        }
+        assert!(helm(&["helm", "status", "shop", "--revision", "2", "-o", "json"]).is_ok());
     }
 }

@@ -46,8 +46,13 @@ impl Table {
 
 /// Writes `text` to stdout, treating a closed pipe as the reader's choice rather than an error.
 pub fn print_stdout(text: &str) -> Result<(), Error> {
+    print_stdout_bytes(text.as_bytes())
+}
+
+/// [`print_stdout`] for bytes that need not be UTF-8 (a Go template's output, a completion script).
+pub fn print_stdout_bytes(bytes: &[u8]) -> Result<(), Error> {
     let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
         Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Output(error)),
         _ => Ok(()),
     }

@@ -11,7 +11,7 @@ use berth::release::rollout::{self, RenderedRollout, Rollout};
 use berth::release::{ChartMetadata, PostRender, RenderSettings, Rendered};
 use berth_chart::load::{LoadError, Loaded};
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// The chart flags of install and upgrade, as Helm spells them.
@@ -27,12 +27,6 @@ pub struct ChartFlags {
     pub render_subchart_notes: bool,
     #[command(flatten)]
     pub render: RenderFlags,
-    /// Verify the chart archive against its provenance file (`CHART.tgz.prov`) before using it.
-    #[arg(long)]
-    pub verify: bool,
-    /// The public keys to verify with (default: `$GNUPGHOME/pubring.gpg`, else `~/.gnupg/pubring.gpg`).
-    #[arg(long, value_name = "FILE")]
-    pub keyring: Option<PathBuf>,
 }
 
 /// The flags of how a chart is found, completed and rendered that `template` shares with install and upgrade.
@@ -43,6 +37,8 @@ pub struct RenderFlags {
     pub skip_schema_validation: bool,
     #[command(flatten)]
     pub source: super::source_args::ChartSourceArgs,
+    #[command(flatten)]
+    pub provenance: super::source_args::ProvenanceArgs,
     /// A `postrenderer/v1` plugin run on the rendered manifests, by name (Helm 4 takes no executable's path).
     #[arg(long, value_name = "NAME")]
     pub post_renderer: Option<String>,
@@ -76,7 +72,10 @@ impl Preload {
     /// first: verified, its dependencies updated).
     pub fn start(chart_ref: &str, flags: &ChartFlags) -> Preload {
         let path = Path::new(chart_ref);
-        if flags.render.source.is_remote(chart_ref) || !is_chart(path) || flags.verify || flags.render.dependency_update
+        if flags.render.source.is_remote(chart_ref)
+            || !is_chart(path)
+            || flags.render.provenance.verify
+            || flags.render.dependency_update
         {
             return Preload(None);
         }
@@ -136,23 +135,15 @@ pub async fn load(
     let located;
     let remote = flags.render.source.is_remote(&name);
     let path = if remote {
-        if flags.verify {
-            return Err(Error::Usage(format!(
-                "`--verify` of `{}`: berth verifies local chart archives on install and upgrade; `pull --verify` \
-                 one first",
-                berth_source::redact::urls(&name)
-            )));
-        }
-        located = super::source_args::locate(&name, &flags.render.source, &globals.environment).await?;
+        located =
+            super::source_args::locate(&name, &flags.render.source, &flags.render.provenance, &globals.environment)
+                .await?;
         located.as_path()
     } else {
-        Path::new(chart_ref)
+        let path = Path::new(chart_ref);
+        flags.render.provenance.check_local(path)?;
+        path
     };
-    if flags.verify && !remote {
-        let keyring = flags.keyring.clone().unwrap_or_else(berth::provenance::default_keyring);
-        berth::provenance::verify_chart(path, &keyring)
-            .map_err(|error| Error::Helm(format!("cannot verify `{}`", path.display()), Box::new(error)))?;
-    }
     let shown = if remote { name.clone() } else { path.display().to_string() };
     // What a repository or registry gives is always a chart (Helm's content cache names it `<digest>.chart`).
     if !remote && !is_chart(path) {

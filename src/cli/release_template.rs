@@ -48,14 +48,15 @@ impl Object for GoStruct {
     }
 }
 
-/// Runs `template` over the release as Helm's `get all --template` does.
+/// Runs `template` over the release as Helm's `get all --template` does, into `out`: as Go's `Execute` writes to
+/// stdout, what the template wrote before an error stays there (and is printed before the error).
 ///
 /// # Errors
 /// [`Error::Usage`] with Go's message when the template does not parse or fails.
-pub fn text(release: &Release, template: &str) -> Result<String, Error> {
+pub fn write(release: &Release, template: &str, out: &mut Vec<u8>) -> Result<(), Error> {
     let parsed = berth_template::Template::new("_").parse(template).map_err(|error| Error::Usage(error.to_string()))?;
     let data = Value::map([("Release", release_fields(release))]);
-    parsed.execute_to_string(&data).map_err(|error| Error::Usage(error.to_string()))
+    parsed.execute_into(out, &data).map_err(|error| Error::Usage(error.to_string()))
 }
 
 /// The release as Helm's `release.Release` struct reads in a template; what berth's record does not hold (the

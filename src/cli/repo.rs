@@ -8,7 +8,7 @@ use super::source_args::environment;
 use crate::cli::error::{Error, ExitCode};
 use berth_source::download::{error_chain, load_repo_file};
 use berth_source::file_lock::{LOCK_TIMEOUT, lock_repository_config};
-use berth_source::http::{DEFAULT_TIMEOUT, HttpClient};
+use berth_source::http::HttpClient;
 use berth_source::redact;
 use berth_source::repo_file::{Entry, RepoFile};
 use berth_source::repository::download_index;
@@ -76,6 +76,9 @@ pub struct AddArgs {
 #[derive(Debug, Args)]
 pub struct UpdateArgs {
     pub names: Vec<String>,
+    /// How long each index download may take (Helm's default: 2m).
+    #[arg(long, default_value = "2m", value_parser = super::common_args::duration_arg)]
+    pub timeout: std::time::Duration,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -244,7 +247,7 @@ async fn run_update(args: UpdateArgs, globals: &Globals) -> Result<ExitCode, Err
     print_stdout("Hang tight while we grab the latest from your chart repositories...\n")?;
     let mut failed_urls = Vec::new();
     for entry in file.repositories.iter().filter(|entry| args.names.is_empty() || args.names.contains(&entry.name)) {
-        let result = match HttpClient::new(&TlsOptions::from_entry(entry), DEFAULT_TIMEOUT) {
+        let result = match HttpClient::new(&TlsOptions::from_entry(entry), args.timeout) {
             Ok(client) => download_index(entry, &env.paths.repository_cache, &client, env.progress.as_ref())
                 .await
                 .map(|_| ())
@@ -284,10 +287,11 @@ fn run_list(args: &ListArgs, globals: &Globals) -> Result<ExitCode, Error> {
         ListFormat::Table => {
             let mut rows = Vec::new();
             if !args.no_headers {
-                rows.push(["NAME".to_string(), "URL".to_string()]);
+                rows.push(vec!["NAME".to_string(), "URL".to_string()]);
             }
-            rows.extend(file.repositories.iter().map(|entry| [entry.name.clone(), redact::urls(&entry.url)]));
-            print_stdout(&format!("{}\n", berth_source::dependency::uitable(&rows)))?;
+            rows.extend(file.repositories.iter().map(|entry| vec![entry.name.clone(), redact::urls(&entry.url)]));
+            // Helm's `uitable.New()`: no column width limit.
+            print_stdout(&format!("{}\n", berth::helm_table::render(&rows, 0)))?;
         }
         ListFormat::Json => {
             let list: Vec<serde_json::Value> = file

@@ -28,16 +28,15 @@ pub struct ShowArgs {
     pub chart: String,
     #[command(flatten)]
     pub source: super::source_args::ChartSourceArgs,
+    #[command(flatten)]
+    pub provenance: super::source_args::ProvenanceArgs,
 }
 
 pub fn run(args: ShowArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let chart_problem =
         |error: berth_chart::load::LoadError| Error::Chart(args.chart.clone(), ChartProblem(error.to_string()));
-    let located = if args.source.is_remote(&args.chart) {
-        super::source_args::locate_blocking(&args.chart, &args.source, &globals.environment)?
-    } else {
-        berth_chart::load::locate(&args.chart).map_err(chart_problem)?
-    };
+    let located =
+        super::source_args::locate_any_blocking(&args.chart, &args.source, &args.provenance, &globals.environment)?;
     let loaded = berth_chart::load::load(located).map_err(chart_problem)?;
     print_stdout(&show(&loaded.chart, args.what))?;
     Ok(ExitCode::Success)

@@ -28,6 +28,37 @@ pub struct ChartSourceArgs {
     pub access: AccessArgs,
 }
 
+/// `--verify` and `--keyring` of Helm's `ChartPathOptions` (install, upgrade, template, show, diff): the chart
+/// checked against its provenance file before it is used.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ProvenanceArgs {
+    /// Verify the chart against its provenance file before using it (`CHART.tgz.prov` beside a local archive, or
+    /// `<chart URL>.prov` from the repository).
+    #[arg(long)]
+    pub verify: bool,
+    /// The public keys to verify with (default: `$GNUPGHOME/pubring.gpg`, else `~/.gnupg/pubring.gpg`).
+    #[arg(long, value_name = "FILE")]
+    pub keyring: Option<PathBuf>,
+}
+
+impl ProvenanceArgs {
+    /// Helm's `LocateChart` for a local chart with `--verify`: the archive checked against `PATH.prov`
+    /// (`VerifyChart`; a directory cannot be verified).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Helm`] with the verification's reason.
+    pub fn check_local(&self, path: &std::path::Path) -> Result<(), Error> {
+        if !self.verify {
+            return Ok(());
+        }
+        let keyring = self.keyring.clone().unwrap_or_else(berth::provenance::default_keyring);
+        berth::provenance::verify_chart(path, &keyring)
+            .map(drop)
+            .map_err(|error| Error::Helm(format!("cannot verify `{}`", path.display()), Box::new(error)))
+    }
+}
+
 /// How to reach a repository or registry.
 #[derive(Debug, Clone, Default, Args)]
 pub struct AccessArgs {
@@ -110,26 +141,57 @@ pub fn environment(settings: &HelmEnvironment) -> Environment {
 }
 
 /// Finds `name` as Helm's `LocateChart` does: a local path as it is, else the chart downloaded into Helm's
-/// content cache; registry messages (`Pulled:`, `Digest:`) go to stderr as Helm prints them.
+/// content cache (with `--verify`, with its provenance, and verified first); registry messages (`Pulled:`,
+/// `Digest:`) go to stderr as Helm prints them.
 ///
 /// # Errors
 ///
 /// [`Error::Source`] with the reason and a hint.
-pub async fn locate(name: &str, source: &ChartSourceArgs, settings: &HelmEnvironment) -> Result<PathBuf, Error> {
-    let located = locate_chart(name, &source.options(), &environment(settings)).await.map_err(|error| {
-        Error::from_source(format!("cannot get chart `{}`", berth_source::redact::urls(name)), error)
-    })?;
+pub async fn locate(
+    name: &str,
+    source: &ChartSourceArgs,
+    provenance: &ProvenanceArgs,
+    settings: &HelmEnvironment,
+) -> Result<PathBuf, Error> {
+    let what = format!("cannot get chart `{}`", berth_source::redact::urls(name));
+    if provenance.verify {
+        // Helm's `DownloadToCache` with `VerifyAlways`: the chart and its `.prov`, verified before it is cached.
+        let environment = environment(settings);
+        let (fetched, _, _) =
+            super::verify::fetch_verified(name, &source.options(), &environment, provenance.keyring.as_deref(), &what)
+                .await?;
+        for message in &fetched.messages {
+            eprintln!("{message}");
+        }
+        return berth_source::content_cache::put(&environment.paths.content_cache, &fetched.digest_hex, &fetched.data)
+            .map_err(|reason| Error::Usage(format!("{what}: {reason}")));
+    }
+    let located = locate_chart(name, &source.options(), &environment(settings))
+        .await
+        .map_err(|error| Error::from_source(what, error))?;
     for message in &located.messages {
         eprintln!("{message}");
     }
     Ok(located.path)
 }
 
-/// [`locate`] for commands without a runtime of their own.
+/// Finds `name` as Helm's `LocateChart` does for commands without a runtime of their own (template, show): a
+/// local chart where one is (verified with `--verify`), else [`locate`].
 ///
 /// # Errors
 ///
-/// As [`locate`].
-pub fn locate_blocking(name: &str, source: &ChartSourceArgs, settings: &HelmEnvironment) -> Result<PathBuf, Error> {
-    super::runtime::runtime()?.block_on(locate(name, source, settings))
+/// [`Error::Chart`] for a local chart that is not there, else as [`locate`].
+pub fn locate_any_blocking(
+    name: &str,
+    source: &ChartSourceArgs,
+    provenance: &ProvenanceArgs,
+    settings: &HelmEnvironment,
+) -> Result<PathBuf, Error> {
+    if source.is_remote(name) {
+        return super::runtime::runtime()?.block_on(locate(name, source, provenance, settings));
+    }
+    let located = berth_chart::load::locate(name)
+        .map_err(|error| Error::Chart(name.to_string(), crate::cli::error::ChartProblem(error.to_string())))?;
+    provenance.check_local(&located)?;
+    Ok(located)
 }

@@ -110,10 +110,6 @@ pub struct InstallFlags {
     pub wait: Option<WaitStrategy>,
     #[arg(long, hide = true)]
     pub wait_for_jobs: bool,
-    #[arg(long, hide = true)]
-    pub verify: bool,
-    #[arg(long, hide = true)]
-    pub keyring: Option<PathBuf>,
 }
 
 pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
@@ -147,11 +143,8 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
     // Helm's order (runInstall): find the chart, merge the user's values, then load the chart.
     let chart_problem =
         |error: berth_chart::load::LoadError| Error::Chart(chart_path.clone(), ChartProblem(error.to_string()));
-    let located = if args.render.source.is_remote(&chart_path) {
-        super::source_args::locate_blocking(&chart_path, &args.render.source, settings)?
-    } else {
-        berth_chart::load::locate(&chart_path).map_err(chart_problem)?
-    };
+    let located =
+        super::source_args::locate_any_blocking(&chart_path, &args.render.source, &args.render.provenance, settings)?;
     let user_values = args.values.user_values_blocking(settings)?;
     let loaded = berth_chart::load::load(&located).map_err(chart_problem)?;
     for warning in &loaded.warnings {

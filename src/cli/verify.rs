@@ -4,7 +4,9 @@
 use super::global_args::Globals;
 use super::output::print_stdout;
 use crate::cli::error::{Error, ExitCode};
-use berth::provenance::{default_keyring, load_keyring, load_signing_key, sign_archive, verify_archive, verify_chart};
+use berth::provenance::{
+    Verification, default_keyring, load_keyring, load_signing_key, sign_archive, verify_archive, verify_chart,
+};
 use berth_source::download::{ChartOptions, Environment, Fetched, fetch_chart_with_provenance};
 use clap::Args;
 use std::path::PathBuf;
@@ -42,20 +44,38 @@ pub async fn pull_verified(
     args: &PullVerification<'_>,
 ) -> Result<Fetched, Error> {
     let what = format!("cannot pull `{reference}`");
-    let (fetched, provenance) = fetch_chart_with_provenance(reference, options, environment)
-        .await
-        .map_err(|error| Error::from_source(what.clone(), error))?;
-    let Some(provenance) = provenance else {
-        return Err(Error::Usage(format!("{what}: berth does not read provenance from OCI registries")));
-    };
-    let keyring = args.keyring.map_or_else(default_keyring, std::path::Path::to_path_buf);
-    let verified = load_keyring(&keyring)
-        .and_then(|keyring| verify_archive(&fetched.data, &fetched.file_name, &provenance, &keyring))
-        .map_err(|error| Error::Helm(what.clone(), Box::new(error)))?;
+    let (fetched, provenance, verified) = fetch_verified(reference, options, environment, args.keyring, &what).await?;
     // Helm writes the chart and its `.prov` before it verifies; berth writes nothing for a chart that fails.
     save_provenance(args, &fetched, &provenance, what)?;
     print_stdout(&verified.report())?;
     Ok(fetched)
+}
+
+/// A chart and its `<chart URL>.prov` downloaded, the chart verified against the keyring (Helm's `DownloadTo` with
+/// `VerifyAlways`), nothing written: `pull --verify` and the `--verify` of install, upgrade, template and show.
+///
+/// # Errors
+///
+/// `what` and the download's or the verification's reason; a chart from an OCI registry (whose provenance is a
+/// manifest layer berth does not read) is refused.
+pub async fn fetch_verified(
+    reference: &str,
+    options: &ChartOptions,
+    environment: &Environment,
+    keyring: Option<&std::path::Path>,
+    what: &str,
+) -> Result<(Fetched, Vec<u8>, Verification), Error> {
+    let (fetched, provenance) = fetch_chart_with_provenance(reference, options, environment)
+        .await
+        .map_err(|error| Error::from_source(what.to_string(), error))?;
+    let Some(provenance) = provenance else {
+        return Err(Error::Usage(format!("{what}: berth does not read provenance from OCI registries")));
+    };
+    let keyring = keyring.map_or_else(default_keyring, std::path::Path::to_path_buf);
+    let verified = load_keyring(&keyring)
+        .and_then(|keyring| verify_archive(&fetched.data, &fetched.file_name, &provenance, &keyring))
+        .map_err(|error| Error::Helm(what.to_string(), Box::new(error)))?;
+    Ok((fetched, provenance, verified))
 }
 
 /// `pull --prov` (Helm's `VerifyLater`): the chart and its `.prov` downloaded, the `.prov` saved beside the

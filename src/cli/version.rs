@@ -24,8 +24,13 @@ pub fn run(args: &VersionArgs, globals: &Globals) -> Result<ExitCode, Error> {
         Personality::Berth => VersionStyle::Berth,
         Personality::Helm => VersionStyle::Helm,
     };
-    let text = version_text(&current_build(), args.short, args.template.as_deref(), style)
-        .map_err(|error| Error::Helm("cannot print the version".to_string(), Box::new(error)))?;
+    let text = match version_text(&current_build(), args.short, args.template.as_deref(), style) {
+        Ok(text) => text,
+        Err(error) => {
+            print_stdout(&error.written)?;
+            return Err(Error::Helm("cannot print the version".to_string(), Box::new(error)));
+        }
+    };
     print_stdout(&text)?;
     Ok(ExitCode::Success)
 }

@@ -193,6 +193,29 @@ fn pull_verify_checks_the_repositorys_provenance() {
     }
 }
 
+/// `--verify` of `show` and `template` (Helm's `ChartPathOptions`, which install and upgrade share): a chart from
+/// the repository is downloaded with its `.prov` and verified before it is used, as Helm's `LocateChart` does.
+#[test]
+fn show_and_template_verify_a_repository_chart_before_using_it() {
+    let (keys, env, server) = signed_and_unsigned_repository();
+    let (pubring, other) = (keys.path("pubring.gpg"), keys.path("other.gpg"));
+    let table = [("signed", &pubring, true), ("signed", &other, false), ("unsigned", &pubring, false)];
+    for (chart, keyring, verifies) in table {
+        for command in [&["show", "chart"][..], &["template", "release"][..]] {
+            let args = [command, &[chart, "--repo", &server.url, "--verify", "--keyring", keyring]].concat();
+            let (helm, berth) = (env.helm(&args), env.berth(&args));
+            assert_eq!(helm.status.success(), verifies, "helm {args:?}: {}", text(&helm.stderr));
+            assert_eq!(berth.status.success(), verifies, "berth {args:?}: {}", text(&berth.stderr));
+            assert_eq!(text(&berth.stdout), text(&helm.stdout), "{args:?}");
+            if !verifies {
+                let reason = helm_error(&text(&helm.stderr));
+                let reason = reason.split(" \"http").next().unwrap_or_default().to_string();
+                assert!(text(&berth.stderr).contains(&reason), "helm: {reason}\nberth: {}", text(&berth.stderr));
+            }
+        }
+    }
+}
+
 /// `pull --prov` saves the `.prov` beside the chart without verifying it (an unknown key is no error), and pulls a
 /// chart that has none with a warning, as Helm does.
 #[test]

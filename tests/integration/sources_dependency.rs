@@ -59,8 +59,11 @@ fn dependency_update_build_and_list_match_helm() {
     let (ours, theirs) = (ours_root.join("parent"), theirs_root.join("parent"));
     let (ours_text, theirs_text) = (ours.display().to_string(), theirs.display().to_string());
 
-    // Listed before anything is downloaded.
+    // Listed before anything is downloaded; with narrow columns, cut with `...` as Helm's uitable cuts them.
     assert_eq!(env.berth_ok(&["dependency", "list", &ours_text]), env.helm_ok(&["dependency", "list", &theirs_text]));
+    let listed = env.berth_ok(&["dependency", "list", &ours_text, "--max-col-width", "9"]);
+    assert_eq!(listed, env.helm_ok(&["dependency", "list", &theirs_text, "--max-col-width", "9"]));
+    assert!(listed.contains("..."), "a repository URL is wider than 9: {listed}");
 
     // The same messages (repository refresh, downloads, saving), the same lock.
     let said = env.berth_ok(&["dependency", "update", &ours_text]);

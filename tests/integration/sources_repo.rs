@@ -12,16 +12,21 @@ fn repositories_added_by_either_tool_are_listed_updated_and_removed_by_both() {
     let two = ChartRepo::new(&env, "two", &["2.0.0"]);
     assert_eq!(env.berth_ok(&["repo", "add", "one", &one.server.url]), "\"one\" has been added to your repositories\n");
     env.helm_ok(&["repo", "add", "two", &two.server.url]);
+    // A name wider than 80 columns: Helm's repository table has no width limit.
+    let wide = "w".repeat(90);
+    env.helm_ok(&["repo", "add", &wide, &two.server.url]);
 
     // The same list, in the same file.
     let helm_list = env.helm_ok(&["repo", "list"]);
     assert!(helm_list.contains(&one.server.url) && helm_list.contains(&two.server.url), "{helm_list}");
+    assert!(helm_list.contains(&wide), "{helm_list}");
     assert_eq!(env.berth_ok(&["repo", "list"]), helm_list);
+    env.berth_ok(&["repo", "remove", &wide]);
     assert_eq!(env.berth_ok(&["repo", "list", "-o", "json"]), env.helm_ok(&["repo", "list", "-o", "json"]));
 
     // Helm's cache files, written by berth where Helm reads them: the index as served, the chart names.
     let cache = env.home().join(".cache/helm/repository");
-    env.berth_ok(&["repo", "update"]);
+    env.berth_ok(&["repo", "update", "--timeout", "30s"]);
     let served = std::fs::read(one.dir.join("index.yaml")).expect("served index");
     assert_eq!(std::fs::read(cache.join("one-index.yaml")).expect("berth's cached index"), served);
     assert_eq!(std::fs::read_to_string(cache.join("one-charts.txt")).expect("chart names"), "tag\n");

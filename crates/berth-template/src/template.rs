@@ -223,19 +223,21 @@ impl Template {
     ///
     /// The runtime error, worded as Go's.
     pub fn execute_to_string(&self, data: &Value) -> Result<String> {
-        let tree = self.own_tree.clone().or_else(|| self.layer.lookup(&self.name).cloned());
-        let Some(tree) = tree else {
-            return Err(ExecError {
-                template: self.name.to_string(),
-                location: None,
-                node: String::new(),
-                message: format!("{} is an incomplete or empty template", berth_go::strconv::quote(&self.name)),
-                cause: None,
-            }
-            .into());
-        };
-        let mut budget = Budget::new(self.options.limits, None);
-        self.run(&tree, data, &mut budget).map(text)
+        let mut out = Vec::new();
+        self.execute_into(&mut out, data)?;
+        Ok(text(out))
+    }
+
+    /// Go's error for executing a set without its main template.
+    fn incomplete(&self) -> TemplateError {
+        ExecError {
+            template: self.name.to_string(),
+            location: None,
+            node: String::new(),
+            message: format!("{} is an incomplete or empty template", berth_go::strconv::quote(&self.name)),
+            cause: None,
+        }
+        .into()
     }
 
     /// Executes the template `name` of the set (Go's `t.ExecuteTemplate`), with a budget of the set's limits;
@@ -263,14 +265,31 @@ impl Template {
         self.run(&tree, data, budget)
     }
 
-    /// [`execute_to_string`](Self::execute_to_string), writing to `out`.
+    /// Executes the main template into `out` as Go's `t.Execute(w, data)` writes to `w`: what was written before
+    /// an error stays written (`helm get all --template` prints it before the error), bytes as Go's would be.
+    ///
+    /// # Errors
+    ///
+    /// As [`execute_to_string`](Self::execute_to_string).
+    pub fn execute_into(&self, out: &mut Vec<u8>, data: &Value) -> Result<()> {
+        let Some(tree) = self.own_tree.clone().or_else(|| self.layer.lookup(&self.name).cloned()) else {
+            return Err(self.incomplete());
+        };
+        let mut budget = Budget::new(self.options.limits, None);
+        self.run_into(&tree, data, &mut budget, out)
+    }
+
+    /// [`execute_into`](Self::execute_into), writing to `out` as text (bytes that are not UTF-8 are U+FFFD):
+    /// what was written before an error stays written, as with Go's `t.Execute`.
     ///
     /// # Errors
     ///
     /// As [`execute_to_string`](Self::execute_to_string), or a failed write.
     pub fn execute_fmt(&self, out: &mut impl fmt::Write, data: &Value) -> Result<()> {
-        let text = self.execute_to_string(data)?;
-        out.write_str(&text).map_err(|_| TemplateError::msg("write failed"))
+        let mut bytes = Vec::new();
+        let executed = self.execute_into(&mut bytes, data);
+        out.write_str(&text(bytes)).map_err(|_| TemplateError::msg("write failed"))?;
+        executed
     }
 
     /// [`execute_template_to_string`](Self::execute_template_to_string), writing to `out`.
@@ -284,16 +303,21 @@ impl Template {
     }
 
     fn run(&self, tree: &Tree, data: &Value, budget: &mut Budget) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.run_into(tree, data, budget, &mut out)?;
+        Ok(out)
+    }
+
+    /// Executes `tree` into `out`, leaving there what was written before an error.
+    fn run_into(&self, tree: &Tree, data: &Value, budget: &mut Budget, out: &mut Vec<u8>) -> Result<()> {
         let env = self.env();
         let _active = budget.activate();
         budget.check_now().map_err(|exhausted| exhausted_error(&tree.name, exhausted))?;
-        let mut out = Vec::new();
         let dot = match data {
             Value::Nil => Slot::Invalid,
             other => Slot::Val(other.clone()),
         };
-        execute_tree(&env, tree, dot, 0, budget, &mut out)?;
-        Ok(out)
+        execute_tree(&env, tree, dot, 0, budget, out)
     }
 
     /// The main template's name.

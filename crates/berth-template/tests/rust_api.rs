@@ -1290,3 +1290,18 @@ fn test_sets_values_and_errors_cross_threads() {
     send_sync::<berth_go::Map>();
     send_sync::<berth_go::TemplateError>();
 }
+
+// Go's `t.Execute(w, data)` writes as it goes: what came before an error stays written.
+#[test]
+fn execute_into_keeps_what_was_written_before_an_error() {
+    let data = tmap! { "Name" => "web", "Items" => Value::list(vec![Value::from("a"), Value::from("b")]) };
+    let template = Template::new("_").parse("{{.Name}}:{{range .Items}}{{.}},{{end}}{{.Name.Length}}!").unwrap();
+    let mut out = Vec::new();
+    let error = template.execute_into(&mut out, &data).expect_err("a string has no field Length");
+    assert_eq!(String::from_utf8(out).unwrap(), "web:a,b,");
+    assert!(error.to_string().contains("can't evaluate field Length"), "{error}");
+    let mut written = String::new();
+    assert!(template.execute_fmt(&mut written, &data).is_err());
+    assert_eq!(written, "web:a,b,", "execute_fmt writes the same part");
+    assert!(template.execute_to_string(&data).is_err(), "the string form returns the error alone");
+}

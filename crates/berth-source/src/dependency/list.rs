@@ -8,24 +8,35 @@ use berth_chart::chart::{Chart, Dependency};
 use berth_sprig::semver::{Constraints, Version};
 use std::path::{Path, PathBuf};
 
-/// `helm dependency list`: the table and warnings Helm prints.
-pub fn list(chart_path: &Path) -> Result<String, SourceError> {
+/// What `helm dependency list` prints, for the caller to lay out as Helm's table (uitable with the column width
+/// of `--max-col-width`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DependencyList {
+    /// `Chart.yaml` lists no dependencies: Helm's one warning, naming `charts/`.
+    NoDependencies(String),
+    /// The table's rows, the header first, and the warnings printed after it (archives in `charts/` that are no
+    /// chart or that `Chart.yaml` does not ask for).
+    Listed { rows: Vec<Vec<String>>, warnings: Vec<String> },
+}
+
+/// `helm dependency list` (`printDependencies`, `printMissing`).
+pub fn list(chart_path: &Path) -> Result<DependencyList, SourceError> {
     let chart = berth_chart::load::load(chart_path).map_err(|error| other(error.to_string()))?.chart;
     let charts_dir = chart_path.join("charts");
     if !chart.metadata.has_dependency_list {
-        return Ok(format!("WARNING: no dependencies at {}\n", charts_dir.display()));
+        return Ok(DependencyList::NoDependencies(format!("WARNING: no dependencies at {}", charts_dir.display())));
     }
-    let mut rows = vec![["NAME".to_string(), "VERSION".to_string(), "REPOSITORY".to_string(), "STATUS".to_string()]];
+    let mut rows =
+        vec![vec!["NAME".to_string(), "VERSION".to_string(), "REPOSITORY".to_string(), "STATUS".to_string()]];
     for dependency in &chart.metadata.dependencies {
-        rows.push([
+        rows.push(vec![
             dependency.name.clone(),
             dependency.version.clone(),
             dependency.repository.clone(),
             status(chart_path, dependency, &chart),
         ]);
     }
-    let mut out = uitable(&rows);
-    out.push_str("\n\n");
+    let mut warnings = Vec::new();
     let mut entries: Vec<PathBuf> =
         std::fs::read_dir(&charts_dir).into_iter().flatten().filter_map(Result::ok).map(|entry| entry.path()).collect();
     entries.sort();
@@ -35,15 +46,15 @@ pub fn list(chart_path: &Path) -> Result<String, SourceError> {
             continue;
         }
         match berth_chart::load::load(&path) {
-            Err(_) => out.push_str(&format!("WARNING: {:?} is not a chart.\n", path.display().to_string())),
+            Err(_) => warnings.push(format!("WARNING: {:?} is not a chart.", path.display().to_string())),
             Ok(loaded) => {
                 if !chart.metadata.dependencies.iter().any(|dependency| dependency.name == loaded.chart.name()) {
-                    out.push_str(&format!("WARNING: {:?} is not in Chart.yaml.\n", path.display().to_string()));
+                    warnings.push(format!("WARNING: {:?} is not in Chart.yaml.", path.display().to_string()));
                 }
             }
         }
     }
-    Ok(out)
+    Ok(DependencyList::Listed { rows, warnings })
 }
 
 /// `dependencyStatus`.
@@ -101,24 +112,6 @@ fn version_status(version: &str, constraint: &str) -> Option<String> {
     (!parsed_constraint.check(&parsed)).then(|| "wrong version".to_string())
 }
 
-/// gosuri/uitable as Helm prints its tables: every cell padded to its column's width (80 at most), columns joined
-/// by a tab.
-pub fn uitable<const N: usize>(rows: &[[String; N]]) -> String {
-    let cell = |text: &str| -> String { text.chars().take(80).collect() };
-    let widths: Vec<usize> =
-        (0..N).map(|column| rows.iter().map(|row| cell(&row[column]).chars().count()).max().unwrap_or(0)).collect();
-    rows.iter()
-        .map(|row| {
-            row.iter()
-                .enumerate()
-                .map(|(column, text)| format!("{:<width$}", cell(text), width = widths[column]))
-                .collect::<Vec<_>>()
-                .join("\t")
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,14 +122,5 @@ mod tests {
         assert_eq!(version_status("1.2.0", "1.2.0"), None);
         assert_eq!(version_status("2.0.0", "^1.0.0").as_deref(), Some("wrong version"));
         assert_eq!(version_status("x", "^1.0.0").as_deref(), Some("invalid version"));
-    }
-
-    #[test]
-    fn tables_pad_every_column() {
-        let rows = [
-            ["NAME".to_string(), "VERSION".into(), "REPOSITORY".into(), "STATUS".into()],
-            ["sub".to_string(), "1.0.0".into(), "file://../sub".into(), "ok".into()],
-        ];
-        assert_eq!(uitable(&rows), "NAME\tVERSION\tREPOSITORY   \tSTATUS\nsub \t1.0.0  \tfile://../sub\tok    ");
     }
 }

@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 mod list;
-pub use list::{list, uitable};
+pub use list::{DependencyList, list};
 
 /// The prefix of the names Helm gives repositories it was not told about (`managerKeyPrefix`).
 const MANAGER_PREFIX: &str = "helm-manager-";
