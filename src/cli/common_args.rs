@@ -3,14 +3,14 @@
 //! `--wait[=STRATEGY]` as Helm 4 parses them (pkg/cmd/helpers.go `cmdGetDryRunFlagStrategy`, pkg/cmd/flags.go
 //! `waitValue.Set`), and Go's `strconv.ParseBool` for boolean flags given a value (`--debug=false`).
 
-use berth::object::parse_duration;
+use berth::object::parse_go_duration;
 use berth::release::show::Format;
 use clap::ValueEnum;
 use std::time::Duration;
 
-/// A Go duration (`90s`, `5m`, `1h30m`).
+/// A Go duration (`90s`, `5m`, `1h30m`), refused in Go's words as pflag refuses it.
 pub fn duration_arg(text: &str) -> Result<Duration, String> {
-    parse_duration(text)
+    parse_go_duration(text)
 }
 
 /// How a long-running command shows what it is doing.

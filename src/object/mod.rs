@@ -9,7 +9,7 @@ pub mod kustomize_selector;
 pub mod label_selector;
 pub mod validation;
 
-pub use duration::parse_duration;
+pub use duration::{parse_duration, parse_go_duration};
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt;

@@ -241,7 +241,7 @@ const BERTH_FINDINGS: &str = r#"[ERROR] templates/health.yaml: document 1 (line 
   |                ^
 [WARNING] templates/health.yaml: document 2 (line 9): Widget/readiness: only `helm.sh/readiness-success` is set; HIP-0025 needs `helm.sh/readiness-failure` too, so both are ignored
 [ERROR] templates/health.yaml: document 3 (line 16): Widget/seed: annotation `helm.sh/health/status.phase`: value `~Running` does not start with an operator (==, !=, <, <=, >, >=), e.g. `==Running`
-[ERROR] templates/health.yaml: document 3 (line 16): Widget/seed: annotation `berth.dev/timeout`: invalid duration `soon`: expected a number at `soon`
+[ERROR] templates/health.yaml: document 3 (line 16): Widget/seed: annotation `berth.dev/timeout`: invalid duration `soon`: time: invalid duration "soon"
 [ERROR] templates/hook.yaml: document 1 (line 1): Job/migrate: annotation `helm.sh/weight`: `1.5` is not an integer; expected one such as "-1" or "5"
 [ERROR] templates/metadata.yaml: document 1 (line 1): ConfigMap/labelled: metadata.labels: Invalid value: "not a key": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')
 [ERROR] templates/metadata.yaml: document 1 (line 1): ConfigMap/labelled: metadata.labels.tier: Invalid value: "a value that is far too long for a label value, which may hold sixty-three chara... (93 bytes)": must be no more than 63 characters
