@@ -1,0 +1,193 @@
+//! `helm show values CHART --jsonpath EXPR` against real Helm v4.1.4 (from `peers.rs`): each expression of the
+//! table runs through Helm and through berth as `helm` (`BERTH_HELM=1`), each with a HOME of its own, over the
+//! same chart; stdout, the first line of stderr and the exit status must be the same. The golden output is what
+//! Helm prints when the test runs.
+//!
+//! The chart's values hold what Helm's loading changes (sigs.k8s.io/yaml: numbers become float64, `1e+06`;
+//! a YAML 1.1 `off` key becomes `"false"`), nested maps, lists of maps, null, strings with spaces and unicode, a
+//! key with dots and HTML characters (escaped in JSON, not in text); a subchart's values (Helm's `show` does
+//! not merge them). Expressions whose output depends on Go's random map order (`.*` or `..` over a map with
+//! several keys that match) are left out: berth prints key order there (docs/helm.md).
+
+use crate::peers::peers_dir;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// The longest one run may take before it counts as hung.
+const RUN_LIMIT: Duration = Duration::from_secs(120);
+
+const CHART: &str = "apiVersion: v2\nname: shown\nversion: 0.1.0\ndependencies:\n  - name: sub\n    version: 0.1.0\n";
+
+const VALUES: &str = r#"name: top
+replicas: 3
+ratio: 0.25
+big: 1000000
+huge: 12345678901234567890
+negative: -7
+enabled: true
+off: false
+nothing: null
+greeting: "hello world"
+unicode: "héllo ✓ 日本"
+html: "<a&b>"
+"dotted.key": dotted
+nested:
+  inner:
+    value: deep
+    count: 2
+servers:
+  - name: alpha
+    port: 80
+    tags: [a, b]
+  - name: beta
+    port: 8080
+    tags: []
+  - name: gamma
+    port: 443
+    tls: true
+empty: []
+"#;
+
+/// (what the case shows, the expression).
+const CASES: [(&str, &str); 30] = [
+    ("a string", "{.name}"),
+    ("an integer (float64)", "{.replicas}"),
+    ("a large integer as Go prints float64", "{.big}"),
+    ("beyond int64", "{.huge}"),
+    ("a fraction and a negative", "{.ratio} {.negative}"),
+    ("booleans, and the key YAML 1.1 made of `off`", "{.enabled}/{.false}"),
+    ("null", "{.nothing}"),
+    ("spaces and unicode", "{.greeting}|{.unicode}"),
+    ("HTML characters in text", "{.html}"),
+    ("a map as JSON", "{.nested}"),
+    ("the whole values as JSON, HTML escaped", "{$}"),
+    ("a list of maps as JSON", "{.servers}"),
+    ("every item's field", "{.servers[*].name}"),
+    ("range with a quoted newline", r#"{range .servers[*]}{.name}{"\n"}{end}"#),
+    ("nested ranges", "{range .servers[*]}{.name}:{range .tags[*]}{@},{end};{end}"),
+    ("a filter on a string", r#"{.servers[?(@.name=="beta")].port}"#),
+    ("a filter comparing float64 with float", "{.servers[?(@.port>100.0)].name}"),
+    ("a filter comparing float64 with int fails: nothing printed", "{.servers[?(@.port==80)].name}"),
+    ("an exists filter", "{.servers[?(@.tls)].name}"),
+    ("recursive descent", "{..name}"),
+    ("a slice from the end", "{.servers[-1:].name}"),
+    ("a slice with a step", "{.servers[0:3:2].name}"),
+    ("a union", "{.servers[0,2].name}"),
+    ("an escaped dot", r"{.dotted\.key}"),
+    ("a quoted key with a dot is a path", "{['dotted.key']}"),
+    ("a string's bytes", "{.greeting.*}"),
+    ("a missing key: nothing printed, success", "before {.missing} after"),
+    ("an index out of range: nothing printed", "{.servers[5]}"),
+    ("a parse error", "{.servers[0"),
+    ("an unclosed action", "x{.name"),
+];
+
+/// What one program did.
+#[derive(Debug, PartialEq, Eq)]
+struct Outcome {
+    code: Option<i32>,
+    stdout: String,
+    first_stderr_line: String,
+}
+
+/// Runs `program ARGS` with a private HOME, bounded by [`RUN_LIMIT`].
+fn run(program: &Path, berth_as_helm: bool, args: &[&str]) -> Outcome {
+    let home = tempfile::tempdir().expect("home directory");
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .env("HOME", home.path())
+        .env("HELM_CACHE_HOME", home.path().join("cache"))
+        .env("HELM_CONFIG_HOME", home.path().join("config"))
+        .env("HELM_DATA_HOME", home.path().join("data"))
+        .env("NO_COLOR", "1")
+        .env_remove("BERTH_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if berth_as_helm {
+        command.env("BERTH_HELM", "1");
+    }
+    let child = command.spawn().unwrap_or_else(|error| panic!("start {}: {error}", program.display()));
+    let pid = child.id();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let _ = sender.send(child.wait_with_output());
+    });
+    let output = match receiver.recv_timeout(RUN_LIMIT) {
+        Ok(Ok(output)) => output,
+        Ok(Err(error)) => panic!("waiting for {} {args:?} failed: {error}", program.display()),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+            panic!("{} {args:?} did not finish within {RUN_LIMIT:?}", program.display());
+        }
+    };
+    let _ = waiter.join();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    Outcome {
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        first_stderr_line: stderr.lines().next().unwrap_or_default().to_string(),
+    }
+}
+
+/// The chart (with a subchart whose values Helm's `show` leaves out), and one without a values file.
+fn write_charts(dir: &Path) {
+    let write = |path: &str, text: &str| {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().expect("a parent directory")).expect("chart directory");
+        std::fs::write(path, text).expect("chart file");
+    };
+    write("shown/Chart.yaml", CHART);
+    write("shown/values.yaml", VALUES);
+    write("shown/charts/sub/Chart.yaml", "apiVersion: v2\nname: sub\nversion: 0.1.0\n");
+    write("shown/charts/sub/values.yaml", "name: inner\nport: 9\n");
+    write("bare/Chart.yaml", "apiVersion: v2\nname: bare\nversion: 0.1.0\n");
+}
+
+#[test]
+fn show_values_jsonpath_prints_as_helm() {
+    let dir = tempfile::tempdir().expect("chart directory");
+    write_charts(dir.path());
+    let helm = peers_dir().join("helm");
+    let berth = Path::new(env!("CARGO_BIN_EXE_berth"));
+    let shown = dir.path().join("shown").to_string_lossy().into_owned();
+    let bare = dir.path().join("bare").to_string_lossy().into_owned();
+    let mut command_lines: Vec<(String, Vec<String>)> = CASES
+        .iter()
+        .map(|(what, expression)| {
+            let args = ["show", "values", &shown, "--jsonpath", expression];
+            (what.to_string(), args.map(String::from).to_vec())
+        })
+        .collect();
+    command_lines.extend([
+        (
+            "no values file: nothing printed".to_string(),
+            ["show", "values", &bare, "--jsonpath", "text {$}"].map(String::from).to_vec(),
+        ),
+        (
+            "an empty template shows the file".to_string(),
+            ["show", "values", &shown, "--jsonpath="].map(String::from).to_vec(),
+        ),
+        (
+            "the flag is only on values".to_string(),
+            ["show", "chart", &shown, "--jsonpath", "{.name}"].map(String::from).to_vec(),
+        ),
+        (
+            "the subchart's values are not merged".to_string(),
+            ["show", "values", &shown, "--jsonpath", "{.sub}"].map(String::from).to_vec(),
+        ),
+    ]);
+    let mut differences = Vec::new();
+    for (what, args) in &command_lines {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let expected = run(&helm, false, &args);
+        let actual = run(berth, true, &args);
+        if actual != expected {
+            differences
+                .push(format!("{what} ({:?}):\n  helm:  {expected:?}\n  berth: {actual:?}", args[4..].join(" ")));
+        }
+    }
+    assert!(differences.is_empty(), "berth as helm differs from Helm 4.1.4:\n{}", differences.join("\n"));
+}
