@@ -13,7 +13,7 @@ use super::node::{Node, ParamsEntry};
 use super::{EvaluateError, Item};
 use crate::{MAX_DEPTH, Value};
 
-/// The most values an evaluation may produce, all steps together.
+/// The most values an evaluation may produce (and filter elements it may examine), all steps together.
 pub const MAX_ITEMS: usize = 1 << 22;
 
 /// Why a step failed: Go's error and the values the failing function returned with it (an `exists` filter keeps
@@ -104,7 +104,7 @@ impl<'a> Evaluator<'a> {
         Ok(full)
     }
 
-    /// Counts `count` more values against [`MAX_ITEMS`].
+    /// Counts `count` more values produced (or list elements a filter examined) against [`MAX_ITEMS`].
     fn produce(&mut self, count: usize) -> Result<(), Failure> {
         self.produced = self.produced.saturating_add(count);
         if self.produced > MAX_ITEMS {
@@ -229,6 +229,8 @@ impl<'a> Evaluator<'a> {
                 ));
             };
             for element in list.iter() {
+                // Each element examined counts, so that a filter matching nothing inside nested ranges is bounded too.
+                self.produce(1)?;
                 let element = Item::Value(element.clone());
                 let current = std::slice::from_ref(&element);
                 let lefts = self.eval_list(current, left);
