@@ -50,7 +50,7 @@ empty: []
 "#;
 
 /// (what the case shows, the expression).
-const CASES: [(&str, &str); 30] = [
+const CASES: [(&str, &str); 35] = [
     ("a string", "{.name}"),
     ("an integer (float64)", "{.replicas}"),
     ("a large integer as Go prints float64", "{.big}"),
@@ -74,6 +74,11 @@ const CASES: [(&str, &str); 30] = [
     ("a slice from the end", "{.servers[-1:].name}"),
     ("a slice with a step", "{.servers[0:3:2].name}"),
     ("a union", "{.servers[0,2].name}"),
+    ("a union of quoted keys", "{.servers[*]['name','port']}"),
+    ("an exists filter keeps an element whose index fails (client-go quirk)", "{.servers[?(@.tags[5])].name}"),
+    ("a range without end runs the rest once per item, then once more", "{range .servers[*]}{.name}"),
+    ("an end outside a range: nothing printed", "{.name}{end}"),
+    ("escapes in a quoted string", r#"{"\u00e9\x41\t"}"#),
     ("an escaped dot", r"{.dotted\.key}"),
     ("a quoted key with a dot is a path", "{['dotted.key']}"),
     ("a string's bytes", "{.greeting.*}"),
