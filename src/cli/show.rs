@@ -34,6 +34,7 @@ pub struct ShowArgs {
 }
 
 pub fn run(args: ShowArgs, globals: &Globals) -> Result<ExitCode, Error> {
+    reject_jsonpath_outside_values(&args)?;
     let chart_problem =
         |error: berth_chart::load::LoadError| Error::Chart(args.chart.clone(), ChartProblem(error.to_string()));
     let located = if args.source.is_remote(&args.chart) {
@@ -46,11 +47,18 @@ pub fn run(args: ShowArgs, globals: &Globals) -> Result<ExitCode, Error> {
     Ok(ExitCode::Success)
 }
 
+/// Helm adds `--jsonpath` to `show values` alone (pkg/cmd/show.go `addShowFlags`): elsewhere cobra refuses it before
+/// anything is loaded, even empty.
+fn reject_jsonpath_outside_values(args: &ShowArgs) -> Result<(), Error> {
+    match args.jsonpath {
+        Some(_) if args.what != ShowWhat::Values => Err(Error::Usage("unknown flag: --jsonpath".to_string())),
+        _ => Ok(()),
+    }
+}
+
 /// `show`, or the values through `--jsonpath` (an empty template is none, as in Helm).
 fn show_selected(chart: &Chart, what: ShowWhat, jsonpath: Option<&str>, globals: &Globals) -> Result<String, Error> {
     match jsonpath.filter(|template| !template.is_empty()) {
-        // Helm adds the flag to `show values` alone (pkg/cmd/show.go `addShowFlags`).
-        Some(_) if what != ShowWhat::Values => Err(Error::Usage("unknown flag: --jsonpath".to_string())),
         Some(template) => values_through_jsonpath(chart, template, globals.personality),
         None => Ok(show(chart, what)),
     }

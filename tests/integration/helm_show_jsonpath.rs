@@ -180,6 +180,10 @@ fn show_values_jsonpath_prints_as_helm() {
             ["show", "chart", &shown, "--jsonpath", "{.name}"].map(String::from).to_vec(),
         ),
         (
+            "refused even empty, before the chart is loaded".to_string(),
+            ["show", "readme", "missing", "--jsonpath="].map(String::from).to_vec(),
+        ),
+        (
             "the subchart's values are not merged".to_string(),
             ["show", "values", &shown, "--jsonpath", "{.sub}"].map(String::from).to_vec(),
         ),
