@@ -71,8 +71,9 @@ fn show_selected(chart: &Chart, what: ShowWhat, jsonpath: Option<&str>, globals:
 /// either way (Helm would run out of memory).
 fn values_through_jsonpath(chart: &Chart, template: &str, personality: Personality) -> Result<String, Error> {
     use berth_go::jsonpath::{EvaluateError, ExecuteError, JsonPath, PrintError};
+    // Helm's words (`error parsing jsonpath %s: %w`) as one usage error, which both interfaces print whole.
     let path = JsonPath::parse(template)
-        .map_err(|error| Error::Helm(format!("error parsing jsonpath {template}"), Box::new(error)))?;
+        .map_err(|error| Error::Usage(format!("error parsing jsonpath {template}: {error}")))?;
     let mut out = String::new();
     // Helm's loader sets `Values` only when the chart has a values file (berth's holds an empty map then).
     if !chart.raw.iter().any(|file| file.name == "values.yaml") {
