@@ -9,13 +9,8 @@
 //! not merge them). Expressions whose output depends on Go's random map order (`.*` or `..` over a map with
 //! several keys that match) are left out: berth prints key order there (docs/helm.md).
 
-use crate::peers::peers_dir;
+use crate::helm_commands::{Program, run_in, text};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::Duration;
-
-/// The longest one run may take before it counts as hung.
-const RUN_LIMIT: Duration = Duration::from_secs(120);
 
 const CHART: &str = "apiVersion: v2\nname: shown\nversion: 0.1.0\ndependencies:\n  - name: sub\n    version: 0.1.0\n";
 
@@ -46,6 +41,7 @@ servers:
   - name: gamma
     port: 443
     tls: true
+    tags: [c]
 empty: []
 "#;
 
@@ -96,44 +92,18 @@ struct Outcome {
     first_stderr_line: String,
 }
 
-/// Runs `program ARGS` with a private HOME, bounded by [`RUN_LIMIT`].
-fn run(program: &Path, berth_as_helm: bool, args: &[&str]) -> Outcome {
+/// Runs `program ARGS` with a private HOME and nothing else of the environment but PATH (`run_in`).
+fn run(program: Program, args: &[&str]) -> Outcome {
     let home = tempfile::tempdir().expect("home directory");
-    let mut command = Command::new(program);
-    command
-        .args(args)
-        .env("HOME", home.path())
-        .env("HELM_CACHE_HOME", home.path().join("cache"))
-        .env("HELM_CONFIG_HOME", home.path().join("config"))
-        .env("HELM_DATA_HOME", home.path().join("data"))
-        .env("NO_COLOR", "1")
-        .env_remove("BERTH_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if berth_as_helm {
-        command.env("BERTH_HELM", "1");
-    }
-    let child = command.spawn().unwrap_or_else(|error| panic!("start {}: {error}", program.display()));
-    let pid = child.id();
-    let (sender, receiver) = std::sync::mpsc::channel();
-    let waiter = std::thread::spawn(move || {
-        let _ = sender.send(child.wait_with_output());
-    });
-    let output = match receiver.recv_timeout(RUN_LIMIT) {
-        Ok(Ok(output)) => output,
-        Ok(Err(error)) => panic!("waiting for {} {args:?} failed: {error}", program.display()),
-        Err(_) => {
-            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
-            panic!("{} {args:?} did not finish within {RUN_LIMIT:?}", program.display());
-        }
+    let variables: &[(&str, &str)] = match program {
+        Program::Berth => &[("BERTH_HELM", "1")],
+        Program::Helm => &[],
     };
-    let _ = waiter.join();
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let output = run_in(program, args, home.path(), home.path(), variables);
     Outcome {
         code: output.status.code(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        first_stderr_line: stderr.lines().next().unwrap_or_default().to_string(),
+        stdout: text(&output.stdout),
+        first_stderr_line: text(&output.stderr).lines().next().unwrap_or_default().to_string(),
     }
 }
 
@@ -155,8 +125,6 @@ fn write_charts(dir: &Path) {
 fn show_values_jsonpath_prints_as_helm() {
     let dir = tempfile::tempdir().expect("chart directory");
     write_charts(dir.path());
-    let helm = peers_dir().join("helm");
-    let berth = Path::new(env!("CARGO_BIN_EXE_berth"));
     let shown = dir.path().join("shown").to_string_lossy().into_owned();
     let bare = dir.path().join("bare").to_string_lossy().into_owned();
     let mut command_lines: Vec<(String, Vec<String>)> = CASES
@@ -191,8 +159,8 @@ fn show_values_jsonpath_prints_as_helm() {
     let mut differences = Vec::new();
     for (what, args) in &command_lines {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let expected = run(&helm, false, &args);
-        let actual = run(berth, true, &args);
+        let expected = run(Program::Helm, &args);
+        let actual = run(Program::Berth, &args);
         if actual != expected {
             differences
                 .push(format!("{what} ({:?}):\n  helm:  {expected:?}\n  berth: {actual:?}", args[4..].join(" ")));
