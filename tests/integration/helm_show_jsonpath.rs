@@ -168,3 +168,33 @@ fn show_values_jsonpath_prints_as_helm() {
     }
     assert!(differences.is_empty(), "berth as helm differs from Helm 4.1.4:\n{}", differences.join("\n"));
 }
+
+/// A template that multiplies its results (each `[0,0,0,0]` four times the last) ends with berth's bound, as
+/// `helm` and as `berth`, where Helm would run until memory runs out.
+#[test]
+fn a_runaway_template_ends_with_an_error() {
+    let dir = tempfile::tempdir().expect("chart directory");
+    let chart = dir.path().join("runaway");
+    std::fs::create_dir_all(&chart).expect("chart directory");
+    std::fs::write(chart.join("Chart.yaml"), "apiVersion: v2\nname: runaway\nversion: 0.1.0\n").expect("Chart.yaml");
+    let deep = format!("deep: {}1{}\n", "[".repeat(30), "]".repeat(30));
+    std::fs::write(chart.join("values.yaml"), deep).expect("values.yaml");
+    let template = format!("{{.deep{}}}", "[0,0,0,0]".repeat(20));
+    let chart = chart.to_string_lossy().into_owned();
+    for (variables, code) in [(&[("BERTH_HELM", "1")][..], 1), (&[][..], 2)] {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let (args, home) =
+            (["show", "values", &chart, "--jsonpath", &template].map(String::from), dir.path().to_owned());
+        let variables: Vec<(String, String)> = variables.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        std::thread::spawn(move || {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let variables: Vec<(&str, &str)> = variables.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            let _ = sender.send(run_in(Program::Berth, &args, &home, &home, &variables));
+        });
+        let output = receiver.recv_timeout(std::time::Duration::from_secs(120)).expect("berth ends within 2 minutes");
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(code), "{stderr}");
+        assert!(stderr.contains("jsonpath evaluation produced more than 4194304 values"), "{stderr}");
+        assert_eq!(text(&output.stdout), "");
+    }
+}
