@@ -3,8 +3,8 @@
 //!
 //! A template is text with actions in braces: `{.servers[*].name}`, `{range .list[*]}{.name}{"\n"}{end}`,
 //! `{..image}`, `{.items[?(@.port==8080.0)].name}`, `{['dotted.key']}` (which is the path `.dotted.key`, a
-//! client-go quirk kept). [`JsonPath::parse`] reads it ([`parser`] keeps parser.go's texts and quirks);
-//! [`JsonPath::execute`] evaluates it over a value ([`eval`]) and prints the results ([`print`]). Go's map
+//! client-go quirk kept). [`JsonPath::parse`] reads it (`parser` keeps parser.go's texts and quirks);
+//! [`JsonPath::execute`] evaluates it over a value (`eval`) and prints the results (`print`). Go's map
 //! order is random where a template walks a map (`.*`, `..`); here it is key order.
 //!
 //! ```
