@@ -1,6 +1,6 @@
 //! `berth show chart|values|readme|crds|all CHART`: a chart's parts, printed as `helm show` prints them.
 
-use super::global_args::Globals;
+use super::global_args::{Globals, Personality};
 use super::output::print_stdout;
 use crate::cli::error::{ChartProblem, Error, ExitCode};
 use berth_chart::chart::Chart;
@@ -24,6 +24,9 @@ pub enum ShowWhat {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     pub what: ShowWhat,
+    /// `show values` only: print the values through a JSONPath template (`{.image.tag}`), as Helm's `--jsonpath`.
+    #[arg(long, value_name = "EXPR", overrides_with = "jsonpath")]
+    pub jsonpath: Option<String>,
     /// A chart directory or packaged `.tgz`, `REPO/CHART`, a chart name with `--repo`, or `oci://...`.
     pub chart: String,
     #[command(flatten)]
@@ -33,13 +36,59 @@ pub struct ShowArgs {
 }
 
 pub fn run(args: ShowArgs, globals: &Globals) -> Result<ExitCode, Error> {
+    reject_jsonpath_outside_values(&args)?;
     let chart_problem =
         |error: berth_chart::load::LoadError| Error::Chart(args.chart.clone(), ChartProblem(error.to_string()));
     let located =
         super::source_args::locate_any_blocking(&args.chart, &args.source, &args.provenance, &globals.environment)?;
     let loaded = berth_chart::load::load(located).map_err(chart_problem)?;
-    print_stdout(&show(&loaded.chart, args.what))?;
+    print_stdout(&show_selected(&loaded.chart, args.what, args.jsonpath.as_deref(), globals)?)?;
     Ok(ExitCode::Success)
+}
+
+/// Helm adds `--jsonpath` to `show values` alone (pkg/cmd/show.go `addShowFlags`): elsewhere cobra refuses it before
+/// anything is loaded, even empty.
+fn reject_jsonpath_outside_values(args: &ShowArgs) -> Result<(), Error> {
+    match args.jsonpath {
+        Some(_) if args.what != ShowWhat::Values => Err(Error::Usage("unknown flag: --jsonpath".to_string())),
+        _ => Ok(()),
+    }
+}
+
+/// `show`, or the values through `--jsonpath` (an empty template is none, as in Helm).
+fn show_selected(chart: &Chart, what: ShowWhat, jsonpath: Option<&str>, globals: &Globals) -> Result<String, Error> {
+    match jsonpath.filter(|template| !template.is_empty()) {
+        Some(template) => values_through_jsonpath(chart, template, globals.personality),
+        None => Ok(show(chart, what)),
+    }
+}
+
+/// Helm's `Show.Run` with a JSONPath template (pkg/action/show.go): client-go's `JSONPathPrinter` executed over
+/// the chart's values as loaded (float64 numbers, so `1e+06`), nothing when the chart has no values file. Helm
+/// ignores `Execute`'s error and prints what was written (nothing, when evaluation failed: `{.missing}` prints
+/// nothing and succeeds); berth's own interface reports it. berth's bounds on a runaway template are reported
+/// either way (Helm would run out of memory).
+fn values_through_jsonpath(chart: &Chart, template: &str, personality: Personality) -> Result<String, Error> {
+    use berth_go::jsonpath::{EvaluateError, ExecuteError, JsonPath, PrintError};
+    // Helm's words (`error parsing jsonpath %s: %w`) as one usage error, which both interfaces print whole.
+    let path = JsonPath::parse(template)
+        .map_err(|error| Error::Usage(format!("error parsing jsonpath {template}: {error}")))?;
+    let mut out = String::new();
+    // Helm's loader sets `Values` only when the chart has a values file (berth's holds an empty map then).
+    if !chart.raw.iter().any(|file| file.name == "values.yaml") {
+        return Ok(out);
+    }
+    let is_go_error = |error: &ExecuteError| {
+        matches!(error, ExecuteError::Evaluate(EvaluateError::Go(_)) | ExecuteError::Print(PrintError::Go(_)))
+    };
+    match path.execute(&chart.values, &mut out) {
+        Ok(()) => Ok(out),
+        Err(error) if personality == Personality::Helm && is_go_error(&error) => Ok(out),
+        Err(error) => {
+            print_stdout(&out)?;
+            Err(Error::Helm(format!("cannot print the values through jsonpath {template}"), Box::new(error)))
+        }
+    }
 }
 
 /// Helm's `Show.Run`.

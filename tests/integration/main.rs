@@ -34,6 +34,7 @@ mod helm_commands_provenance;
 mod helm_dropin;
 mod helm_dropin_status;
 mod helm_flags;
+mod helm_show_jsonpath;
 mod hostile_budgets;
 mod hostile_controller;
 mod hostile_lookup;

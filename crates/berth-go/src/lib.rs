@@ -5,7 +5,8 @@
 //! Module map: [`budget`] (what a render may still spend, where the functions it calls can see it), `value` (the data model: [`Value`], [`Map`], [`List`], [`Object`], `fmt`'s `%v` of a value),
 //! `error` (the error a function over values returns, and the text/template errors that wrap it: a function can
 //! return a nested template's error, so the one type serves both), [`fmt`] (`Sprintf`), [`strconv`] (`Quote`,
-//! `Unquote`, `IsPrint`, number parsing and formatting), [`json`] (`encoding/json` for values), [`path`] (`Clean`, `Base`, `Dir`, `Ext`), [`regexp`] (Go's
+//! `Unquote`, `IsPrint`, number parsing and formatting), [`json`] (`encoding/json` for values), [`jsonpath`]
+//! (client-go's util/jsonpath, `kubectl -o jsonpath`), [`path`] (`Clean`, `Base`, `Dir`, `Ext`), [`regexp`] (Go's
 //! RE2 dialect on the regex crate), [`time`] (layouts, zones, durations) and [`strings`] (Go's string and
 //! `unicode` semantics where Rust's differ).
 
@@ -13,6 +14,7 @@ pub mod budget;
 mod error;
 pub mod fmt;
 pub mod json;
+pub mod jsonpath;
 pub mod path;
 pub mod regexp;
 pub mod strconv;
