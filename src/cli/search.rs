@@ -145,19 +145,20 @@ fn table(results: &[SearchResult], max_column_width: usize) -> String {
 /// `repoChartElement` list as Go's `encoding/json` writes it (one line).
 fn json(results: &[SearchResult]) -> String {
     let string = berth_go::json::quote;
-    let elements: Vec<String> = results
-        .iter()
-        .map(|result| {
-            format!(
-                "{{\"name\":{},\"version\":{},\"app_version\":{},\"description\":{}}}",
-                string(&result.name),
-                string(&result.chart.version),
-                string(result.app_version()),
-                string(result.description())
-            )
-        })
-        .collect();
-    format!("[{}]\n", elements.join(","))
+    json_list(results, |result| {
+        format!(
+            "{{\"name\":{},\"version\":{},\"app_version\":{},\"description\":{}}}",
+            string(&result.name),
+            string(&result.chart.version),
+            string(result.app_version()),
+            string(result.description())
+        )
+    })
+}
+
+/// A JSON list of `items` on one line as `json.Encoder` ends it (`[]` for none).
+fn json_list<T>(items: &[T], element: impl Fn(&T) -> String) -> String {
+    format!("[{}]\n", items.iter().map(element).collect::<Vec<_>>().join(","))
 }
 
 /// The same list as Helm's YAML (keys sorted, as sigs.k8s.io/yaml writes them).
@@ -236,21 +237,17 @@ fn hub_table(charts: &[HubChart], max_column_width: usize, list_repo_url: bool) 
 /// `hubChartElement` list as Go's `encoding/json` writes it (one line; `[]` for no chart).
 fn hub_json(charts: &[HubChart]) -> String {
     let string = berth_go::json::quote;
-    let elements: Vec<String> = charts
-        .iter()
-        .map(|chart| {
-            format!(
-                "{{\"url\":{},\"version\":{},\"app_version\":{},\"description\":{},\"repository\":{{\"url\":{},\"name\":{}}}}}",
-                string(&chart.url),
-                string(&chart.version),
-                string(&chart.app_version),
-                string(&chart.description),
-                string(&chart.repository_url),
-                string(&chart.repository_name)
-            )
-        })
-        .collect();
-    format!("[{}]\n", elements.join(","))
+    json_list(charts, |chart| {
+        format!(
+            "{{\"url\":{},\"version\":{},\"app_version\":{},\"description\":{},\"repository\":{{\"url\":{},\"name\":{}}}}}",
+            string(&chart.url),
+            string(&chart.version),
+            string(&chart.app_version),
+            string(&chart.description),
+            string(&chart.repository_url),
+            string(&chart.repository_name)
+        )
+    })
 }
 
 /// The same list as Helm's YAML (keys sorted, as sigs.k8s.io/yaml writes them).

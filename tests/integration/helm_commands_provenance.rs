@@ -409,69 +409,32 @@ fn plugin_package_and_verify_as_helm() {
     let (secring, pubring, other, locked) =
         (keys.path("secring.gpg"), keys.path("pubring.gpg"), keys.path("other.gpg"), keys.path("locked.gpg"));
     // Each line runs in the work directory with `DEST` the program's own destination.
-    let table: [&[&str]; 14] = [
-        &["plugin", "package", "hello", "--key", "Chart Signer", "--keyring", &secring, "-d", "DEST"],
-        &["plugin", "package", "hello", "--key", "Signer", "--keyring", &secring, "--destination", "DEST/deeper/"],
-        &["plugin", "package", "hello", "--sign=false", "-d", "DEST"],
-        &[
-            "plugin",
-            "package",
-            "hello",
-            "--key",
-            "Locked",
-            "--keyring",
-            &locked,
-            "--passphrase-file",
-            "right.txt",
-            "-d",
-            "DEST",
-        ],
-        &[
-            "plugin",
-            "package",
-            "hello",
-            "--key",
-            "Locked",
-            "--keyring",
-            &locked,
-            "--passphrase-file",
-            "wrong.txt",
-            "-d",
-            "DEST",
-        ],
-        &["plugin", "package", "hello", "--key", "Locked", "--keyring", &locked, "-d", "DEST"],
-        &[
-            "plugin",
-            "package",
-            "hello",
-            "--key",
-            "Locked",
-            "--keyring",
-            &locked,
-            "--passphrase-file",
-            "-",
-            "-d",
-            "DEST",
-        ],
-        &[
-            "plugin",
-            "package",
-            "hello",
-            "--key",
-            "Locked",
-            "--keyring",
-            &locked,
-            "--passphrase-file",
-            "none.txt",
-            "-d",
-            "DEST",
-        ],
-        &["plugin", "package", "hello", "--keyring", &secring, "-d", "DEST"],
-        &["plugin", "package", "hello", "--key", "Nobody", "--keyring", &secring, "-d", "DEST"],
-        &["plugin", "package", "hello", "--key", "Chart Signer", "--keyring", &pubring, "-d", "DEST"],
-        &["plugin", "package", "hello", "--key", "Chart Signer", "-d", "DEST"],
-        &["plugin", "package", "hello/plugin.yaml", "--sign=false", "-d", "DEST"],
-        &["plugin", "package", "missing", "--sign=false", "-d", "DEST"],
+    let package = |flags: &[&str]| {
+        let mut args = vec!["plugin", "package", "hello"];
+        args.extend_from_slice(flags);
+        args.extend_from_slice(&["-d", "DEST"]);
+        args.into_iter().map(str::to_string).collect::<Vec<_>>()
+    };
+    let locked_with = |passphrase_file: &str| {
+        package(&["--key", "Locked", "--keyring", &locked, "--passphrase-file", passphrase_file])
+    };
+    let table: [Vec<String>; 14] = [
+        package(&["--key", "Chart Signer", "--keyring", &secring]),
+        ["plugin", "package", "hello", "--key", "Signer", "--keyring", &secring, "--destination", "DEST/deeper/"]
+            .map(str::to_string)
+            .to_vec(),
+        package(&["--sign=false"]),
+        locked_with("right.txt"),
+        locked_with("wrong.txt"),
+        package(&["--key", "Locked", "--keyring", &locked]),
+        locked_with("-"),
+        locked_with("none.txt"),
+        package(&["--keyring", &secring]),
+        package(&["--key", "Nobody", "--keyring", &secring]),
+        package(&["--key", "Chart Signer", "--keyring", &pubring]),
+        package(&["--key", "Chart Signer"]),
+        ["plugin", "package", "hello/plugin.yaml", "--sign=false", "-d", "DEST"].map(str::to_string).to_vec(),
+        ["plugin", "package", "missing", "--sign=false", "-d", "DEST"].map(str::to_string).to_vec(),
     ];
     // The output, and stderr's first line with the run's HOME masked.
     let run = |program: Program, args: &[&str]| {
