@@ -1,5 +1,5 @@
 //! `berth plugin install|list|uninstall|update` over Helm's plugin directory ([`berth::plugin`]), `plugin
-//! package|verify` of plugin archives ([`berth::plugin::package`]), and running an installed `cli/v1` plugin as a
+//! package|verify` of plugin archives ([`berth::plugin::package`], [`berth::plugin::verify`]), and running an installed `cli/v1` plugin as a
 //! subcommand (`berth NAME ARGS...`).
 
 use super::global_args::{Globals, Personality};
@@ -154,7 +154,8 @@ impl From<Error> for Failure {
 /// `plugin package` (plugin_package.go `run`): the directory checked, the destination made, the key unlocked
 /// before anything is written, then the archive and its `.prov`.
 fn run_package(args: &PackageArgs) -> Result<ExitCode, Failure> {
-    use berth::plugin::package::{Passphrase, check_directory, package, signing_key};
+    use berth::plugin::package::{check_directory, package};
+    use berth::plugin::sign::{Passphrase, signing_key};
     let metadata = check_directory(&args.path)?;
     std::fs::create_dir_all(&args.destination).map_err(|error| PluginError::Io {
         step: "mkdir",
@@ -201,7 +202,7 @@ fn prompt_passphrase(name: &str) -> Result<String, String> {
 /// `plugin verify` (plugin_verify.go `run`).
 fn run_verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
     let keyring = args.keyring.clone().unwrap_or_else(berth::provenance::default_keyring);
-    let verification = berth::plugin::package::verify(&args.path, &keyring)?;
+    let verification = berth::plugin::verify::verify(&args.path, &keyring)?;
     print_stdout(&verification.report_for("Plugin"))?;
     Ok(ExitCode::Success)
 }

@@ -139,7 +139,7 @@ fn install_archive(
     destination: &Path,
 ) -> Result<(), PluginError> {
     let entries = berth_chart::load::tar_gz_entries(data).map_err(PluginError::ArchiveMetadata)?;
-    let metadata = super::package::archive_metadata(&entries)?;
+    let metadata = super::sign::archive_metadata(&entries)?;
     let kept = plugins.join(format!("{}-{}.tgz", metadata.name, metadata.version));
     std::fs::write(&kept, data).map_err(|error| PluginError::io("save", &kept, &error))?;
     if let Some(provenance) = provenance

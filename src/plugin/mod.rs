@@ -1,6 +1,6 @@
 //! Helm 4 plugins (internal/plugin): `plugin.yaml` in both of Helm 4's forms ([`metadata`]), the installed
 //! plugins of `$HELM_PLUGINS` ([`store`]), installing from a directory or archive and removing them
-//! ([`install`]), packaging, signing and verifying plugin archives ([`package`]), and running the subprocess runtime: a `cli/v1` plugin as a subcommand, a `postrenderer/v1`
+//! ([`install`]), packaging, signing and verifying plugin archives ([`package`], [`sign`], [`verify`]), and running the subprocess runtime: a `cli/v1` plugin as a subcommand, a `postrenderer/v1`
 //! plugin on rendered manifests, hooks ([`run`], with the program line of [`command`]).
 //!
 //! berth uses Helm's plugin directory and Helm's layout in it, so a plugin installed by either tool is listed,
@@ -12,7 +12,9 @@ pub mod install;
 pub mod metadata;
 pub mod package;
 pub mod run;
+pub mod sign;
 pub mod store;
+pub mod verify;
 
 pub use install::{InstallOptions, Installed, install, uninstall, update};
 pub use metadata::{Metadata, PlatformCommand, PluginConfig};
