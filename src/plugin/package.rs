@@ -152,6 +152,7 @@ fn write_entry(
     }
     Ok(())
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
