@@ -29,6 +29,7 @@ pub mod dependency_update;
 pub mod events;
 pub mod health;
 pub mod helm_table;
+pub mod hub;
 pub mod lint;
 pub mod manifest;
 pub mod object;

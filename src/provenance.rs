@@ -69,12 +69,17 @@ pub struct Verification {
 impl Verification {
     /// The lines `helm verify` and `helm pull --verify` print.
     pub fn report(&self) -> String {
+        self.report_for("Chart")
+    }
+
+    /// The lines Helm prints for a verified `subject` (`Chart`, or `Plugin` for `plugin verify|install`).
+    pub fn report_for(&self, subject: &str) -> String {
         let mut text = String::new();
         for name in &self.signed_by {
             text.push_str(&format!("Signed by: {name}\n"));
         }
         text.push_str(&format!("Using Key With Fingerprint: {}\n", self.fingerprint));
-        text.push_str(&format!("Chart Hash Verified: {}\n", self.file_hash));
+        text.push_str(&format!("{subject} Hash Verified: {}\n", self.file_hash));
         text
     }
 }
@@ -252,7 +257,8 @@ pub fn load_signing_key(path: &Path, id: &str) -> Result<SignedSecretKey, Proven
     chosen.0.clone().ok_or(ProvenanceError::NotPrivate)
 }
 
-/// `Signatory.ClearSign`: the message block (the chart's `Chart.yaml` as Helm marshals it, `...`, and
+/// `Signatory.ClearSign`: the message block (the chart's `Chart.yaml` as Helm marshals it, or a plugin's
+/// metadata, then `...`, and
 /// `files: {<file name>: sha256:<hex>}`) clearsigned with `key`'s primary key (unlocked with `passphrase` when
 /// protected), as the text of a `.prov` file.
 ///

@@ -1,5 +1,6 @@
-//! `berth plugin install|list|uninstall|update` over Helm's plugin directory ([`berth::plugin`]), and running
-//! an installed `cli/v1` plugin as a subcommand (`berth NAME ARGS...`).
+//! `berth plugin install|list|uninstall|update` over Helm's plugin directory ([`berth::plugin`]), `plugin
+//! package|verify` of plugin archives ([`berth::plugin::package`], [`berth::plugin::verify`]), and running an installed `cli/v1` plugin as a
+//! subcommand (`berth NAME ARGS...`).
 
 use super::global_args::{Globals, Personality};
 use super::output::print_stdout;
@@ -30,6 +31,41 @@ pub enum PluginCommand {
     /// Update plugins (a plugin linked from a local directory is always current).
     #[command(alias = "up")]
     Update(NamesArgs),
+    /// Package a plugin directory into a plugin archive (signed by default).
+    Package(PackageArgs),
+    /// Verify that a plugin archive has been signed and is valid (its `.prov` against a keyring).
+    Verify(VerifyArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct PackageArgs {
+    /// The plugin directory.
+    pub path: PathBuf,
+    /// Use a PGP private key to sign this plugin (`--sign=false` skips it).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub sign: bool,
+    /// Name of the key to use when signing.
+    #[arg(long, default_value = "")]
+    pub key: String,
+    /// Location of a keyring with the secret key (default: `$GNUPGHOME/pubring.gpg`, else
+    /// `~/.gnupg/pubring.gpg`).
+    #[arg(long)]
+    pub keyring: Option<PathBuf>,
+    /// Location of a file which contains the passphrase for the signing key; `-` reads standard input.
+    #[arg(long)]
+    pub passphrase_file: Option<PathBuf>,
+    /// Location to write the plugin tarball.
+    #[arg(short = 'd', long, default_value = ".")]
+    pub destination: PathBuf,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct VerifyArgs {
+    /// The plugin archive (`.tgz`); its provenance is `<PATH>.prov`.
+    pub path: PathBuf,
+    /// Keyring containing public keys (default: `$GNUPGHOME/pubring.gpg`, else `~/.gnupg/pubring.gpg`).
+    #[arg(long)]
+    pub keyring: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -79,7 +115,96 @@ pub fn run(args: &PluginArgs, globals: &Globals) -> Result<ExitCode, Error> {
             run_each(names, "uninstall", "Uninstalled", |name| plugin::uninstall(name, settings))
         }
         PluginCommand::Update(names) => run_each(names, "update", "Updated", |name| plugin::update(name, settings)),
+        PluginCommand::Package(package) => run_package(package).map_err(|error| {
+            refused(globals.personality, format!("cannot package plugin `{}`", package.path.display()), error)
+        }),
+        PluginCommand::Verify(verify) => run_verify(verify).map_err(|error| {
+            refused(globals.personality, format!("cannot verify plugin `{}`", verify.path.display()), error)
+        }),
     }
+}
+
+/// A `plugin package|verify` failure: as `helm`, Helm's words alone; as `berth`, what failed and why.
+fn refused(personality: Personality, what: String, error: Failure) -> Error {
+    match (error, personality) {
+        (Failure::Plugin(error), Personality::Helm) => Error::Usage(error_chain(&error)),
+        (Failure::Plugin(error), Personality::Berth) => failed(what, error),
+        (Failure::Output(error), _) => error,
+    }
+}
+
+/// What stops `plugin package|verify`: the plugin's failure, or stdout that cannot be written.
+enum Failure {
+    Plugin(PluginError),
+    Output(Error),
+}
+
+impl From<PluginError> for Failure {
+    fn from(error: PluginError) -> Failure {
+        Failure::Plugin(error)
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Failure {
+        Failure::Output(error)
+    }
+}
+
+/// `plugin package` (plugin_package.go `run`): the directory checked, the destination made, the key unlocked
+/// before anything is written, then the archive and its `.prov`.
+fn run_package(args: &PackageArgs) -> Result<ExitCode, Failure> {
+    use berth::plugin::package::{check_directory, package};
+    use berth::plugin::sign::{Passphrase, signing_key};
+    let metadata = check_directory(&args.path)?;
+    std::fs::create_dir_all(&args.destination).map_err(|error| PluginError::Io {
+        step: "mkdir",
+        path: args.destination.display().to_string(),
+        reason: berth_source::io_text(&error),
+    })?;
+    let key = if args.sign {
+        let keyring = args.keyring.clone().unwrap_or_else(berth::provenance::default_keyring);
+        let mut prompt = prompt_passphrase;
+        let passphrase = match &args.passphrase_file {
+            Some(path) => Passphrase::File(path),
+            None => Passphrase::Prompt(&mut prompt),
+        };
+        Some(signing_key(&keyring, &args.key, passphrase)?)
+    } else {
+        print_stdout(
+            "WARNING: Skipping plugin signing. This is not recommended for plugins intended for distribution.\n",
+        )?;
+        None
+    };
+    let packaged = package(&args.path, &metadata, &args.destination, key.as_ref())?;
+    if let Some(provenance) = &packaged.provenance {
+        print_stdout(&format!("Successfully signed. Signature written to: {}\n", provenance.display()))?;
+    }
+    print_stdout(&format!("Successfully packaged plugin and saved it to: {}\n", packaged.archive.display()))?;
+    Ok(ExitCode::Success)
+}
+
+/// Helm's prompt for a protected key's passphrase: on stdout, read from a terminal without echo; without a
+/// terminal Helm's `term.ReadPassword` fails as Go words it.
+fn prompt_passphrase(name: &str) -> Result<String, String> {
+    use std::io::IsTerminal as _;
+    print_stdout(&format!("Password for key {} >  ", berth_go::strconv::quote(name)))
+        .map_err(|error| error.to_string())?;
+    let read = if std::io::stdin().is_terminal() {
+        console::Term::stdout().read_secure_line().map_err(|error| berth_source::io_text(&error))
+    } else {
+        Err("inappropriate ioctl for device".to_string())
+    };
+    print_stdout("\n").map_err(|error| error.to_string())?;
+    read
+}
+
+/// `plugin verify` (plugin_verify.go `run`).
+fn run_verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
+    let keyring = args.keyring.clone().unwrap_or_else(berth::provenance::default_keyring);
+    let verification = berth::plugin::verify::verify(&args.path, &keyring)?;
+    print_stdout(&verification.report_for("Plugin"))?;
+    Ok(ExitCode::Success)
 }
 
 fn run_install(args: &InstallArgs, settings: &HelmEnvironment) -> Result<ExitCode, Error> {

@@ -5,7 +5,6 @@
 //! berth does not use: they are refused with a clear message.
 
 use super::PluginError;
-use super::metadata::parse_metadata;
 use super::run::run_hook;
 use super::store::{PLUGIN_FILE, Plugin, load_all, load_directory};
 use crate::settings::HelmEnvironment;
@@ -123,11 +122,7 @@ pub fn install(
             .map_err(|error| PluginError::io("symlink", &destination, &error))?;
     }
     if let Some(verification) = &verification {
-        for signer in &verification.signed_by {
-            say(&format!("Signed by: {signer}"));
-        }
-        say(&format!("Using Key With Fingerprint: {}", verification.fingerprint));
-        say(&format!("Plugin Hash Verified: {}", verification.file_hash));
+        verification.report_for("Plugin").lines().for_each(&mut *say);
     }
     let plugin = load_directory(&destination).map_err(|error| PluginError::Unusable(Box::new(error)))?;
     run_hook(&plugin, "install")?;
@@ -144,12 +139,7 @@ fn install_archive(
     destination: &Path,
 ) -> Result<(), PluginError> {
     let entries = berth_chart::load::tar_gz_entries(data).map_err(PluginError::ArchiveMetadata)?;
-    let plugin_file = entries
-        .iter()
-        .find(|entry| entry.is_regular() && entry.name.rsplit('/').next() == Some(PLUGIN_FILE))
-        .ok_or_else(|| PluginError::ArchiveMetadata("plugin.yaml not found in tarball".to_string()))?;
-    let metadata =
-        parse_metadata(&plugin_file.data).map_err(|error| PluginError::ArchiveMetadata(error.to_string()))?;
+    let metadata = super::sign::archive_metadata(&entries)?;
     let kept = plugins.join(format!("{}-{}.tgz", metadata.name, metadata.version));
     std::fs::write(&kept, data).map_err(|error| PluginError::io("save", &kept, &error))?;
     if let Some(provenance) = provenance

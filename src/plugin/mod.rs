@@ -1,6 +1,6 @@
 //! Helm 4 plugins (internal/plugin): `plugin.yaml` in both of Helm 4's forms ([`metadata`]), the installed
 //! plugins of `$HELM_PLUGINS` ([`store`]), installing from a directory or archive and removing them
-//! ([`install`]), and running the subprocess runtime: a `cli/v1` plugin as a subcommand, a `postrenderer/v1`
+//! ([`install`]), packaging, signing and verifying plugin archives ([`package`], [`sign`], [`verify`]), and running the subprocess runtime: a `cli/v1` plugin as a subcommand, a `postrenderer/v1`
 //! plugin on rendered manifests, hooks ([`run`], with the program line of [`command`]).
 //!
 //! berth uses Helm's plugin directory and Helm's layout in it, so a plugin installed by either tool is listed,
@@ -10,8 +10,11 @@
 pub mod command;
 pub mod install;
 pub mod metadata;
+pub mod package;
 pub mod run;
+pub mod sign;
 pub mod store;
+pub mod verify;
 
 pub use install::{InstallOptions, Installed, install, uninstall, update};
 pub use metadata::{Metadata, PlatformCommand, PluginConfig};
@@ -21,7 +24,7 @@ pub use store::{Plugin, find_plugin, find_plugins, load_all, signing_status};
 /// Why a plugin could not be found, installed or run; the texts are Helm's where Helm words them.
 #[derive(Debug, thiserror::Error)]
 pub enum PluginError {
-    #[error("failed to read plugin at {path:?}: {reason}")]
+    #[error("failed to read plugin at {path:?}: open {path}: {reason}")]
     Read { path: String, reason: String },
     #[error("failed to load plugin {directory:?}")]
     Load {
@@ -83,6 +86,32 @@ pub enum PluginError {
     EmptyOutput(String),
     #[error(transparent)]
     Stream(#[from] crate::post_render::StreamError),
+    #[error("error reading from keyring: {0}")]
+    Keyring(String),
+    /// A provenance failure, worded as Helm words it (`private key not found`, `openpgp: ...`, `sha256 sum ...`).
+    #[error(transparent)]
+    Signature(crate::provenance::ProvenanceError),
+    /// The passphrase could not be had (the prompt failed) or does not open the key.
+    #[error("{0}")]
+    Passphrase(String),
+    #[error("specified reading passphrase from stdin, without input on stdin")]
+    NoStdinPassphrase,
+    #[error("plugin package only supports directories, not tarballs")]
+    PackageNotDirectory,
+    #[error("invalid plugin directory")]
+    InvalidDirectory(#[source] Box<PluginError>),
+    #[error("failed to create tarball: {0}")]
+    CreateTarball(String),
+    #[error("failed to create plugin tarball: {0}")]
+    WriteTarball(String),
+    #[error("failed to sign plugin: {0}")]
+    SignPlugin(String),
+    #[error("directory verification not supported - only plugin tarballs can be verified")]
+    VerifyDirectory,
+    #[error("plugin file must be a gzipped tarball (.tar.gz or .tgz)")]
+    NotATarball,
+    #[error("could not find provenance file {path}: stat {path}: {reason}")]
+    ProvenanceMissing { path: String, reason: String },
 }
 
 impl PluginError {

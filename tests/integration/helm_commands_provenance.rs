@@ -370,3 +370,182 @@ fn charts_signed_by_berth_verify_in_helm() {
         assert!(text(&helm_verify.stdout).starts_with("Signed by: Chart Signer <signer@example.com>\n"));
     }
 }
+
+/// A plugin directory for `plugin package`: `plugin.yaml`, an executable script, a file in a subdirectory.
+fn plugin_source(root: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt as _;
+    let source = root.join("hello");
+    std::fs::create_dir_all(source.join("lib")).unwrap();
+    std::fs::write(
+        source.join("plugin.yaml"),
+        "apiVersion: v1\nname: hello\ntype: cli/v1\nruntime: subprocess\nversion: 0.2.0\nsourceURL: https://x\n\
+         config:\n  usage: hello\n  shortHelp: say hello\nruntimeConfig:\n  platformCommand:\n  - command: \
+         $HELM_PLUGIN_DIR/run.sh\n    args: [\"--from\", \"$HELM_PLUGIN_NAME\"]\n",
+    )
+    .unwrap();
+    std::fs::write(source.join("run.sh"), "#!/bin/sh\necho hello\n").unwrap();
+    std::fs::write(source.join("lib/words.txt"), "hello\n".repeat(200)).unwrap();
+    for (path, mode) in
+        [("", 0o755), ("lib", 0o755), ("run.sh", 0o755), ("plugin.yaml", 0o644), ("lib/words.txt", 0o644)]
+    {
+        std::fs::set_permissions(source.join(path), std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    source
+}
+
+/// An archive's entries: name, mode, content.
+fn archive_entries(path: &Path) -> Vec<(String, i64, Vec<u8>)> {
+    let data = std::fs::read(path).unwrap();
+    berth_chart::load::tar_gz_entries(&data)
+        .unwrap()
+        .into_iter()
+        .map(|entry| (entry.name, entry.mode, entry.data))
+        .collect()
+}
+
+#[test]
+fn plugin_package_and_verify_as_helm() {
+    let keys = Keys::new();
+    // A passphrase-protected key as well.
+    let spec = keys.dir.path().join("locked.spec");
+    std::fs::write(
+        &spec,
+        "Key-Type: RSA\nKey-Length: 2048\nName-Real: Locked Signer\nName-Email: locked@example.com\n\
+         Passphrase: s3cret\nExpire-Date: 0\n%commit\n",
+    )
+    .unwrap();
+    keys.gpg(&["--batch", "--pinentry-mode", "loopback", "--gen-key", spec.to_str().unwrap()]);
+    let locked = keys.gpg(&[
+        "--batch",
+        "--pinentry-mode",
+        "loopback",
+        "--passphrase",
+        "s3cret",
+        "--export-secret-keys",
+        "Locked Signer",
+    ]);
+    std::fs::write(keys.path("locked.gpg"), locked).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    plugin_source(work.path());
+    std::fs::write(work.path().join("right.txt"), "s3cret\r\n").unwrap();
+    std::fs::write(work.path().join("wrong.txt"), "wrong\n").unwrap();
+    let (secring, pubring, other, locked) =
+        (keys.path("secring.gpg"), keys.path("pubring.gpg"), keys.path("other.gpg"), keys.path("locked.gpg"));
+    // Each line runs in the work directory with `DEST` the program's own destination.
+    let package = |flags: &[&str]| {
+        let mut args = vec!["plugin", "package", "hello"];
+        args.extend_from_slice(flags);
+        args.extend_from_slice(&["-d", "DEST"]);
+        args.into_iter().map(str::to_string).collect::<Vec<_>>()
+    };
+    let locked_with = |passphrase_file: &str| {
+        package(&["--key", "Locked", "--keyring", &locked, "--passphrase-file", passphrase_file])
+    };
+    let table: [Vec<String>; 14] = [
+        package(&["--key", "Chart Signer", "--keyring", &secring]),
+        ["plugin", "package", "hello", "--key", "Signer", "--keyring", &secring, "--destination", "DEST/deeper/"]
+            .map(str::to_string)
+            .to_vec(),
+        package(&["--sign=false"]),
+        locked_with("right.txt"),
+        locked_with("wrong.txt"),
+        package(&["--key", "Locked", "--keyring", &locked]),
+        locked_with("-"),
+        locked_with("none.txt"),
+        package(&["--keyring", &secring]),
+        package(&["--key", "Nobody", "--keyring", &secring]),
+        package(&["--key", "Chart Signer", "--keyring", &pubring]),
+        package(&["--key", "Chart Signer"]),
+        ["plugin", "package", "hello/plugin.yaml", "--sign=false", "-d", "DEST"].map(str::to_string).to_vec(),
+        ["plugin", "package", "missing", "--sign=false", "-d", "DEST"].map(str::to_string).to_vec(),
+    ];
+    // The output, and stderr's first line with the run's HOME masked.
+    let run = |program: Program, args: &[&str]| {
+        let home = tempfile::tempdir().unwrap();
+        let variables: &[(&str, &str)] = if program == Program::Berth { &[("BERTH_HELM", "1")] } else { &[] };
+        let output = crate::helm_commands::run_in(program, args, work.path(), home.path(), variables);
+        let first = text(&output.stderr)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .replace(&home.path().display().to_string(), "$HOME");
+        (output, first)
+    };
+    for (index, args) in table.iter().enumerate() {
+        let results = [Program::Helm, Program::Berth].map(|program| {
+            let destination = format!("out-{program:?}-{index}");
+            let args: Vec<String> = args.iter().map(|arg| arg.replace("DEST", &destination)).collect();
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (output, first) = run(program, &args);
+            let destination = work.path().join(&destination);
+            let files: Vec<String> = if destination.exists() {
+                crate::helm_commands::tree(&destination).into_keys().collect()
+            } else {
+                Vec::new()
+            };
+            let stdout = text(&output.stdout).replace(&format!("out-{program:?}-"), "out-");
+            (output, first, stdout, files)
+        });
+        let [(helm, helm_first, helm_stdout, helm_files), (berth, berth_first, berth_stdout, berth_files)] = results;
+        assert_eq!(berth_stdout, helm_stdout, "stdout of {args:?}");
+        assert_eq!(berth_first, helm_first, "stderr of {args:?}");
+        assert_eq!(berth.status.code(), helm.status.code(), "exit status of {args:?}");
+        assert_eq!(berth_files, helm_files, "files of {args:?}");
+    }
+    // berth's archive holds what Helm's holds (names, modes, contents); the signed metadata is Helm's.
+    let [helm_archive, berth_archive] =
+        ["Helm", "Berth"].map(|program| work.path().join(format!("out-{program}-0/hello-0.2.0.tgz")));
+    assert_eq!(archive_entries(&berth_archive), archive_entries(&helm_archive));
+    let signed_metadata = |archive: &Path| {
+        let provenance = std::fs::read(format!("{}.prov", archive.display())).unwrap();
+        let signed = berth::provenance::Clearsigned::parse(&provenance).unwrap();
+        signed.plaintext.split("\n...\n").next().unwrap().to_string()
+    };
+    assert_eq!(signed_metadata(&berth_archive), signed_metadata(&helm_archive));
+    // Each verifies the other's archive; tampered, unsigned and misnamed archives are refused with Helm's words.
+    let tampered = work.path().join("tampered");
+    std::fs::create_dir_all(&tampered).unwrap();
+    let mut bytes = std::fs::read(&berth_archive).unwrap();
+    bytes.push(0);
+    std::fs::write(tampered.join("hello-0.2.0.tgz"), bytes).unwrap();
+    std::fs::copy(format!("{}.prov", berth_archive.display()), tampered.join("hello-0.2.0.tgz.prov")).unwrap();
+    let renamed = work.path().join("renamed.tar.gz");
+    std::fs::copy(&helm_archive, &renamed).unwrap();
+    std::fs::copy(format!("{}.prov", helm_archive.display()), format!("{}.prov", renamed.display())).unwrap();
+    let (helm_archive_text, berth_archive_text) =
+        (helm_archive.display().to_string(), berth_archive.display().to_string());
+    let tampered_text = tampered.join("hello-0.2.0.tgz").display().to_string();
+    let renamed_text = renamed.display().to_string();
+    let verify_table: [(&[&str], bool); 10] = [
+        (&["plugin", "verify", &helm_archive_text, "--keyring", &pubring], true),
+        (&["plugin", "verify", &berth_archive_text, "--keyring", &pubring], true),
+        (&["plugin", "verify", "out-Berth-3/hello-0.2.0.tgz", "--keyring", &locked], true),
+        (&["plugin", "verify", &berth_archive_text, "--keyring", &other], false),
+        (&["plugin", "verify", &tampered_text, "--keyring", &pubring], false),
+        (&["plugin", "verify", &renamed_text, "--keyring", &pubring], false),
+        (&["plugin", "verify", "out-Berth-2/hello-0.2.0.tgz", "--keyring", &pubring], false),
+        (&["plugin", "verify", "hello", "--keyring", &pubring], false),
+        (&["plugin", "verify", "hello/plugin.yaml", "--keyring", &pubring], false),
+        (&["plugin", "verify", &berth_archive_text, "--keyring", "/nonexistent/pubring.gpg"], false),
+    ];
+    for (args, verifies) in verify_table {
+        let [(helm, helm_first), (berth, berth_first)] =
+            [Program::Helm, Program::Berth].map(|program| run(program, args));
+        assert_eq!(helm.status.success(), verifies, "helm {args:?}: {}", text(&helm.stderr));
+        assert_eq!(text(&berth.stdout), text(&helm.stdout), "stdout of {args:?}");
+        assert_eq!(berth_first, helm_first, "stderr of {args:?}");
+        assert_eq!(berth.status.code(), helm.status.code(), "exit status of {args:?}");
+    }
+    // Helm installs the plugin berth packaged, verifying it, and runs it.
+    let home = tempfile::tempdir().unwrap();
+    let installed = crate::helm_commands::run_in(
+        Program::Helm,
+        &["plugin", "install", &berth_archive_text, "--keyring", &pubring],
+        work.path(),
+        home.path(),
+        &[],
+    );
+    assert!(installed.status.success(), "{}", text(&installed.stderr));
+    let ran = crate::helm_commands::run_in(Program::Helm, &["hello"], work.path(), home.path(), &[]);
+    assert_eq!(text(&ran.stdout), "hello\n", "{}", text(&ran.stderr));
+}

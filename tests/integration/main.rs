@@ -29,6 +29,7 @@ mod hardening_sim;
 mod health_cli;
 mod health_rules_cli;
 mod helm_commands;
+mod helm_commands_hub;
 mod helm_commands_plugins;
 mod helm_commands_provenance;
 mod helm_dropin;

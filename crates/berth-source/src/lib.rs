@@ -4,7 +4,7 @@
 //! Pure cores (no I/O): [`paths`] (Helm's locations), [`repo_file`] (`repositories.yaml`), [`index`] (index
 //! files and version resolution), [`url_util`], [`redact`] (credentials out of shown text), [`server_text`]
 //! (control characters out of it), [`oci::reference`], [`oci::auth`], [`oci::manifest`],
-//! [`lock_digest`] (the `Chart.lock` digest), [`package::archive`] (a chart as a `.tgz`). The rest talks to files
+//! [`lock_digest`] (the `Chart.lock` digest), [`package::archive`] (a chart as a `.tgz`), [`tar_write`] (Go's tar headers). The rest talks to files
 //! and the network: [`http`], [`repository`], [`oci::client`], [`oci::credentials`], [`content_cache`],
 //! [`download`] (Helm's `LocateChart` and `helm pull`), [`dependency`] (`helm dependency update|build|list`).
 
@@ -25,6 +25,7 @@ pub mod redact;
 pub mod repo_file;
 pub mod repository;
 pub mod server_text;
+pub mod tar_write;
 pub mod tls;
 pub mod url_util;
 

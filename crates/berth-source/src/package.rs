@@ -5,6 +5,7 @@
 //! renders it exactly as it loads the directory; the bytes differ from `helm package`'s only in the compressed
 //! stream. Pure: [`archive`] builds the bytes.
 
+use crate::tar_write::{END_OF_ARCHIVE, Header, padding};
 use berth_chart::chart::{Chart, File, ModTime};
 use flate2::{Compression, GzBuilder};
 use std::io::Write as _;
@@ -26,7 +27,7 @@ pub fn file_name(chart: &Chart) -> String {
 pub fn archive(chart: &Chart, now: ModTime) -> Result<Vec<u8>, String> {
     let mut tar = Vec::new();
     write_chart(&mut tar, chart, "", now, 0)?;
-    tar.extend_from_slice(&[0u8; 1024]);
+    tar.extend_from_slice(&END_OF_ARCHIVE);
     let mut encoder = GzBuilder::new()
         .extra(HEADER_EXTRA)
         .comment("Helm")
@@ -100,81 +101,14 @@ fn parse_time(text: &str) -> Option<ModTime> {
     Some(ModTime { seconds, nanos: 0 })
 }
 
-/// One tar entry as Go's `tar.Writer` writes a regular file in USTAR format (a PAX `path` record before it when
-/// the name does not fit), modification time to the second.
+/// One tar entry as Go's `tar.Writer` writes a regular file (mode 0644, no owner), modification time to the
+/// second.
 fn write_entry(out: &mut Vec<u8>, name: &str, data: &[u8], mod_time: ModTime) -> Result<(), String> {
-    let seconds = mod_time.seconds.max(0);
-    let (prefix, short) = match split_ustar_name(name) {
-        Some(split) => split,
-        None => {
-            let record = pax_record("path", name);
-            let pax_name = format!("PaxHeaders.0/{}", name.rsplit('/').next().unwrap_or(name));
-            let short: String = pax_name.chars().take(99).collect();
-            out.extend_from_slice(&header("", &short, record.len() as u64, seconds, b'x')?);
-            out.extend_from_slice(record.as_bytes());
-            pad(out);
-            (String::new(), name.rsplit('/').next().unwrap_or(name).chars().take(99).collect())
-        }
-    };
-    out.extend_from_slice(&header(&prefix, &short, data.len() as u64, seconds, b'0')?);
+    let header = Header::file(name, 0o644, data.len() as u64, mod_time.seconds);
+    out.extend_from_slice(&header.blocks()?);
     out.extend_from_slice(data);
-    pad(out);
+    out.resize(out.len() + padding(data.len() as u64), 0);
     Ok(())
-}
-
-/// USTAR's name split: up to 100 bytes of name, up to 155 of prefix, cut at a `/`.
-fn split_ustar_name(name: &str) -> Option<(String, String)> {
-    if name.len() <= 100 {
-        return Some((String::new(), name.to_string()));
-    }
-    let bytes = name.as_bytes();
-    (1..bytes.len().min(156))
-        .rev()
-        .find(|&i| bytes[i] == b'/' && bytes.len() - i - 1 <= 100 && i <= 155)
-        .map(|i| (name[..i].to_string(), name[i + 1..].to_string()))
-}
-
-/// A PAX record: `<length> <key>=<value>\n`, the length counting itself.
-fn pax_record(key: &str, value: &str) -> String {
-    let body = format!(" {key}={value}\n");
-    let mut length = body.len() + 1;
-    while format!("{length}{body}").len() != length {
-        length += 1;
-    }
-    format!("{length}{body}")
-}
-
-fn pad(out: &mut Vec<u8>) {
-    let remainder = out.len() % 512;
-    if remainder != 0 {
-        out.resize(out.len() + 512 - remainder, 0);
-    }
-}
-
-fn header(prefix: &str, name: &str, size: u64, mod_time: i64, kind: u8) -> Result<[u8; 512], String> {
-    let mut block = [0u8; 512];
-    let mut put = |offset: usize, bytes: &[u8]| block[offset..offset + bytes.len()].copy_from_slice(bytes);
-    if name.len() > 100 || prefix.len() > 155 {
-        return Err(format!("file name too long for the archive: {prefix}/{name}"));
-    }
-    if size >= 0o777_7777_7777 {
-        return Err(format!("{name}: file too large for the archive"));
-    }
-    put(0, name.as_bytes());
-    put(100, b"0000644\0");
-    put(108, b"0000000\0");
-    put(116, b"0000000\0");
-    put(124, format!("{size:011o}\0").as_bytes());
-    put(136, format!("{:011o}\0", mod_time.clamp(0, 0o777_7777_7777)).as_bytes());
-    put(148, b"        ");
-    put(156, &[kind]);
-    put(257, b"ustar\x0000");
-    put(329, b"0000000\0");
-    put(337, b"0000000\0");
-    put(345, prefix.as_bytes());
-    let checksum: u32 = block.iter().map(|&byte| u32::from(byte)).sum();
-    block[148..156].copy_from_slice(format!("{checksum:06o}\0 ").as_bytes());
-    Ok(block)
 }
 
 #[cfg(test)]
@@ -234,11 +168,7 @@ mod tests {
     }
 
     #[test]
-    fn pax_records_count_their_own_length() {
-        assert_eq!(pax_record("path", "ab"), "11 path=ab\n");
-        let long = "x".repeat(95);
-        let record = pax_record("path", &long);
-        assert_eq!(record.len().to_string(), record.split(' ').next().unwrap());
+    fn lock_times_are_read_to_the_second() {
         assert_eq!(
             parse_time("2026-01-02T03:04:05+01:00").map(|t| t.seconds),
             parse_time("2026-01-02T02:04:05Z").map(|t| t.seconds)
