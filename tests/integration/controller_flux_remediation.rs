@@ -53,6 +53,12 @@ fn writes(env: &Env, kind: &str, name: &str) -> Vec<Verb> {
         .collect()
 }
 
+/// Waits until Release `name` is Stalled, its remediation reported with `Remediated` `status` and `reason`.
+async fn remediated(env: &Env, name: &str, status: &str, reason: &str) -> Value {
+    let what = format!("Stalled, Remediated={status} ({reason})");
+    env.wait_release("shop", name, &what, |object| stalled(object) && has(object, "Remediated", status, reason)).await
+}
+
 /// How often the ConfigMap `name` was deleted.
 fn deletions(env: &Env, name: &str) -> usize {
     writes(env, "ConfigMap", name).iter().filter(|verb| **verb == Verb::Delete).count()
@@ -140,11 +146,7 @@ async fn rollback_remediation_deletes_what_a_refused_rollback_created_with_rollb
         env.patch_spec("shop", name, json!({"values": values})).await;
     }
     for name in ["clean", "keep"] {
-        let failed = env
-            .wait_release("shop", name, "Stalled, the rollback refused", |object| {
-                stalled(object) && has(object, "Remediated", "False", "RollbackFailed")
-            })
-            .await;
+        let failed = remediated(&env, name, "False", "RollbackFailed").await;
         let (_, _, message) = condition(&failed, "Remediated").expect("Remediated");
         assert!(message.contains("failed calling webhook \"guard.example.com\""), "why: {message}");
         // Revision 1 stays deployed; the rollback, revision 3, is recorded failed: Helm reads it so.
@@ -199,11 +201,7 @@ async fn rollback_remediation_replaces_the_objects_of_a_release_applied_client_s
         env.patch_spec("shop", name, json!({"values": broken()})).await;
     }
     for name in ["forced", "patched"] {
-        let rolled_back = env
-            .wait_release("shop", name, "Stalled, rolled back", |object| {
-                stalled(object) && has(object, "Remediated", "True", "RollbackSucceeded")
-            })
-            .await;
+        let rolled_back = remediated(&env, name, "True", "RollbackSucceeded").await;
         assert_eq!(rolled_back["status"]["currentRevision"], 4, "{rolled_back:#}");
         let history = helm_history(&dir, name, "shop").await.expect("a history");
         let expected = [(1, "superseded"), (2, "superseded"), (3, "failed"), (4, "deployed")];
@@ -243,11 +241,7 @@ async fn uninstall_remediation_keeps_the_history_and_skips_the_hooks_as_spec_uni
         env.patch_spec("shop", name, json!({"values": broken()})).await;
     }
     for name in ["hooked", "bare"] {
-        let uninstalled = env
-            .wait_release("shop", name, "Stalled, uninstalled", |object| {
-                stalled(object) && has(object, "Remediated", "True", "UninstallSucceeded")
-            })
-            .await;
+        let uninstalled = remediated(&env, name, "True", "UninstallSucceeded").await;
         assert!(uninstalled["status"]["currentRevision"].is_null(), "{uninstalled:#}");
         // keepHistory: the records stay, the last one uninstalled; Helm and berth read them so.
         let history = helm_history(&dir, name, "shop").await.expect("the history is kept");
