@@ -9,7 +9,7 @@
 use super::apply_method::Writing;
 use super::context::{Context, Writes};
 use super::pending::{Failure, PendingRevision};
-use super::revisions::{describe_failure, now, originals, removed};
+use super::revisions::{describe_failure, now, originals, removed, written};
 use super::{OperationReport, Tokens};
 use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
@@ -85,10 +85,7 @@ pub(super) async fn rollback(
         // owns; a failed wait deletes nothing.
         let created = if options.cleanup_on_fail && !report.failed.is_empty() && !tokens.abort.is_cancelled() {
             let namespace = context.namespace();
-            removed(&manifests, &old, namespace)
-                .into_iter()
-                .filter(|manifest| report.applied.iter().any(|object| is_object(object, manifest, namespace)))
-                .collect()
+            written(removed(&manifests, &old, namespace), &report.applied, namespace)
         } else {
             Vec::new()
         };
@@ -111,14 +108,4 @@ pub(super) async fn rollback(
     let description = format!("Rollback to {version}{}", removal::description_suffix(&kept));
     let release = pending.deploy(&description, current, options.history_max).await?;
     Ok(OperationReport { kept, ..OperationReport::new(Outcome::Ready, release, Some(report)) })
-}
-
-/// Whether `object` (as the apply reports it) is `manifest`'s object, a namespaced one without a namespace being
-/// in `namespace`.
-fn is_object(object: &crate::object::ObjectRef, manifest: &crate::manifest::Manifest, namespace: &str) -> bool {
-    let reference = &manifest.reference;
-    object.api_version == reference.api_version
-        && object.kind == reference.kind
-        && object.name == reference.name
-        && object.namespace.as_deref().unwrap_or(namespace) == reference.namespace.as_deref().unwrap_or(namespace)
 }
