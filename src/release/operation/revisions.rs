@@ -222,6 +222,22 @@ mod tests {
         );
     }
 
+    #[test]
+    fn the_written_objects_are_picked_by_identity() {
+        let reference = |api_version: &str, kind: &str, namespace: Option<&str>, name: &str| ObjectRef {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            namespace: namespace.map(Into::into),
+            name: name.into(),
+        };
+        // The apply names every object's namespace; a manifest without one is in the release's.
+        let applied =
+            [reference("v1", "ConfigMap", Some("default"), "kept"), reference("v1", "Secret", Some("other"), "gone")];
+        let picked: Vec<String> =
+            written(objects(OLD), &applied, "default").iter().map(|manifest| manifest.reference.name.clone()).collect();
+        assert_eq!(picked, ["kept"], "the Secret written was another namespace's");
+    }
+
     fn report(outcome: Outcome, failed: Option<&str>, skipped: Option<&str>) -> ApplyReport {
         let object = |name: &str| ObjectRef {
             api_version: "v1".into(),
