@@ -90,7 +90,7 @@ impl FaultInjector {
     }
 
     /// How a watch of `resource` is refused, if one is to be (counting it).
-    pub fn refused_watch(&self, resource: &str) -> Option<WatchFault> {
+    pub(crate) fn refused_watch(&self, resource: &str) -> Option<WatchFault> {
         let mut refused = self.refused_watches.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let index = refused.iter().position(|(name, _, left)| name == resource && *left > 0)?;
         let (_, fault, left) = &mut refused[index];
