@@ -441,7 +441,7 @@ pub struct TestFilter {
     pub exclude: bool,
 }
 
-/// `spec.uninstall` (Flux's field names): how the finalizer uninstalls.
+/// `spec.uninstall` (Flux's field names): how the finalizer, and the uninstall that remediates a failure, uninstall.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UninstallSpec {
@@ -457,6 +457,9 @@ pub struct UninstallSpec {
     /// `background` (default), `foreground` or `orphan`: how the objects' dependents are deleted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_propagation: Option<DeletionPropagation>,
+    /// Do not wait until the objects are gone (Flux's field: the uninstall waits for the deletions by default).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disable_wait: bool,
 }
 
 /// The API server's `propagationPolicy`, as Flux spells it.

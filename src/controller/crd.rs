@@ -110,6 +110,7 @@ mod tests {
                 disable_hooks: true,
                 timeout: Some("1m".into()),
                 deletion_propagation: Some(DeletionPropagation::Orphan),
+                disable_wait: true,
             }),
             storage_namespace: Some("records".into()),
             post_renderers: vec![PostRenderer {

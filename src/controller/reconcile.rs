@@ -146,6 +146,8 @@ pub(super) struct Checked<'a> {
     pub drift_rules: super::drift::ignore::IgnoreRules,
     /// How long upgrade remediation's rollback may take (`spec.rollback.timeout`, else `timeout`).
     pub rollback_timeout: Duration,
+    /// How long uninstall remediation's uninstall may take (`spec.uninstall.timeout`, else `timeout`).
+    pub uninstall_timeout: Duration,
 }
 
 impl Checked<'_> {
@@ -183,8 +185,10 @@ fn check_spec<'a>(release: &ReleaseObject, spec: &'a ReleaseSpec) -> Result<Chec
     let rollback_timeout =
         duration("rollback.timeout", &spec.rollback.as_ref().and_then(|rollback| rollback.timeout.clone()))?
             .unwrap_or(timeout);
+    let uninstall_timeout = super::uninstall::uninstall_timeout(spec)?;
     Ok(Checked {
         rollback_timeout,
+        uninstall_timeout,
         spec,
         release_name,
         target_namespace,

@@ -359,7 +359,8 @@ impl Run<'_> {
     }
 
     /// Remediates a failed `action`: a failed install is uninstalled, a failed upgrade rolled back to the last
-    /// `deployed` revision (nothing when there is none) or uninstalled, as `strategy` says; under the
+    /// `deployed` revision (nothing when there is none) or uninstalled, as `strategy` says (a rollback as
+    /// `spec.rollback` says, an uninstall as `spec.uninstall` says, `keepHistory` included); under the
     /// controller's stop token only (a newer generation does not cancel it). Sets `Remediated`. Returns what to
     /// add to the failure message.
     async fn remediate(
@@ -374,7 +375,10 @@ impl Run<'_> {
         let name = name.to_string();
         let uninstall = action == Action::Install || strategy == RemediationStrategy::Uninstall;
         let ((verb, succeeded, failed), operation) = match (uninstall, deployed) {
-            (true, _) => (UNINSTALL, Operation::Uninstall { scope, name, keep_history: false }),
+            (true, _) => {
+                let keep_history = super::uninstall::keeps_history(checked.spec);
+                (UNINSTALL, Operation::Uninstall { scope, name, keep_history })
+            }
             (false, Some(deployed)) => (ROLLBACK, Operation::Rollback { scope, name, revision: Some(deployed) }),
             (false, None) => return String::new(),
         };
@@ -385,12 +389,13 @@ impl Run<'_> {
             apply_method: ApplyMethod::AutoForcingConflicts,
             ..ReleaseOptions::default()
         };
-        // A rollback runs as `spec.rollback` says (Flux's `newRollback`).
+        // A rollback runs as `spec.rollback` says (Flux's `newRollback`), an uninstall as `spec.uninstall` says
+        // (Flux's `newUninstall`, which its uninstall remediation runs as the finalizer's uninstall).
         let options = match &operation {
             Operation::Rollback { .. } => {
                 remediation::rollback_options(checked.spec, checked.rollback_timeout, options)
             }
-            _ => options,
+            _ => super::uninstall::uninstall_options(checked.spec, checked.uninstall_timeout, options),
         };
         let tokens = Tokens::cancelled_by(&self.task.stopping);
         let (generation, now) = (self.generation(), now_text());

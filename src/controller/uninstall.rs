@@ -2,7 +2,7 @@
 //! Release until then), unless the Release is suspended or does not own the release (`tenancy.rs`), as its
 //! tenant; then the finalizer is removed and the Release goes.
 
-use super::api::{DEFAULT_TIMEOUT, DeletionPropagation, FINALIZER, ReleaseStatus};
+use super::api::{DEFAULT_TIMEOUT, DeletionPropagation, FINALIZER, ReleaseSpec, ReleaseStatus};
 use super::conditions::error_text;
 use super::conditions::reason;
 use super::reconcile::{Finished, Next, Run};
@@ -13,6 +13,7 @@ use crate::release::{LifecycleError, ReleaseStatus as HelmStatus, Scope, Storage
 use crate::wait::Outcome;
 use kube::api::{Patch, PatchParams, PropagationPolicy};
 use serde_json::json;
+use std::time::Duration;
 
 impl Run<'_> {
     /// The Release is being deleted: uninstall its Helm release (unless suspended), then let it go.
@@ -83,23 +84,14 @@ impl Run<'_> {
 
     /// Uninstalls the Helm release as the Release's tenant, if this Release owns it (its last revision says
     /// so, `tenancy.rs`): a release another Release or no berth Release owns is left in place. `spec.uninstall`
-    /// says how (`keepHistory`, `disableHooks`, `timeout`, `deletionPropagation`).
+    /// says how ([`uninstall_options`]).
     pub(super) async fn uninstall(&mut self, installed: &Installed) -> Result<(), String> {
         let Installed { name, namespace, storage_namespace } = installed;
         let (name, namespace) = (name.as_str(), namespace.as_str());
         let driver = &self.shared.options.storage_driver;
         let spec = self.release.spec.clone().unwrap_or_default();
-        let uninstall = spec.uninstall.clone().unwrap_or_default();
-        let timeout = match &uninstall.timeout {
-            Some(text) => {
-                crate::object::parse_duration(text).map_err(|error| format!("spec.uninstall.timeout: {error}"))?
-            }
-            None => spec
-                .timeout
-                .as_deref()
-                .and_then(|text| crate::object::parse_duration(text).ok())
-                .unwrap_or(DEFAULT_TIMEOUT),
-        };
+        let base = ReleaseOptions { builtin_rules: self.shared.options.builtin_rules, ..ReleaseOptions::default() };
+        let options = uninstall_options(&spec, uninstall_timeout(&spec)?, base);
         let tenant = self.tenant_cluster(&spec, namespace).map_err(|error| error_text(&error))?;
         let storage = Storage::open(driver, tenant.client.clone(), Some(storage_namespace));
         let history = match storage.history(name).await {
@@ -130,18 +122,7 @@ impl Run<'_> {
             return Ok(());
         }
         let scope = Scope { cluster: tenant, storage };
-        let operation = Operation::Uninstall { scope, name: name.to_string(), keep_history: uninstall.keep_history };
-        let options = ReleaseOptions {
-            builtin_rules: self.shared.options.builtin_rules,
-            timeout,
-            no_hooks: uninstall.disable_hooks,
-            deletion_propagation: match uninstall.deletion_propagation.unwrap_or_default() {
-                DeletionPropagation::Background => PropagationPolicy::Background,
-                DeletionPropagation::Foreground => PropagationPolicy::Foreground,
-                DeletionPropagation::Orphan => PropagationPolicy::Orphan,
-            },
-            ..ReleaseOptions::default()
-        };
+        let operation = Operation::Uninstall { scope, name: name.to_string(), keep_history: keeps_history(&spec) };
         // An uninstall runs to its end: the Release is going away, nothing newer can supersede it.
         match operation::run(&operation, &options, &Tokens::default(), Emitter::none()).await {
             Ok(report) if report.outcome == Outcome::Ready => {
@@ -154,6 +135,47 @@ impl Run<'_> {
             Err(error) => Err(error_text(&error)),
         }
     }
+}
+
+/// How `spec.uninstall` says a Helm release is uninstalled, by the finalizer and by the uninstall that remediates
+/// a failure alike, as Flux's `newUninstall` (`internal/action/uninstall.go`) builds both from it: within
+/// `timeout` ([`uninstall_timeout`]), `disableHooks`, `disableWait` (the deletions are waited for unless it is
+/// set) and `deletionPropagation`; `keepHistory` goes with the operation ([`keeps_history`]). `base` gives the
+/// rest (the controller's).
+pub(super) fn uninstall_options(spec: &ReleaseSpec, timeout: Duration, base: ReleaseOptions) -> ReleaseOptions {
+    let uninstall = spec.uninstall.clone().unwrap_or_default();
+    ReleaseOptions {
+        timeout,
+        wait: !uninstall.disable_wait,
+        no_hooks: uninstall.disable_hooks,
+        deletion_propagation: match uninstall.deletion_propagation.unwrap_or_default() {
+            DeletionPropagation::Background => PropagationPolicy::Background,
+            DeletionPropagation::Foreground => PropagationPolicy::Foreground,
+            DeletionPropagation::Orphan => PropagationPolicy::Orphan,
+        },
+        ..base
+    }
+}
+
+/// How long an uninstall may take: `spec.uninstall.timeout`, else `spec.timeout` (Flux's
+/// `GetUninstall().GetTimeout(obj.GetTimeout())`), else the default.
+///
+/// # Errors
+/// A `spec.uninstall.timeout` that is no Go duration, naming the field.
+pub(super) fn uninstall_timeout(spec: &ReleaseSpec) -> Result<Duration, String> {
+    match spec.uninstall.as_ref().and_then(|uninstall| uninstall.timeout.as_deref()) {
+        Some(text) => crate::object::parse_duration(text).map_err(|error| format!("spec.uninstall.timeout: {error}")),
+        None => Ok(spec
+            .timeout
+            .as_deref()
+            .and_then(|text| crate::object::parse_duration(text).ok())
+            .unwrap_or(DEFAULT_TIMEOUT)),
+    }
+}
+
+/// `spec.uninstall.keepHistory`: the records are kept, the last one marked `uninstalled`.
+pub(super) fn keeps_history(spec: &ReleaseSpec) -> bool {
+    spec.uninstall.as_ref().is_some_and(|uninstall| uninstall.keep_history)
 }
 
 /// A Helm release's place: its name, the namespace of its objects and that of its records.
@@ -170,5 +192,41 @@ impl Installed {
         let (name, namespace) = (status.release_name.clone()?, status.target_namespace.clone()?);
         let storage_namespace = status.storage_namespace.clone().unwrap_or_else(|| namespace.clone());
         Some(Installed { name, namespace, storage_namespace })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(json: serde_json::Value) -> ReleaseSpec {
+        serde_json::from_value(json).expect("a spec")
+    }
+
+    #[test]
+    fn an_uninstall_runs_as_spec_uninstall_says() {
+        let base = ReleaseOptions { builtin_rules: false, ..ReleaseOptions::default() };
+        let default = spec(serde_json::json!({}));
+        let timeout = uninstall_timeout(&default).expect("valid");
+        let options = uninstall_options(&default, timeout, base.clone());
+        // Flux's defaults: the deletions waited for, hooks run, background propagation, history purged.
+        assert_eq!(
+            (options.timeout, options.wait, options.no_hooks, options.deletion_propagation, keeps_history(&default)),
+            (DEFAULT_TIMEOUT, true, false, PropagationPolicy::Background, false)
+        );
+        assert!(!options.builtin_rules, "the rest is the controller's");
+        let given = spec(serde_json::json!({"timeout": "1m", "uninstall": {"keepHistory": true, "disableHooks": true,
+            "disableWait": true, "deletionPropagation": "orphan", "timeout": "42s"}}));
+        let timeout = uninstall_timeout(&given).expect("valid");
+        let options = uninstall_options(&given, timeout, base);
+        assert_eq!(
+            (options.timeout, options.wait, options.no_hooks, options.deletion_propagation, keeps_history(&given)),
+            (Duration::from_secs(42), false, true, PropagationPolicy::Orphan, true)
+        );
+        // spec.timeout when spec.uninstall has none; a bad spec.uninstall.timeout names its field.
+        assert_eq!(uninstall_timeout(&spec(serde_json::json!({"timeout": "1m"}))), Ok(Duration::from_secs(60)));
+        let error = uninstall_timeout(&spec(serde_json::json!({"uninstall": {"timeout": "soon"}})))
+            .expect_err("not a duration");
+        assert!(error.starts_with("spec.uninstall.timeout: "), "{error}");
     }
 }

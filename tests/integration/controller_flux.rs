@@ -14,7 +14,7 @@ fn flux_chart() -> Vec<u8> {
 }
 
 /// [`flux_chart`] with `extra` templates.
-fn flux_chart_with(extra: &[(&str, &str)]) -> Vec<u8> {
+pub(crate) fn flux_chart_with(extra: &[(&str, &str)]) -> Vec<u8> {
     let files = [
         ("web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 1.0.0\n"),
         (
@@ -45,17 +45,17 @@ fn flux_chart_with(extra: &[(&str, &str)]) -> Vec<u8> {
     archive(&[&files[..], extra].concat())
 }
 
-fn spec(values: Value) -> Value {
+pub(crate) fn spec(values: Value) -> Value {
     json!({"chart": {"configMapRef": {"name": "web-chart"}}, "values": values, "timeout": "1m"})
 }
 
 /// A never-ready Deployment (a new pod template whose pods wait in `ImagePullBackOff`): the rollout fails.
-fn broken() -> Value {
+pub(crate) fn broken() -> Value {
     json!({"waitingReason": "ImagePullBackOff", "image": "nginx:1.27-typo"})
 }
 
 /// What [`broken`] changed, as it was.
-fn fixed() -> Value {
+pub(crate) fn fixed() -> Value {
     json!({"waitingReason": "", "image": "nginx:1.27"})
 }
 
@@ -64,7 +64,7 @@ async fn start(namespace: &str) -> (Env, tempfile::TempDir) {
 }
 
 /// [`start`] with `chart` as `web-chart`.
-async fn start_with(namespace: &str, chart: &[u8]) -> (Env, tempfile::TempDir) {
+pub(crate) async fn start_with(namespace: &str, chart: &[u8]) -> (Env, tempfile::TempDir) {
     let env = Env::start().await;
     env.namespace(namespace).await;
     env.chart(namespace, "web-chart", chart).await;
@@ -75,7 +75,7 @@ async fn start_with(namespace: &str, chart: &[u8]) -> (Env, tempfile::TempDir) {
 
 /// `helm history NAME -n NAMESPACE` by Helm 4.1.4 as (revision, status, description); Helm's error text when
 /// it has none.
-async fn helm_history(
+pub(crate) async fn helm_history(
     dir: &tempfile::TempDir,
     name: &str,
     namespace: &str,
@@ -97,7 +97,7 @@ async fn helm_history(
 }
 
 /// Helm 4.1.4 against the cluster of `dir`'s kubeconfig, with its own HOME, off the runtime's threads.
-async fn helm(dir: &tempfile::TempDir, args: &[&str]) -> std::process::Output {
+pub(crate) async fn helm(dir: &tempfile::TempDir, args: &[&str]) -> std::process::Output {
     let home = dir.path().join("home");
     let mut command = std::process::Command::new(crate::peers::peers_dir().join("helm"));
     command
@@ -110,15 +110,15 @@ async fn helm(dir: &tempfile::TempDir, args: &[&str]) -> std::process::Output {
     tokio::task::spawn_blocking(move || command.output().expect("helm runs")).await.expect("joined")
 }
 
-fn statuses(history: &[(u64, String, String)]) -> Vec<(u64, &str)> {
+pub(crate) fn statuses(history: &[(u64, String, String)]) -> Vec<(u64, &str)> {
     history.iter().map(|(revision, status, _)| (*revision, status.as_str())).collect()
 }
 
-fn has(object: &Value, condition_type: &str, status: &str, reason: &str) -> bool {
+pub(crate) fn has(object: &Value, condition_type: &str, status: &str, reason: &str) -> bool {
     condition(object, condition_type).is_some_and(|(found, why, _)| found == status && why == reason)
 }
 
-fn stalled(object: &Value) -> bool {
+pub(crate) fn stalled(object: &Value) -> bool {
     observed(object) && condition(object, "Stalled").is_some_and(|(status, _, _)| status == "True")
 }
 

@@ -12,6 +12,8 @@ mod controller_cli;
 mod controller_drift;
 mod controller_fairness;
 mod controller_flux;
+mod controller_flux_remediation;
+mod controller_pod_watch;
 mod controller_scale;
 mod controller_sim;
 mod controller_sources;

@@ -156,6 +156,12 @@ impl SimCluster {
         &self.state.requests
     }
 
+    /// The next `count` watches of `resource` (as kubectl names it: `pods`, `deployments.apps`) fail as `fault`
+    /// says ([`faults::FaultInjector::refuse_watches`]).
+    pub fn refuse_watches(&self, resource: &str, fault: faults::WatchFault, count: u32) {
+        self.state.faults.refuse_watches(resource, fault, count);
+    }
+
     /// Creates the namespace and the ServiceAccount `namespace/name` unless they exist (as the cluster itself,
     /// not through RBAC), so a kubeconfig for the ServiceAccount works at once.
     ///

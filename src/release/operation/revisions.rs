@@ -4,6 +4,7 @@
 
 use crate::apply::ApplyReport;
 use crate::manifest::Manifest;
+use crate::object::ObjectRef;
 use crate::release::error::LifecycleError;
 use crate::release::record::{HelmTime, Info, Release, ReleaseStatus};
 use crate::release::rendered::Rendered;
@@ -83,13 +84,26 @@ pub(super) fn check_not_pending(name: &str, history: &[Release]) -> Result<(), L
 
 /// Identity of an object as a release compares revisions: group, kind, namespace, name.
 fn identity(manifest: &Manifest, default_namespace: &str) -> (String, String, String, String) {
-    let reference = &manifest.reference;
+    reference_identity(&manifest.reference, default_namespace)
+}
+
+fn reference_identity(reference: &ObjectRef, default_namespace: &str) -> (String, String, String, String) {
     (
         reference.group().to_string(),
         reference.kind.clone(),
         reference.namespace.clone().unwrap_or_else(|| default_namespace.to_string()),
         reference.name.clone(),
     )
+}
+
+/// The objects of `manifests` that `written` (the objects an apply reports applied) holds.
+pub(super) fn written(manifests: Vec<Manifest>, written: &[ObjectRef], namespace: &str) -> Vec<Manifest> {
+    manifests
+        .into_iter()
+        .filter(|manifest| {
+            written.iter().any(|object| reference_identity(object, namespace) == identity(manifest, namespace))
+        })
+        .collect()
 }
 
 /// The objects of `old` by the input index of the same object in `new`: what client-side apply patches each
@@ -206,6 +220,22 @@ mod tests {
             created(&objects(NEW), &objects(NEW.replace("namespace: default", "namespace: other").as_str()), "default"),
             [2]
         );
+    }
+
+    #[test]
+    fn the_written_objects_are_picked_by_identity() {
+        let reference = |api_version: &str, kind: &str, namespace: Option<&str>, name: &str| ObjectRef {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            namespace: namespace.map(Into::into),
+            name: name.into(),
+        };
+        // The apply names every object's namespace; a manifest without one is in the release's.
+        let applied =
+            [reference("v1", "ConfigMap", Some("default"), "kept"), reference("v1", "Secret", Some("other"), "gone")];
+        let picked: Vec<String> =
+            written(objects(OLD), &applied, "default").iter().map(|manifest| manifest.reference.name.clone()).collect();
+        assert_eq!(picked, ["kept"], "the Secret written was another namespace's");
     }
 
     fn report(outcome: Outcome, failed: Option<&str>, skipped: Option<&str>) -> ApplyReport {

@@ -3,12 +3,13 @@
 //! the target revision's objects checked; then a new revision recorded `pending-rollback` with the target's
 //! chart, values and manifest, the pre-rollback hooks, the objects applied (and waited for), the objects the
 //! last revision had and the target has not deleted (those the release owns, the others left alone and
-//! reported: `deletion.rs`), the post-rollback hooks, and the revision `deployed`.
+//! reported: `deletion.rs`), the post-rollback hooks, and the revision `deployed`. With `cleanup_on_fail`, a write
+//! the server refuses has the objects the rollback created deleted again, as Helm's `--cleanup-on-fail`.
 
 use super::apply_method::Writing;
 use super::context::{Context, Writes};
 use super::pending::{Failure, PendingRevision};
-use super::revisions::{describe_failure, now, originals};
+use super::revisions::{describe_failure, now, originals, removed, written};
 use super::{OperationReport, Tokens};
 use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
@@ -79,7 +80,21 @@ pub(super) async fn rollback(
     }
     let report = context.apply(&prepared, writes, tokens).await;
     if report.outcome != Outcome::Ready {
-        return Failure::of_apply(describe_failure("Rollback", name, &report), report).record(pending).await;
+        // Helm's rollback with `--cleanup-on-fail` (`performRollback`): when the server refused a write (its kube
+        // client's `Update` failed), the objects the rollback created meanwhile are deleted, those the release
+        // owns; a failed wait deletes nothing.
+        let created = if options.cleanup_on_fail && !report.failed.is_empty() && !tokens.abort.is_cancelled() {
+            let namespace = context.namespace();
+            written(removed(&manifests, &old, namespace), &report.applied, namespace)
+        } else {
+            Vec::new()
+        };
+        let failed = Failure::of_apply(describe_failure("Rollback", name, &report), report).record(pending).await?;
+        if created.is_empty() {
+            return Ok(failed);
+        }
+        let kept = context.delete_owned(&created, name, &tokens.for_clean_up()).await?.kept;
+        return Ok(OperationReport { kept, ..failed });
     }
     let kept = match context.remove_gone(&old, &manifests, name, tokens).await {
         Ok(kept) => kept,

@@ -77,7 +77,7 @@ fn off_the_worker<T>(body_len: usize, respond: impl FnOnce() -> T) -> T {
 }
 
 /// A resource as kubectl names it (`pods`, `deployments.apps`), with its subresource (`/status`).
-fn resource_name(plural: &str, group: &str, subresource: Option<&str>) -> String {
+pub(super) fn resource_name(plural: &str, group: &str, subresource: Option<&str>) -> String {
     let group = if group.is_empty() { String::new() } else { format!(".{group}") };
     let subresource = subresource.map(|name| format!("/{name}")).unwrap_or_default();
     format!("{plural}{group}{subresource}")

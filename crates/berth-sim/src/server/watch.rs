@@ -1,10 +1,12 @@
 //! Watch streams: newline-delimited events from a resourceVersion (or the current state), with selector
 //! transitions (an object that stops matching is DELETED for the watcher), bookmarks, timeouts, 410 Expired
-//! for versions the log no longer has, and the injected faults (forced 410, streams closed early).
+//! for versions the log no longer has, and the injected faults (forced 410, streams closed early, watches refused
+//! on purpose: throttled, or closed before their first event).
 
 use super::body::error_response;
 use super::{Query, ResourcePath, ServerState};
 use crate::api_error::ApiError;
+use crate::faults::WatchFault;
 use crate::registry::ResourceDef;
 use crate::selector::Selector;
 use crate::store::{EventType, WatchEvent};
@@ -74,8 +76,15 @@ pub async fn serve(
             .and_then(|value| value.to_str().ok())
             .is_some_and(super::metadata::wants_metadata),
     };
+    let refused = state.faults.refused_watch(&super::resources::resource_name(&def.plural, &def.group, None));
+    if refused == Some(WatchFault::TooManyRequests) {
+        return error_response(&ApiError::too_many_requests(1));
+    }
     let (sender, mut receiver) = mpsc::channel::<Bytes>(STREAM_BUFFER);
-    if state.faults.watch_gone() {
+    if refused == Some(WatchFault::Closed) {
+        // Nothing will be sent: the stream ends before its first event.
+        drop(sender);
+    } else if state.faults.watch_gone() {
         let current = state.store.resource_version();
         let _ = sender.try_send(error_line(&ApiError::gone(since.unwrap_or(current), current)));
     } else {
