@@ -572,8 +572,9 @@ fn report_operation(
             return Ok(ExitCode::Cancelled);
         }
         let error = Error::NotReady(output::failure_message(report));
-        // As `berth`, the failed revision is still shown (without notes); as `helm`, only the error is.
-        if settings.globals.personality == Personality::Berth {
+        // As `berth`, a failed install's or upgrade's revision is still shown (without notes); as `helm`, only the
+        // error is. A failed rollback or uninstall has no success line to print.
+        if settings.globals.personality == Personality::Berth && matches!(operation, Operation::RollOut(_)) {
             let printed = Printed { hide_notes: true, ..settings.printed() };
             super::output::print_stdout(&output::operation_text(operation, report, printed, Announcement::None)?)?;
         }

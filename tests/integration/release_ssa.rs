@@ -154,6 +154,9 @@ async fn a_field_another_manager_took_fails_upgrade_and_rollback_as_helm_unless_
         let helm_reason = helm_error(&helm, "Error: ");
         let berth = peer.berth(&["rollback", "byberth", "1"]).await;
         assert_eq!(berth.status.code(), Some(1));
+        // A failed rollback prints no success line, as Helm prints none.
+        assert_eq!(String::from_utf8_lossy(&berth.stdout), String::from_utf8_lossy(&helm.stdout));
+        assert!(!String::from_utf8_lossy(&berth.stdout).contains("success"), "{berth:?}");
         let berth_last = last_revision(&peer, "byberth").await;
         assert_eq!(
             (berth_last.1.as_str(), berth_last.2.as_str()),
