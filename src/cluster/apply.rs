@@ -36,10 +36,12 @@ pub enum ApplyError {
     /// Kind=Deployment`).
     #[error("conflict occurred while applying object {object}: {message}")]
     Conflict { object: String, message: String },
-    /// The server refused the request (422, 403, 409 and the like) with this message.
+    /// The server answered the request with an error status and this message: a refusal (422, 403, 409 and the
+    /// like) or a failure of its own (a 500 from an admission webhook that cannot be called), worded as the
+    /// server words it, as Helm prints it.
     #[error("{0}")]
     Rejected(String),
-    /// The request did not complete (connection, timeout, 5xx).
+    /// The request did not complete (connection, timeout, an error status without a message).
     #[error("request failed")]
     Request(#[source] kube::Error),
     /// The server's answer is not an object.
@@ -80,7 +82,9 @@ pub enum ApplyError {
 impl ApplyError {
     pub(super) fn from_kube(error: kube::Error) -> ApplyError {
         match error {
-            kube::Error::Api(status) if status.code < 500 => ApplyError::Rejected(status.message.clone()),
+            kube::Error::Api(status) if status.code < 500 || !status.message.is_empty() => {
+                ApplyError::Rejected(status.message.clone())
+            }
             other => ApplyError::Request(other),
         }
     }

@@ -154,6 +154,10 @@ async fn rollback_remediation_deletes_what_a_refused_rollback_created_with_rollb
         assert_eq!((history.len(), statuses(&history)[0]), (3, (1, "deployed")), "{name}: {history:?}");
         assert_eq!(history[2].1, "failed", "{name}: {history:?}");
         assert!(history[2].2.starts_with(&format!("Rollback \"{name}\" failed")), "{history:?}");
+        // The server's words, as Helm's rollback records them (`... Internal error occurred: failed calling
+        // webhook ...`), not the client's error structure.
+        assert!(history[2].2.contains(": Internal error occurred: failed calling webhook"), "{history:?}");
+        assert!(!history[2].2.contains("ApiError") && !message.contains("ApiError"), "{history:?} {message}");
     }
     // rollback.cleanupOnFail: the ConfigMap the refused rollback created is deleted again (Helm's rollback
     // `CleanupOnFail`); without it, it stays.
