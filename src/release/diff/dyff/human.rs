@@ -7,8 +7,8 @@
 
 use super::compare::{Detail, DetailKind, Diff, Path, PathElement, Report, is_whitespace_only_change};
 use super::neat;
+use super::text_diff::{self, Operation};
 use super::tree::{NodeId, Tree};
-use crate::release::diff::lines::{Delta, diff_lines};
 use berth_goyaml::NodeKind;
 
 /// `WriteReport`: each diff, then a final line break.
@@ -170,35 +170,24 @@ fn string_change(from: &str, to: &str, width: usize) -> String {
     format!("± value change\n{}{}", with_prefix("- ", from), with_prefix("+ ", to))
 }
 
-/// The multi-line case of `writeStringDiff`: a line diff (diff-match-patch's line mode, each run of deleted or
-/// inserted lines between unchanged ones as one deletion and one insertion), unchanged lines left out.
+/// The multi-line case of `writeStringDiff`: diff-match-patch's line diff, each deleted or inserted run with its
+/// prefix on every line, unchanged runs left out (helm-diff sets no context lines).
 fn multiline_change(from: &str, to: &str) -> String {
-    // The line diff helm-diff's other formats print (each line with its `\n`, so the runs keep their breaks).
-    let lines = |text: &str| text.split_inclusive('\n').map(str::to_string).collect::<Vec<_>>();
-    let diff = diff_lines(&lines(from), &lines(to));
     let (mut inserts, mut deletions) = (0, 0);
     let mut body = String::new();
-    let (mut deleted, mut inserted) = (String::new(), String::new());
-    let mut flush = |deleted: &mut String, inserted: &mut String, body: &mut String| {
-        if !deleted.is_empty() {
-            body.push_str(&with_continuous_prefix("- ", deleted));
-            deletions += 1;
-            deleted.clear();
-        }
-        if !inserted.is_empty() {
-            body.push_str(&with_continuous_prefix("+ ", inserted));
-            inserts += 1;
-            inserted.clear();
-        }
-    };
-    for record in &diff {
-        match record.delta {
-            Delta::LeftOnly => deleted.push_str(&record.payload),
-            Delta::RightOnly => inserted.push_str(&record.payload),
-            Delta::Common => flush(&mut deleted, &mut inserted, &mut body),
+    for run in text_diff::lines(from, to) {
+        match run.operation {
+            Operation::Insert => {
+                body.push_str(&with_continuous_prefix("+ ", &run.text));
+                inserts += 1;
+            }
+            Operation::Delete => {
+                body.push_str(&with_continuous_prefix("- ", &run.text));
+                deletions += 1;
+            }
+            Operation::Equal => {}
         }
     }
-    flush(&mut deleted, &mut inserted, &mut body);
     format!(
         "± value change in multiline text ({}, {})\n{body}\n",
         plural(inserts, "insert", "inserts"),

@@ -10,6 +10,7 @@
 mod compare;
 mod human;
 mod neat;
+mod text_diff;
 mod tree;
 #[cfg(test)]
 mod upstream_cases;
