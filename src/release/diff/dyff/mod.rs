@@ -4,9 +4,11 @@
 //! (`compare.rs`) and printed as dyff's human report (`human.rs`, YAML by gonvenience/neat in `neat.rs`).
 //!
 //! As in helm-diff, Secrets arrive redacted (the report's lines are), and a comparison dyff gives up on prints
-//! an empty report; berth also says why on stderr (helm-diff drops the error). Colours (dyff's bunt styles, which
-//! helm-diff switches on only with `--color` or HELM_DIFF_COLOR=true) are not ported: the report is plain text.
+//! an empty report; berth also says why on stderr (helm-diff drops the error). Colours are dyff's bunt styles
+//! (`bunt.rs`), which helm-diff switches on only with `--color` or HELM_DIFF_COLOR=true.
 
+mod bunt;
+mod certificate;
 mod compare;
 mod human;
 mod neat;
@@ -55,12 +57,18 @@ fn sides(report: &DiffReport) -> (String, String, Vec<(String, String)>) {
     (old, new, documents)
 }
 
-/// `printDyffReport`: the report as dyff shows it, its blocks laid out for a terminal `width` columns wide.
-pub fn print(report: &DiffReport, width: usize) -> Printed {
+/// `printDyffReport`: the report as dyff shows it, its blocks laid out for a terminal `width` columns wide, in
+/// dyff's colours when `coloured` (bunt's setting).
+pub fn print(report: &DiffReport, width: usize, coloured: bool) -> Printed {
     let (old, new, documents) = sides(report);
     let mut warnings = Vec::new();
-    let text = match compare_and_write(&old, &new, &documents, width) {
-        Ok(text) => text,
+    let layout = human::Layout { width, bunt: bunt::Bunt { colours: coloured } };
+    let text = match compare_and_write(&old, &new, &documents, layout) {
+        Ok((text, None)) => text,
+        Ok((text, Some(reason))) => {
+            warnings.push(format!("Warning: dyff cannot write the whole report: {reason}"));
+            text
+        }
         Err(reason) => {
             warnings.push(format!("Warning: dyff cannot compare the manifests: {reason}"));
             "\n".to_string()
@@ -69,14 +77,22 @@ pub fn print(report: &DiffReport, width: usize) -> Printed {
     Printed { text, warnings }
 }
 
-fn compare_and_write(old: &str, new: &str, documents: &[(String, String)], width: usize) -> Result<String, String> {
+/// The report's text, and why it stops early if it does.
+type Written = (String, Option<String>);
+
+fn compare_and_write(
+    old: &str,
+    new: &str,
+    documents: &[(String, String)],
+    layout: human::Layout,
+) -> Result<Written, String> {
     let mut tree = Tree::default();
     let from = load(&mut tree, old, documents.iter().map(|(old, _)| old.as_str()))?;
     let to = load(&mut tree, new, documents.iter().map(|(_, new)| new.as_str()))?;
     tree.check_bounds(&from).map_err(|error| error.to_string())?;
     tree.check_bounds(&to).map_err(|error| error.to_string())?;
     let report = compare::compare_files(&mut tree, &from, &to).map_err(|error| error.to_string())?;
-    Ok(human::write_report(&mut tree, &report, width))
+    Ok(human::write_report(&mut tree, &report, layout))
 }
 
 /// `ytbx.LoadFile` of one side: its documents (an empty input is one null document), each object's leading

@@ -72,7 +72,11 @@ pub fn lines(from: &str, to: &str) -> Vec<Run> {
         }
     }
     diff_main(&from_symbols, &to_symbols, |characters| {
-        characters.iter().filter_map(|character| index(*character).and_then(|index| lines.get(index))).copied().collect()
+        characters
+            .iter()
+            .filter_map(|character| index(*character).and_then(|index| lines.get(index)))
+            .copied()
+            .collect()
     })
 }
 
@@ -148,7 +152,8 @@ mod tests {
     #[test]
     fn character_diffs_are_go_diffs() {
         use Operation::{Delete, Equal, Insert};
-        let cases: Vec<(&str, &str, Vec<(Operation, &str)>)> = vec![
+        type Case<'a> = (&'a str, &'a str, Vec<(Operation, &'a str)>);
+        let cases: Vec<Case> = vec![
             ("", "", vec![]),
             ("abc", "abc", vec![(Equal, "abc")]),
             ("abc", "ab123c", vec![(Equal, "ab"), (Insert, "123"), (Equal, "c")]),
@@ -184,7 +189,8 @@ mod tests {
     fn line_diffs_give_whole_lines() {
         use Operation::{Delete, Equal, Insert};
         let diff = lines("alpha\nbeta\nalpha\n", "beta\nalpha\nbeta\n");
-        let side = |skipped: Operation| diff.iter().filter(move |run| run.operation != skipped).map(|run| run.text.as_str());
+        let side =
+            |skipped: Operation| diff.iter().filter(move |run| run.operation != skipped).map(|run| run.text.as_str());
         assert_eq!(side(Insert).collect::<String>(), "alpha\nbeta\nalpha\n");
         assert_eq!(side(Delete).collect::<String>(), "beta\nalpha\nbeta\n");
         assert!(diff.iter().all(|run| run.text.ends_with('\n')), "{diff:?}");
