@@ -281,7 +281,12 @@ fn compare(args: &DiffArgs, globals: &Globals) -> Result<ExitCode, Error> {
         // when stdout is none (gonvenience/term).
         let width = terminal_size::terminal_size_of(std::io::stdout())
             .map_or(diff::dyff::DEFAULT_WIDTH, |(width, _)| usize::from(width.0));
-        let printed = diff::dyff::print(&report, width, dyff_coloured(args, globals));
+        let settings = diff::dyff::Settings {
+            width,
+            coloured: dyff_coloured(args, globals),
+            detect_renames: options.find_renames > 0.0,
+        };
+        let printed = diff::dyff::print(&report, settings);
         for warning in &printed.warnings {
             eprintln!("{warning}");
         }

@@ -141,8 +141,12 @@ pub fn print(
         }))
         .map_err(FormatError::Structured),
         // Laid out for a terminal of dyff's default width and without colours (helm-diff colours dyff's report
-        // by its own rule); `dyff::print` takes another width, colours, and gives warnings.
-        OutputFormat::Dyff => Ok(super::dyff::print(report, super::dyff::DEFAULT_WIDTH, false).text),
+        // by its own rule), without rename detection; `dyff::print` takes other settings and gives warnings.
+        OutputFormat::Dyff => {
+            let settings =
+                super::dyff::Settings { width: super::dyff::DEFAULT_WIDTH, coloured: false, detect_renames: false };
+            Ok(super::dyff::print(report, settings).text)
+        }
     }
 }
 

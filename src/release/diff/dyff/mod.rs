@@ -12,6 +12,7 @@ mod certificate;
 mod compare;
 mod human;
 mod neat;
+mod rename;
 mod text_diff;
 mod tree;
 #[cfg(test)]
@@ -57,13 +58,21 @@ fn sides(report: &DiffReport) -> (String, String, Vec<(String, String)>) {
     (old, new, documents)
 }
 
-/// `printDyffReport`: the report as dyff shows it, its blocks laid out for a terminal `width` columns wide, in
-/// dyff's colours when `coloured` (bunt's setting).
-pub fn print(report: &DiffReport, width: usize, coloured: bool) -> Printed {
+/// How helm-diff runs dyff: the terminal's width, bunt's colour setting, and `DetectRenames` (on with
+/// `--find-renames`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    pub width: usize,
+    pub coloured: bool,
+    pub detect_renames: bool,
+}
+
+/// `printDyffReport`: the report as dyff shows it, its blocks laid out for a terminal `settings.width` columns
+/// wide, in dyff's colours when `settings.coloured`.
+pub fn print(report: &DiffReport, settings: Settings) -> Printed {
     let (old, new, documents) = sides(report);
     let mut warnings = Vec::new();
-    let layout = human::Layout { width, bunt: bunt::Bunt { colours: coloured } };
-    let text = match compare_and_write(&old, &new, &documents, layout) {
+    let text = match compare_and_write(&old, &new, &documents, settings) {
         Ok((text, None)) => text,
         Ok((text, Some(reason))) => {
             warnings.push(format!("Warning: dyff cannot write the whole report: {reason}"));
@@ -84,14 +93,16 @@ fn compare_and_write(
     old: &str,
     new: &str,
     documents: &[(String, String)],
-    layout: human::Layout,
+    settings: Settings,
 ) -> Result<Written, String> {
     let mut tree = Tree::default();
     let from = load(&mut tree, old, documents.iter().map(|(old, _)| old.as_str()))?;
     let to = load(&mut tree, new, documents.iter().map(|(_, new)| new.as_str()))?;
     tree.check_bounds(&from).map_err(|error| error.to_string())?;
     tree.check_bounds(&to).map_err(|error| error.to_string())?;
-    let report = compare::compare_files(&mut tree, &from, &to).map_err(|error| error.to_string())?;
+    let report =
+        compare::compare_files(&mut tree, &from, &to, settings.detect_renames).map_err(|error| error.to_string())?;
+    let layout = human::Layout { width: settings.width, bunt: bunt::Bunt { colours: settings.coloured } };
     Ok(human::write_report(&mut tree, &report, layout))
 }
 

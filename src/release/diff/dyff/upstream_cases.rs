@@ -4,9 +4,10 @@
 //! around multi-line changes; helm-diff sets neither, so the expected texts here are those goldens laid out as
 //! `HumanReport`'s code lays them out with helm-diff's fields (no indent, no context lines).
 
-use super::bunt::Bunt;
-use super::human::Layout;
-use super::{Printed, compare_and_write, print};
+use super::{Printed, Settings, compare_and_write, print};
+
+/// helm-diff's settings with stdout no terminal and no flags.
+const PLAIN: Settings = Settings { width: super::DEFAULT_WIDTH, coloured: false, detect_renames: false };
 use crate::release::diff::lines::{Delta, DiffRecord};
 use crate::release::diff::report::{ChangeType, Report, ReportEntry};
 
@@ -37,8 +38,12 @@ fn human(from: &str, to: &str) -> String {
 
 /// dyff's human report of two files as helm-diff configures it, bunt's colours `coloured`.
 fn coloured_human(from: &str, to: &str, coloured: bool) -> String {
-    let layout = Layout { width: super::DEFAULT_WIDTH, bunt: Bunt { colours: coloured } };
-    let (text, stopped) = compare_and_write(from, to, &[], layout).expect("compares");
+    human_with(from, to, Settings { coloured, ..PLAIN })
+}
+
+/// dyff's human report of two files with `settings`.
+fn human_with(from: &str, to: &str, settings: Settings) -> String {
+    let (text, stopped) = compare_and_write(from, to, &[], settings).expect("compares");
     assert_eq!(stopped, None, "the whole report is written");
     text
 }
@@ -50,8 +55,7 @@ fn a_changed_value_is_its_path_and_both_values() {
     let mut diffs: Vec<DiffRecord> = common.iter().map(|line| record(line, Delta::Common)).collect();
     diffs.push(record("  replicas: 2", Delta::LeftOnly));
     diffs.push(record("  replicas: 3", Delta::RightOnly));
-    let printed =
-        print(&report(vec![entry("default, nginx, Deployment (apps)", ChangeType::Modify, diffs)]), 80, false);
+    let printed = print(&report(vec![entry("default, nginx, Deployment (apps)", ChangeType::Modify, diffs)]), PLAIN);
     assert_eq!(
         printed,
         Printed { text: "\nspec.replicas\n± value change\n- 2\n+ 3\n\n".to_string(), warnings: vec![] }
@@ -73,7 +77,7 @@ fn removed_and_added_objects_are_documents() {
         entry("default, old-app, Deployment (apps)", ChangeType::Remove, lines("old-app", Delta::LeftOnly)),
         entry("default, new-app, Deployment (apps)", ChangeType::Add, lines("new-app", Delta::RightOnly)),
     ];
-    let printed = print(&report(entries), 80, false);
+    let printed = print(&report(entries), PLAIN);
     assert_eq!(
         printed.text,
         "\n(root level)\n- one document removed:\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: old-app\n\
@@ -85,7 +89,7 @@ fn removed_and_added_objects_are_documents() {
 /// helm-diff `TestPrintDyffReportEmpty`.
 #[test]
 fn no_change_is_one_line_break() {
-    assert_eq!(print(&report(Vec::new()), 80, false).text, "\n");
+    assert_eq!(print(&report(Vec::new()), PLAIN).text, "\n");
 }
 
 /// The `# Source:` line helm-diff's documents start with is the first key's head comment in yaml.v3, which dyff
@@ -94,7 +98,7 @@ fn no_change_is_one_line_break() {
 fn an_added_objects_source_line_is_printed_above_it() {
     let added = ["# Source: web/templates/cm.yaml", "apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: web"];
     let diffs = added.iter().map(|line| record(line, Delta::RightOnly)).collect();
-    let printed = print(&report(vec![entry("default, web, ConfigMap (v1)", ChangeType::Add, diffs)]), 80, false);
+    let printed = print(&report(vec![entry("default, web, ConfigMap (v1)", ChangeType::Add, diffs)]), PLAIN);
     assert_eq!(
         printed.text,
         "\n(root level)\n+ one document added:\n# Source: web/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\n\
@@ -255,7 +259,7 @@ fn self_referencing_aliases_are_refused() {
         record("  name: a", Delta::Common),
         record("  self: *m", Delta::LeftOnly),
     ];
-    let printed = print(&report(vec![entry("default, a, ConfigMap (v1)", ChangeType::Modify, diffs)]), 80, false);
+    let printed = print(&report(vec![entry("default, a, ConfigMap (v1)", ChangeType::Modify, diffs)]), PLAIN);
     assert_eq!(printed.text, "\n");
     assert_eq!(
         printed.warnings,
@@ -403,4 +407,40 @@ fn certificates_are_summarised() {
         human(include_str!("testdata/testbed-certs-from.yml"), include_str!("testdata/testbed-certs-to.yml")),
         expected
     );
+}
+
+/// dyff `should detect renames for kubernetes documents` (`assets/kubernetes/rename`, `DetectRenames(true)`): two
+/// ConfigMaps whose generated names differ are compared as one object. The golden's two diffs, with helm-diff's
+/// indent of zero and no context lines around the multi-line change.
+#[test]
+fn renamed_documents_are_compared_as_one_with_find_renames() {
+    let (from, to) = (include_str!("testdata/rename-from.yaml"), include_str!("testdata/rename-to.yaml"));
+    assert_eq!(
+        human_with(from, to, Settings { detect_renames: true, ..PLAIN }),
+        "\ndata.pinniped.yaml\n± value change in multiline text (one insert, no deletions)\n+   # Example comment\n\n\
+         \nmetadata.name\n± value change\n- pinniped-concierge-config-9bfbmfgt2f\n\
+         + pinniped-concierge-config-296567ccmt\n\n"
+    );
+    let without = human(from, to);
+    assert!(without.contains("- one document removed:") && without.contains("+ one document added:"), "{without}");
+}
+
+/// helm-diff `TestPrintDyffReportRenameDetectionEnabledWithFindRenames`: a removed and an added Deployment that
+/// differ in name only are two documents without `--find-renames`, one value change with it.
+#[test]
+fn find_renames_pairs_a_removed_and_an_added_object() {
+    let lines = |name: &str, delta: Delta| {
+        ["apiVersion: apps/v1", "kind: Deployment", "metadata:", &format!("  name: {name}"), "spec:", "  replicas: 3"]
+            .iter()
+            .map(|line| record(line, delta))
+            .collect::<Vec<_>>()
+    };
+    let entries = vec![
+        entry("default, old-app, Deployment (apps)", ChangeType::Remove, lines("old-app", Delta::LeftOnly)),
+        entry("default, new-app, Deployment (apps)", ChangeType::Add, lines("new-app", Delta::RightOnly)),
+    ];
+    let without = print(&report(entries.clone()), PLAIN).text;
+    assert!(without.contains("one document removed") && without.contains("one document added"), "{without}");
+    let with = print(&report(entries), Settings { detect_renames: true, ..PLAIN }).text;
+    assert_eq!(with, "\nmetadata.name\n± value change\n- old-app\n+ new-app\n\n");
 }
