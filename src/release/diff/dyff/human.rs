@@ -3,7 +3,8 @@
 //! around multi-line text changes, table style on, certificates inspected). Paths are dot-style (`spec.replicas`,
 //! a list entry by its name), followed by the document's name when the first file has more than one document.
 //! Text blocks are set side by side when they fit the terminal's width (80 columns when stdout is no terminal,
-//! as gonvenience/term assumes).
+//! as gonvenience/term assumes). Colours are dyff's `BuntColorizer` through bunt's setting (`bunt.rs`); string
+//! changes are summarised as certificates (`certificate.rs`), diffed by line or by character (`text_diff.rs`).
 
 use super::bunt::{Bunt, Rgb, StyleOption, colours, plain_length};
 use super::certificate;

@@ -62,22 +62,28 @@ fn a_changed_value_is_its_path_and_both_values() {
     );
 }
 
+/// helm-diff's report of Deployment `old-app` removed and `new-app` added, each with `more` lines after its name.
+fn old_app_removed_new_app_added(more: &[&str]) -> Vec<ReportEntry> {
+    let lines = |name: &str, delta: Delta| {
+        let name = format!("  name: {name}");
+        ["apiVersion: apps/v1", "kind: Deployment", "metadata:", &name]
+            .into_iter()
+            .chain(more.iter().copied())
+            .map(|line| record(line, delta))
+            .collect::<Vec<_>>()
+    };
+    vec![
+        entry("default, old-app, Deployment (apps)", ChangeType::Remove, lines("old-app", Delta::LeftOnly)),
+        entry("default, new-app, Deployment (apps)", ChangeType::Add, lines("new-app", Delta::RightOnly)),
+    ]
+}
+
 /// helm-diff `TestPrintDyffReportWithAddAndRemove` and `...RenameDetectionEnabledWithFindRenames` (without
 /// renames): a removed and an added object are a removed and an added document, and, both files holding one
 /// object at the same position under different names, an order change of the file.
 #[test]
 fn removed_and_added_objects_are_documents() {
-    let lines = |name: &str, delta: Delta| {
-        ["apiVersion: apps/v1", "kind: Deployment", "metadata:", &format!("  name: {name}")]
-            .iter()
-            .map(|line| record(line, delta))
-            .collect::<Vec<_>>()
-    };
-    let entries = vec![
-        entry("default, old-app, Deployment (apps)", ChangeType::Remove, lines("old-app", Delta::LeftOnly)),
-        entry("default, new-app, Deployment (apps)", ChangeType::Add, lines("new-app", Delta::RightOnly)),
-    ];
-    let printed = print(&report(entries), PLAIN);
+    let printed = print(&report(old_app_removed_new_app_added(&[])), PLAIN);
     assert_eq!(
         printed.text,
         "\n(root level)\n- one document removed:\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: old-app\n\
@@ -429,18 +435,20 @@ fn renamed_documents_are_compared_as_one_with_find_renames() {
 /// differ in name only are two documents without `--find-renames`, one value change with it.
 #[test]
 fn find_renames_pairs_a_removed_and_an_added_object() {
-    let lines = |name: &str, delta: Delta| {
-        ["apiVersion: apps/v1", "kind: Deployment", "metadata:", &format!("  name: {name}"), "spec:", "  replicas: 3"]
-            .iter()
-            .map(|line| record(line, delta))
-            .collect::<Vec<_>>()
-    };
-    let entries = vec![
-        entry("default, old-app, Deployment (apps)", ChangeType::Remove, lines("old-app", Delta::LeftOnly)),
-        entry("default, new-app, Deployment (apps)", ChangeType::Add, lines("new-app", Delta::RightOnly)),
-    ];
+    let entries = old_app_removed_new_app_added(&["spec:", "  replicas: 3"]);
     let without = print(&report(entries.clone()), PLAIN).text;
     assert!(without.contains("one document removed") && without.contains("one document added"), "{without}");
     let with = print(&report(entries), Settings { detect_renames: true, ..PLAIN }).text;
     assert_eq!(with, "\nmetadata.name\n± value change\n- old-app\n+ new-app\n\n");
+}
+
+/// `generateHumanDetailOutputModification` returns base64's error for a `!!binary` value that is not base64, and
+/// `WriteReport` stops there: the path line is out, nothing after it; berth says why.
+#[test]
+fn a_binary_value_that_is_not_base64_ends_the_report() {
+    let from = "---\na: !!binary aGVsbG8=\nb: 1\n";
+    let to = "---\na: !!binary '*not base64*'\nb: 2\n";
+    let (text, stopped) = compare_and_write(from, to, &[], PLAIN).expect("compares");
+    assert_eq!(text, "\na\n");
+    assert!(stopped.is_some_and(|reason| reason.contains("not base64")));
 }
