@@ -1,6 +1,7 @@
 //! `berth diff ... --output dyff` (helm-diff's `printDyffReport`: homeport/dyff's human report of the old and
 //! new side of each changed object) on the simulated cluster, for each diff subcommand: a changed release, a new
-//! one, a Secret (masked as the other formats mask it), and the plain text when stdout is no terminal. The report's
+//! one, a Secret (masked as the other formats mask it), the plain text when stdout is no terminal, dyff's colours
+//! under `--color` or HELM_DIFF_COLOR=true, and `--find-renames` pairing a renamed object. The report's
 //! layout is checked against dyff's and helm-diff's own tests in `src/release/diff/dyff/upstream_cases.rs`.
 
 use crate::peers::PeerCluster;
@@ -132,4 +133,30 @@ async fn secret_values_stay_masked() {
         let encoded = base64::engine::general_purpose::STANDARD.encode(secret);
         assert!(!stdout.contains(&encoded) && !stderr.contains(secret), "{secret} shown");
     }
+}
+
+/// `--find-renames` also turns on dyff's rename detection: a ConfigMap whose name changes is one value change of
+/// `metadata.name` rather than a document removed and one added.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn find_renames_pairs_a_renamed_object() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str| {
+        let settings = format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  mode: fast\n  replicas: \"3\"\n  \
+             region: north\n  tier: gold\n"
+        );
+        std::fs::write(dir.path().join("settings.yaml"), settings).expect("write");
+    };
+    write("settings-a");
+    let path = dir.path().to_str().expect("utf-8 path");
+    peer.berth_ok(&["install", "renamed", path]).await;
+    write("settings-b");
+    let line = ["diff", "upgrade", "renamed", path, "--output", "dyff"];
+    let (code, stdout, stderr) = text(&peer.berth(&line).await);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("- one document removed:") && stdout.contains("+ one document added:"), "{stdout}");
+    let (code, stdout, stderr) = text(&peer.berth(&[&line[..], &["--find-renames", "0.5"]].concat()).await);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, "\nmetadata.name\n± value change\n- settings-a\n+ settings-b\n\n");
 }
