@@ -1,9 +1,8 @@
 //! dyff's comparison (`pkg/dyff/core.go` of homeport/dyff v1.12.0, the version helm-diff builds with), with the
 //! settings helm-diff's `printDyffReport` passes: whitespace-only changes of strings ignored, Kubernetes entity
 //! detection on (documents paired by `apiVersion/kind/namespace/name`, lists of objects by the same), order changes
-//! reported, three entries at least before a non-standard list identifier is guessed. Rename detection
-//! (`DetectRenames`, which helm-diff turns on with `--find-renames`) is not ported: renamed documents show as one
-//! removed and one added.
+//! reported, three entries at least before a non-standard list identifier is guessed, and rename detection
+//! (`DetectRenames`, gonvenience/idem in `rename.rs`) when helm-diff's `--find-renames` asks for it.
 
 use super::rename;
 use super::tree::{NodeId, Tree, new_node};
@@ -270,7 +269,11 @@ impl Compare<'_> {
             );
             let (mut renamed_from, mut renamed_to) = (Vec::new(), Vec::new());
             for (removal, addition) in pairs {
-                let ((from_index, from_root), (to_index, to_root)) = (removals[removal], additions[addition]);
+                let (Some(&(from_index, from_root)), Some(&(to_index, to_root))) =
+                    (removals.get(removal), additions.get(addition))
+                else {
+                    continue;
+                };
                 let path = Path { side: Side::To, document: to_index, elements: Vec::new() };
                 let (from_root, to_root) = (self.tree.follow(from_root), self.tree.follow(to_root));
                 result.extend(self.objects(&path, from_root, to_root)?);
