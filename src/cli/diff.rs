@@ -281,7 +281,12 @@ fn compare(args: &DiffArgs, globals: &Globals) -> Result<ExitCode, Error> {
         // when stdout is none (gonvenience/term).
         let width = terminal_size::terminal_size_of(std::io::stdout())
             .map_or(diff::dyff::DEFAULT_WIDTH, |(width, _)| usize::from(width.0));
-        let printed = diff::dyff::print(&report, width);
+        let settings = diff::dyff::Settings {
+            width,
+            coloured: dyff_coloured(args, globals),
+            detect_renames: options.find_renames > 0.0,
+        };
+        let printed = diff::dyff::print(&report, settings);
         for warning in &printed.warnings {
             eprintln!("{warning}");
         }
@@ -404,18 +409,29 @@ fn upgrade_switch(is_upgrade: bool, flag: bool, variable: &str, notice: &str) ->
 /// Helm's own `--color always` or HELM_COLOR=always; the global `never` (also NO_COLOR's) yields to
 /// HELM_DIFF_COLOR, which helmfile sets.
 fn coloured(args: &DiffArgs, globals: &Globals) -> bool {
+    forced_colour(args, globals).unwrap_or_else(|| {
+        globals.environment.color_mode != ColorMode::Never
+            && std::io::stdout().is_terminal()
+            && std::env::var("TERM").as_deref() != Ok("dumb")
+    })
+}
+
+/// What the flags and HELM_DIFF_COLOR decide, if they do: `--no-color` off, `--color` on, else HELM_DIFF_COLOR.
+fn forced_colour(args: &DiffArgs, globals: &Globals) -> Option<bool> {
     if args.no_color {
-        return false;
+        return Some(false);
     }
     if globals.environment.color_mode == ColorMode::Always {
-        return true;
+        return Some(true);
     }
-    if let Some(forced) = std::env::var("HELM_DIFF_COLOR").ok().and_then(|value| go_parse_bool(&value)) {
-        return forced;
-    }
-    globals.environment.color_mode != ColorMode::Never
-        && std::io::stdout().is_terminal()
-        && std::env::var("TERM").as_deref() != Ok("dumb")
+    std::env::var("HELM_DIFF_COLOR").ok().and_then(|value| go_parse_bool(&value))
+}
+
+/// dyff's colours (bunt's setting, `root.go`): on only when `--color` or HELM_DIFF_COLOR=true forces colour and
+/// `--no-color` is not given, never for a terminal alone (helm-diff sets bunt OFF there); bunt then writes its
+/// colours whatever NO_COLOR or TERM say.
+fn dyff_coloured(args: &DiffArgs, globals: &Globals) -> bool {
+    forced_colour(args, globals) == Some(true)
 }
 
 /// Go's `strconv.ParseBool`.

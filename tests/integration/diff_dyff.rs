@@ -1,6 +1,7 @@
 //! `berth diff ... --output dyff` (helm-diff's `printDyffReport`: homeport/dyff's human report of the old and
 //! new side of each changed object) on the simulated cluster, for each diff subcommand: a changed release, a new
-//! one, a Secret (masked as the other formats mask it), and the plain text when stdout is no terminal. The report's
+//! one, a Secret (masked as the other formats mask it), the plain text when stdout is no terminal, dyff's colours
+//! under `--color` or HELM_DIFF_COLOR=true, and `--find-renames` pairing a renamed object. The report's
 //! layout is checked against dyff's and helm-diff's own tests in `src/release/diff/dyff/upstream_cases.rs`.
 
 use crate::peers::PeerCluster;
@@ -48,6 +49,48 @@ async fn each_subcommand_prints_dyffs_report() {
     assert_eq!(text(&output).1, replicas_changed(1, 2));
 }
 
+/// [`replicas_changed`] in dyff's colours (bunt's 24-bit styles, helm-diff's indent of zero): the ConfigMap's
+/// text a minor change (its changed character bold), the Deployment's number a plain value change.
+fn replicas_changed_coloured(old: u32, new: u32) -> String {
+    let path = |path: &str, name: &str| {
+        let sections: Vec<String> = path.split('.').map(|section| format!("\x1b[1m{section}\x1b[0m")).collect();
+        format!("\n{}  \x1b[38;2;176;196;222m({name})\x1b[0m\n", sections.join("."))
+    };
+    let change = "\x1b[38;2;199;196;63m± value change\x1b[0m\n";
+    format!(
+        "{}{change}\x1b[38;2;185;49;27m- \x1b[0m\x1b[1;38;2;185;49;27m{old}\x1b[0m\n\
+         \x1b[38;2;88;191;56m+ \x1b[0m\x1b[1;38;2;88;191;56m{new}\x1b[0m\n\
+         {}{change}\x1b[38;2;185;49;27m- {old}\x1b[0m\n\x1b[38;2;88;191;56m+ {new}\x1b[0m\n\n",
+        path("data.replicas", "v1/ConfigMap/shop-shop-settings"),
+        path("spec.replicas", "apps/v1/Deployment/shop-shop-web"),
+    )
+}
+
+/// Colour as helm-diff sets bunt for dyff (`root.go`): `--color` or HELM_DIFF_COLOR=true gives dyff's styles,
+/// whatever NO_COLOR says (the test runner sets it); `--no-color` wins over both; nothing else colours it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn colour_only_when_asked() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    peer.berth_ok(&["install", "shop", CHART]).await;
+    let line = ["diff", "upgrade", "shop", CHART, "--set", "replicas=3", "--output", "dyff"];
+    let run = |extra: &[&str], environment: &[(&str, &str)]| {
+        let mut command = peer.berth_command(&[&line[..], extra].concat());
+        for (name, value) in environment {
+            command.env(name, value);
+        }
+        tokio::task::spawn_blocking(move || command.output().expect("berth runs"))
+    };
+    let coloured = replicas_changed_coloured(1, 3);
+    let output = run(&["--color"], &[]).await.expect("joined");
+    assert_eq!(text(&output).1, coloured, "--color");
+    let output = run(&[], &[("HELM_DIFF_COLOR", "true")]).await.expect("joined");
+    assert_eq!(text(&output).1, coloured, "HELM_DIFF_COLOR=true");
+    let output = run(&["--no-color"], &[("HELM_DIFF_COLOR", "true")]).await.expect("joined");
+    assert_eq!(text(&output).1, replicas_changed(1, 3), "--no-color");
+    let output = run(&[], &[("HELM_DIFF_COLOR", "false"), ("TERM", "xterm-256color")]).await.expect("joined");
+    assert_eq!(text(&output).1, replicas_changed(1, 3), "HELM_DIFF_COLOR=false");
+}
+
 /// A release that does not exist yet: every object is an added document, shown with its `# Source:` line (the head
 /// comment yaml.v3 gives its first key) and its keys in dyff's order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -90,4 +133,30 @@ async fn secret_values_stay_masked() {
         let encoded = base64::engine::general_purpose::STANDARD.encode(secret);
         assert!(!stdout.contains(&encoded) && !stderr.contains(secret), "{secret} shown");
     }
+}
+
+/// `--find-renames` also turns on dyff's rename detection: a ConfigMap whose name changes is one value change of
+/// `metadata.name` rather than a document removed and one added.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn find_renames_pairs_a_renamed_object() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str| {
+        let settings = format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  mode: fast\n  replicas: \"3\"\n  \
+             region: north\n  tier: gold\n"
+        );
+        std::fs::write(dir.path().join("settings.yaml"), settings).expect("write");
+    };
+    write("settings-a");
+    let path = dir.path().to_str().expect("utf-8 path");
+    peer.berth_ok(&["install", "renamed", path]).await;
+    write("settings-b");
+    let line = ["diff", "upgrade", "renamed", path, "--output", "dyff"];
+    let (code, stdout, stderr) = text(&peer.berth(&line).await);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("- one document removed:") && stdout.contains("+ one document added:"), "{stdout}");
+    let (code, stdout, stderr) = text(&peer.berth(&[&line[..], &["--find-renames", "0.5"]].concat()).await);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, "\nmetadata.name\n± value change\n- settings-a\n+ settings-b\n\n");
 }

@@ -6,6 +6,7 @@ use super::error::YamlError;
 use super::go_value::GoValue;
 use super::libyaml::emitter::{Emitter, Settings};
 use super::libyaml::{CollectionStyle, Event, EventType, ScalarStyle};
+use super::nodes::{NodeKind, YamlNode};
 use super::read::yaml_v2_unmarshal;
 use super::resolve::{plain_allowed_v2, plain_allowed_v3};
 use super::sort::{go_sort, key_less};
@@ -210,4 +211,83 @@ pub fn to_yaml(value: &Value) -> Result<String, YamlError> {
 /// When the value cannot be written (a function, or a map that contains itself).
 pub fn to_yaml_pretty(value: &Value) -> Result<String, YamlError> {
     marshal_pretty(value).map_err(|message| YamlError::new(message, None))
+}
+
+/// yaml.v3 `Marshal` of a node (`encoder.node` with the default indent of four and no line width): collections
+/// in block style, a multi-line string as a literal block, a string that would read as another type double-quoted,
+/// other scalars plain, tags left implicit, aliases written as their target. Nodes keep no quoting style of their
+/// source, so a string quoted there is written as yaml.v3 would write it fresh. `node` gives each node by id.
+///
+/// # Errors
+///
+/// When the emitter refuses an event.
+pub fn to_yaml_v3_node<'a>(root: usize, node: &dyn Fn(usize) -> Option<&'a YamlNode>) -> Result<String, YamlError> {
+    enum Work {
+        Node(usize, usize),
+        End(EventType),
+    }
+    /// Nesting deeper than this is not written (the caller bounds its trees; this keeps the walk finite).
+    const MAX_DEPTH: usize = 10_000;
+    let run = || -> Result<String, String> {
+        let mut writer = Writer::new(Settings { v3: true, indent: 4, width: -1 })?;
+        let mut work = vec![Work::Node(root, 0)];
+        while let Some(item) = work.pop() {
+            let (id, depth) = match item {
+                Work::End(typ) => {
+                    writer.emit(event(typ))?;
+                    continue;
+                }
+                Work::Node(id, depth) => (id, depth),
+            };
+            let Some(current) = node(id) else { continue };
+            if depth > MAX_DEPTH {
+                return Err("a node nests too deep to write".to_string());
+            }
+            match current.kind {
+                NodeKind::Document => {
+                    work.extend(current.content.iter().rev().map(|child| Work::Node(*child, depth + 1)))
+                }
+                NodeKind::Alias => {
+                    if let Some(target) = current.alias {
+                        work.push(Work::Node(target, depth + 1));
+                    }
+                }
+                NodeKind::Mapping | NodeKind::Sequence => {
+                    let (start, end) = if current.kind == NodeKind::Mapping {
+                        (EventType::MappingStart, EventType::MappingEnd)
+                    } else {
+                        (EventType::SequenceStart, EventType::SequenceEnd)
+                    };
+                    writer.emit(collection(start))?;
+                    work.push(Work::End(end));
+                    work.extend(current.content.iter().rev().map(|child| Work::Node(*child, depth + 1)));
+                }
+                NodeKind::Scalar if current.tag == "!!str" => writer.emit(string_event(&current.value, true))?,
+                NodeKind::Scalar => writer.emit(scalar(&current.value, ScalarStyle::Plain))?,
+            }
+        }
+        writer.finish(false)
+    };
+    run().map_err(|message| YamlError::new(message, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::to_yaml_v3_node;
+    use crate::nodes::parse_nodes;
+
+    /// yaml.v3's `Marshal` of a node: four spaces per level, a sequence under a key indented under it, a literal
+    /// block for multi-line text, a string that reads as a boolean double-quoted (yaml.v3 `encode_test.go`'s
+    /// indentation and quoting rules).
+    #[test]
+    fn nodes_are_written_as_yaml_v3_marshals_them() {
+        let stream = parse_nodes("a: 1\nb:\n  c: x\n  d:\n  - e\n  - f: g\n    h: i\nj: |\n  k\n  l\nm: 'true'\n")
+            .expect("parses");
+        let root = stream.nodes[stream.documents[0]].content[0];
+        let text = to_yaml_v3_node(root, &|id| stream.nodes.get(id)).expect("writes");
+        assert_eq!(
+            text,
+            "a: 1\nb:\n    c: x\n    d:\n        - e\n        - f: g\n          h: i\nj: |\n    k\n    l\nm: \"true\"\n"
+        );
+    }
 }

@@ -37,7 +37,7 @@ mod tree;
 mod typed;
 
 pub use decode::MAX_ALIAS_EXPANSION_BYTES;
-pub use encode::{to_yaml, to_yaml_pretty};
+pub use encode::{to_yaml, to_yaml_pretty, to_yaml_v3_node};
 pub use error::YamlError;
 pub use manifest::{ManifestHead, ManifestMetadata, read_manifest_head, read_manifest_object, split_manifests};
 pub use nodes::{NodeKind, NodeStream, YamlNode, parse_nodes};

@@ -140,8 +140,13 @@ pub fn print(
             change_type: entry.change_type.as_str(),
         }))
         .map_err(FormatError::Structured),
-        // Laid out for a terminal of dyff's default width; `dyff::print` takes another width and gives warnings.
-        OutputFormat::Dyff => Ok(super::dyff::print(report, super::dyff::DEFAULT_WIDTH).text),
+        // Laid out for a terminal of dyff's default width and without colours (helm-diff colours dyff's report
+        // by its own rule), without rename detection; `dyff::print` takes other settings and gives warnings.
+        OutputFormat::Dyff => {
+            let settings =
+                super::dyff::Settings { width: super::dyff::DEFAULT_WIDTH, coloured: false, detect_renames: false };
+            Ok(super::dyff::print(report, settings).text)
+        }
     }
 }
 

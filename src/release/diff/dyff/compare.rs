@@ -1,10 +1,10 @@
 //! dyff's comparison (`pkg/dyff/core.go` of homeport/dyff v1.12.0, the version helm-diff builds with), with the
 //! settings helm-diff's `printDyffReport` passes: whitespace-only changes of strings ignored, Kubernetes entity
 //! detection on (documents paired by `apiVersion/kind/namespace/name`, lists of objects by the same), order changes
-//! reported, three entries at least before a non-standard list identifier is guessed. Rename detection
-//! (`DetectRenames`, which helm-diff turns on with `--find-renames`) is not ported: renamed documents show as one
-//! removed and one added.
+//! reported, three entries at least before a non-standard list identifier is guessed, and rename detection
+//! (`DetectRenames`, gonvenience/idem in `rename.rs`) when helm-diff's `--find-renames` asks for it.
 
+use super::rename;
 use super::tree::{NodeId, Tree, new_node};
 use berth_goyaml::NodeKind;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -154,11 +154,25 @@ pub fn kubernetes_name(tree: &Tree, node: NodeId) -> Option<String> {
     Some(parts.join("/"))
 }
 
-/// `CompareInputFiles` with helm-diff's options.
+/// `yamlv3.Marshal` of a document's root as idem reads it for rename detection (`RenameCandidate.marshal`): the
+/// first key's head comment (helm-diff's `# Source:` line) above it, as yaml.v3 writes it.
+fn yaml_v3(tree: &Tree, root: NodeId) -> String {
+    let text = berth_goyaml::to_yaml_v3_node(root, &|id| Some(tree.get(id))).unwrap_or_default();
+    let comment = tree.get(root).content.first().map_or("", |key| tree.head_comment(*key));
+    if comment.is_empty() { text } else { format!("{comment}\n{text}") }
+}
+
+/// `CompareInputFiles` with helm-diff's options (`DetectRenames` when `detect_renames`, helm-diff's
+/// `--find-renames`).
 ///
 /// # Errors
 /// [`CompareError`] where dyff gives up.
-pub fn compare_files(tree: &mut Tree, from: &[NodeId], to: &[NodeId]) -> Result<Report, CompareError> {
+pub fn compare_files(
+    tree: &mut Tree,
+    from: &[NodeId],
+    to: &[NodeId],
+    detect_renames: bool,
+) -> Result<Report, CompareError> {
     let named = |tree: &Tree, documents: &[NodeId]| {
         let kept: Vec<NodeId> =
             documents.iter().copied().filter(|document| !is_empty_document(tree, *document)).collect();
@@ -170,7 +184,7 @@ pub fn compare_files(tree: &mut Tree, from: &[NodeId], to: &[NodeId]) -> Result<
     };
     let (from_kept, from_names) = named(tree, from);
     let (to_kept, to_names) = named(tree, to);
-    let mut compare = Compare { tree };
+    let mut compare = Compare { tree, detect_renames };
     if from_names.len() == from_kept.len() && to_names.len() == to_kept.len() {
         let diffs = compare.documents(&from_kept, &from_names, &to_kept, &to_names)?;
         return Ok(Report { diffs, from_documents: from_kept.len(), from_names, to_names });
@@ -188,6 +202,7 @@ pub fn compare_files(tree: &mut Tree, from: &[NodeId], to: &[NodeId]) -> Result<
 
 struct Compare<'a> {
     tree: &'a mut Tree,
+    detect_renames: bool,
 }
 
 fn modification(path: &Path, from: NodeId, to: NodeId) -> Vec<Diff> {
@@ -231,11 +246,48 @@ impl Compare<'_> {
                 None => removals.push((index, from_root)),
             }
         }
-        let additions: Vec<(usize, NodeId)> = to_names
+        let mut additions: Vec<(usize, NodeId)> = to_names
             .iter()
             .filter(|name| !from_roots.contains_key(*name))
             .filter_map(|name| to_roots.get(name).copied())
             .collect();
+        let (mut from_names, mut to_names) = (from_names.to_vec(), to_names.to_vec());
+        if self.detect_renames {
+            // idem's `DetectRenames`: each pair it marks compared as one object at the added document's path, and
+            // left out of the order comparison.
+            let candidates = |tree: &Tree, list: &[(usize, NodeId)], names: &[String]| -> Vec<rename::Candidate> {
+                list.iter()
+                    .map(|(index, root)| rename::Candidate {
+                        name: names.get(*index).cloned().unwrap_or_default(),
+                        content: yaml_v3(tree, *root).into_bytes(),
+                    })
+                    .collect()
+            };
+            let pairs = rename::detect(
+                &candidates(self.tree, &removals, &from_names),
+                &candidates(self.tree, &additions, &to_names),
+            );
+            let (mut renamed_from, mut renamed_to) = (Vec::new(), Vec::new());
+            for (removal, addition) in pairs {
+                let (Some(&(from_index, from_root)), Some(&(to_index, to_root))) =
+                    (removals.get(removal), additions.get(addition))
+                else {
+                    continue;
+                };
+                let path = Path { side: Side::To, document: to_index, elements: Vec::new() };
+                let (from_root, to_root) = (self.tree.follow(from_root), self.tree.follow(to_root));
+                result.extend(self.objects(&path, from_root, to_root)?);
+                renamed_from.push(from_index);
+                renamed_to.push(to_index);
+            }
+            let from_renamed: Vec<String> =
+                renamed_from.iter().filter_map(|index| from_names.get(*index).cloned()).collect();
+            let to_renamed: Vec<String> = renamed_to.iter().filter_map(|index| to_names.get(*index).cloned()).collect();
+            removals.retain(|(index, _)| !renamed_from.contains(index));
+            additions.retain(|(index, _)| !renamed_to.contains(index));
+            from_names.retain(|name| !from_renamed.contains(name));
+            to_names.retain(|name| !to_renamed.contains(name));
+        }
         for (side, kind, list) in
             [(Side::From, DetailKind::Removal, removals), (Side::To, DetailKind::Addition, additions)]
         {
@@ -250,8 +302,8 @@ impl Compare<'_> {
             }
         }
         if from_names.len() == to_names.len() && from_names != to_names {
-            let from = self.names_node(from_names);
-            let to = self.names_node(to_names);
+            let from = self.names_node(&from_names);
+            let to = self.names_node(&to_names);
             result.push(Diff {
                 path: None,
                 details: vec![Detail { kind: DetailKind::OrderChange, from: Some(from), to: Some(to) }],

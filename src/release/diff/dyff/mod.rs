@@ -4,12 +4,16 @@
 //! (`compare.rs`) and printed as dyff's human report (`human.rs`, YAML by gonvenience/neat in `neat.rs`).
 //!
 //! As in helm-diff, Secrets arrive redacted (the report's lines are), and a comparison dyff gives up on prints
-//! an empty report; berth also says why on stderr (helm-diff drops the error). Colours (dyff's bunt styles, which
-//! helm-diff switches on only with `--color` or HELM_DIFF_COLOR=true) are not ported: the report is plain text.
+//! an empty report; berth also says why on stderr (helm-diff drops the error). Colours are dyff's bunt styles
+//! (`bunt.rs`), which helm-diff switches on only with `--color` or HELM_DIFF_COLOR=true.
 
+mod bunt;
+mod certificate;
 mod compare;
 mod human;
 mod neat;
+mod rename;
+mod text_diff;
 mod tree;
 #[cfg(test)]
 mod upstream_cases;
@@ -54,12 +58,26 @@ fn sides(report: &DiffReport) -> (String, String, Vec<(String, String)>) {
     (old, new, documents)
 }
 
-/// `printDyffReport`: the report as dyff shows it, its blocks laid out for a terminal `width` columns wide.
-pub fn print(report: &DiffReport, width: usize) -> Printed {
+/// How helm-diff runs dyff: the terminal's width, bunt's colour setting, and `DetectRenames` (on with
+/// `--find-renames`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    pub width: usize,
+    pub coloured: bool,
+    pub detect_renames: bool,
+}
+
+/// `printDyffReport`: the report as dyff shows it, its blocks laid out for a terminal `settings.width` columns
+/// wide, in dyff's colours when `settings.coloured`.
+pub fn print(report: &DiffReport, settings: Settings) -> Printed {
     let (old, new, documents) = sides(report);
     let mut warnings = Vec::new();
-    let text = match compare_and_write(&old, &new, &documents, width) {
-        Ok(text) => text,
+    let text = match compare_and_write(&old, &new, &documents, settings) {
+        Ok((text, None)) => text,
+        Ok((text, Some(reason))) => {
+            warnings.push(format!("Warning: dyff cannot write the whole report: {reason}"));
+            text
+        }
         Err(reason) => {
             warnings.push(format!("Warning: dyff cannot compare the manifests: {reason}"));
             "\n".to_string()
@@ -68,14 +86,24 @@ pub fn print(report: &DiffReport, width: usize) -> Printed {
     Printed { text, warnings }
 }
 
-fn compare_and_write(old: &str, new: &str, documents: &[(String, String)], width: usize) -> Result<String, String> {
+/// The report's text, and why it stops early if it does.
+type Written = (String, Option<String>);
+
+fn compare_and_write(
+    old: &str,
+    new: &str,
+    documents: &[(String, String)],
+    settings: Settings,
+) -> Result<Written, String> {
     let mut tree = Tree::default();
     let from = load(&mut tree, old, documents.iter().map(|(old, _)| old.as_str()))?;
     let to = load(&mut tree, new, documents.iter().map(|(_, new)| new.as_str()))?;
     tree.check_bounds(&from).map_err(|error| error.to_string())?;
     tree.check_bounds(&to).map_err(|error| error.to_string())?;
-    let report = compare::compare_files(&mut tree, &from, &to).map_err(|error| error.to_string())?;
-    Ok(human::write_report(&mut tree, &report, width))
+    let report =
+        compare::compare_files(&mut tree, &from, &to, settings.detect_renames).map_err(|error| error.to_string())?;
+    let layout = human::Layout { width: settings.width, bunt: bunt::Bunt { colours: settings.coloured } };
+    Ok(human::write_report(&mut tree, &report, layout))
 }
 
 /// `ytbx.LoadFile` of one side: its documents (an empty input is one null document), each object's leading

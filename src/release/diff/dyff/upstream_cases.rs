@@ -4,7 +4,10 @@
 //! around multi-line changes; helm-diff sets neither, so the expected texts here are those goldens laid out as
 //! `HumanReport`'s code lays them out with helm-diff's fields (no indent, no context lines).
 
-use super::{Printed, compare_and_write, print};
+use super::{Printed, Settings, compare_and_write, print};
+
+/// helm-diff's settings with stdout no terminal and no flags.
+const PLAIN: Settings = Settings { width: super::DEFAULT_WIDTH, coloured: false, detect_renames: false };
 use crate::release::diff::lines::{Delta, DiffRecord};
 use crate::release::diff::report::{ChangeType, Report, ReportEntry};
 
@@ -28,9 +31,21 @@ fn report(entries: Vec<ReportEntry>) -> Report {
     Report { entries, changed: true, warnings: Vec::new() }
 }
 
-/// dyff's human report of two files as helm-diff configures it.
+/// dyff's human report of two files as helm-diff configures it, without colours.
 fn human(from: &str, to: &str) -> String {
-    compare_and_write(from, to, &[], super::DEFAULT_WIDTH).expect("compares")
+    coloured_human(from, to, false)
+}
+
+/// dyff's human report of two files as helm-diff configures it, bunt's colours `coloured`.
+fn coloured_human(from: &str, to: &str, coloured: bool) -> String {
+    human_with(from, to, Settings { coloured, ..PLAIN })
+}
+
+/// dyff's human report of two files with `settings`.
+fn human_with(from: &str, to: &str, settings: Settings) -> String {
+    let (text, stopped) = compare_and_write(from, to, &[], settings).expect("compares");
+    assert_eq!(stopped, None, "the whole report is written");
+    text
 }
 
 /// helm-diff `TestPrintDyffReport`: a changed field of one object.
@@ -40,11 +55,27 @@ fn a_changed_value_is_its_path_and_both_values() {
     let mut diffs: Vec<DiffRecord> = common.iter().map(|line| record(line, Delta::Common)).collect();
     diffs.push(record("  replicas: 2", Delta::LeftOnly));
     diffs.push(record("  replicas: 3", Delta::RightOnly));
-    let printed = print(&report(vec![entry("default, nginx, Deployment (apps)", ChangeType::Modify, diffs)]), 80);
+    let printed = print(&report(vec![entry("default, nginx, Deployment (apps)", ChangeType::Modify, diffs)]), PLAIN);
     assert_eq!(
         printed,
         Printed { text: "\nspec.replicas\n± value change\n- 2\n+ 3\n\n".to_string(), warnings: vec![] }
     );
+}
+
+/// helm-diff's report of Deployment `old-app` removed and `new-app` added, each with `more` lines after its name.
+fn old_app_removed_new_app_added(more: &[&str]) -> Vec<ReportEntry> {
+    let lines = |name: &str, delta: Delta| {
+        let name = format!("  name: {name}");
+        ["apiVersion: apps/v1", "kind: Deployment", "metadata:", &name]
+            .into_iter()
+            .chain(more.iter().copied())
+            .map(|line| record(line, delta))
+            .collect::<Vec<_>>()
+    };
+    vec![
+        entry("default, old-app, Deployment (apps)", ChangeType::Remove, lines("old-app", Delta::LeftOnly)),
+        entry("default, new-app, Deployment (apps)", ChangeType::Add, lines("new-app", Delta::RightOnly)),
+    ]
 }
 
 /// helm-diff `TestPrintDyffReportWithAddAndRemove` and `...RenameDetectionEnabledWithFindRenames` (without
@@ -52,17 +83,7 @@ fn a_changed_value_is_its_path_and_both_values() {
 /// object at the same position under different names, an order change of the file.
 #[test]
 fn removed_and_added_objects_are_documents() {
-    let lines = |name: &str, delta: Delta| {
-        ["apiVersion: apps/v1", "kind: Deployment", "metadata:", &format!("  name: {name}")]
-            .iter()
-            .map(|line| record(line, delta))
-            .collect::<Vec<_>>()
-    };
-    let entries = vec![
-        entry("default, old-app, Deployment (apps)", ChangeType::Remove, lines("old-app", Delta::LeftOnly)),
-        entry("default, new-app, Deployment (apps)", ChangeType::Add, lines("new-app", Delta::RightOnly)),
-    ];
-    let printed = print(&report(entries), 80);
+    let printed = print(&report(old_app_removed_new_app_added(&[])), PLAIN);
     assert_eq!(
         printed.text,
         "\n(root level)\n- one document removed:\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: old-app\n\
@@ -74,7 +95,7 @@ fn removed_and_added_objects_are_documents() {
 /// helm-diff `TestPrintDyffReportEmpty`.
 #[test]
 fn no_change_is_one_line_break() {
-    assert_eq!(print(&report(Vec::new()), 80).text, "\n");
+    assert_eq!(print(&report(Vec::new()), PLAIN).text, "\n");
 }
 
 /// The `# Source:` line helm-diff's documents start with is the first key's head comment in yaml.v3, which dyff
@@ -83,7 +104,7 @@ fn no_change_is_one_line_break() {
 fn an_added_objects_source_line_is_printed_above_it() {
     let added = ["# Source: web/templates/cm.yaml", "apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: web"];
     let diffs = added.iter().map(|line| record(line, Delta::RightOnly)).collect();
-    let printed = print(&report(vec![entry("default, web, ConfigMap (v1)", ChangeType::Add, diffs)]), 80);
+    let printed = print(&report(vec![entry("default, web, ConfigMap (v1)", ChangeType::Add, diffs)]), PLAIN);
     assert_eq!(
         printed.text,
         "\n(root level)\n+ one document added:\n# Source: web/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\n\
@@ -131,21 +152,23 @@ fn type_changes_name_both_types() {
     );
 }
 
+/// The ConfigMap of dyff's `assets/kubernetes/configmaps` with its changed lines.
+fn pinniped_configmap(renew: &str, labels: &str) -> String {
+    format!(
+        "---\n# Source: pinniped-concierge/templates/configmap.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  \
+         name: pinniped-concierge-config\n  namespace: 'pinniped-concierge'\ndata:\n  pinniped.yaml: |\n    \
+         discovery:\n      url: null\n    api:\n      servingCertificate:\n        durationSeconds: 2592000\n        \
+         renewBeforeSeconds: {renew}\n    apiGroupSuffix: pinniped.dev\n{labels}    kubeCertAgent:\n      \
+         namePrefix: pinniped-concierge-kube-cert-agent-"
+    )
+}
+
 /// dyff `should use human friendly compact diff of multiline text differences` (`assets/kubernetes/configmaps`):
 /// runs of changed lines, counted, without context lines.
 #[test]
 fn multiline_text_shows_its_changed_lines() {
-    let body = |renew: &str, labels: &str| {
-        format!(
-            "---\n# Source: pinniped-concierge/templates/configmap.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  \
-             name: pinniped-concierge-config\n  namespace: 'pinniped-concierge'\ndata:\n  pinniped.yaml: |\n    \
-             discovery:\n      url: null\n    api:\n      servingCertificate:\n        durationSeconds: 2592000\n        \
-             renewBeforeSeconds: {renew}\n    apiGroupSuffix: pinniped.dev\n{labels}    kubeCertAgent:\n      \
-             namePrefix: pinniped-concierge-kube-cert-agent-"
-        )
-    };
-    let from = body("2160000", "    labels: {\"app\": \"pinniped-concierge\"}\n");
-    let to = body("12160000", "");
+    let from = pinniped_configmap("2160000", "    labels: {\"app\": \"pinniped-concierge\"}\n");
+    let to = pinniped_configmap("12160000", "");
     assert_eq!(
         human(&from, &to),
         "\ndata.pinniped.yaml\n± value change in multiline text (one insert, two deletions)\n\
@@ -242,10 +265,190 @@ fn self_referencing_aliases_are_refused() {
         record("  name: a", Delta::Common),
         record("  self: *m", Delta::LeftOnly),
     ];
-    let printed = print(&report(vec![entry("default, a, ConfigMap (v1)", ChangeType::Modify, diffs)]), 80);
+    let printed = print(&report(vec![entry("default, a, ConfigMap (v1)", ChangeType::Modify, diffs)]), PLAIN);
     assert_eq!(printed.text, "\n");
     assert_eq!(
         printed.warnings,
         vec!["Warning: dyff cannot compare the manifests: the manifests nest deeper than 200 levels"]
     );
+}
+
+/// dyff `should show nicely colored difference output` (`assets/colors`, bunt ON): a minor change with its
+/// changed characters bold, a path with named entries bold and italic, a removed mapping in neat's reddish
+/// colours (indent lines off: the step is two spaces in the indent line colour), a plain value change. The bytes
+/// are the golden's with helm-diff's indent of zero (the golden indents each detail by two and its `- `/`+ ` by two
+/// more); the documents are the golden's parts that produce these diffs.
+#[test]
+fn colours_are_dyffs_bunt_styles() {
+    let document = |version: &str, locket: &str, sha1: &str, capi: &str| {
+        format!(
+            "---\nmanifest_version: {version}\ninstance_groups:\n- name: diego-api\n  jobs:\n  - name: bbs\n    \
+             properties:\n      diego:\n        bbs:\n          active_key_label: key-2016-06\n{locket}releases:\n\
+             - name: capi\n  version: {capi}\n  sha1: {sha1}\n"
+        )
+    };
+    let locket = "          locket:\n            api_location: \"locket.service.cf.internal:8891\"\n";
+    let from = document("v1.19.0", locket, "77186faf9dc9606e633ef27186ae09ba8599f4cb", "1.50.0");
+    let to = document("v1.20.0", "", "c56405524d92b34af2b063e7d7ee44a7465b7697", "1.51.0");
+    let yellow = |text: &str| format!("\x1b[38;2;199;196;63m{text}\x1b[0m");
+    let expected = [
+        "\n\x1b[1mmanifest_version\x1b[0m".to_string(),
+        yellow("± value change"),
+        "\x1b[38;2;185;49;27m- \x1b[0m\x1b[38;2;255;160;122mv1.\x1b[0m\x1b[1;38;2;185;49;27m19\x1b[0m\x1b[38;2;255;160;122m.0\x1b[0m"
+            .to_string(),
+        "\x1b[38;2;88;191;56m+ \x1b[0m\x1b[38;2;144;238;144mv1.\x1b[0m\x1b[1;38;2;88;191;56m20\x1b[0m\x1b[38;2;144;238;144m.0\x1b[0m"
+            .to_string(),
+        "\n\x1b[1minstance_groups\x1b[0m.\x1b[1;3mdiego-api\x1b[0m.\x1b[1mjobs\x1b[0m.\x1b[1;3mbbs\x1b[0m.\
+         \x1b[1mproperties\x1b[0m.\x1b[1mdiego\x1b[0m.\x1b[1mbbs\x1b[0m"
+            .to_string(),
+        yellow("- one map entry removed:"),
+        "\x1b[1;38;2;178;34;34mlocket:\x1b[0m".to_string(),
+        "\x1b[38;2;51;0;0m  \x1b[0m\x1b[1;38;2;178;34;34mapi_location:\x1b[0m \
+         \x1b[38;2;240;128;128m\"locket.service.cf.internal:8891\"\x1b[0m"
+            .to_string(),
+        "\n\x1b[1mreleases\x1b[0m.\x1b[1;3mcapi\x1b[0m.\x1b[1mversion\x1b[0m".to_string(),
+        yellow("± value change"),
+        "\x1b[38;2;185;49;27m- \x1b[0m\x1b[38;2;255;160;122m1.5\x1b[0m\x1b[1;38;2;185;49;27m0\x1b[0m\x1b[38;2;255;160;122m.0\x1b[0m"
+            .to_string(),
+        "\x1b[38;2;88;191;56m+ \x1b[0m\x1b[38;2;144;238;144m1.5\x1b[0m\x1b[1;38;2;88;191;56m1\x1b[0m\x1b[38;2;144;238;144m.0\x1b[0m"
+            .to_string(),
+        "\n\x1b[1mreleases\x1b[0m.\x1b[1;3mcapi\x1b[0m.\x1b[1msha1\x1b[0m".to_string(),
+        yellow("± value change"),
+        "\x1b[38;2;185;49;27m- 77186faf9dc9606e633ef27186ae09ba8599f4cb\x1b[0m".to_string(),
+        "\x1b[38;2;88;191;56m+ c56405524d92b34af2b063e7d7ee44a7465b7697\x1b[0m".to_string(),
+        "\n".to_string(),
+    ];
+    assert_eq!(coloured_human(&from, &to, true), expected.join("\n"));
+    // Without colours: the same report in plain text.
+    let plain = expected.join("\n");
+    let plain = regex::Regex::new(r"\x1b\[[\d;]*m").expect("valid").replace_all(&plain, "").into_owned();
+    assert_eq!(human(&from, &to), plain);
+}
+
+/// dyff `should use human friendly compact diff of multiline text differences` (`assets/kubernetes/configmaps`,
+/// bunt ON): the header yellow, each deleted run red and inserted run green line by line.
+#[test]
+fn multiline_text_changes_are_coloured_line_by_line() {
+    let from = pinniped_configmap("2160000", "    labels: {\"app\": \"pinniped-concierge\"}\n");
+    let to = pinniped_configmap("12160000", "");
+    assert_eq!(
+        coloured_human(&from, &to, true),
+        "\n\x1b[1mdata\x1b[0m.\x1b[1mpinniped.yaml\x1b[0m\n\
+         \x1b[38;2;199;196;63m± value change in multiline text (one insert, two deletions)\x1b[0m\n\
+         \x1b[38;2;185;49;27m-     renewBeforeSeconds: 2160000\x1b[0m\n\
+         \x1b[38;2;88;191;56m+     renewBeforeSeconds: 12160000\x1b[0m\n\
+         \x1b[38;2;185;49;27m- labels: {\"app\": \"pinniped-concierge\"}\x1b[0m\n\n\n"
+    );
+}
+
+/// The `- ` and `+ ` blocks of a dyff golden written with `Indent: 2`, as helm-diff's indent of zero gives them:
+/// each block's lines without the four spaces (detail indent and prefix indent) before them.
+fn golden_blocks(golden: &str) -> (Vec<String>, Vec<String>) {
+    let (mut from, mut to) = (Vec::new(), Vec::new());
+    let mut current: Option<bool> = None;
+    for line in golden.lines() {
+        if line.starts_with("    - ") {
+            current = Some(false);
+        } else if line.starts_with("    + ") {
+            current = Some(true);
+        } else if line.trim().is_empty() || !line.starts_with("      ") {
+            continue;
+        }
+        let stripped = line.get(4..).unwrap_or_default().to_string();
+        match current {
+            Some(false) => from.push(stripped),
+            Some(true) => to.push(stripped),
+            None => {}
+        }
+    }
+    (from, to)
+}
+
+/// dyff `should show a binary data difference in hex dump style` (`assets/binary`): `!!binary` values decoded and
+/// shown as Go's `hex.Dump`, the two blocks one after the other (they do not fit side by side); with no indent
+/// the detail fits the terminal and is laid out as a one-column table, which trims its padding lines.
+#[test]
+fn binary_values_are_hex_dumps() {
+    let (from, to) = golden_blocks(include_str!("testdata/binary-dyff.expected"));
+    assert_eq!((from.len(), to.len()), (34, 43), "the golden's dump lines");
+    let expected = format!("\nyaml.data\n± content change\n{}\n\n\n{}\n\n\n\n", from.join("\n"), to.join("\n"));
+    assert_eq!(human(include_str!("testdata/binary-from.yml"), include_str!("testdata/binary-to.yml")), expected);
+}
+
+/// dyff `should show the testbed results as expected` (`assets/testbed/expected-dyff-spruce.human`, `certs.data`):
+/// two PEM certificates are a certificate change with the summary of each.
+#[test]
+fn certificates_are_summarised() {
+    let golden = "
+    - Subject:
+        Common Name: www.example.com
+        Organization: Company Name
+        Organization Unit: Org
+        Locality: Portland
+        State: Oregon
+        Country: US
+      Validity Period:
+        NotBefore: Apr 2 19:29:56 2018 UTC
+        NotAfter: Apr 2 19:29:56 2019 UTC
+      Issuer: www.example.com, Company Name
+      Serial Number: 14581103526614300972 (0xca5a7c67490a792c)
+
+
+    + Subject:
+        Common Name: www.example.com
+        Organization: My Company Name
+        Organization Unit: Org
+        Locality: Portland
+        State: Oregon
+        Country: US
+      Validity Period:
+        NotBefore: Apr 2 19:37:46 2018 UTC
+        NotAfter: Apr 1 19:37:46 2020 UTC
+      Issuer: www.example.com, My Company Name
+      Serial Number: 12453678034067864896 (0xacd45a3087b33d40)
+";
+    let (from, to) = golden_blocks(golden);
+    let expected = format!("\ncerts.data\n± certificate change\n{}\n\n\n{}\n\n\n\n", from.join("\n"), to.join("\n"));
+    assert_eq!(
+        human(include_str!("testdata/testbed-certs-from.yml"), include_str!("testdata/testbed-certs-to.yml")),
+        expected
+    );
+}
+
+/// dyff `should detect renames for kubernetes documents` (`assets/kubernetes/rename`, `DetectRenames(true)`): two
+/// ConfigMaps whose generated names differ are compared as one object. The golden's two diffs, with helm-diff's
+/// indent of zero and no context lines around the multi-line change.
+#[test]
+fn renamed_documents_are_compared_as_one_with_find_renames() {
+    let (from, to) = (include_str!("testdata/rename-from.yaml"), include_str!("testdata/rename-to.yaml"));
+    assert_eq!(
+        human_with(from, to, Settings { detect_renames: true, ..PLAIN }),
+        "\ndata.pinniped.yaml\n± value change in multiline text (one insert, no deletions)\n+   # Example comment\n\n\
+         \nmetadata.name\n± value change\n- pinniped-concierge-config-9bfbmfgt2f\n\
+         + pinniped-concierge-config-296567ccmt\n\n"
+    );
+    let without = human(from, to);
+    assert!(without.contains("- one document removed:") && without.contains("+ one document added:"), "{without}");
+}
+
+/// helm-diff `TestPrintDyffReportRenameDetectionEnabledWithFindRenames`: a removed and an added Deployment that
+/// differ in name only are two documents without `--find-renames`, one value change with it.
+#[test]
+fn find_renames_pairs_a_removed_and_an_added_object() {
+    let entries = old_app_removed_new_app_added(&["spec:", "  replicas: 3"]);
+    let without = print(&report(entries.clone()), PLAIN).text;
+    assert!(without.contains("one document removed") && without.contains("one document added"), "{without}");
+    let with = print(&report(entries), Settings { detect_renames: true, ..PLAIN }).text;
+    assert_eq!(with, "\nmetadata.name\n± value change\n- old-app\n+ new-app\n\n");
+}
+
+/// `generateHumanDetailOutputModification` returns base64's error for a `!!binary` value that is not base64, and
+/// `WriteReport` stops there: the path line is out, nothing after it; berth says why.
+#[test]
+fn a_binary_value_that_is_not_base64_ends_the_report() {
+    let from = "---\na: !!binary aGVsbG8=\nb: 1\n";
+    let to = "---\na: !!binary '*not base64*'\nb: 2\n";
+    let (text, stopped) = compare_and_write(from, to, &[], PLAIN).expect("compares");
+    assert_eq!(text, "\na\n");
+    assert!(stopped.is_some_and(|reason| reason.contains("not base64")));
 }
