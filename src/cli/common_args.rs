@@ -9,9 +9,15 @@ use clap::ValueEnum;
 use std::time::Duration;
 
 /// A Go duration (`90s`, `5m`, `1h30m`).
-pub fn duration_arg(text: &str) -> Result<Duration, String> {
-    parse_duration(text)
+pub fn duration_arg(text: &str) -> Result<Duration, DurationError> {
+    parse_duration(text).map_err(DurationError)
 }
+
+/// A duration flag's value berth cannot read, in berth's words; its own type so that berth as `helm` can tell it
+/// from other bad values and word it as Go's `time.ParseDuration` does.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct DurationError(String);
 
 /// How a long-running command shows what it is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

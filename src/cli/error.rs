@@ -386,6 +386,9 @@ fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, String)
         Error::Chart(_, problem) => (None, staged(problem.to_string())),
         Error::Values(problem) => (None, staged(problem.to_string())),
         Error::Usage(message) | Error::NotReady(message) => (None, staged(message.clone())),
+        // What berth could not do (`cannot pull ...`) is berth's line; Helm prints the cause alone.
+        Error::Source(_, cause) => (None, staged(go_chain(cause.as_ref()))),
+        Error::Helm(_, cause) => (None, staged(go_chain(cause.as_ref()))),
         other => (None, staged(go_chain(other))),
     }
 }

@@ -44,9 +44,9 @@ pub struct AllArgs {
 #[derive(Debug, Args)]
 pub struct RevisionArgs {
     pub name: String,
-    /// The revision (default: the latest).
+    /// The revision (default, or 0 or less: the latest, as Helm's int flag).
     #[arg(long)]
-    pub revision: Option<u32>,
+    pub revision: Option<i64>,
 }
 
 #[derive(Debug, Args)]
@@ -113,12 +113,15 @@ fn read(args: &RevisionArgs, globals: &Globals) -> Result<Release, Error> {
         let (cluster, _simulated) = globals.connect_for_records().await?;
         let storage = Storage::open(&driver, cluster.client.clone(), Some(&cluster.default_namespace));
         let name = args.name.clone();
-        let found = match args.revision {
-            Some(version) if version > 0 => storage
-                .get(&name, version)
-                .await
-                .map_err(|error| Error::Release(error.into()))?
-                .ok_or(Error::Release(LifecycleError::NoRevision { name, version }))?,
+        // A revision past u32 is one no release has (Helm's storage answers `release: not found`, as for any
+        // revision it does not hold).
+        let revision = args.revision.filter(|revision| *revision > 0).map(|revision| u32::try_from(revision).ok());
+        let found = match revision {
+            Some(version) => match version {
+                Some(version) => storage.get(&name, version).await.map_err(|error| Error::Release(error.into()))?,
+                None => None,
+            }
+            .ok_or(Error::Release(LifecycleError::NotFound(name)))?,
             _ => {
                 let mut last = storage
                     .last(&name)

@@ -44,9 +44,9 @@ pub struct ChangeArgs {
     /// Delete objects this operation created when it fails.
     #[arg(long)]
     pub cleanup_on_fail: bool,
-    /// Revisions to keep (0: all; default HELM_MAX_HISTORY, else 10).
+    /// Revisions to keep (0 or less: all; default HELM_MAX_HISTORY, else 10).
     #[arg(long)]
-    pub history_max: Option<usize>,
+    pub history_max: Option<i64>,
     /// Simulate the operation: `client` renders without the cluster (bare `--dry-run` too), `server` sends
     /// every object with `dryRun=All`, `none` runs it.
     #[arg(long, value_name = "MODE", num_args = 0..=1, default_missing_value = DRY_RUN_BARE)]
@@ -380,8 +380,9 @@ impl<'a> Settings<'a> {
             return Err(Error::Usage("hiding Kubernetes secrets requires a dry-run mode".to_string()));
         }
         let wait = change.wait.is_some_and(WaitStrategy::waits);
+        // Helm keeps every revision for a limit of 0 or less (`Storage.MaxHistory`), as a limit of 0 does here.
         let history_max =
-            change.history_max.unwrap_or_else(|| usize::try_from(globals.environment.max_history).unwrap_or_default());
+            usize::try_from(change.history_max.unwrap_or(globals.environment.max_history)).unwrap_or_default();
         let labels: BTreeMap<String, String> =
             record.map(|record| record.labels.iter().cloned().collect()).unwrap_or_default();
         let apply_method = ApplyMethod::from_flags(&change.server_side, change.force_conflicts)
@@ -470,7 +471,7 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
                 let input = interrupts
                     .unless_cancelled("while loading the chart", input)
                     .await
-                    .map_err(|error| announcement.stage(error))?;
+                    .map_err(|error| announcement.loading_stage(error))?;
                 if settings.dry_run == DryRun::Client {
                     let rendering = release_input::render_client_dry_run(&rollout, input);
                     let rendered = interrupts

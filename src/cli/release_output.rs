@@ -62,6 +62,16 @@ impl Announcement {
         }
     }
 
+    /// `error` met while locating and loading the chart: Helm's `upgrade` command does that (and reads the
+    /// values) before it runs its action, whose errors alone it prefixes (`UPGRADE FAILED: ...`,
+    /// pkg/cmd/upgrade.go); `install` prefixes everything it does.
+    pub fn loading_stage(self, error: Error) -> Error {
+        match self {
+            Announcement::Upgraded => error,
+            other => other.stage(error),
+        }
+    }
+
     /// `error` in this announcement's stage.
     pub fn stage(self, error: Error) -> Error {
         match self {

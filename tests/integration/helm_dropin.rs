@@ -71,6 +71,7 @@ const FILES: &[(&str, &str)] = &[
          spec:\n      containers:\n        - name: web\n          image: web:typo\n",
     ),
     ("failing/templates/NOTES.txt", "never printed after a failure\n"),
+    ("bad-values.yaml", "size: [1, 2\n"),
 ];
 
 /// What a line compares.
