@@ -572,13 +572,23 @@ fn report_operation(
         if report.outcome == Outcome::Cancelled {
             return Ok(ExitCode::Cancelled);
         }
-        let error = Error::NotReady(output::failure_message(report));
         // As `berth`, the failed revision is still shown (without notes); as `helm`, only the error is.
-        if settings.globals.personality == Personality::Berth {
-            let printed = Printed { hide_notes: true, ..settings.printed() };
-            super::output::print_stdout(&output::operation_text(operation, report, printed, Announcement::None)?)?;
-        }
-        return Err(announcement.stage(error));
+        let message = match settings.globals.personality {
+            Personality::Berth => {
+                let printed = Printed { hide_notes: true, ..settings.printed() };
+                super::output::print_stdout(&output::operation_text(operation, report, printed, Announcement::None)?)?;
+                output::failure_message(report)
+            }
+            Personality::Helm => {
+                let is_upgrade = announcement == Announcement::Upgraded;
+                let (warning, message) = output::helm_failure(report, is_upgrade, settings.options.rollback_on_failure);
+                if let Some(warning) = warning {
+                    eprintln!("{}", super::scrubbing::scrub(&warning));
+                }
+                message
+            }
+        };
+        return Err(announcement.stage(Error::NotReady(message)));
     }
     super::output::print_stdout(&output::operation_text(operation, report, settings.printed(), announcement)?)?;
     Ok(exit_code(report))

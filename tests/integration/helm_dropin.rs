@@ -79,8 +79,9 @@ const FILES: &[(&str, &str)] = &[
 enum Compare {
     /// stdout, stderr's first line and the exit status.
     All,
-    /// The exit status and stderr's first line up to the waiter's ` status: ` (berth's readiness says why an
-    /// object failed in its own words: docs/helm.md, "Differences").
+    /// The exit status and stderr's first line (and its `Error:` line, when a log line comes first) up to the
+    /// waiter's ` status: ` (berth's readiness says why an object failed in its own words: docs/helm.md,
+    /// "Differences").
     Stage,
     /// The exit status and stderr's first line: stdout differs for a reason docs/helm.md gives.
     Exit,
@@ -218,7 +219,12 @@ fn seen(output: &Output, compare: Compare, masks: &[Regex]) -> (Option<i32>, Str
             (output.status.code(), masked(&String::from_utf8_lossy(&output.stdout), masks), stderr)
         }
         Compare::Stage => {
-            let stage = stderr.split_once(" status: ").map_or(stderr.as_str(), |(stage, _)| stage).to_string();
+            // The first line, and the `Error:` line when a log line comes first (a failed upgrade's warning).
+            let whole = String::from_utf8_lossy(&output.stderr);
+            let error_line = whole.lines().skip(1).find(|line| line.starts_with("Error: ")).unwrap_or_default();
+            let stage = [stderr.as_str(), error_line]
+                .map(|line| line.split_once(" status: ").map_or(line, |(stage, _)| stage))
+                .join("\n");
             (output.status.code(), String::new(), stage)
         }
         Compare::Exit => (output.status.code(), String::new(), stderr),
