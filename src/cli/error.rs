@@ -88,6 +88,9 @@ pub enum Error {
     /// A release operation ran and failed (an object not ready, a hook failed): what Helm says of it.
     #[error("{0}")]
     NotReady(String),
+    /// `--hide-secret` without a dry run: Helm's words, which its install also logs first.
+    #[error("hiding Kubernetes secrets requires a dry-run mode")]
+    HideSecretWithoutDryRun,
     /// An error of one of Helm's stages, which Helm prefixes (`INSTALLATION FAILED: ...`); berth prints the
     /// error itself.
     #[error("{1}")]
@@ -134,6 +137,7 @@ impl Error {
             Error::NotReady(_) => ExitCode::NotReady,
             Error::Manifest(_)
             | Error::Usage(_)
+            | Error::HideSecretWithoutDryRun
             | Error::Cluster(_)
             | Error::NoConnection(_)
             | Error::Invalid(_)
@@ -389,6 +393,12 @@ fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, Option<
         Error::Chart(_, problem) => (None, staged(problem.to_string())),
         Error::Values(problem) => (None, staged(problem.to_string())),
         Error::Usage(message) | Error::NotReady(message) => (None, staged(message.clone())),
+        // Helm's install logs it before it fails (pkg/action `Install.RunWithContext`); an upgrade does not.
+        Error::HideSecretWithoutDryRun => {
+            let message = error.to_string();
+            let log = (stage == Some(Stage::Install)).then(|| (message.clone(), None));
+            (log, staged(message))
+        }
         Error::NoConnection(error) | Error::Cluster(error) => {
             // Helm checks the cluster before an install and says so (`cluster reachability check failed`, logged
             // first); the other commands fail on their first request.

@@ -237,7 +237,12 @@ pub fn run(command: ReleaseCommand, globals: &Globals) -> Result<ExitCode, Error
             drive(Request::RollOut { name, chart_ref, mode, chart: &args.chart }, &settings).map_err(stage)
         }
         ReleaseCommand::Upgrade(args) => {
-            let settings = Settings::of_change(&args.change, Some(&args.record), globals)?;
+            // Helm's upgrade checks `--hide-secret` first in its action (`prepareUpgrade`): `UPGRADE FAILED`.
+            let settings =
+                Settings::of_change(&args.change, Some(&args.record), globals).map_err(|error| match error {
+                    Error::HideSecretWithoutDryRun => Error::in_stage(Stage::Upgrade, error),
+                    other => other,
+                })?;
             // Helm's order of precedence: `--reset-values`, then `--reuse-values`, then
             // `--reset-then-reuse-values` (each ignores the ones after it).
             let reuse = if args.reset_values {
@@ -377,7 +382,7 @@ impl<'a> Settings<'a> {
             output::warn(globals, warning);
         }
         if record.is_some_and(|record| record.hide_secret) && dry_run.mode == DryRun::None {
-            return Err(Error::Usage("hiding Kubernetes secrets requires a dry-run mode".to_string()));
+            return Err(Error::HideSecretWithoutDryRun);
         }
         let wait = change.wait.is_some_and(WaitStrategy::waits);
         // Helm keeps every revision for a limit of 0 or less (`Storage.MaxHistory`), as a limit of 0 does here.

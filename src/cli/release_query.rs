@@ -180,7 +180,9 @@ async fn answer(command: &QueryCommand, globals: &Globals) -> Result<String, Err
             let helm_resources = args.show_resources || globals.personality == Personality::Helm;
             if format != Format::Table && helm_resources {
                 let live = live_resources(&cluster, &manifests, Representation::Objects).await;
-                release.info.extra.insert("resources".to_string(), super::release_resources::resources_json(live));
+                if let Some(resources) = super::release_resources::resources_json(live) {
+                    release.info.extra.insert("resources".to_string(), resources);
+                }
             }
             let tables = if format == Format::Table && helm_resources {
                 Some(super::resource_tables::section(
