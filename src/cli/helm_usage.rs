@@ -119,9 +119,38 @@ const DRY_RUN_COMMANDS: [&str; 3] = ["install", "upgrade", "rollback"];
 /// `--context` is berth's alone: as `helm`, `--context` belongs to plugins (helm-diff's context lines).
 pub fn helm_flags(command: Command, arguments: &[OsString]) -> Command {
     let command = reached(command.mut_arg("kube_context", |arg| arg.alias(None)), arguments, pflag_value);
-    DRY_RUN_COMMANDS.iter().fold(command, |command, name| {
+    let command = DRY_RUN_COMMANDS.iter().fold(command, |command, name| {
         command.mut_subcommand(name, |subcommand| subcommand.mut_arg("dry_run", |arg| arg.require_equals(true)))
+    });
+    SERVER_SIDE_FLAGS.iter().fold(command, |command, (name, kind)| {
+        command.mut_subcommand(name, |subcommand| {
+            subcommand.mut_arg("server_side", |arg| match kind {
+                // Helm's default, `true`, read by the same parser (berth's `auto` is no boolean).
+                ServerSideFlag::Boolean => arg.value_parser(go_bool_text).default_value("true"),
+                ServerSideFlag::Text => arg.num_args(1).require_equals(false).default_missing_value(None),
+            })
+        })
     })
+}
+
+/// How a Helm 4.1.4 command declares `--server-side` (pkg/cmd/flags.go and each command's flags).
+enum ServerSideFlag {
+    /// A boolean (`install`, `template`: default true, `--server-side=auto` refused as Go's `ParseBool` refuses it).
+    Boolean,
+    /// A string that needs a value (`upgrade`, `rollback`: `true`, `false` or `auto`).
+    Text,
+}
+
+const SERVER_SIDE_FLAGS: [(&str, ServerSideFlag); 4] = [
+    ("install", ServerSideFlag::Boolean),
+    ("template", ServerSideFlag::Boolean),
+    ("upgrade", ServerSideFlag::Text),
+    ("rollback", ServerSideFlag::Text),
+];
+
+/// A boolean flag's value as Go reads it, kept as the text `true` or `false`.
+fn go_bool_text(text: &str) -> Result<String, String> {
+    go_bool(text).map(|value| value.to_string())
 }
 
 /// Reports a command line that could not be read (or a request for help or the version, which is printed) and
@@ -137,6 +166,11 @@ pub fn report(
         error.kind(),
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     );
+    // cobra prints the help of a command that needs a subcommand (`helm get`) on stdout, as asked-for help.
+    if personality == Personality::Helm && error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        print!("{}", error.render());
+        return 0;
+    }
     if asked || personality == Personality::Berth {
         let _ = error.print();
         return if asked { 0 } else { error.exit_code() };
