@@ -76,9 +76,15 @@ pub fn run(args: PullArgs, globals: &Globals) -> Result<ExitCode, Error> {
 fn untar(reference: &str, data: &[u8], untardir: &Path, destination: &Path) -> Result<(), String> {
     let directory = if untardir.is_absolute() { untardir.to_path_buf() } else { destination.join(untardir) };
     let base = reference.rsplit('/').next().unwrap_or(reference);
-    let check = if directory == Path::new(".") { PathBuf::from(base) } else { directory.join(base) };
+    // Go's `filepath.Join` cleans the path it names (`./charts` and `alpha` make `charts/alpha`).
+    let check: PathBuf =
+        directory.join(base).components().filter(|part| *part != std::path::Component::CurDir).collect();
     if check.exists() {
         return Err(format!("failed to untar: a file or directory with the name {} already exists", check.display()));
     }
-    berth_chart::load::expand(data, &directory).map(|_| ()).map_err(|error| error.to_string())
+    berth_chart::load::expand(data, &directory).map_err(|error| error.to_string())?;
+    // Helm makes the directory it checked before it expands the chart (`Pull.Run`'s `os.MkdirAll(udCheck)`): the
+    // chart's own directory for `REPO/CHART`, an empty directory named like the archive for a URL, which the
+    // next `pull --untar` of that URL finds.
+    std::fs::create_dir_all(&check).map_err(|error| format!("failed to untar (mkdir): {error}"))
 }

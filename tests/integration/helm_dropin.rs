@@ -131,6 +131,7 @@ fn cases(values_url: &str) -> Vec<Case> {
                         .replace("{beta}", "./beta")
                         .replace("{failing}", "./failing")
                         .replace("{values_url}", &format!("{values_url}/url-values.yaml"))
+                        .replace("{beta_url}", &format!("{values_url}/beta-1.2.3.tgz"))
                 })
                 .collect();
             Case { line: index + 1, compare, arguments }
@@ -289,6 +290,19 @@ async fn every_helm_command_line_answers_as_helm_4() {
         MASKS.iter().map(|mask| Regex::new(&format!("{mask}(?P<padding>[ \t]*)")).expect("mask")).collect();
     let served = tempfile::tempdir().expect("served directory");
     std::fs::write(served.path().join("url-values.yaml"), "size: 2\ngreeting: from-a-url\n").expect("values");
+    // The beta chart as an archive at a URL (`pull URL`), packaged by real Helm.
+    for (path, text) in FILES.iter().filter(|(path, _)| path.starts_with("beta/")) {
+        let path = served.path().join("source").join(path);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("chart directory");
+        std::fs::write(path, text).expect("chart file");
+    }
+    let packaged = Command::new(peers_dir().join("helm"))
+        .args(["package", "source/beta"])
+        .env("HOME", served.path().join("home"))
+        .current_dir(served.path())
+        .output()
+        .expect("helm package runs");
+    assert!(packaged.status.success(), "{}", String::from_utf8_lossy(&packaged.stderr));
     let server = FileServer::start(served.path());
     let bin = tempfile::tempdir().expect("bin directory");
     let helm = Side::start(peers_dir().join("helm")).await;
