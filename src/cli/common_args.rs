@@ -9,9 +9,15 @@ use clap::ValueEnum;
 use std::time::Duration;
 
 /// A Go duration (`90s`, `5m`, `1h30m`), refused in Go's words as pflag refuses it.
-pub fn duration_arg(text: &str) -> Result<Duration, String> {
-    parse_go_duration(text)
+pub fn duration_arg(text: &str) -> Result<Duration, DurationError> {
+    parse_go_duration(text).map_err(DurationError)
 }
+
+/// A duration flag's value berth cannot read, in Go's `time.ParseDuration` words; its own type so that berth as
+/// `helm` can tell it from other bad values.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct DurationError(String);
 
 /// How a long-running command shows what it is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

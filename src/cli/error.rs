@@ -88,6 +88,9 @@ pub enum Error {
     /// A release operation ran and failed (an object not ready, a hook failed): what Helm says of it.
     #[error("{0}")]
     NotReady(String),
+    /// `--hide-secret` without a dry run: Helm's words, which its install also logs first.
+    #[error("hiding Kubernetes secrets requires a dry-run mode")]
+    HideSecretWithoutDryRun,
     /// An error of one of Helm's stages, which Helm prefixes (`INSTALLATION FAILED: ...`); berth prints the
     /// error itself.
     #[error("{1}")]
@@ -134,6 +137,7 @@ impl Error {
             Error::NotReady(_) => ExitCode::NotReady,
             Error::Manifest(_)
             | Error::Usage(_)
+            | Error::HideSecretWithoutDryRun
             | Error::Cluster(_)
             | Error::NoConnection(_)
             | Error::Invalid(_)
@@ -334,13 +338,16 @@ pub struct ChartProblem(pub String);
 pub fn helm_text(error: &Error) -> String {
     let (log, message) = helm_message(error, None);
     let quote = berth_go::strconv::quote;
-    let log = log.map(|(message, cause)| format!("level=ERROR msg={} error={}\n", quote(&message), quote(&cause)));
+    let log = log.map(|(message, cause): (String, Option<String>)| match cause {
+        Some(cause) => format!("level=ERROR msg={} error={}\n", quote(&message), quote(&cause)),
+        None => format!("level=ERROR msg={}\n", quote(&message)),
+    });
     let log = log.unwrap_or_default();
     format!("{log}Error: {message}\n")
 }
 
 /// Helm's message, and the log line (message, error) Helm writes before it, if any.
-fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, String)>, String) {
+fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, Option<String>)>, String) {
     let prefix = match stage {
         Some(Stage::Install) => "INSTALLATION FAILED: ",
         Some(Stage::Upgrade) => "UPGRADE FAILED: ",
@@ -352,7 +359,7 @@ fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, String)
         Error::Release(lifecycle) => {
             let name_check = |cause: String| {
                 (
-                    Some(("release name check failed".to_string(), cause.clone())),
+                    Some(("release name check failed".to_string(), Some(cause.clone()))),
                     staged(format!("release name check failed: {cause}")),
                 )
             };
@@ -386,9 +393,72 @@ fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, String)
         Error::Chart(_, problem) => (None, staged(problem.to_string())),
         Error::Values(problem) => (None, staged(problem.to_string())),
         Error::Usage(message) | Error::NotReady(message) => (None, staged(message.clone())),
+        // Helm's install logs it before it fails (pkg/action `Install.RunWithContext`); an upgrade does not.
+        Error::HideSecretWithoutDryRun => {
+            let message = error.to_string();
+            let log = (stage == Some(Stage::Install)).then(|| (message.clone(), None));
+            (log, staged(message))
+        }
+        Error::NoConnection(error) | Error::Cluster(error) => {
+            // Helm checks the cluster before an install and says so (`cluster reachability check failed`, logged
+            // first); the other commands fail on their first request.
+            let message = format!("kubernetes cluster unreachable: {}", unreachable_cause(error));
+            match stage {
+                Some(Stage::Install) => {
+                    let message = format!("cluster reachability check failed: {message}");
+                    (Some((message.clone(), None)), staged(message))
+                }
+                _ => (None, staged(message)),
+            }
+        }
+        // What berth could not do (`cannot pull ...`) is berth's line; Helm prints the cause alone.
+        Error::Source(_, cause) => (None, staged(helm_source_message(cause))),
         // The step is berth's words (`cannot verify ...`); Helm returns the cause as it is.
         Error::Helm(_, cause) => (None, staged(go_chain(cause.as_ref()))),
         other => (None, staged(go_chain(other))),
+    }
+}
+
+/// A chart source's error in Helm's words where they name the program (`try 'helm repo update'`, berth-source
+/// says `berth`) or differ (a chart the index lacks: pkg/repo `ChartVersion` with no version asked), else its chain.
+fn helm_source_message(error: &berth_source::SourceError) -> String {
+    use berth_source::SourceError;
+    let update = "(try 'helm repo update')";
+    match error {
+        SourceError::NoCachedIndex { reason, .. } => format!("no cached repo found. {update}: {reason}"),
+        SourceError::NoVersion { chart, constraint, repository, .. } => format!(
+            "chart {} matching {constraint} not found in {repository} index. {update}: no chart version found for \
+             {chart}-{constraint}",
+            berth_go::strconv::quote(chart)
+        ),
+        SourceError::NoChart { chart, repository } => format!(
+            "chart {} matching  not found in {repository} index. {update}: no chart name found",
+            berth_go::strconv::quote(chart)
+        ),
+        other => go_chain(other),
+    }
+}
+
+/// Why the cluster could not be reached, as client-go words it where berth knows its words: a context the
+/// kubeconfig lacks, a connection refused (`Get "URL/version": dial tcp HOST:PORT: connect: connection refused`);
+/// else berth's reason.
+fn unreachable_cause(error: &berth::cluster::ConnectError) -> String {
+    use berth::cluster::{ConnectError, ConnectionFailure};
+    use kube::config::KubeconfigError;
+    match error {
+        ConnectError::Config(KubeconfigError::LoadContext(context)) => {
+            format!("context {} does not exist", berth_go::strconv::quote(context))
+        }
+        ConnectError::NoConnection { url, failure: ConnectionFailure::Refused } => {
+            let (scheme, rest) = url.split_once("://").unwrap_or(("https", url));
+            let authority = rest.split('/').next().unwrap_or_default();
+            let port = if scheme == "http" { "80" } else { "443" };
+            let address = if authority.contains(':') { authority.to_string() } else { format!("{authority}:{port}") };
+            let version = format!("{}/version", url.trim_end_matches('/'));
+            format!("Get {}: dial tcp {address}: connect: connection refused", berth_go::strconv::quote(&version))
+        }
+        ConnectError::NoConnection { failure, .. } => failure.to_string(),
+        other => go_chain(other),
     }
 }
 
@@ -456,6 +526,22 @@ mod tests {
         for (error, expected) in table {
             assert_eq!(helm_text(&error), expected);
         }
+        let refused = || {
+            Error::connect(berth::cluster::ConnectError::NoConnection {
+                url: "https://127.0.0.1:1/".to_string(),
+                failure: berth::cluster::ConnectionFailure::Refused,
+            })
+        };
+        let unreachable = "kubernetes cluster unreachable: Get \"https://127.0.0.1:1/version\": dial tcp 127.0.0.1:1: connect: \
+             connection refused";
+        assert_eq!(helm_text(&refused()), format!("Error: {unreachable}\n"));
+        assert_eq!(
+            helm_text(&Error::in_stage(Stage::Install, refused())),
+            format!(
+                "level=ERROR msg={}\nError: INSTALLATION FAILED: cluster reachability check failed: {unreachable}\n",
+                berth_go::strconv::quote(&format!("cluster reachability check failed: {unreachable}"))
+            )
+        );
         let twice = Error::in_stage(Stage::Upgrade, Error::in_stage(Stage::Install, not_found()));
         assert!(matches!(twice, Error::Stage(Stage::Install, _)), "an error keeps its first stage");
     }

@@ -2,7 +2,7 @@
 //! release's record, for releases berth or Helm made.
 
 use super::common_args::OutputFormat;
-use super::global_args::Globals;
+use super::global_args::{Globals, Personality};
 use super::output::{print_stdout, print_stdout_bytes};
 use crate::cli::error::{Error, ExitCode};
 use berth::release::Release;
@@ -44,9 +44,9 @@ pub struct AllArgs {
 #[derive(Debug, Args)]
 pub struct RevisionArgs {
     pub name: String,
-    /// The revision (default: the latest).
+    /// The revision (default, or 0 or less: the latest, as Helm's int flag).
     #[arg(long)]
-    pub revision: Option<u32>,
+    pub revision: Option<i64>,
 }
 
 #[derive(Debug, Args)]
@@ -114,12 +114,20 @@ fn read(args: &RevisionArgs, globals: &Globals) -> Result<Release, Error> {
         let (cluster, _simulated) = globals.connect_for_records().await?;
         let storage = Storage::open(&driver, cluster.client.clone(), Some(&cluster.default_namespace));
         let name = args.name.clone();
-        let found = match args.revision {
-            Some(version) if version > 0 => storage
-                .get(&name, version)
-                .await
-                .map_err(|error| Error::Release(error.into()))?
-                .ok_or(Error::Release(LifecycleError::NoRevision { name, version }))?,
+        let found = match args.revision.filter(|revision| *revision > 0) {
+            Some(asked) => {
+                // A revision past u32 is one no release has.
+                let found = match u32::try_from(asked) {
+                    Ok(version) => storage.get(&name, version).await.map_err(|error| Error::Release(error.into()))?,
+                    Err(_) => None,
+                };
+                // Helm's storage answers `release: not found` for any revision it does not hold; berth names it.
+                let missing = match (globals.personality, u32::try_from(asked)) {
+                    (Personality::Berth, Ok(version)) => LifecycleError::NoRevision { name, version },
+                    _ => LifecycleError::NotFound(name),
+                };
+                found.ok_or(Error::Release(missing))?
+            }
             _ => {
                 let mut last = storage
                     .last(&name)

@@ -198,7 +198,7 @@ pub fn main(personality: Personality, arguments: Vec<OsString>) -> i32 {
     };
     let (global, dispatch) = match parsed {
         Ok(parsed) => parsed,
-        Err(error) => return helm_usage::report(personality, &error),
+        Err(error) => return helm_usage::report(personality, &error, &arguments, || helm_command(&arguments)),
     };
     let globals = Globals::resolve(personality, &global, berth::settings::HelmEnvironment::from_env());
     init_logging(globals.verbose);
@@ -246,7 +246,7 @@ fn berth_command(arguments: &[OsString]) -> clap::Command {
 /// Helm's command line: boolean flags as pflag takes them, and `--dry-run` only as `--dry-run=MODE` (a bare
 /// `--dry-run` does not take the next argument as its value, as in Helm).
 fn helm_command(arguments: &[OsString]) -> clap::Command {
-    helm_usage::helm_flags(helm_usage::go_booleans(HelmCli::command(), arguments))
+    helm_usage::helm_flags(helm_usage::go_booleans(HelmCli::command(), arguments), arguments)
 }
 
 /// The command a parsed line runs.

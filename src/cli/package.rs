@@ -9,7 +9,7 @@ use crate::cli::error::{Error, ExitCode};
 use berth_source::SourceError;
 use berth_source::dependency::{Manager, now_mod_time};
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
 pub struct PackageArgs {
@@ -99,7 +99,14 @@ pub fn run(args: PackageArgs, globals: &Globals) -> Result<ExitCode, Error> {
         }
         let data = berth_source::package::archive(&chart, now_mod_time())
             .map_err(|reason| other(format!("failed to save: {reason}")))?;
-        let destination = std::path::absolute(&args.destination).map_err(|error| other(error.to_string()))?;
+        // Helm saves to the working directory's absolute path when no destination is given (`-d .`), else to the
+        // destination as given, joined and cleaned as Go's `filepath.Join` does (`pkgs/NAME-VERSION.tgz`), and
+        // prints that path.
+        let destination = if args.destination == Path::new(".") {
+            std::path::absolute(&args.destination).map_err(|error| other(error.to_string()))?
+        } else {
+            args.destination.components().filter(|part| *part != std::path::Component::CurDir).collect()
+        };
         let file = destination.join(berth_source::package::file_name(&chart));
         // Signed before anything is written: a key that cannot sign leaves nothing behind.
         let provenance = match &signer {

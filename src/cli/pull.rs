@@ -1,7 +1,7 @@
 //! `berth pull CHART...`: a chart from a repository (`REPO/CHART`, a chart URL, `--repo URL`) or a registry
 //! (`oci://`) saved as the archive Helm saves (the same bytes, the same file name) or unpacked with `--untar`.
 
-use super::global_args::Globals;
+use super::global_args::{Globals, Personality};
 use super::source_args::{ChartSourceArgs, environment};
 use crate::cli::error::{Error, ExitCode};
 use berth_source::download::fetch_chart;
@@ -58,7 +58,8 @@ pub fn run(args: PullArgs, globals: &Globals) -> Result<ExitCode, Error> {
                 eprintln!("{message}");
             }
             if args.untar {
-                untar(chart, &fetched.data, &args.untardir, &args.destination)
+                let as_helm = globals.personality == Personality::Helm;
+                untar(chart, &fetched.data, &args.untardir, &args.destination, as_helm)
                     .map_err(|reason| Error::from_source(what, berth_source::SourceError::Other(reason)))?;
             } else {
                 let path = args.destination.join(&fetched.file_name);
@@ -73,12 +74,22 @@ pub fn run(args: PullArgs, globals: &Globals) -> Result<ExitCode, Error> {
 /// `--untar` as Helm's `Pull.Run` does it: refuse an existing `<untardir>/<chart>`, then write the chart out as
 /// `<untardir>/<name in Chart.yaml>/` (berth-chart's `expand`: the name and every entry checked before anything
 /// is written, nothing left behind when the archive is refused).
-fn untar(reference: &str, data: &[u8], untardir: &Path, destination: &Path) -> Result<(), String> {
+fn untar(reference: &str, data: &[u8], untardir: &Path, destination: &Path, as_helm: bool) -> Result<(), String> {
     let directory = if untardir.is_absolute() { untardir.to_path_buf() } else { destination.join(untardir) };
     let base = reference.rsplit('/').next().unwrap_or(reference);
-    let check = if directory == Path::new(".") { PathBuf::from(base) } else { directory.join(base) };
+    // Go's `filepath.Join` cleans the path it names (`./charts` and `alpha` make `charts/alpha`).
+    let check: PathBuf =
+        directory.join(base).components().filter(|part| *part != std::path::Component::CurDir).collect();
     if check.exists() {
         return Err(format!("failed to untar: a file or directory with the name {} already exists", check.display()));
     }
-    berth_chart::load::expand(data, &directory).map(|_| ()).map_err(|error| error.to_string())
+    berth_chart::load::expand(data, &directory).map_err(|error| error.to_string())?;
+    // Helm makes the directory it checked before it expands the chart (`Pull.Run`'s `os.MkdirAll(udCheck)`): the
+    // chart's own directory for `REPO/CHART`, an empty directory named like the archive for a URL, which the
+    // next `pull --untar` of that URL finds. As `helm` berth leaves the same directories; as `berth`, only the
+    // chart's.
+    if as_helm {
+        std::fs::create_dir_all(&check).map_err(|error| format!("failed to untar (mkdir): {error}"))?;
+    }
+    Ok(())
 }

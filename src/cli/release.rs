@@ -44,9 +44,9 @@ pub struct ChangeArgs {
     /// Delete objects this operation created when it fails.
     #[arg(long)]
     pub cleanup_on_fail: bool,
-    /// Revisions to keep (0: all; default HELM_MAX_HISTORY, else 10).
+    /// Revisions to keep (0 or less: all; default HELM_MAX_HISTORY, else 10).
     #[arg(long)]
-    pub history_max: Option<usize>,
+    pub history_max: Option<i64>,
     /// Simulate the operation: `client` renders without the cluster (bare `--dry-run` too), `server` sends
     /// every object with `dryRun=All`, `none` runs it.
     #[arg(long, value_name = "MODE", num_args = 0..=1, default_missing_value = DRY_RUN_BARE)]
@@ -237,7 +237,12 @@ pub fn run(command: ReleaseCommand, globals: &Globals) -> Result<ExitCode, Error
             drive(Request::RollOut { name, chart_ref, mode, chart: &args.chart }, &settings).map_err(stage)
         }
         ReleaseCommand::Upgrade(args) => {
-            let settings = Settings::of_change(&args.change, Some(&args.record), globals)?;
+            // Helm's upgrade checks `--hide-secret` first in its action (`prepareUpgrade`): `UPGRADE FAILED`.
+            let settings =
+                Settings::of_change(&args.change, Some(&args.record), globals).map_err(|error| match error {
+                    Error::HideSecretWithoutDryRun => Error::in_stage(Stage::Upgrade, error),
+                    other => other,
+                })?;
             // Helm's order of precedence: `--reset-values`, then `--reuse-values`, then
             // `--reset-then-reuse-values` (each ignores the ones after it).
             let reuse = if args.reset_values {
@@ -377,11 +382,12 @@ impl<'a> Settings<'a> {
             output::warn(globals, warning);
         }
         if record.is_some_and(|record| record.hide_secret) && dry_run.mode == DryRun::None {
-            return Err(Error::Usage("hiding Kubernetes secrets requires a dry-run mode".to_string()));
+            return Err(Error::HideSecretWithoutDryRun);
         }
         let wait = change.wait.is_some_and(WaitStrategy::waits);
+        // Helm keeps every revision for a limit of 0 or less (`Storage.MaxHistory`), as a limit of 0 does here.
         let history_max =
-            change.history_max.unwrap_or_else(|| usize::try_from(globals.environment.max_history).unwrap_or_default());
+            usize::try_from(change.history_max.unwrap_or(globals.environment.max_history)).unwrap_or_default();
         let labels: BTreeMap<String, String> =
             record.map(|record| record.labels.iter().cloned().collect()).unwrap_or_default();
         let apply_method = ApplyMethod::from_flags(&change.server_side, change.force_conflicts)
@@ -470,7 +476,7 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
                 let input = interrupts
                     .unless_cancelled("while loading the chart", input)
                     .await
-                    .map_err(|error| announcement.stage(error))?;
+                    .map_err(|error| announcement.loading_stage(error))?;
                 if settings.dry_run == DryRun::Client {
                     let rendering = release_input::render_client_dry_run(&rollout, input);
                     let rendered = interrupts
@@ -571,14 +577,27 @@ fn report_operation(
         if report.outcome == Outcome::Cancelled {
             return Ok(ExitCode::Cancelled);
         }
-        let error = Error::NotReady(output::failure_message(report));
-        // As `berth`, a failed install's or upgrade's revision is still shown (without notes); as `helm`, only the
-        // error is. A failed rollback or uninstall has no success line to print.
-        if settings.globals.personality == Personality::Berth && matches!(operation, Operation::RollOut(_)) {
-            let printed = Printed { hide_notes: true, ..settings.printed() };
-            super::output::print_stdout(&output::operation_text(operation, report, printed, Announcement::None)?)?;
-        }
-        return Err(announcement.stage(error));
+        // As `berth`, a failed install's or upgrade's revision is still shown (without notes; a failed rollback or
+        // uninstall has no success line to print); as `helm`, only the error is.
+        let message = match settings.globals.personality {
+            Personality::Berth => {
+                if matches!(operation, Operation::RollOut(_)) {
+                    let printed = Printed { hide_notes: true, ..settings.printed() };
+                    let text = output::operation_text(operation, report, printed, Announcement::None)?;
+                    super::output::print_stdout(&text)?;
+                }
+                output::failure_message(report)
+            }
+            Personality::Helm => {
+                let is_upgrade = announcement == Announcement::Upgraded;
+                let (warning, message) = output::helm_failure(report, is_upgrade, settings.options.rollback_on_failure);
+                if let Some(warning) = warning {
+                    eprintln!("{}", super::scrubbing::scrub(&warning));
+                }
+                message
+            }
+        };
+        return Err(announcement.stage(Error::NotReady(message)));
     }
     super::output::print_stdout(&output::operation_text(operation, report, settings.printed(), announcement)?)?;
     Ok(exit_code(report))

@@ -4,7 +4,7 @@
 //! beside them names the release's chart).
 
 use super::chart_args::ValuesArgs;
-use super::global_args::Globals;
+use super::global_args::{Globals, Personality};
 use crate::cli::error::{ChartProblem, Error};
 use berth::manifest;
 use berth::release::rollout::{self, RenderedRollout, Rollout};
@@ -145,6 +145,10 @@ pub async fn load(
         path
     };
     let shown = if remote { name.clone() } else { path.display().to_string() };
+    // Helm's `LocateChart` refuses a local path that is not there (berth would read it as manifests).
+    if globals.personality == Personality::Helm && !remote && !path.exists() {
+        return Err(Error::Usage(format!("path {} not found", berth_go::strconv::quote(chart_ref))));
+    }
     // What a repository or registry gives is always a chart (Helm's content cache names it `<digest>.chart`).
     if !remote && !is_chart(path) {
         let manifests = manifest::load(&[path.to_path_buf()])?;

@@ -6,11 +6,11 @@
 use super::common_args::OutputFormat;
 use super::global_args::{Globals, Personality};
 use crate::cli::error::{Error, Stage};
-use berth::release::Release;
 use berth::release::operation::{Operation, OperationReport};
 use berth::release::removal;
 use berth::release::rollout::Mode;
 use berth::release::show::{self, StatusView};
+use berth::release::{Release, ReleaseStatus};
 use berth::status::Status;
 use berth::wait::Outcome;
 
@@ -59,6 +59,16 @@ impl Announcement {
                 format!("Release {} has been upgraded. Happy Helming!\n", berth_go::strconv::quote(name))
             }
             Announcement::None | Announcement::Install => String::new(),
+        }
+    }
+
+    /// `error` met while locating and loading the chart: Helm's `upgrade` command does that (and reads the
+    /// values) before it runs its action, whose errors alone it prefixes (`UPGRADE FAILED: ...`,
+    /// pkg/cmd/upgrade.go); `install` prefixes everything it does.
+    pub fn loading_stage(self, error: Error) -> Error {
+        match self {
+            Announcement::Upgraded => error,
+            other => other.stage(error),
         }
     }
 
@@ -141,7 +151,7 @@ fn without_secrets(release: &Release) -> Release {
 
 /// What Helm says of a failed operation: the object that was not ready or failed, its status and message, and
 /// why the wait ended (`context deadline exceeded` for a timeout); or the hook that failed.
-pub fn failure_message(report: &OperationReport) -> String {
+pub fn failure_cause(report: &OperationReport) -> String {
     if let Some(hook) = &report.hook_failure {
         return format!("failed {} hook: {hook}", hook.event.as_str());
     }
@@ -166,6 +176,13 @@ pub fn failure_message(report: &OperationReport) -> String {
     if apply.outcome == Outcome::TimedOut {
         message.push_str("\ncontext deadline exceeded");
     }
+    message
+}
+
+/// berth's words for a failed operation: [`failure_cause`], then the revision `--rollback-on-failure` went
+/// back to.
+pub fn failure_message(report: &OperationReport) -> String {
+    let mut message = failure_cause(report);
     if let Some(rolled_back) = &report.rolled_back {
         message.push_str(&format!(
             "\nrolled back to revision {} ({}): {}",
@@ -173,6 +190,39 @@ pub fn failure_message(report: &OperationReport) -> String {
         ));
     }
     message
+}
+
+/// Helm's words for a failed operation (pkg/action `Install.failRelease`, `Upgrade.failRelease`): the cause, or
+/// with `--rollback-on-failure` what was done about it; and for a failed upgrade the warning Helm logs first
+/// (`level=WARN msg="upgrade failed" name=NAME error=CAUSE`, slog's text form).
+pub fn helm_failure(report: &OperationReport, is_upgrade: bool, rollback_on_failure: bool) -> (Option<String>, String) {
+    let cause = failure_cause(report);
+    let name = &report.release.name;
+    let warning = is_upgrade
+        .then(|| format!("level=WARN msg=\"upgrade failed\" name={} error={}", slog_value(name), slog_value(&cause)));
+    let message = match (rollback_on_failure, is_upgrade) {
+        (false, _) => cause,
+        (true, false) if report.release.info.status == ReleaseStatus::Uninstalled => {
+            format!("release {name} failed, and has been uninstalled due to rollback-on-failure being set: {cause}")
+        }
+        (true, true) if report.rolled_back.is_some() => {
+            format!("release {name} failed, and has been rolled back due to rollback-on-failure being set: {cause}")
+        }
+        (true, true) => format!(
+            "unable to find a previously successful release when attempting to rollback. original upgrade error: \
+             {cause}"
+        ),
+        (true, false) => cause,
+    };
+    (warning, message)
+}
+
+/// A value as Go's slog text handler writes it: quoted when it is empty or holds a space, `=`, `"` or a
+/// character that is not printable (`log/slog` `needsQuoting`).
+fn slog_value(text: &str) -> String {
+    let needs_quoting =
+        text.is_empty() || text.chars().any(|c| c == ' ' || c == '=' || c == '"' || !berth_go::strconv::is_print(c));
+    if needs_quoting { berth_go::strconv::quote(text) } else { text.to_string() }
 }
 
 /// berth's result event (`--progress=json`): outcome, release, revision, status, description, and what failed.

@@ -56,9 +56,9 @@ pub struct ListArgs {
     /// Show releases being uninstalled.
     #[arg(long)]
     pub uninstalling: bool,
-    /// At most this many releases.
+    /// At most this many releases (0 or less: all, as Helm's int flag).
     #[arg(short = 'm', long, default_value_t = 256)]
-    pub max: usize,
+    pub max: i64,
     /// Skip this many releases first.
     #[arg(long, default_value_t = 0)]
     pub offset: usize,
@@ -74,9 +74,9 @@ pub struct ListArgs {
 pub struct HistoryArgs {
     #[arg(value_name = "RELEASE_NAME")]
     pub name: String,
-    /// At most this many revisions, the latest.
+    /// At most this many revisions, the latest (0 or less: none, as Helm's `min(len(hist), client.Max)`).
     #[arg(long, default_value_t = 256)]
-    pub max: usize,
+    pub max: i64,
     #[arg(short, long, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
 }
@@ -180,7 +180,9 @@ async fn answer(command: &QueryCommand, globals: &Globals) -> Result<String, Err
             let helm_resources = args.show_resources || globals.personality == Personality::Helm;
             if format != Format::Table && helm_resources {
                 let live = live_resources(&cluster, &manifests, Representation::Objects).await;
-                release.info.extra.insert("resources".to_string(), super::release_resources::resources_json(live));
+                if let Some(resources) = super::release_resources::resources_json(live) {
+                    release.info.extra.insert("resources".to_string(), resources);
+                }
             }
             let tables = if format == Format::Table && helm_resources {
                 Some(super::resource_tables::section(
@@ -216,7 +218,8 @@ fn list_query(args: &ListArgs) -> ListQuery {
         },
         selector: args.selector.clone(),
         sort: Sort { by_date: args.date, reverse: args.reverse },
-        max: args.max,
+        // Helm keeps every release for a limit of 0 or less (`action.List.Run`), as a `max` of 0 does here.
+        max: usize::try_from(args.max).unwrap_or(0),
         offset: args.offset,
     }
 }
@@ -325,7 +328,8 @@ struct HistoryEntry {
 }
 
 /// The latest `max` revisions, oldest first, in Helm's shapes.
-fn history_text(history: &[Release], max: usize, output: OutputFormat) -> Result<String, Error> {
+fn history_text(history: &[Release], max: i64, output: OutputFormat) -> Result<String, Error> {
+    let max = usize::try_from(max).unwrap_or(0);
     let kept = &history[history.len().saturating_sub(max)..];
     let entries: Vec<HistoryEntry> = kept
         .iter()

@@ -143,8 +143,12 @@ fn with_item_kinds(mut list: Value) -> Value {
 }
 
 /// `resources` as the JSON object Helm's `Info.Resources` writes.
-pub fn resources_json(resources: BTreeMap<String, Vec<Value>>) -> Value {
-    Value::Object(resources.into_iter().map(|(key, objects)| (key, Value::Array(objects))).collect::<Map<_, _>>())
+/// `None` when there are none (an uninstalled release's objects are gone): Helm's `info.resources` is
+/// `omitempty`, so its JSON and YAML leave the key out then.
+pub fn resources_json(resources: BTreeMap<String, Vec<Value>>) -> Option<Value> {
+    (!resources.is_empty()).then(|| {
+        Value::Object(resources.into_iter().map(|(key, objects)| (key, Value::Array(objects))).collect::<Map<_, _>>())
+    })
 }
 
 #[cfg(test)]

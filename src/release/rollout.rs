@@ -45,7 +45,8 @@ pub fn upgrades(mode: Mode, last: Option<ReleaseStatus>) -> Option<bool> {
             Some(false)
         }
         (Mode::Upgrade { install: false, .. }, None) => None,
-        // Without `--install`, a release uninstalled with its history kept is upgraded, as Helm does.
+        // Without `--install`, a release uninstalled with its history kept is read as an upgrade here; `Rollout::read`
+        // refuses it then, as Helm has no deployed revision to upgrade.
         (Mode::Upgrade { .. }, Some(_)) => Some(true),
     }
 }
@@ -97,6 +98,15 @@ impl Rollout {
         let Some(is_upgrade) = upgrades(mode, last.map(|last| last.info.status)) else {
             return Err(LifecycleError::NotFound(name.to_string()));
         };
+        // Helm's `prepareUpgrade`: without a deployed revision, an upgrade continues only a last revision that
+        // failed or was superseded; a release uninstalled with its history kept has nothing deployed to upgrade
+        // (`"NAME" has no deployed releases`; `upgrade --install` installs it again instead).
+        let uninstalled = last
+            .is_some_and(|last| matches!(last.info.status, ReleaseStatus::Uninstalled | ReleaseStatus::Uninstalling));
+        let deployed = history.iter().any(|revision| revision.info.status == ReleaseStatus::Deployed);
+        if is_upgrade && uninstalled && !deployed {
+            return Err(LifecycleError::NotFound(name.to_string()));
+        }
         let release = RenderRelease {
             name: name.to_string(),
             namespace: scope.cluster.default_namespace.clone(),

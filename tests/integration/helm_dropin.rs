@@ -71,6 +71,7 @@ const FILES: &[(&str, &str)] = &[
          spec:\n      containers:\n        - name: web\n          image: web:typo\n",
     ),
     ("failing/templates/NOTES.txt", "never printed after a failure\n"),
+    ("bad-values.yaml", "size: [1, 2\n"),
 ];
 
 /// What a line compares.
@@ -78,8 +79,9 @@ const FILES: &[(&str, &str)] = &[
 enum Compare {
     /// stdout, stderr's first line and the exit status.
     All,
-    /// The exit status and stderr's first line up to the waiter's ` status: ` (berth's readiness says why an
-    /// object failed in its own words: docs/helm.md, "Differences").
+    /// The exit status and stderr's first line (and its `Error:` line, when a log line comes first) up to the
+    /// waiter's ` status: ` (berth's readiness says why an object failed in its own words: docs/helm.md,
+    /// "Differences").
     Stage,
     /// The exit status and stderr's first line: stdout differs for a reason docs/helm.md gives.
     Exit,
@@ -129,6 +131,7 @@ fn cases(values_url: &str) -> Vec<Case> {
                         .replace("{beta}", "./beta")
                         .replace("{failing}", "./failing")
                         .replace("{values_url}", &format!("{values_url}/url-values.yaml"))
+                        .replace("{beta_url}", &format!("{values_url}/beta-1.2.3.tgz"))
                 })
                 .collect();
             Case { line: index + 1, compare, arguments }
@@ -217,7 +220,12 @@ fn seen(output: &Output, compare: Compare, masks: &[Regex]) -> (Option<i32>, Str
             (output.status.code(), masked(&String::from_utf8_lossy(&output.stdout), masks), stderr)
         }
         Compare::Stage => {
-            let stage = stderr.split_once(" status: ").map_or(stderr.as_str(), |(stage, _)| stage).to_string();
+            // The first line, and the `Error:` line when a log line comes first (a failed upgrade's warning).
+            let whole = String::from_utf8_lossy(&output.stderr);
+            let error_line = whole.lines().skip(1).find(|line| line.starts_with("Error: ")).unwrap_or_default();
+            let stage = [stderr.as_str(), error_line]
+                .map(|line| line.split_once(" status: ").map_or(line, |(stage, _)| stage))
+                .join("\n");
             (output.status.code(), String::new(), stage)
         }
         Compare::Exit => (output.status.code(), String::new(), stderr),
@@ -282,6 +290,19 @@ async fn every_helm_command_line_answers_as_helm_4() {
         MASKS.iter().map(|mask| Regex::new(&format!("{mask}(?P<padding>[ \t]*)")).expect("mask")).collect();
     let served = tempfile::tempdir().expect("served directory");
     std::fs::write(served.path().join("url-values.yaml"), "size: 2\ngreeting: from-a-url\n").expect("values");
+    // The beta chart as an archive at a URL (`pull URL`), packaged by real Helm.
+    for (path, text) in FILES.iter().filter(|(path, _)| path.starts_with("beta/")) {
+        let path = served.path().join("source").join(path);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("chart directory");
+        std::fs::write(path, text).expect("chart file");
+    }
+    let packaged = Command::new(peers_dir().join("helm"))
+        .args(["package", "source/beta"])
+        .env("HOME", served.path().join("home"))
+        .current_dir(served.path())
+        .output()
+        .expect("helm package runs");
+    assert!(packaged.status.success(), "{}", String::from_utf8_lossy(&packaged.stderr));
     let server = FileServer::start(served.path());
     let bin = tempfile::tempdir().expect("bin directory");
     let helm = Side::start(peers_dir().join("helm")).await;
