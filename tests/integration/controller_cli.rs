@@ -250,10 +250,11 @@ async fn the_controller_binary_lets_the_apply_in_flight_finish_when_a_new_genera
         crate::controller_support::is_ready(object) && object["status"]["currentRevision"] == 2
     })
     .await;
-    // Real Helm reads revision 1 failed and revision 2 deployed.
+    // Real Helm reads revision 1 superseded and revision 2 deployed: the upgrade continued the failed revision
+    // (no deployed one before it), which Helm's upgrade marks superseded.
     let history = peer.helm_history("bulk", "shop").await;
     let statuses: Vec<(u64, &str)> = history.iter().map(|(revision, status, _)| (*revision, status.as_str())).collect();
-    assert_eq!(statuses, [(1, "failed"), (2, "deployed")], "{history:?}");
+    assert_eq!(statuses, [(1, "superseded"), (2, "deployed")], "{history:?}");
     let record = peer.cluster.record();
     let (patched, second) = (generation_written(&record, "bulk", 2), revision_written(&record, "bulk", 2));
     let first = bulk_writes(&record, "one");
@@ -416,7 +417,8 @@ async fn a_standby_takes_over_from_a_dead_leader_and_leaves_nothing_pending() {
     let history = peer.helm_history("web", "shop").await;
     assert_eq!(
         history.iter().map(|(revision, status, _)| (*revision, status.as_str())).collect::<Vec<_>>(),
-        [(1, "failed"), (2, "deployed")]
+        [(1, "superseded"), (2, "deployed")],
+        "the interrupted revision, marked failed, is superseded by the upgrade that continued it (as Helm's)"
     );
     assert!(history[0].2.ends_with("interrupted, marked failed by berth controller"), "{history:?}");
     assert!(standby.get("/metrics").await.1.contains("\nberth_controller_leader 1\n"));

@@ -603,9 +603,15 @@ async fn install_and_upgrade_failures_are_counted_apart_and_reset_by_a_new_gener
     env.patch_spec("shop", "web", json!({"values": broken()})).await;
     let upgrade = env.wait_release("shop", "web", "Stalled after two upgrades", stalled).await;
     assert_eq!(counters(&upgrade), (Some(2), Some(0), Some(2)), "{upgrade:#}");
-    // Helm reads three failed revisions: the install and the two upgrades (each rolled back in between).
+    // Helm reads the failed install superseded by the fix that continued it, and the two failed upgrades, the
+    // first rolled back.
     let history = helm_history(&dir, "web", "shop").await.expect("a history");
-    assert_eq!(history.iter().filter(|(_, status, _)| status == "failed").count(), 3, "{history:?}");
+    let statuses: Vec<(u64, &str)> = history.iter().map(|(revision, status, _)| (*revision, status.as_str())).collect();
+    assert_eq!(
+        statuses,
+        [(1, "superseded"), (2, "superseded"), (3, "failed"), (4, "deployed"), (5, "failed")],
+        "{history:?}"
+    );
     running.stop().await;
 }
 

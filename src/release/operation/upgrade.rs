@@ -93,6 +93,9 @@ pub(super) async fn upgrade(
     }
     let description = options.description.clone().unwrap_or_else(|| "Upgrade complete".to_string());
     let description = format!("{description}{}", removal::description_suffix(&kept));
-    let release = pending.deploy(&description, previous, options.history_max).await?;
+    // The revision continued is superseded: the last deployed one, else the last (Helm's `originalRelease`,
+    // so a failed revision an upgrade recovers from reads `superseded` afterwards).
+    let continued = previous.unwrap_or_else(|| last.clone());
+    let release = pending.deploy(&description, Some(continued), options.history_max).await?;
     Ok(OperationReport { kept, ..OperationReport::new(Outcome::Ready, release, Some(report)) })
 }
