@@ -840,6 +840,24 @@ impl ReleaseSpec {
         self.target_namespace.as_deref().filter(|namespace| !namespace.is_empty()).unwrap_or(object_namespace)
     }
 
+    /// How long an uninstall may take: `spec.uninstall.timeout`, else `spec.timeout` (Flux's
+    /// `GetUninstall().GetTimeout(obj.GetTimeout())`), else the default.
+    ///
+    /// # Errors
+    /// A `spec.uninstall.timeout` that is no Go duration, naming the field.
+    pub fn uninstall_timeout(&self) -> Result<Duration, String> {
+        match self.uninstall.as_ref().and_then(|uninstall| uninstall.timeout.as_deref()) {
+            Some(text) => {
+                crate::object::parse_duration(text).map_err(|error| format!("spec.uninstall.timeout: {error}"))
+            }
+            None => Ok(self
+                .timeout
+                .as_deref()
+                .and_then(|text| crate::object::parse_duration(text).ok())
+                .unwrap_or(DEFAULT_TIMEOUT)),
+        }
+    }
+
     /// The namespace of the release's records: `storageNamespace`, else the target namespace.
     pub fn storage_namespace<'a>(&'a self, target_namespace: &'a str) -> &'a str {
         self.storage_namespace.as_deref().filter(|namespace| !namespace.is_empty()).unwrap_or(target_namespace)

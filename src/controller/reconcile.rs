@@ -185,7 +185,7 @@ fn check_spec<'a>(release: &ReleaseObject, spec: &'a ReleaseSpec) -> Result<Chec
     let rollback_timeout =
         duration("rollback.timeout", &spec.rollback.as_ref().and_then(|rollback| rollback.timeout.clone()))?
             .unwrap_or(timeout);
-    let uninstall_timeout = super::uninstall::uninstall_timeout(spec)?;
+    let uninstall_timeout = spec.uninstall_timeout()?;
     Ok(Checked {
         rollback_timeout,
         uninstall_timeout,

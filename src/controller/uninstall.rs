@@ -2,7 +2,7 @@
 //! Release until then), unless the Release is suspended or does not own the release (`tenancy.rs`), as its
 //! tenant; then the finalizer is removed and the Release goes.
 
-use super::api::{DEFAULT_TIMEOUT, DeletionPropagation, FINALIZER, ReleaseSpec, ReleaseStatus};
+use super::api::{DeletionPropagation, FINALIZER, ReleaseSpec, ReleaseStatus};
 use super::conditions::error_text;
 use super::conditions::reason;
 use super::reconcile::{Finished, Next, Run};
@@ -91,7 +91,7 @@ impl Run<'_> {
         let driver = &self.shared.options.storage_driver;
         let spec = self.release.spec.clone().unwrap_or_default();
         let base = ReleaseOptions { builtin_rules: self.shared.options.builtin_rules, ..ReleaseOptions::default() };
-        let options = uninstall_options(&spec, uninstall_timeout(&spec)?, base);
+        let options = uninstall_options(&spec, spec.uninstall_timeout()?, base);
         let tenant = self.tenant_cluster(&spec, namespace).map_err(|error| error_text(&error))?;
         let storage = Storage::open(driver, tenant.client.clone(), Some(storage_namespace));
         let history = match storage.history(name).await {
@@ -139,7 +139,7 @@ impl Run<'_> {
 
 /// How `spec.uninstall` says a Helm release is uninstalled, by the finalizer and by the uninstall that remediates
 /// a failure alike, as Flux's `newUninstall` (`internal/action/uninstall.go`) builds both from it: within
-/// `timeout` ([`uninstall_timeout`]), `disableHooks`, `disableWait` (the deletions are waited for unless it is
+/// `timeout` ([`ReleaseSpec::uninstall_timeout`]), `disableHooks`, `disableWait` (the deletions are waited for unless it is
 /// set) and `deletionPropagation`; `keepHistory` goes with the operation ([`keeps_history`]). `base` gives the
 /// rest (the controller's).
 pub(super) fn uninstall_options(spec: &ReleaseSpec, timeout: Duration, base: ReleaseOptions) -> ReleaseOptions {
@@ -154,22 +154,6 @@ pub(super) fn uninstall_options(spec: &ReleaseSpec, timeout: Duration, base: Rel
             DeletionPropagation::Orphan => PropagationPolicy::Orphan,
         },
         ..base
-    }
-}
-
-/// How long an uninstall may take: `spec.uninstall.timeout`, else `spec.timeout` (Flux's
-/// `GetUninstall().GetTimeout(obj.GetTimeout())`), else the default.
-///
-/// # Errors
-/// A `spec.uninstall.timeout` that is no Go duration, naming the field.
-pub(super) fn uninstall_timeout(spec: &ReleaseSpec) -> Result<Duration, String> {
-    match spec.uninstall.as_ref().and_then(|uninstall| uninstall.timeout.as_deref()) {
-        Some(text) => crate::object::parse_duration(text).map_err(|error| format!("spec.uninstall.timeout: {error}")),
-        None => Ok(spec
-            .timeout
-            .as_deref()
-            .and_then(|text| crate::object::parse_duration(text).ok())
-            .unwrap_or(DEFAULT_TIMEOUT)),
     }
 }
 
@@ -198,6 +182,7 @@ impl Installed {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::controller::api::DEFAULT_TIMEOUT;
 
     fn spec(json: serde_json::Value) -> ReleaseSpec {
         serde_json::from_value(json).expect("a spec")
@@ -207,7 +192,7 @@ mod tests {
     fn an_uninstall_runs_as_spec_uninstall_says() {
         let base = ReleaseOptions { builtin_rules: false, ..ReleaseOptions::default() };
         let default = spec(serde_json::json!({}));
-        let timeout = uninstall_timeout(&default).expect("valid");
+        let timeout = default.uninstall_timeout().expect("valid");
         let options = uninstall_options(&default, timeout, base.clone());
         // Flux's defaults: the deletions waited for, hooks run, background propagation, history purged.
         assert_eq!(
@@ -217,15 +202,16 @@ mod tests {
         assert!(!options.builtin_rules, "the rest is the controller's");
         let given = spec(serde_json::json!({"timeout": "1m", "uninstall": {"keepHistory": true, "disableHooks": true,
             "disableWait": true, "deletionPropagation": "orphan", "timeout": "42s"}}));
-        let timeout = uninstall_timeout(&given).expect("valid");
+        let timeout = given.uninstall_timeout().expect("valid");
         let options = uninstall_options(&given, timeout, base);
         assert_eq!(
             (options.timeout, options.wait, options.no_hooks, options.deletion_propagation, keeps_history(&given)),
             (Duration::from_secs(42), false, true, PropagationPolicy::Orphan, true)
         );
         // spec.timeout when spec.uninstall has none; a bad spec.uninstall.timeout names its field.
-        assert_eq!(uninstall_timeout(&spec(serde_json::json!({"timeout": "1m"}))), Ok(Duration::from_secs(60)));
-        let error = uninstall_timeout(&spec(serde_json::json!({"uninstall": {"timeout": "soon"}})))
+        assert_eq!(spec(serde_json::json!({"timeout": "1m"})).uninstall_timeout(), Ok(Duration::from_secs(60)));
+        let error = spec(serde_json::json!({"uninstall": {"timeout": "soon"}}))
+            .uninstall_timeout()
             .expect_err("not a duration");
         assert!(error.starts_with("spec.uninstall.timeout: "), "{error}");
     }

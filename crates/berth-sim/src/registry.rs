@@ -98,6 +98,14 @@ pub struct ScalePaths {
 }
 
 impl ResourceDef {
+    /// The resource as kubectl names it (`pods`, `deployments.apps`), with a subresource (`/status`): how the
+    /// server's request counters and faults name it.
+    pub fn kubectl_name(&self, subresource: Option<&str>) -> String {
+        let group = if self.group.is_empty() { String::new() } else { format!(".{}", self.group) };
+        let subresource = subresource.map(|name| format!("/{name}")).unwrap_or_default();
+        format!("{}{group}{subresource}", self.plural)
+    }
+
     pub fn api_version(&self) -> String {
         if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
     }

@@ -33,7 +33,7 @@ pub async fn handle(
     state.requests.count(verb);
     state.requests.count_kind(RequestKind {
         verb,
-        resource: resource_name(&def.plural, &def.group, path.subresource.as_deref()),
+        resource: def.kubectl_name(path.subresource.as_deref()),
         label_selector: matches!(verb, RequestVerb::List | RequestVerb::Watch)
             .then(|| query.get("labelSelector").cloned())
             .flatten(),
@@ -74,13 +74,6 @@ fn off_the_worker<T>(body_len: usize, respond: impl FnOnce() -> T) -> T {
     } else {
         respond()
     }
-}
-
-/// A resource as kubectl names it (`pods`, `deployments.apps`), with its subresource (`/status`).
-pub(super) fn resource_name(plural: &str, group: &str, subresource: Option<&str>) -> String {
-    let group = if group.is_empty() { String::new() } else { format!(".{group}") };
-    let subresource = subresource.map(|name| format!("/{name}")).unwrap_or_default();
-    format!("{plural}{group}{subresource}")
 }
 
 fn request_verb(method: &Method, path: &ResourcePath, query: &Query) -> RequestVerb {

@@ -76,7 +76,7 @@ pub async fn serve(
             .and_then(|value| value.to_str().ok())
             .is_some_and(super::metadata::wants_metadata),
     };
-    let refused = state.faults.refused_watch(&super::resources::resource_name(&def.plural, &def.group, None));
+    let refused = state.faults.refused_watch(&def.kubectl_name(None));
     if refused == Some(WatchFault::TooManyRequests) {
         return error_response(&ApiError::too_many_requests(1));
     }
