@@ -113,11 +113,11 @@ fn chart(result: &Value, endpoint: &str) -> HubChart {
     let package_url = text(&["artifactHub", "packageUrl"]);
     // Backwards compatibility for Monocular: the endpoint as given, not cleaned.
     let url = if package_url.is_empty() { format!("{endpoint}/charts/{}", text(&["id"])) } else { package_url };
-    let latest = ["relationships", "latestChartVersion", "data"];
+    let latest = |name: &str| text(&["relationships", "latestChartVersion", "data", name]);
     HubChart {
         url,
-        version: text(&[latest[0], latest[1], latest[2], "version"]),
-        app_version: text(&[latest[0], latest[1], latest[2], "app_version"]),
+        version: latest("version"),
+        app_version: latest("app_version"),
         description: text(&["attributes", "description"]),
         repository_url: text(&["attributes", "repo", "url"]),
         repository_name: text(&["attributes", "repo", "name"]),

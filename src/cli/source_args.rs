@@ -52,10 +52,7 @@ impl ProvenanceArgs {
         if !self.verify {
             return Ok(());
         }
-        let keyring = self.keyring.clone().unwrap_or_else(berth::provenance::default_keyring);
-        berth::provenance::verify_chart(path, &keyring)
-            .map(drop)
-            .map_err(|error| Error::Helm(format!("cannot verify `{}`", path.display()), Box::new(error)))
+        super::verify::verify_local(path, self.keyring.as_deref()).map(drop)
     }
 }
 

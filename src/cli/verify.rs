@@ -21,11 +21,21 @@ pub struct VerifyArgs {
 }
 
 pub fn run(args: &VerifyArgs, _globals: &Globals) -> Result<ExitCode, Error> {
-    let keyring = args.keyring.clone().unwrap_or_else(default_keyring);
-    let verification = verify_chart(&args.path, &keyring)
-        .map_err(|error| Error::Helm(format!("cannot verify `{}`", args.path.display()), Box::new(error)))?;
+    let verification = verify_local(&args.path, args.keyring.as_deref())?;
     print_stdout(&verification.report())?;
     Ok(ExitCode::Success)
+}
+
+/// A local chart archive checked against `PATH.prov` and the keyring (`--keyring`, else the default), as Helm's
+/// `VerifyChart`: `verify`, and `--verify` of install, upgrade, template and show.
+///
+/// # Errors
+///
+/// [`Error::Helm`] with the verification's reason.
+pub fn verify_local(path: &std::path::Path, keyring: Option<&std::path::Path>) -> Result<Verification, Error> {
+    let keyring = keyring.map_or_else(default_keyring, std::path::Path::to_path_buf);
+    verify_chart(path, &keyring)
+        .map_err(|error| Error::Helm(format!("cannot verify `{}`", path.display()), Box::new(error)))
 }
 
 /// Where `pull --verify` verifies with and writes to: `--keyring`, `--untar`, `--destination`.
