@@ -66,10 +66,9 @@ impl Selector {
         self.labels.is_empty() && self.fields.is_empty()
     }
 
-    /// Whether an object with `labels` (its `metadata.labels`) meets the label requirements (the field
+    /// Whether an object whose label `key` has the value `label(key)` meets the label requirements (the field
     /// requirements are left to [`Selector::matches`]).
-    pub fn matches_labels(&self, labels: Option<&Value>) -> bool {
-        let label = |key: &str| labels.and_then(|labels| labels.get(key)).and_then(Value::as_str);
+    pub fn matches_labels<'a>(&self, label: impl Fn(&str) -> Option<&'a str>) -> bool {
         self.labels.iter().all(|requirement| match requirement {
             LabelRequirement::Exists(key) => label(key).is_some(),
             LabelRequirement::NotExists(key) => label(key).is_none(),
@@ -79,7 +78,8 @@ impl Selector {
     }
 
     pub fn matches(&self, object: &Value) -> bool {
-        self.matches_labels(object.pointer("/metadata/labels"))
+        let labels = object.pointer("/metadata/labels");
+        self.matches_labels(|key| labels.and_then(|labels| labels.get(key)).and_then(Value::as_str))
             && self.fields.iter().all(|requirement| {
                 let mut current = Some(object);
                 for step in &requirement.path {

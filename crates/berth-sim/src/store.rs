@@ -327,7 +327,7 @@ impl Store {
         let stored = state
             .objects
             .entries(&key, namespace, after_key)
-            .filter(|entry| selector.matches_labels(entry.labels()))
+            .filter(|entry| selector.matches_labels(|key| entry.labels().get(key)))
             .map(|entry| {
                 let object_key = (entry.namespace.to_string(), entry.name.to_string());
                 (object_key, entry.value())

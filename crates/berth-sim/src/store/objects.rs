@@ -21,6 +21,26 @@ const PARSED_CAPACITY: usize = 2048;
 /// Compact JSON of one object.
 pub type Json = Arc<[u8]>;
 
+/// An object's `metadata.labels` (string values only, as the API server admits them), sorted by key.
+#[derive(Debug, Default)]
+pub struct Labels(Box<[(Box<str>, Box<str>)]>);
+
+impl Labels {
+    fn of(object: &Value) -> Labels {
+        let Some(Value::Object(labels)) = object.pointer("/metadata/labels") else { return Labels::default() };
+        let mut pairs: Vec<(Box<str>, Box<str>)> =
+            labels.iter().filter_map(|(key, value)| Some((key.as_str().into(), value.as_str()?.into()))).collect();
+        pairs.sort_unstable();
+        Labels(pairs.into_boxed_slice())
+    }
+
+    /// The value of the label `key`.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        let index = self.0.binary_search_by(|(name, _)| name.as_ref().cmp(key)).ok()?;
+        Some(&self.0[index].1)
+    }
+}
+
 /// One stored object.
 struct Stored {
     json: Json,
@@ -29,8 +49,9 @@ struct Stored {
     owners: Option<Box<[String]>>,
     /// `metadata.labels`, kept so a list by label selector parses only the objects it selects (kube-apiserver
     /// filters its watch cache's decoded objects; parsing every Secret of a namespace for each list of one
-    /// release's records made a thousand such lists take seconds).
-    labels: Option<Box<Value>>,
+    /// release's records made a thousand such lists take seconds). Kept as sorted pairs: a JSON map of one label
+    /// took more memory than the rest of the object's bookkeeping.
+    labels: Labels,
     /// Read since the clock last passed it.
     referenced: bool,
 }
@@ -83,8 +104,8 @@ pub(super) struct Entry<'a> {
 
 impl Entry<'_> {
     /// The object's `metadata.labels`, without parsing it.
-    pub fn labels(&self) -> Option<&Value> {
-        self.stored.labels.as_deref()
+    pub fn labels(&self) -> &Labels {
+        &self.stored.labels
     }
 
     /// The object (the cached one, or parsed now without caching it).
@@ -188,7 +209,7 @@ impl ObjectTable {
         let previous = table.remove(&joined);
         let keep_parsed = previous.as_ref().is_some_and(|previous| previous.parsed.is_some());
         let parsed = keep_parsed.then(|| object.clone());
-        let labels = object.pointer("/metadata/labels").cloned().map(Box::new);
+        let labels = Labels::of(object);
         table.insert(joined.clone(), Stored { json, parsed, owners: owners.clone(), labels, referenced: false });
         let Some(previous) = previous else {
             self.count += 1;
