@@ -6,7 +6,7 @@ use crate::controller_support::*;
 use berth::controller::ControllerEvent;
 use berth::controller::api::ReleaseKey;
 use serde_json::json;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn key(namespace: &str, name: &str) -> ReleaseKey {
     ReleaseKey { namespace: namespace.into(), name: name.into() }
@@ -97,8 +97,9 @@ async fn a_new_generation_cancels_the_running_wait() {
     // The revision is pending while the controller waits.
     revision_recorded(&env.client(), "shop", "web", "pending-install").await;
 
-    // The fix arrives as generation 2.
-    let changed_at = Instant::now();
+    // The fix arrives as generation 2. How fast the wait is cancelled is a benchmark's figure (`cargo bench
+    // --bench controller -- cancel`, docs/BENCHMARKS.md), not this test's: a timed assertion fails on a loaded
+    // machine. `next_event` is bounded, so a cancel that never comes fails here.
     let generation = env.patch_spec("shop", "web", json!({"values": {"readyAfter": "0s"}})).await;
     assert_eq!(generation, 2);
     let cancelled = running
@@ -106,14 +107,10 @@ async fn a_new_generation_cancels_the_running_wait() {
             matches!(event, ControllerEvent::WaitCancelled { .. })
         })
         .await;
-    let observed = changed_at.elapsed();
-    let ControllerEvent::WaitCancelled { key: cancelled_key, generation, by_generation, latency } = cancelled else {
+    let ControllerEvent::WaitCancelled { key: cancelled_key, generation, by_generation, .. } = cancelled else {
         unreachable!("selected above")
     };
     assert_eq!((cancelled_key, generation, by_generation), (key("shop", "web"), 1, 2));
-    // From the watch event to the cancelled revision recorded failed, and from the test's write to the event.
-    assert!(latency < Duration::from_millis(100), "cancel latency {latency:?}");
-    assert!(observed < Duration::from_secs(1), "seen {observed:?} after the write");
 
     let ready = env.wait_release("shop", "web", "Ready at generation 2", is_ready).await;
     assert_eq!(ready["status"]["currentRevision"], 2);

@@ -294,7 +294,8 @@ async fn cancelling_the_operation_lets_a_running_hook_finish_unless_hooks_are_ca
     let options = ReleaseOptions::default();
     let started = std::time::Instant::now();
     let (report, events) = run_with(&cluster, &install(&yaml), &options, &tokens, move || trigger.cancel()).await;
-    assert!(started.elapsed() < Duration::from_millis(450), "the hook's wait was cut short");
+    // The Job runs for 5 s: an operation that ends sooner did not wait for it.
+    assert!(started.elapsed() < Duration::from_secs(5), "the hook's wait was cut short");
     assert!(
         events
             .iter()
