@@ -75,11 +75,13 @@ pub fn run(args: PullArgs, globals: &Globals) -> Result<ExitCode, Error> {
 /// `<untardir>/<name in Chart.yaml>/` (berth-chart's `expand`: the name and every entry checked before anything
 /// is written, nothing left behind when the archive is refused).
 fn untar(reference: &str, data: &[u8], untardir: &Path, destination: &Path, as_helm: bool) -> Result<(), String> {
-    let directory = if untardir.is_absolute() { untardir.to_path_buf() } else { destination.join(untardir) };
+    // Go's `filepath.Join` cleans the path it names (`./charts` and `alpha` make `charts/alpha`; helmfile's
+    // `--destination DIR --untar` makes `DIR/.`, which must be `DIR` before anything is created under it).
+    let cleaned =
+        |path: PathBuf| -> PathBuf { path.components().filter(|part| *part != std::path::Component::CurDir).collect() };
+    let directory = cleaned(if untardir.is_absolute() { untardir.to_path_buf() } else { destination.join(untardir) });
     let base = reference.rsplit('/').next().unwrap_or(reference);
-    // Go's `filepath.Join` cleans the path it names (`./charts` and `alpha` make `charts/alpha`).
-    let check: PathBuf =
-        directory.join(base).components().filter(|part| *part != std::path::Component::CurDir).collect();
+    let check = cleaned(directory.join(base));
     if check.exists() {
         return Err(format!("failed to untar: a file or directory with the name {} already exists", check.display()));
     }

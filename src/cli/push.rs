@@ -25,8 +25,8 @@ pub struct PushArgs {
 pub fn run(args: PushArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let what = format!("cannot push {}", args.chart.display());
     let other = |reason: String| Error::from_source(what.clone(), SourceError::Other(reason));
-    if !is_oci(&args.remote) {
-        return Err(other(format!("scheme prefix missing from remote (e.g. \"oci://\"): {}", args.remote)));
+    if let Some(problem) = remote_problem(&args.remote) {
+        return Err(other(problem));
     }
     let metadata = std::fs::metadata(&args.chart).map_err(|error| match error.kind() {
         std::io::ErrorKind::NotFound => other(format!("{}: no such file", args.chart.display())),
@@ -79,5 +79,64 @@ fn rfc3339_local(time: jiff::Timestamp) -> String {
     match text.strip_suffix("+00:00") {
         Some(utc) => format!("{utc}Z"),
         None => text,
+    }
+}
+
+/// What Helm's `ChartUploader.UploadTo` says of a remote that is not `oci://...`: Go's `url.Parse` fails on it (a
+/// first path segment holding a colon, `127.0.0.1:5000/charts`), it has no scheme, or one no pusher takes
+/// (`localhost:5000/charts` reads as scheme `localhost`).
+fn remote_problem(remote: &str) -> Option<String> {
+    if is_oci(remote) {
+        return None;
+    }
+    let invalid = || Some(format!("invalid chart URL format: {remote}"));
+    if remote.chars().any(char::is_control) {
+        return invalid();
+    }
+    match go_url_scheme(remote) {
+        Err(()) => invalid(),
+        Ok(Some(scheme)) if scheme.eq_ignore_ascii_case("oci") => None,
+        Ok(Some(scheme)) => Some(format!("scheme {} not supported", berth_go::strconv::quote(&scheme.to_lowercase()))),
+        Ok(None)
+            if !remote.starts_with('/') && remote.split('/').next().is_some_and(|segment| segment.contains(':')) =>
+        {
+            invalid()
+        }
+        Ok(None) => Some("scheme prefix missing from remote (e.g. \"oci://\")".to_string()),
+    }
+}
+
+/// Go's `net/url` `getScheme`: letters, then digits, `+`, `-` or `.`, up to a colon; `Err` for a colon first.
+fn go_url_scheme(raw: &str) -> Result<Option<&str>, ()> {
+    for (index, character) in raw.char_indices() {
+        match character {
+            'a'..='z' | 'A'..='Z' => {}
+            '0'..='9' | '+' | '-' | '.' if index > 0 => {}
+            ':' if index == 0 => return Err(()),
+            ':' => return Ok(Some(&raw[..index])),
+            _ => return Ok(None),
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::remote_problem;
+
+    #[test]
+    fn remotes_are_refused_as_helms_uploader_refuses_them() {
+        assert_eq!(remote_problem("oci://127.0.0.1:5000/charts"), None);
+        assert_eq!(
+            remote_problem("127.0.0.1:5000/charts").as_deref(),
+            Some("invalid chart URL format: 127.0.0.1:5000/charts")
+        );
+        assert_eq!(remote_problem(":x").as_deref(), Some("invalid chart URL format: :x"));
+        assert_eq!(remote_problem("localhost:5000/charts").as_deref(), Some("scheme \"localhost\" not supported"));
+        assert_eq!(remote_problem("https://charts.example").as_deref(), Some("scheme \"https\" not supported"));
+        assert_eq!(
+            remote_problem("charts.example/charts").as_deref(),
+            Some("scheme prefix missing from remote (e.g. \"oci://\")")
+        );
     }
 }

@@ -105,7 +105,7 @@ async fn run_login(args: LoginArgs, globals: &Globals) -> Result<ExitCode, Error
     };
     let env = environment(&globals.environment);
     let registry = env.registry(&host, &options).map_err(|error| Error::from_source(what.clone(), error))?;
-    registry.ping().await.map_err(|error| Error::from_source(format!("authenticating to {:?}", args.host), error))?;
+    registry.authenticate(&args.host).await.map_err(|error| Error::from_source(what.clone(), error))?;
     let mut config = ConfigFile::load(&env.paths.registry_config)
         .map_err(|reason| Error::from_source(what.clone(), berth_source::SourceError::Other(reason)))?;
     config

@@ -32,6 +32,11 @@ const MASKS: [&str; 6] = [
     r"\d{4}-\d{2}-\d{2}",
 ];
 
+/// [`MASKS`] as regular expressions, each taking the padding after the timestamp along (see [`masked`]).
+pub(crate) fn timestamp_masks() -> Vec<Regex> {
+    MASKS.iter().map(|mask| Regex::new(&format!("{mask}(?P<padding>[ \t]*)")).expect("mask")).collect()
+}
+
 /// The charts and values both clusters get, at the same relative paths.
 const FILES: &[(&str, &str)] = &[
     ("alpha/Chart.yaml", "apiVersion: v2\nname: alpha\nversion: 0.1.0\nappVersion: \"1.0\"\ndescription: Alpha\n"),
@@ -140,13 +145,13 @@ fn cases(values_url: &str) -> Vec<Case> {
 }
 
 /// One side: a cluster with the files, and the program run as `helm` on it.
-struct Side {
-    peer: PeerCluster,
-    program: PathBuf,
+pub(crate) struct Side {
+    pub(crate) peer: PeerCluster,
+    pub(crate) program: PathBuf,
 }
 
 impl Side {
-    async fn start(program: PathBuf) -> Side {
+    pub(crate) async fn start(program: PathBuf) -> Side {
         let peer = PeerCluster::start(SimConfig::default()).await;
         for (path, text) in FILES {
             let path = peer.dir.path().join(path);
@@ -156,7 +161,7 @@ impl Side {
         Side { peer, program }
     }
 
-    fn command(&self, arguments: &[String]) -> Command {
+    pub(crate) fn command(&self, arguments: &[String]) -> Command {
         command(&self.peer, &self.program, arguments)
     }
 
@@ -191,7 +196,7 @@ fn command(peer: &PeerCluster, program: &Path, arguments: &[String]) -> Command 
 }
 
 /// The text with every timestamp replaced by `<TIME>`.
-fn masked(text: &str, masks: &[Regex]) -> String {
+pub(crate) fn masked(text: &str, masks: &[Regex]) -> String {
     let mut text = text.to_string();
     for mask in masks {
         text = mask
@@ -208,7 +213,7 @@ fn masked(text: &str, masks: &[Regex]) -> String {
     text
 }
 
-fn first_line(bytes: &[u8]) -> String {
+pub(crate) fn first_line(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).lines().next().unwrap_or_default().to_string()
 }
 
@@ -278,7 +283,7 @@ async fn ok_line(peer: &PeerCluster, program: &Path, line: &str) -> String {
 }
 
 /// berth under the name `helm`, in a directory of its own.
-fn berth_as_helm(dir: &Path) -> PathBuf {
+pub(crate) fn berth_as_helm(dir: &Path) -> PathBuf {
     let program = dir.join("helm");
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_berth"), &program).expect("symlink named helm");
     program
@@ -286,8 +291,7 @@ fn berth_as_helm(dir: &Path) -> PathBuf {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_helm_command_line_answers_as_helm_4() {
-    let masks: Vec<Regex> =
-        MASKS.iter().map(|mask| Regex::new(&format!("{mask}(?P<padding>[ \t]*)")).expect("mask")).collect();
+    let masks = timestamp_masks();
     let served = tempfile::tempdir().expect("served directory");
     std::fs::write(served.path().join("url-values.yaml"), "size: 2\ngreeting: from-a-url\n").expect("values");
     // The beta chart as an archive at a URL (`pull URL`), packaged by real Helm.

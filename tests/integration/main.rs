@@ -35,6 +35,7 @@ mod helm_commands_hub;
 mod helm_commands_plugins;
 mod helm_commands_provenance;
 mod helm_dropin;
+mod helm_dropin_oci;
 mod helm_dropin_status;
 mod helm_flags;
 mod helm_show_jsonpath;

@@ -68,13 +68,15 @@ impl SourceError {
                 ErrorKind::NoMatchingVersion
             }
             SourceError::Fetch(fetch) => fetch_kind(fetch, false),
-            SourceError::Registry(RegistryError::Fetch(fetch)) => fetch_kind(fetch, true),
-            SourceError::Registry(RegistryError::Denied { registry, .. }) => {
-                ErrorKind::Unauthorized { host: registry.clone(), registry: true }
-            }
-            SourceError::Registry(RegistryError::DigestMismatch { .. })
-            | SourceError::DigestMismatch { .. }
-            | SourceError::InvalidDigest { .. } => ErrorKind::DigestMismatch,
+            SourceError::Registry(registry) => match registry.root() {
+                RegistryError::Fetch(fetch) | RegistryError::Request { failure: fetch, .. } => fetch_kind(fetch, true),
+                RegistryError::Denied { registry, .. } | RegistryError::NoCredentials { registry, .. } => {
+                    ErrorKind::Unauthorized { host: registry.clone(), registry: true }
+                }
+                RegistryError::DigestMismatch { .. } => ErrorKind::DigestMismatch,
+                _ => ErrorKind::Other,
+            },
+            SourceError::DigestMismatch { .. } | SourceError::InvalidDigest { .. } => ErrorKind::DigestMismatch,
             _ => ErrorKind::Other,
         }
     }

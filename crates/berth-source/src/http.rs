@@ -131,11 +131,37 @@ impl FetchError {
         }
     }
 
+    /// The URL asked for, without its password (empty for TLS settings that could not be loaded).
+    pub fn url(&self) -> &str {
+        match self {
+            FetchError::Status { url, .. }
+            | FetchError::Unreachable { url, .. }
+            | FetchError::Tls { url, .. }
+            | FetchError::InvalidUrl { url, .. }
+            | FetchError::TooLarge { url, .. }
+            | FetchError::Body { url, .. } => url,
+            FetchError::TlsConfig(_) => "",
+        }
+    }
+
+    /// Why it failed, without the URL.
+    pub fn reason(&self) -> String {
+        match self {
+            FetchError::Status { status, .. } => status.clone(),
+            FetchError::Unreachable { reason, .. }
+            | FetchError::Tls { reason, .. }
+            | FetchError::InvalidUrl { reason, .. }
+            | FetchError::Body { reason, .. }
+            | FetchError::TlsConfig(reason) => reason.clone(),
+            FetchError::TooLarge { url, limit } => too_large_text(url, limit),
+        }
+    }
+
     /// From a reqwest failure, sorted and with the URL's password removed.
     pub(crate) fn from_reqwest(url: &str, error: &reqwest::Error) -> FetchError {
         let url = crate::redact::urls(url);
         let reason = crate::server_text::escape_controls(&crate::redact::urls(&root_cause(error)));
-        let is_tls = source_chain(error).any(|source| source.downcast_ref::<rustls::Error>().is_some());
+        let is_tls = source_chain(error).any(|source| rustls_error(source).is_some());
         if is_tls {
             FetchError::Tls { url, reason }
         } else if error.is_connect() || error.is_timeout() {
@@ -159,12 +185,30 @@ fn root_cause(error: &reqwest::Error) -> String {
     if error.is_timeout() {
         return "timed out".to_string();
     }
+    // The server's first bytes are no TLS record: it speaks plain HTTP (Go's net/http says so in these words).
+    let not_tls = rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType);
+    // rustls's error travels inside an `io::Error`, whose `source()` skips it.
+    if source_chain(error).any(|source| rustls_error(source).as_ref() == Some(&not_tls)) {
+        return "http: server gave HTTP response to HTTPS client".to_string();
+    }
     // An I/O error as Go words it (`connection refused`), not Rust's `Connection refused (os error 111)`.
     let last = source_chain(error)
         .last()
         .map(|cause| cause.downcast_ref::<std::io::Error>().map_or_else(|| cause.to_string(), crate::io_text))
         .unwrap_or_default();
     if last.is_empty() { error.to_string() } else { last }
+}
+
+/// The TLS error `source` is or carries inside `io::Error`s (whose `source()` skips what they carry).
+fn rustls_error(source: &(dyn std::error::Error + 'static)) -> Option<rustls::Error> {
+    let mut current: &(dyn std::error::Error + 'static) = source;
+    for _ in 0..8 {
+        if let Some(tls) = current.downcast_ref::<rustls::Error>() {
+            return Some(tls.clone());
+        }
+        current = current.downcast_ref::<std::io::Error>()?.get_ref()?;
+    }
+    None
 }
 
 fn too_large_text(url: &str, limit: &BodyLimit) -> String {

@@ -83,8 +83,10 @@ pub fn token_from_response(body: &[u8]) -> Option<String> {
         .map(str::to_string)
 }
 
-/// A registry error body (`{"errors": [{"code": "UNAUTHORIZED", "message": "..."}]}`) as oras words it:
-/// `unauthorized: authentication required`, several joined with `; `.
+/// A registry error body (`{"errors": [{"code": "UNAUTHORIZED", "message": "..."}]}`) as oras-go words it
+/// (registry/remote/errcode `Error.Error` and `Errors.Error`): `unauthorized: authentication required`, a detail
+/// after it as Go's `%v` prints what `encoding/json` decoded (`map[name:charts/nothing]`), several joined with
+/// `; `.
 pub fn error_text(body: &[u8]) -> String {
     let Ok(json) = serde_json::from_slice::<serde_json::Value>(body) else {
         return String::new();
@@ -102,14 +104,23 @@ pub fn error_text(body: &[u8]) -> String {
                 .to_lowercase()
                 .replace('_', " ");
             let message = error.get("message").and_then(serde_json::Value::as_str).unwrap_or_default();
-            match (code.is_empty(), message.is_empty()) {
-                (false, false) => format!("{code}: {message}"),
-                (false, true) => code,
-                _ => message.to_string(),
+            match (message.is_empty(), error.get("detail").filter(|detail| !detail.is_null())) {
+                (true, _) => code,
+                (false, None) => format!("{code}: {message}"),
+                (false, Some(detail)) => format!("{code}: {message}: {}", go_value_text(detail)),
             }
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// A JSON value as Go's `%v` prints it once decoded into an `any` (maps with their keys sorted, numbers as
+/// `float64`'s `%g`); empty if it cannot be (nested past Go's printing bound).
+fn go_value_text(value: &serde_json::Value) -> String {
+    berth_go::json::decode(&value.to_string())
+        .ok()
+        .and_then(|decoded| decoded.value.to_go_string().ok())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -146,5 +157,18 @@ mod tests {
             "unauthorized: authentication required"
         );
         assert_eq!(repository_scope("charts/app", true), "repository:charts/app:pull,push");
+    }
+
+    #[test]
+    fn error_details_print_as_gos_percent_v() {
+        // docker-registry 2.8's answer for a repository it lacks, and oras-go's words for it through Helm 4.1.4.
+        let unknown = br#"{"errors":[{"code":"NAME_UNKNOWN","message":"repository name not known to registry","detail":{"name":"charts/nothing"}}]}"#;
+        assert_eq!(
+            error_text(unknown),
+            "name unknown: repository name not known to registry: map[name:charts/nothing]"
+        );
+        let several = br#"{"errors":[{"code":"DENIED","message":"no","detail":[1000000,"x",true]},{"code":"","message":"m"},{"code":"TOO_MANY_REQUESTS"}]}"#;
+        assert_eq!(error_text(several), "denied: no: [1e+06 x true]; : m; too many requests");
+        assert_eq!(error_text(b"<html>"), "");
     }
 }

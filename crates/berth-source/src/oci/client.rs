@@ -35,20 +35,41 @@ const TOKEN_LIMIT: BodyLimit = BodyLimit::of("token service's answer", 1 << 20);
 const MAX_TAG_PAGES: usize = 1000;
 const TAG_LIST_TOTAL: u64 = 32 << 20;
 
-/// Why a registry operation failed.
+/// Why a registry operation failed. The registry's refusals are worded as oras-go words them for Helm
+/// (registry/remote/errcode `ErrorResponse.Error`: `GET "URL": response status code 401: ...`, the URL quoted as
+/// Go's `%q` quotes it), and so is an operation of a copy (oras-go's `CopyError`).
 #[derive(Debug, thiserror::Error)]
 pub enum RegistryError {
     #[error(transparent)]
     Fetch(#[from] FetchError),
+    /// A request that got no answer, as Go's `url.Error` words it (`Get "URL": REASON`, the method as net/http
+    /// writes it there).
+    #[error("{} {:?}: {}", go_method(.method), .failure.url(), .failure.reason())]
+    Request { method: String, failure: FetchError },
     /// 401 or 403 after authenticating as the registry asked.
-    #[error("{method} {url}: response status code {code}: {message}")]
+    #[error("{method} {url:?}: response status code {code}: {message}")]
     Denied { method: String, url: String, code: u16, message: String, had_credentials: bool, registry: String },
+    /// A 401 asking for basic authentication, with no credentials to send (oras-go's auth client:
+    /// `ErrBasicCredentialNotFound`, wrapped with the request).
+    #[error("{method} {url:?}: basic credential not found")]
+    NoCredentials { method: String, url: String, registry: String },
     /// 404: no such repository, tag or blob.
-    #[error("{method} {url}: response status code 404: {message}")]
+    #[error("{method} {url:?}: response status code 404: {message}")]
     NotFound { method: String, url: String, message: String },
+    /// A manifest the registry does not have under that tag or digest (oras-go's `FetchReference`:
+    /// `REFERENCE: not found`).
+    #[error("{reference}: not found")]
+    NoManifest { reference: String },
     /// Any other refusal.
-    #[error("{method} {url}: response status code {code}: {message}")]
+    #[error("{method} {url:?}: response status code {code}: {message}")]
     Status { method: String, url: String, code: u16, message: String },
+    /// A step of a copy between Helm's memory store and the registry failed (oras-go's `CopyError`: the step,
+    /// and whether the registry was the source or the destination).
+    #[error("failed to perform \"{operation}\" on {origin}: {source}")]
+    Copy { operation: &'static str, origin: &'static str, source: Box<RegistryError> },
+    /// A login the registry did not let in (Helm's registry client `Login`).
+    #[error("authenticating to {host:?}: {source}")]
+    Authenticating { host: String, source: Box<RegistryError> },
     /// Content whose digest is not the one asked for or announced.
     #[error("digest mismatch for {what}: expected {expected}, got {actual}")]
     DigestMismatch { what: String, expected: String, actual: String },
@@ -72,7 +93,8 @@ impl RegistryError {
     ) -> RegistryError {
         let mut message = crate::server_text::escape_controls(&crate::redact::known(&error_text(body), secrets));
         if message.is_empty() {
-            message = code.canonical_reason().unwrap_or_default().to_lowercase();
+            // Go's `http.StatusText`, as oras-go words an answer without errors.
+            message = code.canonical_reason().unwrap_or_default().to_string();
         }
         let (method, url) = (method.to_string(), crate::redact::urls(url));
         match code.as_u16() {
@@ -87,6 +109,19 @@ impl RegistryError {
             404 => RegistryError::NotFound { method, url, message },
             other => RegistryError::Status { method, url, code: other, message },
         }
+    }
+
+    /// The refusal under the steps of a copy that wrap it.
+    pub fn root(&self) -> &RegistryError {
+        match self {
+            RegistryError::Copy { source, .. } | RegistryError::Authenticating { source, .. } => source.root(),
+            other => other,
+        }
+    }
+
+    /// `self` as the failure of `operation` of a copy from (`"source"`) or to (`"destination"`) the registry.
+    fn in_copy(self, operation: &'static str, origin: &'static str) -> RegistryError {
+        RegistryError::Copy { operation, origin, source: Box::new(self) }
     }
 }
 
@@ -164,7 +199,7 @@ impl Registry {
         let response = attempt(self.cached_authorization(scope))
             .send()
             .await
-            .map_err(|error| FetchError::from_reqwest(url, &error))?;
+            .map_err(|error| request_failed(&method, url, &error))?;
         if response.status() != StatusCode::UNAUTHORIZED {
             return Ok(response);
         }
@@ -182,7 +217,13 @@ impl Registry {
                     self.remember("", &header);
                     header
                 }
-                None => return Ok(response),
+                None => {
+                    return Err(RegistryError::NoCredentials {
+                        method: method.to_string(),
+                        url: crate::redact::urls(url),
+                        registry: self.host.clone(),
+                    });
+                }
             },
             Some(Challenge::Bearer { realm, service, scope: asked }) => {
                 let scope_text = if asked.is_empty() { scope.to_string() } else { asked };
@@ -193,10 +234,7 @@ impl Registry {
             }
             _ => return Ok(response),
         };
-        attempt(Some(authorization))
-            .send()
-            .await
-            .map_err(|error| RegistryError::Fetch(FetchError::from_reqwest(url, &error)))
+        attempt(Some(authorization)).send().await.map_err(|error| request_failed(&method, url, &error))
     }
 
     /// A bearer token from the realm: a GET with `service` and `scope`, with the credentials as basic
@@ -217,7 +255,7 @@ impl Registry {
         if let Some(credentials) = &self.credentials {
             request = request.basic_auth(&credentials.username, Some(&credentials.password));
         }
-        let response = request.send().await.map_err(|error| FetchError::from_reqwest(realm, &error))?;
+        let response = request.send().await.map_err(|error| request_failed(&Method::GET, realm, &error))?;
         let status = response.status();
         if !status.is_success() {
             let body = read_prefix(response, ERROR_BODY_LIMIT).await;
@@ -270,6 +308,18 @@ impl Registry {
         let url = format!("{}/v2/", self.base);
         let response = self.send(Method::GET, &url, "", |request| request).await?;
         self.expect(&Method::GET, &url, response, &[StatusCode::OK]).await.map(|_| ())
+    }
+
+    /// Helm's login check: [`Registry::ping`], its failure worded as Helm's registry client words it for `host`
+    /// as the user gave it.
+    ///
+    /// # Errors
+    ///
+    /// Unreachable, or refused.
+    pub async fn authenticate(&self, host: &str) -> Result<(), RegistryError> {
+        self.ping()
+            .await
+            .map_err(|error| RegistryError::Authenticating { host: host.to_string(), source: Box::new(error) })
     }
 
     /// The repository's tags (`GET /v2/NAME/tags/list`, following `Link` pages).
@@ -328,6 +378,9 @@ impl Registry {
         let response = self
             .send(Method::GET, &url, &scope, |request| request.header(reqwest::header::ACCEPT, accept.as_str()))
             .await?;
+        if response.status() == StatusCode::NOT_FOUND {
+            return Err(RegistryError::NoManifest { reference: reference.display() });
+        }
         let response = self.expect(&Method::GET, &url, response, &[StatusCode::OK]).await?;
         let media_type = response
             .headers()
@@ -426,7 +479,8 @@ impl Registry {
         reference: &Reference,
         progress: &dyn Progress,
     ) -> Result<PulledChart, RegistryError> {
-        let (manifest_bytes, manifest_digest) = self.manifest(reference).await?;
+        let (manifest_bytes, manifest_digest) =
+            self.manifest(reference).await.map_err(|error| error.in_copy("FetchReference", "source"))?;
         let manifest = Manifest::parse(&manifest_bytes).map_err(RegistryError::Invalid)?;
         if manifest.config.media_type != CONFIG_MEDIA_TYPE {
             return Err(RegistryError::Invalid(format!("could not load config with mediatype {CONFIG_MEDIA_TYPE}")));
@@ -495,11 +549,30 @@ impl Registry {
     ///
     /// Unreachable, refused, or the registry's answer to the manifest names another digest.
     pub async fn push_chart(&self, reference: &Reference, artifact: &ChartArtifact) -> Result<String, RegistryError> {
-        self.push_blob(&reference.repository, &artifact.config_descriptor, &artifact.config).await?;
-        for (descriptor, data) in &artifact.layers {
-            self.push_blob(&reference.repository, descriptor, data).await?;
-        }
         let scope = repository_scope(&reference.repository, true);
+        // oras-go's copy asks first whether the destination has the manifest (`Exists`); what it has is only
+        // tagged.
+        let exists_url = format!("{}/v2/{}/manifests/{}", self.base, reference.repository, artifact.manifest_digest);
+        let exists = self
+            .send(Method::HEAD, &exists_url, &scope, |request| {
+                request.header(reqwest::header::ACCEPT, IMAGE_MANIFEST_MEDIA_TYPE)
+            })
+            .await
+            .map_err(|error| error.in_copy("Exists", "destination"))?;
+        let present = match exists.status() {
+            StatusCode::OK => true,
+            StatusCode::NOT_FOUND => false,
+            status => {
+                let body = read_prefix(exists, ERROR_BODY_LIMIT).await;
+                return Err(self.refusal(&Method::HEAD, &exists_url, status, &body).in_copy("Exists", "destination"));
+            }
+        };
+        if !present {
+            self.push_blob(&reference.repository, &artifact.config_descriptor, &artifact.config).await?;
+            for (descriptor, data) in &artifact.layers {
+                self.push_blob(&reference.repository, descriptor, data).await?;
+            }
+        }
         let url = format!("{}/v2/{}/manifests/{}", self.base, reference.repository, reference.tag);
         let manifest = artifact.manifest.clone();
         let response = self
@@ -519,6 +592,17 @@ impl Registry {
         }
         Ok(artifact.manifest_digest.clone())
     }
+}
+
+/// A request that got no answer.
+fn request_failed(method: &Method, url: &str, error: &reqwest::Error) -> RegistryError {
+    RegistryError::Request { method: method.to_string(), failure: FetchError::from_reqwest(url, error) }
+}
+
+/// net/http's `urlErrorOp`: the method with only its first letter upper case (`Get`, `Head`).
+fn go_method(method: &str) -> String {
+    let mut letters = method.chars();
+    letters.next().map(|first| first.to_string() + &letters.as_str().to_lowercase()).unwrap_or_default()
 }
 
 /// The URL of a `Link: <URL>; rel="next"` header.
