@@ -22,7 +22,8 @@ pub enum DependencyUpdateError {
 }
 
 /// The chart at `chart_path` (a directory), its missing dependencies downloaded first. A chart with all its
-/// dependencies is returned as it was loaded; `say` receives the manager's lines (Helm prints them on stdout).
+/// dependencies is returned as it was loaded; `say` receives the manager's lines (Helm prints them on stdout),
+/// `notices` a registry's (`Pulled: ...`; Helm prints them on stderr).
 ///
 /// # Errors
 /// [`DependencyUpdateError`] when the update fails or the updated chart does not load.
@@ -32,6 +33,7 @@ pub async fn with_dependencies(
     environment: &Environment,
     options: ChartOptions,
     say: &mut dyn FnMut(&str),
+    notices: &mut dyn FnMut(&str),
 ) -> Result<Chart, DependencyUpdateError> {
     if berth_chart::values::check_dependencies(&chart).is_ok() {
         return Ok(chart);
@@ -42,6 +44,7 @@ pub async fn with_dependencies(
         skip_refresh: false,
         options,
         out: say,
+        notices,
         verify: None,
     };
     manager

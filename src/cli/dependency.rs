@@ -118,6 +118,7 @@ fn run_manager(args: &ManagerArgs, build: bool, globals: &Globals) -> Result<Exi
         skip_refresh: args.skip_refresh,
         options: manager_options(&args.access),
         out: &mut out,
+        notices: &mut |line: &str| eprintln!("{line}"),
         verify: args.verify.then_some(&verify_chart as &VerifyDownload<'_>),
     };
     let what =

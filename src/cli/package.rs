@@ -64,12 +64,14 @@ pub fn run(args: PackageArgs, globals: &Globals) -> Result<ExitCode, Error> {
         if args.dependency_update {
             let env = environment(&globals.environment);
             let mut discard = |_: &str| {};
+            let mut notices = |line: &str| eprintln!("{line}");
             let mut manager = Manager {
                 chart_path: path.clone(),
                 env: &env,
                 skip_refresh: false,
                 options: manager_options(&args.access),
                 out: &mut discard,
+                notices: &mut notices,
                 verify: None,
             };
             super::runtime::runtime()?

@@ -239,7 +239,10 @@ pub async fn update_dependencies(
             printed = super::output::print_stdout(&format!("{line}\n"));
         }
     };
-    let updated = berth::dependency_update::with_dependencies(directory, chart, &environment, options, &mut say).await;
+    let mut notices = |line: &str| eprintln!("{line}");
+    let updated =
+        berth::dependency_update::with_dependencies(directory, chart, &environment, options, &mut say, &mut notices)
+            .await;
     printed?;
     updated.map_err(|error| {
         Error::Helm(format!("cannot update the dependencies of `{}`", directory.display()), error.into())

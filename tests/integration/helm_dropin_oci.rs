@@ -18,7 +18,8 @@ use std::time::Duration;
 const LINE_BOUND: Duration = Duration::from_secs(90);
 
 /// The lines, in order: (arguments, what the line reads on stdin). `{registry}` is the side's registry
-/// (`127.0.0.1:PORT`), `{user}` and `{password}` the registry's user and password.
+/// (`127.0.0.1:PORT`), `{user}` and `{password}` the registry's user and password, `{digest}` the manifest digest
+/// the last push printed.
 const LINES: &[(&str, Option<&str>)] = &[
     // Before any login: the registry asks for credentials.
     ("pull oci://{registry}/charts/alpha --version 0.1.0 --plain-http -d before-login", None),
@@ -54,6 +55,19 @@ const LINES: &[(&str, Option<&str>)] = &[
     ("pull oci://{registry}/charts/alpha:0.1.0 --plain-http -d pulled", None),
     ("pull oci://{registry}/charts/alpha --version 9.9.9 --plain-http", None),
     ("pull oci://{registry}/charts/nothing --plain-http", None),
+    ("install gamma oci://{registry}/charts/alpha --version 9.9.9 --plain-http --namespace team-a", None),
+    // Version constraints, and the manifest's digest (`{digest}`: what the push printed).
+    ("show chart oci://{registry}/charts/alpha --plain-http --version ^0.1", None),
+    ("pull oci://{registry}/charts/alpha --version ~0.1 --plain-http -d .", None),
+    ("template two oci://{registry}/charts/alpha:0.1.0 --plain-http", None),
+    ("pull oci://{registry}/charts/alpha@{digest} --plain-http -d .", None),
+    ("show chart oci://{registry}/charts/alpha:0.1.0@{digest} --plain-http", None),
+    // A chart depending on the registry's chart (helmfile runs `dependency build` for local charts).
+    ("dependency list ./withdep", None),
+    ("dependency update ./withdep --plain-http", None),
+    ("dependency build ./withdep --plain-http", None),
+    ("dependency list ./withdep", None),
+    ("template three ./withdep", None),
     // Logging out, twice, then the registry asks again.
     ("registry logout {registry}", None),
     ("registry logout {registry}", None),
@@ -81,7 +95,18 @@ async fn run(side: &Side, arguments: Vec<String>, stdin: Option<String>) -> Outp
 /// One side: its cluster and files, and its registry.
 async fn side(program: std::path::PathBuf) -> Option<(Side, Registry)> {
     let registry = Registry::start(true)?;
-    Some((Side::start(program).await, registry))
+    let side = Side::start(program).await;
+    let chart = side.peer.dir.path().join("withdep");
+    std::fs::create_dir_all(chart.join("templates")).expect("chart directory");
+    let dependency = format!(
+        "apiVersion: v2\nname: withdep\nversion: 0.1.0\ndependencies:\n  - name: alpha\n    version: 0.1.0\n    \
+         repository: oci://{}/charts\n",
+        registry.host
+    );
+    std::fs::write(chart.join("Chart.yaml"), dependency).expect("Chart.yaml");
+    let template = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-withdep\n";
+    std::fs::write(chart.join("templates/configmap.yaml"), template).expect("template");
+    Some((side, registry))
 }
 
 /// What a line's output reads once the side's own registry address and directory are named alike.
@@ -105,15 +130,25 @@ async fn helmfiles_registry_lines_answer_as_helm_4() {
     std::fs::write(berth.peer.dir.path().join("alpha-0.1.0.tgz"), archive).expect("archive copied");
     let masks = timestamp_masks();
     let mut differences = Vec::new();
+    let mut digest = String::new();
     for (line, stdin) in LINES {
         let arguments = |registry: &Registry| -> Vec<String> {
             line.split_whitespace()
-                .map(|word| word.replace("{registry}", &registry.host).replace("{user}", USER))
+                .map(|word| {
+                    word.replace("{registry}", &registry.host).replace("{user}", USER).replace("{digest}", &digest)
+                })
                 .collect()
         };
         let stdin = stdin.map(|text| text.replace("{password}", PASSWORD));
         let helm_output = run(&helm, arguments(&helm_registry), stdin.clone()).await;
         let berth_output = run(&berth, arguments(&berth_registry), stdin).await;
+        let printed =
+            [&helm_output.stdout, &helm_output.stderr].map(|bytes| String::from_utf8_lossy(bytes).into_owned());
+        if let Some(pushed) =
+            printed.iter().flat_map(|text| text.lines()).find_map(|text| text.strip_prefix("Digest: "))
+        {
+            digest = pushed.to_string();
+        }
         let expected = seen(&helm_output, &helm, &helm_registry, &masks);
         let actual = seen(&berth_output, &berth, &berth_registry, &masks);
         if expected != actual {

@@ -35,6 +35,8 @@ pub struct Manager<'a> {
     pub options: ChartOptions,
     /// Where Helm's messages go (stdout).
     pub out: &'a mut dyn FnMut(&str),
+    /// Where a registry's notices go (`Pulled: ...`, `Digest: ...`; Helm's registry client prints them on stderr).
+    pub notices: &'a mut dyn FnMut(&str),
     /// `--verify` (Helm's `VerifyAlways`): each downloaded archive is checked with its `<URL>.prov` by this
     /// function (file name, archive, provenance), which says why it refuses one. The signature check lives with
     /// the caller (berth's `provenance` module), not in this crate.
@@ -467,7 +469,10 @@ impl Manager<'_> {
             }
             self.say(&format!("Downloading {} from repo {}", dependency.name, dependency.repository));
             match self.fetch(&found).await {
-                Ok((file_name, data)) => {
+                Ok((file_name, data, notices)) => {
+                    for notice in &notices {
+                        (self.notices)(notice);
+                    }
                     if let Err(reason) = crate::fs_util::write_atomic(&temporary.join(&file_name), &data, 0o644) {
                         save_error = Some(other(reason));
                         break;
@@ -540,8 +545,8 @@ impl Manager<'_> {
         Ok(ChartSource { url: found.url, entry: None, digest: found.digest })
     }
 
-    /// Downloads one dependency (`DownloadTo`): its file name and bytes.
-    async fn fetch(&self, source: &ChartSource) -> Result<(String, Vec<u8>), SourceError> {
+    /// Downloads one dependency (`DownloadTo`): its file name, its bytes and the registry's notices.
+    async fn fetch(&self, source: &ChartSource) -> Result<(String, Vec<u8>, Vec<String>), SourceError> {
         if is_oci(&source.url) && self.verify.is_some() {
             return Err(other("berth does not read provenance from OCI registries"));
         }
@@ -552,10 +557,7 @@ impl Manager<'_> {
                 self.env,
             )
             .await?;
-            for message in &fetched.messages {
-                tracing::info!("{message}");
-            }
-            return Ok((fetched.file_name, fetched.data));
+            return Ok((fetched.file_name, fetched.data, fetched.messages));
         }
         let entry = source.entry.clone().unwrap_or_default();
         let client = HttpClient::new(&TlsOptions::from_entry(&entry), DEFAULT_TIMEOUT)?;
@@ -587,7 +589,7 @@ impl Manager<'_> {
                 .map_err(|_| other(format!("failed to fetch provenance {:?}", crate::redact::urls(&provenance_url))))?;
             verify(&file_name, &data, &provenance).map_err(other)?;
         }
-        Ok((file_name, data))
+        Ok((file_name, data, Vec::new()))
     }
 
     /// `safeMoveDeps`.

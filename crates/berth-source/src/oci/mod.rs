@@ -50,6 +50,8 @@ pub async fn resolve_reference(
                 )));
             }
         }
+        // The chart is pulled by its digest alone (`u.Path = REPOSITORY@DIGEST`), and named so (`Pulled: ...`).
+        resolved.tag.clear();
         return Ok(resolved);
     }
     if Version::parse(&version).is_ok() {
