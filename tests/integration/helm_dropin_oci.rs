@@ -4,11 +4,12 @@
 //! berth as `helm`. Each side has its own simulated cluster and its own registry (Debian's `docker-registry` with
 //! htpasswd basic auth, as `sources_oci.rs` starts it) prepared the same way, and the same chart archive
 //! (packaged once by real Helm). Compared as `helm_dropin.rs` compares: stdout, the first line of stderr and the
-//! exit status, timestamps masked; and each side's registry address and directory read alike.
+//! exit status, timestamps masked; and each side's registry address, token service and directory read alike. The
+//! same is done with a registry asking for bearer tokens and with one on HTTPS.
 
 use crate::helm_dropin::{Side, berth_as_helm, first_line, masked, timestamp_masks};
 use crate::peers::peers_dir;
-use crate::sources_support::{PASSWORD, Registry, USER};
+use crate::sources_support::{PASSWORD, Registry, RegistryAuth, USER};
 use regex::Regex;
 use std::io::Write;
 use std::process::{Output, Stdio};
@@ -92,9 +93,9 @@ async fn run(side: &Side, arguments: Vec<String>, stdin: Option<String>) -> Outp
         .expect("joined")
 }
 
-/// One side: its cluster and files, and its registry.
-async fn side(program: std::path::PathBuf) -> Option<(Side, Registry)> {
-    let registry = Registry::start(true)?;
+/// One side: its cluster and files, and its registry (started by `start`).
+async fn side(program: std::path::PathBuf, start: fn() -> Option<Registry>) -> Option<(Side, Registry)> {
+    let registry = start()?;
     let side = Side::start(program).await;
     let chart = side.peer.dir.path().join("withdep");
     std::fs::create_dir_all(chart.join("templates")).expect("chart directory");
@@ -112,17 +113,21 @@ async fn side(program: std::path::PathBuf) -> Option<(Side, Registry)> {
 /// What a line's output reads once the side's own registry address and directory are named alike.
 fn seen(output: &Output, side: &Side, registry: &Registry, masks: &[Regex]) -> (Option<i32>, String, String) {
     let own = |text: &str| {
-        let text = text.replace(&registry.host, "<REGISTRY>");
+        let mut text = text.replace(&registry.host, "<REGISTRY>");
+        if let Some(token_host) = registry.token_host() {
+            text = text.replace(&token_host, "<TOKEN-SERVICE>");
+        }
         masked(&text.replace(&side.peer.dir.path().display().to_string(), "<DIR>"), masks)
     };
     (output.status.code(), own(&String::from_utf8_lossy(&output.stdout)), own(&first_line(&output.stderr)))
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn helmfiles_registry_lines_answer_as_helm_4() {
+/// Runs `lines` through real Helm and berth as `helm`, each side with a registry `start` made; the lines that
+/// differ.
+async fn differences(lines: &[(&str, Option<&str>)], start: fn() -> Option<Registry>) -> Vec<String> {
     let bin = tempfile::tempdir().expect("bin directory");
-    let Some((helm, helm_registry)) = side(peers_dir().join("helm")).await else { return };
-    let Some((berth, berth_registry)) = side(berth_as_helm(bin.path())).await else { return };
+    let Some((helm, helm_registry)) = side(peers_dir().join("helm"), start).await else { return Vec::new() };
+    let Some((berth, berth_registry)) = side(berth_as_helm(bin.path()), start).await else { return Vec::new() };
     // The archive both sides push: packaged once by real Helm from the drop-in table's chart.
     let packaged = helm.command(&["package".to_string(), "./alpha".to_string()]).output().expect("helm package runs");
     assert!(packaged.status.success(), "{}", String::from_utf8_lossy(&packaged.stderr));
@@ -131,11 +136,15 @@ async fn helmfiles_registry_lines_answer_as_helm_4() {
     let masks = timestamp_masks();
     let mut differences = Vec::new();
     let mut digest = String::new();
-    for (line, stdin) in LINES {
+    for (line, stdin) in lines {
         let arguments = |registry: &Registry| -> Vec<String> {
+            let ca_file = registry.ca_file.as_ref().map(|path| path.display().to_string()).unwrap_or_default();
             line.split_whitespace()
                 .map(|word| {
-                    word.replace("{registry}", &registry.host).replace("{user}", USER).replace("{digest}", &digest)
+                    word.replace("{registry}", &registry.host)
+                        .replace("{user}", USER)
+                        .replace("{digest}", &digest)
+                        .replace("{ca_file}", &ca_file)
                 })
                 .collect()
         };
@@ -165,11 +174,56 @@ async fn helmfiles_registry_lines_answer_as_helm_4() {
             ));
         }
     }
-    assert!(
-        differences.is_empty(),
-        "{} of {} lines differ:\n{}",
-        differences.len(),
-        LINES.len(),
-        differences.join("\n")
-    );
+    differences
+}
+
+fn assert_none(differences: &[String], lines: usize) {
+    assert!(differences.is_empty(), "{} of {lines} lines differ:\n{}", differences.len(), differences.join("\n"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn helmfiles_registry_lines_answer_as_helm_4() {
+    assert_none(&differences(LINES, || Registry::start(true)).await, LINES.len());
+}
+
+/// A registry whose token service hands out bearer tokens (as ghcr.io, Docker Hub, Harbor do).
+const TOKEN_LINES: &[(&str, Option<&str>)] = &[
+    ("pull oci://{registry}/charts/alpha --version 0.1.0 --plain-http -d .", None),
+    ("push alpha-0.1.0.tgz oci://{registry}/charts --plain-http", None),
+    ("registry login {registry} --username {user} --password-stdin --plain-http", Some("not-the-password\n")),
+    ("registry login {registry} --username {user} --password-stdin --plain-http", Some("{password}\n")),
+    ("push alpha-0.1.0.tgz oci://{registry}/charts --plain-http", None),
+    ("show chart oci://{registry}/charts/alpha --plain-http", None),
+    ("pull oci://{registry}/charts/alpha --destination pulled --untar --plain-http --version 0.1.0", None),
+    ("pull oci://{registry}/charts/alpha --version 9.9.9 --plain-http", None),
+    ("registry logout {registry}", None),
+    ("show chart oci://{registry}/charts/alpha --plain-http --version 0.1.0", None),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn registries_asking_for_bearer_tokens_answer_as_helm_4() {
+    assert_none(&differences(TOKEN_LINES, || Registry::start_with(RegistryAuth::Token)).await, TOKEN_LINES.len());
+}
+
+/// A registry on HTTPS whose certificate a CA of the test's signed (`{ca_file}`).
+const TLS_LINES: &[(&str, Option<&str>)] = &[
+    ("push alpha-0.1.0.tgz oci://{registry}/charts", None),
+    ("push alpha-0.1.0.tgz oci://{registry}/charts --ca-file {ca_file}", None),
+    ("pull oci://{registry}/charts/alpha --version 0.1.0 -d .", None),
+    ("pull oci://{registry}/charts/alpha --version 0.1.0 -d . --ca-file {ca_file}", None),
+    (
+        "pull oci://{registry}/charts/alpha --version 0.1.0 --destination pulled --untar --insecure-skip-tls-verify",
+        None,
+    ),
+    ("show chart oci://{registry}/charts/alpha --ca-file {ca_file}", None),
+    ("template one oci://{registry}/charts/alpha --version 0.1.0 --insecure-skip-tls-verify", None),
+    ("registry login {registry} --username {user} --password-stdin", Some("{password}\n")),
+    ("registry login {registry} --username {user} --password-stdin --ca-file {ca_file}", Some("{password}\n")),
+    ("registry login {registry} --username {user} --password-stdin --insecure", Some("{password}\n")),
+    ("registry logout {registry}", None),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn registries_on_https_answer_as_helm_4() {
+    assert_none(&differences(TLS_LINES, Registry::start_tls).await, TLS_LINES.len());
 }

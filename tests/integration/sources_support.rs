@@ -332,6 +332,12 @@ impl Registry {
     pub fn blob_path(&self, digest_hex: &str) -> PathBuf {
         self._dir.path().join(format!("storage/docker/registry/v2/blobs/sha256/{}/{digest_hex}/data", &digest_hex[..2]))
     }
+
+    /// The token service's `host:port`, for a registry asking for bearer tokens.
+    pub fn token_host(&self) -> Option<String> {
+        let url = &self._token_service.as_ref()?.url;
+        Some(url.trim_start_matches("http://").trim_start_matches("https://").trim_end_matches('/').to_string())
+    }
 }
 
 impl Drop for Registry {

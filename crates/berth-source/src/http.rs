@@ -185,11 +185,18 @@ fn root_cause(error: &reqwest::Error) -> String {
     if error.is_timeout() {
         return "timed out".to_string();
     }
-    // The server's first bytes are no TLS record: it speaks plain HTTP (Go's net/http says so in these words).
-    let not_tls = rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType);
-    // rustls's error travels inside an `io::Error`, whose `source()` skips it.
-    if source_chain(error).any(|source| rustls_error(source).as_ref() == Some(&not_tls)) {
-        return "http: server gave HTTP response to HTTPS client".to_string();
+    // Go's words where they say the same as rustls's: Helm and Flux users read these, and search for them.
+    for source in source_chain(error) {
+        match rustls_error(source) {
+            // The server's first bytes are no TLS record: it speaks plain HTTP.
+            Some(rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType)) => {
+                return "http: server gave HTTP response to HTTPS client".to_string();
+            }
+            Some(rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer)) => {
+                return "tls: failed to verify certificate: x509: certificate signed by unknown authority".to_string();
+            }
+            _ => {}
+        }
     }
     // An I/O error as Go words it (`connection refused`), not Rust's `Connection refused (os error 111)`.
     let last = source_chain(error)

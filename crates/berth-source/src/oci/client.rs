@@ -67,6 +67,10 @@ pub enum RegistryError {
     /// and whether the registry was the source or the destination).
     #[error("failed to perform \"{operation}\" on {origin}: {source}")]
     Copy { operation: &'static str, origin: &'static str, source: Box<RegistryError> },
+    /// The token a registry's 401 sent for could not be had (oras-go's auth client wraps the token service's
+    /// refusal with the request that was refused).
+    #[error("{method} {url:?}: {source}")]
+    Authorizing { method: String, url: String, source: Box<RegistryError> },
     /// A login the registry did not let in (Helm's registry client `Login`).
     #[error("authenticating to {host:?}: {source}")]
     Authenticating { host: String, source: Box<RegistryError> },
@@ -114,7 +118,9 @@ impl RegistryError {
     /// The refusal under the steps of a copy that wrap it.
     pub fn root(&self) -> &RegistryError {
         match self {
-            RegistryError::Copy { source, .. } | RegistryError::Authenticating { source, .. } => source.root(),
+            RegistryError::Copy { source, .. }
+            | RegistryError::Authenticating { source, .. }
+            | RegistryError::Authorizing { source, .. } => source.root(),
             other => other,
         }
     }
@@ -227,7 +233,13 @@ impl Registry {
             },
             Some(Challenge::Bearer { realm, service, scope: asked }) => {
                 let scope_text = if asked.is_empty() { scope.to_string() } else { asked };
-                let token = self.fetch_token(&realm, &service, &scope_text).await?;
+                let token = self.fetch_token(&realm, &service, &scope_text).await.map_err(|error| {
+                    RegistryError::Authorizing {
+                        method: method.to_string(),
+                        url: crate::redact::urls(url),
+                        source: Box::new(error),
+                    }
+                })?;
                 let header = format!("Bearer {token}");
                 self.remember(scope, &header);
                 header
@@ -243,12 +255,13 @@ impl Registry {
         let mut url = url::Url::parse(realm)
             .map_err(|error| RegistryError::Invalid(format!("invalid token realm {realm:?}: {error}")))?;
         {
+            // In the order Go's `url.Values.Encode` writes them: keys sorted, so `scope` before `service`.
             let mut query = url.query_pairs_mut();
-            if !service.is_empty() {
-                query.append_pair("service", service);
-            }
             for scope in scope.split(' ').filter(|scope| !scope.is_empty()) {
                 query.append_pair("scope", scope);
+            }
+            if !service.is_empty() {
+                query.append_pair("service", service);
             }
         }
         let mut request = self.http.inner().get(url.as_str());
