@@ -206,8 +206,8 @@ async fn run_add(args: AddArgs, globals: &Globals) -> Result<ExitCode, Error> {
     if let Err(error) = download_index(&entry, &env.paths.repository_cache, &client, env.progress.as_ref()).await {
         return Err(match error {
             berth_source::repository::IndexError::Fetch(fetch) => Error::from_source(
-                format!("looks like {:?} is not a valid chart repository or cannot be reached", args.url),
-                fetch,
+                what.clone(),
+                berth_source::SourceError::NotARepository { url: args.url.clone(), source: fetch },
             ),
             other => failed(
                 &format!("looks like {:?} is not a valid chart repository or cannot be reached", args.url),

@@ -1,27 +1,18 @@
 //! berth as a drop-in `helm` with OCI registries: the command lines helmfile v1.x issues for a release whose chart
 //! is in a registry (`pkg/helmexec/exec.go` `RegistryLogin` and `ChartPull`, with the flags `pkg/state/state.go`
 //! `getOCIChart` gives it), and those a CI job publishing a chart runs, each through real Helm 4.1.4 and through
-//! berth as `helm`. Each side has its own simulated cluster and its own registry (Debian's `docker-registry` with
-//! htpasswd basic auth, as `sources_oci.rs` starts it) prepared the same way, and the same chart archive
-//! (packaged once by real Helm). Compared as `helm_dropin.rs` compares: stdout, the first line of stderr and the
-//! exit status, timestamps masked; and each side's registry address, token service and directory read alike. The
-//! same is done with a registry asking for bearer tokens and with one on HTTPS.
+//! berth as `helm` (`dropin_lines.rs` says how they are compared). Each side has its own registry: Debian's
+//! `docker-registry` with htpasswd basic auth, as `sources_oci.rs` starts it; then one asking for bearer tokens, and
+//! one on HTTPS.
 
-use crate::helm_dropin::{Side, berth_as_helm, first_line, masked, timestamp_masks};
-use crate::peers::peers_dir;
-use crate::sources_support::{PASSWORD, Registry, RegistryAuth, USER};
-use regex::Regex;
-use std::io::Write;
-use std::process::{Output, Stdio};
-use std::time::Duration;
-
-/// A bound on each command line.
-const LINE_BOUND: Duration = Duration::from_secs(90);
+use crate::dropin_lines::{Line, Setup, assert_none, differences};
+use crate::sources_support::{Registry, RegistryAuth};
+use std::path::Path;
 
 /// The lines, in order: (arguments, what the line reads on stdin). `{registry}` is the side's registry
 /// (`127.0.0.1:PORT`), `{user}` and `{password}` the registry's user and password, `{digest}` the manifest digest
 /// the last push printed.
-const LINES: &[(&str, Option<&str>)] = &[
+const LINES: &[Line] = &[
     // Before any login: the registry asks for credentials.
     ("pull oci://{registry}/charts/alpha --version 0.1.0 --plain-http -d before-login", None),
     // helmfile's RegistryLogin: the password on stdin; over HTTPS (the registry speaks plain HTTP), a wrong
@@ -75,29 +66,10 @@ const LINES: &[(&str, Option<&str>)] = &[
     ("pull oci://{registry}/charts/alpha --version 0.1.0 --plain-http -d after-logout", None),
 ];
 
-/// Runs one line on `side`, `stdin` written to it when given.
-async fn run(side: &Side, arguments: Vec<String>, stdin: Option<String>) -> Output {
-    let mut command = side.command(&arguments);
-    command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-    command.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let running = tokio::task::spawn_blocking(move || {
-        let mut child = command.spawn().expect("the program runs");
-        if let (Some(text), Some(mut input)) = (stdin, child.stdin.take()) {
-            input.write_all(text.as_bytes()).expect("stdin written");
-        }
-        child.wait_with_output().expect("the program ends")
-    });
-    tokio::time::timeout(LINE_BOUND, running)
-        .await
-        .unwrap_or_else(|_| panic!("{arguments:?} did not end within {LINE_BOUND:?}"))
-        .expect("joined")
-}
-
-/// One side: its cluster and files, and its registry (started by `start`).
-async fn side(program: std::path::PathBuf, start: fn() -> Option<Registry>) -> Option<(Side, Registry)> {
-    let registry = start()?;
-    let side = Side::start(program).await;
-    let chart = side.peer.dir.path().join("withdep");
+/// A side's registry, and a chart depending on the registry's `alpha` in its directory (`withdep`).
+fn prepare(dir: &Path, registry: Option<Registry>) -> Option<Setup> {
+    let registry = registry?;
+    let chart = dir.join("withdep");
     std::fs::create_dir_all(chart.join("templates")).expect("chart directory");
     let dependency = format!(
         "apiVersion: v2\nname: withdep\nversion: 0.1.0\ndependencies:\n  - name: alpha\n    version: 0.1.0\n    \
@@ -107,87 +79,19 @@ async fn side(program: std::path::PathBuf, start: fn() -> Option<Registry>) -> O
     std::fs::write(chart.join("Chart.yaml"), dependency).expect("Chart.yaml");
     let template = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-withdep\n";
     std::fs::write(chart.join("templates/configmap.yaml"), template).expect("template");
-    Some((side, registry))
-}
-
-/// What a line's output reads once the side's own registry address and directory are named alike.
-fn seen(output: &Output, side: &Side, registry: &Registry, masks: &[Regex]) -> (Option<i32>, String, String) {
-    let own = |text: &str| {
-        let mut text = text.replace(&registry.host, "<REGISTRY>");
-        if let Some(token_host) = registry.token_host() {
-            text = text.replace(&token_host, "<TOKEN-SERVICE>");
-        }
-        masked(&text.replace(&side.peer.dir.path().display().to_string(), "<DIR>"), masks)
-    };
-    (output.status.code(), own(&String::from_utf8_lossy(&output.stdout)), own(&first_line(&output.stderr)))
-}
-
-/// Runs `lines` through real Helm and berth as `helm`, each side with a registry `start` made; the lines that
-/// differ.
-async fn differences(lines: &[(&str, Option<&str>)], start: fn() -> Option<Registry>) -> Vec<String> {
-    let bin = tempfile::tempdir().expect("bin directory");
-    let Some((helm, helm_registry)) = side(peers_dir().join("helm"), start).await else { return Vec::new() };
-    let Some((berth, berth_registry)) = side(berth_as_helm(bin.path()), start).await else { return Vec::new() };
-    // The archive both sides push: packaged once by real Helm from the drop-in table's chart.
-    let packaged = helm.command(&["package".to_string(), "./alpha".to_string()]).output().expect("helm package runs");
-    assert!(packaged.status.success(), "{}", String::from_utf8_lossy(&packaged.stderr));
-    let archive = std::fs::read(helm.peer.dir.path().join("alpha-0.1.0.tgz")).expect("packaged archive");
-    std::fs::write(berth.peer.dir.path().join("alpha-0.1.0.tgz"), archive).expect("archive copied");
-    let masks = timestamp_masks();
-    let mut differences = Vec::new();
-    let mut digest = String::new();
-    for (line, stdin) in lines {
-        let arguments = |registry: &Registry| -> Vec<String> {
-            let ca_file = registry.ca_file.as_ref().map(|path| path.display().to_string()).unwrap_or_default();
-            line.split_whitespace()
-                .map(|word| {
-                    word.replace("{registry}", &registry.host)
-                        .replace("{user}", USER)
-                        .replace("{digest}", &digest)
-                        .replace("{ca_file}", &ca_file)
-                })
-                .collect()
-        };
-        let stdin = stdin.map(|text| text.replace("{password}", PASSWORD));
-        let helm_output = run(&helm, arguments(&helm_registry), stdin.clone()).await;
-        let berth_output = run(&berth, arguments(&berth_registry), stdin).await;
-        let printed =
-            [&helm_output.stdout, &helm_output.stderr].map(|bytes| String::from_utf8_lossy(bytes).into_owned());
-        if let Some(pushed) =
-            printed.iter().flat_map(|text| text.lines()).find_map(|text| text.strip_prefix("Digest: "))
-        {
-            digest = pushed.to_string();
-        }
-        let expected = seen(&helm_output, &helm, &helm_registry, &masks);
-        let actual = seen(&berth_output, &berth, &berth_registry, &masks);
-        if expected != actual {
-            differences.push(format!(
-                "`helm {line}`:\n  helm:  exit {:?}, stderr {:?}\n{}\n  berth: exit {:?}, stderr {:?}\n{}\n  \
-                 berth's whole stderr: {}",
-                expected.0,
-                expected.2,
-                expected.1,
-                actual.0,
-                actual.2,
-                actual.1,
-                String::from_utf8_lossy(&berth_output.stderr)
-            ));
-        }
-    }
-    differences
-}
-
-fn assert_none(differences: &[String], lines: usize) {
-    assert!(differences.is_empty(), "{} of {lines} lines differ:\n{}", differences.len(), differences.join("\n"));
+    let mut values = vec![("{registry}", registry.host.clone())];
+    values.extend(registry.ca_file.as_ref().map(|path| ("{ca_file}", path.display().to_string())));
+    values.extend(registry.token_host().map(|host| ("{token_service}", host)));
+    Some(Setup { values, servers: Box::new(registry) })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn helmfiles_registry_lines_answer_as_helm_4() {
-    assert_none(&differences(LINES, || Registry::start(true)).await, LINES.len());
+    assert_none(&differences(LINES, |dir| prepare(dir, Registry::start(true))).await, LINES.len());
 }
 
 /// A registry whose token service hands out bearer tokens (as ghcr.io, Docker Hub, Harbor do).
-const TOKEN_LINES: &[(&str, Option<&str>)] = &[
+const TOKEN_LINES: &[Line] = &[
     ("pull oci://{registry}/charts/alpha --version 0.1.0 --plain-http -d .", None),
     ("push alpha-0.1.0.tgz oci://{registry}/charts --plain-http", None),
     ("registry login {registry} --username {user} --password-stdin --plain-http", Some("not-the-password\n")),
@@ -202,11 +106,14 @@ const TOKEN_LINES: &[(&str, Option<&str>)] = &[
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn registries_asking_for_bearer_tokens_answer_as_helm_4() {
-    assert_none(&differences(TOKEN_LINES, || Registry::start_with(RegistryAuth::Token)).await, TOKEN_LINES.len());
+    assert_none(
+        &differences(TOKEN_LINES, |dir| prepare(dir, Registry::start_with(RegistryAuth::Token))).await,
+        TOKEN_LINES.len(),
+    );
 }
 
 /// A registry on HTTPS whose certificate a CA of the test's signed (`{ca_file}`).
-const TLS_LINES: &[(&str, Option<&str>)] = &[
+const TLS_LINES: &[Line] = &[
     ("push alpha-0.1.0.tgz oci://{registry}/charts", None),
     ("push alpha-0.1.0.tgz oci://{registry}/charts --ca-file {ca_file}", None),
     ("pull oci://{registry}/charts/alpha --version 0.1.0 -d .", None),
@@ -225,5 +132,5 @@ const TLS_LINES: &[(&str, Option<&str>)] = &[
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn registries_on_https_answer_as_helm_4() {
-    assert_none(&differences(TLS_LINES, Registry::start_tls).await, TLS_LINES.len());
+    assert_none(&differences(TLS_LINES, |dir| prepare(dir, Registry::start_tls())).await, TLS_LINES.len());
 }

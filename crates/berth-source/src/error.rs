@@ -28,6 +28,9 @@ pub enum SourceError {
     /// A repository or registry could not be reached or refused the request.
     #[error(transparent)]
     Fetch(#[from] FetchError),
+    /// The index of a repository being added could not be had (Helm's `repo add`).
+    #[error("looks like {:?} is not a valid chart repository or cannot be reached: {source}", crate::redact::urls(.url))]
+    NotARepository { url: String, source: FetchError },
     /// A registry refused, had nothing, or sent content with the wrong digest.
     #[error(transparent)]
     Registry(#[from] RegistryError),
@@ -67,7 +70,7 @@ impl SourceError {
             SourceError::NoVersion { .. } | SourceError::NoTag { .. } | SourceError::NoChart { .. } => {
                 ErrorKind::NoMatchingVersion
             }
-            SourceError::Fetch(fetch) => fetch_kind(fetch, false),
+            SourceError::Fetch(fetch) | SourceError::NotARepository { source: fetch, .. } => fetch_kind(fetch, false),
             SourceError::Registry(registry) => match registry.root() {
                 RegistryError::Fetch(fetch) | RegistryError::Request { failure: fetch, .. } => fetch_kind(fetch, true),
                 RegistryError::Denied { registry, .. } | RegistryError::NoCredentials { registry, .. } => {

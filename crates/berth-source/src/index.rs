@@ -120,7 +120,17 @@ impl IndexFile {
     /// No such chart, no version matching (with the nearest versions), or a constraint that does not parse.
     pub fn get(&self, name: &str, constraint: &str) -> Result<&ChartVersion, GetError> {
         let versions = self.versions(name).ok_or(GetError::NoChartName)?;
-        pick(versions.iter(), name, constraint, |version| version.version.as_str())
+        let picked = pick(versions.iter(), name, constraint, |version| version.version.as_str())?;
+        // Helm's `IndexFile.Get` logs a version a constraint chose (not the OCI path's tag resolution).
+        if !constraint.is_empty() && picked.version != constraint {
+            tracing::warn!(
+                chart = name,
+                requested = constraint,
+                selected = picked.version.as_str(),
+                "unable to find exact version requested; falling back to closest available version"
+            );
+        }
+        Ok(picked)
     }
 
     /// `<name>-charts.txt`: every chart name, one a line.
