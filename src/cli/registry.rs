@@ -84,13 +84,20 @@ async fn run_login(args: LoginArgs, globals: &Globals) -> Result<ExitCode, Error
     } else {
         tracing::warn!("using --password via the CLI is insecure. Use --password-stdin");
     }
+    let host = args.host.split('/').next().unwrap_or(&args.host).to_string();
     if args.host.contains('/') {
         tracing::warn!(
             host = args.host.as_str(),
+            suggested = host.as_str(),
             "registry login currently only supports registry hostname, not a repository path"
         );
+        // Helm 4.1.4 then fails where oras-go's `NewRegistry` reads the whole text as a host; berth logs in to the
+        // host it suggests.
+        if globals.personality == super::global_args::Personality::Helm {
+            let reason = format!("invalid reference: invalid registry {}", berth_go::strconv::quote(&args.host));
+            return Err(Error::from_source(what, berth_source::SourceError::Other(reason)));
+        }
     }
-    let host = args.host.split('/').next().unwrap_or(&args.host).to_string();
     let credentials = Credentials { username, password };
     let options = ChartOptions {
         credentials: credentials.clone(),

@@ -198,8 +198,10 @@ pub fn failure_message(report: &OperationReport) -> String {
 pub fn helm_failure(report: &OperationReport, is_upgrade: bool, rollback_on_failure: bool) -> (Option<String>, String) {
     let cause = failure_cause(report);
     let name = &report.release.name;
-    let warning = is_upgrade
-        .then(|| format!("level=WARN msg=\"upgrade failed\" name={} error={}", slog_value(name), slog_value(&cause)));
+    let warning = is_upgrade.then(|| {
+        let attributes = [("name".to_string(), name.clone()), ("error".to_string(), cause.clone())];
+        super::slog::line("WARN", "upgrade failed", &attributes).trim_end().to_string()
+    });
     let message = match (rollback_on_failure, is_upgrade) {
         (false, _) => cause,
         (true, false) if report.release.info.status == ReleaseStatus::Uninstalled => {
@@ -215,14 +217,6 @@ pub fn helm_failure(report: &OperationReport, is_upgrade: bool, rollback_on_fail
         (true, false) => cause,
     };
     (warning, message)
-}
-
-/// A value as Go's slog text handler writes it: quoted when it is empty or holds a space, `=`, `"` or a
-/// character that is not printable (`log/slog` `needsQuoting`).
-fn slog_value(text: &str) -> String {
-    let needs_quoting =
-        text.is_empty() || text.chars().any(|c| c == ' ' || c == '=' || c == '"' || !berth_go::strconv::is_print(c));
-    if needs_quoting { berth_go::strconv::quote(text) } else { text.to_string() }
 }
 
 /// berth's result event (`--progress=json`): outcome, release, revision, status, description, and what failed.
@@ -263,7 +257,7 @@ pub fn result_event(report: &OperationReport) -> String {
 pub fn warn(globals: &Globals, message: &str) {
     let message = super::scrubbing::scrub(message);
     match globals.personality {
-        Personality::Helm => eprintln!("level=WARN msg={}", berth_go::strconv::quote(&message)),
+        Personality::Helm => eprint!("{}", super::slog::line("WARN", &message, &[])),
         Personality::Berth => eprintln!("warning: {message}"),
     }
 }

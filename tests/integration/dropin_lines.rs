@@ -115,13 +115,14 @@ pub async fn differences(lines: &[Line], prepare: Prepare) -> Vec<String> {
         if expected != actual {
             differences.push(format!(
                 "`helm {line}`:\n  helm:  exit {:?}, stderr {:?}\n{}\n  berth: exit {:?}, stderr {:?}\n{}\n  \
-                 berth's whole stderr: {}",
+                 helm's whole stderr: {}\n  berth's whole stderr: {}",
                 expected.0,
                 expected.2,
                 expected.1,
                 actual.0,
                 actual.2,
                 actual.1,
+                String::from_utf8_lossy(&helm_output.stderr),
                 String::from_utf8_lossy(&berth_output.stderr)
             ));
         }

@@ -20,6 +20,7 @@ const LINES: &[Line] = &[
     ("registry login {registry} --username {user} --password-stdin", Some("{password}\n")),
     ("registry login {registry} --username {user} --password-stdin --plain-http", Some("not-the-password\n")),
     ("registry login {registry} --username {user} --password-stdin --plain-http", Some("{password}\n")),
+    ("registry login {registry}/charts --username {user} --password {password} --plain-http", None),
     // A CI job publishing the chart.
     ("push alpha-0.1.0.tgz oci://{registry}/charts --plain-http", None),
     ("push missing-0.1.0.tgz oci://{registry}/charts --plain-http", None),
