@@ -24,6 +24,7 @@ mod get;
 mod global_args;
 mod health;
 mod health_rules;
+mod helm_interface;
 mod helm_usage;
 mod lint;
 mod live;
@@ -185,17 +186,28 @@ pub enum SharedCommand {
 /// Parses `arguments` for `personality`, runs the command and returns the exit code it earned, having printed
 /// any error in that personality's form (berth's `error:` / `Caused by:` / `hint:`, or Helm's `Error: ...`).
 pub fn main(personality: Personality, arguments: Vec<OsString>) -> i32 {
-    let arguments = helm_usage::diff_context_lines(arguments);
-    let parsed = match personality {
-        Personality::Berth => parse::<Cli>(personality, berth_command(&arguments), &arguments)
-            .map(|cli| (cli.global, Dispatch::Berth(cli.command))),
-        Personality::Helm => parse::<HelmCli>(personality, helm_command(&arguments), &arguments).map(|cli| {
-            for note in helm_usage::deprecation_notes(&arguments) {
-                eprintln!("{note}");
-            }
-            (cli.global, Dispatch::Helm(cli.command))
-        }),
+    let (arguments, notes) = match personality {
+        Personality::Berth => (arguments, Vec::new()),
+        Personality::Helm => match read_as_helm(arguments) {
+            Ok(read) => read,
+            Err(code) => return code,
+        },
     };
+    let arguments = helm_usage::diff_context_lines(arguments);
+    let parsed =
+        match personality {
+            Personality::Berth => parse::<Cli>(berth_command(&arguments), &arguments)
+                .map(|cli| (cli.global, Dispatch::Berth(cli.command))),
+            Personality::Helm => parse::<HelmCli>(helm_command(&arguments), &arguments)
+                .map(|cli| (cli.global, Dispatch::Helm(cli.command))),
+        };
+    // pflag's notes for deprecated flags, which cobra prints once the flags are parsed: not when a flag's value
+    // is refused, still when the command's arguments are.
+    if parsed.as_ref().err().is_none_or(|error| !helm_usage::is_flag_value_error(error)) {
+        for note in &notes {
+            eprintln!("{note}");
+        }
+    }
     let (global, dispatch) = match parsed {
         Ok(parsed) => parsed,
         Err(error) => return helm_usage::report(personality, &error, &arguments, || helm_command(&arguments)),
@@ -225,16 +237,31 @@ pub fn main(personality: Personality, arguments: Vec<OsString>) -> i32 {
     code
 }
 
-fn parse<T: FromArgMatches>(
-    personality: Personality,
-    command: clap::Command,
-    arguments: &[OsString],
-) -> Result<T, clap::Error> {
+/// As `helm`, the line read as Helm reads it first (helm_interface.rs): a line Helm refuses is refused with its
+/// words and exit status 1 (the `Err`), and a command with subcommands given none of them is answered with its
+/// help, as cobra does. The line clap reads is returned, with pflag's notes for the deprecated flags it sets.
+fn read_as_helm(arguments: Vec<OsString>) -> Result<(Vec<OsString>, Vec<String>), i32> {
+    let read = helm_interface::read(&arguments, |name| {
+        let directories = berth::settings::HelmEnvironment::from_env().plugin_directories();
+        berth::plugin::find_plugins(&directories, Some(name), Some("cli/v1")).is_ok_and(|found| !found.is_empty())
+    });
+    match read.reading {
+        Ok(helm_interface::Reading::Help(path)) => {
+            let program = arguments.into_iter().next().unwrap_or_else(|| OsString::from("helm"));
+            let words = path.into_iter().chain(["--help"]).map(OsString::from);
+            Ok((std::iter::once(program).chain(words).collect(), read.notes))
+        }
+        Ok(helm_interface::Reading::Command | helm_interface::Reading::Plugin) => Ok((arguments, read.notes)),
+        Err(refusal) => {
+            eprintln!("Error: {refusal}");
+            Err(1)
+        }
+    }
+}
+
+fn parse<T: FromArgMatches>(command: clap::Command, arguments: &[OsString]) -> Result<T, clap::Error> {
     let mut command = command;
     let matches = command.try_get_matches_from_mut(arguments)?;
-    if personality == Personality::Helm {
-        helm_usage::refuse_helm_3_flags(&mut command, &matches)?;
-    }
     T::from_arg_matches(&matches).map_err(|error| error.format(&mut command))
 }
 
@@ -347,12 +374,12 @@ mod tests {
 
     fn berth(arguments: &[&str]) -> Result<Cli, clap::Error> {
         let arguments: Vec<OsString> = arguments.iter().map(OsString::from).collect();
-        parse::<Cli>(Personality::Berth, berth_command(&arguments), &arguments)
+        parse::<Cli>(berth_command(&arguments), &arguments)
     }
 
     fn helm(arguments: &[&str]) -> Result<HelmCli, clap::Error> {
         let arguments: Vec<OsString> = arguments.iter().map(OsString::from).collect();
-        parse::<HelmCli>(Personality::Helm, helm_command(&arguments), &arguments)
+        parse::<HelmCli>(helm_command(&arguments), &arguments)
     }
 
     #[test]
@@ -411,9 +438,12 @@ mod tests {
 
     #[test]
     fn helm_3_status_flags_are_refused_as_helm_and_taken_as_berth() {
-        for flag in ["--show-resources", "--show-desc", "--show-desc=true"] {
-            let refused = helm(&["helm", "status", "shop", flag]).expect_err(flag);
-            assert_eq!(refused.kind(), clap::error::ErrorKind::UnknownArgument, "{flag}");
+        for (flag, name) in
+            [("--show-resources", "show-resources"), ("--show-desc", "show-desc"), ("--show-desc=true", "show-desc")]
+        {
+            let line: Vec<OsString> = ["helm", "status", "shop", flag].iter().map(OsString::from).collect();
+            let refused = helm_interface::read(&line, |_| false).reading;
+            assert_eq!(refused, Err(helm_interface::Refusal::UnknownFlag(name.to_string())), "{flag}");
             assert!(berth(&["berth", "status", "shop", flag]).is_ok(), "{flag}");
         }
         assert!(helm(&["helm", "status", "shop", "--revision", "2", "-o", "json"]).is_ok());
