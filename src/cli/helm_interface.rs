@@ -35,8 +35,10 @@ const SERVED_PLUGINS: [&str; 1] = ["diff"];
 /// What a command line is, read as Helm reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reading {
-    /// A Helm command, every flag of it Helm's: clap reads the line.
-    Command,
+    /// A Helm command, every flag of it Helm's: clap reads the line, the words that name the command first (at
+    /// these positions, after the program's name) and the others after them in their order, as cobra hands every
+    /// word but the command's names to the command's flags (`helm -o json list` lists as JSON).
+    Command(Vec<usize>),
     /// A command that has subcommands, given none of them (`helm get`, `helm repo foo`): cobra prints its help.
     Help(Vec<&'static str>),
     /// A plugin's command (installed, or one of [`SERVED_PLUGINS`]): its arguments are the plugin's.
@@ -97,6 +99,29 @@ pub fn read(arguments: &[OsString], is_plugin: impl Fn(&str) -> bool) -> Read {
     INTERFACE.read(&arguments, |word| SERVED_PLUGINS.contains(&word) || is_plugin(word))
 }
 
+/// `command` (Helm's interface in clap) also taking the global flags Helm takes without listing them: klog's
+/// (`--logtostderr`, `--vmodule SPEC`...), accepted and ignored, berth's logs being its own; and klog's
+/// `-v LEVEL`, which sets berth's log level (`-v` as `berth` counts instead: `-vv`).
+pub fn with_hidden_global_flags(command: clap::Command) -> clap::Command {
+    let Some(root) = INTERFACE.root() else { return command };
+    root.flags.iter().filter(|flag| flag.hidden).fold(command, |command, flag| {
+        if flag.short == Some(b'v') {
+            return command.mut_arg("verbose", |arg| {
+                arg.long(flag.long)
+                    .action(clap::ArgAction::Set)
+                    .value_parser(clap::value_parser!(u8))
+                    .default_value("0")
+            });
+        }
+        let arg = clap::Arg::new(flag.long).long(flag.long).global(true).hide(true);
+        command.arg(if flag.needs_value {
+            arg.action(clap::ArgAction::Set)
+        } else {
+            arg.action(clap::ArgAction::SetTrue)
+        })
+    })
+}
+
 /// Helm's table, parsed.
 struct Interface {
     /// The root (`helm`, whose flags are the global ones) first, then the others in the table's order.
@@ -122,12 +147,15 @@ struct HelmFlag {
     needs_value: bool,
     /// pflag's note for a deprecated flag.
     deprecated: Option<&'static str>,
+    /// Taken but not listed (klog's flags).
+    hidden: bool,
 }
 
 impl HelmFlag {
     /// One flag line of the table: `-o, --output format`, `--wait WaitStrategy[=watcher]`, `--debug`,
     /// `--atomic (deprecated: NOTE)`.
     fn parse(line: &'static str) -> Option<HelmFlag> {
+        let (line, hidden) = line.strip_suffix(" (hidden)").map_or((line, false), |line| (line, true));
         let (spec, deprecated) = match line.split_once(" (deprecated: ") {
             Some((spec, note)) => (spec, Some(note.strip_suffix(')')?)),
             None => (line, None),
@@ -138,7 +166,8 @@ impl HelmFlag {
         };
         let long = long.strip_prefix("--")?;
         let (long, value_type) = long.split_once(' ').map_or((long, None), |(long, kind)| (long, Some(kind)));
-        Some(HelmFlag { long, short, needs_value: value_type.is_some_and(|kind| !kind.contains("[=")), deprecated })
+        let needs_value = value_type.is_some_and(|kind| !kind.contains("[="));
+        Some(HelmFlag { long, short, needs_value, deprecated, hidden })
     }
 }
 
@@ -243,26 +272,25 @@ impl Interface {
         words
     }
 
-    /// cobra's `argsMinusFirstX`: `arguments` without the first word `name` that is not a flag value.
-    fn without_first(&self, command: &HelmCommand, arguments: &[String], name: &str) -> Vec<String> {
+    /// cobra's `argsMinusFirstX`: the position in `arguments` of the first word `name` that is not a flag value
+    /// (cobra removes it from the words the command parses).
+    fn first_position(&self, command: &HelmCommand, arguments: &[String], name: &str) -> Option<usize> {
         let mut position = 0;
         while position < arguments.len() {
             let word = &arguments[position];
             if word == "--" {
-                break;
+                return None;
             }
             if self.takes_next_word(command, word) {
                 position += 2;
                 continue;
             }
             if !word.starts_with('-') && word == name {
-                let mut rest = arguments.to_vec();
-                rest.remove(position);
-                return rest;
+                return Some(position);
             }
             position += 1;
         }
-        arguments.to_vec()
+        None
     }
 
     /// cobra's `SuggestionsFor` at the root: the commands within a Levenshtein distance of 2 of `typed` (case
@@ -284,20 +312,26 @@ impl Interface {
 
     fn read(&self, arguments: &[String], is_plugin: impl Fn(&str) -> bool) -> Read {
         let Some(root) = self.root() else {
-            return Read { notes: Vec::new(), reading: Ok(Reading::Command) };
+            return Read { notes: Vec::new(), reading: Ok(Reading::Command(Vec::new())) };
         };
         // cobra's `Find`: each word that is not a flag names a subcommand of the one before, or ends the search.
-        let (mut command, mut rest) = (root, arguments.to_vec());
-        while let Some(word) = self.strip_flags(command, &rest).first().copied() {
+        // `rest` holds the positions of the words the command found parses.
+        let (mut command, mut rest, mut command_words) = (root, (0..arguments.len()).collect::<Vec<_>>(), Vec::new());
+        loop {
+            let words: Vec<String> = rest.iter().map(|position| arguments[*position].clone()).collect();
+            let Some(word) = self.strip_flags(command, &words).first().copied() else { break };
             let Some(child) = self.child(command, word) else {
                 if command.path.is_empty() && is_plugin(word) {
                     return Read { notes: Vec::new(), reading: Ok(Reading::Plugin) };
                 }
                 break;
             };
-            rest = self.without_first(command, &rest, word);
+            if let Some(position) = self.first_position(command, &words, word) {
+                command_words.push(rest.remove(position));
+            }
             command = child;
         }
+        let rest: Vec<String> = rest.iter().map(|position| arguments[*position].clone()).collect();
         // cobra's `legacyArgs`: at the root, a word that is not a flag must be a command.
         if command.path.is_empty()
             && let Some(word) = self.strip_flags(command, &rest).first()
@@ -310,7 +344,7 @@ impl Interface {
             if !command.path.is_empty() && self.children(command).next().is_some() {
                 Reading::Help(command.path.clone())
             } else {
-                Reading::Command
+                Reading::Command(command_words)
             }
         });
         if reading.is_err() {
@@ -463,21 +497,23 @@ mod tests {
 
     #[test]
     fn lines_helm_takes_are_read_as_helm_reads_them() {
-        let table: [(&str, Reading); 14] = [
-            ("helm -n shop ls -q -o json", Reading::Command),
-            ("helm --kube-context x list -A", Reading::Command),
-            ("helm list -- --progress", Reading::Command),
-            ("helm upgrade --install web ./c --dry-run --wait=watcher -f v.yaml", Reading::Command),
-            ("helm install web ./c -ojson -n=shop", Reading::Command),
-            ("helm list -test.v", Reading::Command),
-            ("helm dep up ./c", Reading::Command),
+        let table: [(&str, Reading); 16] = [
+            ("helm -n shop ls -q -o json", Reading::Command(vec![2])),
+            ("helm --kube-context x list -A", Reading::Command(vec![2])),
+            ("helm list -- --progress", Reading::Command(vec![0])),
+            ("helm upgrade --install web ./c --dry-run --wait=watcher -f v.yaml", Reading::Command(vec![0])),
+            ("helm install web ./c -ojson -n=shop", Reading::Command(vec![0])),
+            ("helm list -test.v", Reading::Command(vec![0])),
+            ("helm dep up ./c", Reading::Command(vec![0, 1])),
             ("helm get", Reading::Help(vec!["get"])),
             ("helm repo foo", Reading::Help(vec!["repo"])),
             ("helm --debug completion", Reading::Help(vec!["completion"])),
             ("helm diff upgrade web ./c --context 3 --suppress-secrets", Reading::Plugin),
             ("helm --debug installed-plugin --anything", Reading::Plugin),
-            ("helm help install", Reading::Command),
-            ("helm docs --dir x", Reading::Command),
+            ("helm help install", Reading::Command(vec![0])),
+            ("helm docs --dir x", Reading::Command(vec![0])),
+            ("helm -o json list", Reading::Command(vec![2])),
+            ("helm --revision 2 get all x all", Reading::Command(vec![2, 3])),
         ];
         for (line, expected) in table {
             assert_eq!(read_line(line).reading, Ok(expected), "{line}");
@@ -492,6 +528,30 @@ mod tests {
         );
         // cobra prints no note when a flag is refused.
         assert!(read_line("helm install --atomic --foo").notes.is_empty());
+    }
+
+    /// Every flag of the table (listed, hidden or deprecated) is one berth's Helm interface takes, with a value
+    /// where Helm's takes one. Not yet: `completion SHELL --no-descriptions` (berth's scripts are clap_complete's).
+    #[test]
+    fn every_flag_of_the_table_is_taken_by_berth_as_helm() {
+        let taken = |command: &&HelmCommand| {
+            !command.hidden && !["help", "completion"].contains(&command.path.first().copied().unwrap_or_default())
+        };
+        for command in INTERFACE.commands.iter().filter(taken) {
+            for flag in command.flags.iter().chain(INTERFACE.root().map(|root| root.flags.iter()).into_iter().flatten())
+            {
+                if flag.long == "help" {
+                    continue;
+                }
+                let given = if flag.needs_value { format!("--{}=1", flag.long) } else { format!("--{}", flag.long) };
+                let line: Vec<&str> =
+                    ["helm"].into_iter().chain(command.path.iter().copied()).chain([given.as_str()]).collect();
+                let words: Vec<OsString> = line.iter().map(OsString::from).collect();
+                let parsed = super::super::helm_command(&words).try_get_matches_from(&words);
+                let refused = parsed.err().filter(|error| error.kind() == clap::error::ErrorKind::UnknownArgument);
+                assert!(refused.is_none(), "{line:?}: {}", refused.map(|error| error.to_string()).unwrap_or_default());
+            }
+        }
     }
 
     /// Every flag and command berth's own definitions have (as `berth` and as `helm`, hidden ones and aliases
@@ -519,7 +579,7 @@ mod tests {
                     let name = path[depth].as_str();
                     let expected = match depth {
                         0 if SERVED_PLUGINS.contains(&name) => Ok(Reading::Plugin),
-                        0 if name == "help" => Ok(Reading::Command),
+                        0 if name == "help" => Ok(Reading::Command(vec![0])),
                         0 => Err(Refusal::UnknownCommand {
                             name: name.to_string(),
                             names: INTERFACE.suggestions(root, name),
@@ -528,7 +588,7 @@ mod tests {
                             Ok(Reading::Help(helm_command.path.clone()))
                         }
                         // A word after a command without subcommands (`help install`) is its argument.
-                        _ => Ok(Reading::Command),
+                        _ => Ok(Reading::Command((0..depth).collect())),
                     };
                     assert_eq!(read_line(&line("")).reading, expected, "{path:?}");
                     checked += 1;

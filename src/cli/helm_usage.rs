@@ -170,7 +170,7 @@ enum Arity {
 /// The Helm 4.1.4 commands whose argument count clap checks, with Helm's validator (pkg/cmd/*.go, checked
 /// against the binary). Commands that count their arguments themselves (`install`, `template`: `expected at most
 /// two arguments`) are not here.
-const ARITIES: [(&str, Arity); 35] = [
+const ARITIES: [(&str, Arity); 39] = [
     ("helm create", Arity::Exactly(1)),
     ("helm dependency build", Arity::AtMost(1)),
     ("helm dependency list", Arity::AtMost(1)),
@@ -187,6 +187,8 @@ const ARITIES: [(&str, Arity); 35] = [
     ("helm lint", Arity::AtLeast(1)),
     ("helm list", Arity::None),
     ("helm plugin install", Arity::Exactly(1)),
+    ("helm plugin package", Arity::Exactly(1)),
+    ("helm plugin verify", Arity::Exactly(1)),
     ("helm pull", Arity::AtLeast(1)),
     ("helm push", Arity::AtLeast(2)),
     ("helm registry login", Arity::AtLeast(1)),
@@ -204,8 +206,10 @@ const ARITIES: [(&str, Arity); 35] = [
     ("helm status", Arity::Exactly(1)),
     ("helm template", Arity::AtLeast(1)),
     ("helm test", Arity::Exactly(1)),
+    ("helm uninstall", Arity::AtLeast(1)),
     ("helm upgrade", Arity::Exactly(2)),
     ("helm verify", Arity::Exactly(1)),
+    ("helm version", Arity::None),
 ];
 
 /// Helm's words for a command given too few or too many arguments (`"helm status" requires 1 argument`), when

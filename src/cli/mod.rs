@@ -251,7 +251,17 @@ fn read_as_helm(arguments: Vec<OsString>) -> Result<(Vec<OsString>, Vec<String>)
             let words = path.into_iter().chain(["--help"]).map(OsString::from);
             Ok((std::iter::once(program).chain(words).collect(), read.notes))
         }
-        Ok(helm_interface::Reading::Command | helm_interface::Reading::Plugin) => Ok((arguments, read.notes)),
+        Ok(helm_interface::Reading::Command(command_words)) => {
+            let mut words: Vec<Option<OsString>> = arguments.into_iter().map(Some).collect();
+            let named: Vec<OsString> = command_words
+                .iter()
+                .filter_map(|position| words.get_mut(position + 1).and_then(Option::take))
+                .collect();
+            let mut words = words.into_iter().flatten();
+            let program = words.next().into_iter();
+            Ok((program.chain(named).chain(words).collect(), read.notes))
+        }
+        Ok(helm_interface::Reading::Plugin) => Ok((arguments, read.notes)),
         Err(refusal) => {
             eprintln!("Error: {refusal}");
             Err(1)
@@ -273,7 +283,8 @@ fn berth_command(arguments: &[OsString]) -> clap::Command {
 /// Helm's command line: boolean flags as pflag takes them, and `--dry-run` only as `--dry-run=MODE` (a bare
 /// `--dry-run` does not take the next argument as its value, as in Helm).
 fn helm_command(arguments: &[OsString]) -> clap::Command {
-    helm_usage::helm_flags(helm_usage::go_booleans(HelmCli::command(), arguments), arguments)
+    let command = helm_interface::with_hidden_global_flags(HelmCli::command());
+    helm_usage::helm_flags(helm_usage::go_booleans(command, arguments), arguments)
 }
 
 /// The command a parsed line runs.
