@@ -320,10 +320,10 @@ fn answer(program: Program, line: &[String], work: &Path, home: &Path, help: boo
     (stdout, first, output.status.code())
 }
 
-/// Runs each line through Helm and through berth as `helm` (four at a time) and returns those answered
+/// Runs each line through Helm and through berth as `helm` (four at a time); fails listing those answered
 /// differently, with both answers.
-fn differences(lines: &[(Vec<String>, bool)], work: &Path, home: &Path) -> Vec<String> {
-    std::thread::scope(|scope| {
+fn assert_answered_alike(lines: &[(Vec<String>, bool)], work: &Path, home: &Path) {
+    let different: Vec<String> = std::thread::scope(|scope| {
         let workers: Vec<_> = lines
             .chunks(lines.len().div_ceil(4).max(1))
             .map(|chunk| {
@@ -341,7 +341,14 @@ fn differences(lines: &[(Vec<String>, bool)], work: &Path, home: &Path) -> Vec<S
             })
             .collect();
         workers.into_iter().flat_map(|worker| worker.join().expect("worker")).collect()
-    })
+    });
+    assert!(
+        different.is_empty(),
+        "{} of {} lines answered differently:\n{}",
+        different.len(),
+        lines.len(),
+        different.join("\n")
+    );
 }
 
 fn words(line: &str) -> Vec<String> {
@@ -391,14 +398,7 @@ fn berths_own_flags_are_refused_as_helm_refuses_them() {
             lines.iter().filter(|(line, _)| line[0] == required[0]).collect::<Vec<_>>()
         );
     }
-    let different = differences(&lines, work.path(), home.path());
-    assert!(
-        different.is_empty(),
-        "{} of {} lines answered differently:\n{}",
-        different.len(),
-        lines.len(),
-        different.join("\n")
-    );
+    assert_answered_alike(&lines, work.path(), home.path());
 }
 
 /// berth's own commands (every top-level command of `berth --help` Helm lacks: apply, plan, controller...) are
@@ -447,6 +447,7 @@ fn berths_own_commands_and_helms_edge_lines_are_answered_as_helm_answers_them() 
         "--short version",
         "--template {{.KubeClientVersion}} version",
         "list --logtostderr --v 2 -v 3 --vmodule",
+        "-vv list",
         "get foo --bar",
     ];
     lines.extend(edges.iter().map(|line| (words(line), false)));
@@ -455,14 +456,7 @@ fn berths_own_commands_and_helms_edge_lines_are_answered_as_helm_answers_them() 
     {
         lines.push((words(parent), true));
     }
-    let different = differences(&lines, work.path(), home.path());
-    assert!(
-        different.is_empty(),
-        "{} of {} lines answered differently:\n{}",
-        different.len(),
-        lines.len(),
-        different.join("\n")
-    );
+    assert_answered_alike(&lines, work.path(), home.path());
     // Mistyped commands: the whole of stderr (cobra's suggestions, in the order Helm adds its commands).
     for typed in ["lst", "pus", "re", "i", "rm", "remove", "instal", "apply"] {
         let outputs = [Program::Helm, Program::Berth].map(|program| {
