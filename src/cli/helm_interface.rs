@@ -5,9 +5,10 @@
 //! taken.
 //!
 //! The one owner of Helm's interface is `helm_interface.txt`: every command path, its aliases and its flags as
-//! `helm [command] --help` lists them, plus what Helm takes without listing it (the hidden `docs` command, the
-//! deprecated flags with pflag's note). tests/integration/helm_flags.rs checks it equals the real binary's help
-//! tree, so it cannot drift from Helm and never comes from berth. A table rather than a mark on berth's clap
+//! `helm [command] --help` lists them, plus what Helm takes without listing it (the hidden `docs` command, klog's
+//! global flags, the deprecated flags with pflag's note). tests/integration/helm_flags.rs checks it equals the
+//! real binary's help tree and that Helm takes the unlisted ones, so it cannot drift from Helm and never comes from
+//! berth. A table rather than a mark on berth's clap
 //! arguments: the flag structs berth shares between commands (`RenderFlags`, `InstallFlags`, the source flags)
 //! serve commands whose Helm flag sets differ (`--validate` is `template`'s alone, `--hide-secret` is not
 //! `template`'s), so no mark on a shared field could say which command has it.
@@ -16,8 +17,10 @@
 //! `SuggestionsFor`) and pflag v1.0.10 (`FlagSet.parseArgs`, `parseLongArg`, `parseSingleShortArg`), the
 //! versions Helm 4.1.4 is built with: the command is found first (so `helm apply --sim` is an unknown command),
 //! then its flags are parsed left to right (so `helm get all -o json` is an unknown shorthand before the missing
-//! release name), and a command with subcommands given none of them prints its help (`helm get foo`). What
-//! values a known flag takes, and how many arguments a command needs, clap checks afterwards (`helm_usage.rs`).
+//! release name), and a command with subcommands given none of them prints its help (`helm get foo`). clap then
+//! reads the line with the command's names first, as cobra gives every other word to the command's flag set
+//! (`helm -o json list`), and checks what values a known flag takes and how many arguments a command needs
+//! (`helm_usage.rs` words its errors as Helm).
 
 use berth_go::strconv::{quote, quote_rune};
 use std::ffi::OsString;
@@ -107,10 +110,10 @@ pub fn with_hidden_global_flags(command: clap::Command) -> clap::Command {
     root.flags.iter().filter(|flag| flag.hidden).fold(command, |command, flag| {
         if flag.short == Some(b'v') {
             return command.mut_arg("verbose", |arg| {
-                arg.long(flag.long)
-                    .action(clap::ArgAction::Set)
-                    .value_parser(clap::value_parser!(u8))
-                    .default_value("0")
+                // klog's `Level.Set`: Go's `strconv.ParseInt(value, 10, 32)`; berth's levels end at 255.
+                let level =
+                    |text: &str| text.parse::<i32>().map(|level| u8::try_from(level.clamp(0, 255)).unwrap_or(u8::MAX));
+                arg.long(flag.long).action(clap::ArgAction::Set).value_parser(level).default_value("0")
             });
         }
         let arg = clap::Arg::new(flag.long).long(flag.long).global(true).hide(true);

@@ -290,8 +290,11 @@ fn go_value_cause(cause: &(dyn std::error::Error + 'static), value: &str) -> Opt
         };
         format!("{function}: parsing {}: {why}", quote(value))
     };
-    if cause.is::<std::num::ParseIntError>() {
-        Some(number("strconv.ParseInt", parse_int(value, 0).err()))
+    if let Some(error) = cause.downcast_ref::<std::num::ParseIntError>() {
+        // A number too large for the flag's type (an int32 such as klog's `-v`) though not for Go's 64 bits.
+        let overflow =
+            matches!(error.kind(), std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow);
+        Some(number("strconv.ParseInt", if overflow { Some(NumError::Range) } else { parse_int(value, 0).err() }))
     } else if cause.is::<std::num::ParseFloatError>() {
         Some(number("strconv.ParseFloat", parse_float(value).err()))
     } else if cause.is::<super::common_args::DurationError>() {

@@ -448,6 +448,9 @@ fn berths_own_commands_and_helms_edge_lines_are_answered_as_helm_answers_them() 
         "--template {{.KubeClientVersion}} version",
         "list --logtostderr --v 2 -v 3 --vmodule",
         "-vv list",
+        "-v x env",
+        "-v 99999999999 env",
+        "-v 3 --logtostderr env HELM_NAMESPACE",
         "get foo --bar",
     ];
     lines.extend(edges.iter().map(|line| (words(line), false)));
