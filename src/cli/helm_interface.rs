@@ -102,6 +102,48 @@ pub fn read(arguments: &[OsString], is_plugin: impl Fn(&str) -> bool) -> Read {
     INTERFACE.read(&arguments, |word| SERVED_PLUGINS.contains(&word) || is_plugin(word))
 }
 
+/// A line Helm takes, as clap is to read it, with pflag's notes for the deprecated flags it sets.
+#[derive(Debug)]
+pub struct HelmLine {
+    pub arguments: Vec<OsString>,
+    pub notes: Vec<String>,
+}
+
+/// `arguments` (the program's name first) read as Helm reads them: refused as Helm refuses them, or the line clap
+/// reads: the command's names first, then the other words in their order; a command with subcommands given none
+/// of them (`helm get foo`) asks for its help, as cobra answers it; a plugin's line as given. A word naming no
+/// Helm command is looked up among the installed `cli/v1` plugins (Helm's plugin directories).
+///
+/// # Errors
+///
+/// The [`Refusal`] Helm answers the line with.
+pub fn line_for_clap(arguments: Vec<OsString>) -> Result<HelmLine, Refusal> {
+    let read = read(&arguments, |name| {
+        let directories = berth::settings::HelmEnvironment::from_env().plugin_directories();
+        berth::plugin::find_plugins(&directories, Some(name), Some("cli/v1")).is_ok_and(|found| !found.is_empty())
+    });
+    let notes = read.notes;
+    let arguments = match read.reading? {
+        Reading::Help(path) => {
+            let program = arguments.into_iter().next().unwrap_or_else(|| OsString::from("helm"));
+            let words = path.into_iter().chain(["--help"]).map(OsString::from);
+            std::iter::once(program).chain(words).collect()
+        }
+        Reading::Command(command_words) => {
+            let mut words: Vec<Option<OsString>> = arguments.into_iter().map(Some).collect();
+            let named: Vec<OsString> = command_words
+                .iter()
+                .filter_map(|position| words.get_mut(position + 1).and_then(Option::take))
+                .collect();
+            let mut words = words.into_iter().flatten();
+            let program = words.next().into_iter();
+            program.chain(named).chain(words).collect()
+        }
+        Reading::Plugin => arguments,
+    };
+    Ok(HelmLine { arguments, notes })
+}
+
 /// `command` (Helm's interface in clap) also taking the global flags Helm takes without listing them: klog's
 /// (`--logtostderr`, `--vmodule SPEC`...), accepted and ignored, berth's logs being its own; and klog's
 /// `-v LEVEL`, which sets berth's log level (`-v` as `berth` counts instead: `-vv`).
@@ -464,7 +506,7 @@ mod tests {
     #[test]
     fn lines_helm_refuses_are_refused_in_its_words() {
         // (command line, Helm 4.1.4's stderr after `Error: `), as the real binary answers each.
-        let table: [(&str, &str); 16] = [
+        let table: [(&str, &str); 17] = [
             ("helm get all -o json", "unknown shorthand flag: 'o' in -o"),
             ("helm install x ./c --progress json", "unknown flag: --progress"),
             ("helm list --as x", "unknown flag: --as"),
@@ -478,6 +520,8 @@ mod tests {
             ("helm apply --sim", "unknown command \"apply\" for \"helm\"\nRun 'helm --help' for usage."),
             ("helm get foo --bar", "unknown flag: --bar"),
             ("helm status a --show-desc=true", "unknown flag: --show-desc"),
+            // cobra takes `values` for the value of `-a`, which `get` has not, and finds no subcommand.
+            ("helm --namespace x get -a values web", "unknown shorthand flag: 'a' in -a"),
             (
                 "helm pus",
                 "unknown command \"pus\" for \"helm\"\n\nDid you mean this?\n\tpull\n\tpush\n\nRun 'helm --help' for usage.",
@@ -531,6 +575,22 @@ mod tests {
         );
         // cobra prints no note when a flag is refused.
         assert!(read_line("helm install --atomic --foo").notes.is_empty());
+    }
+
+    #[test]
+    fn clap_reads_the_command_names_first_as_cobra_finds_them() {
+        let table: [(&str, &str); 5] = [
+            ("helm -o json list", "helm list -o json"),
+            ("helm --namespace x get values -a web", "helm get values --namespace x -a web"),
+            ("helm get foo", "helm get --help"),
+            ("helm diff --context 3 upgrade", "helm diff --context 3 upgrade"),
+            ("helm list -- get", "helm list -- get"),
+        ];
+        for (given, expected) in table {
+            let words = |line: &str| line.split(' ').map(OsString::from).collect::<Vec<_>>();
+            let line = line_for_clap(words(given)).expect(given);
+            assert_eq!(line.arguments, words(expected), "{given}");
+        }
     }
 
     /// Every flag of the table (listed, hidden or deprecated) is one berth's Helm interface takes, with a value

@@ -188,9 +188,12 @@ pub enum SharedCommand {
 pub fn main(personality: Personality, arguments: Vec<OsString>) -> i32 {
     let (arguments, notes) = match personality {
         Personality::Berth => (arguments, Vec::new()),
-        Personality::Helm => match read_as_helm(arguments) {
-            Ok(read) => read,
-            Err(code) => return code,
+        Personality::Helm => match helm_interface::line_for_clap(arguments) {
+            Ok(line) => (line.arguments, line.notes),
+            Err(refusal) => {
+                eprintln!("Error: {refusal}");
+                return 1;
+            }
         },
     };
     let arguments = helm_usage::diff_context_lines(arguments);
@@ -235,38 +238,6 @@ pub fn main(personality: Personality, arguments: Vec<OsString>) -> i32 {
         eprintln!("warning: {line}");
     }
     code
-}
-
-/// As `helm`, the line read as Helm reads it first (helm_interface.rs): a line Helm refuses is refused with its
-/// words and exit status 1 (the `Err`), and a command with subcommands given none of them is answered with its
-/// help, as cobra does. The line clap reads is returned, with pflag's notes for the deprecated flags it sets.
-fn read_as_helm(arguments: Vec<OsString>) -> Result<(Vec<OsString>, Vec<String>), i32> {
-    let read = helm_interface::read(&arguments, |name| {
-        let directories = berth::settings::HelmEnvironment::from_env().plugin_directories();
-        berth::plugin::find_plugins(&directories, Some(name), Some("cli/v1")).is_ok_and(|found| !found.is_empty())
-    });
-    match read.reading {
-        Ok(helm_interface::Reading::Help(path)) => {
-            let program = arguments.into_iter().next().unwrap_or_else(|| OsString::from("helm"));
-            let words = path.into_iter().chain(["--help"]).map(OsString::from);
-            Ok((std::iter::once(program).chain(words).collect(), read.notes))
-        }
-        Ok(helm_interface::Reading::Command(command_words)) => {
-            let mut words: Vec<Option<OsString>> = arguments.into_iter().map(Some).collect();
-            let named: Vec<OsString> = command_words
-                .iter()
-                .filter_map(|position| words.get_mut(position + 1).and_then(Option::take))
-                .collect();
-            let mut words = words.into_iter().flatten();
-            let program = words.next().into_iter();
-            Ok((program.chain(named).chain(words).collect(), read.notes))
-        }
-        Ok(helm_interface::Reading::Plugin) => Ok((arguments, read.notes)),
-        Err(refusal) => {
-            eprintln!("Error: {refusal}");
-            Err(1)
-        }
-    }
 }
 
 fn parse<T: FromArgMatches>(command: clap::Command, arguments: &[OsString]) -> Result<T, clap::Error> {
