@@ -9,36 +9,6 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Arg, ArgAction, Command};
 use std::ffi::OsString;
 
-/// The flags Helm 4.1.4 marks deprecated and notes (`MarkDeprecated` in pkg/cmd/install.go, upgrade.go,
-/// rollback.go, template.go; checked against the binary): (commands, flag, pflag's note).
-const DEPRECATED_FLAGS: [(&[&str], &str, &str); 3] = [
-    (&["install", "upgrade", "rollback"], "force", "use --force-replace instead"),
-    (&["install", "upgrade"], "atomic", "use --rollback-on-failure instead"),
-    (&["template"], "validate", "use '--dry-run=server' instead"),
-];
-
-/// pflag's notes for the deprecated flags a Helm command line uses (`Flag --atomic has been deprecated, use
-/// --rollback-on-failure instead`), one per use in the order given, which Helm prints on stderr as it parses.
-/// The command is the first argument that names one (a global flag's value never does in practice).
-pub fn deprecation_notes(arguments: &[std::ffi::OsString]) -> Vec<String> {
-    let words: Vec<String> = arguments.iter().skip(1).map(|word| word.to_string_lossy().into_owned()).collect();
-    let names_command = |word: &String| DEPRECATED_FLAGS.iter().any(|(commands, ..)| commands.contains(&word.as_str()));
-    let Some(command) = words.iter().find(|word| names_command(word)) else {
-        return Vec::new();
-    };
-    words
-        .iter()
-        .filter_map(|word| {
-            let given = word.strip_prefix("--")?;
-            let name = given.split_once('=').map_or(given, |(name, _)| name);
-            DEPRECATED_FLAGS
-                .iter()
-                .find(|(commands, flag, _)| *flag == name && commands.contains(&command.as_str()))
-                .map(|(_, flag, note)| format!("Flag --{flag} has been deprecated, {note}"))
-        })
-        .collect()
-}
-
 /// helm-diff's own spellings where the command is `diff`, which the global flags would read otherwise:
 /// `--context NUM` (lines of context; the global `--context` is kubectl's spelling of `--kube-context`) goes to
 /// diff's `--diff-context` (helmfile writes `helm diff upgrade ... --context 3`; a kubeconfig context goes by
@@ -133,27 +103,6 @@ pub fn helm_flags(command: Command, arguments: &[OsString]) -> Command {
     })
 }
 
-/// Flags berth takes as `berth` that Helm 4.1.4 refuses (`Error: unknown flag: ...`): Helm 3's `status
-/// --show-resources` and `--show-desc` (Helm 4 always shows both): (command, argument id, flag).
-const HELM_3_FLAGS: [(&str, &str, &str); 2] =
-    [("status", "show_resources", "--show-resources"), ("status", "show_desc", "--show-desc")];
-
-/// As `helm`, a flag of [`HELM_3_FLAGS`] given on the command line is refused as Helm 4 refuses it.
-///
-/// # Errors
-///
-/// clap's unknown-argument error naming the flag, which [`report`] words as cobra does.
-pub fn refuse_helm_3_flags(command: &mut Command, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
-    let Some((name, subcommand)) = matches.subcommand() else { return Ok(()) };
-    let given = HELM_3_FLAGS.iter().find(|(command, id, _)| {
-        *command == name && subcommand.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
-    });
-    let Some((_, _, flag)) = given else { return Ok(()) };
-    let mut error = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(command);
-    error.insert(ContextKind::InvalidArg, ContextValue::String((*flag).to_string()));
-    Err(error)
-}
-
 /// How a Helm 4.1.4 command declares `--server-side` (pkg/cmd/flags.go and each command's flags).
 enum ServerSideFlag {
     /// A boolean (`install`, `template`: default true, `--server-side=auto` refused as Go's `ParseBool` refuses it).
@@ -200,6 +149,11 @@ pub fn report(
     1
 }
 
+/// Whether clap refused a flag's value (which pflag refuses while it parses), not the command's arguments.
+pub fn is_flag_value_error(error: &clap::Error) -> bool {
+    matches!(error.kind(), ErrorKind::ValueValidation | ErrorKind::InvalidValue) && !is_positional(error)
+}
+
 /// How many arguments a Helm command takes, as its `Args` validator (pkg/cmd/require/args.go) words it.
 #[derive(Debug, Clone, Copy)]
 enum Arity {
@@ -216,7 +170,7 @@ enum Arity {
 /// The Helm 4.1.4 commands whose argument count clap checks, with Helm's validator (pkg/cmd/*.go, checked
 /// against the binary). Commands that count their arguments themselves (`install`, `template`: `expected at most
 /// two arguments`) are not here.
-const ARITIES: [(&str, Arity); 35] = [
+const ARITIES: [(&str, Arity); 39] = [
     ("helm create", Arity::Exactly(1)),
     ("helm dependency build", Arity::AtMost(1)),
     ("helm dependency list", Arity::AtMost(1)),
@@ -233,6 +187,8 @@ const ARITIES: [(&str, Arity); 35] = [
     ("helm lint", Arity::AtLeast(1)),
     ("helm list", Arity::None),
     ("helm plugin install", Arity::Exactly(1)),
+    ("helm plugin package", Arity::Exactly(1)),
+    ("helm plugin verify", Arity::Exactly(1)),
     ("helm pull", Arity::AtLeast(1)),
     ("helm push", Arity::AtLeast(2)),
     ("helm registry login", Arity::AtLeast(1)),
@@ -250,18 +206,24 @@ const ARITIES: [(&str, Arity); 35] = [
     ("helm status", Arity::Exactly(1)),
     ("helm template", Arity::AtLeast(1)),
     ("helm test", Arity::Exactly(1)),
+    ("helm uninstall", Arity::AtLeast(1)),
     ("helm upgrade", Arity::Exactly(2)),
     ("helm verify", Arity::Exactly(1)),
+    ("helm version", Arity::None),
 ];
 
 /// Helm's words for a command given too few or too many arguments (`"helm status" requires 1 argument`), when
 /// clap's error is about the count of arguments of a command in [`ARITIES`].
-fn arity_message(error: &clap::Error, path: &str) -> Option<String> {
+fn arity_message(error: &clap::Error, path: &str, arguments: &[OsString]) -> Option<String> {
+    // Words after `--` are arguments, whatever they look like.
+    let after_dashes =
+        |word: &str| arguments.iter().skip_while(|given| *given != "--").skip(1).any(|given| given == word);
     let counted = match error.kind() {
-        // A word clap found no place for: one argument too many (a flag would start with `-`).
-        ErrorKind::UnknownArgument => {
-            matches!(error.get(ContextKind::InvalidArg), Some(ContextValue::String(word)) if !word.starts_with('-'))
-        }
+        // A word clap found no place for: one argument too many (a flag would start with `-`, unless after `--`).
+        ErrorKind::UnknownArgument => matches!(
+            error.get(ContextKind::InvalidArg),
+            Some(ContextValue::String(word)) if !word.starts_with('-') || after_dashes(word)
+        ),
         // Only positional arguments missing (clap shows them as `<NAME>`, a flag as `--flag <VALUE>`).
         ErrorKind::MissingRequiredArgument => match error.get(ContextKind::InvalidArg) {
             Some(ContextValue::Strings(missing)) => missing.iter().all(|name| name.starts_with('<')),
@@ -328,8 +290,11 @@ fn go_value_cause(cause: &(dyn std::error::Error + 'static), value: &str) -> Opt
         };
         format!("{function}: parsing {}: {why}", quote(value))
     };
-    if cause.is::<std::num::ParseIntError>() {
-        Some(number("strconv.ParseInt", parse_int(value, 0).err()))
+    if let Some(error) = cause.downcast_ref::<std::num::ParseIntError>() {
+        // A number too large for the flag's type (an int32 such as klog's `-v`) though not for Go's 64 bits.
+        let overflow =
+            matches!(error.kind(), std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow);
+        Some(number("strconv.ParseInt", if overflow { Some(NumError::Range) } else { parse_int(value, 0).err() }))
     } else if cause.is::<std::num::ParseFloatError>() {
         Some(number("strconv.ParseFloat", parse_float(value).err()))
     } else if cause.is::<super::common_args::DurationError>() {
@@ -348,7 +313,7 @@ fn is_positional(error: &clap::Error) -> bool {
 fn helm_message(error: &clap::Error, command: &Command, arguments: &[OsString]) -> String {
     let path = subcommand_path(command, arguments);
     let named = std::iter::once("helm").chain(path.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
-    if let Some(message) = arity_message(error, &named) {
+    if let Some(message) = arity_message(error, &named, arguments) {
         return message;
     }
     let flag = || match error.get(ContextKind::InvalidArg) {

@@ -24,6 +24,7 @@ mod get;
 mod global_args;
 mod health;
 mod health_rules;
+mod helm_interface;
 mod helm_usage;
 mod lint;
 mod live;
@@ -186,17 +187,31 @@ pub enum SharedCommand {
 /// Parses `arguments` for `personality`, runs the command and returns the exit code it earned, having printed
 /// any error in that personality's form (berth's `error:` / `Caused by:` / `hint:`, or Helm's `Error: ...`).
 pub fn main(personality: Personality, arguments: Vec<OsString>) -> i32 {
-    let arguments = helm_usage::diff_context_lines(arguments);
-    let parsed = match personality {
-        Personality::Berth => parse::<Cli>(personality, berth_command(&arguments), &arguments)
-            .map(|cli| (cli.global, Dispatch::Berth(cli.command))),
-        Personality::Helm => parse::<HelmCli>(personality, helm_command(&arguments), &arguments).map(|cli| {
-            for note in helm_usage::deprecation_notes(&arguments) {
-                eprintln!("{note}");
+    let (arguments, notes) = match personality {
+        Personality::Berth => (arguments, Vec::new()),
+        Personality::Helm => match helm_interface::line_for_clap(arguments) {
+            Ok(line) => (line.arguments, line.notes),
+            Err(refusal) => {
+                eprintln!("Error: {refusal}");
+                return 1;
             }
-            (cli.global, Dispatch::Helm(cli.command))
-        }),
+        },
     };
+    let arguments = helm_usage::diff_context_lines(arguments);
+    let parsed =
+        match personality {
+            Personality::Berth => parse::<Cli>(berth_command(&arguments), &arguments)
+                .map(|cli| (cli.global, Dispatch::Berth(cli.command))),
+            Personality::Helm => parse::<HelmCli>(helm_command(&arguments), &arguments)
+                .map(|cli| (cli.global, Dispatch::Helm(cli.command))),
+        };
+    // pflag's notes for deprecated flags, which cobra prints once the flags are parsed: not when a flag's value
+    // is refused, still when the command's arguments are.
+    if parsed.as_ref().err().is_none_or(|error| !helm_usage::is_flag_value_error(error)) {
+        for note in &notes {
+            eprintln!("{note}");
+        }
+    }
     let (global, dispatch) = match parsed {
         Ok(parsed) => parsed,
         Err(error) => return helm_usage::report(personality, &error, &arguments, || helm_command(&arguments)),
@@ -226,16 +241,9 @@ pub fn main(personality: Personality, arguments: Vec<OsString>) -> i32 {
     code
 }
 
-fn parse<T: FromArgMatches>(
-    personality: Personality,
-    command: clap::Command,
-    arguments: &[OsString],
-) -> Result<T, clap::Error> {
+fn parse<T: FromArgMatches>(command: clap::Command, arguments: &[OsString]) -> Result<T, clap::Error> {
     let mut command = command;
     let matches = command.try_get_matches_from_mut(arguments)?;
-    if personality == Personality::Helm {
-        helm_usage::refuse_helm_3_flags(&mut command, &matches)?;
-    }
     T::from_arg_matches(&matches).map_err(|error| error.format(&mut command))
 }
 
@@ -247,7 +255,8 @@ fn berth_command(arguments: &[OsString]) -> clap::Command {
 /// Helm's command line: boolean flags as pflag takes them, and `--dry-run` only as `--dry-run=MODE` (a bare
 /// `--dry-run` does not take the next argument as its value, as in Helm).
 fn helm_command(arguments: &[OsString]) -> clap::Command {
-    helm_usage::helm_flags(helm_usage::go_booleans(HelmCli::command(), arguments), arguments)
+    let command = helm_interface::with_hidden_global_flags(HelmCli::command());
+    helm_usage::helm_flags(helm_usage::go_booleans(command, arguments), arguments)
 }
 
 /// The command a parsed line runs.
@@ -348,12 +357,12 @@ mod tests {
 
     fn berth(arguments: &[&str]) -> Result<Cli, clap::Error> {
         let arguments: Vec<OsString> = arguments.iter().map(OsString::from).collect();
-        parse::<Cli>(Personality::Berth, berth_command(&arguments), &arguments)
+        parse::<Cli>(berth_command(&arguments), &arguments)
     }
 
     fn helm(arguments: &[&str]) -> Result<HelmCli, clap::Error> {
         let arguments: Vec<OsString> = arguments.iter().map(OsString::from).collect();
-        parse::<HelmCli>(Personality::Helm, helm_command(&arguments), &arguments)
+        parse::<HelmCli>(helm_command(&arguments), &arguments)
     }
 
     #[test]
@@ -412,9 +421,12 @@ mod tests {
 
     #[test]
     fn helm_3_status_flags_are_refused_as_helm_and_taken_as_berth() {
-        for flag in ["--show-resources", "--show-desc", "--show-desc=true"] {
-            let refused = helm(&["helm", "status", "shop", flag]).expect_err(flag);
-            assert_eq!(refused.kind(), clap::error::ErrorKind::UnknownArgument, "{flag}");
+        for (flag, name) in
+            [("--show-resources", "show-resources"), ("--show-desc", "show-desc"), ("--show-desc=true", "show-desc")]
+        {
+            let line: Vec<OsString> = ["helm", "status", "shop", flag].iter().map(OsString::from).collect();
+            let refused = helm_interface::read(&line, |_| false).reading;
+            assert_eq!(refused, Err(helm_interface::Refusal::UnknownFlag(name.to_string())), "{flag}");
             assert!(berth(&["berth", "status", "shop", flag]).is_ok(), "{flag}");
         }
         assert!(helm(&["helm", "status", "shop", "--revision", "2", "-o", "json"]).is_ok());
