@@ -62,6 +62,8 @@ pub struct HelmEnvironment {
     pub driver: String,
     pub driver_sql_connection_string: String,
     pub memory_driver_data: String,
+    /// `HELM_NO_PLUGINS=1`: no `cli/v1` plugin is a command (`loadCLIPlugins` in `pkg/cmd/load_plugins.go`).
+    pub no_plugins: bool,
 }
 
 impl HelmEnvironment {
@@ -103,7 +105,13 @@ impl HelmEnvironment {
             driver: text(HELM_DRIVER),
             driver_sql_connection_string: text(HELM_DRIVER_SQL_CONNECTION_STRING),
             memory_driver_data: text(HELM_MEMORY_DRIVER_DATA),
+            no_plugins: text("HELM_NO_PLUGINS") == "1",
         }
+    }
+
+    /// The directories searched for `cli/v1` plugins run as commands: none with `HELM_NO_PLUGINS=1`.
+    pub fn command_plugin_directories(&self) -> Vec<PathBuf> {
+        if self.no_plugins { Vec::new() } else { self.plugin_directories() }
     }
 
     /// The storage driver these settings name, as Helm's command line sets it up for every command

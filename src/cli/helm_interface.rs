@@ -119,7 +119,7 @@ pub struct HelmLine {
 /// The [`Refusal`] Helm answers the line with.
 pub fn line_for_clap(arguments: Vec<OsString>) -> Result<HelmLine, Refusal> {
     let read = read(&arguments, |name| {
-        let directories = berth::settings::HelmEnvironment::from_env().plugin_directories();
+        let directories = berth::settings::HelmEnvironment::from_env().command_plugin_directories();
         berth::plugin::find_plugins(&directories, Some(name), Some("cli/v1")).is_ok_and(|found| !found.is_empty())
     });
     let notes = read.notes;

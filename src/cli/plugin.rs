@@ -277,7 +277,7 @@ pub fn run_external(arguments: &[String], globals: &Globals) -> Result<ExitCode,
     let Some((name, rest)) = arguments.split_first() else {
         return Err(Error::Usage("no command given".to_string()));
     };
-    let found = plugin::find_plugins(&settings.plugin_directories(), Some(name), Some("cli/v1"))
+    let found = plugin::find_plugins(&settings.command_plugin_directories(), Some(name), Some("cli/v1"))
         .map_err(|error| failed(format!("cannot load plugin `{name}`"), error))?;
     let Some(found) = found.into_iter().next() else {
         return Err(Error::Usage(match globals.personality {

@@ -72,17 +72,22 @@ fn plugins_installed_by_either_tool_serve_both() {
         assert!(helm.0.contains("legacy\t1.0.0  \tcli/v1") || args.len() > 2, "{}", helm.0);
     }
     // Running a plugin: the same arguments and environment whichever tool runs it; global flags are Helm's.
-    let table: [(&[&str], Variables); 5] = [
+    let table: [(&[&str], Variables); 6] = [
         (&["hello", "a", "-b", "--c=d"], &[]),
         (&["hello", "x", "--namespace", "shop", "--kube-context=ctx", "--debug", "y"], &[]),
         (&["hello"], &[("HELM_NAMESPACE", "from-env")]),
         (&["hello", "fails"], &[("EXIT_WITH", "3")]),
         (&["legacy", "1", "--flag", "2"], &[]),
+        // No plugin is a command with HELM_NO_PLUGINS=1 (berth as `helm`: Helm's unknown command).
+        (&["hello", "a"], &[("HELM_NO_PLUGINS", "1"), ("BERTH_HELM", "1")]),
     ];
     for (args, variables) in table {
         let (helm, berth) = (run(Program::Helm, args, variables), run(Program::Berth, args, variables));
         assert_eq!(berth.0, helm.0, "stdout of {args:?}");
         assert_eq!(berth.1, helm.1, "exit status of {args:?}: {}", berth.2);
+        if variables.iter().any(|(name, _)| *name == "HELM_NO_PLUGINS") {
+            assert_eq!(berth.2.lines().next(), helm.2.lines().next(), "stderr of {args:?}");
+        }
     }
     // Installing again, or what is no plugin, fails in both.
     for source in [hello.as_str(), sources.path().to_str().unwrap(), "/nonexistent/plugin"] {
