@@ -325,7 +325,7 @@ async fn hook_logs_are_printed_by_their_policy_as_helm_prints_them() {
     assert_eq!(failed.status.code(), Some(1));
     assert!(
         text(&failed.stderr).contains(&format!(
-            "message: Job Failed. failed: 1/1 (Job has reached the specified backoff limit)\n{printed}"
+            "failed: Job Failed. failed: 1/1 (Job has reached the specified backoff limit)\n{printed}"
         )),
         "{}",
         text(&failed.stderr)
