@@ -266,7 +266,34 @@ async fn force_replace_replaces_client_side_and_is_refused_with_server_side_appl
         let berth = peer.berth(&["upgrade", "byberth", &chart, "--force-replace"]).await;
         assert!(!berth.status.success());
         assert!(text(&berth.stderr).contains(&helm_reason), "{}", text(&berth.stderr));
-        assert_eq!(last_revision(&peer, "byberth").await.0, 1, "berth refuses before recording anything");
+        // Refused where Helm's `Update` refuses it: the revision recorded, then failed, as Helm's.
+        let failed = |name: &str| (2, "failed".to_string(), format!("Upgrade \"{name}\" failed: {helm_reason}"));
+        assert_eq!(last_revision(&peer, "byhelm").await, failed("byhelm"));
+        assert_eq!(last_revision(&peer, "byberth").await, failed("byberth"));
+        // A rollback the same: a failed revision, and the last one (the failed upgrade) superseded.
+        let helm = peer.run("helm", &["rollback", "byhelm", "1", "--force-replace"]).await;
+        assert_eq!(helm_error(&helm, "Error: "), helm_reason);
+        let berth = peer.berth(&["rollback", "byberth", "1", "--force-replace"]).await;
+        assert_eq!(berth.status.code(), Some(1));
+        assert!(text(&berth.stderr).contains(&helm_reason), "{}", text(&berth.stderr));
+        let history = |name: &str| {
+            let name = name.to_string();
+            let peer = &peer;
+            async move {
+                let history = peer.helm_history(&name, "default").await;
+                history
+                    .into_iter()
+                    .map(|(revision, status, description)| (revision, status, description.replace(&name, "NAME")))
+                    .collect::<Vec<_>>()
+            }
+        };
+        let helm_history = history("byhelm").await;
+        assert_eq!(history("byberth").await, helm_history);
+        assert_eq!(
+            helm_history.iter().map(|(revision, status, _)| (*revision, status.as_str())).collect::<Vec<_>>(),
+            [(1, "deployed"), (2, "superseded"), (3, "failed")]
+        );
+        assert_eq!(helm_history[2].2, format!("Rollback \"NAME\" failed: {helm_reason}"));
 
         // Client-side, the object is written whole over the live one: the same object, every field as declared.
         peer.ok("helm", &["upgrade", "byhelm", &chart, "--server-side=false", "--force-replace", "--set", "tag=5"])

@@ -326,3 +326,30 @@ pub async fn run(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::release::ReleaseStatus;
+    use crate::release::record::Info;
+    use crate::release::rendered::Rendered;
+
+    #[test]
+    fn a_client_dry_run_install_is_revision_1_whatever_the_name_held_and_an_upgrade_the_next() {
+        let revision = |version, status| Release {
+            version,
+            apply_method: "ssa".into(),
+            info: Info { status, ..Info::default() },
+            ..Release::default()
+        };
+        let history = [revision(1, ReleaseStatus::Superseded), revision(2, ReleaseStatus::Deployed)];
+        let (rendered, options) = (Rendered::default(), ReleaseOptions::default());
+        let record = |upgrades| client_dry_run_record("shop", "default", upgrades, &rendered, &options);
+        // `upgrade --install` of a release uninstalled with its history kept installs: Helm reads no history.
+        let installed = record(None).expect("an install");
+        assert_eq!((installed.version, installed.info.status), (1, ReleaseStatus::PendingInstall));
+        let upgraded = record(Some(&history)).expect("an upgrade");
+        assert_eq!((upgraded.version, upgraded.info.status), (3, ReleaseStatus::PendingUpgrade));
+        assert_eq!(upgraded.info.description, "Dry run complete");
+    }
+}

@@ -106,7 +106,8 @@ impl<'a> PendingRevision<'a> {
         }
     }
 
-    /// Records the last revision `release` as being uninstalled (`uninstalling`, "Deletion in progress").
+    /// Records the last revision `release` as being uninstalled (`uninstalling`, "Deletion in progress (or
+    /// silently failed)", Helm's `Uninstall.Run` words, which another client may read meanwhile).
     ///
     /// # Errors
     /// [`LifecycleError::Storage`] when the record cannot be written.
@@ -116,7 +117,7 @@ impl<'a> PendingRevision<'a> {
         mut release: Release,
     ) -> Result<PendingRevision<'a>, LifecycleError> {
         release.info.status = ReleaseStatus::Uninstalling;
-        release.info.description = "Deletion in progress".to_string();
+        release.info.description = "Deletion in progress (or silently failed)".to_string();
         storage.update(&release).await?;
         // An uninstall renders nothing: no lookup read anything.
         Ok(PendingRevision { storage, abort: abort.clone(), release, looked_up: LookedUpSecrets::default() })
