@@ -54,11 +54,9 @@ pub(super) async fn install(
     let writing = Writing::resolve(options.apply_method, options.force_replace, None)?;
     let namespace = context.ensure_namespace().await?;
     let adopted = context.check_existing(&prepared, create_only.len()..owned.len(), name, "install").await?;
-    if adopted > 0 {
-        // Helm updates (rather than creates) only when it adopts objects; its update refuses a replacement with
-        // server-side apply.
-        writing.check_replace()?;
-    }
+    // Helm updates (rather than creates) only when it adopts objects; its `Update` refuses a replacement with
+    // server-side apply once the revision is recorded and the pre-install hooks ran: a failed revision.
+    let refused = if adopted > 0 { writing.check_replace().err() } else { None };
     // Adopted objects get their client-side managed fields handed over (Helm's install update); custom
     // resources are patched three-way when taken over (`--take-ownership`). When none existed there is nothing to
     // hand over: Helm creates them (`Create`, no managed-fields upgrade), and reading each one again first would
@@ -115,6 +113,9 @@ pub(super) async fn install(
     }
     if tokens.is_superseded() {
         return failed(pending, Failure::superseded(RELEASE, name)).await;
+    }
+    if let Some(refused) = refused {
+        return failed(pending, Failure::before_apply(Outcome::Failed, RELEASE, name, refused.to_string())).await;
     }
     let report = context.apply(&prepared, writes(create_only), tokens).await;
     if report.outcome != Outcome::Ready {
