@@ -75,8 +75,7 @@ pub(super) async fn rollback(
     }
     let mut pending = PendingRevision::create(context.storage, &tokens.abort, release, &context.looked_up).await?;
     // Helm leaves a rollback whose pre-rollback hook failed pending; berth records it failed, as every
-    // operation it could not finish.
-    // Helm returns a failed hook's error as it is (its record says nothing: berth's says the stage).
+    // operation it could not finish, its description naming the stage. The error is Helm's: the hook's as it is.
     let failed_hook = |stage: &str, hook, apply| {
         let error = hook_error(&hook);
         Failure::of_hook(described(ROLLBACK, name, &format!("{stage}: {error}")), error, hook, apply)
@@ -85,8 +84,10 @@ pub(super) async fn rollback(
         return failed_hook("pre-rollback hooks failed", failed, None).record(pending).await;
     }
     if let Some(refused) = refused {
-        supersede(context, last).await?;
-        return Failure::before_apply(Outcome::Failed, ROLLBACK, name, refused.to_string()).record(pending).await;
+        let failure = Failure::before_apply(Outcome::Failed, ROLLBACK, name, refused.to_string());
+        let failed = failure.record(pending).await?;
+        supersede(context, last, tokens).await?;
+        return Ok(failed);
     }
     let report = context.apply(&prepared, writes, tokens).await;
     if report.outcome != Outcome::Ready {
@@ -102,14 +103,17 @@ pub(super) async fn rollback(
         // Helm's `performRollback`: writes the server refused are recorded `Rollback "NAME" failed: ERROR` and
         // the last revision superseded; a wait that failed is recorded `Release "NAME" failed: ERROR` and
         // returned as `release NAME failed: ERROR`.
-        let failure = if report.failed.is_empty() {
+        let refused = !report.failed.is_empty();
+        let failure = if refused {
+            Failure::of_apply(ROLLBACK, name, report)
+        } else {
             let failure = Failure::of_apply(RELEASE, name, report);
             Failure { error: format!("release {name} failed: {}", failure.error), ..failure }
-        } else {
-            supersede(context, last).await?;
-            Failure::of_apply(ROLLBACK, name, report)
         };
         let failed = failure.record(pending).await?;
+        if refused {
+            supersede(context, last, tokens).await?;
+        }
         if created.is_empty() {
             return Ok(failed);
         }
@@ -129,9 +133,14 @@ pub(super) async fn rollback(
     Ok(OperationReport { kept, ..OperationReport::new(Outcome::Ready, release, Some(report)) })
 }
 
-/// Helm's `performRollback` when its `Update` fails: the last revision is recorded `superseded` (whatever it
-/// was), so the history holds no deployed revision until the next operation.
-async fn supersede(context: &Context<'_>, mut last: Release) -> Result<(), LifecycleError> {
+/// Helm's `performRollback` when its `Update` fails: the last revision (before the rollback's) is recorded
+/// `superseded` whatever it was, so a deployed one no longer reads deployed. Written after the rollback's own
+/// revision is recorded failed (Helm writes it first), so a storage error here never leaves that one pending;
+/// after an abort, only that one is written.
+async fn supersede(context: &Context<'_>, mut last: Release, tokens: &Tokens) -> Result<(), LifecycleError> {
+    if tokens.abort.is_cancelled() {
+        return Ok(());
+    }
     last.info.status = ReleaseStatus::Superseded;
     context.storage.update(&last).await?;
     Ok(())
