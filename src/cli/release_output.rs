@@ -323,6 +323,41 @@ pub fn release_name_from_template(template: &str) -> Result<String, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use berth::wait::Outcome;
+
+    /// A failed operation's report: the revision `description` recorded, `error` returned.
+    fn failed(description: &str, error: &str) -> OperationReport {
+        let mut release = Release { name: "shop".into(), ..Release::default() };
+        release.info.status = ReleaseStatus::Failed;
+        release.info.description = description.into();
+        OperationReport {
+            outcome: Outcome::Failed,
+            release,
+            apply: None,
+            rolled_back: None,
+            hook_failure: None,
+            kept: Vec::new(),
+            error: Some(error.into()),
+        }
+    }
+
+    #[test]
+    fn helm_logs_a_failed_upgrade_and_a_refused_rollback_before_its_error() {
+        let refused = "invalid operation: cannot use server-side apply and force replace together";
+        let rollback = failed(&format!("Rollback \"shop\" failed: {refused}"), refused);
+        assert_eq!(
+            helm_failure(&rollback, false, false),
+            (Some(format!("level=WARN msg=\"Rollback \\\"shop\\\" failed: {refused}\"")), refused.to_string())
+        );
+        let waited = "release shop failed: resource Deployment/default/shop not ready. status: Failed, message: x";
+        let rollback = failed("Release \"shop\" failed: resource Deployment/default/shop not ready.", waited);
+        assert_eq!(helm_failure(&rollback, false, false), (None, waited.to_string()));
+        let upgrade = failed(&format!("Upgrade \"shop\" failed: {refused}"), refused);
+        assert_eq!(
+            helm_failure(&upgrade, true, false),
+            (Some(format!("level=WARN msg=\"upgrade failed\" name=shop error=\"{refused}\"")), refused.to_string())
+        );
+    }
 
     #[test]
     fn announcements_are_helms() {
