@@ -486,7 +486,6 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
                     let release = client_dry_run_record(
                         &name,
                         &rollout.release().namespace,
-                        rollout.revision(),
                         rollout.is_upgrade().then(|| rollout.history()),
                         &rendered,
                         &settings.options,
@@ -626,7 +625,7 @@ fn install_client_dry_run(request: Request<'_>, settings: &Settings<'_>) -> Resu
         };
         interrupts.unless_cancelled("while rendering the chart", rendering).await
     })?;
-    let release = client_dry_run_record(&name, &namespace, 1, None, &rendered, &settings.options)
+    let release = client_dry_run_record(&name, &namespace, None, &rendered, &settings.options)
         .map_err(|error| Error::Release(error.into()))?;
     super::output::print_stdout(&output::rollout_text(&release, settings.printed(), Announcement::Install)?)?;
     Ok(ExitCode::Success)

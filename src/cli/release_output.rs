@@ -11,8 +11,6 @@ use berth::release::removal;
 use berth::release::rollout::Mode;
 use berth::release::show::{self, StatusView};
 use berth::release::{Release, ReleaseStatus};
-use berth::status::Status;
-use berth::wait::Outcome;
 
 /// What a release command's result looks like.
 #[derive(Debug, Clone, Copy)]
@@ -149,34 +147,11 @@ fn without_secrets(release: &Release) -> Release {
     Release { manifest, ..release.clone() }
 }
 
-/// What Helm says of a failed operation: the object that was not ready or failed, its status and message, and
-/// why the wait ended (`context deadline exceeded` for a timeout); or the hook that failed.
+/// What Helm says of a failed operation: the error its action returns, as the operation worded it for the failed
+/// revision's description (`release::operation`, the one owner of those words); the description when there is
+/// none.
 pub fn failure_cause(report: &OperationReport) -> String {
-    if let Some(hook) = &report.hook_failure {
-        return format!("failed {} hook: {hook}", hook.event.as_str());
-    }
-    let description = &report.release.info.description;
-    let Some(apply) = &report.apply else { return description.clone() };
-    let culprit = apply
-        .resources
-        .iter()
-        .find(|resource| resource.status == Status::Failed)
-        .or_else(|| apply.resources.iter().find(|resource| resource.status != Status::Current));
-    let mut message = match culprit {
-        Some(resource) => format!(
-            "resource {}/{}/{} not ready. status: {}, message: {}",
-            resource.object.kind,
-            resource.object.namespace.as_deref().unwrap_or_default(),
-            resource.object.name,
-            resource.status,
-            resource.message
-        ),
-        None => description.clone(),
-    };
-    if apply.outcome == Outcome::TimedOut {
-        message.push_str("\ncontext deadline exceeded");
-    }
-    message
+    report.error.clone().unwrap_or_else(|| report.release.info.description.clone())
 }
 
 /// berth's words for a failed operation: [`failure_cause`], then the revision `--rollback-on-failure` went
@@ -193,15 +168,25 @@ pub fn failure_message(report: &OperationReport) -> String {
 }
 
 /// Helm's words for a failed operation (pkg/action `Install.failRelease`, `Upgrade.failRelease`): the cause, or
-/// with `--rollback-on-failure` what was done about it; and for a failed upgrade the warning Helm logs first
-/// (`level=WARN msg="upgrade failed" name=NAME error=CAUSE`, slog's text form).
+/// with `--rollback-on-failure` what was done about it; and the warning Helm logs first: for a failed upgrade
+/// `level=WARN msg="upgrade failed" name=NAME error=CAUSE` (slog's text form), for a rollback whose writes were
+/// refused its revision's description (`Rollback.performRollback`'s `Warn(msg)`; the only rollback failure
+/// recorded `Rollback "NAME" failed: ` without a failed hook).
 pub fn helm_failure(report: &OperationReport, is_upgrade: bool, rollback_on_failure: bool) -> (Option<String>, String) {
     let cause = failure_cause(report);
     let name = &report.release.name;
-    let warning = is_upgrade.then(|| {
+    let description = &report.release.info.description;
+    let refused_rollback =
+        report.hook_failure.is_none() && description.starts_with(&format!("Rollback \"{name}\" failed: "));
+    let warning = if is_upgrade {
         let attributes = [("name".to_string(), name.clone()), ("error".to_string(), cause.clone())];
-        super::slog::line("WARN", "upgrade failed", &attributes).trim_end().to_string()
-    });
+        Some(super::slog::line("WARN", "upgrade failed", &attributes))
+    } else if refused_rollback {
+        Some(super::slog::line("WARN", description, &[]))
+    } else {
+        None
+    }
+    .map(|line| line.trim_end().to_string());
     let message = match (rollback_on_failure, is_upgrade) {
         (false, _) => cause,
         (true, false) if report.release.info.status == ReleaseStatus::Uninstalled => {
@@ -332,6 +317,41 @@ pub fn release_name_from_template(template: &str) -> Result<String, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use berth::wait::Outcome;
+
+    /// A failed operation's report: the revision `description` recorded, `error` returned.
+    fn failed(description: &str, error: &str) -> OperationReport {
+        let mut release = Release { name: "shop".into(), ..Release::default() };
+        release.info.status = ReleaseStatus::Failed;
+        release.info.description = description.into();
+        OperationReport {
+            outcome: Outcome::Failed,
+            release,
+            apply: None,
+            rolled_back: None,
+            hook_failure: None,
+            kept: Vec::new(),
+            error: Some(error.into()),
+        }
+    }
+
+    #[test]
+    fn helm_logs_a_failed_upgrade_and_a_refused_rollback_before_its_error() {
+        let refused = "invalid operation: cannot use server-side apply and force replace together";
+        let rollback = failed(&format!("Rollback \"shop\" failed: {refused}"), refused);
+        assert_eq!(
+            helm_failure(&rollback, false, false),
+            (Some(format!("level=WARN msg=\"Rollback \\\"shop\\\" failed: {refused}\"")), refused.to_string())
+        );
+        let waited = "release shop failed: resource Deployment/default/shop not ready. status: Failed, message: x";
+        let rollback = failed("Release \"shop\" failed: resource Deployment/default/shop not ready.", waited);
+        assert_eq!(helm_failure(&rollback, false, false), (None, waited.to_string()));
+        let upgrade = failed(&format!("Upgrade \"shop\" failed: {refused}"), refused);
+        assert_eq!(
+            helm_failure(&upgrade, true, false),
+            (Some(format!("level=WARN msg=\"upgrade failed\" name=shop error=\"{refused}\"")), refused.to_string())
+        );
+    }
 
     #[test]
     fn announcements_are_helms() {

@@ -289,7 +289,8 @@ mod tests {
     #[test]
     fn stalled_carries_the_root_cause_as_kstatus_message() {
         let mut status = ReleaseStatus::default();
-        let message = "Upgrade \"web\" failed: Deployment/shop/web: pod web-1 container web: ImagePullBackOff";
+        let message = "Upgrade \"web\" failed: resource Deployment/shop/web not ready. status: Failed, message: pod web-1 \
+                       container web: ImagePullBackOff";
         apply_phase(&mut status, &Phase::Failed { reason: reason::UPGRADE_FAILED, message: message.into() }, 1, "t");
         assert_eq!(judged(&status, 1), (Status::Failed, message.to_string()));
         let ready = condition(&status, READY).expect("Ready");

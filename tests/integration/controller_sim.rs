@@ -118,7 +118,7 @@ async fn a_new_generation_cancels_the_running_wait() {
     let statuses: Vec<(u32, &str)> = history.iter().map(|(revision, status, _)| (*revision, status.as_str())).collect();
     // The cancelled install is recorded failed, then superseded by the upgrade that continued it, as Helm's.
     assert_eq!(statuses, [(1, "superseded"), (2, "deployed")], "{history:?}");
-    assert_eq!(history[0].2, "Install \"web\" failed: cancelled");
+    assert_eq!(history[0].2, "Release \"web\" failed: cancelled");
     let attempts = ready["status"]["history"].as_array().expect("status history");
     assert_eq!((attempts[1]["generation"].as_i64(), attempts[1]["outcome"].as_str()), (Some(1), Some("Superseded")));
     assert_eq!(attempts[0]["outcome"], "Succeeded");
@@ -144,7 +144,11 @@ async fn a_broken_rollout_reports_its_root_cause_then_stalls() {
         .await;
     let (_, _, message) = condition(&retrying, "Ready").expect("Ready");
     assert!(message.contains("ImagePullBackOff"), "the root cause is in Ready's message: {message}");
-    assert!(message.starts_with("Install \"web\" failed: Deployment/shop/web: "), "{message}");
+    assert!(
+        message
+            .starts_with("Release \"web\" failed: resource Deployment/shop/web not ready. status: Failed, message: "),
+        "{message}"
+    );
     // After the retry, Stalled=True: kstatus (and `berth wait`) reads Failed with the root cause.
     let stalled = env
         .wait_release("shop", "web", "Stalled", |object| {
@@ -258,7 +262,7 @@ async fn stopping_the_controller_mid_wait_leaves_no_pending_revision() {
     revision_recorded(&env.client(), "shop", "web", "pending-install").await;
     running.stop().await;
     let history = env.history("shop", "web").await;
-    assert_eq!(history, [(1, "failed".to_string(), "Install \"web\" failed: cancelled".to_string())]);
+    assert_eq!(history, [(1, "failed".to_string(), "Release \"web\" failed: cancelled".to_string())]);
     let release = env.releases("shop").get("web").await.expect("get");
     let release = serde_json::to_value(release).expect("JSON");
     assert_eq!(condition(&release, "Ready").map(|c| c.1).as_deref(), Some("Interrupted"));

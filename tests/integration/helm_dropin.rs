@@ -20,12 +20,12 @@ const LINE_BOUND: Duration = Duration::from_secs(90);
 
 /// Timestamps, the only text that may differ: Go's `Time.String()` (`helm list`), RFC 3339 (`-o json|yaml`),
 /// ANSIC (`helm history`, `LAST DEPLOYED`), a bare date (`--time-format 2006-01-02`), the record's
-/// `modifiedAt` label (Unix seconds), and the padding of `helm list`'s UPDATED header (its width is the longest
+/// `modifiedAt` label (Unix seconds; `=`, YAML's `: ` or JSON's `":`), and the padding of `helm list`'s UPDATED header (its width is the longest
 /// timestamp's, whose fraction of a second has as many digits as it needs). The padding after a timestamp is kept
 /// as one character of its kind (tab, else space), since its width follows the timestamp's.
 const MASKS: [&str; 6] = [
     r"UPDATED",
-    r#"modifiedAt(=|: )"?\d+"?"#,
+    r#"modifiedAt(=|: |":)"?\d+"?"#,
     r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? [+-]\d{4} [A-Z]+",
     r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})",
     r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \d{4}",
@@ -76,6 +76,40 @@ const FILES: &[(&str, &str)] = &[
          spec:\n      containers:\n        - name: web\n          image: web:typo\n",
     ),
     ("failing/templates/NOTES.txt", "never printed after a failure\n"),
+    // A Deployment ready only after 10 minutes: a wait's timeout, the same in both (`status: InProgress`).
+    ("slow/Chart.yaml", "apiVersion: v2\nname: slow\nversion: 0.1.0\n"),
+    (
+        "slow/templates/deployment.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  annotations:\n    \
+         sim.berth.dev/ready-after: 10m\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      \
+         app: {{ .Release.Name }}\n  template:\n    metadata:\n      labels:\n        app: {{ .Release.Name }}\n    \
+         spec:\n      containers:\n        - name: web\n          image: web:1\n",
+    ),
+    // A Job hook that fails, at the event `event` names.
+    ("hooked/Chart.yaml", "apiVersion: v2\nname: hooked\nversion: 0.1.0\n"),
+    ("hooked/values.yaml", "event: pre-install\n"),
+    (
+        "hooked/templates/objects.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  a: b\n---\n\
+         apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {{ .Release.Name }}-hook\n  annotations:\n    \
+         helm.sh/hook: {{ .Values.event }}\n    sim.berth.dev/job-outcome: Failed\nspec:\n  backoffLimit: 0\n  \
+         template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: hook\n          \
+         image: hook:1\n",
+    ),
+    // A custom resource the server's schema refuses (`spec.mode` is an enum).
+    ("refuse/Chart.yaml", "apiVersion: v2\nname: refuse\nversion: 0.1.0\n"),
+    (
+        "refuse/crds/gadgets.yaml",
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  \
+         name: gadgets.example.com\nspec:\n  group: example.com\n  names:\n    kind: Gadget\n    plural: gadgets\n    \
+         singular: gadget\n  scope: Namespaced\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      \
+         schema:\n        openAPIV3Schema:\n          type: object\n          properties:\n            spec:\n              \
+         type: object\n              properties:\n                mode: {type: string, enum: [fast, safe]}\n",
+    ),
+    (
+        "refuse/templates/gadget.yaml",
+        "apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  mode: slow\n",
+    ),
     ("bad-values.yaml", "size: [1, 2\n"),
 ];
 
@@ -99,6 +133,9 @@ enum Compare {
     /// Like `All`, with the ages the server prints in the `RESOURCES:` tables (the last column, `5s`, `2m3s`)
     /// masked: they count seconds since each cluster made the object.
     Ages,
+    /// Like `All`, with a failed revision's description cut at the waiter's ` status: ` in stdout (to the end of
+    /// its JSON string: berth's readiness says why an object failed in its own words, as for `Stage`).
+    Waiter,
     /// A helm-diff line helmfile issues: runs once the diff work lands (`src/release/diff/`, branch `diff`); real
     /// Helm here has no helm-diff plugin installed, so it is counted, not run.
     AfterDiff,
@@ -125,6 +162,7 @@ fn cases(values_url: &str) -> Vec<Case> {
                 "semver" => Compare::Semver,
                 "ages" => Compare::Ages,
                 "after-diff" => Compare::AfterDiff,
+                "waiter" => Compare::Waiter,
                 other => panic!("line {}: unknown comparison `{other}`", index + 1),
             };
             let arguments = arguments
@@ -135,6 +173,9 @@ fn cases(values_url: &str) -> Vec<Case> {
                         .replace("{alpha}", "./alpha")
                         .replace("{beta}", "./beta")
                         .replace("{failing}", "./failing")
+                        .replace("{slow}", "./slow")
+                        .replace("{hooked}", "./hooked")
+                        .replace("{refuse}", "./refuse")
                         .replace("{values_url}", &format!("{values_url}/url-values.yaml"))
                         .replace("{beta_url}", &format!("{values_url}/beta-1.2.3.tgz"))
                 })
@@ -234,6 +275,11 @@ fn seen(output: &Output, compare: Compare, masks: &[Regex]) -> (Option<i32>, Str
             (output.status.code(), String::new(), stage)
         }
         Compare::Exit => (output.status.code(), String::new(), stderr),
+        Compare::Waiter => {
+            let stdout = masked(&String::from_utf8_lossy(&output.stdout), masks);
+            let waiter = Regex::new(r#" status: (?:[^"\\]|\\.)*"#).expect("waiter mask");
+            (output.status.code(), waiter.replace_all(&stdout, " status: <WAITER>").into_owned(), stderr)
+        }
         Compare::Objects => {
             let stdout = masked(&String::from_utf8_lossy(&output.stdout), masks);
             // YAML's `resourceVersion: "173"` and JSON's `"resourceVersion":"173"` (no space after the colon).

@@ -144,8 +144,10 @@ async fn a_failing_pre_install_job_stops_the_install_with_its_root_cause() {
     assert_eq!(report.outcome, Outcome::Failed);
     let description = &report.release.info.description;
     assert!(
-        description.starts_with("Release \"shop\" failed: failed pre-install: Job/default/migrate: pod migrate-")
-            && description.contains("ImagePullBackOff"),
+        description.starts_with(
+            "Release \"shop\" failed: failed pre-install: resource Job/default/migrate not ready. status: Failed, \
+             message: pod migrate-"
+        ) && description.contains("ImagePullBackOff"),
         "{description}"
     );
     assert!(events.iter().any(|event| matches!(event, ApplyEvent::HookFailed { hook, .. } if hook == "pre-install")));
@@ -208,7 +210,8 @@ async fn delete_policies_recreate_delete_on_success_and_delete_on_failure() {
     let description = &report.release.info.description;
     assert!(
         description.starts_with(
-            "Upgrade \"shop\" failed: pre-upgrade hooks failed: Job/default/check: Job Failed. failed: 1/1"
+            "Upgrade \"shop\" failed: pre-upgrade hooks failed: resource Job/default/check not ready. status: Failed, \
+             message: Job Failed. failed: 1/1"
         ),
         "{description}"
     );
@@ -393,7 +396,10 @@ async fn failed_post_hooks_fail_the_operation_after_its_objects() {
     assert_eq!(report.outcome, Outcome::Failed);
     let description = &report.release.info.description;
     assert!(
-        description.starts_with("Release \"shop\" failed: failed post-install: Job/default/smoke: Job Failed."),
+        description.starts_with(
+            "Release \"shop\" failed: failed post-install: resource Job/default/smoke not ready. status: Failed, \
+             message: Job Failed."
+        ),
         "{description}"
     );
     assert!(exists(&cluster, "ConfigMap", "settings").await, "the objects were written before the post-install hook");

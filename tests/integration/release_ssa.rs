@@ -111,6 +111,15 @@ async fn last_revision(peer: &PeerCluster, name: &str) -> (u64, String, String) 
     peer.helm_history(name, "default").await.pop().expect("a revision")
 }
 
+/// The history of release `name` as Helm reads it, its name written `NAME` (to compare two releases').
+async fn named_history(peer: &PeerCluster, name: &str) -> Vec<(u64, String, String)> {
+    let history = peer.helm_history(name, "default").await;
+    history
+        .into_iter()
+        .map(|(revision, status, description)| (revision, status, description.replace(name, "NAME")))
+        .collect()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_field_another_manager_took_fails_upgrade_and_rollback_as_helm_unless_conflicts_are_forced() {
     bounded(async {
@@ -163,6 +172,8 @@ async fn a_field_another_manager_took_fails_upgrade_and_rollback_as_helm_unless_
             ("failed", format!("Rollback \"byberth\" failed: {}", helm_reason.replace("byhelm", "byberth")).as_str())
         );
         assert_eq!(last_revision(&peer, "byhelm").await.1, "failed");
+        // Helm's `performRollback` supersedes the last revision (the failed upgrade) when a write is refused.
+        assert_eq!(named_history(&peer, "byberth").await, named_history(&peer, "byhelm").await);
 
         // --force-conflicts takes the field: `helm` owns it alone, as after Helm's own forced upgrade.
         peer.ok("helm", &["upgrade", "byhelm", &chart, "--force-conflicts"]).await;
@@ -266,7 +277,23 @@ async fn force_replace_replaces_client_side_and_is_refused_with_server_side_appl
         let berth = peer.berth(&["upgrade", "byberth", &chart, "--force-replace"]).await;
         assert!(!berth.status.success());
         assert!(text(&berth.stderr).contains(&helm_reason), "{}", text(&berth.stderr));
-        assert_eq!(last_revision(&peer, "byberth").await.0, 1, "berth refuses before recording anything");
+        // Refused where Helm's `Update` refuses it: the revision recorded, then failed, as Helm's.
+        let failed = |name: &str| (2, "failed".to_string(), format!("Upgrade \"{name}\" failed: {helm_reason}"));
+        assert_eq!(last_revision(&peer, "byhelm").await, failed("byhelm"));
+        assert_eq!(last_revision(&peer, "byberth").await, failed("byberth"));
+        // A rollback the same: a failed revision, and the last one (the failed upgrade) superseded.
+        let helm = peer.run("helm", &["rollback", "byhelm", "1", "--force-replace"]).await;
+        assert_eq!(helm_error(&helm, "Error: "), helm_reason);
+        let berth = peer.berth(&["rollback", "byberth", "1", "--force-replace"]).await;
+        assert_eq!(berth.status.code(), Some(1));
+        assert!(text(&berth.stderr).contains(&helm_reason), "{}", text(&berth.stderr));
+        let helm_history = named_history(&peer, "byhelm").await;
+        assert_eq!(named_history(&peer, "byberth").await, helm_history);
+        assert_eq!(
+            helm_history.iter().map(|(revision, status, _)| (*revision, status.as_str())).collect::<Vec<_>>(),
+            [(1, "deployed"), (2, "superseded"), (3, "failed")]
+        );
+        assert_eq!(helm_history[2].2, format!("Rollback \"NAME\" failed: {helm_reason}"));
 
         // Client-side, the object is written whole over the live one: the same object, every field as declared.
         peer.ok("helm", &["upgrade", "byhelm", &chart, "--server-side=false", "--force-replace", "--set", "tag=5"])

@@ -3,12 +3,12 @@
 //! revision recorded `pending-install`, the chart's CRDs created, the pre-install hooks, the objects applied
 //! (and waited for), the post-install hooks, and the revision `deployed`. A failure goes to `remediation.rs`.
 
+use super::OperationReport;
 use super::apply_method::Writing;
 use super::context::{Context, NamespaceState, Writes};
 use super::pending::{Failure, PendingRevision};
 use super::remediation;
-use super::revisions::{DRY_RUN_DESCRIPTION, check_not_pending, describe_failure, pending_record};
-use super::{OperationReport, SUPERSEDED};
+use super::revisions::{DRY_RUN_DESCRIPTION, RELEASE, check_not_pending, described, hook_error, pending_record};
 use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
 use crate::release::record::ReleaseStatus;
@@ -54,11 +54,9 @@ pub(super) async fn install(
     let writing = Writing::resolve(options.apply_method, options.force_replace, None)?;
     let namespace = context.ensure_namespace().await?;
     let adopted = context.check_existing(&prepared, create_only.len()..owned.len(), name, "install").await?;
-    if adopted > 0 {
-        // Helm updates (rather than creates) only when it adopts objects; its update refuses a replacement with
-        // server-side apply.
-        writing.check_replace()?;
-    }
+    // Helm updates (rather than creates) only when it adopts objects; its `Update` refuses a replacement with
+    // server-side apply once the revision is recorded and the pre-install hooks ran: a failed revision.
+    let refused = if adopted > 0 { writing.check_replace().err() } else { None };
     // Adopted objects get their client-side managed fields handed over (Helm's install update); custom
     // resources are patched three-way when taken over (`--take-ownership`). When none existed there is nothing to
     // hand over: Helm creates them (`Create`, no managed-fields upgrade), and reading each one again first would
@@ -98,7 +96,12 @@ pub(super) async fn install(
     let mut pending = PendingRevision::create(context.storage, &tokens.abort, release, &context.looked_up).await?;
     let failed =
         async |pending, failure| remediation::failed_install(context, pending, failure, manifests, history).await;
-    let failed_apply = |report| Failure::of_apply(describe_failure("Install", name, &report), report);
+    let failed_apply = |report| Failure::of_apply(RELEASE, name, report);
+    // Helm's `performInstall` returns a failed hook's error after its stage; `failRelease` records it.
+    let failed_hook = |stage: &str, hook, apply| {
+        let error = format!("{stage}: {}", hook_error(&hook));
+        Failure::of_hook(described(RELEASE, name, &error), error, hook, apply)
+    };
     if !rendered.crds.is_empty() {
         let report = context.install_crds(&crds, writing, tokens).await;
         if report.outcome != Outcome::Ready {
@@ -106,19 +109,20 @@ pub(super) async fn install(
         }
     }
     if let Err(hook) = context.hooks(pending.release_mut(), HookEvent::PreInstall, tokens).await {
-        let description = format!("Release \"{name}\" failed: failed pre-install: {hook}");
-        return failed(pending, Failure::of_hook(description, hook, None)).await;
+        return failed(pending, failed_hook("failed pre-install", hook, None)).await;
     }
     if tokens.is_superseded() {
-        return failed(pending, Failure::superseded(format!("Release \"{name}\" failed: {SUPERSEDED}"))).await;
+        return failed(pending, Failure::superseded(RELEASE, name)).await;
+    }
+    if let Some(refused) = refused {
+        return failed(pending, Failure::before_apply(Outcome::Failed, RELEASE, name, refused.to_string())).await;
     }
     let report = context.apply(&prepared, writes(create_only), tokens).await;
     if report.outcome != Outcome::Ready {
         return failed(pending, failed_apply(report)).await;
     }
     if let Err(hook) = context.hooks(pending.release_mut(), HookEvent::PostInstall, tokens).await {
-        let description = format!("Release \"{name}\" failed: failed post-install: {hook}");
-        return failed(pending, Failure::of_hook(description, hook, Some(report))).await;
+        return failed(pending, failed_hook("failed post-install", hook, Some(report))).await;
     }
     let description = options.description.clone().unwrap_or_else(|| "Install complete".to_string());
     // Helm's install supersedes nothing and prunes nothing (its `--history-max` is the upgrade's).

@@ -61,14 +61,16 @@ pub use apply_method::{ApplyMethod, ApplyMethodError};
 
 /// What an install's or upgrade's `--dry-run=client` shows: the revision the operation would record (values,
 /// labels, apply method and times as Helm's `createRelease` and `prepareUpgrade` set them; for an upgrade,
-/// `history` is the release's), described as Helm describes a dry run. Nothing is read or written.
+/// `history` is the release's), described as Helm describes a dry run. Nothing is read or written. An install
+/// is revision 1 whatever history the name has (`upgrade --install` of a release uninstalled with its history
+/// kept): Helm's client-side `Install.Run` swaps its storage for an empty memory driver and reads none; an
+/// upgrade's is the one after the last.
 ///
 /// # Errors
 /// The refusals of `options`' apply method the operation itself would make.
 pub fn client_dry_run_record(
     name: &str,
     namespace: &str,
-    revision: u32,
     upgrades: Option<&[Release]>,
     rendered: &super::rendered::Rendered,
     options: &ReleaseOptions,
@@ -76,6 +78,7 @@ pub fn client_dry_run_record(
     let continued = upgrades.and_then(<[Release]>::last).map(|last| last.apply_method.as_str());
     let writing = apply_method::Writing::resolve(options.apply_method, options.force_replace, continued)?;
     let method = writing.recorded();
+    let revision = upgrades.and_then(<[Release]>::last).map_or(1, |last| last.version.saturating_add(1));
     let mut release = revisions::pending_record(name, namespace, revision, rendered, method, &options.labels, upgrades);
     release.info.description = revisions::DRY_RUN_DESCRIPTION.to_string();
     Ok(release)
@@ -255,11 +258,23 @@ pub struct OperationReport {
     /// Objects a deletion of the operation left alone because the release does not own them (or their
     /// ownership could not be read), with why (`release/removal.rs`).
     pub kept: Vec<KeptObject>,
+    /// When the operation failed: its error as Helm's action returns it (the waiter's lines, the refused
+    /// writes, the failed hook), which the failed revision's description carries after `Release "NAME" failed: `
+    /// and `helm` prints after `Error: ` (`revisions.rs` is its one owner).
+    pub error: Option<String>,
 }
 
 impl OperationReport {
     fn new(outcome: Outcome, release: Release, apply: Option<ApplyReport>) -> OperationReport {
-        OperationReport { outcome, release, apply, rolled_back: None, hook_failure: None, kept: Vec::new() }
+        OperationReport {
+            outcome,
+            release,
+            apply,
+            rolled_back: None,
+            hook_failure: None,
+            kept: Vec::new(),
+            error: None,
+        }
     }
 
     /// Cancelled before the revision was created: nothing was written or recorded.
@@ -309,5 +324,32 @@ pub async fn run(
             let context = Context::new(scope, options, tokens, events);
             Box::pin(uninstall::uninstall(&context, name, *keep_history)).await
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::release::ReleaseStatus;
+    use crate::release::record::Info;
+    use crate::release::rendered::Rendered;
+
+    #[test]
+    fn a_client_dry_run_install_is_revision_1_whatever_the_name_held_and_an_upgrade_the_next() {
+        let revision = |version, status| Release {
+            version,
+            apply_method: "ssa".into(),
+            info: Info { status, ..Info::default() },
+            ..Release::default()
+        };
+        let history = [revision(1, ReleaseStatus::Superseded), revision(2, ReleaseStatus::Deployed)];
+        let (rendered, options) = (Rendered::default(), ReleaseOptions::default());
+        let record = |upgrades| client_dry_run_record("shop", "default", upgrades, &rendered, &options);
+        // `upgrade --install` of a release uninstalled with its history kept installs: Helm reads no history.
+        let installed = record(None).expect("an install");
+        assert_eq!((installed.version, installed.info.status), (1, ReleaseStatus::PendingInstall));
+        let upgraded = record(Some(&history)).expect("an upgrade");
+        assert_eq!((upgraded.version, upgraded.info.status), (3, ReleaseStatus::PendingUpgrade));
+        assert_eq!(upgraded.info.description, "Dry run complete");
     }
 }

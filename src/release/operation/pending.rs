@@ -7,8 +7,8 @@
 //!
 //! A revision left pending all the same (a client killed mid-way) is recovered by `unlock.rs`.
 
-use super::revisions::now;
-use super::{ABORT_RECORD_LIMIT, OperationReport};
+use super::revisions::{apply_error, described, now};
+use super::{ABORT_RECORD_LIMIT, OperationReport, SUPERSEDED};
 use crate::apply::ApplyReport;
 use crate::release::LookedUpSecrets;
 use crate::release::error::LifecycleError;
@@ -23,29 +23,50 @@ pub(super) struct Failure {
     pub outcome: Outcome,
     /// The failed revision's description.
     pub description: String,
+    /// The error the operation returns, as Helm's action returns it (`revisions.rs` words it): the report's
+    /// [`OperationReport::error`].
+    pub error: String,
     pub apply: Option<ApplyReport>,
     pub hook: Option<HookFailure>,
 }
 
 impl Failure {
-    /// The objects' apply (or delete) ended short of ready: its outcome is the operation's.
-    pub fn of_apply(description: String, report: ApplyReport) -> Failure {
-        Failure { outcome: report.outcome, description, apply: Some(report), hook: None }
+    /// The objects' apply (or delete) ended short of ready: its outcome is the operation's, its error
+    /// [`apply_error`], recorded after `record "name" failed: `.
+    pub fn of_apply(record: &str, name: &str, report: ApplyReport) -> Failure {
+        let error = apply_error(&report);
+        Failure {
+            outcome: report.outcome,
+            description: described(record, name, &error),
+            error,
+            apply: Some(report),
+            hook: None,
+        }
+    }
+
+    /// The operation ended with `error` before its objects were applied.
+    pub fn before_apply(outcome: Outcome, record: &str, name: &str, error: String) -> Failure {
+        Failure { outcome, description: described(record, name, &error), error, apply: None, hook: None }
     }
 
     /// A newer revision took over before the objects were applied ([`super::Tokens::cancel_wait`]).
-    pub fn superseded(description: String) -> Failure {
-        Failure { outcome: Outcome::Cancelled, description, apply: None, hook: None }
+    pub fn superseded(record: &str, name: &str) -> Failure {
+        Failure::before_apply(Outcome::Cancelled, record, name, SUPERSEDED.to_string())
     }
 
-    /// A hook failed, after the objects' apply when `apply` is given.
-    pub fn of_hook(description: String, hook: HookFailure, apply: Option<ApplyReport>) -> Failure {
-        Failure { outcome: hook.outcome, description, apply, hook: Some(hook) }
+    /// A hook failed (its error `error`, the record's `description`), after the objects' apply when `apply` is
+    /// given.
+    pub fn of_hook(description: String, error: String, hook: HookFailure, apply: Option<ApplyReport>) -> Failure {
+        Failure { outcome: hook.outcome, description, error, apply, hook: Some(hook) }
     }
 
     /// The report of the failed operation, whose revision `release` now records.
     pub fn report(self, release: Release) -> OperationReport {
-        OperationReport { hook_failure: self.hook, ..OperationReport::new(self.outcome, release, self.apply) }
+        OperationReport {
+            hook_failure: self.hook,
+            error: Some(self.error),
+            ..OperationReport::new(self.outcome, release, self.apply)
+        }
     }
 
     /// Records `pending` failed and reports it: a failure with no remediation.
@@ -85,7 +106,8 @@ impl<'a> PendingRevision<'a> {
         }
     }
 
-    /// Records the last revision `release` as being uninstalled (`uninstalling`, "Deletion in progress").
+    /// Records the last revision `release` as being uninstalled (`uninstalling`, "Deletion in progress (or
+    /// silently failed)", Helm's `Uninstall.Run` words, which another client may read meanwhile).
     ///
     /// # Errors
     /// [`LifecycleError::Storage`] when the record cannot be written.
@@ -95,7 +117,7 @@ impl<'a> PendingRevision<'a> {
         mut release: Release,
     ) -> Result<PendingRevision<'a>, LifecycleError> {
         release.info.status = ReleaseStatus::Uninstalling;
-        release.info.description = "Deletion in progress".to_string();
+        release.info.description = "Deletion in progress (or silently failed)".to_string();
         storage.update(&release).await?;
         // An uninstall renders nothing: no lookup read anything.
         Ok(PendingRevision { storage, abort: abort.clone(), release, looked_up: LookedUpSecrets::default() })

@@ -6,6 +6,7 @@ use crate::apply::ApplyReport;
 use crate::manifest::Manifest;
 use crate::object::ObjectRef;
 use crate::release::error::LifecycleError;
+use crate::release::hook_runner::HookFailure;
 use crate::release::record::{HelmTime, Info, Release, ReleaseStatus};
 use crate::release::rendered::Rendered;
 use crate::status::Status;
@@ -150,26 +151,77 @@ pub(super) fn merge_custom_labels(
     labels
 }
 
-/// A failed revision's description: `verb "name" failed: reason`, the reason from how the apply ended. Objects
-/// the server refused come first, told as Helm's kube client tells them (joined by ` && `, as its `Update`
-/// joins them; a conflict names the object and the other field manager), then an object that failed its wait,
-/// as `Kind/namespace/name: reason`.
-pub(super) fn describe_failure(verb: &str, name: &str, report: &ApplyReport) -> String {
-    let reason = match report.outcome {
-        Outcome::Cancelled => "cancelled".to_string(),
-        Outcome::TimedOut => "timed out waiting for the resources to be ready".to_string(),
-        _ if !report.failed.is_empty() => {
-            report.failed.iter().map(|failure| failure.message.as_str()).collect::<Vec<_>>().join(" && ")
+/// The word before a failed revision's `"NAME" failed: ERROR`, as Helm 4's actions record it: `Release` for an
+/// install (`Install.failRelease`) and for a rollback whose wait failed (`Rollback.performRollback`), `Upgrade`
+/// (`Upgrade.failRelease`), `Rollback` for a rollback whose writes the server refused; berth's `Uninstallation
+/// of` for an uninstall that could not finish (Helm records none: it leaves the release `uninstalling`).
+pub(super) const RELEASE: &str = "Release";
+pub(super) const UPGRADE: &str = "Upgrade";
+pub(super) const ROLLBACK: &str = "Rollback";
+pub(super) const UNINSTALLATION: &str = "Uninstallation of";
+
+/// A failed revision's description: `{record} "name" failed: {error}`, `error` being what the operation returns
+/// (Helm's `fmt.Sprintf("Release %q failed: %s", name, err)`).
+pub(super) fn described(record: &str, name: &str, error: &str) -> String {
+    format!("{record} \"{name}\" failed: {error}")
+}
+
+/// How Helm's waiter (`statusWaiter.wait`, pkg/kube/statuswait.go) names an object it gave up on.
+fn not_ready(object: &ObjectRef, status: Status, message: &str) -> String {
+    format!(
+        "resource {}/{}/{} not ready. status: {status}, message: {message}",
+        object.kind,
+        object.namespace.as_deref().unwrap_or_default(),
+        object.name
+    )
+}
+
+/// Go's `context.DeadlineExceeded`, the waiter's last line when its timeout ran out.
+const DEADLINE_EXCEEDED: &str = "context deadline exceeded";
+
+/// What berth says of an operation cancelled by its user or its controller (Helm says `context canceled`).
+const CANCELLED: &str = "cancelled";
+
+/// The error of an apply (or delete) that ended short of ready, as Helm's action returns it: the writes the
+/// server refused as Helm's kube client tells them (joined by ` && `, as its `Update` joins them; a conflict
+/// names the object and the other field manager); else the waiter's lines, one per object that is not ready
+/// (failed or in progress, in the order of the objects), then `context deadline exceeded` when the timeout ran
+/// out (Go's `errors.Join`). A cancelled operation says so.
+pub(super) fn apply_error(report: &ApplyReport) -> String {
+    if report.outcome == Outcome::Cancelled {
+        return CANCELLED.to_string();
+    }
+    if !report.failed.is_empty() {
+        return report.failed.iter().map(|failure| failure.message.as_str()).collect::<Vec<_>>().join(" && ");
+    }
+    let mut lines: Vec<String> = report
+        .resources
+        .iter()
+        .filter(|resource| matches!(resource.status, Status::Failed | Status::InProgress | Status::Terminating))
+        .map(|resource| not_ready(&resource.object, resource.status, &resource.message))
+        .collect();
+    // An object a failed dependency kept from being applied (berth's ordering) is the cause when nothing else is.
+    if lines.is_empty()
+        && let Some(skip) = report.skipped.first()
+    {
+        lines.push(format!("{}: {}", skip.object, skip.message));
+    }
+    if report.outcome == Outcome::TimedOut {
+        lines.push(DEADLINE_EXCEEDED.to_string());
+    }
+    if lines.is_empty() { "not ready".to_string() } else { lines.join("\n") }
+}
+
+/// The error of a hook that failed, as Helm's `execHook` returns its waiter's (`WatchUntilReady`): the hook's
+/// object not ready, failed or (its timeout run out) in progress.
+pub(super) fn hook_error(hook: &HookFailure) -> String {
+    match hook.outcome {
+        Outcome::Cancelled => format!("{}: {CANCELLED}", hook.object),
+        Outcome::TimedOut => {
+            format!("{}\n{DEADLINE_EXCEEDED}", not_ready(&hook.object, Status::InProgress, &hook.message))
         }
-        _ => report
-            .resources
-            .iter()
-            .find(|resource| resource.status == Status::Failed)
-            .map(|resource| format!("{}: {}", resource.object, resource.message))
-            .or_else(|| report.skipped.first().map(|skip| format!("{}: {}", skip.object, skip.message)))
-            .unwrap_or_else(|| "not ready".to_string()),
-    };
-    format!("{verb} \"{name}\" failed: {reason}")
+        _ => not_ready(&hook.object, Status::Failed, &hook.message),
+    }
 }
 
 #[cfg(test)]
@@ -266,41 +318,100 @@ mod tests {
         }
     }
 
+    fn object(kind: &str, name: &str) -> ObjectRef {
+        ObjectRef {
+            api_version: if kind == "Job" { "batch/v1" } else { "v1" }.into(),
+            kind: kind.into(),
+            namespace: Some("default".into()),
+            name: name.into(),
+        }
+    }
+
     #[test]
-    fn a_failure_is_described_by_how_the_apply_ended() {
+    fn an_apply_that_ended_short_returns_helms_error() {
+        let in_progress = |name: &str| ResourceReport {
+            object: object("ConfigMap", name),
+            status: Status::InProgress,
+            message: "Available: 0/1".into(),
+            timed_out: false,
+        };
+        let mut two_slow = report(Outcome::TimedOut, None, None);
+        two_slow.resources = vec![in_progress("a"), in_progress("b")];
         let cases = [
-            (report(Outcome::Cancelled, None, None), "Upgrade \"shop\" failed: cancelled"),
+            (report(Outcome::Cancelled, Some("a"), None), "cancelled".to_string()),
+            // Helm's waiter: each object not ready, then Go's `context.DeadlineExceeded`.
             (
                 report(Outcome::TimedOut, Some("a"), None),
-                "Upgrade \"shop\" failed: timed out waiting for the resources to be ready",
+                "resource ConfigMap/default/a not ready. status: Failed, message: broken\ncontext deadline exceeded"
+                    .to_string(),
             ),
-            (report(Outcome::Failed, Some("a"), Some("b")), "Upgrade \"shop\" failed: ConfigMap/default/a: broken"),
             (
-                report(Outcome::Failed, None, Some("b")),
-                "Upgrade \"shop\" failed: ConfigMap/default/b: Skipped: waits for x",
+                two_slow,
+                "resource ConfigMap/default/a not ready. status: InProgress, message: Available: 0/1\n\
+                 resource ConfigMap/default/b not ready. status: InProgress, message: Available: 0/1\n\
+                 context deadline exceeded"
+                    .to_string(),
             ),
-            (report(Outcome::Failed, None, None), "Upgrade \"shop\" failed: not ready"),
+            // berth fails fast on a root cause: the waiter's line without the deadline; the object a failed
+            // dependency kept back is no cause of its own.
+            (
+                report(Outcome::Failed, Some("a"), Some("b")),
+                "resource ConfigMap/default/a not ready. status: Failed, message: broken".to_string(),
+            ),
+            (report(Outcome::Failed, None, Some("b")), "ConfigMap/default/b: Skipped: waits for x".to_string()),
+            (report(Outcome::Failed, None, None), "not ready".to_string()),
+            (report(Outcome::TimedOut, None, None), "context deadline exceeded".to_string()),
             (
                 ApplyReport {
                     failed: vec![ApplyFailure {
-                        object: ObjectRef {
-                            api_version: "apps/v1".into(),
-                            kind: "Deployment".into(),
-                            namespace: Some("default".into()),
-                            name: "web".into(),
-                        },
+                        object: object("Deployment", "web"),
                         message: "conflict occurred while applying object default/web apps/v1, Kind=Deployment: \
                                   Apply failed with 1 conflict: conflict with \"ops\": .spec.replicas"
                             .into(),
                     }],
                     ..report(Outcome::Failed, Some("a"), None)
                 },
-                "Upgrade \"shop\" failed: conflict occurred while applying object default/web apps/v1, \
-                 Kind=Deployment: Apply failed with 1 conflict: conflict with \"ops\": .spec.replicas",
+                "conflict occurred while applying object default/web apps/v1, Kind=Deployment: Apply failed with 1 \
+                 conflict: conflict with \"ops\": .spec.replicas"
+                    .to_string(),
             ),
         ];
         for (report, expected) in cases {
-            assert_eq!(describe_failure("Upgrade", "shop", &report), expected);
+            assert_eq!(apply_error(&report), expected);
+        }
+    }
+
+    #[test]
+    fn a_failed_hook_returns_its_waiters_error() {
+        let hook = |outcome| HookFailure {
+            event: crate::release::hooks::HookEvent::PreInstall,
+            object: object("Job", "migrate"),
+            outcome,
+            message: "Job Failed. failed: 1/1".into(),
+        };
+        assert_eq!(
+            hook_error(&hook(Outcome::Failed)),
+            "resource Job/default/migrate not ready. status: Failed, message: Job Failed. failed: 1/1"
+        );
+        assert_eq!(
+            hook_error(&hook(Outcome::TimedOut)),
+            "resource Job/default/migrate not ready. status: InProgress, message: Job Failed. failed: 1/1\n\
+             context deadline exceeded"
+        );
+        assert_eq!(hook_error(&hook(Outcome::Cancelled)), "Job/default/migrate: cancelled");
+    }
+
+    #[test]
+    fn a_failed_revision_is_described_as_helm_records_it() {
+        let error = "resource Deployment/default/web not ready. status: InProgress, message: Available: 0/1";
+        let cases = [
+            (RELEASE, format!("Release \"shop\" failed: {error}")),
+            (UPGRADE, format!("Upgrade \"shop\" failed: {error}")),
+            (ROLLBACK, format!("Rollback \"shop\" failed: {error}")),
+            (UNINSTALLATION, format!("Uninstallation of \"shop\" failed: {error}")),
+        ];
+        for (record, expected) in cases {
+            assert_eq!(described(record, "shop", error), expected);
         }
     }
 

@@ -9,11 +9,11 @@
 use super::apply_method::Writing;
 use super::context::{Context, Writes};
 use super::pending::{Failure, PendingRevision};
-use super::revisions::{describe_failure, now, originals, removed, written};
+use super::revisions::{RELEASE, ROLLBACK, described, hook_error, now, originals, removed, written};
 use super::{OperationReport, Tokens};
 use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
-use crate::release::record::ReleaseStatus;
+use crate::release::record::{Release, ReleaseStatus};
 use crate::release::removal;
 use crate::release::unlock::unlock;
 use crate::wait::Outcome;
@@ -45,7 +45,9 @@ pub(super) async fn rollback(
     let current = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
     // `auto` goes back to the target revision's method (Helm's `previousRelease.ApplyMethod`).
     let writing = Writing::resolve(options.apply_method, options.force_replace, Some(&target.apply_method))?;
-    writing.check_replace()?;
+    // Helm's `Update` refuses a replacement with server-side apply once the revision is recorded and the
+    // pre-rollback hooks ran: a failed revision, as any write the server refuses.
+    let refused = writing.check_replace().err();
     let manifests = context.recorded_owned(&target, name)?;
     let prepared = context.prepare(&manifests)?;
     let old = context.recorded_owned(&last, name)?;
@@ -73,10 +75,19 @@ pub(super) async fn rollback(
     }
     let mut pending = PendingRevision::create(context.storage, &tokens.abort, release, &context.looked_up).await?;
     // Helm leaves a rollback whose pre-rollback hook failed pending; berth records it failed, as every
-    // operation it could not finish.
+    // operation it could not finish, its description naming the stage. The error is Helm's: the hook's as it is.
+    let failed_hook = |stage: &str, hook, apply| {
+        let error = hook_error(&hook);
+        Failure::of_hook(described(ROLLBACK, name, &format!("{stage}: {error}")), error, hook, apply)
+    };
     if let Err(failed) = context.hooks(pending.release_mut(), HookEvent::PreRollback, tokens).await {
-        let description = format!("Rollback \"{name}\" failed: pre-rollback hooks failed: {failed}");
-        return Failure::of_hook(description, failed, None).record(pending).await;
+        return failed_hook("pre-rollback hooks failed", failed, None).record(pending).await;
+    }
+    if let Some(refused) = refused {
+        let failure = Failure::before_apply(Outcome::Failed, ROLLBACK, name, refused.to_string());
+        let failed = failure.record(pending).await?;
+        supersede(context, last, tokens).await?;
+        return Ok(failed);
     }
     let report = context.apply(&prepared, writes, tokens).await;
     if report.outcome != Outcome::Ready {
@@ -89,7 +100,20 @@ pub(super) async fn rollback(
         } else {
             Vec::new()
         };
-        let failed = Failure::of_apply(describe_failure("Rollback", name, &report), report).record(pending).await?;
+        // Helm's `performRollback`: writes the server refused are recorded `Rollback "NAME" failed: ERROR` and
+        // the last revision superseded; a wait that failed is recorded `Release "NAME" failed: ERROR` and
+        // returned as `release NAME failed: ERROR`.
+        let refused = !report.failed.is_empty();
+        let failure = if refused {
+            Failure::of_apply(ROLLBACK, name, report)
+        } else {
+            let failure = Failure::of_apply(RELEASE, name, report);
+            Failure { error: format!("release {name} failed: {}", failure.error), ..failure }
+        };
+        let failed = failure.record(pending).await?;
+        if refused {
+            supersede(context, last, tokens).await?;
+        }
         if created.is_empty() {
             return Ok(failed);
         }
@@ -98,14 +122,26 @@ pub(super) async fn rollback(
     }
     let kept = match context.remove_gone(&old, &manifests, name, tokens).await {
         Ok(kept) => kept,
-        Err(error) => return Err(pending.abandon(&format!("Rollback \"{name}\" failed: {error}"), error).await),
+        Err(error) => return Err(pending.abandon(&described(ROLLBACK, name, &error.to_string()), error).await),
     };
     if let Err(failed) = context.hooks(pending.release_mut(), HookEvent::PostRollback, tokens).await {
-        let description = format!("Rollback \"{name}\" failed: post-rollback hooks failed: {failed}");
-        let report = Failure::of_hook(description, failed, Some(report)).record(pending).await?;
+        let report = failed_hook("post-rollback hooks failed", failed, Some(report)).record(pending).await?;
         return Ok(OperationReport { kept, ..report });
     }
     let description = format!("Rollback to {version}{}", removal::description_suffix(&kept));
     let release = pending.deploy(&description, current, options.history_max).await?;
     Ok(OperationReport { kept, ..OperationReport::new(Outcome::Ready, release, Some(report)) })
+}
+
+/// Helm's `performRollback` when its `Update` fails: the last revision (before the rollback's) is recorded
+/// `superseded` whatever it was, so a deployed one no longer reads deployed. Written after the rollback's own
+/// revision is recorded failed (Helm writes it first), so a storage error here never leaves that one pending;
+/// after an abort, only that one is written.
+async fn supersede(context: &Context<'_>, mut last: Release, tokens: &Tokens) -> Result<(), LifecycleError> {
+    if tokens.abort.is_cancelled() {
+        return Ok(());
+    }
+    last.info.status = ReleaseStatus::Superseded;
+    context.storage.update(&last).await?;
+    Ok(())
 }

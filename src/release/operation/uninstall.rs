@@ -7,7 +7,7 @@ use super::OperationReport;
 use super::context::Context;
 use super::deletion::Deletion;
 use super::pending::{Failure, PendingRevision};
-use super::revisions::{describe_failure, now};
+use super::revisions::{UNINSTALLATION, described, hook_error, now};
 use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
 use crate::release::record::ReleaseStatus;
@@ -42,9 +42,11 @@ pub(super) async fn uninstall(
     let mut pending = PendingRevision::uninstalling(context.storage, &tokens.abort, last).await?;
     // Helm leaves a release whose pre-delete hook failed `uninstalling`; berth records it failed, so the
     // history says what happened.
+    // Helm returns the hook's error as it is.
     if let Err(failed) = context.hooks(pending.release_mut(), HookEvent::PreDelete, tokens).await {
-        let description = format!("Uninstallation of \"{name}\" failed: pre-delete hooks failed: {failed}");
-        return Failure::of_hook(description, failed, None).record(pending).await;
+        let error = hook_error(&failed);
+        let description = described(UNINSTALLATION, name, &format!("pre-delete hooks failed: {error}"));
+        return Failure::of_hook(description, error, failed, None).record(pending).await;
     }
     // Only what the live objects say the release owns is deleted, as Helm 4.3's `deleteRelease`.
     let Deletion { report, kept } = match context.delete_owned(&manifests, name, tokens).await {
@@ -52,13 +54,15 @@ pub(super) async fn uninstall(
         Err(error) => return Err(pending.abandon(&format!("Uninstallation failed: {error}"), error).await),
     };
     if report.outcome != Outcome::Ready {
-        let description = describe_failure("Uninstallation of", name, &report);
-        let failed = Failure::of_apply(description, report).record(pending).await?;
+        let failed = Failure::of_apply(UNINSTALLATION, name, report).record(pending).await?;
         return Ok(OperationReport { kept, ..failed });
     }
     // As Helm, a failed post-delete hook does not keep the release: it is uninstalled, and the operation
     // reports the failure.
     let post_delete = context.hooks(pending.release_mut(), HookEvent::PostDelete, tokens).await.err();
+    // Helm's `Uninstall.Run` returns it with the errors of the deletion (`uninstallation completed with ...`).
+    let error =
+        post_delete.as_ref().map(|hook| format!("uninstallation completed with 1 error(s): {}", hook_error(hook)));
     pending.release_mut().info.deleted = now();
     let description = format!(
         "{}{}",
@@ -67,5 +71,10 @@ pub(super) async fn uninstall(
     );
     let release = pending.uninstalled(keep_history, &history, &description).await?;
     let outcome = post_delete.as_ref().map_or(Outcome::Ready, |failed| failed.outcome);
-    Ok(OperationReport { hook_failure: post_delete, kept, ..OperationReport::new(outcome, release, Some(report)) })
+    Ok(OperationReport {
+        hook_failure: post_delete,
+        kept,
+        error,
+        ..OperationReport::new(outcome, release, Some(report))
+    })
 }

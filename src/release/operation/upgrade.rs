@@ -4,12 +4,12 @@
 //! others left alone and reported: `deletion.rs`), the post-upgrade hooks, and the
 //! revision `deployed`, the last deployed one `superseded`. A failure goes to `remediation.rs`.
 
+use super::OperationReport;
 use super::apply_method::Writing;
 use super::context::{Context, Writes};
 use super::pending::{Failure, PendingRevision};
 use super::remediation::{self, FailedUpgrade};
-use super::revisions::{check_not_pending, created, describe_failure, originals, pending_record};
-use super::{OperationReport, SUPERSEDED};
+use super::revisions::{UPGRADE, check_not_pending, created, described, hook_error, originals, pending_record};
 use crate::release::error::LifecycleError;
 use crate::release::hooks::HookEvent;
 use crate::release::record::ReleaseStatus;
@@ -41,7 +41,9 @@ pub(super) async fn upgrade(
     let previous = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
     // `auto` continues the last revision's method, whatever its status (Helm's `lastRelease.ApplyMethod`).
     let writing = Writing::resolve(options.apply_method, options.force_replace, Some(&last.apply_method))?;
-    writing.check_replace()?;
+    // Helm's `Update` refuses a replacement with server-side apply once the revision is recorded and the
+    // pre-upgrade hooks ran: a failed revision, as any write the server refuses.
+    let refused = writing.check_replace().err();
     // What the cluster holds comes from the last revision, whatever its status: what it has and this one has
     // not is deleted. Every object is written again, as Helm writes them: a field another manager took since is
     // a conflict (or, client-side, taken back) whether or not the revision changes the object.
@@ -71,24 +73,30 @@ pub(super) async fn upgrade(
     let mut pending = PendingRevision::create(context.storage, &tokens.abort, release, &context.looked_up).await?;
     let upgrade = FailedUpgrade { manifests, old: &old, previous: previous.as_ref() };
     let failed = async |pending, failure| remediation::failed_upgrade(context, pending, failure, &upgrade).await;
+    // Helm's `releasingUpgrade` returns a failed hook's error after its stage; `failRelease` records it.
+    let failed_hook = |stage: &str, hook, apply| {
+        let error = format!("{stage}: {}", hook_error(&hook));
+        Failure::of_hook(described(UPGRADE, name, &error), error, hook, apply)
+    };
     if let Err(hook) = context.hooks(pending.release_mut(), HookEvent::PreUpgrade, tokens).await {
-        let description = format!("Upgrade \"{name}\" failed: pre-upgrade hooks failed: {hook}");
-        return failed(pending, Failure::of_hook(description, hook, None)).await;
+        return failed(pending, failed_hook("pre-upgrade hooks failed", hook, None)).await;
     }
     if tokens.is_superseded() {
-        return failed(pending, Failure::superseded(format!("Upgrade \"{name}\" failed: {SUPERSEDED}"))).await;
+        return failed(pending, Failure::superseded(UPGRADE, name)).await;
+    }
+    if let Some(refused) = refused {
+        return failed(pending, Failure::before_apply(Outcome::Failed, UPGRADE, name, refused.to_string())).await;
     }
     let report = context.apply(&prepared, writes, tokens).await;
     if report.outcome != Outcome::Ready {
-        return failed(pending, Failure::of_apply(describe_failure("Upgrade", name, &report), report)).await;
+        return failed(pending, Failure::of_apply(UPGRADE, name, report)).await;
     }
     let kept = match context.remove_gone(&old, manifests, name, tokens).await {
         Ok(kept) => kept,
-        Err(error) => return Err(pending.abandon(&format!("Upgrade \"{name}\" failed: {error}"), error).await),
+        Err(error) => return Err(pending.abandon(&described(UPGRADE, name, &error.to_string()), error).await),
     };
     if let Err(hook) = context.hooks(pending.release_mut(), HookEvent::PostUpgrade, tokens).await {
-        let description = format!("Upgrade \"{name}\" failed: post-upgrade hooks failed: {hook}");
-        let report = failed(pending, Failure::of_hook(description, hook, Some(report))).await?;
+        let report = failed(pending, failed_hook("post-upgrade hooks failed", hook, Some(report))).await?;
         return Ok(OperationReport { kept, ..report });
     }
     let description = options.description.clone().unwrap_or_else(|| "Upgrade complete".to_string());
