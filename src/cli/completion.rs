@@ -19,6 +19,9 @@ pub enum Shell {
 pub struct CompletionArgs {
     /// The shell to write the script for.
     pub shell: Shell,
+    /// Complete without the commands' and flags' descriptions.
+    #[arg(long)]
+    pub no_descriptions: bool,
 }
 
 /// Prints the script completing `command` run as `name` (`berth`, or `helm` for berth run under that name).
@@ -29,8 +32,48 @@ pub fn run(args: &CompletionArgs, mut command: clap::Command, name: &str) -> Res
         Shell::Fish => clap_complete::Shell::Fish,
         Shell::Powershell => clap_complete::Shell::PowerShell,
     };
+    if args.no_descriptions {
+        command = without_descriptions(command);
+    }
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut command, name, &mut script);
     print_stdout_bytes(&script)?;
     Ok(ExitCode::Success)
+}
+
+/// `command` with no description left on it, its arguments or its subcommands (what zsh, fish and PowerShell
+/// scripts would show beside each completion).
+fn without_descriptions(command: clap::Command) -> clap::Command {
+    let names: Vec<String> = command.get_subcommands().map(|subcommand| subcommand.get_name().to_string()).collect();
+    let command = command
+        .about(None::<&str>)
+        .long_about(None::<&str>)
+        .mut_args(|argument| argument.help(None::<&str>).long_help(None::<&str>));
+    names.iter().fold(command, |command, name| command.mut_subcommand(name, without_descriptions))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_descriptions_leaves_none_in_the_script() {
+        let script = |no_descriptions: bool| {
+            let mut command = clap::Command::new("tool")
+                .about("a tool")
+                .subcommand(clap::Command::new("list").about("list the releases"))
+                .arg(clap::Arg::new("debug").long("debug").help("print debug lines").action(clap::ArgAction::SetTrue));
+            if no_descriptions {
+                command = without_descriptions(command);
+            }
+            let mut script = Vec::new();
+            clap_complete::generate(clap_complete::Shell::Fish, &mut command, "tool", &mut script);
+            String::from_utf8(script).unwrap_or_default()
+        };
+        let described = script(false);
+        assert!(described.contains("list the releases") && described.contains("print debug lines"), "{described}");
+        let bare = script(true);
+        assert!(bare.contains("list") && bare.contains("debug"), "{bare}");
+        assert!(!bare.contains("list the releases") && !bare.contains("print debug lines"), "{bare}");
+    }
 }
