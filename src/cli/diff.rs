@@ -462,7 +462,8 @@ async fn read_sides(command: &DiffCommand, globals: &Globals) -> Result<Compared
         // No cluster at all: the chart as a new install, against nothing.
         let namespace = globals.namespace_offline();
         let input =
-            release_input::load(&upgrade.path.to_string_lossy(), &upgrade.chart, Preload::none(), globals).await?;
+            release_input::load(&upgrade.path.to_string_lossy(), &upgrade.chart, Preload::none(), globals, false)
+                .await?;
         let rendered = release_input::render_offline(input, &upgrade.name, &namespace).await?;
         let new = rendered_text(&rendered, upgrade);
         return Ok(Compared {
@@ -633,7 +634,8 @@ async fn upgrade_sides(
     };
     // The current release: none for a new install (an uninstalled release's record is no current release).
     let current = rollout.history().last().filter(|_| rollout.is_upgrade()).cloned();
-    let input = release_input::load(&upgrade.path.to_string_lossy(), &upgrade.chart, Preload::none(), globals).await?;
+    let input =
+        release_input::load(&upgrade.path.to_string_lossy(), &upgrade.chart, Preload::none(), globals, false).await?;
     let rendered = release_input::render(rollout, input).await?;
     let rendered = rendered.rendered();
     let namespace = cluster.default_namespace.clone();

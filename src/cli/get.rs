@@ -95,7 +95,7 @@ pub fn run(args: GetArgs, globals: &Globals) -> Result<ExitCode, Error> {
         }
         GetCommand::All(all) => match all.formatted.output {
             OutputFormat::Table => {
-                show::status(&release, StatusView { debug: true, show_metadata: true, hide_notes: false })
+                show::status(&release, StatusView { debug: true, show_metadata: true, hide_notes: false, fresh: false })
             }
             OutputFormat::Json => show::release_json(&release),
             OutputFormat::Yaml => show::release_yaml(&release),

@@ -328,11 +328,17 @@ fn run_shared(
 /// overrides `-v` and `--debug`.
 fn init_logging(verbose: u8, personality: Personality) {
     use tracing_subscriber::EnvFilter;
-    let default = match verbose {
+    let level = match verbose {
         0 => "warn",
         1 => "info",
         2 => "debug",
         _ => "trace",
+    };
+    // As `helm`, `--debug` shows what berth does (Helm's own debug lines say what Helm does), not the HTTP
+    // stack's connection bookkeeping.
+    let default = match personality {
+        Personality::Helm if verbose > 0 => format!("warn,berth={level},berth_source={level},berth_chart={level}"),
+        _ => level.to_string(),
     };
     let filter = EnvFilter::try_from_env("BERTH_LOG").unwrap_or_else(|_| EnvFilter::new(default));
     // kube-rs's client logs a whole server answer it cannot decode at WARN (a Secret's data included) and

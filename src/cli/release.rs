@@ -472,7 +472,8 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
                     // Helm says so before it starts, whatever follows.
                     super::output::print_stdout(&announcement.line(&name))?;
                 }
-                let input = async { release_input::load(&chart_ref, chart, preload, globals).await };
+                let installing = matches!(announcement, Announcement::Install | Announcement::Installing);
+                let input = async { release_input::load(&chart_ref, chart, preload, globals, installing).await };
                 let input = interrupts
                     .unless_cancelled("while loading the chart", input)
                     .await
@@ -620,7 +621,7 @@ fn install_client_dry_run(request: Request<'_>, settings: &Settings<'_>) -> Resu
     let rendered = super::runtime::run_then_exit(async {
         let interrupts = Interrupts::install();
         let rendering = async {
-            let input = release_input::load(&chart_ref, chart, Preload::none(), globals).await?;
+            let input = release_input::load(&chart_ref, chart, Preload::none(), globals, true).await?;
             release_input::render_offline(input, &name, &namespace).await
         };
         interrupts.unless_cancelled("while rendering the chart", rendering).await

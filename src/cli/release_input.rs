@@ -129,8 +129,12 @@ pub async fn load(
     flags: &ChartFlags,
     preload: Preload,
     globals: &Globals,
+    installing: bool,
 ) -> Result<LoadedInput, Error> {
     let name = chart_ref.to_string();
+    if installing {
+        super::source_args::log_chart_version(&flags.render.source);
+    }
     let post_render = post_renderer(flags.render.post_renderer.as_deref(), &flags.render.post_renderer_args, globals)?;
     let located;
     let remote = flags.render.source.is_remote(&name);
@@ -144,6 +148,9 @@ pub async fn load(
         flags.render.provenance.check_local(path)?;
         path
     };
+    if installing {
+        super::source_args::log_chart_path(path);
+    }
     let shown = if remote { name.clone() } else { path.display().to_string() };
     // Helm's `LocateChart` refuses a local path that is not there (berth would read it as manifests).
     if globals.personality == Personality::Helm && !remote && !path.exists() {

@@ -126,7 +126,8 @@ pub fn rollout_text(release: &Release, printed: Printed, announcement: Announcem
     };
     Ok(match printed.output {
         OutputFormat::Table => {
-            let view = StatusView { debug: printed.debug, show_metadata: false, hide_notes: printed.hide_notes };
+            let view =
+                StatusView { debug: printed.debug, show_metadata: false, hide_notes: printed.hide_notes, fresh: true };
             // `Installing` was printed before the install began.
             let line =
                 if announcement == Announcement::Upgraded { announcement.line(&release.name) } else { String::new() };

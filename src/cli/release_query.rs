@@ -159,6 +159,7 @@ async fn answer(command: &QueryCommand, globals: &Globals) -> Result<String, Err
         }
         QueryCommand::History(args) => {
             let storage = in_namespace;
+            tracing::debug!(release = args.name.as_str(), "getting history for release");
             let history = storage.history(&args.name).await.map_err(read)?;
             if history.is_empty() {
                 return Err(Error::Release(LifecycleError::NotFound(args.name.clone())));
@@ -384,7 +385,8 @@ fn status_text(
         }
         return Ok(show::status_record(release, extra, format)?);
     }
-    let text = show::status(release, StatusView { debug: false, show_metadata: false, hide_notes: false })?;
+    let text =
+        show::status(release, StatusView { debug: false, show_metadata: false, hide_notes: false, fresh: false })?;
     let section = match (tables, resources.filter(|resources| !resources.is_empty())) {
         (Some(tables), _) => tables.to_string(),
         (None, Some(resources)) => {

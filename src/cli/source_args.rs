@@ -192,3 +192,19 @@ pub fn locate_any_blocking(
     provenance.check_local(&located)?;
     Ok(located)
 }
+
+/// What Helm's `runInstall` (install, template, and an upgrade that installs) logs at debug level before it
+/// finds the chart: the version asked for, and the constraint `--devel` makes of none.
+pub fn log_chart_version(source: &ChartSourceArgs) {
+    let version = source.version.clone().unwrap_or_default();
+    tracing::debug!(version = version.as_str(), "Original chart version");
+    if version.is_empty() && source.devel {
+        tracing::debug!("setting version to >0.0.0-0");
+    }
+}
+
+/// What `runInstall` logs once it found the chart: its path, absolute.
+pub fn log_chart_path(path: &std::path::Path) {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    tracing::debug!(path = %absolute.display(), "Chart path");
+}

@@ -143,8 +143,10 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
     // Helm's order (runInstall): find the chart, merge the user's values, then load the chart.
     let chart_problem =
         |error: berth_chart::load::LoadError| Error::Chart(chart_path.clone(), ChartProblem(error.to_string()));
+    super::source_args::log_chart_version(&args.render.source);
     let located =
         super::source_args::locate_any_blocking(&chart_path, &args.render.source, &args.render.provenance, settings)?;
+    super::source_args::log_chart_path(&located);
     let user_values = args.values.user_values_blocking(settings)?;
     let loaded = berth_chart::load::load(&located).map_err(chart_problem)?;
     for warning in &loaded.warnings {

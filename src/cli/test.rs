@@ -81,7 +81,7 @@ fn render(report: &TestReport, output: OutputFormat, logs: bool) -> Result<Strin
     let release = &report.release;
     let mut text = match output {
         OutputFormat::Table => {
-            show::status(release, StatusView { debug: false, show_metadata: false, hide_notes: true })
+            show::status(release, StatusView { debug: false, show_metadata: false, hide_notes: true, fresh: false })
         }
         OutputFormat::Json => show::release_json(release),
         OutputFormat::Yaml => show::release_yaml(release),

@@ -93,6 +93,10 @@ impl Rollout {
     /// release that has no revision; [`LifecycleError::Storage`] when the history cannot be read.
     pub async fn read(scope: Scope, name: &str, mode: Mode) -> Result<Rollout, LifecycleError> {
         validate_release_name(name)?;
+        // `upgrade --install` asks for the history first (Helm's `History.Run`, and its debug line).
+        if matches!(mode, Mode::Upgrade { install: true, .. }) {
+            tracing::debug!(release = name, "getting history for release");
+        }
         let history = scope.storage.history(name).await?;
         let last = history.last();
         let Some(is_upgrade) = upgrades(mode, last.map(|last| last.info.status)) else {

@@ -220,6 +220,9 @@ pub struct StatusView {
     pub show_metadata: bool,
     /// No notes (`helm test`).
     pub hide_notes: bool,
+    /// The release an install or upgrade just made: Helm holds its user-supplied values as a map, empty or not
+    /// (`{}`), where a record read back from storage holds none (`null`).
+    pub fresh: bool,
 }
 
 /// `helm get all` (`debug`, `show_metadata`) and what `helm test` prints (`hide_notes`): Helm's
@@ -249,7 +252,11 @@ pub fn status(release: &Release, view: StatusView) -> Result<String, ShowError> 
     text.push_str(&format!("DESCRIPTION: {}\n", info.description));
     text.push_str(&test_suite(release));
     if view.debug {
-        text.push_str(&format!("USER-SUPPLIED VALUES:\n{}\n", yaml(&values_of(release, false), "values")?));
+        let supplied = match values_of(release, false) {
+            Value::Null if view.fresh => Value::Object(serde_json::Map::new()),
+            supplied => supplied,
+        };
+        text.push_str(&format!("USER-SUPPLIED VALUES:\n{}\n", yaml(&supplied, "values")?));
         text.push_str(&format!("COMPUTED VALUES:\n{}\n", yaml(&values_of(release, true), "values")?));
     }
     if view.debug || info.description.eq_ignore_ascii_case("Dry run complete") {
@@ -582,7 +589,7 @@ mod tests {
     #[test]
     fn get_all_prints_the_status_values_hooks_manifest_and_notes() {
         let release = release();
-        let view = StatusView { debug: true, show_metadata: true, hide_notes: false };
+        let view = StatusView { debug: true, show_metadata: true, hide_notes: false, fresh: false };
         let expected = "NAME: shop\nLAST DEPLOYED: Fri May  1 10:11:12 2026\nNAMESPACE: team-a\nSTATUS: deployed\n\
                         REVISION: 2\nCHART: shop\nVERSION: 1.0.0\nAPP_VERSION: 2.0\nDESCRIPTION: Upgrade complete\n\
                         TEST SUITE:     smoke\nLast Started:   Fri May  1 10:12:00 2026\n\
@@ -594,7 +601,7 @@ mod tests {
                         MANIFEST:\n---\n# Source: shop/templates/cm.yaml\nkind: ConfigMap\n\n\
                         NOTES:\nVisit the shop.\n";
         assert_eq!(status(&release, view).expect("status"), expected);
-        let test_view = StatusView { debug: false, show_metadata: false, hide_notes: true };
+        let test_view = StatusView { debug: false, show_metadata: false, hide_notes: true, fresh: false };
         let printed = status(&Release { hooks: Vec::new(), ..release }, test_view).expect("status");
         assert!(printed.ends_with("DESCRIPTION: Upgrade complete\nTEST SUITE: None\n"), "{printed}");
     }

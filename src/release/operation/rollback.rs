@@ -28,6 +28,7 @@ pub(super) async fn rollback(
     tokens: &Tokens,
 ) -> Result<OperationReport, LifecycleError> {
     let options = context.options;
+    tracing::debug!(name, "preparing rollback");
     let history = context.storage.history(name).await?;
     let Some(mut last) = history.last().cloned() else {
         return Err(LifecycleError::NotFound(name.to_string()));

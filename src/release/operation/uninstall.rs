@@ -21,6 +21,7 @@ pub(super) async fn uninstall(
     keep_history: bool,
 ) -> Result<OperationReport, LifecycleError> {
     let tokens = &context.tokens;
+    tracing::debug!(name, "uninstall: deleting release");
     let history = context.storage.history(name).await?;
     let Some(last) = history.last().cloned() else {
         return Err(LifecycleError::NotFound(name.to_string()));

@@ -25,6 +25,8 @@ pub(super) async fn upgrade(
     rendered: &Rendered,
 ) -> Result<OperationReport, LifecycleError> {
     let (name, tokens, options) = (rollout.name(), &context.tokens, context.options);
+    // Helm's debug lines name each step of an operation; these are its first (pkg/action `Upgrade.Run`).
+    tracing::debug!(name, "preparing upgrade");
     let history = rollout.history();
     // The rollout decides to upgrade only a release that has a last revision.
     let Some(last) = history.last() else { return Err(LifecycleError::NotFound(name.to_string())) };
