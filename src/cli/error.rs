@@ -457,6 +457,11 @@ fn unreachable_cause(error: &berth::cluster::ConnectError) -> String {
             let version = format!("{}/version", url.trim_end_matches('/'));
             format!("Get {}: dial tcp {address}: connect: connection refused", berth_go::strconv::quote(&version))
         }
+        // Go's `url.Error` around the reason (berth has Go's words for some TLS failures, rustls's for others).
+        ConnectError::NoConnection { url, failure: ConnectionFailure::Tls(reason) } => {
+            let version = format!("{}/version", url.trim_end_matches('/'));
+            format!("Get {}: {reason}", berth_go::strconv::quote(&version))
+        }
         ConnectError::NoConnection { failure, .. } => failure.to_string(),
         other => go_chain(other),
     }

@@ -15,7 +15,8 @@ pub enum ConnectionFailure {
     Refused,
     /// The host name does not resolve.
     NameNotResolved(String),
-    /// The TLS handshake failed; the reason as rustls gives it (an unknown issuer, a name mismatch...).
+    /// The TLS handshake failed; the reason in Go's words where berth knows them (an unknown authority, a plain
+    /// HTTP server), else as rustls gives it (a name mismatch...).
     Tls(String),
     /// Connecting took longer than the client's connect timeout.
     TimedOut,
@@ -42,19 +43,12 @@ impl ConnectionFailure {
         let mut cause: Option<&(dyn StdError + 'static)> = Some(error);
         let mut found = None;
         while let Some(error) = cause {
-            if let Some(tls) = error.downcast_ref::<rustls::Error>() {
-                return Some(ConnectionFailure::Tls(tls.to_string()));
+            // An io::Error may wrap another (hyper-rustls wraps tokio-rustls's), whose `source` it skips.
+            if let Some(tls) = berth_source::http::rustls_error(error) {
+                let reason = berth_source::http::go_tls_text(&tls).map_or_else(|| tls.to_string(), str::to_string);
+                return Some(ConnectionFailure::Tls(reason));
             }
             if let Some(io) = error.downcast_ref::<std::io::Error>() {
-                // An io::Error may wrap another (hyper-rustls wraps tokio-rustls's), whose `source` it skips.
-                let mut inner: Option<&(dyn StdError + 'static)> = io.get_ref().map(|inner| inner as _);
-                while let Some(wrapped) = inner {
-                    if let Some(tls) = wrapped.downcast_ref::<rustls::Error>() {
-                        return Some(ConnectionFailure::Tls(tls.to_string()));
-                    }
-                    inner =
-                        wrapped.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref()).map(|inner| inner as _);
-                }
                 found = found.or(match io.kind() {
                     std::io::ErrorKind::ConnectionRefused => Some(ConnectionFailure::Refused),
                     std::io::ErrorKind::TimedOut => Some(ConnectionFailure::TimedOut),
@@ -142,7 +136,18 @@ mod tests {
         let tls = Wrapped("client error (Connect)", Box::new(std::io::Error::other(tls)));
         assert_eq!(
             ConnectionFailure::of(&tls),
-            Some(ConnectionFailure::Tls("invalid peer certificate: UnknownIssuer".into()))
+            Some(ConnectionFailure::Tls(
+                "tls: failed to verify certificate: x509: certificate signed by unknown authority".into()
+            ))
+        );
+        let name = std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            rustls::Error::InvalidCertificate(rustls::CertificateError::NotValidForName),
+        );
+        let name = Wrapped("client error (Connect)", Box::new(std::io::Error::other(name)));
+        assert_eq!(
+            ConnectionFailure::of(&name),
+            Some(ConnectionFailure::Tls("invalid peer certificate: NotValidForName".into()))
         );
         assert_eq!(ConnectionFailure::of(&std::io::Error::other("something else")), None);
     }

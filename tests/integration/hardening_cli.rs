@@ -69,7 +69,7 @@ async fn connection_failures_are_classified_at_once() {
     let output = berth(&["status", "shop", "--kubeconfig", &tls]).output().expect("runs");
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains(": TLS handshake failed: received corrupt message"), "{stderr}");
+    assert!(stderr.contains(": TLS handshake failed: http: server gave HTTP response to HTTPS client"), "{stderr}");
     assert!(!stderr.contains("ERROR"), "{stderr}");
 }
 

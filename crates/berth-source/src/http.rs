@@ -185,18 +185,8 @@ fn root_cause(error: &reqwest::Error) -> String {
     if error.is_timeout() {
         return "timed out".to_string();
     }
-    // Go's words where they say the same as rustls's: Helm and Flux users read these, and search for them.
-    for source in source_chain(error) {
-        match rustls_error(source) {
-            // The server's first bytes are no TLS record: it speaks plain HTTP.
-            Some(rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType)) => {
-                return "http: server gave HTTP response to HTTPS client".to_string();
-            }
-            Some(rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer)) => {
-                return "tls: failed to verify certificate: x509: certificate signed by unknown authority".to_string();
-            }
-            _ => {}
-        }
+    if let Some(text) = source_chain(error).find_map(|source| rustls_error(source).as_ref().and_then(go_tls_text)) {
+        return text.to_string();
     }
     // An I/O error as Go words it (`connection refused`), not Rust's `Connection refused (os error 111)`.
     let last = source_chain(error)
@@ -206,8 +196,23 @@ fn root_cause(error: &reqwest::Error) -> String {
     if last.is_empty() { error.to_string() } else { last }
 }
 
+/// Go's words for a TLS failure, where they say the same as rustls's: Helm, kubectl and Flux users read these,
+/// and search for them.
+pub fn go_tls_text(error: &rustls::Error) -> Option<&'static str> {
+    match error {
+        // The server's first bytes are no TLS record: it speaks plain HTTP.
+        rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType) => {
+            Some("http: server gave HTTP response to HTTPS client")
+        }
+        rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer) => {
+            Some("tls: failed to verify certificate: x509: certificate signed by unknown authority")
+        }
+        _ => None,
+    }
+}
+
 /// The TLS error `source` is or carries inside `io::Error`s (whose `source()` skips what they carry).
-fn rustls_error(source: &(dyn std::error::Error + 'static)) -> Option<rustls::Error> {
+pub fn rustls_error(source: &(dyn std::error::Error + 'static)) -> Option<rustls::Error> {
     let mut current: &(dyn std::error::Error + 'static) = source;
     for _ in 0..8 {
         if let Some(tls) = current.downcast_ref::<rustls::Error>() {
