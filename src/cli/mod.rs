@@ -217,7 +217,7 @@ pub fn main(personality: Personality, arguments: Vec<OsString>) -> i32 {
         Err(error) => return helm_usage::report(personality, &error, &arguments, || helm_command(&arguments)),
     };
     let globals = Globals::resolve(personality, &global, berth::settings::HelmEnvironment::from_env());
-    init_logging(globals.verbose, personality);
+    init_logging(dispatch.verbosity(&globals), personality);
     let code = match dispatch.run(&globals) {
         Ok(code) => code.code(),
         Err(error) => match personality {
@@ -266,6 +266,20 @@ enum Dispatch {
 }
 
 impl Dispatch {
+    /// How much to log: as the global flags say, or for a plugin's line as the global flags among its arguments
+    /// say too (Helm reads them from a plugin's arguments: `manuallyProcessArgs`).
+    fn verbosity(&self, globals: &Globals) -> u8 {
+        let plugin_arguments = match self {
+            Dispatch::Berth(Command::External(arguments)) | Dispatch::Helm(HelmCommand::External(arguments)) => {
+                arguments
+            }
+            _ => return globals.verbose,
+        };
+        let mut settings = globals.environment.clone();
+        berth::plugin::run::split_global_flags(plugin_arguments, &mut settings);
+        if settings.debug { globals.verbose.max(2) } else { globals.verbose }
+    }
+
     fn run(self, globals: &Globals) -> Result<ExitCode, Error> {
         match self {
             Dispatch::Berth(command) => match command {

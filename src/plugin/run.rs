@@ -120,7 +120,9 @@ pub fn run_cli_plugin(
     let environment = plugin_environment(plugin, &settings.variables(helm_bin));
     let (program, arguments) =
         prepare_command(&plugin.metadata.commands, true, &extra, &environment).map_err(PluginError::Command)?;
-    tracing::debug!(plugin = plugin.metadata.name, program, ?arguments, "executing plugin command");
+    // Helm's line (`runtime_subprocess.go`), the command as Go's `exec.Cmd.String` writes it.
+    let command_line = std::iter::once(resolved_program(&program)).chain(arguments.iter().cloned()).collect::<Vec<_>>();
+    tracing::debug!(pluginName = plugin.metadata.name, command = command_line.join(" "), "executing plugin command");
     let status = command(&program, &arguments, &environment)
         .status()
         .map_err(|error| PluginError::Start { name: plugin.metadata.name.clone(), reason: error.to_string() })?;
@@ -128,6 +130,19 @@ pub fn run_cli_plugin(
         return Ok(());
     }
     Err(PluginError::Exited { name: plugin.metadata.name.clone(), code: status.code().unwrap_or(1) })
+}
+
+/// `program` as Go's `exec.Command` finds it (`LookPath`): a name without a `/` found in `PATH`, else as it is.
+fn resolved_program(program: &str) -> String {
+    if program.contains('/') {
+        return program.to_string();
+    }
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|directory| directory.join(program))
+        .find(|candidate| candidate.is_file())
+        .map_or_else(|| program.to_string(), |found| found.display().to_string())
 }
 
 /// `InvokeHook`: the plugin's command for `event` (`install`, `update`, `delete`), if it has one, with this
