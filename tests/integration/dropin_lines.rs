@@ -6,7 +6,7 @@
 //! printed is then read with each side's values named back (`127.0.0.1:PORT` reads `{registry}`), its directory as
 //! `<DIR>` and timestamps masked, and stdout, the first line of stderr and the exit status must be equal.
 
-use crate::helm_dropin::{Side, berth_as_helm, first_line, masked, timestamp_masks};
+use crate::helm_dropin::{Seen, Side, berth_as_helm, difference, first_line, masked, timestamp_masks};
 use crate::peers::peers_dir;
 use crate::sources_support::{PASSWORD, USER};
 use regex::Regex;
@@ -57,12 +57,7 @@ fn filled(text: &str, values: &[(&'static str, String)]) -> String {
 
 /// What a line printed, with the side's values named back (longest first, so a URL is named before the host in
 /// it), its directory as `<DIR>` and timestamps masked.
-fn seen(
-    output: &Output,
-    side: &Side,
-    values: &[(&'static str, String)],
-    masks: &[Regex],
-) -> (Option<i32>, String, String) {
+fn seen(output: &Output, side: &Side, values: &[(&'static str, String)], masks: &[Regex]) -> Seen {
     let mut named: Vec<&(&'static str, String)> = values.iter().filter(|(_, value)| !value.is_empty()).collect();
     named.sort_by_key(|(_, value)| std::cmp::Reverse(value.len()));
     let own = |text: &str| {
@@ -113,18 +108,7 @@ pub async fn differences(lines: &[Line], prepare: Prepare) -> Vec<String> {
         let expected = seen(&helm_output, &helm, helm_values, &masks);
         let actual = seen(&berth_output, &berth, berth_values, &masks);
         if expected != actual {
-            differences.push(format!(
-                "`helm {line}`:\n  helm:  exit {:?}, stderr {:?}\n{}\n  berth: exit {:?}, stderr {:?}\n{}\n  \
-                 helm's whole stderr: {}\n  berth's whole stderr: {}",
-                expected.0,
-                expected.2,
-                expected.1,
-                actual.0,
-                actual.2,
-                actual.1,
-                String::from_utf8_lossy(&helm_output.stderr),
-                String::from_utf8_lossy(&berth_output.stderr)
-            ));
+            differences.push(difference(&format!("`helm {line}`"), &expected, &actual, [&helm_output, &berth_output]));
         }
     }
     drop((helm_setup.servers, berth_setup.servers));

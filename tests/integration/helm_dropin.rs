@@ -259,7 +259,7 @@ pub(crate) fn first_line(bytes: &[u8]) -> String {
 }
 
 /// What a line's comparison looks at.
-fn seen(output: &Output, compare: Compare, masks: &[Regex]) -> (Option<i32>, String, String) {
+fn seen(output: &Output, compare: Compare, masks: &[Regex]) -> Seen {
     let stderr = masked(&first_line(&output.stderr), masks);
     match compare {
         Compare::All | Compare::AfterDiff => {
@@ -328,6 +328,19 @@ async fn ok_line(peer: &PeerCluster, program: &Path, line: &str) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// What a line's comparison looks at: the exit status, stdout and stderr's first line, as [`seen`] reads them.
+pub(crate) type Seen = (Option<i32>, String, String);
+
+/// A line whose two runs read differently, described with what each printed (and each tool's whole stderr).
+pub(crate) fn difference(title: &str, expected: &Seen, actual: &Seen, outputs: [&Output; 2]) -> String {
+    let [helm, berth] = outputs.map(|output| String::from_utf8_lossy(&output.stderr).into_owned());
+    format!(
+        "{title}:\n  helm:  exit {:?}, stderr {:?}\n{}\n  berth: exit {:?}, stderr {:?}\n{}\n  helm's whole stderr: \
+         {helm}\n  berth's whole stderr: {berth}",
+        expected.0, expected.2, expected.1, actual.0, actual.2, actual.1
+    )
+}
+
 /// berth under the name `helm`, in a directory of its own.
 pub(crate) fn berth_as_helm(dir: &Path) -> PathBuf {
     let program = dir.join("helm");
@@ -370,19 +383,8 @@ async fn every_helm_command_line_answers_as_helm_4() {
         let expected = seen(&helm_output, case.compare, &masks);
         let actual = seen(&berth_output, case.compare, &masks);
         if expected != actual {
-            differences.push(format!(
-                "line {} `helm {}`:\n  helm:  exit {:?}, stderr {:?}\n{}\n  berth: exit {:?}, stderr {:?}\n{}\n  \
-                 helm's whole stderr: {}",
-                case.line,
-                case.arguments.join(" "),
-                expected.0,
-                expected.2,
-                expected.1,
-                actual.0,
-                actual.2,
-                actual.1,
-                String::from_utf8_lossy(&helm_output.stderr)
-            ));
+            let title = format!("line {} `helm {}`", case.line, case.arguments.join(" "));
+            differences.push(difference(&title, &expected, &actual, [&helm_output, &berth_output]));
         }
     }
     assert!(compared >= 70, "only {compared} lines compared");
