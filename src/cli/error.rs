@@ -68,6 +68,10 @@ pub enum Error {
     /// The chart as the user named it, a URL shown without its password.
     #[error("cannot render chart `{}`", berth_source::redact::urls(.0))]
     Chart(String, #[source] ChartProblem),
+    /// A release name Helm's `availableName` refuses, found while rendering (`template`): the reason, which Helm
+    /// also logs first.
+    #[error("release name check failed: {0}")]
+    ReleaseNameCheck(String),
     /// An error reported with exit code 1 whatever it is (`diff --detailed-exitcode`).
     #[error(transparent)]
     Failed(Box<Error>),
@@ -146,6 +150,7 @@ impl Error {
             | Error::Plan(_)
             | Error::Values(_)
             | Error::Chart(..)
+            | Error::ReleaseNameCheck(_)
             | Error::Source(..)
             | Error::Helm(..) => ExitCode::BadInput,
             Error::Diff(_) | Error::Failed(_) => ExitCode::NotReady,
@@ -391,6 +396,10 @@ fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, Option<
             }
         }
         Error::Chart(_, problem) => (None, staged(problem.to_string())),
+        Error::ReleaseNameCheck(cause) => (
+            Some(("release name check failed".to_string(), Some(cause.clone()))),
+            staged(format!("release name check failed: {cause}")),
+        ),
         Error::Values(problem) => (None, staged(problem.to_string())),
         Error::Usage(message) | Error::NotReady(message) => (None, staged(message.clone())),
         // Helm's install logs it before it fails (pkg/action `Install.RunWithContext`); an upgrade does not.

@@ -7,7 +7,7 @@ use super::global_args::Globals;
 use super::output::print_stdout;
 use super::release_input::RenderFlags;
 use crate::cli::error::{ChartProblem, Error, ExitCode};
-use berth_chart::pipeline::{ReleaseOptions, render_release_post_rendered};
+use berth_chart::pipeline::{ChartError, ReleaseOptions, render_release_post_rendered};
 use berth_chart::render::objects::KubeVersion;
 use berth_chart::render::output::{Hook, Manifest, TemplateOutput, template_text};
 use berth_chart::render::{Release, RenderOptions, offline};
@@ -185,8 +185,13 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
         }
     });
     let post_render = post_render.as_ref().map(|post_render| post_render as &berth_chart::render::PostRender<'_>);
-    let rendered = render_release_post_rendered(&chart, user_values, &options, post_render)
-        .map_err(|error| Error::Chart(chart_path.clone(), ChartProblem(error.to_string())))?;
+    let rendered =
+        render_release_post_rendered(&chart, user_values, &options, post_render).map_err(|error| match error {
+            ChartError::ReleaseName { name, reason } => {
+                Error::ReleaseNameCheck(format!("release name {}: {reason}", berth_go::strconv::quote(&name)))
+            }
+            other => Error::Chart(chart_path.clone(), ChartProblem(other.to_string())),
+        })?;
     for warning in &rendered.warnings {
         tracing::warn!("{warning}");
     }
