@@ -94,10 +94,10 @@ async fn revisions_are_created_read_updated_deleted_and_pruned() {
         for version in 11..=14 {
             storage.create(&revision("demo", "default", version, ReleaseStatus::Superseded)).await.expect("created");
         }
-        assert_eq!(storage.prune("demo", 0).await.expect("unlimited"), Vec::<u32>::new());
-        // The last deployed revision (3) stays and counts towards the three kept.
-        assert_eq!(storage.prune("demo", 3).await.expect("pruned"), [1, 10, 11, 12]);
-        assert_eq!(versions(&storage.history("demo").await.expect("history")), [3, 13, 14]);
+        assert_eq!(storage.make_room("demo", 0).await.expect("unlimited"), Vec::<u32>::new());
+        // Room for one more of at most three: two kept, and the last deployed revision (3) beside them.
+        assert_eq!(storage.make_room("demo", 3).await.expect("pruned"), [1, 10, 11, 12, 13]);
+        assert_eq!(versions(&storage.history("demo").await.expect("history")), [3, 14]);
         assert_eq!(versions(&storage.history("other").await.expect("history")), [1], "other releases untouched");
     })
     .await;

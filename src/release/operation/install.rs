@@ -93,7 +93,7 @@ pub(super) async fn install(
         replaced.info.description = "superseded by new release".to_string();
         context.storage.update(&replaced).await?;
     }
-    let mut pending = PendingRevision::create(context.storage, &tokens.abort, release, &context.looked_up).await?;
+    let mut pending = PendingRevision::create(context.storage, &tokens.abort, release, &context.looked_up, 0).await?;
     let failed =
         async |pending, failure| remediation::failed_install(context, pending, failure, manifests, history).await;
     let failed_apply = |report| Failure::of_apply(RELEASE, name, report);
@@ -126,6 +126,6 @@ pub(super) async fn install(
     }
     let description = options.description.clone().unwrap_or_else(|| "Install complete".to_string());
     // Helm's install supersedes nothing and prunes nothing (its `--history-max` is the upgrade's).
-    let release = pending.deploy(&description, None, 0).await?;
+    let release = pending.deploy(&description, None).await?;
     Ok(OperationReport::new(Outcome::Ready, release, Some(report)))
 }

@@ -88,7 +88,9 @@ pub(super) struct PendingRevision<'a> {
 }
 
 impl<'a> PendingRevision<'a> {
-    /// Stores `release`, a new revision in a `pending-*` status, as Helm's `Create`.
+    /// Stores `release`, a new revision in a `pending-*` status, as Helm's `Create`: with `history_max`
+    /// (an upgrade's and a rollback's `--history-max`; 0 for an install, whose Helm action sets none) the oldest
+    /// revisions are deleted first to make room ([`Storage::make_room`]).
     ///
     /// # Errors
     /// [`LifecycleError::Concurrent`] when another client stored that revision after this operation read the
@@ -98,7 +100,9 @@ impl<'a> PendingRevision<'a> {
         abort: &CancellationToken,
         release: Release,
         looked_up: &LookedUpSecrets,
+        history_max: usize,
     ) -> Result<PendingRevision<'a>, LifecycleError> {
+        storage.make_room(&release.name, history_max).await?;
         match storage.create(&release).await {
             Ok(()) => Ok(PendingRevision { storage, abort: abort.clone(), release, looked_up: looked_up.clone() }),
             Err(StorageError::Exists { name, version }) => Err(LifecycleError::Concurrent { name, version }),
@@ -147,17 +151,11 @@ impl<'a> PendingRevision<'a> {
     }
 
     /// The revision is ready and its post-hooks done: `previous` (the last deployed revision) is superseded,
-    /// this one deployed with `description`, and the history pruned to `history_max` revisions.
+    /// this one deployed with `description`.
     ///
     /// # Errors
-    /// As [`PendingRevision::fail`], and [`LifecycleError::Storage`] when the history cannot be pruned (the
-    /// revision is deployed then).
-    pub async fn deploy(
-        self,
-        description: &str,
-        previous: Option<Release>,
-        history_max: usize,
-    ) -> Result<Release, LifecycleError> {
+    /// As [`PendingRevision::fail`].
+    pub async fn deploy(self, description: &str, previous: Option<Release>) -> Result<Release, LifecycleError> {
         if let Some(mut previous) = previous {
             previous.info.status = ReleaseStatus::Superseded;
             if let Err(error) = self.storage.update(&previous).await {
@@ -165,10 +163,7 @@ impl<'a> PendingRevision<'a> {
                 return Err(self.abandon(&description, error.into()).await);
             }
         }
-        let storage = self.storage;
-        let release = self.end(ReleaseStatus::Deployed, description).await?;
-        storage.prune(&release.name, history_max).await?;
-        Ok(release)
+        self.end(ReleaseStatus::Deployed, description).await
     }
 
     /// An uninstall is done: with `keep_history` the revision is recorded `uninstalled` with `description`;

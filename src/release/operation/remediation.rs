@@ -63,7 +63,8 @@ pub(super) async fn failed_install(
 }
 
 /// A failed upgrade: recorded failed; with `--cleanup-on-fail` the objects it created deleted; with
-/// `--rollback-on-failure` rolled back to the last deployed revision, otherwise the history pruned.
+/// `--rollback-on-failure` rolled back to the last deployed revision (the history was pruned when the
+/// revision was stored, as Helm's `Create` prunes it).
 pub(super) async fn failed_upgrade(
     context: &Context<'_>,
     pending: PendingRevision<'_>,
@@ -92,6 +93,5 @@ pub(super) async fn failed_upgrade(
         kept.extend(rolled.kept);
         return Ok(OperationReport { rolled_back: Some(rolled.release), kept, ..report });
     }
-    context.storage.prune(&name, options.history_max).await?;
     Ok(OperationReport { kept, ..report })
 }

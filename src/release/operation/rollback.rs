@@ -74,7 +74,9 @@ pub(super) async fn rollback(
     if tokens.cancel.is_cancelled() {
         return Ok(OperationReport::not_started(release));
     }
-    let mut pending = PendingRevision::create(context.storage, &tokens.abort, release, &context.looked_up).await?;
+    let mut pending =
+        PendingRevision::create(context.storage, &tokens.abort, release, &context.looked_up, options.history_max)
+            .await?;
     // Helm leaves a rollback whose pre-rollback hook failed pending; berth records it failed, as every
     // operation it could not finish, its description naming the stage. The error is Helm's: the hook's as it is.
     let failed_hook = |stage: &str, hook, apply| {
@@ -130,7 +132,7 @@ pub(super) async fn rollback(
         return Ok(OperationReport { kept, ..report });
     }
     let description = format!("Rollback to {version}{}", removal::description_suffix(&kept));
-    let release = pending.deploy(&description, current, options.history_max).await?;
+    let release = pending.deploy(&description, current).await?;
     Ok(OperationReport { kept, ..OperationReport::new(Outcome::Ready, release, Some(report)) })
 }
 

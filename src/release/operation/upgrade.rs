@@ -72,7 +72,9 @@ pub(super) async fn upgrade(
     if tokens.stops_new_work() {
         return Ok(OperationReport::not_started(release));
     }
-    let mut pending = PendingRevision::create(context.storage, &tokens.abort, release, &context.looked_up).await?;
+    let mut pending =
+        PendingRevision::create(context.storage, &tokens.abort, release, &context.looked_up, options.history_max)
+            .await?;
     let upgrade = FailedUpgrade { manifests, old: &old, previous: previous.as_ref() };
     let failed = async |pending, failure| remediation::failed_upgrade(context, pending, failure, &upgrade).await;
     // Helm's `releasingUpgrade` returns a failed hook's error after its stage; `failRelease` records it.
@@ -106,6 +108,6 @@ pub(super) async fn upgrade(
     // The revision continued is superseded: the last deployed one, else the last (Helm's `originalRelease`,
     // so a failed revision an upgrade recovers from reads `superseded` afterwards).
     let continued = previous.unwrap_or_else(|| last.clone());
-    let release = pending.deploy(&description, Some(continued), options.history_max).await?;
+    let release = pending.deploy(&description, Some(continued)).await?;
     Ok(OperationReport { kept, ..OperationReport::new(Outcome::Ready, release, Some(report)) })
 }

@@ -354,19 +354,17 @@ impl Storage {
         }
     }
 
-    /// Helm's `--history-max`: deletes the oldest revisions until `max` remain, never the last deployed one
-    /// nor the newest one. `max` 0 keeps everything. Returns the deleted versions, ascending.
-    ///
-    /// Called right after storing a new revision, this leaves what Helm leaves (Helm prunes to `max - 1`
-    /// before it stores the new one, `removeLeastRecent` in `pkg/storage/storage.go`): the last deployed
-    /// revision counts towards `max`, and when it is older than the others it stays besides the newest.
+    /// Helm's `--history-max`, as its `Storage.Create` applies it before it stores a new revision
+    /// (`removeLeastRecent(name, max - 1)` in `pkg/storage/storage.go`): the oldest revisions are deleted until
+    /// `max - 1` remain, never the last deployed one, so the revision stored next makes `max` (the last deployed
+    /// one beside them when it is older). `max` 0 keeps everything. Returns the deleted versions, ascending.
     ///
     /// # Errors
     /// As [`Storage::history`] and [`Storage::delete`]; revisions deleted before a failure stay deleted.
-    pub async fn prune(&self, name: &str, max: usize) -> Result<Vec<u32>, StorageError> {
-        if max == 0 {
+    pub async fn make_room(&self, name: &str, max: usize) -> Result<Vec<u32>, StorageError> {
+        let Some(keep) = max.checked_sub(1) else {
             return Ok(Vec::new());
-        }
+        };
         if self.namespace.is_none() {
             return Err(StorageError::AllNamespaces { what: format!("prune the history of release `{name}`") });
         }
@@ -377,7 +375,7 @@ impl Storage {
             .filter(|release| release.info.status == ReleaseStatus::Deployed)
             .map(|release| release.version)
             .max();
-        let doomed = versions_to_prune(&versions, deployed, max);
+        let doomed = versions_to_prune(&versions, deployed, keep);
         for version in &doomed {
             self.delete(name, *version).await?;
         }
@@ -407,21 +405,16 @@ fn encode(writer: &RecordWriter, release: &Release) -> Result<String, StorageErr
     writer.encode(release).map_err(|source| StorageError::Encode { name: release.name.clone(), source })
 }
 
-/// The versions [`Storage::prune`] deletes from `versions` (ascending): the oldest first, skipping the last
-/// deployed one, never the newest, until `max` remain.
-fn versions_to_prune(versions: &[u32], deployed: Option<u32>, max: usize) -> Vec<u32> {
-    let Some((_newest, older)) = versions.split_last() else {
-        return Vec::new();
-    };
-    let mut remaining = versions.len();
+/// The versions Helm's `removeLeastRecent` deletes from `versions` (ascending) to keep `keep`: the oldest
+/// first, skipping the last deployed one (which may then stay beside `keep` others).
+fn versions_to_prune(versions: &[u32], deployed: Option<u32>, keep: usize) -> Vec<u32> {
     let mut doomed = Vec::new();
-    for version in older {
-        if remaining <= max {
+    for version in versions {
+        if versions.len() - doomed.len() <= keep {
             break;
         }
         if Some(*version) != deployed {
             doomed.push(*version);
-            remaining -= 1;
         }
     }
     doomed
@@ -440,20 +433,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pruning_keeps_the_newest_and_the_last_deployed() {
-        // (versions, last deployed, max, deleted): Helm's removeLeastRecent(max - 1) before the newest was stored.
+    fn pruning_keeps_the_last_deployed_as_helms_remove_least_recent() {
+        // (versions, last deployed, kept, deleted), as pkg/storage `removeLeastRecent` decides.
         type Case = (&'static [u32], Option<u32>, usize, &'static [u32]);
-        let cases: [Case; 7] = [
-            (&[1, 2, 3], Some(3), 5, &[]),
-            (&[1, 2, 3, 4, 5], Some(4), 3, &[1, 2]),
-            (&[1, 2, 3, 4, 5], Some(1), 3, &[2, 3]),
-            (&[1, 2, 3, 4, 5], Some(1), 1, &[2, 3, 4]),
-            (&[1, 2, 3, 4, 5], None, 1, &[1, 2, 3, 4]),
-            (&[1, 2, 3, 4, 5], Some(5), 1, &[1, 2, 3, 4]),
-            (&[], None, 1, &[]),
+        let cases: [Case; 9] = [
+            (&[1, 2, 3], Some(3), 4, &[]),
+            (&[1, 2, 3, 4, 5], Some(4), 2, &[1, 2, 3]),
+            (&[1, 2, 3, 4, 5], Some(1), 2, &[2, 3, 4]),
+            (&[1, 2, 3, 4, 5], Some(1), 0, &[2, 3, 4, 5]),
+            (&[1, 2, 3, 4, 5], None, 0, &[1, 2, 3, 4, 5]),
+            (&[1, 2, 3, 4, 5], Some(5), 0, &[1, 2, 3, 4]),
+            // `upgrade --history-max 1` of a release with one deployed revision: it stays beside the new one.
+            (&[1], Some(1), 0, &[]),
+            (&[1, 2], None, 1, &[1]),
+            (&[], None, 0, &[]),
         ];
-        for (versions, deployed, max, expected) in cases {
-            assert_eq!(versions_to_prune(versions, deployed, max), expected, "{versions:?} {deployed:?} {max}");
+        for (versions, deployed, keep, expected) in cases {
+            assert_eq!(versions_to_prune(versions, deployed, keep), expected, "{versions:?} {deployed:?} {keep}");
         }
     }
 
