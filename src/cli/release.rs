@@ -14,7 +14,7 @@ use super::release_output::{self as output, Announcement, Printed};
 use super::runtime::Interrupts;
 use crate::cli::error::{Error, ExitCode, Stage};
 use berth::release::operation::{
-    self, ApplyMethod, Operation, OperationReport, ReleaseOptions, Tokens, client_dry_run_record,
+    self, ApplyMethod, ApplyMethodError, Operation, OperationReport, ReleaseOptions, Tokens, client_dry_run_record,
 };
 use berth::release::rollout::{Mode, Rollout};
 use berth::release::{LifecycleError, Scope, StorageDriver, validate_release_name};
@@ -305,6 +305,7 @@ fn uninstall(args: &UninstallArgs, globals: &Globals) -> Result<ExitCode, Error>
         output: OutputFormat::Table,
         hide_notes: false,
         hide_secret: false,
+        unknown_server_side: None,
     };
     let mut code = ExitCode::Success;
     for name in &args.names {
@@ -360,6 +361,9 @@ struct Settings<'a> {
     output: OutputFormat,
     hide_notes: bool,
     hide_secret: bool,
+    /// As `helm`, a `--server-side` value other than `true`, `false` or `auto`, refused only where Helm refuses it
+    /// (see [`Settings::apply_method`]).
+    unknown_server_side: Option<String>,
 }
 
 /// The progress form: as asked, else berth's live display as `berth` and nothing as `helm` (Helm prints nothing
@@ -390,8 +394,8 @@ impl<'a> Settings<'a> {
             usize::try_from(change.history_max.unwrap_or(globals.environment.max_history)).unwrap_or_default();
         let labels: BTreeMap<String, String> =
             record.map(|record| record.labels.iter().cloned().collect()).unwrap_or_default();
-        let apply_method = ApplyMethod::from_flags(&change.server_side, change.force_conflicts)
-            .map_err(|error| Error::Release(error.into()))?;
+        let (apply_method, unknown_server_side) =
+            Settings::apply_method(&change.server_side, change.force_conflicts, globals.personality)?;
         let options = ReleaseOptions {
             // As in Helm 4, rolling back on failure needs to know the release failed: it waits.
             wait: wait || change.rollback_on_failure,
@@ -424,7 +428,36 @@ impl<'a> Settings<'a> {
             output: record.map(|record| record.output).unwrap_or_default(),
             hide_notes: record.is_some_and(|record| record.hide_notes),
             hide_secret: record.is_some_and(|record| record.hide_secret),
+            unknown_server_side,
         })
+    }
+
+    /// `--server-side` and `--force-conflicts` as the apply method, and the value left to refuse later. As
+    /// `berth`, a value other than `true`, `false` or `auto` is refused before anything runs. As `helm`, it is
+    /// refused only where Helm 4.1.4 reads it as a method (`action.getUpgradeServerSideValue`: an upgrade of an
+    /// existing release, after rendering, and a rollback, once the revision is found); `upgrade --install` of a
+    /// new release applies server-side for any value but `false` (pkg/cmd/upgrade.go: `instClient.ServerSideApply
+    /// = client.ServerSideApply != "false"`), so the method is server-side until then.
+    fn apply_method(
+        server_side: &str,
+        force_conflicts: bool,
+        personality: Personality,
+    ) -> Result<(ApplyMethod, Option<String>), Error> {
+        match ApplyMethod::from_flags(server_side, force_conflicts) {
+            Ok(method) => Ok((method, None)),
+            Err(ApplyMethodError::Unknown(value)) if personality == Personality::Helm => {
+                Ok((ApplyMethod::ServerSide { force_conflicts }, Some(value)))
+            }
+            Err(error) => Err(Error::Release(error.into())),
+        }
+    }
+
+    /// Helm's refusal of an unknown `--server-side` value, where an upgrade or a rollback reads it.
+    fn refuse_unknown_server_side(&self) -> Result<(), Error> {
+        match &self.unknown_server_side {
+            Some(value) => Err(Error::Release(ApplyMethodError::Unknown(value.clone()).into())),
+            None => Ok(()),
+        }
     }
 
     fn printed(&self) -> Printed {
@@ -467,7 +500,8 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
                     .unless_cancelled("while reading the release", reading)
                     .await
                     .map_err(|error| early_stage.stage(error))?;
-                announcement = Announcement::of(mode, rollout.is_upgrade());
+                let rollout_is_upgrade = rollout.is_upgrade();
+                announcement = Announcement::of(mode, rollout_is_upgrade);
                 if announcement == Announcement::Installing && settings.output == OutputFormat::Table {
                     // Helm says so before it starts, whatever follows.
                     super::output::print_stdout(&announcement.line(&name))?;
@@ -477,12 +511,16 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
                     .unless_cancelled("while loading the chart", input)
                     .await
                     .map_err(|error| announcement.loading_stage(error))?;
+                // Helm reads `--server-side` as an upgrade's method once the chart is rendered (`prepareUpgrade`).
+                let refuse_unknown_server_side =
+                    || if rollout_is_upgrade { settings.refuse_unknown_server_side() } else { Ok(()) };
                 if settings.dry_run == DryRun::Client {
                     let rendering = release_input::render_client_dry_run(&rollout, input);
                     let rendered = interrupts
                         .unless_cancelled("while rendering the chart", rendering)
                         .await
                         .map_err(|error| announcement.stage(error))?;
+                    refuse_unknown_server_side().map_err(|error| announcement.stage(error))?;
                     let release = client_dry_run_record(
                         &name,
                         &rollout.release().namespace,
@@ -500,11 +538,18 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
                     .unless_cancelled("while rendering the chart", rendering)
                     .await
                     .map_err(|error| announcement.stage(error))?;
+                refuse_unknown_server_side().map_err(|error| announcement.stage(error))?;
                 Operation::RollOut(Box::new(rendered))
             }
             Request::Rollback { name, revision } => {
+                if settings.dry_run == DryRun::Client || settings.unknown_server_side.is_some() {
+                    // Helm's `prepareRollback` finds the revision, then reads `--server-side` as its method.
+                    rollback_target(&scope, &name, revision).await?;
+                    settings.refuse_unknown_server_side()?;
+                }
                 if settings.dry_run == DryRun::Client {
-                    return rollback_client_dry_run(&scope, &name, revision).await;
+                    super::output::print_stdout(output::ROLLBACK_SUCCEEDED)?;
+                    return Ok(ExitCode::Success);
                 }
                 Operation::Rollback { scope, name, revision }
             }
@@ -632,8 +677,9 @@ fn install_client_dry_run(request: Request<'_>, settings: &Settings<'_>) -> Resu
     Ok(ExitCode::Success)
 }
 
-/// A rollback's `--dry-run=client`: Helm reads the history and writes nothing; it prints the usual line.
-async fn rollback_client_dry_run(scope: &Scope, name: &str, revision: Option<u32>) -> Result<ExitCode, Error> {
+/// The revision a rollback goes back to, checked as Helm's `prepareRollback` checks it before anything else (a
+/// `--dry-run=client` reads the history and writes nothing).
+async fn rollback_target(scope: &Scope, name: &str, revision: Option<u32>) -> Result<u32, Error> {
     let history = scope.storage.history(name).await.map_err(|error| Error::Release(error.into()))?;
     let last = history.last().ok_or_else(|| Error::Release(LifecycleError::NotFound(name.to_string())))?;
     let version = match revision {
@@ -643,6 +689,5 @@ async fn rollback_client_dry_run(scope: &Scope, name: &str, revision: Option<u32
     if !history.iter().any(|release| release.version == version) {
         return Err(Error::Release(LifecycleError::NoRevision { name: name.to_string(), version }));
     }
-    super::output::print_stdout(output::ROLLBACK_SUCCEEDED)?;
-    Ok(ExitCode::Success)
+    Ok(version)
 }
