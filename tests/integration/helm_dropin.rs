@@ -1,7 +1,8 @@
 //! berth as a drop-in `helm`: every command line of `tests/data/helm_dropin/cases.txt` runs, in order, through
 //! real Helm 4.1.4 on one simulated cluster and through berth invoked as `helm` (a symlink named `helm`) on
 //! another prepared the same way; stdout, the first line of stderr and the exit status must be equal once
-//! timestamps are masked (the masks are [`MASKS`], nothing else is changed). The lines helmfile v1.x issues are
+//! timestamps are masked (the masks are [`MASKS`], and [`TEMPORARY_FILE`] for the random number Helm gives a
+//! temporary file; nothing else is changed). The lines helmfile v1.x issues are
 //! among them (the data file names the helmfile function each comes from). Then a Helm 3.17 client continues a
 //! release berth made as `helm`.
 
@@ -31,6 +32,11 @@ const MASKS: [&str; 6] = [
     r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \d{4}",
     r"\d{4}-\d{2}-\d{2}",
 ];
+
+/// The temporary file Helm's `fileutil.AtomicWriteFile` names in an error (`open DIR/beta-1.2.3.tgz3607060791: no
+/// such file or directory`, Go's `os.CreateTemp`): the number after the archive's or the index's name is random
+/// (berth's is its process id). Only that number is masked.
+const TEMPORARY_FILE: &str = r"(?P<file>\.(?:tgz|yaml))\d{1,10}: no such file or directory";
 
 /// The charts and values both clusters get, at the same relative paths.
 const FILES: &[(&str, &str)] = &[
@@ -190,9 +196,10 @@ fn command(peer: &PeerCluster, program: &Path, arguments: &[String]) -> Command 
     command
 }
 
-/// The text with every timestamp replaced by `<TIME>`.
+/// The text with every timestamp replaced by `<TIME>`, and the number of a temporary file by `<NUMBER>`.
 fn masked(text: &str, masks: &[Regex]) -> String {
-    let mut text = text.to_string();
+    let temporary_file = Regex::new(TEMPORARY_FILE).expect("temporary file mask");
+    let mut text = temporary_file.replace_all(text, "${file}<NUMBER>: no such file or directory").into_owned();
     for mask in masks {
         text = mask
             .replace_all(&text, |captures: &regex::Captures<'_>| {
