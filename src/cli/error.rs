@@ -300,6 +300,10 @@ fn source_hint(error: &berth_source::SourceError) -> Option<String> {
                 if constraint.is_empty() { "*" } else { constraint },
                 nearest.join(", ")
             ),
+            SourceError::NotInRepository { nearest, .. } if !nearest.is_empty() => {
+                format!("the repository's versions nearest to the one asked for are {}", nearest.join(", "))
+            }
+            SourceError::NotInRepository { .. } => "the repository's index has no such chart or version".to_string(),
             _ => "the index has no such version; `berth repo update` refreshes a repository's index".to_string(),
         },
         ErrorKind::Unreachable => {
@@ -431,8 +435,8 @@ fn helm_source_message(error: &berth_source::SourceError) -> String {
              {chart}-{constraint}",
             berth_go::strconv::quote(chart)
         ),
-        SourceError::NoChart { chart, repository } => format!(
-            "chart {} matching  not found in {repository} index. {update}: no chart name found",
+        SourceError::NoChart { chart, constraint, repository } => format!(
+            "chart {} matching {constraint} not found in {repository} index. {update}: no chart name found",
             berth_go::strconv::quote(chart)
         ),
         other => go_chain(other),

@@ -56,7 +56,9 @@ pub fn is_chart(path: &Path) -> bool {
         let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
         return name.ends_with(".tgz") || name.ends_with(".tar.gz");
     }
-    path.join("Chart.yaml").is_file() && ["templates", "charts", "crds"].iter().any(|dir| path.join(dir).is_dir())
+    // A directory with a `Chart.yaml` is a chart, as Helm's loader reads it, also with no templates (its release
+    // holds no objects).
+    path.join("Chart.yaml").is_file()
 }
 
 /// A local chart being loaded while the cluster is connected to (loading needs no cluster).
@@ -241,7 +243,10 @@ pub async fn update_dependencies(
     };
     let updated = berth::dependency_update::with_dependencies(directory, chart, &environment, options, &mut say).await;
     printed?;
-    updated.map_err(|error| {
-        Error::Helm(format!("cannot update the dependencies of `{}`", directory.display()), error.into())
+    let what = format!("cannot update the dependencies of `{}`", directory.display());
+    updated.map_err(|error| match error {
+        // The manager's error is a chart source's: as `helm`, its cause alone, as Helm's `runInstall` returns it.
+        berth::dependency_update::DependencyUpdateError::Update { source, .. } => Error::from_source(what, source),
+        reload @ berth::dependency_update::DependencyUpdateError::Reload(_) => Error::Helm(what, reload.into()),
     })
 }

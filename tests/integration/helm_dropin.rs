@@ -78,6 +78,12 @@ const FILES: &[(&str, &str)] = &[
     ),
     ("failing/templates/NOTES.txt", "never printed after a failure\n"),
     ("bad-values.yaml", "size: [1, 2\n"),
+    (
+        "needs-missing/Chart.yaml",
+        "apiVersion: v2\nname: needs-missing\nversion: 0.1.0\ndependencies:\n  - name: nope\n    version: 1.0.0\n    \
+         repository: \"@edges\"\n",
+    ),
+    ("no-templates/Chart.yaml", "apiVersion: v2\nname: no-templates\nversion: 0.1.0\n"),
 ];
 
 /// What a line compares.
@@ -136,8 +142,10 @@ fn cases(values_url: &str) -> Vec<Case> {
                         .replace("{alpha}", "./alpha")
                         .replace("{beta}", "./beta")
                         .replace("{failing}", "./failing")
+                        .replace("{needs_missing}", "./needs-missing")
                         .replace("{values_url}", &format!("{values_url}/url-values.yaml"))
                         .replace("{beta_url}", &format!("{values_url}/beta-1.2.3.tgz"))
+                        .replace("{repo_url}", values_url)
                 })
                 .collect();
             Case { line: index + 1, compare, arguments }
@@ -310,6 +318,14 @@ async fn every_helm_command_line_answers_as_helm_4() {
         .output()
         .expect("helm package runs");
     assert!(packaged.status.success(), "{}", String::from_utf8_lossy(&packaged.stderr));
+    // The served directory as a chart repository (`{repo_url}`), its index written by real Helm.
+    let indexed = Command::new(peers_dir().join("helm"))
+        .args(["repo", "index", "."])
+        .env("HOME", served.path().join("home"))
+        .current_dir(served.path())
+        .output()
+        .expect("helm repo index runs");
+    assert!(indexed.status.success(), "{}", String::from_utf8_lossy(&indexed.stderr));
     let server = FileServer::start(served.path());
     let bin = tempfile::tempdir().expect("bin directory");
     let helm = Side::start(peers_dir().join("helm")).await;

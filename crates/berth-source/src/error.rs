@@ -22,9 +22,14 @@ pub enum SourceError {
     /// No tag of an OCI repository matches the constraint (Helm's words).
     #[error("could not locate a version matching provided version string {constraint} in {repository}")]
     NoTag { constraint: String, repository: String, nearest: Vec<String> },
-    /// The index has no chart of that name.
+    /// The index has no chart of that name; `constraint` is the version asked for (Helm names it in its message).
     #[error("chart {chart:?} not found in {repository} index. (try 'berth repo update')")]
-    NoChart { chart: String, repository: String },
+    NoChart { chart: String, constraint: String, repository: String },
+    /// `--repo URL`'s index has no such chart, or no version of it matching (Helm's `ChartNotFoundError`, whose
+    /// words these are: `described` is `chart "NAME"` or `chart "NAME" version "CONSTRAINT"`); `nearest` lists the
+    /// index's closest versions.
+    #[error("{described} not found in {} repository", crate::redact::urls(.url))]
+    NotInRepository { described: String, url: String, nearest: Vec<String> },
     /// A repository or registry could not be reached or refused the request.
     #[error(transparent)]
     Fetch(#[from] FetchError),
@@ -64,7 +69,10 @@ impl SourceError {
         match self {
             SourceError::RepoNotFound { .. } => ErrorKind::UnknownRepository,
             SourceError::NoCachedIndex { .. } => ErrorKind::NoCachedIndex,
-            SourceError::NoVersion { .. } | SourceError::NoTag { .. } | SourceError::NoChart { .. } => {
+            SourceError::NoVersion { .. }
+            | SourceError::NoTag { .. }
+            | SourceError::NoChart { .. }
+            | SourceError::NotInRepository { .. } => {
                 ErrorKind::NoMatchingVersion
             }
             SourceError::Fetch(fetch) => fetch_kind(fetch, false),
