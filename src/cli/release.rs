@@ -635,7 +635,10 @@ fn report_operation(
             }
             Personality::Helm => {
                 let is_upgrade = announcement == Announcement::Upgraded;
-                let (warning, message) = output::helm_failure(report, is_upgrade, settings.options.rollback_on_failure);
+                let (warning, message) = match operation {
+                    Operation::Rollback { .. } => output::helm_rollback_failure(report),
+                    _ => output::helm_failure(report, is_upgrade, settings.options.rollback_on_failure),
+                };
                 if let Some(warning) = warning {
                     eprintln!("{}", super::scrubbing::scrub(&warning));
                 }

@@ -217,6 +217,23 @@ pub fn helm_failure(report: &OperationReport, is_upgrade: bool, rollback_on_fail
     (warning, message)
 }
 
+/// Helm's words for a failed rollback (pkg/action/rollback.go `performRollback`): a wait that fails is `release
+/// NAME failed: CAUSE`; a refused write is logged first (`Rollback "NAME" failed: CAUSE`) and its cause returned,
+/// as a failed hook's is.
+pub fn helm_rollback_failure(report: &OperationReport) -> (Option<String>, String) {
+    let cause = failure_cause(report);
+    let name = &report.release.name;
+    let refused = report.apply.as_ref().is_some_and(|apply| !apply.failed.is_empty());
+    if report.hook_failure.is_some() {
+        (None, cause)
+    } else if refused {
+        let logged = format!("Rollback {} failed: {cause}", berth_go::strconv::quote(name));
+        (Some(format!("level=WARN msg={}", slog_value(&logged))), cause)
+    } else {
+        (None, format!("release {name} failed: {cause}"))
+    }
+}
+
 /// A value as Go's slog text handler writes it: quoted when it is empty or holds a space, `=`, `"` or a
 /// character that is not printable (`log/slog` `needsQuoting`).
 fn slog_value(text: &str) -> String {
@@ -261,10 +278,26 @@ pub fn result_event(report: &OperationReport) -> String {
 
 /// A warning, as each interface words it: Helm's log line (`level=WARN msg="..."`), or berth's `warning:`.
 pub fn warn(globals: &Globals, message: &str) {
+    warn_with(globals, message, &[]);
+}
+
+/// A warning with the attributes Helm logs after it (`level=WARN msg="..." host=HOST`, slog's text form); as
+/// `berth`, `warning: MESSAGE (key: value, ...)`.
+pub fn warn_with(globals: &Globals, message: &str, attributes: &[(&str, &str)]) {
     let message = super::scrubbing::scrub(message);
+    let attributes: Vec<(&str, String)> =
+        attributes.iter().map(|(key, value)| (*key, super::scrubbing::scrub(value).into_owned())).collect();
     match globals.personality {
-        Personality::Helm => eprintln!("level=WARN msg={}", berth_go::strconv::quote(&message)),
-        Personality::Berth => eprintln!("warning: {message}"),
+        Personality::Helm => {
+            let attributes: String =
+                attributes.iter().map(|(key, value)| format!(" {key}={}", slog_value(value))).collect();
+            eprintln!("level=WARN msg={}{attributes}", slog_value(&message));
+        }
+        Personality::Berth if attributes.is_empty() => eprintln!("warning: {message}"),
+        Personality::Berth => {
+            let attributes: Vec<String> = attributes.iter().map(|(key, value)| format!("{key}: {value}")).collect();
+            eprintln!("warning: {message} ({})", attributes.join(", "));
+        }
     }
 }
 
