@@ -75,6 +75,10 @@ pub enum Error {
     Diff(#[source] Box<berth::release::diff::DiffError>),
     #[error("release operation failed")]
     Release(#[source] release::LifecycleError),
+    /// A release name refused by the step of Helm's that checks it (`chartutil.ValidateReleaseName`), whose
+    /// words it takes as `helm`.
+    #[error("release operation failed")]
+    ReleaseName(NameCheck, #[source] release::LifecycleError),
     #[error("the controller stopped")]
     Controller(#[source] berth::controller::ControllerError),
     #[error("cannot print the release")]
@@ -95,6 +99,57 @@ pub enum Error {
     /// error itself.
     #[error("{1}")]
     Stage(Stage, Box<Error>),
+}
+
+/// The step of Helm 4.1.4 that refuses an invalid release name, and so its words for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameCheck {
+    /// `install` and `template` (pkg/action `Install.availableName`): logged, then `release name check failed:
+    /// release name "NAME": invalid release name, must match regex ...`.
+    Install,
+    /// `upgrade` (`Upgrade.prepareUpgrade`): `UPGRADE FAILED: release name is invalid: NAME`.
+    Upgrade,
+    /// `history`, and `upgrade --install`, which reads the history first (`History.Run`): `release name is
+    /// invalid: NAME`.
+    History,
+    /// `rollback` (`Rollback.prepareRollback`).
+    Rollback,
+    /// `status` and `get` (`Configuration.releaseContent`).
+    Content,
+    /// `uninstall` (`Uninstall.Run`).
+    Uninstall,
+}
+
+impl NameCheck {
+    /// Helm's message for `name`, and the log line Helm writes before it (`install`, `template`).
+    fn helm_words(self, name: &str) -> (Option<(String, Option<String>)>, String) {
+        let words = |prefix: &str| (None, format!("{prefix}{name}"));
+        match self {
+            NameCheck::Install => {
+                let cause = format!(
+                    "release name {}: invalid release name, must match regex {} and the length must not be longer than {}",
+                    berth_go::strconv::quote(name),
+                    berth_chart::render::VALID_RELEASE_NAME,
+                    berth_chart::render::MAX_RELEASE_NAME_LEN
+                );
+                let message = format!("release name check failed: {cause}");
+                (Some(("release name check failed".to_string(), Some(cause))), message)
+            }
+            NameCheck::Upgrade => words("UPGRADE FAILED: release name is invalid: "),
+            NameCheck::History => words("release name is invalid: "),
+            NameCheck::Rollback => words("prepareRollback: Release name is invalid: "),
+            NameCheck::Content => words("releaseContent: Release name is invalid: "),
+            NameCheck::Uninstall => words("uninstall: Release name is invalid: "),
+        }
+    }
+}
+
+/// `name` checked as a release name (Helm's `ValidateReleaseName`) by Helm's step `check`.
+///
+/// # Errors
+/// [`Error::ReleaseName`] for a name Helm refuses.
+pub fn check_release_name(name: &str, check: NameCheck) -> Result<(), Error> {
+    berth::release::validate_release_name(name).map_err(|error| Error::ReleaseName(check, error))
 }
 
 /// Where a release command failed, as Helm's commands word it.
@@ -154,7 +209,7 @@ impl Error {
             Error::Release(release::LifecycleError::Storage(_)) | Error::Output(_) | Error::Record(_) => {
                 ExitCode::NotReady
             }
-            Error::Release(_) => ExitCode::BadInput,
+            Error::Release(_) | Error::ReleaseName(..) => ExitCode::BadInput,
             Error::Cancelled(_) => ExitCode::Cancelled,
             // A controller without its CRD is bad input (exit 2); anything else ended it while running.
             Error::Controller(berth::controller::ControllerError::NoCrd) => ExitCode::BadInput,
@@ -376,12 +431,6 @@ fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, Option<
                 }
                 (LifecycleError::NotFound(_), _) => (None, staged("release: not found".to_string())),
                 (LifecycleError::InUse(_), _) => name_check("cannot reuse a name that is still in use".to_string()),
-                (LifecycleError::InvalidName(name), Some(Stage::Install)) => name_check(format!(
-                    "release name {}: invalid release name, must match regex {} and the length must not be longer than {}",
-                    berth_go::strconv::quote(name),
-                    berth_chart::render::VALID_RELEASE_NAME,
-                    berth_chart::render::MAX_RELEASE_NAME_LEN
-                )),
                 (LifecycleError::NoRevision { version, .. }, _) => {
                     (None, staged(format!("release has no {version} version")))
                 }
@@ -394,6 +443,11 @@ fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, Option<
                 (other, _) => (None, staged(go_chain(other))),
             }
         }
+        Error::ReleaseName(check, LifecycleError::InvalidName(name)) => {
+            let (log, message) = check.helm_words(name);
+            (log, staged(message))
+        }
+        Error::ReleaseName(_, other) => (None, staged(go_chain(other))),
         Error::Chart(_, problem) => (None, staged(problem.to_string())),
         Error::Values(problem) => (None, staged(problem.to_string())),
         Error::Usage(message) | Error::NotReady(message) => (None, staged(message.clone())),

@@ -12,12 +12,12 @@ use super::progress::{Goal, Progress, ProgressMode};
 use super::release_input::{self, ChartFlags, Preload};
 use super::release_output::{self as output, Announcement, Printed};
 use super::runtime::Interrupts;
-use crate::cli::error::{Error, ExitCode, Stage};
+use crate::cli::error::{Error, ExitCode, NameCheck, Stage, check_release_name};
 use berth::release::operation::{
     self, ApplyMethod, ApplyMethodError, Operation, OperationReport, ReleaseOptions, Tokens, client_dry_run_record,
 };
 use berth::release::rollout::{Mode, Rollout};
-use berth::release::{LifecycleError, Scope, StorageDriver, validate_release_name};
+use berth::release::{LifecycleError, Scope, StorageDriver};
 use berth::wait::Outcome;
 use berth_chart::values::ReuseMode;
 use clap::Args;
@@ -350,6 +350,17 @@ impl Request<'_> {
             Request::RollOut { name, .. } | Request::Rollback { name, .. } | Request::Uninstall { name, .. } => name,
         }
     }
+
+    /// The step of Helm's that checks the release name first for this request.
+    fn name_check(&self) -> NameCheck {
+        match self {
+            Request::RollOut { mode: Mode::Install { .. }, .. } => NameCheck::Install,
+            Request::RollOut { mode: Mode::Upgrade { install: true, .. }, .. } => NameCheck::History,
+            Request::RollOut { mode: Mode::Upgrade { install: false, .. }, .. } => NameCheck::Upgrade,
+            Request::Rollback { .. } => NameCheck::Rollback,
+            Request::Uninstall { .. } => NameCheck::Uninstall,
+        }
+    }
 }
 
 /// How a release command runs and reports, resolved from its arguments in one step.
@@ -474,7 +485,7 @@ impl<'a> Settings<'a> {
 /// `--dry-run=client`); prepares the operation (an install or upgrade's rollout reads the history and renders the
 /// input); runs it with progress and SIGINT/SIGTERM cancellation; reports it.
 fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Error> {
-    validate_release_name(request.name()).map_err(Error::Release)?;
+    check_release_name(request.name(), request.name_check())?;
     // Helm sets up its storage driver before anything else (`Configuration.Init`): a bad `HELM_DRIVER` fails
     // first, even a client-side dry run.
     let driver = settings.globals.storage_driver()?;
@@ -511,6 +522,9 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
                     .unless_cancelled("while loading the chart", input)
                     .await
                     .map_err(|error| announcement.loading_stage(error))?;
+                if settings.dry_run == DryRun::Server && !rollout_is_upgrade && input.installs_crds() {
+                    output::warn(globals, release_input::DRY_RUN_CRDS);
+                }
                 // Helm reads `--server-side` as an upgrade's method once the chart is rendered (`prepareUpgrade`).
                 let refuse_unknown_server_side =
                     || if rollout_is_upgrade { settings.refuse_unknown_server_side() } else { Ok(()) };

@@ -93,6 +93,20 @@ pub struct LoadedInput {
     shown: String,
 }
 
+impl LoadedInput {
+    /// Whether an install creates CRDs before its other objects: a chart or subchart with `crds/`, without
+    /// `--skip-crds` (Helm's `CRDObjects`, which a server-side dry run warns of instead).
+    pub fn installs_crds(&self) -> bool {
+        match &self.input {
+            rollout::Input::Chart { chart, settings, .. } => settings.include_crds && !chart.crd_objects().is_empty(),
+            rollout::Input::Rendered(_) => false,
+        }
+    }
+}
+
+/// Helm's warning when a server-side dry run leaves a chart's CRDs out (pkg/action `Install.RunWithContext`).
+pub const DRY_RUN_CRDS: &str = "This chart or one of its subcharts contains CRDs. Rendering may fail or contain inaccuracies.";
+
 /// How the chart flags render a chart; the post-renderer found when the flags were read, and the render budget
 /// of this process (BERTH_RENDER_*).
 fn settings(flags: &ChartFlags, post_render: Option<Arc<PostRender>>, shown: &str) -> Result<RenderSettings, Error> {

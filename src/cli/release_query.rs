@@ -8,11 +8,11 @@ use super::global_args::{Globals, Personality};
 use super::output::print_stdout;
 use super::release_resources::{Representation, live_resources};
 use super::runtime::Interrupts;
-use crate::cli::error::{Error, ExitCode};
+use crate::cli::error::{Error, ExitCode, NameCheck, check_release_name};
 use berth::observe::ResourceStatus;
 use berth::release::list::{ListQuery, Sort, States, select};
 use berth::release::show::{self, Format, StatusView};
-use berth::release::{HelmTime, LifecycleError, Release, Storage, validate_release_name};
+use berth::release::{HelmTime, LifecycleError, Release, Storage};
 use clap::Args;
 use serde::Serialize;
 
@@ -116,8 +116,10 @@ pub enum QueryCommand {
 /// # Errors
 /// [`Error`] when the cluster cannot be read, the release does not exist, or an argument is wrong.
 pub fn run(command: QueryCommand, globals: &Globals) -> Result<ExitCode, Error> {
-    if let QueryCommand::History(HistoryArgs { name, .. }) | QueryCommand::Status(StatusArgs { name, .. }) = &command {
-        validate_release_name(name).map_err(Error::Release)?;
+    match &command {
+        QueryCommand::History(HistoryArgs { name, .. }) => check_release_name(name, NameCheck::History)?,
+        QueryCommand::Status(StatusArgs { name, .. }) => check_release_name(name, NameCheck::Content)?,
+        QueryCommand::List(_) => {}
     }
     super::runtime::runtime()?.block_on(async move {
         let interrupts = Interrupts::install();

@@ -3,10 +3,10 @@
 
 use super::chart_args::ValuesArgs;
 use super::common_args::{WAIT_BARE, WaitStrategy, duration_arg, wait_strategy};
-use super::global_args::Globals;
+use super::global_args::{Globals, Personality};
 use super::output::print_stdout;
 use super::release_input::RenderFlags;
-use crate::cli::error::{ChartProblem, Error, ExitCode};
+use crate::cli::error::{ChartProblem, Error, ExitCode, NameCheck, check_release_name};
 use berth_chart::pipeline::{ReleaseOptions, render_release_post_rendered};
 use berth_chart::render::objects::KubeVersion;
 use berth_chart::render::output::{Hook, Manifest, TemplateOutput, template_text};
@@ -160,6 +160,15 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
     } else {
         loaded.chart
     };
+    // Helm's install action checks the name once the chart and values are loaded (`availableName`) and logs the
+    // refusal first; as `berth`, the render refuses it (berth-chart's check, in Helm's message).
+    if globals.personality == Personality::Helm {
+        check_release_name(&name, NameCheck::Install)?;
+    }
+    let server_dry_run = args.install.validate || args.install.dry_run.as_deref() == Some("server");
+    if server_dry_run && !args.skip_crds && !chart.crd_objects().is_empty() {
+        super::release_output::warn(globals, super::release_input::DRY_RUN_CRDS);
+    }
     let mut release = Release::install(&name, &namespace);
     if args.is_upgrade {
         (release.is_install, release.is_upgrade) = (false, true);
