@@ -481,9 +481,26 @@ fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, Option<
 /// says `berth`) or differ (a chart the index lacks: pkg/repo `ChartVersion` with no version asked), else its chain.
 fn helm_source_message(error: &berth_source::SourceError) -> String {
     use berth_source::SourceError;
+    use berth_source::http::FetchError;
+    use berth_source::oci::client::RegistryError;
     let update = "(try 'helm repo update')";
     match error {
         SourceError::NoCachedIndex { reason, .. } => format!("no cached repo found. {update}: {reason}"),
+        // berth-source words a refused connection as Go's `syscall.ECONNREFUSED` prints.
+        SourceError::Fetch(FetchError::Unreachable { url, reason })
+        | SourceError::Registry(RegistryError::Fetch(FetchError::Unreachable { url, reason }))
+            if reason == "connection refused" =>
+        {
+            go_connection_refused(url)
+        }
+        SourceError::Authenticating { host, source } => {
+            format!("authenticating to {}: {}", berth_go::strconv::quote(host), helm_source_message(source))
+        }
+        SourceError::NotARepository { url, source } => format!(
+            "looks like {} is not a valid chart repository or cannot be reached: {}",
+            berth_go::strconv::quote(&berth_source::redact::urls(url)),
+            helm_source_message(source)
+        ),
         SourceError::NoVersion { chart, constraint, repository, .. } => format!(
             "chart {} matching {constraint} not found in {repository} index. {update}: no chart version found for \
              {chart}-{constraint}",
@@ -497,6 +514,16 @@ fn helm_source_message(error: &berth_source::SourceError) -> String {
     }
 }
 
+/// Go's `net/http` error for a GET of `url` whose connection was refused: `Get "URL": dial tcp HOST:PORT: connect:
+/// connection refused` (the scheme's port when the URL names none).
+fn go_connection_refused(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("https", url));
+    let authority = rest.split('/').next().unwrap_or_default();
+    let port = if scheme == "http" { "80" } else { "443" };
+    let address = if authority.contains(':') { authority.to_string() } else { format!("{authority}:{port}") };
+    format!("Get {}: dial tcp {address}: connect: connection refused", berth_go::strconv::quote(url))
+}
+
 /// Why the cluster could not be reached, as client-go words it where berth knows its words: a context the
 /// kubeconfig lacks, a connection refused (`Get "URL/version": dial tcp HOST:PORT: connect: connection refused`);
 /// else berth's reason.
@@ -508,12 +535,7 @@ fn unreachable_cause(error: &berth::cluster::ConnectError) -> String {
             format!("context {} does not exist", berth_go::strconv::quote(context))
         }
         ConnectError::NoConnection { url, failure: ConnectionFailure::Refused } => {
-            let (scheme, rest) = url.split_once("://").unwrap_or(("https", url));
-            let authority = rest.split('/').next().unwrap_or_default();
-            let port = if scheme == "http" { "80" } else { "443" };
-            let address = if authority.contains(':') { authority.to_string() } else { format!("{authority}:{port}") };
-            let version = format!("{}/version", url.trim_end_matches('/'));
-            format!("Get {}: dial tcp {address}: connect: connection refused", berth_go::strconv::quote(&version))
+            go_connection_refused(&format!("{}/version", url.trim_end_matches('/')))
         }
         ConnectError::NoConnection { failure, .. } => failure.to_string(),
         other => go_chain(other),

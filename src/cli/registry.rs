@@ -112,7 +112,10 @@ async fn run_login(args: LoginArgs, globals: &Globals) -> Result<ExitCode, Error
     };
     let env = environment(&globals.environment);
     let registry = env.registry(&host, &options).map_err(|error| Error::from_source(what.clone(), error))?;
-    registry.ping().await.map_err(|error| Error::from_source(format!("authenticating to {:?}", args.host), error))?;
+    registry.ping().await.map_err(|error| {
+        let error = berth_source::SourceError::Authenticating { host: args.host.clone(), source: Box::new(error.into()) };
+        Error::from_source(what.clone(), error)
+    })?;
     let mut config = ConfigFile::load(&env.paths.registry_config)
         .map_err(|reason| Error::from_source(what.clone(), berth_source::SourceError::Other(reason)))?;
     config
@@ -127,23 +130,30 @@ async fn run_login(args: LoginArgs, globals: &Globals) -> Result<ExitCode, Error
 /// with the echo off. A line that cannot be read fails as in Helm (`EOF`; a stdin that is no terminal cannot hide a
 /// password: `inappropriate ioctl for device`, Go's text for the `ENOTTY` its `term.SaveState` gets).
 fn prompted(username: String) -> Result<(String, String), Error> {
-    let failed = |reason: String| Error::Usage(reason);
     let username = if username.is_empty() { read_line("Username: ")?.trim().to_string() } else { username };
     let (prompt, refusal) =
         if username.is_empty() { ("Token: ", "token required") } else { ("Password: ", "password required") };
     super::output::print_stdout(prompt)?;
-    if !std::io::stdin().is_terminal() {
-        return Err(failed("inappropriate ioctl for device".to_string()));
-    }
-    let terminal = [console::Term::stdout(), console::Term::stderr()].into_iter().find(console::Term::is_term);
-    let password = match terminal {
-        Some(terminal) => terminal.read_secure_line().map_err(|error| failed(berth_source::io_text(&error)))?,
-        None => return Err(failed("inappropriate ioctl for device".to_string())),
-    };
+    let password = hidden_line()?;
     if password.is_empty() {
-        return Err(failed(refusal.to_string()));
+        return Err(Error::Usage(refusal.to_string()));
     }
     Ok((username, password))
+}
+
+/// A line read from the terminal on stdin with the echo off (Go's `term.ReadPassword`): a stdin that is no
+/// terminal fails as in Helm, `inappropriate ioctl for device` (Go's text for the `ENOTTY` it gets).
+///
+/// # Errors
+/// [`Error::Usage`] with the reason.
+pub fn hidden_line() -> Result<String, Error> {
+    let no_terminal = || Error::Usage("inappropriate ioctl for device".to_string());
+    if !std::io::stdin().is_terminal() {
+        return Err(no_terminal());
+    }
+    let terminal = [console::Term::stdout(), console::Term::stderr()].into_iter().find(console::Term::is_term);
+    let terminal = terminal.ok_or_else(no_terminal)?;
+    terminal.read_secure_line().map_err(|error| Error::Usage(berth_source::io_text(&error)))
 }
 
 /// `prompt` on stdout, then a line of stdin without its line ending (Go's `bufio.Reader.ReadLine`).

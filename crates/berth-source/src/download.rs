@@ -138,8 +138,8 @@ async fn resolve(reference: &str, options: &ChartOptions, env: &Environment) -> 
                 };
                 SourceError::NotInRepository { described, url, nearest }
             }
-            crate::repository::FindError::Index(_, crate::repository::IndexError::Fetch(fetch)) => {
-                SourceError::Fetch(fetch)
+            crate::repository::FindError::Index(url, crate::repository::IndexError::Fetch(fetch)) => {
+                SourceError::NotARepository { url, source: Box::new(SourceError::Fetch(fetch)) }
             }
             crate::repository::FindError::InvalidDigest { url, reason } => SourceError::InvalidDigest { url, reason },
             other => SourceError::Other(error_chain(&other)),

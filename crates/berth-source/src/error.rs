@@ -30,6 +30,21 @@ pub enum SourceError {
     /// index's closest versions.
     #[error("{described} not found in {} repository", crate::redact::urls(.url))]
     NotInRepository { described: String, url: String, nearest: Vec<String> },
+    /// A repository's index could not be had (`repo add`, `--repo URL`): Helm's `looks like "URL" is not a valid
+    /// chart repository or cannot be reached`, with why.
+    #[error("looks like {:?} is not a valid chart repository or cannot be reached", crate::redact::urls(.url))]
+    NotARepository {
+        url: String,
+        #[source]
+        source: Box<SourceError>,
+    },
+    /// A registry refused a login, or could not be reached for one (Helm's `authenticating to "HOST"`).
+    #[error("authenticating to {host:?}")]
+    Authenticating {
+        host: String,
+        #[source]
+        source: Box<SourceError>,
+    },
     /// A repository or registry could not be reached or refused the request.
     #[error(transparent)]
     Fetch(#[from] FetchError),
@@ -67,6 +82,7 @@ impl SourceError {
     /// The kind of failure, for hints.
     pub fn kind(&self) -> ErrorKind {
         match self {
+            SourceError::NotARepository { source, .. } | SourceError::Authenticating { source, .. } => source.kind(),
             SourceError::RepoNotFound { .. } => ErrorKind::UnknownRepository,
             SourceError::NoCachedIndex { .. } => ErrorKind::NoCachedIndex,
             SourceError::NoVersion { .. }
