@@ -19,6 +19,19 @@ pub enum Shell {
 pub struct CompletionArgs {
     /// The shell to write the script for.
     pub shell: Shell,
+    /// Complete without the description of each command and flag (cobra's flag of Helm's completion commands).
+    #[arg(long)]
+    pub no_descriptions: bool,
+}
+
+/// `command` with no description on any of its commands or flags, recursively: what the shells would show
+/// beside each completion.
+fn without_descriptions(command: clap::Command) -> clap::Command {
+    command
+        .about(None)
+        .long_about(None)
+        .mut_args(|arg| arg.help(None).long_help(None))
+        .mut_subcommands(without_descriptions)
 }
 
 /// Prints the script completing `command` run as `name` (`berth`, or `helm` for berth run under that name).
@@ -29,8 +42,36 @@ pub fn run(args: &CompletionArgs, mut command: clap::Command, name: &str) -> Res
         Shell::Fish => clap_complete::Shell::Fish,
         Shell::Powershell => clap_complete::Shell::PowerShell,
     };
+    if args.no_descriptions {
+        command = without_descriptions(command);
+    }
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut command, name, &mut script);
     print_stdout_bytes(&script)?;
     Ok(ExitCode::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_descriptions_leaves_the_descriptions_out() {
+        let command = clap::Command::new("helm")
+            .subcommand(clap::Command::new("list").about("List releases").arg(
+                clap::Arg::new("all").long("all").action(clap::ArgAction::SetTrue).help("Show every release"),
+            ))
+            .disable_help_flag(true)
+            .disable_help_subcommand(true);
+        let script = |command: &mut clap::Command| {
+            let mut script = Vec::new();
+            clap_complete::generate(clap_complete::Shell::Fish, command, "helm", &mut script);
+            String::from_utf8(script).unwrap()
+        };
+        let described = script(&mut command.clone());
+        assert!(described.contains("List releases") && described.contains("Show every release"), "{described}");
+        let plain = script(&mut without_descriptions(command));
+        assert!(!plain.contains("List releases") && !plain.contains("Show every release"), "{plain}");
+        assert!(plain.contains("-l all"), "{plain}");
+    }
 }

@@ -431,6 +431,11 @@ fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, Option<
                 }
                 (LifecycleError::NotFound(_), _) => (None, staged("release: not found".to_string())),
                 (LifecycleError::InUse(_), _) => name_check("cannot reuse a name that is still in use".to_string()),
+                // Helm finds no namespace when it creates the first object there (the API server's NotFound).
+                (LifecycleError::NoNamespace(namespace), _) => (
+                    None,
+                    staged(format!("create: failed to create: namespaces {} not found", berth_go::strconv::quote(namespace))),
+                ),
                 (LifecycleError::NoRevision { version, .. }, _) => {
                     (None, staged(format!("release has no {version} version")))
                 }

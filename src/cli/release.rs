@@ -294,7 +294,7 @@ fn uninstall(args: &UninstallArgs, globals: &Globals) -> Result<ExitCode, Error>
     let settings = Settings {
         options: ReleaseOptions {
             wait,
-            timeout: args.timeout,
+            timeout: args.wait.unwrap_or_default().timeout(args.timeout),
             no_hooks: args.no_hooks,
             description: args.description.clone(),
             ..ReleaseOptions::default()
@@ -410,7 +410,7 @@ impl<'a> Settings<'a> {
         let options = ReleaseOptions {
             // As in Helm 4, rolling back on failure needs to know the release failed: it waits.
             wait: wait || change.rollback_on_failure,
-            timeout: change.timeout,
+            timeout: change.wait.unwrap_or_default().timeout(change.timeout),
             wait_for_jobs: change.wait_for_jobs,
             rollback_on_failure: change.rollback_on_failure,
             cleanup_on_fail: change.cleanup_on_fail,
