@@ -58,9 +58,11 @@ mod tests {
     #[test]
     fn no_descriptions_leaves_the_descriptions_out() {
         let command = clap::Command::new("helm")
-            .subcommand(clap::Command::new("list").about("List releases").arg(
-                clap::Arg::new("all").long("all").action(clap::ArgAction::SetTrue).help("Show every release"),
-            ))
+            .subcommand(
+                clap::Command::new("list")
+                    .about("List releases")
+                    .arg(clap::Arg::new("all").long("all").action(clap::ArgAction::SetTrue).help("Show every release")),
+            )
             .disable_help_flag(true)
             .disable_help_subcommand(true);
         let script = |command: &mut clap::Command| {

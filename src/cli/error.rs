@@ -434,7 +434,10 @@ fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, Option<
                 // Helm finds no namespace when it creates the first object there (the API server's NotFound).
                 (LifecycleError::NoNamespace(namespace), _) => (
                     None,
-                    staged(format!("create: failed to create: namespaces {} not found", berth_go::strconv::quote(namespace))),
+                    staged(format!(
+                        "create: failed to create: namespaces {} not found",
+                        berth_go::strconv::quote(namespace)
+                    )),
                 ),
                 (LifecycleError::NoRevision { version, .. }, _) => {
                     (None, staged(format!("release has no {version} version")))

@@ -24,6 +24,7 @@ mod get;
 mod global_args;
 mod health;
 mod health_rules;
+mod helm_log;
 mod helm_usage;
 mod lint;
 mod live;
@@ -201,7 +202,7 @@ pub fn main(personality: Personality, arguments: Vec<OsString>) -> i32 {
         Err(error) => return helm_usage::report(personality, &error, &arguments, || helm_command(&arguments)),
     };
     let globals = Globals::resolve(personality, &global, berth::settings::HelmEnvironment::from_env());
-    init_logging(globals.verbose);
+    init_logging(globals.verbose, personality);
     let code = match dispatch.run(&globals) {
         Ok(code) => code.code(),
         Err(error) => match personality {
@@ -314,8 +315,9 @@ fn run_shared(
     }
 }
 
-/// Logs go to stderr; `BERTH_LOG` (a tracing filter such as `berth=debug`) overrides `-v` and `--debug`.
-fn init_logging(verbose: u8) {
+/// Logs go to stderr; `BERTH_LOG` (a tracing filter such as `berth=debug`) overrides `-v` and `--debug`. As
+/// `helm`, each line is a slog record as Helm prints its logs (`level=WARN msg=...`, no time).
+fn init_logging(verbose: u8, personality: Personality) {
     use tracing_subscriber::EnvFilter;
     let default = match verbose {
         0 => "warn",
@@ -333,12 +335,11 @@ fn init_logging(verbose: u8) {
     };
     let color = std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
         && std::io::IsTerminal::is_terminal(&std::io::stderr());
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(scrubbing::ScrubbedStderr)
-        .with_ansi(color)
-        .with_target(false)
-        .init();
+    let logs = tracing_subscriber::fmt().with_env_filter(filter).with_writer(scrubbing::ScrubbedStderr);
+    match personality {
+        Personality::Helm => logs.event_format(helm_log::SlogFormat).init(),
+        Personality::Berth => logs.with_ansi(color).with_target(false).init(),
+    }
 }
 
 #[cfg(test)]

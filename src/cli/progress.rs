@@ -247,20 +247,7 @@ fn write_log(log: &str) {
 /// as the stream's reads return, so a long log may come in several records there).
 pub fn helm_log_line(log: &str) -> String {
     let message = log.strip_suffix('\n').unwrap_or(log);
-    let needs_quoting = message.is_empty()
-        || message.chars().any(|character| match character {
-            ' ' | '=' | '"' => true,
-            '\\' => false,
-            character if character.is_ascii() => character.is_ascii_control(),
-            character => {
-                character == '\u{fffd}' || character.is_whitespace() || !berth_go::strconv::is_print(character)
-            }
-        });
-    if needs_quoting {
-        format!("level=INFO msg={}\n", berth_go::strconv::quote(message))
-    } else {
-        format!("level=INFO msg={message}\n")
-    }
+    format!("level=INFO msg={}\n", super::helm_log::slog_value(message))
 }
 
 fn json_line(event: &ApplyEvent) {

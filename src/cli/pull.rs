@@ -85,9 +85,8 @@ pub fn save_chart(destination: &Path, fetched: &berth_source::download::Fetched)
 /// is written, nothing left behind when the archive is refused).
 fn untar(reference: &str, data: &[u8], untardir: &Path, destination: &Path, as_helm: bool) -> Result<(), String> {
     // Go's `filepath.Join` cleans the path it names (`./charts` and `alpha` make `charts/alpha`).
-    let cleaned = |path: PathBuf| -> PathBuf {
-        path.components().filter(|part| *part != std::path::Component::CurDir).collect()
-    };
+    let cleaned =
+        |path: PathBuf| -> PathBuf { path.components().filter(|part| *part != std::path::Component::CurDir).collect() };
     let directory = if untardir.is_absolute() { untardir.to_path_buf() } else { destination.join(untardir) };
     let base = reference.rsplit('/').next().unwrap_or(reference);
     let check = cleaned(directory.join(base));

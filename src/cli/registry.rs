@@ -113,7 +113,8 @@ async fn run_login(args: LoginArgs, globals: &Globals) -> Result<ExitCode, Error
     let env = environment(&globals.environment);
     let registry = env.registry(&host, &options).map_err(|error| Error::from_source(what.clone(), error))?;
     registry.ping().await.map_err(|error| {
-        let error = berth_source::SourceError::Authenticating { host: args.host.clone(), source: Box::new(error.into()) };
+        let error =
+            berth_source::SourceError::Authenticating { host: args.host.clone(), source: Box::new(error.into()) };
         Error::from_source(what.clone(), error)
     })?;
     let mut config = ConfigFile::load(&env.paths.registry_config)
@@ -160,7 +161,8 @@ pub fn hidden_line() -> Result<String, Error> {
 fn read_line(prompt: &str) -> Result<String, Error> {
     super::output::print_stdout(prompt)?;
     let mut line = String::new();
-    let read = std::io::stdin().lock().read_line(&mut line).map_err(|error| Error::Usage(berth_source::io_text(&error)))?;
+    let read =
+        std::io::stdin().lock().read_line(&mut line).map_err(|error| Error::Usage(berth_source::io_text(&error)))?;
     if read == 0 {
         return Err(Error::Usage("EOF".to_string()));
     }

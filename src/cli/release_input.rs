@@ -105,7 +105,8 @@ impl LoadedInput {
 }
 
 /// Helm's warning when a server-side dry run leaves a chart's CRDs out (pkg/action `Install.RunWithContext`).
-pub const DRY_RUN_CRDS: &str = "This chart or one of its subcharts contains CRDs. Rendering may fail or contain inaccuracies.";
+pub const DRY_RUN_CRDS: &str =
+    "This chart or one of its subcharts contains CRDs. Rendering may fail or contain inaccuracies.";
 
 /// How the chart flags render a chart; the post-renderer found when the flags were read, and the render budget
 /// of this process (BERTH_RENDER_*).

@@ -5,6 +5,7 @@
 
 use super::common_args::OutputFormat;
 use super::global_args::{Globals, Personality};
+use super::helm_log::slog_value;
 use crate::cli::error::{Error, Stage};
 use berth::release::operation::{Operation, OperationReport};
 use berth::release::removal;
@@ -232,14 +233,6 @@ pub fn helm_rollback_failure(report: &OperationReport) -> (Option<String>, Strin
     } else {
         (None, format!("release {name} failed: {cause}"))
     }
-}
-
-/// A value as Go's slog text handler writes it: quoted when it is empty or holds a space, `=`, `"` or a
-/// character that is not printable (`log/slog` `needsQuoting`).
-fn slog_value(text: &str) -> String {
-    let needs_quoting =
-        text.is_empty() || text.chars().any(|c| c == ' ' || c == '=' || c == '"' || !berth_go::strconv::is_print(c));
-    if needs_quoting { berth_go::strconv::quote(text) } else { text.to_string() }
 }
 
 /// berth's result event (`--progress=json`): outcome, release, revision, status, description, and what failed.

@@ -88,9 +88,7 @@ impl SourceError {
             SourceError::NoVersion { .. }
             | SourceError::NoTag { .. }
             | SourceError::NoChart { .. }
-            | SourceError::NotInRepository { .. } => {
-                ErrorKind::NoMatchingVersion
-            }
+            | SourceError::NotInRepository { .. } => ErrorKind::NoMatchingVersion,
             SourceError::Fetch(fetch) => fetch_kind(fetch, false),
             SourceError::Registry(RegistryError::Fetch(fetch)) => fetch_kind(fetch, true),
             SourceError::Registry(RegistryError::Denied { registry, .. }) => {
