@@ -17,7 +17,7 @@ use berth::release::operation::{
     self, ApplyMethod, ApplyMethodError, Operation, OperationReport, ReleaseOptions, Tokens, client_dry_run_record,
 };
 use berth::release::rollout::{Mode, Rollout};
-use berth::release::{LifecycleError, Scope, StorageDriver};
+use berth::release::{LifecycleError, SYSTEM_LABELS, Scope, StorageDriver};
 use berth::wait::Outcome;
 use berth_chart::values::ReuseMode;
 use clap::Args;
@@ -116,7 +116,7 @@ pub struct RecordArgs {
 fn label(text: &str) -> Result<(String, String), String> {
     text.split_once('=')
         .map(|(key, value)| (key.to_string(), value.to_string()))
-        .ok_or_else(|| format!("`{text}` is not key=value"))
+        .ok_or_else(|| format!("{text} must be formatted as key=value"))
 }
 
 #[derive(Debug, Args)]
@@ -463,6 +463,18 @@ impl<'a> Settings<'a> {
         }
     }
 
+    /// Helm's refusal of `--labels` that name a label Helm writes itself (`driver.ContainsSystemLabels`, which
+    /// an install checks before it renders and an upgrade after).
+    fn refuse_system_labels(&self) -> Result<(), Error> {
+        if self.options.labels.keys().any(|key| SYSTEM_LABELS.contains(&key.as_str())) {
+            return Err(Error::Usage(format!(
+                "user supplied labels contains system reserved label name. System labels: [{}]",
+                SYSTEM_LABELS.join(" ")
+            )));
+        }
+        Ok(())
+    }
+
     /// Helm's refusal of an unknown `--server-side` value, where an upgrade or a rollback reads it.
     fn refuse_unknown_server_side(&self) -> Result<(), Error> {
         match &self.unknown_server_side {
@@ -525,16 +537,26 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
                 if settings.dry_run == DryRun::Server && !rollout_is_upgrade && input.installs_crds() {
                     output::warn(globals, release_input::DRY_RUN_CRDS);
                 }
-                // Helm reads `--server-side` as an upgrade's method once the chart is rendered (`prepareUpgrade`).
-                let refuse_unknown_server_side =
-                    || if rollout_is_upgrade { settings.refuse_unknown_server_side() } else { Ok(()) };
+                // Helm reads the labels and `--server-side` of an upgrade once the chart is rendered
+                // (`prepareUpgrade`), an install's labels before it renders.
+                if !rollout_is_upgrade {
+                    settings.refuse_system_labels().map_err(|error| announcement.stage(error))?;
+                }
+                let refuse_after_rendering = || {
+                    if rollout_is_upgrade {
+                        settings.refuse_system_labels()?;
+                        settings.refuse_unknown_server_side()
+                    } else {
+                        Ok(())
+                    }
+                };
                 if settings.dry_run == DryRun::Client {
                     let rendering = release_input::render_client_dry_run(&rollout, input);
                     let rendered = interrupts
                         .unless_cancelled("while rendering the chart", rendering)
                         .await
                         .map_err(|error| announcement.stage(error))?;
-                    refuse_unknown_server_side().map_err(|error| announcement.stage(error))?;
+                    refuse_after_rendering().map_err(|error| announcement.stage(error))?;
                     let release = client_dry_run_record(
                         &name,
                         &rollout.release().namespace,
@@ -552,7 +574,7 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
                     .unless_cancelled("while rendering the chart", rendering)
                     .await
                     .map_err(|error| announcement.stage(error))?;
-                refuse_unknown_server_side().map_err(|error| announcement.stage(error))?;
+                refuse_after_rendering().map_err(|error| announcement.stage(error))?;
                 Operation::RollOut(Box::new(rendered))
             }
             Request::Rollback { name, revision } => {
@@ -684,6 +706,7 @@ fn install_client_dry_run(request: Request<'_>, settings: &Settings<'_>) -> Resu
         let interrupts = Interrupts::install();
         let rendering = async {
             let input = release_input::load(&chart_ref, chart, Preload::none(), globals).await?;
+            settings.refuse_system_labels()?;
             release_input::render_offline(input, &name, &namespace).await
         };
         interrupts.unless_cancelled("while rendering the chart", rendering).await
