@@ -296,7 +296,7 @@ fn uninstall(args: &UninstallArgs, globals: &Globals) -> Result<ExitCode, Error>
             wait,
             timeout: args.wait.unwrap_or_default().timeout(args.timeout),
             no_hooks: args.no_hooks,
-            description: args.description.clone(),
+            description: args.description.clone().filter(|text| !text.is_empty()),
             ..ReleaseOptions::default()
         },
         globals,
@@ -419,7 +419,8 @@ impl<'a> Settings<'a> {
             create_namespace: change.create_namespace,
             builtin_rules: !change.no_builtin_rules,
             no_hooks: change.no_hooks,
-            description: record.and_then(|record| record.description.clone()),
+            // Helm takes an empty `--description` as none (`Install complete`, `Upgrade complete`).
+            description: record.and_then(|record| record.description.clone()).filter(|text| !text.is_empty()),
             labels,
             take_ownership: record.is_some_and(|record| record.take_ownership),
             records_only: false,
