@@ -315,7 +315,9 @@ fn uninstall(args: &UninstallArgs, globals: &Globals) -> Result<ExitCode, Error>
             ignore_not_found: args.ignore_not_found,
             dry_run: args.dry_run,
         };
-        code = drive(request, &settings).map_err(|error| Error::in_stage(Stage::Uninstall, error))?;
+        // Helm's dry run reads the release (`releaseContent`) and returns its error as it is.
+        let staged = |error| if args.dry_run { error } else { Error::in_stage(Stage::Uninstall, error) };
+        code = drive(request, &settings).map_err(staged)?;
         if code != ExitCode::Success {
             break;
         }
