@@ -545,6 +545,12 @@ fn unreachable_cause(error: &berth::cluster::ConnectError) -> String {
         ConnectError::NoConnection { url, failure: ConnectionFailure::Refused } => {
             go_connection_refused(&format!("{}/version", url.trim_end_matches('/')))
         }
+        // client-go's loader stats each kubeconfig it is given.
+        ConnectError::Kubeconfig { path, source: KubeconfigError::ReadConfig(io, _) }
+            if io.kind() == std::io::ErrorKind::NotFound =>
+        {
+            format!("stat {path}: {}", berth_source::io_text(io))
+        }
         ConnectError::NoConnection { failure, .. } => failure.to_string(),
         other => go_chain(other),
     }

@@ -85,9 +85,9 @@ pub struct HistoryArgs {
 pub struct StatusArgs {
     #[arg(value_name = "RELEASE_NAME")]
     pub name: String,
-    /// This revision instead of the latest.
+    /// This revision instead of the latest (0 or less: the latest, as Helm's int flag).
     #[arg(long, value_name = "REVISION")]
-    pub revision: Option<u32>,
+    pub revision: Option<i64>,
     #[arg(short, long, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
     /// Each object of the release as the cluster holds it and the Pods its workloads select, as Helm 4 always
@@ -170,8 +170,10 @@ async fn answer(command: &QueryCommand, globals: &Globals) -> Result<String, Err
         QueryCommand::Status(args) => {
             let storage = in_namespace;
             let name = &args.name;
-            let release = match args.revision.filter(|revision| *revision > 0) {
-                Some(version) => storage.get(name, version).await.map_err(read)?,
+            // Helm's `releaseContent`: 0 or less is the latest; a revision past u32 is one no release has.
+            let release = match args.revision.filter(|revision| *revision > 0).map(u32::try_from) {
+                Some(Ok(version)) => storage.get(name, version).await.map_err(read)?,
+                Some(Err(_)) => None,
                 None => storage.last(name).await.map_err(read)?,
             };
             let mut release = release.ok_or_else(|| Error::Release(LifecycleError::NotFound(name.clone())))?;
