@@ -166,15 +166,17 @@ pub async fn load(
     if globals.personality == Personality::Helm && !remote && !path.exists() {
         return Err(Error::Usage(format!("path {} not found", berth_go::strconv::quote(chart_ref))));
     }
-    // What a repository or registry gives is always a chart (Helm's content cache names it `<digest>.chart`).
-    if !remote && !is_chart(path) {
+    // What a repository or registry gives is always a chart (Helm's content cache names it `<digest>.chart`). As
+    // `helm`, a local path is always read as a chart too, so what is not one fails as Helm's loader fails.
+    if !remote && !is_chart(path) && globals.personality == Personality::Berth {
         let manifests = manifest::load(&[path.to_path_buf()])?;
         let rendered = Rendered::from_manifests(manifests, chart_metadata(path));
         return Ok(LoadedInput { input: rollout::Input::Rendered(rendered), shown });
     }
     let loaded = match preload.0 {
         Some(loading) => loading.await.map_err(|error| chart_error(&shown, format!("loading stopped: {error}")))?,
-        None => berth_chart::load::load(path),
+        // Helm's `LocateChart` hands its loader the absolute path, which its errors name.
+        None => berth_chart::load::load(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())),
     };
     let loaded = loaded.map_err(|error| chart_error(&shown, error.to_string()))?;
     for warning in &loaded.warnings {
