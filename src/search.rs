@@ -47,8 +47,9 @@ impl SearchResult {
 /// Why a search could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError {
+    /// A `--regexp` that does not compile, in Go's words (`error parsing regexp: ...`).
     #[error("{0}")]
-    Regex(#[from] regex::Error),
+    Regex(String),
     #[error("an invalid version/constraint format: {0}")]
     Constraint(String),
 }
@@ -130,8 +131,9 @@ impl SearchIndex {
 
     /// `SearchRegexp`: the first match of the expression.
     fn search_regexp(&self, expression: &str) -> Result<Vec<SearchResult>, SearchError> {
-        let matcher = regex::Regex::new(expression)?;
-        Ok(self.matches(|line| matcher.find(line).map(|found| (found.start(), line.to_string()))))
+        // Go's `regexp` syntax and errors (berth-go's translation), as Helm compiles the expression.
+        let matcher = berth_go::regexp::compile(expression).map_err(SearchError::Regex)?;
+        Ok(self.matches(|line| matcher.find_all(line, 1).first().map(|(start, _)| (*start, line.to_string()))))
     }
 
     /// The entries whose line `find` matches (at a byte offset of the line it returns) below the score limit.

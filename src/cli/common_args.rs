@@ -124,7 +124,16 @@ impl WaitStrategy {
     pub fn waits(self) -> bool {
         self != WaitStrategy::HookOnly
     }
+
+    /// The bound of a wait given `--timeout` as `timeout`: Helm's status watcher (`watcher`, and `hookOnly`'s
+    /// hooks) takes a zero timeout as [`DEFAULT_STATUS_WATCHER_TIMEOUT`]; the legacy waiter takes it as it is.
+    pub fn timeout(self, timeout: Duration) -> Duration {
+        if timeout.is_zero() && self != WaitStrategy::Legacy { DEFAULT_STATUS_WATCHER_TIMEOUT } else { timeout }
+    }
 }
+
+/// pkg/kube `DefaultStatusWatcherTimeout`: the status watcher's bound when it is given none (`--timeout 0`).
+pub const DEFAULT_STATUS_WATCHER_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// `--wait` given without a value (Helm's `NoOptDefVal`).
 pub const WAIT_BARE: &str = "watcher";

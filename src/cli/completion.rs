@@ -19,9 +19,19 @@ pub enum Shell {
 pub struct CompletionArgs {
     /// The shell to write the script for.
     pub shell: Shell,
-    /// Complete without the commands' and flags' descriptions.
+    /// Complete without the description of each command and flag (cobra's flag of Helm's completion commands).
     #[arg(long)]
     pub no_descriptions: bool,
+}
+
+/// `command` with no description on any of its commands or flags, recursively: what the shells would show
+/// beside each completion.
+fn without_descriptions(command: clap::Command) -> clap::Command {
+    command
+        .about(None)
+        .long_about(None)
+        .mut_args(|arg| arg.help(None).long_help(None))
+        .mut_subcommands(without_descriptions)
 }
 
 /// Prints the script completing `command` run as `name` (`berth`, or `helm` for berth run under that name).
@@ -41,39 +51,29 @@ pub fn run(args: &CompletionArgs, mut command: clap::Command, name: &str) -> Res
     Ok(ExitCode::Success)
 }
 
-/// `command` with no description left on it, its arguments or its subcommands (what zsh, fish and PowerShell
-/// scripts would show beside each completion).
-fn without_descriptions(command: clap::Command) -> clap::Command {
-    let names: Vec<String> = command.get_subcommands().map(|subcommand| subcommand.get_name().to_string()).collect();
-    let command = command
-        .about(None::<&str>)
-        .long_about(None::<&str>)
-        .mut_args(|argument| argument.help(None::<&str>).long_help(None::<&str>));
-    names.iter().fold(command, |command, name| command.mut_subcommand(name, without_descriptions))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn no_descriptions_leaves_none_in_the_script() {
-        let script = |no_descriptions: bool| {
-            let mut command = clap::Command::new("tool")
-                .about("a tool")
-                .subcommand(clap::Command::new("list").about("list the releases"))
-                .arg(clap::Arg::new("debug").long("debug").help("print debug lines").action(clap::ArgAction::SetTrue));
-            if no_descriptions {
-                command = without_descriptions(command);
-            }
+    fn no_descriptions_leaves_the_descriptions_out() {
+        let command = clap::Command::new("helm")
+            .subcommand(
+                clap::Command::new("list")
+                    .about("List releases")
+                    .arg(clap::Arg::new("all").long("all").action(clap::ArgAction::SetTrue).help("Show every release")),
+            )
+            .disable_help_flag(true)
+            .disable_help_subcommand(true);
+        let script = |command: &mut clap::Command| {
             let mut script = Vec::new();
-            clap_complete::generate(clap_complete::Shell::Fish, &mut command, "tool", &mut script);
-            String::from_utf8(script).unwrap_or_default()
+            clap_complete::generate(clap_complete::Shell::Fish, command, "helm", &mut script);
+            String::from_utf8(script).unwrap()
         };
-        let described = script(false);
-        assert!(described.contains("list the releases") && described.contains("print debug lines"), "{described}");
-        let bare = script(true);
-        assert!(bare.contains("list") && bare.contains("debug"), "{bare}");
-        assert!(!bare.contains("list the releases") && !bare.contains("print debug lines"), "{bare}");
+        let described = script(&mut command.clone());
+        assert!(described.contains("List releases") && described.contains("Show every release"), "{described}");
+        let plain = script(&mut without_descriptions(command));
+        assert!(!plain.contains("List releases") && !plain.contains("Show every release"), "{plain}");
+        assert!(plain.contains("-l all"), "{plain}");
     }
 }

@@ -68,10 +68,6 @@ pub enum Error {
     /// The chart as the user named it, a URL shown without its password.
     #[error("cannot render chart `{}`", berth_source::redact::urls(.0))]
     Chart(String, #[source] ChartProblem),
-    /// A release name Helm's `availableName` refuses, found while rendering (`template`): the reason, which Helm
-    /// also logs first.
-    #[error("release name check failed: {0}")]
-    ReleaseNameCheck(String),
     /// An error reported with exit code 1 whatever it is (`diff --detailed-exitcode`).
     #[error(transparent)]
     Failed(Box<Error>),
@@ -79,6 +75,10 @@ pub enum Error {
     Diff(#[source] Box<berth::release::diff::DiffError>),
     #[error("release operation failed")]
     Release(#[source] release::LifecycleError),
+    /// A release name refused by the step of Helm's that checks it (`chartutil.ValidateReleaseName`), whose
+    /// words it takes as `helm`.
+    #[error("release operation failed")]
+    ReleaseName(NameCheck, #[source] release::LifecycleError),
     #[error("the controller stopped")]
     Controller(#[source] berth::controller::ControllerError),
     #[error("cannot print the release")]
@@ -99,6 +99,57 @@ pub enum Error {
     /// error itself.
     #[error("{1}")]
     Stage(Stage, Box<Error>),
+}
+
+/// The step of Helm 4.1.4 that refuses an invalid release name, and so its words for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameCheck {
+    /// `install` and `template` (pkg/action `Install.availableName`): logged, then `release name check failed:
+    /// release name "NAME": invalid release name, must match regex ...`.
+    Install,
+    /// `upgrade` (`Upgrade.prepareUpgrade`): `UPGRADE FAILED: release name is invalid: NAME`.
+    Upgrade,
+    /// `history`, and `upgrade --install`, which reads the history first (`History.Run`): `release name is
+    /// invalid: NAME`.
+    History,
+    /// `rollback` (`Rollback.prepareRollback`).
+    Rollback,
+    /// `status` and `get` (`Configuration.releaseContent`).
+    Content,
+    /// `uninstall` (`Uninstall.Run`).
+    Uninstall,
+}
+
+impl NameCheck {
+    /// Helm's message for `name`, and the log line Helm writes before it (`install`, `template`).
+    fn helm_words(self, name: &str) -> (Option<(String, Option<String>)>, String) {
+        let words = |prefix: &str| (None, format!("{prefix}{name}"));
+        match self {
+            NameCheck::Install => {
+                let cause = format!(
+                    "release name {}: invalid release name, must match regex {} and the length must not be longer than {}",
+                    berth_go::strconv::quote(name),
+                    berth_chart::render::VALID_RELEASE_NAME,
+                    berth_chart::render::MAX_RELEASE_NAME_LEN
+                );
+                let message = format!("release name check failed: {cause}");
+                (Some(("release name check failed".to_string(), Some(cause))), message)
+            }
+            NameCheck::Upgrade => words("UPGRADE FAILED: release name is invalid: "),
+            NameCheck::History => words("release name is invalid: "),
+            NameCheck::Rollback => words("prepareRollback: Release name is invalid: "),
+            NameCheck::Content => words("releaseContent: Release name is invalid: "),
+            NameCheck::Uninstall => words("uninstall: Release name is invalid: "),
+        }
+    }
+}
+
+/// `name` checked as a release name (Helm's `ValidateReleaseName`) by Helm's step `check`.
+///
+/// # Errors
+/// [`Error::ReleaseName`] for a name Helm refuses.
+pub fn check_release_name(name: &str, check: NameCheck) -> Result<(), Error> {
+    berth::release::validate_release_name(name).map_err(|error| Error::ReleaseName(check, error))
 }
 
 /// Where a release command failed, as Helm's commands word it.
@@ -150,7 +201,6 @@ impl Error {
             | Error::Plan(_)
             | Error::Values(_)
             | Error::Chart(..)
-            | Error::ReleaseNameCheck(_)
             | Error::Source(..)
             | Error::Helm(..) => ExitCode::BadInput,
             Error::Diff(_) | Error::Failed(_) => ExitCode::NotReady,
@@ -159,7 +209,7 @@ impl Error {
             Error::Release(release::LifecycleError::Storage(_)) | Error::Output(_) | Error::Record(_) => {
                 ExitCode::NotReady
             }
-            Error::Release(_) => ExitCode::BadInput,
+            Error::Release(_) | Error::ReleaseName(..) => ExitCode::BadInput,
             Error::Cancelled(_) => ExitCode::Cancelled,
             // A controller without its CRD is bad input (exit 2); anything else ended it while running.
             Error::Controller(berth::controller::ControllerError::NoCrd) => ExitCode::BadInput,
@@ -305,6 +355,10 @@ fn source_hint(error: &berth_source::SourceError) -> Option<String> {
                 if constraint.is_empty() { "*" } else { constraint },
                 nearest.join(", ")
             ),
+            SourceError::NotInRepository { nearest, .. } if !nearest.is_empty() => {
+                format!("the repository's versions nearest to the one asked for are {}", nearest.join(", "))
+            }
+            SourceError::NotInRepository { .. } => "the repository's index has no such chart or version".to_string(),
             _ => "the index has no such version; `berth repo update` refreshes a repository's index".to_string(),
         },
         ErrorKind::Unreachable => {
@@ -377,12 +431,14 @@ fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, Option<
                 }
                 (LifecycleError::NotFound(_), _) => (None, staged("release: not found".to_string())),
                 (LifecycleError::InUse(_), _) => name_check("cannot reuse a name that is still in use".to_string()),
-                (LifecycleError::InvalidName(name), Some(Stage::Install)) => name_check(format!(
-                    "release name {}: invalid release name, must match regex {} and the length must not be longer than {}",
-                    berth_go::strconv::quote(name),
-                    berth_chart::render::VALID_RELEASE_NAME,
-                    berth_chart::render::MAX_RELEASE_NAME_LEN
-                )),
+                // Helm finds no namespace when it creates the first object there (the API server's NotFound).
+                (LifecycleError::NoNamespace(namespace), _) => (
+                    None,
+                    staged(format!(
+                        "create: failed to create: namespaces {} not found",
+                        berth_go::strconv::quote(namespace)
+                    )),
+                ),
                 (LifecycleError::NoRevision { version, .. }, _) => {
                     (None, staged(format!("release has no {version} version")))
                 }
@@ -395,11 +451,12 @@ fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, Option<
                 (other, _) => (None, staged(go_chain(other))),
             }
         }
+        Error::ReleaseName(check, LifecycleError::InvalidName(name)) => {
+            let (log, message) = check.helm_words(name);
+            (log, staged(message))
+        }
+        Error::ReleaseName(_, other) => (None, staged(go_chain(other))),
         Error::Chart(_, problem) => (None, staged(problem.to_string())),
-        Error::ReleaseNameCheck(cause) => (
-            Some(("release name check failed".to_string(), Some(cause.clone()))),
-            staged(format!("release name check failed: {cause}")),
-        ),
         Error::Values(problem) => (None, staged(problem.to_string())),
         Error::Usage(message) | Error::NotReady(message) => (None, staged(message.clone())),
         // Helm's install logs it before it fails (pkg/action `Install.RunWithContext`); an upgrade does not.
@@ -432,20 +489,47 @@ fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, Option<
 /// says `berth`) or differ (a chart the index lacks: pkg/repo `ChartVersion` with no version asked), else its chain.
 fn helm_source_message(error: &berth_source::SourceError) -> String {
     use berth_source::SourceError;
+    use berth_source::http::FetchError;
+    use berth_source::oci::client::RegistryError;
     let update = "(try 'helm repo update')";
     match error {
         SourceError::NoCachedIndex { reason, .. } => format!("no cached repo found. {update}: {reason}"),
+        // berth-source words a refused connection as Go's `syscall.ECONNREFUSED` prints.
+        SourceError::Fetch(FetchError::Unreachable { url, reason })
+        | SourceError::Registry(RegistryError::Fetch(FetchError::Unreachable { url, reason }))
+            if reason == "connection refused" =>
+        {
+            go_connection_refused(url)
+        }
+        SourceError::Authenticating { host, source } => {
+            format!("authenticating to {}: {}", berth_go::strconv::quote(host), helm_source_message(source))
+        }
+        SourceError::NotARepository { url, source } => format!(
+            "looks like {} is not a valid chart repository or cannot be reached: {}",
+            berth_go::strconv::quote(&berth_source::redact::urls(url)),
+            helm_source_message(source)
+        ),
         SourceError::NoVersion { chart, constraint, repository, .. } => format!(
             "chart {} matching {constraint} not found in {repository} index. {update}: no chart version found for \
              {chart}-{constraint}",
             berth_go::strconv::quote(chart)
         ),
-        SourceError::NoChart { chart, repository } => format!(
-            "chart {} matching  not found in {repository} index. {update}: no chart name found",
+        SourceError::NoChart { chart, constraint, repository } => format!(
+            "chart {} matching {constraint} not found in {repository} index. {update}: no chart name found",
             berth_go::strconv::quote(chart)
         ),
         other => go_chain(other),
     }
+}
+
+/// Go's `net/http` error for a GET of `url` whose connection was refused: `Get "URL": dial tcp HOST:PORT: connect:
+/// connection refused` (the scheme's port when the URL names none).
+fn go_connection_refused(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("https", url));
+    let authority = rest.split('/').next().unwrap_or_default();
+    let port = if scheme == "http" { "80" } else { "443" };
+    let address = if authority.contains(':') { authority.to_string() } else { format!("{authority}:{port}") };
+    format!("Get {}: dial tcp {address}: connect: connection refused", berth_go::strconv::quote(url))
 }
 
 /// Why the cluster could not be reached, as client-go words it where berth knows its words: a context the
@@ -459,12 +543,13 @@ fn unreachable_cause(error: &berth::cluster::ConnectError) -> String {
             format!("context {} does not exist", berth_go::strconv::quote(context))
         }
         ConnectError::NoConnection { url, failure: ConnectionFailure::Refused } => {
-            let (scheme, rest) = url.split_once("://").unwrap_or(("https", url));
-            let authority = rest.split('/').next().unwrap_or_default();
-            let port = if scheme == "http" { "80" } else { "443" };
-            let address = if authority.contains(':') { authority.to_string() } else { format!("{authority}:{port}") };
-            let version = format!("{}/version", url.trim_end_matches('/'));
-            format!("Get {}: dial tcp {address}: connect: connection refused", berth_go::strconv::quote(&version))
+            go_connection_refused(&format!("{}/version", url.trim_end_matches('/')))
+        }
+        // client-go's loader stats each kubeconfig it is given.
+        ConnectError::Kubeconfig { path, source: KubeconfigError::ReadConfig(io, _) }
+            if io.kind() == std::io::ErrorKind::NotFound =>
+        {
+            format!("stat {path}: {}", berth_source::io_text(io))
         }
         // Go's `url.Error` around the reason (berth has Go's words for some TLS failures, rustls's for others).
         ConnectError::NoConnection { url, failure: ConnectionFailure::Tls(reason) } => {

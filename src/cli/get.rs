@@ -4,7 +4,7 @@
 use super::common_args::OutputFormat;
 use super::global_args::{Globals, Personality};
 use super::output::{print_stdout, print_stdout_bytes};
-use crate::cli::error::{Error, ExitCode};
+use crate::cli::error::{Error, ExitCode, NameCheck, check_release_name};
 use berth::release::Release;
 use berth::release::show::{self, StatusView};
 use berth::release::{LifecycleError, Storage};
@@ -108,6 +108,7 @@ pub fn run(args: GetArgs, globals: &Globals) -> Result<ExitCode, Error> {
 /// The revision asked for, or the latest whatever its status (Helm's `releaseContent`), with the labels Helm
 /// gives it.
 fn read(args: &RevisionArgs, globals: &Globals) -> Result<Release, Error> {
+    check_release_name(&args.name, NameCheck::Content)?;
     super::runtime::runtime()?.block_on(async move {
         let driver = globals.storage_driver()?;
         // A record is all `get` reads: no discovery.

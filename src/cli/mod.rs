@@ -25,6 +25,7 @@ mod global_args;
 mod health;
 mod health_rules;
 mod helm_interface;
+mod helm_log;
 mod helm_usage;
 mod lint;
 mod live;
@@ -50,7 +51,6 @@ mod scrubbing;
 mod search;
 mod show;
 mod sim;
-mod slog;
 mod source_args;
 mod template;
 mod test;
@@ -338,8 +338,8 @@ fn run_shared(
     }
 }
 
-/// Logs go to stderr, as `helm` in Helm's form ([`slog`]); `BERTH_LOG` (a tracing filter such as `berth=debug`)
-/// overrides `-v` and `--debug`.
+/// Logs go to stderr; `BERTH_LOG` (a tracing filter such as `berth=debug`) overrides `-v` and `--debug`. As
+/// `helm`, each line is a slog record as Helm prints its logs (`level=WARN msg=...`, no time).
 fn init_logging(verbose: u8, personality: Personality) {
     use tracing_subscriber::EnvFilter;
     let level = match verbose {
@@ -366,7 +366,7 @@ fn init_logging(verbose: u8, personality: Personality) {
         && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let logs = tracing_subscriber::fmt().with_env_filter(filter).with_writer(scrubbing::ScrubbedStderr);
     match personality {
-        Personality::Helm => logs.event_format(slog::SlogFormat).init(),
+        Personality::Helm => logs.event_format(helm_log::SlogFormat).init(),
         Personality::Berth => logs.with_ansi(color).with_target(false).init(),
     }
 }

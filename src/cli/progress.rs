@@ -246,7 +246,7 @@ fn write_log(log: &str) {
 /// control characters, non-printing runes). berth writes each container's log at once (Helm's copy writes
 /// as the stream's reads return, so a long log may come in several records there).
 pub fn helm_log_line(log: &str) -> String {
-    super::slog::line("INFO", log.strip_suffix('\n').unwrap_or(log), &[])
+    super::helm_log::line("INFO", log.strip_suffix('\n').unwrap_or(log), &[])
 }
 
 fn json_line(event: &ApplyEvent) {

@@ -61,9 +61,8 @@ pub fn run(args: PullArgs, globals: &Globals) -> Result<ExitCode, Error> {
                 let as_helm = globals.personality == Personality::Helm;
                 untar(chart, &fetched.data, &args.untardir, &args.destination, as_helm)
                     .map_err(|reason| Error::from_source(what, berth_source::SourceError::Other(reason)))?;
-            } else {
-                let path = args.destination.join(&fetched.file_name);
-                berth_source::write_atomic(&path, &fetched.data, 0o644)
+            } else if !(args.verify || args.prov) {
+                save_chart(&args.destination, &fetched)
                     .map_err(|reason| Error::from_source(what, berth_source::SourceError::Other(reason)))?;
             }
         }
@@ -71,20 +70,32 @@ pub fn run(args: PullArgs, globals: &Globals) -> Result<ExitCode, Error> {
     })
 }
 
+/// The pulled archive written into `destination`, which must exist as in Helm (`pull -d DIR` of a missing DIR
+/// fails: `open DIR/CHART-VERSION.tgz123: no such file or directory`; `--untar` makes its directory).
+///
+/// # Errors
+///
+/// The file cannot be written; the text names it.
+pub fn save_chart(destination: &Path, fetched: &berth_source::download::Fetched) -> Result<(), String> {
+    berth_source::write_atomic_in_place(&destination.join(&fetched.file_name), &fetched.data, 0o644)
+}
+
 /// `--untar` as Helm's `Pull.Run` does it: refuse an existing `<untardir>/<chart>`, then write the chart out as
 /// `<untardir>/<name in Chart.yaml>/` (berth-chart's `expand`: the name and every entry checked before anything
 /// is written, nothing left behind when the archive is refused).
 fn untar(reference: &str, data: &[u8], untardir: &Path, destination: &Path, as_helm: bool) -> Result<(), String> {
-    // Go's `filepath.Join` cleans the path it names (`./charts` and `alpha` make `charts/alpha`; helmfile's
-    // `--destination DIR --untar` makes `DIR/.`, which must be `DIR` before anything is created under it).
+    // Go's `filepath.Join` cleans the path it names (`./charts` and `alpha` make `charts/alpha`).
     let cleaned =
         |path: PathBuf| -> PathBuf { path.components().filter(|part| *part != std::path::Component::CurDir).collect() };
-    let directory = cleaned(if untardir.is_absolute() { untardir.to_path_buf() } else { destination.join(untardir) });
+    let directory = if untardir.is_absolute() { untardir.to_path_buf() } else { destination.join(untardir) };
     let base = reference.rsplit('/').next().unwrap_or(reference);
     let check = cleaned(directory.join(base));
+    let directory = Some(cleaned(directory)).filter(|path| !path.as_os_str().is_empty()).unwrap_or(PathBuf::from("."));
     if check.exists() {
         return Err(format!("failed to untar: a file or directory with the name {} already exists", check.display()));
     }
+    // Helm's `MkdirAll` of the path it checked makes the directory the chart goes into (`-d DIR` too).
+    std::fs::create_dir_all(&directory).map_err(|error| format!("failed to untar (mkdir): {error}"))?;
     berth_chart::load::expand(data, &directory).map_err(|error| error.to_string())?;
     // Helm makes the directory it checked before it expands the chart (`Pull.Run`'s `os.MkdirAll(udCheck)`): the
     // chart's own directory for `REPO/CHART`, an empty directory named like the archive for a URL, which the

@@ -12,12 +12,12 @@ use super::progress::{Goal, Progress, ProgressMode};
 use super::release_input::{self, ChartFlags, Preload};
 use super::release_output::{self as output, Announcement, Printed};
 use super::runtime::Interrupts;
-use crate::cli::error::{Error, ExitCode, Stage};
+use crate::cli::error::{Error, ExitCode, NameCheck, Stage, check_release_name};
 use berth::release::operation::{
-    self, ApplyMethod, Operation, OperationReport, ReleaseOptions, Tokens, client_dry_run_record,
+    self, ApplyMethod, ApplyMethodError, Operation, OperationReport, ReleaseOptions, Tokens, client_dry_run_record,
 };
 use berth::release::rollout::{Mode, Rollout};
-use berth::release::{LifecycleError, Scope, StorageDriver, validate_release_name};
+use berth::release::{LifecycleError, SYSTEM_LABELS, Scope, StorageDriver};
 use berth::wait::Outcome;
 use berth_chart::values::ReuseMode;
 use clap::Args;
@@ -116,7 +116,7 @@ pub struct RecordArgs {
 fn label(text: &str) -> Result<(String, String), String> {
     text.split_once('=')
         .map(|(key, value)| (key.to_string(), value.to_string()))
-        .ok_or_else(|| format!("`{text}` is not key=value"))
+        .ok_or_else(|| format!("{text} must be formatted as key=value"))
 }
 
 #[derive(Debug, Args)]
@@ -294,9 +294,9 @@ fn uninstall(args: &UninstallArgs, globals: &Globals) -> Result<ExitCode, Error>
     let settings = Settings {
         options: ReleaseOptions {
             wait,
-            timeout: args.timeout,
+            timeout: args.wait.unwrap_or_default().timeout(args.timeout),
             no_hooks: args.no_hooks,
-            description: args.description.clone(),
+            description: args.description.clone().filter(|text| !text.is_empty()),
             ..ReleaseOptions::default()
         },
         globals,
@@ -305,6 +305,7 @@ fn uninstall(args: &UninstallArgs, globals: &Globals) -> Result<ExitCode, Error>
         output: OutputFormat::Table,
         hide_notes: false,
         hide_secret: false,
+        unknown_server_side: None,
     };
     let mut code = ExitCode::Success;
     for name in &args.names {
@@ -314,7 +315,9 @@ fn uninstall(args: &UninstallArgs, globals: &Globals) -> Result<ExitCode, Error>
             ignore_not_found: args.ignore_not_found,
             dry_run: args.dry_run,
         };
-        code = drive(request, &settings).map_err(|error| Error::in_stage(Stage::Uninstall, error))?;
+        // Helm's dry run reads the release (`releaseContent`) and returns its error as it is.
+        let staged = |error| if args.dry_run { error } else { Error::in_stage(Stage::Uninstall, error) };
+        code = drive(request, &settings).map_err(staged)?;
         if code != ExitCode::Success {
             break;
         }
@@ -349,6 +352,17 @@ impl Request<'_> {
             Request::RollOut { name, .. } | Request::Rollback { name, .. } | Request::Uninstall { name, .. } => name,
         }
     }
+
+    /// The step of Helm's that checks the release name first for this request.
+    fn name_check(&self) -> NameCheck {
+        match self {
+            Request::RollOut { mode: Mode::Install { .. }, .. } => NameCheck::Install,
+            Request::RollOut { mode: Mode::Upgrade { install: true, .. }, .. } => NameCheck::History,
+            Request::RollOut { mode: Mode::Upgrade { install: false, .. }, .. } => NameCheck::Upgrade,
+            Request::Rollback { .. } => NameCheck::Rollback,
+            Request::Uninstall { .. } => NameCheck::Uninstall,
+        }
+    }
 }
 
 /// How a release command runs and reports, resolved from its arguments in one step.
@@ -360,6 +374,9 @@ struct Settings<'a> {
     output: OutputFormat,
     hide_notes: bool,
     hide_secret: bool,
+    /// As `helm`, a `--server-side` value other than `true`, `false` or `auto`, refused only where Helm refuses it
+    /// (see [`Settings::apply_method`]).
+    unknown_server_side: Option<String>,
 }
 
 /// The progress form: as asked, else berth's live display as `berth` and nothing as `helm` (Helm prints nothing
@@ -390,12 +407,12 @@ impl<'a> Settings<'a> {
             usize::try_from(change.history_max.unwrap_or(globals.environment.max_history)).unwrap_or_default();
         let labels: BTreeMap<String, String> =
             record.map(|record| record.labels.iter().cloned().collect()).unwrap_or_default();
-        let apply_method = ApplyMethod::from_flags(&change.server_side, change.force_conflicts)
-            .map_err(|error| Error::Release(error.into()))?;
+        let (apply_method, unknown_server_side) =
+            Settings::apply_method(&change.server_side, change.force_conflicts, globals.personality)?;
         let options = ReleaseOptions {
             // As in Helm 4, rolling back on failure needs to know the release failed: it waits.
             wait: wait || change.rollback_on_failure,
-            timeout: change.timeout,
+            timeout: change.wait.unwrap_or_default().timeout(change.timeout),
             wait_for_jobs: change.wait_for_jobs,
             rollback_on_failure: change.rollback_on_failure,
             cleanup_on_fail: change.cleanup_on_fail,
@@ -404,7 +421,8 @@ impl<'a> Settings<'a> {
             create_namespace: change.create_namespace,
             builtin_rules: !change.no_builtin_rules,
             no_hooks: change.no_hooks,
-            description: record.and_then(|record| record.description.clone()),
+            // Helm takes an empty `--description` as none (`Install complete`, `Upgrade complete`).
+            description: record.and_then(|record| record.description.clone()).filter(|text| !text.is_empty()),
             labels,
             take_ownership: record.is_some_and(|record| record.take_ownership),
             records_only: false,
@@ -424,7 +442,48 @@ impl<'a> Settings<'a> {
             output: record.map(|record| record.output).unwrap_or_default(),
             hide_notes: record.is_some_and(|record| record.hide_notes),
             hide_secret: record.is_some_and(|record| record.hide_secret),
+            unknown_server_side,
         })
+    }
+
+    /// `--server-side` and `--force-conflicts` as the apply method, and the value left to refuse later. As
+    /// `berth`, a value other than `true`, `false` or `auto` is refused before anything runs. As `helm`, it is
+    /// refused only where Helm 4.1.4 reads it as a method (`action.getUpgradeServerSideValue`: an upgrade of an
+    /// existing release, after rendering, and a rollback, once the revision is found); `upgrade --install` of a
+    /// new release applies server-side for any value but `false` (pkg/cmd/upgrade.go: `instClient.ServerSideApply
+    /// = client.ServerSideApply != "false"`), so the method is server-side until then.
+    fn apply_method(
+        server_side: &str,
+        force_conflicts: bool,
+        personality: Personality,
+    ) -> Result<(ApplyMethod, Option<String>), Error> {
+        match ApplyMethod::from_flags(server_side, force_conflicts) {
+            Ok(method) => Ok((method, None)),
+            Err(ApplyMethodError::Unknown(value)) if personality == Personality::Helm => {
+                Ok((ApplyMethod::ServerSide { force_conflicts }, Some(value)))
+            }
+            Err(error) => Err(Error::Release(error.into())),
+        }
+    }
+
+    /// Helm's refusal of `--labels` that name a label Helm writes itself (`driver.ContainsSystemLabels`, which
+    /// an install checks before it renders and an upgrade after).
+    fn refuse_system_labels(&self) -> Result<(), Error> {
+        if self.options.labels.keys().any(|key| SYSTEM_LABELS.contains(&key.as_str())) {
+            return Err(Error::Usage(format!(
+                "user supplied labels contains system reserved label name. System labels: [{}]",
+                SYSTEM_LABELS.join(" ")
+            )));
+        }
+        Ok(())
+    }
+
+    /// Helm's refusal of an unknown `--server-side` value, where an upgrade or a rollback reads it.
+    fn refuse_unknown_server_side(&self) -> Result<(), Error> {
+        match &self.unknown_server_side {
+            Some(value) => Err(Error::Release(ApplyMethodError::Unknown(value.clone()).into())),
+            None => Ok(()),
+        }
     }
 
     fn printed(&self) -> Printed {
@@ -441,7 +500,7 @@ impl<'a> Settings<'a> {
 /// `--dry-run=client`); prepares the operation (an install or upgrade's rollout reads the history and renders the
 /// input); runs it with progress and SIGINT/SIGTERM cancellation; reports it.
 fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Error> {
-    validate_release_name(request.name()).map_err(Error::Release)?;
+    check_release_name(request.name(), request.name_check())?;
     // Helm sets up its storage driver before anything else (`Configuration.Init`): a bad `HELM_DRIVER` fails
     // first, even a client-side dry run.
     let driver = settings.globals.storage_driver()?;
@@ -467,7 +526,8 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
                     .unless_cancelled("while reading the release", reading)
                     .await
                     .map_err(|error| early_stage.stage(error))?;
-                announcement = Announcement::of(mode, rollout.is_upgrade());
+                let rollout_is_upgrade = rollout.is_upgrade();
+                announcement = Announcement::of(mode, rollout_is_upgrade);
                 if announcement == Announcement::Installing && settings.output == OutputFormat::Table {
                     // Helm says so before it starts, whatever follows.
                     super::output::print_stdout(&announcement.line(&name))?;
@@ -478,12 +538,29 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
                     .unless_cancelled("while loading the chart", input)
                     .await
                     .map_err(|error| announcement.loading_stage(error))?;
+                if settings.dry_run == DryRun::Server && !rollout_is_upgrade && input.installs_crds() {
+                    output::warn(globals, release_input::DRY_RUN_CRDS);
+                }
+                // Helm reads the labels and `--server-side` of an upgrade once the chart is rendered
+                // (`prepareUpgrade`), an install's labels before it renders.
+                if !rollout_is_upgrade {
+                    settings.refuse_system_labels().map_err(|error| announcement.stage(error))?;
+                }
+                let refuse_after_rendering = || {
+                    if rollout_is_upgrade {
+                        settings.refuse_system_labels()?;
+                        settings.refuse_unknown_server_side()
+                    } else {
+                        Ok(())
+                    }
+                };
                 if settings.dry_run == DryRun::Client {
                     let rendering = release_input::render_client_dry_run(&rollout, input);
                     let rendered = interrupts
                         .unless_cancelled("while rendering the chart", rendering)
                         .await
                         .map_err(|error| announcement.stage(error))?;
+                    refuse_after_rendering().map_err(|error| announcement.stage(error))?;
                     let release = client_dry_run_record(
                         &name,
                         &rollout.release().namespace,
@@ -500,11 +577,18 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
                     .unless_cancelled("while rendering the chart", rendering)
                     .await
                     .map_err(|error| announcement.stage(error))?;
+                refuse_after_rendering().map_err(|error| announcement.stage(error))?;
                 Operation::RollOut(Box::new(rendered))
             }
             Request::Rollback { name, revision } => {
+                if settings.dry_run == DryRun::Client || settings.unknown_server_side.is_some() {
+                    // Helm's `prepareRollback` finds the revision, then reads `--server-side` as its method.
+                    rollback_target(&scope, &name, revision).await?;
+                    settings.refuse_unknown_server_side()?;
+                }
                 if settings.dry_run == DryRun::Client {
-                    return rollback_client_dry_run(&scope, &name, revision).await;
+                    super::output::print_stdout(output::ROLLBACK_SUCCEEDED)?;
+                    return Ok(ExitCode::Success);
                 }
                 Operation::Rollback { scope, name, revision }
             }
@@ -622,6 +706,7 @@ fn install_client_dry_run(request: Request<'_>, settings: &Settings<'_>) -> Resu
         let interrupts = Interrupts::install();
         let rendering = async {
             let input = release_input::load(&chart_ref, chart, Preload::none(), globals, true).await?;
+            settings.refuse_system_labels()?;
             release_input::render_offline(input, &name, &namespace).await
         };
         interrupts.unless_cancelled("while rendering the chart", rendering).await
@@ -632,8 +717,9 @@ fn install_client_dry_run(request: Request<'_>, settings: &Settings<'_>) -> Resu
     Ok(ExitCode::Success)
 }
 
-/// A rollback's `--dry-run=client`: Helm reads the history and writes nothing; it prints the usual line.
-async fn rollback_client_dry_run(scope: &Scope, name: &str, revision: Option<u32>) -> Result<ExitCode, Error> {
+/// The revision a rollback goes back to, checked as Helm's `prepareRollback` checks it before anything else (a
+/// `--dry-run=client` reads the history and writes nothing).
+async fn rollback_target(scope: &Scope, name: &str, revision: Option<u32>) -> Result<u32, Error> {
     let history = scope.storage.history(name).await.map_err(|error| Error::Release(error.into()))?;
     let last = history.last().ok_or_else(|| Error::Release(LifecycleError::NotFound(name.to_string())))?;
     let version = match revision {
@@ -643,6 +729,5 @@ async fn rollback_client_dry_run(scope: &Scope, name: &str, revision: Option<u32
     if !history.iter().any(|release| release.version == version) {
         return Err(Error::Release(LifecycleError::NoRevision { name: name.to_string(), version }));
     }
-    super::output::print_stdout(output::ROLLBACK_SUCCEEDED)?;
-    Ok(ExitCode::Success)
+    Ok(version)
 }

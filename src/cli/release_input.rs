@@ -56,7 +56,9 @@ pub fn is_chart(path: &Path) -> bool {
         let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
         return name.ends_with(".tgz") || name.ends_with(".tar.gz");
     }
-    path.join("Chart.yaml").is_file() && ["templates", "charts", "crds"].iter().any(|dir| path.join(dir).is_dir())
+    // A directory with a `Chart.yaml` is a chart, as Helm's loader reads it, also with no templates (its release
+    // holds no objects).
+    path.join("Chart.yaml").is_file()
 }
 
 /// A local chart being loaded while the cluster is connected to (loading needs no cluster).
@@ -90,6 +92,21 @@ pub struct LoadedInput {
     /// The chart as the user named it (a path, or the reference that was downloaded), for errors.
     shown: String,
 }
+
+impl LoadedInput {
+    /// Whether an install creates CRDs before its other objects: a chart or subchart with `crds/`, without
+    /// `--skip-crds` (Helm's `CRDObjects`, which a server-side dry run warns of instead).
+    pub fn installs_crds(&self) -> bool {
+        match &self.input {
+            rollout::Input::Chart { chart, settings, .. } => settings.include_crds && !chart.crd_objects().is_empty(),
+            rollout::Input::Rendered(_) => false,
+        }
+    }
+}
+
+/// Helm's warning when a server-side dry run leaves a chart's CRDs out (pkg/action `Install.RunWithContext`).
+pub const DRY_RUN_CRDS: &str =
+    "This chart or one of its subcharts contains CRDs. Rendering may fail or contain inaccuracies.";
 
 /// How the chart flags render a chart; the post-renderer found when the flags were read, and the render budget
 /// of this process (BERTH_RENDER_*).
@@ -156,15 +173,17 @@ pub async fn load(
     if globals.personality == Personality::Helm && !remote && !path.exists() {
         return Err(Error::Usage(format!("path {} not found", berth_go::strconv::quote(chart_ref))));
     }
-    // What a repository or registry gives is always a chart (Helm's content cache names it `<digest>.chart`).
-    if !remote && !is_chart(path) {
+    // What a repository or registry gives is always a chart (Helm's content cache names it `<digest>.chart`). As
+    // `helm`, a local path is always read as a chart too, so what is not one fails as Helm's loader fails.
+    if !remote && !is_chart(path) && globals.personality == Personality::Berth {
         let manifests = manifest::load(&[path.to_path_buf()])?;
         let rendered = Rendered::from_manifests(manifests, chart_metadata(path));
         return Ok(LoadedInput { input: rollout::Input::Rendered(rendered), shown });
     }
     let loaded = match preload.0 {
         Some(loading) => loading.await.map_err(|error| chart_error(&shown, format!("loading stopped: {error}")))?,
-        None => berth_chart::load::load(path),
+        // Helm's `LocateChart` hands its loader the absolute path, which its errors name.
+        None => berth_chart::load::load(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())),
     };
     let loaded = loaded.map_err(|error| chart_error(&shown, error.to_string()))?;
     for warning in &loaded.warnings {
@@ -251,7 +270,10 @@ pub async fn update_dependencies(
         berth::dependency_update::with_dependencies(directory, chart, &environment, options, &mut say, &mut notices)
             .await;
     printed?;
-    updated.map_err(|error| {
-        Error::Helm(format!("cannot update the dependencies of `{}`", directory.display()), error.into())
+    let what = format!("cannot update the dependencies of `{}`", directory.display());
+    updated.map_err(|error| match error {
+        // The manager's error is a chart source's: as `helm`, its cause alone, as Helm's `runInstall` returns it.
+        berth::dependency_update::DependencyUpdateError::Update { source, .. } => Error::from_source(what, source),
+        reload @ berth::dependency_update::DependencyUpdateError::Reload(_) => Error::Helm(what, reload.into()),
     })
 }

@@ -180,10 +180,9 @@ pub fn helm_failure(report: &OperationReport, is_upgrade: bool, rollback_on_fail
     let refused_rollback =
         report.hook_failure.is_none() && description.starts_with(&format!("Rollback \"{name}\" failed: "));
     let warning = if is_upgrade {
-        let attributes = [("name".to_string(), name.clone()), ("error".to_string(), cause.clone())];
-        Some(super::slog::line("WARN", "upgrade failed", &attributes))
+        Some(super::helm_log::line("WARN", "upgrade failed", &[("name", name.as_str()), ("error", cause.as_str())]))
     } else if refused_rollback {
-        Some(super::slog::line("WARN", description, &[]))
+        Some(super::helm_log::line("WARN", description, &[]))
     } else {
         None
     }
@@ -241,10 +240,25 @@ pub fn result_event(report: &OperationReport) -> String {
 
 /// A warning, as each interface words it: Helm's log line (`level=WARN msg="..."`), or berth's `warning:`.
 pub fn warn(globals: &Globals, message: &str) {
+    warn_with(globals, message, &[]);
+}
+
+/// A warning with the attributes Helm logs after it (`level=WARN msg="..." host=HOST`, slog's text form); as
+/// `berth`, `warning: MESSAGE (key: value, ...)`.
+pub fn warn_with(globals: &Globals, message: &str, attributes: &[(&str, &str)]) {
     let message = super::scrubbing::scrub(message);
+    let attributes: Vec<(&str, String)> =
+        attributes.iter().map(|(key, value)| (*key, super::scrubbing::scrub(value).into_owned())).collect();
     match globals.personality {
-        Personality::Helm => eprint!("{}", super::slog::line("WARN", &message, &[])),
-        Personality::Berth => eprintln!("warning: {message}"),
+        Personality::Helm => {
+            let attributes: Vec<(&str, &str)> = attributes.iter().map(|(key, value)| (*key, value.as_str())).collect();
+            eprint!("{}", super::helm_log::line("WARN", &message, &attributes));
+        }
+        Personality::Berth if attributes.is_empty() => eprintln!("warning: {message}"),
+        Personality::Berth => {
+            let attributes: Vec<String> = attributes.iter().map(|(key, value)| format!("{key}: {value}")).collect();
+            eprintln!("warning: {message} ({})", attributes.join(", "));
+        }
     }
 }
 

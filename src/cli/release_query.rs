@@ -8,11 +8,11 @@ use super::global_args::{Globals, Personality};
 use super::output::print_stdout;
 use super::release_resources::{Representation, live_resources};
 use super::runtime::Interrupts;
-use crate::cli::error::{Error, ExitCode};
+use crate::cli::error::{Error, ExitCode, NameCheck, check_release_name};
 use berth::observe::ResourceStatus;
 use berth::release::list::{ListQuery, Sort, States, select};
 use berth::release::show::{self, Format, StatusView};
-use berth::release::{HelmTime, LifecycleError, Release, Storage, validate_release_name};
+use berth::release::{HelmTime, LifecycleError, Release, Storage};
 use clap::Args;
 use serde::Serialize;
 
@@ -85,9 +85,9 @@ pub struct HistoryArgs {
 pub struct StatusArgs {
     #[arg(value_name = "RELEASE_NAME")]
     pub name: String,
-    /// This revision instead of the latest.
+    /// This revision instead of the latest (0 or less: the latest, as Helm's int flag).
     #[arg(long, value_name = "REVISION")]
-    pub revision: Option<u32>,
+    pub revision: Option<i64>,
     #[arg(short, long, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
     /// Each object of the release as the cluster holds it and the Pods its workloads select, as Helm 4 always
@@ -116,8 +116,10 @@ pub enum QueryCommand {
 /// # Errors
 /// [`Error`] when the cluster cannot be read, the release does not exist, or an argument is wrong.
 pub fn run(command: QueryCommand, globals: &Globals) -> Result<ExitCode, Error> {
-    if let QueryCommand::History(HistoryArgs { name, .. }) | QueryCommand::Status(StatusArgs { name, .. }) = &command {
-        validate_release_name(name).map_err(Error::Release)?;
+    match &command {
+        QueryCommand::History(HistoryArgs { name, .. }) => check_release_name(name, NameCheck::History)?,
+        QueryCommand::Status(StatusArgs { name, .. }) => check_release_name(name, NameCheck::Content)?,
+        QueryCommand::List(_) => {}
     }
     super::runtime::runtime()?.block_on(async move {
         let interrupts = Interrupts::install();
@@ -169,8 +171,10 @@ async fn answer(command: &QueryCommand, globals: &Globals) -> Result<String, Err
         QueryCommand::Status(args) => {
             let storage = in_namespace;
             let name = &args.name;
-            let release = match args.revision.filter(|revision| *revision > 0) {
-                Some(version) => storage.get(name, version).await.map_err(read)?,
+            // Helm's `releaseContent`: 0 or less is the latest; a revision past u32 is one no release has.
+            let release = match args.revision.filter(|revision| *revision > 0).map(u32::try_from) {
+                Some(Ok(version)) => storage.get(name, version).await.map_err(read)?,
+                Some(Err(_)) => None,
                 None => storage.last(name).await.map_err(read)?,
             };
             let mut release = release.ok_or_else(|| Error::Release(LifecycleError::NotFound(name.clone())))?;

@@ -2,7 +2,7 @@
 //! index cache (the same files, variables and lock), so a repository added with either tool is used by both.
 //! Repository URLs are shown redacted everywhere (`repo list` included): a password in one is printed `xxxxx`.
 
-use super::global_args::Globals;
+use super::global_args::{Globals, Personality};
 use super::output::print_stdout;
 use super::source_args::environment;
 use crate::cli::error::{Error, ExitCode};
@@ -160,10 +160,18 @@ async fn run_add(args: AddArgs, globals: &Globals) -> Result<ExitCode, Error> {
     };
     let username = args.username.clone().unwrap_or_default();
     let mut password = args.password.clone().unwrap_or_default();
-    if !username.is_empty() && password.is_empty() {
-        if !args.password_stdin {
+    if !username.is_empty() && password.is_empty() && !args.password_stdin {
+        if globals.personality != Personality::Helm {
             return Err(Error::Usage("--username needs a password: pass --password-stdin (or --password)".to_string()));
         }
+        // As Helm's `repo add`: asked for on the terminal, the line ended whatever happens.
+        print_stdout("Password: ")?;
+        let read = super::registry::hidden_line();
+        if read.is_err() {
+            print_stdout("\n")?;
+        }
+        password = read?;
+    } else if !username.is_empty() && password.is_empty() {
         let mut text = String::new();
         std::io::stdin()
             .read_to_string(&mut text)
@@ -207,7 +215,10 @@ async fn run_add(args: AddArgs, globals: &Globals) -> Result<ExitCode, Error> {
         return Err(match error {
             berth_source::repository::IndexError::Fetch(fetch) => Error::from_source(
                 what.clone(),
-                berth_source::SourceError::NotARepository { url: args.url.clone(), source: fetch },
+                berth_source::SourceError::NotARepository {
+                    url: args.url.clone(),
+                    source: Box::new(berth_source::SourceError::Fetch(fetch)),
+                },
             ),
             other => failed(
                 &format!("looks like {:?} is not a valid chart repository or cannot be reached", args.url),

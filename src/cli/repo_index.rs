@@ -36,7 +36,8 @@ pub fn run(directory: &Path, base_url: &str, merge: Option<&Path>, json: bool) -
         }
     }
     let text = render(versions, json)?;
-    berth_source::write_atomic(&directory.join("index.yaml"), text.as_bytes(), 0o644).map_err(failed)?;
+    // Into a directory that exists, as Helm's `WriteFile` (a missing DIR fails: `open DIR/index.yaml123: ...`).
+    berth_source::write_atomic_in_place(&directory.join("index.yaml"), text.as_bytes(), 0o644).map_err(failed)?;
     Ok(ExitCode::Success)
 }
 

@@ -3,11 +3,11 @@
 
 use super::chart_args::ValuesArgs;
 use super::common_args::{WAIT_BARE, WaitStrategy, duration_arg, wait_strategy};
-use super::global_args::Globals;
+use super::global_args::{Globals, Personality};
 use super::output::print_stdout;
 use super::release_input::RenderFlags;
-use crate::cli::error::{ChartProblem, Error, ExitCode};
-use berth_chart::pipeline::{ChartError, ReleaseOptions, render_release_post_rendered};
+use crate::cli::error::{ChartProblem, Error, ExitCode, NameCheck, check_release_name};
+use berth_chart::pipeline::{ReleaseOptions, render_release_post_rendered};
 use berth_chart::render::objects::KubeVersion;
 use berth_chart::render::output::{Hook, Manifest, TemplateOutput, template_text};
 use berth_chart::render::{Release, RenderOptions, offline};
@@ -162,6 +162,15 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
     } else {
         loaded.chart
     };
+    // Helm's install action checks the name once the chart and values are loaded (`availableName`) and logs the
+    // refusal first; as `berth`, the render refuses it (berth-chart's check, in Helm's message).
+    if globals.personality == Personality::Helm {
+        check_release_name(&name, NameCheck::Install)?;
+    }
+    let server_dry_run = args.install.validate || args.install.dry_run.as_deref() == Some("server");
+    if server_dry_run && !args.skip_crds && !chart.crd_objects().is_empty() {
+        super::release_output::warn(globals, super::release_input::DRY_RUN_CRDS);
+    }
     let mut release = Release::install(&name, &namespace);
     if args.is_upgrade {
         (release.is_install, release.is_upgrade) = (false, true);
@@ -185,13 +194,8 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
         }
     });
     let post_render = post_render.as_ref().map(|post_render| post_render as &berth_chart::render::PostRender<'_>);
-    let rendered =
-        render_release_post_rendered(&chart, user_values, &options, post_render).map_err(|error| match error {
-            ChartError::ReleaseName { name, reason } => {
-                Error::ReleaseNameCheck(format!("release name {}: {reason}", berth_go::strconv::quote(&name)))
-            }
-            other => Error::Chart(chart_path.clone(), ChartProblem(other.to_string())),
-        })?;
+    let rendered = render_release_post_rendered(&chart, user_values, &options, post_render)
+        .map_err(|error| Error::Chart(chart_path.clone(), ChartProblem(error.to_string())))?;
     for warning in &rendered.warnings {
         tracing::warn!("{warning}");
     }

@@ -46,7 +46,7 @@ pub struct PullVerification<'a> {
 }
 
 /// `pull --verify`: the chart and its `.prov` downloaded, the chart verified and what signed it printed, the
-/// `.prov` saved beside the chart (unless `--untar`); the caller then writes the chart out.
+/// chart and its `.prov` saved in the destination (unless `--untar`: the caller then unpacks the chart).
 pub async fn pull_verified(
     reference: &str,
     options: &ChartOptions,
@@ -56,7 +56,7 @@ pub async fn pull_verified(
     let what = format!("cannot pull `{reference}`");
     let (fetched, provenance, verified) = fetch_verified(reference, options, environment, args.keyring, &what).await?;
     // Helm writes the chart and its `.prov` before it verifies; berth writes nothing for a chart that fails.
-    save_provenance(args, &fetched, &provenance, what)?;
+    save_pulled(args, &fetched, Some(&provenance), what)?;
     print_stdout(&verified.report())?;
     Ok(fetched)
 }
@@ -88,8 +88,8 @@ pub async fn fetch_verified(
     Ok((fetched, provenance, verified))
 }
 
-/// `pull --prov` (Helm's `VerifyLater`): the chart and its `.prov` downloaded, the `.prov` saved beside the
-/// chart (unless `--untar`, where Helm leaves it in its temporary directory) and not verified. A chart without
+/// `pull --prov` (Helm's `VerifyLater`): the chart and its `.prov` downloaded and saved in the destination
+/// (unless `--untar`, where Helm leaves the `.prov` in its temporary directory), not verified. A chart without
 /// one is pulled all the same, after Helm's `WARNING: Verification not found for ...` on stdout.
 pub async fn pull_with_provenance(
     reference: &str,
@@ -104,31 +104,34 @@ pub async fn pull_with_provenance(
             let fetched = berth_source::download::fetch_chart(reference, options, environment)
                 .await
                 .map_err(|error| Error::from_source(what.clone(), error))?;
+            // Helm writes the chart before it looks for the provenance file, and warns after.
+            save_pulled(args, &fetched, None, what)?;
             // A repository URL may carry a password: the line is redacted as every URL berth prints.
             let warning = format!("WARNING: Verification not found for {reference}: {missing}\n");
             print_stdout(&berth_source::redact::urls(&warning))?;
             return Ok(fetched);
         }
     };
-    if let Some(provenance) = provenance {
-        save_provenance(args, &fetched, &provenance, what)?;
-    }
+    save_pulled(args, &fetched, provenance.as_deref(), what)?;
     Ok(fetched)
 }
 
-/// The `.prov` written beside the pulled chart, unless `--untar` (Helm leaves it in its temporary directory).
-fn save_provenance(
+/// The pulled chart written to the destination, then its `.prov` beside it, as Helm's `DownloadTo` writes them;
+/// nothing with `--untar` (the caller unpacks the chart; Helm leaves the `.prov` in its temporary directory).
+fn save_pulled(
     args: &PullVerification<'_>,
     fetched: &Fetched,
-    provenance: &[u8],
+    provenance: Option<&[u8]>,
     what: String,
 ) -> Result<(), Error> {
     if args.untar {
         return Ok(());
     }
+    let failed = |reason| Error::from_source(what.clone(), berth_source::SourceError::Other(reason));
+    super::pull::save_chart(args.destination, fetched).map_err(failed)?;
+    let Some(provenance) = provenance else { return Ok(()) };
     let path = args.destination.join(format!("{}.prov", fetched.file_name));
-    berth_source::write_atomic(&path, provenance, 0o644)
-        .map_err(|reason| Error::from_source(what, berth_source::SourceError::Other(reason)))
+    berth_source::write_atomic_in_place(&path, provenance, 0o644).map_err(failed)
 }
 
 /// The key `package --sign` signs with, and its passphrase.

@@ -72,6 +72,9 @@ pub fn install(
     if !path.exists() {
         let reason = if source.starts_with("http://") || source.starts_with("https://") {
             "berth does not download plugins; download the archive and its .prov, then install the file"
+        } else if !source.contains("://") && !source.contains('@') {
+            // A path that is not there: Helm tries it as a repository whose kind Masterminds/vcs cannot tell.
+            "Cannot detect VCS"
         } else {
             "berth does not install plugins from version control"
         };

@@ -67,6 +67,6 @@ pub use rollout::{Input, Mode, RenderedRollout, Rollout};
 pub use scope::Scope;
 pub use storage::{
     DriverError, HELM_DRIVER, HELM_DRIVER_SQL_CONNECTION_STRING, HELM_MEMORY_DRIVER_DATA, MemoryStore, SECRET_TYPE,
-    SqlDatabase, Storage, StorageDriver, StorageError, record_key,
+    SYSTEM_LABELS, SqlDatabase, Storage, StorageDriver, StorageError, record_key,
 };
 pub use testing::{TestLog, TestOptions, TestReport, test};

@@ -1,7 +1,8 @@
 //! berth as a drop-in `helm`: every command line of `tests/data/helm_dropin/cases.txt` runs, in order, through
 //! real Helm 4.1.4 on one simulated cluster and through berth invoked as `helm` (a symlink named `helm`) on
 //! another prepared the same way; stdout, the first line of stderr and the exit status must be equal once
-//! timestamps are masked (the masks are [`MASKS`], nothing else is changed). The lines helmfile v1.x issues are
+//! timestamps are masked (the masks are [`MASKS`], and [`TEMPORARY_FILE`] for the random number Helm gives a
+//! temporary file; nothing else is changed). The lines helmfile v1.x issues are
 //! among them (the data file names the helmfile function each comes from). Then a Helm 3.17 client continues a
 //! release berth made as `helm`.
 
@@ -36,6 +37,10 @@ const MASKS: [&str; 6] = [
 pub(crate) fn timestamp_masks() -> Vec<Regex> {
     MASKS.iter().map(|mask| Regex::new(&format!("{mask}(?P<padding>[ \t]*)")).expect("mask")).collect()
 }
+/// The temporary file Helm's `fileutil.AtomicWriteFile` names in an error (`open DIR/beta-1.2.3.tgz3607060791: no
+/// such file or directory`, Go's `os.CreateTemp`): the number after the archive's or the index's name is random
+/// (berth's is its process id). Only that number is masked.
+const TEMPORARY_FILE: &str = r"(?P<file>\.(?:tgz|yaml))\d{1,10}: no such file or directory";
 
 /// The charts and values both clusters get, at the same relative paths.
 const FILES: &[(&str, &str)] = &[
@@ -111,6 +116,12 @@ const FILES: &[(&str, &str)] = &[
         "apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  mode: slow\n",
     ),
     ("bad-values.yaml", "size: [1, 2\n"),
+    (
+        "needs-missing/Chart.yaml",
+        "apiVersion: v2\nname: needs-missing\nversion: 0.1.0\ndependencies:\n  - name: nope\n    version: 1.0.0\n    \
+         repository: \"@edges\"\n",
+    ),
+    ("no-templates/Chart.yaml", "apiVersion: v2\nname: no-templates\nversion: 0.1.0\n"),
 ];
 
 /// What a line compares.
@@ -176,8 +187,10 @@ fn cases(values_url: &str) -> Vec<Case> {
                         .replace("{slow}", "./slow")
                         .replace("{hooked}", "./hooked")
                         .replace("{refuse}", "./refuse")
+                        .replace("{needs_missing}", "./needs-missing")
                         .replace("{values_url}", &format!("{values_url}/url-values.yaml"))
                         .replace("{beta_url}", &format!("{values_url}/beta-1.2.3.tgz"))
+                        .replace("{repo_url}", values_url)
                 })
                 .collect();
             Case { line: index + 1, compare, arguments }
@@ -236,9 +249,10 @@ fn command(peer: &PeerCluster, program: &Path, arguments: &[String]) -> Command 
     command
 }
 
-/// The text with every timestamp replaced by `<TIME>`.
+/// The text with every timestamp replaced by `<TIME>`, and the number of a temporary file by `<NUMBER>`.
 pub(crate) fn masked(text: &str, masks: &[Regex]) -> String {
-    let mut text = text.to_string();
+    let temporary_file = Regex::new(TEMPORARY_FILE).expect("temporary file mask");
+    let mut text = temporary_file.replace_all(text, "${file}<NUMBER>: no such file or directory").into_owned();
     for mask in masks {
         text = mask
             .replace_all(&text, |captures: &regex::Captures<'_>| {
@@ -366,6 +380,14 @@ async fn every_helm_command_line_answers_as_helm_4() {
         .output()
         .expect("helm package runs");
     assert!(packaged.status.success(), "{}", String::from_utf8_lossy(&packaged.stderr));
+    // The served directory as a chart repository (`{repo_url}`), its index written by real Helm.
+    let indexed = Command::new(peers_dir().join("helm"))
+        .args(["repo", "index", "."])
+        .env("HOME", served.path().join("home"))
+        .current_dir(served.path())
+        .output()
+        .expect("helm repo index runs");
+    assert!(indexed.status.success(), "{}", String::from_utf8_lossy(&indexed.stderr));
     let server = FileServer::start(served.path());
     let bin = tempfile::tempdir().expect("bin directory");
     let helm = Side::start(peers_dir().join("helm")).await;

@@ -130,16 +130,16 @@ async fn resolve(reference: &str, options: &ChartOptions, env: &Environment) -> 
         )
         .await
         .map_err(|error| match error {
-            crate::repository::FindError::NotFound { source: GetError::NoVersion { nearest, .. }, .. } => {
-                SourceError::NoVersion {
-                    chart: reference.to_string(),
-                    constraint: version.to_string(),
-                    repository: options.repo_url.clone(),
-                    nearest,
-                }
+            // Helm's `FindChartInRepoURL` reports any failure of the index's `Get` as `ChartNotFoundError`.
+            crate::repository::FindError::NotFound { chart: described, url, source } => {
+                let nearest = match source {
+                    GetError::NoVersion { nearest, .. } => nearest,
+                    GetError::NoChartName | GetError::Constraint(_) => Vec::new(),
+                };
+                SourceError::NotInRepository { described, url, nearest }
             }
-            crate::repository::FindError::Index(_, crate::repository::IndexError::Fetch(fetch)) => {
-                SourceError::Fetch(fetch)
+            crate::repository::FindError::Index(url, crate::repository::IndexError::Fetch(fetch)) => {
+                SourceError::NotARepository { url, source: Box::new(SourceError::Fetch(fetch)) }
             }
             crate::repository::FindError::InvalidDigest { url, reason } => SourceError::InvalidDigest { url, reason },
             other => SourceError::Other(error_chain(&other)),
@@ -216,7 +216,11 @@ async fn resolve(reference: &str, options: &ChartOptions, env: &Environment) -> 
     let index = load_index_file(&env.paths.index_file(&entry.name))
         .map_err(|reason| SourceError::NoCachedIndex { name: entry.name.clone(), reason })?;
     let chart_version = index.get(chart, version).map_err(|error| match error {
-        GetError::NoChartName => SourceError::NoChart { chart: chart.to_string(), repository: entry.name.clone() },
+        GetError::NoChartName => SourceError::NoChart {
+            chart: chart.to_string(),
+            constraint: version.to_string(),
+            repository: entry.name.clone(),
+        },
         GetError::NoVersion { nearest, .. } => SourceError::NoVersion {
             chart: chart.to_string(),
             constraint: version.to_string(),
@@ -225,14 +229,6 @@ async fn resolve(reference: &str, options: &ChartOptions, env: &Environment) -> 
         },
         GetError::Constraint(message) => SourceError::Other(message),
     })?;
-    if !version.is_empty() && chart_version.version != version {
-        tracing::warn!(
-            chart = chart,
-            requested = version,
-            selected = chart_version.version.as_str(),
-            "unable to find exact version requested; falling back to closest available version"
-        );
-    }
     let first = chart_version
         .urls
         .first()
@@ -517,5 +513,8 @@ mod tests {
             error.to_string(),
             "chart \"app\" matching ^2 not found in r index. (try 'berth repo update'): no chart version found for app-^2"
         );
+        // A chart the index lacks carries the version asked for, which Helm names in its message.
+        let error = locate_chart("r/nope", &options, &env).await.unwrap_err();
+        assert!(matches!(&error, SourceError::NoChart { constraint, .. } if constraint == "^2"), "{error:?}");
     }
 }

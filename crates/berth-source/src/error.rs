@@ -22,15 +22,32 @@ pub enum SourceError {
     /// No tag of an OCI repository matches the constraint (Helm's words).
     #[error("could not locate a version matching provided version string {constraint} in {repository}")]
     NoTag { constraint: String, repository: String, nearest: Vec<String> },
-    /// The index has no chart of that name.
+    /// The index has no chart of that name; `constraint` is the version asked for (Helm names it in its message).
     #[error("chart {chart:?} not found in {repository} index. (try 'berth repo update')")]
-    NoChart { chart: String, repository: String },
+    NoChart { chart: String, constraint: String, repository: String },
+    /// `--repo URL`'s index has no such chart, or no version of it matching (Helm's `ChartNotFoundError`, whose
+    /// words these are: `described` is `chart "NAME"` or `chart "NAME" version "CONSTRAINT"`); `nearest` lists the
+    /// index's closest versions.
+    #[error("{described} not found in {} repository", crate::redact::urls(.url))]
+    NotInRepository { described: String, url: String, nearest: Vec<String> },
+    /// A repository's index could not be had (`repo add`, `--repo URL`): Helm's `looks like "URL" is not a valid
+    /// chart repository or cannot be reached`, with why.
+    #[error("looks like {:?} is not a valid chart repository or cannot be reached", crate::redact::urls(.url))]
+    NotARepository {
+        url: String,
+        #[source]
+        source: Box<SourceError>,
+    },
+    /// A registry refused a login, or could not be reached for one (Helm's `authenticating to "HOST"`).
+    #[error("authenticating to {host:?}")]
+    Authenticating {
+        host: String,
+        #[source]
+        source: Box<SourceError>,
+    },
     /// A repository or registry could not be reached or refused the request.
     #[error(transparent)]
     Fetch(#[from] FetchError),
-    /// The index of a repository being added could not be had (Helm's `repo add`).
-    #[error("looks like {:?} is not a valid chart repository or cannot be reached: {source}", crate::redact::urls(.url))]
-    NotARepository { url: String, source: FetchError },
     /// A registry refused, had nothing, or sent content with the wrong digest.
     #[error(transparent)]
     Registry(#[from] RegistryError),
@@ -65,12 +82,14 @@ impl SourceError {
     /// The kind of failure, for hints.
     pub fn kind(&self) -> ErrorKind {
         match self {
+            SourceError::NotARepository { source, .. } | SourceError::Authenticating { source, .. } => source.kind(),
             SourceError::RepoNotFound { .. } => ErrorKind::UnknownRepository,
             SourceError::NoCachedIndex { .. } => ErrorKind::NoCachedIndex,
-            SourceError::NoVersion { .. } | SourceError::NoTag { .. } | SourceError::NoChart { .. } => {
-                ErrorKind::NoMatchingVersion
-            }
-            SourceError::Fetch(fetch) | SourceError::NotARepository { source: fetch, .. } => fetch_kind(fetch, false),
+            SourceError::NoVersion { .. }
+            | SourceError::NoTag { .. }
+            | SourceError::NoChart { .. }
+            | SourceError::NotInRepository { .. } => ErrorKind::NoMatchingVersion,
+            SourceError::Fetch(fetch) => fetch_kind(fetch, false),
             SourceError::Registry(registry) => match registry.root() {
                 RegistryError::Fetch(fetch) | RegistryError::Request { failure: fetch, .. } => fetch_kind(fetch, true),
                 RegistryError::Denied { registry, .. } | RegistryError::NoCredentials { registry, .. } => {

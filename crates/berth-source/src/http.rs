@@ -312,12 +312,16 @@ impl HttpClient {
         let response = builder.send().await.map_err(|error| FetchError::from_reqwest(request.url, &error))?;
         let status = response.status();
         if status != reqwest::StatusCode::OK {
+            // Go's `Response.Status`: the code and the server's own reason phrase (hyper keeps one that is not
+            // the canonical one), else the canonical phrase.
+            let reason = match response.extensions().get::<hyper::ext::ReasonPhrase>() {
+                Some(phrase) => String::from_utf8_lossy(phrase.as_bytes()).into_owned(),
+                None => status.canonical_reason().unwrap_or_default().to_string(),
+            };
             return Err(FetchError::Status {
                 url: crate::redact::urls(request.url),
                 code: status.as_u16(),
-                status: format!("{} {}", status.as_u16(), status.canonical_reason().unwrap_or_default())
-                    .trim_end()
-                    .to_string(),
+                status: format!("{} {reason}", status.as_u16()).trim_end().to_string(),
             });
         }
         read_body(request.url, response, request.limit, progress).await

@@ -30,7 +30,7 @@ pub mod tls;
 pub mod url_util;
 
 pub use error::{ErrorKind, SourceError};
-pub use fs_util::write_atomic;
+pub use fs_util::{write_atomic, write_atomic_in_place};
 
 /// An I/O error's text as Go's `syscall.Errno` prints it (`no such file or directory`), without Rust's
 /// `(os error 2)`.

@@ -13,7 +13,7 @@ pub const SECRET_TYPE: &str = "helm.sh/release.v1";
 pub(super) const OWNER: &str = "helm";
 
 /// Labels Helm writes itself (`systemLabels` in `util.go`); a release's own labels are the others.
-pub(super) const SYSTEM_LABELS: [&str; 6] = ["name", "owner", "status", "version", "createdAt", "modifiedAt"];
+pub const SYSTEM_LABELS: [&str; 6] = ["name", "owner", "status", "version", "createdAt", "modifiedAt"];
 
 /// The key of one revision in every driver: the Secret's or ConfigMap's name, the SQL row's `key` (Helm's
 /// `makeKey`).

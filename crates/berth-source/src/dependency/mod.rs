@@ -59,7 +59,9 @@ impl Manager<'_> {
     fn load_chart(&self) -> Result<Chart, SourceError> {
         match std::fs::metadata(&self.chart_path) {
             Err(error) => {
-                return Err(other(format!("could not find {}: {}", self.chart_path.display(), crate::io_text(&error))));
+                // Go's `os.Stat` error, as Helm's `loadChartDir` wraps it.
+                let path = self.chart_path.display();
+                return Err(other(format!("could not find {path}: stat {path}: {}", crate::io_text(&error))));
             }
             Ok(metadata) if !metadata.is_dir() => return Err(other("only unpacked charts can be updated")),
             Ok(_) => {}

@@ -71,9 +71,6 @@ pub enum RegistryError {
     /// refusal with the request that was refused).
     #[error("{method} {url:?}: {source}")]
     Authorizing { method: String, url: String, source: Box<RegistryError> },
-    /// A login the registry did not let in (Helm's registry client `Login`).
-    #[error("authenticating to {host:?}: {source}")]
-    Authenticating { host: String, source: Box<RegistryError> },
     /// Content whose digest is not the one asked for or announced.
     #[error("digest mismatch for {what}: expected {expected}, got {actual}")]
     DigestMismatch { what: String, expected: String, actual: String },
@@ -118,9 +115,7 @@ impl RegistryError {
     /// The refusal under the steps of a copy that wrap it.
     pub fn root(&self) -> &RegistryError {
         match self {
-            RegistryError::Copy { source, .. }
-            | RegistryError::Authenticating { source, .. }
-            | RegistryError::Authorizing { source, .. } => source.root(),
+            RegistryError::Copy { source, .. } | RegistryError::Authorizing { source, .. } => source.root(),
             other => other,
         }
     }
@@ -321,18 +316,6 @@ impl Registry {
         let url = format!("{}/v2/", self.base);
         let response = self.send(Method::GET, &url, "", |request| request).await?;
         self.expect(&Method::GET, &url, response, &[StatusCode::OK]).await.map(|_| ())
-    }
-
-    /// Helm's login check: [`Registry::ping`], its failure worded as Helm's registry client words it for `host`
-    /// as the user gave it.
-    ///
-    /// # Errors
-    ///
-    /// Unreachable, or refused.
-    pub async fn authenticate(&self, host: &str) -> Result<(), RegistryError> {
-        self.ping()
-            .await
-            .map_err(|error| RegistryError::Authenticating { host: host.to_string(), source: Box::new(error) })
     }
 
     /// The repository's tags (`GET /v2/NAME/tags/list`, following `Link` pages).
