@@ -525,11 +525,7 @@ fn helm_source_message(error: &berth_source::SourceError) -> String {
 /// Go's `net/http` error for a GET of `url` whose connection was refused: `Get "URL": dial tcp HOST:PORT: connect:
 /// connection refused` (the scheme's port when the URL names none).
 fn go_connection_refused(url: &str) -> String {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("https", url));
-    let authority = rest.split('/').next().unwrap_or_default();
-    let port = if scheme == "http" { "80" } else { "443" };
-    let address = if authority.contains(':') { authority.to_string() } else { format!("{authority}:{port}") };
-    format!("Get {}: dial tcp {address}: connect: connection refused", berth_go::strconv::quote(url))
+    format!("Get {}: {}", berth_go::strconv::quote(url), berth_source::http::go_dial_refused(url))
 }
 
 /// Why the cluster could not be reached, as client-go words it where berth knows its words: a context the

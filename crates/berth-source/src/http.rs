@@ -196,6 +196,16 @@ fn root_cause(error: &reqwest::Error) -> String {
     if last.is_empty() { error.to_string() } else { last }
 }
 
+/// Go's `net` words for a connection to `url` that was refused: `dial tcp HOST:PORT: connect: connection refused`
+/// (the scheme's port when the URL names none).
+pub fn go_dial_refused(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("https", url));
+    let authority = rest.split('/').next().unwrap_or_default();
+    let port = if scheme == "http" { "80" } else { "443" };
+    let address = if authority.contains(':') { authority.to_string() } else { format!("{authority}:{port}") };
+    format!("dial tcp {address}: connect: connection refused")
+}
+
 /// Go's words for a TLS failure, where they say the same as rustls's: Helm, kubectl and Flux users read these,
 /// and search for them.
 pub fn go_tls_text(error: &rustls::Error) -> Option<&'static str> {

@@ -44,7 +44,7 @@ pub enum RegistryError {
     Fetch(#[from] FetchError),
     /// A request that got no answer, as Go's `url.Error` words it (`Get "URL": REASON`, the method as net/http
     /// writes it there).
-    #[error("{} {:?}: {}", go_method(.method), .failure.url(), .failure.reason())]
+    #[error("{} {:?}: {}", go_method(.method), .failure.url(), go_reason(.failure))]
     Request { method: String, failure: FetchError },
     /// 401 or 403 after authenticating as the registry asked.
     #[error("{method} {url:?}: response status code {code}: {message}")]
@@ -593,6 +593,14 @@ impl Registry {
 /// A request that got no answer.
 fn request_failed(method: &Method, url: &str, error: &reqwest::Error) -> RegistryError {
     RegistryError::Request { method: method.to_string(), failure: FetchError::from_reqwest(url, error) }
+}
+
+/// Why a request got no answer, in Go's words where berth knows them (a refused connection).
+fn go_reason(failure: &FetchError) -> String {
+    match failure {
+        FetchError::Unreachable { url, reason } if reason == "connection refused" => crate::http::go_dial_refused(url),
+        other => other.reason(),
+    }
 }
 
 /// net/http's `urlErrorOp`: the method with only its first letter upper case (`Get`, `Head`).
