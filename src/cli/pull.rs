@@ -62,22 +62,13 @@ pub fn run(args: PullArgs, globals: &Globals) -> Result<ExitCode, Error> {
                 untar(chart, &fetched.data, &args.untardir, &args.destination, as_helm)
                     .map_err(|reason| Error::from_source(what, berth_source::SourceError::Other(reason)))?;
             } else if !(args.verify || args.prov) {
-                save_chart(&args.destination, &fetched)
+                fetched
+                    .save_in(&args.destination)
                     .map_err(|reason| Error::from_source(what, berth_source::SourceError::Other(reason)))?;
             }
         }
         Ok(ExitCode::Success)
     })
-}
-
-/// The pulled archive written into `destination`, which must exist as in Helm (`pull -d DIR` of a missing DIR
-/// fails: `open DIR/CHART-VERSION.tgz123: no such file or directory`; `--untar` makes its directory).
-///
-/// # Errors
-///
-/// The file cannot be written; the text names it.
-pub fn save_chart(destination: &Path, fetched: &berth_source::download::Fetched) -> Result<(), String> {
-    berth_source::write_atomic_in_place(&destination.join(&fetched.file_name), &fetched.data, 0o644)
 }
 
 /// `--untar` as Helm's `Pull.Run` does it: refuse an existing `<untardir>/<chart>`, then write the chart out as

@@ -128,7 +128,7 @@ fn save_pulled(
         return Ok(());
     }
     let failed = |reason| Error::from_source(what.clone(), berth_source::SourceError::Other(reason));
-    super::pull::save_chart(args.destination, fetched).map_err(failed)?;
+    fetched.save_in(args.destination).map_err(failed)?;
     let Some(provenance) = provenance else { return Ok(()) };
     let path = args.destination.join(format!("{}.prov", fetched.file_name));
     berth_source::write_atomic_in_place(&path, provenance, 0o644).map_err(failed)

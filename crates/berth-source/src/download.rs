@@ -112,6 +112,18 @@ pub struct Fetched {
     pub messages: Vec<String>,
 }
 
+impl Fetched {
+    /// The archive written into `destination`, which must exist as in Helm (`pull -d DIR` of a missing DIR fails:
+    /// `open DIR/CHART-VERSION.tgz123: no such file or directory`).
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be written; the text names it.
+    pub fn save_in(&self, destination: &std::path::Path) -> Result<(), String> {
+        crate::write_atomic_in_place(&destination.join(&self.file_name), &self.data, 0o644)
+    }
+}
+
 /// `ResolveChartVersion` (with `FindChartInRepoURL` for `--repo`).
 async fn resolve(reference: &str, options: &ChartOptions, env: &Environment) -> Result<Resolved, SourceError> {
     let version = options.version.trim();
