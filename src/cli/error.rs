@@ -490,15 +490,12 @@ fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, Option<
 fn helm_source_message(error: &berth_source::SourceError) -> String {
     use berth_source::SourceError;
     use berth_source::http::FetchError;
-    use berth_source::oci::client::RegistryError;
     let update = "(try 'helm repo update')";
     match error {
         SourceError::NoCachedIndex { reason, .. } => format!("no cached repo found. {update}: {reason}"),
         // berth-source words a refused connection as Go's `syscall.ECONNREFUSED` prints.
-        SourceError::Fetch(FetchError::Unreachable { url, reason })
-        | SourceError::Registry(RegistryError::Fetch(FetchError::Unreachable { url, reason }))
-            if reason == "connection refused" =>
-        {
+        // (A registry's refused connection is worded so by berth-source itself: `RegistryError::Request`.)
+        SourceError::Fetch(FetchError::Unreachable { url, reason }) if reason == "connection refused" => {
             go_connection_refused(url)
         }
         SourceError::Authenticating { host, source } => {

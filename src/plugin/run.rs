@@ -121,8 +121,11 @@ pub fn run_cli_plugin(
     let (program, arguments) =
         prepare_command(&plugin.metadata.commands, true, &extra, &environment).map_err(PluginError::Command)?;
     // Helm's line (`runtime_subprocess.go`), the command as Go's `exec.Cmd.String` writes it.
-    let command_line = std::iter::once(resolved_program(&program)).chain(arguments.iter().cloned()).collect::<Vec<_>>();
-    tracing::debug!(pluginName = plugin.metadata.name, command = command_line.join(" "), "executing plugin command");
+    if tracing::enabled!(tracing::Level::DEBUG) {
+        let command_line = std::iter::once(resolved_program(&program)).chain(arguments.iter().cloned());
+        let command_line = command_line.collect::<Vec<_>>().join(" ");
+        tracing::debug!(pluginName = plugin.metadata.name, command = command_line, "executing plugin command");
+    }
     let status = command(&program, &arguments, &environment)
         .status()
         .map_err(|error| PluginError::Start { name: plugin.metadata.name.clone(), reason: error.to_string() })?;

@@ -49,10 +49,11 @@ async fn run(side: &Side, arguments: Vec<String>, stdin: Option<String>) -> Outp
         .expect("joined")
 }
 
-/// `text` with each `{NAME}` replaced by its value, and the credentials.
-fn filled(text: &str, values: &[(&'static str, String)]) -> String {
-    let credentials = [("{user}", USER.to_string()), ("{password}", PASSWORD.to_string())];
-    values.iter().chain(&credentials).fold(text.to_string(), |text, (name, value)| text.replace(name, value))
+/// `text` with each `{NAME}` replaced by its value, the credentials and the last manifest digest (the same on
+/// both sides, so never named back in what a line printed).
+fn filled(text: &str, values: &[(&'static str, String)], digest: &str) -> String {
+    let common = [("{user}", USER.to_string()), ("{password}", PASSWORD.to_string()), ("{digest}", digest.to_string())];
+    values.iter().chain(&common).fold(text.to_string(), |text, (name, value)| text.replace(name, value))
 }
 
 /// What a line printed, with the side's values named back (longest first, so a URL is named before the host in
@@ -84,17 +85,13 @@ pub async fn differences(lines: &[Line], prepare: Prepare) -> Vec<String> {
     let mut differences = Vec::new();
     let mut digest = String::new();
     for (line, stdin) in lines {
-        let values = |setup: &Setup| -> Vec<(&'static str, String)> {
-            let mut values = setup.values.clone();
-            values.push(("{digest}", digest.clone()));
-            values
-        };
-        let (helm_values, berth_values) = (values(&helm_setup), values(&berth_setup));
+        let (helm_values, berth_values) = (&helm_setup.values, &berth_setup.values);
         let arguments = |values: &[(&'static str, String)]| -> Vec<String> {
-            line.split_whitespace().map(|word| filled(word, values)).collect()
+            line.split_whitespace().map(|word| filled(word, values, &digest)).collect()
         };
-        let helm_output = run(&helm, arguments(&helm_values), stdin.map(|text| filled(text, &helm_values))).await;
-        let berth_output = run(&berth, arguments(&berth_values), stdin.map(|text| filled(text, &berth_values))).await;
+        let stdin_of = |values: &[(&'static str, String)]| stdin.map(|text| filled(text, values, &digest));
+        let helm_output = run(&helm, arguments(helm_values), stdin_of(helm_values)).await;
+        let berth_output = run(&berth, arguments(berth_values), stdin_of(berth_values)).await;
         let printed =
             [&helm_output.stdout, &helm_output.stderr].map(|bytes| String::from_utf8_lossy(bytes).into_owned());
         if let Some(pushed) =
@@ -102,9 +99,6 @@ pub async fn differences(lines: &[Line], prepare: Prepare) -> Vec<String> {
         {
             digest = pushed.to_string();
         }
-        // `{digest}` is the same on both sides: it is not named back.
-        let (helm_values, berth_values) =
-            (&helm_values[..helm_values.len() - 1], &berth_values[..berth_values.len() - 1]);
         let expected = seen(&helm_output, &helm, helm_values, &masks);
         let actual = seen(&berth_output, &berth, berth_values, &masks);
         if expected != actual {
