@@ -13,6 +13,36 @@ pub fn duration_arg(text: &str) -> Result<Duration, DurationError> {
     parse_go_duration(text).map_err(DurationError)
 }
 
+/// `--timeout` of a release command, as Helm 4 takes it: any Go duration. A negative one is Helm's wait with no
+/// deadline (client-go's `ContextWithOptionalTimeout` complains and waits on); `berth` refuses it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Timeout {
+    Bounded(Duration),
+    /// The value as given.
+    Negative(String),
+}
+
+/// `--timeout`: a Go duration, negative ones included, refused in Go's words as pflag refuses them.
+pub fn timeout_arg(text: &str) -> Result<Timeout, DurationError> {
+    let nanoseconds = berth_go::time::parse_duration(text).map_err(DurationError)?;
+    Ok(u64::try_from(nanoseconds).map_or_else(
+        |_| Timeout::Negative(text.to_string()),
+        |nanoseconds| Timeout::Bounded(Duration::from_nanos(nanoseconds)),
+    ))
+}
+
+impl Timeout {
+    /// The value as `berth` takes it: a negative one is refused.
+    pub fn refuse_negative(&self) -> Result<(), String> {
+        match self {
+            Timeout::Bounded(_) => Ok(()),
+            Timeout::Negative(text) => Err(format!(
+                "invalid argument {text:?} for \"--timeout\" flag: negative duration {text:?}: berth takes none"
+            )),
+        }
+    }
+}
+
 /// A duration flag's value berth cannot read, in Go's `time.ParseDuration` words; its own type so that berth as
 /// `helm` can tell it from other bad values.
 #[derive(Debug, thiserror::Error)]
@@ -125,10 +155,17 @@ impl WaitStrategy {
         self != WaitStrategy::HookOnly
     }
 
-    /// The bound of a wait given `--timeout` as `timeout`: Helm's status watcher (`watcher`, and `hookOnly`'s
-    /// hooks) takes a zero timeout as [`DEFAULT_STATUS_WATCHER_TIMEOUT`]; the legacy waiter takes it as it is.
-    pub fn timeout(self, timeout: Duration) -> Duration {
-        if timeout.is_zero() && self != WaitStrategy::Legacy { DEFAULT_STATUS_WATCHER_TIMEOUT } else { timeout }
+    /// The deadline of the operation's waits (its hooks' too) given `--timeout`, `None` for none: Helm's status
+    /// watcher (`watcher`, and `hookOnly`'s hooks) takes a zero timeout as [`DEFAULT_STATUS_WATCHER_TIMEOUT`],
+    /// the legacy waiter as no deadline, and both a negative one as no deadline (pkg/kube `statusWaiter.Wait`,
+    /// `legacyWaiter.waitForResources`, client-go `watchtools.ContextWithOptionalTimeout`).
+    pub fn timeout(self, timeout: &Timeout) -> Option<Duration> {
+        match timeout {
+            Timeout::Negative(_) => None,
+            Timeout::Bounded(timeout) if timeout.is_zero() && self == WaitStrategy::Legacy => None,
+            Timeout::Bounded(timeout) if timeout.is_zero() => Some(DEFAULT_STATUS_WATCHER_TIMEOUT),
+            Timeout::Bounded(timeout) => Some(*timeout),
+        }
     }
 }
 
@@ -151,6 +188,28 @@ pub fn wait_strategy(text: &str) -> Result<WaitStrategy, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_timeout_bounds_each_waiter_as_in_helm_4() {
+        let minute = Some(Duration::from_secs(60));
+        // (--wait, --timeout, the deadline)
+        let table = [
+            (WaitStrategy::Watcher, "1m", minute),
+            (WaitStrategy::Legacy, "1m", minute),
+            (WaitStrategy::HookOnly, "1m", minute),
+            (WaitStrategy::Watcher, "0s", Some(DEFAULT_STATUS_WATCHER_TIMEOUT)),
+            (WaitStrategy::HookOnly, "0", Some(DEFAULT_STATUS_WATCHER_TIMEOUT)),
+            (WaitStrategy::Legacy, "0s", None),
+            (WaitStrategy::Watcher, "-5s", None),
+            (WaitStrategy::Legacy, "-1ns", None),
+        ];
+        for (strategy, text, deadline) in table {
+            let timeout = timeout_arg(text).expect("a Go duration");
+            assert_eq!(strategy.timeout(&timeout), deadline, "{strategy:?} {text}");
+            assert_eq!(timeout.refuse_negative().is_err(), text.starts_with('-'), "{text}");
+        }
+        assert_eq!(timeout_arg("5").expect_err("no unit").to_string(), "time: missing unit in duration \"5\"");
+    }
 
     #[test]
     fn dry_run_values_are_read_as_helm_reads_them() {

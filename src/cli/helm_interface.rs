@@ -144,6 +144,18 @@ pub fn line_for_clap(arguments: Vec<OsString>) -> Result<HelmLine, Refusal> {
     Ok(HelmLine { arguments, notes })
 }
 
+/// Helm's refusal of a `--color` (or `--colour`) value that names no mode, which it makes before it reads the
+/// command (pkg/cmd/root.go `newRootCmdWithConfig`), so `main` logs it as `command failed` with no `Error:` line:
+/// `invalid color mode "VALUE": must be one of: never, auto, always`.
+pub fn color_refusal(arguments: &[OsString]) -> Option<String> {
+    let arguments: Vec<String> = arguments.iter().skip(1).map(|word| word.to_string_lossy().into_owned()).collect();
+    let mode =
+        INTERFACE.global_values(&arguments).into_iter().rev().find(|(name, _)| matches!(*name, "color" | "colour"));
+    let (_, mode) = mode?;
+    (!matches!(mode, "never" | "auto" | "always"))
+        .then(|| format!("invalid color mode {}: must be one of: never, auto, always", berth_go::strconv::quote(mode)))
+}
+
 /// `command` (Helm's interface in clap) also taking the global flags Helm takes without listing them: klog's
 /// (`--logtostderr`, `--vmodule SPEC`...), accepted and ignored, berth's logs being its own; and klog's
 /// `-v LEVEL`, which sets berth's log level (`-v` as `berth` counts instead: `-vv`).
@@ -190,6 +202,8 @@ struct HelmFlag {
     short: Option<u8>,
     /// pflag takes the next word as the value (a flag with a type and no `[=default]`; booleans take none).
     needs_value: bool,
+    /// The value's type as the help names it (`int`, `float32`, `string`...); none for a boolean.
+    kind: Option<&'static str>,
     /// pflag's note for a deprecated flag.
     deprecated: Option<&'static str>,
     /// Taken but not listed (klog's flags).
@@ -212,7 +226,22 @@ impl HelmFlag {
         let long = long.strip_prefix("--")?;
         let (long, value_type) = long.split_once(' ').map_or((long, None), |(long, kind)| (long, Some(kind)));
         let needs_value = value_type.is_some_and(|kind| !kind.contains("[="));
-        Some(HelmFlag { long, short, needs_value, deprecated, hidden })
+        let kind = value_type.map(|kind| kind.split_once('[').map_or(kind, |(kind, _)| kind));
+        Some(HelmFlag { long, short, needs_value, kind, deprecated, hidden })
+    }
+
+    /// Whether pflag's `Set` takes `value` for this flag (`strconv.ParseInt`, `ParseFloat`, `ParseBool`); the
+    /// other types take any text.
+    fn takes(&self, value: &str) -> bool {
+        match self.kind {
+            None => matches!(
+                value,
+                "1" | "t" | "T" | "TRUE" | "true" | "True" | "0" | "f" | "F" | "FALSE" | "false" | "False"
+            ),
+            Some("int") => value.parse::<i64>().is_ok(),
+            Some("float32") => value.parse::<f32>().is_ok(),
+            Some(_) => true,
+        }
     }
 }
 
@@ -282,15 +311,18 @@ impl Interface {
 
     /// cobra's `hasNoOptDefVal` and `shortHasNoOptDefVal` together: whether the word `s` is a flag that takes
     /// the next word as its value, as cobra tells while it looks for the command (an unknown flag does).
+    /// cobra adds `-h, --help` only once it found the command (`InitDefaultHelpFlag`), so while it looks, they
+    /// are unknown flags that take the next word (`helm -h get all`: unknown command "all").
     fn takes_next_word(&self, command: &HelmCommand, word: &str) -> bool {
         if word.contains('=') {
             return false;
         }
+        let takes = |flag: Option<&HelmFlag>| flag.is_none_or(|flag| flag.long == "help" || flag.needs_value);
         if let Some(name) = word.strip_prefix("--") {
-            return self.long(command, name).is_none_or(|flag| flag.needs_value);
+            return takes(self.long(command, name));
         }
         match word.as_bytes() {
-            [b'-', shorthand] => self.short(command, *shorthand).is_none_or(|flag| flag.needs_value),
+            [b'-', shorthand] => takes(self.short(command, *shorthand)),
             _ => false,
         }
     }
@@ -396,6 +428,108 @@ impl Interface {
             notes.clear();
         }
         Read { notes, reading }
+    }
+
+    /// Helm's first reading of the line, before it looks for the command (pkg/cmd/root.go
+    /// `newRootCmdWithConfig`): pflag's `Parse` of the global flags alone, unknown flags let through (each takes
+    /// the next word unless that is a flag: pflag's `stripUnknownFlagValue`), and stopping, its error ignored, at
+    /// the first word pflag cannot read (`--help`, a missing or invalid value, `---x`). The global flags set,
+    /// with their values, in order.
+    fn global_values<'a>(&self, arguments: &'a [String]) -> Vec<(&'static str, &'a str)> {
+        let Some(root) = self.root() else { return Vec::new() };
+        // cobra adds `--help` once the command is found: pflag answers it with `ErrHelp` here, as any unknown `-h`.
+        let global = |flag: &&HelmFlag| flag.long != "help";
+        let flag_named = |name: &str| root.flags.iter().filter(global).find(|flag| flag.long == name);
+        let mut set = Vec::new();
+        let mut rest = arguments;
+        let strip_unknown_value = |rest: &mut &'a [String]| {
+            if let Some((next, after)) = rest.split_first()
+                && !next.starts_with('-')
+            {
+                *rest = after;
+            }
+        };
+        while let Some((word, after)) = rest.split_first() {
+            rest = after;
+            if word.len() < 2 || !word.starts_with('-') {
+                continue;
+            }
+            if word == "--" {
+                break;
+            }
+            if let Some(name) = word.strip_prefix("--") {
+                if name.starts_with(['-', '=']) {
+                    break;
+                }
+                let (name, value) = name.split_once('=').map_or((name, None), |(name, value)| (name, Some(value)));
+                let Some(flag) = flag_named(name) else {
+                    if name == "help" {
+                        break;
+                    }
+                    if value.is_none() {
+                        strip_unknown_value(&mut rest);
+                    }
+                    continue;
+                };
+                let value = match value {
+                    Some(value) => value,
+                    None if !flag.needs_value => "true",
+                    None => match rest.split_first() {
+                        Some((next, after)) => {
+                            rest = after;
+                            next.as_str()
+                        }
+                        None => break,
+                    },
+                };
+                if !flag.takes(value) {
+                    break;
+                }
+                set.push((flag.long, value));
+                continue;
+            }
+            let mut shorthands = &word[1..];
+            while !shorthands.is_empty() && !shorthands.starts_with("test.") {
+                let shorthand = shorthands.as_bytes()[0];
+                let after_shorthand = &shorthands[1..];
+                let Some(flag) = root.flags.iter().filter(global).find(|flag| flag.short == Some(shorthand)) else {
+                    if shorthand == b'h' {
+                        return set;
+                    }
+                    // `-x=value` keeps its value in the word; `-x value` loses the next word.
+                    if after_shorthand.len() > 1 && after_shorthand.starts_with('=') {
+                        break;
+                    }
+                    strip_unknown_value(&mut rest);
+                    shorthands = after_shorthand;
+                    continue;
+                };
+                let (value, word_read) = if after_shorthand.len() > 1 && after_shorthand.starts_with('=') {
+                    (&after_shorthand[1..], true)
+                } else if !flag.needs_value {
+                    ("true", false)
+                } else if !after_shorthand.is_empty() {
+                    (after_shorthand, true)
+                } else {
+                    match rest.split_first() {
+                        Some((next, after)) => {
+                            rest = after;
+                            (next.as_str(), true)
+                        }
+                        None => return set,
+                    }
+                };
+                if !flag.takes(value) {
+                    return set;
+                }
+                set.push((flag.long, value));
+                if word_read {
+                    break;
+                }
+                shorthands = after_shorthand;
+            }
+        }
+        set
     }
 
     /// pflag's `parseArgs` over the command's flags and the global ones, left to right: the first word it cannot
@@ -539,6 +673,40 @@ mod tests {
         for (line, expected) in table {
             let refusal = read_line(line).reading.expect_err(line);
             assert_eq!(refusal.to_string(), expected, "{line}");
+        }
+    }
+
+    #[test]
+    fn the_color_mode_is_read_before_the_command_as_helm_reads_it() {
+        let refusal = |line: &str| {
+            let words: Vec<OsString> = line.split(' ').map(OsString::from).collect();
+            color_refusal(&words)
+        };
+        let invalid = |mode: &str| Some(format!("invalid color mode \"{mode}\": must be one of: never, auto, always"));
+        // (command line, Helm 4.1.4's refusal), as the real binary answers each.
+        let table = [
+            ("helm --color nope list", invalid("nope")),
+            ("helm list --colour=bad", invalid("bad")),
+            ("helm --color always list --color bad", invalid("bad")),
+            ("helm --color bad list --color never", None),
+            ("helm --color ALWAYS version", invalid("ALWAYS")),
+            // pflag stops at the first word it cannot read: `--help`, `-h`, a bad value, a missing one, `--`.
+            ("helm --color bad -h", invalid("bad")),
+            ("helm -h --color bad", None),
+            ("helm --help --color x", None),
+            ("helm --qps abc --color bad list", None),
+            ("helm --qps 3 --color bad list", invalid("bad")),
+            ("helm list -- --color bad", None),
+            ("helm list --color", None),
+            // An unknown flag takes the next word unless it is a flag; a known one takes it whatever it is.
+            ("helm install -f --color bad", invalid("bad")),
+            ("helm install -f x --color bad", invalid("bad")),
+            ("helm -n --color bad list", None),
+            ("helm -nfoo --color=x", invalid("x")),
+            ("helm -xn --color=x list", None),
+        ];
+        for (line, expected) in table {
+            assert_eq!(refusal(line), expected, "{line}");
         }
     }
 

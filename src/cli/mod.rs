@@ -189,6 +189,11 @@ pub enum SharedCommand {
 pub fn main(personality: Personality, arguments: Vec<OsString>) -> i32 {
     let (arguments, notes) = match personality {
         Personality::Berth => (arguments, Vec::new()),
+        Personality::Helm if let Some(refusal) = helm_interface::color_refusal(&arguments) => {
+            // Helm's `main` logs an error of its root command's set-up instead of printing `Error:`.
+            eprint!("{}", helm_log::line("WARN", "command failed", &[("error", &refusal)]));
+            return 1;
+        }
         Personality::Helm => match helm_interface::line_for_clap(arguments) {
             Ok(line) => (line.arguments, line.notes),
             Err(refusal) => {

@@ -5,7 +5,8 @@
 //! can each continue the other's releases. What is printed is `release_output.rs`'s.
 
 use super::common_args::{
-    DRY_RUN_BARE, DryRun, OutputFormat, ProgressFormat, WAIT_BARE, WaitStrategy, dry_run, duration_arg, wait_strategy,
+    DRY_RUN_BARE, DryRun, OutputFormat, ProgressFormat, Timeout, WAIT_BARE, WaitStrategy, dry_run, timeout_arg,
+    wait_strategy,
 };
 use super::global_args::{Globals, Personality};
 use super::progress::{Goal, Progress, ProgressMode};
@@ -14,7 +15,8 @@ use super::release_output::{self as output, Announcement, Printed};
 use super::runtime::Interrupts;
 use crate::cli::error::{Error, ExitCode, NameCheck, Stage, check_release_name};
 use berth::release::operation::{
-    self, ApplyMethod, ApplyMethodError, Operation, OperationReport, ReleaseOptions, Tokens, client_dry_run_record,
+    self, ApplyMethod, ApplyMethodError, Operation, OperationReport, ReleaseOptions, ServerDryRun, Tokens,
+    client_dry_run_record,
 };
 use berth::release::rollout::{Mode, Rollout};
 use berth::release::{LifecycleError, SYSTEM_LABELS, Scope, StorageDriver};
@@ -33,8 +35,8 @@ pub struct ChangeArgs {
           default_missing_value = WAIT_BARE, value_parser = wait_strategy)]
     pub wait: Option<WaitStrategy>,
     /// Limit for the whole operation (Go duration).
-    #[arg(long, default_value = "5m", value_parser = duration_arg)]
-    pub timeout: Duration,
+    #[arg(long, default_value = "5m", value_parser = timeout_arg)]
+    pub timeout: Timeout,
     /// Jobs must complete.
     #[arg(long)]
     pub wait_for_jobs: bool,
@@ -191,8 +193,8 @@ pub struct UninstallArgs {
     /// Run no pre-delete or post-delete hooks.
     #[arg(long)]
     pub no_hooks: bool,
-    #[arg(long, default_value = "5m", value_parser = duration_arg)]
-    pub timeout: Duration,
+    #[arg(long, default_value = "5m", value_parser = timeout_arg)]
+    pub timeout: Timeout,
     /// Treat "release not found" as a successful uninstall.
     #[arg(long)]
     pub ignore_not_found: bool,
@@ -291,10 +293,11 @@ fn uninstall(args: &UninstallArgs, globals: &Globals) -> Result<ExitCode, Error>
         )));
     }
     let wait = args.wait.is_some_and(WaitStrategy::waits);
+    let (timeout, negative_timeout) = deadline(args.wait, &args.timeout, globals)?;
     let settings = Settings {
         options: ReleaseOptions {
             wait,
-            timeout: args.wait.unwrap_or_default().timeout(args.timeout),
+            timeout,
             no_hooks: args.no_hooks,
             description: args.description.clone().filter(|text| !text.is_empty()),
             ..ReleaseOptions::default()
@@ -306,6 +309,7 @@ fn uninstall(args: &UninstallArgs, globals: &Globals) -> Result<ExitCode, Error>
         hide_notes: false,
         hide_secret: false,
         unknown_server_side: None,
+        negative_timeout,
     };
     let mut code = ExitCode::Success;
     for name in &args.names {
@@ -377,6 +381,37 @@ struct Settings<'a> {
     /// As `helm`, a `--server-side` value other than `true`, `false` or `auto`, refused only where Helm refuses it
     /// (see [`Settings::apply_method`]).
     unknown_server_side: Option<String>,
+    /// As `helm`, `--timeout` was negative: each wait starts with client-go's complaint, as in Helm.
+    negative_timeout: bool,
+}
+
+/// The operation's deadline for `--wait` and `--timeout` ([`WaitStrategy::timeout`]), and whether `--timeout` is
+/// negative: Helm takes that as no deadline, `berth` refuses it.
+fn deadline(
+    wait: Option<WaitStrategy>,
+    timeout: &Timeout,
+    globals: &Globals,
+) -> Result<(Option<Duration>, bool), Error> {
+    if globals.personality == Personality::Berth {
+        timeout.refuse_negative().map_err(Error::Usage)?;
+    }
+    Ok((wait.unwrap_or_default().timeout(timeout), matches!(timeout, Timeout::Negative(_))))
+}
+
+/// client-go's complaint at a negative timeout (`watchtools.ContextWithOptionalTimeout`), a klog error line (its
+/// header: level, date, time, process id, source line) that Helm's waits print as they start.
+fn complain_of_negative_timeout() {
+    let now = jiff::Zoned::now();
+    eprintln!(
+        "E{:02}{:02} {:02}:{:02}:{:02}.{:06} {:>7} until.go:159] \"Timeout for context shall not be negative\"",
+        now.month(),
+        now.day(),
+        now.hour(),
+        now.minute(),
+        now.second(),
+        now.subsec_nanosecond() / 1000,
+        std::process::id()
+    );
 }
 
 /// The progress form: as asked, else berth's live display as `berth` and nothing as `helm` (Helm prints nothing
@@ -402,6 +437,7 @@ impl<'a> Settings<'a> {
             return Err(Error::HideSecretWithoutDryRun);
         }
         let wait = change.wait.is_some_and(WaitStrategy::waits);
+        let (timeout, negative_timeout) = deadline(change.wait, &change.timeout, globals)?;
         // Helm keeps every revision for a limit of 0 or less (`Storage.MaxHistory`), as a limit of 0 does here.
         let history_max =
             usize::try_from(change.history_max.unwrap_or(globals.environment.max_history)).unwrap_or_default();
@@ -412,12 +448,17 @@ impl<'a> Settings<'a> {
         let options = ReleaseOptions {
             // As in Helm 4, rolling back on failure needs to know the release failed: it waits.
             wait: wait || change.rollback_on_failure,
-            timeout: change.wait.unwrap_or_default().timeout(change.timeout),
+            timeout,
             wait_for_jobs: change.wait_for_jobs,
             rollback_on_failure: change.rollback_on_failure,
             cleanup_on_fail: change.cleanup_on_fail,
             history_max,
-            dry_run_server: dry_run.mode == DryRun::Server,
+            // As `helm`, a server dry run is Helm 4's: nothing sent but the reads its checks need.
+            dry_run_server: match (dry_run.mode, globals.personality) {
+                (DryRun::Server, Personality::Berth) => ServerDryRun::Applied,
+                (DryRun::Server, Personality::Helm) => ServerDryRun::Checked,
+                _ => ServerDryRun::Off,
+            },
             create_namespace: change.create_namespace,
             builtin_rules: !change.no_builtin_rules,
             no_hooks: change.no_hooks,
@@ -443,6 +484,7 @@ impl<'a> Settings<'a> {
             hide_notes: record.is_some_and(|record| record.hide_notes),
             hide_secret: record.is_some_and(|record| record.hide_secret),
             unknown_server_side,
+            negative_timeout,
         })
     }
 
@@ -631,7 +673,10 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
             ProgressFormat::Human => ProgressMode::detect(false),
             ProgressFormat::None => ProgressMode::Silent,
         };
-        let mut progress = Progress::new(mode, goal, Some(options.timeout));
+        if settings.negative_timeout && options.wait {
+            complain_of_negative_timeout();
+        }
+        let mut progress = Progress::new(mode, goal, options.timeout);
         let running = progress.follow(async |events| operation::run(&operation, options, &tokens, events).await);
         let report = running.await.map_err(|error| announcement.stage(Error::Release(error)))?;
         progress.finish();

@@ -146,7 +146,7 @@ pub fn rollback_options(spec: &ReleaseSpec, timeout: Duration, base: ReleaseOpti
         tracing::warn!("spec.rollback.recreate is deprecated and has no effect (Helm 4 removed it)");
     }
     ReleaseOptions {
-        timeout,
+        timeout: Some(timeout),
         wait: !rollback.disable_wait,
         wait_for_jobs: spec.wait_for_jobs.unwrap_or(true) && !rollback.disable_wait_for_jobs,
         no_hooks: rollback.disable_hooks,
@@ -313,7 +313,7 @@ mod tests {
         let default = rollback_options(&ReleaseSpec::default(), timeout, base.clone());
         assert_eq!(
             (default.timeout, default.wait, default.wait_for_jobs, default.no_hooks, default.force_replace),
-            (timeout, true, true, false, false)
+            (Some(timeout), true, true, false, false)
         );
         assert!(!default.cleanup_on_fail && !default.builtin_rules, "the rest is the controller's");
         let given = spec(serde_json::json!({"waitForJobs": true, "rollback": {"disableWait": true,

@@ -137,7 +137,7 @@ impl Run<'_> {
         };
         let options = ReleaseOptions {
             wait: flags.wait,
-            timeout: checked.timeout,
+            timeout: Some(checked.timeout),
             wait_for_jobs: flags.wait_for_jobs,
             no_hooks: flags.no_hooks,
             create_namespace: flags.create_namespace,

@@ -145,7 +145,7 @@ impl Run<'_> {
 pub(super) fn uninstall_options(spec: &ReleaseSpec, timeout: Duration, base: ReleaseOptions) -> ReleaseOptions {
     let uninstall = spec.uninstall.clone().unwrap_or_default();
     ReleaseOptions {
-        timeout,
+        timeout: Some(timeout),
         wait: !uninstall.disable_wait,
         no_hooks: uninstall.disable_hooks,
         deletion_propagation: match uninstall.deletion_propagation.unwrap_or_default() {
@@ -197,7 +197,7 @@ mod tests {
         // Flux's defaults: the deletions waited for, hooks run, background propagation, history purged.
         assert_eq!(
             (options.timeout, options.wait, options.no_hooks, options.deletion_propagation, keeps_history(&default)),
-            (DEFAULT_TIMEOUT, true, false, PropagationPolicy::Background, false)
+            (Some(DEFAULT_TIMEOUT), true, false, PropagationPolicy::Background, false)
         );
         assert!(!options.builtin_rules, "the rest is the controller's");
         let given = spec(serde_json::json!({"timeout": "1m", "uninstall": {"keepHistory": true, "disableHooks": true,
@@ -206,7 +206,7 @@ mod tests {
         let options = uninstall_options(&given, timeout, base);
         assert_eq!(
             (options.timeout, options.wait, options.no_hooks, options.deletion_propagation, keeps_history(&given)),
-            (Duration::from_secs(42), false, true, PropagationPolicy::Orphan, true)
+            (Some(Duration::from_secs(42)), false, true, PropagationPolicy::Orphan, true)
         );
         // spec.timeout when spec.uninstall has none; a bad spec.uninstall.timeout names its field.
         assert_eq!(spec(serde_json::json!({"timeout": "1m"})).uninstall_timeout(), Ok(Duration::from_secs(60)));

@@ -38,8 +38,8 @@ use tokio_util::sync::CancellationToken;
 pub(super) struct HookContext<'a> {
     pub cluster: &'a Cluster,
     pub storage: &'a Storage,
-    /// Each hook's own limit (Helm gives every hook the operation's whole timeout).
-    pub timeout: Duration,
+    /// Each hook's own limit (Helm gives every hook the operation's whole timeout); `None`: no deadline.
+    pub timeout: Option<Duration>,
     /// The operation's token: once cancelled, no further hook starts.
     pub stop: &'a CancellationToken,
     /// The hooks' token: cancels a running hook's wait (and its clean-up).
@@ -301,7 +301,7 @@ async fn wait_done(
     let declared = prepared.objects.iter().map(|(manifest, resolved)| (&resolved.reference, &manifest.object));
     let judge = hook_judge(rules_judge(context.health.clone(), declared));
     let options = WaitOptions {
-        timeout: Some(context.timeout),
+        timeout: context.timeout,
         fail_fast: true,
         wait_for_jobs: true,
         desired: Status::Current,
@@ -331,7 +331,7 @@ async fn wait_objects(
 }
 
 /// The object that kept the wait from succeeding and what to say of it.
-fn wait_failure(report: &WaitReport, timeout: Duration, prepared: &Prepared) -> (ObjectRef, String) {
+fn wait_failure(report: &WaitReport, timeout: Option<Duration>, prepared: &Prepared) -> (ObjectRef, String) {
     let failed = report.resources.iter().find(|resource| resource.status == Status::Failed);
     let not_ready = report.resources.iter().find(|resource| resource.status != Status::Current);
     let Some(resource) = failed.or(not_ready) else {
@@ -339,7 +339,12 @@ fn wait_failure(report: &WaitReport, timeout: Duration, prepared: &Prepared) -> 
     };
     let message = match report.outcome {
         Outcome::TimedOut => {
-            format!("timed out after {}s waiting for it ({}: {})", timeout.as_secs(), resource.status, resource.message)
+            format!(
+                "timed out after {}s waiting for it ({}: {})",
+                timeout.unwrap_or_default().as_secs(),
+                resource.status,
+                resource.message
+            )
         }
         Outcome::Cancelled => format!("cancelled while waiting for it ({}: {})", resource.status, resource.message),
         _ => resource.message.clone(),
@@ -377,12 +382,8 @@ async fn delete_by_policy(
         return Ok(());
     }
     let gone = Prepared { objects: requested, reference: prepared.reference.clone() };
-    let options = WaitOptions {
-        timeout: Some(context.timeout),
-        fail_fast: false,
-        desired: Status::NotFound,
-        ..WaitOptions::default()
-    };
+    let options =
+        WaitOptions { timeout: context.timeout, fail_fast: false, desired: Status::NotFound, ..WaitOptions::default() };
     let report = wait_objects(context, &gone, &options, events).await;
     if report.outcome != Outcome::Ready {
         let (object, message) = wait_failure(&report, context.timeout, &gone);

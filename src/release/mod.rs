@@ -52,7 +52,9 @@ pub use error::{LifecycleError, validate_release_name};
 pub use hook_runner::HookFailure;
 pub use hooks::{HookEvent, TestFilter};
 pub use looked_up::{LookedUpSecrets, REDACTED};
-pub use operation::{ABORT_RECORD_LIMIT, ApplyMethod, Operation, OperationReport, ReleaseOptions, Tokens};
+pub use operation::{
+    ABORT_RECORD_LIMIT, ApplyMethod, Operation, OperationReport, ReleaseOptions, ServerDryRun, Tokens,
+};
 pub use record::{
     Chart, ChartFile, ChartMetadata, HelmTime, Hook, HookExecution, Info, Maintainer, Release, ReleaseStatus,
     UnknownStatus,

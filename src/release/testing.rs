@@ -72,7 +72,7 @@ pub async fn test(
     let context = HookContext {
         cluster,
         storage,
-        timeout: options.timeout,
+        timeout: Some(options.timeout),
         stop: &tokens.cancel,
         cancel: &tokens.hooks,
         health: &health,

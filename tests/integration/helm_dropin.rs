@@ -42,6 +42,10 @@ pub(crate) fn timestamp_masks() -> Vec<Regex> {
 /// (berth's is its process id). Only that number is masked.
 const TEMPORARY_FILE: &str = r"(?P<file>\.(?:tgz|yaml))\d{1,10}: no such file or directory";
 
+/// klog's header (`E1129 12:43:23.132329   19927 until.go:159] `: level, date, time, process id, source line),
+/// which client-go's complaint at a negative `--timeout` carries: its date, time and process id are masked.
+const KLOG_HEADER: &str = r"(?m)^(?P<level>[IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d{6} +\d+ (?P<source>[\w.]+:\d+\] )";
+
 /// The charts and values both clusters get, at the same relative paths.
 const FILES: &[(&str, &str)] = &[
     ("alpha/Chart.yaml", "apiVersion: v2\nname: alpha\nversion: 0.1.0\nappVersion: \"1.0\"\ndescription: Alpha\n"),
@@ -253,6 +257,8 @@ fn command(peer: &PeerCluster, program: &Path, arguments: &[String]) -> Command 
 pub(crate) fn masked(text: &str, masks: &[Regex]) -> String {
     let temporary_file = Regex::new(TEMPORARY_FILE).expect("temporary file mask");
     let mut text = temporary_file.replace_all(text, "${file}<NUMBER>: no such file or directory").into_owned();
+    let klog_header = Regex::new(KLOG_HEADER).expect("klog header mask");
+    text = klog_header.replace_all(&text, "${level}<TIME> <PID> ${source}").into_owned();
     for mask in masks {
         text = mask
             .replace_all(&text, |captures: &regex::Captures<'_>| {

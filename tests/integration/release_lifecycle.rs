@@ -9,7 +9,7 @@ use super::release_support::{Step, install, rendered, upgrade};
 use crate::sim_harness::{config, fast, start_berth_in};
 use berth::cluster::Cluster;
 use berth::events::Emitter;
-use berth::release::operation::{self, Operation, OperationReport, ReleaseOptions, Tokens};
+use berth::release::operation::{self, Operation, OperationReport, ReleaseOptions, ServerDryRun, Tokens};
 use berth::release::rollout::{Input, Mode, Rollout};
 use berth::release::{LifecycleError, ReleaseStatus, Scope, Storage};
 use berth::wait::Outcome;
@@ -75,10 +75,11 @@ async fn a_missing_namespace_is_refused_before_anything_is_written_or_created_on
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_dry_run_into_a_missing_namespace_is_refused_as_the_install_or_creates_nothing() {
     let (_sim, cluster) = start_berth_in(config(fast()), "team-b").await;
-    let dry = ReleaseOptions { dry_run_server: true, ..ReleaseOptions::default() };
+    let dry = ReleaseOptions { dry_run_server: ServerDryRun::Applied, ..ReleaseOptions::default() };
     let error = run(&cluster, &install(SETTINGS), &dry).await.expect_err("the install would be refused");
     assert!(matches!(error, LifecycleError::NoNamespace(ref namespace) if namespace == "team-b"), "{error:?}");
-    let dry = ReleaseOptions { dry_run_server: true, create_namespace: true, ..ReleaseOptions::default() };
+    let dry =
+        ReleaseOptions { dry_run_server: ServerDryRun::Applied, create_namespace: true, ..ReleaseOptions::default() };
     let report = run(&cluster, &install(SETTINGS), &dry).await.expect("a dry run with --create-namespace");
     assert_eq!(report.outcome, Outcome::Ready);
     assert_eq!(report.release.info.description, "Dry run complete");
@@ -93,7 +94,7 @@ async fn a_server_dry_run_of_a_rollback_writes_nothing() {
     let (_sim, cluster) = start_berth_in(config(fast()), "default").await;
     run(&cluster, &install(SETTINGS), &ReleaseOptions::default()).await.expect("installed");
     run(&cluster, &upgrade(SETTINGS_V2), &ReleaseOptions::default()).await.expect("upgraded");
-    let dry = ReleaseOptions { dry_run_server: true, ..ReleaseOptions::default() };
+    let dry = ReleaseOptions { dry_run_server: ServerDryRun::Applied, ..ReleaseOptions::default() };
     let report = run(&cluster, &Step::Rollback(Some(1)), &dry).await.expect("dry run");
     assert_eq!(report.release.info.description, "Dry run complete");
     assert_eq!(history(&cluster, "shop").await, [(1, ReleaseStatus::Superseded), (2, ReleaseStatus::Deployed)]);

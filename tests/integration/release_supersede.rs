@@ -115,7 +115,7 @@ async fn a_newer_revision_lets_a_running_hook_finish_by_its_own_timeout_and_star
     let options = ReleaseOptions {
         wait: true,
         rollback_on_failure: true,
-        timeout: Duration::from_secs(120),
+        timeout: Some(Duration::from_secs(120)),
         hook_timeout: Some(hook_timeout),
         ..ReleaseOptions::default()
     };

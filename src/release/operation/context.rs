@@ -4,7 +4,7 @@
 
 use super::apply_method::Writing;
 use super::revisions::{DRY_RUN_DESCRIPTION, removed};
-use super::{OperationReport, ReleaseOptions, Tokens};
+use super::{OperationReport, ReleaseOptions, ServerDryRun, Tokens};
 use crate::apply::{self, ApplyEvent, ApplyReport, ApplyRequest, Prepared, WriteMethod};
 use crate::cluster::{ApplyOptions, Cluster, Resolved, apply_object, get_object, get_object_known};
 use crate::events::Emitter;
@@ -93,7 +93,11 @@ impl<'a> Context<'a> {
     /// `name: NAMESPACE` as Helm creates it); a missing one is refused otherwise, before anything is written. A
     /// server dry run asks the server to check the creation and creates nothing.
     pub async fn ensure_namespace(&self) -> Result<NamespaceState, LifecycleError> {
-        if self.options.records_only || self.options.namespace_exists {
+        // Helm's server dry run never looks at the namespace (it writes no record there).
+        if self.options.records_only
+            || self.options.namespace_exists
+            || self.options.dry_run_server == ServerDryRun::Checked
+        {
             return Ok(NamespaceState::Exists);
         }
         let namespace = self.namespace().to_string();
@@ -113,7 +117,7 @@ impl<'a> Context<'a> {
             "kind": "Namespace",
             "metadata": {"name": namespace, "labels": {"name": namespace}},
         });
-        let dry_run = self.options.dry_run_server;
+        let dry_run = self.options.dry_run_server.is_on();
         let options =
             ApplyOptions { field_manager: ownership::FIELD_MANAGER.to_string(), dry_run, ..ApplyOptions::default() };
         let never = tokio_util::sync::CancellationToken::new();
@@ -200,13 +204,10 @@ impl<'a> Context<'a> {
     /// the revision's write method.
     fn request(&self, writes: Writes) -> ApplyRequest {
         let options = self.options;
-        let wait = WaitOptions {
-            timeout: Some(options.timeout),
-            wait_for_jobs: options.wait_for_jobs,
-            ..WaitOptions::default()
-        };
+        let wait =
+            WaitOptions { timeout: options.timeout, wait_for_jobs: options.wait_for_jobs, ..WaitOptions::default() };
         ApplyRequest {
-            apply: writes.writing.apply_options(options.dry_run_server),
+            apply: writes.writing.apply_options(options.dry_run_server.is_on()),
             wait: options.wait.then_some(wait),
             health: None,
             create_only: writes.create_only,
@@ -229,8 +230,9 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// A server dry run of a revision: its objects applied as the server checks them (`dryRun=All`), nothing
-    /// recorded; the report holds `release` as it would have been recorded.
+    /// A server dry run of a revision, nothing recorded: its objects applied as the server checks them
+    /// (`dryRun=All`), or, as Helm 4 does it, none sent (the checks before it were all); the report holds
+    /// `release` as it would have been recorded.
     pub async fn dry_run(
         &self,
         prepared: &Prepared<'_>,
@@ -238,8 +240,11 @@ impl<'a> Context<'a> {
         mut release: Release,
         tokens: &Tokens,
     ) -> OperationReport {
-        let report = self.apply(prepared, writes, tokens).await;
         release.info.description = DRY_RUN_DESCRIPTION.to_string();
+        if self.options.dry_run_server == ServerDryRun::Checked {
+            return OperationReport::new(Outcome::Ready, release, None);
+        }
+        let report = self.apply(prepared, writes, tokens).await;
         OperationReport::new(report.outcome, release, Some(report))
     }
 
@@ -252,7 +257,7 @@ impl<'a> Context<'a> {
         let create_only = (0..crds.manifests().len()).collect();
         let method = writing.write_method(false, false);
         let mut request = self.request(Writes { writing, method, previous: HashMap::new(), create_only });
-        request.wait = Some(WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() });
+        request.wait = Some(WaitOptions { timeout: self.options.timeout, ..WaitOptions::default() });
         let report = apply::apply_prepared_until(self.cluster, crds, &request, tokens.apply_stop(), &self.events).await;
         if report.outcome == Outcome::Ready
             && let Err(error) = self.cluster.resources.refresh(&self.cluster.client, &tokens.cancel).await
@@ -269,7 +274,7 @@ impl<'a> Context<'a> {
         if self.options.records_only {
             return Ok(nothing_written());
         }
-        let options = WaitOptions { timeout: Some(self.options.timeout), ..WaitOptions::default() };
+        let options = WaitOptions { timeout: self.options.timeout, ..WaitOptions::default() };
         let events = self.events.clone();
         // Superseded, the deletions still run to their end (they are part of the revision's apply) but the last
         // wait, for them to be gone, is not waited out.
@@ -317,7 +322,7 @@ impl<'a> Context<'a> {
         let context = HookContext {
             cluster: self.cluster,
             storage: self.storage,
-            timeout: self.options.hook_timeout.unwrap_or(self.options.timeout),
+            timeout: self.options.hook_timeout.or(self.options.timeout),
             stop: &stop,
             cancel: &tokens.hooks,
             health: &self.health,

@@ -26,7 +26,7 @@ pub(super) async fn install(
     let (name, tokens, options) = (rollout.name(), &context.tokens, context.options);
     let manifests = &rendered.manifests;
     if let Some(writer) = context.storage.writer()
-        && !options.dry_run_server
+        && !options.dry_run_server.is_on()
     {
         // Compressed for the record while the checks below wait on the cluster (a server dry run writes none).
         writer.compress_body_ahead(&rendered.config, &rendered.manifest);
@@ -70,7 +70,7 @@ pub(super) async fn install(
     let (revision, method) = (rollout.revision(), writing.recorded());
     let mut release = pending_record(name, context.namespace(), revision, rendered, method, &options.labels, None);
     release.info.description = "Initial install underway".to_string();
-    if options.dry_run_server && namespace == NamespaceState::WouldBeCreated {
+    if options.dry_run_server.is_on() && namespace == NamespaceState::WouldBeCreated {
         // The server cannot check objects for a namespace that does not exist yet (a real install creates it
         // first): only the namespace's creation was checked.
         tracing::warn!(
@@ -81,7 +81,7 @@ pub(super) async fn install(
         release.info.description = DRY_RUN_DESCRIPTION.to_string();
         return Ok(OperationReport::new(Outcome::Ready, release, None));
     }
-    if options.dry_run_server {
+    if options.dry_run_server.is_on() {
         return Ok(context.dry_run(&prepared, writes(create_only), release, tokens).await);
     }
     if tokens.stops_new_work() {

@@ -105,13 +105,15 @@ pub enum Operation {
 #[derive(Debug, Clone)]
 pub struct ReleaseOptions {
     pub wait: bool,
-    pub timeout: Duration,
+    /// The bound of every wait of the operation (its objects', its hooks'); `None`: no deadline.
+    pub timeout: Option<Duration>,
     pub wait_for_jobs: bool,
     pub rollback_on_failure: bool,
     pub cleanup_on_fail: bool,
     /// Revisions kept (0: all).
     pub history_max: usize,
-    pub dry_run_server: bool,
+    /// A server dry run (`--dry-run=server`): what is checked; nothing is recorded or changed.
+    pub dry_run_server: ServerDryRun,
     /// Create the release's namespace when it does not exist (`--create-namespace`).
     pub create_namespace: bool,
     /// Judge custom resources with the built-in health rules (`--no-builtin-rules` turns them off).
@@ -145,16 +147,37 @@ pub struct ReleaseOptions {
     pub deletion_propagation: kube::api::PropagationPolicy,
 }
 
+/// What a server dry run (`--dry-run=server`) checks of an install, upgrade or rollback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ServerDryRun {
+    /// Not a dry run.
+    #[default]
+    Off,
+    /// berth's: every object applied with `dryRun=All`, so the server's validation, defaults and admission
+    /// webhooks judge it (and the namespace's creation with `--create-namespace`); nothing is stored.
+    Applied,
+    /// Helm 4's (`Install.RunWithContext`, `Upgrade.performUpgrade`): the objects mapped to the server's kinds and
+    /// the new ones checked against what exists (`existingResourceConflict`); the namespace is not looked at and
+    /// no object is sent.
+    Checked,
+}
+
+impl ServerDryRun {
+    pub fn is_on(self) -> bool {
+        self != ServerDryRun::Off
+    }
+}
+
 impl Default for ReleaseOptions {
     fn default() -> ReleaseOptions {
         ReleaseOptions {
             wait: false,
-            timeout: Duration::from_secs(300),
+            timeout: Some(Duration::from_secs(300)),
             wait_for_jobs: false,
             rollback_on_failure: false,
             cleanup_on_fail: false,
             history_max: 10,
-            dry_run_server: false,
+            dry_run_server: ServerDryRun::Off,
             create_namespace: false,
             builtin_rules: true,
             description: None,

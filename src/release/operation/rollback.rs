@@ -39,7 +39,7 @@ pub(super) async fn rollback(
         Some(version) => version,
     };
     let target = history.iter().find(|release| release.version == version).cloned();
-    if last.info.status.is_pending() && !options.dry_run_server {
+    if last.info.status.is_pending() && !options.dry_run_server.is_on() {
         unlock(context.storage, &mut last, "marked failed by berth rollback").await?;
     }
     let target = target.ok_or(LifecycleError::NoRevision { name: name.to_string(), version })?;
@@ -68,7 +68,7 @@ pub(super) async fn rollback(
     release.info.description = format!("Rollback to {version}");
     release.info.rollback_revision = version;
     release.info.last_deployed = now();
-    if options.dry_run_server {
+    if options.dry_run_server.is_on() {
         return Ok(context.dry_run(&prepared, writes, release, tokens).await);
     }
     if tokens.cancel.is_cancelled() {

@@ -32,7 +32,7 @@ pub(super) async fn upgrade(
     let Some(last) = history.last() else { return Err(LifecycleError::NotFound(name.to_string())) };
     check_not_pending(name, history)?;
     if let Some(writer) = context.storage.writer()
-        && !options.dry_run_server
+        && !options.dry_run_server.is_on()
     {
         // Compressed for the record while the checks below wait on the cluster (a server dry run writes none).
         writer.compress_body_ahead(&rendered.config, &rendered.manifest);
@@ -66,7 +66,7 @@ pub(super) async fn upgrade(
     release.info.description = "Preparing upgrade".to_string();
     let new_objects = created(manifests, &old, context.namespace());
     context.check_existing(&prepared, new_objects.into_iter(), name, "update").await?;
-    if options.dry_run_server {
+    if options.dry_run_server.is_on() {
         return Ok(context.dry_run(&prepared, writes, release, tokens).await);
     }
     if tokens.stops_new_work() {
