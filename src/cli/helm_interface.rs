@@ -69,6 +69,16 @@ pub enum Refusal {
     /// `---x`, `--=x`.
     #[error("bad flag syntax: {0}")]
     BadSyntax(String),
+    /// cobra's `help` command given a topic that names no command (`helm help nonexist`): not an error to Helm,
+    /// which prints this and its usage on stderr and exits 0.
+    #[error("Unknown help topic {}", help_topic(.0))]
+    UnknownHelpTopic(Vec<String>),
+}
+
+/// Go's `%#q` of the topic's words, as cobra's help command prints them: [`nonexist`].
+fn help_topic(words: &[String]) -> String {
+    let words = words.iter().map(|word| berth_go::Value::String(word.as_str().into())).collect();
+    berth_go::fmt::sprintf("%#q", &[berth_go::Value::List(words)]).unwrap_or_default()
 }
 
 /// cobra's `findSuggestions`: the commands it offers for a mistyped one.
@@ -409,6 +419,9 @@ impl Interface {
             command = child;
         }
         let rest: Vec<String> = rest.iter().map(|position| arguments[*position].clone()).collect();
+        if command.path == ["help"] {
+            return Read { notes: Vec::new(), reading: self.help_topic(command, &rest) };
+        }
         // cobra's `legacyArgs`: at the root, a word that is not a flag must be a command.
         if command.path.is_empty()
             && let Some(word) = self.strip_flags(command, &rest).first()
@@ -428,6 +441,29 @@ impl Interface {
             notes.clear();
         }
         Read { notes, reading }
+    }
+
+    /// cobra's `help` command: the words of its topic (its flags aside) are looked up as a command line (`Find`);
+    /// a topic that names a command prints that command's help, whatever words follow; one that names none is
+    /// an unknown topic; no topic is the root's help.
+    fn help_topic(&self, help: &HelmCommand, arguments: &[String]) -> Result<Reading, Refusal> {
+        let topic: Vec<String> = self.strip_flags(help, arguments).into_iter().map(str::to_string).collect();
+        if topic.is_empty() {
+            return Ok(Reading::Help(Vec::new()));
+        }
+        match self.read(&topic, |_| false).reading {
+            Err(Refusal::UnknownCommand { .. }) => Err(Refusal::UnknownHelpTopic(topic)),
+            _ => {
+                let Some(mut command) = self.root() else { return Ok(Reading::Help(Vec::new())) };
+                for word in &topic {
+                    match self.child(command, word) {
+                        Some(child) => command = child,
+                        None => break,
+                    }
+                }
+                Ok(Reading::Help(command.path.clone()))
+            }
+        }
     }
 
     /// Helm's first reading of the line, before it looks for the command (pkg/cmd/root.go
@@ -488,28 +524,31 @@ impl Interface {
                 set.push((flag.long, value));
                 continue;
             }
-            let mut shorthands = &word[1..];
-            while !shorthands.is_empty() && !shorthands.starts_with("test.") {
-                let shorthand = shorthands.as_bytes()[0];
-                let after_shorthand = &shorthands[1..];
+            // pflag reads a shorthand word byte by byte (`-é` is two unknown shorthands).
+            let bytes = word.as_bytes();
+            let mut index = 1;
+            while index < bytes.len() && !word.get(index..).is_some_and(|rest| rest.starts_with("test.")) {
+                let (shorthand, after) = (bytes[index], index + 1);
+                // `-x=value`: the rest of the word is the value.
+                let equals_value = bytes.len() > after + 1 && bytes[after] == b'=';
                 let Some(flag) = root.flags.iter().filter(global).find(|flag| flag.short == Some(shorthand)) else {
                     if shorthand == b'h' {
                         return set;
                     }
-                    // `-x=value` keeps its value in the word; `-x value` loses the next word.
-                    if after_shorthand.len() > 1 && after_shorthand.starts_with('=') {
+                    // An unknown `-x value` loses the next word; `-x=value` keeps its value in the word.
+                    if equals_value {
                         break;
                     }
                     strip_unknown_value(&mut rest);
-                    shorthands = after_shorthand;
+                    index = after;
                     continue;
                 };
-                let (value, word_read) = if after_shorthand.len() > 1 && after_shorthand.starts_with('=') {
-                    (&after_shorthand[1..], true)
+                let (value, word_read) = if equals_value {
+                    (word.get(after + 1..).unwrap_or_default(), true)
                 } else if !flag.needs_value {
                     ("true", false)
-                } else if !after_shorthand.is_empty() {
-                    (after_shorthand, true)
+                } else if after < bytes.len() {
+                    (word.get(after..).unwrap_or_default(), true)
                 } else {
                     match rest.split_first() {
                         Some((next, after)) => {
@@ -526,7 +565,7 @@ impl Interface {
                 if word_read {
                     break;
                 }
-                shorthands = after_shorthand;
+                index = after;
             }
         }
         set
@@ -677,6 +716,25 @@ mod tests {
     }
 
     #[test]
+    fn a_help_topic_is_found_as_cobras_help_command_finds_it() {
+        let unknown =
+            |words: &[&str]| Err(Refusal::UnknownHelpTopic(words.iter().map(|word| word.to_string()).collect()));
+        let table: [(&str, Result<Reading, Refusal>); 6] = [
+            ("helm help", Ok(Reading::Help(vec![]))),
+            ("helm help ls", Ok(Reading::Help(vec!["list"]))),
+            ("helm help get nonexist", Ok(Reading::Help(vec!["get"]))),
+            ("helm help repo add x", Ok(Reading::Help(vec!["repo", "add"]))),
+            ("helm help nonexist", unknown(&["nonexist"])),
+            ("helm help --debug nonexist other", unknown(&["nonexist", "other"])),
+        ];
+        for (line, expected) in table {
+            assert_eq!(read_line(line).reading, expected, "{line}");
+        }
+        let topic = Refusal::UnknownHelpTopic(vec!["a".to_string(), "b`c".to_string()]);
+        assert_eq!(topic.to_string(), "Unknown help topic [`a` \"b`c\"]");
+    }
+
+    #[test]
     fn the_color_mode_is_read_before_the_command_as_helm_reads_it() {
         let refusal = |line: &str| {
             let words: Vec<OsString> = line.split(' ').map(OsString::from).collect();
@@ -704,9 +762,18 @@ mod tests {
             ("helm -n --color bad list", None),
             ("helm -nfoo --color=x", invalid("x")),
             ("helm -xn --color=x list", None),
+            // pflag reads a shorthand word byte by byte: `-é` is two unknown shorthands.
+            ("helm list -é --color bad", invalid("bad")),
+            ("helm list -é x --color bad", invalid("bad")),
         ];
         for (line, expected) in table {
             assert_eq!(refusal(line), expected, "{line}");
+        }
+        // Any word is read without a panic, wherever a shorthand's byte falls.
+        for word in ["-", "--", "-=", "--=", "-é=", "-né", "-n=é", "-ñ=x", "-\u{fffd}", "-n", "-vé", "-test.v"] {
+            for line in [format!("helm {word}"), format!("helm {word} x"), format!("helm list {word} --color")] {
+                let _ = refusal(&line);
+            }
         }
     }
 

@@ -196,6 +196,12 @@ pub fn main(personality: Personality, arguments: Vec<OsString>) -> i32 {
         }
         Personality::Helm => match helm_interface::line_for_clap(arguments) {
             Ok(line) => (line.arguments, line.notes),
+            Err(refusal @ helm_interface::Refusal::UnknownHelpTopic(_)) => {
+                // cobra's help command prints the root's usage after it, on stderr, and succeeds.
+                let mut help = helm_interface::with_hidden_global_flags(HelmCli::command());
+                eprint!("{refusal}\n{}", help.render_help());
+                return 0;
+            }
             Err(refusal) => {
                 eprintln!("Error: {refusal}");
                 return 1;
