@@ -81,6 +81,39 @@ fn help_topic(words: &[String]) -> String {
     berth_go::fmt::sprintf("%#q", &[berth_go::Value::List(words)]).unwrap_or_default()
 }
 
+/// The flags Helm 4.1.4 marks mutually exclusive (`MarkFlagsMutuallyExclusive` in pkg/cmd/install.go, upgrade.go,
+/// rollback.go, template.go): per command, each group as declared.
+const EXCLUSIVE_GROUPS: [(&str, [&str; 2]); 7] = [
+    ("install", ["force-replace", "force-conflicts"]),
+    ("install", ["force", "force-conflicts"]),
+    ("upgrade", ["force-replace", "force-conflicts"]),
+    ("upgrade", ["force", "force-conflicts"]),
+    ("rollback", ["force-replace", "force-conflicts"]),
+    ("rollback", ["force", "force-conflicts"]),
+    ("template", ["validate", "dry-run"]),
+];
+
+/// cobra's `validateExclusiveFlagGroups`: the first group, in the order of the groups' names (`force
+/// force-conflicts` before `force-replace force-conflicts`), whose flags were all set, named in its words.
+fn exclusive_refusal(path: &[&str], set: &[&str]) -> Option<String> {
+    let mut groups: Vec<&[&str; 2]> = EXCLUSIVE_GROUPS
+        .iter()
+        .filter(|(command, _)| path == [*command])
+        .map(|(_, group)| group)
+        .filter(|group| group.iter().all(|flag| set.contains(flag)))
+        .collect();
+    groups.sort_by_key(|group| group.join(" "));
+    groups.first().map(|group| {
+        let mut named = group.to_vec();
+        named.sort_unstable();
+        format!(
+            "if any flags in the group [{}] are set none of the others can be; [{}] were all set",
+            group.join(" "),
+            named.join(" ")
+        )
+    })
+}
+
 /// cobra's `findSuggestions`: the commands it offers for a mistyped one.
 fn suggestions(names: &[&str]) -> String {
     if names.is_empty() {
@@ -103,6 +136,9 @@ fn pflag_rune(shorthand: u8) -> char {
 pub struct Read {
     pub notes: Vec<String>,
     pub reading: Result<Reading, Refusal>,
+    /// cobra's refusal of flags of one exclusive group set together, which it makes once the command's arguments
+    /// are checked (`ValidateFlagGroups` after `ValidateArgs`): after clap has read the line.
+    pub exclusive: Option<String>,
 }
 
 /// Reads `arguments` (the program's name first) as Helm 4.1.4 does. `is_plugin` says whether a word that names
@@ -117,6 +153,8 @@ pub fn read(arguments: &[OsString], is_plugin: impl Fn(&str) -> bool) -> Read {
 pub struct HelmLine {
     pub arguments: Vec<OsString>,
     pub notes: Vec<String>,
+    /// See [`Read::exclusive`].
+    pub exclusive: Option<String>,
 }
 
 /// `arguments` (the program's name first) read as Helm reads them: refused as Helm refuses them, or the line clap
@@ -132,7 +170,7 @@ pub fn line_for_clap(arguments: Vec<OsString>) -> Result<HelmLine, Refusal> {
         let directories = berth::settings::HelmEnvironment::from_env().command_plugin_directories();
         berth::plugin::find_plugins(&directories, Some(name), Some("cli/v1")).is_ok_and(|found| !found.is_empty())
     });
-    let notes = read.notes;
+    let (notes, exclusive) = (read.notes, read.exclusive);
     let arguments = match read.reading? {
         Reading::Help(path) => {
             let program = arguments.into_iter().next().unwrap_or_else(|| OsString::from("helm"));
@@ -151,7 +189,7 @@ pub fn line_for_clap(arguments: Vec<OsString>) -> Result<HelmLine, Refusal> {
         }
         Reading::Plugin => arguments,
     };
-    Ok(HelmLine { arguments, notes })
+    Ok(HelmLine { arguments, notes, exclusive })
 }
 
 /// Helm's refusal of a `--color` (or `--colour`) value that names no mode, which it makes before it reads the
@@ -399,7 +437,7 @@ impl Interface {
 
     fn read(&self, arguments: &[String], is_plugin: impl Fn(&str) -> bool) -> Read {
         let Some(root) = self.root() else {
-            return Read { notes: Vec::new(), reading: Ok(Reading::Command(Vec::new())) };
+            return Read { notes: Vec::new(), reading: Ok(Reading::Command(Vec::new())), exclusive: None };
         };
         // cobra's `Find`: each word that is not a flag names a subcommand of the one before, or ends the search.
         // `rest` holds the positions of the words the command found parses.
@@ -409,7 +447,7 @@ impl Interface {
             let Some(word) = self.strip_flags(command, &words).first().copied() else { break };
             let Some(child) = self.child(command, word) else {
                 if command.path.is_empty() && is_plugin(word) {
-                    return Read { notes: Vec::new(), reading: Ok(Reading::Plugin) };
+                    return Read { notes: Vec::new(), reading: Ok(Reading::Plugin), exclusive: None };
                 }
                 break;
             };
@@ -420,17 +458,17 @@ impl Interface {
         }
         let rest: Vec<String> = rest.iter().map(|position| arguments[*position].clone()).collect();
         if command.path == ["help"] {
-            return Read { notes: Vec::new(), reading: self.help_topic(command, &rest) };
+            return Read { notes: Vec::new(), reading: self.help_topic(command, &rest), exclusive: None };
         }
         // cobra's `legacyArgs`: at the root, a word that is not a flag must be a command.
         if command.path.is_empty()
             && let Some(word) = self.strip_flags(command, &rest).first()
         {
             let refusal = Refusal::UnknownCommand { name: (*word).to_string(), names: self.suggestions(root, word) };
-            return Read { notes: Vec::new(), reading: Err(refusal) };
+            return Read { notes: Vec::new(), reading: Err(refusal), exclusive: None };
         }
-        let mut notes = Vec::new();
-        let reading = self.parse_flags(command, &rest, &mut notes).map(|()| {
+        let (mut notes, mut set) = (Vec::new(), Vec::new());
+        let reading = self.parse_flags(command, &rest, &mut notes, &mut set).map(|()| {
             if !command.path.is_empty() && self.children(command).next().is_some() {
                 Reading::Help(command.path.clone())
             } else {
@@ -440,7 +478,7 @@ impl Interface {
         if reading.is_err() {
             notes.clear();
         }
-        Read { notes, reading }
+        Read { notes, reading, exclusive: exclusive_refusal(&command.path, &set) }
     }
 
     /// cobra's `help` command: the words of its topic (its flags aside) are looked up as a command line (`Find`);
@@ -572,13 +610,20 @@ impl Interface {
     }
 
     /// pflag's `parseArgs` over the command's flags and the global ones, left to right: the first word it cannot
-    /// read is refused. A deprecated flag set adds pflag's note to `notes`.
-    fn parse_flags(&self, command: &HelmCommand, arguments: &[String], notes: &mut Vec<String>) -> Result<(), Refusal> {
+    /// read is refused. A deprecated flag set adds pflag's note to `notes`; every flag set is added to `set`.
+    fn parse_flags(
+        &self,
+        command: &HelmCommand,
+        arguments: &[String],
+        notes: &mut Vec<String>,
+        set: &mut Vec<&'static str>,
+    ) -> Result<(), Refusal> {
         let mut rest = arguments;
         let mut note = |flag: &HelmFlag| {
             if let Some(deprecated) = flag.deprecated {
                 notes.push(format!("Flag --{} has been deprecated, {deprecated}", flag.long));
             }
+            set.push(flag.long);
         };
         while let Some((word, after)) = rest.split_first() {
             rest = after;

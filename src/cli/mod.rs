@@ -187,15 +187,15 @@ pub enum SharedCommand {
 /// Parses `arguments` for `personality`, runs the command and returns the exit code it earned, having printed
 /// any error in that personality's form (berth's `error:` / `Caused by:` / `hint:`, or Helm's `Error: ...`).
 pub fn main(personality: Personality, arguments: Vec<OsString>) -> i32 {
-    let (arguments, notes) = match personality {
-        Personality::Berth => (arguments, Vec::new()),
+    let (arguments, notes, exclusive) = match personality {
+        Personality::Berth => (arguments, Vec::new(), None),
         Personality::Helm if let Some(refusal) = helm_interface::color_refusal(&arguments) => {
             // Helm's `main` logs an error of its root command's set-up instead of printing `Error:`.
             eprint!("{}", helm_log::line("WARN", "command failed", &[("error", &refusal)]));
             return 1;
         }
         Personality::Helm => match helm_interface::line_for_clap(arguments) {
-            Ok(line) => (line.arguments, line.notes),
+            Ok(line) => (line.arguments, line.notes, line.exclusive),
             Err(refusal @ helm_interface::Refusal::UnknownHelpTopic(_)) => {
                 // cobra's help command prints the root's usage after it, on stderr, and succeeds.
                 let mut help = helm_interface::with_hidden_global_flags(HelmCli::command());
@@ -227,6 +227,10 @@ pub fn main(personality: Personality, arguments: Vec<OsString>) -> i32 {
         Ok(parsed) => parsed,
         Err(error) => return helm_usage::report(personality, &error, &arguments, || helm_command(&arguments)),
     };
+    if let Some(exclusive) = exclusive {
+        eprintln!("Error: {exclusive}");
+        return 1;
+    }
     let globals = Globals::resolve(personality, &global, berth::settings::HelmEnvironment::from_env());
     init_logging(dispatch.verbosity(&globals), personality);
     let code = match dispatch.run(&globals) {
@@ -258,16 +262,29 @@ fn parse<T: FromArgMatches>(command: clap::Command, arguments: &[OsString]) -> R
     T::from_arg_matches(&matches).map_err(|error| error.format(&mut command))
 }
 
-/// berth's command line for `arguments`, boolean flags taking Go's values too (`--wait-for-jobs=true`).
+/// berth's command line for `arguments`, boolean flags taking Go's values too (`--wait-for-jobs=true`), and
+/// `--force-conflicts` refused with `--force-replace` (`--force`) as the line is read.
 fn berth_command(arguments: &[OsString]) -> clap::Command {
-    helm_usage::go_booleans(Cli::command(), arguments)
+    let command =
+        ["install", "upgrade", "rollback"].into_iter().fold(pflag_repeats(Cli::command()), |command, name| {
+            command.mut_subcommand(name, |subcommand| {
+                subcommand.mut_arg("force_conflicts", |flag| flag.conflicts_with("force_replace"))
+            })
+        });
+    helm_usage::go_booleans(command, arguments)
 }
 
 /// Helm's command line: boolean flags as pflag takes them, and `--dry-run` only as `--dry-run=MODE` (a bare
 /// `--dry-run` does not take the next argument as its value, as in Helm).
 fn helm_command(arguments: &[OsString]) -> clap::Command {
-    let command = helm_interface::with_hidden_global_flags(HelmCli::command());
+    let command = helm_interface::with_hidden_global_flags(pflag_repeats(HelmCli::command()));
     helm_usage::helm_flags(helm_usage::go_booleans(command, arguments), arguments)
+}
+
+/// A flag given again takes its last value, as pflag sets a flag each time it reads it (`-n a -n b` is `b`);
+/// the flags that collect values (`--set`, `-f`) still collect each.
+fn pflag_repeats(command: clap::Command) -> clap::Command {
+    command.args_override_self(true)
 }
 
 /// The command a parsed line runs.

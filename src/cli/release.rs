@@ -77,8 +77,10 @@ pub struct ChangeArgs {
         default_missing_value = "true"
     )]
     pub server_side: String,
-    /// Server-side apply takes fields other field managers own, instead of failing with the conflict.
-    #[arg(long, conflicts_with = "force_replace")]
+    /// Server-side apply takes fields other field managers own, instead of failing with the conflict. Not with
+    /// `--force-replace` (as `helm`: cobra's flag group, `helm_interface::EXCLUSIVE_GROUPS`; as `berth`: clap's
+    /// conflict, `berth_command`).
+    #[arg(long)]
     pub force_conflicts: bool,
     /// Replace objects that exist (a PUT of the whole object); client-side apply only, as Helm 4.
     #[arg(long, alias = "force")]

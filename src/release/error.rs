@@ -62,14 +62,20 @@ pub enum LifecycleError {
     ApplyMethod(#[from] ApplyMethodError),
 }
 
-/// A combination of apply method and flags Helm's kube client refuses, in Helm's words. berth refuses it before
-/// anything is recorded or written (Helm records the revision failed first).
+/// A combination of apply method and flags Helm's kube client refuses, in Helm's words, refused where Helm's
+/// client refuses it: when it updates the objects (a failed revision), or, for a chart's CRDs, when it creates
+/// them (before anything is recorded).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ApplyMethodError {
     #[error("invalid/unknown release server-side apply method: {0}")]
     Unknown(String),
     #[error("invalid client update option(s): forceConflicts enabled when serverSideApply disabled")]
     ForceConflictsClientSide,
+    /// Helm's `installCRDs`, which creates a chart's CRDs with the install's `--force-conflicts`.
+    #[error(
+        "failed to install CRD {0}: invalid client create option(s): forceConflicts enabled when serverSideApply disabled"
+    )]
+    ForceConflictsClientSideCrd(String),
     #[error("invalid operation: cannot use force conflicts and force replace together")]
     ForceConflictsAndReplace,
     #[error("invalid operation: cannot use server-side apply and force replace together")]

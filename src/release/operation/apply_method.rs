@@ -24,8 +24,9 @@ pub enum ApplyMethod {
     /// conflict that fails the operation, naming the manager and the fields, unless `force_conflicts` takes it.
     ServerSide { force_conflicts: bool },
     /// Helm's client-side apply: a new object created, an existing one patched with a three-way merge patch
-    /// from the previous revision's object, the new one and the live one.
-    ClientSide,
+    /// from the previous revision's object, the new one and the live one. `force_conflicts` is refused where
+    /// Helm's kube client refuses it, when it writes ([`Writing::check_update`]).
+    ClientSide { force_conflicts: bool },
     /// Helm 4's default (`auto`): as the revision continued was applied (an install: server-side). With
     /// `force_conflicts`, a release applied client-side is refused as Helm refuses it.
     Auto { force_conflicts: bool },
@@ -44,13 +45,11 @@ impl ApplyMethod {
     /// From Helm's flags: `--server-side` (`true`, `false` or `auto`) and `--force-conflicts`.
     ///
     /// # Errors
-    /// [`ApplyMethodError::Unknown`] for another `--server-side`; [`ApplyMethodError::ForceConflictsClientSide`]
-    /// for `--server-side=false --force-conflicts`.
+    /// [`ApplyMethodError::Unknown`] for another `--server-side`.
     pub fn from_flags(server_side: &str, force_conflicts: bool) -> Result<ApplyMethod, ApplyMethodError> {
         match server_side {
             "true" => Ok(ApplyMethod::ServerSide { force_conflicts }),
-            "false" if force_conflicts => Err(ApplyMethodError::ForceConflictsClientSide),
-            "false" => Ok(ApplyMethod::ClientSide),
+            "false" => Ok(ApplyMethod::ClientSide { force_conflicts }),
             "auto" => Ok(ApplyMethod::Auto { force_conflicts }),
             other => Err(ApplyMethodError::Unknown(other.to_string())),
         }
@@ -66,38 +65,46 @@ pub(super) struct Writing {
 }
 
 impl Writing {
-    /// Resolves `method` for a revision that continues one recorded with `continued` (`None`: an install).
-    ///
-    /// # Errors
-    /// [`ApplyMethodError`] for `force_conflicts` on a client-side release, or with `force_replace`.
-    pub fn resolve(
-        method: ApplyMethod,
-        force_replace: bool,
-        continued: Option<&str>,
-    ) -> Result<Writing, ApplyMethodError> {
+    /// Resolves `method` for a revision that continues one recorded with `continued` (`None`: an install). The
+    /// combinations Helm's kube client cannot do are resolved as asked and refused when the objects are written
+    /// ([`Writing::check_update`]), as Helm refuses them.
+    pub fn resolve(method: ApplyMethod, force_replace: bool, continued: Option<&str>) -> Writing {
         let auto = continued.is_none_or(|recorded| recorded == SERVER_SIDE);
         let (server_side, force_conflicts, force_replace) = match method {
             ApplyMethod::ServerSide { force_conflicts } => (true, force_conflicts, force_replace),
-            ApplyMethod::ClientSide => (false, false, force_replace),
-            ApplyMethod::Auto { force_conflicts } if force_conflicts && !auto => {
-                return Err(ApplyMethodError::ForceConflictsClientSide);
-            }
+            ApplyMethod::ClientSide { force_conflicts } => (false, force_conflicts, force_replace),
             ApplyMethod::Auto { force_conflicts } => (auto, force_conflicts, force_replace),
             ApplyMethod::AutoForcingConflicts => (auto, auto, force_replace && !auto),
         };
-        if force_conflicts && force_replace {
-            return Err(ApplyMethodError::ForceConflictsAndReplace);
-        }
-        Ok(Writing { server_side, force_conflicts, force_replace })
+        Writing { server_side, force_conflicts, force_replace }
     }
 
-    /// Helm's refusal of `--force-replace` with server-side apply, made where its `Update` would make it (every
-    /// upgrade and rollback; an install only when objects exist to adopt).
+    /// The refusals of Helm's `Client.Update` (every upgrade and rollback; an install only when objects exist
+    /// to adopt), in its order: its options (`--force-conflicts` without server-side apply), then
+    /// `--force-conflicts` with `--force-replace`, then `--force-replace` with server-side apply. Helm makes them
+    /// once the revision is recorded and its pre-hooks ran: the revision fails.
     ///
     /// # Errors
-    /// [`ApplyMethodError::ServerSideAndReplace`].
-    pub fn check_replace(&self) -> Result<(), ApplyMethodError> {
-        if self.server_side && self.force_replace { Err(ApplyMethodError::ServerSideAndReplace) } else { Ok(()) }
+    /// The first [`ApplyMethodError`] of those.
+    pub fn check_update(&self) -> Result<(), ApplyMethodError> {
+        match (self.server_side, self.force_conflicts, self.force_replace) {
+            (false, true, _) => Err(ApplyMethodError::ForceConflictsClientSide),
+            (_, true, true) => Err(ApplyMethodError::ForceConflictsAndReplace),
+            (true, _, true) => Err(ApplyMethodError::ServerSideAndReplace),
+            _ => Ok(()),
+        }
+    }
+
+    /// The refusal of Helm's `installCRDs`, which creates the chart's CRDs with `--force-conflicts` (Helm creates
+    /// the release's objects with none) before the revision is recorded.
+    ///
+    /// # Errors
+    /// [`ApplyMethodError::ForceConflictsClientSideCrd`] naming the CRD.
+    pub fn check_crd_creation(&self, crd: &str) -> Result<(), ApplyMethodError> {
+        if !self.server_side && self.force_conflicts {
+            return Err(ApplyMethodError::ForceConflictsClientSideCrd(crd.to_string()));
+        }
+        Ok(())
     }
 
     /// The record's `apply_method`.
@@ -136,8 +143,8 @@ mod tests {
         let cases = [
             ("true", false, Ok(ApplyMethod::ServerSide { force_conflicts: false })),
             ("true", true, Ok(ApplyMethod::ServerSide { force_conflicts: true })),
-            ("false", false, Ok(ApplyMethod::ClientSide)),
-            ("false", true, Err(ApplyMethodError::ForceConflictsClientSide)),
+            ("false", false, Ok(ApplyMethod::ClientSide { force_conflicts: false })),
+            ("false", true, Ok(ApplyMethod::ClientSide { force_conflicts: true })),
             ("auto", true, Ok(ApplyMethod::Auto { force_conflicts: true })),
             ("yes", false, Err(ApplyMethodError::Unknown("yes".into()))),
         ];
@@ -149,32 +156,43 @@ mod tests {
     #[test]
     fn auto_follows_the_revision_continued_as_getupgradeserversidevalue() {
         let auto = ApplyMethod::default();
-        let written = |continued| Writing::resolve(auto, false, continued).map(|writing| writing.recorded());
-        assert_eq!(written(None), Ok("ssa"), "an install continues nothing");
-        assert_eq!(written(Some("ssa")), Ok("ssa"));
-        assert_eq!(written(Some("csa")), Ok("csa"));
-        assert_eq!(written(Some("")), Ok("csa"), "a Helm 3 record has no method: client-side");
+        let written = |continued| Writing::resolve(auto, false, continued).recorded();
+        assert_eq!(written(None), "ssa", "an install continues nothing");
+        assert_eq!(written(Some("ssa")), "ssa");
+        assert_eq!(written(Some("csa")), "csa");
+        assert_eq!(written(Some("")), "csa", "a Helm 3 record has no method: client-side");
         let explicit = Writing::resolve(ApplyMethod::ServerSide { force_conflicts: false }, false, Some("csa"));
-        assert_eq!(explicit.map(|writing| writing.recorded()), Ok("ssa"));
+        assert_eq!(explicit.recorded(), "ssa");
         assert!(Writing::is_client_side("") && Writing::is_client_side("csa") && !Writing::is_client_side("ssa"));
     }
 
     #[test]
-    fn helms_refusals_and_fluxs_forcing() {
+    fn helms_refusals_in_its_update_order_and_fluxs_forcing() {
         let forced = ApplyMethod::Auto { force_conflicts: true };
-        assert_eq!(Writing::resolve(forced, false, Some("csa")), Err(ApplyMethodError::ForceConflictsClientSide));
+        let client_side = Writing::resolve(forced, false, Some("csa"));
+        assert_eq!(client_side.check_update(), Err(ApplyMethodError::ForceConflictsClientSide));
+        assert_eq!(
+            client_side.check_crd_creation("widgets.example.com"),
+            Err(ApplyMethodError::ForceConflictsClientSideCrd("widgets.example.com".into()))
+        );
+        assert_eq!(Writing::resolve(forced, false, Some("ssa")).check_crd_creation("w"), Ok(()));
+        let everything = Writing::resolve(ApplyMethod::ClientSide { force_conflicts: true }, true, None);
+        assert_eq!(everything.check_update(), Err(ApplyMethodError::ForceConflictsClientSide), "the options first");
         let server = ApplyMethod::ServerSide { force_conflicts: true };
-        assert_eq!(Writing::resolve(server, true, None), Err(ApplyMethodError::ForceConflictsAndReplace));
-        let replace = Writing::resolve(ApplyMethod::default(), true, Some("ssa")).expect("resolved");
-        assert_eq!(replace.check_replace(), Err(ApplyMethodError::ServerSideAndReplace));
-        let replace = Writing::resolve(ApplyMethod::ClientSide, true, Some("ssa")).expect("resolved");
-        assert_eq!((replace.check_replace(), replace.write_method(true, true)), (Ok(()), WriteMethod::Replace));
+        assert_eq!(
+            Writing::resolve(server, true, None).check_update(),
+            Err(ApplyMethodError::ForceConflictsAndReplace)
+        );
+        let replace = Writing::resolve(ApplyMethod::default(), true, Some("ssa"));
+        assert_eq!(replace.check_update(), Err(ApplyMethodError::ServerSideAndReplace));
+        let replace = Writing::resolve(ApplyMethod::ClientSide { force_conflicts: false }, true, Some("ssa"));
+        assert_eq!((replace.check_update(), replace.write_method(true, true)), (Ok(()), WriteMethod::Replace));
 
         // The controller: conflicts forced on server-side apply, replacement only client-side.
         let flux = |continued| Writing::resolve(ApplyMethod::AutoForcingConflicts, true, continued);
-        let server_side = flux(Some("ssa")).expect("resolved");
-        assert!(server_side.apply_options(false).force_conflicts && server_side.check_replace().is_ok());
-        let client_side = flux(Some("csa")).expect("resolved");
+        let server_side = flux(Some("ssa"));
+        assert!(server_side.apply_options(false).force_conflicts && server_side.check_update().is_ok());
+        let client_side = flux(Some("csa"));
         assert_eq!(client_side.write_method(false, false), WriteMethod::Replace);
         assert!(!client_side.apply_options(false).force_conflicts);
     }

@@ -51,12 +51,17 @@ pub(super) async fn install(
         }
     }
     // An install continues no revision: `auto` is server-side apply.
-    let writing = Writing::resolve(options.apply_method, options.force_replace, None)?;
+    let writing = Writing::resolve(options.apply_method, options.force_replace, None);
+    // Helm creates the chart's CRDs before it records anything (a server dry run creates none).
+    if let Some(crd) = rendered.crds.first().filter(|_| !options.dry_run_server.is_on()) {
+        writing.check_crd_creation(crd_file_name(&crd.source.file))?;
+    }
     let namespace = context.ensure_namespace().await?;
     let adopted = context.check_existing(&prepared, create_only.len()..owned.len(), name, "install").await?;
-    // Helm updates (rather than creates) only when it adopts objects; its `Update` refuses a replacement with
-    // server-side apply once the revision is recorded and the pre-install hooks ran: a failed revision.
-    let refused = if adopted > 0 { writing.check_replace().err() } else { None };
+    // Helm updates (rather than creates) only when it adopts objects; its `Update` refuses what it cannot do once
+    // the revision is recorded and the pre-install hooks ran: a failed revision. Its `Create` takes the release's
+    // objects without `--force-conflicts`, so refuses nothing.
+    let refused = if adopted > 0 { writing.check_update().err() } else { None };
     // Adopted objects get their client-side managed fields handed over (Helm's install update); custom
     // resources are patched three-way when taken over (`--take-ownership`). When none existed there is nothing to
     // hand over: Helm creates them (`Create`, no managed-fields upgrade), and reading each one again first would
@@ -128,4 +133,27 @@ pub(super) async fn install(
     // Helm's install supersedes nothing and prunes nothing (its `--history-max` is the upgrade's).
     let release = pending.deploy(&description, None).await?;
     Ok(OperationReport::new(Outcome::Ready, release, Some(report)))
+}
+
+/// The name Helm gives a CRD in its errors (`chart.CRD.Name`): its file in its own chart (`crds/widgets.yaml`),
+/// which berth's source path (`CHART/charts/SUBCHART/crds/widgets.yaml`) follows the chart's full path with.
+fn crd_file_name(source: &str) -> &str {
+    let mut rest = source.split_once('/').map_or("", |(_, rest)| rest);
+    while let Some(subchart) = rest.strip_prefix("charts/") {
+        rest = subchart.split_once('/').map_or("", |(_, rest)| rest);
+    }
+    rest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::crd_file_name;
+
+    #[test]
+    fn a_crd_is_named_by_its_file_in_its_own_chart() {
+        assert_eq!(crd_file_name("shop/crds/widgets.yaml"), "crds/widgets.yaml");
+        assert_eq!(crd_file_name("shop/charts/db/crds/a/b.yaml"), "crds/a/b.yaml");
+        assert_eq!(crd_file_name("crds/crds/x.yaml"), "crds/x.yaml", "a chart named crds");
+        assert_eq!(crd_file_name("charts/charts/charts/crds/x.yaml"), "crds/x.yaml", "a chart named charts");
+    }
 }

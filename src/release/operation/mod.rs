@@ -67,7 +67,8 @@ pub use apply_method::{ApplyMethod, ApplyMethodError};
 /// upgrade's is the one after the last.
 ///
 /// # Errors
-/// The refusals of `options`' apply method the operation itself would make.
+/// None yet: the apply method's refusals are made when objects are written, which a client-side dry run does not
+/// do (as in Helm).
 pub fn client_dry_run_record(
     name: &str,
     namespace: &str,
@@ -76,7 +77,7 @@ pub fn client_dry_run_record(
     options: &ReleaseOptions,
 ) -> Result<Release, ApplyMethodError> {
     let continued = upgrades.and_then(<[Release]>::last).map(|last| last.apply_method.as_str());
-    let writing = apply_method::Writing::resolve(options.apply_method, options.force_replace, continued)?;
+    let writing = apply_method::Writing::resolve(options.apply_method, options.force_replace, continued);
     let method = writing.recorded();
     let revision = upgrades.and_then(<[Release]>::last).map_or(1, |last| last.version.saturating_add(1));
     let mut release = revisions::pending_record(name, namespace, revision, rendered, method, &options.labels, upgrades);

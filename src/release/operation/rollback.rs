@@ -45,10 +45,10 @@ pub(super) async fn rollback(
     let target = target.ok_or(LifecycleError::NoRevision { name: name.to_string(), version })?;
     let current = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
     // `auto` goes back to the target revision's method (Helm's `previousRelease.ApplyMethod`).
-    let writing = Writing::resolve(options.apply_method, options.force_replace, Some(&target.apply_method))?;
-    // Helm's `Update` refuses a replacement with server-side apply once the revision is recorded and the
+    let writing = Writing::resolve(options.apply_method, options.force_replace, Some(&target.apply_method));
+    // Helm's `Update` refuses what it cannot do (`Writing::check_update`) once the revision is recorded and the
     // pre-rollback hooks ran: a failed revision, as any write the server refuses.
-    let refused = writing.check_replace().err();
+    let refused = writing.check_update().err();
     let manifests = context.recorded_owned(&target, name)?;
     let prepared = context.prepare(&manifests)?;
     let old = context.recorded_owned(&last, name)?;

@@ -42,10 +42,10 @@ pub(super) async fn upgrade(
     let prepared = context.prepare(&owned)?;
     let previous = history.iter().rev().find(|release| release.info.status == ReleaseStatus::Deployed).cloned();
     // `auto` continues the last revision's method, whatever its status (Helm's `lastRelease.ApplyMethod`).
-    let writing = Writing::resolve(options.apply_method, options.force_replace, Some(&last.apply_method))?;
-    // Helm's `Update` refuses a replacement with server-side apply once the revision is recorded and the
+    let writing = Writing::resolve(options.apply_method, options.force_replace, Some(&last.apply_method));
+    // Helm's `Update` refuses what it cannot do (`Writing::check_update`) once the revision is recorded and the
     // pre-upgrade hooks ran: a failed revision, as any write the server refuses.
-    let refused = writing.check_replace().err();
+    let refused = writing.check_update().err();
     // What the cluster holds comes from the last revision, whatever its status: what it has and this one has
     // not is deleted. Every object is written again, as Helm writes them: a field another manager took since is
     // a conflict (or, client-side, taken back) whether or not the revision changes the object.
