@@ -448,6 +448,15 @@ fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, Option<
                 (LifecycleError::Pending { .. }, _) => {
                     (None, staged("another operation (install/upgrade/rollback) is in progress".to_string()))
                 }
+                // A request of Helm's storage driver, in its words; uninstall says which release it could not load.
+                (LifecycleError::Storage(storage), stage) if let Some(words) = storage.helm_words() => {
+                    match storage.queried_release() {
+                        Some(name) if stage == Some(Stage::Uninstall) => {
+                            (None, format!("uninstall: Release not loaded: {name}: {words}"))
+                        }
+                        _ => (None, staged(words)),
+                    }
+                }
                 (other, _) => (None, staged(go_chain(other))),
             }
         }

@@ -837,7 +837,8 @@ mod tests {
             ("helm --debug completion", Reading::Help(vec!["completion"])),
             ("helm diff upgrade web ./c --context 3 --suppress-secrets", Reading::Plugin),
             ("helm --debug installed-plugin --anything", Reading::Plugin),
-            ("helm help install", Reading::Command(vec![0])),
+            // cobra's help command prints the help of the command its topic names.
+            ("helm help install", Reading::Help(vec!["install"])),
             ("helm docs --dir x", Reading::Command(vec![0])),
             ("helm -o json list", Reading::Command(vec![2])),
             ("helm --revision 2 get all x all", Reading::Command(vec![2, 3])),

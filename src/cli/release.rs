@@ -564,7 +564,9 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
         let mut announcement = Announcement::None;
         let operation = match request {
             Request::RollOut { name, chart_ref, mode, chart } => {
-                let early_stage = Announcement::of(mode, matches!(mode, Mode::Upgrade { .. }));
+                // `upgrade --install` reads the history before it knows which it does, and returns that read's
+                // error as it is (pkg/cmd/upgrade.go); a plain upgrade reads it in its action (`UPGRADE FAILED`).
+                let early_stage = Announcement::of(mode, matches!(mode, Mode::Upgrade { install: false, .. }));
                 let reading = async { Rollout::read(scope, &name, mode).await.map_err(Error::Release) };
                 let rollout = interrupts
                     .unless_cancelled("while reading the release", reading)

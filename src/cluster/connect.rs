@@ -96,6 +96,9 @@ pub enum ConnectError {
     Config(#[source] KubeconfigError),
     #[error("cannot find cluster access (no kubeconfig, no in-cluster configuration)")]
     Infer(#[source] InferConfigError),
+    /// client-go's `clientcmd` validation of the merged configuration (its `ConfigInvalid`).
+    #[error("invalid configuration: {0}")]
+    Invalid(String),
     #[error("`{server}` is not an API server URL")]
     ApiServer {
         server: String,
@@ -148,7 +151,36 @@ pub async fn client_config(options: &ConnectOptions) -> Result<kube::Config, Con
     }
     options.impersonation.apply(&mut config);
     options.overrides.apply(&mut config)?;
+    // client-go's `validateAuthInfo`: groups or a uid to impersonate need a user to impersonate (a real API
+    // server answers such headers with an internal error).
+    let auth = &config.auth_info;
+    if auth.impersonate.is_none()
+        && (auth.impersonate_groups.as_ref().is_some_and(|groups| !groups.is_empty()) || auth.impersonate_uid.is_some())
+    {
+        return Err(ConnectError::Invalid(format!(
+            "requesting uid, groups or user-extra for {} without impersonating a user",
+            auth_info_name(options)
+        )));
+    }
     Ok(config)
+}
+
+/// The name of the kubeconfig user the context of `options` uses (client-go names it in its validation errors);
+/// empty when there is no kubeconfig to read.
+fn auth_info_name(options: &ConnectOptions) -> String {
+    let kubeconfig = match &options.kubeconfig {
+        Some(path) => Kubeconfig::read_from(path).ok(),
+        None => Kubeconfig::read().ok(),
+    };
+    let Some(kubeconfig) = kubeconfig else { return String::new() };
+    let context = options.context.clone().or_else(|| kubeconfig.current_context.clone()).unwrap_or_default();
+    kubeconfig
+        .contexts
+        .iter()
+        .find(|named| named.name == context)
+        .and_then(|named| named.context.as_ref())
+        .and_then(|context| context.user.clone())
+        .unwrap_or_default()
 }
 
 /// Connects with a ready kube-rs configuration (the simulated cluster builds one for its own URL).

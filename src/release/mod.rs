@@ -68,7 +68,7 @@ pub use rendered::{Rendered, RenderedHook, manifest_text, recorded_manifests};
 pub use rollout::{Input, Mode, RenderedRollout, Rollout};
 pub use scope::Scope;
 pub use storage::{
-    DriverError, HELM_DRIVER, HELM_DRIVER_SQL_CONNECTION_STRING, HELM_MEMORY_DRIVER_DATA, MemoryStore, SECRET_TYPE,
-    SYSTEM_LABELS, SqlDatabase, Storage, StorageDriver, StorageError, record_key,
+    DriverError, DriverStep, HELM_DRIVER, HELM_DRIVER_SQL_CONNECTION_STRING, HELM_MEMORY_DRIVER_DATA, MemoryStore,
+    SECRET_TYPE, SYSTEM_LABELS, SqlDatabase, Storage, StorageDriver, StorageError, record_key,
 };
 pub use testing::{TestLog, TestOptions, TestReport, test};

@@ -46,6 +46,11 @@ const TEMPORARY_FILE: &str = r"(?P<file>\.(?:tgz|yaml))\d{1,10}: no such file or
 /// which client-go's complaint at a negative `--timeout` carries: its date, time and process id are masked.
 const KLOG_HEADER: &str = r"(?m)^(?P<level>[IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d{6} +\d+ (?P<source>[\w.]+:\d+\] )";
 
+/// client-go's informer warning when Helm's status watcher stops its watches as the wait ends (`watch ended with
+/// error ... context canceled`): printed by Helm now and then, whatever the line, so the whole line is left out.
+const REFLECTOR_NOISE: &str =
+    r#"(?m)^I<TIME> <PID> reflector\.go:\d+\] "Warning: watch ended with error" .*context canceled.*\n"#;
+
 /// The charts and values both clusters get, at the same relative paths.
 const FILES: &[(&str, &str)] = &[
     ("alpha/Chart.yaml", "apiVersion: v2\nname: alpha\nversion: 0.1.0\nappVersion: \"1.0\"\ndescription: Alpha\n"),
@@ -259,6 +264,8 @@ pub(crate) fn masked(text: &str, masks: &[Regex]) -> String {
     let mut text = temporary_file.replace_all(text, "${file}<NUMBER>: no such file or directory").into_owned();
     let klog_header = Regex::new(KLOG_HEADER).expect("klog header mask");
     text = klog_header.replace_all(&text, "${level}<TIME> <PID> ${source}").into_owned();
+    let reflector_noise = Regex::new(REFLECTOR_NOISE).expect("reflector noise mask");
+    text = reflector_noise.replace_all(&text, "").into_owned();
     for mask in masks {
         text = mask
             .replace_all(&text, |captures: &regex::Captures<'_>| {

@@ -10,6 +10,9 @@ pub enum StorageError {
     #[error("cannot {what}")]
     Request {
         what: String,
+        /// The step of Helm's driver the request served, and the kind that holds the records.
+        step: Box<DriverStep>,
+        holder: &'static str,
         #[source]
         source: kube::Error,
     },
@@ -71,6 +74,58 @@ pub enum StorageError {
     Driver(#[from] DriverError),
 }
 
+/// The step of Helm's drivers over Kubernetes objects (pkg/storage/driver/secrets.go, cfgmaps.go) a request
+/// served: Helm's words for its failure depend on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DriverStep {
+    /// `Get` of the revision's object (its name: `sh.helm.release.v1.NAME.vN`).
+    Get(String),
+    /// `List`: every release (`helm list`).
+    List,
+    /// `Query` by labels: the revisions of the release named.
+    Query(String),
+    Create,
+    Update,
+    Delete,
+}
+
+impl StorageError {
+    /// Helm's words for a request of its drivers that failed: the Secret driver puts its step before the
+    /// server's message (`query: failed to query with labels: secrets is forbidden: ...`); the ConfigMap driver
+    /// returns the message as it is (it logs the step). `None` for the other errors.
+    pub fn helm_words(&self) -> Option<String> {
+        let StorageError::Request { step, holder, source, .. } = self else { return None };
+        // Go's `StatusError.Error()` is the Status's message alone.
+        let cause = match source {
+            kube::Error::Api(status) => status.message.clone(),
+            other => other.to_string(),
+        };
+        if *holder != "Secret" {
+            return Some(cause);
+        }
+        let step = match step.as_ref() {
+            DriverStep::Get(key) => format!("get: failed to get {}: ", berth_go::strconv::quote(key)),
+            DriverStep::List => "list: failed to list: ".to_string(),
+            DriverStep::Query(_) => "query: failed to query with labels: ".to_string(),
+            DriverStep::Create => "create: failed to create: ".to_string(),
+            DriverStep::Update => "update: failed to update: ".to_string(),
+            DriverStep::Delete => String::new(),
+        };
+        Some(format!("{step}{cause}"))
+    }
+
+    /// The release whose revisions a failed request asked for (Helm's `Query`).
+    pub fn queried_release(&self) -> Option<&str> {
+        match self {
+            StorageError::Request { step, .. } => match step.as_ref() {
+                DriverStep::Query(name) => Some(name),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
 /// Why a driver setting cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum DriverError {
@@ -113,4 +168,47 @@ pub enum DriverError {
          (HELM_DRIVER=secret)"
     )]
     SqlTls,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn forbidden(step: DriverStep, holder: &'static str) -> StorageError {
+        let mut status = kube::core::Status::failure(
+            "secrets is forbidden: User \"bob\" cannot list resource \"secrets\"",
+            "Forbidden",
+        );
+        status.code = 403;
+        StorageError::Request {
+            what: "list releases".into(),
+            step: Box::new(step),
+            holder,
+            source: kube::Error::Api(status.boxed()),
+        }
+    }
+
+    #[test]
+    fn a_refused_request_is_worded_as_helms_driver_words_it() {
+        let message = "secrets is forbidden: User \"bob\" cannot list resource \"secrets\"";
+        let table = [
+            (DriverStep::List, "Secret", format!("list: failed to list: {message}")),
+            (DriverStep::Query("web".into()), "Secret", format!("query: failed to query with labels: {message}")),
+            (
+                DriverStep::Get("sh.helm.release.v1.web.v1".into()),
+                "Secret",
+                format!("get: failed to get \"sh.helm.release.v1.web.v1\": {message}"),
+            ),
+            (DriverStep::Create, "Secret", format!("create: failed to create: {message}")),
+            (DriverStep::Update, "Secret", format!("update: failed to update: {message}")),
+            (DriverStep::Delete, "Secret", message.to_string()),
+            // The ConfigMap driver logs its step and returns the server's error as it is.
+            (DriverStep::Query("web".into()), "ConfigMap", message.to_string()),
+        ];
+        for (step, holder, expected) in table {
+            assert_eq!(forbidden(step.clone(), holder).helm_words(), Some(expected), "{step:?} {holder}");
+        }
+        let other = StorageError::Exists { name: "web".into(), version: 1 };
+        assert_eq!(other.helm_words(), None);
+    }
 }

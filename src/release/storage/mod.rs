@@ -20,7 +20,7 @@ mod secret;
 mod sql;
 
 pub use driver::{HELM_DRIVER, HELM_DRIVER_SQL_CONNECTION_STRING, HELM_MEMORY_DRIVER_DATA, StorageDriver};
-pub use error::{DriverError, StorageError};
+pub use error::{DriverError, DriverStep, StorageError};
 pub use layout::{SECRET_TYPE, SYSTEM_LABELS, record_key};
 pub use memory::MemoryStore;
 pub use sql::SqlDatabase;

@@ -6,7 +6,7 @@
 //! skipped with a warning when listing, as Helm skips it. What differs between the kinds (the Secret's type,
 //! how `data` holds text) is [`RecordObject`], implemented in `secret.rs` and `config_map.rs`.
 
-use super::error::StorageError;
+use super::error::{DriverStep, StorageError};
 use super::layout::{Key, OWNER, Selector, Stamp, Write, own_labels, record_key, scope_text};
 use crate::cluster::retry::with_retry;
 use crate::release::codec::{check_read_size, decode};
@@ -77,9 +77,14 @@ impl<K: RecordObject> Objects<K> {
         let api = self.api(namespace);
         let labels: Vec<String> = selector.labels().iter().map(|(label, value)| format!("{label}={value}")).collect();
         let params = ListParams::default().labels(&labels.join(","));
-        let list = with_retry(&what, || api.list(&params))
-            .await
-            .map_err(|source| StorageError::Request { what: what.clone(), source })?;
+        // Helm's `helm list` lists every release (`List`); every other read asks for a release's (`Query`).
+        let step = Box::new(selector.name.map_or(DriverStep::List, |name| DriverStep::Query(name.to_string())));
+        let list = with_retry(&what, || api.list(&params)).await.map_err(|source| StorageError::Request {
+            what: what.clone(),
+            step: step.clone(),
+            holder: K::KIND,
+            source,
+        })?;
         check_read_size(list.items.iter().filter_map(|object| object.record_text().ok()))
             .map_err(|source| StorageError::ReadTooLarge { what: what.clone(), source })?;
         let mut releases = Vec::with_capacity(list.items.len());
@@ -97,9 +102,13 @@ impl<K: RecordObject> Objects<K> {
     /// The object of revision `key`, if stored.
     async fn find(&self, namespace: &str, key: Key<'_>, what: &str) -> Result<Option<K>, StorageError> {
         let (api, object) = (self.api(Some(namespace)), key.text());
-        with_retry(what, || api.get_opt(&object))
-            .await
-            .map_err(|source| StorageError::Request { what: what.to_string(), source })
+        let step = Box::new(DriverStep::Get(object.clone()));
+        with_retry(what, || api.get_opt(&object)).await.map_err(|source| StorageError::Request {
+            what: what.to_string(),
+            step,
+            holder: K::KIND,
+            source,
+        })
     }
 
     pub(super) async fn get(&self, namespace: &str, key: Key<'_>) -> Result<Option<Release>, StorageError> {
@@ -155,7 +164,9 @@ impl<K: RecordObject> Objects<K> {
                         }
                         Err(StorageError::Exists { name: key.name.to_string(), version: key.version })
                     }
-                    Err(source) => Err(StorageError::Request { what, source }),
+                    Err(source) => {
+                        Err(StorageError::Request { what, step: Box::new(DriverStep::Create), holder: K::KIND, source })
+                    }
                 }
             }
             Stamp::Modified(_) => {
@@ -171,7 +182,9 @@ impl<K: RecordObject> Objects<K> {
                     Err(error) if is_status(&error, 404) => {
                         Err(StorageError::NotFound { name: key.name.to_string(), version: key.version })
                     }
-                    Err(source) => Err(StorageError::Request { what, source }),
+                    Err(source) => {
+                        Err(StorageError::Request { what, step: Box::new(DriverStep::Update), holder: K::KIND, source })
+                    }
                 }
             }
         }
@@ -184,7 +197,9 @@ impl<K: RecordObject> Objects<K> {
         match with_retry(&what, || api.delete(&object, &params)).await {
             Ok(_) => Ok(()),
             Err(error) if is_status(&error, 404) => Ok(()),
-            Err(source) => Err(StorageError::Request { what, source }),
+            Err(source) => {
+                Err(StorageError::Request { what, step: Box::new(DriverStep::Delete), holder: K::KIND, source })
+            }
         }
     }
 
