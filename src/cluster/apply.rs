@@ -39,8 +39,8 @@ pub enum ApplyError {
     /// The server answered the request with an error status and this message: a refusal (422, 403, 409 and the
     /// like) or a failure of its own (a 500 from an admission webhook that cannot be called), worded as the
     /// server words it, as Helm prints it.
-    #[error("{0}")]
-    Rejected(String),
+    #[error("{message}")]
+    Rejected { code: u16, message: String },
     /// The request did not complete (connection, timeout, an error status without a message).
     #[error("request failed")]
     Request(#[source] kube::Error),
@@ -83,7 +83,7 @@ impl ApplyError {
     pub(super) fn from_kube(error: kube::Error) -> ApplyError {
         match error {
             kube::Error::Api(status) if status.code < 500 || !status.message.is_empty() => {
-                ApplyError::Rejected(status.message.clone())
+                ApplyError::Rejected { code: status.code, message: status.message.clone() }
             }
             other => ApplyError::Request(other),
         }

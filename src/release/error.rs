@@ -35,10 +35,10 @@ pub enum LifecycleError {
     AlreadyUninstalled(String),
     #[error("namespace `{0}` does not exist")]
     NoNamespace(String),
-    /// Helm's "rendered manifests contain a resource that already exists".
-    #[error(
-        "rendered manifests contain a resource that already exists. Unable to continue with {operation}: {message}"
-    )]
+    /// An object of the revision exists and is not the release's, or cannot be read: Helm 4's
+    /// `existingResourceConflict` error as its install and upgrade wrap it (Helm 3 said "rendered manifests
+    /// contain a resource that already exists" first).
+    #[error("unable to continue with {operation}: {message}")]
     Exists { operation: &'static str, message: String },
     #[error("cannot create namespace `{namespace}`")]
     CreateNamespace {

@@ -271,9 +271,10 @@ mod tests {
     #[test]
     fn a_secrets_refusal_keeps_only_its_reason() {
         let secret = ObjectRef { api_version: "v1".into(), kind: "Secret".into(), namespace: None, name: "s".into() };
-        let refusal = ApplyError::Rejected(
-            "Secret \"s\" is invalid: data[password]: Invalid value: \"hunter2\": must be base64".into(),
-        );
+        let refusal = ApplyError::Rejected {
+            code: 422,
+            message: "Secret \"s\" is invalid: data[password]: Invalid value: \"hunter2\": must be base64".into(),
+        };
         assert_eq!(safe_message(&secret, &refusal), "must be base64");
         let config_map = ObjectRef { kind: "ConfigMap".into(), ..secret };
         assert!(safe_message(&config_map, &refusal).contains("hunter2"), "only Secrets are cut");

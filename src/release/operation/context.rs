@@ -6,7 +6,7 @@ use super::apply_method::Writing;
 use super::revisions::{DRY_RUN_DESCRIPTION, removed};
 use super::{OperationReport, ReleaseOptions, ServerDryRun, Tokens};
 use crate::apply::{self, ApplyEvent, ApplyReport, ApplyRequest, Prepared, WriteMethod};
-use crate::cluster::{ApplyOptions, Cluster, Resolved, apply_object, get_object, get_object_known};
+use crate::cluster::{ApplyError, ApplyOptions, Cluster, Resolved, apply_object, get_object, get_object_known};
 use crate::events::Emitter;
 use crate::health::HealthRules;
 use crate::manifest::Manifest;
@@ -106,8 +106,15 @@ impl<'a> Context<'a> {
             ObjectRef { api_version: "v1".into(), kind: "Namespace".into(), namespace: None, name: namespace.clone() };
         let resolved = Resolved { reference, resource };
         let creation = |source| LifecycleError::CreateNamespace { namespace: namespace.clone(), source };
-        if get_object(self.cluster, &resolved).await.map_err(creation)?.is_some() {
-            return Ok(NamespaceState::Exists);
+        match get_object(self.cluster, &resolved).await {
+            Ok(Some(_)) => return Ok(NamespaceState::Exists),
+            Ok(None) => {}
+            // A user whose role is the namespace's own may not read the namespace: Helm never reads it (the
+            // record's creation there says whether it exists), so neither does berth unless it is to create it.
+            Err(ApplyError::Rejected { code: 403, .. }) if !self.options.create_namespace => {
+                return Ok(NamespaceState::Exists);
+            }
+            Err(error) => return Err(creation(error)),
         }
         if !self.options.create_namespace {
             return Err(LifecycleError::NoNamespace(namespace));
