@@ -7,6 +7,9 @@
 //! path (decode or apply) decides the message.
 
 pub mod decode;
+pub mod enums;
+mod go_json;
+pub mod immutable;
 pub mod kinds;
 pub mod metadata;
 pub mod names;
@@ -18,7 +21,8 @@ use crate::schema;
 use serde_json::Value;
 
 /// Every validation error of a create (`old` None) or an update of `new`, in the order the real server lists
-/// them: name, then metadata, then the kind's own rules.
+/// them: name, then metadata, then the kind's own rules (what an update may not change before or after the
+/// new object's own rules, as the kind's update validation orders them).
 pub fn errors(def: &ResourceDef, old: Option<&Value>, new: &Value) -> Vec<FieldError> {
     let mut errors = Vec::new();
     if old.is_none() {
@@ -28,7 +32,12 @@ pub fn errors(def: &ResourceDef, old: Option<&Value>, new: &Value) -> Vec<FieldE
         metadata::metadata_errors(metadata, &mut errors);
     }
     if !def.custom {
-        errors.extend(kinds::kind_errors(&def.group, &def.kind, old, new));
+        let (group, kind) = (def.group.as_str(), def.kind.as_str());
+        let update = |before_spec| old.map(|old| immutable::update_errors(group, kind, old, new, before_spec));
+        errors.extend(update(true).into_iter().flatten());
+        errors.extend(kinds::kind_errors(group, kind, old, new));
+        errors.extend(enums::enum_errors(group, kind, old, new));
+        errors.extend(update(false).into_iter().flatten());
     }
     if let Some(schema) = def.crd.as_ref().and_then(|crd| crd.schema()) {
         errors.extend(schema::validate::validate(schema, new, old));
