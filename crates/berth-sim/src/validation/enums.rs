@@ -63,6 +63,18 @@ const fn field(
     Enumerated { group, kind, path, supported, refusal }
 }
 
+const SERVICE_TYPES: &[&str] = &["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
+const RECREATE_OR_ROLLING: &[&str] = &["Recreate", "RollingUpdate"];
+/// `ValidateDaemonSetUpdateStrategy`'s literal list, and the order of `ValidateStatefulSetSpec`'s words.
+const ROLLING_OR_ON_DELETE: &[&str] = &["RollingUpdate", "OnDelete"];
+/// `supportedAccessModes` (a set: sorted).
+const ACCESS_MODES: &[&str] = &["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"];
+/// `supportedPathTypes` (a set: sorted).
+const PATH_TYPES: &[&str] = &["Exact", "ImplementationSpecific", "Prefix"];
+/// A Deployment's or a DaemonSet's strategy struct, refused whole.
+const BOUNDED_STRATEGY: Refusal = Refusal::StrategyNotSupported(go_json::ROLLING_UPDATE_BOUNDS);
+const STATEFUL_SET_STRATEGY: Refusal = Refusal::StrategyMustBeEither(go_json::STATEFUL_SET_ROLLING_UPDATE);
+
 /// The kinds' own enumerated fields, per kind in the order its validation function reaches them (after the
 /// pod template's, which [`POD_SPEC_FIELDS`] checks first).
 const ENUMERATED: &[Enumerated] = &[
@@ -70,64 +82,28 @@ const ENUMERATED: &[Enumerated] = &[
     // validateServiceInternalTrafficFieldsValue.
     field("", "Service", "spec.ports[].protocol", PROTOCOLS, Refusal::NotSupported),
     field("", "Service", "spec.sessionAffinity", &["ClientIP", "None"], Refusal::NotSupported),
-    field(
-        "",
-        "Service",
-        "spec.type",
-        &["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"],
-        Refusal::NotSupported,
-    ),
+    field("", "Service", "spec.type", SERVICE_TYPES, Refusal::NotSupported),
     field("", "Service", "spec.externalTrafficPolicy", CLUSTER_OR_LOCAL, Refusal::ExternalTrafficPolicy),
     field("", "Service", "spec.internalTrafficPolicy", CLUSTER_OR_LOCAL, Refusal::NotSupported),
     // ValidateDeploymentSpec: the template (ValidatePodTemplateSpecForReplicaSet), then ValidateDeploymentStrategy.
     field("apps", "Deployment", "spec.template.spec.restartPolicy", ALWAYS, Refusal::NotSupported),
-    field(
-        "apps",
-        "Deployment",
-        "spec.strategy",
-        &["Recreate", "RollingUpdate"],
-        Refusal::StrategyNotSupported(go_json::ROLLING_UPDATE_BOUNDS),
-    ),
+    field("apps", "Deployment", "spec.strategy", RECREATE_OR_ROLLING, BOUNDED_STRATEGY),
     // ValidateReplicaSetSpec → ValidatePodTemplateSpecForReplicaSet.
     field("apps", "ReplicaSet", "spec.template.spec.restartPolicy", ALWAYS, Refusal::NotSupported),
     // ValidateDaemonSetSpec: the template, then ValidateDaemonSetUpdateStrategy.
     field("apps", "DaemonSet", "spec.template.spec.restartPolicy", ALWAYS, Refusal::NotSupported),
-    field(
-        "apps",
-        "DaemonSet",
-        "spec.updateStrategy",
-        &["RollingUpdate", "OnDelete"],
-        Refusal::StrategyNotSupported(go_json::ROLLING_UPDATE_BOUNDS),
-    ),
+    field("apps", "DaemonSet", "spec.updateStrategy", ROLLING_OR_ON_DELETE, BOUNDED_STRATEGY),
     // ValidateStatefulSetSpec: the policies first, the template's restart policy last (its pod spec is not
     // validated: ValidatePodTemplateSpecForStatefulSet leaves that as a TODO).
     field("apps", "StatefulSet", "spec.podManagementPolicy", &["OrderedReady", "Parallel"], Refusal::MustBeEither),
-    field(
-        "apps",
-        "StatefulSet",
-        "spec.updateStrategy",
-        &["RollingUpdate", "OnDelete"],
-        Refusal::StrategyMustBeEither(go_json::STATEFUL_SET_ROLLING_UPDATE),
-    ),
+    field("apps", "StatefulSet", "spec.updateStrategy", ROLLING_OR_ON_DELETE, STATEFUL_SET_STRATEGY),
     field("apps", "StatefulSet", "spec.template.spec.restartPolicy", ALWAYS, Refusal::NotSupported),
     // ValidatePodTemplateSpecForRC.
     field("", "ReplicationController", "spec.template.spec.restartPolicy", ALWAYS, Refusal::NotSupported),
-    // ValidatePersistentVolumeClaimSpec (`supportedAccessModes`, a set: sorted).
-    field(
-        "",
-        "PersistentVolumeClaim",
-        "spec.accessModes",
-        &["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"],
-        Refusal::EachNotSupported,
-    ),
-    // validateHTTPIngressPath (`supportedPathTypes`, a set: sorted).
-    field(
-        "networking.k8s.io",
-        "Ingress",
-        "spec.rules[].http.paths[].pathType",
-        &["Exact", "ImplementationSpecific", "Prefix"],
-        Refusal::NotSupported,
-    ),
+    // ValidatePersistentVolumeClaimSpec.
+    field("", "PersistentVolumeClaim", "spec.accessModes", ACCESS_MODES, Refusal::EachNotSupported),
+    // validateHTTPIngressPath.
+    field("networking.k8s.io", "Ingress", "spec.rules[].http.paths[].pathType", PATH_TYPES, Refusal::NotSupported),
 ];
 
 /// `validateContainerCommon`'s enumerated fields, in its order (validateContainerPorts, then validatePullPolicy),
