@@ -210,6 +210,18 @@ async fn a_custom_resources_schema_holds_on_every_write_with_ratcheting() {
         assert_eq!((code, message.as_str()), (422, too_big));
     }
 
+    // A custom resource takes no strategic merge patch (the CRD handler's patch types).
+    let strategic = Patch::Strategic(json!({"spec": {"size": 3}}));
+    assert_eq!(
+        refusal(widgets.patch("w", &PatchParams::default(), &strategic).await),
+        (
+            415,
+            "the body of the request was in an unknown format - accepted media types include: \
+             application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+                .to_string()
+        )
+    );
+
     // The schema becomes stricter: the stored 8 is kept on writes that leave it alone (ratcheting), and
     // refused once it is changed to another value the new schema refuses.
     let mut stricter = crd(5);
