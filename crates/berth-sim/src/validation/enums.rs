@@ -41,6 +41,9 @@ enum Refusal {
     /// `validateServiceExternalTrafficPolicy`: only an externally accessible Service may set it, to a supported
     /// value.
     ExternalTrafficPolicy,
+    /// `validateJobSpec` at a Job's spec: its pod template's restart policy is required to be one of the two
+    /// (absent, it is defaulted to `Always`, which is refused alike), and `Never` with a `podFailurePolicy`.
+    JobRestartPolicy,
 }
 
 /// One enumerated field of a kind: where it is (`[]` after a list's name: each element), its values, its
@@ -63,6 +66,7 @@ const fn field(
     Enumerated { group, kind, path, supported, refusal }
 }
 
+const JOB_RESTART_POLICIES: &[&str] = &["OnFailure", "Never"];
 const SERVICE_TYPES: &[&str] = &["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
 const RECREATE_OR_ROLLING: &[&str] = &["Recreate", "RollingUpdate"];
 /// `ValidateDaemonSetUpdateStrategy`'s literal list, and the order of `ValidateStatefulSetSpec`'s words.
@@ -102,6 +106,9 @@ const ENUMERATED: &[Enumerated] = &[
     field("", "ReplicationController", "spec.template.spec.restartPolicy", ALWAYS, Refusal::NotSupported),
     // ValidatePersistentVolumeClaimSpec.
     field("", "PersistentVolumeClaim", "spec.accessModes", ACCESS_MODES, Refusal::EachNotSupported),
+    // validateJobSpec, for a Job and for a CronJob's job template (ValidateCronJobSpec → validateJobTemplateSpec).
+    field("batch", "Job", "spec", JOB_RESTART_POLICIES, Refusal::JobRestartPolicy),
+    field("batch", "CronJob", "spec.jobTemplate.spec", JOB_RESTART_POLICIES, Refusal::JobRestartPolicy),
     // validateHTTPIngressPath.
     field("networking.k8s.io", "Ingress", "spec.rules[].http.paths[].pathType", PATH_TYPES, Refusal::NotSupported),
 ];
@@ -209,6 +216,25 @@ fn refusal_errors(
             }
         }
         Refusal::ExternalTrafficPolicy => external_traffic_policy_errors(path, value, object, old, supported, errors),
+        Refusal::JobRestartPolicy => job_restart_policy_errors(path, value, supported, errors),
+    }
+}
+
+/// `validateJobSpec`'s restart policy rule, at the Job spec `job_spec` (`path`).
+fn job_restart_policy_errors(path: &str, job_spec: &Value, supported: &[&str], errors: &mut Vec<FieldError>) {
+    let field = format!("{path}.template.spec.restartPolicy");
+    let policy = job_spec.pointer("/template/spec/restartPolicy").and_then(Value::as_str).unwrap_or_default();
+    if policy.is_empty() || policy == "Always" {
+        let quoted: Vec<String> = supported.iter().map(|value| crate::field_error::quote(value)).collect();
+        errors.push(FieldError::required(field, format!("valid values: {}", quoted.join(", "))));
+    } else if !supported.contains(&policy) {
+        errors.push(FieldError::not_supported(field, policy, supported));
+    } else if job_spec.get("podFailurePolicy").is_some_and(|policy| !policy.is_null()) && policy != "Never" {
+        errors.push(FieldError::invalid(
+            field,
+            policy,
+            "only \"Never\" is supported when podFailurePolicy is specified",
+        ));
     }
 }
 
@@ -366,8 +392,24 @@ mod tests {
                 json!({"spec": {"jobTemplate": {"spec": {"template": {"spec": {"containers": [{"name": "a", "imagePullPolicy": "Daily"}]}}}}}}),
                 vec![
                     r#"spec.jobTemplate.spec.template.spec.containers[0].imagePullPolicy: Unsupported value: "Daily": supported values: "Always", "IfNotPresent", "Never""#,
+                    r#"spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never""#,
                 ],
             ),
+            (
+                "batch",
+                "Job",
+                json!({"spec": {"template": {"spec": {"containers": [{"name": "a"}]}}}}),
+                vec![r#"spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never""#],
+            ),
+            (
+                "batch",
+                "Job",
+                json!({"spec": {"podFailurePolicy": {"rules": []}, "template": {"spec": {"restartPolicy": "OnFailure"}}}}),
+                vec![
+                    r#"spec.template.spec.restartPolicy: Invalid value: "OnFailure": only "Never" is supported when podFailurePolicy is specified"#,
+                ],
+            ),
+            ("batch", "Job", json!({"spec": {"template": {"spec": {"restartPolicy": "Never"}}}}), vec![]),
             (
                 "",
                 "Pod",
