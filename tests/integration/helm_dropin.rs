@@ -165,6 +165,14 @@ const FILES: &[(&str, &str)] = &[
         "sv-dial/templates/dial.yaml",
         "apiVersion: example.com/v1\nkind: Dial\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  mode: {{ .Values.mode }}\n",
     ),
+    // A pre-install Job hook without a restart policy: the API server refuses it (a Job's must be OnFailure or Never).
+    ("sv-job/Chart.yaml", "apiVersion: v2\nname: sv-job\nversion: 0.1.0\n"),
+    (
+        "sv-job/templates/job.yaml",
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {{ .Release.Name }}\n  annotations:\n    \
+         helm.sh/hook: pre-install\nspec:\n  template:\n    spec:\n      containers:\n        - name: migrate\n          \
+         image: migrate:1\n",
+    ),
 ];
 
 /// What a line compares.
