@@ -113,13 +113,22 @@ const ENUMERATED: &[Enumerated] = &[
     field("networking.k8s.io", "Ingress", "spec.rules[].http.paths[].pathType", PATH_TYPES, Refusal::NotSupported),
 ];
 
-/// `validateContainerCommon`'s enumerated fields, in its order (validateContainerPorts, then validatePullPolicy),
-/// for each container of each list `ValidatePodSpec` validates (regular, then init containers).
-const CONTAINER_FIELDS: &[(&str, &[&str])] = &[("ports[].protocol", PROTOCOLS), ("imagePullPolicy", PULL_POLICIES)];
+/// `validateContainerCommon`'s enumerated fields, in its order (terminationMessagePolicy, validateContainerPorts,
+/// validatePullPolicy), for each container of each list `ValidatePodSpec` validates (regular, then init
+/// containers).
+const CONTAINER_FIELDS: &[(&str, &[&str])] = &[
+    ("terminationMessagePolicy", &["File", "FallbackToLogsOnError"]),
+    ("ports[].protocol", PROTOCOLS),
+    ("imagePullPolicy", PULL_POLICIES),
+];
 const CONTAINER_LISTS: &[&str] = &["containers", "initContainers"];
 
-/// `ValidatePodSpec`'s own enumerated field, after the containers.
-const POD_SPEC_FIELDS: &[(&str, &[&str])] = &[("restartPolicy", RESTART_POLICIES)];
+/// `ValidatePodSpec`'s own enumerated fields, after the containers: validateRestartPolicy, validateDNSPolicy
+/// (a pointer to the value, which Go's encoder prints as the value).
+const POD_SPEC_FIELDS: &[(&str, &[&str])] = &[
+    ("restartPolicy", RESTART_POLICIES),
+    ("dnsPolicy", &["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]),
+];
 
 /// Where a kind's pod spec is validated by `ValidatePodSpec`: a Pod's own, every workload's template but a
 /// StatefulSet's.
@@ -413,8 +422,12 @@ mod tests {
             (
                 "",
                 "Pod",
-                json!({"spec": {"restartPolicy": "Never", "containers": [{"name": "a", "imagePullPolicy": "IfNotPresent"}]}}),
-                vec![],
+                json!({"spec": {"restartPolicy": "Never", "dnsPolicy": "Cluster",
+                                "containers": [{"name": "a", "imagePullPolicy": "IfNotPresent", "terminationMessagePolicy": "Logs"}]}}),
+                vec![
+                    r#"spec.containers[0].terminationMessagePolicy: Unsupported value: "Logs": supported values: "File", "FallbackToLogsOnError""#,
+                    r#"spec.dnsPolicy: Unsupported value: "Cluster": supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None""#,
+                ],
             ),
         ];
         for (group, kind, object, expected) in cases {
