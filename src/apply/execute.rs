@@ -111,6 +111,8 @@ pub struct Run<'a> {
     pub write: WriteMethod,
     /// The previous revision's objects by input index (client-side apply's originals).
     pub previous: &'a HashMap<usize, Value>,
+    /// Written as Helm's `Update` writes (see [`super::ApplyRequest::updating`]).
+    pub updating: bool,
 }
 
 struct Executor<'a> {
@@ -216,8 +218,38 @@ fn apply_one<'a>(run: &'a Run<'a>, index: usize, cancel: &'a CancellationToken) 
     })
 }
 
-/// Writes one object as the run's method says.
+/// Writes one object as the run's method says, a refusal worded as Helm's `Update` or `Create` words it.
 async fn write(
+    run: &Run<'_>,
+    index: usize,
+    resolved: &Resolved,
+    object: &Value,
+    cancel: &CancellationToken,
+) -> Result<Written, ApplyError> {
+    match write_with_method(run, index, resolved, object, cancel).await {
+        Err(refusal) if run.updating => Err(as_update_refusal(run.cluster, resolved, refusal).await),
+        // Helm's `Create` prints the server's refusal of a creation as it is.
+        Err(ApplyError::Create(refusal)) => Err(*refusal),
+        written => written,
+    }
+}
+
+/// Helm's `Update` reads each object before writing it and creates the ones the cluster lacks, a refused
+/// creation worded `failed to create resource: ...` (`pkg/kube/client.go`). Server-side apply writes without
+/// reading first, so the object is read once the server refused its apply; a refusal of an object that exists
+/// (or a read that fails) stays as it is.
+async fn as_update_refusal(cluster: &Cluster, resolved: &Resolved, refusal: ApplyError) -> ApplyError {
+    if !matches!(refusal, ApplyError::Rejected { .. }) {
+        return refusal;
+    }
+    match get_object(cluster, resolved).await {
+        Ok(None) => ApplyError::Create(Box::new(refusal)),
+        Ok(Some(_)) | Err(_) => refusal,
+    }
+}
+
+/// Writes one object as the run's method says.
+async fn write_with_method(
     run: &Run<'_>,
     index: usize,
     resolved: &Resolved,

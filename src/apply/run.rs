@@ -31,6 +31,10 @@ pub struct ApplyRequest {
     pub write: WriteMethod,
     /// The previous revision's object of each input index that had one: what a client-side patch is made from.
     pub previous: HashMap<usize, Value>,
+    /// The objects are written as Helm's `Update` writes a release's (upgrade, rollback, an install that adopts
+    /// objects): a refused creation of an object the cluster lacks reads `failed to create resource: ...`.
+    /// Otherwise as its `Create`: the server's refusal alone.
+    pub updating: bool,
 }
 
 /// Applies `manifests` and waits if `request.wait` says so: [`prepare`], then [`apply_prepared`].
@@ -91,6 +95,7 @@ pub async fn apply_prepared_until(
         create_only: &request.create_only,
         write: request.write,
         previous: &request.previous,
+        updating: request.updating,
     };
     let objects = prepared
         .plan

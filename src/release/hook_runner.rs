@@ -55,7 +55,13 @@ pub struct HookFailure {
     /// Failed, TimedOut or Cancelled.
     pub outcome: Outcome,
     pub message: String,
+    /// The hook's template path (`shop/templates/job.yaml`) when the server refused its objects, so it never
+    /// ran: Helm's `execHook` words that `warning: Hook EVENT PATH failed: ...`, not as a failed wait.
+    pub refused_at: Option<String>,
 }
+
+/// How [`HookFailure::message`] begins when the server refused the hook's objects; the server's words follow.
+pub(super) const REFUSED: &str = "cannot apply it: ";
 
 impl fmt::Display for HookFailure {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -137,7 +143,7 @@ pub(super) async fn run(
         set_last_run(release, index, HookExecution { started_at, phase: PHASE_UNKNOWN.to_string(), ..running() });
         events.emit(ApplyEvent::HookStarted { object: prepared.reference.clone(), hook: event.to_string() });
         // Helm runs no clean-up for a hook the server refused (`shutdownNoOp`), only for one that ran.
-        let applied = apply_objects(context, &prepared, event).await;
+        let applied = apply_objects(context, &hook, &prepared, event).await;
         let ran = applied.is_ok();
         let result = match applied {
             Ok(()) => wait_done(context, &prepared, event, events).await,
@@ -226,7 +232,7 @@ fn set_last_run(release: &mut Release, index: usize, last_run: HookExecution) {
 }
 
 fn failure(event: HookEvent, object: ObjectRef, outcome: Outcome, message: &str) -> HookFailure {
-    HookFailure { event, object, outcome, message: message.to_string() }
+    HookFailure { event, object, outcome, message: message.to_string(), refused_at: None }
 }
 
 /// The hook as its record names it, for failures before its object is resolved.
@@ -277,15 +283,21 @@ fn prepare(cluster: &Cluster, hook: &Hook) -> Result<Prepared, String> {
 }
 
 /// Applies the hook's objects under the release's field manager.
-async fn apply_objects(context: &HookContext<'_>, prepared: &Prepared, event: HookEvent) -> Result<(), HookFailure> {
+async fn apply_objects(
+    context: &HookContext<'_>,
+    hook: &Hook,
+    prepared: &Prepared,
+    event: HookEvent,
+) -> Result<(), HookFailure> {
     // Hooks carry no ownership marks (Helm's `setMetadataVisitor` marks the release's objects only); the
     // release's field manager, conflicts forced whatever the release's apply method (docs/releases.md).
     let options = ApplyOptions { field_manager: FIELD_MANAGER.to_string(), force_conflicts: true, dry_run: false };
     for (manifest, resolved) in &prepared.objects {
         let object = deliverable(&manifest.object);
         if let Err(error) = apply_object(context.cluster, resolved, &object, &options, context.cancel).await {
-            let message = format!("cannot apply it: {}", error.to_report_message());
-            return Err(failure(event, resolved.reference.clone(), Outcome::Failed, &message));
+            let message = format!("{REFUSED}{}", error.to_report_message());
+            let refused = failure(event, resolved.reference.clone(), Outcome::Failed, &message);
+            return Err(HookFailure { refused_at: Some(hook.path.clone()), ..refused });
         }
     }
     Ok(())

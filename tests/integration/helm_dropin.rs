@@ -131,6 +131,57 @@ const FILES: &[(&str, &str)] = &[
          repository: \"@edges\"\n",
     ),
     ("no-templates/Chart.yaml", "apiVersion: v2\nname: no-templates\nversion: 0.1.0\n"),
+    // Objects the API server refuses on an upgrade (`--set` changes them): a Deployment whose selector is
+    // `app` (immutable), a Service of type `type`, a StatefulSet of `service` beside a Service of `clusterIP`,
+    // a custom resource whose CRD allows only two `mode`s.
+    ("sv-selector/Chart.yaml", "apiVersion: v2\nname: sv-selector\nversion: 0.1.0\n"),
+    ("sv-selector/values.yaml", "app: web\n"),
+    (
+        "sv-selector/templates/deployment.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  replicas: 1\n  \
+         selector:\n    matchLabels:\n      app: {{ .Values.app }}\n  template:\n    metadata:\n      labels:\n        \
+         app: {{ .Values.app }}\n    spec:\n      containers:\n        - name: web\n          image: nginx:1.27\n",
+    ),
+    ("sv-service/Chart.yaml", "apiVersion: v2\nname: sv-service\nversion: 0.1.0\n"),
+    ("sv-service/values.yaml", "type: ClusterIP\n"),
+    (
+        "sv-service/templates/service.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  type: {{ .Values.type }}\n  \
+         selector:\n    app: web\n  ports:\n    - port: 80\n",
+    ),
+    ("sv-stateful/Chart.yaml", "apiVersion: v2\nname: sv-stateful\nversion: 0.1.0\n"),
+    ("sv-stateful/values.yaml", "service: db\nclusterIP: \"\"\n"),
+    (
+        "sv-stateful/templates/objects.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  \
+         {{- with .Values.clusterIP }}\n  clusterIP: {{ . }}\n  {{- end }}\n  selector:\n    app: {{ .Release.Name }}\n  \
+         ports:\n    - port: 5432\n---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: {{ .Release.Name }}\n\
+         spec:\n  serviceName: {{ .Values.service }}\n  replicas: 1\n  selector:\n    matchLabels:\n      \
+         app: {{ .Release.Name }}\n  template:\n    metadata:\n      labels:\n        app: {{ .Release.Name }}\n    \
+         spec:\n      containers:\n        - name: db\n          image: postgres:17\n",
+    ),
+    ("sv-dial/Chart.yaml", "apiVersion: v2\nname: sv-dial\nversion: 0.1.0\n"),
+    ("sv-dial/values.yaml", "mode: fast\n"),
+    (
+        "sv-dial/crds/dials.yaml",
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: dials.example.com\n\
+         spec:\n  group: example.com\n  names:\n    kind: Dial\n    plural: dials\n    singular: dial\n  \
+         scope: Namespaced\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema:\n        \
+         openAPIV3Schema:\n          type: object\n          properties:\n            spec:\n              type: object\n              \
+         properties:\n                mode: {type: string, enum: [fast, safe]}\n",
+    ),
+    (
+        "sv-dial/templates/dial.yaml",
+        "apiVersion: example.com/v1\nkind: Dial\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  mode: {{ .Values.mode }}\n",
+    ),
+    // A pre-install Job hook without a restart policy: the API server refuses it (a Job's must be OnFailure or Never).
+    ("sv-job/Chart.yaml", "apiVersion: v2\nname: sv-job\nversion: 0.1.0\n"),
+    (
+        "sv-job/templates/job.yaml",
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {{ .Release.Name }}\n  annotations:\n    \
+         helm.sh/hook: pre-install\nspec:\n  template:\n    spec:\n      containers:\n        - name: migrate\n          \
+         image: migrate:1\n",
+    ),
 ];
 
 /// What a line compares.

@@ -77,6 +77,7 @@ mod sim_kubectl;
 mod sim_kubectl_cluster;
 mod sim_operators;
 mod sim_rbac;
+mod sim_validation;
 mod snapshots_cli;
 mod soak_sim;
 mod sources_credentials;

@@ -105,12 +105,15 @@ impl ApiError {
         ApiError::new(405, "MethodNotAllowed", message)
     }
 
-    pub fn unsupported_media_type(content_type: &str) -> ApiError {
+    /// 415 for a body of a media type the handler does not take, listing the ones it takes (apiserver's
+    /// `negotiation.NewUnsupportedMediaTypeError`; the given type is not named).
+    pub fn unsupported_media_type(accepted: &[&str]) -> ApiError {
         ApiError::new(
             415,
             "UnsupportedMediaType",
             format!(
-                "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (got {content_type:?})"
+                "the body of the request was in an unknown format - accepted media types include: {}",
+                accepted.join(", ")
             ),
         )
     }

@@ -498,8 +498,8 @@ impl Store {
                 }
             }
             if def.custom {
-                // The status strategy of custom resources validates the whole object against its schema.
-                validation::validate(def, old_view.as_deref(), &new)?;
+                // The status strategy of custom resources validates the status against the schema's status part.
+                validation::validate_status(def, old_view.as_deref(), &new)?;
             }
         } else {
             if admitted {

@@ -46,6 +46,9 @@ pub(super) struct Writes {
     pub previous: HashMap<usize, Value>,
     /// Input indices written only when the cluster lacks them (a chart's `crds/`).
     pub create_only: HashSet<usize>,
+    /// Written as Helm's `Update` writes (an upgrade, a rollback, an install that adopts objects), not as its
+    /// `Create`: it words a refused creation differently.
+    pub updating: bool,
 }
 
 /// One operation's setting: the scope, the options, the tokens it was started with and its events.
@@ -220,6 +223,7 @@ impl<'a> Context<'a> {
             create_only: writes.create_only,
             write: writes.method,
             previous: writes.previous,
+            updating: writes.updating,
         }
     }
 
@@ -263,7 +267,8 @@ impl<'a> Context<'a> {
         }
         let create_only = (0..crds.manifests().len()).collect();
         let method = writing.write_method(false, false);
-        let mut request = self.request(Writes { writing, method, previous: HashMap::new(), create_only });
+        let writes = Writes { writing, method, previous: HashMap::new(), create_only, updating: false };
+        let mut request = self.request(writes);
         request.wait = Some(WaitOptions { timeout: self.options.timeout, ..WaitOptions::default() });
         let report = apply::apply_prepared_until(self.cluster, crds, &request, tokens.apply_stop(), &self.events).await;
         if report.outcome == Outcome::Ready

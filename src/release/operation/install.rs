@@ -71,6 +71,7 @@ pub(super) async fn install(
         method: writing.write_method(adopted > 0, options.take_ownership),
         previous: HashMap::new(),
         create_only,
+        updating: adopted > 0,
     };
     let (revision, method) = (rollout.revision(), writing.recorded());
     let mut release = pending_record(name, context.namespace(), revision, rendered, method, &options.labels, None);

@@ -6,7 +6,7 @@ use crate::apply::ApplyReport;
 use crate::manifest::Manifest;
 use crate::object::ObjectRef;
 use crate::release::error::LifecycleError;
-use crate::release::hook_runner::HookFailure;
+use crate::release::hook_runner::{self, HookFailure};
 use crate::release::record::{HelmTime, Info, Release, ReleaseStatus};
 use crate::release::rendered::Rendered;
 use crate::status::Status;
@@ -212,9 +212,14 @@ pub(super) fn apply_error(report: &ApplyReport) -> String {
     if lines.is_empty() { "not ready".to_string() } else { lines.join("\n") }
 }
 
-/// The error of a hook that failed, as Helm's `execHook` returns its waiter's (`WatchUntilReady`): the hook's
-/// object not ready, failed or (its timeout run out) in progress.
+/// The error of a hook that failed, as Helm's `execHook` returns it: the server's refusal of its objects
+/// (`warning: Hook pre-install shop/templates/job.yaml failed: ...`), else its waiter's (`WatchUntilReady`):
+/// the hook's object not ready, failed or (its timeout run out) in progress.
 pub(super) fn hook_error(hook: &HookFailure) -> String {
+    if let Some(path) = &hook.refused_at {
+        let refusal = hook.message.strip_prefix(hook_runner::REFUSED).unwrap_or(&hook.message);
+        return format!("warning: Hook {} {path} failed: {refusal}", hook.event);
+    }
     match hook.outcome {
         Outcome::Cancelled => format!("{}: {CANCELLED}", hook.object),
         Outcome::TimedOut => {
@@ -388,6 +393,7 @@ mod tests {
             object: object("Job", "migrate"),
             outcome,
             message: "Job Failed. failed: 1/1".into(),
+            refused_at: None,
         };
         assert_eq!(
             hook_error(&hook(Outcome::Failed)),
@@ -399,6 +405,16 @@ mod tests {
              context deadline exceeded"
         );
         assert_eq!(hook_error(&hook(Outcome::Cancelled)), "Job/default/migrate: cancelled");
+        let refused = HookFailure {
+            message: format!("{}Job.batch \"migrate\" is invalid: spec.x: Required value", hook_runner::REFUSED),
+            refused_at: Some("shop/templates/job.yaml".into()),
+            ..hook(Outcome::Failed)
+        };
+        assert_eq!(
+            hook_error(&refused),
+            "warning: Hook pre-install shop/templates/job.yaml failed: Job.batch \"migrate\" is invalid: spec.x: \
+             Required value"
+        );
     }
 
     #[test]

@@ -60,6 +60,7 @@ pub(super) async fn rollback(
         method: writing.write_method(true, false),
         previous: originals(&manifests, &old, context.namespace()),
         create_only: HashSet::new(),
+        updating: true,
     };
     let mut release = target;
     release.apply_method = writing.recorded().to_string();

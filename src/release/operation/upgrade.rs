@@ -60,6 +60,7 @@ pub(super) async fn upgrade(
         method: writing.write_method(Writing::is_client_side(&current.apply_method), false),
         previous: originals(&owned, &original, context.namespace()),
         create_only: HashSet::new(),
+        updating: true,
     };
     let (namespace, revision, method) = (context.namespace(), rollout.revision(), writing.recorded());
     let mut release = pending_record(name, namespace, revision, rendered, method, &options.labels, Some(history));

@@ -23,6 +23,20 @@ pub fn validate(schema: &Structural, object: &Value, old: Option<&Value>) -> Vec
     errors
 }
 
+/// Every error of a status write (the status strategy's `ValidateStatusUpdate`): `status` against the schema's
+/// `status` property alone, by a validator rooted there (kube-openapi's details name `phase`, not
+/// `status.phase`), its field errors then put under `status`. Nothing is checked when the schema has no status.
+pub fn validate_status(schema: &Structural, object: &Value, old: Option<&Value>) -> Vec<FieldError> {
+    let (Some(status_schema), Some(status)) = (schema.properties.get("status"), object.get("status")) else {
+        return Vec::new();
+    };
+    let mut errors = validate(status_schema, status, old.and_then(|old| old.get("status")));
+    for error in &mut errors {
+        error.field = if error.field == "<nil>" { "status".to_string() } else { format!("status.{}", error.field) };
+    }
+    errors
+}
+
 /// The JSON type name kube-openapi gives a value.
 fn type_name(value: &Value) -> &'static str {
     match value {
@@ -481,5 +495,26 @@ mod tests {
         assert!(validate(&schema, &json!({"spec": {"name": "toolong", "size": 2}}), Some(&old)).is_empty());
         let changed = validate(&schema, &json!({"spec": {"name": "stilltoolong", "size": 2}}), Some(&old));
         assert_eq!(changed.len(), 1);
+    }
+
+    #[test]
+    fn a_status_write_is_validated_against_the_status_schema_alone() {
+        let schema = Structural::parse(&json!({"type": "object", "required": ["spec"], "properties": {
+            "spec": {"type": "object"},
+            "status": {"type": "object", "required": ["phase"], "properties": {
+                "phase": {"type": "string", "enum": ["Ready"]}, "replicas": {"type": "integer"}}}}}));
+        let printed = |object: Value| -> Vec<String> {
+            validate_status(&schema, &object, None).iter().map(ToString::to_string).collect()
+        };
+        assert!(printed(json!({"status": {"phase": "Ready"}})).is_empty(), "the missing spec is not the status's");
+        assert_eq!(
+            printed(json!({"status": {"phase": "Broken", "replicas": "two"}})),
+            [
+                r#"status.phase: Unsupported value: "Broken": supported values: "Ready""#,
+                r#"status.replicas: Invalid value: "string": replicas in body must be of type integer: "string""#,
+            ]
+        );
+        assert_eq!(printed(json!({"status": {}})), ["status.phase: Required value"]);
+        assert!(printed(json!({"spec": {}})).is_empty(), "no status, nothing to check");
     }
 }

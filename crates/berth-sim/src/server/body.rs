@@ -35,6 +35,20 @@ pub fn content_type(headers: &HeaderMap) -> String {
         .unwrap_or_default()
 }
 
+/// The media types an object body (POST, PUT) may have, as the server's serializers list them.
+pub const BODY_MEDIA_TYPES: &[&str] = &["application/json", "application/yaml", protobuf::CONTENT_TYPE];
+
+/// The patch types of built-in kinds (the apiserver's installer), then of custom resources (the CRD handler:
+/// no strategic merge patch), in their order.
+pub const PATCH_TYPES: &[&str] = &[
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+    "application/apply-patch+yaml",
+];
+pub const CUSTOM_PATCH_TYPES: &[&str] =
+    &["application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"];
+
 /// Decodes an object body (POST, PUT, apply patches) by content type.
 ///
 /// # Errors
@@ -49,7 +63,7 @@ pub fn decode_object(media_type: &str, body: &[u8]) -> Result<Value, ApiError> {
         "application/yaml" | "application/apply-patch+yaml" => decode_yaml(body)?,
         protobuf::CONTENT_TYPE => protobuf::decode(body)
             .map_err(|error| ApiError::bad_request(format!("the body of the request could not be decoded: {error}")))?,
-        other => return Err(ApiError::unsupported_media_type(other)),
+        _ => return Err(ApiError::unsupported_media_type(BODY_MEDIA_TYPES)),
     };
     Ok(value)
 }

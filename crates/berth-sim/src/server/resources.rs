@@ -1,7 +1,9 @@
 //! Resource requests: get, list, watch, create, replace, patch (merge, JSON, strategic, server-side apply),
 //! delete and deletecollection, on main resources and their status and scale subresources.
 
-use super::body::{content_type, decode_object, error_response, json_response, object_response};
+use super::body::{
+    CUSTOM_PATCH_TYPES, PATCH_TYPES, content_type, decode_object, error_response, json_response, object_response,
+};
 use super::{Query, RequestKind, RequestVerb, ResourcePath, ServerState, metadata, table, watch};
 use crate::api_error::ApiError;
 use crate::fields::{set_at, value_at};
@@ -354,6 +356,11 @@ impl Request<'_> {
     fn patch(&self) -> Answer {
         let subresource = self.subresource()?;
         let media_type = content_type(self.headers);
+        // The patch handler checks the patch type before it reads the body.
+        let patch_types = if self.def.custom { CUSTOM_PATCH_TYPES } else { PATCH_TYPES };
+        if !patch_types.contains(&media_type.as_str()) {
+            return Err(ApiError::unsupported_media_type(patch_types));
+        }
         let patch_body = decode_object(&media_type, self.body)?;
         if subresource == Some("scale") {
             let current = self.state.store.get(self.def, self.namespace(), self.name())?;
@@ -365,9 +372,6 @@ impl Request<'_> {
         if is_apply {
             decode::check(self.def, &patch_body, BodyPath::Apply)?;
             self.check_applied_fields(&patch_body)?;
-        }
-        if media_type == "application/strategic-merge-patch+json" && self.def.custom {
-            return Err(ApiError::unsupported_media_type(&media_type));
         }
         let manager = self.manager();
         if is_apply && self.query.get("fieldManager").is_none_or(String::is_empty) {
@@ -405,7 +409,7 @@ impl Request<'_> {
                         patch::strategic_merge_patch(live, &patch_body)
                             .map_err(|error| patch_error(def, &name, error))?
                     }
-                    (other, Some(_)) => return Err(ApiError::unsupported_media_type(other)),
+                    (_, Some(_)) => return Err(ApiError::unsupported_media_type(patch_types)),
                 };
                 if !is_apply {
                     decode::check(def, &new, BodyPath::Decode)?;

@@ -1,7 +1,8 @@
 //! The rules of single kinds that charts run into, each following its registry strategy or validation
-//! function: pod template metadata (`ValidatePodTemplateSpec`), a Job's immutable template, selector and
-//! completion mode (`ValidateJobSpecUpdate`), PriorityClass names and values (`ValidatePriorityClass`), the
-//! 1 MiB bound on a ConfigMap's and a Secret's data (`ValidateConfigMap`, `ValidateSecret`).
+//! function: pod template metadata (`ValidatePodTemplateSpec`), PriorityClass names and values
+//! (`ValidatePriorityClass`), the 1 MiB bound on a ConfigMap's and a Secret's data (`ValidateConfigMap`,
+//! `ValidateSecret`). Enumerated fields are [`super::enums`]'s, what an update may not change
+//! [`super::immutable`]'s.
 
 use super::metadata::{annotation_errors, label_errors};
 use crate::field_error::FieldError;
@@ -58,30 +59,12 @@ pub fn kind_errors(group: &str, kind: &str, old: Option<&Value>, new: &Value) ->
         );
     }
     match (group, kind, old) {
-        ("batch", "Job", Some(old)) => job_update_errors(old, new, &mut errors),
         ("scheduling.k8s.io", "PriorityClass", old) => priority_class_errors(old, new, &mut errors),
         ("", "ConfigMap", _) => config_map_size_errors(new, &mut errors),
         ("", "Secret", _) => secret_size_errors(new, &mut errors),
         _ => {}
     }
     errors
-}
-
-/// `ValidateJobSpecUpdate`: the selector, completion mode and pod template of a Job cannot change (the
-/// template may, while the Job is suspended: the mutable scheduling directives, simplified here to anything).
-fn job_update_errors(old: &Value, new: &Value, errors: &mut Vec<FieldError>) {
-    let spec = |object: &Value, field: &str| object.pointer(&format!("/spec/{field}")).cloned();
-    if spec(old, "selector") != spec(new, "selector") {
-        errors.push(FieldError::invalid_raw("spec.selector", "&v1.LabelSelector{...}", "field is immutable"));
-    }
-    if spec(old, "completionMode") != spec(new, "completionMode") {
-        let mode = new.pointer("/spec/completionMode").and_then(Value::as_str).unwrap_or_default();
-        errors.push(FieldError::invalid("spec.completionMode", mode, "field is immutable"));
-    }
-    let suspended = |object: &Value| object.pointer("/spec/suspend").and_then(Value::as_bool) == Some(true);
-    if spec(old, "template") != spec(new, "template") && !(suspended(old) && suspended(new)) {
-        errors.push(FieldError::invalid_raw("spec.template", "core.PodTemplateSpec{...}", "field is immutable"));
-    }
 }
 
 /// The bytes a base64 text of `data`/`binaryData` decodes to (the bytes Go's validation counts: the typed
@@ -154,24 +137,6 @@ fn priority_class_errors(old: Option<&Value>, new: &Value, errors: &mut Vec<Fiel
 mod tests {
     use super::*;
     use serde_json::json;
-
-    fn job(image: &str, suspend: bool) -> Value {
-        json!({"spec": {"suspend": suspend, "selector": {"matchLabels": {"a": "b"}},
-               "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": image}]}}}})
-    }
-
-    #[test]
-    fn a_job_template_cannot_change_unless_suspended() {
-        let errors = kind_errors("batch", "Job", Some(&job("a:1", false)), &job("a:2", false));
-        assert_eq!(errors.len(), 1);
-        assert_eq!(
-            errors[0].to_string(),
-            "spec.template: Invalid value: core.PodTemplateSpec{...}: field is immutable"
-        );
-        assert!(kind_errors("batch", "Job", Some(&job("a:1", true)), &job("a:2", true)).is_empty());
-        assert!(kind_errors("batch", "Job", Some(&job("a:1", false)), &job("a:1", false)).is_empty());
-        assert!(kind_errors("batch", "Job", None, &job("a:1", false)).is_empty(), "a create has nothing to compare");
-    }
 
     #[test]
     fn template_labels_are_validated_where_each_kind_keeps_them() {

@@ -2,11 +2,15 @@
 //! must satisfy before it is stored (names per kind, metadata, the rules of single kinds), and what is refused
 //! while the body is decoded (fields of the wrong type, bytes that are not base64).
 //!
-//! [`validate`] runs in the store on every create and update, after defaulting (a custom resource against its
-//! CRD's schema too, status writes included); [`decode::check`] runs in the HTTP layer on request bodies, whose
+//! [`validate`] runs in the store on every create and update (patches and server-side apply included), after
+//! defaulting, a custom resource against its CRD's schema too; [`validate_status`] on a custom resource's status
+//! writes; [`decode::check`] runs in the HTTP layer on request bodies, whose
 //! path (decode or apply) decides the message.
 
 pub mod decode;
+pub mod enums;
+mod go_json;
+pub mod immutable;
 pub mod kinds;
 pub mod metadata;
 pub mod names;
@@ -18,7 +22,8 @@ use crate::schema;
 use serde_json::Value;
 
 /// Every validation error of a create (`old` None) or an update of `new`, in the order the real server lists
-/// them: name, then metadata, then the kind's own rules.
+/// them: name, then metadata, then the kind's own rules (what an update may not change before or after the
+/// new object's own rules, as the kind's update validation orders them).
 pub fn errors(def: &ResourceDef, old: Option<&Value>, new: &Value) -> Vec<FieldError> {
     let mut errors = Vec::new();
     if old.is_none() {
@@ -28,7 +33,12 @@ pub fn errors(def: &ResourceDef, old: Option<&Value>, new: &Value) -> Vec<FieldE
         metadata::metadata_errors(metadata, &mut errors);
     }
     if !def.custom {
-        errors.extend(kinds::kind_errors(&def.group, &def.kind, old, new));
+        let (group, kind) = (def.group.as_str(), def.kind.as_str());
+        let update = |before_spec| old.map(|old| immutable::update_errors(group, kind, old, new, before_spec));
+        errors.extend(update(true).into_iter().flatten());
+        errors.extend(kinds::kind_errors(group, kind, old, new));
+        errors.extend(enums::enum_errors(group, kind, old, new));
+        errors.extend(update(false).into_iter().flatten());
     }
     if let Some(schema) = def.crd.as_ref().and_then(|crd| crd.schema()) {
         errors.extend(schema::validate::validate(schema, new, old));
@@ -36,15 +46,35 @@ pub fn errors(def: &ResourceDef, old: Option<&Value>, new: &Value) -> Vec<FieldE
     errors
 }
 
+/// Refuses an invalid write of a custom resource's status subresource with a 422: its metadata, then its
+/// status against the schema's status part (apiextensions-apiserver's `ValidateStatusUpdate`; the spec is the
+/// stored one, unchanged, and not validated again).
+///
+/// # Errors
+/// [`ApiError`] 422 `Kind.group "name" is invalid: status...`.
+pub fn validate_status(def: &ResourceDef, old: Option<&Value>, new: &Value) -> Result<(), ApiError> {
+    let mut errors = Vec::new();
+    if let Some(metadata) = new.get("metadata").and_then(Value::as_object) {
+        metadata::metadata_errors(metadata, &mut errors);
+    }
+    if let Some(schema) = def.crd.as_ref().and_then(|crd| crd.schema()) {
+        errors.extend(schema::validate::validate_status(schema, new, old));
+    }
+    refuse(def, new, &errors)
+}
+
 /// Refuses an invalid create or update with a 422 listing every error.
 ///
 /// # Errors
 /// [`ApiError`] 422 `Kind.group "name" is invalid: ...`.
 pub fn validate(def: &ResourceDef, old: Option<&Value>, new: &Value) -> Result<(), ApiError> {
-    let errors = errors(def, old, new);
+    refuse(def, new, &errors(def, old, new))
+}
+
+fn refuse(def: &ResourceDef, new: &Value, errors: &[FieldError]) -> Result<(), ApiError> {
     if errors.is_empty() {
         return Ok(());
     }
     let name = new.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
-    Err(ApiError::invalid_fields(&def.group, &def.kind, name, &errors))
+    Err(ApiError::invalid_fields(&def.group, &def.kind, name, errors))
 }
