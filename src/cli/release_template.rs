@@ -99,7 +99,7 @@ fn release_fields(release: &Release) -> Value {
             ("Metadata", chart_metadata),
             ("Lock", Value::Nil),
             ("Templates", empty()),
-            ("Values", template_value(&serde_json::Value::Object(release.chart.values.clone()))),
+            ("Values", template_value(&serde_json::Value::Object(release.chart.values.clone().unwrap_or_default()))),
             ("Schema", empty()),
             ("SchemaModTime", time(None)),
             ("Files", empty()),

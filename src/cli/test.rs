@@ -3,7 +3,7 @@
 //! failed, 130 when interrupted.
 
 use super::common_args::{OutputFormat, duration_arg};
-use super::global_args::Globals;
+use super::global_args::{Globals, Personality};
 use super::output::print_stdout;
 use super::progress::{Goal, Progress, ProgressMode};
 use super::runtime::Interrupts;
@@ -46,9 +46,14 @@ pub fn run(args: TestArgs, globals: &Globals) -> Result<ExitCode, Error> {
         // A user's SIGINT/SIGTERM stops the running test too.
         let tokens = Tokens { hooks: cancel.clone(), ..Tokens::cancelled_by(&cancel) };
         let scope = Scope::with_driver(cluster, &driver);
-        // Progress stays on stderr: stdout carries the release, whatever `-o` says.
+        // Progress stays on stderr: stdout carries the release, whatever `-o` says. As `helm`, none: Helm prints
+        // nothing while the tests run, and stderr's first line is its error.
         // Each test has its own limit: the header shows no deadline.
-        let mut progress = Progress::new(ProgressMode::detect(false), Goal::Ready, None);
+        let mode = match globals.personality {
+            Personality::Berth => ProgressMode::detect(false),
+            Personality::Helm => ProgressMode::Silent,
+        };
+        let mut progress = Progress::new(mode, Goal::Ready, None);
         let testing =
             progress.follow(async |events| release::test(&scope, &args.name, &options, &tokens, events).await);
         // A second SIGINT leaves the tests where they are (their pods are the release's test hooks).
@@ -66,6 +71,12 @@ pub fn run(args: TestArgs, globals: &Globals) -> Result<ExitCode, Error> {
             }
         }
         if let Some(failure) = &report.failure {
+            // Helm returns the failed test's error after printing the release (pkg/cmd/release_testing.go).
+            if globals.personality == Personality::Helm
+                && let Some(error) = report.helm_error()
+            {
+                return Err(Error::NotReady(error));
+            }
             eprintln!("error: test {failure}");
         }
         Ok(match report.outcome {

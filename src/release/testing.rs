@@ -53,6 +53,14 @@ pub struct TestReport {
     pub logs: Vec<TestLog>,
 }
 
+impl TestReport {
+    /// The error Helm's `helm test` returns when a test failed: its hook's waiter's error, as
+    /// `execHookWithDelayedShutdown` returns it (`resource Pod/NS/NAME not ready. status: Failed, message: ...`).
+    pub fn helm_error(&self) -> Option<String> {
+        self.failure.as_ref().map(super::operation::hook_error)
+    }
+}
+
 /// Runs the tests of release `name`; `tokens.cancel` keeps further tests from starting, `tokens.hooks` ends a
 /// running test's wait.
 ///

@@ -214,7 +214,7 @@ pub(super) fn apply_error(report: &ApplyReport) -> String {
 
 /// The error of a hook that failed, as Helm's `execHook` returns its waiter's (`WatchUntilReady`): the hook's
 /// object not ready, failed or (its timeout run out) in progress.
-pub(super) fn hook_error(hook: &HookFailure) -> String {
+pub(in crate::release) fn hook_error(hook: &HookFailure) -> String {
     match hook.outcome {
         Outcome::Cancelled => format!("{}: {CANCELLED}", hook.object),
         Outcome::TimedOut => {
