@@ -118,6 +118,8 @@ pub enum NameCheck {
     Content,
     /// `uninstall` (`Uninstall.Run`).
     Uninstall,
+    /// `test` (`ReleaseTesting.Run`).
+    Test,
 }
 
 impl NameCheck {
@@ -140,6 +142,7 @@ impl NameCheck {
             NameCheck::Rollback => words("prepareRollback: Release name is invalid: "),
             NameCheck::Content => words("releaseContent: Release name is invalid: "),
             NameCheck::Uninstall => words("uninstall: Release name is invalid: "),
+            NameCheck::Test => words("releaseTest: Release name is invalid: "),
         }
     }
 }
@@ -493,6 +496,8 @@ fn helm_source_message(error: &berth_source::SourceError) -> String {
     let update = "(try 'helm repo update')";
     match error {
         SourceError::NoCachedIndex { reason, .. } => format!("no cached repo found. {update}: {reason}"),
+        // Helm's `DownloadTo` drops the fetch's error when it must verify.
+        SourceError::NoProvenance { .. } => error.to_string(),
         // berth-source words a refused connection as Go's `syscall.ECONNREFUSED` prints.
         // (A registry's refused connection is worded so by berth-source itself: `RegistryError::Request`.)
         SourceError::Fetch(FetchError::Unreachable { url, reason }) if reason == "connection refused" => {

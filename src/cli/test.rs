@@ -7,9 +7,9 @@ use super::global_args::{Globals, Personality};
 use super::output::print_stdout;
 use super::progress::{Goal, Progress, ProgressMode};
 use super::runtime::Interrupts;
-use crate::cli::error::{Error, ExitCode};
+use crate::cli::error::{Error, ExitCode, NameCheck, check_release_name};
 use berth::release::show::{self, StatusView};
-use berth::release::{self, Scope, TestFilter, TestOptions, TestReport, Tokens};
+use berth::release::{self, Scope, TestFilter, TestLogs, TestOptions, TestReport, Tokens};
 use berth::wait::Outcome;
 use clap::Args;
 use std::time::Duration;
@@ -38,10 +38,16 @@ pub fn run(args: TestArgs, globals: &Globals) -> Result<ExitCode, Error> {
         let driver = globals.storage_driver()?;
         let (cluster, _simulated) =
             interrupts.unless_cancelled("while connecting to the cluster", globals.connect()).await?;
+        check_release_name(&args.name, NameCheck::Test)?;
         let options = TestOptions {
             timeout: args.timeout,
             filter: TestFilter::parse(args.filter.iter().map(String::as_str)),
-            logs: args.logs,
+            // As `helm`, the logs Helm reads: the pod named as each test.
+            logs: match (args.logs, globals.personality) {
+                (false, _) => TestLogs::None,
+                (true, Personality::Berth) => TestLogs::Pods,
+                (true, Personality::Helm) => TestLogs::HelmPods,
+            },
         };
         // A user's SIGINT/SIGTERM stops the running test too.
         let tokens = Tokens { hooks: cancel.clone(), ..Tokens::cancelled_by(&cancel) };
@@ -63,6 +69,15 @@ pub fn run(args: TestArgs, globals: &Globals) -> Result<ExitCode, Error> {
         };
         progress.finish();
         print_stdout(&render(&report, args.output, args.logs)?)?;
+        if globals.personality == Personality::Helm {
+            // Helm returns the failed test's error and the logs' (Go's `errors.Join`) after printing the release
+            // (pkg/cmd/release_testing.go).
+            let unreadable = report.logs.iter().filter_map(|log| log.log.as_ref().err().cloned());
+            let errors: Vec<String> = report.helm_error().into_iter().chain(unreadable).collect();
+            if !errors.is_empty() {
+                return Err(Error::NotReady(errors.join("\n")));
+            }
+        }
         let mut unreadable = false;
         for log in &report.logs {
             if let Err(error) = &log.log {
@@ -71,12 +86,6 @@ pub fn run(args: TestArgs, globals: &Globals) -> Result<ExitCode, Error> {
             }
         }
         if let Some(failure) = &report.failure {
-            // Helm returns the failed test's error after printing the release (pkg/cmd/release_testing.go).
-            if globals.personality == Personality::Helm
-                && let Some(error) = report.helm_error()
-            {
-                return Err(Error::NotReady(error));
-            }
             eprintln!("error: test {failure}");
         }
         Ok(match report.outcome {

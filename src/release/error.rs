@@ -35,10 +35,10 @@ pub enum LifecycleError {
     AlreadyUninstalled(String),
     #[error("namespace `{0}` does not exist")]
     NoNamespace(String),
-    /// Helm's "rendered manifests contain a resource that already exists".
-    #[error(
-        "rendered manifests contain a resource that already exists. Unable to continue with {operation}: {message}"
-    )]
+    /// An object the release would create exists and is not the release's: Helm 4's words (pkg/action
+    /// `Install.RunWithContext` and `Upgrade.performUpgrade`: `unable to continue with install|update: ...`; Helm
+    /// 3's began `rendered manifests contain a resource that already exists`).
+    #[error("unable to continue with {operation}: {message}")]
     Exists { operation: &'static str, message: String },
     #[error("cannot create namespace `{namespace}`")]
     CreateNamespace {

@@ -57,6 +57,14 @@ pub enum SourceError {
     /// The index gives a chart a digest that is no sha256 (Helm refuses it before downloading).
     #[error("the index entry of {url} has an {reason}")]
     InvalidDigest { url: String, reason: String },
+    /// A chart repository gave no provenance file for the chart (`<chart URL>.prov`): Helm's words where it must
+    /// verify (`DownloadTo` with `VerifyAlways`); `pull --prov` warns of the fetch's own error instead.
+    #[error("failed to fetch provenance {:?}", crate::redact::urls(.url))]
+    NoProvenance {
+        url: String,
+        #[source]
+        source: FetchError,
+    },
     /// Anything else, worded as Helm words it (a URL in it shown without its password).
     #[error("{}", crate::redact::urls(.0))]
     Other(String),
