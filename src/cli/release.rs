@@ -172,6 +172,9 @@ pub struct RollbackArgs {
     pub name: String,
     /// The revision to go back to (default, or 0: the one before the current).
     pub revision: Option<u32>,
+    /// Helm's `rollback` reads its first two arguments and ignores any after them (`require.MinimumNArgs(1)`).
+    #[arg(hide = true)]
+    pub ignored: Vec<String>,
     #[command(flatten)]
     pub change: ChangeArgs,
 }

@@ -68,7 +68,7 @@ pub fn run(args: TestArgs, globals: &Globals) -> Result<ExitCode, Error> {
             () = interrupts.abort.cancelled() => return Err(Error::Cancelled("while the tests ran")),
         };
         progress.finish();
-        print_stdout(&render(&report, args.output, args.logs)?)?;
+        print_stdout(&render(&report, args.output, args.logs, globals.environment.debug)?)?;
         if globals.personality == Personality::Helm {
             // Helm returns the failed test's error and the logs' (Go's `errors.Join`) after printing the release
             // (pkg/cmd/release_testing.go).
@@ -97,11 +97,12 @@ pub fn run(args: TestArgs, globals: &Globals) -> Result<ExitCode, Error> {
 }
 
 /// Helm's output of `helm test`: the status without notes (or the record), then `POD LOGS:` sections.
-fn render(report: &TestReport, output: OutputFormat, logs: bool) -> Result<String, Error> {
+/// With `--debug`, the status shows the values, hooks and manifest, as Helm's `statusPrinter` does.
+fn render(report: &TestReport, output: OutputFormat, logs: bool, debug: bool) -> Result<String, Error> {
     let release = &report.release;
     let mut text = match output {
         OutputFormat::Table => {
-            show::status(release, StatusView { debug: false, show_metadata: false, hide_notes: true, fresh: false })
+            show::status(release, StatusView { debug, show_metadata: false, hide_notes: true, fresh: false })
         }
         OutputFormat::Json => show::release_json(release),
         OutputFormat::Yaml => show::release_yaml(release),

@@ -363,6 +363,14 @@ async fn delete_by_policy(
     let mut requested = Vec::new();
     for (manifest, resolved) in prepared.objects.iter().rev() {
         let cannot = |message: String| failure(event, resolved.reference.clone(), Outcome::Failed, &message);
+        // Helm's kube client logs each object it is asked to delete, there or not (`deleteResources`).
+        let reference = &resolved.reference;
+        tracing::debug!(
+            namespace = reference.namespace.as_deref().unwrap_or_default(),
+            name = reference.name.as_str(),
+            kind = reference.kind.as_str(),
+            "starting delete resource"
+        );
         match get_object(context.cluster, resolved).await {
             Ok(None) => continue,
             Ok(Some(_)) => {}
