@@ -459,7 +459,19 @@ fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, Option<
             (log, staged(message))
         }
         Error::ReleaseName(_, other) => (None, staged(go_chain(other))),
-        Error::Chart(_, problem) => (None, staged(problem.to_string())),
+        Error::Chart(_, problem) => {
+            // A failed `ProcessDependencies`: Helm's install (and template) logs it first, its upgrade returns the
+            // cause alone.
+            let prefix = format!("{}: ", berth_chart::values::DEPENDENCIES_PROCESSING_FAILED);
+            match problem.0.strip_prefix(&prefix) {
+                Some(cause) if stage == Some(Stage::Upgrade) => (None, staged(cause.to_string())),
+                Some(cause) => (
+                    Some((berth_chart::values::DEPENDENCIES_PROCESSING_FAILED.to_string(), Some(cause.to_string()))),
+                    staged(problem.0.clone()),
+                ),
+                None => (None, staged(problem.to_string())),
+            }
+        }
         Error::Values(problem) => (None, staged(problem.to_string())),
         Error::Usage(message) | Error::NotReady(message) => (None, staged(message.clone())),
         // Helm's install logs it before it fails (pkg/action `Install.RunWithContext`); an upgrade does not.
@@ -591,6 +603,10 @@ mod tests {
     #[test]
     fn errors_scripts_match_read_as_helm_writes_them() {
         let not_found = || Error::Release(LifecycleError::NotFound("shop".to_string()));
+        let dependencies_failed = || {
+            let message = "chart dependencies processing failed: type mismatch on db: %!t(int64=3)";
+            Error::Chart("./shop".to_string(), ChartProblem(message.to_string()))
+        };
         // (error, what Helm prints)
         let table = [
             (not_found(), "Error: release: not found\n".to_string()),
@@ -618,6 +634,16 @@ mod tests {
             (
                 Error::Release(LifecycleError::NoRevision { name: "shop".to_string(), version: 5 }),
                 "Error: release has no 5 version\n".to_string(),
+            ),
+            (
+                Error::in_stage(Stage::Install, dependencies_failed()),
+                "level=ERROR msg=\"chart dependencies processing failed\" error=\"type mismatch on db: %!t(int64=3)\"\n\
+                 Error: INSTALLATION FAILED: chart dependencies processing failed: type mismatch on db: %!t(int64=3)\n"
+                    .to_string(),
+            ),
+            (
+                Error::in_stage(Stage::Upgrade, dependencies_failed()),
+                "Error: UPGRADE FAILED: type mismatch on db: %!t(int64=3)\n".to_string(),
             ),
         ];
         for (error, expected) in table {

@@ -41,6 +41,10 @@ pub struct ComputeOptions {
     pub skip_schema_validation: bool,
 }
 
+/// The words Helm's install wraps a failed `ProcessDependencies` in, after logging them with the cause
+/// (pkg/action/install.go); its upgrade returns the cause alone (pkg/action/upgrade.go `prepareUpgrade`).
+pub const DEPENDENCIES_PROCESSING_FAILED: &str = "chart dependencies processing failed";
+
 /// Why the values could not be computed; the message is what Helm prints after `Error: `.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
@@ -98,7 +102,7 @@ pub fn compute_checked(chart: &Chart, user_values: &Value, options: &ComputeOpti
     let mut warnings = coalesce::Warnings::default();
     let mut processed = chart.clone();
     dependencies::process_dependencies(&mut processed, user_values, &mut warnings)
-        .map_err(|error| ValuesError::new(format!("chart dependencies processing failed: {error}")))?;
+        .map_err(|error| ValuesError::new(format!("{DEPENDENCIES_PROCESSING_FAILED}: {error}")))?;
     let values = coalesce::coalesce_values(&processed, user_values, &mut warnings).map_err(ValuesError::new)?;
     if !options.skip_schema_validation {
         validate_values(&processed, &values)?;
