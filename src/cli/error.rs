@@ -512,9 +512,7 @@ fn helm_source_message(error: &berth_source::SourceError) -> String {
         SourceError::NoProvenance { .. } => error.to_string(),
         // berth-source words a refused connection as Go's `syscall.ECONNREFUSED` prints.
         // (A registry's refused connection is worded so by berth-source itself: `RegistryError::Request`.)
-        SourceError::Fetch(FetchError::Unreachable { url, reason }) if reason == "connection refused" => {
-            go_connection_refused(url)
-        }
+        SourceError::Fetch(fetch @ FetchError::Unreachable { .. }) => helm_fetch_message(fetch),
         SourceError::Authenticating { host, source } => {
             format!("authenticating to {}: {}", berth_go::strconv::quote(host), helm_source_message(source))
         }
@@ -538,6 +536,17 @@ fn helm_source_message(error: &berth_source::SourceError) -> String {
 
 /// Go's `net/http` error for a GET of `url` whose connection was refused: `Get "URL": dial tcp HOST:PORT: connect:
 /// connection refused` (the scheme's port when the URL names none).
+/// A download's error as Helm's getter returns it (`failed to fetch URL : 404 Not Found`), a refused connection in
+/// Go's words.
+pub fn helm_fetch_message(error: &berth_source::http::FetchError) -> String {
+    match error {
+        berth_source::http::FetchError::Unreachable { url, reason } if reason == "connection refused" => {
+            go_connection_refused(url)
+        }
+        other => go_chain(other),
+    }
+}
+
 fn go_connection_refused(url: &str) -> String {
     format!("Get {}: {}", berth_go::strconv::quote(url), berth_source::http::go_dial_refused(url))
 }

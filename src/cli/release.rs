@@ -525,10 +525,20 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
             Request::RollOut { name, chart_ref, mode, chart } => {
                 let early_stage = Announcement::of(mode, matches!(mode, Mode::Upgrade { .. }));
                 let reading = async { Rollout::read(scope, &name, mode).await.map_err(Error::Release) };
-                let rollout = interrupts
-                    .unless_cancelled("while reading the release", reading)
-                    .await
-                    .map_err(|error| early_stage.stage(error))?;
+                let rollout = match interrupts.unless_cancelled("while reading the release", reading).await {
+                    Ok(rollout) => rollout,
+                    // Helm's `upgrade` (without `--install`) locates and loads the chart and reads the values
+                    // before its action reads the release (pkg/cmd/upgrade.go): their errors come first.
+                    Err(error @ Error::Release(_)) if matches!(mode, Mode::Upgrade { install: false, .. }) => {
+                        let loading = release_input::load(&chart_ref, chart, preload, globals, false);
+                        interrupts
+                            .unless_cancelled("while loading the chart", loading)
+                            .await
+                            .map_err(|error| early_stage.loading_stage(error))?;
+                        return Err(early_stage.stage(error));
+                    }
+                    Err(error) => return Err(early_stage.stage(error)),
+                };
                 let rollout_is_upgrade = rollout.is_upgrade();
                 announcement = Announcement::of(mode, rollout_is_upgrade);
                 if announcement == Announcement::Installing && settings.output == OutputFormat::Table {

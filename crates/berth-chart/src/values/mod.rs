@@ -85,6 +85,16 @@ pub fn compute(chart: &Chart, user_values: &Value, options: &ComputeOptions) -> 
 /// Helm's messages, as [`compute`] lists them.
 pub fn check_chart(chart: &Chart) -> Result<(), ValuesError> {
     check_installable(chart)?;
+    check_dependencies_present(chart)
+}
+
+/// Every dependency of `Chart.yaml` present in `charts/`, in the words Helm's `install` and `upgrade` commands
+/// wrap `action.CheckDependencies` in (its upgrade checks this before its action, so without `UPGRADE FAILED`).
+///
+/// # Errors
+///
+/// `an error occurred while checking for chart dependencies. ...`.
+pub fn check_dependencies_present(chart: &Chart) -> Result<(), ValuesError> {
     check_dependencies(chart).map_err(|error| {
         ValuesError::new(format!(
             "an error occurred while checking for chart dependencies. You may need to run `helm dependency build` \
