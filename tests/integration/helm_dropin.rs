@@ -182,6 +182,12 @@ const FILES: &[(&str, &str)] = &[
     // A directory that is no chart, and a chart of apiVersion v3 (which only Helm's v2 loader reads).
     ("not-a-chart/README.md", "no Chart.yaml here\n"),
     ("api-v3/Chart.yaml", "apiVersion: v3\nname: api-v3\nversion: 1.0.0\n"),
+    // Charts whose render fails: a template calling a function that does not exist, a template that renders
+    // YAML that cannot be read.
+    ("broken-template/Chart.yaml", "apiVersion: v2\nname: broken-template\nversion: 0.1.0\n"),
+    ("broken-template/templates/x.yaml", "a: {{ nope }}\n"),
+    ("broken-yaml/Chart.yaml", "apiVersion: v2\nname: broken-yaml\nversion: 0.1.0\n"),
+    ("broken-yaml/templates/x.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: [\n"),
 ];
 
 /// What a line compares.
