@@ -526,6 +526,11 @@ fn helm_source_message(error: &berth_source::SourceError) -> String {
              {chart}-{constraint}",
             berth_go::strconv::quote(chart)
         ),
+        // Helm's `ResolveChartVersion` wraps every error of the index's `Get` alike.
+        SourceError::BadConstraint { chart, constraint, repository, reason } => format!(
+            "chart {} matching {constraint} not found in {repository} index. {update}: {reason}",
+            berth_go::strconv::quote(chart)
+        ),
         SourceError::NoChart { chart, constraint, repository } => format!(
             "chart {} matching {constraint} not found in {repository} index. {update}: no chart name found",
             berth_go::strconv::quote(chart)

@@ -239,7 +239,12 @@ async fn resolve(reference: &str, options: &ChartOptions, env: &Environment) -> 
             repository: entry.name.clone(),
             nearest,
         },
-        GetError::Constraint(message) => SourceError::Other(message),
+        GetError::Constraint(reason) => SourceError::BadConstraint {
+            chart: chart.to_string(),
+            constraint: version.to_string(),
+            repository: entry.name.clone(),
+            reason,
+        },
     })?;
     let first = chart_version
         .urls
