@@ -36,15 +36,16 @@ pub struct ValuesArgs {
 /// How much of a values file berth reads from a URL.
 const VALUES_LIMIT: BodyLimit = BodyLimit::of("values file", 16 << 20);
 
-/// Values files read from disk, or from what was downloaded for a URL.
+/// Values files read from disk, or what was downloaded for a URL (or the download's error, in the getter's words:
+/// Helm reads each file when it merges it, so the error comes where its file does).
 struct Fetched {
-    downloaded: HashMap<String, Vec<u8>>,
+    downloaded: HashMap<String, Result<Vec<u8>, String>>,
 }
 
 impl ValueFileReader for Fetched {
     fn read(&mut self, path: &str) -> Result<Vec<u8>, String> {
-        match self.downloaded.remove(path) {
-            Some(data) => Ok(data),
+        match self.downloaded.get(path) {
+            Some(downloaded) => downloaded.clone(),
             None => LocalFiles.read(path),
         }
     }
@@ -55,32 +56,41 @@ fn is_url(path: &str) -> bool {
     path.starts_with("http://") || path.starts_with("https://")
 }
 
+/// The files a `--set-file` value names (`key=path`, several separated by commas): Helm's `readFile` fetches those
+/// that are URLs, as it does `-f`'s.
+fn set_file_paths(value: &str) -> impl Iterator<Item = &str> {
+    value.split(',').filter_map(|pair| pair.split_once('=').map(|(_, path)| path))
+}
+
 impl ValuesArgs {
     /// The user's values, merged as Helm's `MergeValues` merges them; a values file that is an `http(s)://` URL
     /// is downloaded first (Helm's HTTP getter, the environment's TLS defaults and no credentials).
     pub async fn user_values_fetched(&self, _environment: &HelmEnvironment) -> Result<Value, Error> {
         let mut downloaded = HashMap::new();
-        let urls: Vec<&String> = self.values.iter().filter(|path| is_url(path)).collect();
+        let urls: Vec<&str> = self.urls().collect();
         if !urls.is_empty() {
             let client = HttpClient::new(&Default::default(), berth_source::http::DEFAULT_TIMEOUT)
                 .map_err(|error| Error::Values(ValuesProblem(error.to_string())))?;
             for url in urls {
                 let request = GetRequest { url, credential_url: "", limit: VALUES_LIMIT, ..GetRequest::default() };
-                let data = client
-                    .get(&request, &NoProgress)
-                    .await
-                    .map_err(|error| Error::Values(ValuesProblem(berth_source::download::error_chain(&error))))?;
-                downloaded.insert(url.clone(), data);
+                let data = client.get(&request, &NoProgress).await;
+                downloaded.insert(url.to_string(), data.map_err(|error| crate::cli::error::helm_fetch_message(&error)));
             }
         }
         self.merge(&mut Fetched { downloaded })
+    }
+
+    /// The values files (`-f`, `--set-file`) that are URLs.
+    fn urls(&self) -> impl Iterator<Item = &str> {
+        let set_files = self.set_file.iter().flat_map(|value| set_file_paths(value));
+        self.values.iter().map(String::as_str).chain(set_files).filter(|path| is_url(path))
     }
 
     /// [`ValuesArgs::user_values_fetched`] for a command that has no async runtime of its own (`template`,
     /// `lint`): values read from local files only need none, and a download gets a single-threaded one. Starting
     /// a multi-threaded runtime costs a short-lived process more than rendering a small chart does.
     pub fn user_values_blocking(&self, environment: &HelmEnvironment) -> Result<Value, Error> {
-        if !self.values.iter().any(|path| is_url(path)) {
+        if self.urls().next().is_none() {
             return self.merge(&mut Fetched { downloaded: HashMap::new() });
         }
         tokio::runtime::Builder::new_current_thread()

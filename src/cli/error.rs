@@ -118,6 +118,8 @@ pub enum NameCheck {
     Content,
     /// `uninstall` (`Uninstall.Run`).
     Uninstall,
+    /// `test` (`ReleaseTesting.Run`).
+    Test,
 }
 
 impl NameCheck {
@@ -140,6 +142,7 @@ impl NameCheck {
             NameCheck::Rollback => words("prepareRollback: Release name is invalid: "),
             NameCheck::Content => words("releaseContent: Release name is invalid: "),
             NameCheck::Uninstall => words("uninstall: Release name is invalid: "),
+            NameCheck::Test => words("releaseTest: Release name is invalid: "),
         }
     }
 }
@@ -465,7 +468,19 @@ fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, Option<
             (log, staged(message))
         }
         Error::ReleaseName(_, other) => (None, staged(go_chain(other))),
-        Error::Chart(_, problem) => (None, staged(problem.to_string())),
+        Error::Chart(_, problem) => {
+            // A failed `ProcessDependencies`: Helm's install (and template) logs it first, its upgrade returns the
+            // cause alone.
+            let prefix = format!("{}: ", berth_chart::values::DEPENDENCIES_PROCESSING_FAILED);
+            match problem.0.strip_prefix(&prefix) {
+                Some(cause) if stage == Some(Stage::Upgrade) => (None, staged(cause.to_string())),
+                Some(cause) => (
+                    Some((berth_chart::values::DEPENDENCIES_PROCESSING_FAILED.to_string(), Some(cause.to_string()))),
+                    staged(problem.0.clone()),
+                ),
+                None => (None, staged(problem.to_string())),
+            }
+        }
         Error::Values(problem) => (None, staged(problem.to_string())),
         Error::Usage(message) | Error::NotReady(message) => (None, staged(message.clone())),
         // Helm's install logs it before it fails (pkg/action `Install.RunWithContext`); an upgrade does not.
@@ -502,11 +517,11 @@ fn helm_source_message(error: &berth_source::SourceError) -> String {
     let update = "(try 'helm repo update')";
     match error {
         SourceError::NoCachedIndex { reason, .. } => format!("no cached repo found. {update}: {reason}"),
+        // Helm's `DownloadTo` drops the fetch's error when it must verify.
+        SourceError::NoProvenance { .. } => error.to_string(),
         // berth-source words a refused connection as Go's `syscall.ECONNREFUSED` prints.
         // (A registry's refused connection is worded so by berth-source itself: `RegistryError::Request`.)
-        SourceError::Fetch(FetchError::Unreachable { url, reason }) if reason == "connection refused" => {
-            go_connection_refused(url)
-        }
+        SourceError::Fetch(fetch @ FetchError::Unreachable { .. }) => helm_fetch_message(fetch),
         SourceError::Authenticating { host, source } => {
             format!("authenticating to {}: {}", berth_go::strconv::quote(host), helm_source_message(source))
         }
@@ -520,6 +535,11 @@ fn helm_source_message(error: &berth_source::SourceError) -> String {
              {chart}-{constraint}",
             berth_go::strconv::quote(chart)
         ),
+        // Helm's `ResolveChartVersion` wraps every error of the index's `Get` alike.
+        SourceError::BadConstraint { chart, constraint, repository, reason } => format!(
+            "chart {} matching {constraint} not found in {repository} index. {update}: {reason}",
+            berth_go::strconv::quote(chart)
+        ),
         SourceError::NoChart { chart, constraint, repository } => format!(
             "chart {} matching {constraint} not found in {repository} index. {update}: no chart name found",
             berth_go::strconv::quote(chart)
@@ -530,6 +550,17 @@ fn helm_source_message(error: &berth_source::SourceError) -> String {
 
 /// Go's `net/http` error for a GET of `url` whose connection was refused: `Get "URL": dial tcp HOST:PORT: connect:
 /// connection refused` (the scheme's port when the URL names none).
+/// A download's error as Helm's getter returns it (`failed to fetch URL : 404 Not Found`), a refused connection in
+/// Go's words.
+pub fn helm_fetch_message(error: &berth_source::http::FetchError) -> String {
+    match error {
+        berth_source::http::FetchError::Unreachable { url, reason } if reason == "connection refused" => {
+            go_connection_refused(url)
+        }
+        other => go_chain(other),
+    }
+}
+
 fn go_connection_refused(url: &str) -> String {
     format!("Get {}: {}", berth_go::strconv::quote(url), berth_source::http::go_dial_refused(url))
 }
@@ -595,6 +626,10 @@ mod tests {
     #[test]
     fn errors_scripts_match_read_as_helm_writes_them() {
         let not_found = || Error::Release(LifecycleError::NotFound("shop".to_string()));
+        let dependencies_failed = || {
+            let message = "chart dependencies processing failed: type mismatch on db: %!t(int64=3)";
+            Error::Chart("./shop".to_string(), ChartProblem(message.to_string()))
+        };
         // (error, what Helm prints)
         let table = [
             (not_found(), "Error: release: not found\n".to_string()),
@@ -622,6 +657,16 @@ mod tests {
             (
                 Error::Release(LifecycleError::NoRevision { name: "shop".to_string(), version: 5 }),
                 "Error: release has no 5 version\n".to_string(),
+            ),
+            (
+                Error::in_stage(Stage::Install, dependencies_failed()),
+                "level=ERROR msg=\"chart dependencies processing failed\" error=\"type mismatch on db: %!t(int64=3)\"\n\
+                 Error: INSTALLATION FAILED: chart dependencies processing failed: type mismatch on db: %!t(int64=3)\n"
+                    .to_string(),
+            ),
+            (
+                Error::in_stage(Stage::Upgrade, dependencies_failed()),
+                "Error: UPGRADE FAILED: type mismatch on db: %!t(int64=3)\n".to_string(),
             ),
         ];
         for (error, expected) in table {

@@ -165,12 +165,18 @@ enum Arity {
     AtLeast(usize),
     /// `require.MaximumNArgs(n)`
     AtMost(usize),
+    /// No `Args` check: the command's own error when it is given no argument (`helm package`).
+    Missing(&'static str),
 }
 
 /// The Helm 4.1.4 commands whose argument count clap checks, with Helm's validator (pkg/cmd/*.go, checked
 /// against the binary). Commands that count their arguments themselves (`install`, `template`: `expected at most
 /// two arguments`) are not here.
-const ARITIES: [(&str, Arity); 39] = [
+const ARITIES: [(&str, Arity); 44] = [
+    ("helm completion bash", Arity::None),
+    ("helm completion fish", Arity::None),
+    ("helm completion powershell", Arity::None),
+    ("helm completion zsh", Arity::None),
     ("helm create", Arity::Exactly(1)),
     ("helm dependency build", Arity::AtMost(1)),
     ("helm dependency list", Arity::AtMost(1)),
@@ -186,6 +192,7 @@ const ARITIES: [(&str, Arity); 39] = [
     ("helm install", Arity::AtLeast(1)),
     ("helm lint", Arity::AtLeast(1)),
     ("helm list", Arity::None),
+    ("helm package", Arity::Missing("need at least one argument, the path to the chart")),
     ("helm plugin install", Arity::Exactly(1)),
     ("helm plugin package", Arity::Exactly(1)),
     ("helm plugin verify", Arity::Exactly(1)),
@@ -241,7 +248,25 @@ fn arity_message(error: &clap::Error, path: &str, arguments: &[OsString]) -> Opt
         Arity::Exactly(count) => format!("\"{path}\" requires {count} {}", arguments(count)),
         Arity::AtLeast(count) => format!("\"{path}\" requires at least {count} {}", arguments(count)),
         Arity::AtMost(count) => format!("\"{path}\" accepts at most {count} {}", arguments(count)),
+        Arity::Missing(message) => message.to_string(),
     })
+}
+
+/// Helm's subcommands that are a first argument in berth (`show WHAT CHART`, `completion SHELL`): the words that
+/// name one, for Helm's name of the command in an error (`"helm show chart" requires 1 argument`).
+const ARGUMENT_SUBCOMMANDS: [(&str, &[&str]); 2] =
+    [("show", &["all", "chart", "crds", "readme", "values"]), ("completion", &["bash", "fish", "powershell", "zsh"])];
+
+/// `path` with the Helm subcommand berth reads as its first argument, when the line names one (see
+/// [`ARGUMENT_SUBCOMMANDS`]): the word right after the command, where the reading puts Helm's command words.
+fn with_argument_subcommand(mut path: Vec<String>, arguments: &[OsString]) -> Vec<String> {
+    let [command] = path.as_slice() else { return path };
+    let Some((_, names)) = ARGUMENT_SUBCOMMANDS.iter().find(|(name, _)| name == command) else { return path };
+    let after = arguments.iter().skip(1).skip_while(|word| *word != command.as_str() && *word != "inspect").nth(1);
+    if let Some(word) = after.and_then(|word| word.to_str()).filter(|word| names.contains(word)) {
+        path.push(word.to_string());
+    }
+    path
 }
 
 /// The subcommands a command line names, from the root (`["get", "values"]`): each word that is not a flag and
@@ -311,7 +336,7 @@ fn is_positional(error: &clap::Error) -> bool {
 
 /// cobra's and pflag's words for what clap found wrong.
 fn helm_message(error: &clap::Error, command: &Command, arguments: &[OsString]) -> String {
-    let path = subcommand_path(command, arguments);
+    let path = with_argument_subcommand(subcommand_path(command, arguments), arguments);
     let named = std::iter::once("helm").chain(path.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
     if let Some(message) = arity_message(error, &named, arguments) {
         return message;
@@ -417,9 +442,14 @@ mod tests {
                         .arg(Arg::new("time").long("time-format"))
                         .arg(Arg::new("wait").long("wait").value_parser(super::super::common_args::wait_strategy)),
                 )
+                .subcommand(Command::new("get").subcommand(Command::new("values").arg(Arg::new("name").required(true))))
                 .subcommand(
-                    Command::new("get").subcommand(Command::new("values").arg(Arg::new("name").required(true))),
-                ),
+                    Command::new("show")
+                        .alias("inspect")
+                        .arg(Arg::new("what").required(true))
+                        .arg(Arg::new("chart").required(true)),
+                )
+                .subcommand(Command::new("package").arg(Arg::new("chart").required(true).num_args(1..))),
             &words,
         );
         let command = helm_flags_for_test(command, &words);
@@ -435,7 +465,7 @@ mod tests {
     #[test]
     fn command_line_errors_are_worded_as_cobra_words_them() {
         // (command line, Helm's message)
-        let table: [(&[&str], &str); 11] = [
+        let table: [(&[&str], &str); 14] = [
             (&["helm", "list", "--foo"], "unknown flag: --foo"),
             (&["helm", "list", "-Z"], "unknown shorthand flag: 'Z' in -Z"),
             (&["helm", "foo"], "unknown command \"foo\" for \"helm\"\nRun 'helm --help' for usage."),
@@ -458,6 +488,10 @@ mod tests {
             (&["helm", "list", "extra"], "\"helm list\" accepts no arguments"),
             (&["helm", "get", "values"], "\"helm get values\" requires 1 argument"),
             (&["helm", "get", "values", "a", "b"], "\"helm get values\" requires 1 argument"),
+            // berth's first argument is Helm's subcommand; a command that words its own error.
+            (&["helm", "show", "chart"], "\"helm show chart\" requires 1 argument"),
+            (&["helm", "inspect", "values", "a", "b"], "\"helm show values\" requires 1 argument"),
+            (&["helm", "package"], "need at least one argument, the path to the chart"),
         ];
         for (line, expected) in table {
             assert_eq!(parse(line), expected, "{line:?}");

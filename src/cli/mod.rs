@@ -153,6 +153,7 @@ pub enum SharedCommand {
     /// Examine charts as `helm lint` does, then with berth's own checks of what an install would refuse.
     Lint(Box<lint::LintArgs>),
     /// Show a chart's Chart.yaml, values, README or CRDs, as `helm show`.
+    #[command(alias = "inspect")]
     Show(show::ShowArgs),
     /// Add, update, list, remove and index chart repositories (Helm's repositories.yaml and cache).
     Repo(repo::RepoArgs),

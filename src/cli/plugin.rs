@@ -94,6 +94,10 @@ pub struct ListArgs {
     /// Only plugins of this type (`cli/v1`, `postrenderer/v1`, ...).
     #[arg(long = "type")]
     pub plugin_type: Option<String>,
+    /// Helm's `plugin list` takes any arguments and ignores them (cobra's default for a subcommand without an
+    /// `Args` check).
+    #[arg(hide = true)]
+    pub ignored: Vec<String>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -18,6 +18,9 @@ pub struct PushArgs {
     pub chart: PathBuf,
     /// `oci://HOST/PATH`: the chart goes to `HOST/PATH/<name>:<version>`.
     pub remote: String,
+    /// Helm's `push` reads its first two arguments and ignores any after them (`require.MinimumNArgs(2)`).
+    #[arg(hide = true)]
+    pub ignored: Vec<String>,
     #[command(flatten)]
     pub access: AccessArgs,
 }

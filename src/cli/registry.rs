@@ -30,6 +30,9 @@ pub enum RegistryCommand {
 #[derive(Debug, Args)]
 pub struct LoginArgs {
     pub host: String,
+    /// Helm's `registry login` reads its first argument and ignores any after it (`require.MinimumNArgs(1)`).
+    #[arg(hide = true)]
+    pub ignored: Vec<String>,
     #[arg(short, long)]
     pub username: Option<String>,
     /// The password or identity token (`--password-stdin` keeps it out of the process list).
@@ -53,6 +56,9 @@ pub struct LoginArgs {
 #[derive(Debug, Args)]
 pub struct LogoutArgs {
     pub host: String,
+    /// Helm's `registry logout` reads its first argument and ignores any after it (`require.MinimumNArgs(1)`).
+    #[arg(hide = true)]
+    pub ignored: Vec<String>,
 }
 
 pub fn run(args: RegistryArgs, globals: &Globals) -> Result<ExitCode, Error> {

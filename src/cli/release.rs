@@ -176,6 +176,9 @@ pub struct RollbackArgs {
     pub name: String,
     /// The revision to go back to (default, or 0: the one before the current).
     pub revision: Option<u32>,
+    /// Helm's `rollback` reads its first two arguments and ignores any after them (`require.MinimumNArgs(1)`).
+    #[arg(hide = true)]
+    pub ignored: Vec<String>,
     #[command(flatten)]
     pub change: ChangeArgs,
 }
@@ -568,10 +571,20 @@ fn drive(request: Request<'_>, settings: &Settings<'_>) -> Result<ExitCode, Erro
                 // error as it is (pkg/cmd/upgrade.go); a plain upgrade reads it in its action (`UPGRADE FAILED`).
                 let early_stage = Announcement::of(mode, matches!(mode, Mode::Upgrade { install: false, .. }));
                 let reading = async { Rollout::read(scope, &name, mode).await.map_err(Error::Release) };
-                let rollout = interrupts
-                    .unless_cancelled("while reading the release", reading)
-                    .await
-                    .map_err(|error| early_stage.stage(error))?;
+                let rollout = match interrupts.unless_cancelled("while reading the release", reading).await {
+                    Ok(rollout) => rollout,
+                    // Helm's `upgrade` (without `--install`) locates and loads the chart and reads the values
+                    // before its action reads the release (pkg/cmd/upgrade.go): their errors come first.
+                    Err(error @ Error::Release(_)) if matches!(mode, Mode::Upgrade { install: false, .. }) => {
+                        let loading = release_input::load(&chart_ref, chart, preload, globals, false);
+                        interrupts
+                            .unless_cancelled("while loading the chart", loading)
+                            .await
+                            .map_err(|error| early_stage.loading_stage(error))?;
+                        return Err(early_stage.stage(error));
+                    }
+                    Err(error) => return Err(early_stage.stage(error)),
+                };
                 let rollout_is_upgrade = rollout.is_upgrade();
                 announcement = Announcement::of(mode, rollout_is_upgrade);
                 if announcement == Announcement::Installing && settings.output == OutputFormat::Table {

@@ -194,6 +194,12 @@ pub async fn load(
     } else {
         loaded.chart
     };
+    // Helm's `upgrade` command checks the dependencies before its action (pkg/cmd/upgrade.go); an install checks
+    // them in its action, and a render does again.
+    if !installing {
+        berth_chart::values::check_dependencies_present(&chart)
+            .map_err(|error| chart_error(&shown, error.to_string()))?;
+    }
     let user_values = flags.values.user_values_fetched(&globals.environment).await?;
     let post_render = post_render.map(|renderer| {
         let post_render: Arc<PostRender> = Arc::new(move |files| {

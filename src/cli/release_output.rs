@@ -138,13 +138,23 @@ pub fn rollout_text(release: &Release, printed: Printed, announcement: Announcem
     })
 }
 
-/// `--hide-secret`: the manifest without its Secrets (Helm's `renderResources` leaves them out).
+/// `--hide-secret`: the manifest with each Secret (`v1`) replaced by Helm's note that it is hidden, its `# Source:`
+/// line kept (pkg/action/action.go `renderResources`).
 fn without_secrets(release: &Release) -> Release {
-    let documents: Vec<String> = berth_chart::render::output::split_manifests(&release.manifest)
+    let manifest = berth_chart::render::output::split_manifests(&release.manifest)
         .into_iter()
-        .filter(|document| !document.lines().any(|line| line.trim_end() == "kind: Secret"))
+        .map(|document| {
+            let (source, content) = document.split_once('\n').unwrap_or((document.as_str(), ""));
+            let is_secret = berth_chart::render::head::read_head(content)
+                .is_ok_and(|(head, _)| head.kind == "Secret" && head.api_version == "v1");
+            match source.strip_prefix("# Source: ") {
+                Some(path) if is_secret => {
+                    format!("---\n# Source: {path}\n# HIDDEN: The Secret output has been suppressed\n")
+                }
+                _ => format!("---\n{}\n", document.trim_end()),
+            }
+        })
         .collect();
-    let manifest = documents.iter().map(|document| format!("---\n{}\n", document.trim_end())).collect();
     Release { manifest, ..release.clone() }
 }
 
@@ -394,7 +404,7 @@ mod tests {
     }
 
     #[test]
-    fn hide_secret_drops_the_secrets_of_the_manifest() {
+    fn hide_secret_replaces_the_secrets_of_the_manifest_with_helms_note() {
         let release = Release {
             manifest: "---\n# Source: a/templates/s.yaml\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n---\n\
                        # Source: a/templates/c.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"
@@ -402,7 +412,10 @@ mod tests {
             ..Release::default()
         };
         let shown = without_secrets(&release);
-        assert!(!shown.manifest.contains("kind: Secret"), "{}", shown.manifest);
-        assert!(shown.manifest.contains("kind: ConfigMap"), "{}", shown.manifest);
+        assert_eq!(
+            shown.manifest,
+            "---\n# Source: a/templates/s.yaml\n# HIDDEN: The Secret output has been suppressed\n---\n\
+             # Source: a/templates/c.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"
+        );
     }
 }

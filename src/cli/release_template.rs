@@ -60,7 +60,7 @@ pub fn write(release: &Release, template: &str, out: &mut Vec<u8>) -> Result<(),
 }
 
 /// The release as Helm's `release.Release` struct reads in a template; what berth's record does not hold (the
-/// chart's files, lock and schema, hooks' last runs, the objects of `Info.Resources`) reads as empty.
+/// chart's files, lock and schema, the objects of `Info.Resources`) reads as empty.
 fn release_fields(release: &Release) -> Value {
     let time = |time: Option<berth::release::HelmTime>| {
         Value::from(time.map_or_else(|| "0001-01-01 00:00:00 +0000 UTC".to_string(), |time| time.go_string()).as_str())
@@ -99,7 +99,7 @@ fn release_fields(release: &Release) -> Value {
             ("Metadata", chart_metadata),
             ("Lock", Value::Nil),
             ("Templates", empty()),
-            ("Values", template_value(&serde_json::Value::Object(release.chart.values.clone()))),
+            ("Values", template_value(&serde_json::Value::Object(release.chart.values.clone().unwrap_or_default()))),
             ("Schema", empty()),
             ("SchemaModTime", time(None)),
             ("Files", empty()),
@@ -115,7 +115,18 @@ fn release_fields(release: &Release) -> Value {
                 ("Path", text(&hook.path)),
                 ("Manifest", text(&hook.manifest)),
                 ("Events", texts(&hook.events)),
-                ("LastRun", Value::Nil),
+                // A struct, not a pointer, in Helm's `Hook`: a hook that never ran reads as Go's zero values.
+                (
+                    "LastRun",
+                    GoStruct::value(
+                        "v1.HookExecution",
+                        vec![
+                            ("StartedAt", time(hook.last_run.started_at)),
+                            ("CompletedAt", time(hook.last_run.completed_at)),
+                            ("Phase", text(&hook.last_run.phase)),
+                        ],
+                    ),
+                ),
                 ("Weight", Value::Int(i64::from(hook.weight))),
                 ("DeletePolicies", texts(&hook.delete_policies)),
                 ("OutputLogPolicies", empty()),

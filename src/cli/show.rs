@@ -41,7 +41,7 @@ pub fn run(args: ShowArgs, globals: &Globals) -> Result<ExitCode, Error> {
         |error: berth_chart::load::LoadError| Error::Chart(args.chart.clone(), ChartProblem(error.to_string()));
     let located =
         super::source_args::locate_any_blocking(&args.chart, &args.source, &args.provenance, &globals.environment)?;
-    let loaded = berth_chart::load::load(located).map_err(chart_problem)?;
+    let loaded = berth_chart::load::load_v2(located).map_err(chart_problem)?;
     print_stdout(&show_selected(&loaded.chart, args.what, args.jsonpath.as_deref(), globals)?)?;
     Ok(ExitCode::Success)
 }
@@ -75,7 +75,7 @@ fn values_through_jsonpath(chart: &Chart, template: &str, personality: Personali
         .map_err(|error| Error::Usage(format!("error parsing jsonpath {template}: {error}")))?;
     let mut out = String::new();
     // Helm's loader sets `Values` only when the chart has a values file (berth's holds an empty map then).
-    if !chart.raw.iter().any(|file| file.name == "values.yaml") {
+    if chart.raw_values().is_none() {
         return Ok(out);
     }
     let is_go_error = |error: &ExecuteError| {
@@ -98,7 +98,9 @@ fn show(chart: &Chart, what: ShowWhat) -> String {
     if what == ShowWhat::Chart || all {
         out.push_str(&format!("{}\n\n", to_yaml(&chart.metadata.json_view())));
     }
-    if what == ShowWhat::Values || all {
+    // Helm's loader sets `Values` only from a `values.yaml`; `Show.Run` prints nothing for nil values, not even
+    // `show all`'s `---`.
+    if (what == ShowWhat::Values || all) && chart.raw_values().is_some() {
         if all {
             out.push_str("---\n");
         }

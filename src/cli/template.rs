@@ -7,10 +7,10 @@ use super::global_args::{Globals, Personality};
 use super::output::print_stdout;
 use super::release_input::RenderFlags;
 use crate::cli::error::{ChartProblem, Error, ExitCode, NameCheck, check_release_name};
-use berth_chart::pipeline::{ReleaseOptions, render_release_post_rendered};
+use berth_chart::pipeline::{ChartError, ReleaseOptions, render_release_post_rendered};
 use berth_chart::render::objects::KubeVersion;
 use berth_chart::render::output::{Hook, Manifest, TemplateOutput, template_text};
-use berth_chart::render::{Release, RenderOptions, offline};
+use berth_chart::render::{ChartRenderError, Release, RenderOptions, offline};
 use berth_chart::values::ComputeOptions;
 use clap::Args;
 use regex::Regex;
@@ -194,8 +194,10 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
         }
     });
     let post_render = post_render.as_ref().map(|post_render| post_render as &berth_chart::render::PostRender<'_>);
-    let rendered = render_release_post_rendered(&chart, user_values, &options, post_render)
-        .map_err(|error| Error::Chart(chart_path.clone(), ChartProblem(error.to_string())))?;
+    let rendered = match render_release_post_rendered(&chart, user_values, &options, post_render) {
+        Ok(rendered) => rendered,
+        Err(error) => return Err(render_failure(&error, &chart_path, globals)?),
+    };
     for warning in &rendered.warnings {
         tracing::warn!("{warning}");
     }
@@ -225,6 +227,31 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let text = if args.show_only.is_empty() { text } else { show_only(&text, &args.show_only)? };
     print_stdout(&text)?;
     Ok(ExitCode::Success)
+}
+
+/// A chart that did not render. As `helm`, a failure of the render itself (Helm's `renderResources`, which
+/// returns a release holding what rendered) is reported as Helm's `template` reports it (pkg/cmd/template.go):
+/// with `--debug`, that manifest printed first (the files of a YAML parse error, else nothing: an empty line);
+/// without, the error and Helm's hint to use `--debug`.
+///
+/// # Errors
+/// [`Error::Output`] when stdout cannot be written.
+fn render_failure(error: &ChartError, chart_path: &str, globals: &Globals) -> Result<Error, Error> {
+    let problem = |message: String| Error::Chart(chart_path.to_string(), ChartProblem(message));
+    let message = error.to_string();
+    let ChartError::Render(render) = error else { return Ok(problem(message)) };
+    if globals.personality == Personality::Berth {
+        return Ok(problem(message));
+    }
+    if globals.environment.debug {
+        let manifest = match render {
+            ChartRenderError::Sort(sort) => sort.rendered.trim_matches(berth_go::strings::is_space),
+            _ => "",
+        };
+        print_stdout(&format!("{manifest}\n"))?;
+        return Ok(problem(message));
+    }
+    Ok(problem(format!("{message}\n\nUse --debug flag to render out invalid YAML")))
 }
 
 /// `--show-only`: the documents whose `# Source:` template (the path after the chart name) matches a pattern,

@@ -3,13 +3,13 @@
 //! failed, 130 when interrupted.
 
 use super::common_args::{OutputFormat, duration_arg};
-use super::global_args::Globals;
+use super::global_args::{Globals, Personality};
 use super::output::print_stdout;
 use super::progress::{Goal, Progress, ProgressMode};
 use super::runtime::Interrupts;
-use crate::cli::error::{Error, ExitCode};
+use crate::cli::error::{Error, ExitCode, NameCheck, check_release_name};
 use berth::release::show::{self, StatusView};
-use berth::release::{self, Scope, TestFilter, TestOptions, TestReport, Tokens};
+use berth::release::{self, Scope, TestFilter, TestLogs, TestOptions, TestReport, Tokens};
 use berth::wait::Outcome;
 use clap::Args;
 use std::time::Duration;
@@ -38,17 +38,28 @@ pub fn run(args: TestArgs, globals: &Globals) -> Result<ExitCode, Error> {
         let driver = globals.storage_driver()?;
         let (cluster, _simulated) =
             interrupts.unless_cancelled("while connecting to the cluster", globals.connect()).await?;
+        check_release_name(&args.name, NameCheck::Test)?;
         let options = TestOptions {
             timeout: args.timeout,
             filter: TestFilter::parse(args.filter.iter().map(String::as_str)),
-            logs: args.logs,
+            // As `helm`, the logs Helm reads: the pod named as each test.
+            logs: match (args.logs, globals.personality) {
+                (false, _) => TestLogs::None,
+                (true, Personality::Berth) => TestLogs::Pods,
+                (true, Personality::Helm) => TestLogs::HelmPods,
+            },
         };
         // A user's SIGINT/SIGTERM stops the running test too.
         let tokens = Tokens { hooks: cancel.clone(), ..Tokens::cancelled_by(&cancel) };
         let scope = Scope::with_driver(cluster, &driver);
-        // Progress stays on stderr: stdout carries the release, whatever `-o` says.
+        // Progress stays on stderr: stdout carries the release, whatever `-o` says. As `helm`, none: Helm prints
+        // nothing while the tests run, and stderr's first line is its error.
         // Each test has its own limit: the header shows no deadline.
-        let mut progress = Progress::new(ProgressMode::detect(false), Goal::Ready, None);
+        let mode = match globals.personality {
+            Personality::Berth => ProgressMode::detect(false),
+            Personality::Helm => ProgressMode::Silent,
+        };
+        let mut progress = Progress::new(mode, Goal::Ready, None);
         let testing =
             progress.follow(async |events| release::test(&scope, &args.name, &options, &tokens, events).await);
         // A second SIGINT leaves the tests where they are (their pods are the release's test hooks).
@@ -57,7 +68,16 @@ pub fn run(args: TestArgs, globals: &Globals) -> Result<ExitCode, Error> {
             () = interrupts.abort.cancelled() => return Err(Error::Cancelled("while the tests ran")),
         };
         progress.finish();
-        print_stdout(&render(&report, args.output, args.logs)?)?;
+        print_stdout(&render(&report, args.output, args.logs, globals.environment.debug)?)?;
+        if globals.personality == Personality::Helm {
+            // Helm returns the failed test's error and the logs' (Go's `errors.Join`) after printing the release
+            // (pkg/cmd/release_testing.go).
+            let unreadable = report.logs.iter().filter_map(|log| log.log.as_ref().err().cloned());
+            let errors: Vec<String> = report.helm_error().into_iter().chain(unreadable).collect();
+            if !errors.is_empty() {
+                return Err(Error::NotReady(errors.join("\n")));
+            }
+        }
         let mut unreadable = false;
         for log in &report.logs {
             if let Err(error) = &log.log {
@@ -77,11 +97,12 @@ pub fn run(args: TestArgs, globals: &Globals) -> Result<ExitCode, Error> {
 }
 
 /// Helm's output of `helm test`: the status without notes (or the record), then `POD LOGS:` sections.
-fn render(report: &TestReport, output: OutputFormat, logs: bool) -> Result<String, Error> {
+/// With `--debug`, the status shows the values, hooks and manifest, as Helm's `statusPrinter` does.
+fn render(report: &TestReport, output: OutputFormat, logs: bool, debug: bool) -> Result<String, Error> {
     let release = &report.release;
     let mut text = match output {
         OutputFormat::Table => {
-            show::status(release, StatusView { debug: false, show_metadata: false, hide_notes: true, fresh: false })
+            show::status(release, StatusView { debug, show_metadata: false, hide_notes: true, fresh: false })
         }
         OutputFormat::Json => show::release_json(release),
         OutputFormat::Yaml => show::release_yaml(release),

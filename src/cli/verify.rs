@@ -107,7 +107,12 @@ pub async fn pull_with_provenance(
             // Helm writes the chart before it looks for the provenance file, and warns after.
             save_pulled(args, &fetched, None, what)?;
             // A repository URL may carry a password: the line is redacted as every URL berth prints.
-            let warning = format!("WARNING: Verification not found for {reference}: {missing}\n");
+            // Helm warns of the getter's error (`failed to fetch URL : 404 Not Found`).
+            let cause = match &missing {
+                berth_source::SourceError::NoProvenance { source, .. } => source.to_string(),
+                other => other.to_string(),
+            };
+            let warning = format!("WARNING: Verification not found for {reference}: {cause}\n");
             print_stdout(&berth_source::redact::urls(&warning))?;
             return Ok(fetched);
         }

@@ -214,7 +214,10 @@ pub(crate) fn chart_record(chart: &LoadedChart) -> Chart {
         metadata,
         lock: Some(chart.lock.as_ref().map_or(Value::Null, lock_record)),
         templates: files(&chart.templates),
-        values: json_map(&chart.values),
+        // Helm's loader sets `Values` only from a `values.yaml`; its import of dependencies' values replaces them
+        // with a map (pkg/chart/v2/util `processImportValues`) only when the chart declares dependencies.
+        values: (chart.raw_values().is_some() || !chart.metadata.dependencies.is_empty())
+            .then(|| json_map(&chart.values)),
         schema: Some(chart.schema.as_deref().map_or(Value::Null, encoded)),
         schemamodtime: Some(mod_time(chart.schema_mod_time)),
         files: Some(other_files),

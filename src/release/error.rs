@@ -35,9 +35,9 @@ pub enum LifecycleError {
     AlreadyUninstalled(String),
     #[error("namespace `{0}` does not exist")]
     NoNamespace(String),
-    /// An object of the revision exists and is not the release's, or cannot be read: Helm 4's
-    /// `existingResourceConflict` error as its install and upgrade wrap it (Helm 3 said "rendered manifests
-    /// contain a resource that already exists" first).
+    /// An object the release would create exists and is not the release's: Helm 4's words (pkg/action
+    /// `Install.RunWithContext` and `Upgrade.performUpgrade`: `unable to continue with install|update: ...`; Helm
+    /// 3's began `rendered manifests contain a resource that already exists`).
     #[error("unable to continue with {operation}: {message}")]
     Exists { operation: &'static str, message: String },
     #[error("cannot create namespace `{namespace}`")]

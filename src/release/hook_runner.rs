@@ -380,6 +380,14 @@ async fn delete_by_policy(
     let mut requested = Vec::new();
     for (manifest, resolved) in prepared.objects.iter().rev() {
         let cannot = |message: String| failure(event, resolved.reference.clone(), Outcome::Failed, &message);
+        // Helm's kube client logs each object it is asked to delete, there or not (`deleteResources`).
+        let reference = &resolved.reference;
+        tracing::debug!(
+            namespace = reference.namespace.as_deref().unwrap_or_default(),
+            name = reference.name.as_str(),
+            kind = reference.kind.as_str(),
+            "starting delete resource"
+        );
         match get_object(context.cluster, resolved).await {
             Ok(None) => continue,
             Ok(Some(_)) => {}
@@ -470,6 +478,17 @@ async fn job_uid(cluster: &Cluster, object: &ObjectRef, namespace: &str) -> Opti
 type ContainerLog = (String, String, String);
 
 /// The logs of every container of the pods of a Pod or Job, in the pods' order by name.
+/// The log of the pod `name` in `namespace`, read without naming a container, as Helm's `GetPodLogs` reads a
+/// test's (pkg/action/release_testing.go); the API server's message when it cannot be read (`pods "NAME" not
+/// found`, a pod of several containers).
+pub(super) async fn pod_log_by_name(cluster: &Cluster, namespace: &str, name: &str) -> Result<String, String> {
+    let api: Api<Pod> = Api::namespaced(cluster.client.clone(), namespace);
+    api.logs(name, &LogParams::default()).await.map_err(|error| match error {
+        kube::Error::Api(status) => status.message,
+        other => other.to_string(),
+    })
+}
+
 pub(super) async fn pod_logs(cluster: &Cluster, object: &ObjectRef) -> Vec<Result<ContainerLog, String>> {
     let namespace = object.namespace.clone().unwrap_or_else(|| cluster.default_namespace.clone());
     let api: Api<Pod> = Api::namespaced(cluster.client.clone(), &namespace);

@@ -71,4 +71,4 @@ pub use storage::{
     DriverError, DriverStep, HELM_DRIVER, HELM_DRIVER_SQL_CONNECTION_STRING, HELM_MEMORY_DRIVER_DATA, MemoryStore,
     SECRET_TYPE, SYSTEM_LABELS, SqlDatabase, Storage, StorageDriver, StorageError, record_key,
 };
-pub use testing::{TestLog, TestOptions, TestReport, test};
+pub use testing::{TestLog, TestLogs, TestOptions, TestReport, test};

@@ -308,9 +308,11 @@ pub struct Chart {
     pub lock: Option<Value>,
     #[serde(default, deserialize_with = "null_as_default")]
     pub templates: Vec<ChartFile>,
-    /// The chart's default values.
-    #[serde(default, deserialize_with = "null_as_default")]
-    pub values: Map<String, Value>,
+    /// The chart's default values; `None` (`null`) for a chart without `values.yaml` and without dependencies, as
+    /// Helm's loader leaves its `Values` nil (and `processImportValues` leaves it so when there are no
+    /// dependencies).
+    #[serde(default)]
+    pub values: Option<Map<String, Value>>,
     /// `values.schema.json`, base64 (Go's `[]byte`), `null` without one.
     #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     pub schema: Option<Value>,
@@ -648,7 +650,7 @@ mod tests {
             json!({
                 "name": "web",
                 "info": {"status": "deployed"},
-                "chart": {"metadata": {"apiVersion": "v2"}, "templates": [], "values": {}},
+                "chart": {"metadata": {"apiVersion": "v2"}, "templates": [], "values": null},
                 "version": 1
             })
         );

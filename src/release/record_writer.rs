@@ -340,7 +340,7 @@ mod tests {
                     data: b"kind: A".to_vec(),
                     ..Default::default()
                 }],
-                values: json!({"replicas": 1}).as_object().cloned().unwrap_or_default(),
+                values: json!({"replicas": 1}).as_object().cloned(),
                 ..Chart::default()
             },
             config: json!({"replicas": 2}).as_object().cloned().unwrap_or_default(),

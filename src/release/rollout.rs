@@ -244,7 +244,7 @@ async fn render_input(
     };
     if let Some(current) = current {
         let current_chart = Chart {
-            values: template_value(&serde_json::Value::Object(current.chart.values.clone())),
+            values: template_value(&serde_json::Value::Object(current.chart.values.clone().unwrap_or_default())),
             ..Chart::default()
         };
         let current_values = template_value(&serde_json::Value::Object(current.config.clone()));

@@ -51,7 +51,10 @@ pub fn notes(release: &Release) -> String {
 /// computed values.
 fn values_of(release: &Release, all: bool) -> Value {
     if all {
-        Value::Object(computed_values(&release.chart.values, &release.config))
+        Value::Object(computed_values(
+            release.chart.values.as_ref().unwrap_or(&serde_json::Map::new()),
+            &release.config,
+        ))
     } else if release.config.is_empty() {
         Value::Null
     } else {
@@ -499,10 +502,7 @@ mod tests {
                     extra: chart_extra,
                     ..ChartMetadata::default()
                 },
-                values: match json!({"replicaCount": 1, "image": {"repository": "nginx"}}) {
-                    Value::Object(map) => map,
-                    _ => Map::new(),
-                },
+                values: json!({"replicaCount": 1, "image": {"repository": "nginx"}}).as_object().cloned(),
                 ..Chart::default()
             },
             hooks: vec![

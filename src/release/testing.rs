@@ -22,13 +22,26 @@ pub struct TestOptions {
     pub timeout: Duration,
     /// Which tests run (`--filter name=X`, `--filter '!name=X'`).
     pub filter: TestFilter,
-    /// Read the test pods' logs before the tests are cleaned up (`--logs`).
-    pub logs: bool,
+    /// Which logs to read before the tests are cleaned up (`--logs`).
+    pub logs: TestLogs,
+}
+
+/// Which logs a test run reads, after its tests ran and before they are cleaned up.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TestLogs {
+    #[default]
+    None,
+    /// Every container's log of each test's pods (a Job's pods too).
+    Pods,
+    /// Helm's `GetPodLogs` (pkg/action/release_testing.go): the log of the pod named as each test, in the release's
+    /// namespace, read without naming a container; the first that cannot be read ends the reading with Helm's
+    /// `unable to get pod logs for NAME: ...` (a test that is a Job has no pod of its name).
+    HelmPods,
 }
 
 impl Default for TestOptions {
     fn default() -> TestOptions {
-        TestOptions { timeout: Duration::from_secs(300), filter: TestFilter::default(), logs: false }
+        TestOptions { timeout: Duration::from_secs(300), filter: TestFilter::default(), logs: TestLogs::None }
     }
 }
 
@@ -51,6 +64,14 @@ pub struct TestReport {
     pub failure: Option<HookFailure>,
     /// With [`TestOptions::logs`]: the test pods' logs, tests in the order they ran.
     pub logs: Vec<TestLog>,
+}
+
+impl TestReport {
+    /// The error Helm's `helm test` returns when a test failed: its hook's waiter's error, as
+    /// `execHookWithDelayedShutdown` returns it (`resource Pod/NS/NAME not ready. status: Failed, message: ...`).
+    pub fn helm_error(&self) -> Option<String> {
+        self.failure.as_ref().map(super::operation::hook_error)
+    }
 }
 
 /// Runs the tests of release `name`; `tokens.cancel` keeps further tests from starting, `tokens.hooks` ends a
@@ -85,7 +106,20 @@ pub async fn test(
     release.hooks = skipped.into_iter().chain(tested.hooks.iter().cloned()).collect();
     storage.update(&release).await?;
     let mut logs = Vec::new();
-    if options.logs {
+    if options.logs == TestLogs::HelmPods {
+        for index in hooks::executing(&tested.hooks, HookEvent::Test) {
+            let Some(hook) = tested.hooks.get(index) else { continue };
+            let log = hook_runner::pod_log_by_name(cluster, &tested.namespace, &hook.name)
+                .await
+                .map_err(|error| format!("unable to get pod logs for {}: {error}", hook.name));
+            let unreadable = log.is_err();
+            logs.push(TestLog { test: hook.name.clone(), pod: hook.name.clone(), log });
+            if unreadable {
+                break;
+            }
+        }
+    }
+    if options.logs == TestLogs::Pods {
         for index in hooks::executing(&tested.hooks, HookEvent::Test) {
             let Some(hook) = tested.hooks.get(index) else { continue };
             let reference = hook_runner::hook_reference(cluster, hook);

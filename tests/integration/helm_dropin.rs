@@ -182,6 +182,72 @@ const FILES: &[(&str, &str)] = &[
          helm.sh/hook: pre-install\nspec:\n  template:\n    spec:\n      containers:\n        - name: migrate\n          \
          image: migrate:1\n",
     ),
+    // A chart with tests: a Pod that passes (its log set), and one that ends as `outcome` says.
+    ("tested/Chart.yaml", "apiVersion: v2\nname: tested\nversion: 0.1.0\n"),
+    ("tested/values.yaml", "outcome: Complete\n"),
+    (
+        "tested/templates/configmap.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  a: b\n",
+    ),
+    ("tested/templates/NOTES.txt", "tested {{ .Release.Name }}\n"),
+    (
+        "tested/templates/tests/ok.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}-ok\n  annotations:\n    helm.sh/hook: test\n    \
+         sim.berth.dev/logs: \"line one\\nline two\"\nspec:\n  restartPolicy: Never\n  containers:\n    - name: t\n      \
+         image: busybox\n",
+    ),
+    (
+        "tested/templates/tests/other.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}-other\n  annotations:\n    \
+         helm.sh/hook: test\n    sim.berth.dev/job-outcome: {{ .Values.outcome }}\nspec:\n  restartPolicy: Never\n  \
+         containers:\n    - name: t\n      image: busybox\n",
+    ),
+    // With `job`, a third test that is a Job (Helm's `--logs` reads a pod named as each test).
+    (
+        "tested/templates/tests/job.yaml",
+        "{{- if .Values.job }}\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {{ .Release.Name }}-job\n  \
+         annotations:\n    helm.sh/hook: test\nspec:\n  backoffLimit: 0\n  template:\n    spec:\n      \
+         restartPolicy: Never\n      containers:\n        - name: t\n          image: busybox\n{{- end }}\n",
+    ),
+    // A chart without values.yaml (its record's chart values are `null`) whose subchart holds a Secret.
+    ("secretive/Chart.yaml", "apiVersion: v2\nname: secretive\nversion: 0.1.0\n"),
+    ("secretive/templates/NOTES.txt", "secretive notes\n"),
+    ("secretive/charts/kid/Chart.yaml", "apiVersion: v2\nname: kid\nversion: 0.1.0\n"),
+    ("secretive/charts/kid/templates/NOTES.txt", "kid notes {{ .Release.Name }}\n"),
+    (
+        "secretive/charts/kid/templates/secret.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-kid\nstringData:\n  pw: not-a-secret\n",
+    ),
+    // A values schema (a type, an enum, no other keys) over a declared subchart with a schema of its own.
+    (
+        "schemed/Chart.yaml",
+        "apiVersion: v2\nname: schemed\nversion: 0.1.0\ndependencies:\n  - name: sub\n    version: 0.1.0\n",
+    ),
+    ("schemed/values.yaml", "size: 1\nmode: fast\n"),
+    (
+        "schemed/values.schema.json",
+        "{\"type\":\"object\",\"properties\":{\"size\":{\"type\":\"integer\"},\"mode\":{\"enum\":[\"fast\",\"safe\"]},\
+         \"sub\":{\"type\":\"object\"}},\"required\":[\"size\"],\"additionalProperties\":false}\n",
+    ),
+    (
+        "schemed/templates/configmap.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  size: \"{{ .Values.size }}\"\n",
+    ),
+    ("schemed/charts/sub/Chart.yaml", "apiVersion: v2\nname: sub\nversion: 0.1.0\n"),
+    ("schemed/charts/sub/values.yaml", "port: 80\n"),
+    (
+        "schemed/charts/sub/values.schema.json",
+        "{\"type\":\"object\",\"properties\":{\"port\":{\"type\":\"integer\",\"minimum\":1}}}\n",
+    ),
+    // A directory that is no chart, and a chart of apiVersion v3 (which only Helm's v2 loader reads).
+    ("not-a-chart/README.md", "no Chart.yaml here\n"),
+    ("api-v3/Chart.yaml", "apiVersion: v3\nname: api-v3\nversion: 1.0.0\n"),
+    // Charts whose render fails: a template calling a function that does not exist, a template that renders
+    // YAML that cannot be read.
+    ("broken-template/Chart.yaml", "apiVersion: v2\nname: broken-template\nversion: 0.1.0\n"),
+    ("broken-template/templates/x.yaml", "a: {{ nope }}\n"),
+    ("broken-yaml/Chart.yaml", "apiVersion: v2\nname: broken-yaml\nversion: 0.1.0\n"),
+    ("broken-yaml/templates/x.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: [\n"),
 ];
 
 /// What a line compares.
@@ -248,6 +314,9 @@ fn cases(values_url: &str) -> Vec<Case> {
                         .replace("{hooked}", "./hooked")
                         .replace("{refuse}", "./refuse")
                         .replace("{needs_missing}", "./needs-missing")
+                        .replace("{tested}", "./tested")
+                        .replace("{secretive}", "./secretive")
+                        .replace("{schemed}", "./schemed")
                         .replace("{values_url}", &format!("{values_url}/url-values.yaml"))
                         .replace("{beta_url}", &format!("{values_url}/beta-1.2.3.tgz"))
                         .replace("{repo_url}", values_url)

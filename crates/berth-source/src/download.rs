@@ -239,7 +239,12 @@ async fn resolve(reference: &str, options: &ChartOptions, env: &Environment) -> 
             repository: entry.name.clone(),
             nearest,
         },
-        GetError::Constraint(message) => SourceError::Other(message),
+        GetError::Constraint(reason) => SourceError::BadConstraint {
+            chart: chart.to_string(),
+            constraint: version.to_string(),
+            repository: entry.name.clone(),
+            reason,
+        },
     })?;
     let first = chart_version
         .urls
@@ -442,7 +447,7 @@ pub async fn fetch_chart(reference: &str, options: &ChartOptions, env: &Environm
 ///
 /// # Errors
 ///
-/// As [`fetch_chart`]; `failed to fetch provenance "<URL>.prov"` when the repository has none.
+/// As [`fetch_chart`]; [`SourceError::NoProvenance`] when the repository has no provenance file for the chart.
 pub async fn fetch_chart_with_provenance(
     reference: &str,
     options: &ChartOptions,
@@ -475,7 +480,7 @@ pub async fn fetch_chart_with_provenance(
     let provenance = client
         .get(&request, &crate::http::NoProgress)
         .await
-        .map_err(|_| SourceError::Other(format!("failed to fetch provenance {:?}", crate::redact::urls(&url))))?;
+        .map_err(|source| SourceError::NoProvenance { url: url.clone(), source })?;
     Ok((fetched, Some(provenance)))
 }
 

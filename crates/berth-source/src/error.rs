@@ -22,6 +22,9 @@ pub enum SourceError {
     /// No tag of an OCI repository matches the constraint (Helm's words).
     #[error("could not locate a version matching provided version string {constraint} in {repository}")]
     NoTag { constraint: String, repository: String, nearest: Vec<String> },
+    /// `--version` is no version constraint (Masterminds' `improper constraint: X`).
+    #[error("chart {chart:?} version {constraint:?} is no version constraint: {reason}")]
+    BadConstraint { chart: String, constraint: String, repository: String, reason: String },
     /// The index has no chart of that name; `constraint` is the version asked for (Helm names it in its message).
     #[error("chart {chart:?} not found in {repository} index. (try 'berth repo update')")]
     NoChart { chart: String, constraint: String, repository: String },
@@ -57,6 +60,14 @@ pub enum SourceError {
     /// The index gives a chart a digest that is no sha256 (Helm refuses it before downloading).
     #[error("the index entry of {url} has an {reason}")]
     InvalidDigest { url: String, reason: String },
+    /// A chart repository gave no provenance file for the chart (`<chart URL>.prov`): Helm's words where it must
+    /// verify (`DownloadTo` with `VerifyAlways`); `pull --prov` warns of the fetch's own error instead.
+    #[error("failed to fetch provenance {:?}", crate::redact::urls(.url))]
+    NoProvenance {
+        url: String,
+        #[source]
+        source: FetchError,
+    },
     /// Anything else, worded as Helm words it (a URL in it shown without its password).
     #[error("{}", crate::redact::urls(.0))]
     Other(String),
@@ -89,6 +100,7 @@ impl SourceError {
             | SourceError::NoTag { .. }
             | SourceError::NoChart { .. }
             | SourceError::NotInRepository { .. } => ErrorKind::NoMatchingVersion,
+            SourceError::BadConstraint { .. } => ErrorKind::Other,
             SourceError::Fetch(fetch) => fetch_kind(fetch, false),
             SourceError::Registry(registry) => match registry.root() {
                 RegistryError::Fetch(fetch) | RegistryError::Request { failure: fetch, .. } => fetch_kind(fetch, true),

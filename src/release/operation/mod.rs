@@ -58,6 +58,8 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 pub use apply_method::{ApplyMethod, ApplyMethodError};
+// `helm test` fails with a failed test's error in the words a failed hook has everywhere else.
+pub(super) use revisions::hook_error;
 
 /// What an install's or upgrade's `--dry-run=client` shows: the revision the operation would record (values,
 /// labels, apply method and times as Helm's `createRelease` and `prepareUpgrade` set them; for an upgrade,

@@ -215,7 +215,7 @@ pub(super) fn apply_error(report: &ApplyReport) -> String {
 /// The error of a hook that failed, as Helm's `execHook` returns it: the server's refusal of its objects
 /// (`warning: Hook pre-install shop/templates/job.yaml failed: ...`), else its waiter's (`WatchUntilReady`):
 /// the hook's object not ready, failed or (its timeout run out) in progress.
-pub(super) fn hook_error(hook: &HookFailure) -> String {
+pub(in crate::release) fn hook_error(hook: &HookFailure) -> String {
     if let Some(path) = &hook.refused_at {
         let refusal = hook.message.strip_prefix(hook_runner::REFUSED).unwrap_or(&hook.message);
         return format!("warning: Hook {} {path} failed: {refusal}", hook.event);

@@ -164,9 +164,43 @@ pub fn load_v2_directory(path: &Path) -> Result<Loaded, LoadError> {
     Ok(Loaded { chart, warnings: context.warnings })
 }
 
+/// The v2 loader's own `loader.Load` (pkg/chart/v2/loader), which Helm's `show` and `dependency` commands call
+/// (pkg/action/show.go, dependency.go, pkg/downloader/manager.go) where the others call the version-detecting
+/// [`load`]: no apiVersion dispatch (a `Chart.yaml` of apiVersion v3 loads as v2), a directory without
+/// `Chart.yaml` is `Chart.yaml file is missing`, and an archive's error keeps its detail.
+///
+/// # Errors
+///
+/// As [`load`], in the v2 loader's words.
+pub fn load_v2(path: impl AsRef<Path>) -> Result<Loaded, LoadError> {
+    let path = path.as_ref();
+    let display = path.to_string_lossy().into_owned();
+    let metadata = std::fs::metadata(path).map_err(|error| LoadError::new(os_error("stat", &display, &error)))?;
+    if metadata.is_dir() {
+        return load_v2_directory(path);
+    }
+    let files = read_archive_file(path, &display, LoadError::new)?;
+    let mut context = LoadContext::default();
+    let chart = files::load_files(files, &mut context, 0).map_err(LoadError::new)?;
+    Ok(Loaded { chart, warnings: context.warnings })
+}
+
 /// `loader.LoadFile`: a packaged chart on disk, read as a stream (only its first bytes are held apart, for
 /// `EnsureArchive`).
 fn load_file(path: &Path, display: &str) -> Result<Loaded, LoadError> {
+    // The version-detecting loader reads the archive once; any failure but a bad gzip header is reported
+    // without detail.
+    let files = read_archive_file(path, display, |_| LoadError::new("unable to load chart archive"))?;
+    load_archive_file_list(files)
+}
+
+/// The files of the packaged chart at `path` (`EnsureArchive`, then `LoadArchiveFiles`); a bad gzip header in
+/// both loaders' words, any other failure of the archive as `other` words it.
+fn read_archive_file(
+    path: &Path,
+    display: &str,
+    other: fn(String) -> LoadError,
+) -> Result<Vec<archive::BufferedFile>, LoadError> {
     use std::io::Read;
     let cannot_read = |error: std::io::Error| {
         LoadError::new(format!("file '{display}' cannot be read: {}", crate::go::errno_text(&error)))
@@ -175,15 +209,12 @@ fn load_file(path: &Path, display: &str) -> Result<Loaded, LoadError> {
     let mut head = Vec::with_capacity(512);
     (&mut file).take(512).read_to_end(&mut head).map_err(cannot_read)?;
     ensure_archive(display, &head).map_err(LoadError::new)?;
-    // The version-detecting loader reads the archive once; any failure but a bad gzip header is reported
-    // without detail.
-    let files = load_archive_files(head.as_slice().chain(file)).map_err(|error| match error {
+    load_archive_files(head.as_slice().chain(file)).map_err(|error| match error {
         ArchiveError::GzipHeader => {
             LoadError::new(format!("file '{display}' does not appear to be a valid chart file (details: {error})"))
         }
-        ArchiveError::Other(_) => LoadError::new("unable to load chart archive"),
-    })?;
-    load_archive_file_list(files)
+        ArchiveError::Other(text) => other(text),
+    })
 }
 
 /// Loads a packaged chart from its bytes, as Helm's `loader.LoadArchive` does (used for charts that arrive in
@@ -247,5 +278,24 @@ fn check_api_version(chart_yaml: &[u8]) -> Result<(), LoadError> {
         "v1" | "v2" | "" => Ok(()),
         "v3" => Err(LoadError::new("invalid chart apiVersion")),
         _ => Err(LoadError::new("unsupported chart version")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{load, load_v2};
+
+    #[test]
+    fn the_v2_loader_reads_no_api_version_and_words_a_missing_chart_yaml_its_own_way() {
+        let directory = tempfile::tempdir().expect("temporary directory");
+        let empty = directory.path().join("empty");
+        std::fs::create_dir(&empty).expect("empty directory");
+        assert_eq!(load_v2(&empty).expect_err("no Chart.yaml").message(), "Chart.yaml file is missing");
+        assert!(load(&empty).expect_err("no Chart.yaml").message().starts_with("unable to detect chart at "));
+        let v3 = directory.path().join("v3");
+        std::fs::create_dir(&v3).expect("chart directory");
+        std::fs::write(v3.join("Chart.yaml"), "apiVersion: v3\nname: v3c\nversion: 1.0.0\n").expect("Chart.yaml");
+        assert_eq!(load(&v3).expect_err("v3 refused").message(), "invalid chart apiVersion");
+        assert_eq!(load_v2(&v3).expect("read as v2").chart.metadata.name, "v3c");
     }
 }

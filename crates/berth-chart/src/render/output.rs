@@ -127,6 +127,10 @@ impl Hook {
 pub struct SortError {
     pub file: String,
     pub message: String,
+    /// Every rendered file that is not blank, as `---`, `# Source: FILE` and its text: the manifest Helm attaches
+    /// to the release it returns with this error (`renderResources`), which `helm template --debug` prints so the
+    /// invalid YAML can be seen. Files in path order, where Helm walks a Go map.
+    pub rendered: String,
 }
 
 /// Helm's install order by kind; kinds not listed go last, alphabetically.
@@ -174,6 +178,18 @@ pub const INSTALL_ORDER: [&str; 38] = [
 /// Splits a rendered file into its documents, trimmed, empty ones dropped (`releaseutil.SplitManifests`).
 pub fn split_manifests(text: &str) -> Vec<String> {
     berth_goyaml::split_manifests(text)
+}
+
+/// The rendered files as Helm's `renderResources` writes them when they cannot be sorted: each that is not blank,
+/// as `---`, `# Source: FILE` and its text.
+fn rendered_files(files: &BTreeMap<String, String>) -> String {
+    files
+        .iter()
+        .filter(|(path, content)| {
+            !path.rsplit('/').next().unwrap_or(path).starts_with('_') && !trim_go_space(content).is_empty()
+        })
+        .map(|(path, content)| format!("---\n# Source: {path}\n{content}\n"))
+        .collect()
 }
 
 /// Go's `strings.TrimSpace`: Unicode white space at both ends.
@@ -227,7 +243,8 @@ pub fn sort_manifests(
     let mut manifests = Vec::new();
     for (path, document, read) in documents {
         let Some(read) = read.or_else(|| heads.next()) else { break };
-        let (head, object) = read.map_err(|message| SortError { file: path.clone(), message })?;
+        let (head, object) =
+            read.map_err(|message| SortError { file: path.clone(), message, rendered: rendered_files(files) })?;
         match head.annotations.get(HOOK_ANNOTATION) {
             Some(events) => {
                 if let Some(hook) = hook(path, &document, &head, events) {

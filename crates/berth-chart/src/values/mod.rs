@@ -41,6 +41,10 @@ pub struct ComputeOptions {
     pub skip_schema_validation: bool,
 }
 
+/// The words Helm's install wraps a failed `ProcessDependencies` in, after logging them with the cause
+/// (pkg/action/install.go); its upgrade returns the cause alone (pkg/action/upgrade.go `prepareUpgrade`).
+pub const DEPENDENCIES_PROCESSING_FAILED: &str = "chart dependencies processing failed";
+
 /// Why the values could not be computed; the message is what Helm prints after `Error: `.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
@@ -81,6 +85,16 @@ pub fn compute(chart: &Chart, user_values: &Value, options: &ComputeOptions) -> 
 /// Helm's messages, as [`compute`] lists them.
 pub fn check_chart(chart: &Chart) -> Result<(), ValuesError> {
     check_installable(chart)?;
+    check_dependencies_present(chart)
+}
+
+/// Every dependency of `Chart.yaml` present in `charts/`, in the words Helm's `install` and `upgrade` commands
+/// wrap `action.CheckDependencies` in (its upgrade checks this before its action, so without `UPGRADE FAILED`).
+///
+/// # Errors
+///
+/// `an error occurred while checking for chart dependencies. ...`.
+pub fn check_dependencies_present(chart: &Chart) -> Result<(), ValuesError> {
     check_dependencies(chart).map_err(|error| {
         ValuesError::new(format!(
             "an error occurred while checking for chart dependencies. You may need to run `helm dependency build` \
@@ -98,7 +112,7 @@ pub fn compute_checked(chart: &Chart, user_values: &Value, options: &ComputeOpti
     let mut warnings = coalesce::Warnings::default();
     let mut processed = chart.clone();
     dependencies::process_dependencies(&mut processed, user_values, &mut warnings)
-        .map_err(|error| ValuesError::new(format!("chart dependencies processing failed: {error}")))?;
+        .map_err(|error| ValuesError::new(format!("{DEPENDENCIES_PROCESSING_FAILED}: {error}")))?;
     let values = coalesce::coalesce_values(&processed, user_values, &mut warnings).map_err(ValuesError::new)?;
     if !options.skip_schema_validation {
         validate_values(&processed, &values)?;

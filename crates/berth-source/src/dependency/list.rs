@@ -21,7 +21,7 @@ pub enum DependencyList {
 
 /// `helm dependency list` (`printDependencies`, `printMissing`).
 pub fn list(chart_path: &Path) -> Result<DependencyList, SourceError> {
-    let chart = berth_chart::load::load(chart_path).map_err(|error| other(error.to_string()))?.chart;
+    let chart = berth_chart::load::load_v2(chart_path).map_err(|error| other(error.to_string()))?.chart;
     let charts_dir = chart_path.join("charts");
     if !chart.metadata.has_dependency_list {
         return Ok(DependencyList::NoDependencies(format!("WARNING: no dependencies at {}", charts_dir.display())));
@@ -45,7 +45,7 @@ pub fn list(chart_path: &Path) -> Result<DependencyList, SourceError> {
         if !is_dir && path.extension().is_none_or(|extension| extension != "tgz") {
             continue;
         }
-        match berth_chart::load::load(&path) {
+        match berth_chart::load::load_v2(&path) {
             Err(_) => warnings.push(format!("WARNING: {:?} is not a chart.", path.display().to_string())),
             Ok(loaded) => {
                 if !chart.metadata.dependencies.iter().any(|dependency| dependency.name == loaded.chart.name()) {
@@ -86,7 +86,7 @@ fn status(chart_path: &Path, dependency: &Dependency, parent: &Chart) -> String 
         return "too many matches".to_string();
     }
     if let Some(archive) = candidates.first() {
-        return match berth_chart::load::load(archive) {
+        return match berth_chart::load::load_v2(archive) {
             Err(_) => "corrupt".to_string(),
             Ok(loaded) if loaded.chart.name() != dependency.name => "misnamed".to_string(),
             Ok(loaded) => {

@@ -66,7 +66,9 @@ impl Manager<'_> {
             Ok(metadata) if !metadata.is_dir() => return Err(other("only unpacked charts can be updated")),
             Ok(_) => {}
         }
-        berth_chart::load::load(&self.chart_path).map(|loaded| loaded.chart).map_err(|error| other(error.to_string()))
+        berth_chart::load::load_v2(&self.chart_path)
+            .map(|loaded| loaded.chart)
+            .map_err(|error| other(error.to_string()))
     }
 
     /// `Manager.Update`.
@@ -276,7 +278,7 @@ impl Manager<'_> {
             }
             if dependency.repository.starts_with("file://") {
                 let path = local_path(&dependency.repository, &self.chart_path)?;
-                let chart = berth_chart::load::load(&path).map_err(|error| other(error.to_string()))?.chart;
+                let chart = berth_chart::load::load_v2(&path).map_err(|error| other(error.to_string()))?.chart;
                 match Version::parse(&chart.metadata.version) {
                     Ok(version) if constraint.check(&version) => locked.push(lock_entry(&chart.metadata.version)),
                     Ok(_) => missing.push(format!(
@@ -430,7 +432,7 @@ impl Manager<'_> {
                     dependency.name
                 ));
                 let path = destination.join(&dependency.name);
-                let chart = berth_chart::load::load(&path)
+                let chart = berth_chart::load::load_v2(&path)
                     .map_err(|error| other(format!("unable to load chart '{}': {error}", path.display())))?
                     .chart;
                 let constraint = Constraints::parse(&dependency.version).map_err(|error| {
@@ -624,7 +626,7 @@ impl Manager<'_> {
             }
             let from = source.join(name);
             in_source.insert(name.clone());
-            if let Err(error) = berth_chart::load::load(&from) {
+            if let Err(error) = berth_chart::load::load_v2(&from) {
                 self.say(&format!("Could not verify {} for moving: {error} (Skipping)", from.display()));
                 continue;
             }
@@ -644,7 +646,7 @@ impl Manager<'_> {
                 continue;
             }
             let path = destination.join(name);
-            let chart = match berth_chart::load::load(&path) {
+            let chart = match berth_chart::load::load_v2(&path) {
                 Ok(loaded) => loaded.chart,
                 Err(error) => {
                     self.say(&format!("Could not verify {} for deletion: {error} (Skipping)", path.display()));
@@ -707,7 +709,7 @@ fn local_path(repository: &str, chart_path: &Path) -> Result<PathBuf, SourceErro
 /// `tarFromLocalDir`: a `file://` dependency packaged into `destination`; its version.
 fn package_local(chart_path: &Path, dependency: &Dependency, destination: &Path) -> Result<String, SourceError> {
     let path = local_path(&dependency.repository, chart_path)?;
-    let chart = berth_chart::load::load(&path).map_err(|error| other(error.to_string()))?.chart;
+    let chart = berth_chart::load::load_v2(&path).map_err(|error| other(error.to_string()))?.chart;
     let constraint = Constraints::parse(&dependency.version).map_err(|error| {
         other(format!("dependency {} has an invalid version/constraint format: {error}", dependency.name))
     })?;
