@@ -442,6 +442,8 @@ fn helm_message(error: &Error, stage: Option<Stage>) -> (Option<(String, Option<
                         berth_go::strconv::quote(namespace)
                     )),
                 ),
+                // Helm's install applies the namespace and returns the server's refusal as it is.
+                (LifecycleError::CreateNamespace { source, .. }, _) => (None, staged(source.to_string())),
                 (LifecycleError::NoRevision { version, .. }, _) => {
                     (None, staged(format!("release has no {version} version")))
                 }

@@ -248,6 +248,17 @@ const FILES: &[(&str, &str)] = &[
     ("broken-template/templates/x.yaml", "a: {{ nope }}\n"),
     ("broken-yaml/Chart.yaml", "apiVersion: v2\nname: broken-yaml\nversion: 0.1.0\n"),
     ("broken-yaml/templates/x.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: [\n"),
+    // A role for user `scoped` in the release's namespace: its Secrets and ConfigMaps, nothing else (not the
+    // namespace itself), as a CI job's namespace-scoped account has.
+    ("scoped-role/Chart.yaml", "apiVersion: v2\nname: scoped-role\nversion: 0.1.0\n"),
+    (
+        "scoped-role/templates/role.yaml",
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: {{ .Release.Name }}\nrules:\n  \
+         - apiGroups: [\"\"]\n    resources: [secrets, configmaps]\n    verbs: [\"*\"]\n---\n\
+         apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: {{ .Release.Name }}\n\
+         roleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: {{ .Release.Name }}\nsubjects:\n  \
+         - apiGroup: rbac.authorization.k8s.io\n    kind: User\n    name: scoped\n",
+    ),
 ];
 
 /// What a line compares.
@@ -317,6 +328,7 @@ fn cases(values_url: &str) -> Vec<Case> {
                         .replace("{tested}", "./tested")
                         .replace("{secretive}", "./secretive")
                         .replace("{schemed}", "./schemed")
+                        .replace("{scoped_role}", "./scoped-role")
                         .replace("{values_url}", &format!("{values_url}/url-values.yaml"))
                         .replace("{beta_url}", &format!("{values_url}/beta-1.2.3.tgz"))
                         .replace("{repo_url}", values_url)

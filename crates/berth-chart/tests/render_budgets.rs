@@ -92,7 +92,12 @@ fn a_render_past_its_timeout_stops_naming_the_template_and_the_limit() {
     };
     let (error, elapsed) = render_error(chart, options(budget));
     assert!(error.starts_with("budget/templates/endless.yaml:1:"), "{error}");
-    assert!(error.ends_with("at <$j := until 5000>:\n    render timeout: the render ran longer than 300ms"), "{error}");
+    // The deadline is checked at each step of both ranges: which one is running when it passes is the machine's
+    // speed (under load, between two rows of the outer one).
+    let stopped_in = |range: &str| {
+        error.ends_with(&format!("at <{range} := until 5000>:\n    render timeout: the render ran longer than 300ms"))
+    };
+    assert!(stopped_in("$j") || stopped_in("$i"), "{error}");
     assert!(elapsed < Duration::from_secs(5), "took {elapsed:?}");
 }
 

@@ -113,10 +113,12 @@ impl<'a> Context<'a> {
             Ok(Some(_)) => return Ok(NamespaceState::Exists),
             Ok(None) => {}
             // A user whose role is the namespace's own may not read the namespace: Helm never reads it (the
-            // record's creation there says whether it exists), so neither does berth unless it is to create it.
+            // record's creation there says whether it exists; `--create-namespace` applies it whether or not it
+            // exists), so a refused read is no answer.
             Err(ApplyError::Rejected { code: 403, .. }) if !self.options.create_namespace => {
                 return Ok(NamespaceState::Exists);
             }
+            Err(ApplyError::Rejected { code: 403, .. }) => {}
             Err(error) => return Err(creation(error)),
         }
         if !self.options.create_namespace {
