@@ -209,6 +209,9 @@ fn apply_one<'a>(run: &'a Run<'a>, index: usize, cancel: &'a CancellationToken) 
             match get_object(run.cluster, &planned.resolved).await {
                 Ok(Some(_)) => return (index, Ok(Written::Unchanged)),
                 Ok(None) => {}
+                // An account that may not read the object may still write it; Helm never reads it first (its
+                // `Create` of a CRD applies it), so the write answers, its refusal in the server's words.
+                Err(ApplyError::Rejected { code: 403, .. }) => {}
                 Err(error) => return (index, Err(error)),
             }
         }

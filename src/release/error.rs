@@ -40,6 +40,12 @@ pub enum LifecycleError {
     /// 3's began `rendered manifests contain a resource that already exists`).
     #[error("unable to continue with {operation}: {message}")]
     Exists { operation: &'static str, message: String },
+    /// The server refused one of the chart's CRDs (Helm's `installCRDs`).
+    #[error("failed to install CRD {file}: {message}")]
+    InstallCrd { file: String, message: String },
+    /// The chart's CRDs were created but did not become established in time.
+    #[error("{0}")]
+    CrdsNotEstablished(String),
     #[error("cannot create namespace `{namespace}`")]
     CreateNamespace {
         namespace: String,

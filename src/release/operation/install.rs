@@ -52,9 +52,25 @@ pub(super) async fn install(
     }
     // An install continues no revision: `auto` is server-side apply.
     let writing = Writing::resolve(options.apply_method, options.force_replace, None);
-    // Helm creates the chart's CRDs before it records anything (a server dry run creates none).
-    if let Some(crd) = rendered.crds.first().filter(|_| !options.dry_run_server.is_on()) {
-        writing.check_crd_creation(crd_file_name(&crd.source.file))?;
+    let (revision, method) = (rollout.revision(), writing.recorded());
+    let mut release = pending_record(name, context.namespace(), revision, rendered, method, &options.labels, None);
+    release.info.description = "Initial install underway".to_string();
+    // Helm's `installCRDs`: the chart's CRDs are created (and waited for) once the name is free, before any other
+    // check and before anything is recorded, so a refused CRD fails the install with no revision (a server dry
+    // run creates none).
+    if !rendered.crds.is_empty() && !options.dry_run_server.is_on() {
+        if let Some(crd) = rendered.crds.first() {
+            writing.check_crd_creation(crd_file_name(&crd.source.file))?;
+        }
+        if tokens.stops_new_work() {
+            return Ok(OperationReport::not_started(release));
+        }
+        let report = context.install_crds(&crds, writing, tokens).await;
+        match report.outcome {
+            Outcome::Ready => {}
+            Outcome::Cancelled => return Ok(OperationReport::not_started(release)),
+            _ => return Err(crd_failure(&report, &rendered.crds)),
+        }
     }
     let namespace = context.ensure_namespace().await?;
     let adopted = context.check_existing(&prepared, create_only.len()..owned.len(), name, "install").await?;
@@ -73,9 +89,6 @@ pub(super) async fn install(
         create_only,
         updating: adopted > 0,
     };
-    let (revision, method) = (rollout.revision(), writing.recorded());
-    let mut release = pending_record(name, context.namespace(), revision, rendered, method, &options.labels, None);
-    release.info.description = "Initial install underway".to_string();
     if options.dry_run_server.is_on() && namespace == NamespaceState::WouldBeCreated {
         // The server cannot check objects for a namespace that does not exist yet (a real install creates it
         // first): only the namespace's creation was checked.
@@ -108,12 +121,6 @@ pub(super) async fn install(
         let error = format!("{stage}: {}", hook_error(&hook));
         Failure::of_hook(described(RELEASE, name, &error), error, hook, apply)
     };
-    if !rendered.crds.is_empty() {
-        let report = context.install_crds(&crds, writing, tokens).await;
-        if report.outcome != Outcome::Ready {
-            return failed(pending, failed_apply(report)).await;
-        }
-    }
     if let Err(hook) = context.hooks(pending.release_mut(), HookEvent::PreInstall, tokens).await {
         return failed(pending, failed_hook("failed pre-install", hook, None)).await;
     }
@@ -134,6 +141,19 @@ pub(super) async fn install(
     // Helm's install supersedes nothing and prunes nothing (its `--history-max` is the upgrade's).
     let release = pending.deploy(&description, None).await?;
     Ok(OperationReport::new(Outcome::Ready, release, Some(report)))
+}
+
+/// Helm's error for the chart's CRDs that could not be created (`failed to install CRD crds/NAME.yaml: ...`, the
+/// file of the first CRD refused), or that did not become established (its waiter's error as it is).
+fn crd_failure(report: &crate::apply::ApplyReport, crds: &[crate::manifest::Manifest]) -> LifecycleError {
+    let refused = report.failed.first().map(|failure| {
+        let file = crds.iter().find(|crd| crd.reference == failure.object).map(|crd| crd_file_name(&crd.source.file));
+        (file.unwrap_or(failure.object.name.as_str()).to_string(), failure.message.clone())
+    });
+    match refused {
+        Some((file, message)) => LifecycleError::InstallCrd { file, message },
+        None => LifecycleError::CrdsNotEstablished(super::revisions::apply_error(report)),
+    }
 }
 
 /// The name Helm gives a CRD in its errors (`chart.CRD.Name`): its file in its own chart (`crds/widgets.yaml`),
