@@ -239,15 +239,17 @@ async fn write(
 
 /// Helm's `Update` reads each object before writing it and creates the ones the cluster lacks, a refused
 /// creation worded `failed to create resource: ...` (`pkg/kube/client.go`). Server-side apply writes without
-/// reading first, so the object is read once the server refused its apply; a refusal of an object that exists
-/// (or a read that fails) stays as it is.
+/// reading first, so the object is read once the server refused its apply: a refusal of an object that exists
+/// stays as it is, and a read that fails is what Helm's read would have failed with (`could not get information
+/// about the resource: ...`).
 async fn as_update_refusal(cluster: &Cluster, resolved: &Resolved, refusal: ApplyError) -> ApplyError {
     if !matches!(refusal, ApplyError::Rejected { .. }) {
         return refusal;
     }
     match get_object(cluster, resolved).await {
         Ok(None) => ApplyError::Create(Box::new(refusal)),
-        Ok(Some(_)) | Err(_) => refusal,
+        Ok(Some(_)) => refusal,
+        Err(read) => ApplyError::ReadLive(Box::new(read)),
     }
 }
 

@@ -163,7 +163,15 @@ pub async fn upgrade_client_side_manager(
     let failed = |source| ApplyError::UpgradeManager { object: helm_object_name(resolved), source: Box::new(source) };
     let (name, params) = (name_segment(resolved)?, patch_params(options));
     for attempt in 1..=ATTEMPTS {
-        let Some(live) = get_object(cluster, resolved).await.map_err(failed)? else { return Ok(()) };
+        // Helm's `Update` reads each object before anything else: a first read that fails is its failure
+        // (`could not get information about the resource: ...`).
+        let read = get_object(cluster, resolved).await;
+        let read = if attempt == 1 {
+            read.map_err(|error| ApplyError::ReadLive(Box::new(error)))
+        } else {
+            read.map_err(failed)
+        };
+        let Some(live) = read? else { return Ok(()) };
         let Some(patch) = managed_fields::upgrade_patch(&live, &options.field_manager) else { return Ok(()) };
         // kube-rs builds JSON patches only with its `jsonpatch` feature: the request is built as a merge patch
         // (the same body) and given the JSON patch's media type.
