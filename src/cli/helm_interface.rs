@@ -198,7 +198,8 @@ pub fn line_for_clap(arguments: Vec<OsString>) -> Result<HelmLine, Refusal> {
 pub fn color_refusal(arguments: &[OsString]) -> Option<String> {
     let arguments: Vec<String> = arguments.iter().skip(1).map(|word| word.to_string_lossy().into_owned()).collect();
     let mode =
-        INTERFACE.global_values(&arguments).into_iter().rev().find(|(name, _)| matches!(*name, "color" | "colour"));
+        INTERFACE.root().map(|root| INTERFACE.parse_flags(root, &arguments, Pass::Globals).set).unwrap_or_default();
+    let mode = mode.into_iter().rev().find(|(flag, _)| matches!(flag.long, "color" | "colour"));
     let (_, mode) = mode?;
     (!matches!(mode, "never" | "auto" | "always"))
         .then(|| format!("invalid color mode {}: must be one of: never, auto, always", berth_go::strconv::quote(mode)))
@@ -341,20 +342,12 @@ impl Interface {
 
     /// The flag `--name` of `command`: its own, else a global one.
     fn long<'a>(&'a self, command: &'a HelmCommand, name: &str) -> Option<&'a HelmFlag> {
-        [Some(command), self.root()]
-            .into_iter()
-            .flatten()
-            .flat_map(|command| &command.flags)
-            .find(|flag| flag.long == name)
+        self.flag_in(command, Pass::Command, |flag| flag.long == name)
     }
 
     /// The flag `-c` of `command`: its own, else a global one.
     fn short<'a>(&'a self, command: &'a HelmCommand, shorthand: u8) -> Option<&'a HelmFlag> {
-        [Some(command), self.root()]
-            .into_iter()
-            .flatten()
-            .flat_map(|command| &command.flags)
-            .find(|flag| flag.short == Some(shorthand))
+        self.flag_in(command, Pass::Command, |flag| flag.short == Some(shorthand))
     }
 
     /// cobra's `hasNoOptDefVal` and `shortHasNoOptDefVal` together: whether the word `s` is a flag that takes
@@ -467,17 +460,26 @@ impl Interface {
             let refusal = Refusal::UnknownCommand { name: (*word).to_string(), names: self.suggestions(root, word) };
             return Read { notes: Vec::new(), reading: Err(refusal), exclusive: None };
         }
-        let (mut notes, mut set) = (Vec::new(), Vec::new());
-        let reading = self.parse_flags(command, &rest, &mut notes, &mut set).map(|()| {
-            if !command.path.is_empty() && self.children(command).next().is_some() {
-                Reading::Help(command.path.clone())
-            } else {
-                Reading::Command(command_words)
+        let parsed = self.parse_flags(command, &rest, Pass::Command);
+        let set: Vec<&str> = parsed.set.iter().map(|(flag, _)| flag.long).collect();
+        let reading = match parsed.refusal {
+            Some(refusal) => Err(refusal),
+            None if !command.path.is_empty() && self.children(command).next().is_some() => {
+                Ok(Reading::Help(command.path.clone()))
             }
-        });
-        if reading.is_err() {
-            notes.clear();
-        }
+            None => Ok(Reading::Command(command_words)),
+        };
+        // pflag's notes for the deprecated flags set, printed once the flags are read (none when one is refused).
+        let notes = match reading {
+            Err(_) => Vec::new(),
+            Ok(_) => parsed
+                .set
+                .iter()
+                .filter_map(|(flag, _)| {
+                    flag.deprecated.map(|note| format!("Flag --{} has been deprecated, {note}", flag.long))
+                })
+                .collect(),
+        };
         Read { notes, reading, exclusive: exclusive_refusal(&command.path, &set) }
     }
 
@@ -504,18 +506,40 @@ impl Interface {
         }
     }
 
-    /// Helm's first reading of the line, before it looks for the command (pkg/cmd/root.go
-    /// `newRootCmdWithConfig`): pflag's `Parse` of the global flags alone, unknown flags let through (each takes
-    /// the next word unless that is a flag: pflag's `stripUnknownFlagValue`), and stopping, its error ignored, at
-    /// the first word pflag cannot read (`--help`, a missing or invalid value, `---x`). The global flags set,
-    /// with their values, in order.
-    fn global_values<'a>(&self, arguments: &'a [String]) -> Vec<(&'static str, &'a str)> {
-        let Some(root) = self.root() else { return Vec::new() };
-        // cobra adds `--help` once the command is found: pflag answers it with `ErrHelp` here, as any unknown `-h`.
-        let global = |flag: &&HelmFlag| flag.long != "help";
-        let flag_named = |name: &str| root.flags.iter().filter(global).find(|flag| flag.long == name);
-        let mut set = Vec::new();
+    /// The flag of `command` in `pass` that `matches`: as the command's line is read, its own flags and the global
+    /// ones; as the global flags are, those alone but `-h, --help`, which cobra adds only once it found the command.
+    fn flag_in<'a>(
+        &'a self,
+        command: &'a HelmCommand,
+        pass: Pass,
+        matches: impl Fn(&HelmFlag) -> bool,
+    ) -> Option<&'a HelmFlag> {
+        match pass {
+            Pass::Command => [Some(command), self.root()]
+                .into_iter()
+                .flatten()
+                .flat_map(|command| &command.flags)
+                .find(|flag| matches(flag)),
+            Pass::Globals => command.flags.iter().find(|flag| flag.long != "help" && matches(flag)),
+        }
+    }
+
+    /// pflag's `parseArgs`, left to right (`FlagSet.parseArgs`, `parseLongArg`, `parseSingleShortArg`), in one
+    /// of Helm's two passes ([`Pass`]): the flags set, each with its value (`true` for a boolean given none), up to
+    /// where it stopped, and the refusal it stopped at, if any (a `--`, `--help` or `-h` ends it without one).
+    fn parse_flags<'a>(&'a self, command: &'a HelmCommand, arguments: &'a [String], pass: Pass) -> Parsed<'a> {
+        let mut parsed = Parsed { set: Vec::new(), refusal: None };
+        let long = |name: &str| self.flag_in(command, pass, |flag| flag.long == name);
+        let short = |shorthand| self.flag_in(command, pass, |flag| flag.short == Some(shorthand));
+        // What pflag does with a word it cannot read: a refusal, or (the global pass) the end of its reading.
+        let stop = |parsed: Parsed<'a>, refusal: Refusal| match pass {
+            Pass::Command => Parsed { refusal: Some(refusal), ..parsed },
+            Pass::Globals => parsed,
+        };
+        // The global pass sets the flag only if pflag's `Set` takes the value; the command's leaves that to clap.
+        let takes = |flag: &HelmFlag, value: &str| pass == Pass::Command || flag.takes(value);
         let mut rest = arguments;
+        // pflag's `stripUnknownFlagValue`: an unknown flag takes the next word unless that is a flag.
         let strip_unknown_value = |rest: &mut &'a [String]| {
             if let Some((next, after)) = rest.split_first()
                 && !next.starts_with('-')
@@ -529,16 +553,20 @@ impl Interface {
                 continue;
             }
             if word == "--" {
-                break;
+                return parsed;
             }
             if let Some(name) = word.strip_prefix("--") {
                 if name.starts_with(['-', '=']) {
-                    break;
+                    return stop(parsed, Refusal::BadSyntax(word.clone()));
                 }
                 let (name, value) = name.split_once('=').map_or((name, None), |(name, value)| (name, Some(value)));
-                let Some(flag) = flag_named(name) else {
+                let Some(flag) = long(name) else {
+                    // pflag answers an undefined `--help` with the help (cobra defines it on every command).
                     if name == "help" {
-                        break;
+                        return parsed;
+                    }
+                    if pass == Pass::Command {
+                        return stop(parsed, Refusal::UnknownFlag(name.to_string()));
                     }
                     if value.is_none() {
                         strip_unknown_value(&mut rest);
@@ -553,25 +581,32 @@ impl Interface {
                             rest = after;
                             next.as_str()
                         }
-                        None => break,
+                        None => return stop(parsed, Refusal::NeedsValue(name.to_string())),
                     },
                 };
-                if !flag.takes(value) {
-                    break;
+                if !takes(flag, value) {
+                    return parsed;
                 }
-                set.push((flag.long, value));
+                parsed.set.push((flag, value));
                 continue;
             }
-            // pflag reads a shorthand word byte by byte (`-é` is two unknown shorthands).
+            // A shorthand word is read byte by byte (`-é` is two unknown shorthands); pflag leaves Go's test flags
+            // (`-test.v`) alone.
             let bytes = word.as_bytes();
             let mut index = 1;
             while index < bytes.len() && !word.get(index..).is_some_and(|rest| rest.starts_with("test.")) {
                 let (shorthand, after) = (bytes[index], index + 1);
-                // `-x=value`: the rest of the word is the value.
+                let shorthands = || word.get(index..).unwrap_or_default().to_string();
+                // `-o=json`: the rest of the word is the value.
                 let equals_value = bytes.len() > after + 1 && bytes[after] == b'=';
-                let Some(flag) = root.flags.iter().filter(global).find(|flag| flag.short == Some(shorthand)) else {
+                let Some(flag) = short(shorthand) else {
                     if shorthand == b'h' {
-                        return set;
+                        return parsed;
+                    }
+                    if pass == Pass::Command {
+                        let refusal =
+                            Refusal::UnknownShorthand { shorthand: pflag_rune(shorthand), shorthands: shorthands() };
+                        return stop(parsed, refusal);
                     }
                     // An unknown `-x value` loses the next word; `-x=value` keeps its value in the word.
                     if equals_value {
@@ -586,6 +621,7 @@ impl Interface {
                 } else if !flag.needs_value {
                     ("true", false)
                 } else if after < bytes.len() {
+                    // `-ojson`
                     (word.get(after..).unwrap_or_default(), true)
                 } else {
                     match rest.split_first() {
@@ -593,104 +629,45 @@ impl Interface {
                             rest = after;
                             (next.as_str(), true)
                         }
-                        None => return set,
+                        None => {
+                            let refusal = Refusal::ShorthandNeedsValue {
+                                shorthand: pflag_rune(shorthand),
+                                shorthands: shorthands(),
+                            };
+                            return stop(parsed, refusal);
+                        }
                     }
                 };
-                if !flag.takes(value) {
-                    return set;
+                if !takes(flag, value) {
+                    return parsed;
                 }
-                set.push((flag.long, value));
+                parsed.set.push((flag, value));
                 if word_read {
                     break;
                 }
                 index = after;
             }
         }
-        set
+        parsed
     }
+}
 
-    /// pflag's `parseArgs` over the command's flags and the global ones, left to right: the first word it cannot
-    /// read is refused. A deprecated flag set adds pflag's note to `notes`; every flag set is added to `set`.
-    fn parse_flags(
-        &self,
-        command: &HelmCommand,
-        arguments: &[String],
-        notes: &mut Vec<String>,
-        set: &mut Vec<&'static str>,
-    ) -> Result<(), Refusal> {
-        let mut rest = arguments;
-        let mut note = |flag: &HelmFlag| {
-            if let Some(deprecated) = flag.deprecated {
-                notes.push(format!("Flag --{} has been deprecated, {deprecated}", flag.long));
-            }
-            set.push(flag.long);
-        };
-        while let Some((word, after)) = rest.split_first() {
-            rest = after;
-            if word.len() < 2 || !word.starts_with('-') {
-                continue;
-            }
-            if word == "--" {
-                return Ok(());
-            }
-            if let Some(name) = word.strip_prefix("--") {
-                if name.starts_with(['-', '=']) {
-                    return Err(Refusal::BadSyntax(word.clone()));
-                }
-                let (name, value) = name.split_once('=').map_or((name, None), |(name, value)| (name, Some(value)));
-                let Some(flag) = self.long(command, name) else {
-                    // pflag answers an undefined `--help` with the help (cobra defines it on every command).
-                    if name == "help" {
-                        return Ok(());
-                    }
-                    return Err(Refusal::UnknownFlag(name.to_string()));
-                };
-                if value.is_none() && flag.needs_value {
-                    let Some((_, after)) = rest.split_first() else {
-                        return Err(Refusal::NeedsValue(name.to_string()));
-                    };
-                    rest = after;
-                }
-                note(flag);
-                continue;
-            }
-            let mut shorthands = &word[1..];
-            // pflag leaves Go's test flags (`-test.v`) alone.
-            while !shorthands.is_empty() && !shorthands.starts_with("test.") {
-                let bytes = shorthands.as_bytes();
-                let shorthand = bytes[0];
-                let Some(flag) = self.short(command, shorthand) else {
-                    if shorthand == b'h' {
-                        return Ok(());
-                    }
-                    return Err(Refusal::UnknownShorthand {
-                        shorthand: pflag_rune(shorthand),
-                        shorthands: shorthands.to_string(),
-                    });
-                };
-                // Every shorthand of the table is ASCII, so the byte after it starts a character.
-                let after_shorthand = &shorthands[1..];
-                // `-o=json`, `-ojson`: the rest of the word is the value.
-                let word_holds_value = after_shorthand.len() > 1 && after_shorthand.starts_with('=')
-                    || flag.needs_value && !after_shorthand.is_empty();
-                if flag.needs_value && !word_holds_value {
-                    let Some((_, after)) = rest.split_first() else {
-                        return Err(Refusal::ShorthandNeedsValue {
-                            shorthand: pflag_rune(shorthand),
-                            shorthands: shorthands.to_string(),
-                        });
-                    };
-                    rest = after;
-                }
-                note(flag);
-                if word_holds_value || flag.needs_value {
-                    break;
-                }
-                shorthands = after_shorthand;
-            }
-        }
-        Ok(())
-    }
+/// Helm reads a line's flags twice: once the global flags alone, before it looks for the command (pkg/cmd/root.go
+/// `newRootCmdWithConfig`: `--color` is read there), then the command's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// The global flags alone, unknown flags let through (each taking the next word unless that is a flag), and
+    /// the reading stopping, its error ignored, at the first word pflag cannot read (`--help`, a missing or invalid
+    /// value, `---x`).
+    Globals,
+    /// The command's flags and the global ones: the first word pflag cannot read is refused.
+    Command,
+}
+
+/// What a pass of pflag read: the flags set with their values, and the refusal it stopped at.
+struct Parsed<'a> {
+    set: Vec<(&'a HelmFlag, &'a str)>,
+    refusal: Option<Refusal>,
 }
 
 #[cfg(test)]
