@@ -15,7 +15,7 @@ use super::release_output::{self as output, Announcement, Printed};
 use super::runtime::Interrupts;
 use crate::cli::error::{Error, ExitCode, NameCheck, Stage, check_release_name};
 use berth::release::operation::{
-    self, ApplyMethod, ApplyMethodError, Operation, OperationReport, ReleaseOptions, ServerDryRun, Tokens,
+    self, ApplyMethod, ApplyMethodError, CrdInstall, Operation, OperationReport, ReleaseOptions, ServerDryRun, Tokens,
     client_dry_run_record,
 };
 use berth::release::rollout::{Mode, Rollout};
@@ -479,6 +479,11 @@ impl<'a> Settings<'a> {
             // The CLI reads the namespace (and creates it with --create-namespace), as Helm does.
             namespace_exists: false,
             deletion_propagation: kube::api::PropagationPolicy::Background,
+            // As `helm`, an install applies the chart's CRDs that exist as Helm 4 does.
+            crd_install: match globals.personality {
+                Personality::Berth => CrdInstall::WhenAbsent,
+                Personality::Helm => CrdInstall::AsHelm4,
+            },
         };
         Ok(Settings {
             options,

@@ -53,7 +53,7 @@ pub use hook_runner::HookFailure;
 pub use hooks::{HookEvent, TestFilter};
 pub use looked_up::{LookedUpSecrets, REDACTED};
 pub use operation::{
-    ABORT_RECORD_LIMIT, ApplyMethod, Operation, OperationReport, ReleaseOptions, ServerDryRun, Tokens,
+    ABORT_RECORD_LIMIT, ApplyMethod, CrdInstall, Operation, OperationReport, ReleaseOptions, ServerDryRun, Tokens,
 };
 pub use record::{
     Chart, ChartFile, ChartMetadata, HelmTime, Hook, HookExecution, Info, Maintainer, Release, ReleaseStatus,

@@ -36,6 +36,7 @@ mod helm_commands_hub;
 mod helm_commands_plugins;
 mod helm_commands_provenance;
 mod helm_dropin;
+mod helm_dropin_crds;
 mod helm_dropin_oci;
 mod helm_dropin_repo;
 mod helm_dropin_status;

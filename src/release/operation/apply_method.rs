@@ -107,6 +107,11 @@ impl Writing {
         Ok(())
     }
 
+    /// Whether the revision is written with server-side apply.
+    pub fn is_server_side(&self) -> bool {
+        self.server_side
+    }
+
     /// The record's `apply_method`.
     pub fn recorded(&self) -> &'static str {
         if self.server_side { SERVER_SIDE } else { CLIENT_SIDE }

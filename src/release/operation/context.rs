@@ -4,7 +4,7 @@
 
 use super::apply_method::Writing;
 use super::revisions::{DRY_RUN_DESCRIPTION, removed};
-use super::{OperationReport, ReleaseOptions, ServerDryRun, Tokens};
+use super::{CrdInstall, OperationReport, ReleaseOptions, ServerDryRun, Tokens};
 use crate::apply::{self, ApplyEvent, ApplyReport, ApplyRequest, Prepared, WriteMethod};
 use crate::cluster::{ApplyError, ApplyOptions, Cluster, Resolved, apply_object, get_object, get_object_known};
 use crate::events::Emitter;
@@ -261,13 +261,15 @@ impl<'a> Context<'a> {
         OperationReport::new(report.outcome, release, Some(report))
     }
 
-    /// The chart's `crds/`, created when absent and waited for until established, then discovery refreshed:
-    /// Helm installs them before the pre-install hooks, so a hook can be a custom resource of them.
+    /// The chart's `crds/`, written as [`ReleaseOptions::crd_install`] says and waited for until established,
+    /// then discovery refreshed: Helm installs them before the pre-install hooks, so a hook can be a custom
+    /// resource of them.
     pub async fn install_crds(&self, crds: &Prepared<'_>, writing: Writing, tokens: &Tokens) -> ApplyReport {
         if self.options.records_only {
             return nothing_written();
         }
-        let create_only = (0..crds.manifests().len()).collect();
+        let applied = self.options.crd_install == CrdInstall::AsHelm4 && writing.is_server_side();
+        let create_only = if applied { HashSet::new() } else { (0..crds.manifests().len()).collect() };
         let method = writing.write_method(false, false);
         let writes = Writes { writing, method, previous: HashMap::new(), create_only, updating: false };
         let mut request = self.request(writes);

@@ -148,6 +148,20 @@ pub struct ReleaseOptions {
     /// How a deleted object's dependents go (the API server's `propagationPolicy`; Flux's
     /// `spec.uninstall.deletionPropagation`): background by default, as Helm deletes.
     pub deletion_propagation: kube::api::PropagationPolicy,
+    /// How an install writes the chart's `crds/` that exist already.
+    pub crd_install: CrdInstall,
+}
+
+/// How an install writes the chart's `crds/` (an upgrade writes none of them, as Helm's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CrdInstall {
+    /// berth's: each created when absent; one that exists is left as it is, never upgraded (docs/releases.md).
+    #[default]
+    WhenAbsent,
+    /// Helm 4's (`Install.installCRDs` through `Client.Create`): with server-side apply every CRD is applied under
+    /// the field manager `helm`, so one that exists takes the chart's fields (another manager's are a conflict
+    /// unless `--force-conflicts`); written client-side, each is created and one that exists is left.
+    AsHelm4,
 }
 
 /// What a server dry run (`--dry-run=server`) checks of an install, upgrade or rollback.
@@ -193,6 +207,7 @@ impl Default for ReleaseOptions {
             force_replace: false,
             namespace_exists: false,
             deletion_propagation: kube::api::PropagationPolicy::Background,
+            crd_install: CrdInstall::WhenAbsent,
         }
     }
 }
