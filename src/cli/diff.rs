@@ -9,8 +9,10 @@
 //! error exits 1, as the plugin's do.
 
 use super::global_args::Globals;
+use super::global_args::Personality;
 use super::output::print_stdout;
 use super::release_input::{self, ChartFlags, Preload};
+use super::scrubbing;
 use crate::cli::error::{Error, ExitCode};
 use berth::release::diff::format::FormatError;
 use berth::release::diff::parse::{ParseError, TEST_HOOKS};
@@ -46,7 +48,16 @@ pub enum DiffCommand {
     Release(DiffReleaseArgs),
     /// Shows diff between revision's manifests.
     Revision(DiffRevisionArgs),
+    /// Show version of the helm diff plugin.
+    Version,
 }
+
+/// The helm-diff release whose interface and output `diff` follows (its `version` prints it).
+pub const HELM_DIFF_VERSION: &str = "3.15.11";
+
+/// The root form, `diff RELEASE CHART [flags]`, which helm-diff runs as `upgrade` after cobra's deprecation
+/// notice (`root.go`): `helm_usage::diff_context_lines` reads it as `diff upgrade` with this hidden flag.
+pub const ROOT_FORM: &str = "--deprecated-root-form";
 
 /// The flags every helm-diff subcommand takes (`AddDiffOptions`, and the release-reading flags).
 #[derive(Debug, Clone, Args)]
@@ -148,6 +159,9 @@ pub struct DiffUpgradeArgs {
     /// Not supported by berth diff yet (refused rather than ignored).
     #[arg(long)]
     pub take_ownership: bool,
+    /// The line was the root form (`diff RELEASE CHART`): see [`ROOT_FORM`].
+    #[arg(long = "deprecated-root-form", hide = true)]
+    pub root_form: bool,
     #[command(flatten)]
     pub chart: ChartFlags,
     #[command(flatten)]
@@ -189,6 +203,14 @@ const CHANGES_SEEN: &str =
 /// helm-diff's notice when the release does not exist and `--allow-unreleased` was not given.
 const NOT_RELEASED: &str = "********************\n\n\tRelease was not present in Helm.  Include the `--allow-unreleased` to perform diff without exiting in error.\n\n********************\n";
 
+/// helm-diff's prefix when `helm template` fails (`cmd/upgrade.go`).
+const RENDER_FAILED: &str = "Failed to render chart: ";
+
+/// helm-diff's prefix when `helm get manifest` fails other than with `release: not found` (`cmd/upgrade.go`).
+fn release_failed(name: &str, namespace: &str) -> String {
+    format!("Failed to get release {name} in namespace {namespace}: ")
+}
+
 /// The two sides to compare, as manifest text, or (three-way merge) as indexes already read.
 enum Sides {
     Text {
@@ -216,24 +238,99 @@ struct Compared {
 /// `diff`, with the cluster, namespace and storage the global flags and HELM_* variables give (helm hands
 /// `--kube-context` and `-n` to its plugins as HELM_KUBECONTEXT and HELM_NAMESPACE; `Globals` reads both).
 pub fn run(args: DiffArgs, globals: &Globals) -> Result<ExitCode, Error> {
-    // Every error exits 1, as the plugin's do (2 means changes under --detailed-exitcode).
-    compare(&args, globals).map_err(|error| match error {
-        Error::Failed(_) => error,
-        other => Error::Failed(Box::new(other)),
-    })
-}
-
-fn options_of(command: &DiffCommand) -> &DiffOptions {
-    match command {
-        DiffCommand::Upgrade(upgrade) => &upgrade.options,
+    let options = match &args.command {
+        DiffCommand::Version => {
+            print_stdout(&format!("{HELM_DIFF_VERSION}\n"))?;
+            return Ok(ExitCode::Success);
+        }
+        DiffCommand::Upgrade(upgrade) => {
+            if upgrade.root_form {
+                eprintln!("Command \"helm diff\" is deprecated, use \"helm diff upgrade\" instead");
+            }
+            &upgrade.options
+        }
         DiffCommand::Rollback(rollback) => &rollback.options,
         DiffCommand::Release(release) => &release.options,
         DiffCommand::Revision(revision) => &revision.options,
+    };
+    let compared = compare(&args, options, globals);
+    match globals.personality {
+        // Every error exits 1, as the plugin's do (2 means changes under --detailed-exitcode).
+        Personality::Berth => compared.map_err(|failure| match failure.into_error() {
+            Error::Failed(error) => Error::Failed(error),
+            other => Error::Failed(Box::new(other)),
+        }),
+        Personality::Helm => Ok(as_plugin(compared)),
     }
 }
 
-fn compare(args: &DiffArgs, globals: &Globals) -> Result<ExitCode, Error> {
-    let options = options_of(&args.command);
+/// Why helm-diff stopped. It runs `helm get manifest`, `helm get hooks` and `helm template` as subprocesses
+/// (`cmd/helm.go`) and reports one that fails with Go's words for its exit and the subcommand's stderr
+/// (`outputWithRichError`: `exit status 1: Error: release: not found`), some under a prefix of its own.
+#[derive(Debug)]
+enum Failure {
+    /// helm-diff's own refusal (its arguments, its flags), or a step it takes itself.
+    Own(Box<Error>),
+    /// `helm get manifest` found no such release, or no such revision: Helm's `release: not found`.
+    NotFound(Box<Error>),
+    /// Another `helm` subcommand failed, reported after `prefix` (`Failed to render chart: `).
+    Subcommand { prefix: String, error: Box<Error> },
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Failure {
+        Failure::Own(Box::new(error))
+    }
+}
+
+impl Failure {
+    fn not_found(error: Error) -> Failure {
+        Failure::NotFound(Box::new(error))
+    }
+
+    fn subcommand(prefix: impl Into<String>) -> impl FnOnce(Error) -> Failure {
+        let prefix = prefix.into();
+        move |error| Failure::Subcommand { prefix, error: Box::new(error) }
+    }
+
+    /// berth's error for it, as `berth diff` reports it.
+    fn into_error(self) -> Error {
+        match self {
+            Failure::Own(error) | Failure::NotFound(error) | Failure::Subcommand { error, .. } => *error,
+        }
+    }
+
+    /// What helm-diff prints for it on stderr: cobra's `Error: ` and the error (a subcommand's stderr ends with a
+    /// newline of its own, so a blank line follows).
+    fn helm_text(&self) -> String {
+        let exited = "exit status 1: ";
+        match self {
+            Failure::Own(error) => super::error::helm_text(error),
+            Failure::NotFound(_) => format!("Error: {exited}Error: release: not found\n\n"),
+            Failure::Subcommand { prefix, error } => {
+                format!("Error: {prefix}{exited}{}\n", super::error::helm_text(error))
+            }
+        }
+    }
+}
+
+/// The exit code and stderr of Helm running the helm-diff plugin: the plugin's own (its error line, or the
+/// changes `--detailed-exitcode` reports), then, when it exits other than 0, Helm's line for a plugin that failed
+/// (`Error: plugin "diff" exited with error`), its exit code passed on.
+fn as_plugin(compared: Result<ExitCode, Failure>) -> ExitCode {
+    let code = match compared {
+        Ok(ExitCode::Success) => return ExitCode::Success,
+        Ok(other) => other.code(),
+        Err(failure) => {
+            eprint!("{}", scrubbing::scrub(&failure.helm_text()));
+            1
+        }
+    };
+    eprintln!("Error: plugin \"diff\" exited with error");
+    ExitCode::Plugin(code)
+}
+
+fn compare(args: &DiffArgs, options: &DiffOptions, globals: &Globals) -> Result<ExitCode, Failure> {
     check_arguments(&args.command)?;
     let format = output_format(options)?;
     let template = match (format, std::env::var("HELM_DIFF_TPL")) {
@@ -244,8 +341,8 @@ fn compare(args: &DiffArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let compared = super::runtime::runtime()?.block_on(async {
         // Reads and dry runs only: a SIGINT stops it at once.
         let interrupts = super::runtime::Interrupts::install();
-        interrupts.unless_cancelled("while comparing", read_sides(&args.command, globals)).await
-    })?;
+        interrupts.unless_cancelled("while comparing", async { Ok(read_sides(&args.command, globals).await) }).await
+    })??;
     let parse_options = ParseOptions {
         default_namespace: &compared.namespace,
         normalize: upgrade_switch(
@@ -453,18 +550,20 @@ fn release_text(release: &Release, hooks: bool) -> String {
 }
 
 /// Reads what the command compares.
-async fn read_sides(command: &DiffCommand, globals: &Globals) -> Result<Compared, Error> {
-    let options = options_of(command);
+async fn read_sides(command: &DiffCommand, globals: &Globals) -> Result<Compared, Failure> {
     let driver = globals.storage_driver()?;
     if let DiffCommand::Upgrade(upgrade) = command
         && matches!(upgrade.dry_run.as_deref(), Some("client" | "true"))
     {
         // No cluster at all: the chart as a new install, against nothing.
         let namespace = globals.namespace_offline();
-        let input =
-            release_input::load(&upgrade.path.to_string_lossy(), &upgrade.chart, Preload::none(), globals, false)
-                .await?;
-        let rendered = release_input::render_offline(input, &upgrade.name, &namespace).await?;
+        let rendered = async {
+            let input =
+                release_input::load(&upgrade.path.to_string_lossy(), &upgrade.chart, Preload::none(), globals, false)
+                    .await?;
+            release_input::render_offline(input, &upgrade.name, &namespace).await
+        };
+        let rendered = rendered.await.map_err(Failure::subcommand(RENDER_FAILED))?;
         let new = rendered_text(&rendered, upgrade);
         return Ok(Compared {
             sides: Sides::Text { old: String::new(), new },
@@ -473,25 +572,36 @@ async fn read_sides(command: &DiffCommand, globals: &Globals) -> Result<Compared
             by_template: false,
         });
     }
-    let (cluster, _simulated) = globals.connect().await?;
+    // helm-diff's first step is `helm get manifest`, which is where a cluster that cannot be reached fails it.
+    let (cluster, _simulated) = match globals.connect().await {
+        Ok(connected) => connected,
+        Err(error) => {
+            let prefix = match command {
+                DiffCommand::Upgrade(upgrade) => release_failed(&upgrade.name, &globals.namespace_offline()),
+                _ => String::new(),
+            };
+            return Err(Failure::Subcommand { prefix, error: Box::new(error) });
+        }
+    };
     let namespace = cluster.default_namespace.clone();
     let storage = |namespace: &str| Storage::open(&driver, cluster.client.clone(), Some(namespace));
     let history = |namespace: String, name: String| {
         let storage = storage(&namespace);
         async move {
-            let history = storage.history(&name).await.map_err(|error| Error::Release(error.into()))?;
+            let history = storage.history(&name).await.map_err(|error| Failure::Subcommand {
+                prefix: String::new(),
+                error: Box::new(Error::Release(error.into())),
+            })?;
             if history.is_empty() {
-                return Err(Error::Release(LifecycleError::NotFound(name)));
+                return Err(Failure::not_found(Error::Release(LifecycleError::NotFound(name))));
             }
             Ok(history)
         }
     };
     let revision_of = |history: &[Release], name: &str, version: u32| {
-        history
-            .iter()
-            .find(|release| release.version == version)
-            .cloned()
-            .ok_or_else(|| Error::Release(LifecycleError::NoRevision { name: name.to_string(), version }))
+        history.iter().find(|release| release.version == version).cloned().ok_or_else(|| {
+            Failure::not_found(Error::Release(LifecycleError::NoRevision { name: name.to_string(), version }))
+        })
     };
     let text = |old: String, new: String| Compared {
         sides: Sides::Text { old, new },
@@ -500,13 +610,15 @@ async fn read_sides(command: &DiffCommand, globals: &Globals) -> Result<Compared
         by_template: false,
     };
     match command {
+        // `run` prints the version before anything is read: nothing to compare.
+        DiffCommand::Version => Ok(text(String::new(), String::new())),
         DiffCommand::Upgrade(upgrade) => upgrade_sides(upgrade, &cluster, &driver, globals).await,
         DiffCommand::Rollback(rollback) => {
             let history = history(namespace.clone(), rollback.name.clone()).await?;
             let current = history
                 .last()
                 .cloned()
-                .ok_or_else(|| Error::Release(LifecycleError::NotFound(rollback.name.clone())))?;
+                .ok_or_else(|| Failure::not_found(Error::Release(LifecycleError::NotFound(rollback.name.clone()))))?;
             let version = rollback.revision.unwrap_or(current.version.saturating_sub(1));
             let target = revision_of(&history, &rollback.name, version)?;
             Ok(text(release_text(&current, false), release_text(&target, false)))
@@ -515,10 +627,9 @@ async fn read_sides(command: &DiffCommand, globals: &Globals) -> Result<Compared
             let history = history(namespace.clone(), revision.name.clone()).await?;
             match revision.revisions.as_slice() {
                 [only] => {
-                    let current = history
-                        .last()
-                        .cloned()
-                        .ok_or_else(|| Error::Release(LifecycleError::NotFound(revision.name.clone())))?;
+                    let current = history.last().cloned().ok_or_else(|| {
+                        Failure::not_found(Error::Release(LifecycleError::NotFound(revision.name.clone())))
+                    })?;
                     let old = revision_of(&history, &revision.name, *only)?;
                     // helm-diff's `revision` with one revision never sets the exit code (`differentiateHelm3`).
                     Ok(Compared {
@@ -532,7 +643,7 @@ async fn read_sides(command: &DiffCommand, globals: &Globals) -> Result<Compared
                     let new = revision_of(&history, &revision.name, high)?;
                     Ok(text(release_text(&old, false), release_text(&new, false)))
                 }
-                _ => Err(Error::Usage("Invalid Arguments".to_string())),
+                _ => Err(Error::Usage("Invalid Arguments".to_string()).into()),
             }
         }
         DiffCommand::Release(release) => {
@@ -544,7 +655,7 @@ async fn read_sides(command: &DiffCommand, globals: &Globals) -> Result<Compared
             let first_release = history(first.0.clone(), first.1.clone()).await?.pop();
             let second_release = history(second.0.clone(), second.1.clone()).await?.pop();
             let (Some(first_release), Some(second_release)) = (first_release, second_release) else {
-                return Err(Error::Release(LifecycleError::NotFound(first.1)));
+                return Err(Failure::not_found(Error::Release(LifecycleError::NotFound(first.1))));
             };
             let (first_chart, second_chart) = (&first_release.chart.metadata.name, &second_release.chart.metadata.name);
             if first_chart != second_chart {
@@ -558,8 +669,8 @@ async fn read_sides(command: &DiffCommand, globals: &Globals) -> Result<Compared
             // Each release's objects default to its own namespace; helm-diff parses each with its own.
             let options = ParseOptions {
                 default_namespace: "",
-                normalize: options.normalize_manifests,
-                excluded_hooks: if options.include_tests { &[] } else { &TEST_HOOKS },
+                normalize: release.options.normalize_manifests,
+                excluded_hooks: if release.options.include_tests { &[] } else { &TEST_HOOKS },
             };
             let parse = |release: &Release, namespace: &str| {
                 diff::parse::parse(
@@ -600,7 +711,7 @@ async fn upgrade_sides(
     cluster: &berth::cluster::Cluster,
     driver: &berth::release::StorageDriver,
     globals: &Globals,
-) -> Result<Compared, Error> {
+) -> Result<Compared, Failure> {
     let values = &upgrade.chart.values;
     let values_given = !(values.values.is_empty()
         && values.set.is_empty()
@@ -628,15 +739,23 @@ async fn upgrade_sides(
     let rollout = match Rollout::read(scope, name, Mode::Upgrade { install: allowed, reuse }).await {
         Err(LifecycleError::NotFound(missing)) => {
             eprint!("{NOT_RELEASED}");
-            return Err(Error::Release(LifecycleError::NotFound(missing)));
+            return Err(Failure::not_found(Error::Release(LifecycleError::NotFound(missing))));
         }
-        other => other.map_err(Error::Release)?,
+        Err(error) => {
+            let prefix = release_failed(name, &cluster.default_namespace);
+            return Err(Failure::Subcommand { prefix, error: Box::new(Error::Release(error)) });
+        }
+        Ok(rollout) => rollout,
     };
     // The current release: none for a new install (an uninstalled release's record is no current release).
     let current = rollout.history().last().filter(|_| rollout.is_upgrade()).cloned();
-    let input =
-        release_input::load(&upgrade.path.to_string_lossy(), &upgrade.chart, Preload::none(), globals, false).await?;
-    let rendered = release_input::render(rollout, input).await?;
+    let rendered = async {
+        let input =
+            release_input::load(&upgrade.path.to_string_lossy(), &upgrade.chart, Preload::none(), globals, false)
+                .await?;
+        release_input::render(rollout, input).await
+    };
+    let rendered = rendered.await.map_err(Failure::subcommand(RENDER_FAILED))?;
     let rendered = rendered.rendered();
     let namespace = cluster.default_namespace.clone();
     let notice = "Enabled three way merge via the envvar";

@@ -4,6 +4,7 @@
 //! words its errors `Error: unknown flag: --foo`, `Error: unknown command "x" for "helm"` and exits 1.
 
 use super::common_args::go_bool;
+use super::diff::ROOT_FORM;
 use super::global_args::Personality;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Arg, ArgAction, Command};
@@ -13,17 +14,22 @@ use std::ffi::OsString;
 /// `--context NUM` (lines of context; the global `--context` is kubectl's spelling of `--kube-context`) goes to
 /// diff's `--diff-context` (helmfile writes `helm diff upgrade ... --context 3`; a kubeconfig context goes by
 /// `--kube-context` there, as helm-diff has it), and helm-diff's boolean `--color` (`--color`, `--color=true`,
-/// `--color=false`) becomes the global `--color=always|never`. The command is the first argument that is
-/// `diff` (a global flag's value never is in practice).
+/// `--color=false`) becomes the global `--color=always|never`. helm-diff's root form, `diff RELEASE CHART`, is
+/// read as `diff upgrade` marked [`ROOT_FORM`] (cobra runs the root command as `upgrade`, after a deprecation
+/// notice). The command is the first argument that is `diff` (a global flag's value never is in practice).
 pub fn diff_context_lines(arguments: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     let Some(diff) = arguments.iter().skip(1).position(|word| word == "diff") else {
         return arguments;
     };
-    arguments
+    let diff = diff + 1;
+    let root_form = arguments.get(diff + 1).and_then(|word| word.to_str()).is_some_and(|word| {
+        !word.starts_with('-') && !["upgrade", "rollback", "release", "revision", "version", "local"].contains(&word)
+    });
+    let mut arguments: Vec<OsString> = arguments
         .into_iter()
         .enumerate()
         .map(|(index, word)| {
-            if index <= diff + 1 {
+            if index <= diff {
                 return word;
             }
             match word.to_str() {
@@ -34,7 +40,11 @@ pub fn diff_context_lines(arguments: Vec<std::ffi::OsString>) -> Vec<std::ffi::O
                 _ => word,
             }
         })
-        .collect()
+        .collect();
+    if root_form {
+        arguments.splice(diff + 1..diff + 1, ["upgrade".into(), ROOT_FORM.into()]);
+    }
+    arguments
 }
 
 /// Every boolean flag of `command` and of the subcommands a command line can reach also takes Go's values with
@@ -422,6 +432,11 @@ mod tests {
             ("helm diff upgrade web ./c --color", "helm diff upgrade web ./c --color=always"),
             ("helm diff upgrade web ./c --color=false", "helm diff upgrade web ./c --color=never"),
             ("helm list --color never", "helm list --color never"),
+            // The root form runs as `upgrade`; a subcommand or a flag after `diff` is no root form.
+            ("helm diff web ./c --context 1", "helm diff upgrade --deprecated-root-form web ./c --diff-context 1"),
+            ("helm -n x diff web ./c", "helm -n x diff upgrade --deprecated-root-form web ./c"),
+            ("helm diff version", "helm diff version"),
+            ("helm diff --no-color upgrade web ./c", "helm diff --no-color upgrade web ./c"),
         ];
         for (given, expected) in cases {
             assert_eq!(diff_context_lines(words(given)), words(expected), "{given}");

@@ -6,7 +6,7 @@
 //! printed is then read with each side's values named back (`127.0.0.1:PORT` reads `{registry}`), its directory as
 //! `<DIR>` and timestamps masked, and stdout, the first line of stderr and the exit status must be equal.
 
-use crate::helm_dropin::{Seen, Side, berth_as_helm, difference, first_line, masked, timestamp_masks};
+use crate::helm_dropin::{Seen, Side, berth_as_helm, difference, first_line, masked, stderr_of, timestamp_masks};
 use crate::peers::peers_dir;
 use crate::sources_support::{PASSWORD, USER};
 use regex::Regex;
@@ -102,7 +102,8 @@ pub async fn differences(lines: &[Line], prepare: Prepare) -> Vec<String> {
         let expected = seen(&helm_output, &helm, helm_values, &masks);
         let actual = seen(&berth_output, &berth, berth_values, &masks);
         if expected != actual {
-            differences.push(difference(&format!("`helm {line}`"), &expected, &actual, [&helm_output, &berth_output]));
+            let [helm_stderr, berth_stderr] = [&helm_output, &berth_output].map(|output| stderr_of(output));
+            differences.push(difference(&format!("`helm {line}`"), &expected, &actual, [&helm_stderr, &berth_stderr]));
         }
     }
     drop((helm_setup.servers, berth_setup.servers));

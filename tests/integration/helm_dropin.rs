@@ -6,6 +6,7 @@
 //! among them (the data file names the helmfile function each comes from). Then a Helm 3.17 client continues a
 //! release berth made as `helm`.
 
+use crate::helm_dropin_recorded::{RECORDING, Recording};
 use crate::peers::{PeerCluster, peers_dir};
 use crate::sources_support::FileServer;
 use berth_sim::SimConfig;
@@ -248,6 +249,17 @@ const FILES: &[(&str, &str)] = &[
     ("broken-template/templates/x.yaml", "a: {{ nope }}\n"),
     ("broken-yaml/Chart.yaml", "apiVersion: v2\nname: broken-yaml\nversion: 0.1.0\n"),
     ("broken-yaml/templates/x.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: [\n"),
+    // A ConfigMap and a Secret that values change (helm-diff's lines: a Secret's values are masked unless
+    // `--show-secrets`).
+    ("keeper/Chart.yaml", "apiVersion: v2\nname: keeper\nversion: 0.1.0\n"),
+    ("keeper/values.yaml", "greeting: hi\npassword: one\n"),
+    (
+        "keeper/templates/objects.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  \
+         greeting: {{ .Values.greeting | quote }}\n  size: \"1\"\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  \
+         name: {{ .Release.Name }}\ntype: Opaque\nstringData:\n  password: {{ .Values.password | quote }}\n  \
+         user: admin\n",
+    ),
     // A role for user `scoped` in the release's namespace: its Secrets and ConfigMaps, nothing else (not the
     // namespace itself), as a CI job's namespace-scoped account has.
     ("scoped-role/Chart.yaml", "apiVersion: v2\nname: scoped-role\nversion: 0.1.0\n"),
@@ -284,14 +296,17 @@ enum Compare {
     /// Like `All`, with a failed revision's description cut at the waiter's ` status: ` in stdout (to the end of
     /// its JSON string: berth's readiness says why an object failed in its own words, as for `Stage`).
     Waiter,
-    /// A helm-diff line helmfile issues: runs once the diff work lands (`src/release/diff/`, branch `diff`); real
-    /// Helm here has no helm-diff plugin installed, so it is counted, not run.
-    AfterDiff,
+    /// Like `All`, for a line of the helm-diff plugin's: real Helm runs it through the plugin where
+    /// `BERTH_HELM_DIFF_PLUGIN` names one (built by `scripts/helm-diff/build.sh`); elsewhere (CI) berth's answer is
+    /// compared with real Helm's recorded one ([`helm_dropin_recorded`](crate::helm_dropin_recorded)).
+    HelmDiff,
 }
 
 struct Case {
     line: usize,
     compare: Compare,
+    /// The arguments as the table writes them (before the placeholders are filled in).
+    text: String,
     arguments: Vec<String>,
 }
 
@@ -301,7 +316,7 @@ fn cases(values_url: &str) -> Vec<Case> {
         .enumerate()
         .filter(|(_, text)| !text.trim().is_empty() && !text.starts_with('#'))
         .map(|(index, text)| {
-            let (compare, arguments) = text.split_once('|').unwrap_or_else(|| panic!("line {}: no `|`", index + 1));
+            let (compare, text) = text.split_once('|').unwrap_or_else(|| panic!("line {}: no `|`", index + 1));
             let compare = match compare.trim() {
                 "all" => Compare::All,
                 "stage" => Compare::Stage,
@@ -309,11 +324,11 @@ fn cases(values_url: &str) -> Vec<Case> {
                 "objects" => Compare::Objects,
                 "semver" => Compare::Semver,
                 "ages" => Compare::Ages,
-                "after-diff" => Compare::AfterDiff,
+                "helm-diff" => Compare::HelmDiff,
                 "waiter" => Compare::Waiter,
                 other => panic!("line {}: unknown comparison `{other}`", index + 1),
             };
-            let arguments = arguments
+            let arguments = text
                 .split_whitespace()
                 .map(|word| {
                     word.replace("{alpha_values}", "alpha-values.yaml")
@@ -329,12 +344,13 @@ fn cases(values_url: &str) -> Vec<Case> {
                         .replace("{secretive}", "./secretive")
                         .replace("{schemed}", "./schemed")
                         .replace("{scoped_role}", "./scoped-role")
+                        .replace("{keeper}", "./keeper")
                         .replace("{values_url}", &format!("{values_url}/url-values.yaml"))
                         .replace("{beta_url}", &format!("{values_url}/beta-1.2.3.tgz"))
                         .replace("{repo_url}", values_url)
                 })
                 .collect();
-            Case { line: index + 1, compare, arguments }
+            Case { line: index + 1, compare, text: text.trim().to_string(), arguments }
         })
         .collect()
 }
@@ -361,7 +377,18 @@ impl Side {
     }
 
     async fn run(&self, arguments: &[String]) -> Output {
+        self.run_command(self.command(arguments), arguments).await
+    }
+
+    /// [`Side::run`] with Helm's plugins read from `plugins` (`HELM_PLUGINS`; Helm 4 installs a local plugin as a
+    /// link there, as the helm-diff lines' plugin is linked).
+    async fn run_with_plugins(&self, arguments: &[String], plugins: &Path) -> Output {
         let mut command = self.command(arguments);
+        command.env("HELM_PLUGINS", plugins);
+        self.run_command(command, arguments).await
+    }
+
+    async fn run_command(&self, mut command: Command, arguments: &[String]) -> Output {
         let running = tokio::task::spawn_blocking(move || command.output().expect("the program runs"));
         tokio::time::timeout(LINE_BOUND, running)
             .await
@@ -374,7 +401,11 @@ impl Side {
 fn command(peer: &PeerCluster, program: &Path, arguments: &[String]) -> Command {
     let home = peer.dir.path().join("home");
     let mut command = Command::new(program);
-    for variable in ["HELM_DRIVER", "HELM_NAMESPACE", "HELM_KUBECONTEXT", "HELM_DEBUG", "BERTH_HELM", "BERTH_LOG"] {
+    let helm_diff = ["HELM_DIFF_COLOR", "HELM_DIFF_OUTPUT", "HELM_DIFF_OUTPUT_CONTEXT", "HELM_DIFF_TPL"];
+    let helm_diff_switches =
+        ["HELM_DIFF_THREE_WAY_MERGE", "HELM_DIFF_NORMALIZE_MANIFESTS", "HELM_DIFF_USE_UPGRADE_DRY_RUN"];
+    let helm = ["HELM_DRIVER", "HELM_NAMESPACE", "HELM_KUBECONTEXT", "HELM_DEBUG", "HELM_PLUGINS"];
+    for variable in helm.into_iter().chain(helm_diff).chain(helm_diff_switches).chain(["BERTH_HELM", "BERTH_LOG"]) {
         command.env_remove(variable);
     }
     command
@@ -421,7 +452,7 @@ pub(crate) fn first_line(bytes: &[u8]) -> String {
 fn seen(output: &Output, compare: Compare, masks: &[Regex]) -> Seen {
     let stderr = masked(&first_line(&output.stderr), masks);
     match compare {
-        Compare::All | Compare::AfterDiff => {
+        Compare::All | Compare::HelmDiff => {
             (output.status.code(), masked(&String::from_utf8_lossy(&output.stdout), masks), stderr)
         }
         Compare::Stage => {
@@ -491,8 +522,8 @@ async fn ok_line(peer: &PeerCluster, program: &Path, line: &str) -> String {
 pub(crate) type Seen = (Option<i32>, String, String);
 
 /// A line whose two runs read differently, described with what each printed (and each tool's whole stderr).
-pub(crate) fn difference(title: &str, expected: &Seen, actual: &Seen, outputs: [&Output; 2]) -> String {
-    let [helm, berth] = outputs.map(|output| String::from_utf8_lossy(&output.stderr).into_owned());
+pub(crate) fn difference(title: &str, expected: &Seen, actual: &Seen, stderrs: [&str; 2]) -> String {
+    let [helm, berth] = stderrs;
     format!(
         "{title}:\n  helm:  exit {:?}, stderr {:?}\n{}\n  berth: exit {:?}, stderr {:?}\n{}\n  helm's whole stderr: \
          {helm}\n  berth's whole stderr: {berth}",
@@ -537,26 +568,71 @@ async fn every_helm_command_line_answers_as_helm_4() {
     let bin = tempfile::tempdir().expect("bin directory");
     let helm = Side::start(peers_dir().join("helm")).await;
     let berth = Side::start(berth_as_helm(bin.path())).await;
+    // Real Helm's plugins for the helm-diff lines: a directory of their own, so the other lines (`plugin list`,
+    // `help`) see only the plugins the table installs.
+    let plugins = tempfile::tempdir().expect("plugins directory");
+    let plugin = std::env::var_os("BERTH_HELM_DIFF_PLUGIN").map(PathBuf::from);
+    if let Some(plugin) = &plugin {
+        std::os::unix::fs::symlink(plugin, plugins.path().join("diff")).expect("the plugin linked");
+    }
+    let recorded =
+        std::fs::read_to_string(RECORDING).map_or_else(|_| Ok(Recording::default()), |text| Recording::parse(&text));
+    let recorded = recorded.unwrap_or_else(|error| panic!("{error}"));
+    let mut recording = Recording::default();
     let mut differences = Vec::new();
     let mut compared = 0;
-    let mut after_diff = 0;
     for case in cases(&server.url) {
-        if case.compare == Compare::AfterDiff {
-            after_diff += 1;
-            continue;
-        }
-        let (helm_output, berth_output) = (helm.run(&case.arguments).await, berth.run(&case.arguments).await);
-        compared += 1;
-        let expected = seen(&helm_output, case.compare, &masks);
+        let berth_output = berth.run(&case.arguments).await;
         let actual = seen(&berth_output, case.compare, &masks);
+        // A helm-diff line's key in the recording: its text and how many times it ran before.
+        let key = (case.text.clone(), recording.entries.keys().filter(|(text, _)| *text == case.text).count() + 1);
+        let (expected, helm_stderr) = if case.compare == Compare::HelmDiff && plugin.is_none() {
+            // Real Helm's recorded answer: the line changes nothing, so the cluster it leaves is the same.
+            let Some(expected) = recorded.entries.get(&key).cloned() else {
+                differences.push(format!(
+                    "line {}: no recorded answer of helm-diff for `{}` ({RECORDING})",
+                    case.line, case.text
+                ));
+                continue;
+            };
+            recording.entries.insert(key, expected.clone());
+            (expected, "(recorded: its first line only)".to_string())
+        } else {
+            let helm_output = match case.compare {
+                Compare::HelmDiff => helm.run_with_plugins(&case.arguments, plugins.path()).await,
+                _ => helm.run(&case.arguments).await,
+            };
+            let expected = seen(&helm_output, case.compare, &masks);
+            if case.compare == Compare::HelmDiff {
+                recording.entries.insert(key, expected.clone());
+            }
+            (expected, stderr_of(&helm_output).into_owned())
+        };
+        compared += 1;
         if expected != actual {
             let title = format!("line {} `helm {}`", case.line, case.arguments.join(" "));
-            differences.push(difference(&title, &expected, &actual, [&helm_output, &berth_output]));
+            differences.push(difference(&title, &expected, &actual, [&helm_stderr, &stderr_of(&berth_output)]));
         }
     }
+    if plugin.is_some() && std::env::var_os("BERTH_RECORD_HELM_DIFF").is_some() {
+        std::fs::write(RECORDING, recording.render(RECORDING_HEADER)).expect("the recording written");
+    }
+    // Every recorded answer is of a line the table still has.
+    let stale: Vec<_> = recorded.entries.keys().filter(|key| !recording.entries.contains_key(*key)).collect();
+    assert!(plugin.is_some() || stale.is_empty(), "recorded answers of lines the table no longer has: {stale:?}");
     assert!(compared >= 450, "only {compared} lines compared");
-    eprintln!("{compared} lines compared; {after_diff} helm-diff lines wait for the diff work");
+    eprintln!("{compared} lines compared, {} of them helm-diff's", recording.entries.len());
     assert!(differences.is_empty(), "{} of {compared} lines differ:\n{}", differences.len(), differences.join("\n"));
+}
+
+/// What the recording's file says of itself.
+const RECORDING_HEADER: &str = "What real Helm 4.1.4 with the helm-diff plugin v3.15.11 answered to the helm-diff lines of \
+    cases.txt,\nrecorded by `BERTH_HELM_DIFF_PLUGIN=DIR BERTH_RECORD_HELM_DIFF=1 cargo test --test integration \
+    every_helm_command_line`\n(DIR: the plugin scripts/helm-diff/build.sh builds). Written by the test: do not edit.";
+
+/// A process's whole stderr, as text.
+pub(crate) fn stderr_of(output: &Output) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(&output.stderr)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -38,6 +38,7 @@ mod helm_commands_provenance;
 mod helm_dropin;
 mod helm_dropin_crds;
 mod helm_dropin_oci;
+mod helm_dropin_recorded;
 mod helm_dropin_repo;
 mod helm_dropin_status;
 mod helm_flags;
