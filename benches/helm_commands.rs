@@ -11,6 +11,8 @@
 //! Helm first in even ones) so both see the same machine load. `upgrade --install --wait` upgrades a release of
 //! each tool's own (`small-berth`, `small-helm`), so each run is a real upgrade that waits for the Deployment.
 //! The median of each command's per-round ratios is its figure. `lint` is measured by `benches/lint.rs`.
+//! With `BERTH_HELM_DIFF_PLUGIN=DIR` (the real helm-diff plugin, `scripts/helm-diff/build.sh`), helmfile's `helm
+//! diff upgrade` line is measured too.
 //!
 //! The upgrade is measured on two clusters: the default profile, whose pods become Ready 200 ms after they are
 //! created (a floor both tools wait out, so the ratio cannot go below 200 ms / Helm's time), and a second one
@@ -95,6 +97,10 @@ fn charts(dir: &Path) {
     );
 }
 
+fn words(line: &str) -> Vec<String> {
+    line.split(' ').map(String::from).collect()
+}
+
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
@@ -137,13 +143,22 @@ fn main() {
     }
 
     // Each line: its title, the cluster it runs on, its arguments (empty: the upgrade of the tool's own release).
-    let lines: [(&str, &Bench, Vec<String>); 5] = [
+    let mut lines: Vec<(&str, &Bench, Vec<String>)> = vec![
         ("list -A (100 releases)", &bench, vec!["list".into(), "-A".into()]),
         ("status", &bench, vec!["status".into(), "rel-0-0".into(), "-n".into(), "bench-0".into()]),
         ("get all", &bench, vec!["get".into(), "all".into(), "rel-0-0".into(), "-n".into(), "bench-0".into()]),
         ("upgrade --install --wait (small chart)", &bench, Vec::new()),
         ("upgrade --install --wait (small chart, pods ready at once)", &instant_bench, Vec::new()),
     ];
+    // helmfile's `diff` line, where the real helm-diff plugin is built (scripts/helm-diff/build.sh): Helm runs it
+    // from its plugins directory; berth as `helm` serves `diff` itself.
+    if let Some(plugin) = std::env::var_os("BERTH_HELM_DIFF_PLUGIN") {
+        let plugins = helm.home.join("data/plugins");
+        std::fs::create_dir_all(&plugins).expect("plugins directory");
+        std::os::unix::fs::symlink(plugin, plugins.join("diff")).expect("the plugin linked");
+        let line = "diff upgrade --allow-unreleased rel-0-0 ./tiny --reset-values --namespace bench-0";
+        lines.push(("diff upgrade (helmfile's line; Helm runs the helm-diff plugin)", &bench, words(line)));
+    }
     let arguments = |line: &[String], tool: &Tool| -> Vec<String> {
         if line.is_empty() {
             let name = format!("small-{}", tool.name);

@@ -65,7 +65,8 @@ fn seen(output: &Output, side: &Side, values: &[(&'static str, String)], masks: 
         let text = named.iter().fold(text.to_string(), |text, (name, value)| text.replace(value.as_str(), name));
         masked(&text.replace(&side.peer.dir.path().display().to_string(), "<DIR>"), masks)
     };
-    (output.status.code(), own(&String::from_utf8_lossy(&output.stdout)), own(&first_line(&output.stderr)))
+    let stderr = own(&String::from_utf8_lossy(&output.stderr));
+    (output.status.code(), own(&String::from_utf8_lossy(&output.stdout)), first_line(stderr.as_bytes()))
 }
 
 /// Runs `lines` through real Helm and through berth as `helm`, each side prepared by `prepare`; the lines that

@@ -444,20 +444,26 @@ pub(crate) fn masked(text: &str, masks: &[Regex]) -> String {
     text
 }
 
+/// The first line of stderr once masked: Helm's flaky informer line ([`REFLECTOR_NOISE`]) is left out before the
+/// first line is taken, so the line after it is compared.
+pub(crate) fn masked_first_line(stderr: &[u8], masks: &[Regex]) -> String {
+    first_line(masked(&String::from_utf8_lossy(stderr), masks).as_bytes())
+}
+
 pub(crate) fn first_line(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).lines().next().unwrap_or_default().to_string()
 }
 
 /// What a line's comparison looks at.
 fn seen(output: &Output, compare: Compare, masks: &[Regex]) -> Seen {
-    let stderr = masked(&first_line(&output.stderr), masks);
+    let stderr = masked_first_line(&output.stderr, masks);
     match compare {
         Compare::All | Compare::HelmDiff => {
             (output.status.code(), masked(&String::from_utf8_lossy(&output.stdout), masks), stderr)
         }
         Compare::Stage => {
             // The first line, and the `Error:` line when a log line comes first (a failed upgrade's warning).
-            let whole = String::from_utf8_lossy(&output.stderr);
+            let whole = masked(&String::from_utf8_lossy(&output.stderr), masks);
             let error_line = whole.lines().skip(1).find(|line| line.starts_with("Error: ")).unwrap_or_default();
             let stage = [stderr.as_str(), error_line]
                 .map(|line| line.split_once(" status: ").map_or(line, |(stage, _)| stage))

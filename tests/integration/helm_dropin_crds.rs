@@ -4,7 +4,7 @@
 //! is created and left when it exists), compared with real Helm 4.1.4 on a cluster of its own, the CRD read back
 //! with real kubectl. As `berth`, an existing CRD is left as it is (docs/releases.md).
 
-use crate::helm_dropin::{Side, berth_as_helm, first_line, masked, timestamp_masks};
+use crate::helm_dropin::{Side, berth_as_helm, masked, masked_first_line, timestamp_masks};
 use crate::peers::peers_dir;
 use std::process::{Command, Output};
 
@@ -80,7 +80,7 @@ async fn an_install_applies_an_existing_crd_as_helm_4() {
             };
             let output = output(command).await;
             let stdout = masked(&String::from_utf8_lossy(&output.stdout), &masks);
-            let stderr = masked(&first_line(&output.stderr), &masks);
+            let stderr = masked_first_line(&output.stderr, &masks);
             seen.push((step, output.status.code(), stdout, stderr, crd_state(side).await));
         }
     }
