@@ -10,6 +10,7 @@
 
 pub mod defaults;
 mod format;
+pub mod list_type;
 pub mod prune;
 pub mod validate;
 
@@ -36,6 +37,12 @@ pub struct Structural {
     pub items: Option<Box<Structural>>,
     pub default: Option<Value>,
     pub checks: Checks,
+    /// `x-kubernetes-list-type`: `atomic`, `set` or `map` (`None`: atomic).
+    pub list_type: Option<String>,
+    /// `x-kubernetes-list-map-keys`: what identifies an item of a `map` list.
+    pub list_map_keys: Vec<String>,
+    /// `x-kubernetes-map-type`: `granular` or `atomic` (`None`: granular).
+    pub map_type: Option<String>,
 }
 
 /// `additionalProperties`: a schema for every other key, or `true`.
@@ -121,6 +128,10 @@ impl Structural {
         let text = |name: &str| node.get(name).and_then(Value::as_str).map(str::to_string);
         let number = |name: &str| node.get(name).and_then(Value::as_f64);
         let integer = |name: &str| node.get(name).and_then(Value::as_i64);
+        let strings = |name: &str| -> Vec<String> {
+            let values = node.get(name).and_then(Value::as_array).into_iter().flatten();
+            values.filter_map(Value::as_str).map(str::to_string).collect()
+        };
         let mut properties = BTreeMap::new();
         for (name, property) in node.get("properties").and_then(Value::as_object).into_iter().flatten() {
             properties.insert(name.clone(), Structural::parse(property));
@@ -156,14 +167,7 @@ impl Structural {
             enumeration: node.get("enum").and_then(Value::as_array).cloned().unwrap_or_default(),
             min_properties: integer("minProperties"),
             max_properties: integer("maxProperties"),
-            required: node
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect(),
+            required: strings("required"),
         };
         Structural {
             value_type: text("type"),
@@ -176,6 +180,9 @@ impl Structural {
             items,
             default: node.get("default").cloned(),
             checks,
+            list_type: text("x-kubernetes-list-type"),
+            list_map_keys: strings("x-kubernetes-list-map-keys"),
+            map_type: text("x-kubernetes-map-type"),
         }
     }
 

@@ -9,7 +9,7 @@
 
 pub mod decode;
 pub mod enums;
-mod go_json;
+pub(crate) mod go_json;
 pub mod immutable;
 pub mod kinds;
 pub mod metadata;
@@ -42,8 +42,17 @@ pub fn errors(def: &ResourceDef, old: Option<&Value>, new: &Value) -> Vec<FieldE
     }
     if let Some(schema) = def.crd.as_ref().and_then(|crd| crd.schema()) {
         errors.extend(schema::validate::validate(schema, new, old));
+        errors.extend(list_type_errors(schema, old, new));
     }
     errors
+}
+
+/// The duplicates in `set` and `map` lists, of a create or (ratcheted) an update.
+fn list_type_errors(schema: &schema::Structural, old: Option<&Value>, new: &Value) -> Vec<FieldError> {
+    match old {
+        Some(old) => schema::list_type::update_errors(schema, old, new),
+        None => schema::list_type::errors(schema, new),
+    }
 }
 
 /// Refuses an invalid write of a custom resource's status subresource with a 422: its metadata, then its
@@ -59,6 +68,7 @@ pub fn validate_status(def: &ResourceDef, old: Option<&Value>, new: &Value) -> R
     }
     if let Some(schema) = def.crd.as_ref().and_then(|crd| crd.schema()) {
         errors.extend(schema::validate::validate_status(schema, new, old));
+        errors.extend(list_type_errors(schema, old, new));
     }
     refuse(def, new, &errors)
 }
