@@ -5,13 +5,14 @@
 //! `pkg/apiserver/validation` over kube-openapi's validator).
 //!
 //! A real server refuses a schema that is not structural (a `type` at every level, no `properties` under
-//! `anyOf`...); this one reads what it is given and leaves such checks out. `x-kubernetes-validations` (CEL
-//! rules) are not evaluated, nor the list-type and map-type rules.
+//! `anyOf`...); this one reads what it is given and leaves such checks out. Then the list types' uniqueness
+//! ([`list_type`]) and the CEL rules of `x-kubernetes-validations` ([`rules`]).
 
 pub mod defaults;
 mod format;
 pub mod list_type;
 pub mod prune;
+pub mod rules;
 pub mod validate;
 
 use berth_patch::object_meta::OBJECT_META_FIELDS;
@@ -43,6 +44,10 @@ pub struct Structural {
     pub list_map_keys: Vec<String>,
     /// `x-kubernetes-map-type`: `granular` or `atomic` (`None`: granular).
     pub map_type: Option<String>,
+    /// `x-kubernetes-validations`.
+    pub rules: Vec<rules::ValidationRule>,
+    /// This node or one under it has rules (a walk that runs rules skips the parts without).
+    pub has_rules: bool,
 }
 
 /// `additionalProperties`: a schema for every other key, or `true`.
@@ -169,6 +174,14 @@ impl Structural {
             max_properties: integer("maxProperties"),
             required: strings("required"),
         };
+        let rules = rules::ValidationRule::parse_all(node);
+        let has_rules = !rules.is_empty()
+            || properties.values().any(|property| property.has_rules)
+            || items.as_ref().is_some_and(|items| items.has_rules)
+            || additional_properties
+                .as_ref()
+                .and_then(Additional::schema)
+                .is_some_and(|additional| additional.has_rules);
         Structural {
             value_type: text("type"),
             nullable: flag("nullable"),
@@ -183,6 +196,8 @@ impl Structural {
             list_type: text("x-kubernetes-list-type"),
             list_map_keys: strings("x-kubernetes-list-map-keys"),
             map_type: text("x-kubernetes-map-type"),
+            rules,
+            has_rules,
         }
     }
 

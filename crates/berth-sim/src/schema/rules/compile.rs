@@ -1,0 +1,356 @@
+//! The CEL environment rules are compiled in, and what compiling refuses, worded as cel-go words it
+//! (`ERROR: <input>:1:5: undefined field 'replica'` with the line and a caret under the column).
+//!
+//! The `cel` crate parses with the grammar cel-go parses with, so syntax errors read alike; it does not
+//! type-check. What cel-go's checker refuses most is checked here by walking the parsed rule against the
+//! schema: an identifier that is not `self`, `oldSelf` or a macro's variable (`undeclared reference`), and a
+//! field of `self` its schema does not declare (`undefined field`; at a resource's root, `metadata` holds only
+//! `name` and `generateName`). Types are not checked (a rule that returns a number compiles here), nor are
+//! function names: a function the environment lacks is met when the rule runs, and the rule is then taken as
+//! unevaluated, with a warning ([`super::evaluate`]).
+
+use super::ValidationRule;
+use crate::schema::Structural;
+use cel::common::ast::{EntryExpr, Expr, IdedExpr};
+use cel::{Env, Program};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, LazyLock};
+
+/// The longest rule compiled, in bytes: charts' rules are a few hundred bytes. A longer one is not parsed (it
+/// would need more stack than [`PARSE_STACK_BYTES`]) and is taken as unevaluated.
+pub const MAX_RULE_BYTES: usize = 16 * 1024;
+
+/// The deepest expression tree evaluated: the interpreter recurses once per level. cel 0.15's parser stops
+/// parenthesised nesting at 96; macros add a few levels each.
+pub const MAX_NESTING: usize = 100;
+
+/// The stack parsing runs on: the parser recurses per operator of `1+1+...` (8 KiB of it needs more than 4
+/// MiB in a debug build).
+const PARSE_STACK_BYTES: usize = 64 * 1024 * 1024;
+
+/// The environment: cel's standard library (macros `has`, `all`, `exists`, `exists_one`, `map`, `filter`;
+/// optional values), with the strings and lists extensions Kubernetes' environment also has.
+pub static ENVIRONMENT: LazyLock<Arc<Env>> = LazyLock::new(|| {
+    let mut env = Env::stdlib();
+    for (name, extension) in [
+        ("strings", cel::extensions::strings as fn(&mut Env) -> Result<(), cel::DeclarationError>),
+        ("lists", cel::extensions::lists),
+    ] {
+        if let Err(error) = env.add_extension(extension) {
+            tracing::warn!("CEL {name} extension unavailable: {error}");
+        }
+    }
+    Arc::new(env)
+});
+
+/// A rule once compiled.
+#[derive(Debug)]
+pub enum Compiled {
+    /// A blank rule: nothing to evaluate.
+    Empty,
+    /// What the server says of a rule that does not compile (`compilation failed: ERROR: ...`).
+    Failed(String),
+    /// A rule the simulated cluster cannot evaluate (too long or too deep for its bounds), and why.
+    Unevaluated(String),
+    Ready(Box<Ready>),
+}
+
+/// A compiled rule and its message expression.
+#[derive(Debug)]
+pub struct Ready {
+    pub program: Program,
+    /// The compiled `messageExpression`, or why it does not compile; `None` when there is none.
+    pub message_expression: Option<Result<Program, String>>,
+    /// The rule names `oldSelf`: a transition rule, evaluated only on an update.
+    pub uses_old_self: bool,
+}
+
+/// Compiles `rule`, attached to the node `schema` (`resource_root`: a resource's root, whose `metadata`
+/// holds only `name` and `generateName`).
+pub fn compile(rule: &ValidationRule, schema: &Structural, resource_root: bool) -> Compiled {
+    if rule.rule.trim().is_empty() {
+        return Compiled::Empty;
+    }
+    let program = match parse(&rule.rule, Some((schema, resource_root)), rule.optional_old_self == Some(true)) {
+        Parsed::Program(program) => program,
+        Parsed::Refused(detail) => return Compiled::Failed(format!("compilation failed: {detail}")),
+        Parsed::Unevaluated(why) => return Compiled::Unevaluated(why),
+    };
+    let uses_old_self = program.references().has_variable("oldSelf");
+    // A message expression the simulated cluster cannot evaluate is left out: the rule's message is used.
+    let message_expression = if rule.message_expression.trim().is_empty() {
+        None
+    } else {
+        match parse(&rule.message_expression, Some((schema, resource_root)), rule.optional_old_self == Some(true)) {
+            Parsed::Program(program) => Some(Ok(program)),
+            Parsed::Refused(detail) => Some(Err(format!("messageExpression compilation failed: {detail}"))),
+            Parsed::Unevaluated(_) => None,
+        }
+    };
+    Compiled::Ready(Box::new(Ready { program, message_expression, uses_old_self }))
+}
+
+enum Parsed {
+    Program(Program),
+    Refused(String),
+    Unevaluated(String),
+}
+
+/// Parses `source` on a stack of its own and checks its names against `schema`.
+fn parse(source: &str, schema: Option<(&Structural, bool)>, optional_old_self: bool) -> Parsed {
+    if source.len() > MAX_RULE_BYTES {
+        return Parsed::Unevaluated(format!(
+            "the rule is {} bytes long; the simulated cluster compiles at most {MAX_RULE_BYTES}",
+            source.len()
+        ));
+    }
+    let parsed = stacker::maybe_grow(PARSE_STACK_BYTES, PARSE_STACK_BYTES, || {
+        catch_unwind(AssertUnwindSafe(|| ENVIRONMENT.compile(source)))
+    });
+    let program = match parsed {
+        Err(_) => return Parsed::Unevaluated("the CEL parser failed".to_string()),
+        // cel-go parses deeper nesting than the crate's 96 levels: such a rule is not refused, only not run.
+        Ok(Err(errors)) if errors.errors.iter().any(|error| error.msg.contains("Recursion limit")) => {
+            return Parsed::Unevaluated("the rule nests deeper than the CEL parser's 96 levels".to_string());
+        }
+        Ok(Err(errors)) => {
+            let issues: Vec<Issue> = errors
+                .errors
+                .iter()
+                .map(|error| Issue {
+                    line: usize::try_from(error.pos.0).unwrap_or(1).max(1),
+                    column: usize::try_from(error.pos.1).unwrap_or(1).max(1).saturating_sub(1),
+                    message: error.msg.clone(),
+                })
+                .collect();
+            return Parsed::Refused(display(source, issues));
+        }
+        Ok(Ok(program)) => program,
+    };
+    let depth = nesting(program.expression());
+    if depth > MAX_NESTING {
+        return Parsed::Unevaluated(format!(
+            "the rule nests {depth} levels deep; the simulated cluster evaluates {MAX_NESTING}"
+        ));
+    }
+    let mut checker = Checker { program: &program, issues: Vec::new(), scope: Vec::new(), optional_old_self };
+    checker.expression(program.expression(), schema);
+    if checker.issues.is_empty() {
+        Parsed::Program(program)
+    } else {
+        let mut issues = checker.issues;
+        issues.sort_by_key(|issue| (issue.line, issue.column));
+        Parsed::Refused(display(source, issues))
+    }
+}
+
+/// One compile error at a 1-based line and a 0-based column (cel-go's `common.Location`).
+struct Issue {
+    line: usize,
+    column: usize,
+    message: String,
+}
+
+/// cel-go's `Errors.ToDisplayString`: each error as `ERROR: <input>:line:column: message`, the line of the
+/// source and a caret under the column (a dot per character before it), joined by newlines.
+fn display(source: &str, issues: Vec<Issue>) -> String {
+    let mut shown = Vec::new();
+    for issue in issues {
+        let mut text = format!("ERROR: <input>:{}:{}: {}", issue.line, issue.column + 1, issue.message);
+        if let Some(line) = source.split('\n').nth(issue.line.saturating_sub(1)) {
+            let line = line.replace('\t', " ");
+            let dots: String =
+                line.chars().take(issue.column).map(|c| if c.len_utf8() > 1 { '\u{ff0e}' } else { '.' }).collect();
+            text.push_str(&format!("\n | {line}\n | {dots}^"));
+        }
+        shown.push(text);
+    }
+    shown.join("\n")
+}
+
+/// What a name in the rule stands for, as far as the schema says.
+#[derive(Clone, Copy)]
+enum Resolved<'s> {
+    /// A value of this schema node (`true`: a resource's root or an embedded resource).
+    Node(&'s Structural, bool),
+    /// The `metadata` of a resource: only `name` and `generateName`.
+    Metadata,
+}
+
+/// The type names and namespaces an identifier may be (cel-go declares them in every environment).
+const DECLARED_NAMES: &[&str] =
+    &["int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type", "dyn", "optional"];
+
+struct Checker<'p> {
+    program: &'p Program,
+    issues: Vec<Issue>,
+    /// The variables of the macros around the current expression.
+    scope: Vec<String>,
+    optional_old_self: bool,
+}
+
+impl Checker<'_> {
+    fn issue(&mut self, id: u64, message: String) {
+        let info = self.program.source_info();
+        let Some((start, _)) = info.offset_for(id) else { return };
+        let before = info.source.get(..start as usize).unwrap_or_default();
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().unwrap_or_default().chars().count();
+        self.issues.push(Issue { line, column, message });
+    }
+
+    /// Walks `expression`, returning the schema node it stands for when the schema knows it.
+    fn expression<'s>(
+        &mut self,
+        expression: &IdedExpr,
+        schema: Option<(&'s Structural, bool)>,
+    ) -> Option<Resolved<'s>> {
+        match &expression.expr {
+            Expr::Ident(name) => {
+                if self.scope.iter().any(|variable| variable == name) {
+                    return None;
+                }
+                match name.as_str() {
+                    "self" => schema.map(|(node, root)| Resolved::Node(node, root)),
+                    "oldSelf" if !self.optional_old_self => schema.map(|(node, root)| Resolved::Node(node, root)),
+                    "oldSelf" => None,
+                    name if DECLARED_NAMES.contains(&name) || name.starts_with('@') || name.starts_with("__") => None,
+                    name => {
+                        self.issue(expression.id, format!("undeclared reference to '{name}' (in container '')"));
+                        None
+                    }
+                }
+            }
+            Expr::Select(select) => {
+                let operand = self.expression(&select.operand, schema)?;
+                self.field(expression.id, operand, &select.field)
+            }
+            Expr::Call(call) => {
+                // A call's target may be a namespace (`optional.none()`, `math.greatest(...)`), not a variable.
+                if let Some(target) = &call.target
+                    && !matches!(target.expr, Expr::Ident(_))
+                {
+                    self.expression(target, schema);
+                }
+                for argument in &call.args {
+                    self.expression(argument, schema);
+                }
+                None
+            }
+            Expr::Comprehension(comprehension) => {
+                self.expression(&comprehension.iter_range, schema);
+                self.expression(&comprehension.accu_init, schema);
+                let depth = self.scope.len();
+                self.scope.push(comprehension.iter_var.clone());
+                self.scope.extend(comprehension.iter_var2.clone());
+                self.scope.push(comprehension.accu_var.clone());
+                for part in [&comprehension.loop_cond, &comprehension.loop_step, &comprehension.result] {
+                    self.expression(part, schema);
+                }
+                self.scope.truncate(depth);
+                None
+            }
+            Expr::List(list) => {
+                for element in &list.elements {
+                    self.expression(element, schema);
+                }
+                None
+            }
+            Expr::Map(map) => {
+                for entry in &map.entries {
+                    if let EntryExpr::MapEntry(entry) = &entry.expr {
+                        self.expression(&entry.key, schema);
+                        self.expression(&entry.value, schema);
+                    }
+                }
+                None
+            }
+            Expr::Struct(structure) => {
+                for entry in &structure.entries {
+                    if let EntryExpr::StructField(field) = &entry.expr {
+                        self.expression(&field.value, schema);
+                    }
+                }
+                None
+            }
+            Expr::Literal(_) | Expr::Unspecified => None,
+        }
+    }
+
+    /// `operand.field`: cel-go's checker refuses a field an object type does not declare. An object whose
+    /// schema keeps unknown fields, or is a map (`additionalProperties`), is not checked.
+    fn field<'s>(&mut self, id: u64, operand: Resolved<'s>, field: &str) -> Option<Resolved<'s>> {
+        match operand {
+            Resolved::Metadata => {
+                if !matches!(field, "name" | "generateName") {
+                    self.issue(id, format!("undefined field '{field}'"));
+                }
+                None
+            }
+            Resolved::Node(node, root) => {
+                if root && field == "metadata" {
+                    return Some(Resolved::Metadata);
+                }
+                if root && matches!(field, "apiVersion" | "kind") {
+                    return None;
+                }
+                if let Some(child) = node.properties.get(field) {
+                    return Some(Resolved::Node(child, child.embedded_resource));
+                }
+                let declares_fields = node.value_type.as_deref() == Some("object")
+                    && !node.properties.is_empty()
+                    && node.additional_properties.is_none()
+                    && !node.preserve_unknown_fields;
+                if declares_fields {
+                    self.issue(id, format!("undefined field '{field}'"));
+                }
+                None
+            }
+        }
+    }
+}
+
+/// The depth of an expression tree, without recursion.
+pub fn nesting(expression: &IdedExpr) -> usize {
+    let mut deepest = 0;
+    let mut pending = vec![(expression, 1usize)];
+    while let Some((expression, depth)) = pending.pop() {
+        deepest = deepest.max(depth);
+        let next = depth + 1;
+        match &expression.expr {
+            Expr::Call(call) => {
+                pending.extend(call.target.iter().map(|target| (&**target, next)));
+                pending.extend(call.args.iter().map(|argument| (argument, next)));
+            }
+            Expr::Comprehension(comprehension) => pending.extend(
+                [
+                    &comprehension.iter_range,
+                    &comprehension.accu_init,
+                    &comprehension.loop_cond,
+                    &comprehension.loop_step,
+                    &comprehension.result,
+                ]
+                .map(|part| (part, next)),
+            ),
+            Expr::List(list) => pending.extend(list.elements.iter().map(|element| (element, next))),
+            Expr::Map(map) => {
+                for entry in &map.entries {
+                    if let EntryExpr::MapEntry(entry) = &entry.expr {
+                        pending.push((&entry.key, next));
+                        pending.push((&entry.value, next));
+                    }
+                }
+            }
+            Expr::Struct(structure) => {
+                for entry in &structure.entries {
+                    if let EntryExpr::StructField(field) = &entry.expr {
+                        pending.push((&field.value, next));
+                    }
+                }
+            }
+            Expr::Select(select) => pending.push((&select.operand, next)),
+            Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+        }
+    }
+    deepest
+}
