@@ -10,6 +10,7 @@
 //! unevaluated, with a warning ([`super::evaluate`]).
 
 use super::ValidationRule;
+use super::values::escape;
 use crate::schema::Structural;
 use cel::common::ast::{EntryExpr, Expr, IdedExpr};
 use cel::{Env, Program};
@@ -294,7 +295,8 @@ impl Checker<'_> {
                 if root && matches!(field, "apiVersion" | "kind") {
                     return None;
                 }
-                if let Some(child) = node.properties.get(field) {
+                let declared = node.properties.iter().find(|(name, _)| escape(name).as_deref() == Some(field));
+                if let Some((_, child)) = declared {
                     return Some(Resolved::Node(child, child.embedded_resource));
                 }
                 let declares_fields = node.value_type.as_deref() == Some("object")

@@ -71,6 +71,24 @@ fn a_missing_key_of_a_map_is_an_error_of_the_rule() {
 }
 
 #[test]
+fn properties_named_as_cel_words_or_with_dashes_are_escaped() {
+    assert_eq!(values::escape("namespace").as_deref(), Some("__namespace__"));
+    assert_eq!(values::escape("a__b.c-d/e").as_deref(), Some("a__underscores__b__dot__c__dash__d__slash__e"));
+    assert_eq!(values::escape("1st"), None);
+    assert_eq!(values::escape("a b"), None);
+    let schema = spec_rules(
+        json!([{"rule": "!has(self.__namespace__) || self.__namespace__ != self.x__dash__y", "message": "differ"}]),
+        json!({"namespace": {"type": "string"}, "x-y": {"type": "string"}}),
+    );
+    assert!(crd_errors(&crd(schema.clone())).is_empty());
+    assert_eq!(
+        evaluated(&schema, &json!({"spec": {"namespace": "a", "x-y": "a"}}), None),
+        ["spec: Invalid value: differ"]
+    );
+    assert!(evaluated(&schema, &json!({"spec": {"x-y": "a"}}), None).is_empty());
+}
+
+#[test]
 fn scalars_print_their_value_and_the_root_has_no_field() {
     let schema = json!({"type": "object", "x-kubernetes-validations": [{"rule": "self.metadata.name.startsWith('w-')"}],
         "properties": {"spec": {"type": "object", "properties": {

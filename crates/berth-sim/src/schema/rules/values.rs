@@ -1,6 +1,6 @@
 //! How a rule sees the value it is attached to (apiextensions-apiserver `schema/cel/values.go`,
 //! `UnstructuredToVal`): an object as a map of its fields (a field set to null is absent, as CEL rules see
-//! it), a list as a list, a `number` as a double even when written as an integer, an int-or-string as the
+//! it; a declared property named as [`escape`] names it), a list as a list, a `number` as a double even when written as an integer, an int-or-string as the
 //! integer or string it holds. At a resource's root (and an embedded resource's) `metadata` holds only `name`
 //! and `generateName` (`model.WithTypeAndObjectMeta`). Strings with a `format` (`date-time`, `duration`,
 //! `byte`) stay strings here; the server gives them their CEL types.
@@ -56,17 +56,76 @@ fn convert<'v>(value: &'v Value, schema: Option<&Structural>, resource_root: boo
                     continue;
                 }
                 let field_schema = schema.and_then(|schema| schema.field(key));
+                // A declared property is a field of the object's type, named as rules name it.
+                let declared = schema.is_some_and(|schema| schema.properties.contains_key(key));
+                let name = if declared { escape(key) } else { Some(key.clone()) };
+                let Some(name) = name else { continue };
                 let converted = if resource_root && key == "metadata" {
                     Box::new(CelMap::from(object_meta(field))) as Box<dyn Val + 'v>
                 } else {
                     let embedded = field_schema.is_some_and(|schema| schema.embedded_resource);
                     convert(field, field_schema, embedded, depth + 1)
                 };
-                fields.insert(CelMapKey::from(key.as_str()), converted);
+                fields.insert(CelMapKey::from(name), converted);
             }
             Box::new(CelMap::from(fields))
         }
     }
+}
+
+/// The words CEL reserves, which a property named so is escaped from (`__namespace__`).
+const RESERVED: &[&str] = &[
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
+];
+
+/// A property's name as a rule names it (apiserver `cel.Escape`): a reserved word as `__word__`, `__` as
+/// `__underscores__`, `.` `-` `/` as `__dot__` `__dash__` `__slash__`; `None` when it cannot be named (it
+/// starts with a digit or holds another character), as such a property is left out of what rules see.
+pub fn escape(name: &str) -> Option<String> {
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    if RESERVED.contains(&name) {
+        return Some(format!("__{name}__"));
+    }
+    let mut escaped = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix("__") {
+            escaped.push_str("__underscores__");
+            rest = after;
+            continue;
+        }
+        match c {
+            '.' => escaped.push_str("__dot__"),
+            '-' => escaped.push_str("__dash__"),
+            '/' => escaped.push_str("__slash__"),
+            c if c.is_ascii_alphanumeric() || c == '_' => escaped.push(c),
+            _ => return None,
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    Some(escaped)
 }
 
 /// A resource's `metadata` as its rules see it: `name` and `generateName`.
