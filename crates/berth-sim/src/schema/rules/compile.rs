@@ -7,7 +7,8 @@
 //! field of `self` its schema does not declare (`undefined field`; at a resource's root, `metadata` holds only
 //! `name` and `generateName`). Types are not checked (a rule that returns a number compiles here), nor are
 //! function names: a function the environment lacks is met when the rule runs, and the rule is then taken as
-//! unevaluated, with a warning ([`super::evaluate`]).
+//! unevaluated, with a warning ([`super::evaluate`]), as is a rule calling one of [`KUBERNETES_LIBRARY`]
+//! that fails to run.
 
 use super::ValidationRule;
 use super::values::escape;
@@ -44,6 +45,75 @@ pub static ENVIRONMENT: LazyLock<Arc<Env>> = LazyLock::new(|| {
     Arc::new(env)
 });
 
+/// The functions of Kubernetes' CEL libraries (apiserver `pkg/cel/library`: lists, regex, urls, quantity, ip,
+/// cidr, format, semver, authz) that the `cel` crate lacks or has only for other types (`indexOf` of a
+/// string, not of a list). A rule that calls one and fails to run is taken as unevaluated, not as refusing
+/// the object: the failure may be the simulated cluster's.
+pub const KUBERNETES_LIBRARY: &[&str] = &[
+    "isSorted",
+    "sum",
+    "min",
+    "max",
+    "indexOf",
+    "lastIndexOf",
+    "find",
+    "findAll",
+    "url",
+    "isURL",
+    "getScheme",
+    "getHost",
+    "getHostname",
+    "getPort",
+    "getEscapedPath",
+    "getQuery",
+    "quantity",
+    "isQuantity",
+    "sign",
+    "isGreaterThan",
+    "isLessThan",
+    "compareTo",
+    "add",
+    "sub",
+    "asInteger",
+    "asApproximateFloat",
+    "isInteger",
+    "ip",
+    "isIP",
+    "cidr",
+    "isCIDR",
+    "family",
+    "isUnspecified",
+    "isLoopback",
+    "isLinkLocalMulticast",
+    "isLinkLocalUnicast",
+    "isGlobalUnicast",
+    "isCanonical",
+    "containsIP",
+    "containsCIDR",
+    "masked",
+    "prefixLength",
+    "format.named",
+    "validate",
+    "semver",
+    "isSemver",
+    "major",
+    "minor",
+    "patch",
+    "authorizer",
+    "path",
+    "group",
+    "resource",
+    "namespace",
+    "name",
+    "subresource",
+    "check",
+    "allowed",
+    "reason",
+    "errored",
+    "error",
+    "serviceAccount",
+];
+
 /// A rule once compiled.
 #[derive(Debug)]
 pub enum Compiled {
@@ -64,6 +134,8 @@ pub struct Ready {
     pub message_expression: Option<Result<Program, String>>,
     /// The rule names `oldSelf`: a transition rule, evaluated only on an update.
     pub uses_old_self: bool,
+    /// The first function of [`KUBERNETES_LIBRARY`] the rule calls.
+    pub kubernetes_function: Option<String>,
 }
 
 /// Compiles `rule`, attached to the node `schema` (`resource_root`: a resource's root, whose `metadata`
@@ -78,6 +150,9 @@ pub fn compile(rule: &ValidationRule, schema: &Structural, resource_root: bool) 
         Parsed::Unevaluated(why) => return Compiled::Unevaluated(why),
     };
     let uses_old_self = program.references().has_variable("oldSelf");
+    let references = program.references();
+    let kubernetes_function =
+        references.functions().into_iter().find(|name| KUBERNETES_LIBRARY.contains(name)).map(str::to_string);
     // A message expression the simulated cluster cannot evaluate is left out: the rule's message is used.
     let message_expression = if rule.message_expression.trim().is_empty() {
         None
@@ -88,7 +163,7 @@ pub fn compile(rule: &ValidationRule, schema: &Structural, resource_root: bool) 
             Parsed::Unevaluated(_) => None,
         }
     };
-    Compiled::Ready(Box::new(Ready { program, message_expression, uses_old_self }))
+    Compiled::Ready(Box::new(Ready { program, message_expression, uses_old_self, kubernetes_function }))
 }
 
 enum Parsed {

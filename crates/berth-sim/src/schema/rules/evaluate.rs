@@ -163,7 +163,14 @@ impl Walk {
             self.stopped = true;
             return;
         }
-        match run(ready, schema, value, old, place.resource_root, optional) {
+        let outcome = match run(ready, schema, value, old, place.resource_root, optional) {
+            Outcome::Error(error) if ready.kubernetes_function.is_some() => Outcome::Unevaluated(format!(
+                "it calls '{}' of Kubernetes' CEL libraries, and failed: {error}",
+                ready.kubernetes_function.as_deref().unwrap_or_default()
+            )),
+            outcome => outcome,
+        };
+        match outcome {
             Outcome::Passed => {}
             Outcome::Unevaluated(why) => {
                 tracing::warn!(rule = %rule.rule, "x-kubernetes-validations rule not evaluated: {why}");

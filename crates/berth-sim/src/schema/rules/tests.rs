@@ -196,8 +196,17 @@ fn hostile_rules_neither_panic_nor_run_unbounded() {
 
 #[test]
 fn a_function_the_simulated_cluster_lacks_leaves_the_rule_unevaluated() {
-    let schema = spec_rules(json!([{"rule": "isURL(self.endpoint)"}]), json!({"endpoint": {"type": "string"}}));
-    assert!(evaluated(&schema, &json!({"spec": {"endpoint": "not a url"}}), None).is_empty());
+    let schema = spec_rules(
+        json!([{"rule": "isURL(self.endpoint)"}, {"rule": "self.ports.isSorted()"}, {"rule": "self.ports.indexOf(80) == 0"},
+               {"rule": "self.ports.size() < 2", "message": "one port"}]),
+        json!({"endpoint": {"type": "string"}, "ports": {"type": "array", "items": {"type": "integer"}}}),
+    );
+    assert!(crd_errors(&crd(schema.clone())).is_empty(), "they compile");
+    assert_eq!(
+        evaluated(&schema, &json!({"spec": {"endpoint": "not a url", "ports": [443, 80]}}), None),
+        ["spec: Invalid value: one port"],
+        "only the rule without Kubernetes functions is judged"
+    );
 }
 
 fn crd(schema: Value) -> Value {
