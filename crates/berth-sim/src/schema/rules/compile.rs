@@ -13,7 +13,7 @@
 use super::ValidationRule;
 use super::values::escape;
 use crate::schema::Structural;
-use cel::common::ast::{EntryExpr, Expr, IdedExpr};
+use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 use cel::{Env, Program};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, LazyLock};
@@ -144,9 +144,11 @@ pub fn compile(rule: &ValidationRule, schema: &Structural, resource_root: bool) 
     if rule.rule.trim().is_empty() {
         return Compiled::Empty;
     }
-    let program = match parse(&rule.rule, Some((schema, resource_root)), rule.optional_old_self == Some(true)) {
+    let optional = rule.optional_old_self == Some(true);
+    let program = match parse(&rule.rule, (schema, resource_root), optional, Known::Bool) {
         Parsed::Program(program) => program,
         Parsed::Refused(detail) => return Compiled::Failed(format!("compilation failed: {detail}")),
+        Parsed::NotOfType(detail) => return Compiled::Failed(detail.to_string()),
         Parsed::Unevaluated(why) => return Compiled::Unevaluated(why),
     };
     let uses_old_self = program.references().has_variable("oldSelf");
@@ -157,9 +159,10 @@ pub fn compile(rule: &ValidationRule, schema: &Structural, resource_root: bool) 
     let message_expression = if rule.message_expression.trim().is_empty() {
         None
     } else {
-        match parse(&rule.message_expression, Some((schema, resource_root)), rule.optional_old_self == Some(true)) {
+        match parse(&rule.message_expression, (schema, resource_root), optional, Known::String) {
             Parsed::Program(program) => Some(Ok(program)),
             Parsed::Refused(detail) => Some(Err(format!("messageExpression compilation failed: {detail}"))),
+            Parsed::NotOfType(detail) => Some(Err(detail.to_string())),
             Parsed::Unevaluated(_) => None,
         }
     };
@@ -168,12 +171,16 @@ pub fn compile(rule: &ValidationRule, schema: &Structural, resource_root: bool) 
 
 enum Parsed {
     Program(Program),
+    /// cel-go's compile errors (`ERROR: <input>:...`).
     Refused(String),
+    /// The checker's refusal of a result of the wrong type, the whole detail.
+    NotOfType(&'static str),
     Unevaluated(String),
 }
 
-/// Parses `source` on a stack of its own and checks its names against `schema`.
-fn parse(source: &str, schema: Option<(&Structural, bool)>, optional_old_self: bool) -> Parsed {
+/// Parses `source` on a stack of its own and checks its names against `schema`, and that its result can be
+/// of the `expected` type.
+fn parse(source: &str, schema: (&Structural, bool), optional_old_self: bool, expected: Known) -> Parsed {
     if source.len() > MAX_RULE_BYTES {
         return Parsed::Unevaluated(format!(
             "the rule is {} bytes long; the simulated cluster compiles at most {MAX_RULE_BYTES}",
@@ -210,9 +217,16 @@ fn parse(source: &str, schema: Option<(&Structural, bool)>, optional_old_self: b
         ));
     }
     let mut checker = Checker { program: &program, issues: Vec::new(), scope: Vec::new(), optional_old_self };
-    checker.expression(program.expression(), schema);
+    let resolved = checker.expression(program.expression(), Some(schema));
     if checker.issues.is_empty() {
-        Parsed::Program(program)
+        let known = known(program.expression(), resolved);
+        match (expected, known) {
+            (Known::Bool, Known::String | Known::Other) => Parsed::NotOfType("cel expression must evaluate to a bool"),
+            (Known::String, Known::Bool | Known::Other) => {
+                Parsed::NotOfType("messageExpression must evaluate to a string")
+            }
+            _ => Parsed::Program(program),
+        }
     } else {
         let mut issues = checker.issues;
         issues.sort_by_key(|issue| (issue.line, issue.column));
@@ -242,6 +256,76 @@ fn display(source: &str, issues: Vec<Issue>) -> String {
         shown.push(text);
     }
     shown.join("\n")
+}
+
+/// What an expression's value is known to be without type-checking it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Known {
+    Bool,
+    String,
+    /// A number, bytes, null, a list, a map or an object.
+    Other,
+    Unknown,
+}
+
+/// The functions and operators whose result is a bool, and those whose result is neither a bool nor a string.
+const BOOL_RESULTS: &[&str] = &[
+    "_==_",
+    "_!=_",
+    "_<_",
+    "_<=_",
+    "_>_",
+    "_>=_",
+    "_&&_",
+    "_||_",
+    "!_",
+    "@in",
+    "@not_strictly_false",
+    "matches",
+    "startsWith",
+    "endsWith",
+    "contains",
+    "bool",
+];
+const OTHER_RESULTS: &[&str] = &["size", "int", "uint", "double", "bytes", "_-_", "_*_", "_/_", "_%_", "-_"];
+
+/// What `expression` (which `resolved` says is a node of the schema, when it is) evaluates to, as far as
+/// its shape tells; cel-go's checker refuses a rule that is not a bool and a message expression that is not a
+/// string.
+fn known(expression: &IdedExpr, resolved: Option<Resolved<'_>>) -> Known {
+    if let Some(resolved) = resolved {
+        return match resolved {
+            Resolved::Metadata => Known::Other,
+            Resolved::Node(node, _) => match node.value_type.as_deref() {
+                _ if node.int_or_string => Known::Unknown,
+                Some("boolean") => Known::Bool,
+                Some("string") => Known::String,
+                Some(_) => Known::Other,
+                None => Known::Unknown,
+            },
+        };
+    }
+    match &expression.expr {
+        Expr::Literal(LiteralValue::Boolean(_)) => Known::Bool,
+        Expr::Literal(LiteralValue::String(_)) => Known::String,
+        Expr::Literal(_) | Expr::List(_) | Expr::Map(_) | Expr::Struct(_) => Known::Other,
+        Expr::Select(select) if select.test => Known::Bool,
+        Expr::Call(call) if call.func_name == "_?_:_" && call.args.len() == 3 => {
+            match (known(&call.args[1], None), known(&call.args[2], None)) {
+                (left, right) if left == right => left,
+                _ => Known::Unknown,
+            }
+        }
+        // `+` adds numbers, joins strings and lists: the result is of its operands' type.
+        Expr::Call(call) if call.func_name == "_+_" => {
+            let operands = call.args.iter().map(|operand| known(operand, None));
+            operands.into_iter().find(|known| matches!(known, Known::String | Known::Other)).unwrap_or(Known::Unknown)
+        }
+        Expr::Call(call) if BOOL_RESULTS.contains(&call.func_name.as_str()) => Known::Bool,
+        Expr::Call(call) if OTHER_RESULTS.contains(&call.func_name.as_str()) => Known::Other,
+        Expr::Call(call) if call.func_name == "string" => Known::String,
+        _ => Known::Unknown,
+    }
 }
 
 /// What a name in the rule stands for, as far as the schema says.
@@ -299,7 +383,9 @@ impl Checker<'_> {
             }
             Expr::Select(select) => {
                 let operand = self.expression(&select.operand, schema)?;
-                self.field(expression.id, operand, &select.field)
+                let field = self.field(expression.id, operand, &select.field);
+                // `has(self.x)` is a bool, not the field.
+                if select.test { None } else { field }
             }
             Expr::Call(call) => {
                 // A call's target may be a namespace (`optional.none()`, `math.greatest(...)`), not a variable.

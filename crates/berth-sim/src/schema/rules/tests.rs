@@ -261,6 +261,30 @@ fn a_crd_whose_rules_do_not_compile_is_refused_with_cel_gos_words() {
 }
 
 #[test]
+fn a_rule_that_is_not_a_bool_and_a_message_that_is_not_a_string_are_refused() {
+    let schema = spec_rules(
+        json!([{"rule": "self.replicas"}, {"rule": "self.name"}, {"rule": "self.enabled || has(self.name)"}, {"rule": "size(self.name) + 1"},
+               {"rule": "self.replicas > 0 ? 'yes' : 'no'"}, {"rule": "self.enabled", "messageExpression": "self.replicas > 1"},
+               {"rule": "self.enabled", "messageExpression": "self.name"}, {"rule": "self.enabled", "messageExpression": "self.replicas"}]),
+        json!({"replicas": {"type": "integer"}, "name": {"type": "string"}, "enabled": {"type": "boolean"}}),
+    );
+    let errors: Vec<String> =
+        crd_errors(&crd(schema)).iter().map(|error| format!("{}: {}", error.field, error.detail)).collect();
+    let spec = "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations";
+    assert_eq!(
+        errors,
+        [
+            format!("{spec}[0].rule: cel expression must evaluate to a bool"),
+            format!("{spec}[1].rule: cel expression must evaluate to a bool"),
+            format!("{spec}[3].rule: cel expression must evaluate to a bool"),
+            format!("{spec}[4].rule: cel expression must evaluate to a bool"),
+            format!("{spec}[5].messageExpression: messageExpression must evaluate to a string"),
+            format!("{spec}[7].messageExpression: messageExpression must evaluate to a string"),
+        ]
+    );
+}
+
+#[test]
 fn a_rules_own_errors_come_first_and_keep_its_node_from_compiling() {
     let schema = json!({"type": "object", "properties": {"spec": {"type": "object",
         "properties": {"replicas": {"type": "integer"}}, "x-kubernetes-validations": [
