@@ -330,3 +330,61 @@ fn versions_with_different_schemas_are_named_by_their_index() {
         "{errors:?}"
     );
 }
+
+/// The YAML documents of `path` that are objects.
+fn documents(path: &std::path::Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    let documents: Vec<Value> =
+        serde_saphyr::from_multiple(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    documents.into_iter().filter(Value::is_object).collect()
+}
+
+/// The files under `dir`, in name order.
+fn files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap_or_else(|error| panic!("{}: {error}", dir.display())) {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() { pending.push(path) } else { found.push(path) }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn gateway_apis_crds_accept_its_valid_objects_and_refuse_its_invalid_ones_as_the_apiservers_tests_hold_them() {
+    let base = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/gateway-api"));
+    let mut defs = Vec::new();
+    for crd in documents(&base.join("crds/standard-install.yaml")) {
+        assert!(crd_errors(&crd).is_empty(), "{}: its rules compile", crd["metadata"]["name"]);
+        let json: std::sync::Arc<[u8]> = serde_json::to_vec(&crd).expect("JSON").into();
+        defs.extend(crate::registry::stored_crd_resources(&crd, json).expect("a valid CRD"));
+    }
+    let mut checked = (0, 0);
+    for (folder, valid) in [("valid", true), ("invalid", false)] {
+        for path in files(&base.join(folder)) {
+            for mut object in documents(&path) {
+                let (api_version, kind) = (object["apiVersion"].clone(), object["kind"].clone());
+                let Some(def) =
+                    defs.iter().find(|def| api_version == def.api_version().as_str() && kind == def.kind.as_str())
+                else {
+                    continue;
+                };
+                let schema = def.crd.as_ref().and_then(|crd| crd.schema()).expect("a schema");
+                crate::schema::coerce(&mut object, schema);
+                let errors = crate::validation::errors(def, None, &object);
+                assert_eq!(errors.is_empty(), valid, "{}: {errors:?}", path.display());
+                let unchanged = crate::validation::errors(def, Some(&object), &object);
+                assert!(
+                    unchanged.is_empty(),
+                    "{}: an unchanged object is not refused again: {unchanged:?}",
+                    path.display()
+                );
+                if valid { checked.0 += 1 } else { checked.1 += 1 }
+            }
+        }
+    }
+    assert_eq!(checked, (57, 29), "every Gateway API object was checked");
+}
