@@ -16,7 +16,8 @@
 
 use super::ValidationRule;
 use super::compile::{Compiled, ENVIRONMENT, Ready};
-use super::values::{PER_CALL_LIMIT, estimated_cost, to_cel, widest};
+use super::cost::{PER_CALL_LIMIT, estimated_cost};
+use super::values::to_cel;
 use crate::field_error::{ErrorType, FieldError};
 use crate::schema::{Additional, Structural, validate::printed};
 use cel::common::types::CelOptional;
@@ -153,8 +154,7 @@ impl Walk {
         if ready.uses_old_self && old.is_none() && !optional {
             return;
         }
-        let elements = widest(value).max(old.map_or(1, widest));
-        if estimated_cost(ready.program.expression(), elements) > PER_CALL_LIMIT {
+        if estimated_cost(ready.program.expression(), value, old) > PER_CALL_LIMIT {
             let detail = format!(
                 "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {}",
                 rule.error_string()

@@ -4,10 +4,11 @@
 //! (`pkg/apis/apiextensions/validation`'s `ValidateCustomResourceDefinitionOpenAPISchema`).
 //!
 //! [`compile`] owns the CEL environment and what is refused at compile time, [`values`] how a value of the
-//! custom resource is seen by a rule (`self`, `oldSelf`), [`evaluate`] the walk over the object that runs the
-//! rules and words their failures as the server does.
+//! custom resource is seen by a rule (`self`, `oldSelf`), [`cost`] what running a rule may cost, [`evaluate`]
+//! the walk over the object that runs the rules and words their failures as the server does.
 
 pub mod compile;
+pub mod cost;
 pub mod evaluate;
 pub mod values;
 

@@ -4,14 +4,8 @@
 //! integer or string it holds. At a resource's root (and an embedded resource's) `metadata` holds only `name`
 //! and `generateName` (`model.WithTypeAndObjectMeta`). Strings with a `format` (`date-time`, `duration`,
 //! `byte`) stay strings here; the server gives them their CEL types.
-//!
-//! And what evaluating a rule on a value may cost: cel-go stops a rule past a cost limit
-//! (`celconfig.PerCallLimit`); the `cel` crate counts nothing, so the cost is estimated before evaluating,
-//! each macro's body counted once per element of the widest list or map in the value (an upper bound: the
-//! server's actual cost can be lower).
 
 use crate::schema::Structural;
-use cel::common::ast::{EntryExpr, Expr, IdedExpr};
 use cel::common::types::{CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, CelUInt};
 use cel::common::value::Val;
 use serde_json::Value;
@@ -20,9 +14,6 @@ use std::collections::HashMap;
 /// Nesting beyond this depth is seen as `null`: no Kubernetes object comes near it, and it bounds the
 /// conversion's recursion.
 const MAX_DEPTH: usize = 256;
-
-/// cel-go's `PerCallLimit`: what one evaluation of one rule may cost.
-pub const PER_CALL_LIMIT: u64 = 1_000_000;
 
 /// `value` (of the node `schema`; `resource_root`: a resource's root) as the rule's `self`.
 pub fn to_cel<'v>(value: &'v Value, schema: Option<&Structural>, resource_root: bool) -> Box<dyn Val + 'v> {
@@ -137,71 +128,4 @@ fn object_meta(metadata: &Value) -> HashMap<CelMapKey<'_>, Box<dyn Val + '_>> {
         }
     }
     fields
-}
-
-/// The most elements any list or map in `value` holds: what one macro can iterate at most (a macro over a
-/// list the rule builds, such as `a + b`, can iterate a few times more; the estimate's margin covers it).
-pub fn widest(value: &Value) -> u64 {
-    let mut widest = 0usize;
-    let mut pending = vec![value];
-    while let Some(value) = pending.pop() {
-        match value {
-            Value::Array(items) => {
-                widest = widest.max(items.len());
-                pending.extend(items);
-            }
-            Value::Object(map) => {
-                widest = widest.max(map.len());
-                pending.extend(map.values());
-            }
-            _ => {}
-        }
-    }
-    u64::try_from(widest).unwrap_or(u64::MAX).max(1)
-}
-
-/// An upper bound of what evaluating `expression` costs when every macro iterates `elements` values: one
-/// unit per node, a macro's condition, step and result once per element.
-pub fn estimated_cost(expression: &IdedExpr, elements: u64) -> u64 {
-    match &expression.expr {
-        Expr::Call(call) => {
-            let target = call.target.iter().map(|target| estimated_cost(target, elements));
-            let arguments = call.args.iter().map(|argument| estimated_cost(argument, elements));
-            target.chain(arguments).fold(1, u64::saturating_add)
-        }
-        Expr::Comprehension(comprehension) => {
-            let once = [&comprehension.iter_range, &comprehension.accu_init]
-                .map(|part| estimated_cost(part, elements))
-                .into_iter()
-                .fold(1, u64::saturating_add);
-            let each = [&comprehension.loop_cond, &comprehension.loop_step, &comprehension.result]
-                .map(|part| estimated_cost(part, elements))
-                .into_iter()
-                .fold(1, u64::saturating_add);
-            once.saturating_add(each.saturating_mul(elements))
-        }
-        Expr::List(list) => {
-            list.elements.iter().map(|element| estimated_cost(element, elements)).fold(1, u64::saturating_add)
-        }
-        Expr::Map(map) => map
-            .entries
-            .iter()
-            .filter_map(|entry| match &entry.expr {
-                EntryExpr::MapEntry(entry) => {
-                    Some(estimated_cost(&entry.key, elements).saturating_add(estimated_cost(&entry.value, elements)))
-                }
-                EntryExpr::StructField(_) => None,
-            })
-            .fold(1, u64::saturating_add),
-        Expr::Struct(structure) => structure
-            .entries
-            .iter()
-            .filter_map(|entry| match &entry.expr {
-                EntryExpr::StructField(field) => Some(estimated_cost(&field.value, elements)),
-                EntryExpr::MapEntry(_) => None,
-            })
-            .fold(1, u64::saturating_add),
-        Expr::Select(select) => estimated_cost(&select.operand, elements).saturating_add(1),
-        Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => 1,
-    }
 }
