@@ -135,6 +135,33 @@ async fn kubectl_prints_the_refusals_of_rules_and_list_types_as_against_a_real_s
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rule_failing_on_a_value_left_unchanged_is_a_warning_kubectl_prints() {
+    let peer = PeerCluster::start(SimConfig::default()).await;
+    let file = |name: &str, value: &Value| peer.file(name, &value.to_string());
+    peer.ok("kubectl", &["apply", "-f", &file("crd.json", &crd())]).await;
+    let fast = widget("w", json!({"replicas": 1, "mode": "fast"}));
+    peer.ok("kubectl", &["create", "-f", &file("w.json", &fast)]).await;
+    // The CRD becomes stricter: only `safe` now.
+    let mut stricter = crd();
+    stricter["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["mode"] = json!(
+        {"type": "string", "x-kubernetes-validations": [{"rule": "self == 'safe'", "messageExpression": "'mode ' + self + ' is not safe'"}]});
+    peer.ok("kubectl", &["apply", "-f", &file("stricter.json", &stricter)]).await;
+    let grow =
+        peer.run("kubectl", &["patch", "widget", "w", "--type=merge", "-p", r#"{"spec": {"replicas": 2}}"#]).await;
+    assert!(grow.status.success(), "{}", String::from_utf8_lossy(&grow.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&grow.stderr).trim_end(),
+        r#"Warning: spec.mode: Invalid value: "fast": mode fast is not safe"#
+    );
+    let changed =
+        peer.run("kubectl", &["patch", "widget", "w", "--type=merge", "-p", r#"{"spec": {"mode": "quick"}}"#]).await;
+    assert_eq!(
+        stderr(&changed),
+        r#"The Widget "w" is invalid: spec.mode: Invalid value: "quick": mode quick is not safe"#
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_prints_the_refusal_of_a_crd_whose_rule_does_not_compile() {
     let peer = PeerCluster::start(SimConfig::default()).await;
     let mut broken = crd();

@@ -11,8 +11,8 @@
 //! A transition rule (one naming `oldSelf`) runs only on an update and only where an old value is correlated
 //! (an object's field by its name, a `map` list's item by its keys; not an atomic or `set` list's items),
 //! unless `optionalOldSelf` binds `oldSelf` as an optional. Ratcheting: a failing rule that does not name
-//! `oldSelf` is not an error where the value equals its old one (the server answers it as a warning; the
-//! simulated one drops it). Null values are not validated, as the server skips them.
+//! `oldSelf` is not an error where the value equals its old one, but a warning of the request
+//! ([`crate::warnings`]). Null values are not validated, as the server skips them.
 
 use super::ValidationRule;
 use super::compile::{Compiled, ENVIRONMENT, Ready};
@@ -183,9 +183,6 @@ impl Walk {
                 self.errors.push(invalid(format!("{error} evaluating rule: {}", rule.error_string())));
             }
             Outcome::Failed(message) => {
-                if !ready.uses_old_self && place.unchanged {
-                    return;
-                }
                 let path = match field_path(&rule.field_path, schema) {
                     Some(relative) if place.path.is_empty() => relative,
                     Some(relative) => format!("{}.{relative}", place.path),
@@ -200,7 +197,13 @@ impl Walk {
                 });
                 // `value` is left out for an object or a list (`field.OmitValueType`).
                 let shown = (!matches!(schema.value_type.as_deref(), Some("object" | "array"))).then(|| printed(value));
-                self.errors.push(failure(rule.reason.as_deref(), path, shown, detail));
+                let error = failure(rule.reason.as_deref(), path, shown, detail);
+                if !ready.uses_old_self && place.unchanged {
+                    // Ratcheting: the server answers the failure as a warning.
+                    crate::warnings::add(error.to_string());
+                } else {
+                    self.errors.push(error);
+                }
             }
         }
     }

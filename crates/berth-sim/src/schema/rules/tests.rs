@@ -150,7 +150,14 @@ fn an_unchanged_value_is_not_refused_again() {
                "size": {"type": "integer", "x-kubernetes-validations": [{"rule": "self < 3"}]}}),
     );
     let old = json!({"spec": {"name": "long", "size": 1}});
-    assert!(evaluated(&schema, &json!({"spec": {"name": "long", "size": 2}}), Some(&old)).is_empty());
+    let new = json!({"spec": {"name": "long", "size": 2}});
+    let (errors, warnings) = crate::warnings::collect(|| evaluated(&schema, &new, Some(&old)));
+    assert!(errors.is_empty());
+    assert_eq!(
+        warnings,
+        [r#"spec.name: Invalid value: "long": failed rule: self.size() < 3"#],
+        "answered as a warning"
+    );
     assert_eq!(
         evaluated(&schema, &json!({"spec": {"name": "longer", "size": 2}}), Some(&old)),
         [r#"spec.name: Invalid value: "longer": failed rule: self.size() < 3"#]
