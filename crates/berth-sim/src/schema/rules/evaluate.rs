@@ -313,6 +313,8 @@ fn cel_go_words(error: &ExecutionError) -> String {
         ExecutionError::NoSuchKey(key) => format!("no such key: {key}"),
         ExecutionError::DivisionByZero(_) => "division by zero".to_string(),
         ExecutionError::RemainderByZero(_) => "modulus by zero".to_string(),
+        ExecutionError::Overflow(..) => "integer overflow".to_string(),
+        ExecutionError::IndexOutOfBounds(cel::Value::Int(index)) => format!("index out of bounds: {index}"),
         ExecutionError::NoSuchOverload(_)
         | ExecutionError::UnsupportedBinaryOperator(..)
         | ExecutionError::UnexpectedType { .. }

@@ -49,6 +49,14 @@ fn a_false_rule_is_worded_as_the_server_words_it() {
             "spec.replicas: Invalid value: positive",
         ),
         (
+            json!({"rule": "[1][self.replicas + 3] == 1", "message": "m"}),
+            r#"spec: Invalid value: "object": index out of bounds: 3 evaluating rule: m"#,
+        ),
+        (
+            json!({"rule": "self.replicas + 9223372036854775807 + 9223372036854775807 > 0", "message": "m"}),
+            r#"spec: Invalid value: "object": integer overflow evaluating rule: m"#,
+        ),
+        (
             json!({"rule": "self.replicas / 0 > 1", "message": "m"}),
             r#"spec: Invalid value: "object": division by zero evaluating rule: m"#,
         ),
