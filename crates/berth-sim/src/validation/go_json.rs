@@ -40,12 +40,26 @@ fn requirement(requirement: &Value) -> String {
 /// down) as `json.Marshal` writes it: map keys sorted, `<`, `>` and `&` escaped as `\u003c`, `\u003e`,
 /// `\u0026`, a float64 that holds an integer without a fraction (`3`, not `3.0`).
 pub fn unstructured(value: &Value) -> String {
+    sorted_json(value, &|scalar| match scalar {
+        Value::String(text) => go_string(text),
+        Value::Number(number) => match number.as_f64() {
+            Some(float) if number.is_f64() && float.fract() == 0.0 && float.abs() < 1e21 => format!("{float:.0}"),
+            _ => number.to_string(),
+        },
+        other => other.to_string(),
+    })
+}
+
+/// JSON with every object's keys sorted (as Go's encoder sorts a map's), each string and other scalar written
+/// by `scalar`: Go's printing of a bad value ([`unstructured`]), and the canonical text a pod template is hashed
+/// from.
+pub fn sorted_json(value: &Value, scalar: &dyn Fn(&Value) -> String) -> String {
     let mut out = String::new();
-    write_unstructured(value, &mut out);
+    write_sorted(value, scalar, &mut out);
     out
 }
 
-fn write_unstructured(value: &Value, out: &mut String) {
+fn write_sorted(value: &Value, scalar: &dyn Fn(&Value) -> String, out: &mut String) {
     match value {
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
@@ -55,9 +69,9 @@ fn write_unstructured(value: &Value, out: &mut String) {
                 if index > 0 {
                     out.push(',');
                 }
-                out.push_str(&go_string(key));
+                out.push_str(&scalar(&Value::String(key.clone())));
                 out.push(':');
-                write_unstructured(&map[key], out);
+                write_sorted(&map[key], scalar, out);
             }
             out.push('}');
         }
@@ -67,18 +81,11 @@ fn write_unstructured(value: &Value, out: &mut String) {
                 if index > 0 {
                     out.push(',');
                 }
-                write_unstructured(item, out);
+                write_sorted(item, scalar, out);
             }
             out.push(']');
         }
-        Value::String(text) => out.push_str(&go_string(text)),
-        Value::Number(number) => match number.as_f64() {
-            Some(float) if number.is_f64() && float.fract() == 0.0 && float.abs() < 1e21 => {
-                out.push_str(&format!("{float:.0}"));
-            }
-            _ => out.push_str(&number.to_string()),
-        },
-        other => out.push_str(&other.to_string()),
+        other => out.push_str(&scalar(other)),
     }
 }
 
