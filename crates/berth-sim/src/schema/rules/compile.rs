@@ -31,12 +31,14 @@ pub const MAX_NESTING: usize = 100;
 const PARSE_STACK_BYTES: usize = 64 * 1024 * 1024;
 
 /// The environment: cel's standard library (macros `has`, `all`, `exists`, `exists_one`, `map`, `filter`;
-/// optional values), with the strings and lists extensions Kubernetes' environment also has.
+/// optional values), with the strings and lists extensions Kubernetes' environment also has, and the
+/// functions of Kubernetes' libraries [`super::library`] adds.
 pub static ENVIRONMENT: LazyLock<Arc<Env>> = LazyLock::new(|| {
     let mut env = Env::stdlib();
     for (name, extension) in [
         ("strings", cel::extensions::strings as fn(&mut Env) -> Result<(), cel::DeclarationError>),
         ("lists", cel::extensions::lists),
+        ("Kubernetes", super::library::extension),
     ] {
         if let Err(error) = env.add_extension(extension) {
             tracing::warn!("CEL {name} extension unavailable: {error}");

@@ -3,13 +3,15 @@
 //! compiles when the CRD itself is written, refusing a rule that does not compile
 //! (`pkg/apis/apiextensions/validation`'s `ValidateCustomResourceDefinitionOpenAPISchema`).
 //!
-//! [`compile`] owns the CEL environment and what is refused at compile time, [`values`] how a value of the
+//! [`compile`] owns the CEL environment and what is refused at compile time ([`library`] the Kubernetes
+//! functions it adds), [`values`] how a value of the
 //! custom resource is seen by a rule (`self`, `oldSelf`), [`cost`] what running a rule may cost, [`evaluate`]
 //! the walk over the object that runs the rules and words their failures as the server does.
 
 pub mod compile;
 pub mod cost;
 pub mod evaluate;
+pub mod library;
 pub mod values;
 
 use crate::field_error::{ErrorType, FieldError};

@@ -210,9 +210,22 @@ fn hostile_rules_neither_panic_nor_run_unbounded() {
 }
 
 #[test]
+fn is_url_judges_as_kubernetes_does() {
+    let schema = spec_rules(
+        json!([{"rule": "isURL(self.endpoint) && self.endpoint.startsWith('https://')", "message": "an https URL"}]),
+        json!({"endpoint": {"type": "string"}}),
+    );
+    assert!(evaluated(&schema, &json!({"spec": {"endpoint": "https://example.com/a"}}), None).is_empty());
+    assert_eq!(
+        evaluated(&schema, &json!({"spec": {"endpoint": "https://exa mple.com"}}), None),
+        ["spec: Invalid value: an https URL"]
+    );
+}
+
+#[test]
 fn a_function_the_simulated_cluster_lacks_leaves_the_rule_unevaluated() {
     let schema = spec_rules(
-        json!([{"rule": "isURL(self.endpoint)"}, {"rule": "self.ports.isSorted()"}, {"rule": "self.ports.indexOf(80) == 0"},
+        json!([{"rule": "url(self.endpoint).getScheme() == 'https'"}, {"rule": "self.ports.isSorted()"}, {"rule": "self.ports.indexOf(80) == 0"},
                {"rule": "self.ports.size() < 2", "message": "one port"}]),
         json!({"endpoint": {"type": "string"}, "ports": {"type": "array", "items": {"type": "integer"}}}),
     );
