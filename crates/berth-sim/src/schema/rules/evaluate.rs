@@ -85,6 +85,8 @@ enum Outcome {
     Passed,
     /// False, with the message expression's result when it gave a usable one.
     Failed(Option<String>),
+    /// False, and the message expression's cost is over the limit.
+    FailedMessageOverBudget,
     /// The rule could not run: the error, as cel-go words it.
     Error(String),
     /// A function or value the simulated cluster lacks: the rule is not judged.
@@ -185,12 +187,17 @@ impl Walk {
             Outcome::Error(error) => {
                 self.errors.push(invalid(format!("{error} evaluating rule: {}", rule.error_string())));
             }
+            Outcome::FailedMessageOverBudget => {
+                let detail = format!(
+                    "no further validation rules will be run due to call cost exceeds limit for messageExpression: {}",
+                    crate::field_error::quote(&rule.message_expression)
+                );
+                let error = FieldError { field: rule_path(rule, schema, place), ..invalid(detail) };
+                self.ratcheted(ready, place, error);
+                self.stopped = true;
+            }
             Outcome::Failed(message) => {
-                let path = match field_path(&rule.field_path, schema) {
-                    Some(relative) if place.path.is_empty() => relative,
-                    Some(relative) => format!("{}.{relative}", place.path),
-                    None => place.field(),
-                };
+                let path = rule_path(rule, schema, place);
                 let detail = message.unwrap_or_else(|| {
                     if rule.message.is_empty() {
                         format!("failed rule: {}", rule.error_string())
@@ -201,14 +208,28 @@ impl Walk {
                 // `value` is left out for an object or a list (`field.OmitValueType`).
                 let shown = (!matches!(schema.value_type.as_deref(), Some("object" | "array"))).then(|| printed(value));
                 let error = failure(rule.reason.as_deref(), path, shown, detail);
-                if !ready.uses_old_self && place.unchanged {
-                    // Ratcheting: the server answers the failure as a warning.
-                    crate::warnings::add(error.to_string());
-                } else {
-                    self.errors.push(error);
-                }
+                self.ratcheted(ready, place, error);
             }
         }
+    }
+
+    /// A failure of a rule (`addErr`): an error, or where ratcheting applies (a rule without `oldSelf` on a
+    /// value left unchanged) a warning, as the server answers it.
+    fn ratcheted(&mut self, ready: &Ready, place: &Place, error: FieldError) {
+        if !ready.uses_old_self && place.unchanged {
+            crate::warnings::add(error.to_string());
+        } else {
+            self.errors.push(error);
+        }
+    }
+}
+
+/// Where a rule's failure is reported: the node, or its `fieldPath` under it.
+fn rule_path(rule: &ValidationRule, schema: &Structural, place: &Place) -> String {
+    match field_path(&rule.field_path, schema) {
+        Some(relative) if place.path.is_empty() => relative,
+        Some(relative) => format!("{}.{relative}", place.path),
+        None => place.field(),
     }
 }
 
@@ -284,12 +305,16 @@ fn run(ready: &Ready, schema: &Structural, value: &Value, old: Option<&Value>, r
         match ready.program.execute(&context) {
             Ok(cel::Value::Bool(true)) => Outcome::Passed,
             Ok(cel::Value::Bool(false)) => {
-                Outcome::Failed(ready.message_expression.as_ref().and_then(|message| message.as_ref().ok()).and_then(
-                    |message| match message.execute(&context) {
+                match ready.message_expression.as_ref().and_then(|message| message.as_ref().ok()) {
+                    Some(message) if estimated_cost(message.expression(), value, old) > PER_CALL_LIMIT => {
+                        Outcome::FailedMessageOverBudget
+                    }
+                    Some(message) => Outcome::Failed(match message.execute(&context) {
                         Ok(cel::Value::String(text)) => usable_message(&text),
                         _ => None,
-                    },
-                ))
+                    }),
+                    None => Outcome::Failed(None),
+                }
             }
             // cel-go refuses a rule that is not a bool when it compiles; the crate finds out here.
             Ok(_) => Outcome::Error("cel expression must evaluate to a bool".to_string()),

@@ -190,6 +190,18 @@ fn a_rule_over_the_cost_limit_stops_the_rules() {
         evaluated(&expensive, &json!({"spec": {"items": ["a", "b"]}}), None),
         ["spec: Invalid value: never reached"]
     );
+    let expensive_message = spec_rules(
+        json!([{"rule": "false", "messageExpression": "self.items.map(a, self.items.map(b, self.items.map(c, a + b + c))).join(',')"},
+               {"rule": "false", "message": "never reached"}]),
+        json!({"items": {"type": "array", "items": {"type": "string"}}}),
+    );
+    let items: Vec<String> = (0..200).map(|index| index.to_string()).collect();
+    assert_eq!(
+        evaluated(&expensive_message, &json!({"spec": {"items": items}}), None),
+        [
+            r#"spec: Invalid value: "object": no further validation rules will be run due to call cost exceeds limit for messageExpression: "self.items.map(a, self.items.map(b, self.items.map(c, a + b + c))).join(',')""#
+        ]
+    );
 }
 
 #[test]
