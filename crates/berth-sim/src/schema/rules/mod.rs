@@ -101,7 +101,7 @@ pub fn crd_errors(crd: &Value) -> Vec<FieldError> {
         } else {
             format!("spec.versions[{index}].schema.openAPIV3Schema")
         };
-        found.extend(node_errors(schema, &super::Structural::parse(schema), &path, true));
+        found.extend(node_errors(schema, &super::Structural::parse(schema), &path, true, None));
         if shared {
             break;
         }
@@ -125,22 +125,39 @@ impl Found {
 }
 
 /// One schema node: the nodes under it first (`properties[name]`, `additionalProperties`, `items`), then its
-/// own rules.
-fn node_errors(node: &Value, structural: &super::Structural, path: &str, resource_root: bool) -> Found {
+/// own rules. `uncorrelatable`: the highest list above whose items no old value is correlated with (a list that
+/// is not a `map`), where a rule may not name `oldSelf`.
+fn node_errors(
+    node: &Value,
+    structural: &super::Structural,
+    path: &str,
+    resource_root: bool,
+    uncorrelatable: Option<&str>,
+) -> Found {
     let mut found = Found::default();
     let Some(map) = node.as_object() else { return found };
     for (name, property) in map.get("properties").and_then(Value::as_object).into_iter().flatten() {
         if let Some(child) = structural.properties.get(name) {
-            found.extend(node_errors(property, child, &format!("{path}.properties[{name}]"), child.embedded_resource));
+            let child_path = format!("{path}.properties[{name}]");
+            found.extend(node_errors(property, child, &child_path, child.embedded_resource, uncorrelatable));
         }
     }
     if let (Some(additional), Some(child)) =
         (map.get("additionalProperties"), structural.additional_properties.as_ref().and_then(super::Additional::schema))
     {
-        found.extend(node_errors(additional, child, &format!("{path}.additionalProperties"), child.embedded_resource));
+        let child_path = format!("{path}.additionalProperties");
+        found.extend(node_errors(additional, child, &child_path, child.embedded_resource, uncorrelatable));
     }
     if let (Some(items), Some(child)) = (map.get("items"), &structural.items) {
-        found.extend(node_errors(items, child, &format!("{path}.items"), child.embedded_resource));
+        // Only a `map` list's items are correlated with the old list's (by their keys).
+        let items_uncorrelatable = uncorrelatable.or((structural.list_type.as_deref() != Some("map")).then_some(path));
+        found.extend(node_errors(
+            items,
+            child,
+            &format!("{path}.items"),
+            child.embedded_resource,
+            items_uncorrelatable,
+        ));
     }
     for (index, rule) in structural.rules.iter().enumerate() {
         rule_errors(rule, structural, &format!("{path}.x-kubernetes-validations[{index}]"), &mut found.schema);
@@ -148,7 +165,7 @@ fn node_errors(node: &Value, structural: &super::Structural, path: &str, resourc
     if found.schema.is_empty() {
         for (index, rule) in structural.rules.iter().enumerate() {
             let rule_path = format!("{path}.x-kubernetes-validations[{index}]");
-            compile_errors(rule, structural, resource_root, &rule_path, &mut found.compile);
+            compile_errors(rule, structural, (resource_root, uncorrelatable), &rule_path, &mut found.compile);
         }
     }
     found
@@ -203,7 +220,7 @@ fn rule_errors(rule: &ValidationRule, schema: &super::Structural, path: &str, er
 fn compile_errors(
     rule: &ValidationRule,
     schema: &super::Structural,
-    resource_root: bool,
+    (resource_root, uncorrelatable): (bool, Option<&str>),
     path: &str,
     errors: &mut Vec<FieldError>,
 ) {
@@ -213,7 +230,11 @@ fn compile_errors(
             if let Some(Err(detail)) = &ready.message_expression {
                 errors.push(invalid(path, "messageExpression", rule.printed(), detail));
             }
-            if let Some(optional) = rule.optional_old_self
+            if let Some(list) = uncorrelatable.filter(|_| ready.uses_old_self) {
+                let detail =
+                    format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {list}");
+                errors.push(invalid(path, "rule", crate::field_error::quote(&rule.rule), &detail));
+            } else if let Some(optional) = rule.optional_old_self
                 && !ready.uses_old_self
             {
                 errors.push(invalid(

@@ -325,6 +325,27 @@ fn a_rule_that_is_not_a_bool_and_a_message_that_is_not_a_string_are_refused() {
 }
 
 #[test]
+fn a_transition_rule_under_a_list_that_is_not_a_map_is_refused() {
+    let schema = spec_rules(
+        json!([]),
+        json!({"hosts": {"type": "array", "items": {"type": "object", "properties": {"host": {"type": "string"}},
+                "x-kubernetes-validations": [{"rule": "self.host == oldSelf.host"}]}},
+               "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                "items": {"type": "object", "properties": {"name": {"type": "string"}},
+                  "x-kubernetes-validations": [{"rule": "self.name == oldSelf.name"}]}}}),
+    );
+    let errors: Vec<String> = crd_errors(&crd(schema)).iter().map(ToString::to_string).collect();
+    let spec = "spec.validation.openAPIV3Schema.properties[spec]";
+    assert_eq!(
+        errors,
+        [format!(
+            "{spec}.properties[hosts].items.x-kubernetes-validations[0].rule: Invalid value: \"self.host == oldSelf.host\": \
+             oldSelf cannot be used on the uncorrelatable portion of the schema within {spec}.properties[hosts]"
+        )]
+    );
+}
+
+#[test]
 fn a_rules_own_errors_come_first_and_keep_its_node_from_compiling() {
     let schema = json!({"type": "object", "properties": {"spec": {"type": "object",
         "properties": {"replicas": {"type": "integer"}}, "x-kubernetes-validations": [
