@@ -42,8 +42,6 @@ pub struct Structural {
     pub list_type: Option<String>,
     /// `x-kubernetes-list-map-keys`: what identifies an item of a `map` list.
     pub list_map_keys: Vec<String>,
-    /// `x-kubernetes-map-type`: `granular` or `atomic` (`None`: granular).
-    pub map_type: Option<String>,
     /// `x-kubernetes-validations`.
     pub rules: Vec<rules::ValidationRule>,
     /// This node or one under it has rules (a walk that runs rules skips the parts without).
@@ -195,7 +193,6 @@ impl Structural {
             checks,
             list_type: text("x-kubernetes-list-type"),
             list_map_keys: strings("x-kubernetes-list-map-keys"),
-            map_type: text("x-kubernetes-map-type"),
             rules,
             has_rules,
         }

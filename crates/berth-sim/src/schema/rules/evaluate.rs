@@ -127,6 +127,7 @@ impl Walk {
                         (None, Some(additional)) => (additional, format!("{}[{key}]", place.path)),
                         (None, None) => continue,
                     };
+                    // A field is correlated by its name (`MapIsCorrelatable`: granular and atomic maps alike).
                     let child = place.child(path, field, old_field, true, field_schema.embedded_resource);
                     self.node(field_schema, field, old_field, child);
                 }
