@@ -9,7 +9,7 @@
 //! ([`list_type`]) and the CEL rules of `x-kubernetes-validations` ([`rules`]).
 
 pub mod defaults;
-mod format;
+pub mod format;
 pub mod list_type;
 pub mod prune;
 pub mod rules;

@@ -67,6 +67,35 @@ fn a_false_rule_is_worded_as_the_server_words_it() {
 }
 
 #[test]
+fn formatted_strings_are_durations_timestamps_and_bytes_to_rules() {
+    let schema = spec_rules(
+        json!([]),
+        json!({
+            "period": {"type": "string", "format": "duration",
+                       "x-kubernetes-validations": [{"rule": "self >= duration('1s') && self <= duration('1h')", "message": "1s to 1h"}]},
+            "since": {"type": "string", "format": "date-time",
+                      "x-kubernetes-validations": [{"rule": "self > timestamp('2020-01-01T00:00:00Z')", "message": "after 2020"}]},
+            "day": {"type": "string", "format": "date",
+                    "x-kubernetes-validations": [{"rule": "self.getFullYear() == 2026", "message": "in 2026"}]},
+            "payload": {"type": "string", "format": "byte",
+                        "x-kubernetes-validations": [{"rule": "size(self) == 3", "message": "three bytes"}]}}),
+    );
+    let valid =
+        json!({"spec": {"period": "30m", "since": "2026-11-29T12:00:00Z", "day": "2026-11-29", "payload": "YWJj"}});
+    assert!(evaluated(&schema, &valid, None).is_empty());
+    let invalid = json!({"spec": {"period": "2h", "since": "2019-01-01T00:00:00+02:00", "day": "2025-01-01", "payload": "YWJjZA=="}});
+    assert_eq!(
+        evaluated(&schema, &invalid, None),
+        [
+            r#"spec.day: Invalid value: "2025-01-01": in 2026"#,
+            r#"spec.payload: Invalid value: "YWJjZA==": three bytes"#,
+            r#"spec.period: Invalid value: "2h": 1s to 1h"#,
+            r#"spec.since: Invalid value: "2019-01-01T00:00:00+02:00": after 2020"#,
+        ]
+    );
+}
+
+#[test]
 fn a_missing_key_of_a_map_is_an_error_of_the_rule() {
     let schema = spec_rules(
         json!([{"rule": "self.labels['team'] == 'web'"}]),

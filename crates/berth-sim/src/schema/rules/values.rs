@@ -1,12 +1,17 @@
 //! How a rule sees the value it is attached to (apiextensions-apiserver `schema/cel/values.go`,
-//! `UnstructuredToVal`): an object as a map of its fields (a field set to null is absent, as CEL rules see
-//! it; a declared property named as [`escape`] names it), a list as a list, a `number` as a double even when written as an integer, an int-or-string as the
-//! integer or string it holds. At a resource's root (and an embedded resource's) `metadata` holds only `name`
-//! and `generateName` (`model.WithTypeAndObjectMeta`). Strings with a `format` (`date-time`, `duration`,
-//! `byte`) stay strings here; the server gives them their CEL types.
+//! `UnstructuredToVal`): an object as a map of its fields (a field set to null is absent, as CEL rules see it; a
+//! declared property named as [`escape`] names it), a list as a list, a `number` as a double even when written as
+//! an integer, an int-or-string as the integer or string it holds, a string of format `duration` as a duration,
+//! `date` and `date-time` as a timestamp, `byte` as bytes. At a resource's root (and an embedded resource's)
+//! `metadata` holds only `name` and `generateName` (`model.WithTypeAndObjectMeta`).
 
 use crate::schema::Structural;
-use cel::common::types::{CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, CelUInt};
+use crate::schema::format;
+use base64::Engine;
+use cel::common::types::{
+    CelBool, CelBytes, CelDouble, CelDuration, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, CelTimestamp,
+    CelUInt,
+};
 use cel::common::value::Val;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -34,7 +39,7 @@ fn convert<'v>(value: &'v Value, schema: Option<&Structural>, resource_root: boo
             (None, Some(unsigned)) => Box::new(CelUInt::from(unsigned)),
             (None, None) => Box::new(CelDouble::from(number.as_f64().unwrap_or(f64::NAN))),
         },
-        Value::String(text) => Box::new(CelString::from(text.as_str())),
+        Value::String(text) => formatted(text, schema).unwrap_or_else(|| Box::new(CelString::from(text.as_str()))),
         Value::Array(items) => {
             let item_schema = schema.and_then(|schema| schema.items.as_deref());
             let items = items.iter().map(|item| convert(item, item_schema, false, depth + 1)).collect::<Vec<_>>();
@@ -117,6 +122,28 @@ pub fn escape(name: &str) -> Option<String> {
         rest = &rest[c.len_utf8()..];
     }
     Some(escaped)
+}
+
+/// A string of a `format` the server gives a CEL type to: a `duration` as a duration, a `date` or `date-time`
+/// as a timestamp, `byte` as bytes. `None`: a string (the format's check refused it before any rule runs).
+fn formatted<'v>(text: &str, schema: Option<&Structural>) -> Option<Box<dyn Val + 'v>> {
+    let format = schema.and_then(|schema| schema.checks.format.as_deref()).map(format::normalized)?;
+    match format.as_str() {
+        "duration" => {
+            let duration = chrono::Duration::from_std(crate::duration::parse_duration(text).ok()?).ok()?;
+            Some(Box::new(CelDuration::from(duration)))
+        }
+        "datetime" => Some(Box::new(CelTimestamp::from(chrono::DateTime::parse_from_rfc3339(text).ok()?))),
+        "date" => {
+            let midnight = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()?.and_hms_opt(0, 0, 0)?;
+            Some(Box::new(CelTimestamp::from(midnight.and_utc().fixed_offset())))
+        }
+        "byte" => {
+            let bytes = base64::engine::general_purpose::STANDARD.decode(text).ok()?;
+            Some(Box::new(CelBytes::from(bytes)))
+        }
+        _ => None,
+    }
 }
 
 /// A resource's `metadata` as its rules see it: `name` and `generateName`.
