@@ -94,20 +94,33 @@ pub fn crd_errors(crd: &Value) -> Vec<FieldError> {
         versions.iter().map(|version| version.pointer("/schema/openAPIV3Schema")).collect();
     let shared = schemas.first().is_some_and(|first| schemas.iter().all(|schema| schema == first));
     let mut found = Found::default();
-    for (index, schema) in schemas.iter().enumerate() {
-        let Some(schema) = schema else { continue };
+    let distinct = if shared { 1 } else { schemas.len() };
+    for (index, schema) in schemas.iter().enumerate().take(distinct) {
+        // Most CRDs have no rules: their schemas (megabytes for some) are not read again for them.
+        let Some(schema) = schema.filter(|schema| has_rules(schema)) else { continue };
         let path = if shared {
             "spec.validation.openAPIV3Schema".to_string()
         } else {
             format!("spec.versions[{index}].schema.openAPIV3Schema")
         };
         found.extend(node_errors(schema, &super::Structural::parse(schema), &path, true, None));
-        if shared {
-            break;
-        }
     }
     found.schema.extend(found.compile);
     found.schema
+}
+
+/// Whether a schema holds `x-kubernetes-validations` anywhere, without reading it into a [`super::Structural`].
+fn has_rules(schema: &Value) -> bool {
+    let mut pending = vec![schema];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Object(map) if map.contains_key("x-kubernetes-validations") => return true,
+            Value::Object(map) => pending.extend(map.values()),
+            Value::Array(items) => pending.extend(items),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The errors found under one node: the rules' own, and their compile errors.
