@@ -1,18 +1,53 @@
-//! The functions of Kubernetes' CEL libraries (apiserver `pkg/cel/library`) the simulated cluster adds to
-//! the `cel` crate's environment: `isURL`, which charts' rules call most (`isURL(self) &&
-//! self.startsWith('https://')`). The others are listed in [`super::compile::KUBERNETES_LIBRARY`]: a rule
-//! calling one is not judged.
+//! What Kubernetes' CEL environment has beyond cel's standard library and the strings and lists extensions,
+//! that the simulated cluster adds to the `cel` crate's environment: `isURL` (apiserver `pkg/cel/library`),
+//! which charts' rules call most (`isURL(self) && self.startsWith('https://')`), and the `cel.bind` macro
+//! (cel-go's `ext.Bindings`). The other library functions are listed in
+//! [`super::compile::KUBERNETES_LIBRARY`]: a rule calling one is not judged.
 
+use cel::common::ast::{ComprehensionExpr, Expr, IdedExpr, ListExpr, LiteralValue};
 use cel::common::types::{CelBool, CelString};
+use cel::parser::{Macro, MacroExprHelper, ParseError};
 use cel::{DeclarationError, Env};
 
-/// Adds the functions to `env`.
+/// Adds the functions and macros to `env`.
 ///
 /// # Errors
 /// The crate's refusal of a declaration (a name it already declares).
 pub fn extension(env: &mut Env) -> Result<(), DeclarationError> {
     cel::add_overload!(env, fn is_url: (CelString) -> CelBool, name = "isURL")?;
+    env.add_macro(Macro::receiver("bind", 3, bind))?;
     Ok(())
+}
+
+/// `cel.bind(name, init, result)`: `result` with `name` bound to `init`, as cel-go's `celBind` expands it (a
+/// comprehension over no element whose accumulator is the variable). A `bind` on another target is left
+/// alone.
+fn bind(
+    helper: &mut MacroExprHelper<'_>,
+    target: &mut Option<IdedExpr>,
+    args: &mut Vec<IdedExpr>,
+) -> Result<Option<IdedExpr>, ParseError> {
+    if !target.as_ref().is_some_and(|target| matches!(&target.expr, Expr::Ident(namespace) if namespace == "cel")) {
+        return Ok(None);
+    }
+    let [variable, init, result] =
+        std::mem::take(args).try_into().map_err(|_| helper.new_error(0, "cel.bind() takes three arguments"))?;
+    let Expr::Ident(name) = variable.expr else {
+        return Err(helper.new_error(variable.id, "cel.bind() variable names must be simple identifiers"));
+    };
+    let range = helper.next_expr(Expr::List(ListExpr::new(Vec::new())));
+    let condition = helper.next_expr(Expr::Literal(LiteralValue::Boolean(false.into())));
+    let step = helper.next_expr(Expr::Ident(name.clone()));
+    Ok(Some(helper.next_expr(Expr::Comprehension(Box::new(ComprehensionExpr {
+        iter_range: range,
+        iter_var: "#unused".to_string(),
+        iter_var2: None,
+        accu_var: name,
+        accu_init: init,
+        loop_cond: condition,
+        loop_step: step,
+        result,
+    })))))
 }
 
 /// `isURL`: whether Go's `url.ParseRequestURI` takes the text (library `urls.go`).
@@ -99,6 +134,15 @@ fn valid_escapes(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cel_bind_names_a_value_for_the_result() {
+        let env = super::super::compile::ENVIRONMENT.clone();
+        let program = env.compile("cel.bind(x, 'web', x + '-' + x) == 'web-web'").expect("it parses");
+        let context = cel::Context::with_env(env);
+        assert_eq!(program.execute(&context), Ok(cel::Value::Bool(true)));
+        assert!(super::super::compile::ENVIRONMENT.compile("cel.bind('x', 1, 2)").is_err(), "a name, not a string");
+    }
 
     #[test]
     fn urls_are_taken_as_gos_parse_request_uri_takes_them() {

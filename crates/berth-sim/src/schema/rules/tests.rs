@@ -264,6 +264,20 @@ fn is_url_judges_as_kubernetes_does() {
 }
 
 #[test]
+fn cel_bind_names_a_value_in_a_rule() {
+    let schema = spec_rules(
+        json!([{"rule": "cel.bind(prefix, self.name + '-', self.hosts.all(h, h.startsWith(prefix)))", "message": "prefixed"}]),
+        json!({"name": {"type": "string"}, "hosts": {"type": "array", "items": {"type": "string"}}}),
+    );
+    assert!(crd_errors(&crd(schema.clone())).is_empty(), "the bound name is declared");
+    assert!(evaluated(&schema, &json!({"spec": {"name": "web", "hosts": ["web-a"]}}), None).is_empty());
+    assert_eq!(
+        evaluated(&schema, &json!({"spec": {"name": "web", "hosts": ["db-a"]}}), None),
+        ["spec: Invalid value: prefixed"]
+    );
+}
+
+#[test]
 fn a_function_the_simulated_cluster_lacks_leaves_the_rule_unevaluated() {
     let schema = spec_rules(
         json!([{"rule": "url(self.endpoint).getScheme() == 'https'"}, {"rule": "self.ports.isSorted()"}, {"rule": "self.ports.indexOf(80) == 0"},
