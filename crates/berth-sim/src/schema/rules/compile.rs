@@ -260,6 +260,11 @@ fn display(source: &str, issues: Vec<Issue>) -> String {
     shown.join("\n")
 }
 
+/// The macros whose leading arguments name variables (cel's, and the two-variable ones of
+/// `ext.TwoVarComprehensions`).
+const COMPREHENSIONS: &[&str] =
+    &["all", "exists", "exists_one", "map", "filter", "transformList", "transformMap", "transformMapEntry"];
+
 /// What an expression's value is known to be without type-checking it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Known {
@@ -396,9 +401,29 @@ impl Checker<'_> {
                 {
                     self.expression(target, schema);
                 }
-                for argument in &call.args {
-                    self.expression(argument, schema);
+                // A macro the crate does not expand (two-variable comprehensions, `self.all(k, v, ...)`) declares
+                // its leading identifiers; the rule is then not judged when it runs.
+                let depth = self.scope.len();
+                if call.target.is_some() && COMPREHENSIONS.contains(&call.func_name.as_str()) {
+                    let (last, variables) =
+                        call.args.split_last().map_or((None, &[][..]), |(last, rest)| (Some(last), rest));
+                    for variable in variables {
+                        match &variable.expr {
+                            Expr::Ident(name) => self.scope.push(name.clone()),
+                            _ => {
+                                self.expression(variable, schema);
+                            }
+                        }
+                    }
+                    if let Some(last) = last {
+                        self.expression(last, schema);
+                    }
+                } else {
+                    for argument in &call.args {
+                        self.expression(argument, schema);
+                    }
                 }
+                self.scope.truncate(depth);
                 None
             }
             Expr::Comprehension(comprehension) => {

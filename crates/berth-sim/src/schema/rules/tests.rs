@@ -285,6 +285,12 @@ fn a_function_the_simulated_cluster_lacks_leaves_the_rule_unevaluated() {
         json!({"endpoint": {"type": "string"}, "ports": {"type": "array", "items": {"type": "integer"}}}),
     );
     assert!(crd_errors(&crd(schema.clone())).is_empty(), "they compile");
+    let two_variables = spec_rules(
+        json!([{"rule": "self.labels.all(key, value, value != '')", "message": "no empty label"}]),
+        json!({"labels": {"type": "object", "additionalProperties": {"type": "string"}}}),
+    );
+    assert!(crd_errors(&crd(two_variables.clone())).is_empty(), "a two-variable comprehension declares its names");
+    assert!(evaluated(&two_variables, &json!({"spec": {"labels": {"a": ""}}}), None).is_empty(), "and is not judged");
     assert_eq!(
         evaluated(&schema, &json!({"spec": {"endpoint": "not a url", "ports": [443, 80]}}), None),
         ["spec: Invalid value: one port"],
