@@ -109,6 +109,15 @@ async fn kubectl_prints_the_refusals_of_rules_and_list_types_as_against_a_real_s
     let refused = peer.run("kubectl", &["replace", "-f", &file("doubled.json", &doubled)]).await;
     assert_eq!(stderr(&refused), r#"The Widget "good" is invalid: spec.ports[1]: Duplicate value: {"name":"http"}"#);
 
+    // A server-side apply with duplicates fails earlier, in the field manager's typed conversion.
+    let duplicated = widget("dup", json!({"replicas": 1, "tags": ["a", "a"], "ports": [{"name": "x"}, {"name": "x"}]}));
+    let refused = peer.run("kubectl", &["apply", "--server-side", "-f", &file("dup.json", &duplicated)]).await;
+    assert_eq!(
+        stderr(&refused),
+        "Error from server: failed to create typed patch object (default/dup; example.com/v1, Kind=Widget): errors:\n  \
+         .spec.ports: duplicate entries for key [name=\"x\"]\n  .spec.tags: duplicate entries for key [=\"a\"]"
+    );
+
     // The status subresource: the status part's rules.
     let negative = r#"{"status": {"ready": -1}}"#;
     let refused =

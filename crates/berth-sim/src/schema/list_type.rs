@@ -141,6 +141,77 @@ fn map_errors(schema: &Structural, items: &[Value], path: &str, errors: &mut Vec
     }
 }
 
+/// The duplicates of an applied configuration (server-side apply), as structured-merge-diff refuses them when
+/// the field manager converts it to a typed object (`duplicate entries for key [name="http"]`, each repeat once
+/// per further appearance), at its paths (`.spec.ports`, a `map` list's item as `[name="http"]`, a `set`'s as
+/// `[="a"]`). The request fails with these before the object is validated.
+pub fn applied_duplicates(schema: &Structural, applied: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    applied_node(schema, applied, "", &mut problems);
+    problems
+}
+
+fn applied_node(schema: &Structural, value: &Value, path: &str, problems: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, field) in map {
+                if let Some(field_schema) = schema.field(key) {
+                    applied_node(field_schema, field, &format!("{path}.{key}"), problems);
+                }
+            }
+        }
+        Value::Array(items) => {
+            let mut seen: Vec<String> = Vec::new();
+            for (index, item) in items.iter().enumerate() {
+                let element = match schema.list_type.as_deref() {
+                    Some("map") => match key_element(schema, item) {
+                        Ok(element) => element,
+                        Err(key) => {
+                            problems.push(format!(
+                                "{path}: element {index}: associative list with keys has an element that omits key \
+                                 field {} (and doesn't have default value)",
+                                smd_value(&Value::String(key.to_string()))
+                            ));
+                            continue;
+                        }
+                    },
+                    Some("set") => format!("[={}]", smd_value(item)),
+                    _ => format!("[{index}]"),
+                };
+                if seen.contains(&element) {
+                    problems.push(format!("{path}: duplicate entries for key {element}"));
+                } else {
+                    seen.push(element.clone());
+                }
+                if let Some(item_schema) = &schema.items {
+                    applied_node(item_schema, item, &format!("{path}{element}"), problems);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A `map` list item's path element (`listItemToPathElement`): its keys, or their schema defaults, sorted by
+/// name (`[host="a",path="/"]`); the first key it has neither of is the error.
+fn key_element<'s>(schema: &'s Structural, item: &Value) -> Result<String, &'s str> {
+    let mut pairs = Vec::new();
+    for key in &schema.list_map_keys {
+        let default =
+            || schema.items.as_ref().and_then(|items| items.properties.get(key)).and_then(|key| key.default.as_ref());
+        let value = item.get(key.as_str()).or_else(default).ok_or(key.as_str())?;
+        pairs.push((key, smd_value(value)));
+    }
+    pairs.sort();
+    let pairs: Vec<String> = pairs.into_iter().map(|(key, value)| format!("{key}={value}")).collect();
+    Ok(format!("[{}]", pairs.join(",")))
+}
+
+/// A value as structured-merge-diff's `value.ToString` writes it: JSON.
+fn smd_value(value: &Value) -> String {
+    value.to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,6 +257,29 @@ mod tests {
         assert_eq!(
             printed_errors(&schema, &not_objects),
             [r#"spec.ports[1]: Invalid value: "b": must be an object for an array of list-type map"#]
+        );
+    }
+
+    #[test]
+    fn an_applied_configuration_with_duplicates_is_refused_as_structured_merge_diff_refuses_it() {
+        let schema = Structural::parse(
+            &json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+            "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["port", "name"],
+                      "items": {"type": "object", "properties": {"name": {"type": "string"}, "port": {"type": "integer"},
+                          "hosts": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}}}}}}}}),
+        );
+        let applied = json!({"spec": {"tags": ["a", "a", "a"],
+            "ports": [{"name": "http", "port": 80, "hosts": ["x", "x"]}, {"port": 80, "name": "http"}, {"port": 81}]}});
+        assert_eq!(
+            applied_duplicates(&schema, &applied),
+            [
+                r#".spec.ports[name="http",port=80].hosts: duplicate entries for key [="x"]"#,
+                r#".spec.ports: duplicate entries for key [name="http",port=80]"#,
+                r#".spec.ports: element 2: associative list with keys has an element that omits key field "name" (and doesn't have default value)"#,
+                r#".spec.tags: duplicate entries for key [="a"]"#,
+                r#".spec.tags: duplicate entries for key [="a"]"#,
+            ]
         );
     }
 

@@ -212,14 +212,15 @@ impl Request<'_> {
         Ok(())
     }
 
-    /// A server-side apply of a custom resource names only fields its schema has: the field manager's typed
-    /// conversion refuses others whatever `fieldValidation` says (a 500 without reason, as that plain error
-    /// becomes).
+    /// A server-side apply of a custom resource names only fields its schema has, and no item of a `set` or
+    /// `map` list twice: the field manager's typed conversion refuses others whatever `fieldValidation` says (a
+    /// 500 without reason, as that plain error becomes).
     fn check_applied_fields(&self, applied: &Value) -> Result<(), ApiError> {
         let Some(schema) = self.def.crd.as_ref().and_then(|crd| crd.schema()) else { return Ok(()) };
         let unknown = schema::unknown_fields(applied, schema);
-        let problems: Vec<String> =
+        let mut problems: Vec<String> =
             unknown.iter().map(|path| format!(".{path}: field not declared in schema")).collect();
+        problems.extend(schema::list_type::applied_duplicates(schema, applied));
         let described = match problems.as_slice() {
             [] => return Ok(()),
             [only] => only.clone(),
