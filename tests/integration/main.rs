@@ -71,6 +71,7 @@ mod run;
 mod secrets_cli;
 mod sequence_sim;
 mod sim_api_server;
+mod sim_cel;
 mod sim_cli;
 mod sim_harness;
 mod sim_helm;

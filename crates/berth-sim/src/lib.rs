@@ -24,6 +24,7 @@ pub mod server;
 pub mod store;
 pub mod tls;
 pub mod validation;
+pub mod warnings;
 
 pub use auth::{AuthorizationMode, Identity};
 

@@ -10,8 +10,8 @@ const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 /// The `pod-template-hash` of a template, as the Deployment controller forms it: FNV-1a (32 bits) of the
 /// template (here its canonical JSON) and the collision count, printed in decimal and safe-encoded.
 pub(super) fn template_hash(template: &Value, collision_count: i64) -> String {
-    let mut text = String::new();
-    canonical_json(template, &mut text);
+    // Keys sorted, so equal templates hash equally whatever order their keys arrived in.
+    let mut text = crate::validation::go_json::sorted_json(template, &Value::to_string);
     if collision_count > 0 {
         text.push_str(&collision_count.to_string());
     }
@@ -29,39 +29,6 @@ fn fnv1a32(bytes: &[u8]) -> u32 {
 
 fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3))
-}
-
-/// JSON with object keys sorted, so equal templates hash equally whatever order their keys arrived in.
-fn canonical_json(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (index, key) in keys.into_iter().enumerate() {
-                if index > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                if let Some(inner) = map.get(key) {
-                    canonical_json(inner, out);
-                }
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (index, item) in items.iter().enumerate() {
-                if index > 0 {
-                    out.push(',');
-                }
-                canonical_json(item, out);
-            }
-            out.push(']');
-        }
-        other => out.push_str(&other.to_string()),
-    }
 }
 
 /// A five-character name suffix derived from `seed` (what `generateName` would add).

@@ -37,7 +37,8 @@ const FORMATS: &[(&str, Check)] = &[
     ("k8slongname", |text| text.len() <= MAX_SUBDOMAIN && is_subdomain(text)),
 ];
 
-fn normalized(format: &str) -> String {
+/// A format's name as the apiserver compares it (`date-time` is `datetime`).
+pub fn normalized(format: &str) -> String {
     format.replace('-', "")
 }
 

@@ -5,12 +5,14 @@
 //! `pkg/apiserver/validation` over kube-openapi's validator).
 //!
 //! A real server refuses a schema that is not structural (a `type` at every level, no `properties` under
-//! `anyOf`...); this one reads what it is given and leaves such checks out. `x-kubernetes-validations` (CEL
-//! rules) are not evaluated, nor the list-type and map-type rules.
+//! `anyOf`...); this one reads what it is given and leaves such checks out. Then the list types' uniqueness
+//! ([`list_type`]) and the CEL rules of `x-kubernetes-validations` ([`rules`]).
 
 pub mod defaults;
-mod format;
+pub mod format;
+pub mod list_type;
 pub mod prune;
+pub mod rules;
 pub mod validate;
 
 use berth_patch::object_meta::OBJECT_META_FIELDS;
@@ -36,6 +38,14 @@ pub struct Structural {
     pub items: Option<Box<Structural>>,
     pub default: Option<Value>,
     pub checks: Checks,
+    /// `x-kubernetes-list-type`: `atomic`, `set` or `map` (`None`: atomic).
+    pub list_type: Option<String>,
+    /// `x-kubernetes-list-map-keys`: what identifies an item of a `map` list.
+    pub list_map_keys: Vec<String>,
+    /// `x-kubernetes-validations`.
+    pub rules: Vec<rules::ValidationRule>,
+    /// This node or one under it has rules (a walk that runs rules skips the parts without).
+    pub has_rules: bool,
 }
 
 /// `additionalProperties`: a schema for every other key, or `true`.
@@ -121,6 +131,10 @@ impl Structural {
         let text = |name: &str| node.get(name).and_then(Value::as_str).map(str::to_string);
         let number = |name: &str| node.get(name).and_then(Value::as_f64);
         let integer = |name: &str| node.get(name).and_then(Value::as_i64);
+        let strings = |name: &str| -> Vec<String> {
+            let values = node.get(name).and_then(Value::as_array).into_iter().flatten();
+            values.filter_map(Value::as_str).map(str::to_string).collect()
+        };
         let mut properties = BTreeMap::new();
         for (name, property) in node.get("properties").and_then(Value::as_object).into_iter().flatten() {
             properties.insert(name.clone(), Structural::parse(property));
@@ -156,15 +170,16 @@ impl Structural {
             enumeration: node.get("enum").and_then(Value::as_array).cloned().unwrap_or_default(),
             min_properties: integer("minProperties"),
             max_properties: integer("maxProperties"),
-            required: node
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect(),
+            required: strings("required"),
         };
+        let rules = rules::ValidationRule::parse_all(node);
+        let has_rules = !rules.is_empty()
+            || properties.values().any(|property| property.has_rules)
+            || items.as_ref().is_some_and(|items| items.has_rules)
+            || additional_properties
+                .as_ref()
+                .and_then(Additional::schema)
+                .is_some_and(|additional| additional.has_rules);
         Structural {
             value_type: text("type"),
             nullable: flag("nullable"),
@@ -176,6 +191,10 @@ impl Structural {
             items,
             default: node.get("default").cloned(),
             checks,
+            list_type: text("x-kubernetes-list-type"),
+            list_map_keys: strings("x-kubernetes-list-map-keys"),
+            rules,
+            has_rules,
         }
     }
 

@@ -73,7 +73,7 @@ pub fn go_float(number: f64) -> String {
 }
 
 /// A value as `field.Error` prints it: strings quoted, numbers and booleans plain, the rest as JSON.
-fn printed(value: &Value) -> String {
+pub(crate) fn printed(value: &Value) -> String {
     match value {
         Value::String(text) => crate::field_error::quote(text),
         Value::Number(number) => match number.as_f64() {

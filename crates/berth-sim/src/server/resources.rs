@@ -140,18 +140,7 @@ fn patch_error(def: &ResourceDef, name: &str, error: PatchError) -> ApiError {
 impl Request<'_> {
     /// Answers the request: runs the verb, then encodes its answer as the client accepts it.
     fn respond(&self, method: &Method, verb: RequestVerb) -> Response {
-        let result = match verb {
-            RequestVerb::Get => self.get(),
-            RequestVerb::List => self.list(),
-            RequestVerb::Create => self.create(),
-            RequestVerb::Update => self.replace(),
-            RequestVerb::Patch => self.patch(),
-            RequestVerb::Delete if self.path.name.is_some() => self.delete(),
-            RequestVerb::Delete => self.delete_collection(),
-            _ => Err(ApiError::method_not_allowed(format!(
-                "the server does not allow this method on the requested resource ({method})"
-            ))),
-        };
+        let (result, raised) = crate::warnings::collect(|| self.answer(method, verb));
         let accept = self.headers.get(header::ACCEPT).and_then(|value| value.to_str().ok()).unwrap_or_default();
         let is_read = matches!(verb, RequestVerb::Get | RequestVerb::List) && self.path.subresource.is_none();
         let mut response = match result {
@@ -164,13 +153,32 @@ impl Request<'_> {
             Ok((status, value)) => object_response(status, &value, self.headers),
             Err(error) => error_response(&error),
         };
-        let warnings = std::mem::take(&mut *self.warnings.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        // The decoder's warnings (unknown fields) first, then those validation raised.
+        let mut warnings =
+            std::mem::take(&mut *self.warnings.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        warnings.extend(raised);
         for warning in warnings {
             if let Ok(value) = HeaderValue::from_str(&warning_header(&warning)) {
                 response.headers_mut().append(header::WARNING, value);
             }
         }
         response
+    }
+
+    /// Runs the verb.
+    fn answer(&self, method: &Method, verb: RequestVerb) -> Answer {
+        match verb {
+            RequestVerb::Get => self.get(),
+            RequestVerb::List => self.list(),
+            RequestVerb::Create => self.create(),
+            RequestVerb::Update => self.replace(),
+            RequestVerb::Patch => self.patch(),
+            RequestVerb::Delete if self.path.name.is_some() => self.delete(),
+            RequestVerb::Delete => self.delete_collection(),
+            _ => Err(ApiError::method_not_allowed(format!(
+                "the server does not allow this method on the requested resource ({method})"
+            ))),
+        }
     }
 
     fn field_validation(&self) -> FieldValidation {
@@ -204,14 +212,15 @@ impl Request<'_> {
         Ok(())
     }
 
-    /// A server-side apply of a custom resource names only fields its schema has: the field manager's typed
-    /// conversion refuses others whatever `fieldValidation` says (a 500 without reason, as that plain error
-    /// becomes).
+    /// A server-side apply of a custom resource names only fields its schema has, and no item of a `set` or
+    /// `map` list twice: the field manager's typed conversion refuses others whatever `fieldValidation` says (a
+    /// 500 without reason, as that plain error becomes).
     fn check_applied_fields(&self, applied: &Value) -> Result<(), ApiError> {
         let Some(schema) = self.def.crd.as_ref().and_then(|crd| crd.schema()) else { return Ok(()) };
         let unknown = schema::unknown_fields(applied, schema);
-        let problems: Vec<String> =
+        let mut problems: Vec<String> =
             unknown.iter().map(|path| format!(".{path}: field not declared in schema")).collect();
+        problems.extend(schema::list_type::applied_duplicates(schema, applied));
         let described = match problems.as_slice() {
             [] => return Ok(()),
             [only] => only.clone(),

@@ -123,11 +123,28 @@ const CONTAINER_FIELDS: &[(&str, &[&str])] = &[
 ];
 const CONTAINER_LISTS: &[&str] = &["containers", "initContainers"];
 
-/// `ValidatePodSpec`'s own enumerated fields, after the containers: validateRestartPolicy, validateDNSPolicy
-/// (a pointer to the value, which Go's encoder prints as the value).
+/// `supportedHTTPSchemes` (a set: sorted), checked by `validateHTTPGetAction`.
+const HTTP_SCHEMES: &[&str] = &["HTTP", "HTTPS"];
+
+/// The HTTP handlers `validateContainers` checks after `validateContainerCommon`, in its order
+/// (validateLifecycle's postStart and preStop, then the liveness, readiness and startup probes). A regular
+/// init container may not have them (another rule); a restartable one (`restartPolicy: Always`, a sidecar)
+/// is checked alike by `validateInitContainers`.
+const CONTAINER_HANDLER_SCHEMES: &[&str] = &[
+    "lifecycle.postStart.httpGet.scheme",
+    "lifecycle.preStop.httpGet.scheme",
+    "livenessProbe.httpGet.scheme",
+    "readinessProbe.httpGet.scheme",
+    "startupProbe.httpGet.scheme",
+];
+
+/// `ValidatePodSpec`'s own enumerated fields, after the containers: validateRestartPolicy, validateDNSPolicy,
+/// then (near its end) `ValidatePreemptionPolicy`'s literal list (pointers to the values, which Go's encoder
+/// prints as the values).
 const POD_SPEC_FIELDS: &[(&str, &[&str])] = &[
     ("restartPolicy", RESTART_POLICIES),
     ("dnsPolicy", &["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]),
+    ("preemptionPolicy", &["PreemptLowerPriority", "Never"]),
 ];
 
 /// Where a kind's pod spec is validated by `ValidatePodSpec`: a Pod's own, every workload's template but a
@@ -162,6 +179,14 @@ fn pod_spec_errors(object: &Value, spec_path: &str, errors: &mut Vec<FieldError>
             for (field, supported) in CONTAINER_FIELDS {
                 for (path, value) in values_at(container, field) {
                     not_supported(&format!("{container_path}.{path}"), value, supported, errors);
+                }
+            }
+            let restartable = container.get("restartPolicy").and_then(Value::as_str) == Some("Always");
+            if *list == "containers" || restartable {
+                for field in CONTAINER_HANDLER_SCHEMES {
+                    for (path, value) in values_at(container, field) {
+                        not_supported(&format!("{container_path}.{path}"), value, HTTP_SCHEMES, errors);
+                    }
                 }
             }
         }
@@ -419,6 +444,32 @@ mod tests {
                 ],
             ),
             ("batch", "Job", json!({"spec": {"template": {"spec": {"restartPolicy": "Never"}}}}), vec![]),
+            (
+                "apps",
+                "StatefulSet",
+                json!({"spec": {"template": {"spec": {"preemptionPolicy": "Sometimes",
+                    "containers": [{"name": "a", "livenessProbe": {"httpGet": {"path": "/", "port": 80, "scheme": "https"}}}]}}}}),
+                vec![],
+            ),
+            (
+                "batch",
+                "CronJob",
+                json!({"spec": {"jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "Never", "preemptionPolicy": "Always",
+                    "initContainers": [
+                        {"name": "init", "startupProbe": {"httpGet": {"scheme": "TCP"}}},
+                        {"name": "sidecar", "restartPolicy": "Always", "readinessProbe": {"httpGet": {"scheme": "tcp"}}}],
+                    "containers": [{"name": "a",
+                        "lifecycle": {"preStop": {"httpGet": {"scheme": "FTP"}}},
+                        "livenessProbe": {"httpGet": {"scheme": "https"}},
+                        "readinessProbe": {"httpGet": {"scheme": "HTTPS"}},
+                        "startupProbe": {"tcpSocket": {"port": 80}}}]}}}}}}),
+                vec![
+                    r#"spec.jobTemplate.spec.template.spec.containers[0].lifecycle.preStop.httpGet.scheme: Unsupported value: "FTP": supported values: "HTTP", "HTTPS""#,
+                    r#"spec.jobTemplate.spec.template.spec.containers[0].livenessProbe.httpGet.scheme: Unsupported value: "https": supported values: "HTTP", "HTTPS""#,
+                    r#"spec.jobTemplate.spec.template.spec.initContainers[1].readinessProbe.httpGet.scheme: Unsupported value: "tcp": supported values: "HTTP", "HTTPS""#,
+                    r#"spec.jobTemplate.spec.template.spec.preemptionPolicy: Unsupported value: "Always": supported values: "PreemptLowerPriority", "Never""#,
+                ],
+            ),
             (
                 "",
                 "Pod",

@@ -36,6 +36,64 @@ fn requirement(requirement: &Value) -> String {
     format!("{{{}}}", fields.join(","))
 }
 
+/// An unstructured value (a custom resource's, `map[string]interface{}` and `[]interface{}` all the way
+/// down) as `json.Marshal` writes it: map keys sorted, `<`, `>` and `&` escaped as `\u003c`, `\u003e`,
+/// `\u0026`, a float64 that holds an integer without a fraction (`3`, not `3.0`).
+pub fn unstructured(value: &Value) -> String {
+    sorted_json(value, &|scalar| match scalar {
+        Value::String(text) => go_string(text),
+        Value::Number(number) => match number.as_f64() {
+            Some(float) if number.is_f64() && float.fract() == 0.0 && float.abs() < 1e21 => format!("{float:.0}"),
+            _ => number.to_string(),
+        },
+        other => other.to_string(),
+    })
+}
+
+/// JSON with every object's keys sorted (as Go's encoder sorts a map's), each string and other scalar written
+/// by `scalar`: Go's printing of a bad value ([`unstructured`]), and the canonical text a pod template is hashed
+/// from.
+pub fn sorted_json(value: &Value, scalar: &dyn Fn(&Value) -> String) -> String {
+    let mut out = String::new();
+    write_sorted(value, scalar, &mut out);
+    out
+}
+
+fn write_sorted(value: &Value, scalar: &dyn Fn(&Value) -> String, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (index, key) in keys.into_iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                out.push_str(&scalar(&Value::String(key.clone())));
+                out.push(':');
+                write_sorted(&map[key], scalar, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                write_sorted(item, scalar, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&scalar(other)),
+    }
+}
+
+/// A string as Go's encoder quotes it (HTML-safe).
+fn go_string(text: &str) -> String {
+    Value::String(text.to_string()).to_string().replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")
+}
+
 /// One field of an internal rolling-update struct: its Go name, its JSON name in the request, and what Go
 /// prints when the request left it out (the zero value of the internal field).
 pub type GoField = (&'static str, &'static str, &'static str);

@@ -1,7 +1,7 @@
 //! The rules of single kinds that charts run into, each following its registry strategy or validation
 //! function: pod template metadata (`ValidatePodTemplateSpec`), PriorityClass names and values
 //! (`ValidatePriorityClass`), the 1 MiB bound on a ConfigMap's and a Secret's data (`ValidateConfigMap`,
-//! `ValidateSecret`). Enumerated fields are [`super::enums`]'s, what an update may not change
+//! `ValidateSecret`), a CRD's rules that do not compile (`crate::schema::rules::crd_errors`). Enumerated fields are [`super::enums`]'s, what an update may not change
 //! [`super::immutable`]'s.
 
 use super::metadata::{annotation_errors, label_errors};
@@ -62,6 +62,7 @@ pub fn kind_errors(group: &str, kind: &str, old: Option<&Value>, new: &Value) ->
         ("scheduling.k8s.io", "PriorityClass", old) => priority_class_errors(old, new, &mut errors),
         ("", "ConfigMap", _) => config_map_size_errors(new, &mut errors),
         ("", "Secret", _) => secret_size_errors(new, &mut errors),
+        ("apiextensions.k8s.io", "CustomResourceDefinition", _) => errors.extend(crate::schema::rules::crd_errors(new)),
         _ => {}
     }
     errors

@@ -3,20 +3,20 @@
 //! while the body is decoded (fields of the wrong type, bytes that are not base64).
 //!
 //! [`validate`] runs in the store on every create and update (patches and server-side apply included), after
-//! defaulting, a custom resource against its CRD's schema too; [`validate_status`] on a custom resource's status
+//! defaulting, a custom resource against its CRD's schema, list types and CEL rules too; [`validate_status`] on a custom resource's status
 //! writes; [`decode::check`] runs in the HTTP layer on request bodies, whose
 //! path (decode or apply) decides the message.
 
 pub mod decode;
 pub mod enums;
-mod go_json;
+pub(crate) mod go_json;
 pub mod immutable;
 pub mod kinds;
 pub mod metadata;
 pub mod names;
 
 use crate::api_error::ApiError;
-use crate::field_error::FieldError;
+use crate::field_error::{ErrorType, FieldError};
 use crate::registry::ResourceDef;
 use crate::schema;
 use serde_json::Value;
@@ -42,8 +42,40 @@ pub fn errors(def: &ResourceDef, old: Option<&Value>, new: &Value) -> Vec<FieldE
     }
     if let Some(schema) = def.crd.as_ref().and_then(|crd| crd.schema()) {
         errors.extend(schema::validate::validate(schema, new, old));
+        errors.extend(list_type_errors(schema, old, new));
+        rule_errors(schema, old, new, &mut errors);
     }
     errors
+}
+
+/// The blocking errors (`hasBlockingErr`): a value of the wrong type, missing, too long, too many, or not one
+/// of an enum's; the rules would see values their schema does not describe.
+const BLOCKING: &[ErrorType] =
+    &[ErrorType::NotSupported, ErrorType::Required, ErrorType::TooLong, ErrorType::TooMany, ErrorType::TypeInvalid];
+
+/// The `x-kubernetes-validations` rules' errors, after the schema's: not run when an error so far blocks them,
+/// which the server says instead.
+fn rule_errors(schema: &schema::Structural, old: Option<&Value>, new: &Value, errors: &mut Vec<FieldError>) {
+    if !schema.has_rules {
+        return;
+    }
+    if errors.iter().any(|error| BLOCKING.contains(&error.error_type)) {
+        errors.push(FieldError::invalid_raw(
+            "<nil>",
+            "\"null\"",
+            "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+        ));
+        return;
+    }
+    errors.extend(schema::rules::evaluate::errors(schema, new, old));
+}
+
+/// The duplicates in `set` and `map` lists, of a create or (ratcheted) an update.
+fn list_type_errors(schema: &schema::Structural, old: Option<&Value>, new: &Value) -> Vec<FieldError> {
+    match old {
+        Some(old) => schema::list_type::update_errors(schema, old, new),
+        None => schema::list_type::errors(schema, new),
+    }
 }
 
 /// Refuses an invalid write of a custom resource's status subresource with a 422: its metadata, then its
@@ -59,6 +91,9 @@ pub fn validate_status(def: &ResourceDef, old: Option<&Value>, new: &Value) -> R
     }
     if let Some(schema) = def.crd.as_ref().and_then(|crd| crd.schema()) {
         errors.extend(schema::validate::validate_status(schema, new, old));
+        errors.extend(list_type_errors(schema, old, new));
+        // The whole object's rules, ratcheted: the unchanged spec's rules do not fail.
+        rule_errors(schema, old, new, &mut errors);
     }
     refuse(def, new, &errors)
 }
