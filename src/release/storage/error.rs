@@ -100,7 +100,7 @@ impl StorageError {
             kube::Error::Api(status) => status.message.clone(),
             other => other.to_string(),
         };
-        if *holder != <k8s_openapi::api::core::v1::Secret as super::objects::RecordObject>::KIND {
+        if *holder != <k8s_openapi::api::core::v1::Secret as k8s_openapi::Resource>::KIND {
             return Some(cause);
         }
         let step = match step.as_ref() {
