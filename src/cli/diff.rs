@@ -14,15 +14,17 @@ use super::output::print_stdout;
 use super::release_input::{self, ChartFlags, Preload};
 use super::scrubbing;
 use crate::cli::error::{Error, ExitCode};
+use berth::release::diff::DiffError;
 use berth::release::diff::format::FormatError;
 use berth::release::diff::parse::{ParseError, TEST_HOOKS};
 use berth::release::diff::report::ReportError;
 use berth::release::diff::{
-    self, CompareOptions, Index, OutputFormat, ParseOptions, SecretValues, UserTemplate, changes,
+    self, CompareOptions, Index, OutputFormat, OwnershipChange, ParseOptions, SecretValues, UserTemplate, changes,
 };
 use berth::release::rollout::{Mode, Rollout};
-use berth::release::{LifecycleError, Release, Scope, Storage, show};
+use berth::release::{LifecycleError, OfflineCapabilities, Release, Scope, Storage, show};
 use berth::settings::ColorMode;
+use berth_chart::render::Release as RenderRelease;
 use berth_chart::values::ReuseMode;
 use clap::{Args, Subcommand};
 use std::collections::BTreeMap;
@@ -133,21 +135,22 @@ pub struct DiffUpgradeArgs {
     /// Include CRDs in the diffing.
     #[arg(long)]
     pub include_crds: bool,
-    /// Accepted as helm-diff accepts it: berth validates the rendered objects against the cluster only in
-    /// `--three-way-merge` (where the server's dry run validates them).
+    /// Render without the cluster, as `helm template` does without `--dry-run=server` (Helm's capabilities, or
+    /// `--kube-version` and `--api-versions`; `lookup` empty); the release is still read from the cluster.
     #[arg(long)]
     pub disable_validation: bool,
     /// Accepted for helm-diff's interface (berth does no OpenAPI validation while diffing).
     #[arg(long)]
     pub disable_openapi_validation: bool,
-    /// `client` or `true`: no cluster access, the chart diffed as a new install; `server` or `false`: with the
-    /// cluster (the default).
+    /// `client` or `true`: no cluster access, the chart diffed as a new install; `server` (the default): with
+    /// the cluster; `false`: the release read from the cluster, the chart rendered without it.
     #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "client")]
     pub dry_run: Option<String>,
-    /// Accepted for helm-diff's interface: berth renders with the cluster's own version and APIs.
+    /// `.Capabilities.KubeVersion` of a render without the cluster (the cluster's own answers otherwise, as
+    /// Helm's install ignores the flag when it talks to the server).
     #[arg(long, value_name = "VERSION")]
     pub kube_version: Option<String>,
-    /// Accepted for helm-diff's interface: berth renders with the cluster's own version and APIs.
+    /// Added to `.Capabilities.APIVersions` of a render without the cluster (as `--kube-version`).
     #[arg(short = 'a', long = "api-versions", value_name = "VERSION")]
     pub api_versions: Vec<String>,
     /// Accepted for helm-diff's interface (`lookup` always answers from the cluster, DNS is not looked up).
@@ -156,7 +159,8 @@ pub struct DiffUpgradeArgs {
     /// `true`, `false` or `auto`: accepted for helm-diff's interface (the diff is the same either way).
     #[arg(long, value_name = "MODE", default_value = "auto")]
     pub server_side: String,
-    /// Not supported by berth diff yet (refused rather than ignored).
+    /// Compare as an upgrade that takes over objects another release (or none) owns: implies
+    /// `--three-way-merge`; each such object is shown changing owner.
     #[arg(long)]
     pub take_ownership: bool,
     /// The line was the root form (`diff RELEASE CHART`): see [`ROOT_FORM`].
@@ -220,6 +224,8 @@ enum Sides {
     Indexes {
         old: Index,
         new: Index,
+        /// Objects taken from another owner (`--take-ownership`), by key.
+        owners: BTreeMap<String, OwnershipChange>,
     },
     /// `diff release` of releases from different charts: helm-diff prints this and compares nothing.
     Incomparable(String),
@@ -353,22 +359,23 @@ fn compare(args: &DiffArgs, options: &DiffOptions, globals: &Globals) -> Result<
         ),
         excluded_hooks: if options.include_tests { &[] } else { &TEST_HOOKS },
     };
-    let (mut old, mut new) = match compared.sides {
+    let (mut old, mut new, owners) = match compared.sides {
         Sides::Incomparable(message) => {
             print_stdout(&message)?;
             return Ok(ExitCode::Success);
         }
-        Sides::Indexes { old, new } => (old, new),
+        Sides::Indexes { old, new, owners } => (old, new, owners),
         Sides::Text { old, new } => (
             diff::parse::parse(&old, "the current release", parse_options).map_err(parse_error)?,
             diff::parse::parse(&new, "the new manifest", parse_options).map_err(parse_error)?,
+            BTreeMap::new(),
         ),
     };
     if compared.by_template {
         old = diff::report::by_template(old);
         new = diff::report::by_template(new);
     }
-    let report = diff::report::generate(&mut old, &mut new, &BTreeMap::new(), &compare_options)
+    let report = diff::report::generate(&mut old, &mut new, &owners, &compare_options)
         .map_err(|error: ReportError| Error::Usage(error.to_string()))?;
     for warning in &report.warnings {
         eprintln!("{warning}");
@@ -424,9 +431,6 @@ fn check_arguments(command: &DiffCommand) -> Result<(), Error> {
                 .to_string(),
         )),
         DiffCommand::Upgrade(upgrade) => {
-            if upgrade.take_ownership {
-                return Err(Error::Usage("berth diff upgrade does not support --take-ownership yet".to_string()));
-            }
             if let Some(mode) = &upgrade.dry_run
                 && !["server", "client", "true", "false"].contains(&mode.as_str())
             {
@@ -552,18 +556,33 @@ fn release_text(release: &Release, hooks: bool) -> String {
 /// Reads what the command compares.
 async fn read_sides(command: &DiffCommand, globals: &Globals) -> Result<Compared, Failure> {
     let driver = globals.storage_driver()?;
+    // `--take-ownership` compares with the live objects, whose owners it reads (`runHelm3`).
+    let three_way = match command {
+        DiffCommand::Upgrade(upgrade) => {
+            let notice = "Enabled three way merge via the envvar";
+            upgrade_switch(true, upgrade.three_way_merge, "HELM_DIFF_THREE_WAY_MERGE", notice) || upgrade.take_ownership
+        }
+        _ => false,
+    };
     if let DiffCommand::Upgrade(upgrade) = command
         && matches!(upgrade.dry_run.as_deref(), Some("client" | "true"))
     {
-        // No cluster at all: the chart as a new install, against nothing.
+        // No release read: the chart as a new install, against nothing (or, three-way, against the objects
+        // taken from other owners: helm-diff reads the cluster for those whatever `--dry-run` says).
         let namespace = globals.namespace_offline();
+        // helm-diff still renders it as an upgrade (`--is-upgrade`): it read no release, so none was missing.
+        let mut release = RenderRelease::install(&upgrade.name, &namespace);
+        (release.is_install, release.is_upgrade) = (false, true);
         let rendered = async {
-            let input =
-                release_input::load(&upgrade.path.to_string_lossy(), &upgrade.chart, Preload::none(), globals, false)
-                    .await?;
-            release_input::render_offline(input, &upgrade.name, &namespace).await
+            let input = load_chart(upgrade, globals).await?;
+            release_input::render_offline(input, &release).await
         };
         let rendered = rendered.await.map_err(Failure::subcommand(RENDER_FAILED))?;
+        if three_way {
+            let (cluster, _simulated) = globals.connect().await?;
+            let live = LiveSides { current: None, old: OldObjects::TakenOnly };
+            return three_way_sides(&cluster, upgrade, &rendered, live).await;
+        }
         let new = rendered_text(&rendered, upgrade);
         return Ok(Compared {
             sides: Sides::Text { old: String::new(), new },
@@ -612,7 +631,7 @@ async fn read_sides(command: &DiffCommand, globals: &Globals) -> Result<Compared
     match command {
         // `run` prints the version before anything is read: nothing to compare.
         DiffCommand::Version => Ok(text(String::new(), String::new())),
-        DiffCommand::Upgrade(upgrade) => upgrade_sides(upgrade, &cluster, &driver, globals).await,
+        DiffCommand::Upgrade(upgrade) => upgrade_sides(upgrade, &cluster, &driver, globals, three_way).await,
         DiffCommand::Rollback(rollback) => {
             let history = history(namespace.clone(), rollback.name.clone()).await?;
             let current = history
@@ -682,7 +701,8 @@ async fn read_sides(command: &DiffCommand, globals: &Globals) -> Result<Compared
             };
             let old = parse(&first_release, &first.0)?;
             let new = parse(&second_release, &second.0)?;
-            Ok(Compared { sides: Sides::Indexes { old, new }, by_template: true, ..text(String::new(), String::new()) })
+            let sides = Sides::Indexes { old, new, owners: BTreeMap::new() };
+            Ok(Compared { sides, by_template: true, ..text(String::new(), String::new()) })
         }
     }
 }
@@ -711,6 +731,7 @@ async fn upgrade_sides(
     cluster: &berth::cluster::Cluster,
     driver: &berth::release::StorageDriver,
     globals: &Globals,
+    three_way: bool,
 ) -> Result<Compared, Failure> {
     let values = &upgrade.chart.values;
     let values_given = !(values.values.is_empty()
@@ -749,40 +770,102 @@ async fn upgrade_sides(
     };
     // The current release: none for a new install (an uninstalled release's record is no current release).
     let current = rollout.history().last().filter(|_| rollout.is_upgrade()).cloned();
+    let namespace = cluster.default_namespace.clone();
     let rendered = async {
-        let input =
-            release_input::load(&upgrade.path.to_string_lossy(), &upgrade.chart, Preload::none(), globals, false)
-                .await?;
-        release_input::render(rollout, input).await
+        let input = load_chart(upgrade, globals).await?;
+        if renders_on_server(upgrade) {
+            let first_install = !rollout.is_upgrade();
+            let rendered = release_input::render(rollout, input).await?.rendered().clone();
+            // Helm's install refuses objects of other owners, unless it takes them (`--take-ownership`).
+            if first_install && !upgrade.take_ownership {
+                diff::owners::check_install(cluster, &rendered.manifests, name, &namespace).await.map_err(|error| {
+                    match error {
+                        diff::owners::ConflictError::Exists(lifecycle) => Error::Release(lifecycle),
+                        diff::owners::ConflictError::Invalid(set) => Error::Diff(Box::new(DiffError::Invalid(set))),
+                    }
+                })?;
+            }
+            Ok(rendered)
+        } else {
+            release_input::render_client_dry_run(&rollout, input).await
+        }
     };
     let rendered = rendered.await.map_err(Failure::subcommand(RENDER_FAILED))?;
-    let rendered = rendered.rendered();
-    let namespace = cluster.default_namespace.clone();
-    let notice = "Enabled three way merge via the envvar";
-    if upgrade_switch(true, upgrade.three_way_merge, "HELM_DIFF_THREE_WAY_MERGE", notice) {
-        let found = changes(cluster, name, &rendered.manifests, current.as_ref(), SecretValues::Unmasked)
-            .await
-            .map_err(|error| Error::Diff(Box::new(error)))?;
-        let options = ParseOptions { default_namespace: &namespace, normalize: true, excluded_hooks: &[] };
-        let (mut old, mut new) = (Index::new(), Index::new());
-        for change in found {
-            for (side, index) in [(&change.before, &mut old), (&change.after, &mut new)] {
-                if let Some(object) = side
-                    && let Some(result) =
-                        diff::parse::parse_object(object, options, "the cluster").map_err(parse_error)?
-                {
-                    index.insert(result.name.clone(), result);
-                }
-            }
-        }
-        return Ok(Compared {
-            sides: Sides::Indexes { old, new },
-            namespace,
-            detailed_exitcode: true,
-            by_template: false,
-        });
+    if three_way {
+        let live = LiveSides { current: current.as_ref(), old: OldObjects::Live };
+        return three_way_sides(cluster, upgrade, &rendered, live).await;
     }
     let old = current.as_ref().map(|current| release_text(current, !upgrade.no_hooks)).unwrap_or_default();
-    let new = rendered_text(rendered, upgrade);
+    let new = rendered_text(&rendered, upgrade);
     Ok(Compared { sides: Sides::Text { old, new }, namespace, detailed_exitcode: true, by_template: false })
+}
+
+/// What `--three-way-merge` compares the new objects with.
+struct LiveSides<'a> {
+    /// The release's current revision, whose objects the new one lacks are shown removed.
+    current: Option<&'a Release>,
+    old: OldObjects,
+}
+
+/// Which live objects are the old side.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OldObjects {
+    /// Every one that exists (helm-diff's `manifest.Generate`).
+    Live,
+    /// Only those taken from another owner: without the release read (`--dry-run=client`) helm-diff parses
+    /// nothing `manifest.Generate` read, but `checkOwnership` adds each object it takes.
+    TakenOnly,
+}
+
+/// `--three-way-merge` (and `--take-ownership`): the live objects against their dry runs, each object taken
+/// from another owner (`--take-ownership`) reported with its old and new owner.
+async fn three_way_sides(
+    cluster: &berth::cluster::Cluster,
+    upgrade: &DiffUpgradeArgs,
+    rendered: &berth::release::Rendered,
+    live: LiveSides<'_>,
+) -> Result<Compared, Failure> {
+    let (name, namespace) = (&upgrade.name, cluster.default_namespace.clone());
+    let objects = diff::as_rendered(rendered).map_err(|error| Error::Diff(Box::new(error)))?;
+    let found = changes(cluster, name, &objects, live.current, SecretValues::Unmasked)
+        .await
+        .map_err(|error| Error::Diff(Box::new(error)))?;
+    let options = ParseOptions { default_namespace: &namespace, normalize: true, excluded_hooks: &[] };
+    let parse =
+        |object: &serde_json::Value| diff::parse::parse_object(object, options, "the cluster").map_err(parse_error);
+    let (mut old, mut new, mut owners) = (Index::new(), Index::new(), BTreeMap::new());
+    for change in found {
+        if let Some(result) = change.after.as_ref().map(parse).transpose()?.flatten() {
+            new.insert(result.name.clone(), result);
+        }
+        let Some(before) = &change.before else { continue };
+        let owner = diff::owners::owner_change(before, name, &namespace).filter(|_| upgrade.take_ownership);
+        if owner.is_none() && live.old == OldObjects::TakenOnly {
+            continue;
+        }
+        if let Some(result) = parse(before)? {
+            if let Some(owner) = owner {
+                owners.insert(result.name.clone(), owner);
+            }
+            old.insert(result.name.clone(), result);
+        }
+    }
+    Ok(Compared { sides: Sides::Indexes { old, new, owners }, namespace, detailed_exitcode: true, by_template: false })
+}
+
+/// How helm-diff's `helm template` renders on Helm 4 (`cmd/helm.go` `template`): with `--dry-run=server` (the
+/// cluster's capabilities and `lookup`) unless `--disable-validation` or `--dry-run=false` (`client` and `true`
+/// never reach the cluster at all), when Helm renders offline, with `--kube-version` and `--api-versions`.
+fn renders_on_server(upgrade: &DiffUpgradeArgs) -> bool {
+    !upgrade.disable_validation && matches!(upgrade.dry_run.as_deref(), None | Some("server"))
+}
+
+/// The chart `diff upgrade` renders, with what a render without the cluster answers `.Capabilities` with
+/// (`helm template` reads `--kube-version` whether it renders on the server or not).
+async fn load_chart(upgrade: &DiffUpgradeArgs, globals: &Globals) -> Result<release_input::LoadedInput, Error> {
+    let kube_version = upgrade.kube_version.as_deref().map(super::template::kube_version).transpose()?;
+    let capabilities = OfflineCapabilities { kube_version, api_versions: upgrade.api_versions.clone() };
+    let input =
+        release_input::load(&upgrade.path.to_string_lossy(), &upgrade.chart, Preload::none(), globals, false).await?;
+    Ok(input.with_offline_capabilities(capabilities))
 }

@@ -260,6 +260,24 @@ const FILES: &[(&str, &str)] = &[
          name: {{ .Release.Name }}\ntype: Opaque\nstringData:\n  password: {{ .Values.password | quote }}\n  \
          user: admin\n",
     ),
+    // A ConfigMap of a fixed name, which a second release of the chart would take from the first (helm-diff's
+    // `--take-ownership`), and a Secret of the release's own.
+    ("shared/Chart.yaml", "apiVersion: v2\nname: shared\nversion: 0.1.0\n"),
+    (
+        "shared/templates/objects.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\ndata:\n  owner: {{ .Release.Name }}\n---\n\
+         apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-own\ntype: Opaque\nstringData:\n  \
+         password: {{ .Release.Name }}\n",
+    ),
+    // A ConfigMap showing what `.Capabilities` and `.Release.IsUpgrade` answer (helm-diff's `--kube-version`
+    // and `--api-versions` reach the render only when it does not run on the server).
+    ("capable/Chart.yaml", "apiVersion: v2\nname: capable\nversion: 0.1.0\n"),
+    (
+        "capable/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  \
+         kube: {{ .Capabilities.KubeVersion.Version | quote }}\n  \
+         x: {{ .Capabilities.APIVersions.Has \"x/v1\" | quote }}\n  upgrade: {{ .Release.IsUpgrade | quote }}\n",
+    ),
     // A role for user `scoped` in the release's namespace: its Secrets and ConfigMaps, nothing else (not the
     // namespace itself), as a CI job's namespace-scoped account has.
     ("scoped-role/Chart.yaml", "apiVersion: v2\nname: scoped-role\nversion: 0.1.0\n"),
@@ -345,6 +363,8 @@ fn cases(values_url: &str) -> Vec<Case> {
                         .replace("{schemed}", "./schemed")
                         .replace("{scoped_role}", "./scoped-role")
                         .replace("{keeper}", "./keeper")
+                        .replace("{shared}", "./shared")
+                        .replace("{capable}", "./capable")
                         .replace("{values_url}", &format!("{values_url}/url-values.yaml"))
                         .replace("{beta_url}", &format!("{values_url}/beta-1.2.3.tgz"))
                         .replace("{repo_url}", values_url)
