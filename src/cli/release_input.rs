@@ -104,6 +104,17 @@ impl LoadedInput {
         }
     }
 
+    /// What `helm template --include-crds` prints of the chart's `crds/` files: each as written, after its
+    /// `# Source:` line (plain manifests: their CRDs, as read).
+    pub fn crds_text(&self) -> String {
+        match &self.input {
+            rollout::Input::Chart { chart, .. } => {
+                berth_chart::render::output::release_manifest(&berth_chart::render::crd_files(chart), &[])
+            }
+            rollout::Input::Rendered(rendered) => berth::release::manifest_text(&rendered.crds),
+        }
+    }
+
     /// The input with what a render without a cluster answers `.Capabilities` with (`--kube-version`,
     /// `--api-versions`); plain manifests render nothing.
     pub fn with_offline_capabilities(mut self, capabilities: OfflineCapabilities) -> LoadedInput {

@@ -260,6 +260,16 @@ const FILES: &[(&str, &str)] = &[
          name: {{ .Release.Name }}\ntype: Opaque\nstringData:\n  password: {{ .Values.password | quote }}\n  \
          user: admin\n",
     ),
+    // keeper's next version, with other default values (helm-diff's `diff local` compares two charts).
+    ("keeper-next/Chart.yaml", "apiVersion: v2\nname: keeper\nversion: 0.2.0\n"),
+    ("keeper-next/values.yaml", "greeting: hello\npassword: two\n"),
+    (
+        "keeper-next/templates/objects.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  \
+         greeting: {{ .Values.greeting | quote }}\n  size: \"1\"\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  \
+         name: {{ .Release.Name }}\ntype: Opaque\nstringData:\n  password: {{ .Values.password | quote }}\n  \
+         user: admin\n",
+    ),
     // A ConfigMap of a fixed name, which a second release of the chart would take from the first (helm-diff's
     // `--take-ownership`), and a Secret of the release's own.
     ("shared/Chart.yaml", "apiVersion: v2\nname: shared\nversion: 0.1.0\n"),
@@ -362,6 +372,7 @@ fn cases(values_url: &str) -> Vec<Case> {
                         .replace("{secretive}", "./secretive")
                         .replace("{schemed}", "./schemed")
                         .replace("{scoped_role}", "./scoped-role")
+                        .replace("{keeper_next}", "./keeper-next")
                         .replace("{keeper}", "./keeper")
                         .replace("{shared}", "./shared")
                         .replace("{capable}", "./capable")
@@ -408,7 +419,7 @@ impl Side {
         self.run_command(command, arguments).await
     }
 
-    async fn run_command(&self, mut command: Command, arguments: &[String]) -> Output {
+    pub(crate) async fn run_command(&self, mut command: Command, arguments: &[String]) -> Output {
         let running = tokio::task::spawn_blocking(move || command.output().expect("the program runs"));
         tokio::time::timeout(LINE_BOUND, running)
             .await
