@@ -150,13 +150,8 @@ pub struct DiffUpgradeArgs {
     /// the cluster; `false`: the release read from the cluster, the chart rendered without it.
     #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "client")]
     pub dry_run: Option<String>,
-    /// `.Capabilities.KubeVersion` of a render without the cluster (the cluster's own answers otherwise, as
-    /// Helm's install ignores the flag when it talks to the server).
-    #[arg(long, value_name = "VERSION")]
-    pub kube_version: Option<String>,
-    /// Added to `.Capabilities.APIVersions` of a render without the cluster (as `--kube-version`).
-    #[arg(short = 'a', long = "api-versions", value_name = "VERSION")]
-    pub api_versions: Vec<String>,
+    #[command(flatten)]
+    pub capabilities: CapabilityFlags,
     /// Accepted for helm-diff's interface (`lookup` always answers from the cluster, DNS is not looked up).
     #[arg(long)]
     pub enable_dns: bool,
@@ -204,6 +199,28 @@ pub struct DiffRevisionArgs {
     pub options: DiffOptions,
 }
 
+/// `--kube-version` and `--api-versions`, which helm-diff passes to `helm template`: what a render without the
+/// cluster answers `.Capabilities` with (Helm's install reads them only when it does not talk to the server; the
+/// cluster's own answers otherwise).
+#[derive(Debug, Clone, Default, Args)]
+pub struct CapabilityFlags {
+    /// `.Capabilities.KubeVersion` of a render without the cluster.
+    #[arg(long, value_name = "VERSION")]
+    pub kube_version: Option<String>,
+    /// Added to `.Capabilities.APIVersions` of a render without the cluster.
+    #[arg(short = 'a', long = "api-versions", value_name = "VERSION")]
+    pub api_versions: Vec<String>,
+}
+
+impl CapabilityFlags {
+    /// The capabilities, `--kube-version` read as `helm template` reads it (whether it renders on the server or
+    /// not).
+    fn offline(&self) -> Result<OfflineCapabilities, Error> {
+        let kube_version = self.kube_version.as_deref().map(super::template::kube_version).transpose()?;
+        Ok(OfflineCapabilities { kube_version, api_versions: self.api_versions.clone() })
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct DiffLocalArgs {
     /// Two charts, each rendered as `helm template` renders it (offline).
@@ -215,12 +232,8 @@ pub struct DiffLocalArgs {
     /// Include CRDs in the diffing.
     #[arg(long)]
     pub include_crds: bool,
-    /// `.Capabilities.KubeVersion` of the renders.
-    #[arg(long, value_name = "VERSION")]
-    pub kube_version: Option<String>,
-    /// Added to `.Capabilities.APIVersions` of the renders.
-    #[arg(short = 'a', long = "api-versions", value_name = "VERSION")]
-    pub api_versions: Vec<String>,
+    #[command(flatten)]
+    pub capabilities: CapabilityFlags,
     /// Accepted for helm-diff's interface (`lookup` answers nothing offline, DNS is not looked up).
     #[arg(long)]
     pub enable_dns: bool,
@@ -903,7 +916,7 @@ async fn three_way_sides(
     live: LiveSides<'_>,
 ) -> Result<Compared, Failure> {
     let (name, namespace) = (&upgrade.name, cluster.default_namespace.clone());
-    let objects = diff::as_rendered(rendered).map_err(|error| Error::Diff(Box::new(error)))?;
+    let objects = diff::as_rendered(rendered).map_err(Error::Diff)?;
     let found = changes(cluster, name, &objects, live.current, SecretValues::Unmasked)
         .await
         .map_err(|error| Error::Diff(Box::new(error)))?;
@@ -975,22 +988,19 @@ async fn load_chart(
         Renderer::UpgradeDryRun if upgrade.include_crds => {
             return Err(Error::Usage("unknown flag: --include-crds".to_string()));
         }
-        Renderer::UpgradeDryRun => (None, [].as_slice()),
-        _ => (upgrade.kube_version.as_deref(), upgrade.api_versions.as_slice()),
+        Renderer::UpgradeDryRun => OfflineCapabilities::default(),
+        _ => upgrade.capabilities.offline()?,
     };
     load_with_capabilities(&upgrade.path, &upgrade.chart, capabilities, globals).await
 }
 
-/// A chart to render, with `--kube-version` and `--api-versions` for a render without the cluster (`helm
-/// template` reads `--kube-version` whether it renders on the server or not).
+/// A chart to render, with what a render without the cluster answers `.Capabilities` with.
 async fn load_with_capabilities(
     path: &std::path::Path,
     chart: &ChartFlags,
-    (kube_version, api_versions): (Option<&str>, &[String]),
+    capabilities: OfflineCapabilities,
     globals: &Globals,
 ) -> Result<release_input::LoadedInput, Error> {
-    let kube_version = kube_version.map(super::template::kube_version).transpose()?;
-    let capabilities = OfflineCapabilities { kube_version, api_versions: api_versions.to_vec() };
     let input = release_input::load(&path.to_string_lossy(), chart, Preload::none(), globals, false).await?;
     Ok(input.with_offline_capabilities(capabilities))
 }
@@ -1017,8 +1027,7 @@ async fn local_text(
     globals: &Globals,
 ) -> Result<String, Failure> {
     let rendered = async {
-        let capabilities = (local.kube_version.as_deref(), local.api_versions.as_slice());
-        let input = load_with_capabilities(path, &local.chart, capabilities, globals).await?;
+        let input = load_with_capabilities(path, &local.chart, local.capabilities.offline()?, globals).await?;
         let crds = crds_text(&input, local.include_crds);
         Ok::<_, Error>((release_input::render_offline(input, release).await?, crds))
     };

@@ -53,6 +53,12 @@ const REFLECTOR_NOISE: &str =
     r#"(?m)^I<TIME> <PID> reflector\.go:\d+\] "Warning: watch ended with error" .*context canceled.*\n"#;
 
 /// The charts and values both clusters get, at the same relative paths.
+/// keeper's ConfigMap and Secret, in both of its versions.
+const KEEPER_OBJECTS: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  \
+    greeting: {{ .Values.greeting | quote }}\n  size: \"1\"\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  \
+    name: {{ .Release.Name }}\ntype: Opaque\nstringData:\n  password: {{ .Values.password | quote }}\n  \
+    user: admin\n";
+
 const FILES: &[(&str, &str)] = &[
     ("alpha/Chart.yaml", "apiVersion: v2\nname: alpha\nversion: 0.1.0\nappVersion: \"1.0\"\ndescription: Alpha\n"),
     ("alpha/values.yaml", "size: 1\ngreeting: hello\n"),
@@ -253,23 +259,11 @@ const FILES: &[(&str, &str)] = &[
     // `--show-secrets`).
     ("keeper/Chart.yaml", "apiVersion: v2\nname: keeper\nversion: 0.1.0\n"),
     ("keeper/values.yaml", "greeting: hi\npassword: one\n"),
-    (
-        "keeper/templates/objects.yaml",
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  \
-         greeting: {{ .Values.greeting | quote }}\n  size: \"1\"\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  \
-         name: {{ .Release.Name }}\ntype: Opaque\nstringData:\n  password: {{ .Values.password | quote }}\n  \
-         user: admin\n",
-    ),
+    ("keeper/templates/objects.yaml", KEEPER_OBJECTS),
     // keeper's next version, with other default values (helm-diff's `diff local` compares two charts).
     ("keeper-next/Chart.yaml", "apiVersion: v2\nname: keeper\nversion: 0.2.0\n"),
     ("keeper-next/values.yaml", "greeting: hello\npassword: two\n"),
-    (
-        "keeper-next/templates/objects.yaml",
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  \
-         greeting: {{ .Values.greeting | quote }}\n  size: \"1\"\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  \
-         name: {{ .Release.Name }}\ntype: Opaque\nstringData:\n  password: {{ .Values.password | quote }}\n  \
-         user: admin\n",
-    ),
+    ("keeper-next/templates/objects.yaml", KEEPER_OBJECTS),
     // A ConfigMap of a fixed name, which a second release of the chart would take from the first (helm-diff's
     // `--take-ownership`), and a Secret of the release's own.
     ("shared/Chart.yaml", "apiVersion: v2\nname: shared\nversion: 0.1.0\n"),

@@ -85,10 +85,10 @@ pub enum DiffError {
 ///
 /// # Errors
 /// [`DiffError::Rendered`] when the manifest text does not read back (a renderer's bug).
-pub fn as_rendered(rendered: &Rendered) -> Result<Vec<Manifest>, DiffError> {
+pub fn as_rendered(rendered: &Rendered) -> Result<Vec<Manifest>, Box<DiffError>> {
     let mut problems = Vec::new();
     let manifests = manifest::parse_text(&rendered.manifest, "the new manifest", false, &mut problems);
-    Problems::into_result(problems, manifests).map_err(DiffError::Rendered)
+    Problems::into_result(problems, manifests).map_err(|problems| Box::new(DiffError::Rendered(problems)))
 }
 
 /// What becomes of Secret values in [`changes`].

@@ -8,7 +8,7 @@ use crate::apply;
 use crate::cluster::{Cluster, get_object};
 use crate::manifest::Manifest;
 use crate::release::error::LifecycleError;
-use crate::release::ownership::{RELEASE_NAME_ANNOTATION, RELEASE_NAMESPACE_ANNOTATION, check_ownership};
+use crate::release::ownership::{RELEASE_NAME_ANNOTATION, RELEASE_NAMESPACE_ANNOTATION, import_conflict};
 use futures::StreamExt;
 use serde_json::Value;
 
@@ -55,24 +55,9 @@ pub async fn check_install(
         prepared.resolved().map(|resolved| async move { (resolved, get_object(cluster, resolved).await) }).collect();
     let found: Vec<_> = futures::stream::iter(reads).buffered(16).collect().await;
     for (resolved, result) in found {
-        let reference = &resolved.reference;
-        let shown = format!(
-            "{} {:?} in namespace {:?}",
-            reference.kind,
-            reference.name,
-            reference.namespace.clone().unwrap_or_default()
-        );
-        let message = match result {
-            Ok(None) => continue,
-            Ok(Some(live)) => match check_ownership(&live, name, namespace) {
-                Ok(()) => continue,
-                Err(problem) => format!("{shown} exists and cannot be imported into the current release: {problem}"),
-            },
-            Err(error) => {
-                format!("could not get information about the resource {shown}: {}", error.to_report_message())
-            }
-        };
-        return Err(ConflictError::Exists(LifecycleError::Exists { operation: "install", message }));
+        if let Some(message) = import_conflict(&resolved.reference, &result, name, namespace) {
+            return Err(ConflictError::Exists(LifecycleError::Exists { operation: "install", message }));
+        }
     }
     Ok(())
 }
