@@ -16,7 +16,6 @@ use super::output::print_stdout;
 use super::release_input::{self, ChartFlags, Preload};
 use super::scrubbing;
 use crate::cli::error::{Error, ExitCode};
-use berth::release::diff::DiffError;
 use berth::release::diff::format::FormatError;
 use berth::release::diff::parse::{ParseError, TEST_HOOKS};
 use berth::release::diff::report::ReportError;
@@ -853,12 +852,7 @@ async fn upgrade_sides(
             if first_install && !upgrade.take_ownership {
                 let crds = rendered.crds.iter().filter(|_| upgrade.include_crds);
                 let checked: Vec<_> = crds.chain(&rendered.manifests).cloned().collect();
-                diff::owners::check_install(cluster, &checked, name, &namespace).await.map_err(
-                    |error| match error {
-                        diff::owners::ConflictError::Exists(lifecycle) => Error::Release(lifecycle),
-                        diff::owners::ConflictError::Invalid(set) => Error::Diff(Box::new(DiffError::Invalid(set))),
-                    },
-                )?;
+                diff::owners::check_install(cluster, &checked, name, &namespace).await.map_err(Error::Release)?;
             }
             rendered
         } else {

@@ -4,8 +4,7 @@
 //! (`existingResourceConflict`), which helm-diff's `helm template --dry-run=server` passes on.
 
 use super::report::OwnershipChange;
-use crate::apply;
-use crate::cluster::{Cluster, get_object};
+use crate::cluster::{Cluster, Resolved, get_object};
 use crate::manifest::Manifest;
 use crate::release::error::LifecycleError;
 use crate::release::ownership::{RELEASE_NAME_ANNOTATION, RELEASE_NAMESPACE_ANNOTATION, import_conflict};
@@ -29,34 +28,27 @@ pub fn owner_change(live: &Value, name: &str, namespace: &str) -> Option<Ownersh
     (old_release != new_release).then_some(OwnershipChange { old_release, new_release })
 }
 
-/// Why a first install of the new manifest cannot be compared.
-#[derive(Debug, thiserror::Error)]
-pub enum ConflictError {
-    #[error("the new manifest's objects cannot be resolved")]
-    Invalid(#[from] apply::InvalidSet),
-    /// Helm's own error, which helm-diff prints as it is.
-    #[error(transparent)]
-    Exists(LifecycleError),
-}
-
 /// Helm's install check (`existingResourceConflict`, pkg/action/validate.go): in order, the first object of
-/// `manifests` that exists without release `name`'s marks (or cannot be read) stops the install.
+/// `manifests` that exists without release `name`'s marks (or cannot be read) stops the install. An object of a
+/// kind the cluster does not serve yet (a custom resource whose CRD the chart brings) is not checked: Helm stops
+/// at it already (`resource mapping not found`), where berth diffs it as added.
 ///
 /// # Errors
-/// [`ConflictError::Exists`] with Helm's words; [`ConflictError::Invalid`] when an object's kind is unknown.
+/// [`LifecycleError::Exists`] with Helm's words, which helm-diff prints as they are.
 pub async fn check_install(
     cluster: &Cluster,
     manifests: &[Manifest],
     name: &str,
     namespace: &str,
-) -> Result<(), ConflictError> {
-    let prepared = apply::prepare(cluster, manifests, None)?;
+) -> Result<(), LifecycleError> {
+    let resolved: Vec<Resolved> =
+        cluster.resources.resolve_set(manifests, &cluster.default_namespace).into_iter().flatten().collect();
     let reads: Vec<_> =
-        prepared.resolved().map(|resolved| async move { (resolved, get_object(cluster, resolved).await) }).collect();
+        resolved.iter().map(|resolved| async move { (resolved, get_object(cluster, resolved).await) }).collect();
     let found: Vec<_> = futures::stream::iter(reads).buffered(16).collect().await;
     for (resolved, result) in found {
         if let Some(message) = import_conflict(&resolved.reference, &result, name, namespace) {
-            return Err(ConflictError::Exists(LifecycleError::Exists { operation: "install", message }));
+            return Err(LifecycleError::Exists { operation: "install", message });
         }
     }
     Ok(())
