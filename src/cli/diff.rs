@@ -1,12 +1,14 @@
-//! `berth diff upgrade|rollback|release|revision`: the helm-diff plugin's interface (databus23/helm-diff v3.15,
-//! `cmd/upgrade.go`, `rollback.go`, `release.go`, `revision.go`, `options.go`, `root.go`), which helmfile
-//! drives (`helm diff upgrade --allow-unreleased NAME CHART ...`). The arguments are read here into what to
-//! compare; the comparison and the output are helm-diff's, ported in `berth::release::diff`.
+//! `berth diff upgrade|rollback|release|revision|local`: the helm-diff plugin's interface (databus23/helm-diff
+//! v3.15, `cmd/upgrade.go`, `rollback.go`, `release.go`, `revision.go`, `local.go`, `options.go`, `root.go`),
+//! which helmfile drives (`helm diff upgrade --allow-unreleased NAME CHART ...`). The arguments are read here
+//! into what to compare; the comparison and the output are helm-diff's, ported in `berth::release::diff`.
 //!
 //! As helm-diff: a release's manifest (and hooks) against the chart rendered as the upgrade would render it,
-//! as text; `--three-way-merge` against the live objects instead (each object dry-run on the server). Secret
-//! values are redacted unless `--show-secrets`. `--detailed-exitcode` exits 2 when something changes; every
-//! error exits 1, as the plugin's do.
+//! as text; `--three-way-merge` against the live objects instead (each object dry-run on the server), and
+//! `--take-ownership` with each object another release owns reported as changing owner. The chart renders on
+//! the server or offline as helm-diff's `helm template` would ([`Renderer`]); `local` renders two charts
+//! offline. Secret values are redacted unless `--show-secrets`. `--detailed-exitcode` exits 2 when something
+//! changes; every error exits 1, as the plugin's do.
 
 use super::global_args::Globals;
 use super::global_args::Personality;
@@ -18,11 +20,12 @@ use berth::release::diff::format::FormatError;
 use berth::release::diff::parse::{ParseError, TEST_HOOKS};
 use berth::release::diff::report::ReportError;
 use berth::release::diff::{
-    self, CompareOptions, Index, OutputFormat, ParseOptions, SecretValues, UserTemplate, changes,
+    self, CompareOptions, Index, OutputFormat, OwnershipChange, ParseOptions, SecretValues, UserTemplate, changes,
 };
 use berth::release::rollout::{Mode, Rollout};
-use berth::release::{LifecycleError, Release, Scope, Storage, show};
+use berth::release::{LifecycleError, OfflineCapabilities, Release, Scope, Storage, show};
 use berth::settings::ColorMode;
+use berth_chart::render::Release as RenderRelease;
 use berth_chart::values::ReuseMode;
 use clap::{Args, Subcommand};
 use std::collections::BTreeMap;
@@ -48,6 +51,8 @@ pub enum DiffCommand {
     Release(DiffReleaseArgs),
     /// Shows diff between revision's manifests.
     Revision(DiffRevisionArgs),
+    /// Shows diff between two local chart directories.
+    Local(Box<DiffLocalArgs>),
     /// Show version of the helm diff plugin.
     Version,
 }
@@ -133,30 +138,27 @@ pub struct DiffUpgradeArgs {
     /// Include CRDs in the diffing.
     #[arg(long)]
     pub include_crds: bool,
-    /// Accepted as helm-diff accepts it: berth validates the rendered objects against the cluster only in
-    /// `--three-way-merge` (where the server's dry run validates them).
+    /// Render without the cluster, as `helm template` does without `--dry-run=server` (Helm's capabilities, or
+    /// `--kube-version` and `--api-versions`; `lookup` empty); the release is still read from the cluster.
     #[arg(long)]
     pub disable_validation: bool,
     /// Accepted for helm-diff's interface (berth does no OpenAPI validation while diffing).
     #[arg(long)]
     pub disable_openapi_validation: bool,
-    /// `client` or `true`: no cluster access, the chart diffed as a new install; `server` or `false`: with the
-    /// cluster (the default).
+    /// `client` or `true`: no cluster access, the chart diffed as a new install; `server` (the default): with
+    /// the cluster; `false`: the release read from the cluster, the chart rendered without it.
     #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "client")]
     pub dry_run: Option<String>,
-    /// Accepted for helm-diff's interface: berth renders with the cluster's own version and APIs.
-    #[arg(long, value_name = "VERSION")]
-    pub kube_version: Option<String>,
-    /// Accepted for helm-diff's interface: berth renders with the cluster's own version and APIs.
-    #[arg(short = 'a', long = "api-versions", value_name = "VERSION")]
-    pub api_versions: Vec<String>,
+    #[command(flatten)]
+    pub capabilities: CapabilityFlags,
     /// Accepted for helm-diff's interface (`lookup` always answers from the cluster, DNS is not looked up).
     #[arg(long)]
     pub enable_dns: bool,
     /// `true`, `false` or `auto`: accepted for helm-diff's interface (the diff is the same either way).
     #[arg(long, value_name = "MODE", default_value = "auto")]
     pub server_side: String,
-    /// Not supported by berth diff yet (refused rather than ignored).
+    /// Compare as an upgrade that takes over objects another release (or none) owns: implies
+    /// `--three-way-merge`; each such object is shown changing owner.
     #[arg(long)]
     pub take_ownership: bool,
     /// The line was the root form (`diff RELEASE CHART`): see [`ROOT_FORM`].
@@ -171,7 +173,7 @@ pub struct DiffUpgradeArgs {
 #[derive(Debug, Args)]
 pub struct DiffRollbackArgs {
     pub name: String,
-    /// The revision to go back to (berth: the one before the current when not given).
+    /// The revision to go back to (as `berth`, the one before the current when not given; as `helm`, required).
     pub revision: Option<u32>,
     #[command(flatten)]
     pub options: DiffOptions,
@@ -196,12 +198,59 @@ pub struct DiffRevisionArgs {
     pub options: DiffOptions,
 }
 
+/// `--kube-version` and `--api-versions`, which helm-diff passes to `helm template`: what a render without the
+/// cluster answers `.Capabilities` with (Helm's install reads them only when it does not talk to the server; the
+/// cluster's own answers otherwise).
+#[derive(Debug, Clone, Default, Args)]
+pub struct CapabilityFlags {
+    /// `.Capabilities.KubeVersion` of a render without the cluster.
+    #[arg(long, value_name = "VERSION")]
+    pub kube_version: Option<String>,
+    /// Added to `.Capabilities.APIVersions` of a render without the cluster.
+    #[arg(short = 'a', long = "api-versions", value_name = "VERSION")]
+    pub api_versions: Vec<String>,
+}
+
+impl CapabilityFlags {
+    /// The capabilities, `--kube-version` read as `helm template` reads it (whether it renders on the server or
+    /// not).
+    fn offline(&self) -> Result<OfflineCapabilities, Error> {
+        let kube_version = self.kube_version.as_deref().map(super::template::kube_version).transpose()?;
+        Ok(OfflineCapabilities { kube_version, api_versions: self.api_versions.clone() })
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct DiffLocalArgs {
+    /// Two charts, each rendered as `helm template` renders it (offline).
+    #[arg(num_args = 0..)]
+    pub charts: Vec<PathBuf>,
+    /// The release name to use for template rendering.
+    #[arg(long, value_name = "NAME", default_value = "release")]
+    pub release: String,
+    /// Include CRDs in the diffing.
+    #[arg(long)]
+    pub include_crds: bool,
+    #[command(flatten)]
+    pub capabilities: CapabilityFlags,
+    /// Accepted for helm-diff's interface (`lookup` answers nothing offline, DNS is not looked up).
+    #[arg(long)]
+    pub enable_dns: bool,
+    #[command(flatten)]
+    pub chart: ChartFlags,
+    #[command(flatten)]
+    pub options: DiffOptions,
+}
+
 /// What helm-diff prints on stderr when `--detailed-exitcode` finds changes (cobra's `Error: ` line).
 const CHANGES_SEEN: &str =
     "Error: identified at least one change, exiting with non-zero exit code (detailed-exitcode parameter enabled)";
 
 /// helm-diff's notice when the release does not exist and `--allow-unreleased` was not given.
 const NOT_RELEASED: &str = "********************\n\n\tRelease was not present in Helm.  Include the `--allow-unreleased` to perform diff without exiting in error.\n\n********************\n";
+
+/// helm-diff's refusal of a `local` without two charts (`checkArgsLength`).
+const LOCAL_ARGUMENTS: &str = "This command needs 2 arguments: chart1 path, chart2 path";
 
 /// helm-diff's prefix when `helm template` fails (`cmd/upgrade.go`).
 const RENDER_FAILED: &str = "Failed to render chart: ";
@@ -220,6 +269,8 @@ enum Sides {
     Indexes {
         old: Index,
         new: Index,
+        /// Objects taken from another owner (`--take-ownership`), by key.
+        owners: BTreeMap<String, OwnershipChange>,
     },
     /// `diff release` of releases from different charts: helm-diff prints this and compares nothing.
     Incomparable(String),
@@ -252,6 +303,7 @@ pub fn run(args: DiffArgs, globals: &Globals) -> Result<ExitCode, Error> {
         DiffCommand::Rollback(rollback) => &rollback.options,
         DiffCommand::Release(release) => &release.options,
         DiffCommand::Revision(revision) => &revision.options,
+        DiffCommand::Local(local) => &local.options,
     };
     let compared = compare(&args, options, globals);
     match globals.personality {
@@ -274,7 +326,12 @@ enum Failure {
     /// `helm get manifest` found no such release, or no such revision: Helm's `release: not found`.
     NotFound(Box<Error>),
     /// Another `helm` subcommand failed, reported after `prefix` (`Failed to render chart: `).
-    Subcommand { prefix: String, error: Box<Error> },
+    Subcommand {
+        prefix: String,
+        /// The log lines the subcommand wrote before its error (Helm's warnings).
+        logged: String,
+        error: Box<Error>,
+    },
 }
 
 impl From<Error> for Failure {
@@ -290,7 +347,7 @@ impl Failure {
 
     fn subcommand(prefix: impl Into<String>) -> impl FnOnce(Error) -> Failure {
         let prefix = prefix.into();
-        move |error| Failure::Subcommand { prefix, error: Box::new(error) }
+        move |error| Failure::Subcommand { prefix, logged: String::new(), error: Box::new(error) }
     }
 
     /// berth's error for it, as `berth diff` reports it.
@@ -307,8 +364,8 @@ impl Failure {
         match self {
             Failure::Own(error) => super::error::helm_text(error),
             Failure::NotFound(_) => format!("Error: {exited}Error: release: not found\n\n"),
-            Failure::Subcommand { prefix, error } => {
-                format!("Error: {prefix}{exited}{}\n", super::error::helm_text(error))
+            Failure::Subcommand { prefix, logged, error } => {
+                format!("Error: {prefix}{exited}{logged}{}\n", super::error::helm_text(error))
             }
         }
     }
@@ -331,7 +388,7 @@ fn as_plugin(compared: Result<ExitCode, Failure>) -> ExitCode {
 }
 
 fn compare(args: &DiffArgs, options: &DiffOptions, globals: &Globals) -> Result<ExitCode, Failure> {
-    check_arguments(&args.command)?;
+    check_arguments(&args.command, globals.personality)?;
     let format = output_format(options)?;
     let template = match (format, std::env::var("HELM_DIFF_TPL")) {
         (OutputFormat::Template, Ok(path)) => Some(UserTemplate::read(&path).map_err(helm_error("read the template"))?),
@@ -353,22 +410,23 @@ fn compare(args: &DiffArgs, options: &DiffOptions, globals: &Globals) -> Result<
         ),
         excluded_hooks: if options.include_tests { &[] } else { &TEST_HOOKS },
     };
-    let (mut old, mut new) = match compared.sides {
+    let (mut old, mut new, owners) = match compared.sides {
         Sides::Incomparable(message) => {
             print_stdout(&message)?;
             return Ok(ExitCode::Success);
         }
-        Sides::Indexes { old, new } => (old, new),
+        Sides::Indexes { old, new, owners } => (old, new, owners),
         Sides::Text { old, new } => (
             diff::parse::parse(&old, "the current release", parse_options).map_err(parse_error)?,
             diff::parse::parse(&new, "the new manifest", parse_options).map_err(parse_error)?,
+            BTreeMap::new(),
         ),
     };
     if compared.by_template {
         old = diff::report::by_template(old);
         new = diff::report::by_template(new);
     }
-    let report = diff::report::generate(&mut old, &mut new, &BTreeMap::new(), &compare_options)
+    let report = diff::report::generate(&mut old, &mut new, &owners, &compare_options)
         .map_err(|error: ReportError| Error::Usage(error.to_string()))?;
     for warning in &report.warnings {
         eprintln!("{warning}");
@@ -408,9 +466,13 @@ fn parse_error(error: ParseError) -> Error {
     Error::Helm("read the manifests".to_string(), Box::new(error))
 }
 
-/// helm-diff's argument checks, with its words.
-fn check_arguments(command: &DiffCommand) -> Result<(), Error> {
+/// helm-diff's argument checks, with its words. As `berth`, `rollback` also takes no revision (the one before
+/// the current).
+fn check_arguments(command: &DiffCommand, personality: Personality) -> Result<(), Error> {
     match command {
+        DiffCommand::Rollback(rollback) if rollback.revision.is_none() && personality == Personality::Helm => {
+            Err(Error::Usage("This command needs 2 arguments: release name, revision number".to_string()))
+        }
         DiffCommand::Release(release) if release.releases.len() < 2 => Err(Error::Usage(
             "Too few arguments to Command \"release\".\nMinimum 2 arguments required: release name-1, release name-2"
                 .to_string(),
@@ -419,14 +481,12 @@ fn check_arguments(command: &DiffCommand) -> Result<(), Error> {
             "Too few arguments to Command \"revision\".\nMinimum 2 arguments required: release name, revision"
                 .to_string(),
         )),
+        DiffCommand::Local(local) if local.charts.len() != 2 => Err(Error::Usage(LOCAL_ARGUMENTS.to_string())),
         DiffCommand::Revision(revision) if revision.revisions.len() > 2 => Err(Error::Usage(
             "Too many arguments to Command \"revision\".\nMaximum 3 arguments allowed: release name, revision1, revision2"
                 .to_string(),
         )),
         DiffCommand::Upgrade(upgrade) => {
-            if upgrade.take_ownership {
-                return Err(Error::Usage("berth diff upgrade does not support --take-ownership yet".to_string()));
-            }
             if let Some(mode) = &upgrade.dry_run
                 && !["server", "client", "true", "false"].contains(&mode.as_str())
             {
@@ -552,25 +612,46 @@ fn release_text(release: &Release, hooks: bool) -> String {
 /// Reads what the command compares.
 async fn read_sides(command: &DiffCommand, globals: &Globals) -> Result<Compared, Failure> {
     let driver = globals.storage_driver()?;
+    // `--take-ownership` compares with the live objects, whose owners it reads (`runHelm3`).
+    let three_way = match command {
+        DiffCommand::Upgrade(upgrade) => {
+            let notice = "Enabled three way merge via the envvar";
+            upgrade_switch(true, upgrade.three_way_merge, "HELM_DIFF_THREE_WAY_MERGE", notice) || upgrade.take_ownership
+        }
+        _ => false,
+    };
+    let upgrade_dry_run = std::env::var("HELM_DIFF_USE_UPGRADE_DRY_RUN").as_deref() == Ok("true");
     if let DiffCommand::Upgrade(upgrade) = command
-        && matches!(upgrade.dry_run.as_deref(), Some("client" | "true"))
+        && !reads_release(upgrade)
+        && !upgrade_dry_run
     {
-        // No cluster at all: the chart as a new install, against nothing.
+        // No release read: the chart as a new install, against nothing (or, three-way, against the objects
+        // taken from other owners: helm-diff reads the cluster for those whatever `--dry-run` says).
         let namespace = globals.namespace_offline();
+        // helm-diff still renders it as an upgrade (`--is-upgrade`): it read no release, so none was missing.
+        let mut release = RenderRelease::install(&upgrade.name, &namespace);
+        (release.is_install, release.is_upgrade) = (false, true);
         let rendered = async {
-            let input =
-                release_input::load(&upgrade.path.to_string_lossy(), &upgrade.chart, Preload::none(), globals, false)
-                    .await?;
-            release_input::render_offline(input, &upgrade.name, &namespace).await
+            let input = load_chart(upgrade, Renderer::TemplateOffline, globals).await?;
+            let crds = crds_text(&input, upgrade.include_crds);
+            Ok::<_, Error>((release_input::render_offline(input, &release).await?, crds))
         };
-        let rendered = rendered.await.map_err(Failure::subcommand(RENDER_FAILED))?;
-        let new = rendered_text(&rendered, upgrade);
+        let (rendered, crds) = rendered.await.map_err(Failure::subcommand(RENDER_FAILED))?;
+        if three_way {
+            let (cluster, _simulated) = globals.connect().await?;
+            let live = LiveSides { current: None, old: OldObjects::TakenOnly };
+            return three_way_sides(&cluster, upgrade, &rendered, live).await;
+        }
+        let new = rendered_text(&rendered, &crds, upgrade.no_hooks);
         return Ok(Compared {
             sides: Sides::Text { old: String::new(), new },
             namespace,
             detailed_exitcode: true,
             by_template: false,
         });
+    }
+    if let DiffCommand::Local(local) = command {
+        return local_sides(local, globals).await;
     }
     // helm-diff's first step is `helm get manifest`, which is where a cluster that cannot be reached fails it.
     let (cluster, _simulated) = match globals.connect().await {
@@ -580,7 +661,7 @@ async fn read_sides(command: &DiffCommand, globals: &Globals) -> Result<Compared
                 DiffCommand::Upgrade(upgrade) => release_failed(&upgrade.name, &globals.namespace_offline()),
                 _ => String::new(),
             };
-            return Err(Failure::Subcommand { prefix, error: Box::new(error) });
+            return Err(Failure::subcommand(prefix)(error));
         }
     };
     let namespace = cluster.default_namespace.clone();
@@ -588,10 +669,8 @@ async fn read_sides(command: &DiffCommand, globals: &Globals) -> Result<Compared
     let history = |namespace: String, name: String| {
         let storage = storage(&namespace);
         async move {
-            let history = storage.history(&name).await.map_err(|error| Failure::Subcommand {
-                prefix: String::new(),
-                error: Box::new(Error::Release(error.into())),
-            })?;
+            let history =
+                storage.history(&name).await.map_err(|error| Failure::subcommand("")(Error::Release(error.into())))?;
             if history.is_empty() {
                 return Err(Failure::not_found(Error::Release(LifecycleError::NotFound(name))));
             }
@@ -610,9 +689,12 @@ async fn read_sides(command: &DiffCommand, globals: &Globals) -> Result<Compared
         by_template: false,
     };
     match command {
-        // `run` prints the version before anything is read: nothing to compare.
-        DiffCommand::Version => Ok(text(String::new(), String::new())),
-        DiffCommand::Upgrade(upgrade) => upgrade_sides(upgrade, &cluster, &driver, globals).await,
+        // `run` prints the version before anything is read, `local` reads no cluster: nothing to compare here.
+        DiffCommand::Version | DiffCommand::Local(_) => Ok(text(String::new(), String::new())),
+        DiffCommand::Upgrade(upgrade) => {
+            let renderer = Renderer::of(upgrade, upgrade_dry_run);
+            upgrade_sides(upgrade, &cluster, &driver, globals, (renderer, three_way)).await
+        }
         DiffCommand::Rollback(rollback) => {
             let history = history(namespace.clone(), rollback.name.clone()).await?;
             let current = history
@@ -682,26 +764,29 @@ async fn read_sides(command: &DiffCommand, globals: &Globals) -> Result<Compared
             };
             let old = parse(&first_release, &first.0)?;
             let new = parse(&second_release, &second.0)?;
-            Ok(Compared { sides: Sides::Indexes { old, new }, by_template: true, ..text(String::new(), String::new()) })
+            let sides = Sides::Indexes { old, new, owners: BTreeMap::new() };
+            Ok(Compared { sides, by_template: true, ..text(String::new(), String::new()) })
         }
     }
 }
 
-/// The manifest text `helm template` prints for the rendering: the objects, each hook (unless `--no-hooks`)
-/// and the chart's CRDs with `--include-crds`.
-fn rendered_text(rendered: &berth::release::Rendered, upgrade: &DiffUpgradeArgs) -> String {
-    let mut text = String::new();
-    if upgrade.include_crds {
-        text.push_str(&berth::release::manifest_text(&rendered.crds));
-    }
+/// The manifest text `helm template` prints for the rendering: `crds` (the chart's CRD files with
+/// `--include-crds`, else nothing: [`crds_text`]), the objects, and each hook unless `--no-hooks`.
+fn rendered_text(rendered: &berth::release::Rendered, crds: &str, no_hooks: bool) -> String {
+    let mut text = crds.to_string();
     text.push_str(&rendered.manifest);
     text.push('\n');
-    if !upgrade.no_hooks {
+    if !no_hooks {
         for hook in &rendered.hooks {
             text.push_str(&format!("---\n# Source: {}\n{}\n", hook.record.path, hook.record.manifest));
         }
     }
     text
+}
+
+/// What `helm template` prints of the chart's CRD files: with `--include-crds`, each as written.
+fn crds_text(input: &release_input::LoadedInput, include_crds: bool) -> String {
+    if include_crds { input.crds_text() } else { String::new() }
 }
 
 /// `diff upgrade`: the current release (nothing when it does not exist and that is allowed) against the chart
@@ -711,6 +796,7 @@ async fn upgrade_sides(
     cluster: &berth::cluster::Cluster,
     driver: &berth::release::StorageDriver,
     globals: &Globals,
+    (renderer, three_way): (Renderer, bool),
 ) -> Result<Compared, Failure> {
     let values = &upgrade.chart.values;
     let values_given = !(values.values.is_empty()
@@ -743,46 +829,241 @@ async fn upgrade_sides(
         }
         Err(error) => {
             let prefix = release_failed(name, &cluster.default_namespace);
-            return Err(Failure::Subcommand { prefix, error: Box::new(Error::Release(error)) });
+            return Err(Failure::subcommand(prefix)(Error::Release(error)));
         }
         Ok(rollout) => rollout,
     };
     // The current release: none for a new install (an uninstalled release's record is no current release).
     let current = rollout.history().last().filter(|_| rollout.is_upgrade()).cloned();
-    let rendered = async {
-        let input =
-            release_input::load(&upgrade.path.to_string_lossy(), &upgrade.chart, Preload::none(), globals, false)
-                .await?;
-        release_input::render(rollout, input).await
-    };
-    let rendered = rendered.await.map_err(Failure::subcommand(RENDER_FAILED))?;
-    let rendered = rendered.rendered();
     let namespace = cluster.default_namespace.clone();
-    let notice = "Enabled three way merge via the envvar";
-    if upgrade_switch(true, upgrade.three_way_merge, "HELM_DIFF_THREE_WAY_MERGE", notice) {
-        let found = changes(cluster, name, &rendered.manifests, current.as_ref(), SecretValues::Unmasked)
-            .await
-            .map_err(|error| Error::Diff(Box::new(error)))?;
-        let options = ParseOptions { default_namespace: &namespace, normalize: true, excluded_hooks: &[] };
-        let (mut old, mut new) = (Index::new(), Index::new());
-        for change in found {
-            for (side, index) in [(&change.before, &mut old), (&change.after, &mut new)] {
-                if let Some(object) = side
-                    && let Some(result) =
-                        diff::parse::parse_object(object, options, "the cluster").map_err(parse_error)?
-                {
-                    index.insert(result.name.clone(), result);
-                }
+    let first_install = !rollout.is_upgrade();
+    // Helm's install action, which `helm template` runs, warns of a chart's CRDs on a server dry run; helm-diff
+    // shows the warning only when the render then fails.
+    let mut warned = false;
+    let rendered = async {
+        let input = load_chart(upgrade, renderer, globals).await?;
+        let crds = crds_text(&input, upgrade.include_crds);
+        let rendered = if renderer != Renderer::TemplateOffline {
+            let installs = renderer == Renderer::TemplateOnServer || first_install;
+            warned = installs && input.installs_crds();
+            let rendered = release_input::render(rollout, input).await?.rendered().clone();
+            // Helm's install refuses objects of other owners (with `--include-crds`, the chart's CRDs first),
+            // unless it takes them (`--take-ownership`).
+            if first_install && !upgrade.take_ownership {
+                let crds = rendered.crds.iter().filter(|_| upgrade.include_crds);
+                let checked: Vec<_> = crds.chain(&rendered.manifests).cloned().collect();
+                diff::owners::check_install(cluster, &checked, name, &namespace).await.map_err(Error::Release)?;
             }
-        }
-        return Ok(Compared {
-            sides: Sides::Indexes { old, new },
-            namespace,
-            detailed_exitcode: true,
-            by_template: false,
-        });
+            rendered
+        } else {
+            release_input::render_client_dry_run(&rollout, input).await?
+        };
+        Ok::<_, Error>((rendered, crds))
+    };
+    let rendered = rendered.await;
+    let logged = if warned {
+        format!("level=WARN msg={}\n", berth_go::strconv::quote(release_input::DRY_RUN_CRDS))
+    } else {
+        String::new()
+    };
+    let (rendered, crds) = rendered.map_err(|error| Failure::Subcommand {
+        prefix: RENDER_FAILED.to_string(),
+        logged,
+        error: Box::new(error),
+    })?;
+    // HELM_DIFF_USE_UPGRADE_DRY_RUN with `--dry-run`: Helm's upgrade read the release to render, helm-diff
+    // did not, and compares with nothing.
+    let current = current.filter(|_| reads_release(upgrade));
+    if three_way {
+        let old = if reads_release(upgrade) { OldObjects::Live } else { OldObjects::TakenOnly };
+        let live = LiveSides { current: current.as_ref(), old };
+        return three_way_sides(cluster, upgrade, &rendered, live).await;
     }
     let old = current.as_ref().map(|current| release_text(current, !upgrade.no_hooks)).unwrap_or_default();
-    let new = rendered_text(rendered, upgrade);
+    let new = rendered_text(&rendered, &crds, upgrade.no_hooks);
     Ok(Compared { sides: Sides::Text { old, new }, namespace, detailed_exitcode: true, by_template: false })
+}
+
+/// What `--three-way-merge` compares the new objects with.
+struct LiveSides<'a> {
+    /// The release's current revision, whose objects the new one lacks are shown removed.
+    current: Option<&'a Release>,
+    old: OldObjects,
+}
+
+/// Which live objects are the old side.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OldObjects {
+    /// Every one that exists (helm-diff's `manifest.Generate`).
+    Live,
+    /// Only those taken from another owner: without the release read (`--dry-run=client`) helm-diff parses
+    /// nothing `manifest.Generate` read, but `checkOwnership` adds each object it takes.
+    TakenOnly,
+}
+
+/// `--three-way-merge` (and `--take-ownership`): the live objects against their dry runs, each object taken
+/// from another owner (`--take-ownership`) reported with its old and new owner.
+async fn three_way_sides(
+    cluster: &berth::cluster::Cluster,
+    upgrade: &DiffUpgradeArgs,
+    rendered: &berth::release::Rendered,
+    live: LiveSides<'_>,
+) -> Result<Compared, Failure> {
+    let (name, namespace) = (&upgrade.name, cluster.default_namespace.clone());
+    let objects = diff::as_rendered(rendered).map_err(Error::Diff)?;
+    let found = changes(cluster, name, &objects, live.current, SecretValues::Unmasked)
+        .await
+        .map_err(|error| Error::Diff(Box::new(error)))?;
+    let options = ParseOptions { default_namespace: &namespace, normalize: true, excluded_hooks: &[] };
+    let parse =
+        |object: &serde_json::Value| diff::parse::parse_object(object, options, "the cluster").map_err(parse_error);
+    let (mut old, mut new, mut owners) = (Index::new(), Index::new(), BTreeMap::new());
+    for change in found {
+        if let Some(result) = change.after.as_ref().map(parse).transpose()?.flatten() {
+            new.insert(result.name.clone(), result);
+        }
+        let Some(before) = &change.before else { continue };
+        let owner = diff::owners::owner_change(before, name, &namespace).filter(|_| upgrade.take_ownership);
+        if owner.is_none() && live.old == OldObjects::TakenOnly {
+            continue;
+        }
+        if let Some(result) = parse(before)? {
+            if let Some(owner) = owner {
+                owners.insert(result.name.clone(), owner);
+            }
+            old.insert(result.name.clone(), result);
+        }
+    }
+    Ok(Compared { sides: Sides::Indexes { old, new, owners }, namespace, detailed_exitcode: true, by_template: false })
+}
+
+/// How helm-diff renders the chart of `diff upgrade` on Helm 4 (`cmd/helm.go` `template`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Renderer {
+    /// `helm template --dry-run=server`: the cluster's capabilities and `lookup`, and Helm's install check of
+    /// objects other owners hold.
+    TemplateOnServer,
+    /// `helm template` with `--disable-validation`, `--dry-run=false`, or `--dry-run` (which reads nothing from
+    /// the cluster): offline, with `--kube-version` and `--api-versions`.
+    TemplateOffline,
+    /// HELM_DIFF_USE_UPGRADE_DRY_RUN=true: `helm upgrade --dry-run=server` (`--install` with
+    /// `--allow-unreleased`), on the server whatever the other flags say, and given neither `--kube-version`
+    /// nor `--api-versions`.
+    UpgradeDryRun,
+}
+
+impl Renderer {
+    /// The renderer of `upgrade`'s flags, `upgrade_dry_run` being HELM_DIFF_USE_UPGRADE_DRY_RUN=true.
+    fn of(upgrade: &DiffUpgradeArgs, upgrade_dry_run: bool) -> Renderer {
+        if upgrade_dry_run {
+            Renderer::UpgradeDryRun
+        } else if !upgrade.disable_validation && matches!(upgrade.dry_run.as_deref(), None | Some("server")) {
+            Renderer::TemplateOnServer
+        } else {
+            Renderer::TemplateOffline
+        }
+    }
+}
+
+/// Whether helm-diff reads the release (`clusterAccessAllowed`): not with `--dry-run`, `client` or `true`.
+fn reads_release(upgrade: &DiffUpgradeArgs) -> bool {
+    !matches!(upgrade.dry_run.as_deref(), Some("client" | "true"))
+}
+
+/// The chart `diff upgrade` renders, with what a render without the cluster answers `.Capabilities` with
+/// (`helm upgrade` is given neither flag).
+async fn load_chart(
+    upgrade: &DiffUpgradeArgs,
+    renderer: Renderer,
+    globals: &Globals,
+) -> Result<release_input::LoadedInput, Error> {
+    let capabilities = match renderer {
+        // helm-diff passes `--include-crds` on to `helm upgrade`, which has no such flag.
+        Renderer::UpgradeDryRun if upgrade.include_crds => {
+            return Err(Error::Usage("unknown flag: --include-crds".to_string()));
+        }
+        Renderer::UpgradeDryRun => OfflineCapabilities::default(),
+        _ => upgrade.capabilities.offline()?,
+    };
+    load_with_capabilities(&upgrade.path, &upgrade.chart, capabilities, globals).await
+}
+
+/// A chart to render, with what a render without the cluster answers `.Capabilities` with.
+async fn load_with_capabilities(
+    path: &std::path::Path,
+    chart: &ChartFlags,
+    capabilities: OfflineCapabilities,
+    globals: &Globals,
+) -> Result<release_input::LoadedInput, Error> {
+    let input = release_input::load(&path.to_string_lossy(), chart, Preload::none(), globals, false).await?;
+    Ok(input.with_offline_capabilities(capabilities))
+}
+
+/// `diff local CHART1 CHART2` (`cmd/local.go`): each chart rendered as `helm template RELEASE CHART` renders it
+/// (offline, a first install in the namespace `-n` or HELM_NAMESPACE gives, hooks included), the first against
+/// the second.
+async fn local_sides(local: &DiffLocalArgs, globals: &Globals) -> Result<Compared, Failure> {
+    let [first, second] = local.charts.as_slice() else {
+        return Err(Error::Usage(LOCAL_ARGUMENTS.to_string()).into());
+    };
+    let namespace = globals.namespace_offline();
+    let release = RenderRelease::install(&local.release, &namespace);
+    let old = local_text(local, first, &release, globals).await?;
+    let new = local_text(local, second, &release, globals).await?;
+    Ok(Compared { sides: Sides::Text { old, new }, namespace, detailed_exitcode: true, by_template: false })
+}
+
+/// One chart of `diff local`, as `helm template` prints it.
+async fn local_text(
+    local: &DiffLocalArgs,
+    path: &std::path::Path,
+    release: &RenderRelease,
+    globals: &Globals,
+) -> Result<String, Failure> {
+    let rendered = async {
+        let input = load_with_capabilities(path, &local.chart, local.capabilities.offline()?, globals).await?;
+        let crds = crds_text(&input, local.include_crds);
+        Ok::<_, Error>((release_input::render_offline(input, release).await?, crds))
+    };
+    let prefix = format!("failed to render chart {}: ", berth_go::strconv::quote(&path.to_string_lossy()));
+    let (rendered, crds) = rendered.await.map_err(Failure::subcommand(prefix))?;
+    Ok(rendered_text(&rendered, &crds, false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Line {
+        #[command(flatten)]
+        diff: DiffArgs,
+    }
+
+    #[test]
+    fn the_renderer_is_chosen_as_helm_diff_chooses_it_on_helm_4() {
+        use Renderer::{TemplateOffline, TemplateOnServer, UpgradeDryRun};
+        // (flags after `upgrade NAME CHART`, HELM_DIFF_USE_UPGRADE_DRY_RUN=true, renderer, release read)
+        let cases = [
+            ("", false, TemplateOnServer, true),
+            ("--dry-run=server", false, TemplateOnServer, true),
+            ("--dry-run=false", false, TemplateOffline, true),
+            ("--disable-validation", false, TemplateOffline, true),
+            ("--disable-validation --dry-run=server", false, TemplateOffline, true),
+            ("--dry-run", false, TemplateOffline, false),
+            ("--dry-run=true", false, TemplateOffline, false),
+            ("--dry-run=client", false, TemplateOffline, false),
+            ("--disable-validation", true, UpgradeDryRun, true),
+            ("--dry-run=false", true, UpgradeDryRun, true),
+            ("--dry-run", true, UpgradeDryRun, false),
+        ];
+        for (flags, upgrade_dry_run, renderer, reads) in cases {
+            let words = ["berth", "upgrade", "name", "chart"].into_iter().chain(flags.split_whitespace());
+            let line = Line::try_parse_from(words).unwrap_or_else(|error| panic!("{flags}: {error}"));
+            let DiffCommand::Upgrade(upgrade) = line.diff.command else { panic!("{flags}: not an upgrade") };
+            assert_eq!(Renderer::of(&upgrade, upgrade_dry_run), renderer, "{flags} {upgrade_dry_run}");
+            assert_eq!(reads_release(&upgrade), reads, "{flags}");
+        }
+    }
 }

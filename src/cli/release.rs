@@ -21,6 +21,7 @@ use berth::release::operation::{
 use berth::release::rollout::{Mode, Rollout};
 use berth::release::{LifecycleError, SYSTEM_LABELS, Scope, StorageDriver};
 use berth::wait::Outcome;
+use berth_chart::render::Release as RenderRelease;
 use berth_chart::values::ReuseMode;
 use clap::Args;
 use std::collections::BTreeMap;
@@ -774,7 +775,7 @@ fn install_client_dry_run(request: Request<'_>, settings: &Settings<'_>) -> Resu
         let rendering = async {
             let input = release_input::load(&chart_ref, chart, Preload::none(), globals, true).await?;
             settings.refuse_system_labels()?;
-            release_input::render_offline(input, &name, &namespace).await
+            release_input::render_offline(input, &RenderRelease::install(&name, &namespace)).await
         };
         interrupts.unless_cancelled("while rendering the chart", rendering).await
     })?;

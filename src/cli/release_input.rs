@@ -8,8 +8,9 @@ use super::global_args::{Globals, Personality};
 use crate::cli::error::{ChartProblem, Error};
 use berth::manifest;
 use berth::release::rollout::{self, RenderedRollout, Rollout};
-use berth::release::{ChartMetadata, PostRender, RenderSettings, Rendered};
+use berth::release::{ChartMetadata, OfflineCapabilities, PostRender, RenderSettings, Rendered};
 use berth_chart::load::{LoadError, Loaded};
+use berth_chart::render::Release as RenderRelease;
 use clap::Args;
 use std::path::Path;
 use std::sync::Arc;
@@ -102,6 +103,26 @@ impl LoadedInput {
             rollout::Input::Rendered(_) => false,
         }
     }
+
+    /// What `helm template --include-crds` prints of the chart's `crds/` files: each as written, after its
+    /// `# Source:` line (plain manifests: their CRDs, as read).
+    pub fn crds_text(&self) -> String {
+        match &self.input {
+            rollout::Input::Chart { chart, .. } => {
+                berth_chart::render::output::release_manifest(&berth_chart::render::crd_files(chart), &[])
+            }
+            rollout::Input::Rendered(rendered) => berth::release::manifest_text(&rendered.crds),
+        }
+    }
+
+    /// The input with what a render without a cluster answers `.Capabilities` with (`--kube-version`,
+    /// `--api-versions`); plain manifests render nothing.
+    pub fn with_offline_capabilities(mut self, capabilities: OfflineCapabilities) -> LoadedInput {
+        if let rollout::Input::Chart { settings, .. } = &mut self.input {
+            settings.offline_capabilities = capabilities;
+        }
+        self
+    }
 }
 
 /// Helm's warning when a server-side dry run leaves a chart's CRDs out (pkg/action `Install.RunWithContext`).
@@ -118,6 +139,7 @@ fn settings(flags: &ChartFlags, post_render: Option<Arc<PostRender>>, shown: &st
         post_render,
         budget: berth::release::render_budget_from_environment().map_err(|error| chart_error(shown, error.0))?,
         looked_up: super::scrubbing::looked_up(),
+        offline_capabilities: OfflineCapabilities::default(),
     })
 }
 
@@ -224,10 +246,11 @@ pub async fn render_client_dry_run(rollout: &Rollout, input: LoadedInput) -> Res
     rollout.render_offline(input).await.map_err(|error| chart_error(&shown, error.0))
 }
 
-/// Renders `input` as a first install of `name` in `namespace`, with no cluster (`--dry-run client`).
-pub async fn render_offline(input: LoadedInput, name: &str, namespace: &str) -> Result<Rendered, Error> {
+/// Renders `input` as `release` (a first install, unless it says otherwise), with no cluster and no history
+/// (`--dry-run client`).
+pub async fn render_offline(input: LoadedInput, release: &RenderRelease) -> Result<Rendered, Error> {
     let LoadedInput { input, shown } = input;
-    rollout::render_offline(input, name, namespace).await.map_err(|error| chart_error(&shown, error.0))
+    rollout::render_offline(input, release).await.map_err(|error| chart_error(&shown, error.0))
 }
 
 fn chart_error(shown: &str, message: String) -> Error {

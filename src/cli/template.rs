@@ -133,13 +133,7 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
         globals,
     )?;
     let namespace = globals.namespace_offline();
-    let kube_version = match &args.kube_version {
-        Some(text) => Some(
-            KubeVersion::parse(text)
-                .map_err(|error| Error::Usage(format!("invalid kube version '{text}': {error}")))?,
-        ),
-        None => None,
-    };
+    let kube_version = args.kube_version.as_deref().map(kube_version).transpose()?;
     // Helm's order (runInstall): find the chart, merge the user's values, then load the chart.
     let chart_problem =
         |error: berth_chart::load::LoadError| Error::Chart(chart_path.clone(), ChartProblem(error.to_string()));
@@ -227,6 +221,14 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let text = if args.show_only.is_empty() { text } else { show_only(&text, &args.show_only)? };
     print_stdout(&text)?;
     Ok(ExitCode::Success)
+}
+
+/// `--kube-version`, read as Helm's `template` reads it (`common.ParseKubeVersion`), with its error.
+///
+/// # Errors
+/// [`Error::Usage`] when the text is no Kubernetes version.
+pub fn kube_version(text: &str) -> Result<KubeVersion, Error> {
+    KubeVersion::parse(text).map_err(|error| Error::Usage(format!("invalid kube version '{text}': {error}")))
 }
 
 /// A chart that did not render. As `helm`, a failure of the render itself (Helm's `renderResources`, which

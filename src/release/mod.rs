@@ -61,8 +61,8 @@ pub use record::{
 };
 pub use record_writer::encode;
 pub use render::{
-    BERTH_RENDER_MAX_BYTES, BERTH_RENDER_TIMEOUT, Cancel, PostRender, RenderBudget, RenderError, RenderSettings,
-    render_budget_from_environment,
+    BERTH_RENDER_MAX_BYTES, BERTH_RENDER_TIMEOUT, Cancel, OfflineCapabilities, PostRender, RenderBudget, RenderError,
+    RenderSettings, render_budget_from_environment,
 };
 pub use rendered::{Rendered, RenderedHook, manifest_text, recorded_manifests};
 pub use rollout::{Input, Mode, RenderedRollout, Rollout};

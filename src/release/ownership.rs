@@ -8,7 +8,9 @@
 //! `kubectl edit`) are a conflict for both, unless `--force-conflicts` (`operation/apply_method.rs`).
 //! `berth apply` keeps its own manager, `berth`.
 
+use crate::cluster::ApplyError;
 use crate::manifest::Manifest;
+use crate::object::ObjectRef;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
@@ -67,6 +69,33 @@ pub fn check_ownership(existing: &Value, name: &str, namespace: &str) -> Result<
     .flatten()
     .collect();
     if problems.is_empty() { Ok(()) } else { Err(format!("invalid ownership metadata; {}", problems.join("; "))) }
+}
+
+/// Helm's `existingResourceConflict` on one object as read from the cluster (pkg/action/validate.go): why it
+/// stops an install of release `name` of `namespace` (it exists without the release's marks, or cannot be read),
+/// if it does, in Helm's words.
+pub fn import_conflict(
+    reference: &ObjectRef,
+    found: &Result<Option<Value>, ApplyError>,
+    name: &str,
+    namespace: &str,
+) -> Option<String> {
+    // Helm's `resourceString`.
+    let shown = format!(
+        "{} {:?} in namespace {:?}",
+        reference.kind,
+        reference.name,
+        reference.namespace.clone().unwrap_or_default()
+    );
+    match found {
+        Ok(None) => None,
+        Ok(Some(live)) => check_ownership(live, name, namespace)
+            .err()
+            .map(|problem| format!("{shown} exists and cannot be imported into the current release: {problem}")),
+        Err(error) => {
+            Some(format!("could not get information about the resource {shown}: {}", error.to_report_message()))
+        }
+    }
 }
 
 /// Sets `metadata.<field>.<key>`, making the map when it is missing or null (a chart rendering `labels:` with

@@ -16,6 +16,7 @@ use super::rendered::Rendered;
 use crate::cluster::Cluster;
 use berth_chart::chart::Chart;
 use berth_chart::pipeline::{OnChart, ReleaseOptions as ChartOptions, render_release_post_rendered};
+use berth_chart::render::objects::KubeVersion;
 use berth_chart::render::{Lookup, Release as RenderRelease, RenderOptions, offline};
 use berth_chart::values::ComputeOptions;
 use berth_go::Value;
@@ -46,6 +47,16 @@ pub struct RenderSettings {
     /// them, and a caller that shows other errors of the same operation (a controller's status and Events)
     /// scrubs those with a clone.
     pub looked_up: LookedUpSecrets,
+    /// `--kube-version` and `--api-versions` (Helm's install action's `KubeVersion` and `APIVersions`): used only
+    /// when the render has no cluster, as Helm's install uses them only when it does not talk to the server.
+    pub offline_capabilities: OfflineCapabilities,
+}
+
+/// What a render with no cluster answers `.Capabilities` with beside Helm's defaults (`offline`).
+#[derive(Debug, Clone, Default)]
+pub struct OfflineCapabilities {
+    pub kube_version: Option<KubeVersion>,
+    pub api_versions: Vec<String>,
 }
 
 /// A post-renderer: the rendered files by template name in, the files it gives back out (or why it failed).
@@ -60,6 +71,7 @@ impl std::fmt::Debug for RenderSettings {
             .field("skip_schema_validation", &self.skip_schema_validation)
             .field("post_render", &self.post_render.is_some())
             .field("budget", &self.budget)
+            .field("offline_capabilities", &self.offline_capabilities)
             .finish()
     }
 }
@@ -73,6 +85,7 @@ impl Default for RenderSettings {
             post_render: None,
             budget: RenderBudget::default(),
             looked_up: LookedUpSecrets::default(),
+            offline_capabilities: OfflineCapabilities::default(),
         }
     }
 }
@@ -163,7 +176,10 @@ pub(super) async fn render_chart(
             });
             (capabilities, Some(lookup))
         }
-        None => (offline(None, &[]), None),
+        None => {
+            let OfflineCapabilities { kube_version, api_versions } = settings.offline_capabilities.clone();
+            (offline(kube_version, &api_versions), None)
+        }
     };
     // The caller's flag, or one of this render's own, raised if this future is dropped before the render ends.
     let cancel = settings.budget.cancel.clone().unwrap_or_default();

@@ -222,13 +222,13 @@ impl RenderedRollout {
     }
 }
 
-/// `input` rendered as `name` in `namespace` with no cluster and no history (`--dry-run client`): a first
-/// install, its values as given, capabilities and `lookup` offline.
+/// `input` rendered as `release` with no cluster and no history (`--dry-run client`): its values as given,
+/// capabilities and `lookup` offline.
 ///
 /// # Errors
 /// As [`Rollout::render`].
-pub async fn render_offline(input: Input, name: &str, namespace: &str) -> Result<Rendered, RenderError> {
-    render_input(input, &RenderRelease::install(name, namespace), None, ReuseMode::default(), None).await
+pub async fn render_offline(input: Input, release: &RenderRelease) -> Result<Rendered, RenderError> {
+    render_input(input, release, None, ReuseMode::default(), None).await
 }
 
 async fn render_input(

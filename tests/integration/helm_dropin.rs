@@ -53,6 +53,12 @@ const REFLECTOR_NOISE: &str =
     r#"(?m)^I<TIME> <PID> reflector\.go:\d+\] "Warning: watch ended with error" .*context canceled.*\n"#;
 
 /// The charts and values both clusters get, at the same relative paths.
+/// keeper's ConfigMap and Secret, in both of its versions.
+const KEEPER_OBJECTS: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  \
+    greeting: {{ .Values.greeting | quote }}\n  size: \"1\"\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  \
+    name: {{ .Release.Name }}\ntype: Opaque\nstringData:\n  password: {{ .Values.password | quote }}\n  \
+    user: admin\n";
+
 const FILES: &[(&str, &str)] = &[
     ("alpha/Chart.yaml", "apiVersion: v2\nname: alpha\nversion: 0.1.0\nappVersion: \"1.0\"\ndescription: Alpha\n"),
     ("alpha/values.yaml", "size: 1\ngreeting: hello\n"),
@@ -253,12 +259,28 @@ const FILES: &[(&str, &str)] = &[
     // `--show-secrets`).
     ("keeper/Chart.yaml", "apiVersion: v2\nname: keeper\nversion: 0.1.0\n"),
     ("keeper/values.yaml", "greeting: hi\npassword: one\n"),
+    ("keeper/templates/objects.yaml", KEEPER_OBJECTS),
+    // keeper's next version, with other default values (helm-diff's `diff local` compares two charts).
+    ("keeper-next/Chart.yaml", "apiVersion: v2\nname: keeper\nversion: 0.2.0\n"),
+    ("keeper-next/values.yaml", "greeting: hello\npassword: two\n"),
+    ("keeper-next/templates/objects.yaml", KEEPER_OBJECTS),
+    // A ConfigMap of a fixed name, which a second release of the chart would take from the first (helm-diff's
+    // `--take-ownership`), and a Secret of the release's own.
+    ("shared/Chart.yaml", "apiVersion: v2\nname: shared\nversion: 0.1.0\n"),
     (
-        "keeper/templates/objects.yaml",
+        "shared/templates/objects.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\ndata:\n  owner: {{ .Release.Name }}\n---\n\
+         apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-own\ntype: Opaque\nstringData:\n  \
+         password: {{ .Release.Name }}\n",
+    ),
+    // A ConfigMap showing what `.Capabilities` and `.Release.IsUpgrade` answer (helm-diff's `--kube-version`
+    // and `--api-versions` reach the render only when it does not run on the server).
+    ("capable/Chart.yaml", "apiVersion: v2\nname: capable\nversion: 0.1.0\n"),
+    (
+        "capable/templates/cm.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  \
-         greeting: {{ .Values.greeting | quote }}\n  size: \"1\"\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  \
-         name: {{ .Release.Name }}\ntype: Opaque\nstringData:\n  password: {{ .Values.password | quote }}\n  \
-         user: admin\n",
+         kube: {{ .Capabilities.KubeVersion.Version | quote }}\n  \
+         x: {{ .Capabilities.APIVersions.Has \"x/v1\" | quote }}\n  upgrade: {{ .Release.IsUpgrade | quote }}\n",
     ),
     // A role for user `scoped` in the release's namespace: its Secrets and ConfigMaps, nothing else (not the
     // namespace itself), as a CI job's namespace-scoped account has.
@@ -344,7 +366,10 @@ fn cases(values_url: &str) -> Vec<Case> {
                         .replace("{secretive}", "./secretive")
                         .replace("{schemed}", "./schemed")
                         .replace("{scoped_role}", "./scoped-role")
+                        .replace("{keeper_next}", "./keeper-next")
                         .replace("{keeper}", "./keeper")
+                        .replace("{shared}", "./shared")
+                        .replace("{capable}", "./capable")
                         .replace("{values_url}", &format!("{values_url}/url-values.yaml"))
                         .replace("{beta_url}", &format!("{values_url}/beta-1.2.3.tgz"))
                         .replace("{repo_url}", values_url)
@@ -388,7 +413,7 @@ impl Side {
         self.run_command(command, arguments).await
     }
 
-    async fn run_command(&self, mut command: Command, arguments: &[String]) -> Output {
+    pub(crate) async fn run_command(&self, mut command: Command, arguments: &[String]) -> Output {
         let running = tokio::task::spawn_blocking(move || command.output().expect("the program runs"));
         tokio::time::timeout(LINE_BOUND, running)
             .await

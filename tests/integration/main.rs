@@ -35,6 +35,7 @@ mod helm_commands;
 mod helm_commands_hub;
 mod helm_commands_plugins;
 mod helm_commands_provenance;
+mod helm_diff_variables;
 mod helm_dropin;
 mod helm_dropin_crds;
 mod helm_dropin_oci;

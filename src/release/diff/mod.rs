@@ -5,13 +5,15 @@
 //! all of it against helm-diff's own tests.
 //!
 //! For `--three-way-merge`, this file reads the other side from the cluster: each object of the new revision
-//! applied as a server-side dry run (under the release's field manager and marks) and compared with the live
-//! object; objects of the current revision the new one no longer has are shown as removed. Secret values are
+//! that exists applied as a server-side dry run (under the release's field manager and marks) and compared with
+//! the live object, one that does not shown as rendered; objects of the current revision the new one no longer
+//! has are shown as removed. `owners.rs` finds the objects another release owns (`--take-ownership`). Secret values are
 //! masked here (`secret.rs`) unless the caller shows them itself, as the helm-diff report redacts them.
 
 pub mod dyff;
 pub mod format;
 pub mod lines;
+pub mod owners;
 pub mod parse;
 mod redact;
 pub mod report;
@@ -24,16 +26,18 @@ mod upstream_cases;
 
 pub use format::{OutputFormat, UserTemplate};
 pub use parse::{Index, MappingResult, ParseOptions};
-pub use report::{CompareOptions, Report};
+pub use report::{CompareOptions, OwnershipChange, Report};
 
 use super::error::LifecycleError;
 use super::ownership::{self, FIELD_MANAGER};
 use super::record::Release;
+use super::rendered::Rendered;
 use super::rendered::recorded_manifests;
 use crate::apply::{self, InvalidSet};
 use crate::cluster::{ApplyError, ApplyOptions, Cluster, Resolved, apply_and_read, get_object};
-use crate::manifest::Manifest;
+use crate::manifest::{self, Manifest};
 use crate::object::ObjectRef;
+use crate::problems::Problems;
 use futures::StreamExt;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -66,12 +70,25 @@ pub enum DiffError {
     Invalid(#[from] InvalidSet),
     #[error("cannot read the current revision")]
     Current(#[source] LifecycleError),
+    #[error("the new revision's manifest cannot be read")]
+    Rendered(#[source] manifest::LoadError),
     #[error("cannot compare {object}")]
     Object {
         object: ObjectRef,
         #[source]
         source: ApplyError,
     },
+}
+
+/// The new revision's objects as `helm template` prints them, before the release's marks: what [`changes`]
+/// shows of an object to be created.
+///
+/// # Errors
+/// [`DiffError::Rendered`] when the manifest text does not read back (a renderer's bug).
+pub fn as_rendered(rendered: &Rendered) -> Result<Vec<Manifest>, Box<DiffError>> {
+    let mut problems = Vec::new();
+    let manifests = manifest::parse_text(&rendered.manifest, "the new manifest", false, &mut problems);
+    Problems::into_result(problems, manifests).map_err(|problems| Box::new(DiffError::Rendered(problems)))
 }
 
 /// What becomes of Secret values in [`changes`].
@@ -83,9 +100,9 @@ pub enum SecretValues {
     Unmasked,
 }
 
-/// The changes that applying `new` (the new revision's objects, as rendered) to release `name` would make,
-/// against the live objects; objects of `current` (the release's current revision) that `new` lacks are
-/// removed. Reads and dry runs only: nothing is written.
+/// The changes that applying `new` (the new revision's objects, [`as_rendered`]) to release `name` would make,
+/// against the live objects (an object to be created as rendered); objects of `current` (the release's current
+/// revision) that `new` lacks are removed. Reads and dry runs only: nothing is written.
 ///
 /// # Errors
 /// [`DiffError`] when an object cannot be resolved, read or dry-run.
@@ -99,20 +116,26 @@ pub async fn changes(
     let owned = ownership::owned(new, name, &cluster.default_namespace);
     let prepared = apply::prepare(cluster, &owned, None)?;
     let options = ApplyOptions { field_manager: FIELD_MANAGER.to_string(), force_conflicts: true, dry_run: true };
-    let targets: Vec<(&Resolved, &Manifest)> = prepared.resolved().zip(owned.iter()).collect();
+    let targets: Vec<(&Resolved, &Manifest, &Manifest)> =
+        prepared.resolved().zip(owned.iter()).zip(new).map(|((resolved, owned), new)| (resolved, owned, new)).collect();
     // Dry runs only: a caller cancels by dropping the future, so retries need no token of their own.
     let never = CancellationToken::new();
-    let compare = targets.iter().map(|(resolved, manifest)| {
+    let compare = targets.iter().map(|(resolved, owned, new)| {
         let (options, never) = (&options, &never);
         async move {
             let before = get_object(cluster, resolved).await?;
-            let after = apply_and_read(cluster, resolved, &manifest.object, options, never).await?;
+            // An object to be created is shown as rendered, in its namespace, with no dry run (helm-diff's
+            // `manifest.Generate` dry-runs only the objects it patches).
+            let after = match before {
+                Some(_) => apply_and_read(cluster, resolved, &owned.object, options, never).await?,
+                None => in_namespace(&new.object, resolved),
+            };
             Ok::<_, ApplyError>(((*resolved).clone(), before, after))
         }
     });
     let results: Vec<Result<_, ApplyError>> = futures::stream::iter(compare).buffered(16).collect().await;
     let mut changes = Vec::new();
-    for (result, (resolved, _)) in results.into_iter().zip(&targets) {
+    for (result, (resolved, _, _)) in results.into_iter().zip(&targets) {
         let (resolved, before, after) =
             result.map_err(|source| DiffError::Object { object: resolved.reference.clone(), source })?;
         changes.push(change(resolved.reference, before, Some(after), secrets));
@@ -145,6 +168,18 @@ pub async fn changes(
         }
     }
     Ok(changes)
+}
+
+/// `object` with the namespace it is created in (none for a cluster-scoped kind), as Helm's resource builder
+/// sets it.
+fn in_namespace(object: &Value, resolved: &Resolved) -> Value {
+    let mut object = object.clone();
+    if let Some(namespace) = &resolved.reference.namespace
+        && let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut)
+    {
+        metadata.insert("namespace".to_string(), Value::String(namespace.clone()));
+    }
+    object
 }
 
 /// The change of one object, normalised.

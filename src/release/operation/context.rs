@@ -167,29 +167,13 @@ impl<'a> Context<'a> {
         let found: Vec<_> = futures::stream::iter(reads).buffered(16).collect().await;
         let mut existing = 0;
         for (resolved, result) in found {
-            let reference = &resolved.reference;
-            let shown = format!(
-                "{} {:?} in namespace {:?}",
-                reference.kind,
-                reference.name,
-                reference.namespace.clone().unwrap_or_default()
-            );
-            match result {
-                Ok(None) => {}
-                Ok(Some(_)) if self.options.take_ownership => existing += 1,
-                Ok(Some(live)) => {
-                    existing += 1;
-                    if let Err(problem) = ownership::check_ownership(&live, name, self.namespace()) {
-                        let message =
-                            format!("{shown} exists and cannot be imported into the current release: {problem}");
-                        return Err(LifecycleError::Exists { operation, message });
-                    }
-                }
-                Err(error) => {
-                    let message =
-                        format!("could not get information about the resource {shown}: {}", error.to_report_message());
-                    return Err(LifecycleError::Exists { operation, message });
-                }
+            let exists = matches!(result, Ok(Some(_)));
+            existing += usize::from(exists);
+            if exists && self.options.take_ownership {
+                continue;
+            }
+            if let Some(message) = ownership::import_conflict(&resolved.reference, &result, name, self.namespace()) {
+                return Err(LifecycleError::Exists { operation, message });
             }
         }
         Ok(existing)
