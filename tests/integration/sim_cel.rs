@@ -192,13 +192,7 @@ async fn kubectl_prints_the_refusal_of_a_crd_whose_rule_does_not_compile() {
 #[tokio::test]
 async fn rules_are_not_run_on_an_object_the_schema_already_refuses() {
     let (_cluster, client) = start_kube(SimConfig::default()).await;
-    let crds: Api<DynamicObject> = Api::all_with(
-        client.clone(),
-        &ApiResource::from_gvk_with_plural(
-            &GroupVersionKind::gvk("apiextensions.k8s.io", "v1", "CustomResourceDefinition"),
-            "customresourcedefinitions",
-        ),
-    );
+    let crds = crate::sim_harness::crd_api(&client);
     let created = serde_json::from_value(crd()).expect("a CRD");
     tokio::time::timeout(BOUND, crds.create(&PostParams::default(), &created)).await.expect("bounded").expect("CRD");
     let resource = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("example.com", "v1", "Widget"), "widgets");

@@ -53,3 +53,12 @@ pub async fn start_with_kubeconfig(config: SimConfig, kubeconfig: &Path) -> SimC
     sim.write_kubeconfig(kubeconfig).expect("kubeconfig written");
     sim
 }
+
+/// The cluster's CustomResourceDefinitions, for tests that register kinds of their own.
+pub fn crd_api(client: &kube::Client) -> kube::Api<kube::api::DynamicObject> {
+    let resource = kube::api::ApiResource::from_gvk_with_plural(
+        &kube::api::GroupVersionKind::gvk("apiextensions.k8s.io", "v1", "CustomResourceDefinition"),
+        "customresourcedefinitions",
+    );
+    kube::Api::all_with(client.clone(), &resource)
+}

@@ -8,8 +8,8 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kube::ResourceExt;
 use kube::api::{
-    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams, PostParams,
-    WatchEvent, WatchParams,
+    Api, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams, PostParams, WatchEvent,
+    WatchParams,
 };
 use kube::discovery::{Discovery, Scope};
 use serde_json::json;
@@ -134,11 +134,7 @@ async fn a_crd_serves_custom_resources_until_deleted() {
         "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget", "singular": "widget"},
                  "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}},
                                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}});
-    let crd_resource = ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk("apiextensions.k8s.io", "v1", "CustomResourceDefinition"),
-        "customresourcedefinitions",
-    );
-    let crds: Api<DynamicObject> = Api::all_with(client.clone(), &crd_resource);
+    let crds = crate::sim_harness::crd_api(&client);
     let applied =
         crds.patch("widgets.example.com", &PatchParams::apply("berth-test"), &Patch::Apply(&crd)).await.expect("crd");
     let conditions = applied.data["status"]["conditions"].as_array().cloned().unwrap_or_default();

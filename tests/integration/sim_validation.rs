@@ -193,13 +193,7 @@ fn widget(size: i64, color: &str) -> Value {
 #[tokio::test]
 async fn a_custom_resources_schema_holds_on_every_write_with_ratcheting() {
     let (_cluster, client) = start_kube(SimConfig::default()).await;
-    let crds: Api<DynamicObject> = Api::all_with(
-        client.clone(),
-        &ApiResource::from_gvk_with_plural(
-            &GroupVersionKind::gvk("apiextensions.k8s.io", "v1", "CustomResourceDefinition"),
-            "customresourcedefinitions",
-        ),
-    );
+    let crds = crate::sim_harness::crd_api(&client);
     let created = crds.create(&PostParams::default(), &object(crd(10))).await.expect("CRD created");
     assert!(established(&created.data), "a CRD is served once stored");
     let widgets = api(&client, "example.com", "Widget", "widgets");
