@@ -169,11 +169,22 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
     if args.is_upgrade {
         (release.is_install, release.is_upgrade) = (false, true);
     }
+    // As `helm`, a server dry run is Helm's install's (`template --validate` or `--dry-run=server`): the cluster
+    // answers capabilities (`--kube-version` and `--api-versions` are then ignored, as in Helm) and `lookup`, and
+    // the objects are checked against those that exist once rendered.
+    let server = match (server_dry_run, globals.personality) {
+        (true, Personality::Helm) => Some(ServerRender::connect(globals)?),
+        _ => None,
+    };
+    let (capabilities, lookup) = match &server {
+        Some(server) => (server.capabilities.clone(), Some(server.lookup())),
+        None => (offline(kube_version, &args.api_versions), None),
+    };
     let options = ReleaseOptions {
         render: RenderOptions {
             release,
-            capabilities: offline(kube_version, &args.api_versions),
-            lookup: None,
+            capabilities,
+            lookup,
             budget: berth::release::render_budget_from_environment()
                 .map_err(|error| Error::Chart(chart_path.clone(), ChartProblem(error.0)))?,
         },
@@ -194,6 +205,10 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
     };
     for warning in &rendered.warnings {
         tracing::warn!("{warning}");
+    }
+    // `--take-ownership` adopts what exists (Helm's `requireAdoption`, which checks no owner).
+    if let Some(server) = server.as_ref().filter(|_| !args.install.take_ownership) {
+        server.check_install(&rendered, &name, &namespace)?;
     }
     let output = &rendered.rendered;
     let hooks: Vec<Hook> = if args.no_hooks { Vec::new() } else { output.hooks.clone() };
@@ -221,6 +236,56 @@ pub fn run(args: TemplateArgs, globals: &Globals) -> Result<ExitCode, Error> {
     let text = if args.show_only.is_empty() { text } else { show_only(&text, &args.show_only)? };
     print_stdout(&text)?;
     Ok(ExitCode::Success)
+}
+
+/// The cluster a server dry run of `template` renders against, as Helm's install action does it
+/// (`Install.RunWithContext` with `ClientOnly` false): its capabilities, its `lookup`, and its check of the
+/// objects that exist.
+struct ServerRender {
+    runtime: tokio::runtime::Runtime,
+    cluster: berth::cluster::Cluster,
+    capabilities: berth_chart::render::objects::Capabilities,
+}
+
+impl ServerRender {
+    /// Connects, and reads the cluster's version and APIs.
+    ///
+    /// # Errors
+    /// The connection's error (Helm's `kubernetes cluster unreachable: ...`).
+    fn connect(globals: &Globals) -> Result<ServerRender, Error> {
+        let runtime = super::runtime::runtime()?;
+        let (cluster, _simulated) = runtime.block_on(globals.connect())?;
+        let capabilities = runtime
+            .block_on(berth::release::cluster_chart::capabilities(&cluster))
+            .map_err(|error| Error::Usage(format!("could not get server version from Kubernetes: {error}")))?;
+        Ok(ServerRender { runtime, cluster, capabilities })
+    }
+
+    /// `lookup` reading the cluster, on this runtime (the render runs on this thread, outside it).
+    fn lookup(&self) -> std::sync::Arc<dyn berth_chart::render::Lookup> {
+        std::sync::Arc::new(berth::release::cluster_chart::ClusterLookup {
+            cluster: self.cluster.clone(),
+            runtime: self.runtime.handle().clone(),
+            looked_up: berth::release::LookedUpSecrets::default(),
+        })
+    }
+
+    /// Helm's `existingResourceConflict`: the first rendered object that exists without release `name`'s marks
+    /// fails the template, in Helm's words (`unable to continue with install: ...`).
+    ///
+    /// # Errors
+    /// That conflict, or a rendered document that is no Kubernetes object.
+    fn check_install(
+        &self,
+        rendered: &berth_chart::pipeline::RenderedRelease,
+        name: &str,
+        namespace: &str,
+    ) -> Result<(), Error> {
+        let objects = berth::release::chart::rendered_from_chart(rendered.clone(), false)
+            .map_err(|error| Error::Usage(error.to_string()))?;
+        let checked = berth::release::diff::owners::check_install(&self.cluster, &objects.manifests, name, namespace);
+        self.runtime.block_on(checked).map_err(Error::Release)
+    }
 }
 
 /// `--kube-version`, read as Helm's `template` reads it (`common.ParseKubeVersion`), with its error.
