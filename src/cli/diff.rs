@@ -852,7 +852,9 @@ async fn upgrade_sides(
             if first_install && !upgrade.take_ownership {
                 let crds = rendered.crds.iter().filter(|_| upgrade.include_crds);
                 let checked: Vec<_> = crds.chain(&rendered.manifests).cloned().collect();
-                diff::owners::check_install(cluster, &checked, name, &namespace).await.map_err(Error::Release)?;
+                berth::release::existing::check_install(cluster, &checked, name, &namespace)
+                    .await
+                    .map_err(|message| Error::Release(LifecycleError::Exists { operation: "install", message }))?;
             }
             rendered
         } else {

@@ -283,8 +283,10 @@ impl ServerRender {
     ) -> Result<(), Error> {
         let objects = berth::release::chart::rendered_from_chart(rendered.clone(), false)
             .map_err(|error| Error::Usage(error.to_string()))?;
-        let checked = berth::release::diff::owners::check_install(&self.cluster, &objects.manifests, name, namespace);
-        self.runtime.block_on(checked).map_err(Error::Release)
+        let checked = berth::release::existing::check_install(&self.cluster, &objects.manifests, name, namespace);
+        let refused =
+            |message| Error::Release(berth::release::LifecycleError::Exists { operation: "install", message });
+        self.runtime.block_on(checked).map_err(refused)
     }
 }
 

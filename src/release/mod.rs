@@ -27,6 +27,7 @@ pub mod cluster_chart;
 mod codec;
 pub mod diff;
 mod error;
+pub mod existing;
 mod hook_runner;
 mod hook_status;
 pub mod hooks;

@@ -1,14 +1,10 @@
 //! Objects of the new manifest that another release (or none) owns in the cluster, as helm-diff finds them:
 //! with `--take-ownership` each is reported as changing owner (`cmd/upgrade.go` `checkOwnership`, the owner read
 //! as `manifest.ParseObject` reads it); without, a first install refuses them as Helm's install does
-//! (`existingResourceConflict`), which helm-diff's `helm template --dry-run=server` passes on.
+//! (`release::existing::check_install`), which helm-diff's `helm template --dry-run=server` passes on.
 
 use super::report::OwnershipChange;
-use crate::cluster::{Cluster, Resolved, get_object};
-use crate::manifest::Manifest;
-use crate::release::error::LifecycleError;
-use crate::release::ownership::{RELEASE_NAME_ANNOTATION, RELEASE_NAMESPACE_ANNOTATION, import_conflict};
-use futures::StreamExt;
+use crate::release::ownership::{RELEASE_NAME_ANNOTATION, RELEASE_NAMESPACE_ANNOTATION};
 use serde_json::Value;
 
 /// The owner change of a live object taken into release `name` of `namespace`, if its owner is another:
@@ -26,32 +22,6 @@ pub fn owner_change(live: &Value, name: &str, namespace: &str) -> Option<Ownersh
     }
     let new_release = format!("{namespace}/{name}");
     (old_release != new_release).then_some(OwnershipChange { old_release, new_release })
-}
-
-/// Helm's install check (`existingResourceConflict`, pkg/action/validate.go): in order, the first object of
-/// `manifests` that exists without release `name`'s marks (or cannot be read) stops the install. An object of a
-/// kind the cluster does not serve yet (a custom resource whose CRD the chart brings) is not checked: Helm stops
-/// at it already (`resource mapping not found`), where berth diffs it as added.
-///
-/// # Errors
-/// [`LifecycleError::Exists`] with Helm's words, which helm-diff prints as they are.
-pub async fn check_install(
-    cluster: &Cluster,
-    manifests: &[Manifest],
-    name: &str,
-    namespace: &str,
-) -> Result<(), LifecycleError> {
-    let resolved: Vec<Resolved> =
-        cluster.resources.resolve_set(manifests, &cluster.default_namespace).into_iter().flatten().collect();
-    let reads: Vec<_> =
-        resolved.iter().map(|resolved| async move { (resolved, get_object(cluster, resolved).await) }).collect();
-    let found: Vec<_> = futures::stream::iter(reads).buffered(16).collect().await;
-    for (resolved, result) in found {
-        if let Some(message) = import_conflict(&resolved.reference, &result, name, namespace) {
-            return Err(LifecycleError::Exists { operation: "install", message });
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

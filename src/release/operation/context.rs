@@ -6,7 +6,7 @@ use super::apply_method::Writing;
 use super::revisions::{DRY_RUN_DESCRIPTION, removed};
 use super::{CrdInstall, OperationReport, ReleaseOptions, ServerDryRun, Tokens};
 use crate::apply::{self, ApplyEvent, ApplyReport, ApplyRequest, Prepared, WriteMethod};
-use crate::cluster::{ApplyError, ApplyOptions, Cluster, Resolved, apply_object, get_object, get_object_known};
+use crate::cluster::{ApplyError, ApplyOptions, Cluster, Resolved, apply_object, get_object};
 use crate::events::Emitter;
 use crate::health::HealthRules;
 use crate::manifest::Manifest;
@@ -22,7 +22,6 @@ use crate::release::rendered::recorded_manifests;
 use crate::release::scope::Scope;
 use crate::release::storage::Storage;
 use crate::wait::{Outcome, WaitOptions};
-use futures::StreamExt;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -157,26 +156,9 @@ impl<'a> Context<'a> {
             .filter(|(index, _)| wanted.contains(index))
             .map(|(_, resolved)| resolved)
             .collect();
-        // Collected first: a lazy `map` inside the stream would make the future not `Send` (a closure over
-        // references whose lifetimes the compiler cannot prove general enough).
-        let cluster = self.cluster;
-        let reads: Vec<_> = targets
-            .iter()
-            .map(|resolved| async move { (*resolved, get_object_known(cluster, resolved).await) })
-            .collect();
-        let found: Vec<_> = futures::stream::iter(reads).buffered(16).collect().await;
-        let mut existing = 0;
-        for (resolved, result) in found {
-            let exists = matches!(result, Ok(Some(_)));
-            existing += usize::from(exists);
-            if exists && self.options.take_ownership {
-                continue;
-            }
-            if let Some(message) = ownership::import_conflict(&resolved.reference, &result, name, self.namespace()) {
-                return Err(LifecycleError::Exists { operation, message });
-            }
-        }
-        Ok(existing)
+        crate::release::existing::check(self.cluster, &targets, name, self.namespace(), self.options.take_ownership)
+            .await
+            .map_err(|message| LifecycleError::Exists { operation, message })
     }
 
     /// A revision's objects as the release applies them: with Helm's ownership marks.
